@@ -1,0 +1,322 @@
+"""Validated description of a lightning (or normalized) self-attention network.
+
+An :class:`Architecture` fixes the sizes of a network and the variant of
+attention; it knows nothing about fields, Jacobians or Macaulay2.  It is valid
+whenever the network can be built; whether a theorem of the paper applies to
+it is a separate question answered by :mod:`ag_attention.models.formulas`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from .errors import InvalidArchitectureError
+
+__all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS"]
+
+#: ``"QKV"``: queries and keys, ``A = Q^T K`` of rank at most ``a``.
+#: ``"AV"``: the attention matrix ``A`` itself, free (``d x d``).
+PARAMETRIZATIONS = ("QKV", "AV")
+
+
+def _as_int(field_name: str, value: Any) -> int:
+    """``value`` as a Python int, or an error naming ``field_name``."""
+    if isinstance(value, bool):
+        raise InvalidArchitectureError(field_name, value, "must be an integer, not a bool")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise InvalidArchitectureError(field_name, value, "must be an integer")
+        return int(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise InvalidArchitectureError(field_name, value, "must be an integer") from None
+
+
+def _as_sizes(field_name: str, values: Any) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InvalidArchitectureError(field_name, values, "must be a sequence of positive integers")
+    out = []
+    for i, v in enumerate(values):
+        n = _as_int(f"{field_name}[{i}]", v)
+        if n < 1:
+            raise InvalidArchitectureError(f"{field_name}[{i}]", v, "must be a positive integer")
+        out.append(n)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class LayerShape:
+    """Sizes of one layer: input width, output width, attention rank, heads."""
+
+    index: int  # 1-based, as in the paper
+    d_in: int
+    d_out: int
+    rank: int
+    heads: int
+
+
+@dataclass(frozen=True)
+class Block:
+    """One weight matrix in the flat parameter vector.
+
+    ``name`` is ``"Q"``, ``"K"``, ``"V"`` or ``"A"``; ``layer`` is 1-based,
+    ``head`` 0-based; entries are stored row-major at ``offset``.
+    """
+
+    name: str
+    layer: int
+    head: int
+    rows: int
+    cols: int
+    offset: int
+
+    @property
+    def size(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.offset, self.offset + self.size)
+
+    @property
+    def label(self) -> str:
+        h = f"h{self.head + 1}" if self.head else ""
+        return f"{self.name}{self.layer}{h}"
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A self-attention network: widths ``d_0..d_L``, ranks ``a_1..a_L``, ``t`` tokens.
+
+    Parameters
+    ----------
+    widths:
+        ``d_0, ..., d_L`` (at least two entries): layer ``i`` maps
+        ``R^{d_{i-1}}``-tokens to ``R^{d_i}``-tokens.
+    ranks:
+        ``a_1, ..., a_L``: query/key dimension of each layer.  Optional for the
+        ``"AV"`` parametrization, where ``A`` is free and ``a_i = d_{i-1}``.
+    tokens:
+        Sequence length ``t >= 1``.
+    parametrization:
+        ``"QKV"`` (default) or ``"AV"`` (attention matrix free).
+    heads:
+        Attention heads per layer (outputs summed); 1 in the paper.
+    skip:
+        Skip connections ``x_i + phi(X)_i`` (needs equal widths).
+    normalized:
+        Softmax-normalized attention ``s(u) = exp(u / temperature)``.
+
+    Examples
+    --------
+    >>> Architecture((4, 4, 4), (2, 2), tokens=3).parameter_count
+    64
+    >>> Architecture((4, 4), (0,), tokens=2)
+    Traceback (most recent call last):
+    ...
+    ag_attention.errors.InvalidArchitectureError: invalid architecture: ranks[0]=0: must be a positive integer
+    """
+
+    widths: tuple[int, ...]
+    ranks: tuple[int, ...] | None = None
+    tokens: int = 2
+    parametrization: str = "QKV"
+    heads: int = 1
+    skip: bool = False
+    normalized: bool = False
+    temperature: float = 1.0
+    _blocks: tuple[Block, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        widths = _as_sizes("widths", self.widths)
+        if len(widths) < 2:
+            raise InvalidArchitectureError(
+                "widths", self.widths, "needs at least two entries d_0, d_1 (one layer)"
+            )
+        depth = len(widths) - 1
+        if self.parametrization not in PARAMETRIZATIONS:
+            raise InvalidArchitectureError(
+                "parametrization", self.parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}"
+            )
+        if self.ranks is None:
+            if self.parametrization == "QKV":
+                raise InvalidArchitectureError("ranks", None, "required for the QKV parametrization")
+            ranks = widths[:-1]
+        else:
+            ranks = _as_sizes("ranks", self.ranks)
+        if len(ranks) != depth:
+            raise InvalidArchitectureError(
+                "ranks", self.ranks, f"needs one rank per layer: {depth} for widths {widths}, got {len(ranks)}"
+            )
+        if self.parametrization == "AV":
+            for i, (a, d) in enumerate(zip(ranks, widths)):
+                if a != d:
+                    raise InvalidArchitectureError(
+                        f"ranks[{i}]", a,
+                        f"the AV parametrization has A free of rank d_{i}={d}; "
+                        "use parametrization='QKV' for a rank bound",
+                    )
+        tokens = _as_int("tokens", self.tokens)
+        if tokens < 1:
+            raise InvalidArchitectureError("tokens", self.tokens, "must be at least 1")
+        heads = _as_int("heads", self.heads)
+        if heads < 1:
+            raise InvalidArchitectureError("heads", self.heads, "must be at least 1")
+        for name in ("skip", "normalized"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidArchitectureError(name, getattr(self, name), "must be True or False")
+        if self.skip:
+            for i in range(depth):
+                if widths[i] != widths[i + 1]:
+                    raise InvalidArchitectureError(
+                        "skip", True, f"skip connections need d_{i} = d_{i + 1}, got widths {widths}"
+                    )
+        try:
+            temperature = float(self.temperature)
+        except (TypeError, ValueError):
+            raise InvalidArchitectureError("temperature", self.temperature, "must be a number") from None
+        if not (math.isfinite(temperature) and temperature > 0):
+            raise InvalidArchitectureError("temperature", self.temperature, "must be a positive finite number")
+        object.__setattr__(self, "widths", widths)
+        object.__setattr__(self, "ranks", ranks)
+        object.__setattr__(self, "tokens", tokens)
+        object.__setattr__(self, "heads", heads)
+        object.__setattr__(self, "temperature", temperature)
+        object.__setattr__(self, "_blocks", self._make_blocks())
+
+    # ----------------------------------------------------------------- shape
+    @property
+    def depth(self) -> int:
+        """Number of layers ``L``."""
+        return len(self.widths) - 1
+
+    @property
+    def layers(self) -> tuple[LayerShape, ...]:
+        return tuple(
+            LayerShape(i + 1, self.widths[i], self.widths[i + 1], self.ranks[i], self.heads)
+            for i in range(self.depth)
+        )
+
+    def _make_blocks(self) -> tuple[Block, ...]:
+        blocks = []
+        offset = 0
+        for layer in self.layers:
+            for h in range(layer.heads):
+                if self.parametrization == "QKV":
+                    shapes = [("Q", layer.rank, layer.d_in), ("K", layer.rank, layer.d_in)]
+                else:
+                    shapes = [("A", layer.d_in, layer.d_in)]
+                shapes.append(("V", layer.d_out, layer.d_in))
+                for name, r, c in shapes:
+                    blocks.append(Block(name, layer.index, h, r, c, offset))
+                    offset += r * c
+        return tuple(blocks)
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """Weight matrices in the order of the flat parameter vector."""
+        return self._blocks
+
+    def block(self, name: str, layer: int, head: int = 0) -> Block:
+        for b in self._blocks:
+            if (b.name, b.layer, b.head) == (name, layer, head):
+                return b
+        raise KeyError((name, layer, head))
+
+    @property
+    def parameter_count(self) -> int:
+        """Number of real parameters (sum of ``2 a_i d_{i-1} + d_i d_{i-1}`` for QKV)."""
+        last = self._blocks[-1]
+        return last.offset + last.size
+
+    @property
+    def output_size(self) -> int:
+        """Number of outputs per input sequence, ``t * d_L``."""
+        return self.tokens * self.widths[-1]
+
+    @property
+    def is_lightning(self) -> bool:
+        return not self.normalized
+
+    @property
+    def is_plain(self) -> bool:
+        """The paper's setting: one head, no skip connections."""
+        return self.heads == 1 and not self.skip
+
+    # ------------------------------------------------------------- printing
+    def describe(self) -> str:
+        parts = [
+            "widths " + ",".join(map(str, self.widths)),
+            "ranks " + ",".join(map(str, self.ranks)),
+            f"t={self.tokens}",
+        ]
+        if self.parametrization != "QKV":
+            parts.append(f"({self.parametrization})")
+        if self.heads != 1:
+            parts.append(f"heads={self.heads}")
+        if self.skip:
+            parts.append("skip")
+        if self.normalized:
+            parts.append(f"softmax(tau={self.temperature:g})")
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "widths": list(self.widths),
+            "ranks": list(self.ranks),
+            "tokens": self.tokens,
+            "parametrization": self.parametrization,
+            "heads": self.heads,
+            "skip": self.skip,
+            "normalized": self.normalized,
+            "temperature": self.temperature,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Architecture":
+        known = {"widths", "ranks", "tokens", "parametrization", "heads", "skip", "normalized", "temperature"}
+        unknown = set(data) - known
+        if unknown:
+            raise InvalidArchitectureError(sorted(unknown)[0], data[sorted(unknown)[0]], "unknown field")
+        return cls(**data)
+
+    @classmethod
+    def single_layer(
+        cls, d: int, d_out: int, a: int | None = None, tokens: int = 2, **kwargs: Any
+    ) -> "Architecture":
+        """One layer ``R^d -> R^{d'}`` (``a=None``: the AV parametrization, A free)."""
+        if a is None:
+            return cls((d, d_out), None, tokens, parametrization="AV", **kwargs)
+        return cls((d, d_out), (a,), tokens, **kwargs)
+
+    def with_(self, **changes: Any) -> "Architecture":
+        data = self.to_dict()
+        data.update(changes)
+        if changes.get("parametrization") == "AV" and "ranks" not in changes:
+            data["ranks"] = None
+        return Architecture.from_dict(data)
+
+
+def parse_sizes(text: str, field_name: str) -> tuple[int, ...]:
+    """Parse ``"4,4,4"`` into ``(4, 4, 4)``, naming ``field_name`` on error."""
+    items = [s.strip() for s in str(text).split(",")]
+    if not items or any(s == "" for s in items):
+        raise InvalidArchitectureError(field_name, text, "must be a comma-separated list of positive integers")
+    out = []
+    for i, s in enumerate(items):
+        try:
+            out.append(int(s))
+        except ValueError:
+            raise InvalidArchitectureError(f"{field_name}[{i}]", s, "must be a positive integer") from None
+    return _as_sizes(field_name, out)
+
+
+def sizes(values: Sequence[int]) -> str:
+    return ",".join(str(v) for v in values)

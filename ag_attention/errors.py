@@ -1,0 +1,92 @@
+"""Error hierarchy of ag-attention.
+
+Every error the package raises on purpose derives from :class:`AgAttentionError`,
+so callers (and the CLI) can separate "the input or the computation is at fault"
+from programming errors.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AgAttentionError",
+    "InvalidArchitectureError",
+    "InvalidArgumentError",
+    "ComputationError",
+    "M2Error",
+    "M2NotFoundError",
+    "M2TimeoutError",
+    "M2ExecutionError",
+    "M2OutputError",
+]
+
+
+class AgAttentionError(Exception):
+    """Base class of all errors raised by ag-attention."""
+
+
+class InvalidArgumentError(AgAttentionError, ValueError):
+    """A user-supplied value is invalid; the message names the value."""
+
+
+class InvalidArchitectureError(InvalidArgumentError):
+    """An architecture description is invalid (names the field and the value)."""
+
+    def __init__(self, field: str, value: object, reason: str):
+        self.field = field
+        self.value = value
+        self.reason = reason
+        super().__init__(f"invalid architecture: {field}={value!r}: {reason}")
+
+
+class ComputationError(AgAttentionError):
+    """An exact computation could not produce a trustworthy answer.
+
+    Carries the prime and seed so the computation can be rerun.
+    """
+
+    def __init__(self, message: str, *, prime: int | None = None, seed: int | None = None):
+        self.prime = prime
+        self.seed = seed
+        extra = []
+        if prime is not None:
+            extra.append(f"prime={prime}")
+        if seed is not None:
+            extra.append(f"seed={seed}")
+        super().__init__(message + (f" ({', '.join(extra)})" if extra else ""))
+
+
+class M2Error(AgAttentionError):
+    """Base class of Macaulay2 problems."""
+
+
+class M2NotFoundError(M2Error):
+    """No usable Macaulay2 backend (local or container)."""
+
+
+class M2TimeoutError(M2Error):
+    """A Macaulay2 job exceeded its time limit and was killed."""
+
+    def __init__(self, what: str, seconds: float):
+        self.what = what
+        self.seconds = seconds
+        super().__init__(f"Macaulay2 job {what} timed out after {seconds:g} s and was killed")
+
+
+class M2ExecutionError(M2Error):
+    """Macaulay2 reported an error; carries its own message and location."""
+
+    def __init__(self, message: str, *, location: str | None = None, output: str = ""):
+        self.m2_message = message
+        self.location = location
+        self.output = output
+        where = f" at {location}" if location else ""
+        super().__init__(f"Macaulay2 error{where}: {message}")
+
+
+class M2OutputError(M2Error):
+    """Macaulay2 finished but its output could not be parsed."""
+
+    def __init__(self, message: str, *, output: str = ""):
+        self.output = output
+        tail = output[-500:] if output else ""
+        super().__init__(message + (f"\n--- end of output ---\n{tail}" if tail else ""))

@@ -1,0 +1,387 @@
+"""Exact dimension of the neuromanifold of a lightning network over GF(p).
+
+The dimension of the image of a polynomial map is the generic rank of its
+Jacobian.  :func:`dimension` evaluates the reverse-mode Jacobian of
+``parameters -> outputs on N random input sequences`` at a random integer
+point, reduces it mod ``p`` and takes its rank with FLINT.  Two bounds come
+out of one run (MATH.md section 6):
+
+* lower: ``rank_p J(theta, X) <= rank_Q J(theta, X) <= dim M`` for any point;
+* upper: the symmetry tangents ``T(theta)`` lie in the kernel of the generic
+  Jacobian, so ``dim M <= P - rank_p T(theta)``.
+
+When they meet, the dimension is proven.  When the rank falls below the upper
+bound or below the paper's formula, the computation is repeated with a second
+prime and a fresh random point before anything is reported.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..architecture import Architecture
+from ..errors import ComputationError, InvalidArgumentError
+from ..models.formulas import (
+    Expectation,
+    analytic_upper_bound,
+    effective_architecture,
+    expected_dimension,
+    symmetry_count,
+)
+from ..models.symmetries import symmetry_tangents
+from ..network import jacobian, random_inputs, random_parameters
+from . import linalg
+from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
+
+__all__ = ["DimensionResult", "RankRun", "dimension", "default_samples", "jacobian_rank"]
+
+
+def default_samples(arch: Architecture, margin: float = 0.1, extra: int = 10) -> int:
+    """Smallest ``N`` with ``N t d_L >= (1 + margin) P + extra`` rows."""
+    need = (1 + margin) * arch.parameter_count + extra
+    return max(1, math.ceil(need / arch.output_size))
+
+
+@dataclass(frozen=True)
+class RankRun:
+    """One evaluation: Jacobian rank and symmetry rank at one random point."""
+
+    prime: int
+    seed: int
+    samples: int
+    rows: int
+    rank: int
+    symmetry_rank: int
+    kernel_check: bool
+    assembly_seconds: float
+    rank_seconds: float
+    symmetry_seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "prime": self.prime,
+            "seed": self.seed,
+            "samples": self.samples,
+            "rows": self.rows,
+            "rank": self.rank,
+            "symmetry_rank": self.symmetry_rank,
+            "kernel_check": self.kernel_check,
+            "assembly_seconds": round(self.assembly_seconds, 4),
+            "rank_seconds": round(self.rank_seconds, 4),
+            "symmetry_seconds": round(self.symmetry_seconds, 4),
+        }
+
+
+@dataclass(frozen=True)
+class DimensionResult:
+    """Dimension of a neuromanifold, with everything needed to trust or rerun it."""
+
+    architecture: Architecture
+    dimension: int
+    parameters: int
+    upper_bound: int
+    symmetry_count: int
+    expected: Expectation
+    runs: tuple[RankRun, ...]
+    seconds: float
+    reduction: "DimensionResult | None" = None
+
+    # -- derived ------------------------------------------------------------
+    @property
+    def main(self) -> RankRun:
+        """The first run that reached the reported rank (or the first run)."""
+        return next((r for r in self.runs if r.rank == self.dimension), self.runs[0])
+
+    @property
+    def symmetry_bound(self) -> int:
+        """``P - rank_p T(theta)``: the upper bound from this architecture's own symmetries."""
+        return min(self.parameters - r.symmetry_rank for r in self.runs)
+
+    @property
+    def prime(self) -> int:
+        return self.main.prime
+
+    @property
+    def seed(self) -> int:
+        return self.main.seed
+
+    @property
+    def samples(self) -> int:
+        return self.main.samples
+
+    @property
+    def fiber_dimension(self) -> int:
+        """Generic fiber dimension ``P - dim`` (exact when certified, else an upper bound)."""
+        return self.parameters - self.dimension
+
+    @property
+    def certified(self) -> bool:
+        """True when the GF(p) rank (lower bound) meets the symmetry bound (upper bound)."""
+        return self.dimension == self.upper_bound
+
+    @property
+    def formula_applies(self) -> bool:
+        return self.expected.applies
+
+    @property
+    def agrees(self) -> bool | None:
+        """Whether the computed value equals the formula (None if there is no formula)."""
+        if self.expected.value is None:
+            return None
+        return self.dimension == self.expected.value
+
+    @property
+    def certificate(self) -> str:
+        red = self.reduction
+        if self.certified:
+            analytic = analytic_upper_bound(self.architecture)
+            if analytic is not None and self.upper_bound == analytic[0] < self.symmetry_bound:
+                return (
+                    f"exact: rank over GF(p) = {self.dimension} is a lower bound and equals the proven "
+                    f"upper bound {analytic[0]} ({analytic[1]})"
+                )
+            if red is not None and self.upper_bound < self.symmetry_bound:
+                return (
+                    f"exact: M equals the neuromanifold of the effective architecture "
+                    f"{red.architecture.describe()} (same functions); rank over GF(p) = {self.dimension} "
+                    f"is a lower bound and equals its symmetry upper bound {self.upper_bound} "
+                    f"(this architecture's own symmetries only give {self.symmetry_bound})"
+                )
+            return (
+                f"exact: rank over GF({self.prime}) = {self.dimension} is a lower bound and equals "
+                f"the symmetry upper bound P - rank(T) = {self.upper_bound}"
+            )
+        primes = sorted({r.prime for r in self.runs})
+        confirm = f", confirmed with {len(self.runs)} random points over GF({', '.join(map(str, primes))})" if len(self.runs) > 1 else ""
+        return (
+            f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); the known symmetries give "
+            f"dim <= {self.upper_bound}, so {self.upper_bound - self.dimension} kernel direction(s) "
+            "are not explained by them"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "architecture": self.architecture.to_dict(),
+            "dimension": self.dimension,
+            "parameters": self.parameters,
+            "fiber_dimension": self.fiber_dimension,
+            "expected": self.expected.value,
+            "formula": self.expected.formula,
+            "formula_applies": self.formula_applies,
+            "failed_hypotheses": self.expected.failed_hypotheses,
+            "agrees": self.agrees,
+            "upper_bound": self.upper_bound,
+            "symmetry_count": self.symmetry_count,
+            "certified": self.certified,
+            "certificate": self.certificate,
+            "prime": self.prime,
+            "seed": self.seed,
+            "samples": self.samples,
+            "rows": self.main.rows,
+            "runs": [r.to_dict() for r in self.runs],
+            "effective_architecture": None if self.reduction is None else self.reduction.architecture.to_dict(),
+            "seconds": round(self.seconds, 4),
+            "numerical": False,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"DimensionResult({self.architecture.describe()}: dim={self.dimension}, P={self.parameters}, "
+            f"{'certified' if self.certified else 'lower bound'}, p={self.prime}, seed={self.seed})"
+        )
+
+    def __str__(self) -> str:
+        e = self.expected
+        if e.value is None:
+            formula = f"no formula ({e.note})"
+        else:
+            verdict = "agrees" if self.agrees else "DIFFERS"
+            hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
+            formula = f"{e.formula} gives {e.value} ({verdict}; {hyp})"
+        lines = [
+            f"{self.architecture.describe()}",
+            f"  dimension        {self.dimension}  ({'certified exact' if self.certified else 'certified lower bound'})",
+            f"  parameters       {self.parameters}",
+            f"  fiber dimension  {self.fiber_dimension}",
+            f"  formula          {formula}",
+            *([f"  note             {e.note}"] if e.note and e.value is not None else []),
+            f"  certificate      {self.certificate}",
+            f"  prime {self.prime}, seed {self.seed}, {self.samples} samples ({self.main.rows} rows), {self.seconds:.2f} s",
+        ]
+        return "\n".join(lines)
+
+
+def _run(arch: Architecture, prime: int, seed: int, samples: int) -> RankRun:
+    F = GFp(prime)
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    theta = random_parameters(arch, F, rng)
+    X = random_inputs(arch, F, rng, samples)
+    J = jacobian(arch, F, theta, X)
+    t1 = time.perf_counter()
+    r = linalg.rank(J, prime)
+    t2 = time.perf_counter()
+    T, _ = symmetry_tangents(arch, theta, F)
+    rs = linalg.rank(T, prime) if T.shape[0] else 0
+    # every symmetry tangent must be in the kernel (a polynomial identity, so
+    # also mod p); checked on random combinations (Freivalds: error <= p^-2)
+    ok = True
+    if T.shape[0]:
+        for _ in range(2):
+            w = F.random(rng, T.shape[0])
+            v = F.matvec(np.ascontiguousarray(T.T), w)
+            ok &= not np.any(F.matvec(J, v))
+    t3 = time.perf_counter()
+    return RankRun(prime, seed, samples, J.shape[0], r, rs, bool(ok), t1 - t0, t2 - t1, t3 - t2)
+
+
+def dimension(
+    arch: Architecture,
+    *,
+    prime: int = DEFAULT_PRIME,
+    seed: int = 0,
+    samples: int | None = None,
+    recheck: bool = True,
+    threads: int | None = None,
+    max_doublings: int = 4,
+) -> DimensionResult:
+    """Exact dimension of the neuromanifold of a lightning network.
+
+    Parameters
+    ----------
+    arch:
+        The network (lightning: ``normalized=False``).
+    prime:
+        Prime ``p < 2^31`` of the finite field.
+    seed:
+        Seed of the random parameter point and input sequences.
+    samples:
+        Number ``N`` of random input sequences.  Default: enough rows to
+        exceed the parameter count by 10%, doubled (up to ``max_doublings``
+        times) while the rank is below the symmetry bound and still grows.
+        Rows alone are not enough: with ``a = 1`` one sample's output is a
+        rank-one ``t x d'`` matrix and contributes only ``t + d' - 1``
+        independent rows.  An explicit ``samples`` is used as given.
+    recheck:
+        Repeat with a second prime and a new point when the rank is below the
+        symmetry bound or below the paper's formula.
+
+    Examples
+    --------
+    >>> r = dimension(Architecture((4, 4, 4), (2, 2), tokens=3))
+    >>> r.dimension, r.certified, r.expected.value
+    (38, True, 38)
+    """
+    if not isinstance(arch, Architecture):
+        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
+    if arch.normalized:
+        raise InvalidArgumentError(
+            "normalized attention is not polynomial: use ag_attention.numeric.numerical_dimension"
+        )
+    prime = check_prime(prime)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    adaptive = samples is None
+    if samples is None:
+        samples = default_samples(arch)
+    elif isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
+    seed, samples = int(seed), int(samples)
+    linalg.set_threads(threads)
+    t0 = time.perf_counter()
+    P = arch.parameter_count
+    expected = expected_dimension(arch)
+    # A narrower architecture with the same neuromanifold gives a second
+    # lower and upper bound (see effective_architecture).
+    reduction = None
+    eff = effective_architecture(arch)
+    if eff != arch:
+        reduction = dimension(
+            eff, prime=prime, seed=seed, samples=None, recheck=recheck, threads=threads, max_doublings=max_doublings
+        )
+    runs = [_run(arch, prime, seed, samples)]
+    if not runs[0].kernel_check:
+        raise ComputationError("a symmetry tangent is not in the kernel of the Jacobian (bug)", prime=prime, seed=seed)
+
+    def best() -> int:
+        return max([r.rank for r in runs] + ([reduction.dimension] if reduction else []))
+
+    analytic = analytic_upper_bound(arch)
+
+    def upper() -> int:
+        bounds = [P - r.symmetry_rank for r in runs]
+        if reduction is not None:
+            bounds.append(reduction.upper_bound)
+        if analytic is not None:
+            bounds.append(analytic[0])
+        return min(bounds)
+
+    # more samples while the rank is short of the upper bound and still growing
+    for _ in range(max_doublings if adaptive else 0):
+        if best() >= upper():
+            break
+        samples *= 2
+        runs.append(_run(arch, prime, seed, samples))
+        if runs[-1].rank <= runs[-2].rank:
+            break
+    below_formula = expected.value is not None and best() < expected.value
+    if recheck and (best() < upper() or below_formula):
+        second = SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
+        runs.append(_run(arch, second, seed + 1, samples))
+    seconds = time.perf_counter() - t0
+    return DimensionResult(
+        architecture=arch,
+        dimension=best(),
+        parameters=P,
+        upper_bound=upper(),
+        symmetry_count=symmetry_count(arch),
+        expected=expected,
+        runs=tuple(runs),
+        seconds=seconds,
+        reduction=reduction,
+    )
+
+
+def jacobian_rank(
+    arch: Architecture,
+    theta: np.ndarray,
+    *,
+    prime: int = DEFAULT_PRIME,
+    seed: int = 0,
+    samples: int | None = None,
+    max_doublings: int = 6,
+) -> int:
+    """Rank over GF(p) of the sampled Jacobian at given integer parameters (random inputs).
+
+    A lower bound on the rank of the differential at ``theta`` over QQ.  At
+    special points one sample contributes few independent rows (the output can
+    be a rank-one ``t x d'`` matrix), so unless ``samples`` is given the number
+    of samples is doubled until the rank stops growing.
+    """
+    prime = check_prime(prime)
+    F = GFp(prime)
+    theta = F.from_ints(np.ravel(theta))
+    if theta.shape != (arch.parameter_count,):
+        raise InvalidArgumentError(f"theta has {theta.size} entries, the architecture has {arch.parameter_count} parameters")
+
+    def at(n: int) -> int:
+        rng = np.random.default_rng(seed)
+        X = random_inputs(arch, F, rng, n)
+        return linalg.rank(jacobian(arch, F, theta, X), prime)
+
+    if samples is not None:
+        return at(samples)
+    n = default_samples(arch)
+    r = at(n)
+    for _ in range(max_doublings):
+        n *= 2
+        r2 = at(n)
+        if r2 <= r:
+            break
+        r = r2
+    return r

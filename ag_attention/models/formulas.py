@@ -1,0 +1,276 @@
+"""The paper's dimension formulas, each with the hypotheses under which it is proven.
+
+Nothing here computes a rank: these are the *predictions* the exact engine is
+checked against.  Every prediction says which statement it comes from and
+lists its hypotheses with whether each holds, so that a disagreement outside
+the hypotheses is reported as "formula does not apply", not as a failure.
+
+* Cor. 3.3 (one lightning layer): ``a(2d - a) + d d' - 1``; ``t >= 2``,
+  ``a <= d``, ``d' > 1 or a > 1``.
+* Cor. 3.8 (deep lightning): ``sum_i [a_i(2 d_{i-1} - a_i) + d_i d_{i-1}]
+  - sum_{i<L} d_i^2 - L``; ``t >= 2``, ``a_i <= d_{i-1}``, widths that first
+  shrink and then grow (bottleneck).
+* Thm. 3.9 (one normalized layer): ``a(2d - a) + d d'`` (no rescaling).
+* Eq. 16 (Conjecture 3.10, deep normalized): Cor. 3.8 + ``L``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..architecture import Architecture
+
+__all__ = [
+    "Hypothesis",
+    "Expectation",
+    "expected_dimension",
+    "cor33",
+    "cor38",
+    "symmetry_count",
+    "is_bottleneck",
+    "matrix_product_fiber",
+    "effective_architecture",
+    "symmetric_rank_dimension",
+    "analytic_upper_bound",
+]
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis of a formula.
+
+    ``source`` is ``"paper"`` for hypotheses stated in the paper / MATH.md and
+    ``"ag-attention"`` for hypotheses this package found necessary by exact
+    computation (each documented where it is added, with a counterexample).
+    """
+
+    statement: str
+    holds: bool
+    source: str = "paper"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"statement": self.statement, "holds": self.holds, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """A formula's prediction for the dimension of a neuromanifold.
+
+    ``value`` is the formula evaluated on the architecture (``None`` when the
+    paper has no formula for it); ``applies`` is True only when every
+    hypothesis holds, i.e. when the paper proves (or, for Eq. 16, conjectures)
+    the value.
+    """
+
+    formula: str | None
+    value: int | None
+    hypotheses: tuple[Hypothesis, ...] = ()
+    note: str = ""
+    conjectural: bool = False
+
+    @property
+    def applies(self) -> bool:
+        return self.value is not None and all(h.holds for h in self.hypotheses)
+
+    @property
+    def failed_hypotheses(self) -> list[str]:
+        return [h.statement for h in self.hypotheses if not h.holds]
+
+    @property
+    def paper_hypotheses_hold(self) -> bool:
+        """All hypotheses as the paper / MATH.md states them hold (found ones ignored)."""
+        return self.value is not None and all(h.holds for h in self.hypotheses if h.source == "paper")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "formula": self.formula,
+            "value": self.value,
+            "applies": self.applies,
+            "paper_hypotheses_hold": self.paper_hypotheses_hold,
+            "conjectural": self.conjectural,
+            "hypotheses": [h.to_dict() for h in self.hypotheses],
+            "note": self.note,
+        }
+
+
+def cor33(d: int, d_out: int, a: int) -> int:
+    """Cor. 3.3: ``a(2d - a) + d d' - 1`` with ``a`` capped at ``d``."""
+    r = min(a, d)
+    return r * (2 * d - r) + d * d_out - 1
+
+
+def cor38(widths: tuple[int, ...], ranks: tuple[int, ...]) -> int:
+    """Eq. 14 (Cor. 3.8), with each ``a_i`` capped at ``d_{i-1}``."""
+    L = len(ranks)
+    total = 0
+    for i in range(L):
+        d_in, d_out = widths[i], widths[i + 1]
+        r = min(ranks[i], d_in)
+        total += r * (2 * d_in - r) + d_out * d_in
+    total -= sum(widths[i] ** 2 for i in range(1, L))
+    return total - L
+
+
+def is_bottleneck(widths: tuple[int, ...]) -> bool:
+    """Widths first (weakly) shrink, then (weakly) grow: ``d_0 >= .. >= d_k <= .. <= d_L``."""
+    k = widths.index(min(widths))
+    return all(widths[i] >= widths[i + 1] for i in range(k)) and all(
+        widths[i] <= widths[i + 1] for i in range(k, len(widths) - 1)
+    )
+
+
+def matrix_product_fiber(a: int, d: int) -> int:
+    """Dimension of the generic fiber of ``(Q, K) -> Q^T K`` with ``Q, K`` of size ``a x d``.
+
+    ``a^2`` (Lemma 3.1) when ``a <= d``; ``2ad - d^2`` when ``a > d`` (then
+    ``Q^T K`` is a generic ``d x d`` matrix).
+    """
+    return a * a if a <= d else 2 * a * d - d * d
+
+
+def effective_architecture(arch: Architecture) -> Architecture:
+    """The narrowest architecture with the same neuromanifold (no skip connections).
+
+    Layer ``i`` maps every token into ``sum_h V_{i,h} S_{i-1}``, a subspace of
+    dimension at most ``e_i = min(d_i, H e_{i-1})`` (``e_0 = d_0``).  Choosing
+    bases ``U_i`` of such subspaces and writing ``V_{i,h} U_{i-1} = U_i V'_{i,h}``,
+    ``Q'_{i,h} = Q_{i,h} U_{i-1}``, ``K'_{i,h} = K_{i,h} U_{i-1}`` turns the
+    network into one with hidden widths ``e_i`` and ranks
+    ``min(a_i, e_{i-1})`` computing the same function; conversely the narrow
+    network embeds in the wide one.  Hence ``M(d) = M(e)`` exactly.  (Found
+    here: with widths that grow before the last layer, e.g. ``(2, 3, 3)``,
+    Cor. 3.8 on the given widths overcounts; on the effective widths it is
+    the computed value.)
+    """
+    if arch.skip:
+        return arch
+    e = [arch.widths[0]]
+    for i in range(1, arch.depth):
+        e.append(min(arch.widths[i], arch.heads * e[-1]))
+    e.append(arch.widths[-1])
+    ranks = tuple(min(a, e[i]) for i, a in enumerate(arch.ranks))
+    if tuple(e) == arch.widths and ranks == arch.ranks:
+        return arch
+    if arch.parametrization == "AV":
+        return arch.with_(widths=tuple(e))
+    return arch.with_(widths=tuple(e), ranks=ranks)
+
+
+def symmetric_rank_dimension(d: int, r: int) -> int:
+    """Dimension of the symmetric ``d x d`` matrices of rank at most ``r``."""
+    r = min(r, d)
+    return r * (2 * d - r + 1) // 2
+
+
+def analytic_upper_bound(arch: Architecture) -> tuple[int, str] | None:
+    """A proven upper bound on the dimension that the symmetry tangents miss, if one is known.
+
+    One lightning layer with ``t = 1``: ``phi(x) = (x^T A x) V x`` factors
+    through ``(A + A^T, V)`` with ``A + A^T`` symmetric of rank at most
+    ``r = min(2a, d)`` (``d`` for free ``A``), and ``(c S, V / c)`` gives the
+    same function, so ``dim M <= dim Sym_{<=r} + d d' - 1``.
+    """
+    if arch.depth == 1 and arch.tokens == 1 and arch.is_plain and not arch.normalized:
+        d, e = arch.widths
+        r = d if arch.parametrization == "AV" else min(2 * arch.ranks[0], d)
+        value = symmetric_rank_dimension(d, r) + d * e - 1
+        return value, f"t = 1: phi factors through (A + A^T, V) with rank(A + A^T) <= {r}"
+    return None
+
+
+def symmetry_count(arch: Architecture) -> int:
+    """Dimension of the orbits of the known continuous symmetries, by counting.
+
+    Families (MATH.md section 4): ``GL_{a_i}`` on queries/keys of every head,
+    ``GL_{d_i}`` between layers (not with skip connections), and one rescaling
+    per head and layer (lightning only).  This is a count assuming the
+    families act freely; the exact engine computes the true rank of their
+    tangent vectors at the sampled point.
+    """
+    s = 0
+    for layer in arch.layers:
+        if arch.parametrization == "QKV":
+            s += layer.heads * matrix_product_fiber(layer.rank, layer.d_in)
+        if not arch.normalized:
+            s += layer.heads
+    if not arch.skip:
+        s += sum(w * w for w in arch.widths[1:-1])
+    return s
+
+
+def expected_dimension(arch: Architecture) -> Expectation:
+    """The paper's predicted dimension for ``arch`` and whether it is proven there."""
+    if not arch.is_plain:
+        what = []
+        if arch.heads != 1:
+            what.append(f"{arch.heads} heads")
+        if arch.skip:
+            what.append("skip connections")
+        return Expectation(
+            None,
+            None,
+            (Hypothesis("one head, no skip connections", False),),
+            note="the paper states no dimension formula for " + " and ".join(what) + " (Section 4: open)",
+        )
+    t = arch.tokens
+    L = arch.depth
+    capped = any(a > d for a, d in zip(arch.ranks, arch.widths))
+    cap_note = " (a_i capped at d_{i-1}, MATH.md's extension)" if capped else ""
+    hyps: list[Hypothesis] = [Hypothesis("t >= 2", t >= 2)]
+    if L == 1:
+        d, d_out, a = arch.widths[0], arch.widths[1], arch.ranks[0]
+        hyps.append(Hypothesis("a <= d", a <= d))
+        if arch.normalized:
+            r = min(a, d)
+            return Expectation(
+                "Thm. 3.9",
+                r * (2 * d - r) + d * d_out,
+                tuple(hyps),
+                note="one normalized layer: fibers are single points, no rescaling" + cap_note,
+            )
+        hyps.append(Hypothesis("d' > 1 or a > 1", d_out > 1 or a > 1))
+        note = cap_note.strip()
+        bound = analytic_upper_bound(arch)
+        if bound is not None:
+            note = (
+                "t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
+                f"so dim <= dim Sym_(<=r) + d d' - 1 = {bound[0]} (derived by ag-attention)"
+            )
+        return Expectation("Cor. 3.3", cor33(d, d_out, a), tuple(hyps), note=note)
+    hyps.append(
+        Hypothesis(
+            "a_i <= d_{i-1} for all i", all(a <= d for a, d in zip(arch.ranks, arch.widths))
+        )
+    )
+    hyps.append(Hypothesis("widths shrink then grow (bottleneck)", is_bottleneck(arch.widths)))
+    # Found by exact computation over all 3240 architectures with L in {2, 3},
+    # widths <= 4, t = 2: the formula holds in every case with these two, and
+    # e.g. widths (2,3,3) ranks (2,2) give 12 (not 16), widths 4,4,4,4 ranks
+    # 1,2,2 give 40 (not 44).
+    hidden = arch.widths[:-1]
+    hyps.append(
+        Hypothesis(
+            "no hidden layer wider than an earlier one (d_0 >= ... >= d_{L-1})",
+            all(hidden[i] >= hidden[i + 1] for i in range(len(hidden) - 1)),
+            source="ag-attention",
+        )
+    )
+    hyps.append(Hypothesis("a_i >= 2 for i < L", all(a >= 2 for a in arch.ranks[:-1]), source="ag-attention"))
+    value = cor38(arch.widths, arch.ranks)
+    eff = effective_architecture(arch)
+    if eff.widths != arch.widths:
+        extra = (
+            f"hidden layers wider than an earlier one: same neuromanifold as widths {','.join(map(str, eff.widths))} "
+            f"ranks {','.join(map(str, eff.ranks))}, where Cor. 3.8 gives {cor38(eff.widths, eff.ranks) + (L if arch.normalized else 0)}"
+        )
+        cap_note = (cap_note + "; " if cap_note else " ") + extra
+    if arch.normalized:
+        return Expectation(
+            "Eq. 16",
+            value + L,
+            tuple(hyps),
+            note="Conjecture 3.10: Cor. 3.8 + L (normalization removes the rescaling)" + cap_note,
+            conjectural=True,
+        )
+    return Expectation("Cor. 3.8", value, tuple(hyps), note=cap_note.strip())

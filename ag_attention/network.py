@@ -1,0 +1,176 @@
+"""Evaluation and reverse-mode Jacobian of an attention network.
+
+The code is written once against an *arithmetic* object: :class:`~ag_attention.exact.field.GFp`
+(exact residues mod p, int64) or :class:`~ag_attention.numeric.Float64`.  An
+arithmetic provides ``einsum(spec, a, b)``, ``add``, ``sub``, ``neg``, ``mul``,
+``random`` and the flag ``exact``.
+
+Conventions.  A batch of ``N`` input sequences is an array ``X`` of shape
+``(N, t, d_0)`` (tokens as rows).  For one head of one layer::
+
+    Xq = X Q^T,  Xk = X K^T,  Xv = X V^T          (N, t, a), (N, t, a), (N, t, d')
+    S  = Xq Xk^T   (= X A X^T in the AV parametrization)         (N, t, t)
+    W  = S  (lightning)   or   softmax_j(S / tau)  (normalized)
+    Y  = W Xv                                                    (N, t, d')
+
+so ``Y[i] = sum_j (x_i^T A x_j) V x_j``, which is MATH.md's
+``phi(X)_i``.  Heads are summed and a skip connection adds ``X``.
+
+The Jacobian of the map ``parameters -> outputs on the N samples`` has one row
+per (sample, output token, output coordinate) and one column per parameter in
+the order of :attr:`Architecture.blocks`.  It is computed in reverse mode with
+the rows as the batch: the adjoint of the last layer is the identity and is
+pulled back layer by layer, costing a few multiply-adds per Jacobian entry.
+Polynomials of degree ``3^L`` are never expanded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .architecture import Architecture
+
+__all__ = ["unflatten", "forward", "jacobian", "random_parameters", "random_inputs"]
+
+
+def unflatten(arch: Architecture, theta: np.ndarray) -> list[list[dict[str, np.ndarray]]]:
+    """Split a flat parameter vector into ``weights[layer][head][name]`` matrices."""
+    theta = np.asarray(theta)
+    if theta.shape != (arch.parameter_count,):
+        raise ValueError(f"parameter vector has shape {theta.shape}, expected ({arch.parameter_count},)")
+    weights: list[list[dict[str, np.ndarray]]] = [
+        [dict() for _ in range(arch.heads)] for _ in range(arch.depth)
+    ]
+    for b in arch.blocks:
+        weights[b.layer - 1][b.head][b.name] = theta[b.slice].reshape(b.rows, b.cols)
+    return weights
+
+
+def random_parameters(arch: Architecture, ops: Any, rng: np.random.Generator) -> np.ndarray:
+    return ops.random(rng, arch.parameter_count)
+
+
+def random_inputs(arch: Architecture, ops: Any, rng: np.random.Generator, samples: int) -> np.ndarray:
+    return ops.random(rng, (samples, arch.tokens, arch.widths[0]))
+
+
+@dataclass
+class _Head:
+    Xq: np.ndarray | None  # QKV only
+    Xk: np.ndarray | None
+    XA: np.ndarray | None  # AV only: X A
+    Xv: np.ndarray
+    W: np.ndarray  # attention weights actually used (S, or softmax(S / tau))
+
+
+def _softmax(S: np.ndarray, tau: float) -> np.ndarray:
+    Z = S / tau
+    Z = Z - Z.max(axis=-1, keepdims=True)
+    E = np.exp(Z)
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def _layer_forward(arch: Architecture, ops: Any, heads: list[dict[str, np.ndarray]], X: np.ndarray):
+    caches = []
+    Y = None
+    for w in heads:
+        Xv = ops.einsum("ntk,mk->ntm", X, w["V"])
+        if arch.parametrization == "QKV":
+            Xq = ops.einsum("ntk,ck->ntc", X, w["Q"])
+            Xk = ops.einsum("ntk,ck->ntc", X, w["K"])
+            S = ops.einsum("nic,njc->nij", Xq, Xk)
+            XA = None
+        else:
+            Xq = Xk = None
+            XA = ops.einsum("ntk,kl->ntl", X, w["A"])
+            S = ops.einsum("nil,njl->nij", XA, X)
+        W = _softmax(S, arch.temperature) if arch.normalized else S
+        Yh = ops.einsum("nij,njm->nim", W, Xv)
+        Y = Yh if Y is None else ops.add(Y, Yh)
+        caches.append(_Head(Xq, Xk, XA, Xv, W))
+    if arch.skip:
+        Y = ops.add(Y, X)
+    return Y, caches
+
+
+def forward(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Outputs ``(N, t, d_L)`` of the network with flat parameters ``theta`` on inputs ``X``."""
+    _check_inputs(arch, ops, X)
+    weights = unflatten(arch, theta)
+    for layer_weights in weights:
+        X, _ = _layer_forward(arch, ops, layer_weights, X)
+    return X
+
+
+def _check_inputs(arch: Architecture, ops: Any, X: np.ndarray) -> None:
+    if arch.normalized and ops.exact:
+        raise ValueError("normalized (softmax) attention is not polynomial: use a floating-point arithmetic")
+    if X.ndim != 3 or X.shape[1:] != (arch.tokens, arch.widths[0]):
+        raise ValueError(f"inputs have shape {X.shape}, expected (N, {arch.tokens}, {arch.widths[0]})")
+
+
+def jacobian(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Jacobian of ``theta -> forward(theta, X)``, shape ``(N * t * d_L, P)``.
+
+    Row ``(n, i, m)`` (sample, token, coordinate, row-major) holds the
+    gradient of output coordinate ``m`` of token ``i`` on sample ``n``.
+    """
+    _check_inputs(arch, ops, X)
+    weights = unflatten(arch, theta)
+    N, t = X.shape[0], arch.tokens
+    R = arch.output_size
+    # forward pass, keeping what the backward pass needs
+    inputs, caches = [], []
+    H = X
+    for layer_weights in weights:
+        inputs.append(H)
+        H, c = _layer_forward(arch, ops, layer_weights, H)
+        caches.append(c)
+    J = np.zeros((N * R, arch.parameter_count), dtype=ops.dtype)
+    # adjoint of the output: identity, rows (i, m) of each sample
+    eye = np.eye(R, dtype=ops.dtype).reshape(R, t, arch.widths[-1])
+    Ybar = np.broadcast_to(eye, (N, R, t, arch.widths[-1]))
+    for li in range(arch.depth - 1, -1, -1):
+        Hin = inputs[li]
+        Hbar = Ybar if arch.skip else None
+        for h, (w, c) in enumerate(zip(weights[li], caches[li])):
+            Wbar = ops.einsum("nrim,njm->nrij", Ybar, c.Xv)
+            Xvbar = ops.einsum("nrim,nij->nrjm", Ybar, c.W)
+            if arch.normalized:
+                # d softmax: Sbar = W * (Wbar - <W, Wbar>_row) / tau
+                inner = (c.W[:, None] * Wbar).sum(axis=-1, keepdims=True)
+                Sbar = c.W[:, None] * (Wbar - inner) / arch.temperature
+            else:
+                Sbar = Wbar
+            grads: dict[str, np.ndarray] = {
+                "V": ops.einsum("nrjm,njk->nrmk", Xvbar, Hin),
+            }
+            if arch.parametrization == "QKV":
+                Xqbar = ops.einsum("nrij,njc->nric", Sbar, c.Xk)
+                Xkbar = ops.einsum("nrij,nic->nrjc", Sbar, c.Xq)
+                grads["Q"] = ops.einsum("nric,nik->nrck", Xqbar, Hin)
+                grads["K"] = ops.einsum("nrjc,njk->nrck", Xkbar, Hin)
+            else:
+                T = ops.einsum("nrij,njl->nril", Sbar, Hin)
+                grads["A"] = ops.einsum("nril,nik->nrkl", T, Hin)
+            for name, g in grads.items():
+                b = arch.block(name, li + 1, h)
+                J[:, b.slice] = g.reshape(N * R, b.size)
+            if li == 0:
+                continue
+            parts = [ops.einsum("nrjm,mk->nrjk", Xvbar, w["V"])]
+            if arch.parametrization == "QKV":
+                parts.append(ops.einsum("nric,ck->nrik", Xqbar, w["Q"]))
+                parts.append(ops.einsum("nrjc,ck->nrjk", Xkbar, w["K"]))
+            else:
+                # S = X A X^T:  Xbar = Sbar (X A^T) + Sbar^T (X A)
+                XAt = ops.einsum("njl,kl->njk", Hin, w["A"])
+                parts.append(ops.einsum("nrij,njk->nrik", Sbar, XAt))
+                parts.append(ops.einsum("nrji,njk->nrik", Sbar, c.XA))
+            for part in parts:
+                Hbar = part if Hbar is None else ops.add(Hbar, part)
+        Ybar = Hbar
+    return J

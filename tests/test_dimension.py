@@ -1,0 +1,209 @@
+"""The exact dimension engine against the paper's formulas, inside and outside their hypotheses."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture, InvalidArgumentError, dimension
+from ag_attention.exact.dimension import default_samples, jacobian_rank
+from ag_attention.exact.field import SECOND_PRIME
+from ag_attention.models.formulas import cor33, cor38, effective_architecture, expected_dimension
+
+
+# ------------------------------------------------------------ Cor. 3.3
+@pytest.mark.parametrize(
+    "d, e, a, t",
+    [(d, e, a, t) for d in range(1, 5) for e in range(1, 4) for a in range(1, d + 1) for t in (2, 3)],
+)
+def test_single_layer_matches_cor33(d, e, a, t):
+    r = dimension(Architecture((d, e), (a,), tokens=t))
+    assert r.dimension == cor33(d, e, a)
+    assert r.certified
+    assert r.formula_applies == (e > 1 or a > 1)
+    assert r.fiber_dimension == r.parameters - r.dimension == a * a + 1
+
+
+def test_single_layer_av_parametrization():
+    # A free: d^2 + d d' - 1, fiber = rescaling only
+    for d, e in [(2, 1), (3, 2), (4, 3)]:
+        r = dimension(Architecture.single_layer(d, e, tokens=2))
+        assert r.dimension == d * d + d * e - 1 and r.fiber_dimension == 1 and r.certified
+
+
+def test_rank_above_width_uses_capped_formula():
+    r = dimension(Architecture((3, 2), (5,), tokens=2))
+    assert r.dimension == cor33(3, 2, 3) == 14
+    assert not r.formula_applies and "a <= d" in r.expected.failed_hypotheses
+
+
+# ------------------------------------------------------------ t = 1
+@pytest.mark.parametrize("d, e, a", [(3, 1, 3), (2, 1, 2), (3, 2, 3), (5, 3, 2), (4, 1, 4)])
+def test_one_token_true_value_differs(d, e, a):
+    r = dimension(Architecture((d, e), (a,), tokens=1))
+    assert not r.formula_applies and "t >= 2" in r.expected.failed_hypotheses
+    r_sym = min(2 * a, d)
+    assert r.dimension == r_sym * (2 * d - r_sym + 1) // 2 + d * e - 1 < cor33(d, e, a)
+    assert r.certified  # by the proven t = 1 upper bound
+
+
+def test_math_md_t1_example():
+    # MATH.md: d=3, a=3, t=1 has dimension 8, not 11
+    r = dimension(Architecture((3, 1), (3,), tokens=1))
+    assert (r.dimension, r.expected.value) == (8, 11)
+
+
+# ------------------------------------------------------------ Cor. 3.8
+MATH_MD = [((4, 4, 4), (2, 2), 38), ((4, 4, 4, 4), (2, 2, 2), 49), ((4, 2, 4), (2, 2), 26), ((4, 3, 2), (2, 2), 27)]
+
+
+@pytest.mark.parametrize("widths, ranks, value", MATH_MD)
+def test_math_md_deep_examples(widths, ranks, value):
+    r = dimension(Architecture(widths, ranks, tokens=3))
+    assert r.dimension == value == r.expected.value and r.certified and r.formula_applies
+
+
+def deep_grid():
+    for L in (2, 3):
+        for widths in itertools.product((2, 3, 4), repeat=L + 1):
+            for ranks in itertools.product((1, 2, 3), repeat=L):
+                if all(a <= d for a, d in zip(ranks, widths)):
+                    yield widths, ranks
+
+
+def test_cor38_on_a_grid():
+    """Inside the (refined) hypotheses the formula holds and is certified; the paper's
+    hypotheses alone are not enough (counterexamples below)."""
+    inside = outside_paper_ok = 0
+    for widths, ranks in deep_grid():
+        r = dimension(Architecture(widths, ranks, tokens=2))
+        if r.formula_applies:
+            inside += 1
+            assert r.dimension == cor38(widths, ranks), (widths, ranks)
+            assert r.certified
+        elif r.expected.paper_hypotheses_hold and r.dimension != r.expected.value:
+            outside_paper_ok += 1
+    assert inside > 150 and outside_paper_ok > 50
+
+
+@pytest.mark.parametrize(
+    "widths, ranks, dim, formula",
+    [
+        ((2, 3, 3), (2, 2), 12, 16),  # hidden layer wider than the input
+        ((4, 2, 4, 4), (2, 2, 2), 29, 37),  # bottleneck, but growth before the last layer
+        ((4, 4, 4, 4), (1, 2, 2), 40, 44),  # a_1 = 1 makes all tokens parallel
+    ],
+)
+def test_counterexamples_to_the_stated_hypotheses(widths, ranks, dim, formula):
+    r = dimension(Architecture(widths, ranks, tokens=3))
+    assert r.expected.paper_hypotheses_hold and not r.formula_applies
+    assert (r.dimension, r.expected.value) == (dim, formula)
+
+
+def test_growing_widths_are_certified_by_the_effective_architecture():
+    arch = Architecture((2, 3, 3), (2, 2), tokens=2)
+    eff = effective_architecture(arch)
+    assert eff.widths == (2, 2, 3)
+    r = dimension(arch)
+    assert r.certified and r.upper_bound == cor38(eff.widths, eff.ranks) < r.symmetry_bound
+    assert "effective architecture" in r.certificate
+
+
+def test_growing_then_shrinking_reports_true_value():
+    arch = Architecture((2, 4, 2), (2, 2), tokens=3)
+    r = dimension(arch)
+    assert not r.formula_applies
+    assert r.dimension == cor38((2, 2, 2), (2, 2)) and r.certified
+
+
+# ------------------------------------------------------------ special points
+def test_rank_drop_at_critical_points_lemma_a3(rng):
+    """(A, V) = (u v^T, w v^T) is critical with a drop of d - 1; (u v^T, w z^T) is not."""
+    for d, e in [(2, 1), (3, 2), (4, 1), (4, 3), (5, 4)]:
+        arch = Architecture.single_layer(d, e, tokens=2)
+        dim = d * d + d * e - 1
+        u, v, z = (rng.integers(-9, 10, size=d) for _ in range(3))
+        w = rng.integers(-9, 10, size=e)
+        crit = np.concatenate([np.outer(u, v).ravel(), np.outer(w, v).ravel()])
+        other = np.concatenate([np.outer(u, v).ravel(), np.outer(w, z).ravel()])
+        generic = rng.integers(-9, 10, size=arch.parameter_count)
+        assert jacobian_rank(arch, generic) == dim
+        assert jacobian_rank(arch, crit) == dim - (d - 1)
+        assert jacobian_rank(arch, other) == dim
+
+
+def test_rank_drop_at_zero():
+    arch = Architecture((3, 2), (2,), tokens=2)
+    assert jacobian_rank(arch, np.zeros(arch.parameter_count, dtype=int)) == 0
+
+
+# ------------------------------------------------------------ reproducibility, input
+def test_reproducible_with_fixed_seed():
+    arch = Architecture((4, 3, 2), (2, 2), tokens=3)
+    a, b = dimension(arch, seed=7), dimension(arch, seed=7)
+    assert a.to_dict() | {"seconds": 0, "runs": 0} == b.to_dict() | {"seconds": 0, "runs": 0}
+    assert [r.rank for r in a.runs] == [r.rank for r in b.runs]
+    c = dimension(arch, seed=8, prime=SECOND_PRIME)
+    assert (c.seed, c.prime, c.dimension) == (8, SECOND_PRIME, a.dimension)
+
+
+def test_recheck_with_second_prime_below_expected():
+    # below the formula: rechecked with the second prime even though certified otherwise
+    r = dimension(Architecture((3, 1), (3,), tokens=1), recheck=True)
+    assert r.certified and {run.prime for run in r.runs} == {2**31 - 1, SECOND_PRIME}
+    assert {run.rank for run in r.runs} == {8}
+    r = dimension(Architecture((4, 4, 4), (2, 2), tokens=3))
+    assert len(r.runs) == 1  # certified at once: nothing to recheck
+    r = dimension(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=3))
+    assert not r.certified
+    assert {run.prime for run in r.runs} == {2**31 - 1, SECOND_PRIME}
+
+
+def test_too_few_samples_is_only_a_lower_bound():
+    # one sample gives at most t d_L rows
+    r = dimension(Architecture((3, 3), (1,), tokens=3), samples=1, recheck=False)
+    assert r.dimension < 13 and not r.certified
+    assert dimension(Architecture((3, 3), (1,), tokens=3)).dimension == 13
+
+
+def test_default_samples_exceed_parameters():
+    arch = Architecture((10, 10, 10), (2, 2), tokens=3)
+    assert default_samples(arch) * arch.output_size >= 1.1 * arch.parameter_count
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(prime=4), "prime=4"),
+        (dict(prime=2**61 - 1), "prime="),
+        (dict(seed=-1), "seed=-1"),
+        (dict(seed="x"), "seed='x'"),
+        (dict(samples=0), "samples=0"),
+    ],
+)
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(InvalidArgumentError, match=match):
+        dimension(Architecture((2, 1), (2,)), **kwargs)
+
+
+def test_normalized_is_refused_by_the_exact_engine():
+    with pytest.raises(InvalidArgumentError, match="not polynomial"):
+        dimension(Architecture((2, 1), (2,), normalized=True))
+
+
+def test_result_object():
+    r = dimension(Architecture((4, 4, 4), (2, 2), tokens=3), seed=3)
+    d = r.to_dict()
+    for key in ["dimension", "parameters", "fiber_dimension", "expected", "formula_applies", "prime", "seed", "samples", "seconds"]:
+        assert key in d
+    assert (d["dimension"], d["parameters"], d["fiber_dimension"], d["expected"]) == (38, 64, 26, 38)
+    assert "certified" in repr(r) and "seed=3" in repr(r)
+    assert "certified exact" in str(r)
+
+
+def test_variants_have_no_formula_but_a_value():
+    r = dimension(Architecture((3, 3, 3), (2, 2), tokens=2, heads=2))
+    assert r.expected.value is None and r.agrees is None
+    assert r.dimension <= r.upper_bound
+    r = dimension(Architecture((3, 3), (2,), tokens=2, skip=True))
+    assert r.expected.value is None and r.dimension > 0

@@ -1,0 +1,139 @@
+"""The reverse-mode Jacobian and the forward pass, checked independently.
+
+* forward: against MATH.md's matrix form ``Y = V X X^T A^T X`` in exact integers;
+* Jacobian: against the exact derivative of ``s -> f(theta + s delta)``,
+  a polynomial of known degree, recovered by Lagrange interpolation over GF(p).
+"""
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture
+from ag_attention.exact.field import GFp
+from ag_attention.network import forward, jacobian, unflatten
+
+P = 2**31 - 1
+
+
+def direct_layer(A, V, X):
+    """MATH.md: Y = V X X^T A^T X with X of shape d x t (exact object arrays)."""
+    return V.dot(X).dot(X.T).dot(A.T).dot(X)
+
+
+def direct(arch, theta, Xs):
+    """Outputs (N, t, d_L) by the matrix formula, Python integers."""
+    weights = unflatten(arch, np.array(theta, dtype=object))
+    out = []
+    for X in Xs:
+        H = np.array(X, dtype=object).T  # d x t
+        for heads in weights:
+            Y = 0
+            for w in heads:
+                A = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
+                Y = Y + direct_layer(A, w["V"], H)
+            if arch.skip:
+                Y = Y + H
+            H = Y
+        out.append(H.T)
+    return np.array(out, dtype=object)
+
+
+ARCHS = [
+    Architecture((3, 2), (2,), tokens=3),
+    Architecture.single_layer(3, 2, tokens=2),
+    Architecture((3, 2, 2), (2, 1), tokens=2),
+    Architecture((2, 3, 2), (2, 3), tokens=3),
+    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2),
+    Architecture((2, 2, 2), (2, 1), tokens=2, skip=True),
+    Architecture((2, 2, 2), None, tokens=2, parametrization="AV"),
+    Architecture((2, 2, 2, 2), (1, 1, 1), tokens=2),
+]
+
+
+@pytest.mark.parametrize("arch", ARCHS, ids=str)
+def test_forward_matches_matrix_formula(arch, rng):
+    F = GFp(P)
+    theta = rng.integers(-5, 6, size=arch.parameter_count)
+    X = rng.integers(-5, 6, size=(3, arch.tokens, arch.widths[0]))
+    want = direct(arch, theta.tolist(), X.tolist())
+    got = forward(arch, F, np.remainder(theta, P), np.remainder(X, P))
+    assert got.shape == want.shape
+    assert np.array_equal(got, np.vectorize(lambda v: int(v) % P, otypes=[np.int64])(want))
+
+
+def degree_in_parameters(arch):
+    per_layer = 3 if arch.parametrization == "QKV" else 2
+    deg = 0
+    for _ in arch.layers:
+        deg = 3 * deg + per_layer
+    return deg
+
+
+def lagrange_derivative_at_zero(values, p):
+    """d/ds at s=0 of the interpolant through (s, values[s]), s = 0..D, over GF(p)."""
+    D = len(values) - 1
+    total = 0
+    for k in range(D + 1):
+        # l_k(s) = prod_{j != k} (s - j) / (k - j);  l_k'(0)
+        denom = 1
+        for j in range(D + 1):
+            if j != k:
+                denom = denom * (k - j) % p
+        if k == 0:
+            # derivative of prod_{j>0}(s - j) at 0 = sum_j prod_{i != j, i > 0} (-i)
+            num = 0
+            for j in range(1, D + 1):
+                term = 1
+                for i in range(1, D + 1):
+                    if i != j:
+                        term = term * (-i) % p
+                num = (num + term) % p
+        else:
+            # s is a factor: derivative at 0 = prod_{j != k, j > 0} (-j)
+            num = 1
+            for j in range(1, D + 1):
+                if j != k:
+                    num = num * (-j) % p
+        total = (total + values[k] * num * pow(denom, -1, p)) % p
+    return total
+
+
+@pytest.mark.parametrize("arch", ARCHS, ids=str)
+def test_jacobian_matches_exact_directional_derivative(arch, rng):
+    F = GFp(P)
+    theta = F.random(rng, arch.parameter_count)
+    X = F.random(rng, (2, arch.tokens, arch.widths[0]))
+    J = jacobian(arch, F, theta, X)
+    assert J.shape == (2 * arch.output_size, arch.parameter_count)
+    D = degree_in_parameters(arch)
+    for _ in range(2):
+        delta = F.random(rng, arch.parameter_count)
+        values = [forward(arch, F, np.remainder(theta + s * delta, P), X).ravel().astype(object) for s in range(D + 1)]
+        want = [lagrange_derivative_at_zero([int(v[r]) for v in values], P) for r in range(J.shape[0])]
+        assert F.matvec(J, delta).tolist() == want
+
+
+def test_jacobian_columns_are_partial_derivatives(rng):
+    # column-by-column check on a tiny network (independent of matvec)
+    arch = Architecture((2, 1), (1,), tokens=2)
+    F = GFp(P)
+    theta = F.random(rng, arch.parameter_count)
+    X = F.random(rng, (1, 2, 2))
+    J = jacobian(arch, F, theta, X)
+    for c in range(arch.parameter_count):
+        e = np.zeros(arch.parameter_count, dtype=np.int64)
+        e[c] = 1
+        values = [forward(arch, F, np.remainder(theta + s * e, P), X).ravel() for s in range(4)]
+        want = [lagrange_derivative_at_zero([int(v[r]) for v in values], P) for r in range(J.shape[0])]
+        assert J[:, c].tolist() == want
+
+
+def test_input_shape_is_checked(rng):
+    arch = Architecture((3, 2), (2,), tokens=3)
+    F = GFp(P)
+    with pytest.raises(ValueError, match="inputs have shape"):
+        forward(arch, F, F.random(rng, arch.parameter_count), F.random(rng, (2, 3, 4)))
+    with pytest.raises(ValueError, match="parameter vector"):
+        forward(arch, F, F.random(rng, 5), F.random(rng, (2, 3, 3)))
+    with pytest.raises(ValueError, match="not polynomial"):
+        forward(arch.with_(normalized=True), F, F.random(rng, arch.parameter_count), F.random(rng, (2, 3, 3)))
