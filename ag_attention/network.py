@@ -112,16 +112,25 @@ def _check_inputs(arch: Architecture, ops: Any, X: np.ndarray) -> None:
         raise ValueError(f"inputs have shape {X.shape}, expected (N, {arch.tokens}, {arch.widths[0]})")
 
 
-def jacobian(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
+def jacobian(
+    arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray, seeds: np.ndarray | None = None
+) -> np.ndarray:
     """Jacobian of ``theta -> forward(theta, X)``, shape ``(N * t * d_L, P)``.
 
     Row ``(n, i, m)`` (sample, token, coordinate, row-major) holds the
     gradient of output coordinate ``m`` of token ``i`` on sample ``n``.
+
+    With ``seeds`` of shape ``(N, k, t, d_L)`` the backward pass starts from
+    these adjoints instead of the identity and returns ``G J`` with ``G``
+    block-diagonal (sample ``n``'s block holds ``seeds[n]``): ``N * k`` rows,
+    each a combination of one sample's outputs, at ``k / (t d_L)`` of the cost.
     """
     _check_inputs(arch, ops, X)
     weights = unflatten(arch, theta)
     N, t = X.shape[0], arch.tokens
-    R = arch.output_size
+    if seeds is not None and seeds.shape[:1] + seeds.shape[2:] != (N, t, arch.widths[-1]):
+        raise ValueError(f"seeds have shape {seeds.shape}, expected (N={N}, k, {t}, {arch.widths[-1]})")
+    R = arch.output_size if seeds is None else seeds.shape[1]
     # forward pass, keeping what the backward pass needs
     inputs, caches = [], []
     H = X
@@ -130,9 +139,12 @@ def jacobian(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> 
         H, c = _layer_forward(arch, ops, layer_weights, H)
         caches.append(c)
     J = np.zeros((N * R, arch.parameter_count), dtype=ops.dtype)
-    # adjoint of the output: identity, rows (i, m) of each sample
-    eye = np.eye(R, dtype=ops.dtype).reshape(R, t, arch.widths[-1])
-    Ybar = np.broadcast_to(eye, (N, R, t, arch.widths[-1]))
+    if seeds is None:
+        # adjoint of the output: identity, rows (i, m) of each sample
+        eye = np.eye(R, dtype=ops.dtype).reshape(R, t, arch.widths[-1])
+        Ybar = np.broadcast_to(eye, (N, R, t, arch.widths[-1]))
+    else:
+        Ybar = seeds
     for li in range(arch.depth - 1, -1, -1):
         Hin = inputs[li]
         Hbar = Ybar if arch.skip else None

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, dimension
-from ag_attention.exact.dimension import default_samples, jacobian_rank
+from ag_attention.exact.dimension import jacobian_rank, new_directions_per_sample, sampling_plan
 from ag_attention.exact.field import SECOND_PRIME
 from ag_attention.models.formulas import cor33, cor38, effective_architecture, expected_dimension
 
@@ -166,9 +166,21 @@ def test_too_few_samples_is_only_a_lower_bound():
     assert dimension(Architecture((3, 3), (1,), tokens=3)).dimension == 13
 
 
-def test_default_samples_exceed_parameters():
-    arch = Architecture((10, 10, 10), (2, 2), tokens=3)
-    assert default_samples(arch) * arch.output_size >= 1.1 * arch.parameter_count
+def test_sampling_plan():
+    arch = Architecture((32, 32, 32), (16, 16), tokens=3)
+    assert new_directions_per_sample(arch) == 9  # t^2: Y = W X (S_1^T S_2^T)
+    N, k = sampling_plan(arch, 2558)
+    assert N * 9 >= 1.1 * 2558 and N * k >= 1.1 * 2558 and k < arch.output_size
+    assert sampling_plan(arch, 2558, samples=250)[0] == 250
+    assert new_directions_per_sample(Architecture((3, 2), (2,), tokens=3)) == 6  # t d_L < t^2
+
+
+def test_per_sample_information_is_t_squared():
+    """Beyond the shared values, each sample adds exactly t^2 = 9 directions (Lemma 3.6)."""
+    arch = Architecture((12, 12, 12), (6, 6), tokens=3)
+    ranks = [dimension(arch, samples=n, recheck=False).dimension for n in (10, 15, 20)]
+    assert ranks[1] - ranks[0] == ranks[2] - ranks[1] == 5 * 9
+    assert dimension(arch).dimension == cor38((12, 12, 12), (6, 6))
 
 
 @pytest.mark.parametrize(

@@ -137,3 +137,17 @@ def test_input_shape_is_checked(rng):
         forward(arch, F, F.random(rng, 5), F.random(rng, (2, 3, 3)))
     with pytest.raises(ValueError, match="not polynomial"):
         forward(arch.with_(normalized=True), F, F.random(rng, arch.parameter_count), F.random(rng, (2, 3, 3)))
+
+
+@pytest.mark.parametrize("arch", ARCHS[:4], ids=str)
+def test_seeded_jacobian_is_block_combination_of_rows(arch, rng):
+    F = GFp(P)
+    theta = F.random(rng, arch.parameter_count)
+    X = F.random(rng, (3, arch.tokens, arch.widths[0]))
+    seeds = F.random(rng, (3, 2, arch.tokens, arch.widths[-1]))
+    J = jacobian(arch, F, theta, X).reshape(3, arch.output_size, -1)
+    G = jacobian(arch, F, theta, X, seeds).reshape(3, 2, -1)
+    want = np.stack([F.einsum("kr,rp->kp", seeds[n].reshape(2, -1), J[n]) for n in range(3)])
+    assert np.array_equal(G, want)
+    with pytest.raises(ValueError, match="seeds have shape"):
+        jacobian(arch, F, theta, X, seeds[:2])

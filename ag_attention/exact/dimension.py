@@ -41,10 +41,45 @@ from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 __all__ = ["DimensionResult", "RankRun", "dimension", "default_samples", "jacobian_rank"]
 
 
-def default_samples(arch: Architecture, margin: float = 0.1, extra: int = 10) -> int:
-    """Smallest ``N`` with ``N t d_L >= (1 + margin) P + extra`` rows."""
-    need = (1 + margin) * arch.parameter_count + extra
-    return max(1, math.ceil(need / arch.output_size))
+def new_directions_per_sample(arch: Architecture) -> int:
+    """Bound ``b`` on the rank one more input sequence can add, once shared weights are seen.
+
+    A plain lightning network computes ``Y = (V_L ... V_1) X (S_1^T ... S_L^T)``
+    with ``t x t`` attention matrices ``S_i`` (Lemma 3.6), so beyond the
+    ``d_L x d_0`` product of the values a sample carries at most ``t^2`` new
+    directions; several heads or skip connections give ``(H + skip)^L`` such
+    products.  Never more than the ``t d_L`` outputs.
+    """
+    t = arch.tokens
+    paths = (arch.heads + int(arch.skip)) ** arch.depth
+    return min(t * arch.widths[-1], t * t * paths)
+
+
+def sampling_plan(arch: Architecture, target: int, samples: int | None = None) -> tuple[int, int]:
+    """``(N, k)``: input sequences and backward seeds per sequence to reach rank ``target``.
+
+    ``N`` is large enough that ``N b`` exceeds the target by 10% (``b`` from
+    :func:`new_directions_per_sample`), and ``k`` makes the ``N k`` rows
+    exceed it by 10% too.
+    """
+    need = 1.1 * target + 10
+    if samples is None:
+        samples = math.ceil(need / new_directions_per_sample(arch)) + 1
+    k = min(arch.output_size, math.ceil(need / samples) + 1)
+    return samples, k
+
+
+def default_samples(arch: Architecture) -> int:
+    """Default number ``N`` of input sequences (see :func:`sampling_plan`)."""
+    return sampling_plan(arch, _planning_bound(arch))[0]
+
+
+def _planning_bound(arch: Architecture) -> int:
+    bound = arch.parameter_count - symmetry_count(arch)
+    analytic = analytic_upper_bound(arch)
+    if analytic is not None:
+        bound = min(bound, analytic[0])
+    return max(bound, 1)
 
 
 @dataclass(frozen=True)
@@ -54,6 +89,7 @@ class RankRun:
     prime: int
     seed: int
     samples: int
+    seeds_per_sample: int
     rows: int
     rank: int
     symmetry_rank: int
@@ -67,6 +103,7 @@ class RankRun:
             "prime": self.prime,
             "seed": self.seed,
             "samples": self.samples,
+            "seeds_per_sample": self.seeds_per_sample,
             "rows": self.rows,
             "rank": self.rank,
             "symmetry_rank": self.symmetry_rank,
@@ -183,6 +220,7 @@ class DimensionResult:
             "seed": self.seed,
             "samples": self.samples,
             "rows": self.main.rows,
+            "seeds_per_sample": self.main.seeds_per_sample,
             "runs": [r.to_dict() for r in self.runs],
             "effective_architecture": None if self.reduction is None else self.reduction.architecture.to_dict(),
             "seconds": round(self.seconds, 4),
@@ -211,18 +249,19 @@ class DimensionResult:
             f"  formula          {formula}",
             *([f"  note             {e.note}"] if e.note and e.value is not None else []),
             f"  certificate      {self.certificate}",
-            f"  prime {self.prime}, seed {self.seed}, {self.samples} samples ({self.main.rows} rows), {self.seconds:.2f} s",
+            f"  prime {self.prime}, seed {self.seed}, {self.samples} samples x {self.main.seeds_per_sample} output combinations = {self.main.rows} rows, {self.seconds:.2f} s",
         ]
         return "\n".join(lines)
 
 
-def _run(arch: Architecture, prime: int, seed: int, samples: int) -> RankRun:
+def _run(arch: Architecture, prime: int, seed: int, samples: int, k: int) -> RankRun:
     F = GFp(prime)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     theta = random_parameters(arch, F, rng)
     X = random_inputs(arch, F, rng, samples)
-    J = jacobian(arch, F, theta, X)
+    seeds = None if k >= arch.output_size else F.random(rng, (samples, k, arch.tokens, arch.widths[-1]))
+    J = jacobian(arch, F, theta, X, seeds)
     t1 = time.perf_counter()
     r = linalg.rank(J, prime)
     t2 = time.perf_counter()
@@ -237,7 +276,7 @@ def _run(arch: Architecture, prime: int, seed: int, samples: int) -> RankRun:
             v = F.matvec(np.ascontiguousarray(T.T), w)
             ok &= not np.any(F.matvec(J, v))
     t3 = time.perf_counter()
-    return RankRun(prime, seed, samples, J.shape[0], r, rs, bool(ok), t1 - t0, t2 - t1, t3 - t2)
+    return RankRun(prime, seed, samples, J.shape[0] // samples, J.shape[0], r, rs, bool(ok), t1 - t0, t2 - t1, t3 - t2)
 
 
 def dimension(
@@ -249,6 +288,7 @@ def dimension(
     recheck: bool = True,
     threads: int | None = None,
     max_doublings: int = 4,
+    full_rows: bool = False,
 ) -> DimensionResult:
     """Exact dimension of the neuromanifold of a lightning network.
 
@@ -261,15 +301,19 @@ def dimension(
     seed:
         Seed of the random parameter point and input sequences.
     samples:
-        Number ``N`` of random input sequences.  Default: enough rows to
-        exceed the parameter count by 10%, doubled (up to ``max_doublings``
-        times) while the rank is below the symmetry bound and still grows.
-        Rows alone are not enough: with ``a = 1`` one sample's output is a
-        rank-one ``t x d'`` matrix and contributes only ``t + d' - 1``
-        independent rows.  An explicit ``samples`` is used as given.
+        Number ``N`` of random input sequences.  Default: from
+        :func:`sampling_plan` (one sample adds at most ``t^2`` new directions
+        beyond the shared value weights, so ``N`` grows like ``dim / t^2``),
+        doubled (up to ``max_doublings`` times) while the rank is below the
+        upper bound and still grows.  An explicit ``samples`` is used as
+        given.  Each sample contributes ``k`` rows: random combinations of its
+        ``t d_L`` outputs, seeded into the backward pass (``k`` from the
+        plan); the rank of these combinations is still a lower bound.
     recheck:
         Repeat with a second prime and a new point when the rank is below the
         symmetry bound or below the paper's formula.
+    full_rows:
+        Use all ``t d_L`` output rows of every sample (no random combinations).
 
     Examples
     --------
@@ -287,11 +331,12 @@ def dimension(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     adaptive = samples is None
-    if samples is None:
-        samples = default_samples(arch)
-    elif isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1):
         raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
-    seed, samples = int(seed), int(samples)
+    samples, k = sampling_plan(arch, _planning_bound(arch), None if samples is None else int(samples))
+    if full_rows:
+        k = arch.output_size
+    seed = int(seed)
     linalg.set_threads(threads)
     t0 = time.perf_counter()
     P = arch.parameter_count
@@ -302,9 +347,10 @@ def dimension(
     eff = effective_architecture(arch)
     if eff != arch:
         reduction = dimension(
-            eff, prime=prime, seed=seed, samples=None, recheck=recheck, threads=threads, max_doublings=max_doublings
+            eff, prime=prime, seed=seed, samples=None, recheck=recheck, threads=threads,
+            max_doublings=max_doublings, full_rows=full_rows,
         )
-    runs = [_run(arch, prime, seed, samples)]
+    runs = [_run(arch, prime, seed, samples, k)]
     if not runs[0].kernel_check:
         raise ComputationError("a symmetry tangent is not in the kernel of the Jacobian (bug)", prime=prime, seed=seed)
 
@@ -326,13 +372,13 @@ def dimension(
         if best() >= upper():
             break
         samples *= 2
-        runs.append(_run(arch, prime, seed, samples))
+        runs.append(_run(arch, prime, seed, samples, k))
         if runs[-1].rank <= runs[-2].rank:
             break
     below_formula = expected.value is not None and best() < expected.value
     if recheck and (best() < upper() or below_formula):
         second = SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
-        runs.append(_run(arch, second, seed + 1, samples))
+        runs.append(_run(arch, second, seed + 1, samples, k))
     seconds = time.perf_counter() - t0
     return DimensionResult(
         architecture=arch,
@@ -376,7 +422,7 @@ def jacobian_rank(
 
     if samples is not None:
         return at(samples)
-    n = default_samples(arch)
+    n = math.ceil((1.1 * arch.parameter_count + 10) / arch.output_size)
     r = at(n)
     for _ in range(max_doublings):
         n *= 2

@@ -69,7 +69,7 @@ class Parametrization:
     >>> P.ambient_dimension, len(P.variables)
     (6, 6)
     >>> str(P.polynomials[1])
-    'a_(1,1)*v_(1,2) + a_(1,2)*v_(1,1)'
+    'a_(1,2)*v_(1,1) + a_(1,1)*v_(1,2)'
     """
 
     def __init__(self, arch: Architecture, coords: str = "reduced", params: str | None = None):

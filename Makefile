@@ -1,0 +1,29 @@
+# The two commands of the README:
+#   make reproduce   set everything up, run the main job (Theorem 3.4 reproduction)
+#   make test        set everything up, run the whole test suite
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+OUT     ?= results
+PYTEST_ARGS ?=
+
+.PHONY: setup setup-container reproduce test bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+setup-container:
+	@bash scripts/setup.sh --container
+
+reproduce: setup
+	@$(VENV)/bin/ag-attention reproduce corollary-3.8 --out $(OUT)/corollary-3.8
+
+test: setup
+	@$(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
+	exit $$status
+
+bench: setup
+	@$(PY) bench/dimension.py
+
+clean:
+	rm -rf $(VENV) .stamps .pytest_cache build *.egg-info

@@ -1,0 +1,162 @@
+"""Command-line interface ``ag-attention``: argument parsing and printing only.
+
+Exit status: 0 success, 1 a computation or check failed, 2 bad arguments,
+3 Macaulay2 problem (not found, timed out, error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable, Sequence
+
+from . import __version__
+from .architecture import Architecture, parse_sizes
+from .errors import AgAttentionError, InvalidArgumentError, M2Error
+
+EXIT_FAILED, EXIT_USAGE, EXIT_M2 = 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own errors: status 2, to stderr
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _int(name: str) -> Callable[[str], int]:
+    def conv(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+
+    return conv
+
+
+def _add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = True) -> None:
+    g = p.add_argument_group("architecture")
+    g.add_argument("--widths", required=True, help="d_0,...,d_L, e.g. 4,4,4")
+    g.add_argument("--ranks", help="a_1,...,a_L (omit with --parametrization AV)")
+    g.add_argument("--tokens", "-t", type=_int("--tokens"), default=2, help="sequence length t (default 2)")
+    g.add_argument("--parametrization", choices=["QKV", "AV"], default=None, help="QKV (default) or AV (A free)")
+    g.add_argument("--heads", type=_int("--heads"), default=1, help="attention heads per layer (default 1)")
+    g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
+    if allow_normalized:
+        g.add_argument("--normalized", action="store_true", help="softmax attention (numerical, not certified)")
+        g.add_argument("--temperature", type=float, default=1.0, help="softmax temperature (default 1)")
+
+
+def _architecture(args: argparse.Namespace) -> Architecture:
+    widths = parse_sizes(args.widths, "widths")
+    parametrization = args.parametrization or ("QKV" if args.ranks else "AV")
+    ranks = parse_sizes(args.ranks, "ranks") if args.ranks else None
+    return Architecture(
+        widths,
+        ranks,
+        tokens=args.tokens,
+        parametrization=parametrization,
+        heads=args.heads,
+        skip=args.skip,
+        normalized=getattr(args, "normalized", False),
+        temperature=getattr(args, "temperature", 1.0),
+    )
+
+
+def _emit(args: argparse.Namespace, result: Any) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(result.to_dict(), indent=None if args.compact else 2, sort_keys=False))
+    else:
+        print(result)
+
+
+# ----------------------------------------------------------------- commands
+def cmd_dim(args: argparse.Namespace) -> int:
+    from .exact.dimension import dimension
+
+    arch = _architecture(args)
+    kwargs: dict[str, Any] = {"seed": args.seed, "samples": args.samples}
+    if args.prime is not None:
+        kwargs["prime"] = args.prime
+    _emit(args, dimension(arch, **kwargs))
+    return 0
+
+
+def _finish_report(args: argparse.Namespace, report: Any) -> int:
+    out = report.write(args.out)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, default=str))
+    else:
+        n = len(report.checks)
+        print(f"{report.title}: {'PASSED' if report.passed else 'FAILED'} ({n} checks)")
+        for f in report.findings:
+            print(f"  finding: {f}")
+        print(f"report: {out / 'report.md'} and {out / 'report.json'}")
+    for c in report.failures:
+        print(f"FAILED: {c.claim} [{c.case}]: expected {c.expected}, observed {c.observed}", file=sys.stderr)
+    return 0 if report.passed else EXIT_FAILED
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    if args.what == "corollary-3.8":
+        from .reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
+
+        report = reproduce_corollary_38(QUICK_GRID if args.quick else GRID, seed=args.seed)
+    else:  # pragma: no cover - argparse restricts the choices
+        raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
+    return _finish_report(args, report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ag-attention",
+        description="Exact algebraic geometry of (lightning) self-attention networks.",
+    )
+    parser.add_argument("--version", action="version", version=f"ag-attention {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("dim", help="dimension of the neuromanifold (exact over GF(p))",
+                       description="Dimension of the neuromanifold: exact GF(p) Jacobian rank with a certificate.")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed (default 0)")
+    p.add_argument("--samples", type=_int("--samples"), default=None, help="input sequences N (default: automatic)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    p.set_defaults(func=cmd_dim)
+
+    p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
+    p.add_argument("what", choices=["corollary-3.8"], help="which result")
+    p.add_argument("--out", default=None, help="output directory (default results/WHAT)")
+    p.add_argument("--quick", action="store_true", help="a smaller grid")
+    p.add_argument("--seed", type=_int("--seed"), default=0)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_reproduce)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "out", "unset") is None:
+        args.out = f"results/{args.what}"
+    try:
+        return int(args.func(args) or 0)
+    except InvalidArgumentError as exc:
+        print(f"ag-attention: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except M2Error as exc:
+        print(f"ag-attention: Macaulay2: {exc}", file=sys.stderr)
+        return EXIT_M2
+    except AgAttentionError as exc:
+        print(f"ag-attention: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("ag-attention: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

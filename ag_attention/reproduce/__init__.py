@@ -1,0 +1,1 @@
+"""Reproductions of the paper's results, each returning a :class:`~.report.Report`."""
