@@ -98,6 +98,29 @@ def _finish_report(args: argparse.Namespace, report: Any) -> int:
     return 0 if report.passed else EXIT_FAILED
 
 
+def cmd_implicitize(args: argparse.Namespace) -> int:
+    from .m2.implicitize import implicitize
+
+    arch = _architecture(args)
+    result = implicitize(
+        arch, coords=args.coords, field=args.field, weights=args.weights,
+        backend=args.backend, timeout=args.timeout, cache=not args.no_cache,
+    )
+    _emit(args, result)
+    return 0
+
+
+def cmd_m2_doctor(args: argparse.Namespace) -> int:
+    from .m2.doctor import doctor
+
+    report = doctor()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(report)
+    return 0 if report.ok else EXIT_M2
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.what == "corollary-3.8":
         from .reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
@@ -106,6 +129,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     else:  # pragma: no cover - argparse restricts the choices
         raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
     return _finish_report(args, report)
+
+
+def _add_m2_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Macaulay2")
+    g.add_argument("--backend", choices=["auto", "local", "container"], default="auto",
+                   help="local M2, the container image, or auto (local if present)")
+    g.add_argument("--timeout", type=float, default=300.0, help="seconds per Macaulay2 job (default 300)")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -126,6 +157,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.set_defaults(func=cmd_dim)
+
+    p = sub.add_parser("implicitize", help="Zariski closure of a one-layer neuromanifold (Macaulay2)",
+                       description="Ideal of the Zariski closure of the neuromanifold of one lightning layer, by Macaulay2.")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--coords", choices=["reduced", "full"], default="reduced", help="coordinates (default reduced)")
+    p.add_argument("--field", default="QQ", help="QQ (default) or ZZ/p, e.g. ZZ/32003")
+    p.add_argument("--weights", choices=["AV", "QKV"], default=None, help="weight ring (default AV)")
+    _add_m2_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    p.set_defaults(func=cmd_implicitize)
+
+    p = sub.add_parser("m2", help="Macaulay2 backends")
+    m2sub = p.add_subparsers(dest="m2_command", metavar="M2COMMAND", parser_class=_Parser)
+    m2sub.required = True
+    d = m2sub.add_parser("doctor", help="which Macaulay2 backends work here, with versions")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=cmd_m2_doctor)
 
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
     p.add_argument("what", choices=["corollary-3.8"], help="which result")

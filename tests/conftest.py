@@ -1,11 +1,70 @@
 import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 os.environ.setdefault("HOME", "/tmp")
+# Macaulay2 results never come from a cache left by an earlier run
+_CACHE = tempfile.mkdtemp(prefix="ag-attention-test-cache-")
+os.environ["AG_ATTENTION_CACHE_DIR"] = _CACHE
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(20241122)
+
+
+def _require(var: str) -> bool:
+    return os.environ.get(var, "") not in ("", "0")
+
+
+@pytest.fixture(scope="session")
+def m2_local():
+    """The local Macaulay2 (skipped if absent, unless AG_ATTENTION_REQUIRE_M2=1: then a failure)."""
+    from ag_attention.m2.runner import LocalBackend
+
+    b = LocalBackend()
+    ok, why = b.available()
+    if not ok:
+        if _require("AG_ATTENTION_REQUIRE_M2"):
+            pytest.fail(f"Macaulay2 required but unavailable: {why}")
+        pytest.skip(f"no local Macaulay2: {why}")
+    return b
+
+
+@pytest.fixture(scope="session")
+def m2_container():
+    """The project's image, built from docker/Dockerfile if missing (skipped only if no engine runs)."""
+    from ag_attention.m2.runner import ContainerBackend
+
+    b = ContainerBackend()
+    if b.engine is None:
+        reason = "neither a Docker engine nor podman can run here"
+        print(f"SKIP container tests: {reason}")
+        pytest.skip(reason)
+    ok, why = b.available()
+    if not ok:
+        r = subprocess.run(["bash", str(ROOT / "docker" / "build.sh")], capture_output=True, text=True)
+        if r.returncode != 0:
+            pytest.fail(f"building the image failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+        ok, why = b.available()
+        assert ok, why
+    return b
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", str(d))
+    return d
+
+
+def processes_matching(text: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [ln for ln in out.splitlines()[1:] if text in ln and "ps -eo" not in ln]

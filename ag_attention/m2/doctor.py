@@ -1,0 +1,76 @@
+"""``ag-attention m2 doctor``: which Macaulay2 backends work here, and how fast."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import AgAttentionError
+from .jobs import run_json
+from .runner import HOW_TO_GET_M2, ContainerBackend, LocalBackend
+
+__all__ = ["BackendReport", "Doctor", "doctor"]
+
+
+@dataclass
+class BackendReport:
+    name: str
+    available: bool
+    detail: str
+    version: str | None = None
+    overhead_seconds: float | None = None
+    package_ok: bool | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+@dataclass
+class Doctor:
+    backends: list[BackendReport] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return any(b.available and b.package_ok for b in self.backends)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "backends": [b.to_dict() for b in self.backends], "help": None if self.ok else HOW_TO_GET_M2}
+
+    def __str__(self) -> str:
+        lines = ["Macaulay2 backends:"]
+        for b in self.backends:
+            if not b.available:
+                lines.append(f"  {b.name:<10} unavailable: {b.detail}")
+            elif b.error:
+                lines.append(f"  {b.name:<10} BROKEN ({b.detail}): {b.error}")
+            else:
+                lines.append(
+                    f"  {b.name:<10} Macaulay2 {b.version}, LightningAttention loads, "
+                    f"{b.overhead_seconds:.2f} s per job ({b.detail})"
+                )
+        lines.append("auto picks: " + next((b.name for b in self.backends if b.available and b.package_ok), "nothing"))
+        if not self.ok:
+            lines.append(HOW_TO_GET_M2)
+        return "\n".join(lines)
+
+
+def doctor(timeout: float = 120) -> Doctor:
+    report = Doctor()
+    for backend in (LocalBackend(), ContainerBackend()):
+        ok, detail = backend.available()
+        entry = BackendReport(backend.name, ok, detail)
+        report.backends.append(entry)
+        if not ok:
+            continue
+        try:
+            entry.version = backend.version()
+            t0 = time.perf_counter()
+            job = run_json('result = hashTable {"ok" => true};', backend=backend, timeout=timeout, label="doctor", cache=False)
+            entry.overhead_seconds = time.perf_counter() - t0
+            entry.package_ok = job.payload.get("ok") is True
+        except AgAttentionError as exc:
+            entry.error = str(exc)
+            entry.package_ok = False
+    return report

@@ -1,0 +1,329 @@
+"""Running Macaulay2 jobs: a local ``M2`` or the project's container image.
+
+Every job is a fresh process fed a generated ``.m2`` file, under a timeout.
+
+* Local: ``M2 --script job.m2`` in a new session (its own process group), in a
+  private temporary directory that is also ``HOME``.  On timeout the whole
+  process group is killed with SIGKILL.
+* Container: ``docker``/``podman run`` of the image with no network, a
+  read-only root file system, a non-root user, memory and process limits, all
+  capabilities dropped; the job directory is mounted read-only.  The
+  container is named, so on timeout it is killed with ``<engine> kill`` and
+  removed, and the client process group is killed too.
+
+The job directory holds ``job.m2`` and a copy of this checkout's
+``LightningAttention.m2``; scripts start with
+``path = prepend(currentFileDirectory, path)``, so both backends run the same
+package.  No shell is involved: commands are argument lists.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InvalidArgumentError, M2NotFoundError, M2TimeoutError
+
+__all__ = [
+    "M2Output",
+    "Backend",
+    "LocalBackend",
+    "ContainerBackend",
+    "get_backend",
+    "available_backends",
+    "package_file",
+    "DEFAULT_IMAGE",
+    "BACKENDS",
+]
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("auto", "local", "container")
+DEFAULT_IMAGE = os.environ.get("AG_ATTENTION_IMAGE", "localhost/ag-attention-m2:latest")
+PACKAGE_NAME = "LightningAttention.m2"
+HOW_TO_GET_M2 = (
+    "Macaulay2 is needed for this computation and no backend works here. Either install it locally "
+    "(Debian/Ubuntu: `apt-get install macaulay2`, or `make setup` in the ag-attention checkout; other "
+    "systems: https://macaulay2.com/Downloads), or build the project's image with `docker/build.sh` "
+    "(needs a Docker engine or podman; `make setup-container` also installs podman on Debian)."
+)
+
+
+def package_file() -> Path:
+    """Path of ``LightningAttention.m2`` (env ``AG_ATTENTION_M2SCRIPTS`` or the checkout's ``m2scripts/``)."""
+    candidates = []
+    env = os.environ.get("AG_ATTENTION_M2SCRIPTS")
+    if env:
+        candidates.append(Path(env) / PACKAGE_NAME)
+    here = Path(__file__).resolve()
+    candidates.append(here.parents[2] / "m2scripts" / PACKAGE_NAME)
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise M2NotFoundError(
+        f"the Macaulay2 package {PACKAGE_NAME} was not found (looked in {', '.join(map(str, candidates))}); "
+        "set AG_ATTENTION_M2SCRIPTS to the m2scripts/ directory"
+    )
+
+
+@dataclass(frozen=True)
+class M2Output:
+    """What one Macaulay2 process produced."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+    seconds: float
+    backend: str
+    script_name: str = "job.m2"
+
+
+def _check_timeout(timeout: float) -> float:
+    try:
+        t = float(timeout)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"timeout={timeout!r}: must be a number of seconds") from None
+    if not (t > 0 and t < 1e7):
+        raise InvalidArgumentError(f"timeout={timeout!r}: must be a positive number of seconds")
+    return t
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class Backend(ABC):
+    """A way to run Macaulay2."""
+
+    name: str = "?"
+
+    def __init__(self) -> None:
+        self._version: str | None = None
+        self._lock = threading.Lock()
+
+    @abstractmethod
+    def available(self) -> tuple[bool, str]:
+        """(works here?, explanation)."""
+
+    @abstractmethod
+    def _command(self, jobdir: Path, name: str) -> list[str]:
+        """The argument list running ``job.m2`` from ``jobdir``."""
+
+    def _on_timeout(self, name: str) -> None:
+        """Extra cleanup after the client process group has been killed."""
+
+    def _environment(self, jobdir: Path) -> dict[str, str]:
+        """Environment of the client process: minimal, with ``HOME`` the job directory."""
+        return {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": str(jobdir),
+            "LANG": "C.UTF-8",
+        }
+
+    def version(self) -> str:
+        """Macaulay2's version string (``1.21``), cached."""
+        with self._lock:
+            if self._version is None:
+                out = self.run('print version#"VERSION";\n', timeout=60, label="version query", with_package=False)
+                lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+                if out.returncode != 0 or not lines:
+                    raise M2NotFoundError(f"{self.name} Macaulay2 did not report its version: {out.stderr.strip()[:300]}")
+                self._version = lines[-1]
+            return self._version
+
+    def run(self, script: str, *, timeout: float, label: str = "job", with_package: bool = True) -> M2Output:
+        """Run ``script`` in a fresh Macaulay2 process; raises M2TimeoutError on timeout."""
+        timeout = _check_timeout(timeout)
+        name = f"ag-attention-{uuid.uuid4().hex[:12]}"
+        with tempfile.TemporaryDirectory(prefix="ag-attention-m2-") as tmp:
+            jobdir = Path(tmp)
+            os.chmod(jobdir, 0o755)  # readable by the container's user
+            (jobdir / "job.m2").write_text(script)
+            if with_package:
+                shutil.copyfile(package_file(), jobdir / PACKAGE_NAME)
+            for f in jobdir.iterdir():
+                os.chmod(f, 0o644)
+            cmd = self._command(jobdir, name)
+            log.debug("M2 %s (%s): %s", label, self.name, cmd)
+            log.debug("M2 script:\n%s", script)
+            env = self._environment(jobdir)
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(
+                cmd, cwd=jobdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, start_new_session=True,
+            )
+            try:
+                stdout, stderr = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                self._on_timeout(name)
+                try:
+                    proc.communicate(timeout=30)
+                except subprocess.TimeoutExpired:  # pragma: no cover - the kernel did not reap in 30 s
+                    pass
+                raise M2TimeoutError(f"{label} ({self.name} backend)", timeout) from None
+            except BaseException:
+                _kill_group(proc)
+                self._on_timeout(name)
+                proc.wait()
+                raise
+            seconds = time.perf_counter() - t0
+        for line in stdout.splitlines():
+            log.debug("M2 stdout: %s", line)
+        for line in stderr.splitlines():
+            log.debug("M2 stderr: %s", line)
+        return M2Output(stdout, stderr, proc.returncode, seconds, self.name)
+
+    def describe(self) -> str:
+        return self.name
+
+
+class LocalBackend(Backend):
+    """``M2`` on PATH (or a given executable)."""
+
+    name = "local"
+
+    def __init__(self, executable: str | None = None):
+        super().__init__()
+        self.executable = executable or shutil.which("M2")
+
+    def available(self) -> tuple[bool, str]:
+        if not self.executable or not os.access(self.executable, os.X_OK):
+            return False, "no M2 on PATH"
+        return True, self.executable
+
+    def _command(self, jobdir: Path, name: str) -> list[str]:
+        if not self.executable:
+            raise M2NotFoundError("local backend: no M2 on PATH. " + HOW_TO_GET_M2)
+        # M2 --script FILE takes exactly these two arguments
+        return [self.executable, "--script", str(jobdir / "job.m2")]
+
+    def describe(self) -> str:
+        return f"local ({self.executable})"
+
+
+def _engine_works(engine: str) -> bool:
+    exe = shutil.which(engine)
+    if not exe:
+        return False
+    try:
+        r = subprocess.run([exe, "info"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0
+
+
+class ContainerBackend(Backend):
+    """The project's image under docker or podman."""
+
+    name = "container"
+
+    def __init__(self, image: str = DEFAULT_IMAGE, engine: str | None = None, memory: str = "4g", pids: int = 512):
+        super().__init__()
+        self.image = image
+        self._engine = engine
+        self.memory = memory
+        self.pids = pids
+
+    @property
+    def engine(self) -> str | None:
+        if self._engine is None:
+            env = os.environ.get("CONTAINER_ENGINE")
+            if env:
+                self._engine = env
+            elif _engine_works("docker"):
+                self._engine = "docker"
+            elif _engine_works("podman"):
+                self._engine = "podman"
+            else:
+                self._engine = ""
+        return self._engine or None
+
+    def available(self) -> tuple[bool, str]:
+        engine = self.engine
+        if engine is None:
+            return False, "neither a Docker engine nor podman answers"
+        r = subprocess.run([engine, "image", "inspect", self.image], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            return False, f"{engine} works but the image {self.image} is missing: build it with docker/build.sh"
+        return True, f"{engine}, image {self.image}"
+
+    def _command(self, jobdir: Path, name: str) -> list[str]:
+        engine = self.engine
+        if engine is None:
+            raise M2NotFoundError("container backend: neither a Docker engine nor podman answers. " + HOW_TO_GET_M2)
+        return [
+            engine, "run", "--rm", "--name", name,
+            "--network", "none", "--read-only", "--user", "1000:1000",
+            "--memory", self.memory, "--pids-limit", str(self.pids),
+            "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+            "--tmpfs", "/tmp:rw,size=512m", "--tmpfs", "/home/m2:rw,size=64m",
+            "-e", "HOME=/home/m2",
+            "-v", f"{jobdir}:/job:ro",
+            "--entrypoint", "M2",
+            self.image, "--script", "/job/job.m2",
+        ]
+
+    def _environment(self, jobdir: Path) -> dict[str, str]:
+        # the engine client needs the caller's settings (DOCKER_HOST, podman's configuration)
+        return dict(os.environ)
+
+    def _on_timeout(self, name: str) -> None:
+        engine = self.engine
+        if engine is None:
+            return
+        for cmd in ([engine, "kill", name], [engine, "rm", "-f", name]):
+            try:
+                subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+            except (OSError, subprocess.TimeoutExpired):  # pragma: no cover
+                log.warning("could not run %s", cmd)
+
+    def describe(self) -> str:
+        return f"container ({self.engine or 'no engine'}, {self.image})"
+
+
+_default: dict[str, Backend] = {}
+
+
+def available_backends() -> dict[str, tuple[bool, str]]:
+    return {name: _backend(name).available() for name in ("local", "container")}
+
+
+def _backend(name: str) -> Backend:
+    if name not in _default:
+        _default[name] = LocalBackend() if name == "local" else ContainerBackend()
+    return _default[name]
+
+
+def get_backend(name: str | Backend = "auto") -> Backend:
+    """``"local"``, ``"container"``, ``"auto"`` (local if present, else container) or a Backend."""
+    if isinstance(name, Backend):
+        return name
+    if name not in BACKENDS:
+        raise InvalidArgumentError(f"backend={name!r}: must be one of {', '.join(BACKENDS)}")
+    if name == "auto":
+        reasons = []
+        for candidate in ("local", "container"):
+            ok, why = _backend(candidate).available()
+            if ok:
+                return _backend(candidate)
+            reasons.append(f"{candidate}: {why}")
+        raise M2NotFoundError(HOW_TO_GET_M2 + " (" + "; ".join(reasons) + ")")
+    backend = _backend(name)
+    ok, why = backend.available()
+    if not ok:
+        raise M2NotFoundError(f"{name} backend unavailable: {why}. " + HOW_TO_GET_M2)
+    return backend

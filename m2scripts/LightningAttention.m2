@@ -1,0 +1,462 @@
+-- LightningAttention: neuromanifolds of one lightning self-attention layer.
+-- Part of ag-attention (https://github.com/ag-attention); usable on its own:
+--   needsPackage "LightningAttention"
+newPackage(
+    "LightningAttention",
+    Version => "0.1",
+    Date => "2026-11-22",
+    Authors => {{Name => "ag-attention developers"}},
+    Headline => "parametrizations, closures and singular loci of lightning self-attention",
+    Keywords => {"Applied Algebraic Geometry"},
+    DebuggingMode => false
+    )
+
+export {
+    -- types and constructor
+    "LightningParametrization",
+    "lightningParametrization",
+    -- options
+    "AttentionRank",
+    "Tokens",
+    "Coordinates",
+    "Weights",
+    "Homogenize",
+    "RankA",
+    "RankV",
+    -- computations
+    "closureIdeal",
+    "singularLocusIdeal",
+    "baseLocusIdeal",
+    "weightIdeals",
+    "restrictedClosureIdeal",
+    "coordinatePolynomials",
+    -- output for programs
+    "jsonEncode"
+    }
+
+LightningParametrization = new Type of HashTable
+LightningParametrization.synonym = "parametrization of a lightning self-attention layer"
+
+net LightningParametrization := P -> (
+    "LightningParametrization: d = " | toString P#"d" | ", d' = " | toString P#"d'"
+    | ", " | (if P#"rank" === null then "A free" else "rank A <= " | toString P#"rank")
+    | ", t = " | toString P#"tokens" | ", " | P#"coordinates" | " coordinates ("
+    | toString numgens P#"coordinateRing" | "), weights " | P#"weights"
+    | " over " | toString coefficientRing P#"weightRing"
+    )
+
+-- quadratic monomials z_i z_j, i <= j (0-based), in the order of ag-attention
+quadraticMonomials = d -> flatten apply(d, i -> apply(toList(i..d-1), j -> (i, j)))
+
+-- the coordinates of phi: reduced (Prop. A.5) or full
+reducedCoordinates = (A, V) -> (
+    d := numRows A; e := numRows V;
+    flatten flatten apply(d, k -> apply(e, m -> apply(quadraticMonomials d, ij -> (
+        (i, j) := ij;
+        if i == j then A_(k, i) * V_(m, i) else A_(k, i) * V_(m, j) + A_(k, j) * V_(m, i)))))
+    )
+
+-- full coordinates: (y_i)_m = sum_j sum_k x_i[k] q_{k,m}(x_j), keyed by
+-- (i, m, sorted triple of flat input indices), sorted like ag-attention
+fullCoordinates = (A, V, t) -> (
+    d := numRows A; e := numRows V;
+    red := reducedCoordinates(A, V);
+    Q := quadraticMonomials d;
+    col := hashTable flatten flatten apply(d, k -> apply(e, m -> apply(#Q, n -> (k, m, Q#n) => k * e * #Q + m * #Q + n)));
+    coeffs := new MutableHashTable;
+    for i from 0 to t - 1 do for m from 0 to e - 1 do for j from 0 to t - 1 do
+        for k from 0 to d - 1 do for uv in Q do (
+            mono := sort {i * d + k, j * d + uv#0, j * d + uv#1};
+            key := (i, m, mono);
+            if not coeffs#?key then coeffs#key = 0_(ring A);
+            coeffs#key = coeffs#key + red#(col#(k, m, uv)));
+    keys' := sort apply(keys coeffs, key -> {key#0, key#1, key#2});
+    apply(keys', key -> coeffs#(key#0, key#1, key#2))
+    )
+
+lightningParametrization = method(Options => {
+        AttentionRank => null,
+        Tokens => 2,
+        Coordinates => "reduced",
+        Weights => "AV",
+        CoefficientRing => QQ,
+        Homogenize => true
+        })
+lightningParametrization(ZZ, ZZ) := LightningParametrization => opts -> (d, e) -> (
+    if d < 1 then error("lightningParametrization: d must be positive, got " | toString d);
+    if e < 1 then error("lightningParametrization: d' must be positive, got " | toString e);
+    t := opts.Tokens;
+    if not instance(t, ZZ) or t < 1 then error("lightningParametrization: Tokens must be a positive integer, got " | toString t);
+    coords := opts.Coordinates;
+    if not member(coords, {"reduced", "full"}) then error("lightningParametrization: Coordinates must be \"reduced\" or \"full\", got " | toString coords);
+    if coords == "reduced" and t < 2 then error "lightningParametrization: reduced coordinates need Tokens >= 2 (Prop. A.5)";
+    w := opts.Weights;
+    if not member(w, {"AV", "QKV"}) then error("lightningParametrization: Weights must be \"AV\" or \"QKV\", got " | toString w);
+    a := opts.AttentionRank;
+    if w == "QKV" and a === null then error "lightningParametrization: Weights => \"QKV\" needs AttentionRank";
+    if a =!= null and (not instance(a, ZZ) or a < 1) then error("lightningParametrization: AttentionRank must be a positive integer, got " | toString a);
+    kk := opts.CoefficientRing;
+    -- weight ring, graded by (deg in A or (Q,K), deg in V)
+    aa := getSymbol "a"; qq := getSymbol "q"; ks := getSymbol "k"; vv := getSymbol "v"; cc := getSymbol "c";
+    local R; local A; local V; local Rfree; local minorsIdeal;
+    if w == "AV" then (
+        Rfree = kk[aa_(1,1)..aa_(d,d), vv_(1,1)..vv_(e,d), Degrees => toList(d*d:{1,0}) | toList(e*d:{0,1})];
+        A = matrix apply(d, k -> apply(d, l -> Rfree_(d*k + l)));
+        V = matrix apply(e, m -> apply(d, l -> Rfree_(d*d + d*m + l)));
+        minorsIdeal = if a =!= null and a < d then minors(a + 1, A) else ideal(0_Rfree);
+        R = if a =!= null and a < d then Rfree / minorsIdeal else Rfree;
+        A = sub(A, R); V = sub(V, R);
+        )
+    else (
+        R = kk[qq_(1,1)..qq_(a,d), ks_(1,1)..ks_(a,d), vv_(1,1)..vv_(e,d),
+            Degrees => toList(2*a*d:{1,0}) | toList(e*d:{0,1})];
+        Q := matrix apply(a, c -> apply(d, l -> R_(d*c + l)));
+        K := matrix apply(a, c -> apply(d, l -> R_(a*d + d*c + l)));
+        V = matrix apply(e, m -> apply(d, l -> R_(2*a*d + d*m + l)));
+        A = transpose Q * K;
+        minorsIdeal = ideal(0_R);
+        );
+    polys := if coords == "reduced" then reducedCoordinates(A, V) else fullCoordinates(A, V, t);
+    n := #polys;
+    degA := if w == "AV" then 1 else 2;
+    S := if opts.Homogenize
+        then kk[cc_1..cc_n, Degrees => toList(n:{degA, 1})]
+        else kk[cc_1..cc_n];
+    new LightningParametrization from {
+        "d" => d, "d'" => e, "rank" => a, "tokens" => t,
+        "coordinates" => coords, "weights" => w,
+        "weightRing" => R, "coordinateRing" => S,
+        "attentionMatrix" => A, "valueMatrix" => V,
+        "polynomials" => polys,
+        "map" => map(R, S, polys),
+        "domainIdeal" => minorsIdeal,
+        cache => new CacheTable
+        }
+    )
+
+coordinatePolynomials = method()
+coordinatePolynomials LightningParametrization := List => P -> P#"polynomials"
+
+-- Zariski closure of the image: the kernel of the parametrization
+closureIdeal = method()
+closureIdeal LightningParametrization := Ideal => P -> (
+    if not P.cache#?"closure" then P.cache#"closure" = trim kernel P#"map";
+    P.cache#"closure"
+    )
+
+singularLocusIdeal = method()
+singularLocusIdeal LightningParametrization := Ideal => P -> (
+    if not P.cache#?"singular" then P.cache#"singular" = trim ideal singularLocus closureIdeal P;
+    P.cache#"singular"
+    )
+
+-- the ideal of the coordinate polynomials in the weight ring (its zeros: the base locus)
+baseLocusIdeal = method()
+baseLocusIdeal LightningParametrization := Ideal => P -> ideal P#"polynomials"
+
+-- (ideal of the entries of A, ideal of the entries of V) in the weight ring
+weightIdeals = method()
+weightIdeals LightningParametrization := Sequence => P -> (
+    R := P#"weightRing";
+    IA := if P#"weights" == "AV" then ideal flatten entries P#"attentionMatrix"
+          else ideal select(gens R, x -> (degree x)#0 == 1);
+    IV := ideal flatten entries P#"valueMatrix";
+    (IA, IV)
+    )
+
+-- closure of the image of {rank A <= RankA, rank V <= RankV} (AV weights)
+restrictedClosureIdeal = method(Options => {RankA => 1, RankV => 1})
+restrictedClosureIdeal LightningParametrization := Ideal => opts -> P -> (
+    if P#"weights" != "AV" then error "restrictedClosureIdeal: needs Weights => \"AV\"";
+    R := P#"weightRing"; A := P#"attentionMatrix"; V := P#"valueMatrix";
+    J := ideal(0_R);
+    if opts.RankA < numRows A then J = J + minors(opts.RankA + 1, A);
+    if opts.RankV < min(numRows V, numColumns V) then J = J + minors(opts.RankV + 1, V);
+    R' := R / J;
+    trim kernel map(R', P#"coordinateRing", apply(P#"polynomials", f -> sub(f, R')))
+    )
+
+-- JSON for programs: strings, integers, booleans, null, lists, hash tables with string keys
+jsonEscape = s -> (
+    s = replace("\\\\", "\\\\\\\\", s);
+    s = replace("\"", "\\\\\"", s);
+    s = replace("\n", "\\\\n", s);
+    s = replace("\t", "\\\\t", s);
+    "\"" | s | "\""
+    )
+jsonEncode = method()
+jsonEncode String := jsonEscape
+jsonEncode ZZ := toString
+jsonEncode Boolean := b -> if b then "true" else "false"
+jsonEncode Nothing := x -> "null"
+jsonEncode List := L -> "[" | demark(",", apply(L, jsonEncode)) | "]"
+jsonEncode Sequence := L -> jsonEncode toList L
+jsonEncode HashTable := H -> (
+    "{" | demark(",", apply(sort keys H, k -> (
+        if not instance(k, String) then error "jsonEncode: keys must be strings";
+        jsonEscape k | ":" | jsonEncode H#k))) | "}"
+    )
+jsonEncode Thing := x -> error("jsonEncode: cannot encode an object of class " | toString class x | " (send strings and integers)")
+
+beginDocumentation()
+
+doc ///
+  Key
+    LightningAttention
+  Headline
+    neuromanifolds of a lightning self-attention layer
+  Description
+    Text
+      A lightning self-attention layer with attention matrix $A$ ($d\times d$) and value
+      matrix $V$ ($d'\times d$) sends a sequence $x_1,\dots,x_t$ to
+      $y_i = \sum_j (x_i^T A x_j) V x_j$. For $t\ge 2$ the function is determined by
+      the $d\times d'$ array of quadratic forms $q_{k,m}(z) = (A_k\cdot z)(V_m\cdot z)$
+      (reduced coordinates); this package builds the parametrization as a ring map and
+      computes the Zariski closure of its image (the neuromanifold), its singular locus,
+      the base locus, and closures of restricted parametrizations (e.g. rank one).
+    Example
+      P = lightningParametrization(2, 1)
+      I = closureIdeal P
+      (dim I, degree I)
+  Subnodes
+    lightningParametrization
+    LightningParametrization
+    coordinatePolynomials
+    closureIdeal
+    singularLocusIdeal
+    baseLocusIdeal
+    restrictedClosureIdeal
+    jsonEncode
+///
+
+doc ///
+  Key
+    LightningParametrization
+  Headline
+    the parametrization of a lightning self-attention layer
+  Description
+    Text
+      A hash table with keys {\tt "weightRing"}, {\tt "coordinateRing"},
+      {\tt "attentionMatrix"}, {\tt "valueMatrix"}, {\tt "polynomials"} and
+      {\tt "map"} (the ring map from the coordinate ring to the weight ring).
+///
+
+doc ///
+  Key
+    lightningParametrization
+    (lightningParametrization, ZZ, ZZ)
+    [lightningParametrization, AttentionRank]
+    [lightningParametrization, Tokens]
+    [lightningParametrization, Coordinates]
+    [lightningParametrization, Weights]
+    [lightningParametrization, CoefficientRing]
+    [lightningParametrization, Homogenize]
+    AttentionRank
+    Tokens
+    Coordinates
+    Weights
+    Homogenize
+  Headline
+    the parametrization of a lightning layer as a ring map
+  Usage
+    P = lightningParametrization(d, d')
+  Inputs
+    d:ZZ
+      input width
+    d':ZZ
+      output width
+    AttentionRank => ZZ
+      the rank bound $a$ on $A$; {\tt null} for $A$ free
+    Tokens => ZZ
+      the sequence length $t$ (full coordinates depend on it)
+    Coordinates => String
+      {\tt "reduced"} ($d d' d(d+1)/2$ coefficients of the forms $q_{k,m}$) or
+      {\tt "full"} (coefficients of $y_i$ in the cubic monomials of the inputs)
+    Weights => String
+      {\tt "AV"} (variables $a_{k,l}, v_{m,l}$; with a rank bound the weight ring is
+      the quotient by the $(a+1)$-minors of $A$) or {\tt "QKV"} ($A = Q^T K$)
+    CoefficientRing => Ring
+      {\tt QQ} or a finite field such as {\tt ZZ/32003}
+    Homogenize => Boolean
+      grade the coordinate ring by (degree in $A$, degree in $V$) so the map is multihomogeneous
+  Outputs
+    P:LightningParametrization
+  Description
+    Example
+      P = lightningParametrization(2, 1);
+      coordinatePolynomials P
+      P' = lightningParametrization(2, 1, AttentionRank => 1, Weights => "QKV", CoefficientRing => ZZ/32003);
+      P'#"attentionMatrix"
+///
+
+doc ///
+  Key
+    closureIdeal
+    (closureIdeal, LightningParametrization)
+  Headline
+    the ideal of the Zariski closure of the neuromanifold
+  Usage
+    I = closureIdeal P
+  Inputs
+    P:LightningParametrization
+  Outputs
+    I:Ideal
+      the kernel of the parametrization, in the coordinate ring
+  Description
+    Text
+      For $d = 2, d' = 1$ the closure is the hypersurface of the resultant of the two
+      binary quadrics $q_1, q_2$.
+    Example
+      I = closureIdeal lightningParametrization(2, 1);
+      (numgens I, first degree I_0, dim I, degree I)
+///
+
+doc ///
+  Key
+    singularLocusIdeal
+    (singularLocusIdeal, LightningParametrization)
+  Headline
+    the ideal of the singular locus of the closure
+  Usage
+    J = singularLocusIdeal P
+  Inputs
+    P:LightningParametrization
+  Outputs
+    J:Ideal
+  Description
+    Example
+      P = lightningParametrization(2, 1);
+      J = singularLocusIdeal P;
+      radical J == restrictedClosureIdeal P
+///
+
+doc ///
+  Key
+    baseLocusIdeal
+    (baseLocusIdeal, LightningParametrization)
+    weightIdeals
+    (weightIdeals, LightningParametrization)
+  Headline
+    the base locus of the parametrization
+  Usage
+    B = baseLocusIdeal P
+    (IA, IV) = weightIdeals P
+  Inputs
+    P:LightningParametrization
+  Outputs
+    B:Ideal
+      generated by the coordinate polynomials, in the weight ring
+  Description
+    Text
+      Theorem 3.4 (Cor. A.1) rests on $\phi_{A,V} = 0$ only when $A = 0$ or $V = 0$.
+    Example
+      P = lightningParametrization(2, 2);
+      (IA, IV) = weightIdeals P;
+      radical baseLocusIdeal P == intersect(IA, IV)
+///
+
+doc ///
+  Key
+    restrictedClosureIdeal
+    (restrictedClosureIdeal, LightningParametrization)
+    [restrictedClosureIdeal, RankA]
+    [restrictedClosureIdeal, RankV]
+    RankA
+    RankV
+  Headline
+    closure of the image of weights of bounded rank
+  Usage
+    I = restrictedClosureIdeal(P, RankA => 1, RankV => 1)
+  Inputs
+    P:LightningParametrization
+      with {\tt Weights => "AV"}
+  Outputs
+    I:Ideal
+  Description
+    Example
+      restrictedClosureIdeal lightningParametrization(2, 1)
+///
+
+doc ///
+  Key
+    coordinatePolynomials
+    (coordinatePolynomials, LightningParametrization)
+  Headline
+    the coordinates of phi as polynomials in the weights
+  Usage
+    coordinatePolynomials P
+  Inputs
+    P:LightningParametrization
+  Outputs
+    :List
+///
+
+doc ///
+  Key
+    jsonEncode
+    (jsonEncode, Thing)
+    (jsonEncode, String)
+    (jsonEncode, ZZ)
+    (jsonEncode, Boolean)
+    (jsonEncode, Nothing)
+    (jsonEncode, List)
+    (jsonEncode, Sequence)
+    (jsonEncode, HashTable)
+  Headline
+    JSON text of strings, integers, booleans, lists and string-keyed hash tables
+  Usage
+    jsonEncode x
+  Inputs
+    x:Thing
+  Outputs
+    :String
+  Description
+    Example
+      jsonEncode hashTable {"dim" => 5, "gens" => {"c_1*c_2", "a\"b"}}
+///
+
+TEST ///
+  setRandomSeed 0
+  P = lightningParametrization(2, 1)
+  assert(numgens P#"coordinateRing" == 6)
+  I = closureIdeal P
+  assert(numgens I == 1)
+  assert(first degree I_0 == 4)
+  assert(dim I == 5 and degree I == 4)
+  -- the singular locus is cut out by the 2x2 minors of [[c1 c2 c3],[c4 c5 c6]] (MATH.md)
+  S = ring I
+  M = matrix {{S_0, S_1, S_2}, {S_3, S_4, S_5}}
+  assert(radical singularLocusIdeal P == minors(2, M))
+  assert(restrictedClosureIdeal P == minors(2, M))
+///
+
+TEST ///
+  -- full coordinates (t = 2) give the same dimension and degree
+  P = lightningParametrization(2, 1, Coordinates => "full", Tokens => 2)
+  assert(numgens P#"coordinateRing" == 20)
+  I = closureIdeal P
+  assert(dim I == 5 and degree I == 4)
+///
+
+TEST ///
+  -- no base points: phi = 0 only if A = 0 or V = 0 (Cor. A.1)
+  P = lightningParametrization(2, 2)
+  (IA, IV) = weightIdeals P
+  assert(radical baseLocusIdeal P == intersect(IA, IV))
+///
+
+TEST ///
+  -- QKV with a = 1 over a finite field: closure of rank-one A
+  P = lightningParametrization(2, 1, AttentionRank => 1, Weights => "QKV", CoefficientRing => ZZ/32003)
+  I = closureIdeal P
+  assert(dim I == 4)
+  P' = lightningParametrization(2, 1, AttentionRank => 1, CoefficientRing => ZZ/32003)
+  assert(dim closureIdeal P' == 4)
+///
+
+TEST ///
+  assert(jsonEncode hashTable {"a" => {1, "x\"y"}, "b" => null, "c" => true} == "{\"a\":[1,\"x\\\"y\"],\"b\":null,\"c\":true}")
+  assert(try (jsonEncode (1/2); false) else true)
+///
+
+end--

@@ -1,0 +1,157 @@
+"""The Macaulay2 bridge with the real Macaulay2 (local) and the real image (container)."""
+
+import json
+import subprocess
+import time
+
+import flint
+import pytest
+import sympy
+
+from ag_attention import Architecture
+from ag_attention.errors import M2ExecutionError, M2TimeoutError
+from ag_attention.m2.cache import ResultCache
+from ag_attention.m2.implicitize import implicitize, parametrization_call
+from ag_attention.m2.jobs import run_json
+from ag_attention.m2.parse import parse_polynomial
+from ag_attention.models.parametrization import Parametrization
+
+from conftest import processes_matching
+
+pytestmark = pytest.mark.m2
+
+
+def test_package_check_passes(m2_local):
+    job = run_json('check "LightningAttention";\nresult = hashTable {"ok" => true};', backend=m2_local, timeout=300, cache=False)
+    assert job.payload == {"ok": True}
+
+
+SIZES = [
+    (Architecture((2, 1), (2,), tokens=2), "reduced", "AV"),
+    (Architecture((2, 1), (2,), tokens=2), "full", "AV"),
+    (Architecture((3, 2), (3,), tokens=2), "reduced", "AV"),
+    (Architecture((2, 2), (2,), tokens=3), "full", "AV"),
+    (Architecture((3, 1), (2,), tokens=2), "reduced", "QKV"),
+    (Architecture((2, 2), (1,), tokens=2), "full", "QKV"),
+]
+
+
+def test_m2_parametrization_equals_python(m2_local):
+    """The M2 package and the Python module build the same coordinates, in the same order."""
+    calls = [parametrization_call(a, c, "QQ", w) for a, c, w in SIZES]
+    body = (
+        "result = hashTable apply(#L, i -> toString i => (P := value L#i; hashTable {\n"
+        '  "polynomials" => apply(coordinatePolynomials P, toString),\n'
+        '  "variables" => apply(gens ambient P#"weightRing", toString)}));\n'
+    )
+    body = "L = {" + ", ".join(json.dumps(c) for c in calls) + "};\n" + body
+    job = run_json(body, backend=m2_local, timeout=120, cache=False)
+    for i, (arch, coords, weights) in enumerate(SIZES):
+        py = Parametrization(arch, coords, params=weights)
+        got = job.payload[str(i)]
+        assert tuple(got["variables"]) == py.variables
+        ctx = flint.fmpq_mpoly_ctx.get(py.variables, "degrevlex")
+        assert len(got["polynomials"]) == len(py.polynomials)
+        for s, f in zip(got["polynomials"], py.polynomials):
+            assert parse_polynomial(s, py.variables, ctx).to_dict() == {k: flint.fmpq(v) for k, v in f.to_dict().items()}
+
+
+def resultant_of_two_binary_quadrics():
+    c = sympy.symbols("c_1:7")
+    z = sympy.Symbol("z")
+    q1 = c[0] * z**2 + c[1] * z + c[2]
+    q2 = c[3] * z**2 + c[4] * z + c[5]
+    return sympy.Poly(sympy.resultant(q1, q2, z), *c)
+
+
+def test_smallest_case_is_the_resultant_quartic(m2_local):
+    arch = Architecture((2, 1), (2,), tokens=2)
+    r = implicitize(arch, backend=m2_local, cache=False)
+    assert (len(r.generators), r.generator_degrees, r.dimension, r.degree, r.codimension) == (1, [4], 5, 4, 1)
+    res = resultant_of_two_binary_quadrics()
+    f = sympy.Poly(sympy.sympify(str(r.generators[0]).replace("^", "**")), *sympy.symbols("c_1:7"))
+    assert f == res or f == -res
+    full = implicitize(arch, coords="full", backend=m2_local, cache=False)
+    assert (full.dimension, full.degree, full.ambient_dimension) == (5, 4, 20)
+    assert sorted(full.generator_degrees) == [1] * 14 + [4]
+    mod_p = implicitize(arch, field="ZZ/32003", backend=m2_local, cache=False)
+    assert (mod_p.dimension, mod_p.degree) == (5, 4)
+
+
+def test_closure_vanishes_on_the_image(m2_local, rng):
+    arch = Architecture((3, 1), (1,), tokens=2)
+    r = implicitize(arch, backend=m2_local, cache=False)
+    assert r.dimension == 7  # Cor. 3.3: 1 * 5 + 3 - 1
+    par = Parametrization(arch, "reduced", params="AV")
+    for _ in range(3):
+        u, v, w = (rng.integers(-9, 10, size=3) for _ in range(3))
+        import numpy as np
+
+        point = par.weights_vector(A=np.outer(u, v), V=w.reshape(1, 3))
+        values = [flint.fmpq(x) for x in par.evaluate(point)]
+        assert all(g(*values) == 0 for g in r.generators)
+
+
+def test_m2_errors_surface_with_message_and_location(m2_local):
+    with pytest.raises(M2ExecutionError) as err:
+        run_json("P = lightningParametrization(0, 1);\nresult = hashTable {};", backend=m2_local, timeout=60, cache=False)
+    assert err.value.m2_message == "lightningParametrization: d must be positive, got 0"
+    assert err.value.location.startswith("job.m2:3:")
+    with pytest.raises(M2ExecutionError, match="syntax error"):
+        run_json("result = (1 + ;", backend=m2_local, timeout=60, cache=False)
+
+
+def test_real_m2_timeout_leaves_nothing_running(m2_local):
+    t0 = time.perf_counter()
+    with pytest.raises(M2TimeoutError, match="after 2 s"):
+        run_json("while true do null;\nresult = hashTable {};", backend=m2_local, timeout=2, cache=False, label="endless loop")
+    assert time.perf_counter() - t0 < 30
+    time.sleep(0.3)
+    assert processes_matching("ag-attention-m2-") == []
+
+
+def test_cache_hit_and_corrupt_entry_recovery(m2_local, cache_dir):
+    arch = Architecture((2, 1), (1,), tokens=2)
+    first = implicitize(arch, backend=m2_local)
+    second = implicitize(arch, backend=m2_local)
+    assert not first.cached and second.cached and second.generator_strings == first.generator_strings
+    entries = list(cache_dir.rglob("*.json"))
+    assert len(entries) == 1
+    entries[0].write_text('{"format": 1, "key": "x", "payload": {"result": {"generators": []}}}')
+    third = implicitize(arch, backend=m2_local)
+    assert not third.cached and third.generator_strings == first.generator_strings
+    assert implicitize(arch, backend=m2_local).cached  # rewritten, valid again
+    assert not implicitize(arch, backend=m2_local, cache=False).cached
+
+
+@pytest.mark.container
+def test_local_and_container_give_the_same_ideal(m2_local, m2_container):
+    for arch, coords in [(Architecture((2, 1), (2,), tokens=2), "reduced"),
+                         (Architecture((2, 1), (2,), tokens=2), "full"),
+                         (Architecture((2, 2), (1,), tokens=2), "reduced")]:
+        a = implicitize(arch, coords=coords, backend=m2_local, cache=False)
+        b = implicitize(arch, coords=coords, backend=m2_container, cache=False)
+        assert (a.backend, b.backend) == ("local", "container")
+        assert a.generator_strings == b.generator_strings
+        assert (a.dimension, a.degree, a.m2_version) == (b.dimension, b.degree, b.m2_version)
+
+
+@pytest.mark.container
+def test_container_timeout_kills_the_container(m2_container):
+    with pytest.raises(M2TimeoutError):
+        run_json("while true do null;\nresult = hashTable {};", backend=m2_container, timeout=3, cache=False)
+    time.sleep(0.5)
+    names = subprocess.run([m2_container.engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True).stdout
+    assert not [n for n in names.split() if n.startswith("ag-attention-")]
+    assert processes_matching("/job/job.m2") == []
+
+
+@pytest.mark.container
+def test_container_is_locked_down(m2_container):
+    body = (
+        'f = try (openOut "/usr/x"; "writable") else "read-only";\n'
+        'n = try (openInOut "$localhost:80"; "network") else "no network";\n'
+        'result = hashTable {"root" => f, "net" => n, "user" => first lines get "!id -u"};\n'
+    )
+    job = run_json(body, backend=m2_container, timeout=60, cache=False)
+    assert job.payload == {"root": "read-only", "net": "no network", "user": "1000"}

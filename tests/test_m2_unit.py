@@ -1,0 +1,167 @@
+"""Unit tests of the Macaulay2 bridge that need no Macaulay2: parsing, cache, error paths.
+
+Fake ``M2`` executables here only exercise parsing and error handling; every
+test of a Macaulay2 *result* runs the real Macaulay2 (test_m2.py).
+"""
+
+import json
+import os
+import stat
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ag_attention.errors import (
+    InvalidArgumentError,
+    M2ExecutionError,
+    M2NotFoundError,
+    M2OutputError,
+    M2TimeoutError,
+)
+from ag_attention.m2 import runner
+from ag_attention.m2.cache import ResultCache
+from ag_attention.m2.implicitize import check_field, parametrization_call
+from ag_attention.m2.jobs import run_json
+from ag_attention.m2.parse import BEGIN, END, PolynomialSyntaxError, extract_result, parse_error, parse_polynomial
+from ag_attention import Architecture
+
+from conftest import processes_matching
+
+DATA = Path(__file__).parent / "data" / "m2"
+
+
+# ------------------------------------------------------------------ parsing
+@pytest.mark.parametrize(
+    "name, message, location",
+    [
+        ("syntax", "syntax error at ';'", "job.m2:3:15"),
+        ("runtime", "division by zero", "job.m2:3:14"),
+        ("package", "lightningParametrization: d must be positive, got 0", "job.m2:3:5 (raised at LightningAttention.m2:86:19)"),
+    ],
+)
+def test_error_messages_from_real_m2_output(name, message, location):
+    stderr = (DATA / f"{name}.stderr").read_text()
+    assert parse_error(stderr) == (message, location)
+    with pytest.raises(M2ExecutionError) as err:
+        extract_result("", stderr, 1)
+    assert err.value.m2_message == message and err.value.location == location
+    assert message in str(err.value) and location in str(err.value)
+
+
+def test_result_markers():
+    out = f"noise\n{BEGIN}\n{json.dumps({'a': [1, 'x']})}\n{END}\n"
+    assert extract_result(out, "", 0) == {"a": [1, "x"]}
+    with pytest.raises(M2OutputError, match="no result marker"):
+        extract_result("just text\n", "", 0)
+    with pytest.raises(M2OutputError, match="truncated"):
+        extract_result(f"{BEGIN}\n{{\"a\": 1}}\n", "", 0)
+    with pytest.raises(M2OutputError, match="not valid JSON"):
+        extract_result(f"{BEGIN}\n{{'a': .5}}\n{END}\n", "", 0)
+    with pytest.raises(M2ExecutionError, match="status 3 without an error message"):
+        extract_result("", "segfault?", 3)
+
+
+def test_polynomial_parser():
+    v = ["c_1", "c_2", "a_(1,2)"]
+    assert str(parse_polynomial("-c_1^3+2*c_1*a_(1,2)-(1/3)*c_2", v)) == "-c_1^3 + 2*c_1*a_(1,2) - 1/3*c_2"
+    assert str(parse_polynomial("1/2*c_1", v)) == "1/2*c_1"
+    assert str(parse_polynomial("(c_1+c_2)^2", v)) == "c_1^2 + 2*c_1*c_2 + c_2^2"
+    assert parse_polynomial("0", v) == 0
+    for bad in ["c_1 +", "c_9", "c_1^c_2", "c_1/c_2", "c_1 $ 2", "(c_1", "c_1 c_2"]:
+        with pytest.raises(PolynomialSyntaxError):
+            parse_polynomial(bad, v)
+
+
+# ------------------------------------------------------------------ cache
+def test_cache_roundtrip_and_corruption(tmp_path):
+    cache = ResultCache(tmp_path)
+    key = ResultCache.key("script", "1.21", "pkg")
+    assert cache.get(key) is None
+    path = cache.put(key, {"result": {"x": 1}, "seconds": 2.0})
+    assert cache.get(key) == {"result": {"x": 1}, "seconds": 2.0}
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp")]  # atomic: no leftovers
+    # tampered payload: checksum mismatch
+    entry = json.loads(path.read_text())
+    entry["payload"]["result"]["x"] = 2
+    path.write_text(json.dumps(entry))
+    assert cache.get(key) is None and not path.exists() and cache.corrupt_entries == 1
+    # truncated file
+    cache.put(key, {"result": {"x": 1}})
+    path.write_text(path.read_text()[:20])
+    assert cache.get(key) is None and cache.corrupt_entries == 2
+    # an entry stored under another key
+    cache.put(key, {"result": {}})
+    other = ResultCache.key("other")
+    os.makedirs(cache.path(other).parent, exist_ok=True)
+    os.replace(cache.path(key), cache.path(other))
+    assert cache.get(other) is None
+
+
+# ------------------------------------------------------------------ fakes
+def fake_m2(tmp_path: Path, body: str) -> runner.LocalBackend:
+    exe = tmp_path / "M2"
+    exe.write_text("#!/bin/sh\n" + body + "\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    b = runner.LocalBackend(str(exe))
+    b._version = "fake"  # the version query is not what these tests are about
+    return b
+
+
+def test_malformed_output_from_a_fake_m2(tmp_path, cache_dir):
+    b = fake_m2(tmp_path, f'echo "{BEGIN}"; echo "{{not json"; echo "{END}"')
+    with pytest.raises(M2OutputError, match="not valid JSON"):
+        run_json("result = 1;", backend=b, timeout=10, cache=False)
+    b = fake_m2(tmp_path, 'echo "hello"')
+    with pytest.raises(M2OutputError, match="no result marker"):
+        run_json("result = 1;", backend=b, timeout=10, cache=False)
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    tag = str(3000 + uuid.uuid4().int % 5000)
+    b = fake_m2(tmp_path, f"sleep {tag}1 & sleep {tag}2 & exec sleep {tag}3")
+    t0 = time.perf_counter()
+    with pytest.raises(M2TimeoutError) as err:
+        b.run("x", timeout=1, label="fake job")
+    assert time.perf_counter() - t0 < 20
+    assert "fake job" in str(err.value) and "1 s" in str(err.value)
+    time.sleep(0.2)
+    assert processes_matching(f"sleep {tag}") == []
+
+
+def test_missing_backend_explains_both_ways(monkeypatch):
+    monkeypatch.setattr(runner, "_default", {"local": runner.LocalBackend("/nonexistent/M2"),
+                                              "container": runner.ContainerBackend(engine="")})
+    for name in ("auto", "local", "container"):
+        with pytest.raises(M2NotFoundError) as err:
+            runner.get_backend(name)
+        text = str(err.value)
+        assert "apt-get install macaulay2" in text and "docker/build.sh" in text
+    with pytest.raises(InvalidArgumentError, match="backend='mars'"):
+        runner.get_backend("mars")
+
+
+def test_bad_timeout(tmp_path):
+    b = fake_m2(tmp_path, "true")
+    for bad in [0, -1, "x", None]:
+        with pytest.raises(InvalidArgumentError, match="timeout"):
+            b.run("x", timeout=bad)
+
+
+def test_scripts_only_from_validated_data():
+    arch = Architecture((2, 1), (2,), tokens=2)
+    assert parametrization_call(arch) == (
+        'lightningParametrization(2, 1, AttentionRank => null, Tokens => 2, Coordinates => "reduced", '
+        'Weights => "AV", CoefficientRing => QQ)'
+    )
+    assert "AttentionRank => 1" in parametrization_call(Architecture((3, 1), (1,)), field_="ZZ/32003")
+    for bad in ["ZZ/32004", "ZZ/1", "RR", "QQ; run rm", "ZZ/2147483659"]:
+        with pytest.raises(InvalidArgumentError, match="field"):
+            check_field(bad)
+    with pytest.raises(InvalidArgumentError, match="coords"):
+        parametrization_call(arch, coords="partial")
+    with pytest.raises(InvalidArgumentError, match="t >= 2"):
+        parametrization_call(arch.with_(tokens=1))
+    with pytest.raises(InvalidArgumentError, match="one plain lightning layer"):
+        parametrization_call(Architecture((2, 2, 1), (2, 2)))
