@@ -8,6 +8,7 @@ newPackage(
     Authors => {{Name => "ag-attention developers"}},
     Headline => "parametrizations, closures and singular loci of lightning self-attention",
     Keywords => {"Applied Algebraic Geometry"},
+    PackageImports => {"MinimalPrimes"},
     DebuggingMode => false
     )
 
@@ -30,6 +31,10 @@ export {
     "weightIdeals",
     "restrictedClosureIdeal",
     "coordinatePolynomials",
+    "pointOf",
+    "jacobianRankAt",
+    "fiberComponents",
+    "lowDegreeEquations",
     -- output for programs
     "jsonEncode"
     }
@@ -44,6 +49,11 @@ net LightningParametrization := P -> (
     | toString numgens P#"coordinateRing" | "), weights " | P#"weights"
     | " over " | toString coefficientRing P#"weightRing"
     )
+
+-- base symbols of the ring variables, in a dictionary of our own: they print
+-- as a, q, k, v, c but are not the user's symbols of those names
+variableDictionary = new Dictionary
+varBase = name -> getGlobalSymbol(variableDictionary, name)
 
 -- quadratic monomials z_i z_j, i <= j (0-based), in the order of ag-attention
 quadraticMonomials = d -> flatten apply(d, i -> apply(toList(i..d-1), j -> (i, j)))
@@ -97,7 +107,9 @@ lightningParametrization(ZZ, ZZ) := LightningParametrization => opts -> (d, e) -
     if a =!= null and (not instance(a, ZZ) or a < 1) then error("lightningParametrization: AttentionRank must be a positive integer, got " | toString a);
     kk := opts.CoefficientRing;
     -- weight ring, graded by (deg in A or (Q,K), deg in V)
-    aa := getSymbol "a"; qq := getSymbol "q"; ks := getSymbol "k"; vv := getSymbol "v"; cc := getSymbol "c";
+    -- private symbols: variables print as a_(1,1), v_(1,1), c_1, ... without
+    -- touching the user's own a, q, k, v, c
+    aa := varBase "a"; qq := varBase "q"; ks := varBase "k"; vv := varBase "v"; cc := varBase "c";
     local R; local A; local V; local Rfree; local minorsIdeal;
     if w == "AV" then (
         Rfree = kk[aa_(1,1)..aa_(d,d), vv_(1,1)..vv_(e,d), Degrees => toList(d*d:{1,0}) | toList(e*d:{0,1})];
@@ -174,6 +186,51 @@ restrictedClosureIdeal LightningParametrization := Ideal => opts -> P -> (
     if opts.RankV < min(numRows V, numColumns V) then J = J + minors(opts.RankV + 1, V);
     R' := R / J;
     trim kernel map(R', P#"coordinateRing", apply(P#"polynomials", f -> sub(f, R')))
+    )
+
+-- the point phi_{A,V} in the coordinate space (Weights => "AV")
+pointOf = method()
+pointOf(LightningParametrization, Matrix, Matrix) := List => (P, A, V) -> (
+    if P#"weights" != "AV" then error "pointOf: needs Weights => \"AV\"";
+    d := P#"d"; e := P#"d'";
+    if numRows A != d or numColumns A != d then error("pointOf: A must be " | toString d | " x " | toString d);
+    if numRows V != e or numColumns V != d then error("pointOf: V must be " | toString e | " x " | toString d);
+    R := ambient P#"weightRing";
+    kk := coefficientRing R;
+    vals := matrix {apply(flatten entries A | flatten entries V, x -> promote(x, kk))};
+    apply(P#"polynomials", f -> (map(kk, R, vals)) lift(f, R))
+    )
+
+-- rank of the Jacobian matrix of the generators of I at a point (exact over the coefficient field)
+jacobianRankAt = method()
+jacobianRankAt(Ideal, List) := ZZ => (I, pt) -> (
+    S := ring I;
+    kk := coefficientRing S;
+    rank (map(kk, S, matrix {apply(pt, x -> promote(x, kk))})) jacobian I
+    )
+
+-- {dimension, degree} of each minimal prime of the fiber over a point (affine, in the weight ring)
+fiberComponents = method()
+fiberComponents(LightningParametrization, List) := List => (P, pt) -> (
+    R := P#"weightRing";
+    F := ideal apply(#pt, i -> P#"polynomials"#i - promote(pt#i, R));
+    sort apply(minimalPrimes F, Q -> {dim Q, degree Q})
+    )
+
+-- all equations of the closure of degree <= k in the coordinates: a Groebner basis of
+-- the graph ideal, truncated at degree k, in an order eliminating the weights
+lowDegreeEquations = method()
+lowDegreeEquations(LightningParametrization, ZZ) := Ideal => (P, k) -> (
+    R := P#"weightRing"; S := P#"coordinateRing";
+    Rf := ambient R;
+    if not isHomogeneous P#"map" then error "lowDegreeEquations: needs Homogenize => true";
+    T := (coefficientRing Rf)[gens Rf, gens S, MonomialOrder => {Eliminate numgens Rf}, Degrees => degrees Rf | degrees S];
+    toT := map(T, Rf, take(gens T, numgens Rf));
+    G := ideal apply(numgens S, i -> T_(numgens Rf + i) - toT lift(P#"polynomials"#i, Rf)) + toT ideal R;
+    degA := first first degrees S;
+    g := gb(G, DegreeLimit => {degA * k, k});
+    eqs := selectInSubring(1, gens g);
+    trim ideal (map(S, T, matrix {toList(numgens Rf : 0_S)} | vars S)) eqs
     )
 
 -- JSON for programs: strings, integers, booleans, null, lists, hash tables with string keys
@@ -393,6 +450,87 @@ doc ///
 
 doc ///
   Key
+    pointOf
+    (pointOf, LightningParametrization, Matrix, Matrix)
+    jacobianRankAt
+    (jacobianRankAt, Ideal, List)
+  Headline
+    points of the neuromanifold and the Jacobian rank of the closure there
+  Usage
+    x = pointOf(P, A, V)
+    r = jacobianRankAt(I, x)
+  Inputs
+    P:LightningParametrization
+      with {\tt Weights => "AV"}
+    A:Matrix
+    V:Matrix
+    I:Ideal
+  Outputs
+    x:List
+      the coordinates of $\phi_{A,V}$
+    r:ZZ
+      the rank of the Jacobian matrix of the generators of $I$ at $x$; at points of the
+      closure it is the codimension exactly at smooth points
+  Description
+    Example
+      P = lightningParametrization(2, 1);
+      I = closureIdeal P;
+      x = pointOf(P, matrix {{1, 0}, {0, 0}}, matrix {{0, 1}});
+      (jacobianRankAt(I, x), codim I)
+///
+
+doc ///
+  Key
+    fiberComponents
+    (fiberComponents, LightningParametrization, List)
+  Headline
+    the components of a fiber of the parametrization
+  Usage
+    fiberComponents(P, x)
+  Inputs
+    P:LightningParametrization
+    x:List
+      a point in the coordinate space
+  Outputs
+    :List
+      of pairs {dimension, degree}, one for each minimal prime of the fiber
+  Description
+    Text
+      Theorem 3.2: generic fibers are the rescalings $(cA, V/c)$ (one curve); rank-one pairs
+      have two (pair and swap).
+    Example
+      P = lightningParametrization(2, 2);
+      fiberComponents(P, pointOf(P, matrix {{1, 0}, {0, 1}}, matrix {{1, 1}, {0, 1}}))
+      fiberComponents(P, pointOf(P, matrix {{1, 0}, {0, 0}}, matrix {{0, 1}, {0, 0}}))
+///
+
+doc ///
+  Key
+    lowDegreeEquations
+    (lowDegreeEquations, LightningParametrization, ZZ)
+  Headline
+    the equations of the closure up to a given degree
+  Usage
+    lowDegreeEquations(P, k)
+  Inputs
+    P:LightningParametrization
+    k:ZZ
+  Outputs
+    :Ideal
+      generated by all elements of the closure ideal of degree at most $k$
+  Description
+    Text
+      A Groebner basis of the graph ideal truncated at degree $k$, in an order
+      eliminating the weights; much cheaper than the whole kernel when the
+      closure has many high-degree generators.
+    Example
+      P = lightningParametrization(2, 2);
+      J = lowDegreeEquations(P, 2);
+      (numgens J, J == closureIdeal P)
+///
+
+doc ///
+  Key
     jsonEncode
     (jsonEncode, Thing)
     (jsonEncode, String)
@@ -452,6 +590,27 @@ TEST ///
   assert(dim I == 4)
   P' = lightningParametrization(2, 1, AttentionRank => 1, CoefficientRing => ZZ/32003)
   assert(dim closureIdeal P' == 4)
+///
+
+TEST ///
+  -- points, Jacobian ranks, fibers, low-degree equations
+  P = lightningParametrization(2, 2)
+  I = closureIdeal P
+  generic = pointOf(P, matrix {{1, 2}, {3, 5}}, matrix {{1, 1}, {2, 7}})
+  rankone = pointOf(P, matrix {{1, 0}, {0, 0}}, matrix {{0, 1}, {0, 0}})
+  assert(jacobianRankAt(I, generic) == codim I)
+  assert(jacobianRankAt(I, rankone) < codim I)
+  assert(fiberComponents(P, generic) == {{1, 2}})
+  assert(fiberComponents(P, rankone) == {{1, 2}, {1, 2}})
+  assert(lowDegreeEquations(P, 4) == I)
+///
+
+TEST ///
+  -- the user's variables named like the weights are left alone
+  a = 5; v = 7
+  P = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 1)
+  assert(a == 5 and v == 7)
+  assert(toString first gens P#"weightRing" == "q_(1,1)")
 ///
 
 TEST ///

@@ -1,0 +1,415 @@
+"""Exact pointwise geometry of one lightning layer: fibers, differentials, certificates.
+
+Everything here works from the parametrization alone (no implicit equations)
+and with exact arithmetic, so it applies to every size.  Points are in
+reduced coordinates (MATH.md section 2): the ``d x d'`` array of quadrics
+``q_{k,m}(z) = (A z)_k (V z)_m``.
+
+* :func:`fiber` recovers *all* complex preimages ``(A', V')`` (up to the
+  rescaling ``(cA', V'/c)``) of a point from its quadrics alone, by unique
+  factorization: ``m'_{m0}`` divides ``g = gcd_k q_{k,m0}``, so its
+  candidates are the linear factors of ``g`` (one or two); each candidate
+  determines the rest by exact division and is kept if consistent.
+* :func:`certify` decides whether the image point of a weight pair is a
+  singular point of the neuromanifold, with a certificate:
+
+  - *singular, tangent excess*: the differentials at all preimages map the
+    Zariski tangent spaces of the domain into the Zariski tangent space of
+    the closure; if their images span more than ``dim M`` (a lower bound by a
+    GF(p) rank), the point is singular.  This covers two branches (pair and
+    swap) and points where a rank-bounded domain is itself singular.
+  - *singular, critical*: a single preimage where the differential drops
+    rank (an exact rank over QQ).  If the point were smooth, hence normal,
+    the finite birational map would be a local isomorphism there (Zariski's
+    main theorem) and its differential injective modulo rescaling.
+  - *smooth*: a single preimage, the domain smooth there and the
+    differential of rank ``dim M``: the map is a proper injective immersion
+    near the point, so the image germ is smooth.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import flint
+import numpy as np
+
+from ..models.parametrization import quadratic_monomials
+from . import linalg
+from .field import DEFAULT_PRIME
+
+__all__ = [
+    "reduced_point",
+    "differential",
+    "exact_rank",
+    "rank_mod_p",
+    "Fiber",
+    "fiber",
+    "PointVerdict",
+    "certify",
+    "rank_factorization",
+]
+
+
+# ------------------------------------------------------------------ points
+def _matrix(M: Any) -> list[list[Any]]:
+    return [list(row) for row in np.asarray(M, dtype=object)]
+
+
+def reduced_point(A: Any, V: Any) -> list[Any]:
+    """Reduced coordinates of ``phi_{A,V}`` (exact; ints or Fractions), in Parametrization order."""
+    A, V = _matrix(A), _matrix(V)
+    d, e = len(A), len(V)
+    out = []
+    for k in range(d):
+        for m in range(e):
+            for i, j in quadratic_monomials(d):
+                if i == j:
+                    out.append(A[k][i] * V[m][i])
+                else:
+                    out.append(A[k][i] * V[m][j] + A[k][j] * V[m][i])
+    return out
+
+
+def differential(A: Any, V: Any) -> np.ndarray:
+    """Jacobian of the reduced coordinates in ``(A, V)`` at a point (object array, exact).
+
+    Columns: entries of ``A`` then of ``V``, row-major (the AV variable order).
+    """
+    A, V = _matrix(A), _matrix(V)
+    d, e = len(A), len(V)
+    Q = quadratic_monomials(d)
+    J = np.zeros((d * e * len(Q), d * d + e * d), dtype=object)
+    row = 0
+    for k in range(d):
+        for m in range(e):
+            for i, j in Q:
+                if i == j:
+                    J[row, k * d + i] += V[m][i]
+                    J[row, d * d + m * d + i] += A[k][i]
+                else:
+                    J[row, k * d + i] += V[m][j]
+                    J[row, k * d + j] += V[m][i]
+                    J[row, d * d + m * d + j] += A[k][i]
+                    J[row, d * d + m * d + i] += A[k][j]
+                row += 1
+    return J
+
+
+def integral(M: Any) -> np.ndarray:
+    """A rational matrix times the lcm of its denominators: an integer (object) array, same rank."""
+    M = np.asarray(M, dtype=object)
+    dens = {Fraction(v).denominator for v in M.flat if not isinstance(v, (int, np.integer))}
+    den = math.lcm(*dens) if dens else 1
+    if den == 1:
+        return np.vectorize(lambda v: int(Fraction(v)), otypes=[object])(M) if M.size else M
+    return np.vectorize(lambda v: int(Fraction(v) * den), otypes=[object])(M)
+
+
+def exact_rank(M: Any) -> int:
+    """Rank over QQ (exact, FLINT's fmpz_mat)."""
+    M = integral(M)
+    if M.size == 0:
+        return 0
+    return int(flint.fmpz_mat(M.tolist()).rank())
+
+
+def rank_mod_p(M: Any, p: int = DEFAULT_PRIME) -> int:
+    """Rank over GF(p) of a rational matrix (a lower bound for the rank over QQ)."""
+    M = integral(M)
+    if M.size == 0:
+        return 0
+    small = M.astype(np.int64) if all(abs(int(v)) < 2**62 for v in M.flat) else None
+    if small is not None:
+        return linalg.rank(np.remainder(small, p), p)
+    return linalg.rank(np.vectorize(lambda v: int(v) % p, otypes=[np.int64])(M), p)
+
+
+def _fmpq(v: Any) -> flint.fmpq:
+    f = Fraction(v)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def rank_factorization(A: Any) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
+    """``(Q, K)`` with ``A = Q^T K``, ``Q, K`` of size ``rank A x d`` (exact over QQ)."""
+    M = flint.fmpq_mat([[_fmpq(v) for v in row] for row in _matrix(A)])
+    R, r = M.rref()
+    d = M.nrows()
+    pivots = []
+    for i in range(r):
+        for j in range(M.ncols()):
+            if R[i, j] != 0:
+                pivots.append(j)
+                break
+    # K = the r independent rows of the RREF; A = C K with C = columns of A at the pivots
+    K = [[Fraction(int(R[i, j].p), int(R[i, j].q)) for j in range(M.ncols())] for i in range(r)]
+    C = [[Fraction(int(M[k, pj].p), int(M[k, pj].q)) for pj in pivots] for k in range(d)]
+    Q = [[C[k][c] for k in range(d)] for c in range(r)]
+    return Q, K
+
+
+def differential_on_rank_variety(A: Any, V: Any) -> np.ndarray:
+    """Image of the differential on the tangent space of ``{rank <= rank A} x Mat``.
+
+    At a point with ``rank A = r`` the determinantal variety of rank ``<= r``
+    is smooth with tangent space ``{X K + C Y}`` where the rows of ``K`` span
+    the row space and the columns of ``C`` the column space of ``A`` (``A = C K``):
+    the columns returned are the AV Jacobian applied to the spanning
+    directions ``e_l K[c]`` and ``C[:, c] e_l^T``, then the V directions.
+    """
+    A = integral(_matrix(A))
+    V = integral(_matrix(V))
+    J = differential(A, V)
+    d = A.shape[0]
+    Q, K = rank_factorization(A)
+    K = integral(np.array(K, dtype=object).reshape(len(K), d)) if K else np.zeros((0, d), dtype=object)
+    # integer rows of K each scaled separately (same row space)
+    K = np.array([integral(row) for row in np.array(K, dtype=object)], dtype=object).reshape(-1, d)
+    pivots = [next(j for j in range(d) if row[j] != 0) for row in K]
+    C = A[:, pivots]  # columns of A at the pivots span its column space
+    JA = J[:, : d * d]
+    cols = []
+    for c in range(len(K)):
+        for l in range(d):
+            dA = np.zeros((d, d), dtype=object)
+            dA[l, :] = K[c]
+            cols.append(JA.dot(dA.ravel()))
+            dA = np.zeros((d, d), dtype=object)
+            dA[:, l] = C[:, c]
+            cols.append(JA.dot(dA.ravel()))
+    return np.column_stack(cols + [J[:, d * d + i] for i in range(J.shape[1] - d * d)])
+
+
+# ------------------------------------------------------------------ fibers
+def _ring(d: int) -> flint.fmpq_mpoly_ctx:
+    return flint.fmpq_mpoly_ctx.get(tuple(f"z{i + 1}" for i in range(d)), "lex")
+
+
+def quadrics(x: Sequence[Any], d: int, d_out: int) -> list[list[flint.fmpq_mpoly]]:
+    """The array ``q_{k,m}`` of a point (rational coordinates) as polynomials in ``z`` over QQ."""
+    ctx = _ring(d)
+    z = ctx.gens()
+    Q = quadratic_monomials(d)
+    if len(x) != d * d_out * len(Q):
+        raise ValueError(f"a point of d={d}, d'={d_out} has {d * d_out * len(Q)} reduced coordinates, got {len(x)}")
+    it = iter(flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in x)
+    out = []
+    for k in range(d):
+        row = []
+        for m in range(d_out):
+            f = ctx.constant(0)
+            for i, j in Q:
+                c = next(it)
+                if c:
+                    f += c * z[i] * z[j]
+            row.append(f)
+        out.append(row)
+    return out
+
+
+def _linear_coefficients(f: flint.fmpq_mpoly, d: int) -> list[Fraction]:
+    coeffs = [Fraction(0)] * d
+    for exps, c in f.to_dict().items():
+        if sum(exps) != 1:
+            raise ValueError(f"{f} is not a linear form")
+        coeffs[list(exps).index(1)] = Fraction(int(c.p), int(c.q))
+    return coeffs
+
+
+def _exact_div(f: flint.fmpq_mpoly, g: flint.fmpq_mpoly) -> flint.fmpq_mpoly | None:
+    q, r = divmod(f, g)
+    return q if r == 0 else None
+
+
+@dataclass
+class Fiber:
+    """All preimages of a point up to rescaling (over CC)."""
+
+    zero: bool = False
+    preimages: list[tuple[list[list[int]], list[list[int]]]] = field(default_factory=list)  # scaled to integers
+    irrational_pairs: int = 0  # preimage pairs not defined over QQ (gcd irreducible over QQ)
+    gcd_form: str | None = None  # the irreducible quadratic gcd, when there is one
+
+    @property
+    def count(self) -> int:
+        """Number of preimages over CC up to rescaling (for a nonzero point)."""
+        return len(self.preimages) + 2 * self.irrational_pairs
+
+
+def _proportional(p1: tuple, p2: tuple) -> bool:
+    """Same point of P(A) x P(V) (i.e. the same preimage up to rescaling)?"""
+
+    def same_line(u: list, w: list) -> bool:
+        r = None
+        for x, y in zip(u, w):
+            if (x == 0) != (y == 0):
+                return False
+            if x != 0:
+                q = Fraction(x, y)
+                if r is None:
+                    r = q
+                elif r != q:
+                    return False
+        return r is not None
+
+    flat = lambda M: [v for row in M for v in row]  # noqa: E731
+    return same_line(flat(p1[0]), flat(p2[0])) and same_line(flat(p1[1]), flat(p2[1]))
+
+
+def fiber(x: Sequence[Any], d: int, d_out: int) -> Fiber:
+    """All preimages ``(A', V')`` of the point ``x`` (reduced coordinates) up to rescaling."""
+    q = quadrics(x, d, d_out)
+    rows = [k for k in range(d) if any(q[k][m] != 0 for m in range(d_out))]
+    cols = [m for m in range(d_out) if any(q[k][m] != 0 for k in range(d))]
+    if not rows:
+        return Fiber(zero=True)
+    m0, k0 = cols[0], rows[0]
+    g = q[rows[0]][m0]
+    for k in rows[1:]:
+        g = g.gcd(q[k][m0])
+    candidates: list[flint.fmpq_mpoly] = []
+    result = Fiber()
+    if g.total_degree() == 1:
+        candidates = [g]
+    else:
+        _, factors = g.factor()
+        linear = [f for f, _ in factors if f.total_degree() == 1]
+        if not linear:
+            # irreducible over QQ: two conjugate linear factors over an extension
+            result.irrational_pairs = 1
+            result.gcd_form = str(g)
+            return result
+        for f in linear:
+            if not any((f / c).is_constant() for c in candidates if divmod(f, c)[1] == 0):
+                candidates.append(f)
+    for ell in candidates:
+        left = {k: _exact_div(q[k][m0], ell) for k in rows}
+        if any(v is None for v in left.values()):
+            continue
+        right = {}
+        ok = True
+        for m in cols:
+            r = _exact_div(q[k0][m], left[k0])
+            if r is None or r.total_degree() != 1:
+                ok = False
+                break
+            right[m] = r
+        if not ok or not all(left[k] * right[m] == q[k][m] for k in rows for m in cols):
+            continue
+        Ap = [_linear_coefficients(left[k], d) if k in left else [Fraction(0)] * d for k in range(d)]
+        Vp = [_linear_coefficients(right[m], d) if m in right else [Fraction(0)] * d for m in range(d_out)]
+        # (lambda A', mu V') has the same tangent image as (A', V'): keep integers
+        pre = (integral(Ap).tolist(), integral(Vp).tolist())
+        if not any(_proportional(pre, other) for other in result.preimages):
+            result.preimages.append(pre)
+    return result
+
+
+# ------------------------------------------------------------------ verdicts
+@dataclass
+class PointVerdict:
+    singular: bool | None
+    reason: str
+    preimages: int
+    differential_rank: int | None = None  # rank of the differential at the given weights
+    span: int | None = None  # dimension spanned by the tangent images of all preimages (lower bound)
+    dimension: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def _matrix_rank_over_Q(M: np.ndarray) -> int:
+    return exact_rank(M)
+
+
+def certify(
+    A: Any,
+    V: Any,
+    *,
+    dimension: int,
+    rank_bound: int | None = None,
+    prime: int = DEFAULT_PRIME,
+) -> PointVerdict:
+    """Is ``phi_{A,V}`` a singular point of the (rank-bounded) neuromanifold? With a certificate.
+
+    ``dimension`` is ``dim M`` (affine cone); ``rank_bound`` the bound ``a`` on
+    ``rank A`` (``None``: ``A`` free).  See the module docstring.
+    """
+    A = _matrix(A)
+    V = _matrix(V)
+    d, e = len(A), len(V)
+    a = d if rank_bound is None else min(rank_bound, d)
+    x = reduced_point(A, V)
+    n = len(x)
+    if all(v == 0 for v in x):
+        if dimension < n:
+            return PointVerdict(True, "the vertex of a cone that spans its ambient space", preimages=0, dimension=dimension)
+        return PointVerdict(False, "the closure is the whole ambient space", preimages=0, dimension=dimension)
+    fb = fiber(x, d, e)
+    if fb.irrational_pairs:
+        return PointVerdict(None, "preimages not defined over QQ (use the conjugate-point checks)", fb.count, dimension=dimension)
+    pre = [p for p in fb.preimages if exact_rank(np.array(p[0], dtype=object)) <= a]
+    if not pre:  # pragma: no cover - the given weights are a preimage
+        raise AssertionError("the fiber lost the given preimage")
+    images = []
+    smooth_domain = []
+    for Ap, Vp in pre:
+        r = exact_rank(np.array(Ap, dtype=object))
+        if r < a:
+            images.append(differential(Ap, Vp))  # Zariski tangent space of the domain: everything
+            smooth_domain.append(a >= d)  # A free: smooth everywhere
+        else:
+            images.append(differential(Ap, Vp) if a >= d else differential_on_rank_variety(Ap, Vp))
+            smooth_domain.append(True)
+    span = rank_mod_p(np.column_stack(images), prime)
+    own = differential(A, V) if a >= d or exact_rank(np.array(A, dtype=object)) < a else differential_on_rank_variety(A, V)
+    own_rank = rank_mod_p(own, prime)
+    if span > dimension:
+        what = "two preimages (pair and swap)" if len(pre) > 1 else "the domain is singular there (rank A < a)"
+        return PointVerdict(
+            True,
+            f"tangent excess: {what}; their tangent images span >= {span} > dim M = {dimension}",
+            len(pre), own_rank, span, dimension,
+        )
+    birational = e > 1 or a > 1  # Cor. A.2; for d' = 1, a = 1 phi is 2:1 (pair and swap)
+    if not birational:
+        # phi(u v^T, w z^T) = u w sym(v z^T): the cone over P^{d-1} x {symmetric rank <= 2}, whose
+        # singular points are the symmetric matrices of rank <= 1 when d >= 3 (none when d = 2)
+        Ap, Vp = pre[0]
+        col = next(j for j in range(d) if any(row[j] != 0 for row in Ap))
+        v = [row[col] for row in Ap]  # a nonzero column of A' = u v^T is a multiple of u ...
+        u_idx = next(k for k in range(d) if v[k] != 0)
+        vrow, zrow = Ap[u_idx], Vp[0]
+        S = np.array([[vrow[i] * zrow[j] + vrow[j] * zrow[i] for j in range(d)] for i in range(d)], dtype=object)
+        rS = exact_rank(S)
+        sing = rS <= 1 and d >= 3
+        return PointVerdict(
+            sing,
+            f"d' = 1, a = 1: the closure is the cone over P^(d-1) x {{symmetric rank <= 2}} (phi is 2:1); "
+            f"the symmetric factor has rank {rS}, singular exactly at rank <= 1 when d >= 3",
+            len(pre), own_rank, span, dimension,
+        )
+    if len(pre) == 1 and not smooth_domain[0]:
+        return PointVerdict(
+            True,
+            "single preimage where the rank-bounded domain is singular (rank A < a): a smooth, hence normal, "
+            "image point would make the finite birational map a local isomorphism (Zariski's main theorem)",
+            1, own_rank, span, dimension,
+        )
+    if len(pre) == 1 and smooth_domain[0]:
+        if span == dimension:
+            return PointVerdict(False, "single preimage, smooth domain, differential of rank dim M (immersion)", 1, own_rank, span, dimension)
+        exact = _matrix_rank_over_Q(images[0])
+        if exact < dimension:
+            return PointVerdict(
+                True,
+                f"critical: single preimage, differential of rank {exact} < dim M = {dimension} over QQ "
+                "(a smooth point would make the finite birational map a local isomorphism)",
+                1, own_rank, span, dimension,
+            )
+    return PointVerdict(None, "undecided by the parametrization", len(pre), own_rank, span, dimension)
