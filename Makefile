@@ -15,7 +15,7 @@ setup-container:
 	@bash scripts/setup.sh --container
 
 reproduce: setup
-	@$(VENV)/bin/ag-attention reproduce corollary-3.8 --out $(OUT)/corollary-3.8
+	@$(VENV)/bin/ag-attention reproduce theorem-3.4 --out $(OUT)/theorem-3.4
 
 # The tests need Macaulay2 (a missing one is a failure) and the container
 # image: if the container set-up fails, the container tests build the image

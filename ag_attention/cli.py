@@ -126,6 +126,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from .reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
 
         report = reproduce_corollary_38(QUICK_GRID if args.quick else GRID, seed=args.seed)
+    elif args.what == "theorem-3.4":
+        from pathlib import Path
+
+        from .reproduce import theorem34 as t34
+
+        if args.max_m2_size < 1:
+            raise InvalidArgumentError(f"--max-m2-size={args.max_m2_size}: must be a positive number of coordinates")
+        m2_grid = tuple(s for s in t34.M2_CANDIDATES if s.coordinates <= args.max_m2_size)
+        opts = t34.Options(
+            m2_grid=t34.QUICK_M2_GRID if args.quick else m2_grid,
+            point_grid=t34.QUICK_POINT_GRID if args.quick else t34.POINT_GRID,
+            seed=args.seed, backend=args.backend, m2_timeout=args.m2_timeout,
+            use_m2=not args.no_m2, out=Path(args.out),
+        )
+        report = t34.reproduce_theorem_34(opts, progress=None if args.json else lambda s: print(f"  {s}", file=sys.stderr, flush=True))
     else:  # pragma: no cover - argparse restricts the choices
         raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
     return _finish_report(args, report)
@@ -177,10 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_m2_doctor)
 
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
-    p.add_argument("what", choices=["corollary-3.8"], help="which result")
+    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8"], help="which result")
     p.add_argument("--out", default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
     p.add_argument("--seed", type=_int("--seed"), default=0)
+    g = p.add_argument_group("theorem-3.4")
+    g.add_argument("--max-m2-size", type=_int("--max-m2-size"), default=18,
+                   help="Macaulay2 items on sizes with at most this many reduced coordinates (default 18)")
+    g.add_argument("--backend", choices=["auto", "local", "container"], default="auto", help="Macaulay2 backend")
+    g.add_argument("--m2-timeout", type=float, default=900.0, help="seconds per Macaulay2 job (default 900)")
+    g.add_argument("--no-m2", action="store_true", help="skip the Macaulay2 items (pointwise certificates only)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_reproduce)
     return parser

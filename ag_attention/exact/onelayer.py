@@ -225,6 +225,24 @@ def _exact_div(f: flint.fmpq_mpoly, g: flint.fmpq_mpoly) -> flint.fmpq_mpoly | N
     return q if r == 0 else None
 
 
+def _indefinite(g: flint.fmpq_mpoly, d: int) -> bool:
+    """A rank-2 real quadratic form factors over RR iff it is indefinite iff lambda_1 lambda_2 < 0.
+
+    lambda_1 lambda_2 is the sum of the 2 x 2 principal minors of its Gram matrix.
+    """
+    G = [[Fraction(0)] * d for _ in range(d)]
+    for exps, c in g.to_dict().items():
+        idx = [i for i, e in enumerate(exps) for _ in range(e)]
+        val = Fraction(int(c.p), int(c.q))
+        if idx[0] == idx[1]:
+            G[idx[0]][idx[0]] += val
+        else:
+            G[idx[0]][idx[1]] += val / 2
+            G[idx[1]][idx[0]] += val / 2
+    e2 = sum(G[i][i] * G[j][j] - G[i][j] ** 2 for i in range(d) for j in range(i + 1, d))
+    return e2 < 0
+
+
 @dataclass
 class Fiber:
     """All preimages of a point up to rescaling (over CC)."""
@@ -233,11 +251,17 @@ class Fiber:
     preimages: list[tuple[list[list[int]], list[list[int]]]] = field(default_factory=list)  # scaled to integers
     irrational_pairs: int = 0  # preimage pairs not defined over QQ (gcd irreducible over QQ)
     gcd_form: str | None = None  # the irreducible quadratic gcd, when there is one
+    irrational_real: bool | None = None  # does that gcd factor over RR (indefinite) or not (definite)?
 
     @property
     def count(self) -> int:
         """Number of preimages over CC up to rescaling (for a nonzero point)."""
         return len(self.preimages) + 2 * self.irrational_pairs
+
+    @property
+    def real_count(self) -> int:
+        """Number of real preimages up to rescaling."""
+        return len(self.preimages) + (2 * self.irrational_pairs if self.irrational_real else 0)
 
 
 def _proportional(p1: tuple, p2: tuple) -> bool:
@@ -282,6 +306,7 @@ def fiber(x: Sequence[Any], d: int, d_out: int) -> Fiber:
             # irreducible over QQ: two conjugate linear factors over an extension
             result.irrational_pairs = 1
             result.gcd_form = str(g)
+            result.irrational_real = _indefinite(g, d)
             return result
         for f in linear:
             if not any((f / c).is_constant() for c in candidates if divmod(f, c)[1] == 0):

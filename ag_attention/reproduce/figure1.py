@@ -1,0 +1,136 @@
+"""Figure 1: a 3-dimensional affine slice of the neuromanifold for d = 2, d' = 1.
+
+Reduced coordinates ``q_1 = c_1 z_1^2 + c_2 z_1 z_2 + c_3 z_2^2`` and
+``q_2 = c_4 z_1^2 + c_5 z_1 z_2 + c_6 z_2^2``; the Zariski closure is the
+quartic ``Res(q_1, q_2) = 0``.  The slice ``c_1 = c_3 = c_6 = 1`` with
+coordinates ``(x, y, w) = (c_4, c_2, c_5)`` gives
+
+    F = (1 - x)^2 + (w - x y)(w - y),   discriminant in w: (1 - x)^2 (y^2 - 4),
+
+so the real surface is two sheets ``w = (y(1 + x) +- |1 - x| sqrt(y^2 - 4)) / 2``
+over ``|y| >= 2``, and the singular locus (``[[c1 c2 c3],[c4 c5 c6]]`` of rank
+one) is the line ``x = 1, w = y`` with common quadric ``z_1^2 + y z_1 z_2 + z_2^2``:
+
+* ``|y| > 2``: indefinite, a product of two real linear forms: in the
+  neuromanifold, where the two sheets cross (pair and swap);
+* ``y = +-2``: a perfect square: the boundary points (critical values,
+  ``A = u v^T, V = w v^T``);
+* ``|y| < 2``: definite: real points of the Zariski closure with no real
+  preimage (Cor. A.6), drawn dashed.
+
+:func:`render_figure1` checks each of these statements exactly (fibers by
+factorization, exact ranks) before drawing them.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from ..exact.onelayer import certify, fiber
+
+__all__ = ["render_figure1", "slice_point", "verify_slice"]
+
+
+def slice_point(x: Fraction | int, y: Fraction | int, w: Fraction | int) -> list[Fraction]:
+    """The point of R^6 with slice coordinates (x, y, w)."""
+    return [Fraction(1), Fraction(y), Fraction(1), Fraction(x), Fraction(w), Fraction(1)]
+
+
+def F(x, y, w):
+    return (1 - x) ** 2 + (w - x * y) * (w - y)
+
+
+def verify_slice() -> dict[str, object]:
+    """Exact checks of what the picture shows; raises AssertionError if one fails."""
+    facts: dict[str, object] = {}
+    # the quartic: resultant of the two binary quadrics, on the slice
+    import flint
+
+    ctx = flint.fmpq_mpoly_ctx.get(("c1", "c2", "c3", "c4", "c5", "c6"), "lex")
+    c = ctx.gens()
+    res = (c[0] * c[5] - c[3] * c[2]) ** 2 - (c[0] * c[4] - c[3] * c[1]) * (c[1] * c[5] - c[4] * c[2])
+    for pt in [(0, 3, 2), (2, -3, 5), (Fraction(1, 2), 5, -1)]:
+        vals = [flint.fmpq(v.numerator, v.denominator) for v in slice_point(*pt)]
+        got = res(*vals)
+        assert Fraction(int(got.p), int(got.q)) == F(*[Fraction(v) for v in pt]), "slice formula differs from the resultant"
+    # on the line x = 1, w = y: F = 0 and grad F = 0 (singular), for every y
+    for y in [-3, -2, 0, Fraction(3, 2), 2, 5]:
+        x, w = 1, y
+        grad = (-2 * (1 - x) + y * (y - w), x * (y - w) - (w - x * y), -(y - w) + (w - x * y))
+        assert F(x, y, w) == 0 and grad == (0, 0, 0)
+    # fibers along the line: 2 real preimages (|y| > 2), 1 critical (y = +-2), none real (|y| < 2)
+    counts = {}
+    for y in [-3, Fraction(-5, 2), -2, 0, 1, 2, Fraction(5, 2), 3]:
+        fb = fiber(slice_point(1, y, y), 2, 1)
+        counts[str(y)] = (fb.count, fb.real_count)
+    for y in ["-3", "-5/2", "5/2", "3"]:
+        assert counts[y] == (2, 2), counts
+    assert counts["2"] == (1, 1) and counts["-2"] == (1, 1), counts
+    assert counts["0"] == (2, 0) and counts["1"] == (2, 0), counts
+    facts["fibers on the singular line y -> (preimages, real preimages)"] = counts
+    # the boundary points are critical values: A = u v^T, V = w v^T, rank drop 1
+    v = certify([[1, 1], [1, 1]], [[1, 1]], dimension=5)
+    assert v.singular and v.differential_rank == 4, v
+    facts["boundary point (1,2,1,1,2,1)"] = v.reason
+    # a point of a sheet (y = 5/2, x = 0, w = 2): smooth, one real preimage
+    pt = slice_point(0, Fraction(5, 2), 2)
+    assert F(0, Fraction(5, 2), 2) == 0
+    fb = fiber(pt, 2, 1)
+    assert len(fb.preimages) == 1
+    A, V = fb.preimages[0]
+    v = certify(A, V, dimension=5)
+    assert v.singular is False, v
+    facts["sheet point (x, y, w) = (0, 5/2, 2)"] = v.reason
+    return facts
+
+
+def render_figure1(path: str | Path, *, seed: int = 0, resolution: int = 160) -> Path:
+    """Draw the slice (after :func:`verify_slice`) and save it as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LightSource
+
+    verify_slice()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig = plt.figure(figsize=(8.5, 7.5), dpi=130)
+    ax = fig.add_subplot(111, projection="3d")
+    ls = LightSource(azdeg=35, altdeg=40)
+    xs = np.linspace(-0.5, 2.5, resolution)
+    for sign_y in (1, -1):
+        ys = sign_y * np.linspace(2.0, 3.5, resolution)
+        X, Y = np.meshgrid(xs, ys)
+        root = np.abs(1 - X) * np.sqrt(np.maximum(Y**2 - 4, 0))
+        for s, cmap in ((1, "Blues"), (-1, "Greens")):  # the two sheets, crossing along the singular line
+            W = (Y * (1 + X) + s * root) / 2
+            rgb = ls.shade(W, cmap=plt.get_cmap(cmap), vert_exag=0.3, blend_mode="soft", vmin=-14, vmax=14)
+            ax.plot_surface(X, Y, W, facecolors=rgb, rstride=2, cstride=2, linewidth=0, antialiased=True, alpha=0.8, shade=False)
+    # the singular line x = 1, w = y
+    y_in = np.linspace(2.0, 3.5, 50)
+    for sgn in (1, -1):
+        ax.plot(np.ones_like(y_in), sgn * y_in, sgn * y_in, color="#f2b705", lw=3.2, zorder=10,
+                label="singular locus in M (rank A = rank V = 1)" if sgn == 1 else None)
+    y_out = np.linspace(-2.0, 2.0, 60)
+    ax.plot(np.ones_like(y_out), y_out, y_out, color="#d95f02", lw=2.6, ls=(0, (3, 2)), zorder=10,
+            label="Zariski closure, not in M (Cor. A.6: definite quadric)")
+    ax.scatter([1, 1], [2, -2], [2, -2], color="#c00000", s=70, depthshade=False, zorder=11,
+               label="boundary: critical values A = u v^T, V = w v^T")
+    ax.set_xlabel("x = c4")
+    ax.set_ylabel("y = c2")
+    ax.set_zlabel("w = c5")
+    ax.set_xlim(-0.5, 2.5)
+    ax.set_ylim(-3.5, 3.5)
+    ax.set_zlim(-9, 9)
+    ax.view_init(elev=22, azim=-58)
+    ax.set_title("Lightning self-attention, d = 2, d' = 1: the quartic Res(q1, q2) = 0\n"
+                 "in the affine slice c1 = c3 = c6 = 1 (exact checks in figure1.verify_slice)", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
