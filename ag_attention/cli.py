@@ -73,9 +73,16 @@ def _emit(args: argparse.Namespace, result: Any) -> None:
 
 # ----------------------------------------------------------------- commands
 def cmd_dim(args: argparse.Namespace) -> int:
+    arch = _architecture(args)
+    if arch.normalized:
+        from .numeric import numerical_dimension
+
+        if args.prime is not None:
+            raise InvalidArgumentError(f"--prime={args.prime}: normalized attention is computed in float64, not over GF(p)")
+        _emit(args, numerical_dimension(arch, seed=args.seed, samples=args.samples))
+        return 0
     from .exact.dimension import dimension
 
-    arch = _architecture(args)
     kwargs: dict[str, Any] = {"seed": args.seed, "samples": args.samples}
     if args.prime is not None:
         kwargs["prime"] = args.prime
@@ -96,6 +103,16 @@ def _finish_report(args: argparse.Namespace, report: Any) -> int:
     for c in report.failures:
         print(f"FAILED: {c.claim} [{c.case}]: expected {c.expected}, observed {c.observed}", file=sys.stderr)
     return 0 if report.passed else EXIT_FAILED
+
+
+def cmd_fibers(args: argparse.Namespace) -> int:
+    from .exact.fibers import fibers
+
+    arch = _architecture(args)
+    if arch.normalized:
+        raise InvalidArgumentError("--normalized: the fiber check is exact and needs lightning attention")
+    _emit(args, fibers(arch, prime=args.prime, seed=args.seed))
+    return 0
 
 
 def cmd_implicitize(args: argparse.Namespace) -> int:
@@ -126,6 +143,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from .reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
 
         report = reproduce_corollary_38(QUICK_GRID if args.quick else GRID, seed=args.seed)
+    elif args.what == "figure-3":
+        from .reproduce.figure3 import reproduce_figure_3
+
+        report = reproduce_figure_3(args.out, seed=args.seed, deltas=range(3, 7) if args.quick else range(3, 11))
     elif args.what == "theorem-3.4":
         from pathlib import Path
 
@@ -165,13 +186,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("dim", help="dimension of the neuromanifold (exact over GF(p))",
                        description="Dimension of the neuromanifold: exact GF(p) Jacobian rank with a certificate.")
-    _add_architecture(p, allow_normalized=False)
+    _add_architecture(p)
     p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
     p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed (default 0)")
     p.add_argument("--samples", type=_int("--samples"), default=None, help="input sequences N (default: automatic)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.set_defaults(func=cmd_dim)
+
+    p = sub.add_parser("fibers", help="generic fibers vs. the symmetry families (Thm. 3.7), exact over GF(p)",
+                       description="Kernel of the Jacobian at a random point against the span of the symmetry tangents.")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    p.set_defaults(func=cmd_fibers)
 
     p = sub.add_parser("implicitize", help="Zariski closure of a one-layer neuromanifold (Macaulay2)",
                        description="Ideal of the Zariski closure of the neuromanifold of one lightning layer, by Macaulay2.")
@@ -192,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_m2_doctor)
 
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
-    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8"], help="which result")
+    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3"], help="which result")
     p.add_argument("--out", default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
     p.add_argument("--seed", type=_int("--seed"), default=0)

@@ -38,7 +38,7 @@ from ..network import jacobian, random_inputs, random_parameters
 from . import linalg
 from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 
-__all__ = ["DimensionResult", "RankRun", "dimension", "default_samples", "jacobian_rank"]
+__all__ = ["DimensionResult", "RankRun", "Evaluation", "evaluate", "dimension", "default_samples", "jacobian_rank", "sampling_plan"]
 
 
 def new_directions_per_sample(arch: Architecture) -> int:
@@ -254,14 +254,30 @@ class DimensionResult:
         return "\n".join(lines)
 
 
-def _run(arch: Architecture, prime: int, seed: int, samples: int, k: int) -> RankRun:
+@dataclass
+class Evaluation:
+    """The random point of one run: parameters, the (seeded) Jacobian, the symmetry tangents."""
+
+    field: GFp
+    theta: np.ndarray
+    J: np.ndarray
+    rng: np.random.Generator
+
+
+def evaluate(arch: Architecture, prime: int, seed: int, samples: int, k: int) -> Evaluation:
+    """Random parameters and inputs from ``seed``, and the Jacobian with ``k`` seeds per sample."""
     F = GFp(prime)
     rng = np.random.default_rng(seed)
-    t0 = time.perf_counter()
     theta = random_parameters(arch, F, rng)
     X = random_inputs(arch, F, rng, samples)
     seeds = None if k >= arch.output_size else F.random(rng, (samples, k, arch.tokens, arch.widths[-1]))
-    J = jacobian(arch, F, theta, X, seeds)
+    return Evaluation(F, theta, jacobian(arch, F, theta, X, seeds), rng)
+
+
+def _run(arch: Architecture, prime: int, seed: int, samples: int, k: int) -> RankRun:
+    t0 = time.perf_counter()
+    ev = evaluate(arch, prime, seed, samples, k)
+    F, theta, J, rng = ev.field, ev.theta, ev.J, ev.rng
     t1 = time.perf_counter()
     r = linalg.rank(J, prime)
     t2 = time.perf_counter()

@@ -1,0 +1,244 @@
+"""Numerical dimension of normalized (softmax) attention networks, in float64.
+
+Softmax attention is not polynomial, so the exact GF(p) engine does not
+apply.  :func:`numerical_dimension` evaluates the same reverse-mode Jacobian
+(:func:`ag_attention.network.jacobian`) in float64 on Gaussian input
+sequences, normalizes its columns, and decides the rank from the largest gap
+in the singular values.  The result is *numerical, not certified*: it records
+the gap (orders of magnitude between the singular values on either side) and
+refuses a verdict when no clear gap exists.
+
+Conditioning: weights are drawn so that attention logits and layer outputs
+are of order one (queries and keys with variance ``1 / (d_in sqrt(a))``,
+values with variance ``1 / d_in``), inputs are standard Gaussian, and each
+Jacobian column is scaled to unit norm (which does not change the rank).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..architecture import Architecture
+from ..errors import ComputationError, InvalidArgumentError
+from ..models.formulas import Expectation, expected_dimension
+from ..network import jacobian
+
+__all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult", "numerical_dimension"]
+
+
+class Float64:
+    """float64 arithmetic with the interface of :class:`ag_attention.exact.field.GFp`."""
+
+    exact = False
+    dtype = np.float64
+
+    def random(self, rng: np.random.Generator, shape: Any) -> np.ndarray:
+        return rng.standard_normal(shape)
+
+    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.einsum(spec, a, b, optimize=True)
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a - b
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        return -a
+
+
+class NoClearGapError(ComputationError):
+    """The singular values show no clear gap: no rank verdict."""
+
+
+@dataclass(frozen=True)
+class GapRank:
+    rank: int | None  # None: no verdict
+    gap: float  # log10 of the ratio across the chosen gap (orders of magnitude)
+    runner_up: float  # the second largest log10 gap
+    smallest_kept: float  # s_rank / s_1
+    largest_dropped: float  # s_{rank+1} / s_1 (0 if full rank)
+    clear: bool
+    reason: str
+
+
+def gap_rank(s: np.ndarray, *, min_gap: float = 4.0, min_margin: float = 2.0, floor: float = 1e-9) -> GapRank:
+    """Rank from singular values ``s`` (descending) by the largest gap, in orders of magnitude.
+
+    A verdict needs the largest gap to span at least ``min_gap`` orders of
+    magnitude and to beat the runner-up by ``min_margin`` orders; a matrix
+    whose singular values all stay above ``floor * s_1`` with no such gap is
+    of full rank.
+    """
+    s = np.asarray(s, dtype=float)
+    if s.size == 0 or s[0] == 0:
+        return GapRank(0, math.inf, 0.0, 0.0, 0.0, True, "zero matrix")
+    rel = s / s[0]
+    logs = np.log10(np.maximum(rel, 1e-300))
+    gaps = logs[:-1] - logs[1:]
+    order = np.argsort(gaps)[::-1]
+    best = float(gaps[order[0]]) if gaps.size else 0.0
+    runner = float(gaps[order[1]]) if gaps.size > 1 else 0.0
+    if gaps.size and best >= min_gap and best - runner >= min_margin:
+        r = int(order[0]) + 1
+        return GapRank(r, best, runner, float(rel[r - 1]), float(rel[r]), True, "clear gap")
+    if rel[-1] >= floor and best < min_gap:
+        return GapRank(int(s.size), math.inf, best, float(rel[-1]), 0.0, True, f"full rank (all singular values >= {floor:g} s_1)")
+    reason = (
+        f"no clear gap: largest {best:.1f} orders of magnitude (need {min_gap}), runner-up {runner:.1f} "
+        f"(need a margin of {min_margin}), smallest singular value {rel[-1]:.1e} s_1"
+    )
+    return GapRank(None, best, runner, float(rel[-1]), 0.0, False, reason)
+
+
+@dataclass(frozen=True)
+class NumericalResult:
+    """Numerical (float64, not certified) dimension of a neuromanifold."""
+
+    architecture: Architecture
+    dimension: int | None
+    parameters: int
+    expected: Expectation
+    gap: GapRank
+    singular_values: np.ndarray
+    seed: int
+    samples: int
+    rows: int
+    seconds: float
+
+    @property
+    def fiber_dimension(self) -> int | None:
+        return None if self.dimension is None else self.parameters - self.dimension
+
+    @property
+    def formula_applies(self) -> bool:
+        return self.expected.applies
+
+    @property
+    def agrees(self) -> bool | None:
+        if self.expected.value is None or self.dimension is None:
+            return None
+        return self.dimension == self.expected.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "architecture": self.architecture.to_dict(),
+            "dimension": self.dimension,
+            "parameters": self.parameters,
+            "fiber_dimension": self.fiber_dimension,
+            "expected": self.expected.value,
+            "formula": self.expected.formula,
+            "formula_applies": self.formula_applies,
+            "conjectural": self.expected.conjectural,
+            "agrees": self.agrees,
+            "singular_value_gap": None if math.isinf(self.gap.gap) else round(self.gap.gap, 2),
+            "gap_runner_up": round(self.gap.runner_up, 2),
+            "clear_gap": self.gap.clear,
+            "gap_reason": self.gap.reason,
+            "numerical": True,
+            "certified": False,
+            "certificate": "numerical: float64 singular values, rank at the largest gap; not a proof",
+            "seed": self.seed,
+            "samples": self.samples,
+            "rows": self.rows,
+            "seconds": round(self.seconds, 4),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"NumericalResult({self.architecture.describe()}: dim={self.dimension}, P={self.parameters}, "
+            f"gap {self.gap.gap:.1f} orders, numerical, seed={self.seed})"
+        )
+
+    def __str__(self) -> str:
+        e = self.expected
+        if e.value is None:
+            formula = "no formula"
+        else:
+            verdict = {True: "agrees", False: "DIFFERS", None: "no verdict"}[self.agrees]
+            hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
+            formula = f"{e.formula} gives {e.value} ({verdict}; {hyp}{'; a conjecture' if e.conjectural else ''})"
+        dim = "no verdict (" + self.gap.reason + ")" if self.dimension is None else str(self.dimension)
+        return "\n".join([
+            self.architecture.describe(),
+            f"  dimension        {dim}  (numerical, float64: not certified)",
+            f"  parameters       {self.parameters}",
+            f"  singular values  gap of {self.gap.gap:.1f} orders of magnitude at the rank (runner-up {self.gap.runner_up:.1f})",
+            f"  formula          {formula}",
+            f"  seed {self.seed}, {self.samples} samples, {self.rows} rows, {self.seconds:.2f} s",
+        ])
+
+
+def _weights(arch: Architecture, rng: np.random.Generator) -> np.ndarray:
+    theta = np.empty(arch.parameter_count)
+    for b in arch.blocks:
+        layer = arch.layers[b.layer - 1]
+        if b.name in ("Q", "K"):
+            std = 1.0 / math.sqrt(layer.d_in * math.sqrt(layer.rank))
+        elif b.name == "A":
+            std = 1.0 / layer.d_in
+        else:
+            std = 1.0 / math.sqrt(layer.d_in)
+        theta[b.slice] = rng.standard_normal(b.size) * std
+    return theta
+
+
+def numerical_dimension(
+    arch: Architecture,
+    *,
+    seed: int = 0,
+    samples: int | None = None,
+    min_gap: float = 4.0,
+    raise_on_no_gap: bool = True,
+) -> NumericalResult:
+    """Dimension of a (normalized or lightning) network from float64 singular values.
+
+    ``samples`` defaults to enough samples that their new directions (``t^2``
+    each for lightning attention, ``t d_L`` for softmax) exceed ``1.5 P``.
+    When the samples give more than ``3 P`` rows, each sample contributes
+    ``ceil(3 P / N)`` Gaussian combinations of its outputs instead of all of them.
+    Raises :class:`NoClearGapError` when the spectrum has no clear gap (or
+    returns a result with ``dimension=None`` if ``raise_on_no_gap=False``).
+    """
+    if not isinstance(arch, Architecture):
+        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    P = arch.parameter_count
+    if samples is None:
+        # lightning: a sample adds at most t^2 directions beyond the values (see the exact engine);
+        # softmax mixes the tokens, so up to t d_L
+        from ..exact.dimension import new_directions_per_sample
+
+        per_sample = arch.output_size if arch.normalized else new_directions_per_sample(arch)
+        samples = max(1, math.ceil(1.5 * P / per_sample) + 1)
+    elif isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    F = Float64()
+    theta = _weights(arch, rng)
+    X = rng.standard_normal((int(samples), arch.tokens, arch.widths[0]))
+    # many more rows than parameters: k Gaussian combinations of each sample's outputs
+    # (the null space is unchanged for generic combinations, the reverse pass is cheaper)
+    k = max(1, math.ceil(3 * P / samples))
+    seeds = None
+    if k < arch.output_size:
+        seeds = rng.standard_normal((int(samples), k, arch.tokens, arch.widths[-1]))
+    J = jacobian(arch, F, theta, X, seeds)
+    norms = np.linalg.norm(J, axis=0)
+    J = J[:, norms > 0] / norms[norms > 0]
+    s = np.linalg.svd(J, compute_uv=False)
+    g = gap_rank(s, min_gap=min_gap)
+    # columns that are identically zero are not in the matrix: they only add kernel directions
+    result = NumericalResult(arch, g.rank, P, expected_dimension(arch), g, s, int(seed), int(samples), J.shape[0],
+                             time.perf_counter() - t0)
+    if g.rank is None and raise_on_no_gap:
+        raise NoClearGapError(f"{arch.describe()}: {g.reason}", seed=int(seed))
+    return result

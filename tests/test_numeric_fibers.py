@@ -1,0 +1,130 @@
+"""Normalized attention (numerical), deep fibers (Thm. 3.7) and Figure 3."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture
+from ag_attention.errors import ComputationError
+from ag_attention.exact.fibers import fibers
+from ag_attention.models.formulas import cor38
+from ag_attention.network import forward, jacobian
+from ag_attention.numeric import Float64, NoClearGapError, gap_rank, numerical_dimension
+from ag_attention.reproduce.figure3 import reproduce_figure_3
+
+
+# ------------------------------------------------------------------ softmax Jacobian
+@pytest.mark.parametrize("arch", [
+    Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
+    Architecture((2, 2), None, tokens=2, parametrization="AV", normalized=True),
+    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, skip=True, normalized=True),
+], ids=str)
+def test_softmax_jacobian_matches_central_differences(arch):
+    F, rng = Float64(), np.random.default_rng(3)
+    theta = rng.standard_normal(arch.parameter_count) * 0.5
+    X = rng.standard_normal((2, arch.tokens, arch.widths[0]))
+    J = jacobian(arch, F, theta, X)
+    h = 1e-6
+    num = np.stack([(forward(arch, F, theta + h * e, X) - forward(arch, F, theta - h * e, X)).ravel() / (2 * h)
+                    for e in np.eye(arch.parameter_count)], axis=1)
+    assert np.abs(J - num).max() < 1e-7 * max(1.0, np.abs(J).max())
+
+
+# ------------------------------------------------------------------ Thm. 3.9, Eq. 16
+@pytest.mark.parametrize("d, e, a, t", [(3, 2, 2, 2), (4, 3, 2, 3), (4, 1, 4, 2), (3, 3, 1, 3)])
+def test_one_normalized_layer_theorem_39(d, e, a, t):
+    r = numerical_dimension(Architecture((d, e), (a,), tokens=t, normalized=True))
+    assert r.dimension == a * (2 * d - a) + d * e == r.expected.value  # no rescaling: one more than Cor. 3.3
+    assert r.expected.formula == "Thm. 3.9" and r.gap.clear and r.gap.gap > 8
+    lightning = numerical_dimension(Architecture((d, e), (a,), tokens=t))
+    assert lightning.dimension == r.dimension - 1
+
+
+@pytest.mark.parametrize("widths, ranks", [((3, 3, 3), (2, 2)), ((4, 2, 4), (2, 2)), ((4, 3, 3, 2), (2, 2, 2))])
+def test_deep_normalized_eq16(widths, ranks):
+    r = numerical_dimension(Architecture(widths, ranks, tokens=3, normalized=True))
+    assert r.dimension == cor38(widths, ranks) + len(ranks) == r.expected.value
+    assert r.expected.conjectural and r.to_dict()["numerical"] is True and r.to_dict()["certified"] is False
+
+
+def test_gap_rank_verdicts_and_refusals():
+    clear = np.array([3.0, 2.0, 1.0, 0.5, 1e-14, 1e-15])
+    assert gap_rank(clear).rank == 4
+    full = np.array([3.0, 2.0, 1.0, 0.2])
+    assert gap_rank(full).rank == 4 and gap_rank(full).clear
+    smooth = 10.0 ** (-np.arange(40) / 3.0)  # decays steadily: no gap anywhere
+    g = gap_rank(smooth)
+    assert g.rank is None and not g.clear and "no clear gap" in g.reason
+    two = np.array([1.0, 1e-5, 1e-10, 1e-15])  # two gaps of equal size: ambiguous
+    assert gap_rank(two).rank is None
+
+
+def test_numerical_dimension_refuses_without_a_clear_gap():
+    arch = Architecture((3, 2), (2,), tokens=2, normalized=True)
+    with pytest.raises(NoClearGapError, match="no clear gap"):
+        numerical_dimension(arch, min_gap=30)
+    r = numerical_dimension(arch, min_gap=30, raise_on_no_gap=False)
+    assert r.dimension is None and r.to_dict()["clear_gap"] is False
+    assert isinstance(NoClearGapError("x"), ComputationError)
+
+
+# ------------------------------------------------------------------ Thm. 3.7
+@pytest.mark.parametrize("widths, ranks, t", [((4, 4, 4), (2, 2), 3), ((4, 2, 4), (2, 2), 3), ((5, 3, 2), (2, 2), 2),
+                                              ((4, 4, 4, 4), (2, 2, 2), 3), ((6, 3, 3, 6), (3, 2, 2), 3)])
+def test_fibers_explained_on_bottlenecks(widths, ranks, t):
+    r = fibers(Architecture(widths, ranks, tokens=t))
+    assert r.explained and r.excess == 0 and r.in_kernel and r.kernel_check == "exact"
+    assert r.fiber_dimension == r.symmetry_dimension == r.dimension.parameters - cor38(widths, ranks)
+
+
+@pytest.mark.parametrize("widths, ranks, t, excess, exact", [
+    ((2, 3, 3), (2, 2), 2, 4, True),  # growing before the last layer
+    ((3, 5, 3), (2, 2), 3, None, True),  # grow then shrink
+    ((4, 4, 4, 4), (1, 2, 2), 3, 4, False),  # a_1 = 1: tokens become parallel
+    ((3, 3), (3,), 1, 3, True),  # t = 1: phi only sees A + A^T
+])
+def test_fibers_report_the_excess_elsewhere(widths, ranks, t, excess, exact):
+    r = fibers(Architecture(widths, ranks, tokens=t))
+    assert not r.explained and r.excess > 0 and r.in_kernel
+    if excess is not None:
+        assert r.excess == excess
+    assert r.excess_exact == exact
+    d = r.to_dict()
+    assert {"fiber_dimension", "symmetry_dimension", "explained", "excess"} <= set(d)
+
+
+def test_fibers_freivalds_on_large_networks():
+    r = fibers(Architecture((24, 24, 24), (8, 8), tokens=3))
+    assert r.kernel_check.startswith("Freivalds") and r.explained
+
+
+# ------------------------------------------------------------------ Figure 3 and the CLI
+def test_figure3_quick(tmp_path):
+    rep = reproduce_figure_3(tmp_path, deltas=range(3, 6))
+    assert rep.passed, [c.observed for c in rep.failures]
+    rows = json.loads((tmp_path / "figure3.json").read_text())
+    assert len(rows) == 6 and {"delta", "normalized", "estimated", "expected", "gap"} <= set(rows[0])
+    norm = [r for r in rows if r["normalized"]]
+    assert [r["estimated"] for r in norm] == [25, 40, 57] and all(r["gap"] > 8 for r in norm)
+    assert all(r["gap"] is None and r["certified"] for r in rows if not r["normalized"])
+    assert (tmp_path / "figure3.png").stat().st_size > 20000
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "ag_attention.cli", *args], capture_output=True, text=True)
+
+
+def test_cli_normalized_and_fibers():
+    p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--tokens", "3", "--normalized", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["dimension"] == 24 and d["numerical"] is True and d["certified"] is False and d["singular_value_gap"] > 8
+    p = run_cli("fibers", "--widths", "4,2,4", "--ranks", "2,2", "--tokens", "3", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert (d["fiber_dimension"], d["symmetry_dimension"], d["explained"]) == (14, 14, True)
+    p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--normalized", "--prime", "101")
+    assert p.returncode == 2 and "float64" in p.stderr
