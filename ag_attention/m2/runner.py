@@ -105,6 +105,45 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of process group ``pgid``, read from ``/proc``.
+
+    Empty where ``/proc`` is missing (the kill is then not verified).
+    """
+    members = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            members.append(int(entry))
+    return members
+
+
+def _wait_group_gone(pgid: int, seconds: float = 10.0) -> list[int]:
+    """Kill ``pgid`` until no live member is left (at most ``seconds``); the survivors."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = group_members(pgid)
+        if not left or time.monotonic() > deadline:
+            return left
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        time.sleep(0.02)
+
+
 class Backend(ABC):
     """A way to run Macaulay2."""
 
@@ -174,11 +213,15 @@ class Backend(ABC):
                     proc.communicate(timeout=30)
                 except subprocess.TimeoutExpired:  # pragma: no cover - the kernel did not reap in 30 s
                     pass
+                left = _wait_group_gone(proc.pid)
+                if left:  # pragma: no cover - SIGKILL is not ignorable
+                    log.error("processes %s of the killed job %s are still alive", left, label)
                 raise M2TimeoutError(f"{label} ({self.name} backend)", timeout) from None
             except BaseException:
                 _kill_group(proc)
                 self._on_timeout(name)
                 proc.wait()
+                _wait_group_gone(proc.pid)
                 raise
             seconds = time.perf_counter() - t0
         for line in stdout.splitlines():
