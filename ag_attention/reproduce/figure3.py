@@ -53,7 +53,8 @@ def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 5.2), dpi=130)
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7.4), dpi=130, gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
+    lightning_expected = {r["delta"]: r["expected"] for r in rows if not r["normalized"]}
     for normalized, color, name in ((True, "#1b9e77", "normalized (softmax)"), (False, "#d95f02", "lightning")):
         sel = [r for r in rows if r["normalized"] is normalized]
         deltas = [r["delta"] for r in sel]
@@ -63,7 +64,15 @@ def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
         ax.plot([d for d, _ in est], [e for _, e in est], ls="none", marker="o" if normalized else "s",
                 ms=7 if normalized else 5, mfc="none" if normalized else color, mec=color,
                 label=f"{name}: estimated ({'float64 SVD, largest gap' if normalized else 'exact, GF(p)'})")
-    ax.set_xlabel("delta (d_0 = d_1 = d_2)")
+        # the difference to Cor. 3.8 makes the "+ L" of Eq. 16 visible
+        ax2.plot(deltas, [r["expected"] - lightning_expected[r["delta"]] for r in sel], ls="--", color=color, alpha=0.8)
+        ax2.plot([d for d, _ in est], [e - lightning_expected[d] for d, e in est], ls="none",
+                 marker="o" if normalized else "s", ms=7 if normalized else 5, mfc="none" if normalized else color, mec=color)
+    ax2.set_xlabel("delta (d_0 = d_1 = d_2)")
+    ax2.set_ylabel("dimension - Cor. 3.8")
+    ax2.set_yticks([0, 1, 2, 3])
+    ax2.set_ylim(-0.7, 3.2)
+    ax2.grid(alpha=0.3)
     ax.set_ylabel("dimension of the neuromanifold")
     ax.set_title("Figure 3: L = 2, t = 3, a_i = 2, N = 250 input sequences")
     ax.grid(alpha=0.3)
