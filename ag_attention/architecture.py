@@ -299,8 +299,8 @@ class Architecture:
     def with_(self, **changes: Any) -> "Architecture":
         data = self.to_dict()
         data.update(changes)
-        if changes.get("parametrization") == "AV" and "ranks" not in changes:
-            data["ranks"] = None
+        if data["parametrization"] == "AV" and "ranks" not in changes:
+            data["ranks"] = None  # A free: the ranks follow the (possibly new) widths
         return Architecture.from_dict(data)
 
 

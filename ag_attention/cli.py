@@ -45,13 +45,16 @@ def _add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = Tr
     g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
     if allow_normalized:
         g.add_argument("--normalized", action="store_true", help="softmax attention (numerical, not certified)")
-        g.add_argument("--temperature", type=float, default=1.0, help="softmax temperature (default 1)")
+        g.add_argument("--temperature", type=float, default=None, help="softmax temperature (default 1; needs --normalized)")
 
 
 def _architecture(args: argparse.Namespace) -> Architecture:
     widths = parse_sizes(args.widths, "widths")
     parametrization = args.parametrization or ("QKV" if args.ranks else "AV")
     ranks = parse_sizes(args.ranks, "ranks") if args.ranks else None
+    temperature = getattr(args, "temperature", None)
+    if temperature is not None and not getattr(args, "normalized", False):
+        raise InvalidArgumentError(f"--temperature={temperature:g}: only softmax attention has a temperature (add --normalized)")
     return Architecture(
         widths,
         ranks,
@@ -60,7 +63,7 @@ def _architecture(args: argparse.Namespace) -> Architecture:
         heads=args.heads,
         skip=args.skip,
         normalized=getattr(args, "normalized", False),
-        temperature=getattr(args, "temperature", 1.0),
+        temperature=1.0 if temperature is None else temperature,
     )
 
 
@@ -139,6 +142,11 @@ def cmd_m2_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce.report import output_directory, pyplot
+
+    output_directory(args.out)  # before any computation: a bad --out fails at once
+    if args.what in ("figure-3", "theorem-3.4"):
+        pyplot()  # the pictures need matplotlib
     if args.what == "corollary-3.8":
         from .reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
 

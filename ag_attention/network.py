@@ -33,7 +33,36 @@ import numpy as np
 
 from .architecture import Architecture
 
-__all__ = ["unflatten", "forward", "jacobian", "random_parameters", "random_inputs"]
+__all__ = ["unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "check_memory"]
+
+#: the Jacobian plus what the rank computation copies of it (FLINT or LAPACK)
+_COPIES = 3
+
+
+def available_memory() -> int | None:
+    """Bytes the kernel reports as available (``MemAvailable``), None where unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_memory(arch: Architecture, rows: int, itemsize: int = 8) -> None:
+    """Refuse a Jacobian that would not fit in memory, with the numbers, before allocating it."""
+    need = _COPIES * rows * arch.parameter_count * itemsize
+    avail = available_memory()
+    if avail is not None and need > 0.8 * avail:
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            f"{arch.describe()}: the Jacobian ({rows} rows x {arch.parameter_count} parameters) needs about "
+            f"{need / 2**30:.1f} GiB with its working copies, but {avail / 2**30:.1f} GiB are available; "
+            "use a smaller network or fewer samples"
+        )
 
 
 def unflatten(arch: Architecture, theta: np.ndarray) -> list[list[dict[str, np.ndarray]]]:
@@ -131,6 +160,7 @@ def jacobian(
     if seeds is not None and seeds.shape[:1] + seeds.shape[2:] != (N, t, arch.widths[-1]):
         raise ValueError(f"seeds have shape {seeds.shape}, expected (N={N}, k, {t}, {arch.widths[-1]})")
     R = arch.output_size if seeds is None else seeds.shape[1]
+    check_memory(arch, N * R, np.dtype(ops.dtype).itemsize)
     # forward pass, keeping what the backward pass needs
     inputs, caches = [], []
     H = X

@@ -163,7 +163,31 @@ def test_too_few_samples_is_only_a_lower_bound():
     # one sample gives at most t d_L rows
     r = dimension(Architecture((3, 3), (1,), tokens=3), samples=1, recheck=False)
     assert r.dimension < 13 and not r.certified
+    # a lower bound below the formula does not contradict it: no verdict, and the reason
+    assert r.agrees is None and r.rows_limit_rank and "too few samples" in r.comparison()
+    assert "use more samples" in r.certificate and "DIFFERS" not in str(r)
     assert dimension(Architecture((3, 3), (1,), tokens=3)).dimension == 13
+
+
+def test_agreement_is_claimed_only_when_proven():
+    proven = dimension(Architecture((4, 2, 4, 4), (2, 2, 2), tokens=2))  # 29, formula 37
+    assert proven.certified and proven.agrees is False and proven.comparison() == "DIFFERS (proven)"
+    unproven = dimension(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2))  # lower bound 40, formula 44
+    assert not unproven.certified and unproven.agrees is None
+    assert "not proven" in unproven.comparison() and unproven.to_dict()["agrees"] is None
+
+
+def test_av_networks_with_growing_hidden_widths():
+    # no ranks given: the effective (narrowed) network must also be AV with A free
+    r = dimension(Architecture((2, 3, 2), None, tokens=2, parametrization="AV"))
+    assert r.reduction.architecture.widths == (2, 2, 2) and r.reduction.architecture.ranks == (2, 2)
+    assert r.dimension == 10 and r.certified
+    assert effective_architecture(Architecture((2, 3, 3), None, parametrization="AV")).ranks == (2, 2)
+
+
+def test_a_jacobian_too_large_for_memory_is_refused_before_allocation():
+    with pytest.raises(InvalidArgumentError, match=r"GiB.*available"):
+        dimension(Architecture((200, 200, 200), (100, 100), tokens=3))
 
 
 def test_sampling_plan():

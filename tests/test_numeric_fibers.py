@@ -60,6 +60,24 @@ def test_gap_rank_verdicts_and_refusals():
     assert g.rank is None and not g.clear and "no clear gap" in g.reason
     two = np.array([1.0, 1e-5, 1e-10, 1e-15])  # two gaps of equal size: ambiguous
     assert gap_rank(two).rank is None
+    # no gap of 4 orders, but the spectrum spans 8: a rank drop may hide in it, so no verdict
+    for decaying in ([1, 1, 1, 1e-3, 1e-6, 1e-8], 10.0 ** -np.arange(9)):
+        assert gap_rank(np.array(decaying, dtype=float)).rank is None
+    # full rank: the gap reported is the distance of s_min to the float64 noise level
+    g = gap_rank(full, size=1000)
+    assert g.rank == 4 and 10 < g.gap < 13 and "noise" in g.reason
+
+
+@pytest.mark.parametrize("widths, ranks, t, value", [
+    ((8, 8), (4,), 2, 112),  # Thm. 3.9: a(2d - a) + d d'
+    ((12, 12), (6,), 3, 252),
+    ((12, 12, 12), (6, 6), 3, 360),  # Eq. 16
+])
+def test_default_samples_reach_the_dimension(widths, ranks, t, value):
+    # softmax rows sum to one: a sample adds only t (t - 1) directions beyond the values,
+    # so the default number of samples must account for it
+    r = numerical_dimension(Architecture(widths, ranks, tokens=t, normalized=True))
+    assert r.dimension == value == r.expected.value and r.gap.gap > 8
 
 
 def test_numerical_dimension_refuses_without_a_clear_gap():
@@ -128,3 +146,41 @@ def test_cli_normalized_and_fibers():
     assert (d["fiber_dimension"], d["symmetry_dimension"], d["explained"]) == (14, 14, True)
     p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--normalized", "--prime", "101")
     assert p.returncode == 2 and "float64" in p.stderr
+
+
+def test_cli_dim_json_and_summary():
+    p = run_cli("dim", "--widths", "4,4,4", "--ranks", "2,2", "--tokens", "3", "--seed", "5", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    for key in ("dimension", "parameters", "fiber_dimension", "expected", "formula_applies", "prime", "seed", "samples", "seconds"):
+        assert key in d, key
+    assert (d["dimension"], d["parameters"], d["fiber_dimension"], d["expected"]) == (38, 64, 26, 38)
+    assert d["formula_applies"] is True and d["seed"] == 5 and d["prime"] == 2**31 - 1 and d["certified"] is True
+    p = run_cli("dim", "--widths", "3,1", "--ranks", "3", "--tokens", "1")
+    assert p.returncode == 0 and "dimension        8" in p.stdout and "does not apply" in p.stdout
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--widths", "4,x", "--ranks", "2"], "widths[1]"),
+    (["--widths", "4,4,4", "--ranks", "2"], "ranks"),
+    (["--widths", "4,4", "--ranks", "2", "--tokens", "0"], "tokens"),
+    (["--widths", "4,4", "--ranks", "2", "--prime", "4"], "prime"),
+    (["--widths", "4,4", "--ranks", "2", "--seed", "-1"], "seed"),
+    (["--widths", "4,4", "--ranks", "2", "--temperature", "2"], "temperature"),
+    (["--widths", "4,4", "--ranks", "2", "--tokens", "two"], "--tokens"),
+])
+def test_cli_bad_arguments_exit_2_naming_the_value(args, named):
+    p = run_cli("dim", *args)
+    assert p.returncode == 2 and named in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_cli_reproduce_corollary_38_and_bad_out(tmp_path):
+    p = run_cli("reproduce", "corollary-3.8", "--quick", "--out", str(tmp_path / "c38"), "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["passed"] is True and len(d["checks"]) >= 5
+    assert all({"claim", "case", "method", "expected", "observed", "passed"} <= set(c) for c in d["checks"])
+    assert (tmp_path / "c38" / "report.md").read_text().count("|") > 20
+    (tmp_path / "file").write_text("")
+    p = run_cli("reproduce", "corollary-3.8", "--quick", "--out", str(tmp_path / "file"))
+    assert p.returncode == 2 and "--out" in p.stderr and "Traceback" not in p.stderr

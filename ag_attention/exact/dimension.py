@@ -167,10 +167,41 @@ class DimensionResult:
 
     @property
     def agrees(self) -> bool | None:
-        """Whether the computed value equals the formula (None if there is no formula)."""
-        if self.expected.value is None:
+        """Whether the dimension equals the formula, where that is proven.
+
+        True: equal.  False: proven different (certified, or a lower bound above
+        the formula).  None: no formula, or a lower bound below the formula
+        that the upper bounds do not decide.
+        """
+        value = self.expected.value
+        if value is None:
             return None
-        return self.dimension == self.expected.value
+        if self.dimension == value:
+            return True
+        if self.certified or self.dimension > value or self.upper_bound < value:
+            return False
+        return None
+
+    @property
+    def rows_limit_rank(self) -> bool:
+        """True when every run had fewer rows than the upper bound (too few samples to reach it)."""
+        return all(r.rows < self.upper_bound for r in self.runs)
+
+    def comparison(self) -> str:
+        """The computed value against the formula, in words."""
+        value = self.expected.value
+        if value is None:
+            return "no formula"
+        if self.agrees:
+            return "agrees"
+        if self.agrees is False:
+            return "DIFFERS (proven)" if self.certified or self.upper_bound < value else "DIFFERS (lower bound above it)"
+        why = (
+            f"only {self.main.rows} rows: too few samples to reach it, use more"
+            if self.rows_limit_rank
+            else f"lower bound below it, confirmed by {len(self.runs)} runs, but not proven"
+        )
+        return f"not decided: {why}"
 
     @property
     def certificate(self) -> str:
@@ -195,6 +226,11 @@ class DimensionResult:
             )
         primes = sorted({r.prime for r in self.runs})
         confirm = f", confirmed with {len(self.runs)} random points over GF({', '.join(map(str, primes))})" if len(self.runs) > 1 else ""
+        if self.rows_limit_rank:
+            return (
+                f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); with {self.main.rows} rows "
+                f"the rank cannot reach the upper bound dim <= {self.upper_bound}: use more samples"
+            )
         return (
             f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); the known symmetries give "
             f"dim <= {self.upper_bound}, so {self.upper_bound - self.dimension} kernel direction(s) "
@@ -212,6 +248,7 @@ class DimensionResult:
             "formula_applies": self.formula_applies,
             "failed_hypotheses": self.expected.failed_hypotheses,
             "agrees": self.agrees,
+            "comparison": self.comparison(),
             "upper_bound": self.upper_bound,
             "symmetry_count": self.symmetry_count,
             "certified": self.certified,
@@ -238,7 +275,7 @@ class DimensionResult:
         if e.value is None:
             formula = f"no formula ({e.note})"
         else:
-            verdict = "agrees" if self.agrees else "DIFFERS"
+            verdict = self.comparison()
             hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
             formula = f"{e.formula} gives {e.value} ({verdict}; {hyp})"
         lines = [

@@ -68,13 +68,23 @@ class GapRank:
     reason: str
 
 
-def gap_rank(s: np.ndarray, *, min_gap: float = 4.0, min_margin: float = 2.0, floor: float = 1e-9) -> GapRank:
+def gap_rank(
+    s: np.ndarray, *, min_gap: float = 4.0, min_margin: float = 2.0, size: int | None = None
+) -> GapRank:
     """Rank from singular values ``s`` (descending) by the largest gap, in orders of magnitude.
 
-    A verdict needs the largest gap to span at least ``min_gap`` orders of
-    magnitude and to beat the runner-up by ``min_margin`` orders; a matrix
-    whose singular values all stay above ``floor * s_1`` with no such gap is
-    of full rank.
+    A rank ``r < len(s)`` needs the gap between ``s_r`` and ``s_{r+1}`` to span
+    at least ``min_gap`` orders of magnitude and to beat every other gap by
+    ``min_margin`` orders.  Full rank needs the same of the gap between the
+    smallest singular value and the float64 noise level ``eps * size * s_1``
+    (``size``: the larger side of the matrix, default ``len(s)``), and the
+    whole spectrum to span less than ``min_gap`` orders, so no rank drop can
+    hide in it.  Otherwise there is no verdict (``rank=None``).
+
+    >>> gap_rank([3.0, 2.0, 1.0, 1e-14]).rank
+    3
+    >>> gap_rank([1, 1, 1, 1e-3, 1e-6, 1e-8]).rank is None   # decays, no clear gap
+    True
     """
     s = np.asarray(s, dtype=float)
     if s.size == 0 or s[0] == 0:
@@ -88,13 +98,36 @@ def gap_rank(s: np.ndarray, *, min_gap: float = 4.0, min_margin: float = 2.0, fl
     if gaps.size and best >= min_gap and best - runner >= min_margin:
         r = int(order[0]) + 1
         return GapRank(r, best, runner, float(rel[r - 1]), float(rel[r]), True, "clear gap")
-    if rel[-1] >= floor and best < min_gap:
-        return GapRank(int(s.size), math.inf, best, float(rel[-1]), 0.0, True, f"full rank (all singular values >= {floor:g} s_1)")
+    noise = float(np.log10(np.finfo(float).eps * max(size or 0, s.size)))
+    headroom = float(logs[-1]) - noise  # orders between s_min and the noise level
+    spread = -float(logs[-1])
+    if spread < min_gap and headroom >= min_gap and headroom - best >= min_margin:
+        return GapRank(int(s.size), headroom, best, float(rel[-1]), 0.0, True,
+                       f"full rank: s_min = {rel[-1]:.1e} s_1, {headroom:.1f} orders above the float64 noise level")
     reason = (
         f"no clear gap: largest {best:.1f} orders of magnitude (need {min_gap}), runner-up {runner:.1f} "
-        f"(need a margin of {min_margin}), smallest singular value {rel[-1]:.1e} s_1"
+        f"(need a margin of {min_margin}); the spectrum spans {spread:.1f} orders, "
+        f"smallest singular value {rel[-1]:.1e} s_1"
     )
     return GapRank(None, best, runner, float(rel[-1]), 0.0, False, reason)
+
+
+def new_directions_per_sample(arch: Architecture) -> int:
+    """Bound on the rank one more input sequence can add, once the shared value weights are seen.
+
+    The network computes ``Y = M X S^T`` with ``M = V_L ... V_1`` shared by
+    all samples and ``S`` a product of ``t x t`` attention matrices, one per
+    sample (Lemma 3.6); softmax rows sum to one, so then ``S`` has only
+    ``t (t - 1)`` free entries.  Lightning attention: see
+    :func:`ag_attention.exact.dimension.new_directions_per_sample`.
+    """
+    from ..exact.dimension import new_directions_per_sample as lightning_bound
+
+    if not arch.normalized:
+        return lightning_bound(arch)
+    t = arch.tokens
+    per = t * (t - 1) if arch.is_plain else t * t * (arch.heads + int(arch.skip)) ** arch.depth
+    return max(1, min(arch.output_size, per))
 
 
 @dataclass(frozen=True)
@@ -111,6 +144,7 @@ class NumericalResult:
     samples: int
     rows: int
     seconds: float
+    history: tuple[tuple[int, int | None], ...] = ()
 
     @property
     def fiber_dimension(self) -> int | None:
@@ -138,15 +172,18 @@ class NumericalResult:
             "conjectural": self.expected.conjectural,
             "agrees": self.agrees,
             "singular_value_gap": None if math.isinf(self.gap.gap) else round(self.gap.gap, 2),
+            "gap_at": "full rank: smallest singular value vs float64 noise" if self.dimension == self.parameters else "between s_rank and s_rank+1",
             "gap_runner_up": round(self.gap.runner_up, 2),
             "clear_gap": self.gap.clear,
             "gap_reason": self.gap.reason,
             "numerical": True,
             "certified": False,
             "certificate": "numerical: float64 singular values, rank at the largest gap; not a proof",
+            "prime": None,
             "seed": self.seed,
             "samples": self.samples,
             "rows": self.rows,
+            "sample_doublings": [{"samples": n, "rank": r} for n, r in self.history],
             "seconds": round(self.seconds, 4),
         }
 
@@ -196,49 +233,68 @@ def numerical_dimension(
     samples: int | None = None,
     min_gap: float = 4.0,
     raise_on_no_gap: bool = True,
+    max_doublings: int = 4,
 ) -> NumericalResult:
     """Dimension of a (normalized or lightning) network from float64 singular values.
 
-    ``samples`` defaults to enough samples that their new directions (``t^2``
-    each for lightning attention, ``t d_L`` for softmax) exceed ``1.5 P``.
-    When the samples give more than ``3 P`` rows, each sample contributes
-    ``ceil(3 P / N)`` Gaussian combinations of its outputs instead of all of them.
-    Raises :class:`NoClearGapError` when the spectrum has no clear gap (or
-    returns a result with ``dimension=None`` if ``raise_on_no_gap=False``).
+    ``samples`` defaults to enough samples that the directions they can add
+    (:func:`new_directions_per_sample`) exceed ``1.5 P``; the rank is then
+    confirmed with twice as many samples, doubling again while it grows (at
+    most ``max_doublings`` times).  Each sample contributes ``ceil(3 P / N)``
+    Gaussian combinations of its outputs (all of them if fewer), so the
+    matrix has about ``3 P`` rows.  Raises :class:`NoClearGapError` when the
+    spectrum has no clear gap (or returns a result with ``dimension=None``
+    if ``raise_on_no_gap=False``).
     """
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     P = arch.parameter_count
+    per_sample = new_directions_per_sample(arch)
+    adaptive = samples is None
     if samples is None:
-        # lightning: a sample adds at most t^2 directions beyond the values (see the exact engine);
-        # softmax mixes the tokens, so up to t d_L
-        from ..exact.dimension import new_directions_per_sample
-
-        per_sample = arch.output_size if arch.normalized else new_directions_per_sample(arch)
         samples = max(1, math.ceil(1.5 * P / per_sample) + 1)
     elif isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
+    samples = int(samples)
     t0 = time.perf_counter()
+    history = []
+    g, s, rows = _spectrum(arch, seed, samples, min_gap)
+    history.append((samples, g.rank))
+    # default samples: confirmed by doubling them, and doubled again while the rank grows
+    # (the per-sample bound is only an upper bound on what a sample contributes)
+    for _ in range(max_doublings if adaptive else 0):
+        if g.rank is None or g.rank == P:
+            break
+        g2, s2, rows2 = _spectrum(arch, seed, 2 * samples, min_gap)
+        history.append((2 * samples, g2.rank))
+        if g2.rank is not None and g2.rank <= g.rank:
+            break
+        g, s, rows, samples = g2, s2, rows2, 2 * samples
+    result = NumericalResult(arch, g.rank, P, expected_dimension(arch), g, s, int(seed), samples, rows,
+                             time.perf_counter() - t0, tuple(history))
+    if g.rank is None and raise_on_no_gap:
+        raise NoClearGapError(f"{arch.describe()}: {g.reason}", seed=int(seed))
+    return result
+
+
+def _spectrum(arch: Architecture, seed: int, samples: int, min_gap: float) -> tuple[GapRank, np.ndarray, int]:
+    """Singular values of the column-normalized Jacobian at a seeded point, and their gap rank."""
+    P = arch.parameter_count
     rng = np.random.default_rng(seed)
     F = Float64()
     theta = _weights(arch, rng)
-    X = rng.standard_normal((int(samples), arch.tokens, arch.widths[0]))
-    # many more rows than parameters: k Gaussian combinations of each sample's outputs
+    X = rng.standard_normal((samples, arch.tokens, arch.widths[0]))
+    # about 3 P rows: k Gaussian combinations of each sample's outputs
     # (the null space is unchanged for generic combinations, the reverse pass is cheaper)
     k = max(1, math.ceil(3 * P / samples))
     seeds = None
     if k < arch.output_size:
-        seeds = rng.standard_normal((int(samples), k, arch.tokens, arch.widths[-1]))
+        seeds = rng.standard_normal((samples, k, arch.tokens, arch.widths[-1]))
     J = jacobian(arch, F, theta, X, seeds)
+    # unit columns (the rank is unchanged); identically zero columns only add kernel directions
     norms = np.linalg.norm(J, axis=0)
     J = J[:, norms > 0] / norms[norms > 0]
     s = np.linalg.svd(J, compute_uv=False)
-    g = gap_rank(s, min_gap=min_gap)
-    # columns that are identically zero are not in the matrix: they only add kernel directions
-    result = NumericalResult(arch, g.rank, P, expected_dimension(arch), g, s, int(seed), int(samples), J.shape[0],
-                             time.perf_counter() - t0)
-    if g.rank is None and raise_on_no_gap:
-        raise NoClearGapError(f"{arch.describe()}: {g.reason}", seed=int(seed))
-    return result
+    return gap_rank(s, min_gap=min_gap, size=max(J.shape)), s, J.shape[0]

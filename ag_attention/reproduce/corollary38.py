@@ -163,17 +163,17 @@ def reproduce_corollary_38(cases: Iterable[Case] = GRID, *, seed: int = 0) -> Re
                 exp.value,
                 "yes" if exp.paper_hypotheses_hold else "no",
                 "yes" if exp.applies else "no",
-                {True: "yes", False: "NO", None: "-"}[res.agrees],
+                {True: "yes", False: "NO", None: "-" if exp.value is None else "undecided"}[res.agrees],
                 round(time.perf_counter() - t0, 3),
             ]
         )
         for c in _check_row(case, res):
             report.add(c)
-        if exp.paper_hypotheses_hold and res.agrees is False:
+        if exp.paper_hypotheses_hold and res.agrees is not True:
             report.findings.append(
                 f"{res.architecture.describe()}: paper's hypotheses hold but dim = {res.dimension} "
-                f"({'exact' if res.certified else 'lower bound'}), {exp.formula} gives {exp.value}; "
-                f"fails: {'; '.join(exp.failed_hypotheses)}"
+                f"({'exact' if res.certified else 'lower bound'}), {exp.formula} gives {exp.value} "
+                f"({res.comparison()}); fails: {'; '.join(exp.failed_hypotheses)}"
             )
     report.tables.append(
         Table(

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..exact.onelayer import certify, fiber
+from .report import pyplot
 
 __all__ = ["render_figure1", "slice_point", "verify_slice"]
 
@@ -89,10 +90,7 @@ def verify_slice() -> dict[str, object]:
 
 def render_figure1(path: str | Path, *, seed: int = 0, resolution: int = 160) -> Path:
     """Draw the slice (after :func:`verify_slice`) and save it as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from matplotlib.colors import LightSource
 
     verify_slice()

@@ -20,7 +20,7 @@ from ..architecture import Architecture
 from ..exact.dimension import dimension
 from ..models.formulas import expected_dimension
 from ..numeric import NoClearGapError, numerical_dimension
-from .report import Check, Report, Table
+from .report import Check, Report, Table, pyplot
 
 __all__ = ["figure3_rows", "reproduce_figure_3", "plot_figure3"]
 
@@ -48,11 +48,7 @@ def figure3_rows(deltas: Iterable[int] = range(3, 11), samples: int = 250, seed:
 
 
 def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7.4), dpi=130, gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
     lightning_expected = {r["delta"]: r["expected"] for r in rows if not r["normalized"]}
     for normalized, color, name in ((True, "#1b9e77", "normalized (softmax)"), (False, "#d95f02", "lightning")):
@@ -70,8 +66,10 @@ def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
                  marker="o" if normalized else "s", ms=7 if normalized else 5, mfc="none" if normalized else color, mec=color)
     ax2.set_xlabel("delta (d_0 = d_1 = d_2)")
     ax2.set_ylabel("dimension - Cor. 3.8")
-    ax2.set_yticks([0, 1, 2, 3])
-    ax2.set_ylim(-0.7, 3.2)
+    diffs = [r[k] - lightning_expected[r["delta"]] for r in rows for k in ("expected", "estimated") if r[k] is not None]
+    lo, hi = min(diffs + [0]), max(diffs + [3])
+    ax2.set_yticks(range(lo, hi + 1, max(1, (hi - lo) // 6)))
+    ax2.set_ylim(lo - 0.7, hi + 0.2)
     ax2.grid(alpha=0.3)
     ax.set_ylabel("dimension of the neuromanifold")
     ax.set_title("Figure 3: L = 2, t = 3, a_i = 2, N = 250 input sequences")

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Check", "Report", "Table"]
+from ..errors import InvalidArgumentError
+
+__all__ = ["Check", "Report", "Table", "output_directory", "pyplot"]
 
 
 def _fmt(v: Any) -> str:
@@ -142,3 +144,31 @@ def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
+
+
+def output_directory(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a writable directory (created if needed), or an error naming it."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test.{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidArgumentError(f"--out={str(path)!r}: not a writable directory ({exc.strerror or exc})") from None
+    return out
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, or an error saying how to install it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise InvalidArgumentError(
+            "the pictures need matplotlib: pip install 'ag-attention[plot]' (or pip install matplotlib)"
+        ) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
