@@ -144,6 +144,8 @@ def cmd_m2_doctor(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from .reproduce.report import output_directory, pyplot
 
+    if args.seed < 0:
+        raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
     output_directory(args.out)  # before any computation: a bad --out fails at once
     if args.what in ("figure-3", "theorem-3.4"):
         pyplot()  # the pictures need matplotlib
@@ -160,9 +162,15 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         from .reproduce import theorem34 as t34
 
-        if args.max_m2_size < 1:
+        from .m2.runner import check_timeout
+
+        check_timeout(args.m2_timeout)
+        if args.max_m2_size is None:
+            m2_grid = t34.M2_GRID
+        elif args.max_m2_size < 1:
             raise InvalidArgumentError(f"--max-m2-size={args.max_m2_size}: must be a positive number of coordinates")
-        m2_grid = tuple(s for s in t34.M2_CANDIDATES if s.coordinates <= args.max_m2_size)
+        else:
+            m2_grid = tuple(s for s in t34.M2_CANDIDATES if s.coordinates <= args.max_m2_size)
         opts = t34.Options(
             m2_grid=t34.QUICK_M2_GRID if args.quick else m2_grid,
             point_grid=t34.QUICK_POINT_GRID if args.quick else t34.POINT_GRID,
@@ -235,8 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="a smaller grid")
     p.add_argument("--seed", type=_int("--seed"), default=0)
     g = p.add_argument_group("theorem-3.4")
-    g.add_argument("--max-m2-size", type=_int("--max-m2-size"), default=18,
-                   help="Macaulay2 items on sizes with at most this many reduced coordinates (default 18)")
+    g.add_argument("--max-m2-size", type=_int("--max-m2-size"), default=None,
+                   help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "
+                        "(default: every size that finishes: up to 24, and d=3, d'=2, a=1 with 36)")
     g.add_argument("--backend", choices=["auto", "local", "container"], default="auto", help="Macaulay2 backend")
     g.add_argument("--m2-timeout", type=float, default=900.0, help="seconds per Macaulay2 job (default 900)")
     g.add_argument("--no-m2", action="store_true", help="skip the Macaulay2 items (pointwise certificates only)")

@@ -3,9 +3,13 @@
 # engine answers) or podman.  The image is tagged with the hash of the
 # Dockerfile and m2scripts/, so an unchanged image is not rebuilt:
 #   localhost/ag-attention-m2:<hash>  and  localhost/ag-attention-m2:latest
+# (or <name>:<hash> and <name>:<tag> for AG_ATTENTION_IMAGE=<name>:<tag>)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-name=${AG_ATTENTION_IMAGE:-localhost/ag-attention-m2}
+# AG_ATTENTION_IMAGE: the reference the Python backend runs (default localhost/ag-attention-m2:latest)
+ref=${AG_ATTENTION_IMAGE:-localhost/ag-attention-m2:latest}
+last=${ref##*/}
+if [[ $last == *:* ]]; then name=${ref%:*}; tag=${ref##*:}; else name=$ref; tag=latest; fi
 hash=$(cat docker/Dockerfile m2scripts/LightningAttention.m2 | sha256sum | cut -c1-12)
 if [ -n "${CONTAINER_ENGINE:-}" ]; then
   engine=$CONTAINER_ENGINE
@@ -23,4 +27,4 @@ else
   echo "[build] building $name:$hash with $engine (about a minute, plus Macaulay2's download)"
   $engine build --network host -f docker/Dockerfile -t "$name:$hash" --label "ag-attention.hash=$hash" .
 fi
-$engine tag "$name:$hash" "$name:latest"
+$engine tag "$name:$hash" "$name:$tag"

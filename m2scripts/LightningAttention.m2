@@ -35,6 +35,7 @@ export {
     "jacobianRankAt",
     "fiberComponents",
     "lowDegreeEquations",
+    "standardGrading",
     -- output for programs
     "jsonEncode"
     }
@@ -162,6 +163,16 @@ singularLocusIdeal LightningParametrization := Ideal => P -> (
     P.cache#"singular"
     )
 
+-- the same ideal in a copy of its ring with every variable of degree 1: degrees of
+-- varieties and of generators as usual (the bigrading {deg A, deg V} scales them)
+standardGrading = method()
+standardGrading Ideal := Ideal => I -> (
+    S := ring I;
+    if all(degrees S, dg -> dg == {1}) then return I;
+    T := newRing(S, Degrees => toList(numgens S : 1));
+    (map(T, S, vars T)) I
+    )
+
 -- the ideal of the coordinate polynomials in the weight ring (its zeros: the base locus)
 baseLocusIdeal = method()
 baseLocusIdeal LightningParametrization := Ideal => P -> ideal P#"polynomials"
@@ -170,8 +181,8 @@ baseLocusIdeal LightningParametrization := Ideal => P -> ideal P#"polynomials"
 weightIdeals = method()
 weightIdeals LightningParametrization := Sequence => P -> (
     R := P#"weightRing";
-    IA := if P#"weights" == "AV" then ideal flatten entries P#"attentionMatrix"
-          else ideal select(gens R, x -> (degree x)#0 == 1);
+    -- the entries of A (= Q^T K for QKV weights): phi = 0 iff A = 0 or V = 0
+    IA := ideal flatten entries P#"attentionMatrix";
     IV := ideal flatten entries P#"valueMatrix";
     (IA, IV)
     )
@@ -283,12 +294,17 @@ doc ///
     singularLocusIdeal
     baseLocusIdeal
     restrictedClosureIdeal
+    pointOf
+    fiberComponents
+    lowDegreeEquations
+    standardGrading
     jsonEncode
 ///
 
 doc ///
   Key
     LightningParametrization
+    (net, LightningParametrization)
   Headline
     the parametrization of a lightning self-attention layer
   Description
@@ -553,6 +569,30 @@ doc ///
       jsonEncode hashTable {"dim" => 5, "gens" => {"c_1*c_2", "a\"b"}}
 ///
 
+doc ///
+  Key
+    standardGrading
+    (standardGrading, Ideal)
+  Headline
+    an ideal in a copy of its ring with all variables of degree 1
+  Usage
+    J = standardGrading I
+  Inputs
+    I:Ideal
+  Outputs
+    J:Ideal
+  Description
+    Text
+      The coordinate ring is graded by (degree in $A$, degree in $V$), which makes the
+      parametrization homogeneous but scales degrees for {\tt Weights => "QKV"}
+      ($A = Q^T K$ has degree 2). Use this ideal for the degree of the closure and of
+      its generators.
+    Example
+      P = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 2);
+      I = closureIdeal P;
+      (degree I, degree standardGrading I)
+///
+
 TEST ///
   setRandomSeed 0
   P = lightningParametrization(2, 1)
@@ -581,6 +621,20 @@ TEST ///
   P = lightningParametrization(2, 2)
   (IA, IV) = weightIdeals P
   assert(radical baseLocusIdeal P == intersect(IA, IV))
+///
+
+TEST ///
+  -- QKV weights: the same closure as AV, degrees in the standard grading
+  P = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 2)
+  I = standardGrading closureIdeal P
+  assert(dim I == 5 and degree I == 4 and first degree I_0 == 4)
+  (IA, IV) = weightIdeals P
+  assert(radical baseLocusIdeal P == intersect(IA, IV))
+  P1 = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 1)
+  P1' = lightningParametrization(2, 1, AttentionRank => 1)
+  assert(degree standardGrading closureIdeal P1 == degree standardGrading closureIdeal P1')
+  (IA, IV) = weightIdeals P1
+  assert(radical baseLocusIdeal P1 == intersect(IA, IV))
 ///
 
 TEST ///

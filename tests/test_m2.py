@@ -1,7 +1,9 @@
 """The Macaulay2 bridge with the real Macaulay2 (local) and the real image (container)."""
 
 import json
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -77,6 +79,9 @@ def test_smallest_case_is_the_resultant_quartic(m2_local):
     assert sorted(full.generator_degrees) == [1] * 14 + [4]
     mod_p = implicitize(arch, field="ZZ/32003", backend=m2_local, cache=False)
     assert (mod_p.dimension, mod_p.degree) == (5, 4)
+    # QKV weights (A = Q^T K of degree 2): the same variety, the same degree
+    qkv = implicitize(arch, weights="QKV", backend=m2_local, cache=False)
+    assert (qkv.generator_strings, qkv.dimension, qkv.degree) == (r.generator_strings, 5, 4)
 
 
 def test_closure_vanishes_on_the_image(m2_local, rng):
@@ -146,6 +151,41 @@ def test_container_timeout_kills_the_container(m2_container):
     time.sleep(0.5)
     names = subprocess.run([m2_container.engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True).stdout
     assert not [n for n in names.split() if n.startswith("ag-attention-")]
+    assert processes_matching("/job/job.m2") == []
+
+
+_CHILD = """
+import sys
+from ag_attention.m2 import runner
+from ag_attention.m2.jobs import run_json
+b = runner.ContainerBackend(grace=float(sys.argv[2]))
+run_json("while true do null;\\nresult = hashTable {};", backend=b, timeout=float(sys.argv[1]), cache=False)
+"""
+
+
+def _containers(engine):
+    out = subprocess.run([engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True).stdout
+    return [n for n in out.split() if n.startswith("ag-attention-")]
+
+
+@pytest.mark.container
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_killed_client_leaves_no_container(m2_container, sig):
+    # SIGTERM: Python kills the container before exiting; SIGKILL: nothing in Python runs,
+    # the container ends by its own limit (job timeout 5 s + grace 2 s)
+    before = set(_containers(m2_container.engine))
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, "5", "2"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not set(_containers(m2_container.engine)) - before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert set(_containers(m2_container.engine)) - before, "the container did not start"
+    time.sleep(1.0)
+    child.send_signal(sig)
+    child.wait(timeout=60)
+    deadline = time.monotonic() + 40
+    while set(_containers(m2_container.engine)) - before and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert set(_containers(m2_container.engine)) - before == set()
     assert processes_matching("/job/job.m2") == []
 
 

@@ -6,7 +6,10 @@ test of a Macaulay2 *result* runs the real Macaulay2 (test_m2.py).
 
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -91,6 +94,10 @@ def test_cache_roundtrip_and_corruption(tmp_path):
     cache.put(key, {"result": {"x": 1}})
     path.write_text(path.read_text()[:20])
     assert cache.get(key) is None and cache.corrupt_entries == 2
+    # bytes that are not UTF-8
+    cache.put(key, {"result": {"x": 1}})
+    path.write_bytes(b"\xff\xfe{")
+    assert cache.get(key) is None and not path.exists() and cache.corrupt_entries == 3
     # an entry stored under another key
     cache.put(key, {"result": {}})
     other = ResultCache.key("other")
@@ -107,6 +114,17 @@ def fake_m2(tmp_path: Path, body: str) -> runner.LocalBackend:
     b = runner.LocalBackend(str(exe))
     b._version = "fake"  # the version query is not what these tests are about
     return b
+
+
+def test_a_cache_hit_names_the_backend_that_computed_it(tmp_path):
+    cache = ResultCache(tmp_path / "cache")
+    computed = fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{{"x": 1}}\'; echo "{END}"')
+    first = run_json("result = 1;", backend=computed, timeout=10, cache=cache)
+    other = fake_m2(tmp_path / "..", "exit 1")  # never runs: the result is cached
+    other.name = "container"
+    second = run_json("result = 1;", backend=other, timeout=10, cache=cache)
+    assert (first.cached, second.cached) == (False, True)
+    assert second.payload == {"x": 1} and second.backend == "local"
 
 
 def test_malformed_output_from_a_fake_m2(tmp_path, cache_dir):
@@ -127,6 +145,41 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     assert time.perf_counter() - t0 < 20
     assert "fake job" in str(err.value) and "1 s" in str(err.value)
     assert processes_matching(f"sleep {tag}") == []
+
+
+_CHILD = """
+import sys
+from ag_attention.m2 import runner
+b = runner.LocalBackend(sys.argv[1])
+b.run("x", timeout=600, label="long job")
+"""
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGKILL, -signal.SIGKILL)])
+def test_killing_python_kills_the_job(tmp_path, sig, status):
+    # SIGTERM: the job is cleaned up before Python exits; SIGKILL: the job dies with its parent
+    tag = str(3000 + uuid.uuid4().int % 5000)
+    b = fake_m2(tmp_path, f"exec sleep {tag}9")
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, b.executable], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not processes_matching(f"sleep {tag}9") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_matching(f"sleep {tag}9"), "the job did not start"
+    child.send_signal(sig)
+    assert child.wait(timeout=30) == status, child.stderr.read()
+    deadline = time.monotonic() + 5  # SIGKILL: the kernel delivers the parent-death signal
+    while processes_matching(f"sleep {tag}9") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_matching(f"sleep {tag}9") == []
+
+
+def test_bad_container_engine_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("CONTAINER_ENGINE", "no-such-engine")
+    b = runner.ContainerBackend()
+    ok, why = b.available()
+    assert not ok and "CONTAINER_ENGINE='no-such-engine'" in why
+    with pytest.raises(M2NotFoundError, match="no-such-engine"):
+        b.run("x", timeout=5)
 
 
 def test_missing_backend_explains_both_ways(monkeypatch):

@@ -60,21 +60,21 @@ class ResultCache:
     def get(self, key: str) -> dict[str, Any] | None:
         path = self.path(key)
         try:
-            text = path.read_text()
+            raw = path.read_bytes()
         except FileNotFoundError:
             return None
         except OSError as exc:
             log.warning("cache entry %s unreadable (%s); recomputing", path, exc)
             return None
         try:
-            entry = json.loads(text)
+            entry = json.loads(raw.decode("utf-8"))
             ok = (
                 isinstance(entry, dict)
                 and entry.get("format") == FORMAT
                 and entry.get("key") == key
                 and entry.get("sha256") == hashlib.sha256(_canonical(entry.get("payload")).encode()).hexdigest()
             )
-        except (json.JSONDecodeError, TypeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, TypeError):
             ok = False
         if not ok:
             self.corrupt_entries += 1

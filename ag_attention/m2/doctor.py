@@ -50,7 +50,13 @@ class Doctor:
                     f"  {b.name:<10} Macaulay2 {b.version}, LightningAttention loads, "
                     f"{b.overhead_seconds:.2f} s per job ({b.detail})"
                 )
-        lines.append("auto picks: " + next((b.name for b in self.backends if b.available and b.package_ok), "nothing"))
+        # get_backend("auto") takes the first available backend (local before container)
+        first = next((b for b in self.backends if b.available), None)
+        if first is None:
+            lines.append("--backend auto: finds nothing")
+        else:
+            works = "" if first.package_ok else " (which is BROKEN: pass --backend explicitly)"
+            lines.append(f"--backend auto: uses {first.name}{works}")
         if not self.ok:
             lines.append(HOW_TO_GET_M2)
         return "\n".join(lines)

@@ -179,7 +179,7 @@ def implicitize(
         '  "variables" => apply(gens ring I, toString),\n'
         '  "dimension" => dim I,\n'
         '  "codimension" => codim I,\n'
-        '  "degree" => degree I,\n'
+        '  "degree" => degree standardGrading I,\n'
         '  "m2_version" => version#"VERSION"\n'
         "};\n"
     )

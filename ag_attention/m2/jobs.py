@@ -15,7 +15,7 @@ from typing import Any
 
 from .cache import ResultCache, cache_disabled_by_env
 from .parse import BEGIN, END, extract_result
-from .runner import Backend, get_backend, package_file
+from .runner import Backend, check_timeout, get_backend, package_file
 
 __all__ = ["JobResult", "run_json", "PREAMBLE", "DEFAULT_TIMEOUT"]
 
@@ -48,6 +48,7 @@ def run_json(
     cache: bool | ResultCache = True,
 ) -> JobResult:
     """Run a job body that sets ``result``; return its JSON payload (cached by content)."""
+    timeout = check_timeout(timeout)  # also when the result will come from the cache
     b = get_backend(backend)
     script = PREAMBLE + body.rstrip() + "\n" + EPILOGUE
     version = b.version()
@@ -61,7 +62,8 @@ def run_json(
         hit = store.get(key)
         if hit is not None:
             log.debug("cache hit for %s (%s)", label, key[:12])
-            return JobResult(hit["result"], b.name, version, float(hit.get("seconds", 0.0)), True)
+            # the backend that computed it (the key holds the Macaulay2 version and package, not the backend)
+            return JobResult(hit["result"], str(hit.get("backend", b.name)), version, float(hit.get("seconds", 0.0)), True)
     out = b.run(script, timeout=timeout, label=label)
     payload = extract_result(out.stdout, out.stderr, out.returncode)
     if not isinstance(payload, dict):

@@ -19,7 +19,10 @@ package.  No shell is involved: commands are argument lists.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
+import math
 import os
 import shutil
 import signal
@@ -88,13 +91,13 @@ class M2Output:
     script_name: str = "job.m2"
 
 
-def _check_timeout(timeout: float) -> float:
+def check_timeout(timeout: float) -> float:
     try:
         t = float(timeout)
     except (TypeError, ValueError):
         raise InvalidArgumentError(f"timeout={timeout!r}: must be a number of seconds") from None
     if not (t > 0 and t < 1e7):
-        raise InvalidArgumentError(f"timeout={timeout!r}: must be a positive number of seconds")
+        raise InvalidArgumentError(f"timeout={timeout!r}: must be a number of seconds, above 0 and below 1e7")
     return t
 
 
@@ -144,6 +147,43 @@ def _wait_group_gone(pgid: int, seconds: float = 10.0) -> list[int]:
         time.sleep(0.02)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """In the child: SIGKILL when the parent dies (Linux), so a killed Python leaves no M2 behind."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+@contextlib.contextmanager
+def _terminate_with_cleanup():
+    """While a job runs, SIGTERM and SIGHUP raise SystemExit (where they would kill Python outright).
+
+    The job's cleanup (kill the process group, kill the container) then runs
+    before Python exits.  Handlers set by the application are left alone, and
+    signal handlers can only be set from the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    installed = {}
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            installed[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, previous in installed.items():
+            signal.signal(sig, previous)
+
+
 class Backend(ABC):
     """A way to run Macaulay2."""
 
@@ -158,8 +198,8 @@ class Backend(ABC):
         """(works here?, explanation)."""
 
     @abstractmethod
-    def _command(self, jobdir: Path, name: str) -> list[str]:
-        """The argument list running ``job.m2`` from ``jobdir``."""
+    def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
+        """The argument list running ``job.m2`` from ``jobdir`` (``timeout``: the job's limit)."""
 
     def _on_timeout(self, name: str) -> None:
         """Extra cleanup after the client process group has been killed."""
@@ -185,7 +225,7 @@ class Backend(ABC):
 
     def run(self, script: str, *, timeout: float, label: str = "job", with_package: bool = True) -> M2Output:
         """Run ``script`` in a fresh Macaulay2 process; raises M2TimeoutError on timeout."""
-        timeout = _check_timeout(timeout)
+        timeout = check_timeout(timeout)
         name = f"ag-attention-{uuid.uuid4().hex[:12]}"
         with tempfile.TemporaryDirectory(prefix="ag-attention-m2-") as tmp:
             jobdir = Path(tmp)
@@ -195,40 +235,46 @@ class Backend(ABC):
                 shutil.copyfile(package_file(), jobdir / PACKAGE_NAME)
             for f in jobdir.iterdir():
                 os.chmod(f, 0o644)
-            cmd = self._command(jobdir, name)
+            cmd = self._command(jobdir, name, timeout)
             log.debug("M2 %s (%s): %s", label, self.name, cmd)
             log.debug("M2 script:\n%s", script)
             env = self._environment(jobdir)
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(
-                cmd, cwd=jobdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True, start_new_session=True,
-            )
-            try:
-                stdout, stderr = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                self._on_timeout(name)
-                try:
-                    proc.communicate(timeout=30)
-                except subprocess.TimeoutExpired:  # pragma: no cover - the kernel did not reap in 30 s
-                    pass
-                left = _wait_group_gone(proc.pid)
-                if left:  # pragma: no cover - SIGKILL is not ignorable
-                    log.error("processes %s of the killed job %s are still alive", left, label)
-                raise M2TimeoutError(f"{label} ({self.name} backend)", timeout) from None
-            except BaseException:
-                _kill_group(proc)
-                self._on_timeout(name)
-                proc.wait()
-                _wait_group_gone(proc.pid)
-                raise
-            seconds = time.perf_counter() - t0
+            with _terminate_with_cleanup():
+                return self._supervise(cmd, jobdir, env, name, label, timeout)
+
+    def _supervise(self, cmd: list[str], jobdir: Path, env: dict[str, str], name: str, label: str, timeout: float) -> M2Output:
+        """Start ``cmd`` in its own process group, wait at most ``timeout``, clean up on any exit."""
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, cwd=jobdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_die_with_parent,
+        )
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._stop(proc, name, label)
+            raise M2TimeoutError(f"{label} ({self.name} backend)", timeout) from None
+        except BaseException:  # interrupted (KeyboardInterrupt, SIGTERM via SystemExit, ...)
+            self._stop(proc, name, label)
+            raise
+        seconds = time.perf_counter() - t0
         for line in stdout.splitlines():
             log.debug("M2 stdout: %s", line)
         for line in stderr.splitlines():
             log.debug("M2 stderr: %s", line)
         return M2Output(stdout, stderr, proc.returncode, seconds, self.name)
+
+    def _stop(self, proc: subprocess.Popen, name: str, label: str) -> None:
+        """Kill the job's process group (and container), and return only once nothing of it is alive."""
+        _kill_group(proc)
+        self._on_timeout(name)
+        try:
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # pragma: no cover - the kernel did not reap in 30 s
+            pass
+        left = _wait_group_gone(proc.pid)
+        if left:  # pragma: no cover - SIGKILL is not ignorable
+            log.error("processes %s of the killed job %s are still alive", left, label)
 
     def describe(self) -> str:
         return self.name
@@ -248,7 +294,7 @@ class LocalBackend(Backend):
             return False, "no M2 on PATH"
         return True, self.executable
 
-    def _command(self, jobdir: Path, name: str) -> list[str]:
+    def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
         if not self.executable:
             raise M2NotFoundError("local backend: no M2 on PATH. " + HOW_TO_GET_M2)
         # M2 --script FILE takes exactly these two arguments
@@ -274,40 +320,52 @@ class ContainerBackend(Backend):
 
     name = "container"
 
-    def __init__(self, image: str = DEFAULT_IMAGE, engine: str | None = None, memory: str = "4g", pids: int = 512):
+    def __init__(self, image: str = DEFAULT_IMAGE, engine: str | None = None, memory: str = "4g", pids: int = 512,
+                 grace: float = 30.0):
         super().__init__()
         self.image = image
         self._engine = engine
         self.memory = memory
         self.pids = pids
+        self.grace = grace  # the container kills itself this long after the job's limit
 
     @property
     def engine(self) -> str | None:
+        """``docker`` or ``podman`` (``CONTAINER_ENGINE`` if set and found), None if neither works."""
         if self._engine is None:
             env = os.environ.get("CONTAINER_ENGINE")
             if env:
-                self._engine = env
+                self._engine = env if shutil.which(env) else ""
+                self._problem = f"CONTAINER_ENGINE={env!r} is not an executable on PATH (use docker or podman)"
             elif _engine_works("docker"):
                 self._engine = "docker"
             elif _engine_works("podman"):
                 self._engine = "podman"
             else:
                 self._engine = ""
+                self._problem = "neither a Docker engine nor podman answers"
         return self._engine or None
 
     def available(self) -> tuple[bool, str]:
         engine = self.engine
         if engine is None:
-            return False, "neither a Docker engine nor podman answers"
-        r = subprocess.run([engine, "image", "inspect", self.image], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return False, getattr(self, "_problem", "no container engine")
+        try:
+            r = subprocess.run([engine, "image", "inspect", self.image], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, f"{engine} image inspect {self.image} failed: {exc}"
         if r.returncode != 0:
             return False, f"{engine} works but the image {self.image} is missing: build it with docker/build.sh"
         return True, f"{engine}, image {self.image}"
 
-    def _command(self, jobdir: Path, name: str) -> list[str]:
+    def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
         engine = self.engine
         if engine is None:
-            raise M2NotFoundError("container backend: neither a Docker engine nor podman answers. " + HOW_TO_GET_M2)
+            raise M2NotFoundError(f"container backend: {getattr(self, '_problem', 'no container engine')}. " + HOW_TO_GET_M2)
+        # the container limits itself too (coreutils' timeout as its first process), so even
+        # a container whose client was killed with SIGKILL ends shortly after the job's limit
+        limit = str(math.ceil(timeout + self.grace))
         return [
             engine, "run", "--rm", "--name", name,
             "--network", "none", "--read-only", "--user", "1000:1000",
@@ -316,8 +374,8 @@ class ContainerBackend(Backend):
             "--tmpfs", "/tmp:rw,size=512m", "--tmpfs", "/home/m2:rw,size=64m",
             "-e", "HOME=/home/m2",
             "-v", f"{jobdir}:/job:ro",
-            "--entrypoint", "M2",
-            self.image, "--script", "/job/job.m2",
+            "--entrypoint", "timeout",
+            self.image, "--signal=KILL", limit, "M2", "--script", "/job/job.m2",
         ]
 
     def _environment(self, jobdir: Path) -> dict[str, str]:
