@@ -47,6 +47,24 @@ def test_one_token_true_value_differs(d, e, a):
     assert r.certified  # by the proven t = 1 upper bound
 
 
+@pytest.mark.parametrize("widths, ranks, value", [
+    ((4, 4, 4), (2, 2), 34), ((4, 2, 4), (2, 2), 23), ((5, 3, 2), (2, 2), 30), ((4, 2, 4, 4), (2, 2, 2), 25),
+])
+def test_deep_one_token_is_certified(widths, ranks, value):
+    # f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x: the proven bound from (S_1..S_L, M) meets the rank
+    r = dimension(Architecture(widths, ranks, tokens=1))
+    assert r.dimension == value and r.certified and "nested row spaces" in r.certificate
+    assert r.dimension < r.symmetry_bound  # the symmetries alone do not decide it
+
+
+def test_one_token_bound_certifies_every_small_network():
+    for L in (1, 2):
+        for widths in itertools.product(range(1, 4), repeat=L + 1):
+            for ranks in itertools.product(*[range(1, w + 1) for w in widths[:-1]]):
+                r = dimension(Architecture(widths, ranks, tokens=1))
+                assert r.certified, r
+
+
 def test_math_md_t1_example():
     # MATH.md: d=3, a=3, t=1 has dimension 8, not 11
     r = dimension(Architecture((3, 1), (3,), tokens=1))

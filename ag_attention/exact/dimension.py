@@ -432,6 +432,10 @@ def dimension(
     if recheck and (best() < upper() or below_formula):
         second = SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
         runs.append(_run(arch, second, seed + 1, samples, k))
+    if best() > upper():
+        raise ComputationError(
+            f"{arch.describe()}: the rank {best()} exceeds the proven upper bound {upper()} (bug)", prime=prime, seed=seed
+        )
     seconds = time.perf_counter() - t0
     return DimensionResult(
         architecture=arch,

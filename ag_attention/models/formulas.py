@@ -166,17 +166,37 @@ def symmetric_rank_dimension(d: int, r: int) -> int:
 def analytic_upper_bound(arch: Architecture) -> tuple[int, str] | None:
     """A proven upper bound on the dimension that the symmetry tangents miss, if one is known.
 
-    One lightning layer with ``t = 1``: ``phi(x) = (x^T A x) V x`` factors
-    through ``(A + A^T, V)`` with ``A + A^T`` symmetric of rank at most
-    ``r = min(2a, d)`` (``d`` for free ``A``), and ``(c S, V / c)`` gives the
-    same function, so ``dim M <= dim Sym_{<=r} + d d' - 1``.
+    One token (``t = 1``), plain lightning network.  With ``W_i = V_i ... V_1``
+    (``W_0 = I``) the network computes
+
+        f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x,   S_i = sym(W_{i-1}^T A_i W_{i-1}),   M = W_L.
+
+    The row spaces of ``W_1, W_2, ...`` are nested, of dimensions at most
+    ``w_{i+1} = min(d_0..d_i)``: choose a flag ``R_1 ⊇ ... ⊇ R_L`` of
+    subspaces of ``C^{d_0}`` of exactly those dimensions containing them.
+    Then ``S_i`` is a symmetric form on ``R_{i-1}`` (``R_0 = C^{d_0}``) of rank
+    at most ``r_i = min(2 a_i, w_i)``, and ``M`` a map ``R_L -> C^{d_L}``; and
+    ``S_i -> c_i S_i``, ``M -> M / prod_i c_i^(3^(L-i))`` (an L-dimensional
+    torus acting freely) does not change ``f``.  So ``dim M`` is at most
+
+        dim(flags) + sum_i dim Sym_{<= r_i}(C^{w_i}) + d_L w_{L+1} - L,
+
+    for one layer ``dim Sym_{<= min(2a, d)} + d d' - 1``.
     """
-    if arch.depth == 1 and arch.tokens == 1 and arch.is_plain and not arch.normalized:
-        d, e = arch.widths
-        r = d if arch.parametrization == "AV" else min(2 * arch.ranks[0], d)
-        value = symmetric_rank_dimension(d, r) + d * e - 1
-        return value, f"t = 1: phi factors through (A + A^T, V) with rank(A + A^T) <= {r}"
-    return None
+    if arch.tokens != 1 or not arch.is_plain or arch.normalized:
+        return None
+    w = [arch.widths[0]]
+    for d in arch.widths[1:]:
+        w.append(min(w[-1], d))
+    flags = sum(w[i + 1] * (w[i] - w[i + 1]) for i in range(arch.depth))  # R_{i+1} inside R_i
+    ranks = [min(2 * layer.rank, w[i]) for i, layer in enumerate(arch.layers)]
+    total = (flags + sum(symmetric_rank_dimension(w[i], r) for i, r in enumerate(ranks))
+             + arch.widths[-1] * w[-1] - arch.depth)
+    if arch.depth == 1:
+        return total, f"t = 1: phi factors through (A + A^T, V) with rank(A + A^T) <= {ranks[0]}"
+    return total, (f"t = 1: f factors through symmetric forms S_i of ranks <= {','.join(map(str, ranks))} "
+                   f"on nested row spaces of dimensions {','.join(map(str, w[:-1]))} and M = V_L...V_1, "
+                   "up to L rescalings")
 
 
 def symmetry_count(arch: Architecture) -> int:

@@ -122,8 +122,8 @@ def _check_row(case: Case, res: DimensionResult) -> list[Check]:
     if bound is not None:
         checks.append(
             Check(
-                "t = 1: dim = dim Sym_(<=min(2a,d)) + d d' - 1",
-                method="exact rank + proven upper bound",
+                "t = 1: dim = the proven bound from f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x",
+                method="exact rank + proven upper bound (" + bound[1] + ")",
                 expected=bound[0],
                 observed=res.dimension,
                 passed=res.dimension == bound[0] and res.certified,
