@@ -9,7 +9,14 @@ Every job is a fresh process fed a generated ``.m2`` file, under a timeout.
   read-only root file system, a non-root user, memory and process limits, all
   capabilities dropped; the job directory is mounted read-only.  The
   container is named, so on timeout it is killed with ``<engine> kill`` and
-  removed, and the client process group is killed too.
+  removed, and the client process group is killed too.  Its first process is
+  coreutils' ``timeout``, so it also ends by itself ``grace`` seconds after
+  the job's limit if nobody is left to kill it.
+
+A job returns or raises only once no live process of its group is left.  If
+Python is terminated meanwhile, SIGTERM/SIGHUP run the same cleanup (unless
+the application set handlers of its own), and the local child has a
+parent-death signal, so even SIGKILL of Python leaves no M2 running.
 
 The job directory holds ``job.m2`` and a copy of this checkout's
 ``LightningAttention.m2``; scripts start with
