@@ -17,6 +17,8 @@ __all__ = [
     "M2TimeoutError",
     "M2ExecutionError",
     "M2OutputError",
+    "PolynomialSyntaxError",
+    "NoClearGapError",
 ]
 
 
@@ -90,3 +92,11 @@ class M2OutputError(M2Error):
         self.output = output
         tail = output[-500:] if output else ""
         super().__init__(message + (f"\n--- end of output ---\n{tail}" if tail else ""))
+
+
+class PolynomialSyntaxError(M2OutputError):
+    """A polynomial sent by Macaulay2 could not be read."""
+
+
+class NoClearGapError(ComputationError):
+    """The singular values of a float64 Jacobian show no clear gap: no rank verdict."""

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import flint
 
-from ..errors import M2ExecutionError, M2OutputError
+from ..errors import M2ExecutionError, M2OutputError, PolynomialSyntaxError
 
 __all__ = ["BEGIN", "END", "extract_result", "parse_error", "parse_polynomial", "PolynomialSyntaxError"]
 
@@ -81,10 +81,6 @@ def extract_result(stdout: str, stderr: str, returncode: int, *, script_name: st
 
 
 # ------------------------------------------------------------------ polynomials
-class PolynomialSyntaxError(M2OutputError):
-    pass
-
-
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+)|(?P<var>[A-Za-z][A-Za-z0-9']*(?:_(?:\d+|\([\d,\s]+\)))?)|(?P<op>[-+*/^()]))"
 )

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..architecture import Architecture
-from ..errors import ComputationError, InvalidArgumentError
+from ..errors import InvalidArgumentError, NoClearGapError
 from ..models.formulas import Expectation, expected_dimension
 from ..network import jacobian
 
@@ -51,10 +51,6 @@ class Float64:
 
     def neg(self, a: np.ndarray) -> np.ndarray:
         return -a
-
-
-class NoClearGapError(ComputationError):
-    """The singular values show no clear gap: no rank verdict."""
 
 
 @dataclass(frozen=True)
