@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+import re
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
+from typing import Any
 
-from .errors import InvalidArchitectureError
+import numpy as np
+
+from .errors import InvalidArchitectureError, InvalidArgumentError
 
 __all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS"]
 
@@ -37,8 +41,13 @@ def _as_int(field_name: str, value: Any) -> int:
 
 
 def _as_sizes(field_name: str, values: Any) -> tuple[int, ...]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InvalidArchitectureError(field_name, values, "must be a sequence of positive integers")
+    # an ordered sequence only: a set {4, 3} has no order to read widths from
+    if isinstance(values, (str, bytes, Set, Mapping)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise InvalidArchitectureError(
+            field_name, values, "must be an ordered sequence (list or tuple) of positive integers"
+        )
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise InvalidArchitectureError(field_name, values, "must be a one-dimensional sequence of positive integers")
     out = []
     for i, v in enumerate(values):
         n = _as_int(f"{field_name}[{i}]", v)
@@ -46,6 +55,17 @@ def _as_sizes(field_name: str, values: Any) -> tuple[int, ...]:
             raise InvalidArchitectureError(f"{field_name}[{i}]", v, "must be a positive integer")
         out.append(n)
     return tuple(out)
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+", flags=re.ASCII)
+
+
+def parse_int(text: str, name: str) -> int:
+    """An integer written in ASCII digits (no ``1_0``, no other scripts' digits), or an error naming ``name``."""
+    s = str(text).strip()
+    if not _INTEGER.fullmatch(s):
+        raise InvalidArgumentError(f"{name}={text!r}: must be an integer written with the digits 0-9")
+    return int(s)
 
 
 @dataclass(frozen=True)
@@ -129,7 +149,6 @@ class Architecture:
     skip: bool = False
     normalized: bool = False
     temperature: float = 1.0
-    _blocks: tuple[Block, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         widths = _as_sizes("widths", self.widths)
@@ -138,7 +157,7 @@ class Architecture:
                 "widths", self.widths, "needs at least two entries d_0, d_1 (one layer)"
             )
         depth = len(widths) - 1
-        if self.parametrization not in PARAMETRIZATIONS:
+        if not isinstance(self.parametrization, str) or self.parametrization not in PARAMETRIZATIONS:
             raise InvalidArchitectureError(
                 "parametrization", self.parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}"
             )
@@ -175,10 +194,9 @@ class Architecture:
                     raise InvalidArchitectureError(
                         "skip", True, f"skip connections need d_{i} = d_{i + 1}, got widths {widths}"
                     )
-        try:
-            temperature = float(self.temperature)
-        except (TypeError, ValueError):
-            raise InvalidArchitectureError("temperature", self.temperature, "must be a number") from None
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float, np.integer, np.floating)):
+            raise InvalidArchitectureError("temperature", self.temperature, "must be a number")
+        temperature = float(self.temperature)
         if not (math.isfinite(temperature) and temperature > 0):
             raise InvalidArchitectureError("temperature", self.temperature, "must be a positive finite number")
         object.__setattr__(self, "widths", widths)
@@ -186,7 +204,6 @@ class Architecture:
         object.__setattr__(self, "tokens", tokens)
         object.__setattr__(self, "heads", heads)
         object.__setattr__(self, "temperature", temperature)
-        object.__setattr__(self, "_blocks", self._make_blocks())
 
     # ----------------------------------------------------------------- shape
     @property
@@ -201,37 +218,53 @@ class Architecture:
             for i in range(self.depth)
         )
 
-    def _make_blocks(self) -> tuple[Block, ...]:
-        blocks = []
-        offset = 0
-        for layer in self.layers:
-            for h in range(layer.heads):
-                if self.parametrization == "QKV":
-                    shapes = [("Q", layer.rank, layer.d_in), ("K", layer.rank, layer.d_in)]
-                else:
-                    shapes = [("A", layer.d_in, layer.d_in)]
-                shapes.append(("V", layer.d_out, layer.d_in))
-                for name, r, c in shapes:
-                    blocks.append(Block(name, layer.index, h, r, c, offset))
-                    offset += r * c
-        return tuple(blocks)
-
     @property
     def blocks(self) -> tuple[Block, ...]:
-        """Weight matrices in the order of the flat parameter vector."""
-        return self._blocks
+        """Weight matrices in the order of the flat parameter vector.
+
+        Built on first use (one object per matrix: ``3 L H`` of them), so a
+        description of an absurd size costs nothing until an engine, after its
+        arithmetic size checks, asks for its blocks.
+        """
+        cached = self.__dict__.get("_blocks")
+        if cached is None:
+            blocks = []
+            offset = 0
+            for layer in self.layers:
+                for h in range(layer.heads):
+                    if self.parametrization == "QKV":
+                        shapes = [("Q", layer.rank, layer.d_in), ("K", layer.rank, layer.d_in)]
+                    else:
+                        shapes = [("A", layer.d_in, layer.d_in)]
+                    shapes.append(("V", layer.d_out, layer.d_in))
+                    for name, r, c in shapes:
+                        blocks.append(Block(name, layer.index, h, r, c, offset))
+                        offset += r * c
+            cached = tuple(blocks)
+            object.__setattr__(self, "_blocks", cached)
+            object.__setattr__(self, "_block_index", {(b.name, b.layer, b.head): b for b in cached})
+        return cached
 
     def block(self, name: str, layer: int, head: int = 0) -> Block:
-        for b in self._blocks:
-            if (b.name, b.layer, b.head) == (name, layer, head):
-                return b
-        raise KeyError((name, layer, head))
+        """The weight matrix ``name`` (``"Q"``, ``"K"``, ``"V"`` or ``"A"``) of ``layer`` (1-based), ``head`` (0-based)."""
+        self.blocks  # noqa: B018 - builds the index
+        found = self.__dict__["_block_index"].get((name, layer, head))
+        if found is None:
+            names = "Q, K, V" if self.parametrization == "QKV" else "A, V"
+            raise InvalidArgumentError(
+                f"block ({name!r}, layer={layer!r}, head={head!r}): {self.describe()} has blocks {names} "
+                f"in layers 1..{self.depth}, heads 0..{self.heads - 1}"
+            )
+        return found
 
     @property
     def parameter_count(self) -> int:
-        """Number of real parameters (sum of ``2 a_i d_{i-1} + d_i d_{i-1}`` for QKV)."""
-        last = self._blocks[-1]
-        return last.offset + last.size
+        """Number of real parameters (sum of ``2 a_i d_{i-1} + d_i d_{i-1}`` for QKV), by arithmetic."""
+        total = 0
+        for layer in self.layers:
+            attention = 2 * layer.rank * layer.d_in if self.parametrization == "QKV" else layer.d_in**2
+            total += layer.heads * (attention + layer.d_out * layer.d_in)
+        return total
 
     @property
     def output_size(self) -> int:
@@ -281,10 +314,13 @@ class Architecture:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Architecture":
+        if not isinstance(data, Mapping):
+            raise InvalidArchitectureError("data", data, "must be a mapping of field names to values")
         known = {"widths", "ranks", "tokens", "parametrization", "heads", "skip", "normalized", "temperature"}
         unknown = set(data) - known
         if unknown:
-            raise InvalidArchitectureError(sorted(unknown)[0], data[sorted(unknown)[0]], "unknown field")
+            first = sorted(unknown, key=str)[0]
+            raise InvalidArchitectureError(str(first), data[first], f"unknown field (known: {', '.join(sorted(known))})")
         return cls(**data)
 
     @classmethod
@@ -311,10 +347,9 @@ def parse_sizes(text: str, field_name: str) -> tuple[int, ...]:
         raise InvalidArchitectureError(field_name, text, "must be a comma-separated list of positive integers")
     out = []
     for i, s in enumerate(items):
-        try:
-            out.append(int(s))
-        except ValueError:
-            raise InvalidArchitectureError(f"{field_name}[{i}]", s, "must be a positive integer") from None
+        if not _INTEGER.fullmatch(s):
+            raise InvalidArchitectureError(f"{field_name}[{i}]", s, "must be a positive integer written with the digits 0-9")
+        out.append(int(s))
     return _as_sizes(field_name, out)
 
 
