@@ -11,6 +11,7 @@ __all__ = [
     "AgAttentionError",
     "InvalidArchitectureError",
     "InvalidArgumentError",
+    "InsufficientMemoryError",
     "ComputationError",
     "M2Error",
     "M2NotFoundError",
@@ -38,6 +39,19 @@ class InvalidArchitectureError(InvalidArgumentError):
         self.value = value
         self.reason = reason
         super().__init__(f"invalid architecture: {field}={value!r}: {reason}")
+
+
+class InsufficientMemoryError(InvalidArgumentError):
+    """A computation would need more memory than may be allocated; refused before allocating.
+
+    ``estimate`` and ``limit`` are in bytes.  An invalid argument (exit 2):
+    the sizes asked for do not fit this machine.
+    """
+
+    def __init__(self, message: str, *, estimate: int, limit: int):
+        self.estimate = estimate
+        self.limit = limit
+        super().__init__(message)
 
 
 class ComputationError(AgAttentionError):

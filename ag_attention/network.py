@@ -32,44 +32,61 @@ from typing import Any
 import numpy as np
 
 from .architecture import Architecture
+from .errors import InvalidArgumentError
+from .resources import MemoryEstimate, require_memory
 
-__all__ = ["unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "check_memory"]
+__all__ = ["unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "jacobian_memory", "inputs_memory", "attention_weights"]
 
-#: the Jacobian plus what the rank computation copies of it (FLINT or LAPACK)
-_COPIES = 3
+def jacobian_memory(arch: Architecture, samples: int, rows_per_sample: int | None = None, *, exact: bool = True) -> MemoryEstimate:
+    """Peak memory of :func:`jacobian` (forward caches, backward adjoints, the Jacobian), from sizes alone.
+
+    ``rows_per_sample`` is the number ``k`` of seeded output combinations
+    (None: all ``t d_L`` outputs).  The inputs and the seeds are the
+    caller's (see :func:`inputs_memory`).  Python integers throughout, so an
+    absurd size gives an absurd estimate, never an overflow.
+    """
+    N, t, L = int(samples), arch.tokens, arch.depth
+    R = arch.output_size if rows_per_sample is None else int(rows_per_sample)
+    B, H = 8, arch.heads
+    qkv = arch.parametrization == "QKV"
+    jac = N * R * arch.parameter_count * B
+    kept = 0  # forward caches, alive through the backward pass
+    layer_peaks = []
+    for layer in arch.layers:
+        a, din, dout = layer.rank, layer.d_in, layer.d_out
+        proj = 2 * a if qkv else din
+        kept += H * N * t * (dout + proj + t * (2 if arch.normalized else 1)) + N * t * dout
+        # backward, one head: Wbar and Sbar (t x t per row), Xvbar, the gradient blocks, Hbar parts
+        att = N * R * t * t * (4 if arch.normalized else 1)
+        grads = N * R * (dout * din + (t * 2 * a + 2 * a * din if qkv else t * din + din * din))
+        hbar = N * R * t * (dout + 5 * din) if layer.index > 1 else N * R * t * dout
+        largest = max(N * R * t * t, N * R * dout * din, N * R * (a * din if qkv else din * din), N * R * t * din)
+        # GF(p) einsum: the product, its residue and the split operand's halves; float64: one product
+        transient = (2 if exact else 1) * largest
+        # with several heads, one head's adjoints are still alive while the next head's are made
+        layer_peaks.append((2 if H > 1 else 1) * (att + N * R * t * dout + grads) + hbar + transient)
+    parts = {
+        f"Jacobian {N * R:,} x {arch.parameter_count:,}": jac,
+        "forward caches": kept * B,
+        "backward adjoints of one layer": max(layer_peaks) * B,
+    }
+    return MemoryEstimate(sum(parts.values()), parts)
 
 
-def available_memory() -> int | None:
-    """Bytes the kernel reports as available (``MemAvailable``), None where unknown."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def check_memory(arch: Architecture, rows: int, itemsize: int = 8) -> None:
-    """Refuse a Jacobian that would not fit in memory, with the numbers, before allocating it."""
-    need = _COPIES * rows * arch.parameter_count * itemsize
-    avail = available_memory()
-    if avail is not None and need > 0.8 * avail:
-        from .errors import InvalidArgumentError
-
-        raise InvalidArgumentError(
-            f"{arch.describe()}: the Jacobian ({rows} rows x {arch.parameter_count} parameters) needs about "
-            f"{need / 2**30:.1f} GiB with its working copies, but {avail / 2**30:.1f} GiB are available; "
-            "use a smaller network or fewer samples"
-        )
+def inputs_memory(arch: Architecture, samples: int, rows_per_sample: int | None = None) -> MemoryEstimate:
+    """Random inputs ``(N, t, d_0)`` and, with ``k`` rows per sample, the seeds ``(N, k, t, d_L)``."""
+    N = int(samples)
+    parts = {f"inputs {N:,} x {arch.tokens} x {arch.widths[0]}": 8 * N * arch.tokens * arch.widths[0]}
+    if rows_per_sample is not None and rows_per_sample < arch.output_size:
+        parts[f"seeds {N:,} x {rows_per_sample}"] = 8 * N * int(rows_per_sample) * arch.output_size
+    return MemoryEstimate(sum(parts.values()), parts)
 
 
 def unflatten(arch: Architecture, theta: np.ndarray) -> list[list[dict[str, np.ndarray]]]:
     """Split a flat parameter vector into ``weights[layer][head][name]`` matrices."""
     theta = np.asarray(theta)
     if theta.shape != (arch.parameter_count,):
-        raise ValueError(f"parameter vector has shape {theta.shape}, expected ({arch.parameter_count},)")
+        raise InvalidArgumentError(f"theta: parameter vector has shape {theta.shape}, expected ({arch.parameter_count},)")
     weights: list[list[dict[str, np.ndarray]]] = [
         [dict() for _ in range(arch.heads)] for _ in range(arch.depth)
     ]
@@ -134,11 +151,21 @@ def forward(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> n
     return X
 
 
+def attention_weights(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
+    """The attention weights ``W`` ``(N, t, t)`` of every layer and head, in order, on inputs ``X``."""
+    _check_inputs(arch, ops, X)
+    out = []
+    for layer_weights in unflatten(arch, theta):
+        X, caches = _layer_forward(arch, ops, layer_weights, X)
+        out.extend(c.W for c in caches)
+    return out
+
+
 def _check_inputs(arch: Architecture, ops: Any, X: np.ndarray) -> None:
     if arch.normalized and ops.exact:
-        raise ValueError("normalized (softmax) attention is not polynomial: use a floating-point arithmetic")
+        raise InvalidArgumentError("ops: normalized (softmax) attention is not polynomial: use a floating-point arithmetic")
     if X.ndim != 3 or X.shape[1:] != (arch.tokens, arch.widths[0]):
-        raise ValueError(f"inputs have shape {X.shape}, expected (N, {arch.tokens}, {arch.widths[0]})")
+        raise InvalidArgumentError(f"X: inputs have shape {X.shape}, expected (N, {arch.tokens}, {arch.widths[0]})")
 
 
 def jacobian(
@@ -158,9 +185,12 @@ def jacobian(
     weights = unflatten(arch, theta)
     N, t = X.shape[0], arch.tokens
     if seeds is not None and seeds.shape[:1] + seeds.shape[2:] != (N, t, arch.widths[-1]):
-        raise ValueError(f"seeds have shape {seeds.shape}, expected (N={N}, k, {t}, {arch.widths[-1]})")
+        raise InvalidArgumentError(f"seeds have shape {seeds.shape}, expected (N={N}, k, {t}, {arch.widths[-1]})")
     R = arch.output_size if seeds is None else seeds.shape[1]
-    check_memory(arch, N * R, np.dtype(ops.dtype).itemsize)
+    require_memory(
+        jacobian_memory(arch, N, None if seeds is None else R, exact=ops.exact),
+        f"the Jacobian of {arch.describe()} on {N} samples", "use fewer samples or a smaller network",
+    )
     # forward pass, keeping what the backward pass needs
     inputs, caches = [], []
     H = X

@@ -17,6 +17,7 @@ prime and a fresh random point before anything is reported.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..architecture import Architecture
-from ..errors import ComputationError, InvalidArgumentError
+from ..errors import ComputationError, InsufficientMemoryError, InvalidArgumentError
 from ..models.formulas import (
     Expectation,
     analytic_upper_bound,
@@ -33,10 +34,13 @@ from ..models.formulas import (
     expected_dimension,
     symmetry_count,
 )
-from ..models.symmetries import symmetry_tangents
-from ..network import jacobian, random_inputs, random_parameters
+from ..models.symmetries import symmetry_generators, symmetry_tangents
+from ..network import inputs_memory, jacobian, jacobian_memory, random_inputs, random_parameters
+from ..resources import MemoryEstimate, require_memory
 from . import linalg
-from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
+from .field import DEFAULT_PRIME, MAX_CONTRACTION, SECOND_PRIME, GFp, check_prime
+
+log = logging.getLogger(__name__)
 
 __all__ = ["DimensionResult", "RankRun", "Evaluation", "evaluate", "dimension", "default_samples", "jacobian_rank", "sampling_plan"]
 
@@ -282,7 +286,7 @@ class DimensionResult:
             f"{self.architecture.describe()}",
             f"  dimension        {self.dimension}  ({'certified exact' if self.certified else 'certified lower bound'})",
             f"  parameters       {self.parameters}",
-            f"  fiber dimension  {self.fiber_dimension}",
+            f"  fiber dimension  {self.fiber_dimension if self.certified else f'at most {self.fiber_dimension} (P minus a lower bound)'}",
             f"  formula          {formula}",
             *([f"  note             {e.note}"] if e.note and e.value is not None else []),
             f"  certificate      {self.certificate}",
@@ -311,7 +315,47 @@ def evaluate(arch: Architecture, prime: int, seed: int, samples: int, k: int) ->
     return Evaluation(F, theta, jacobian(arch, F, theta, X, seeds), rng)
 
 
+def check_exact_sizes(arch: Architecture) -> None:
+    """Sizes the int64 GF(p) arithmetic can contract exactly (tokens, widths, ranks up to 65,534)."""
+    for name, values in (("tokens", (arch.tokens,)), ("widths", arch.widths), ("ranks", arch.ranks)):
+        for v in values:
+            if v > MAX_CONTRACTION:
+                raise InvalidArgumentError(
+                    f"{name}={v}: exact GF(p) arithmetic on int64 contracts at most {MAX_CONTRACTION:,} terms at once; "
+                    "use a smaller size"
+                )
+
+
+def run_memory(arch: Architecture, samples: int, k: int) -> MemoryEstimate:
+    """Peak memory of one run (:func:`_run`): inputs, seeds, Jacobian, its FLINT copy, symmetry tangents.
+
+    Stages: assembling the Jacobian (forward caches and adjoints), its rank
+    (FLINT's copy and LU workspace, while the numpy Jacobian is alive), and
+    the symmetry tangents (a list of rows, their array, their rank) beside it.
+    """
+    P = arch.parameter_count
+    seeded = None if k >= arch.output_size else k
+    rows = samples * (arch.output_size if seeded is None else k)
+    jac = jacobian_memory(arch, samples, seeded)
+    J = 8 * rows * P
+    fixed = inputs_memory(arch, samples, seeded) + MemoryEstimate(8 * P, {"parameters": 8 * P})
+    rank_stage = MemoryEstimate(J + linalg.rank_memory(rows, P), {"FLINT copy of the Jacobian": linalg.rank_memory(rows, P)})
+    g = symmetry_generators(arch)
+    sym_stage = MemoryEstimate(J + 2 * 8 * g * P + linalg.rank_memory(g, P), {f"symmetry tangents {g:,} x {P:,}": 2 * 8 * g * P})
+    return fixed + (jac | rank_stage | sym_stage)
+
+
+def check_run_memory(arch: Architecture, samples: int, k: int) -> None:
+    """Refuse a run that does not fit in memory (before allocating anything of it)."""
+    require_memory(
+        run_memory(arch, samples, k),
+        f"{arch.describe()} with {samples:,} samples x {min(k, arch.output_size)} rows",
+        "use fewer samples (--samples) or a smaller network",
+    )
+
+
 def _run(arch: Architecture, prime: int, seed: int, samples: int, k: int) -> RankRun:
+    check_run_memory(arch, samples, k)
     t0 = time.perf_counter()
     ev = evaluate(arch, prime, seed, samples, k)
     F, theta, J, rng = ev.field, ev.theta, ev.J, ev.rng
@@ -390,6 +434,11 @@ def dimension(
     if full_rows:
         k = arch.output_size
     seed = int(seed)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1):
+        raise InvalidArgumentError(f"threads={threads!r}: must be a positive integer or None (all CPUs)")
+    check_exact_sizes(arch)
+    # the first run is refused before anything is computed (also before the effective architecture's run)
+    check_run_memory(arch, samples, k)
     linalg.set_threads(threads)
     t0 = time.perf_counter()
     P = arch.parameter_count
@@ -424,8 +473,12 @@ def dimension(
     for _ in range(max_doublings if adaptive else 0):
         if best() >= upper():
             break
+        try:
+            runs.append(_run(arch, prime, seed, 2 * samples, k))
+        except InsufficientMemoryError as exc:
+            log.info("not doubling the samples of %s: %s", arch.describe(), exc)
+            break
         samples *= 2
-        runs.append(_run(arch, prime, seed, samples, k))
         if runs[-1].rank <= runs[-2].rank:
             break
     below_formula = expected.value is not None and best() < expected.value
@@ -473,6 +526,7 @@ def jacobian_rank(
         raise InvalidArgumentError(f"theta has {theta.size} entries, the architecture has {arch.parameter_count} parameters")
 
     def at(n: int) -> int:
+        check_run_memory(arch, n, arch.output_size)
         rng = np.random.default_rng(seed)
         X = random_inputs(arch, F, rng, n)
         return linalg.rank(jacobian(arch, F, theta, X), prime)

@@ -28,9 +28,10 @@ import numpy as np
 from ..architecture import Architecture
 from ..errors import ComputationError
 from ..models.formulas import expected_dimension, symmetry_count
-from ..models.symmetries import symmetry_tangents
+from ..models.symmetries import symmetry_generators, symmetry_tangents
+from ..resources import MemoryEstimate, require_memory
 from . import linalg
-from .dimension import DimensionResult, dimension, evaluate
+from .dimension import DimensionResult, dimension, evaluate, run_memory
 
 __all__ = ["FiberResult", "fibers"]
 
@@ -111,7 +112,8 @@ class FiberResult:
         hyp = "hold" if e.applies else "fail: " + "; ".join(e.failed_hypotheses)
         lines = [
             self.architecture.describe(),
-            f"  generic fiber dimension  {self.fiber_dimension}  (P = {self.dimension.parameters}, dim = {self.dimension.dimension}"
+            f"  generic fiber dimension  {'' if self.dimension.certified else 'at most '}{self.fiber_dimension}  "
+            f"(P = {self.dimension.parameters}, dim {'=' if self.dimension.certified else '>='} {self.dimension.dimension}"
             f"{', certified' if self.dimension.certified else ', dim a lower bound'})",
             f"  symmetry tangents        rank {self.symmetry_dimension} (count {symmetry_count(self.architecture)}), "
             f"{'in the kernel' if self.in_kernel else 'NOT in the kernel'} ({self.kernel_check})",
@@ -137,6 +139,12 @@ def fibers(arch: Architecture, *, prime: int | None = None, seed: int = 0) -> Fi
         kwargs["prime"] = prime
     dim = dimension(arch, **kwargs)
     run = dim.main
+    g = symmetry_generators(arch)
+    require_memory(
+        run_memory(arch, run.samples, run.seeds_per_sample)
+        + MemoryEstimate(8 * run.rows * g, {f"J T^T {run.rows:,} x {g:,}": 8 * run.rows * g}),
+        f"the fiber check of {arch.describe()}", "use a smaller network",
+    )
     ev = evaluate(arch, run.prime, run.seed, run.samples, run.seeds_per_sample)
     T, families = symmetry_tangents(arch, ev.theta, ev.field)
     p = run.prime

@@ -21,12 +21,14 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["GFp", "DEFAULT_PRIME", "SECOND_PRIME", "MAX_PRIME", "check_prime", "is_prime"]
+__all__ = ["GFp", "DEFAULT_PRIME", "SECOND_PRIME", "MAX_PRIME", "MAX_CONTRACTION", "check_prime", "is_prime"]
 
 MAX_PRIME = 2**31
 DEFAULT_PRIME = 2**31 - 1  # 2147483647, a Mersenne prime
 SECOND_PRIME = 2147483629  # the largest prime below it
 _MAX_INNER = 2**16 - 2
+#: the longest contraction :meth:`GFp.einsum` computes exactly
+MAX_CONTRACTION = _MAX_INNER
 _EINSUM_SPEC = re.compile(r"^([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]*)$")
 
 
@@ -58,7 +60,7 @@ def check_prime(p: object, name: str = "prime") -> int:
 def _contracted_length(spec: str, shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> int:
     m = _EINSUM_SPEC.match(spec.replace(" ", ""))
     if not m:
-        raise ValueError(f"unsupported einsum spec {spec!r}")
+        raise InvalidArgumentError(f"spec={spec!r}: GFp.einsum takes two operands and no ellipsis, e.g. 'ij,jk->ik'")
     ia, ib, out = m.groups()
     sizes = dict(zip(ia, shape_a))
     sizes.update(zip(ib, shape_b))
@@ -128,7 +130,9 @@ class GFp:
         if k <= self._direct_limit:
             return np.remainder(np.einsum(spec, a, b), self.p)
         if k > _MAX_INNER:
-            raise ValueError(f"contraction of length {k} exceeds {_MAX_INNER} for exact int64 arithmetic")
+            raise InvalidArgumentError(
+                f"{spec}: a contraction of length {k} exceeds {_MAX_INNER} terms, the most int64 arithmetic sums exactly"
+            )
         lo = np.bitwise_and(b, 0xFFFF)
         hi = np.right_shift(b, 16)
         r = np.remainder(np.einsum(spec, a, hi), self.p)

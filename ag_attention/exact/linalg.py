@@ -21,7 +21,9 @@ import threading
 
 import numpy as np
 
-__all__ = ["rank", "rank_python_flint", "fastpath_available", "set_threads"]
+from ..errors import InvalidArgumentError
+
+__all__ = ["rank", "rank_memory", "rank_python_flint", "fastpath_available", "set_threads"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +75,8 @@ def _load() -> ctypes.CDLL | None:
             lib.nmod_mat_get_entry.restype = ctypes.c_ulong
             lib.nmod_mat_rank.argtypes = [ctypes.c_void_p]
             lib.nmod_mat_rank.restype = ctypes.c_long
+            lib.nmod_mat_lu.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+            lib.nmod_mat_lu.restype = ctypes.c_long
             lib.nmod_mat_clear.argtypes = [ctypes.c_void_p]
             lib.nmod_mat_clear.restype = None
         except (OSError, AttributeError) as exc:
@@ -86,7 +90,9 @@ def _load() -> ctypes.CDLL | None:
 
 
 def _rank_ctypes(lib: ctypes.CDLL, M: np.ndarray, p: int, check_entries: bool = False) -> int:
-    M = np.ascontiguousarray(M, dtype=np.uint64)
+    # residues in [0, p) as int64 have the bit pattern of the ulongs FLINT stores: a view, no copy
+    M = np.ascontiguousarray(M)
+    M = M.view(np.uint64) if M.dtype == np.int64 else M.astype(np.uint64)
     m, n = M.shape
     buf = ctypes.create_string_buffer(_STRUCT_BYTES)
     lib.nmod_mat_init(buf, m, n, p)
@@ -100,7 +106,9 @@ def _rank_ctypes(lib: ctypes.CDLL, M: np.ndarray, p: int, check_entries: bool = 
                 for j in range(n):
                     if lib.nmod_mat_get_entry(buf, i, j) != int(M[i, j]):
                         raise RuntimeError("entry mismatch")
-        return int(lib.nmod_mat_rank(buf))
+        # LU in place (nmod_mat_rank would first copy the matrix once more)
+        perm = (ctypes.c_long * m)()
+        return int(lib.nmod_mat_lu(perm, buf, 0))
     finally:
         lib.nmod_mat_clear(buf)
 
@@ -137,11 +145,21 @@ def rank_python_flint(M: np.ndarray, p: int) -> int:
     return int(flint.nmod_mat(m, n, np.remainder(M, p).ravel().tolist(), p).rank())
 
 
+def rank_memory(rows: int, cols: int) -> int:
+    """Bytes :func:`rank` allocates beyond its argument: FLINT's copy of the matrix and LU workspace.
+
+    (The python-flint fallback builds a Python list of the entries as well:
+    about 4 more copies' worth, which the fast path avoids.)
+    """
+    copy = 8 * int(rows) * int(cols)
+    return copy + copy // 4 + 8 * int(rows)
+
+
 def rank(M: np.ndarray, p: int) -> int:
     """Rank of the integer matrix ``M`` over ``GF(p)`` (entries reduced mod ``p``)."""
     M = np.asarray(M)
     if M.ndim != 2:
-        raise ValueError(f"rank needs a 2-D matrix, got shape {M.shape}")
+        raise InvalidArgumentError(f"M: rank needs a 2-D matrix, got shape {M.shape}")
     m, n = M.shape
     if m == 0 or n == 0:
         return 0

@@ -24,7 +24,7 @@ import numpy as np
 from ..architecture import Architecture
 from ..network import unflatten
 
-__all__ = ["SymmetryFamily", "symmetry_tangents"]
+__all__ = ["SymmetryFamily", "symmetry_generators", "symmetry_tangents"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,16 @@ class SymmetryFamily:
     name: str  # e.g. "GL_2 on (Q1, K1)"
     kind: str  # "attention", "interlayer" or "scaling"
     rows: slice  # rows of the tangent matrix
+
+
+def symmetry_generators(arch: Architecture) -> int:
+    """Number of rows of :func:`symmetry_tangents` (arithmetic only, for memory estimates)."""
+    n = sum(layer.heads * layer.rank**2 for layer in arch.layers) if arch.parametrization == "QKV" else 0
+    if not arch.skip:
+        n += sum(d * d for d in arch.widths[1:-1])
+    if not arch.normalized:
+        n += arch.depth * arch.heads
+    return n
 
 
 def symmetry_tangents(arch: Architecture, theta: np.ndarray, ops) -> tuple[np.ndarray, list[SymmetryFamily]]:
