@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from ..architecture import Architecture
-from ..errors import InvalidArgumentError, NoClearGapError
+from ..errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
 from ..models.formulas import Expectation, expected_dimension
-from ..network import jacobian
+from ..network import attention_weights, inputs_memory, jacobian, jacobian_memory
+from ..resources import MemoryEstimate, require_memory
 
 __all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult", "numerical_dimension"]
 
@@ -141,6 +142,10 @@ class NumericalResult:
     rows: int
     seconds: float
     history: tuple[tuple[int, int | None], ...] = ()
+    #: why there is no verdict although the gap is clear (too few rows, saturated softmax), or ""
+    undecided: str = ""
+    #: the temperature the Jacobian was evaluated at (the neuromanifold does not depend on it)
+    computed_temperature: float = 1.0
 
     @property
     def fiber_dimension(self) -> int | None:
@@ -152,9 +157,25 @@ class NumericalResult:
 
     @property
     def agrees(self) -> bool | None:
+        """True when the numerical rank equals the formula; otherwise None.
+
+        A float64 rank proves nothing, so a difference is never reported as
+        ``False`` (proven) here: see :meth:`comparison`.
+        """
         if self.expected.value is None or self.dimension is None:
             return None
-        return self.dimension == self.expected.value
+        return True if self.dimension == self.expected.value else None
+
+    def comparison(self) -> str:
+        """The numerical rank against the formula, in words (never a proven difference)."""
+        value = self.expected.value
+        if value is None:
+            return "no formula"
+        if self.dimension is None:
+            return "no verdict: " + (self.undecided or self.gap.reason)
+        if self.dimension == value:
+            return "agrees (numerically)"
+        return f"differs numerically ({self.dimension} vs {value}; float64 rank, not a proof)"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -167,6 +188,10 @@ class NumericalResult:
             "formula_applies": self.formula_applies,
             "conjectural": self.expected.conjectural,
             "agrees": self.agrees,
+            "comparison": self.comparison(),
+            "undecided": self.undecided or None,
+            "temperature": self.architecture.temperature,
+            "computed_at_temperature": self.computed_temperature,
             "singular_value_gap": None if math.isinf(self.gap.gap) else round(self.gap.gap, 2),
             "gap_at": "full rank: smallest singular value vs float64 noise" if self.dimension == self.parameters else "between s_rank and s_rank+1",
             "gap_runner_up": round(self.gap.runner_up, 2),
@@ -194,16 +219,19 @@ class NumericalResult:
         if e.value is None:
             formula = "no formula"
         else:
-            verdict = {True: "agrees", False: "DIFFERS", None: "no verdict"}[self.agrees]
+            verdict = self.comparison()
             hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
             formula = f"{e.formula} gives {e.value} ({verdict}; {hyp}{'; a conjecture' if e.conjectural else ''})"
-        dim = "no verdict (" + self.gap.reason + ")" if self.dimension is None else str(self.dimension)
+        dim = "no verdict (" + (self.undecided or self.gap.reason) + ")" if self.dimension is None else str(self.dimension)
         return "\n".join([
             self.architecture.describe(),
             f"  dimension        {dim}  (numerical, float64: not certified)",
             f"  parameters       {self.parameters}",
             f"  singular values  gap of {self.gap.gap:.1f} orders of magnitude at the rank (runner-up {self.gap.runner_up:.1f})",
             f"  formula          {formula}",
+            *([f"  temperature      {self.architecture.temperature:g} only rescales A (phi_(A,V,tau) = phi_(A/tau,V,1)): "
+               f"same neuromanifold, computed at tau = {self.computed_temperature:g}"]
+              if self.architecture.temperature != self.computed_temperature else []),
             f"  seed {self.seed}, {self.samples} samples, {self.rows} rows, {self.seconds:.2f} s",
         ])
 
@@ -220,6 +248,31 @@ def _weights(arch: Architecture, rng: np.random.Generator) -> np.ndarray:
             std = 1.0 / math.sqrt(layer.d_in)
         theta[b.slice] = rng.standard_normal(b.size) * std
     return theta
+
+
+def _positive_number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidArgumentError(f"{name}={value!r}: must be a positive number")
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise InvalidArgumentError(f"{name}={value!r}: must be a positive finite number")
+    return v
+
+
+def numeric_memory(arch: Architecture, samples: int) -> MemoryEstimate:
+    """Peak memory of one float64 spectrum: inputs, seeds, Jacobian, its normalized copy, LAPACK's copy."""
+    P = arch.parameter_count
+    k = _rows_per_sample(arch, samples)
+    seeded = None if k >= arch.output_size else k
+    rows = samples * (arch.output_size if seeded is None else k)
+    J = 8 * rows * P
+    svd = MemoryEstimate(2 * J + J // 8, {"float64 copies for normalization and SVD": 2 * J})
+    return inputs_memory(arch, samples, seeded) + (jacobian_memory(arch, samples, seeded, exact=False) | svd)
+
+
+def _rows_per_sample(arch: Architecture, samples: int) -> int:
+    """About ``3 P`` rows in all: ``k`` Gaussian combinations of each sample's outputs."""
+    return max(1, math.ceil(3 * arch.parameter_count / samples))
 
 
 def numerical_dimension(
@@ -241,11 +294,26 @@ def numerical_dimension(
     matrix has about ``3 P`` rows.  Raises :class:`NoClearGapError` when the
     spectrum has no clear gap (or returns a result with ``dimension=None``
     if ``raise_on_no_gap=False``).
+
+    No verdict either (``dimension=None``, the reason in ``undecided``) when
+    the rank reaches what the rows or samples can carry (too few samples),
+    or when the softmax is saturated (attention weights 0 or 1 to machine
+    precision, where its derivative vanishes numerically).  The temperature
+    only rescales ``A`` (``phi_{A, V, tau} = phi_{A / tau, V, 1}``), so the
+    neuromanifold does not depend on it and the Jacobian is evaluated at
+    ``tau = 1``.
     """
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    min_gap = _positive_number("min_gap", min_gap)
+    if not isinstance(raise_on_no_gap, bool):
+        raise InvalidArgumentError(f"raise_on_no_gap={raise_on_no_gap!r}: must be True or False")
+    if isinstance(max_doublings, bool) or not isinstance(max_doublings, (int, np.integer)) or max_doublings < 0:
+        raise InvalidArgumentError(f"max_doublings={max_doublings!r}: must be a non-negative integer")
+    # the temperature rescales A only: same functions, computed where the logits are of order one
+    work = arch if arch.temperature == 1.0 else arch.with_(temperature=1.0)
     P = arch.parameter_count
     per_sample = new_directions_per_sample(arch)
     adaptive = samples is None
@@ -254,43 +322,93 @@ def numerical_dimension(
     elif isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
     samples = int(samples)
+    require_memory(numeric_memory(work, samples), f"{arch.describe()} with {samples:,} samples (float64)",
+                   "use fewer samples (--samples) or a smaller network")
     t0 = time.perf_counter()
     history = []
-    g, s, rows = _spectrum(arch, seed, samples, min_gap)
-    history.append((samples, g.rank))
+    spec = _spectrum(work, seed, samples, min_gap)
+    history.append((samples, spec.gap.rank))
     # default samples: confirmed by doubling them, and doubled again while the rank grows
     # (the per-sample bound is only an upper bound on what a sample contributes)
     for _ in range(max_doublings if adaptive else 0):
-        if g.rank is None or g.rank == P:
+        if spec.gap.rank is None or spec.gap.rank == P:
             break
-        g2, s2, rows2 = _spectrum(arch, seed, 2 * samples, min_gap)
-        history.append((2 * samples, g2.rank))
-        if g2.rank is not None and g2.rank <= g.rank:
+        try:
+            require_memory(numeric_memory(work, 2 * samples), "doubling the samples", "")
+        except InsufficientMemoryError:
             break
-        g, s, rows, samples = g2, s2, rows2, 2 * samples
-    result = NumericalResult(arch, g.rank, P, expected_dimension(arch), g, s, int(seed), samples, rows,
-                             time.perf_counter() - t0, tuple(history))
+        spec2 = _spectrum(work, seed, 2 * samples, min_gap)
+        history.append((2 * samples, spec2.gap.rank))
+        if spec2.gap.rank is not None and spec2.gap.rank <= spec.gap.rank:
+            break
+        spec, samples = spec2, 2 * samples
+    undecided = _undecided(arch, spec, samples, per_sample)
+    g = spec.gap
+    result = NumericalResult(arch, None if undecided else g.rank, P, expected_dimension(arch), g, spec.singular_values,
+                             int(seed), samples, spec.rows, time.perf_counter() - t0, tuple(history), undecided,
+                             work.temperature)
     if g.rank is None and raise_on_no_gap:
-        raise NoClearGapError(f"{arch.describe()}: {g.reason}", seed=int(seed))
+        raise NoClearGapError(f"{arch.describe()}: {undecided or g.reason}", seed=int(seed))
     return result
 
 
-def _spectrum(arch: Architecture, seed: int, samples: int, min_gap: float) -> tuple[GapRank, np.ndarray, int]:
+#: attention rows with a weight within this of 1 are saturated (the softmax's derivative is lost in rounding)
+_SATURATED = 1e-12
+#: refuse a verdict when more than this fraction of attention rows is saturated
+_SATURATED_FRACTION = 0.01
+
+
+@dataclass(frozen=True)
+class _Spectrum:
+    gap: GapRank
+    singular_values: np.ndarray
+    rows: int
+    saturated: float  # fraction of saturated softmax rows (0 for lightning attention)
+
+
+def _undecided(arch: Architecture, spec: _Spectrum, samples: int, per_sample: int) -> str:
+    """Why a clear-gap rank is still no verdict on the dimension ("" if it is one)."""
+    if spec.saturated > _SATURATED_FRACTION:
+        return (
+            f"saturated softmax: {spec.saturated:.0%} of the attention rows put weight 1 on one token to machine "
+            "precision, where the derivative of the softmax vanishes in float64"
+        )
+    if spec.gap.rank is None:
+        return ""
+    P, r = arch.parameter_count, spec.gap.rank
+    paths = (arch.heads + int(arch.skip)) ** arch.depth
+    capacity = min(spec.rows, samples * arch.output_size, paths * arch.widths[0] * arch.widths[-1] + samples * per_sample)
+    if r < P and r >= capacity:
+        return (
+            f"too few samples: the rank {r} reaches the {capacity} directions that {samples} samples x "
+            f"{spec.rows // samples} rows can carry; use more samples (or the default)"
+        )
+    return ""
+
+
+def _spectrum(arch: Architecture, seed: int, samples: int, min_gap: float) -> _Spectrum:
     """Singular values of the column-normalized Jacobian at a seeded point, and their gap rank."""
-    P = arch.parameter_count
     rng = np.random.default_rng(seed)
     F = Float64()
     theta = _weights(arch, rng)
     X = rng.standard_normal((samples, arch.tokens, arch.widths[0]))
     # about 3 P rows: k Gaussian combinations of each sample's outputs
     # (the null space is unchanged for generic combinations, the reverse pass is cheaper)
-    k = max(1, math.ceil(3 * P / samples))
+    k = _rows_per_sample(arch, samples)
     seeds = None
     if k < arch.output_size:
         seeds = rng.standard_normal((samples, k, arch.tokens, arch.widths[-1]))
+    saturated = 0.0
+    if arch.normalized:
+        rows = [W.reshape(-1, arch.tokens) for W in attention_weights(arch, F, theta, X)]
+        top = np.concatenate([W.max(axis=1) for W in rows])
+        saturated = float(np.mean(top > 1.0 - _SATURATED))
     J = jacobian(arch, F, theta, X, seeds)
     # unit columns (the rank is unchanged); identically zero columns only add kernel directions
-    norms = np.linalg.norm(J, axis=0)
-    J = J[:, norms > 0] / norms[norms > 0]
+    norms = np.sqrt(np.einsum("ij,ij->j", J, J))  # no temporary of the size of J
+    if not np.all(norms > 0):
+        J = J[:, norms > 0]
+        norms = norms[norms > 0]
+    J /= norms
     s = np.linalg.svd(J, compute_uv=False)
-    return gap_rank(s, min_gap=min_gap, size=max(J.shape)), s, J.shape[0]
+    return _Spectrum(gap_rank(s, min_gap=min_gap, size=max(J.shape)), s, J.shape[0], saturated)
