@@ -38,9 +38,10 @@ from typing import Any, Sequence
 import flint
 import numpy as np
 
+from ..errors import ComputationError, InvalidArgumentError
 from ..models.parametrization import quadratic_monomials
 from . import linalg
-from .field import DEFAULT_PRIME
+from .field import DEFAULT_PRIME, check_prime
 
 __all__ = [
     "reduced_point",
@@ -56,13 +57,34 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ points
-def _matrix(M: Any) -> list[list[Any]]:
-    return [list(row) for row in np.asarray(M, dtype=object)]
+def _matrix(M: Any, name: str = "M") -> list[list[Any]]:
+    """A non-empty rectangular matrix of exact rationals (int, Fraction, or float with an exact value)."""
+    try:
+        arr = np.asarray(M, dtype=object)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 2 or 0 in arr.shape:
+        raise InvalidArgumentError(f"{name}={M!r}: must be a non-empty rectangular matrix (list of equal-length rows)")
+    for v in arr.flat:
+        if isinstance(v, bool) or not isinstance(v, (int, Fraction, np.integer, float, flint.fmpq, flint.fmpz)):
+            raise InvalidArgumentError(f"{name}: entry {v!r} is not a rational number (int or Fraction)")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise InvalidArgumentError(f"{name}: entry {v!r} is not a finite number")
+    return [list(row) for row in arr]
+
+
+def _check_shapes(A: list[list[Any]], V: list[list[Any]]) -> None:
+    d = len(A)
+    if len(A[0]) != d:
+        raise InvalidArgumentError(f"A: must be square (d x d), got {d} x {len(A[0])}")
+    if len(V[0]) != d:
+        raise InvalidArgumentError(f"V: must have d = {d} columns (d' x d), got {len(V)} x {len(V[0])}")
 
 
 def reduced_point(A: Any, V: Any) -> list[Any]:
     """Reduced coordinates of ``phi_{A,V}`` (exact; ints or Fractions), in Parametrization order."""
-    A, V = _matrix(A), _matrix(V)
+    A, V = _matrix(A, "A"), _matrix(V, "V")
+    _check_shapes(A, V)
     d, e = len(A), len(V)
     out = []
     for k in range(d):
@@ -195,7 +217,7 @@ def quadrics(x: Sequence[Any], d: int, d_out: int) -> list[list[flint.fmpq_mpoly
     z = ctx.gens()
     Q = quadratic_monomials(d)
     if len(x) != d * d_out * len(Q):
-        raise ValueError(f"a point of d={d}, d'={d_out} has {d * d_out * len(Q)} reduced coordinates, got {len(x)}")
+        raise InvalidArgumentError(f"x: a point of d={d}, d'={d_out} has {d * d_out * len(Q)} reduced coordinates, got {len(x)}")
     it = iter(flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in x)
     out = []
     for k in range(d):
@@ -215,7 +237,7 @@ def _linear_coefficients(f: flint.fmpq_mpoly, d: int) -> list[Fraction]:
     coeffs = [Fraction(0)] * d
     for exps, c in f.to_dict().items():
         if sum(exps) != 1:
-            raise ValueError(f"{f} is not a linear form")
+            raise ComputationError(f"{f} is not a linear form (a factor of a quadric: bug)")
         coeffs[list(exps).index(1)] = Fraction(int(c.p), int(c.q))
     return coeffs
 
@@ -397,9 +419,15 @@ def certify(
     ``dimension`` is ``dim M`` (affine cone); ``rank_bound`` the bound ``a`` on
     ``rank A`` (``None``: ``A`` free).  See the module docstring.
     """
-    A = _matrix(A)
-    V = _matrix(V)
+    A = _matrix(A, "A")
+    V = _matrix(V, "V")
+    _check_shapes(A, V)
     d, e = len(A), len(V)
+    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 0:
+        raise InvalidArgumentError(f"dimension={dimension!r}: must be a non-negative integer (dim M)")
+    if rank_bound is not None and (isinstance(rank_bound, bool) or not isinstance(rank_bound, (int, np.integer)) or rank_bound < 1):
+        raise InvalidArgumentError(f"rank_bound={rank_bound!r}: must be a positive integer or None (A free)")
+    check_prime(prime)
     a = d if rank_bound is None else min(rank_bound, d)
     x = reduced_point(A, V)
     n = len(x)
@@ -412,7 +440,7 @@ def certify(
         return PointVerdict(None, "preimages not defined over QQ (use the conjugate-point checks)", fb.count, dimension=dimension)
     pre = [p for p in fb.preimages if exact_rank(np.array(p[0], dtype=object)) <= a]
     if not pre:  # pragma: no cover - the given weights are a preimage
-        raise AssertionError("the fiber lost the given preimage")
+        raise ComputationError("the fiber lost the given preimage (bug)")
     images = []
     smooth_domain = []
     for Ap, Vp in pre:

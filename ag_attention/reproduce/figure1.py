@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ComputationError
 from ..exact.onelayer import certify, fiber
 from .report import pyplot
 
@@ -44,8 +45,14 @@ def F(x, y, w):
     return (1 - x) ** 2 + (w - x * y) * (w - y)
 
 
+def _require(condition: bool, message: str) -> None:
+    """A check of the picture's claims (not an ``assert``: it must also run under ``python -O``)."""
+    if not condition:
+        raise ComputationError(f"Figure 1 check failed: {message}")
+
+
 def verify_slice() -> dict[str, object]:
-    """Exact checks of what the picture shows; raises AssertionError if one fails."""
+    """Exact checks of what the picture shows; raises :class:`ComputationError` if one fails."""
     facts: dict[str, object] = {}
     # the quartic: resultant of the two binary quadrics, on the slice
     import flint
@@ -56,34 +63,34 @@ def verify_slice() -> dict[str, object]:
     for pt in [(0, 3, 2), (2, -3, 5), (Fraction(1, 2), 5, -1)]:
         vals = [flint.fmpq(v.numerator, v.denominator) for v in slice_point(*pt)]
         got = res(*vals)
-        assert Fraction(int(got.p), int(got.q)) == F(*[Fraction(v) for v in pt]), "slice formula differs from the resultant"
+        _require(Fraction(int(got.p), int(got.q)) == F(*[Fraction(v) for v in pt]), f"slice formula differs from the resultant at {pt}")
     # on the line x = 1, w = y: F = 0 and grad F = 0 (singular), for every y
     for y in [-3, -2, 0, Fraction(3, 2), 2, 5]:
         x, w = 1, y
         grad = (-2 * (1 - x) + y * (y - w), x * (y - w) - (w - x * y), -(y - w) + (w - x * y))
-        assert F(x, y, w) == 0 and grad == (0, 0, 0)
+        _require(F(x, y, w) == 0 and grad == (0, 0, 0), f"the line x = 1, w = y is not singular at y = {y}")
     # fibers along the line: 2 real preimages (|y| > 2), 1 critical (y = +-2), none real (|y| < 2)
     counts = {}
     for y in [-3, Fraction(-5, 2), -2, 0, 1, 2, Fraction(5, 2), 3]:
         fb = fiber(slice_point(1, y, y), 2, 1)
         counts[str(y)] = (fb.count, fb.real_count)
     for y in ["-3", "-5/2", "5/2", "3"]:
-        assert counts[y] == (2, 2), counts
-    assert counts["2"] == (1, 1) and counts["-2"] == (1, 1), counts
-    assert counts["0"] == (2, 0) and counts["1"] == (2, 0), counts
+        _require(counts[y] == (2, 2), f"fiber counts {counts}")
+    _require(counts["2"] == (1, 1) and counts["-2"] == (1, 1), f"fiber counts {counts}")
+    _require(counts["0"] == (2, 0) and counts["1"] == (2, 0), f"fiber counts {counts}")
     facts["fibers on the singular line y -> (preimages, real preimages)"] = counts
     # the boundary points are critical values: A = u v^T, V = w v^T, rank drop 1
     v = certify([[1, 1], [1, 1]], [[1, 1]], dimension=5)
-    assert v.singular and v.differential_rank == 4, v
+    _require(v.singular and v.differential_rank == 4, f"boundary point: {v}")
     facts["boundary point (1,2,1,1,2,1)"] = v.reason
     # a point of a sheet (y = 5/2, x = 0, w = 2): smooth, one real preimage
     pt = slice_point(0, Fraction(5, 2), 2)
-    assert F(0, Fraction(5, 2), 2) == 0
+    _require(F(0, Fraction(5, 2), 2) == 0, "(0, 5/2, 2) is not on the slice")
     fb = fiber(pt, 2, 1)
-    assert len(fb.preimages) == 1
+    _require(len(fb.preimages) == 1, f"sheet point has {len(fb.preimages)} preimages")
     A, V = fb.preimages[0]
     v = certify(A, V, dimension=5)
-    assert v.singular is False, v
+    _require(v.singular is False, f"sheet point: {v}")
     facts["sheet point (x, y, w) = (0, 5/2, 2)"] = v.reason
     return facts
 
