@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .architecture import Architecture, parse_sizes
+from .architecture import Architecture, parse_int, parse_sizes
 from .errors import AgAttentionError, InvalidArgumentError, M2Error
 
 EXIT_FAILED, EXIT_USAGE, EXIT_M2 = 1, 2, 3
+#: default seconds per Macaulay2 job of `reproduce theorem-3.4`
+M2_TIMEOUT = 900.0
+THEOREM_34_OPTIONS = ("--max-m2-size", "--backend", "--m2-timeout", "--no-m2")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,11 +31,37 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _int(name: str) -> Callable[[str], int]:
+    """An integer in ASCII digits (argparse reports the error with exit 2)."""
+
     def conv(text: str) -> int:
         try:
-            return int(text)
+            return parse_int(text, name)
+        except InvalidArgumentError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer written with the digits 0-9, got {text!r}") from None
+
+    return conv
+
+
+def _positive_float(name: str) -> Callable[[str], float]:
+    """A finite positive number (no nan, inf, 0 or negative)."""
+
+    def conv(text: str) -> float:
+        try:
+            value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {text!r}")
+        return value
+
+    return conv
+
+
+def _nonempty(name: str) -> Callable[[str], str]:
+    def conv(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{name} must not be empty")
+        return text
 
     return conv
 
@@ -45,13 +76,14 @@ def _add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = Tr
     g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
     if allow_normalized:
         g.add_argument("--normalized", action="store_true", help="softmax attention (numerical, not certified)")
-        g.add_argument("--temperature", type=float, default=None, help="softmax temperature (default 1; needs --normalized)")
+        g.add_argument("--temperature", type=_positive_float("--temperature"), default=None, help="softmax temperature (default 1; needs --normalized)")
 
 
 def _architecture(args: argparse.Namespace) -> Architecture:
     widths = parse_sizes(args.widths, "widths")
-    parametrization = args.parametrization or ("QKV" if args.ranks else "AV")
-    ranks = parse_sizes(args.ranks, "ranks") if args.ranks else None
+    # an empty --ranks is an error (parse_sizes says so), not "A free"
+    parametrization = args.parametrization or ("QKV" if args.ranks is not None else "AV")
+    ranks = parse_sizes(args.ranks, "ranks") if args.ranks is not None else None
     temperature = getattr(args, "temperature", None)
     if temperature is not None and not getattr(args, "normalized", False):
         raise InvalidArgumentError(f"--temperature={temperature:g}: only softmax attention has a temperature (add --normalized)")
@@ -68,6 +100,8 @@ def _architecture(args: argparse.Namespace) -> Architecture:
 
 
 def _emit(args: argparse.Namespace, result: Any) -> None:
+    if getattr(args, "compact", False) and not getattr(args, "json", False):
+        raise InvalidArgumentError("--compact: only changes --json output (add --json)")
     if getattr(args, "json", False):
         print(json.dumps(result.to_dict(), indent=None if args.compact else 2, sort_keys=False))
     else:
@@ -146,6 +180,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     if args.seed < 0:
         raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
+    if args.what != "theorem-3.4":
+        for option in THEOREM_34_OPTIONS:
+            if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
+                raise InvalidArgumentError(f"{option}: only for `reproduce theorem-3.4`, not {args.what}")
     output_directory(args.out)  # before any computation: a bad --out fails at once
     if args.what in ("figure-3", "theorem-3.4"):
         pyplot()  # the pictures need matplotlib
@@ -164,7 +202,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         from .m2.runner import check_timeout
 
-        check_timeout(args.m2_timeout)
         if args.max_m2_size is None:
             m2_grid = t34.M2_GRID
         elif args.max_m2_size < 1:
@@ -174,7 +211,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         opts = t34.Options(
             m2_grid=t34.QUICK_M2_GRID if args.quick else m2_grid,
             point_grid=t34.QUICK_POINT_GRID if args.quick else t34.POINT_GRID,
-            seed=args.seed, backend=args.backend, m2_timeout=args.m2_timeout,
+            seed=args.seed, backend=args.backend or "auto",
+            m2_timeout=M2_TIMEOUT if args.m2_timeout is None else args.m2_timeout,
             use_m2=not args.no_m2, out=Path(args.out),
         )
         report = t34.reproduce_theorem_34(opts, progress=None if args.json else lambda s: print(f"  {s}", file=sys.stderr, flush=True))
@@ -187,7 +225,7 @@ def _add_m2_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Macaulay2")
     g.add_argument("--backend", choices=["auto", "local", "container"], default="auto",
                    help="local M2, the container image, or auto (local if present)")
-    g.add_argument("--timeout", type=float, default=300.0, help="seconds per Macaulay2 job (default 300)")
+    g.add_argument("--timeout", type=_positive_float("--timeout"), default=300.0, help="seconds per Macaulay2 job (default 300)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 
@@ -239,16 +277,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
     p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3"], help="which result")
-    p.add_argument("--out", default=None, help="output directory (default results/WHAT)")
+    p.add_argument("--out", type=_nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
     p.add_argument("--seed", type=_int("--seed"), default=0)
-    g = p.add_argument_group("theorem-3.4")
+    g = p.add_argument_group("theorem-3.4 only")
     g.add_argument("--max-m2-size", type=_int("--max-m2-size"), default=None,
                    help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "
                         "(default: every size that finishes: up to 24, and d=3, d'=2, a=1 with 36)")
-    g.add_argument("--backend", choices=["auto", "local", "container"], default="auto", help="Macaulay2 backend")
-    g.add_argument("--m2-timeout", type=float, default=900.0, help="seconds per Macaulay2 job (default 900)")
-    g.add_argument("--no-m2", action="store_true", help="skip the Macaulay2 items (pointwise certificates only)")
+    g.add_argument("--backend", choices=["auto", "local", "container"], default=None, help="Macaulay2 backend (default auto)")
+    g.add_argument("--m2-timeout", type=_positive_float("--m2-timeout"), default=None,
+                   help=f"seconds per Macaulay2 job (default {M2_TIMEOUT:g})")
+    g.add_argument("--no-m2", action="store_true", default=None, help="skip the Macaulay2 items (pointwise certificates only)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_reproduce)
     return parser
@@ -260,7 +299,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "out", "unset") is None:
         args.out = f"results/{args.what}"
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return status
+    except BrokenPipeError:
+        # the reader went away (`... | head -1`): no traceback, and nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     except InvalidArgumentError as exc:
         print(f"ag-attention: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

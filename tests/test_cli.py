@@ -1,0 +1,111 @@
+"""The command line: odd input refused by name (exit 2), closed pipes, and property tests of its arguments."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ag_attention.cli import main
+
+from conftest import ROOT
+
+
+def _run(argv, capsys):
+    status = main(argv) if isinstance(argv, list) else None
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _exit(argv, capsys):
+    """Exit status of ``main(argv)``, with argparse's SystemExit turned into its status."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["dim", "--widths", "4,4", "--ranks", ""], "ranks"),  # not "A free"
+        (["dim", "--widths", "1_0,4", "--ranks", "2"], "widths[0]"),
+        (["dim", "--widths", "٣,4", "--ranks", "2"], "widths[0]"),  # Arabic-Indic digit three
+        (["dim", "--widths", "4,4", "--ranks", "2", "--tokens", "1_0"], "--tokens"),
+        (["dim", "--widths", "4,4", "--ranks", "2", "--compact"], "--compact"),
+        (["dim", "--widths", "4,4", "--ranks", "2", "--normalized", "--temperature", "nan"], "--temperature"),
+        (["dim", "--widths", "4,4", "--ranks", "2", "--normalized", "--temperature", "-1"], "--temperature"),
+        (["implicitize", "--widths", "2,1", "--ranks", "2", "--timeout", "nan"], "--timeout"),
+        (["implicitize", "--widths", "2,1", "--ranks", "2", "--timeout", "inf"], "--timeout"),
+        (["reproduce", "theorem-3.4", "--m2-timeout", "nan"], "--m2-timeout"),
+        (["reproduce", "theorem-3.4", "--m2-timeout", "0"], "--m2-timeout"),
+        (["reproduce", "corollary-3.8", "--quick", "--out", ""], "--out"),
+        (["reproduce", "corollary-3.8", "--quick", "--m2-timeout", "10"], "--m2-timeout"),
+        (["reproduce", "corollary-3.8", "--quick", "--backend", "local"], "--backend"),
+        (["reproduce", "figure-3", "--quick", "--no-m2"], "--no-m2"),
+        (["reproduce", "corollary-3.8", "--quick", "--max-m2-size", "3"], "--max-m2-size"),
+    ],
+)
+def test_odd_input_is_refused_naming_the_argument(argv, named, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing may be written into the current directory either
+    status, out, err = _exit(argv, capsys)
+    assert status == 2, (status, err)
+    assert named in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`... --json | head -1`: no BrokenPipeError traceback."""
+    cmd = f"{sys.executable} -m ag_attention.cli reproduce corollary-3.8 --quick --json --out {ROOT}/.pytest-out-pipe | head -1"
+    r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.stdout.strip() == "{"
+    assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
+    subprocess.run(["rm", "-rf", f"{ROOT}/.pytest-out-pipe"])
+
+
+def test_fiber_dimension_is_worded_as_a_bound_when_it_is_one(capsys):
+    # t = 3, rank 1, one sample: a lower bound on dim, so the fiber dimension is only an upper bound
+    status, out, _ = _exit(["dim", "--widths", "3,3", "--ranks", "1", "--tokens", "3", "--samples", "1"], capsys)
+    assert status == 0 and "fiber dimension  at most" in out
+    status, out, _ = _exit(["dim", "--widths", "3,3", "--ranks", "1", "--tokens", "3"], capsys)
+    assert status == 0 and "fiber dimension  2\n" in out and "at most" not in out  # certified: 15 - 13
+
+
+# ------------------------------------------------------------ property tests
+_SIZES = st.one_of(
+    st.text(max_size=12),
+    st.lists(st.integers(-3, 6), min_size=0, max_size=4).map(lambda v: ",".join(map(str, v))),
+    st.sampled_from(["4,4", "3,2", "2,2,2", "", " ", ",", "1_0", "٣", "1e3", "0x10", "4,4,", "-4", "99999999999"]),
+)
+_NUMBER = st.one_of(
+    st.text(max_size=8), st.integers(-5, 10).map(str), st.sampled_from(["nan", "inf", "-inf", "1e400", "0", "1.5", "2"])
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(widths=_SIZES, ranks=st.one_of(st.none(), _SIZES), tokens=st.one_of(st.none(), _NUMBER),
+       samples=st.one_of(st.none(), _NUMBER), heads=st.one_of(st.none(), _NUMBER),
+       normalized=st.booleans(), temperature=st.one_of(st.none(), _NUMBER))
+def test_cli_dim_either_answers_or_exits_2(widths, ranks, tokens, samples, heads, normalized, temperature, capsys,
+                                           monkeypatch):
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "200M")  # anything larger is refused, quickly
+    argv = ["dim", "--widths", widths]
+    for flag, value in (("--ranks", ranks), ("--tokens", tokens), ("--samples", samples), ("--heads", heads),
+                        ("--temperature", temperature)):
+        if value is not None:
+            argv += [flag + "=" + value]
+    if normalized:
+        argv.append("--normalized")
+    status, out, err = _exit(argv, capsys)
+    # 0: an answer; 1: a numerical engine without a clear gap; 2: refused, naming what
+    assert status in (0, 1, 2), (argv, status, err)
+    assert "Traceback" not in err
+    if status == 2:
+        assert err.strip(), argv
+    if status == 1:
+        assert "no clear gap" in err, (argv, err)
