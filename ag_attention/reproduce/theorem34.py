@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..architecture import Architecture
-from ..errors import AgAttentionError, M2Error
+from ..errors import AgAttentionError, ComputationError, M2Error
 from ..exact.dimension import dimension as exact_dimension
 from ..exact.onelayer import certify, differential, exact_rank, fiber, rank_mod_p, reduced_point
 from ..models.formulas import cor33
@@ -397,34 +397,20 @@ def conjugate_data(size: Size, seed: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def conjugate_point(u: Sequence[int], r: Sequence[int], s: Sequence[int], w: Sequence[int], scale: int = 1) -> list[int]:
-    """phi at A = u v^T, V = w conj(v)^T, v = r + i*scale*s, in exact Gaussian-integer arithmetic."""
+    """phi at A = u v^T, V = w conj(v)^T, v = r + i*scale*s, exactly (Gaussian integers).
 
-    class G:  # Gaussian integers
-        __slots__ = ("re", "im")
-
-        def __init__(self, re: int, im: int = 0):
-            self.re, self.im = re, im
-
-        def __add__(self, o: "G") -> "G":
-            o = o if isinstance(o, G) else G(o)
-            return G(self.re + o.re, self.im + o.im)
-
-        __radd__ = __add__
-
-        def __mul__(self, o: "G") -> "G":
-            o = o if isinstance(o, G) else G(o)
-            return G(self.re * o.re - self.im * o.im, self.re * o.im + self.im * o.re)
-
-        __rmul__ = __mul__
-
-    v = [G(int(x), scale * int(y)) for x, y in zip(r, s)]
-    vb = [G(int(x), -scale * int(y)) for x, y in zip(r, s)]
-    A = np.array([[G(int(uk)) * vl for vl in v] for uk in u], dtype=object)
-    V = np.array([[G(int(wm)) * vl for vl in vb] for wm in w], dtype=object)
-    pt = reduced_point(A, V)
-    if any(c.im != 0 for c in pt):  # pragma: no cover - the construction is real
-        raise AssertionError("phi(u v^T, w conj(v)^T) is not real")
-    return [c.re for c in pt]
+    The reduced coordinates are bilinear in (A, V): with A = A_r + i A_i and
+    V = V_r + i V_i, phi(A, V) = phi(A_r, V_r) - phi(A_i, V_i) + i (phi(A_r, V_i) + phi(A_i, V_r)),
+    each an integer evaluation.
+    """
+    u, r, s, w = ([int(x) for x in vec] for vec in (u, r, s, w))
+    Ar, Ai = np.outer(u, r).astype(object), (scale * np.outer(u, s)).astype(object)
+    Vr, Vi = np.outer(w, r).astype(object), (-scale * np.outer(w, s)).astype(object)
+    re = [a - b for a, b in zip(reduced_point(Ar, Vr), reduced_point(Ai, Vi))]
+    im = [a + b for a, b in zip(reduced_point(Ar, Vi), reduced_point(Ai, Vr))]
+    if any(im):  # pragma: no cover - the construction is real
+        raise ComputationError("phi(u v^T, w conj(v)^T) is not real")
+    return [int(x) for x in re]
 
 
 def _conjugate_checks(report: Report, size: Size, seed: int, implicit: dict[str, Any] | None, theory: Theory) -> None:
