@@ -1,6 +1,9 @@
 -- LightningAttention: neuromanifolds of one lightning self-attention layer.
--- Part of ag-attention (https://github.com/ag-attention); usable on its own:
---   needsPackage "LightningAttention"
+-- Part of the Python package ag-attention; usable on its own:
+--   needsPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")
+-- The option Weights of lightningParametrization is Core's symbol Weights (the
+-- one of monoid options), not a new one: exporting a symbol of that name would
+-- shadow Core's and break QQ[x, y, Weights => {2, 1}] after loading the package.
 newPackage(
     "LightningAttention",
     Version => "0.1",
@@ -20,7 +23,6 @@ export {
     "AttentionRank",
     "Tokens",
     "Coordinates",
-    "Weights",
     "Homogenize",
     "RankA",
     "RankV",
@@ -286,6 +288,24 @@ doc ///
       P = lightningParametrization(2, 1)
       I = closureIdeal P
       (dim I, degree I)
+    Text
+      {\bf Installation.} The package is the single file {\tt LightningAttention.m2}
+      ({\tt m2scripts/} in the sources of the Python package ag-attention, and
+      {\tt ag_attention/m2/} in an installed copy of it). To load it into a session
+      without installing it:
+    Pre
+      needsPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")
+    Text
+      To install it once, with this documentation, into the user's application directory,
+      so that {\tt needsPackage "LightningAttention"} works in every later session:
+    Pre
+      installPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")
+    Text
+      ({\tt M2 -q} and {\tt M2 --script} do not search the application directory: there,
+      use the {\tt FileName} form of {\tt needsPackage}.)
+      Then {\tt check "LightningAttention"} runs its tests. The option {\tt Weights} of
+      @TO lightningParametrization@ is Core's symbol @TO Weights@, so loading the package
+      changes nothing in the rest of Macaulay2.
   Subnodes
     lightningParametrization
     LightningParametrization
@@ -327,7 +347,6 @@ doc ///
     AttentionRank
     Tokens
     Coordinates
-    Weights
     Homogenize
   Headline
     the parametrization of a lightning layer as a ring map
@@ -665,6 +684,16 @@ TEST ///
   P = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 1)
   assert(a == 5 and v == 7)
   assert(toString first gens P#"weightRing" == "q_(1,1)")
+///
+
+TEST ///
+  -- loading the package leaves Core's option Weights alone: weighted rings still work,
+  -- and lightningParametrization takes the same symbol as its option
+  R = QQ[x, y, Weights => {3, 1}]
+  assert(leadTerm(x + y^2) == x)
+  assert(package Weights === Core)
+  P = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 1)
+  assert(P#"weights" == "QKV")
 ///
 
 TEST ///

@@ -17,6 +17,7 @@ from ag_attention.m2.cache import ResultCache
 from ag_attention.m2.implicitize import implicitize, parametrization_call
 from ag_attention.m2.jobs import run_json
 from ag_attention.m2.parse import parse_polynomial
+from ag_attention.m2.runner import package_file
 from ag_attention.models.parametrization import Parametrization
 
 from conftest import processes_matching
@@ -27,6 +28,25 @@ pytestmark = pytest.mark.m2
 def test_package_check_passes(m2_local):
     job = run_json('check "LightningAttention";\nresult = hashTable {"ok" => true};', backend=m2_local, timeout=300, cache=False)
     assert job.payload == {"ok": True}
+
+
+def test_loading_the_package_keeps_core_weights(m2_local):
+    """needsPackage "LightningAttention" must not shadow Core's option Weights (weighted rings)."""
+    body = (
+        "R = QQ[x, y, Weights => {3, 1}];\n"
+        "P = lightningParametrization(2, 1, Weights => \"QKV\", AttentionRank => 1);\n"
+        'result = hashTable {"lead" => toString leadTerm(x + y^2), "core" => package Weights === Core, '
+        '"weights" => P#"weights"};'
+    )
+    job = run_json(body, backend=m2_local, timeout=120, cache=False)
+    assert job.payload == {"lead": "x", "core": True, "weights": "QKV"}
+
+
+def test_package_header_and_install_instructions():
+    text = package_file().read_text()
+    assert "github.com/ag-attention" not in text
+    assert 'installPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")' in text
+    assert 'needsPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")' in text
 
 
 SIZES = [
