@@ -18,8 +18,9 @@ Python is terminated meanwhile, SIGTERM/SIGHUP run the same cleanup (unless
 the application set handlers of its own), and the local child has a
 parent-death signal, so even SIGKILL of Python leaves no M2 running.
 
-The job directory holds ``job.m2`` and a copy of this checkout's
-``LightningAttention.m2``; scripts start with
+The job directory holds ``job.m2`` and a copy of ``LightningAttention.m2``
+(shipped inside this Python package, ``ag_attention/m2/``; its source is the
+checkout's ``m2scripts/``); scripts start with
 ``path = prepend(currentFileDirectory, path)``, so both backends run the same
 package.  No shell is involved: commands are argument lists.
 """
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib.resources
 import logging
 import math
 import os
@@ -69,20 +71,40 @@ HOW_TO_GET_M2 = (
 )
 
 
+def _is_package(path: Path) -> bool:
+    """A readable LightningAttention.m2 (not, say, a checkout's symlink stored as a text file)."""
+    try:
+        return path.is_file() and b"newPackage" in path.read_bytes()[:4096]
+    except OSError:
+        return False
+
+
 def package_file() -> Path:
-    """Path of ``LightningAttention.m2`` (env ``AG_ATTENTION_M2SCRIPTS`` or the checkout's ``m2scripts/``)."""
-    candidates = []
+    """Path of ``LightningAttention.m2``.
+
+    ``AG_ATTENTION_M2SCRIPTS`` (a directory) if set; otherwise the copy shipped
+    in this Python package (``ag_attention/m2/``: package data, a symlink to
+    ``m2scripts/`` in the checkout); otherwise the checkout's ``m2scripts/``.
+    """
+    candidates: list[Path] = []
     env = os.environ.get("AG_ATTENTION_M2SCRIPTS")
     if env:
         candidates.append(Path(env) / PACKAGE_NAME)
-    here = Path(__file__).resolve()
-    candidates.append(here.parents[2] / "m2scripts" / PACKAGE_NAME)
+    try:
+        shipped = importlib.resources.files("ag_attention.m2") / PACKAGE_NAME
+        if isinstance(shipped, Path):  # a zipped install has no path: the next candidate, if any
+            candidates.append(shipped)
+    except (ModuleNotFoundError, OSError):  # pragma: no cover
+        pass
+    candidates.append(Path(__file__).resolve().parents[2] / "m2scripts" / PACKAGE_NAME)
     for c in candidates:
-        if c.is_file():
+        if _is_package(c):
             return c
+        if env and c == candidates[0]:
+            break  # an explicit setting that does not work is an error, not a fallback
     raise M2NotFoundError(
         f"the Macaulay2 package {PACKAGE_NAME} was not found (looked in {', '.join(map(str, candidates))}); "
-        "set AG_ATTENTION_M2SCRIPTS to the m2scripts/ directory"
+        "set AG_ATTENTION_M2SCRIPTS to the directory holding it (m2scripts/ of the ag-attention sources)"
     )
 
 

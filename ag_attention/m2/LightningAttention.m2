@@ -1,0 +1,1 @@
+../../m2scripts/LightningAttention.m2

@@ -1,0 +1,101 @@
+"""A wheel of ag-attention works outside the checkout: the Macaulay2 package ships inside it.
+
+The wheel is built offline (``pip wheel --no-deps --no-build-isolation``, with
+setuptools and wheel from the ``test`` extra) from a copy of the working tree,
+installed into a fresh virtual environment (``--no-deps``; the dependencies are
+borrowed from this environment through a ``.pth`` file, so nothing is
+downloaded), and ``ag-attention m2 doctor --json`` runs from a directory
+outside the checkout.
+"""
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    assert r.returncode == 0, f"{cmd} failed ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    return r
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    for module in ("setuptools", "wheel"):
+        if importlib.util.find_spec(module) is None:
+            pytest.fail(f"{module} is needed to build the wheel offline: pip install -e '.[test]'")
+    src = tmp_path_factory.mktemp("src")
+    # a copy of the working tree (symlinks kept): the build writes build/ and *.egg-info next to the sources
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    for name in ("ag_attention", "m2scripts"):
+        shutil.copytree(ROOT / name, src / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    dist = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), str(src)])
+    (whl,) = dist.glob("ag_attention-*.whl")
+    return whl
+
+
+def test_the_wheel_holds_the_macaulay2_package(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        data = z.read("ag_attention/m2/LightningAttention.m2")
+    assert data == (ROOT / "m2scripts" / "LightningAttention.m2").read_bytes()  # the content, not a link
+
+
+def test_installed_wheel_runs_macaulay2_from_outside_the_checkout(wheel, tmp_path, m2_local):
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    py = venv / "bin" / "python"
+    _run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index", str(wheel)])
+    # the dependencies (numpy, python-flint) from this environment; its site-packages' own .pth files
+    # (the editable install of the checkout) are not processed from there
+    site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+    (site / "borrowed-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("AG_ATTENTION_M2SCRIPTS", "PYTHONPATH", "VIRTUAL_ENV")}
+    where = _run([str(py), "-c", "import ag_attention.m2.runner as r; print(r.__file__); print(r.package_file())"],
+                 cwd=elsewhere, env=env).stdout.split()
+    assert all(Path(p).is_relative_to(venv) for p in where), where  # the wheel's copy, not the checkout
+    r = subprocess.run([str(venv / "bin" / "ag-attention"), "m2", "doctor", "--json"], cwd=elsewhere, env=env,
+                       capture_output=True, text=True, timeout=600)
+    report = json.loads(r.stdout)
+    local = next(b for b in report["backends"] if b["name"] == "local")
+    assert local["available"] and local["package_ok"] and local["error"] is None, report
+    assert report["ok"] and r.returncode == 0
+
+
+def test_the_runtime_does_not_import_sympy():
+    """sympy is a test dependency (the ``test`` extra), not a runtime one."""
+    users = [str(p.relative_to(ROOT)) for p in (ROOT / "ag_attention").rglob("*.py")
+             if re.search(r"^\s*(import sympy|from sympy)", p.read_text(), re.MULTILINE)]
+    assert users == []
+    text = (ROOT / "pyproject.toml").read_text()
+    runtime = text[text.index("dependencies = ["):text.index("]", text.index("dependencies = ["))]
+    assert "sympy" not in runtime
+
+
+def test_package_file_is_the_shipped_copy_unless_overridden(tmp_path, monkeypatch):
+    from ag_attention.errors import M2NotFoundError
+    from ag_attention.m2.runner import package_file
+
+    monkeypatch.delenv("AG_ATTENTION_M2SCRIPTS", raising=False)
+    assert package_file() == ROOT / "ag_attention" / "m2" / "LightningAttention.m2"
+    assert package_file().read_bytes() == (ROOT / "m2scripts" / "LightningAttention.m2").read_bytes()
+    shutil.copy(ROOT / "m2scripts" / "LightningAttention.m2", tmp_path / "LightningAttention.m2")
+    monkeypatch.setenv("AG_ATTENTION_M2SCRIPTS", str(tmp_path))
+    assert package_file() == tmp_path / "LightningAttention.m2"
+    monkeypatch.setenv("AG_ATTENTION_M2SCRIPTS", str(tmp_path / "nowhere"))
+    with pytest.raises(M2NotFoundError, match="AG_ATTENTION_M2SCRIPTS"):
+        package_file()
