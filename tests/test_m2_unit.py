@@ -217,3 +217,59 @@ def test_scripts_only_from_validated_data():
         parametrization_call(arch.with_(tokens=1))
     with pytest.raises(InvalidArgumentError, match="one plain lightning layer"):
         parametrization_call(Architecture((2, 2, 1), (2, 2)))
+
+
+# ------------------------------------------------------------------ cache failures never lose a result
+def _ok_m2(tmp_path, payload='{"x": 1}'):
+    return fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{payload}\'; echo "{END}"')
+
+
+def test_a_directory_in_place_of_an_entry_is_a_corrupt_entry(tmp_path, cache_dir):
+    b = _ok_m2(tmp_path)
+    assert not run_json("result = 1;", backend=b, timeout=10).cached
+    (entry,) = cache_dir.rglob("*.json")
+    entry.unlink()
+    entry.mkdir()
+    (entry / "something").write_text("in the way")
+    for _ in range(2):  # every rerun works: the directory is removed, the entry rewritten
+        job = run_json("result = 1;", backend=b, timeout=10)
+        assert job.payload == {"x": 1}
+    assert job.cached and entry.is_file()
+
+
+def test_unwritable_cache_warns_once_and_returns_the_result(tmp_path, monkeypatch):
+    import warnings
+
+    from ag_attention.m2 import cache as cache_module
+
+    b = _ok_m2(tmp_path)
+    monkeypatch.setattr(cache_module, "_warned", False)
+    monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", "/proc/x")  # cannot be created
+    with pytest.warns(cache_module.CacheWriteWarning, match="/proc/x"):
+        assert run_json("result = 1;", backend=b, timeout=10).payload == {"x": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per process: no second warning
+        assert run_json("result = 2;", backend=b, timeout=10).payload == {"x": 1}
+    # a read-only directory (root ignores permission bits: the write itself is made to fail too)
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", str(ro))
+    monkeypatch.setattr(cache_module, "_warned", False)
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(ro))
+
+    monkeypatch.setattr(cache_module.tempfile, "mkstemp", denied)
+    with pytest.warns(cache_module.CacheWriteWarning, match="Permission denied"):
+        assert run_json("result = 3;", backend=b, timeout=10).payload == {"x": 1}
+    monkeypatch.undo()
+    if os.geteuid() != 0:
+        ro.chmod(0o555)
+        monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", str(ro))
+        assert run_json("result = 4;", backend=b, timeout=10).payload == {"x": 1}
+    # a file where the cache directory should be
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", str(tmp_path / "file"))
+    monkeypatch.setattr(cache_module, "_warned", False)
+    with pytest.warns(cache_module.CacheWriteWarning, match="Not a directory"):
+        assert run_json("result = 5;", backend=b, timeout=10).payload == {"x": 1}

@@ -3,10 +3,15 @@
 Entries are keyed by the SHA-256 of the job's script, the Macaulay2 version
 and the LightningAttention package's content.  Each entry stores the key and
 a checksum of its payload; a file that does not parse, or whose key or
-checksum disagrees, is treated as corrupt: logged, removed, and recomputed.
-Writes go to a temporary file in the same directory and are renamed into
-place (atomic on POSIX).  ``AG_ATTENTION_NO_CACHE=1`` or ``cache=False``
-bypasses the cache; ``AG_ATTENTION_CACHE_DIR`` moves it.
+checksum disagrees, or a directory where the entry should be, is treated as
+corrupt: logged, removed, and recomputed (so is an entry whose result fails
+its job's validation, see :func:`ag_attention.m2.jobs.run_json`).  Writes go
+to a temporary file in the same directory and are renamed into place (atomic
+on POSIX).  A cache that cannot be written (read-only, a file or directory in
+the way, ``AG_ATTENTION_CACHE_DIR`` somewhere impossible) never loses a
+result: :meth:`ResultCache.put` warns once per process (logging and
+``warnings``) and returns None.  ``AG_ATTENTION_NO_CACHE=1`` or
+``cache=False`` bypasses the cache; ``AG_ATTENTION_CACHE_DIR`` moves it.
 """
 
 from __future__ import annotations
@@ -15,14 +20,40 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import tempfile
+import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ResultCache", "default_cache_dir", "cache_disabled_by_env"]
+__all__ = ["ResultCache", "CacheWriteWarning", "default_cache_dir", "cache_disabled_by_env"]
 
 log = logging.getLogger(__name__)
 FORMAT = 1
+
+
+class CacheWriteWarning(UserWarning):
+    """The Macaulay2 result cache could not be written (the result itself is returned)."""
+
+
+_warned = False
+_warn_lock = threading.Lock()
+
+
+def _warn_write_failed(path: Path, exc: OSError) -> None:
+    """Warn (logging and warnings) the first time in this process; later failures only at debug level."""
+    global _warned
+    with _warn_lock:
+        first, _warned = not _warned, True
+    message = (f"cannot write the Macaulay2 result cache ({path}: {exc.strerror or exc}); results are returned "
+               "but not cached (set AG_ATTENTION_CACHE_DIR to a writable directory, or AG_ATTENTION_NO_CACHE=1); "
+               "further failures are not reported")
+    if first:
+        log.warning("%s", message)
+        warnings.warn(message, CacheWriteWarning, stacklevel=3)
+    else:
+        log.debug("cache write failed again: %s: %s", path, exc)
 
 
 def default_cache_dir() -> Path:
@@ -63,6 +94,9 @@ class ResultCache:
             raw = path.read_bytes()
         except FileNotFoundError:
             return None
+        except IsADirectoryError:
+            self.discard(key, "is a directory")
+            return None
         except OSError as exc:
             log.warning("cache entry %s unreadable (%s); recomputing", path, exc)
             return None
@@ -74,38 +108,52 @@ class ResultCache:
                 and entry.get("key") == key
                 and entry.get("sha256") == hashlib.sha256(_canonical(entry.get("payload")).encode()).hexdigest()
             )
-        except (UnicodeDecodeError, json.JSONDecodeError, TypeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError):
             ok = False
         if not ok:
-            self.corrupt_entries += 1
-            log.warning("cache entry %s is corrupt; removing it and recomputing", path)
-            try:
-                path.unlink()
-            except OSError:
-                pass
+            self.discard(key, "is corrupt")
             return None
         return entry["payload"]
 
-    def put(self, key: str, payload: dict[str, Any]) -> Path:
+    def discard(self, key: str, why: str = "is corrupt") -> None:
+        """Count the entry of ``key`` as corrupt and remove it (a file, or a directory in its place)."""
         path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.corrupt_entries += 1
+        log.warning("cache entry %s %s; removing it and recomputing", path, why)
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        except OSError as exc:
+            log.debug("could not remove %s: %s", path, exc)
+
+    def put(self, key: str, payload: dict[str, Any]) -> Path | None:
+        """Store ``payload``; the entry's path, or None (with a warning, once per process) if it cannot be written."""
+        path = self.path(key)
         entry = {
             "format": FORMAT,
             "key": key,
             "sha256": hashlib.sha256(_canonical(payload).encode()).hexdigest(),
             "payload": payload,
         }
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        tmp = None
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w") as f:
                 json.dump(entry, f)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+            tmp = None
+        except OSError as exc:
+            _warn_write_failed(path, exc)
+            return None
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
         return path
