@@ -26,7 +26,7 @@ pytestmark = pytest.mark.m2
 
 
 def test_package_check_passes(m2_local):
-    job = run_json('check "LightningAttention";\nresult = hashTable {"ok" => true};', backend=m2_local, timeout=300, cache=False)
+    job = run_json('check "LightningAttention";\nresult = hashTable {"ok" => true};', schema={"ok": bool}, backend=m2_local, timeout=300, cache=False)
     assert job.payload == {"ok": True}
 
 
@@ -38,7 +38,7 @@ def test_loading_the_package_keeps_core_weights(m2_local):
         'result = hashTable {"lead" => toString leadTerm(x + y^2), "core" => package Weights === Core, '
         '"weights" => P#"weights"};'
     )
-    job = run_json(body, backend=m2_local, timeout=120, cache=False)
+    job = run_json(body, backend=m2_local, timeout=120, cache=False, schema={"lead": str, "core": bool, "weights": str})
     assert job.payload == {"lead": "x", "core": True, "weights": "QKV"}
 
 
@@ -68,7 +68,8 @@ def test_m2_parametrization_equals_python(m2_local):
         '  "variables" => apply(gens ambient P#"weightRing", toString)}));\n'
     )
     body = "L = {" + ", ".join(json.dumps(c) for c in calls) + "};\n" + body
-    job = run_json(body, backend=m2_local, timeout=120, cache=False)
+    schema = {str(i): {"polynomials": [str], "variables": [str]} for i in range(len(SIZES))}
+    job = run_json(body, schema=schema, backend=m2_local, timeout=120, cache=False)
     for i, (arch, coords, weights) in enumerate(SIZES):
         py = Parametrization(arch, coords, params=weights)
         got = job.payload[str(i)]
@@ -120,11 +121,11 @@ def test_closure_vanishes_on_the_image(m2_local, rng):
 
 def test_m2_errors_surface_with_message_and_location(m2_local):
     with pytest.raises(M2ExecutionError) as err:
-        run_json("P = lightningParametrization(0, 1);\nresult = hashTable {};", backend=m2_local, timeout=60, cache=False)
+        run_json("P = lightningParametrization(0, 1);\nresult = hashTable {};", schema={}, backend=m2_local, timeout=60, cache=False)
     assert err.value.m2_message == "lightningParametrization: d must be positive, got 0"
     assert err.value.location.startswith("job.m2:3:")
     with pytest.raises(M2ExecutionError, match="syntax error"):
-        run_json("result = (1 + ;", backend=m2_local, timeout=60, cache=False)
+        run_json("result = (1 + ;", schema={}, backend=m2_local, timeout=60, cache=False)
 
 
 def test_real_m2_timeout_leaves_nothing_running(m2_local, tmp_path, monkeypatch):
@@ -132,7 +133,7 @@ def test_real_m2_timeout_leaves_nothing_running(m2_local, tmp_path, monkeypatch)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     t0 = time.perf_counter()
     with pytest.raises(M2TimeoutError, match="after 2 s"):
-        run_json("while true do null;\nresult = hashTable {};", backend=m2_local, timeout=2, cache=False, label="endless loop")
+        run_json("while true do null;\nresult = hashTable {};", schema={}, backend=m2_local, timeout=2, cache=False, label="endless loop")
     assert time.perf_counter() - t0 < 30
     # checked at once: the error is raised only after the whole group is gone
     assert processes_matching(str(tmp_path)) == []
@@ -167,7 +168,7 @@ def test_local_and_container_give_the_same_ideal(m2_local, m2_container):
 @pytest.mark.container
 def test_container_timeout_kills_the_container(m2_container):
     with pytest.raises(M2TimeoutError):
-        run_json("while true do null;\nresult = hashTable {};", backend=m2_container, timeout=3, cache=False)
+        run_json("while true do null;\nresult = hashTable {};", schema={}, backend=m2_container, timeout=3, cache=False)
     time.sleep(0.5)
     names = subprocess.run([m2_container.engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True).stdout
     assert not [n for n in names.split() if n.startswith("ag-attention-")]
@@ -179,7 +180,7 @@ import sys
 from ag_attention.m2 import runner
 from ag_attention.m2.jobs import run_json
 b = runner.ContainerBackend(grace=float(sys.argv[2]))
-run_json("while true do null;\\nresult = hashTable {};", backend=b, timeout=float(sys.argv[1]), cache=False)
+run_json("while true do null;\\nresult = hashTable {};", schema={}, backend=b, timeout=float(sys.argv[1]), cache=False)
 """
 
 
@@ -216,5 +217,5 @@ def test_container_is_locked_down(m2_container):
         'n = try (openInOut "$localhost:80"; "network") else "no network";\n'
         'result = hashTable {"root" => f, "net" => n, "user" => first lines get "!id -u"};\n'
     )
-    job = run_json(body, backend=m2_container, timeout=60, cache=False)
+    job = run_json(body, schema={"root": str, "net": str, "user": str}, backend=m2_container, timeout=60, cache=False)
     assert job.payload == {"root": "read-only", "net": "no network", "user": "1000"}

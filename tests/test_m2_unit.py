@@ -5,11 +5,13 @@ test of a Macaulay2 *result* runs the real Macaulay2 (test_m2.py).
 """
 
 import json
+import re
 import os
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -119,10 +121,10 @@ def fake_m2(tmp_path: Path, body: str) -> runner.LocalBackend:
 def test_a_cache_hit_names_the_backend_that_computed_it(tmp_path):
     cache = ResultCache(tmp_path / "cache")
     computed = fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{{"x": 1}}\'; echo "{END}"')
-    first = run_json("result = 1;", backend=computed, timeout=10, cache=cache)
+    first = run_json("result = 1;", schema={"x": int}, backend=computed, timeout=10, cache=cache)
     other = fake_m2(tmp_path / "..", "exit 1")  # never runs: the result is cached
     other.name = "container"
-    second = run_json("result = 1;", backend=other, timeout=10, cache=cache)
+    second = run_json("result = 1;", schema={"x": int}, backend=other, timeout=10, cache=cache)
     assert (first.cached, second.cached) == (False, True)
     assert second.payload == {"x": 1} and second.backend == "local"
 
@@ -130,10 +132,10 @@ def test_a_cache_hit_names_the_backend_that_computed_it(tmp_path):
 def test_malformed_output_from_a_fake_m2(tmp_path, cache_dir):
     b = fake_m2(tmp_path, f'echo "{BEGIN}"; echo "{{not json"; echo "{END}"')
     with pytest.raises(M2OutputError, match="not valid JSON"):
-        run_json("result = 1;", backend=b, timeout=10, cache=False)
+        run_json("result = 1;", schema={"x": int}, backend=b, timeout=10, cache=False)
     b = fake_m2(tmp_path, 'echo "hello"')
     with pytest.raises(M2OutputError, match="no result marker"):
-        run_json("result = 1;", backend=b, timeout=10, cache=False)
+        run_json("result = 1;", schema={"x": int}, backend=b, timeout=10, cache=False)
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path):
@@ -149,6 +151,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
 
 _CHILD = """
 import sys
+import tempfile
 from ag_attention.m2 import runner
 b = runner.LocalBackend(sys.argv[1])
 b.run("x", timeout=600, label="long job")
@@ -226,13 +229,13 @@ def _ok_m2(tmp_path, payload='{"x": 1}'):
 
 def test_a_directory_in_place_of_an_entry_is_a_corrupt_entry(tmp_path, cache_dir):
     b = _ok_m2(tmp_path)
-    assert not run_json("result = 1;", backend=b, timeout=10).cached
+    assert not run_json("result = 1;", schema={"x": int}, backend=b, timeout=10).cached
     (entry,) = cache_dir.rglob("*.json")
     entry.unlink()
     entry.mkdir()
     (entry / "something").write_text("in the way")
     for _ in range(2):  # every rerun works: the directory is removed, the entry rewritten
-        job = run_json("result = 1;", backend=b, timeout=10)
+        job = run_json("result = 1;", schema={"x": int}, backend=b, timeout=10)
         assert job.payload == {"x": 1}
     assert job.cached and entry.is_file()
 
@@ -246,10 +249,10 @@ def test_unwritable_cache_warns_once_and_returns_the_result(tmp_path, monkeypatc
     monkeypatch.setattr(cache_module, "_warned", False)
     monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", "/proc/x")  # cannot be created
     with pytest.warns(cache_module.CacheWriteWarning, match="/proc/x"):
-        assert run_json("result = 1;", backend=b, timeout=10).payload == {"x": 1}
+        assert run_json("result = 1;", schema={"x": int}, backend=b, timeout=10).payload == {"x": 1}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # once per process: no second warning
-        assert run_json("result = 2;", backend=b, timeout=10).payload == {"x": 1}
+        assert run_json("result = 2;", schema={"x": int}, backend=b, timeout=10).payload == {"x": 1}
     # a read-only directory (root ignores permission bits: the write itself is made to fail too)
     ro = tmp_path / "ro"
     ro.mkdir()
@@ -261,15 +264,88 @@ def test_unwritable_cache_warns_once_and_returns_the_result(tmp_path, monkeypatc
 
     monkeypatch.setattr(cache_module.tempfile, "mkstemp", denied)
     with pytest.warns(cache_module.CacheWriteWarning, match="Permission denied"):
-        assert run_json("result = 3;", backend=b, timeout=10).payload == {"x": 1}
+        assert run_json("result = 3;", schema={"x": int}, backend=b, timeout=10).payload == {"x": 1}
     monkeypatch.undo()
     if os.geteuid() != 0:
         ro.chmod(0o555)
         monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", str(ro))
-        assert run_json("result = 4;", backend=b, timeout=10).payload == {"x": 1}
+        assert run_json("result = 4;", schema={"x": int}, backend=b, timeout=10).payload == {"x": 1}
     # a file where the cache directory should be
     (tmp_path / "file").write_text("x")
     monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", str(tmp_path / "file"))
     monkeypatch.setattr(cache_module, "_warned", False)
     with pytest.warns(cache_module.CacheWriteWarning, match="Not a directory"):
-        assert run_json("result = 5;", backend=b, timeout=10).payload == {"x": 1}
+        assert run_json("result = 5;", schema={"x": int}, backend=b, timeout=10).payload == {"x": 1}
+
+
+# ------------------------------------------------------------------ validated output
+def test_output_that_is_not_utf8_is_an_output_error(tmp_path, cache_dir):
+    b = fake_m2(tmp_path, f"echo '{BEGIN}'; printf '{{\"x\": \"\\377\"}}\\n'; echo '{END}'")
+    with pytest.raises(M2OutputError, match="not valid UTF-8 .byte 0xff"):
+        run_json("result = 1;", schema={"x": str}, backend=b, timeout=10)
+    assert not list(cache_dir.rglob("*.json"))
+    # undecodable bytes outside the result (or in an error message) are harmless
+    b = fake_m2(tmp_path, f"printf 'noise \\377\\n'; echo '{BEGIN}'; echo '{{\"x\": \"y\"}}'; echo '{END}'")
+    assert run_json("result = 1;", schema={"x": str}, backend=b, timeout=10, cache=False).payload == {"x": "y"}
+    b = fake_m2(tmp_path, "printf 'job.m2:1:1:(3): error: bad \\377 byte\\n' >&2; exit 1")
+    with pytest.raises(M2ExecutionError, match=r"bad \\xff byte"):
+        run_json("result = 1;", schema={}, backend=b, timeout=10, cache=False)
+
+
+_GOOD = {"generators": ["c_1*c_2-c_3"], "variables": ["c_1", "c_2", "c_3"], "dimension": 2, "codimension": 1,
+         "degree": 2, "m2_version": "1.21"}
+
+
+@pytest.mark.parametrize("change, complaint", [
+    ({"dimension": "2"}, 'result["dimension"]: expected an integer'),
+    ({"dimension": True}, 'result["dimension"]: expected an integer'),
+    ({"generators": "c_1"}, 'result["generators"]: expected a list of a string'),
+    ({"generators": ["c_1 +* c_9"]}, "generators that are polynomials in the variables"),
+    ({"degree": None}, 'result["degree"]: expected an integer'),
+    ({"variables": None}, 'result["variables"]'),
+    ("missing", "the key 'codimension' is missing"),
+])
+def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, cache_dir, change, complaint):
+    from ag_attention.m2.implicitize import implicitize
+
+    payload = {k: v for k, v in _GOOD.items() if k != "codimension"} if change == "missing" else {**_GOOD, **change}
+    b = _ok_m2(tmp_path, json.dumps(payload))
+    with pytest.raises(M2OutputError) as err:
+        implicitize(Architecture((2, 1), (2,), tokens=2), backend=b)
+    assert complaint in str(err.value)
+    assert not list(cache_dir.rglob("*.json"))  # nothing unvalidated is cached
+
+
+def test_cache_hits_are_validated_too(tmp_path, cache_dir):
+    from ag_attention.m2.implicitize import implicitize
+
+    arch = Architecture((2, 1), (2,), tokens=2)
+    b = _ok_m2(tmp_path, json.dumps(_GOOD))
+    assert not implicitize(arch, backend=b).cached
+    assert implicitize(arch, backend=b).cached
+    (entry,) = cache_dir.rglob("*.json")
+    cache = ResultCache(cache_dir)
+    key = entry.stem
+    # a valid checksum, but no "result" / a result of the wrong form: recomputed, not a KeyError
+    for stored in ({"seconds": 1.0, "backend": "local"},
+                   {"result": {**_GOOD, "degree": "two"}, "seconds": 1.0, "backend": "local"},
+                   {"result": _GOOD, "seconds": "1", "backend": "local"}):
+        cache.put(key, stored)
+        r = implicitize(arch, backend=b)
+        assert not r.cached and r.degree == 2
+        assert implicitize(arch, backend=b).cached  # rewritten, valid again
+
+
+def test_schema_language():
+    from ag_attention.m2.schema import NUMBER_STRING, OneOf, Where, validate
+
+    spec = {"a": [int], "b": OneOf(None, (bool, NUMBER_STRING)), "c": Where(int, lambda v: v > 0, "a positive integer")}
+    validate({"a": [1, 2], "b": None, "c": 1, "extra": "ok"}, spec)
+    validate({"a": [], "b": [True, "1.5e-3"], "c": 3}, spec)
+    for bad, where in [({"a": [1, "2"], "b": None, "c": 1}, 'result["a"][1]'),
+                       ({"a": [1], "b": [True, "x"], "c": 1}, 'result["b"]'),
+                       ({"a": [1], "b": [True], "c": 1}, 'result["b"]'),
+                       ({"a": [1], "b": None, "c": 0}, "a positive integer"),
+                       ([], "expected an object")]:
+        with pytest.raises(M2OutputError, match=re.escape(where)):
+            validate(bad, spec)

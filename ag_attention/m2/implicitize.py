@@ -23,8 +23,9 @@ from ..exact.field import is_prime
 from ..models.parametrization import COORDINATES
 from .jobs import DEFAULT_TIMEOUT, run_json
 from .parse import parse_polynomial
+from .schema import Where
 
-__all__ = ["Implicitization", "implicitize", "check_field", "parametrization_call"]
+__all__ = ["Implicitization", "implicitize", "check_field", "parametrization_call", "RESULT_SCHEMA"]
 
 _FIELD = re.compile(r"^ZZ/(\d+)$")
 
@@ -68,6 +69,24 @@ def parametrization_call(arch: Architecture, coords: str = "reduced", field_: st
         f'lightningParametrization({d}, {e}, AttentionRank => {rank}, Tokens => {arch.tokens}, '
         f'Coordinates => "{coords}", Weights => "{weights}", CoefficientRing => {field_})'
     )
+
+
+def _generators_parse(payload: dict[str, Any]) -> bool:
+    variables = payload["variables"]
+    if not variables or len(set(variables)) != len(variables):
+        raise ValueError(f"the variables must be distinct names, got {variables[:5]}")
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(variables), "degrevlex")
+    for g in payload["generators"]:
+        parse_polynomial(g, variables, ctx)
+    return True
+
+
+#: what the implicitization job returns (the generators must parse as polynomials in the variables)
+RESULT_SCHEMA = Where(
+    {"generators": [str], "variables": [str], "dimension": int, "codimension": int, "degree": int, "m2_version": str},
+    _generators_parse,
+    "generators that are polynomials in the variables",
+)
 
 
 @dataclass(frozen=True)
@@ -183,7 +202,8 @@ def implicitize(
         '  "m2_version" => version#"VERSION"\n'
         "};\n"
     )
-    job = run_json(body, backend=backend, timeout=timeout, label=f"implicitize {arch.describe()} ({coords}, {field})", cache=cache)
+    job = run_json(body, schema=RESULT_SCHEMA, backend=backend, timeout=timeout,
+                   label=f"implicitize {arch.describe()} ({coords}, {field})", cache=cache)
     p = job.payload
     return Implicitization(
         architecture=arch,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from typing import Any, Sequence
 
 import flint
@@ -58,22 +59,54 @@ def parse_error(stderr: str, script_name: str = "job.m2") -> tuple[str, str | No
     return None
 
 
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _printable(text: str) -> str:
+    """Lone surrogates (bytes that were not UTF-8, kept by ``surrogateescape``) shown as ``\\xNN``."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _exit(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
 def extract_result(stdout: str, stderr: str, returncode: int, *, script_name: str = "job.m2") -> Any:
-    """The JSON between the markers, or the right exception."""
+    """The JSON between the markers, or the right exception.
+
+    ``stdout`` may hold bytes that were not UTF-8 as lone surrogates (the
+    runner decodes with ``surrogateescape``): inside the result they are an
+    :class:`M2OutputError`.
+    """
+    stderr = _printable(stderr)
     if returncode != 0:
-        err = parse_error(stderr, script_name) or parse_error(stdout, script_name)
+        shown = _printable(stdout)
+        err = parse_error(stderr, script_name) or parse_error(shown, script_name)
         if err is not None:
-            raise M2ExecutionError(err[0], location=err[1], output=stderr or stdout)
+            raise M2ExecutionError(err[0], location=err[1], output=stderr or shown)
         raise M2ExecutionError(
-            f"Macaulay2 exited with status {returncode} without an error message", output=(stderr + stdout)[-2000:]
+            f"Macaulay2 {_exit(returncode)} without an error message", output=(stderr + shown)[-2000:]
         )
     start = stdout.rfind(BEGIN)
     if start < 0:
-        raise M2OutputError("Macaulay2 finished without printing a result (no result marker)", output=stdout + stderr)
+        raise M2OutputError("Macaulay2 finished without printing a result (no result marker)",
+                            output=_printable(stdout + stderr))
     end = stdout.find(END, start)
     if end < 0:
-        raise M2OutputError("Macaulay2's result is truncated (no end marker)", output=stdout)
+        raise M2OutputError("Macaulay2's result is truncated (no end marker)", output=_printable(stdout))
     text = stdout[start + len(BEGIN):end].strip()
+    bad = _UNDECODABLE.search(text)
+    if bad:
+        byte = bad.group(0).encode("utf-8", "surrogateescape")[0]
+        raise M2OutputError(
+            f"Macaulay2's result is not valid UTF-8 (byte 0x{byte:02x} at character {bad.start()} of the result)",
+            output=_printable(text),
+        )
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -110,7 +110,11 @@ def package_file() -> Path:
 
 @dataclass(frozen=True)
 class M2Output:
-    """What one Macaulay2 process produced."""
+    """What one Macaulay2 process produced.
+
+    ``stdout`` keeps bytes that are not UTF-8 as lone surrogates (``surrogateescape``),
+    so the result parser can tell them apart; ``stderr`` shows them as ``\\xNN``.
+    """
 
     stdout: str
     stderr: str
@@ -128,6 +132,11 @@ def check_timeout(timeout: float) -> float:
     if not (t > 0 and t < 1e7):
         raise InvalidArgumentError(f"timeout={timeout!r}: must be a number of seconds, above 0 and below 1e7")
     return t
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates (undecodable bytes) shown as ``\\xNN``."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -276,10 +285,10 @@ class Backend(ABC):
         t0 = time.perf_counter()
         proc = subprocess.Popen(
             cmd, cwd=jobdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_die_with_parent,
+            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent,
         )
         try:
-            stdout, stderr = proc.communicate(timeout=timeout)
+            raw_out, raw_err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             self._stop(proc, name, label)
             raise M2TimeoutError(f"{label} ({self.name} backend)", timeout) from None
@@ -287,8 +296,11 @@ class Backend(ABC):
             self._stop(proc, name, label)
             raise
         seconds = time.perf_counter() - t0
+        # bytes, decoded here: output that is not UTF-8 is the parser's error, never a UnicodeDecodeError
+        stdout = raw_out.decode("utf-8", "surrogateescape")
+        stderr = raw_err.decode("utf-8", "backslashreplace")
         for line in stdout.splitlines():
-            log.debug("M2 stdout: %s", line)
+            log.debug("M2 stdout: %s", printable(line))
         for line in stderr.splitlines():
             log.debug("M2 stderr: %s", line)
         return M2Output(stdout, stderr, proc.returncode, seconds, self.name)
