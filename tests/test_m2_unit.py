@@ -349,3 +349,40 @@ def test_schema_language():
                        ([], "expected an object")]:
         with pytest.raises(M2OutputError, match=re.escape(where)):
             validate(bad, spec)
+
+
+# ------------------------------------------------------------------ the timeout covers the version query
+def _recording(b):
+    calls = []
+    run = b.run
+
+    def recorded(script, **kw):
+        t0 = time.monotonic()
+        try:
+            return run(script, **kw)
+        finally:
+            calls.append((kw["label"], kw["timeout"], time.monotonic() - t0))
+
+    b.run = recorded
+    return calls
+
+
+def test_a_hanging_version_query_takes_the_jobs_timeout_not_60_s(tmp_path):
+    b = fake_m2(tmp_path, "exec sleep 1000")
+    b._version = None
+    calls = _recording(b)
+    with pytest.raises(M2TimeoutError, match="version query"):
+        run_json("result = 1;", schema={}, backend=b, timeout=2, cache=False, label="quick job")
+    assert [(label, limit) for label, limit, _ in calls] == [("version query", 2.0)]
+
+
+def test_version_query_and_job_share_one_budget(tmp_path):
+    # the version query answers after a while, the job hangs: both together stay within the limit
+    b = fake_m2(tmp_path, 'if grep -q "version#" "$2"; then sleep 1; echo 1.21; exit 0; fi; exec sleep 1000')
+    b._version = None
+    calls = _recording(b)
+    with pytest.raises(M2TimeoutError, match="after 3 s"):
+        run_json("result = 1;", schema={}, backend=b, timeout=3, cache=False, label="the job")
+    (v_label, v_limit, v_took), (j_label, j_limit, _) = calls
+    assert (v_label, v_limit, j_label) == ("version query", 3.0, "the job")
+    assert v_took + j_limit <= 3.0

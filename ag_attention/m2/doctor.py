@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import AgAttentionError
 from .jobs import run_json
-from .runner import HOW_TO_GET_M2, ContainerBackend, LocalBackend
+from .runner import HOW_TO_GET_M2, VERSION_TIMEOUT, ContainerBackend, LocalBackend
 
 __all__ = ["BackendReport", "Doctor", "doctor"]
 
@@ -71,7 +71,7 @@ def doctor(timeout: float = 120) -> Doctor:
         if not ok:
             continue
         try:
-            entry.version = backend.version()
+            entry.version = backend.version(timeout=min(VERSION_TIMEOUT, timeout))
             t0 = time.perf_counter()
             job = run_json('result = hashTable {"ok" => true};', schema={"ok": bool}, backend=backend, timeout=timeout,
                            label="doctor", cache=False)

@@ -55,6 +55,7 @@ __all__ = [
     "available_backends",
     "package_file",
     "DEFAULT_IMAGE",
+    "VERSION_TIMEOUT",
     "BACKENDS",
 ]
 
@@ -63,6 +64,8 @@ log = logging.getLogger(__name__)
 BACKENDS = ("auto", "local", "container")
 DEFAULT_IMAGE = os.environ.get("AG_ATTENTION_IMAGE", "localhost/ag-attention-m2:latest")
 PACKAGE_NAME = "LightningAttention.m2"
+#: seconds a version query may take at most (less when the job's own limit is smaller)
+VERSION_TIMEOUT = 60.0
 HOW_TO_GET_M2 = (
     "Macaulay2 is needed for this computation and no backend works here. Either install it locally "
     "(Debian/Ubuntu: `apt-get install macaulay2`, or `make setup` in the ag-attention checkout; other "
@@ -250,11 +253,12 @@ class Backend(ABC):
             "LANG": "C.UTF-8",
         }
 
-    def version(self) -> str:
-        """Macaulay2's version string (``1.21``), cached."""
+    def version(self, timeout: float = VERSION_TIMEOUT) -> str:
+        """Macaulay2's version string (``1.21``), cached; the query takes at most ``timeout`` seconds."""
         with self._lock:
             if self._version is None:
-                out = self.run('print version#"VERSION";\n', timeout=60, label="version query", with_package=False)
+                out = self.run('print version#"VERSION";\n', timeout=min(VERSION_TIMEOUT, check_timeout(timeout)),
+                               label="version query", with_package=False)
                 lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
                 if out.returncode != 0 or not lines:
                     raise M2NotFoundError(f"{self.name} Macaulay2 did not report its version: {out.stderr.strip()[:300]}")
