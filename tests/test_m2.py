@@ -17,7 +17,7 @@ from ag_attention.m2.cache import ResultCache
 from ag_attention.m2.implicitize import implicitize, parametrization_call
 from ag_attention.m2.jobs import run_json
 from ag_attention.m2.parse import parse_polynomial
-from ag_attention.m2.runner import package_file
+from ag_attention.m2.runner import MEMORY_ENV, ContainerBackend, LocalBackend, M2MemoryError, package_file
 from ag_attention.models.parametrization import Parametrization
 
 from conftest import processes_matching
@@ -47,6 +47,39 @@ def test_package_header_and_install_instructions():
     assert "github.com/ag-attention" not in text
     assert 'installPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")' in text
     assert 'needsPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")' in text
+
+
+LIST = 'L = toList(1..100000000);\nresult = hashTable {"n" => #L};'  # 800 MB in one allocation
+
+
+def test_memory_limit_reaches_macaulay2(m2_local, monkeypatch):
+    monkeypatch.delenv(MEMORY_ENV, raising=False)
+    body = 'result = hashTable {"limits" => get "/proc/self/limits"};'
+    for backend, want in [(LocalBackend(m2_local.executable), 4 * 2**30),
+                          (LocalBackend(m2_local.executable, memory="1g"), 2**30)]:
+        job = run_json(body, schema={"limits": str}, backend=backend, timeout=120, cache=False)
+        (line,) = [ln for ln in job.payload["limits"].splitlines() if ln.startswith("Max address space")]
+        assert line.split()[3:5] == [str(want)] * 2
+
+
+def test_a_real_job_beyond_the_memory_limit_is_a_clear_error(m2_local, monkeypatch):
+    monkeypatch.delenv(MEMORY_ENV, raising=False)
+    b = LocalBackend(m2_local.executable, memory="400m")
+    with pytest.raises(M2MemoryError) as err:
+        run_json(LIST, schema={"n": int}, backend=b, timeout=300, cache=False, label="a long list")
+    text = str(err.value)
+    assert "a long list ran out of memory" in text and "400 MiB of address space" in text
+    assert "AG_ATTENTION_M2_MEMORY=800m" in text and "out of memory trying to allocate" in text
+    monkeypatch.setenv(MEMORY_ENV, "400m")  # the same through the environment
+    with pytest.raises(M2MemoryError, match="from AG_ATTENTION_M2_MEMORY"):
+        run_json(LIST, schema={"n": int}, backend=LocalBackend(m2_local.executable), timeout=300, cache=False)
+
+
+@pytest.mark.container
+def test_container_memory_limit_is_a_clear_error(m2_container):
+    b = ContainerBackend(image=m2_container.image, engine=m2_container.engine, memory="300m")
+    with pytest.raises(M2MemoryError, match=r"300 MiB \(--memory\)"):
+        run_json(LIST, schema={"n": int}, backend=b, timeout=300, cache=False)
 
 
 SIZES = [

@@ -222,6 +222,48 @@ def test_scripts_only_from_validated_data():
         parametrization_call(Architecture((2, 2, 1), (2, 2)))
 
 
+# ------------------------------------------------------------------ memory limit (settings; the real M2 in test_m2.py)
+def test_memory_settings(monkeypatch):
+    assert runner.parse_memory("4g") == 4 * 2**30 and runner.parse_memory("512MiB") == 512 * 2**20
+    assert runner.parse_memory("1.5G") == 3 * 2**29 and runner.parse_memory(2**30) == 2**30
+    assert runner.parse_memory("unlimited") is None and runner.parse_memory("none") is None
+    for bad in ["4x", "", "-1g", "4", "100m", True, "lots"]:
+        with pytest.raises(InvalidArgumentError, match="memory"):
+            runner.parse_memory(bad)
+    monkeypatch.delenv(runner.MEMORY_ENV, raising=False)
+    assert runner.LocalBackend("/bin/true").memory_limit() == (4 * 2**30, "the default")
+    monkeypatch.setenv(runner.MEMORY_ENV, "8g")
+    assert runner.LocalBackend("/bin/true").memory_limit() == (8 * 2**30, runner.MEMORY_ENV)
+    assert runner.LocalBackend("/bin/true", memory="1g").memory_limit() == (2**30, "memory=")
+    monkeypatch.setenv(runner.MEMORY_ENV, "8 gigs")
+    with pytest.raises(InvalidArgumentError, match=runner.MEMORY_ENV):
+        runner.LocalBackend("/bin/true").memory_limit()
+    with pytest.raises(InvalidArgumentError, match="memory"):
+        runner.LocalBackend("/bin/true", memory="4")  # 4 bytes: refused, not a job that cannot start
+    monkeypatch.setenv(runner.MEMORY_ENV, "2g")
+    cmd = runner.ContainerBackend(engine="podman")._command(Path("/tmp/x"), "n", 10)
+    assert cmd[cmd.index("--memory") + 1] == "2048m"
+
+
+def test_limit_reaches_the_child_and_out_of_memory_is_named(tmp_path, monkeypatch):
+    monkeypatch.delenv(runner.MEMORY_ENV, raising=False)
+    b = fake_m2(tmp_path, 'grep "Max address space" /proc/self/limits')
+    b.memory = "300m"
+    out = b.run("x", timeout=30)
+    assert out.stdout.split()[3:5] == [str(300 * 2**20)] * 2  # soft and hard
+    # what Macaulay2's GC prints when the limit is hit (measured): M2MemoryError, not a parse error
+    b = fake_m2(tmp_path, 'echo "" >&2; echo " *** out of memory trying to allocate 800000008 bytes, exiting ***" >&2; exit 1')
+    b.memory = "300m"
+    with pytest.raises(runner.M2MemoryError) as err:
+        run_json("result = 1;", schema={}, backend=b, timeout=30, cache=False, label="big job")
+    text = str(err.value)
+    assert "big job ran out of memory" in text and "300 MiB" in text and "AG_ATTENTION_M2_MEMORY=600m" in text
+    assert "out of memory trying to allocate 800000008 bytes" in text and err.value.limit == 300 * 2**20
+    b = fake_m2(tmp_path, 'echo "GNU MP: Cannot allocate memory (size=1992187536)" >&2; kill -ABRT $$')
+    with pytest.raises(runner.M2MemoryError, match="SIGABRT"):
+        b.run("x", timeout=30)
+
+
 # ------------------------------------------------------------------ cache failures never lose a result
 def _ok_m2(tmp_path, payload='{"x": 1}'):
     return fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{payload}\'; echo "{END}"')

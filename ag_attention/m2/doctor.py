@@ -22,6 +22,7 @@ class BackendReport:
     overhead_seconds: float | None = None
     package_ok: bool | None = None
     error: str | None = None
+    memory_limit: str | None = None  # e.g. "4 GiB of address space, the default"
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -48,7 +49,7 @@ class Doctor:
             else:
                 lines.append(
                     f"  {b.name:<10} Macaulay2 {b.version}, LightningAttention loads, "
-                    f"{b.overhead_seconds:.2f} s per job ({b.detail})"
+                    f"{b.overhead_seconds:.2f} s per job ({b.detail}; memory limit {b.memory_limit})"
                 )
         # get_backend("auto") takes the first available backend (local before container)
         first = next((b for b in self.backends if b.available), None)
@@ -68,6 +69,14 @@ def doctor(timeout: float = 120) -> Doctor:
         ok, detail = backend.available()
         entry = BackendReport(backend.name, ok, detail)
         report.backends.append(entry)
+        try:
+            limit, source = backend.memory_limit()
+            source = source if source == "the default" else f"from {source}"
+            kind = "of address space" if backend.name == "local" else "(--memory)"
+            entry.memory_limit = f"none, {source}" if limit is None else f"{limit / 2**30:g} GiB {kind}, {source}"
+        except AgAttentionError as exc:  # a bad AG_ATTENTION_M2_MEMORY
+            entry.error, entry.package_ok = str(exc), False
+            continue
         if not ok:
             continue
         try:

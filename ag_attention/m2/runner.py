@@ -1,22 +1,30 @@
 """Running Macaulay2 jobs: a local ``M2`` or the project's container image.
 
-Every job is a fresh process fed a generated ``.m2`` file, under a timeout.
+Every job is a fresh process fed a generated ``.m2`` file, under a timeout and
+a memory limit.
 
 * Local: ``M2 --script job.m2`` in a new session (its own process group), in a
-  private temporary directory that is also ``HOME``.  On timeout the whole
-  process group is killed with SIGKILL.
+  private temporary directory that is also ``HOME``, with its address space
+  limited (``RLIMIT_AS``, default 4 GiB: ``LocalBackend(memory=...)`` or
+  ``AG_ATTENTION_M2_MEMORY``, e.g. ``8g``, ``unlimited``).  On timeout the
+  whole process group is killed with SIGKILL.
 * Container: ``docker``/``podman run`` of the image with no network, a
-  read-only root file system, a non-root user, memory and process limits, all
-  capabilities dropped; the job directory is mounted read-only.  The
-  container is named, so on timeout it is killed with ``<engine> kill`` and
-  removed, and the client process group is killed too.  Its first process is
-  coreutils' ``timeout``, so it also ends by itself ``grace`` seconds after
-  the job's limit if nobody is left to kill it.
+  read-only root file system, a non-root user, memory (``--memory``, the same
+  setting) and process limits, all capabilities dropped; the job directory is
+  mounted read-only.  The container is named, so on timeout it is killed with
+  ``<engine> kill`` and removed, and the client process group is killed too.
+  Its first process is coreutils' ``timeout``, so it also ends by itself
+  ``grace`` seconds after the job's limit if nobody is left to kill it.
+
 
 A job returns or raises only once no live process of its group is left.  If
 Python is terminated meanwhile, SIGTERM/SIGHUP run the same cleanup (unless
 the application set handlers of its own), and the local child has a
 parent-death signal, so even SIGKILL of Python leaves no M2 running.
+
+A job that runs out of memory raises :class:`M2MemoryError` naming the limit
+and how to raise it (Macaulay2 1.21 needs about 240 MiB of address space just
+to start; its address space exceeds its resident memory by about 200 MiB).
 
 The job directory holds ``job.m2`` and a copy of ``LightningAttention.m2``
 (shipped inside this Python package, ``ag_attention/m2/``; its source is the
@@ -33,6 +41,8 @@ import importlib.resources
 import logging
 import math
 import os
+import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -43,18 +53,23 @@ import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from ..errors import InvalidArgumentError, M2NotFoundError, M2TimeoutError
+from ..errors import InvalidArgumentError, M2ExecutionError, M2NotFoundError, M2TimeoutError
 
 __all__ = [
     "M2Output",
+    "M2MemoryError",
     "Backend",
     "LocalBackend",
     "ContainerBackend",
     "get_backend",
     "available_backends",
     "package_file",
+    "parse_memory",
     "DEFAULT_IMAGE",
+    "DEFAULT_MEMORY",
+    "MEMORY_ENV",
     "VERSION_TIMEOUT",
     "BACKENDS",
 ]
@@ -64,6 +79,11 @@ log = logging.getLogger(__name__)
 BACKENDS = ("auto", "local", "container")
 DEFAULT_IMAGE = os.environ.get("AG_ATTENTION_IMAGE", "localhost/ag-attention-m2:latest")
 PACKAGE_NAME = "LightningAttention.m2"
+#: the memory limit of a job: local, address space (RLIMIT_AS); container, ``--memory``
+MEMORY_ENV = "AG_ATTENTION_M2_MEMORY"
+DEFAULT_MEMORY = "4g"
+#: Macaulay2 1.21 (2 cores) needs 240 MiB of address space to start; smaller limits are refused
+MIN_MEMORY = 256 * 2**20
 #: seconds a version query may take at most (less when the job's own limit is smaller)
 VERSION_TIMEOUT = 60.0
 HOW_TO_GET_M2 = (
@@ -74,6 +94,15 @@ HOW_TO_GET_M2 = (
 )
 
 
+class M2MemoryError(M2ExecutionError):
+    """Macaulay2 ran out of memory: the backend's limit (``limit`` bytes) or the machine's."""
+
+    def __init__(self, message: str, *, limit: int | None = None, output: str = ""):
+        self.limit = limit
+        super().__init__(message, output=output)
+
+
+# ------------------------------------------------------------------ the package
 def _is_package(path: Path) -> bool:
     """A readable LightningAttention.m2 (not, say, a checkout's symlink stored as a text file)."""
     try:
@@ -111,6 +140,63 @@ def package_file() -> Path:
     )
 
 
+# ------------------------------------------------------------------ limits
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$")
+_NO_LIMIT = ("none", "unlimited", "off")
+
+
+def _size(n: int) -> str:
+    for unit, k in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 2**k:
+            return f"{n / 2**k:g} {unit}"
+    return f"{n} bytes"
+
+
+def parse_memory(value: object, what: str = "memory") -> int | None:
+    """Bytes from ``4g``, ``512M``, ``4GiB``, ``1.5g``, ``4294967296``; None for ``unlimited``/``none``/``off``.
+
+    >>> parse_memory("4g"), parse_memory("512MiB"), parse_memory("unlimited")
+    (4294967296, 536870912, None)
+    """
+    if isinstance(value, bool):
+        raise InvalidArgumentError(f"{what}={value!r}: must be a size such as 4g or 512m, or unlimited")
+    if isinstance(value, int):
+        n = value
+    else:
+        text = str(value).strip().lower()
+        if text in _NO_LIMIT:
+            return None
+        m = _MEMORY.match(text)
+        if not m:
+            raise InvalidArgumentError(
+                f"{what}={value!r}: must be a size such as 4g, 512m or 4GiB (bytes without a unit), or unlimited"
+            )
+        n = int(float(m.group(1)) * 1024 ** "bkmgt".index(m.group(2) or "b"))
+    if n < MIN_MEMORY:
+        raise InvalidArgumentError(
+            f"{what}={value!r}: below {_size(MIN_MEMORY)}; Macaulay2 1.21 needs about 240 MiB of address space "
+            "just to start (sizes without a unit are bytes: write 4g, 512m)"
+        )
+    return n
+
+
+def _memory_setting(explicit: object) -> tuple[int | None, str]:
+    """(bytes or None, where the value comes from) for a backend's ``memory`` argument."""
+    if explicit is not None:
+        return parse_memory(explicit, "memory"), "memory="
+    env = os.environ.get(MEMORY_ENV, "").strip()
+    if env:
+        return parse_memory(env, MEMORY_ENV), MEMORY_ENV
+    return parse_memory(DEFAULT_MEMORY), "the default"
+
+
+def _how_to_raise(name: str, limit: int | None) -> str:
+    more = _size(2 * limit) if limit else "8 GiB"
+    cls = "LocalBackend" if name == "local" else "ContainerBackend"
+    return (f"raise it with {MEMORY_ENV}={more.replace(' GiB', 'g').replace(' MiB', 'm')} "
+            f"(or {cls}(memory=...); {MEMORY_ENV}=unlimited removes it)")
+
+
 @dataclass(frozen=True)
 class M2Output:
     """What one Macaulay2 process produced.
@@ -140,6 +226,15 @@ def check_timeout(timeout: float) -> float:
 def printable(text: str) -> str:
     """``text`` with lone surrogates (undecodable bytes) shown as ``\\xNN``."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _status(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -199,6 +294,13 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         pass
 
 
+def _limit_address_space(limit: int) -> None:  # pragma: no cover - runs in the child between fork and exec
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 @contextlib.contextmanager
 def _terminate_with_cleanup():
     """While a job runs, SIGTERM and SIGHUP raise SystemExit (where they would kill Python outright).
@@ -225,6 +327,16 @@ def _terminate_with_cleanup():
             signal.signal(sig, previous)
 
 
+# Macaulay2 1.21 out of memory, measured under RLIMIT_AS: its GC ("*** out of memory trying to
+# allocate N bytes, exiting ***", status 1), GMP ("GNU MP: Cannot allocate memory", SIGABRT),
+# threads ("pthread_create: failed: Cannot allocate memory"), tcmalloc ("Out of memory trying to
+# allocate internal tcmalloc data"), the loader below ~96 MiB ("failed to map segment from shared object")
+_OUT_OF_MEMORY = re.compile(
+    r"out of memory|cannot allocate memory|std::bad_alloc|failed to map segment from shared object|memory exhausted",
+    re.IGNORECASE,
+)
+
+
 class Backend(ABC):
     """A way to run Macaulay2."""
 
@@ -244,6 +356,36 @@ class Backend(ABC):
 
     def _on_timeout(self, name: str) -> None:
         """Extra cleanup after the client process group has been killed."""
+
+    def _preexec(self) -> Callable[[], None]:
+        """What the child runs between fork and exec."""
+        return _die_with_parent
+
+    def memory_limit(self) -> tuple[int | None, str]:
+        """(the job's memory limit in bytes or None, where it comes from)."""
+        return None, "none"
+
+    def _out_of_memory(self, out: M2Output, label: str) -> M2MemoryError | None:
+        """The error to raise if ``out`` is a job that ran out of memory."""
+        if out.returncode == 0:
+            return None
+        text = out.stderr + "\n" + printable(out.stdout[-2000:])
+        m = _OUT_OF_MEMORY.search(text)
+        if not m:
+            return None
+        line = next((ln.strip() for ln in text.splitlines() if m.group(0) in ln), m.group(0))
+        return M2MemoryError(self._memory_message(label, f"{line!r}, {_status(out.returncode)}"),
+                             limit=self.memory_limit()[0], output=text[-2000:])
+
+    def _memory_message(self, label: str, evidence: str) -> str:
+        limit, source = self.memory_limit()
+        if limit is None:
+            where = f"the {self.name} backend sets no limit ({MEMORY_ENV}=unlimited): the machine's memory is exhausted"
+            return f"{label} ran out of memory ({evidence}); {where}"
+        kind = "of address space (RLIMIT_AS)" if self.name == "local" else "(--memory)"
+        start = " (Macaulay2 needs about 240 MiB just to start)" if limit < 512 * 2**20 else ""
+        return (f"{label} ran out of memory ({evidence}): the {self.name} backend limits Macaulay2 to "
+                f"{_size(limit)} {kind}, from {source}{start}; {_how_to_raise(self.name, limit)}")
 
     def _environment(self, jobdir: Path) -> dict[str, str]:
         """Environment of the client process: minimal, with ``HOME`` the job directory."""
@@ -266,7 +408,10 @@ class Backend(ABC):
             return self._version
 
     def run(self, script: str, *, timeout: float, label: str = "job", with_package: bool = True) -> M2Output:
-        """Run ``script`` in a fresh Macaulay2 process; raises M2TimeoutError on timeout."""
+        """Run ``script`` in a fresh Macaulay2 process.
+
+        Raises M2TimeoutError on timeout and M2MemoryError when Macaulay2 ran out of memory.
+        """
         timeout = check_timeout(timeout)
         name = f"ag-attention-{uuid.uuid4().hex[:12]}"
         with tempfile.TemporaryDirectory(prefix="ag-attention-m2-") as tmp:
@@ -282,14 +427,18 @@ class Backend(ABC):
             log.debug("M2 script:\n%s", script)
             env = self._environment(jobdir)
             with _terminate_with_cleanup():
-                return self._supervise(cmd, jobdir, env, name, label, timeout)
+                out = self._supervise(cmd, jobdir, env, name, label, timeout)
+        oom = self._out_of_memory(out, label)
+        if oom is not None:
+            raise oom
+        return out
 
     def _supervise(self, cmd: list[str], jobdir: Path, env: dict[str, str], name: str, label: str, timeout: float) -> M2Output:
         """Start ``cmd`` in its own process group, wait at most ``timeout``, clean up on any exit."""
         t0 = time.perf_counter()
         proc = subprocess.Popen(
             cmd, cwd=jobdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_die_with_parent,
+            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=self._preexec(),
         )
         try:
             raw_out, raw_err = proc.communicate(timeout=timeout)
@@ -326,13 +475,35 @@ class Backend(ABC):
 
 
 class LocalBackend(Backend):
-    """``M2`` on PATH (or a given executable)."""
+    """``M2`` on PATH (or a given executable), its address space limited to ``memory``.
+
+    ``memory``: ``"4g"``, ``"512m"``, bytes, or ``"unlimited"``; default
+    ``AG_ATTENTION_M2_MEMORY`` or 4 GiB (read at each job).
+    """
 
     name = "local"
 
-    def __init__(self, executable: str | None = None):
+    def __init__(self, executable: str | None = None, memory: str | int | None = None):
         super().__init__()
         self.executable = executable or shutil.which("M2")
+        self.memory = memory
+        if memory is not None:
+            parse_memory(memory, "memory")  # a bad value fails here, not at the first job
+
+    def memory_limit(self) -> tuple[int | None, str]:
+        return _memory_setting(self.memory)
+
+    def _preexec(self) -> Callable[[], None]:
+        limit = self.memory_limit()[0]
+        if limit is None:
+            return _die_with_parent
+
+        def setup() -> None:  # pragma: no cover - runs in the child between fork and exec
+            _die_with_parent()
+            _limit_address_space(limit)
+
+        return setup
+
 
     def available(self) -> tuple[bool, str]:
         if not self.executable or not os.access(self.executable, os.X_OK):
@@ -361,18 +532,27 @@ def _engine_works(engine: str) -> bool:
 
 
 class ContainerBackend(Backend):
-    """The project's image under docker or podman."""
+    """The project's image under docker or podman.
+
+    ``memory``: the container's ``--memory`` (``"4g"``, bytes, ``"unlimited"``);
+    default ``AG_ATTENTION_M2_MEMORY`` or 4 GiB.
+    """
 
     name = "container"
 
-    def __init__(self, image: str = DEFAULT_IMAGE, engine: str | None = None, memory: str = "4g", pids: int = 512,
-                 grace: float = 30.0):
+    def __init__(self, image: str = DEFAULT_IMAGE, engine: str | None = None, memory: str | int | None = None,
+                 pids: int = 512, grace: float = 30.0):
         super().__init__()
         self.image = image
         self._engine = engine
         self.memory = memory
+        if memory is not None:
+            parse_memory(memory, "memory")
         self.pids = pids
         self.grace = grace  # the container kills itself this long after the job's limit
+
+    def memory_limit(self) -> tuple[int | None, str]:
+        return _memory_setting(self.memory)
 
     @property
     def engine(self) -> str | None:
@@ -411,10 +591,12 @@ class ContainerBackend(Backend):
         # the container limits itself too (coreutils' timeout as its first process), so even
         # a container whose client was killed with SIGKILL ends shortly after the job's limit
         limit = str(math.ceil(timeout + self.grace))
+        memory = self.memory_limit()[0]
         return [
             engine, "run", "--rm", "--name", name,
             "--network", "none", "--read-only", "--user", "1000:1000",
-            "--memory", self.memory, "--pids-limit", str(self.pids),
+            *(["--memory", f"{max(1, memory // 2**20)}m"] if memory is not None else []),
+            "--pids-limit", str(self.pids),
             "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
             "--tmpfs", "/tmp:rw,size=512m", "--tmpfs", "/home/m2:rw,size=64m",
             "-e", "HOME=/home/m2",
@@ -422,6 +604,16 @@ class ContainerBackend(Backend):
             "--entrypoint", "timeout",
             self.image, "--signal=KILL", limit, "M2", "--script", "/job/job.m2",
         ]
+
+    def _out_of_memory(self, out: M2Output, label: str) -> M2MemoryError | None:
+        found = super()._out_of_memory(out, label)
+        if found is not None or out.returncode != 128 + signal.SIGKILL:
+            return found
+        # the kernel's OOM killer ends the container's M2 with SIGKILL and no message
+        # (the container's own `timeout` would too, but only after the job's limit: a timeout)
+        return M2MemoryError(self._memory_message(label, "Macaulay2 was killed with SIGKILL inside the container, "
+                                                         "exit status 137: the out-of-memory killer"),
+                             limit=self.memory_limit()[0], output=(out.stderr + printable(out.stdout))[-2000:])
 
     def _environment(self, jobdir: Path) -> dict[str, str]:
         # the engine client needs the caller's settings (DOCKER_HOST, podman's configuration)
