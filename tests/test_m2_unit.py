@@ -428,3 +428,35 @@ def test_version_query_and_job_share_one_budget(tmp_path):
     (v_label, v_limit, v_took), (j_label, j_limit, _) = calls
     assert (v_label, v_limit, j_label) == ("version query", 3.0, "the job")
     assert v_took + j_limit <= 3.0
+
+
+# ------------------------------------------------------------------ job directories of a killed Python
+_KILLED = """
+import sys
+import tempfile
+from ag_attention.m2 import runner
+runner.LocalBackend(sys.argv[1]).run("x", timeout=600, label="long job")
+"""
+
+
+def test_job_directory_of_a_killed_python_is_removed_by_the_next_run(tmp_path, monkeypatch):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    b = fake_m2(tmp_path, "exec sleep 1000")
+    child = subprocess.Popen([sys.executable, "-c", _KILLED, b.executable], env={**os.environ, "TMPDIR": str(tmp)})
+    deadline = time.monotonic() + 60
+    while not list(tmp.glob("ag-attention-m2-*/job.m2")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (left,) = [p.parent for p in tmp.glob("ag-attention-m2-*/job.m2")]
+    child.kill()
+    assert child.wait(timeout=30) == -signal.SIGKILL
+    assert left.is_dir()  # nothing in the killed Python could remove it
+    # a live owner's directory (this process) and one of a reused PID (same PID, other start time)
+    live, reused = tmp / "ag-attention-m2-live", tmp / "ag-attention-m2-reused"
+    for d, start in ((live, runner._process_start(os.getpid())), (reused, "1")):
+        d.mkdir()
+        (d / runner.OWNER_FILE).write_text(json.dumps({"pid": os.getpid(), "start": start, "boot": runner._boot_id()}))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    fake_m2(tmp_path, "true").run("x", timeout=30)
+    assert not left.exists() and not reused.exists() and live.is_dir()
+    assert sorted(p.name for p in tmp.iterdir()) == ["ag-attention-m2-live"]

@@ -20,7 +20,10 @@ a memory limit.
 A job returns or raises only once no live process of its group is left.  If
 Python is terminated meanwhile, SIGTERM/SIGHUP run the same cleanup (unless
 the application set handlers of its own), and the local child has a
-parent-death signal, so even SIGKILL of Python leaves no M2 running.
+parent-death signal, so even SIGKILL of Python leaves no M2 running.  The job
+directory of a Python killed with SIGKILL stays behind; it records its owner
+(PID, the process's start time and the boot), and the next job of any
+ag-attention process removes the job directories whose owner is gone.
 
 A job that runs out of memory raises :class:`M2MemoryError` naming the limit
 and how to raise it (Macaulay2 1.21 needs about 240 MiB of address space just
@@ -38,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib.resources
+import json
 import logging
 import math
 import os
@@ -45,6 +49,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -67,6 +72,7 @@ __all__ = [
     "available_backends",
     "package_file",
     "parse_memory",
+    "clean_stale_job_dirs",
     "DEFAULT_IMAGE",
     "DEFAULT_MEMORY",
     "MEMORY_ENV",
@@ -86,6 +92,10 @@ DEFAULT_MEMORY = "4g"
 MIN_MEMORY = 256 * 2**20
 #: seconds a version query may take at most (less when the job's own limit is smaller)
 VERSION_TIMEOUT = 60.0
+JOBDIR_PREFIX = "ag-attention-m2-"
+OWNER_FILE = "owner.json"
+#: a job directory without an owner record (older versions) is stale after this many seconds
+STALE_WITHOUT_OWNER = 86400.0
 HOW_TO_GET_M2 = (
     "Macaulay2 is needed for this computation and no backend works here. Either install it locally "
     "(Debian/Ubuntu: `apt-get install macaulay2`, or `make setup` in the ag-attention checkout; other "
@@ -244,6 +254,17 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields of ``/proc/PID/stat`` after ``pid (comm)``: state, ppid, pgrp, ... (None if unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    # comm may hold spaces and parentheses
+    return text[text.rfind(")") + 2:].split()
+
+
 def group_members(pgid: int) -> list[int]:
     """Live (not zombie) processes of process group ``pgid``, read from ``/proc``.
 
@@ -257,14 +278,8 @@ def group_members(pgid: int) -> list[int]:
     for entry in entries:
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+        fields = _stat_fields(int(entry))
+        if fields and len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
             members.append(int(entry))
     return members
 
@@ -299,6 +314,84 @@ def _limit_address_space(limit: int) -> None:  # pragma: no cover - runs in the 
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+# ------------------------------------------------------------------ job directories and their owners
+def _process_start(pid: int) -> str | None:
+    """The start time of ``pid`` (clock ticks after boot, ``/proc/PID/stat`` field 22), None if unknown."""
+    fields = _stat_fields(pid)
+    return fields[19] if fields and len(fields) > 19 else None
+
+
+def _boot_id() -> str | None:
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None
+
+
+def _owner_record() -> dict[str, object]:
+    return {"pid": os.getpid(), "start": _process_start(os.getpid()), "boot": _boot_id()}
+
+
+def _owner_alive(record: dict[str, object]) -> bool:
+    """Is the process that wrote ``record`` still running (the same process, not a reused PID)?"""
+    pid = record.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    boot = _boot_id()
+    if boot is not None and record.get("boot") not in (None, boot):
+        return False  # written before a reboot
+    if _process_start(os.getpid()) is None:  # no /proc: only "does the PID exist"
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    fields = _stat_fields(pid)
+    if fields is None or fields[0] in ("Z", "X"):
+        return False
+    return record.get("start") is None or fields[19] == record.get("start")
+
+
+def clean_stale_job_dirs(directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Remove the job directories (``ag-attention-m2-*``) whose owner process is gone; the removed ones.
+
+    Only directories of this user are looked at; one without an owner record
+    (written by older versions) counts as stale once it is a day old.
+    """
+    base = Path(directory if directory is not None else tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return []
+    uid = os.geteuid()
+    for entry in entries:
+        if not entry.name.startswith(JOBDIR_PREFIX):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid:
+                continue
+            try:
+                record = json.loads((Path(entry.path) / OWNER_FILE).read_text())
+                stale = not _owner_alive(record if isinstance(record, dict) else {})
+            except FileNotFoundError:
+                stale = time.time() - st.st_mtime > STALE_WITHOUT_OWNER
+            except (OSError, ValueError):
+                stale = time.time() - st.st_mtime > STALE_WITHOUT_OWNER
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            if not os.path.exists(entry.path):
+                log.info("removed the job directory %s left by a killed process", entry.path)
+                removed.append(Path(entry.path))
+    return removed
 
 
 @contextlib.contextmanager
@@ -414,9 +507,14 @@ class Backend(ABC):
         """
         timeout = check_timeout(timeout)
         name = f"ag-attention-{uuid.uuid4().hex[:12]}"
-        with tempfile.TemporaryDirectory(prefix="ag-attention-m2-") as tmp:
+        try:
+            clean_stale_job_dirs()
+        except Exception as exc:  # pragma: no cover - housekeeping never fails a job
+            log.debug("cleaning stale job directories failed: %s", exc)
+        with tempfile.TemporaryDirectory(prefix=JOBDIR_PREFIX) as tmp:
             jobdir = Path(tmp)
             os.chmod(jobdir, 0o755)  # readable by the container's user
+            (jobdir / OWNER_FILE).write_text(json.dumps(_owner_record()))
             (jobdir / "job.m2").write_text(script)
             if with_package:
                 shutil.copyfile(package_file(), jobdir / PACKAGE_NAME)
