@@ -460,3 +460,61 @@ def test_job_directory_of_a_killed_python_is_removed_by_the_next_run(tmp_path, m
     fake_m2(tmp_path, "true").run("x", timeout=30)
     assert not left.exists() and not reused.exists() and live.is_dir()
     assert sorted(p.name for p in tmp.iterdir()) == ["ag-attention-m2-live"]
+
+
+# ------------------------------------------------------------------ engine diagnostics
+def test_an_engine_that_does_not_run_is_not_an_image_problem(monkeypatch):
+    monkeypatch.setenv("CONTAINER_ENGINE", "/bin/false")
+    ok, why = runner.ContainerBackend().available()
+    assert not ok and "does not run" in why and "exit status 1" in why and "image" not in why
+
+
+def _fake_engine(tmp_path, inspect_error):
+    exe = tmp_path / "engine"
+    exe.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in\n'
+        "  info) exit 0 ;;\n"
+        "  --version) exit 0 ;;\n"  # prints no version
+        f"  image) echo '{inspect_error}' >&2; exit 125 ;;\n"
+        "esac\nexit 1\n"
+    )
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_engine_diagnostics_say_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("CONTAINER_ENGINE", _fake_engine(tmp_path, "Error: localhost/x: image not known"))
+    ok, why = runner.ContainerBackend(image="localhost/x").available()
+    assert not ok and "the image localhost/x is missing" in why and "docker/build.sh" in why
+    assert "prints no version" in why and "exit status 0" in why
+    monkeypatch.setenv("CONTAINER_ENGINE", _fake_engine(tmp_path, "Error: permission denied on the storage"))
+    ok, why = runner.ContainerBackend(image="localhost/x").available()
+    assert not ok and "missing" not in why and "exit status 125" in why and "permission denied on the storage" in why
+
+
+def test_a_version_query_without_output_says_why(tmp_path):
+    b = fake_m2(tmp_path, "exit 0")
+    b._version = None
+    with pytest.raises(M2NotFoundError, match=r"did not report its version .*exit status 0, no output"):
+        b.version()
+    b = fake_m2(tmp_path, "echo 'M2: cannot open the documentation database' >&2; exit 2")
+    b._version = None
+    with pytest.raises(M2NotFoundError, match="exit status 2, stderr: M2: cannot open the documentation database"):
+        b.version()
+
+
+def test_doctor_tells_a_broken_macaulay2_from_a_missing_one(tmp_path, monkeypatch):
+    from ag_attention.m2.doctor import doctor
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "M2").write_text("#!/bin/sh\necho 'M2: something is wrong' >&2\nexit 1\n")
+    (bindir / "M2").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
+    monkeypatch.setenv("CONTAINER_ENGINE", "/bin/false")
+    report = doctor(timeout=30)
+    local, container = report.backends
+    assert local.available and not local.package_ok and "exit status 1, stderr: M2: something is wrong" in local.error
+    assert not container.available and "does not run" in container.detail
+    assert not report.ok and "apt-get" not in str(report) and "see the error" in report.to_dict()["help"]

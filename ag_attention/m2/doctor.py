@@ -36,8 +36,17 @@ class Doctor:
     def ok(self) -> bool:
         return any(b.available and b.package_ok for b in self.backends)
 
+    @property
+    def help(self) -> str | None:
+        """What to do: nothing when a backend works; the errors when one is there but broken; else install."""
+        if self.ok:
+            return None
+        if any(b.available for b in self.backends):
+            return "Macaulay2 is there but no backend ran a job: see the error of each backend above"
+        return HOW_TO_GET_M2
+
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "backends": [b.to_dict() for b in self.backends], "help": None if self.ok else HOW_TO_GET_M2}
+        return {"ok": self.ok, "backends": [b.to_dict() for b in self.backends], "help": self.help}
 
     def __str__(self) -> str:
         lines = ["Macaulay2 backends:"]
@@ -59,7 +68,7 @@ class Doctor:
             works = "" if first.package_ok else " (which is BROKEN: pass --backend explicitly)"
             lines.append(f"--backend auto: uses {first.name}{works}")
         if not self.ok:
-            lines.append(HOW_TO_GET_M2)
+            lines.append(self.help or "")
         return "\n".join(lines)
 
 

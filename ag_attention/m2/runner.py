@@ -16,7 +16,6 @@ a memory limit.
   Its first process is coreutils' ``timeout``, so it also ends by itself
   ``grace`` seconds after the job's limit if nobody is left to kill it.
 
-
 A job returns or raises only once no live process of its group is left.  If
 Python is terminated meanwhile, SIGTERM/SIGHUP run the same cleanup (unless
 the application set handlers of its own), and the local child has a
@@ -92,6 +91,8 @@ DEFAULT_MEMORY = "4g"
 MIN_MEMORY = 256 * 2**20
 #: seconds a version query may take at most (less when the job's own limit is smaller)
 VERSION_TIMEOUT = 60.0
+#: seconds an engine command (``info``, ``--version``, ``image inspect``) may take
+ENGINE_TIMEOUT = 30.0
 JOBDIR_PREFIX = "ag-attention-m2-"
 OWNER_FILE = "owner.json"
 #: a job directory without an owner record (older versions) is stale after this many seconds
@@ -245,6 +246,15 @@ def _status(returncode: int) -> str:
         except ValueError:
             return f"killed by signal {-returncode}"
     return f"exit status {returncode}"
+
+
+def _stderr_note(stderr: str | bytes, limit: int = 300) -> str:
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode("utf-8", "backslashreplace")
+    text = " ".join(stderr.split())
+    if not text:
+        return "nothing on stderr"
+    return "stderr: " + (text if len(text) <= limit else text[:limit] + "...")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -496,8 +506,14 @@ class Backend(ABC):
                                label="version query", with_package=False)
                 lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
                 if out.returncode != 0 or not lines:
-                    raise M2NotFoundError(f"{self.name} Macaulay2 did not report its version: {out.stderr.strip()[:300]}")
-                self._version = lines[-1]
+                    shown = "no output" if not (out.stdout.strip() or out.stderr.strip()) else _stderr_note(out.stderr)
+                    if out.stdout.strip() and out.returncode != 0:
+                        shown += f"; stdout: {printable(out.stdout.strip())[-200:]}"
+                    raise M2NotFoundError(
+                        f"{self.describe()}: Macaulay2 did not report its version to `print version#\"VERSION\"` "
+                        f"({_status(out.returncode)}, {shown})"
+                    )
+                self._version = printable(lines[-1])
             return self._version
 
     def run(self, script: str, *, timeout: float, label: str = "job", with_package: bool = True) -> M2Output:
@@ -602,7 +618,6 @@ class LocalBackend(Backend):
 
         return setup
 
-
     def available(self) -> tuple[bool, str]:
         if not self.executable or not os.access(self.executable, os.X_OK):
             return False, "no M2 on PATH"
@@ -618,15 +633,28 @@ class LocalBackend(Backend):
         return f"local ({self.executable})"
 
 
-def _engine_works(engine: str) -> bool:
-    exe = shutil.which(engine)
-    if not exe:
-        return False
+def _probe_engine(exe: str) -> tuple[bool, str]:
+    """(does ``exe info`` run?, why not / the engine's version)."""
     try:
-        r = subprocess.run([exe, "info"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return r.returncode == 0
+        r = subprocess.run([exe, "info"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=ENGINE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return False, f"`{exe} info` did not answer within {ENGINE_TIMEOUT:g} s"
+    except OSError as exc:
+        return False, f"`{exe} info` could not be started: {exc}"
+    if r.returncode != 0:
+        return False, f"`{exe} info` failed ({_status(r.returncode)}, {_stderr_note(r.stderr)})"
+    try:
+        v = subprocess.run([exe, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=ENGINE_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return True, f"{exe} (no version: `{exe} --version` failed: {exc})"
+    text = v.stdout.decode("utf-8", "backslashreplace").strip()
+    if v.returncode != 0 or not text:
+        return True, f"{exe} (prints no version: `{exe} --version` gave {_status(v.returncode)}, {_stderr_note(v.stderr)})"
+    return True, text.splitlines()[0].strip()
+
+
+_IMAGE_MISSING = re.compile(r"no such image|image not known|not found|no such object|failed to find", re.IGNORECASE)
 
 
 class ContainerBackend(Backend):
@@ -643,6 +671,7 @@ class ContainerBackend(Backend):
         super().__init__()
         self.image = image
         self._engine = engine
+        self._engine_detail = ""
         self.memory = memory
         if memory is not None:
             parse_memory(memory, "memory")
@@ -654,33 +683,54 @@ class ContainerBackend(Backend):
 
     @property
     def engine(self) -> str | None:
-        """``docker`` or ``podman`` (``CONTAINER_ENGINE`` if set and found), None if neither works."""
+        """``docker`` or ``podman`` (``CONTAINER_ENGINE`` if set), None unless ``ENGINE info`` runs."""
         if self._engine is None:
             env = os.environ.get("CONTAINER_ENGINE")
             if env:
-                self._engine = env if shutil.which(env) else ""
-                self._problem = f"CONTAINER_ENGINE={env!r} is not an executable on PATH (use docker or podman)"
-            elif _engine_works("docker"):
-                self._engine = "docker"
-            elif _engine_works("podman"):
-                self._engine = "podman"
+                exe = shutil.which(env)
+                if not exe:
+                    self._engine = ""
+                    self._problem = f"CONTAINER_ENGINE={env!r} is not an executable on PATH (use docker or podman)"
+                else:
+                    ok, detail = _probe_engine(exe)
+                    self._engine = env if ok else ""
+                    self._engine_detail = detail
+                    if not ok:
+                        self._problem = f"CONTAINER_ENGINE={env!r} does not run: {detail}"
             else:
-                self._engine = ""
-                self._problem = "neither a Docker engine nor podman answers"
+                reasons = []
+                for candidate in ("docker", "podman"):
+                    exe = shutil.which(candidate)
+                    if not exe:
+                        reasons.append(f"{candidate}: not on PATH")
+                        continue
+                    ok, detail = _probe_engine(exe)
+                    if ok:
+                        self._engine, self._engine_detail = candidate, detail
+                        break
+                    reasons.append(f"{candidate}: {detail}")
+                else:
+                    self._engine = ""
+                    self._problem = "neither a Docker engine nor podman runs here (" + "; ".join(reasons) + ")"
         return self._engine or None
 
     def available(self) -> tuple[bool, str]:
         engine = self.engine
         if engine is None:
             return False, getattr(self, "_problem", "no container engine")
+        about = self._engine_detail or engine
         try:
-            r = subprocess.run([engine, "image", "inspect", self.image], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, timeout=60)
+            r = subprocess.run([engine, "image", "inspect", self.image], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=ENGINE_TIMEOUT * 2)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return False, f"{engine} image inspect {self.image} failed: {exc}"
+            return False, f"`{engine} image inspect {self.image}` failed: {exc}"
         if r.returncode != 0:
-            return False, f"{engine} works but the image {self.image} is missing: build it with docker/build.sh"
-        return True, f"{engine}, image {self.image}"
+            err = r.stderr.decode("utf-8", "backslashreplace")
+            if _IMAGE_MISSING.search(err):
+                return False, f"the image {self.image} is missing (engine: {about}): build it with docker/build.sh"
+            return False, (f"`{engine} image inspect {self.image}` failed ({_status(r.returncode)}, "
+                           f"{_stderr_note(err)}; engine: {about})")
+        return True, f"{about}, image {self.image}"
 
     def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
         engine = self.engine
