@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..architecture import Architecture
-from ..errors import AgAttentionError, ComputationError, M2Error
+from ..errors import AgAttentionError, ComputationError, M2Error, M2NotFoundError
 from ..exact.dimension import dimension as exact_dimension
 from ..exact.onelayer import certify, differential, exact_rank, fiber, rank_mod_p, reduced_point
 from ..models.formulas import cor33
@@ -54,6 +54,7 @@ __all__ = [
     "QUICK_M2_GRID",
     "QUICK_POINT_GRID",
     "m2_result_schema",
+    "raise_for_m2_errors",
     "reproduce_theorem_34",
 ]
 
@@ -321,6 +322,23 @@ def m2_result_schema(points: Iterable[str], fibers: Iterable[str]) -> Any:
     }
 
 
+def raise_for_m2_errors(report: Report) -> None:
+    """Raise an :class:`M2Error` if a Macaulay2 item of ``report`` did not finish (timeout, error).
+
+    Those items are failed checks of the report, and the others were still
+    computed; the CLI calls this after writing the report, so such a run ends
+    with exit status 3 (a Macaulay2 problem), not 1 (a failed check).
+    """
+    errors = report.meta.get("m2_errors") or []
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise M2Error(
+            f"{len(errors)} Macaulay2 item(s) did not finish: {first['size']}: {first['message']}{more}; "
+            "the report has the other items"
+        )
+
+
 # ------------------------------------------------------------------ the reproduction
 @dataclass
 class Options:
@@ -480,7 +498,7 @@ def _conjugate_checks(report: Report, size: Size, seed: int, implicit: dict[str,
     )
 
 
-def _m2_checks(report: Report, size: Size, opts: Options, rng: np.random.Generator) -> dict[str, Any] | None:
+def _m2_checks(report: Report, size: Size, opts: Options, rng: np.random.Generator, backend: Any = None) -> dict[str, Any] | None:
     from ..m2.jobs import run_json
 
     d, e = size.d, size.d_out
@@ -511,11 +529,16 @@ def _m2_checks(report: Report, size: Size, opts: Options, rng: np.random.Generat
     try:
         job = run_json(
             m2_job_body(size, points, fibers, literal), schema=m2_result_schema(points, fibers),
-            backend=opts.backend, timeout=opts.m2_timeout,
+            backend=opts.backend if backend is None else backend, timeout=opts.m2_timeout,
             label=f"Theorem 3.4 checks for {size}",
         )
-    except M2Error as exc:
+    except M2NotFoundError:
+        raise  # no Macaulay2 at all: one error for the run, not one failure per item
+    except M2Error as exc:  # this item only (a timeout, an error): the others still run, the run ends with exit 3
         _check(report, "Macaulay2 checks", size, "Macaulay2", "finished", f"error: {exc}", False, t0)
+        report.meta.setdefault("m2_errors", []).append(
+            {"size": str(size), "error": type(exc).__name__, "message": str(exc).splitlines()[0]}
+        )
         return None
     res = job.payload
     seconds = time.perf_counter() - t0
@@ -637,12 +660,18 @@ def reproduce_theorem_34(opts: Options | None = None, progress: Callable[[str], 
     )
     timing: dict[str, float] = {}
     implicit: dict[Size, dict[str, Any]] = {}
-    if opts.use_m2:
+    if opts.use_m2 and opts.m2_grid:
+        from ..m2.runner import get_backend
+
+        try:  # once, before any item: a missing Macaulay2 is one error (exit 3), not a failure per item
+            backend = get_backend(opts.backend)
+        except M2NotFoundError as exc:
+            raise M2NotFoundError(f"{exc} (--no-m2, or Options(use_m2=False), skips the Macaulay2 items)") from None
         t0 = time.perf_counter()
         for size in opts.m2_grid:
             say(f"Macaulay2: {size}")
             rng = np.random.default_rng([opts.seed, size.d, size.d_out, size.a, 1])
-            info = _m2_checks(report, size, opts, rng)
+            info = _m2_checks(report, size, opts, rng, backend)
             if info is not None:
                 implicit[size] = info
         timing["macaulay2"] = time.perf_counter() - t0
