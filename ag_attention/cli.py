@@ -218,7 +218,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         report = t34.reproduce_theorem_34(opts, progress=None if args.json else lambda s: print(f"  {s}", file=sys.stderr, flush=True))
     else:  # pragma: no cover - argparse restricts the choices
         raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
-    return _finish_report(args, report)
+    status = _finish_report(args, report)
+    if args.what == "theorem-3.4":
+        t34.raise_for_m2_errors(report)  # a Macaulay2 item timed out or failed: exit 3, after the report is written
+    return status
 
 
 def _add_m2_options(p: argparse.ArgumentParser) -> None:

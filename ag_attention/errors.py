@@ -18,6 +18,7 @@ __all__ = [
     "M2TimeoutError",
     "M2ExecutionError",
     "M2OutputError",
+    "M2MemoryError",
     "PolynomialSyntaxError",
     "NoClearGapError",
 ]
@@ -97,6 +98,14 @@ class M2ExecutionError(M2Error):
         self.output = output
         where = f" at {location}" if location else ""
         super().__init__(f"Macaulay2 error{where}: {message}")
+
+
+class M2MemoryError(M2ExecutionError):
+    """Macaulay2 ran out of memory: the backend's limit (``limit`` bytes) or the machine's."""
+
+    def __init__(self, message: str, *, limit: int | None = None, output: str = ""):
+        self.limit = limit
+        super().__init__(message, output=output)
 
 
 class M2OutputError(M2Error):

@@ -23,6 +23,7 @@ from ag_attention import Architecture
 from ag_attention.errors import M2TimeoutError
 from ag_attention.m2.implicitize import implicitize
 from ag_attention.m2.jobs import run_json
+from ag_attention.m2.schema import NUMBER_STRING
 from ag_attention.m2.runner import ContainerBackend, LocalBackend
 
 SIZES = [(2, 1, 2), (2, 2, 2), (2, 3, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3), (2, 4, 2), (3, 2, 1), (3, 2, 3)]
@@ -39,7 +40,7 @@ def overhead(backends) -> None:
         times = []
         for _ in range(3):
             t0 = time.perf_counter()
-            run_json('result = hashTable {"ok" => true};', backend=b, timeout=120, cache=False)
+            run_json('result = hashTable {"ok" => true};', schema={"ok": bool}, backend=b, timeout=120, cache=False)
             times.append(time.perf_counter() - t0)
         print(f"  {b.name:<10} {statistics.median(times):.2f} s   ({b.describe()})")
 
@@ -77,7 +78,7 @@ def plain_vs_graded(backend, timeout: float) -> None:
             'result = hashTable {"gens" => numgens I, "seconds" => toString t};'
         )
         try:
-            job = run_json(body, backend=backend, timeout=timeout, cache=False)
+            job = run_json(body, schema={"gens": int, "seconds": NUMBER_STRING}, backend=backend, timeout=timeout, cache=False)
             print(f"  Homogenize => {hom:<5}  {job.payload['gens']} generators, {float(job.payload['seconds']):.1f} s of M2 CPU")
         except M2TimeoutError:
             print(f"  Homogenize => {hom:<5}  > {timeout:g} s")
@@ -93,7 +94,7 @@ def low_degree(backend, timeout: float) -> None:
             '"seconds" => toString t};'
         )
         try:
-            job = run_json(body, backend=backend, timeout=timeout, cache=False)
+            job = run_json(body, schema={"gens": int, "degrees": [int], "seconds": NUMBER_STRING}, backend=backend, timeout=timeout, cache=False)
             p = job.payload
             print(f"  degree <= {k}: {p['gens']} minimal equations, {float(p['seconds']):.1f} s of M2 CPU")
         except M2TimeoutError:

@@ -573,8 +573,6 @@ def test_doctor_tells_a_broken_macaulay2_from_a_missing_one(tmp_path, monkeypatc
     assert not report.ok and "apt-get" not in str(report) and "see the error" in report.to_dict()["help"]
 
 
-@pytest.mark.xfail(strict=True, reason="needs ag_attention/cli.py to call theorem34.raise_for_m2_errors(report) "
-                                       "after writing the report (then remove this marker)")
 def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_path, monkeypatch, capsys):
     from ag_attention.cli import main
 
@@ -586,3 +584,19 @@ def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_
     assert json.loads((out / "report.json").read_text())["meta"]["m2_errors"]
     assert err.count("ag-attention: Macaulay2:") == 1 and "did not finish" in err
     assert status == 3
+
+
+@pytest.mark.parametrize(
+    "kwargs, named",
+    [(dict(cache="no"), "cache"), (dict(timeout=True), "timeout"), (dict(timeout=float("nan")), "timeout"),
+     (dict(weights=""), "weights")],
+)
+def test_implicitize_refuses_odd_arguments_before_any_job(kwargs, named, monkeypatch):
+    # no backend is consulted: the arguments are refused first
+    from ag_attention.m2 import jobs
+    from ag_attention.m2.implicitize import implicitize
+
+    monkeypatch.setattr(jobs, "get_backend", lambda *a, **k: pytest.fail("a backend was consulted"))
+
+    with pytest.raises(InvalidArgumentError, match=named):
+        implicitize(Architecture((2, 1), (2,), tokens=2), **kwargs)

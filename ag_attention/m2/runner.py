@@ -43,6 +43,7 @@ import importlib.resources
 import json
 import logging
 import math
+import numbers
 import os
 import re
 import resource
@@ -59,7 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import InvalidArgumentError, M2ExecutionError, M2NotFoundError, M2TimeoutError
+from ..errors import InvalidArgumentError, M2MemoryError, M2NotFoundError, M2TimeoutError
 
 __all__ = [
     "M2Output",
@@ -103,14 +104,6 @@ HOW_TO_GET_M2 = (
     "systems: https://macaulay2.com/Downloads), or build the project's image with `docker/build.sh` "
     "(needs a Docker engine or podman; `make setup-container` also installs podman on Debian)."
 )
-
-
-class M2MemoryError(M2ExecutionError):
-    """Macaulay2 ran out of memory: the backend's limit (``limit`` bytes) or the machine's."""
-
-    def __init__(self, message: str, *, limit: int | None = None, output: str = ""):
-        self.limit = limit
-        super().__init__(message, output=output)
 
 
 # ------------------------------------------------------------------ the package
@@ -224,13 +217,13 @@ class M2Output:
     script_name: str = "job.m2"
 
 
-def check_timeout(timeout: float) -> float:
-    try:
-        t = float(timeout)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(f"timeout={timeout!r}: must be a number of seconds") from None
+def check_timeout(timeout: float, name: str = "timeout") -> float:
+    """Seconds as a float in ``(0, 1e7)``; a bool, a string or nan is an error naming ``name``."""
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise InvalidArgumentError(f"{name}={timeout!r}: must be a number of seconds")
+    t = float(timeout)
     if not (t > 0 and t < 1e7):
-        raise InvalidArgumentError(f"timeout={timeout!r}: must be a number of seconds, above 0 and below 1e7")
+        raise InvalidArgumentError(f"{name}={timeout!r}: must be a number of seconds, above 0 and below 1e7")
     return t
 
 
