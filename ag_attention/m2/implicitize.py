@@ -58,7 +58,7 @@ def parametrization_call(arch: Architecture, coords: str = "reduced", field_: st
     field_ = check_field(field_)
     d, e = arch.widths
     a = arch.ranks[0]
-    weights = weights or "AV"
+    weights = "AV" if weights is None else weights
     if weights not in ("AV", "QKV"):
         raise InvalidArgumentError(f"weights={weights!r}: must be AV or QKV")
     if weights == "AV":
@@ -209,7 +209,7 @@ def implicitize(
         architecture=arch,
         coordinates=coords,
         field=check_field(field),
-        weights=weights or "AV",
+        weights="AV" if weights is None else weights,
         variables=tuple(p["variables"]),
         generator_strings=tuple(p["generators"]),
         dimension=int(p["dimension"]),

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import M2OutputError, M2TimeoutError
+from ..errors import InvalidArgumentError, M2OutputError, M2TimeoutError
 from .cache import ResultCache, cache_disabled_by_env
 from .parse import BEGIN, END, extract_result
 from .runner import VERSION_TIMEOUT, Backend, check_timeout, get_backend, package_file
@@ -67,6 +67,8 @@ def run_json(
     and only the first time per backend) takes from the same budget.
     """
     timeout = check_timeout(timeout)  # also when the result will come from the cache
+    if not isinstance(cache, (bool, ResultCache)):
+        raise InvalidArgumentError(f"cache={cache!r}: must be True, False or a ResultCache")
     deadline = time.monotonic() + timeout
     b = get_backend(backend)
     script = PREAMBLE + body.rstrip() + "\n" + EPILOGUE
