@@ -44,8 +44,12 @@ _MEASURE = textwrap.dedent(
         N = samples or max(1, math.ceil(1.5 * arch.parameter_count / new_directions_per_sample(arch)) + 1)
         estimate = numeric_memory(arch, N).peak
         numerical_dimension(arch, samples=N, raise_on_no_gap=False)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"base": base, "estimate": estimate, "peak": peak}))
+    # VmHWM: the peak RSS of this process's own memory.  getrusage's ru_maxrss is not: Linux carries the
+    # parent's high-water mark across fork and exec, so under a large pytest it reports pytest's size.
+    with open("/proc/self/status") as fh:
+        hwm = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
+    rusage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"base": base, "estimate": estimate, "peak": hwm, "ru_maxrss": rusage}))
     """
 )
 
