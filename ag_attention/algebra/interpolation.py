@@ -1,0 +1,388 @@
+"""Equations of the closure of one layer by interpolation, one multidegree at a time.
+
+The torus of ``GL_d x GL_d x GL_{d'}`` acts on the reduced coordinates
+``x_{k,m,ij}`` (the coefficient of ``z_i z_j`` in ``q_{k,m}(z) = (A_k . z)(V_m . z)``):
+scaling row ``k`` of ``A`` by ``s_k``, row ``m`` of ``V`` by ``u_m`` and the
+variable ``z_i`` by ``w_i`` multiplies ``x_{k,m,ij}`` by ``s_k u_m w_i w_j``.
+These come from the symmetries ``A -> S A W``, ``V -> U V W`` of the
+parametrization, so the ideal ``I`` of the closure is homogeneous for the
+grading by ``(alpha, beta, gamma)`` in ``Z^d x Z^{d'} x Z^d``: a monomial of
+degree ``D`` has ``|alpha| = |beta| = D`` and ``|gamma| = 2D``.
+
+In each multidegree ``mu`` the component ``I_mu`` is the kernel of the
+evaluation of the monomials of multidegree ``mu`` at points of the image: a
+small exact linear-algebra problem over GF(p) (the largest block of
+``(3,3,3)`` in degree 3 has a few hundred monomials), solved with FLINT's
+``nmod_mat.nullspace``.  With ``N >= #monomials + 20`` random image points the
+kernel is ``I_mu`` except with probability at most ``#monomials * 2D / p``
+(Schwartz-Zippel on each non-member).  The *minimal* generators of degree
+``D`` in ``mu`` are a complement of ``(S_1 I_{D-1})_mu``, the span of
+``x_v g`` over the equations ``g`` of degree ``D - 1``; the complement is
+chosen canonically (zero on the pivots of that span, in reduced row echelon
+form), so that the same basis comes out modulo every prime and lifts to QQ
+by the Chinese remainder theorem and rational reconstruction.  Every lifted
+generator is verified *exactly* by substituting the parametrization (a
+polynomial identity over QQ in the weights).
+
+Permutations of the indices (``S_d x S_{d'} x S_d``) permute the multidegrees
+and preserve ``I``; blocks are grouped into orbits with one representative
+(non-increasing ``alpha``, ``beta``, ``gamma``) so a reader sees the structure.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import flint
+import numpy as np
+
+from ..errors import ComputationError, InvalidArgumentError
+from ..exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
+from ..models.parametrization import quadratic_monomials
+
+__all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "image_points"]
+
+Multidegree = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+#: primes for the multimodular lift after the first two (all below 2^31)
+_MORE_PRIMES = (2147483587, 2147483579, 2147483563, 2147483549, 2147483543, 2147483497, 2147483489, 2147483477)
+
+
+def reduced_coordinate_keys(d: int, e: int) -> list[tuple[int, int, int, int]]:
+    """``(k, m, i, j)`` of each reduced coordinate, in the order of :class:`Parametrization`."""
+    return [(k, m, i, j) for k in range(d) for m in range(e) for (i, j) in quadratic_monomials(d)]
+
+
+def _weight(key: tuple[int, int, int, int], d: int, e: int) -> np.ndarray:
+    k, m, i, j = key
+    w = np.zeros(2 * d + e, dtype=np.int64)
+    w[k] += 1
+    w[d + m] += 1
+    w[d + e + i] += 1
+    w[d + e + j] += 1
+    return w
+
+
+def image_points(d: int, e: int, a: int, n: int, F: GFp, rng: np.random.Generator) -> np.ndarray:
+    """``n`` random points of the image over GF(p): rows of reduced coordinates of ``phi_{A,V}``.
+
+    ``A = B C`` with ``B`` (``d x a``), ``C`` (``a x d``) random when ``a < d``.
+    """
+    if a < d:
+        B, C = F.random(rng, (n, d, a)), F.random(rng, (n, a, d))
+        A = F.einsum("nka,nai->nki", B, C)
+    else:
+        A = F.random(rng, (n, d, d))
+    V = F.random(rng, (n, e, d))
+    cols = []
+    for k in range(d):
+        for m in range(e):
+            for i, j in quadratic_monomials(d):
+                if i == j:
+                    cols.append(F.mul(A[:, k, i], V[:, m, i]))
+                else:
+                    cols.append(F.add(F.mul(A[:, k, i], V[:, m, j]), F.mul(A[:, k, j], V[:, m, i])))
+    return np.stack(cols, axis=1)
+
+
+def _monomials(n: int, degree: int, weights: np.ndarray) -> dict[Multidegree, list[tuple[int, ...]]]:
+    """Monomials of ``degree`` in ``n`` variables (sorted index tuples), grouped by multidegree."""
+    blocks: dict[tuple[int, ...], list[tuple[int, ...]]] = defaultdict(list)
+    for mono in itertools.combinations_with_replacement(range(n), degree):
+        blocks[tuple(weights[list(mono)].sum(axis=0))].append(mono)
+    return blocks  # type: ignore[return-value]
+
+
+def _evaluate(points: np.ndarray, monos: list[tuple[int, ...]], F: GFp) -> np.ndarray:
+    idx = np.array(monos, dtype=np.int64)  # (s, D)
+    out = points[:, idx[:, 0]]
+    for c in range(1, idx.shape[1]):
+        out = F.mul(out, points[:, idx[:, c]])
+    return out  # (N, s)
+
+
+def _rref_rows(vectors: list[list[int]], p: int, ncols: int) -> tuple[list[list[int]], list[int]]:
+    """Reduced row echelon basis of the span of ``vectors`` over GF(p), and its pivot columns."""
+    if not vectors:
+        return [], []
+    M = flint.nmod_mat(len(vectors), ncols, [int(x) for v in vectors for x in v], p)
+    R, rank = M.rref()
+    rows = [[int(R[r, c]) for c in range(ncols)] for r in range(rank)]
+    pivots = [next(c for c in range(ncols) if row[c]) for row in rows]
+    return rows, pivots
+
+
+@dataclass
+class _ModularBlock:
+    monomials: list[tuple[int, ...]]
+    ideal: list[list[int]]  # RREF basis of I_mu over GF(p)
+    generators: list[list[int]]  # canonical complement of (S_1 I_{D-1})_mu in I_mu (RREF)
+
+
+def _modular(d: int, e: int, a: int, max_degree: int, p: int, seed: int) -> dict[int, dict[tuple, _ModularBlock]]:
+    """All blocks up to ``max_degree`` over GF(p): the ideal and its minimal generators per multidegree."""
+    F = GFp(p)
+    keys = reduced_coordinate_keys(d, e)
+    n = len(keys)
+    weights = np.array([_weight(k, d, e) for k in keys])
+    rng = np.random.default_rng([seed, p])
+    out: dict[int, dict[tuple, _ModularBlock]] = {}
+    for D in range(1, max_degree + 1):
+        groups = _monomials(n, D, weights)
+        largest = max(len(m) for m in groups.values())
+        points = image_points(d, e, a, largest + 20, F, rng)
+        level: dict[tuple, _ModularBlock] = {}
+        for mu, monos in groups.items():
+            E = _evaluate(points, monos, F)
+            s = len(monos)
+            K, nullity = flint.nmod_mat(E.shape[0], s, [int(x) for x in E.ravel()], p).nullspace()
+            basis = [[int(K[r, c]) for r in range(s)] for c in range(nullity)]
+            ideal, _ = _rref_rows(basis, p, s)
+            level[mu] = _ModularBlock(list(monos), ideal, [])
+        # minimal generators: a canonical complement of the products x_v * g, g of degree D - 1
+        lower = out.get(D - 1, {})
+        for mu, blk in level.items():
+            if not blk.ideal:
+                continue
+            if D == 1 or not lower:
+                blk.generators = blk.ideal
+                continue
+            position = {m: c for c, m in enumerate(blk.monomials)}
+            products = []
+            for v in range(n):
+                nu = tuple(np.array(mu) - weights[v])
+                low = lower.get(nu)
+                if low is None or not low.ideal:
+                    continue
+                for g in low.ideal:
+                    vec = [0] * len(blk.monomials)
+                    for coeff, mono in zip(g, low.monomials):
+                        if coeff:
+                            vec[position[tuple(sorted(mono + (v,)))]] = coeff
+                    products.append(vec)
+            span, pivots = _rref_rows(products, p, len(blk.monomials))
+            if len(span) == len(blk.ideal):
+                continue
+            # reduce the ideal's basis modulo the span (zero on its pivots), then RREF: canonical complement
+            reduced = []
+            for row in blk.ideal:
+                r = list(row)
+                for srow, pc in zip(span, pivots):
+                    if r[pc]:
+                        c = r[pc]
+                        r = [(x - c * y) % p for x, y in zip(r, srow)]
+                reduced.append(r)
+            blk.generators, _ = _rref_rows(reduced, p, len(blk.monomials))
+            if len(blk.generators) != len(blk.ideal) - len(span):
+                raise ComputationError("minimal generators: the complement has the wrong dimension (bug)", prime=p, seed=seed)
+        out[D] = level
+    return out
+
+
+def _rational_reconstruction(a: int, m: int) -> Fraction | None:
+    """``r/s = a mod m`` with ``|r|, s <= sqrt(m/2)``, or None."""
+    bound = math.isqrt(m // 2)
+    r0, r1, s0, s1 = m, a % m, 0, 1
+    while r1 > bound:
+        q = r0 // r1
+        r0, r1, s0, s1 = r1, r0 - q * r1, s1, s0 - q * s1
+    if s1 == 0 or abs(s1) > bound:
+        return None
+    return Fraction(r1, s1) if s1 > 0 else Fraction(-r1, -s1)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One multidegree: its monomials, the dimension of the ideal there, its minimal generators."""
+
+    multidegree: Multidegree
+    monomials: int
+    ideal_dimension: int
+    generators: tuple[dict[tuple[int, ...], Fraction], ...]  # over QQ: monomial (sorted indices) -> coefficient
+
+    @property
+    def representative(self) -> Multidegree:
+        """The non-increasing member of its orbit under permutations of the indices."""
+        a, b, c = self.multidegree
+        return tuple(sorted(map(int, a), reverse=True)), tuple(sorted(map(int, b), reverse=True)), tuple(sorted(map(int, c), reverse=True))
+
+
+@dataclass
+class LowDegreeEquations:
+    """All minimal generators of degree ``<= max_degree`` of the closure's ideal, over QQ, verified."""
+
+    d: int
+    e: int
+    a: int
+    max_degree: int
+    primes: tuple[int, ...]
+    seed: int
+    blocks: dict[int, list[Block]]
+    variables: tuple[str, ...]
+    seconds: float
+    verified: bool  # every generator vanishes on the parametrization (exact substitution over QQ)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def ideal_dimension(self, degree: int) -> int:
+        return sum(b.ideal_dimension for b in self.blocks.get(degree, []))
+
+    def hilbert_function(self, degree: int) -> int:
+        """``dim (S/I)_D``: monomials of degree ``D`` minus equations."""
+        n = len(self.variables)
+        return math.comb(n + degree - 1, degree) - self.ideal_dimension(degree)
+
+    def generators_of_degree(self, degree: int) -> list[dict[tuple[int, ...], Fraction]]:
+        return [g for b in self.blocks.get(degree, []) for g in b.generators]
+
+    @property
+    def generator_count(self) -> dict[int, int]:
+        return {D: len(self.generators_of_degree(D)) for D in sorted(self.blocks)}
+
+    def orbits(self, degree: int) -> list[tuple[Multidegree, int, int]]:
+        """``(representative, number of multidegrees in the orbit, generators per multidegree)``."""
+        acc: dict[Multidegree, list[int]] = defaultdict(list)
+        for b in self.blocks.get(degree, []):
+            if b.generators:
+                acc[b.representative].append(len(b.generators))
+        out = []
+        for rep, counts in sorted(acc.items(), reverse=True):
+            if len(set(counts)) != 1:  # permutations preserve the ideal: a mismatch is a bug
+                raise ComputationError(f"multidegrees of the orbit of {rep} have different generator counts {counts}")
+            out.append((rep, len(counts), counts[0]))
+        return out
+
+    def polynomial_strings(self, degree: int) -> list[str]:
+        out = []
+        for g in self.generators_of_degree(degree):
+            terms = []
+            for mono, c in sorted(g.items(), reverse=True):
+                m = "*".join(self.variables[i] for i in mono)
+                terms.append(f"{c}*{m}")
+            out.append(" + ".join(terms).replace("+ -", "- "))
+        return out
+
+
+def _verify(d: int, e: int, a: int, gens: list[dict[tuple[int, ...], Fraction]]) -> bool:
+    """Exact: each generator composed with the parametrization is the zero polynomial over QQ."""
+    names = [f"a{k}_{i}" for k in range(d) for i in range(d)] + [f"v{m}_{i}" for m in range(e) for i in range(d)]
+    if a < d:  # A = B C: the rank-bounded domain
+        names = [f"b{k}_{r}" for k in range(d) for r in range(a)] + [f"c{r}_{i}" for r in range(a) for i in range(d)] + names[d * d:]
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(names), "degrevlex")
+    g = dict(zip(names, ctx.gens()))
+    if a < d:
+        A = [[sum((g[f"b{k}_{r}"] * g[f"c{r}_{i}"] for r in range(a)), ctx.constant(0)) for i in range(d)] for k in range(d)]
+    else:
+        A = [[g[f"a{k}_{i}"] for i in range(d)] for k in range(d)]
+    V = [[g[f"v{m}_{i}"] for i in range(d)] for m in range(e)]
+    coords = []
+    for k, m, i, j in reduced_coordinate_keys(d, e):
+        coords.append(A[k][i] * V[m][i] if i == j else A[k][i] * V[m][j] + A[k][j] * V[m][i])
+    for gen in gens:
+        total = ctx.constant(0)
+        for mono, c in gen.items():
+            term = ctx.constant(flint.fmpq(c.numerator, c.denominator))
+            for v in mono:
+                term = term * coords[v]
+            total += term
+        if not total.is_zero():
+            return False
+    return True
+
+
+def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: int = 3, prime: int = DEFAULT_PRIME,
+                         seed: int = 0, verify: bool = True) -> LowDegreeEquations:
+    """All minimal generators of degree ``<= max_degree`` of the ideal of the closure (reduced coordinates, t >= 2).
+
+    Computed modulo primes (``prime``, then ``SECOND_PRIME`` and more while
+    the rational reconstruction changes), lifted to QQ and, with ``verify``,
+    checked exactly by substitution.  The counts per degree are exact with
+    probability at least ``1 - sum(#monomials * 2D) / p`` per prime and
+    confirmed by the agreement of two primes.
+    """
+    for name, v in (("d", d), ("e", e), ("max_degree", max_degree)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InvalidArgumentError(f"{name}={v!r}: must be a positive integer")
+    a = d if a is None else a
+    if isinstance(a, bool) or not isinstance(a, int) or a < 1:
+        raise InvalidArgumentError(f"a={a!r}: must be a positive integer")
+    a = min(a, d)
+    p = check_prime(prime)
+    t0 = time.perf_counter()
+    primes = [p] + [q for q in (SECOND_PRIME, DEFAULT_PRIME, *_MORE_PRIMES) if q != p]
+    mods = [_modular(d, e, a, max_degree, primes[0], seed)]
+    used = [primes[0]]
+    lifted: dict[int, dict[tuple, list[dict[tuple[int, ...], Fraction]]]] | None = None
+    for q in primes[1:]:
+        mods.append(_modular(d, e, a, max_degree, q, seed))
+        used.append(q)
+        shape = lambda m: {D: {mu: len(b.generators) for mu, b in lvl.items()} for D, lvl in m.items()}  # noqa: E731
+        if shape(mods[-1]) != shape(mods[0]):
+            raise ComputationError(
+                f"the generator counts of ({d},{e},{a}) differ between primes {used[0]} and {q}: an unlucky point; "
+                "rerun with another seed", prime=q, seed=seed,
+            )
+        new = _lift(mods, used)
+        if new is not None and new == lifted:
+            break
+        lifted = new
+    else:
+        if lifted is None:
+            raise ComputationError("rational reconstruction did not stabilize", seed=seed)
+    assert lifted is not None
+    blocks: dict[int, list[Block]] = {}
+    for D, level in mods[0].items():
+        blocks[D] = [
+            Block(mu_split(mu, d, e), len(b.monomials), len(b.ideal), tuple(lifted[D][mu]))
+            for mu, b in level.items()
+        ]
+    names = tuple(f"q_{k + 1}_{m + 1}_{i + 1}{j + 1}" for k, m, i, j in reduced_coordinate_keys(d, e))
+    verified = False
+    if verify:
+        allg = [g for D in blocks for b in blocks[D] for g in b.generators]
+        verified = _verify(d, e, a, allg)
+        if not verified:
+            raise ComputationError(f"a lifted generator of ({d},{e},{a}) does not vanish on the parametrization", seed=seed)
+    return LowDegreeEquations(d, e, a, max_degree, tuple(used), seed, blocks, names, time.perf_counter() - t0, verified)
+
+
+def mu_split(mu: tuple, d: int, e: int) -> Multidegree:
+    return tuple(mu[:d]), tuple(mu[d:d + e]), tuple(mu[d + e:])
+
+
+def _lift(mods: list[dict[int, dict[tuple, _ModularBlock]]], primes: list[int]):
+    """CRT of the canonical generators over the primes, then rational reconstruction; None if one fails."""
+    M = math.prod(primes)
+    out: dict[int, dict[tuple, list[dict[tuple[int, ...], Fraction]]]] = {}
+    for D, level in mods[0].items():
+        out[D] = {}
+        for mu, blk in level.items():
+            gens = []
+            for gi, row in enumerate(blk.generators):
+                residues = [m[D][mu].generators[gi] for m in mods]
+                poly = {}
+                for c, mono in enumerate(blk.monomials):
+                    vals = [r[c] for r in residues]
+                    if not any(vals):
+                        continue
+                    x = _crt(vals, primes)
+                    f = _rational_reconstruction(x, M)
+                    if f is None:
+                        return None
+                    poly[mono] = f
+                gens.append(poly)
+            out[D][mu] = gens
+    return out
+
+
+def _crt(residues: list[int], moduli: list[int]) -> int:
+    x, m = 0, 1
+    for r, q in zip(residues, moduli):
+        # x + m t = r (mod q)
+        t = ((r - x) * pow(m, -1, q)) % q
+        x, m = x + m * t, m * q
+    return x
