@@ -164,6 +164,14 @@ def cmd_implicitize(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_degree(args: argparse.Namespace) -> int:
+    from .algebra.closure_degree import degree
+
+    arch = _architecture(args)
+    _emit(args, degree(arch, method=args.method, timeout=args.timeout, backend=args.backend, cache=not args.no_cache))
+    return 0
+
+
 def cmd_m2_doctor(args: argparse.Namespace) -> int:
     from .m2.doctor import doctor
 
@@ -270,6 +278,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.set_defaults(func=cmd_implicitize)
+
+    p = sub.add_parser("degree", help="degree of the Zariski closure of one layer (formula, msolve count, Macaulay2)",
+                       description="Degree of the closure of one plain lightning layer: the proven formula "
+                                   "(docs/degree.md), a GF(p) count of a linear section with msolve (two primes), "
+                                   "or Macaulay2's kernel; auto = formula, confirmed by a count where that is fast.")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--method", choices=["auto", "formula", "count", "m2"], default="auto", help="default auto")
+    _add_m2_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    p.set_defaults(func=cmd_degree)
 
     p = sub.add_parser("m2", help="Macaulay2 backends")
     m2sub = p.add_subparsers(dest="m2_command", metavar="M2COMMAND", parser_class=_Parser)

@@ -166,8 +166,17 @@ def msolve_available() -> tuple[bool, str]:
 
 @lru_cache(maxsize=None)
 def msolve_version(executable: str | None = None) -> str:
-    """The version line of ``msolve -h`` (``0.10.1``), cached."""
+    """The version line of ``msolve -h`` (``0.10.1``), cached per executable."""
     exe = executable or find_msolve()
+    if exe not in _VERSIONS:
+        _VERSIONS[exe] = _query_version(exe)
+    return _VERSIONS[exe]
+
+
+_VERSIONS: dict[str, str] = {}
+
+
+def _query_version(exe: str) -> str:
     try:
         r = subprocess.run([exe, "-h"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
