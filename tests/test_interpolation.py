@@ -24,7 +24,7 @@ def test_smallest_case_is_the_resultant_quartic():
     c = {name: i for i, name in enumerate(r.variables)}
     sq = lambda a, b: tuple(sorted((c[a], c[b])))  # noqa: E731
     want = {  # (c1 c6 - c3 c4)^2 - (c1 c5 - c2 c4)(c2 c6 - c3 c5)
-        sq("q_1_1_11", "q_1_1_11") + sq("q_2_1_22", "q_2_1_22"): 1,
+        sq("q11z11", "q11z11") + sq("q21z22", "q21z22"): 1,
     }
     key, coeff = next(iter(want.items()))
     assert g[tuple(sorted(key))] / coeff in (1, -1)
@@ -61,3 +61,17 @@ def test_generator_degrees_agree_with_macaulay2s_kernel(m2_local, d, e, a):
     top = max(degrees)
     r = low_degree_equations(d, e, a, max_degree=top)
     assert {D: n for D, n in r.generator_count.items() if n} == dict(degrees)
+
+
+def test_cli_implicitize_by_interpolation(capsys):
+    import json
+
+    from ag_attention.cli import main
+
+    assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--method", "interpolate", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["generator_count"] == {"1": 0, "2": 3, "3": 0} and out["verified"] is True
+    assert out["complete"].startswith("up to degree 3") and len(out["coordinate_labels"]) == len(out["variables"]) == 6
+    assert out["coordinate_labels"][1].startswith("q11z12: coefficient of z1*z2 in q[1,1]")
+    assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--max-degree", "2"]) == 2  # kernel: no max degree
+    assert "--max-degree" in capsys.readouterr().err

@@ -46,7 +46,7 @@ from ..errors import ComputationError, InvalidArgumentError
 from ..exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 from ..models.parametrization import quadratic_monomials
 
-__all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "image_points"]
+__all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "coordinate_names", "image_points"]
 
 Multidegree = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 #: primes for the multimodular lift after the first two (all below 2^31)
@@ -56,6 +56,15 @@ _MORE_PRIMES = (2147483587, 2147483579, 2147483563, 2147483549, 2147483543, 2147
 def reduced_coordinate_keys(d: int, e: int) -> list[tuple[int, int, int, int]]:
     """``(k, m, i, j)`` of each reduced coordinate, in the order of :class:`Parametrization`."""
     return [(k, m, i, j) for k in range(d) for m in range(e) for (i, j) in quadratic_monomials(d)]
+
+
+def coordinate_names(d: int, e: int) -> tuple[str, ...]:
+    """``q12z13``: the coefficient of ``z1 z3`` in ``q_{1,2}`` (``q1x12z1x3`` once an index reaches 10).
+
+    Plain identifiers, read the same by Macaulay2, sympy, msolve and python-flint.
+    """
+    sep = "x" if max(d, e) >= 10 else ""
+    return tuple(f"q{k + 1}{sep}{m + 1}z{i + 1}{sep}{j + 1}" for k, m, i, j in reduced_coordinate_keys(d, e))
 
 
 def _weight(key: tuple[int, int, int, int], d: int, e: int) -> np.ndarray:
@@ -256,6 +265,54 @@ class LowDegreeEquations:
             out.append((rep, len(counts), counts[0]))
         return out
 
+    @property
+    def complete(self) -> str:
+        """What is known about completeness: every generator of degree <= max_degree is here."""
+        return f"up to degree {self.max_degree}: all minimal generators of degree <= {self.max_degree}; higher degrees not examined"
+
+    def coordinate_labels(self) -> list[str]:
+        return [f"{name}: coefficient of z{i + 1}*z{j + 1} in q[{k + 1},{m + 1}] = (A_{k + 1}.z)(V_{m + 1}.z)"
+                for name, (k, m, i, j) in zip(self.variables, reduced_coordinate_keys(self.d, self.e))]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "d": self.d, "d_out": self.e, "rank": self.a, "coordinates": "reduced", "method": "interpolate",
+            "max_degree": self.max_degree, "primes": list(self.primes), "seed": self.seed,
+            "generator_count": {str(D): n for D, n in self.generator_count.items()},
+            "ideal_dimension": {str(D): self.ideal_dimension(D) for D in sorted(self.blocks)},
+            "hilbert_function": {str(D): self.hilbert_function(D) for D in sorted(self.blocks)},
+            "orbits": {str(D): [{"alpha": list(r[0]), "beta": list(r[1]), "gamma": list(r[2]), "multidegrees": n,
+                                 "generators_each": g} for r, n, g in self.orbits(D)] for D in sorted(self.blocks)},
+            "complete": self.complete,
+            "verified": self.verified,
+            "variables": list(self.variables),
+            "coordinate_labels": self.coordinate_labels(),
+            "generators": {str(D): self.polynomial_strings(D) for D in sorted(self.blocks)},
+            "seconds": round(self.seconds, 3),
+        }
+
+    def __repr__(self) -> str:
+        return (f"LowDegreeEquations(d={self.d}, d'={self.e}, a={self.a}: generators by degree {self.generator_count}, "
+                f"primes {len(self.primes)}, {'verified' if self.verified else 'not verified'})")
+
+    def __str__(self) -> str:
+        lines = [
+            f"Equations of the closure of d={self.d}, d'={self.e}, a={self.a} (reduced coordinates, "
+            f"{len(self.variables)}), by interpolation per torus multidegree",
+        ]
+        for D in sorted(self.blocks):
+            n = self.generator_count[D]
+            orbit_text = ", ".join(f"{r} x{size}: {g}" for r, size, g in self.orbits(D)[:4])
+            more = f", ... ({len(self.orbits(D)) - 4} more orbits)" if len(self.orbits(D)) > 4 else ""
+            lines.append(f"  degree {D}: {n} minimal generators (dim I_{D} = {self.ideal_dimension(D)})"
+                         + (f"; orbits (alpha, beta, gamma) x size: per multidegree: {orbit_text}{more}" if n else ""))
+        lines += [
+            f"  complete         {self.complete}",
+            f"  verified         {'every generator vanishes on the parametrization (exact substitution over QQ)' if self.verified else 'no'}",
+            f"  primes {', '.join(map(str, self.primes))} (counts agree), seed {self.seed}, {self.seconds:.2f} s",
+        ]
+        return "\n".join(lines)
+
     def polynomial_strings(self, degree: int) -> list[str]:
         out = []
         for g in self.generators_of_degree(degree):
@@ -340,7 +397,7 @@ def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: in
             Block(mu_split(mu, d, e), len(b.monomials), len(b.ideal), tuple(lifted[D][mu]))
             for mu, b in level.items()
         ]
-    names = tuple(f"q_{k + 1}_{m + 1}_{i + 1}{j + 1}" for k, m, i, j in reduced_coordinate_keys(d, e))
+    names = coordinate_names(d, e)
     verified = False
     if verify:
         allg = [g for D in blocks for b in blocks[D] for g in b.generators]
