@@ -37,6 +37,7 @@ export {
     "jacobianRankAt",
     "fiberComponents",
     "lowDegreeEquations",
+    "closureDegree",
     "standardGrading",
     -- output for programs
     "jsonEncode"
@@ -244,6 +245,31 @@ lowDegreeEquations(LightningParametrization, ZZ) := Ideal => (P, k) -> (
     g := gb(G, DegreeLimit => {degA * k, k});
     eqs := selectInSubring(1, gens g);
     trim ideal (map(S, T, matrix {toList(numgens Rf : 0_S)} | vars S)) eqs
+    )
+
+-- the degree of the closure by the closed formula (docs/degree.md of ag-attention): the Segre
+-- product P(D_r) x P^(dd'-1) under a finite linear projection, divided by the generic fiber;
+-- t = 1 uses the symmetric matrices S = A + A^T of rank <= min(2a, d)
+closureDegree = method()
+closureDegree LightningParametrization := ZZ => P -> (
+    d := P#"d"; e := P#"d'"; t := P#"tokens";
+    a := if P#"rank" === null then d else min(P#"rank", d);
+    n := d * e - 1;
+    local domDim; local domDeg; local fiber;
+    if t >= 2 then (
+        domDim = a * (2 * d - a) - 1;
+        domDeg = product(d - a, i -> binomial(d + i, a) / binomial(a + i, a));
+        fiber = if e == 1 and a == 1 and d >= 2 then 2 else 1;
+        )
+    else (
+        s := min(2 * a, d);
+        domDim = s * (2 * d - s + 1) // 2 - 1;
+        domDeg = product(d - s, k -> binomial(d + k, d - s - k) / binomial(2 * k + 1, k));
+        fiber = if e == 1 and s == 2 and d >= 2 then 3 else 1;
+        );
+    value := binomial(domDim + n, n) * domDeg / fiber;
+    if denominator value != 1 then error "closureDegree: not an integer (bug)";
+    numerator value
     )
 
 -- JSON for programs: strings, integers, booleans, null, lists, hash tables with string keys
@@ -694,6 +720,49 @@ TEST ///
   assert(package Weights === Core)
   P = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 1)
   assert(P#"weights" == "QKV")
+///
+
+doc ///
+  Key
+    closureDegree
+    (closureDegree, LightningParametrization)
+  Headline
+    the degree of the Zariski closure by the closed formula, without a Groebner basis
+  Usage
+    closureDegree P
+  Inputs
+    P:LightningParametrization
+  Outputs
+    :ZZ
+      the degree of the closure of the neuromanifold (an affine cone)
+  Description
+    Text
+      For $t \ge 2$ every reduced coordinate is linear in $A \otimes V$, so the projective
+      closure is the image of the Segre embedding of $P(D_r) \times P^{dd'-1}$ ($D_r$: the
+      $d \times d$ matrices of rank at most $r = \min(a, d)$) under a linear projection whose
+      centre misses it. A finite projection multiplies the degree by the degree of the map:
+      1, except for $d' = 1$, $a = 1$, where the map is 2:1. For $t = 1$ only $S = A + A^T$
+      is seen, and symmetric matrices of rank at most $\min(2a, d)$ replace $D_r$ (the map
+      is 3:1 for $d' = 1$ and rank 2). The proof and its hypotheses are in ag-attention's
+      docs/degree.md. The result needs no Groebner basis, so it reaches any size.
+    Example
+      closureDegree lightningParametrization(3, 2)
+      closureDegree lightningParametrization(3, 1, AttentionRank => 1)
+      P = lightningParametrization(2, 1);
+      closureDegree P == degree standardGrading closureIdeal P
+///
+
+TEST ///
+  -- the formula against the kernel, where the kernel finishes: t >= 2, the 2:1 case, t = 1 (3:1 and 1:1)
+  for dea in {{2, 1, null}, {2, 1, 1}, {2, 2, null}, {3, 1, 1}, {2, 3, 1}} do (
+      P := lightningParametrization(dea#0, dea#1, AttentionRank => dea#2, CoefficientRing => ZZ/32003);
+      assert(closureDegree P == degree standardGrading closureIdeal P));
+  for dea in {{2, 1, 1}, {2, 2, 1}} do (
+      P := lightningParametrization(dea#0, dea#1, AttentionRank => dea#2, Tokens => 1, Coordinates => "full",
+          CoefficientRing => ZZ/32003);
+      assert(closureDegree P == degree standardGrading closureIdeal P));
+  assert(closureDegree lightningParametrization(3, 2) == 1287)
+  assert(closureDegree lightningParametrization(3, 2, AttentionRank => 1) == 756)
 ///
 
 TEST ///
