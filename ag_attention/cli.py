@@ -235,6 +235,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         opts = t34.Options(
             m2_grid=t34.QUICK_M2_GRID if args.quick else m2_grid,
             point_grid=t34.QUICK_POINT_GRID if args.quick else t34.POINT_GRID,
+            equation_grid=t34.QUICK_EQUATION_GRID if args.quick else t34.EQUATION_GRID,
             seed=args.seed, backend=args.backend or "auto",
             m2_timeout=M2_TIMEOUT if args.m2_timeout is None else args.m2_timeout,
             use_m2=not args.no_m2, out=Path(args.out),

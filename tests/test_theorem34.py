@@ -70,7 +70,7 @@ def test_d1_a1_is_outside_and_different():
 
 
 # ------------------------------------------------------------------ the reproduction
-SMALL = dict(m2_grid=(t34.Size(2, 2, 2),), point_grid=(t34.Size(2, 2, 2),), picture=False)
+SMALL = dict(m2_grid=(t34.Size(2, 2, 2),), point_grid=(t34.Size(2, 2, 2),), equation_grid=((2, 2, 2, 4),), picture=False)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +84,7 @@ def test_small_reproduction_passes(small_report):
     assert r.passed, [f"{c.claim} [{c.case}]: {c.observed}" for c in r.failures]
     claims = {c.claim.split(":")[0] for c in r.checks}
     for needed in ["dim M", "Cor. A.1", "singular locus (symbolic)", "implicit equations", "Thm. 3.2",
+                   "Thm. 3.4 by the closure's equations",
                    "singular exactly as predicted (random points of the stratum)", "Lemma A.3", "Cor. A.6", "Cor. 3.3"]:
         assert any(c.startswith(needed) for c in claims), needed
     d = r.to_dict()
@@ -114,6 +115,28 @@ def test_each_check_fails_on_a_wrong_prediction(m2_local, field, wrong, claim, e
     assert failing, [c.claim for c in r.failures]
     text = " ".join(f"{c.observed} {c.details}" for c in failing)
     assert evidence in text
+
+
+def test_equation_checks_prove_smoothness_and_catch_a_wrong_rule():
+    from ag_attention.reproduce.equations34 import equation_checks
+    from ag_attention.reproduce.report import Report
+
+    def rule(wrong):
+        def singular(d, e, a, orbit):
+            if wrong:
+                return orbit.rank_a <= 1, "wrong: rank A <= 1 alone"
+            return orbit.rank_a <= 1 and orbit.rank_v <= 1, "Theorem 3.4"
+        return singular
+
+    dim = lambda d, e, a: a * (2 * d - a) + d * e - 1  # noqa: E731
+    right = Report("right")
+    equation_checks(right, ((2, 4, 2, 4),), rule(False), dim)
+    assert right.passed and len(right.checks) == 5  # the nonzero orbits of d=2, d'=4
+    assert sum("smooth (proven)" in c.observed for c in right.checks) == 3
+    wrong = Report("wrong")
+    equation_checks(wrong, ((2, 4, 2, 4),), rule(True), dim)
+    assert [c.case for c in wrong.failures] == ["d=2, d'=4, a=2, orbit [0,1,1] rank A=1, rank V=2"]
+    assert "proven smooth, predicted singular" in wrong.failures[0].observed
 
 
 def test_cli_exit_status_names_the_failing_case(tmp_path, capsys):

@@ -39,6 +39,7 @@ from ..exact.onelayer import certify, differential, exact_rank, fiber, rank_mod_
 from ..models.formulas import cor33
 from ..models.orbits import Orbit, orbit_representatives
 from ..models.parametrization import quadratic_monomials
+from .equations34 import EQUATION_GRID, QUICK_EQUATION_GRID, equation_checks
 from .report import Check, Report, Table
 
 __all__ = [
@@ -349,6 +350,7 @@ class Options:
     backend: str = "auto"
     m2_timeout: float = 900.0
     use_m2: bool = True
+    equation_grid: tuple[tuple[int, int, int, int], ...] = EQUATION_GRID
     theory: Theory = THEOREM
     picture: bool = True
     out: Path | None = None
@@ -675,6 +677,15 @@ def reproduce_theorem_34(opts: Options | None = None, progress: Callable[[str], 
             if info is not None:
                 implicit[size] = info
         timing["macaulay2"] = time.perf_counter() - t0
+    if opts.equation_grid:
+        t0 = time.perf_counter()
+        equation_checks(
+            report, opts.equation_grid,
+            singular_rule=lambda d, e, a, orbit: opts.theory.singular(Size(d, e, a), features(orbit.A, orbit.V)),
+            dimension=lambda d, e, a: opts.theory.dimension(Size(d, e, a)),
+            seed=opts.seed, say=say,
+        )
+        timing["equations"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     stated_mismatch: list[tuple] = []
     for size in opts.point_grid:
