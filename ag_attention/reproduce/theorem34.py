@@ -39,7 +39,7 @@ from ..exact.onelayer import certify, differential, exact_rank, fiber, rank_mod_
 from ..models.formulas import cor33
 from ..models.orbits import Orbit, orbit_representatives
 from ..models.parametrization import quadratic_monomials
-from .equations34 import EQUATION_GRID, QUICK_EQUATION_GRID, equation_checks
+from .equations34 import EQUATION_GRID, FULL_EQUATION_GRID, QUICK_EQUATION_GRID, equation_checks
 from .report import Check, Report, Table
 
 __all__ = [
