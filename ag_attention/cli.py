@@ -1,7 +1,7 @@
 """Command-line interface ``ag-attention``: argument parsing and printing only.
 
 Exit status: 0 success, 1 a computation or check failed, 2 bad arguments,
-3 Macaulay2 problem (not found, timed out, error).
+3 Macaulay2 or msolve problem (not found, timed out, error).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from . import __version__
 from .architecture import Architecture, parse_int, parse_sizes
-from .errors import AgAttentionError, InvalidArgumentError, M2Error
+from .errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError
 
 EXIT_FAILED, EXIT_USAGE, EXIT_M2 = 1, 2, 3
 #: default seconds per Macaulay2 job of `reproduce theorem-3.4`
@@ -359,6 +359,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except M2Error as exc:
         print(f"ag-attention: Macaulay2: {exc}", file=sys.stderr)
+        return EXIT_M2
+    except MSolveError as exc:  # the other external solver: the same exit status
+        print(f"ag-attention: msolve: {exc}", file=sys.stderr)
         return EXIT_M2
     except AgAttentionError as exc:
         print(f"ag-attention: {exc}", file=sys.stderr)

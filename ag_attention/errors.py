@@ -20,6 +20,11 @@ __all__ = [
     "M2OutputError",
     "M2MemoryError",
     "PolynomialSyntaxError",
+    "MSolveError",
+    "MSolveNotFoundError",
+    "MSolveTimeoutError",
+    "MSolveExecutionError",
+    "MSolveOutputError",
     "NoClearGapError",
 ]
 
@@ -123,3 +128,37 @@ class PolynomialSyntaxError(M2OutputError):
 
 class NoClearGapError(ComputationError):
     """The singular values of a float64 Jacobian show no clear gap: no rank verdict."""
+
+
+class MSolveError(AgAttentionError):
+    """Base class of msolve problems."""
+
+
+class MSolveNotFoundError(MSolveError):
+    """No msolve executable (environment, PATH or the passagemath wheel)."""
+
+
+class MSolveTimeoutError(MSolveError):
+    """An msolve job exceeded its time limit and was killed."""
+
+    def __init__(self, what: str, seconds: float):
+        self.what = what
+        self.seconds = seconds
+        super().__init__(f"msolve job {what} timed out after {seconds:g} s and was killed")
+
+
+class MSolveExecutionError(MSolveError):
+    """msolve exited with an error (non-zero status, or no output file)."""
+
+    def __init__(self, message: str, *, returncode: int | None = None, output: str = ""):
+        self.returncode = returncode
+        self.output = output
+        super().__init__(message + (f"\n--- msolve said ---\n{output[-1000:]}" if output.strip() else ""))
+
+
+class MSolveOutputError(MSolveError):
+    """msolve finished but its output could not be parsed."""
+
+    def __init__(self, message: str, *, output: str = ""):
+        self.output = output
+        super().__init__(message + (f"\n--- output (end) ---\n{output[-500:]}" if output else ""))

@@ -70,3 +70,10 @@ def test_cli_degree_json(capsys):
     assert out["confirmed_by"] == ["count"] and out["prime"] == 2147483647 and out["seed"] == 0
     for key in ("dimension", "certificate", "seconds", "msolve"):
         assert key in out
+
+
+def test_cli_degree_without_msolve_exits_3(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", str(tmp_path / "no-msolve"))
+    assert main(["degree", "--widths", "2,1", "--ranks", "2", "--method", "count", "--no-cache"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("ag-attention: msolve:") and "AG_ATTENTION_MSOLVE" in err

