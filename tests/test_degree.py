@@ -132,7 +132,7 @@ def test_missing_msolve_is_a_clear_error(monkeypatch, tmp_path):
 
 def _fake_msolve(tmp_path, body: str) -> str:
     exe = tmp_path / "msolve"
-    exe.write_text("#!/bin/sh\n" + body + "\n")
+    exe.write_text("#!/bin/bash\n" + body + "\n")
     exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
     return str(exe)
 
@@ -201,13 +201,16 @@ def test_positive_dimensional_and_empty_systems(msolve):
     assert (r.count, r.distinct, r.zero_dimensional) == (2, 2, True)
 
 
-def test_real_msolve_timeout(msolve):
+def test_real_msolve_timeout(msolve, tmp_path, monkeypatch):
+    # the real binary under a unique argv[0], so msolve jobs of other processes do not count
+    tag = f"msolve-{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", _fake_msolve(tmp_path, f'exec -a {tag} "{msolve}" "$@"'))
     sy = build_system(3, 3, 1)  # about a minute
     t0 = time.perf_counter()
     with pytest.raises(MSolveTimeoutError):
         count_solutions(sy.variables, sy.polynomials, sy.prime, timeout=1)
     assert time.perf_counter() - t0 < 20
-    assert processes_matching(find_msolve() + " -f") == []
+    assert processes_matching(tag) == []
 
 
 @pytest.mark.m2
