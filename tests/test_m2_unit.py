@@ -525,7 +525,7 @@ def test_reproduce_with_no_m2_needs_no_macaulay2(monkeypatch):
     from ag_attention.reproduce import theorem34 as t34
 
     _no_backends(monkeypatch)
-    report = t34.reproduce_theorem_34(t34.Options(m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),),
+    report = t34.reproduce_theorem_34(t34.Options(m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
                                                   use_m2=False, picture=False))
     assert report.passed and "m2_errors" not in report.meta
 
@@ -535,7 +535,7 @@ def test_reproduce_with_a_timing_out_item_keeps_the_others_and_is_an_m2_error(tm
     from ag_attention.reproduce import theorem34 as t34
 
     b = fake_m2(tmp_path, "exec sleep 1000")
-    opts = t34.Options(m2_grid=(t34.Size(2, 1, 2), t34.Size(2, 1, 1)), point_grid=(t34.Size(2, 1, 2),),
+    opts = t34.Options(m2_grid=(t34.Size(2, 1, 2), t34.Size(2, 1, 1)), point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
                        backend=b, m2_timeout=1, picture=False)
     report = t34.reproduce_theorem_34(opts)
     m2 = [c for c in report.checks if c.claim == "Macaulay2 checks"]
@@ -551,7 +551,7 @@ def test_reproduce_rejects_a_malformed_m2_result_per_item(tmp_path):
     from ag_attention.reproduce import theorem34 as t34
 
     b = _ok_m2(tmp_path, '{"dimension": 5}')
-    opts = t34.Options(m2_grid=(t34.Size(2, 1, 2),), point_grid=(), backend=b, picture=False)
+    opts = t34.Options(m2_grid=(t34.Size(2, 1, 2),), point_grid=(), equation_grid=(), backend=b, picture=False)
     report = t34.reproduce_theorem_34(opts)
     (c,) = [c for c in report.checks if c.claim == "Macaulay2 checks"]
     assert "does not have the expected form" in c.observed and report.meta["m2_errors"][0]["error"] == "M2OutputError"
