@@ -62,18 +62,19 @@ def parse_error(stderr: str, script_name: str = "job.m2") -> tuple[str, str | No
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
-def _printable(text: str) -> str:
-    """Lone surrogates (bytes that were not UTF-8, kept by ``surrogateescape``) shown as ``\\xNN``."""
+def printable(text: str) -> str:
+    """``text`` with lone surrogates (bytes that were not UTF-8, kept by ``surrogateescape``) shown as ``\\xNN``."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _exit(returncode: int) -> str:
+def exit_status(returncode: int) -> str:
+    """``exit status 3`` or ``killed by SIGKILL``: how a process ended, for messages."""
     if returncode < 0:
         try:
-            return f"was killed by {signal.Signals(-returncode).name}"
+            return f"killed by {signal.Signals(-returncode).name}"
         except ValueError:
-            return f"was killed by signal {-returncode}"
-    return f"exited with status {returncode}"
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
 
 
 def extract_result(stdout: str, stderr: str, returncode: int, *, script_name: str = "job.m2") -> Any:
@@ -83,29 +84,29 @@ def extract_result(stdout: str, stderr: str, returncode: int, *, script_name: st
     runner decodes with ``surrogateescape``): inside the result they are an
     :class:`M2OutputError`.
     """
-    stderr = _printable(stderr)
+    stderr = printable(stderr)
     if returncode != 0:
-        shown = _printable(stdout)
+        shown = printable(stdout)
         err = parse_error(stderr, script_name) or parse_error(shown, script_name)
         if err is not None:
             raise M2ExecutionError(err[0], location=err[1], output=stderr or shown)
         raise M2ExecutionError(
-            f"Macaulay2 {_exit(returncode)} without an error message", output=(stderr + shown)[-2000:]
+            f"Macaulay2 {'was' if returncode < 0 else 'ended with'} {exit_status(returncode)} without an error message", output=(stderr + shown)[-2000:]
         )
     start = stdout.rfind(BEGIN)
     if start < 0:
         raise M2OutputError("Macaulay2 finished without printing a result (no result marker)",
-                            output=_printable(stdout + stderr))
+                            output=printable(stdout + stderr))
     end = stdout.find(END, start)
     if end < 0:
-        raise M2OutputError("Macaulay2's result is truncated (no end marker)", output=_printable(stdout))
+        raise M2OutputError("Macaulay2's result is truncated (no end marker)", output=printable(stdout))
     text = stdout[start + len(BEGIN):end].strip()
     bad = _UNDECODABLE.search(text)
     if bad:
         byte = bad.group(0).encode("utf-8", "surrogateescape")[0]
         raise M2OutputError(
             f"Macaulay2's result is not valid UTF-8 (byte 0x{byte:02x} at character {bad.start()} of the result)",
-            output=_printable(text),
+            output=printable(text),
         )
     try:
         return json.loads(text)

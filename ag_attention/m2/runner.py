@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import InvalidArgumentError, M2MemoryError, M2NotFoundError, M2TimeoutError
+from .parse import exit_status, printable
 
 __all__ = [
     "M2Output",
@@ -225,20 +226,6 @@ def check_timeout(timeout: float, name: str = "timeout") -> float:
     if not (t > 0 and t < 1e7):
         raise InvalidArgumentError(f"{name}={timeout!r}: must be a number of seconds, above 0 and below 1e7")
     return t
-
-
-def printable(text: str) -> str:
-    """``text`` with lone surrogates (undecodable bytes) shown as ``\\xNN``."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
-def _status(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return f"killed by {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"killed by signal {-returncode}"
-    return f"exit status {returncode}"
 
 
 def _stderr_note(stderr: str | bytes, limit: int = 300) -> str:
@@ -470,7 +457,7 @@ class Backend(ABC):
         if not m:
             return None
         line = next((ln.strip() for ln in text.splitlines() if m.group(0) in ln), m.group(0))
-        return M2MemoryError(self._memory_message(label, f"{line!r}, {_status(out.returncode)}"),
+        return M2MemoryError(self._memory_message(label, f"{line!r}, {exit_status(out.returncode)}"),
                              limit=self.memory_limit()[0], output=text[-2000:])
 
     def _memory_message(self, label: str, evidence: str) -> str:
@@ -504,7 +491,7 @@ class Backend(ABC):
                         shown += f"; stdout: {printable(out.stdout.strip())[-200:]}"
                     raise M2NotFoundError(
                         f"{self.describe()}: Macaulay2 did not report its version to `print version#\"VERSION\"` "
-                        f"({_status(out.returncode)}, {shown})"
+                        f"({exit_status(out.returncode)}, {shown})"
                     )
                 self._version = printable(lines[-1])
             return self._version
@@ -636,14 +623,14 @@ def _probe_engine(exe: str) -> tuple[bool, str]:
     except OSError as exc:
         return False, f"`{exe} info` could not be started: {exc}"
     if r.returncode != 0:
-        return False, f"`{exe} info` failed ({_status(r.returncode)}, {_stderr_note(r.stderr)})"
+        return False, f"`{exe} info` failed ({exit_status(r.returncode)}, {_stderr_note(r.stderr)})"
     try:
         v = subprocess.run([exe, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=ENGINE_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return True, f"{exe} (no version: `{exe} --version` failed: {exc})"
     text = v.stdout.decode("utf-8", "backslashreplace").strip()
     if v.returncode != 0 or not text:
-        return True, f"{exe} (prints no version: `{exe} --version` gave {_status(v.returncode)}, {_stderr_note(v.stderr)})"
+        return True, f"{exe} (prints no version: `{exe} --version` gave {exit_status(v.returncode)}, {_stderr_note(v.stderr)})"
     return True, text.splitlines()[0].strip()
 
 
@@ -721,7 +708,7 @@ class ContainerBackend(Backend):
             err = r.stderr.decode("utf-8", "backslashreplace")
             if _IMAGE_MISSING.search(err):
                 return False, f"the image {self.image} is missing (engine: {about}): build it with docker/build.sh"
-            return False, (f"`{engine} image inspect {self.image}` failed ({_status(r.returncode)}, "
+            return False, (f"`{engine} image inspect {self.image}` failed ({exit_status(r.returncode)}, "
                            f"{_stderr_note(err)}; engine: {about})")
         return True, f"{about}, image {self.image}"
 
