@@ -75,3 +75,10 @@ def test_cli_implicitize_by_interpolation(capsys):
     assert out["coordinate_labels"][1].startswith("q11z12: coefficient of z1*z2 in q[1,1]")
     assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--max-degree", "2"]) == 2  # kernel: no max degree
     assert "--max-degree" in capsys.readouterr().err
+
+
+def test_an_absurd_degree_is_refused_before_enumerating():
+    from ag_attention.errors import InsufficientMemoryError
+
+    with pytest.raises(InsufficientMemoryError, match="max-degree"):
+        low_degree_equations(5, 5, 5, max_degree=6)

@@ -45,6 +45,7 @@ import numpy as np
 from ..errors import ComputationError, InvalidArgumentError
 from ..exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 from ..models.parametrization import quadratic_monomials
+from ..resources import MemoryEstimate, require_memory
 
 __all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "coordinate_names", "image_points"]
 
@@ -351,6 +352,18 @@ def _verify(d: int, e: int, a: int, gens: list[dict[tuple[int, ...], Fraction]])
     return True
 
 
+def interpolation_memory(d: int, e: int, max_degree: int) -> MemoryEstimate:
+    """What :func:`low_degree_equations` keeps: the monomials of each degree as Python tuples, per prime.
+
+    About 550 bytes per monomial (a tuple, its list slot, its share of the
+    blocks' bases) for each of up to three primes, by arithmetic only, so an
+    absurd degree is refused before anything is enumerated.
+    """
+    n = d * e * d * (d + 1) // 2
+    monomials = sum(math.comb(n + D - 1, D) for D in range(1, max_degree + 1))
+    return MemoryEstimate(3 * 550 * monomials, {f"{monomials:,} monomials in {n} coordinates, 3 primes": 3 * 550 * monomials})
+
+
 def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: int = 3, prime: int = DEFAULT_PRIME,
                          seed: int = 0, verify: bool = True) -> LowDegreeEquations:
     """All minimal generators of degree ``<= max_degree`` of the ideal of the closure (reduced coordinates, t >= 2).
@@ -369,6 +382,9 @@ def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: in
         raise InvalidArgumentError(f"a={a!r}: must be a positive integer")
     a = min(a, d)
     p = check_prime(prime)
+    require_memory(interpolation_memory(d, e, max_degree),
+                   f"the equations of degree <= {max_degree} of ({d},{e},{a}) by interpolation",
+                   "use a smaller --max-degree")
     t0 = time.perf_counter()
     primes = [p] + [q for q in (SECOND_PRIME, DEFAULT_PRIME, *_MORE_PRIMES) if q != p]
     mods = [_modular(d, e, a, max_degree, primes[0], seed)]
