@@ -194,6 +194,17 @@ def test_full_coordinates_count_the_same(msolve):
     assert c.count == 6 and c.system.ambient > build_system(2, 1, 1).ambient
 
 
+def test_repeated_factors_are_written_as_powers():
+    # msolve 0.10.1 reads x*x as x; every product goes to it with one power per variable
+    assert format_input(["x", "y"], 65521, ["x*y*x - 3*y*y + x", "2*x*3*x"]) == "x,y\n65521\n1*x^2*y-3*y^2+x,\n6*x^2\n"
+
+
+def test_repeated_factors_count_right(msolve):
+    # (x^3, y^2): 6 standard monomials; read as (x, y^2) it would be 2
+    assert count_solutions(["x", "y"], ["x*x*x", "y*y"], 65521, timeout=30).count == 6
+    assert count_solutions(["x", "y"], ["x*x*x-x*y*y", "y*y*y-1"], 65521, timeout=30).count == 9
+
+
 def test_positive_dimensional_and_empty_systems(msolve):
     assert count_solutions(["x", "y"], ["x*y"], 65521, timeout=30).count is None
     assert count_solutions(["x", "y"], ["x-1", "x-2"], 65521, timeout=30).count == 0

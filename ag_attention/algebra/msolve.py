@@ -160,6 +160,45 @@ def _query_version(exe: str) -> str:
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
+_TERM_SPLIT = re.compile(r"(?<=[^+\-^*])(?=[+-])")
+_FACTOR = re.compile(r"([A-Za-z][A-Za-z0-9_]*)(?:\^(\d+))?|(\d+)")
+
+
+def _merge_powers(poly: str) -> str:
+    """Write each term with one power per variable: ``3*x*y*x`` -> ``3*x^2*y``.
+
+    msolve 0.10.1 reads a repeated factor as one: ``x*x`` is taken for ``x``
+    (measured: the closure's cubics ``x*y*y`` made an input msolve called
+    inhomogeneous, and its Groebner basis held quadrics outside the ideal).
+    Terms that are not products of integers and variables are left as they are.
+    """
+    out = []
+    for term in _TERM_SPLIT.split(poly):
+        sign = term[0] if term[:1] in "+-" else ""
+        body = term[len(sign):]
+        factors = body.split("*")
+        matches = [_FACTOR.fullmatch(f) for f in factors]
+        if not body or not all(matches):
+            out.append(term)
+            continue
+        names = [m.group(1) for m in matches if m is not None and m.group(1)]
+        if len(set(names)) == len(names):  # no variable twice: msolve reads it right
+            out.append(term)
+            continue
+        coefficient = 1
+        powers: dict[str, int] = {}
+        for m in matches:
+            assert m is not None
+            if m.group(3) is not None:
+                coefficient *= int(m.group(3))
+            else:
+                powers[m.group(1)] = powers.get(m.group(1), 0) + int(m.group(2) or 1)
+        monomial = "*".join(n if e == 1 else f"{n}^{e}" for n, e in powers.items())
+        text = f"{coefficient}*{monomial}" if monomial else str(coefficient)
+        out.append(sign + text)
+    return "".join(out)
+
+
 def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str]) -> str:
     """msolve's input file: variables, characteristic, polynomials (comma separated, one a line)."""
     variables = list(variables)
@@ -174,7 +213,7 @@ def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str
         raise InvalidArgumentError(f"prime={prime!r}: msolve needs a prime characteristic 2 < p < 2^31")
     if not polynomials:
         raise InvalidArgumentError("polynomials: at least one polynomial is needed")
-    polys = [str(f).replace(" ", "") for f in polynomials]
+    polys = [_merge_powers(str(f).replace(" ", "")) for f in polynomials]
     if any(not f for f in polys):
         raise InvalidArgumentError("polynomials: an empty polynomial")
     return ",".join(variables) + "\n" + str(prime) + "\n" + ",\n".join(polys) + "\n"
