@@ -68,3 +68,15 @@ def cache_dir(tmp_path, monkeypatch):
 def processes_matching(text: str) -> list[str]:
     out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
     return [ln for ln in out.splitlines()[1:] if text in ln and "ps -eo" not in ln]
+
+
+@pytest.fixture(scope="module")
+def msolve():
+    from ag_attention.algebra.msolve import msolve_available
+
+    ok, why = msolve_available()
+    if not ok:
+        if os.environ.get("AG_ATTENTION_REQUIRE_MSOLVE", "") not in ("", "0"):
+            pytest.fail(f"msolve required but unavailable: {why}")
+        pytest.skip(f"no msolve: {why}")
+    return why

@@ -157,14 +157,6 @@ def test_failing_msolve_is_reported(tmp_path, monkeypatch):
 # ------------------------------------------------------ msolve (the binary)
 
 
-@pytest.fixture(scope="module")
-def msolve():
-    ok, why = msolve_available()
-    if not ok:
-        if os.environ.get("AG_ATTENTION_REQUIRE_MSOLVE", "") not in ("", "0"):
-            pytest.fail(f"msolve required but unavailable: {why}")
-        pytest.skip(f"no msolve: {why}")
-    return why
 
 
 @pytest.mark.parametrize("size, tokens", [

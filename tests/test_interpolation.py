@@ -63,7 +63,7 @@ def test_generator_degrees_agree_with_macaulay2s_kernel(m2_local, d, e, a):
     assert {D: n for D, n in r.generator_count.items() if n} == dict(degrees)
 
 
-def test_cli_implicitize_by_interpolation(capsys):
+def test_cli_implicitize_by_interpolation(capsys, msolve):
     import json
 
     from ag_attention.cli import main
@@ -71,10 +71,72 @@ def test_cli_implicitize_by_interpolation(capsys):
     assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--method", "interpolate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["generator_count"] == {"1": 0, "2": 3, "3": 0} and out["verified"] is True
-    assert out["complete"].startswith("up to degree 3") and len(out["coordinate_labels"]) == len(out["variables"]) == 6
+    assert out["complete"].startswith("certified") and out["certified_complete"] is True
+    assert out["length_test"]["length"] == out["length_test"]["degree"] == 3
+    assert len(out["coordinate_labels"]) == len(out["variables"]) == 6
     assert out["coordinate_labels"][1].startswith("q11z12: coefficient of z1*z2 in q[1,1]")
     assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--max-degree", "2"]) == 2  # kernel: no max degree
     assert "--max-degree" in capsys.readouterr().err
+
+
+@pytest.mark.m2
+@pytest.mark.parametrize("d, e, a, k", [(2, 1, 1, 2), (2, 2, 1, 4), (3, 1, 1, 3)])
+def test_length_test_certifies_what_the_kernel_confirms(m2_local, msolve, d, e, a, k):
+    """Where the length test says complete, Macaulay2's kernel has the same generators and degree."""
+    from ag_attention.algebra.completeness import artinian_length
+    from ag_attention.m2.implicitize import implicitize
+
+    r = low_degree_equations(d, e, a, max_degree=k)
+    cert = artinian_length(r)
+    assert cert.certified and cert.length == cert.degree
+    m2 = implicitize(Architecture((d, e), (a,), tokens=2), coords="reduced", field="QQ", backend=m2_local, timeout=600)
+    assert m2.degree == cert.degree and m2.dimension == cert.dimension
+    assert {D: n for D, n in r.generator_count.items() if n} == dict(Counter(m2.generator_degrees))
+
+
+def test_length_test_fails_when_a_generator_is_missing(msolve):
+    """(3,1,1) is certified with its 55 generators; without one cubic, or below degree 3, it is not."""
+    from dataclasses import replace
+
+    from ag_attention.algebra.completeness import artinian_length
+    from ag_attention.algebra.interpolation import Block
+
+    r = low_degree_equations(3, 1, 1, max_degree=3)
+    assert artinian_length(r).length == 45
+    cubic = next(b for b in r.blocks[3] if b.generators)
+    fewer = [replace(b, generators=b.generators[1:]) if b is cubic else b for b in r.blocks[3]]
+    assert isinstance(fewer[0], Block)
+    weaker = replace(r, blocks={**r.blocks, 3: fewer})
+    cert = artinian_length(weaker)
+    assert not cert.certified and (cert.length is None or cert.length > 45)
+    assert "not certified" in cert.summary()
+    low = artinian_length(low_degree_equations(3, 1, 1, max_degree=2))
+    assert not low.certified
+
+
+def test_length_test_does_not_certify_a_non_cohen_macaulay_closure(msolve):
+    """(2,2,2): all generators are of degree <= 4 (the kernel's), yet the length is 26 > 20: not CM, not certified."""
+    from ag_attention.algebra.completeness import artinian_length
+
+    r = low_degree_equations(2, 2, 2, max_degree=4)
+    cert = artinian_length(r)
+    assert (cert.degree, cert.certified) == (20, False) and cert.length > 20
+    assert r.complete.startswith("up to degree 4")
+    r.length_test = cert
+    assert "not certified: length of R/(J + L) = " in r.complete
+
+
+@pytest.mark.m2
+def test_auto_falls_back_to_the_kernel_when_not_certified(m2_local, msolve):
+    from ag_attention.algebra.equations import closure_equations
+
+    arch = Architecture((2, 2), (2,), tokens=2)
+    result = closure_equations(arch, method="auto", max_degree=3, backend=m2_local, cache=False)
+    assert result.degree == 20 and sorted(result.generator_degrees) == [2] * 5 + [4] * 10
+    certified = closure_equations(Architecture((3, 1), (1,), tokens=2), method="auto")
+    assert certified.certified_complete and certified.max_degree == 3
+    with pytest.raises(InvalidArgumentError, match="one plain layer"):
+        closure_equations(Architecture((2, 2, 2), (2, 2), tokens=2), method="interpolate")
 
 
 def test_an_absurd_degree_is_refused_before_enumerating():

@@ -237,6 +237,8 @@ class LowDegreeEquations:
     seconds: float
     verified: bool  # every generator vanishes on the parametrization (exact substitution over QQ)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the length test of :mod:`.completeness`, when it was run (``length_test.certified``: the ideal is complete)
+    length_test: Any = None
 
     def ideal_dimension(self, degree: int) -> int:
         return sum(b.ideal_dimension for b in self.blocks.get(degree, []))
@@ -267,9 +269,19 @@ class LowDegreeEquations:
         return out
 
     @property
+    def certified_complete(self) -> bool:
+        return self.length_test is not None and self.length_test.certified
+
+    @property
     def complete(self) -> str:
-        """What is known about completeness: every generator of degree <= max_degree is here."""
-        return f"up to degree {self.max_degree}: all minimal generators of degree <= {self.max_degree}; higher degrees not examined"
+        """What is known about completeness: certified, or every generator of degree <= max_degree is here."""
+        if self.certified_complete:
+            return (f"certified: these generators (degree <= {self.max_degree}) generate the whole ideal "
+                    f"(length test: {self.length_test.length} = deg M)")
+        text = f"up to degree {self.max_degree}: all minimal generators of degree <= {self.max_degree}; "
+        if self.length_test is None:
+            return text + "higher degrees not examined"
+        return text + self.length_test.summary()
 
     def coordinate_labels(self) -> list[str]:
         return [f"{name}: coefficient of z{i + 1}*z{j + 1} in q[{k + 1},{m + 1}] = (A_{k + 1}.z)(V_{m + 1}.z)"
@@ -285,7 +297,10 @@ class LowDegreeEquations:
             "orbits": {str(D): [{"alpha": list(r[0]), "beta": list(r[1]), "gamma": list(r[2]), "multidegrees": n,
                                  "generators_each": g} for r, n, g in self.orbits(D)] for D in sorted(self.blocks)},
             "complete": self.complete,
+            "certified_complete": self.certified_complete,
+            "length_test": None if self.length_test is None else self.length_test.to_dict(),
             "verified": self.verified,
+            "notes": {k: str(v) for k, v in self.extra.items()},
             "variables": list(self.variables),
             "coordinate_labels": self.coordinate_labels(),
             "generators": {str(D): self.polynomial_strings(D) for D in sorted(self.blocks)},
@@ -312,6 +327,10 @@ class LowDegreeEquations:
             f"  verified         {'every generator vanishes on the parametrization (exact substitution over QQ)' if self.verified else 'no'}",
             f"  primes {', '.join(map(str, self.primes))} (counts agree), seed {self.seed}, {self.seconds:.2f} s",
         ]
+        if self.length_test is not None:
+            t = self.length_test
+            lines.append(f"  length test      {t.summary()}; prime {t.prime}, seed {t.seed}, {t.seconds:.2f} s")
+        lines += [f"  {k:<16} {v}" for k, v in self.extra.items()]
         return "\n".join(lines)
 
     def polynomial_strings(self, degree: int) -> list[str]:
