@@ -153,28 +153,11 @@ def cmd_fibers(args: argparse.Namespace) -> int:
 
 
 def cmd_implicitize(args: argparse.Namespace) -> int:
-    from .m2.implicitize import implicitize
+    from .algebra.equations import closure_equations
 
-    arch = _architecture(args)
-    if args.max_degree is not None and args.method == "kernel":
-        raise InvalidArgumentError("--max-degree: only for --method interpolate (the kernel is the whole ideal)")
-    if args.method == "interpolate":
-        from .algebra.interpolation import low_degree_equations
-
-        if arch.depth != 1 or not arch.is_plain or arch.tokens < 2:
-            raise InvalidArgumentError(
-                f"architecture {arch.describe()}: interpolation is for one plain layer in reduced coordinates (t >= 2)"
-            )
-        if args.coords != "reduced" or args.field != "QQ":
-            raise InvalidArgumentError("--method interpolate: reduced coordinates over QQ only (lifted from GF(p))")
-        max_degree = 3 if args.max_degree is None else args.max_degree
-        if max_degree < 1:
-            raise InvalidArgumentError(f"--max-degree={max_degree}: must be a positive integer")
-        _emit(args, low_degree_equations(arch.widths[0], arch.widths[1], arch.ranks[0], max_degree=max_degree))
-        return 0
-    result = implicitize(
-        arch, coords=args.coords, field=args.field, weights=args.weights,
-        backend=args.backend, timeout=args.timeout, cache=not args.no_cache,
+    result = closure_equations(
+        _architecture(args), method=args.method, max_degree=args.max_degree, coords=args.coords, field=args.field,
+        weights=args.weights, backend=args.backend, timeout=args.timeout, cache=not args.no_cache,
     )
     _emit(args, result)
     return 0
@@ -294,10 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--coords", choices=["reduced", "full"], default="reduced", help="coordinates (default reduced)")
     p.add_argument("--field", default="QQ", help="QQ (default) or ZZ/p, e.g. ZZ/32003")
     p.add_argument("--weights", choices=["AV", "QKV"], default=None, help="weight ring (default AV)")
-    p.add_argument("--method", choices=["kernel", "interpolate"], default="kernel",
+    p.add_argument("--method", choices=["kernel", "interpolate", "auto"], default="kernel",
                    help="kernel: Macaulay2's kernel, the whole ideal (default); interpolate: all minimal generators "
-                        "up to --max-degree by exact interpolation per multidegree, no Macaulay2")
-    p.add_argument("--max-degree", type=_int("--max-degree"), default=None, help="with --method interpolate (default 3)")
+                        "up to --max-degree by exact interpolation per multidegree, then msolve's length test of "
+                        "completeness; auto: interpolation to degree 2, 3, ... until certified complete, else the kernel")
+    p.add_argument("--max-degree", type=_int("--max-degree"), default=None,
+                   help="with --method interpolate (default 3) or auto (default 4)")
     _add_m2_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
