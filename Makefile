@@ -22,7 +22,7 @@ reproduce: setup
 # themselves and fail, or are skipped with the reason where no engine runs.
 test: setup
 	@bash scripts/setup-container.sh || echo "[setup] container set-up failed (above); the container tests will report why" >&2
-	@AG_ATTENTION_REQUIRE_M2=1 $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	@AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
 	exit $$status
 
