@@ -58,7 +58,7 @@ import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..errors import InvalidArgumentError, M2MemoryError, M2NotFoundError, M2TimeoutError
 from .parse import exit_status, printable
@@ -501,6 +501,43 @@ class Backend(ABC):
 
         Raises M2TimeoutError on timeout and M2MemoryError when Macaulay2 ran out of memory.
         """
+        files = {"job.m2": script}
+        out = self._job(files, lambda jobdir, name, limit: self._command(jobdir, name, limit), timeout=timeout,
+                        label=label, with_package=with_package)
+        oom = self._out_of_memory(out, label)
+        if oom is not None:
+            raise oom
+        return out
+
+    def run_program(self, executable: str, args: Sequence[str], files: dict[str, str], *, timeout: float,
+                    label: str = "job", timeout_error: type[Exception] | None = None) -> M2Output:
+        """Run another program of the toolchain (msolve) with a Macaulay2 job's guarantees.
+
+        The same job directory (``files`` written into it; ``{job}`` in
+        ``args`` names it: ``/job`` in the container), its own process group,
+        the timeout with the whole group (and the container) killed, the
+        memory limit, the cleanup on interruption.  ``executable`` is a path
+        on this machine for the local backend and a command in the image for
+        the container.  On timeout raises ``timeout_error(label, timeout)``
+        (default M2TimeoutError).
+        """
+        def command(jobdir: Path, name: str, limit: float) -> list[str]:
+            return self._program_command(jobdir, name, limit, executable, list(args))
+
+        try:
+            return self._job(files, command, timeout=timeout, label=label, with_package=False)
+        except M2TimeoutError:
+            if timeout_error is None:
+                raise
+            raise timeout_error(f"{label} ({self.name} backend)", timeout) from None
+
+    def _program_command(self, jobdir: Path, name: str, timeout: float, executable: str, args: list[str]) -> list[str]:
+        """The argument list running ``executable args`` for :meth:`run_program`."""
+        raise M2NotFoundError(f"the {self.name} backend runs Macaulay2 only")
+
+    def _job(self, files: dict[str, str], command: Callable[[Path, str, float], list[str]], *, timeout: float,
+             label: str, with_package: bool) -> M2Output:
+        """A fresh job directory with ``files``, ``command(jobdir, name, timeout)`` run and supervised in it."""
         timeout = check_timeout(timeout)
         name = f"ag-attention-{uuid.uuid4().hex[:12]}"
         try:
@@ -511,21 +548,19 @@ class Backend(ABC):
             jobdir = Path(tmp)
             os.chmod(jobdir, 0o755)  # readable by the container's user
             (jobdir / OWNER_FILE).write_text(json.dumps(_owner_record()))
-            (jobdir / "job.m2").write_text(script)
+            for filename, text in files.items():
+                (jobdir / filename).write_text(text)
             if with_package:
                 shutil.copyfile(package_file(), jobdir / PACKAGE_NAME)
             for f in jobdir.iterdir():
                 os.chmod(f, 0o644)
-            cmd = self._command(jobdir, name, timeout)
-            log.debug("M2 %s (%s): %s", label, self.name, cmd)
-            log.debug("M2 script:\n%s", script)
+            cmd = command(jobdir, name, timeout)
+            log.debug("job %s (%s): %s", label, self.name, cmd)
+            for filename, text in files.items():
+                log.debug("%s:\n%s", filename, text[:20000])
             env = self._environment(jobdir)
             with _terminate_with_cleanup():
-                out = self._supervise(cmd, jobdir, env, name, label, timeout)
-        oom = self._out_of_memory(out, label)
-        if oom is not None:
-            raise oom
-        return out
+                return self._supervise(cmd, jobdir, env, name, label, timeout)
 
     def _supervise(self, cmd: list[str], jobdir: Path, env: dict[str, str], name: str, label: str, timeout: float) -> M2Output:
         """Start ``cmd`` in its own process group, wait at most ``timeout``, clean up on any exit."""
@@ -608,6 +643,9 @@ class LocalBackend(Backend):
             raise M2NotFoundError("local backend: no M2 on PATH. " + HOW_TO_GET_M2)
         # M2 --script FILE takes exactly these two arguments
         return [self.executable, "--script", str(jobdir / "job.m2")]
+
+    def _program_command(self, jobdir: Path, name: str, timeout: float, executable: str, args: list[str]) -> list[str]:
+        return [executable, *(a.replace("{job}", str(jobdir)) for a in args)]
 
     def describe(self) -> str:
         return f"local ({self.executable})"
@@ -713,6 +751,9 @@ class ContainerBackend(Backend):
         return True, f"{about}, image {self.image}"
 
     def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
+        return self._program_command(jobdir, name, timeout, "M2", ["--script", "/job/job.m2"])
+
+    def _program_command(self, jobdir: Path, name: str, timeout: float, executable: str, args: list[str]) -> list[str]:
         engine = self.engine
         if engine is None:
             raise M2NotFoundError(f"container backend: {getattr(self, '_problem', 'no container engine')}. " + HOW_TO_GET_M2)
@@ -730,7 +771,7 @@ class ContainerBackend(Backend):
             "-e", "HOME=/home/m2",
             "-v", f"{jobdir}:/job:ro",
             "--entrypoint", "timeout",
-            self.image, "--signal=KILL", limit, "M2", "--script", "/job/job.m2",
+            self.image, "--signal=KILL", limit, executable, *(a.replace("{job}", "/job") for a in args),
         ]
 
     def _out_of_memory(self, out: M2Output, label: str) -> M2MemoryError | None:
