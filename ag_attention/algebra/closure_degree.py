@@ -33,7 +33,7 @@ from ..m2.cache import ResultCache, cache_disabled_by_env
 from ..m2.runner import check_timeout
 from .certificate import build_system
 from .degree import DegreeFormula, degree_formula
-from .msolve import count_solutions, find_msolve, msolve_version
+from .msolve import count_solutions, msolve_backend, msolve_version
 
 __all__ = ["DegreeResult", "CountRun", "degree", "METHODS"]
 
@@ -136,17 +136,17 @@ class DegreeResult:
         return "\n".join(lines)
 
 
-def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache: bool) -> CountRun:
+def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache: bool, backend: Any) -> CountRun:
     system = build_system(formula.d, formula.d_out, formula.rank, formula.tokens, prime=prime, seed=seed)
     store = None if (not cache or cache_disabled_by_env()) else ResultCache()
     key = ResultCache.key("msolve-count", "\n".join(system.variables), "\n".join(system.polynomials), str(prime),
-                          msolve_version(find_msolve()))
+                          msolve_version(backend=backend))
     if store is not None:
         hit = store.get(key)
         if hit is not None and isinstance(hit.get("count"), int) and isinstance(hit.get("seconds"), (int, float)):
             return CountRun(prime, seed, hit["count"], float(hit["seconds"]), True)
     label = f"degree count ({formula.d},{formula.d_out},{formula.rank}, t={formula.tokens}) mod {prime}"
-    sol = count_solutions(system.variables, system.polynomials, prime, timeout=timeout, label=label)
+    sol = count_solutions(system.variables, system.polynomials, prime, timeout=timeout, label=label, backend=backend)
     if sol.count is None:
         raise ComputationError(f"{label}: the system is not zero-dimensional (an unlucky section)", prime=prime,
                                seed=seed)
@@ -198,8 +198,9 @@ def degree(
     m2 = None
     version = None
     if method == "count" or (method == "auto" and formula.count is not None and formula.count <= count_limit):
-        version = msolve_version(find_msolve())
-        counts = tuple(_count(formula, p, s, timeout, cache) for p, s in COUNT_RUNS)
+        runner = msolve_backend("auto" if backend == "auto" else backend)
+        version = f"{msolve_version(backend=runner)} ({runner.name})"
+        counts = tuple(_count(formula, p, s, timeout, cache, runner) for p, s in COUNT_RUNS)
         if len({c.count for c in counts}) != 1:
             raise ComputationError(
                 f"{arch.describe()}: the counts disagree between (prime, seed) = "

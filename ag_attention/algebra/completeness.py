@@ -83,12 +83,13 @@ def _modular(c: Fraction, p: int) -> int:
 
 
 def artinian_length(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, seed: int = 0,
-                    timeout: float = 600.0) -> LengthCertificate:
+                    timeout: float = 600.0, backend: Any = "auto") -> LengthCertificate:
     """The length of ``R/(J + L)`` for the ideal ``J`` of ``eqs`` and ``dim M`` random linear forms ``L``.
 
     The degree and dimension of ``M`` come from the formula (its hypotheses
     hold for every one-layer size with ``t >= 2``, which is what
     interpolation handles).  Requires every generator to be verified.
+    ``backend``: where msolve runs (``"auto"``, ``"local"``, ``"container"``).
     """
     if not eqs.verified:
         raise InvalidArgumentError("the equations must be verified (verify=True) before a completeness test")
@@ -108,6 +109,6 @@ def artinian_length(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, seed:
     for _ in range(n):
         polys.append("+".join(f"{rng.randrange(1, prime)}*{x}" for x in names))
     t0 = time.perf_counter()
-    sol = count_solutions(names, polys, prime, linear_algebra=2, timeout=timeout, label="length test")
+    sol = count_solutions(names, polys, prime, linear_algebra=2, timeout=timeout, label="length test", backend=backend)
     return LengthCertificate(sol.count, formula.degree, n, prime, seed, time.perf_counter() - t0, sol.msolve,
                              "formula (docs/degree.md, Theorem t >= 2)")

@@ -36,16 +36,17 @@ def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
     return None
 
 
-def _with_length_test(eqs: LowDegreeEquations, timeout: float) -> LowDegreeEquations:
+def _with_length_test(eqs: LowDegreeEquations, timeout: float, backend: str) -> LowDegreeEquations:
     from .completeness import artinian_length
-    from .msolve import msolve_available
+    from .msolve import msolve_backend
 
-    ok, why = msolve_available()
-    if not ok:
-        eqs.extra["length_test"] = f"not run: {why}"
+    try:
+        runner = msolve_backend(backend)
+    except MSolveError as exc:
+        eqs.extra["length_test"] = f"not run: {exc}"
         return eqs
     try:
-        eqs.length_test = artinian_length(eqs, timeout=timeout)
+        eqs.length_test = artinian_length(eqs, timeout=timeout, backend=runner)
     except MSolveError as exc:  # a timeout or a failure leaves the equations "up to degree k"
         eqs.extra["length_test"] = f"not run to the end: {exc}"
     return eqs
@@ -73,10 +74,10 @@ def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree:
     d, e = arch.widths
     top = DEFAULT_MAX_DEGREE[method] if max_degree is None else max_degree
     if method == "interpolate":
-        return _with_length_test(low_degree_equations(d, e, arch.ranks[0], max_degree=top), timeout)
+        return _with_length_test(low_degree_equations(d, e, arch.ranks[0], max_degree=top), timeout, backend)
     eqs = None
     for k in range(min(2, top), top + 1):
-        eqs = _with_length_test(low_degree_equations(d, e, arch.ranks[0], max_degree=k), timeout)
+        eqs = _with_length_test(low_degree_equations(d, e, arch.ranks[0], max_degree=k), timeout, backend)
         if eqs.certified_complete:
             return eqs
     assert eqs is not None

@@ -39,10 +39,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
-import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -55,8 +52,9 @@ from ..errors import (  # noqa: F401 - the msolve errors are re-exported here
     MSolveNotFoundError,
     MSolveOutputError,
     MSolveTimeoutError,
+    M2NotFoundError,
 )
-from ..m2.runner import _die_with_parent, _terminate_with_cleanup, check_timeout, group_members
+from ..m2.runner import Backend, check_timeout, get_backend
 
 __all__ = [
     "MSolveError",
@@ -135,13 +133,23 @@ def msolve_available() -> tuple[bool, str]:
     return True, exe
 
 
-@lru_cache(maxsize=None)
-def msolve_version(executable: str | None = None) -> str:
-    """The version line of ``msolve -h`` (``0.10.1``), cached per executable."""
-    exe = executable or find_msolve()
-    if exe not in _VERSIONS:
-        _VERSIONS[exe] = _query_version(exe)
-    return _VERSIONS[exe]
+def msolve_version(executable: str | None = None, backend: str | Backend = "local") -> str:
+    """The version of ``msolve -h`` (``0.10.1``), cached per backend and executable."""
+    runner = msolve_backend(backend)
+    exe = _executable(runner, executable)
+    key = f"{runner.describe()}:{exe}"
+    if key not in _VERSIONS:
+        if runner.name == "local":
+            _VERSIONS[key] = _query_version(exe)
+        else:
+            out = runner.run_program(exe, ["-h"], {}, timeout=120, label="msolve -h", timeout_error=MSolveTimeoutError)
+            m = re.search(r"version\s+([0-9][\w.\-]*)", out.stdout + out.stderr)
+            if not m:
+                raise MSolveNotFoundError(f"{runner.describe()}: `{exe} -h` printed no version "
+                                          f"(exit status {out.returncode}); is msolve in the image? rebuild it with "
+                                          "docker/build.sh")
+            _VERSIONS[key] = m.group(1)
+    return _VERSIONS[key]
 
 
 _VERSIONS: dict[str, str] = {}
@@ -233,67 +241,63 @@ class MSolveOutput:
     backend: str = "msolve"
 
 
-def _stop(proc: subprocess.Popen, label: str) -> None:
-    """Kill the job's process group and return only once nothing of it is alive."""
-    import signal
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        pass
-    deadline = time.monotonic() + 10
-    while group_members(proc.pid) and time.monotonic() < deadline:
+def msolve_backend(backend: str | Backend = "auto") -> Backend:
+    """Where msolve runs: ``"local"`` (this machine's msolve), ``"container"`` (the project's image), or
+    ``"auto"``: local when msolve is found here, else the container when it runs, else an explanation."""
+    if isinstance(backend, Backend):
+        return backend
+    if backend not in ("auto", "local", "container"):
+        raise InvalidArgumentError(f"backend={backend!r}: must be auto, local or container")
+    if backend == "auto":
+        ok, why = msolve_available()
+        if ok or os.environ.get("AG_ATTENTION_MSOLVE"):  # an explicit msolve is never replaced by the image's
+            return get_backend("local")
+        container = get_backend("container")
+        running, detail = container.available()
+        if not running:
+            raise MSolveNotFoundError(f"{why}; the container backend does not run either ({detail})")
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        time.sleep(0.02)
-    left = group_members(proc.pid)
-    if left:  # pragma: no cover - SIGKILL is not ignorable
-        log.error("processes %s of the killed msolve job %s are still alive", left, label)
+            msolve_version(backend=container)
+        except MSolveError as exc:
+            raise MSolveNotFoundError(f"{why}; and in the container: {exc}") from None
+        return container
+    return get_backend(backend)
+
+
+def _executable(backend: Backend, executable: str | None) -> str:
+    if executable is not None:
+        return executable
+    return find_msolve() if backend.name == "local" else "msolve"
 
 
 def run_msolve(text: str, *, flags: Sequence[str] = (), timeout: float = 120.0, threads: int = 1,
-               label: str = "job", executable: str | None = None) -> MSolveOutput:
-    """Run msolve on the input ``text`` (see :func:`format_input`); raise on timeout or failure."""
+               label: str = "job", executable: str | None = None, backend: str | Backend = "auto") -> MSolveOutput:
+    """Run msolve on the input ``text`` (see :func:`format_input`); raise on timeout or failure.
+
+    The job runs through the Macaulay2 runner's :meth:`Backend.run_program`:
+    its own process group killed at the timeout (the container killed with
+    it), the same memory limit (``AG_ATTENTION_M2_MEMORY``) and cleanup.
+    """
     timeout = check_timeout(timeout)
-    if not isinstance(threads, int) or threads < 1:
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise InvalidArgumentError(f"threads={threads!r}: must be a positive integer")
-    exe = executable or find_msolve()
-    with tempfile.TemporaryDirectory(prefix="ag-attention-msolve-") as tmp:
-        job = Path(tmp)
-        (job / "in.ms").write_text(text)
-        cmd = [exe, "-f", str(job / "in.ms"), "-o", str(job / "out.ms"), "-t", str(threads), *map(str, flags)]
-        log.debug("msolve %s: %s", label, cmd)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(job), "LANG": "C.UTF-8",
-               "OMP_NUM_THREADS": str(threads)}
-        with _terminate_with_cleanup():
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(cmd, cwd=job, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                    preexec_fn=_die_with_parent)
-            try:
-                stdout, stderr = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _stop(proc, label)
-                raise MSolveTimeoutError(label, timeout) from None
-            except BaseException:
-                _stop(proc, label)
-                raise
-            seconds = time.perf_counter() - t0
-        out_file = job / "out.ms"
-        output = out_file.read_text() if out_file.is_file() else ""
-    if proc.returncode != 0:
-        raise MSolveExecutionError(f"msolve {label} exited with status {proc.returncode}",
-                                   returncode=proc.returncode, output=stdout + stderr)
-    if not output.strip():
-        raise MSolveExecutionError(f"msolve {label} wrote no output", returncode=proc.returncode,
-                                   output=stdout + stderr)
-    return MSolveOutput(output, stdout, stderr, proc.returncode, seconds, tuple(cmd))
+    runner = msolve_backend(backend)
+    exe = _executable(runner, executable)
+    args = ["-f", "{job}/in.ms", "-t", str(threads), *map(str, flags)]
+    try:
+        out = runner.run_program(exe, args, {"in.ms": text}, timeout=timeout, label=f"msolve {label}",
+                                 timeout_error=MSolveTimeoutError)
+    except M2NotFoundError as exc:
+        raise MSolveNotFoundError(str(exc)) from None
+    cmd = (exe, *args)
+    if out.returncode != 0:
+        killed = " (killed: out of memory, or the container's own limit)" if out.returncode in (-9, 137) else ""
+        raise MSolveExecutionError(f"msolve {label} exited with status {out.returncode}{killed} ({runner.describe()})",
+                                   returncode=out.returncode, output=out.stdout + out.stderr)
+    if not out.stdout.strip():
+        raise MSolveExecutionError(f"msolve {label} wrote no output ({runner.describe()})", returncode=out.returncode,
+                                   output=out.stdout + out.stderr)
+    return MSolveOutput(out.stdout, out.stdout, out.stderr, out.returncode, out.seconds, cmd, runner.name)
 
 
 # ------------------------------------------------------------------- parse
@@ -445,7 +449,7 @@ class SolutionCount:
 
 def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime: int, *,
                     method: str = "leading-ideal", linear_algebra: int = 44, timeout: float = 120.0,
-                    threads: int = 1, label: str = "count") -> SolutionCount:
+                    threads: int = 1, label: str = "count", backend: str | Backend = "auto") -> SolutionCount:
     """Count the solutions of ``polynomials = 0`` over the algebraic closure of GF(``prime``) with msolve.
 
     ``linear_algebra`` is msolve's ``-l``: 44 (default; sparse linearization,
@@ -461,8 +465,9 @@ def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime:
                                    "use method='leading-ideal' or a smaller prime")
     text = format_input(variables, prime, polynomials)
     flags = (("-g", "1") if method == "leading-ideal" else ("-P", "1")) + ("-l", str(linear_algebra))
-    exe = find_msolve()
-    out = run_msolve(text, flags=flags, timeout=timeout, threads=threads, label=label, executable=exe)
+    runner = msolve_backend(backend)
+    exe = _executable(runner, None)
+    out = run_msolve(text, flags=flags, timeout=timeout, threads=threads, label=label, executable=exe, backend=runner)
     if method == "leading-ideal":
         leads = parse_leading_ideal(out.output, list(variables))
         n = count_standard_monomials(leads, len(variables))
@@ -476,4 +481,4 @@ def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime:
         else:
             count, distinct, zero = head["quotient_dimension"], head["eliminating_degree"], True
     return SolutionCount(count, distinct, zero, method, prime, out.seconds, len(variables), len(polynomials),
-                         f"{exe} ({msolve_version(exe)})", flags)
+                         f"{exe} ({msolve_version(exe, runner)}, {runner.name})", flags)
