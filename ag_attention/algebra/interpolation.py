@@ -268,6 +268,27 @@ class LowDegreeEquations:
             out.append((rep, len(counts), counts[0]))
         return out
 
+    def representations(self, degree: int) -> list[tuple[Multidegree, int, int]]:
+        """The minimal generators of ``degree`` as a ``GL_d x GL_{d'} x GL_d`` representation (rows of A, rows
+        of V, the variable z): ``((lambda, mu, nu), multiplicity, dimension)`` per irreducible summand, from the
+        generator counts per multidegree (:mod:`.representations`)."""
+        from .representations import decompose
+
+        character: dict[Multidegree, int] = {}
+        for b in self.blocks.get(degree, []):
+            if b.generators:
+                key = tuple(tuple(int(x) for x in part) for part in b.multidegree)
+                character[key] = character.get(key, 0) + len(b.generators)  # type: ignore[index]
+        found = decompose(character, (self.d, self.e, self.d))
+        if sum(m * dim for _, m, dim in found) != self.generator_count.get(degree, 0):
+            raise ComputationError(f"degree {degree}: the irreducibles do not add up to the generators")
+        return found
+
+    @staticmethod
+    def _irreducible_text(shape: Multidegree, m: int, dim: int) -> str:
+        name = " x ".join("S" + str(tuple(part)).replace(",)", ")") for part in shape)
+        return f"{m} x [{name}] (dim {dim})" if m > 1 else f"[{name}] (dim {dim})"
+
     @property
     def certified_complete(self) -> bool:
         return self.length_test is not None and self.length_test.certified
@@ -296,6 +317,9 @@ class LowDegreeEquations:
             "hilbert_function": {str(D): self.hilbert_function(D) for D in sorted(self.blocks)},
             "orbits": {str(D): [{"alpha": list(r[0]), "beta": list(r[1]), "gamma": list(r[2]), "multidegrees": n,
                                  "generators_each": g} for r, n, g in self.orbits(D)] for D in sorted(self.blocks)},
+            "representations": {str(D): [{"A_rows": list(sh[0]), "V_rows": list(sh[1]), "z": list(sh[2]),
+                                          "multiplicity": m, "dimension": dim}
+                                         for sh, m, dim in self.representations(D)] for D in sorted(self.blocks)},
             "complete": self.complete,
             "certified_complete": self.certified_complete,
             "length_test": None if self.length_test is None else self.length_test.to_dict(),
@@ -322,6 +346,11 @@ class LowDegreeEquations:
             more = f", ... ({len(self.orbits(D)) - 4} more orbits)" if len(self.orbits(D)) > 4 else ""
             lines.append(f"  degree {D}: {n} minimal generators (dim I_{D} = {self.ideal_dimension(D)})"
                          + (f"; orbits (alpha, beta, gamma) x size: per multidegree: {orbit_text}{more}" if n else ""))
+            if n:
+                irreps = self.representations(D)
+                shown = ", ".join(self._irreducible_text(*r) for r in irreps[:6])
+                extra = f", ... ({len(irreps) - 6} more)" if len(irreps) > 6 else ""
+                lines.append(f"    as GL(A rows) x GL(V rows) x GL(z): {len(irreps)} irreducible(s): {shown}{extra}")
         lines += [
             f"  complete         {self.complete}",
             f"  verified         {'every generator vanishes on the parametrization (exact substitution over QQ)' if self.verified else 'no'}",
