@@ -114,3 +114,12 @@ def test_container_msolve_timeout_kills_the_container(m2_container):
                                 text=True).stdout
     assert not [n for n in names_left.split() if n.startswith("ag-attention-")]
     assert processes_matching("/job/in.ms") == []
+
+
+@pytest.mark.container
+@pytest.mark.parametrize("widths, rank, tokens", [((2, 1), 1, 2), ((2, 2), 1, 1)])
+def test_macaulay2_degree_in_the_container(m2_container, widths, rank, tokens):
+    """The image's Macaulay2 kernel gives the formula's degree (the 2:1 case and t = 1)."""
+    arch = Architecture(widths, (rank,), tokens=tokens)
+    r = degree(arch, method="m2", backend=m2_container, cache=False)
+    assert r.degree == degree(arch, method="formula").degree and r.m2["backend"] == "container"
