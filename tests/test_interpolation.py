@@ -144,3 +144,43 @@ def test_an_absurd_degree_is_refused_before_enumerating():
 
     with pytest.raises(InsufficientMemoryError, match="max-degree"):
         low_degree_equations(5, 5, 5, max_degree=6)
+
+
+@pytest.mark.parametrize("d, e, a, k, top", [(2, 2, 2, 4, 5), (3, 1, 3, 4, 7), (2, 3, 2, 4, 6)])
+def test_leading_ideal_test_certifies_non_cohen_macaulay_closures(msolve, d, e, a, k, top):
+    """The length test cannot certify these (not CM); the leading ideals of J and of the elimination ideal agree."""
+    from ag_attention.algebra.completeness import leading_ideal_test
+
+    r = low_degree_equations(d, e, a, max_degree=k)
+    cert = leading_ideal_test(r)
+    assert cert.certified and cert.generators_i == cert.generators_j and max(cert.degrees_i) == top
+    r.leading_test = cert
+    assert r.certified_complete and r.complete.startswith("certified") and r.to_dict()["leading_ideal_test"]["certified"]
+
+
+def test_leading_ideal_test_refuses_what_is_missing(msolve):
+    from dataclasses import replace
+
+    from ag_attention.algebra.completeness import leading_ideal_test, projection_system
+
+    low = leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=3))  # the 10 quartics are missing
+    assert not low.certified and low.generators_j < low.generators_i and "not certified" in low.summary()
+    r = low_degree_equations(2, 3, 2, max_degree=4)
+    quartic = next(b for b in r.blocks[4] if b.generators)
+    fewer = [replace(b, generators=b.generators[1:]) if b is quartic else b for b in r.blocks[4]]
+    assert not leading_ideal_test(replace(r, blocks={**r.blocks, 4: fewer})).certified
+    with pytest.raises(InvalidArgumentError, match="a >= d"):
+        projection_system(3, 1, 1, 65521)
+
+
+@pytest.mark.m2
+def test_certified_ideals_are_the_kernels(m2_local, msolve):
+    """Where the leading-ideal test certifies, Macaulay2's kernel over QQ has the same minimal generator degrees."""
+    from ag_attention.algebra.equations import closure_equations
+    from ag_attention.m2.implicitize import implicitize
+
+    arch = Architecture((2, 3), (2,), tokens=2)
+    ours = closure_equations(arch, method="auto")
+    assert ours.certified_complete and ours.leading_test is not None
+    m2 = implicitize(arch, coords="reduced", field="QQ", backend=m2_local, timeout=600)
+    assert {D: n for D, n in ours.generator_count.items() if n} == dict(Counter(m2.generator_degrees))

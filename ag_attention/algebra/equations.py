@@ -3,11 +3,12 @@
 * ``"kernel"``: Macaulay2's kernel (:func:`ag_attention.m2.implicitize.implicitize`),
   the whole ideal, small sizes only;
 * ``"interpolate"``: every minimal generator of degree ``<= max_degree`` by
-  exact interpolation per torus multidegree (:mod:`.interpolation`), then the
-  length test of :mod:`.completeness` (when msolve is installed) says whether
-  they generate the whole ideal;
-* ``"auto"``: interpolation to degree 2, 3, ..., ``max_degree`` until the
-  length test certifies the ideal complete; if it never does, Macaulay2's
+  exact interpolation per torus multidegree (:mod:`.interpolation`), then a
+  test of :mod:`.completeness` (when msolve runs) says whether they generate
+  the whole ideal: leading ideals for ``a >= d``, the length of an artinian
+  reduction for ``a < d``;
+* ``"auto"``: interpolation to degree 2, 3, ..., ``max_degree`` until a
+  test certifies the ideal complete; if it never does, Macaulay2's
   kernel under ``timeout``; if that times out too, the interpolated
   generators with "complete up to degree k" and the kernel's timeout recorded.
 """
@@ -28,6 +29,8 @@ DEFAULT_MAX_DEGREE = {"interpolate": 3, "auto": 4}
 #: seconds the length test may take (at most ``timeout``): far from complete, the artinian reduction is
 #: large ((3,2,3) to degree 3: > 300 s; to degree 4: 721 s for length 2592 > 1287), and nothing is certified
 LENGTH_TEST_SECONDS = 120.0
+#: seconds for each of the leading-ideal test's two msolve runs (at most ``timeout``)
+LEADING_TEST_SECONDS = 600.0
 
 
 def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
@@ -40,18 +43,22 @@ def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
 
 
 def _with_length_test(eqs: LowDegreeEquations, timeout: float, backend: str) -> LowDegreeEquations:
-    from .completeness import artinian_length
+    """Decide completeness where msolve can: the leading-ideal test for ``a >= d``, else the length test."""
+    from .completeness import artinian_length, leading_ideal_test
     from .msolve import msolve_backend
 
     try:
         runner = msolve_backend(backend)
     except MSolveError as exc:
-        eqs.extra["length_test"] = f"not run: {exc}"
+        eqs.extra["completeness"] = f"not tested: {exc}"
         return eqs
     try:
-        eqs.length_test = artinian_length(eqs, timeout=min(timeout, LENGTH_TEST_SECONDS), backend=runner)
+        if eqs.a >= eqs.d:
+            eqs.leading_test = leading_ideal_test(eqs, timeout=min(timeout, LEADING_TEST_SECONDS), backend=runner)
+        else:
+            eqs.length_test = artinian_length(eqs, timeout=min(timeout, LENGTH_TEST_SECONDS), backend=runner)
     except MSolveError as exc:  # a timeout or a failure leaves the equations "up to degree k"
-        eqs.extra["length_test"] = f"not run to the end: {exc}"
+        eqs.extra["completeness"] = f"not tested to the end: {exc}"
     return eqs
 
 

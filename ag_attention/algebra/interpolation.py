@@ -239,6 +239,8 @@ class LowDegreeEquations:
     extra: dict[str, Any] = field(default_factory=dict)
     #: the length test of :mod:`.completeness`, when it was run (``length_test.certified``: the ideal is complete)
     length_test: Any = None
+    #: the leading-ideal test of :mod:`.completeness`, when it was run
+    leading_test: Any = None
 
     def ideal_dimension(self, degree: int) -> int:
         return sum(b.ideal_dimension for b in self.blocks.get(degree, []))
@@ -291,18 +293,18 @@ class LowDegreeEquations:
 
     @property
     def certified_complete(self) -> bool:
-        return self.length_test is not None and self.length_test.certified
+        return any(t is not None and t.certified for t in (self.leading_test, self.length_test))
 
     @property
     def complete(self) -> str:
         """What is known about completeness: certified, or every generator of degree <= max_degree is here."""
-        if self.certified_complete:
-            return (f"certified: these generators (degree <= {self.max_degree}) generate the whole ideal "
-                    f"(length test: {self.length_test.length} = deg M)")
+        for name, t in (("leading-ideal test", self.leading_test), ("length test", self.length_test)):
+            if t is not None and t.certified:
+                return (f"certified: these generators (degree <= {self.max_degree}) generate the whole ideal "
+                        f"({name}: {t.summary()})")
         text = f"up to degree {self.max_degree}: all minimal generators of degree <= {self.max_degree}; "
-        if self.length_test is None:
-            return text + "higher degrees not examined"
-        return text + self.length_test.summary()
+        tests = [t.summary() for t in (self.leading_test, self.length_test) if t is not None]
+        return text + ("; ".join(tests) if tests else "higher degrees not examined")
 
     def coordinate_labels(self) -> list[str]:
         return [f"{name}: coefficient of z{i + 1}*z{j + 1} in q[{k + 1},{m + 1}] = (A_{k + 1}.z)(V_{m + 1}.z)"
@@ -323,6 +325,7 @@ class LowDegreeEquations:
             "complete": self.complete,
             "certified_complete": self.certified_complete,
             "length_test": None if self.length_test is None else self.length_test.to_dict(),
+            "leading_ideal_test": None if self.leading_test is None else self.leading_test.to_dict(),
             "verified": self.verified,
             "notes": {k: str(v) for k, v in self.extra.items()},
             "variables": list(self.variables),
@@ -356,6 +359,10 @@ class LowDegreeEquations:
             f"  verified         {'every generator vanishes on the parametrization (exact substitution over QQ)' if self.verified else 'no'}",
             f"  primes {', '.join(map(str, self.primes))} (counts agree), seed {self.seed}, {self.seconds:.2f} s",
         ]
+        if self.leading_test is not None:
+            t = self.leading_test
+            lines.append(f"  leading ideals   {t.summary()}; msolve {t.seconds_j:.2f} s (J) + {t.seconds_i:.2f} s "
+                         "(elimination)")
         if self.length_test is not None:
             t = self.length_test
             lines.append(f"  length test      {t.summary()}; prime {t.prime}, seed {t.seed}, {t.seconds:.2f} s")

@@ -72,6 +72,7 @@ __all__ = [
     "parse_leading_ideal",
     "parse_parametrization",
     "count_standard_monomials",
+    "minimalize",
     "METHODS",
     "LINEAR_ALGEBRA",
     "MAX_PRIME",
@@ -334,7 +335,7 @@ def parse_leading_ideal(text: str, variables: Sequence[str]) -> list[tuple[int, 
     return leads
 
 
-def _minimalize(gens: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+def minimalize(gens: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
     """The minimal generators among ``gens`` (monomials as exponent vectors)."""
     uniq = sorted(set(map(tuple, gens)), key=lambda g: (sum(g), g))
     if not uniq:
@@ -360,7 +361,7 @@ def count_standard_monomials(leads: Sequence[tuple[int, ...]], nvars: int) -> in
     >>> count_standard_monomials([(2, 0), (0, 2)], 2), count_standard_monomials([(1, 1)], 2)
     (4, None)
     """
-    gens = _minimalize(leads)
+    gens = minimalize(leads)
     if any(len(g) != nvars for g in gens):
         raise InvalidArgumentError(f"leading monomials must have {nvars} exponents")
     if any(not any(g) for g in gens):
