@@ -72,7 +72,7 @@ def test_cli_implicitize_by_interpolation(capsys, msolve):
     out = json.loads(capsys.readouterr().out)
     assert out["generator_count"] == {"1": 0, "2": 3, "3": 0} and out["verified"] is True
     assert out["complete"].startswith("certified") and out["certified_complete"] is True
-    assert out["length_test"]["length"] == out["length_test"]["degree"] == 3
+    assert out["leading_ideal_test"]["certified"] and out["leading_ideal_test"]["leading_monomials_I"] == 3
     assert len(out["coordinate_labels"]) == len(out["variables"]) == 6
     assert out["coordinate_labels"][1].startswith("q11z12: coefficient of z1*z2 in q[1,1]")
     assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--max-degree", "2"]) == 2  # kernel: no max degree
@@ -169,8 +169,20 @@ def test_leading_ideal_test_refuses_what_is_missing(msolve):
     quartic = next(b for b in r.blocks[4] if b.generators)
     fewer = [replace(b, generators=b.generators[1:]) if b is quartic else b for b in r.blocks[4]]
     assert not leading_ideal_test(replace(r, blocks={**r.blocks, 4: fewer})).certified
-    with pytest.raises(InvalidArgumentError, match="a >= d"):
-        projection_system(3, 1, 1, 65521)
+    assert len(projection_system(3, 1, 1, 65521)[1]) == 36 * 3 + 9 * 6  # 2 x 2 minors of s; polarized minors of A
+
+
+@pytest.mark.parametrize("d, e, a, k", [(2, 2, 1, 4), (3, 1, 1, 3), (2, 3, 1, 4)])
+def test_leading_ideal_test_with_rank_bounds(msolve, d, e, a, k):
+    """a < d: the polarized minors make Y's ideal prime; the test agrees with the length test where that certifies,
+    and certifies (2,3,1), which is not Cohen-Macaulay (length 54 > 42)."""
+    from ag_attention.algebra.completeness import artinian_length, leading_ideal_test
+
+    r = low_degree_equations(d, e, a, max_degree=k)
+    lead, length = leading_ideal_test(r), artinian_length(r)
+    assert lead.certified
+    assert length.certified == ((d, e, a) != (2, 3, 1))
+    assert not leading_ideal_test(low_degree_equations(d, e, a, max_degree=k - 1)).certified
 
 
 @pytest.mark.m2
