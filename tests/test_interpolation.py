@@ -72,7 +72,8 @@ def test_cli_implicitize_by_interpolation(capsys, msolve):
     out = json.loads(capsys.readouterr().out)
     assert out["generator_count"] == {"1": 0, "2": 3, "3": 0} and out["verified"] is True
     assert out["complete"].startswith("certified") and out["certified_complete"] is True
-    assert out["leading_ideal_test"]["certified"] and out["leading_ideal_test"]["leading_monomials_I"] == 3
+    # the length test runs first and certifies (2,1,1); the leading-ideal test is then not needed
+    assert out["length_test"]["length"] == out["length_test"]["degree"] == 3 and out["leading_ideal_test"] is None
     assert len(out["coordinate_labels"]) == len(out["variables"]) == 6
     assert out["coordinate_labels"][1].startswith("q11z12: coefficient of z1*z2 in q[1,1]")
     assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--max-degree", "2"]) == 2  # kernel: no max degree
@@ -182,6 +183,8 @@ def test_leading_ideal_test_with_rank_bounds(msolve, d, e, a, k):
     lead, length = leading_ideal_test(r), artinian_length(r)
     assert lead.certified
     assert length.certified == ((d, e, a) != (2, 3, 1))
+    r.leading_test, r.length_test = lead, length
+    assert r.cohen_macaulay.startswith("yes" if length.certified else "no, unless")
     assert not leading_ideal_test(low_degree_equations(d, e, a, max_degree=k - 1)).certified
 
 

@@ -296,6 +296,18 @@ class LowDegreeEquations:
         return any(t is not None and t.certified for t in (self.leading_test, self.length_test))
 
     @property
+    def cohen_macaulay(self) -> str | None:
+        """What the tests say about ``R/I`` being Cohen-Macaulay (None: nothing)."""
+        if self.length_test is None:
+            return None
+        if self.length_test.certified:
+            return "yes (proven by the length test)"
+        if self.leading_test is not None and self.leading_test.certified and self.length_test.length is not None:
+            return (f"no, unless {self.length_test.prime} is an unlucky prime: the complete ideal gives length "
+                    f"{self.length_test.length} > deg M = {self.length_test.degree}")
+        return None
+
+    @property
     def complete(self) -> str:
         """What is known about completeness: certified, or every generator of degree <= max_degree is here."""
         for name, t in (("leading-ideal test", self.leading_test), ("length test", self.length_test)):
@@ -324,6 +336,7 @@ class LowDegreeEquations:
                                          for sh, m, dim in self.representations(D)] for D in sorted(self.blocks)},
             "complete": self.complete,
             "certified_complete": self.certified_complete,
+            "cohen_macaulay": self.cohen_macaulay,
             "length_test": None if self.length_test is None else self.length_test.to_dict(),
             "leading_ideal_test": None if self.leading_test is None else self.leading_test.to_dict(),
             "verified": self.verified,
@@ -366,6 +379,8 @@ class LowDegreeEquations:
         if self.length_test is not None:
             t = self.length_test
             lines.append(f"  length test      {t.summary()}; prime {t.prime}, seed {t.seed}, {t.seconds:.2f} s")
+        if self.cohen_macaulay is not None:
+            lines.append(f"  Cohen-Macaulay   {self.cohen_macaulay}")
         lines += [f"  {k:<16} {v}" for k, v in self.extra.items()]
         return "\n".join(lines)
 
