@@ -233,8 +233,11 @@ fiberComponents(LightningParametrization, List) := List => (P, pt) -> (
 
 -- all equations of the closure of degree <= k in the coordinates: a Groebner basis of
 -- the graph ideal, truncated at degree k, in an order eliminating the weights
-lowDegreeEquations = method()
-lowDegreeEquations(LightningParametrization, ZZ) := Ideal => (P, k) -> (
+lowDegreeEquations = method(Options => {AttentionRank => null, CoefficientRing => ZZ/32003, Verify => true})
+lowDegreeEquations(LightningParametrization, ZZ) := Ideal => opts -> (P, k) -> (
+    if opts.AttentionRank =!= null or opts.CoefficientRing =!= ZZ/32003 then error(
+        "lowDegreeEquations(P, k): AttentionRank and CoefficientRing are options of lightningParametrization here ",
+        "(or use lowDegreeEquations(d, d', k) for the interpolation)");
     R := P#"weightRing"; S := P#"coordinateRing";
     Rf := ambient R;
     if not isHomogeneous P#"map" then error "lowDegreeEquations: needs Homogenize => true";
@@ -245,6 +248,111 @@ lowDegreeEquations(LightningParametrization, ZZ) := Ideal => (P, k) -> (
     g := gb(G, DegreeLimit => {degA * k, k});
     eqs := selectInSubring(1, gens g);
     trim ideal (map(S, T, matrix {toList(numgens Rf : 0_S)} | vars S)) eqs
+    )
+
+-- names of the reduced coordinates, those of coordinate_names(d, e) in ag-attention's
+-- algebra/interpolation.py: q12z13 is the coefficient of z1 z3 in q_{1,2} (q1x12z1x3 once an index reaches 10)
+coordinateNames = (d, e) -> (
+    sep := if max(d, e) >= 10 then "x" else "";
+    flatten flatten apply(d, k -> apply(e, m -> apply(quadraticMonomials d, ij ->
+        "q" | toString(k + 1) | sep | toString(m + 1) | "z" | toString(ij#0 + 1) | sep | toString(ij#1 + 1)))))
+
+-- torus weight (alpha, beta, gamma) in Z^d x Z^d' x Z^d of each reduced coordinate x_{k,m,ij}:
+-- e_k, e_m, e_i + e_j (rows of A, rows of V, the variables z)
+torusWeights = (d, e) -> flatten flatten apply(d, k -> apply(e, m -> apply(quadraticMonomials d, ij ->
+    apply(2 * d + e, c -> (if c == k then 1 else 0) + (if c == d + m then 1 else 0)
+        + (if c == d + e + ij#0 then 1 else 0) + (if c == d + e + ij#1 then 1 else 0)))))
+
+-- the nonzero rows of the reduced row echelon form of M over a field, sorted by pivot, and the
+-- pivots (reducedRowEchelonForm of M2 1.21 over ZZ/p can leave zero rows between the others)
+rrefRows = M -> (
+    rows := select(entries reducedRowEchelonForm M, row -> any(row, x -> x != 0));
+    rows = sort apply(rows, row -> (position(row, x -> x != 0), row));
+    (apply(rows, last), apply(rows, first))
+    )
+
+-- the monomials of degree D in n variables as nondecreasing lists of indices (ordered by their
+-- last index: those of degree D - 1 with last index <= v are a prefix), and their values at the
+-- rows of pts (n columns): one column per monomial, x_v * m filled in as diag(pts_v) * (values of m)
+monomialValues = (pts, D) -> (
+    n := numColumns pts;
+    mons := apply(n, v -> {v}); vals := pts;
+    for c from 2 to D do (
+        count := new MutableList from (n : 0);
+        scan(mons, m -> count#(last m) = count#(last m) + 1);
+        prefix := accumulate(plus, 0, toList count);
+        mons = flatten apply(n, v -> apply(take(mons, prefix#v), m -> append(m, v)));
+        vals = fold((x, y) -> x | y, apply(n, v -> diagonalMatrix flatten entries pts_{v} * vals_{0 .. prefix#v - 1}));
+        );
+    (mons, vals)
+    )
+
+-- the minimal generators of degree <= k of the ideal of the closure (reduced coordinates, t >= 2)
+-- over ZZ/p, one torus multidegree mu at a time, as ag_attention.algebra.interpolation does modulo one prime
+lowDegreeEquations(ZZ, ZZ, ZZ) := Ideal => opts -> (d, e, k) -> (
+    if d < 1 then error("lowDegreeEquations: d must be positive, got " | toString d);
+    if e < 1 then error("lowDegreeEquations: d' must be positive, got " | toString e);
+    if k < 1 then error("lowDegreeEquations: the degree k must be positive, got " | toString k);
+    a := opts.AttentionRank;
+    if a =!= null and (not instance(a, ZZ) or a < 1) then error("lowDegreeEquations: AttentionRank must be a positive integer, got " | toString a);
+    a = if a === null then d else min(a, d);
+    kk := opts.CoefficientRing;
+    if not (instance(kk, QuotientRing) and ambient kk === ZZ and isPrime char kk) then error(
+        "lowDegreeEquations: CoefficientRing must be a prime field ZZ/p (e.g. ZZ/32003), got " | toString kk);
+    if not instance(opts.Verify, Boolean) then error "lowDegreeEquations: Verify must be true or false";
+    -- the image: A = Q^T K of rank <= a (a polynomial ring of weights), or A free
+    P := lightningParametrization(d, e, AttentionRank => a, Weights => (if a < d then "QKV" else "AV"), CoefficientRing => kk);
+    R := P#"weightRing";
+    polys := matrix {P#"polynomials"};
+    n := numColumns polys;
+    S := kk[apply(coordinateNames(d, e), varBase)];
+    w := torusWeights(d, e);
+    lowerBasis := new HashTable; lowerMonomials := new HashTable;
+    result := {};
+    for D from 1 to k do (
+        monos := first monomialValues(matrix {toList(n : 1_kk)}, D);
+        blocks := partition(i -> sum(monos#i, v -> w#v), toList(0 .. #monos - 1));
+        largest := max apply(values blocks, b -> #b);
+        -- #monomials + 20 random points of the image (Python: the same number)
+        pts := matrix apply(largest + 20, r -> flatten entries (map(kk, R, random(kk^1, kk^(numgens R)))) polys);
+        E := last monomialValues(pts, D);
+        levelBasis := new MutableHashTable; levelMonomials := new MutableHashTable;
+        gensD := {};
+        for mu in sort keys blocks do (
+            idx := blocks#mu;
+            K := gens ker submatrix(E, , idx);
+            if numColumns K == 0 then continue;
+            -- I_mu in reduced row echelon form (canonical: independent of the points)
+            B := matrix first rrefRows transpose K;
+            bmons := monos_idx;
+            levelBasis#mu = B; levelMonomials#mu = bmons;
+            s := #idx;
+            place := hashTable apply(s, i -> bmons#i => i);
+            -- x_v * g for g in I_nu, nu = mu - weight(x_v): its coefficient vectors in this block
+            products := flatten apply(n, v -> (
+                nu := mu - w#v;
+                if lowerBasis#?nu
+                then {lowerBasis#nu * (id_(kk^s))^(apply(lowerMonomials#nu, m -> place#(sort append(m, v))))}
+                else {}));
+            G := if #products == 0 then B else (
+                (span, pivots) := rrefRows fold((x, y) -> x || y, products);
+                if rank(B || matrix span) != numRows B then error(
+                    "lowDegreeEquations: products of equations of degree ", toString(D - 1),
+                    " do not vanish at the points: unlucky random points; rerun, or use a larger prime");
+                -- canonical complement: zero on the pivots of the span, in reduced row echelon form
+                if #span == numRows B then null else matrix first rrefRows(B - B_pivots * matrix span));
+            if G =!= null then gensD = gensD | flatten entries (matrix {apply(bmons, m -> product(m, v -> S_v))} * transpose G);
+            );
+        lowerBasis = new HashTable from levelBasis; lowerMonomials = new HashTable from levelMonomials;
+        result = result | rsort gensD;
+        );
+    I := if #result == 0 then ideal map(S^1, S^0, 0) else ideal result;
+    if opts.Verify and #result > 0 then (
+        -- exact: each generator composed with the parametrization is zero in the weight ring over ZZ/p
+        if (map(R, S, P#"polynomials")) gens I != 0 then error(
+            "lowDegreeEquations: an equation does not vanish on the parametrization: unlucky random points; ",
+            "rerun, or use a larger prime"));
+    I
     )
 
 -- the degree of the closure by the closed formula (docs/degree.md of ag-attention): the Segre
@@ -343,6 +451,7 @@ doc ///
     pointOf
     fiberComponents
     lowDegreeEquations
+    closureDegree
     standardGrading
     jsonEncode
 ///
@@ -568,26 +677,105 @@ doc ///
 doc ///
   Key
     lowDegreeEquations
+    (lowDegreeEquations, ZZ, ZZ, ZZ)
     (lowDegreeEquations, LightningParametrization, ZZ)
+    [lowDegreeEquations, AttentionRank]
+    [lowDegreeEquations, CoefficientRing]
+    [lowDegreeEquations, Verify]
   Headline
-    the equations of the closure up to a given degree
+    the minimal generators of degree at most k of the ideal of the closure
   Usage
-    lowDegreeEquations(P, k)
+    I = lowDegreeEquations(d, d', k)
+    I = lowDegreeEquations(d, d', k, AttentionRank => a, CoefficientRing => ZZ/p, Verify => true)
+    J = lowDegreeEquations(P, k)
   Inputs
-    P:LightningParametrization
+    d:ZZ
+      input width ($A$ is $d\times d$)
+    d':ZZ
+      output width ($V$ is $d'\times d$)
     k:ZZ
+      the largest degree examined
+    P:LightningParametrization
+      any parametrization built with {\tt Homogenize => true} (second form)
+    AttentionRank => ZZ
+      the rank bound $a$ on $A$; {\tt null} (the default) for $A$ free. First form only
+      (for the second, set it in @TO lightningParametrization@)
+    CoefficientRing => Ring
+      a prime field {\tt ZZ/p}, by default {\tt ZZ/32003}. First form only
+    Verify => Boolean
+      whether to check that every generator vanishes on the parametrization, by exact
+      substitution into the polynomial ring of the weights over {\tt ZZ/p}. First form only
   Outputs
-    :Ideal
-      generated by all elements of the closure ideal of degree at most $k$
+    I:Ideal
+      in the ring {\tt ZZ/p[q11z11, q11z12, ...]} of the reduced coordinates, with every variable
+      of degree 1; its generators {\tt I_*} are all minimal generators of degree at most $k$ of the
+      ideal of the closure (over {\tt ZZ/p}), sorted by degree
+    J:Ideal
+      in the coordinate ring of {\tt P}: generated by all elements of the closure ideal of degree at most $k$
   Description
     Text
-      A Groebner basis of the graph ideal truncated at degree $k$, in an order
-      eliminating the weights; much cheaper than the whole kernel when the
-      closure has many high-degree generators.
+      {\bf By interpolation} (the first form, {\tt lowDegreeEquations(d, d', k)}), the computation of
+      {\tt low_degree_equations} in ag-attention's {\tt ag_attention/algebra/interpolation.py},
+      modulo one prime. The reduced coordinate $x_{k,m,ij}$ ($i \le j$) is the coefficient of
+      $z_i z_j$ in $q_{k,m}(z) = (A_k\cdot z)(V_m\cdot z)$, for one layer with $t \ge 2$ tokens;
+      the variables are named as in Python's {\tt coordinate_names(d, e)}: {\tt q12z13} is the
+      coefficient of $z_1 z_3$ in $q_{1,2}$ ({\tt q1x12z1x3} once $d$ or $d'$ reaches 10), in the
+      order of @TO coordinatePolynomials@ for {\tt Coordinates => "reduced"}. The names do not
+      touch the user's symbols: reach a variable by its name as {\tt (ring I)_"q12z13"}.
+
+      The symmetries $A \to S A W$, $V \to U V W$ with diagonal $S, U, W$ make the ideal
+      homogeneous for the torus grading: $x_{k,m,ij}$ has multidegree
+      $(e_k, e_m, e_i + e_j)$ in $\mathbb{Z}^d \times \mathbb{Z}^{d'} \times \mathbb{Z}^d$. In each multidegree
+      $\mu$ of degree $D \le k$ the component $I_\mu$ is the kernel of the evaluation of the
+      monomials of multidegree $\mu$ at $N$ random points of the image ($N$ = the largest number
+      of such monomials in degree $D$, plus 20; $A = Q^T K$ of rank at most $a$). The minimal
+      generators of degree $D$ in $\mu$ are a complement of the span of the products
+      $x_v g$, $g$ in the components of degree $D - 1$: the canonical one (zero on the pivots of
+      that span, in reduced row echelon form, monomials in decreasing order), so the result does
+      not depend on the random points.
+
+      Random points can only make a kernel too large, never too small: every equation is found.
+      With {\tt Verify => true} (the default) every generator is substituted into the
+      parametrization, so the result is exact: {\tt I_*} are exactly the minimal generators of
+      degree at most $k$ of the ideal, over {\tt ZZ/p}, of the closure of the image (over the
+      algebraic closure of {\tt ZZ/p}); an unlucky sample (probability at most about
+      $2Ds/p$ for a block of $s$ monomials) is an error, not a wrong answer. For a good prime
+      the counts are those of the ideal over {\tt QQ} (Python lifts the same canonical generators
+      to {\tt QQ} by the Chinese remainder theorem). For $k$ at least the largest degree of a
+      minimal generator, {\tt I} is the whole ideal; which $k$ suffices is not decided here.
+      The cost grows with the number of monomials of degree $k$ in the $n = d d' d(d+1)/2$
+      coordinates, all of which are enumerated: for $(3, 2, 3)$ ($n = 36$) and $k = 4$ the
+      45 + 80 + 675 generators of Python took 132 s of CPU here.
+
+      For $d = 2$, $d' = 2$ the 5 quadrics are the coefficients (in $z$) of the quartic form
+      $q_{1,2} q_{2,1} - q_{1,1} q_{2,2}$, the $2\times 2$ minor of the matrix of quadratic forms
+      $(q_{k,m})$; with the 10 quartics they generate the ideal:
+    Example
+      I = lowDegreeEquations(2, 2, 4);
+      tally apply(I_*, f -> first degree f)
+      I_0
+      P = lightningParametrization(2, 2, CoefficientRing => ZZ/32003);
+      sub(closureIdeal P, vars ring I) == I
+    Text
+      With a rank bound: for $d = 3$, $d' = 1$, $a = 1$ the 45 quadrics and 10 cubics. For
+      $(d, d', a) = (3, 2, 3)$, where the kernel does not finish, {\tt lowDegreeEquations(3, 2, 3)}
+      finds the same 45 quadrics and 80 cubics as Python, in a few seconds.
+    Example
+      J = lowDegreeEquations(3, 1, 3, AttentionRank => 1);
+      tally apply(J_*, f -> first degree f)
+    Text
+      {\bf By elimination} (the second form, {\tt lowDegreeEquations(P, k)}): a Groebner basis
+      of the graph ideal truncated at degree $k$, in an order eliminating the weights; it works
+      for every parametrization @TO lightningParametrization@ builds (full coordinates, one
+      token, {\tt QQ}), in its coordinate ring, and is slower: for $(3, 2, 3)$ and $k = 3$ the same
+      125 equations took 21 s of CPU here, against 3.5 s by interpolation.
     Example
       P = lightningParametrization(2, 2);
       J = lowDegreeEquations(P, 2);
       (numgens J, J == closureIdeal P)
+  SeeAlso
+    closureIdeal
+    closureDegree
 ///
 
 doc ///
@@ -763,6 +951,45 @@ TEST ///
       assert(closureDegree P == degree standardGrading closureIdeal P));
   assert(closureDegree lightningParametrization(3, 2) == 1287)
   assert(closureDegree lightningParametrization(3, 2, AttentionRank => 1) == 756)
+///
+
+TEST ///
+  -- lowDegreeEquations by interpolation against the kernel (closureIdeal) and the truncated
+  -- elimination, over the same ZZ/32003, on sizes whose generators all have degree <= k
+  kk = ZZ/32003
+  for deak in {{2, 1, 2, 4}, {2, 1, 1, 2}, {2, 2, 2, 4}, {2, 2, 1, 4}, {3, 1, 1, 3}, {2, 3, 2, 4}} do (
+      I := lowDegreeEquations(deak#0, deak#1, deak#3, AttentionRank => deak#2);
+      assert(char ring I == 32003 and numgens ring I == deak#0 * deak#1 * binomial(deak#0 + 1, 2));
+      P := lightningParametrization(deak#0, deak#1, AttentionRank => deak#2, CoefficientRing => kk);
+      K := sub(closureIdeal P, vars ring I);
+      assert(I == K);
+      assert(numgens I == numgens K); -- minimal: as many generators as the trimmed kernel
+      assert(sub(lowDegreeEquations(P, deak#3), vars ring I) == I));
+///
+
+TEST ///
+  -- the counts of ag-attention's Python low_degree_equations (reduced coordinates, t >= 2):
+  -- (3,2,3), max_degree=3: {1: 0, 2: 45, 3: 80}; (3,1,3), max_degree=4: {1: 0, 2: 0, 3: 20, 4: 90}
+  I = lowDegreeEquations(3, 2, 3)
+  assert(tally apply(I_*, f -> first degree f) === tally join(45 : 2, 80 : 3))
+  S = ring I
+  -- the names of coordinate_names(3, 2), in its order
+  assert(numgens S == 36 and toString S_0 == "q11z11" and toString S_7 == "q12z12" and toString S_35 == "q32z33")
+  assert(S_"q12z13" == S_8)
+  J = lowDegreeEquations(3, 1, 4, AttentionRank => 3)
+  assert(tally apply(J_*, f -> first degree f) === tally join(20 : 3, 90 : 4))
+///
+
+TEST ///
+  -- lowDegreeEquations: no equations, Verify => false, another prime, names past 9, bad arguments
+  I = lowDegreeEquations(2, 1, 3)
+  assert(numgens I == 0 and numgens ring I == 6)
+  I = lowDegreeEquations(2, 2, 2, Verify => false, CoefficientRing => ZZ/101)
+  assert(numgens I == 5 and char ring I == 101)
+  assert(toString first gens ring lowDegreeEquations(10, 1, 1) == "q1x1z1x1")
+  assert(try (lowDegreeEquations(2, 1, 2, CoefficientRing => QQ); false) else true)
+  assert(try (lowDegreeEquations(2, 1, 0); false) else true)
+  assert(try (lowDegreeEquations(lightningParametrization(2, 1), 2, AttentionRank => 1); false) else true)
 ///
 
 TEST ///
