@@ -19,19 +19,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..architecture import Architecture
-from ..errors import InvalidArgumentError, M2TimeoutError, MSolveError
-from .interpolation import LowDegreeEquations, low_degree_equations
+from ..errors import InvalidArgumentError, M2TimeoutError
+from .completeness import certify_completeness
+from .interpolation import low_degree_equations
 
 __all__ = ["closure_equations", "EQUATION_METHODS", "DEFAULT_MAX_DEGREE"]
 
 EQUATION_METHODS = ("kernel", "interpolate", "auto")
 #: interpolation's default top degree (``auto`` goes up to it)
 DEFAULT_MAX_DEGREE = {"interpolate": 3, "auto": 4}
-#: seconds the length test may take (at most ``timeout``). When it certifies it is fast ((4,1,1): 4.4 s);
-#: far from complete the artinian reduction is large ((3,2,3) to degree 4: 721 s for length 2592 > 1287)
-LENGTH_TEST_SECONDS = 30.0
-#: seconds for each of the leading-ideal test's two msolve runs (at most ``timeout``)
-LEADING_TEST_SECONDS = 600.0
 
 
 def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
@@ -41,29 +37,6 @@ def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
     if coords != "reduced" or field != "QQ":
         return "interpolation: reduced coordinates over QQ only (lifted from GF(p))"
     return None
-
-
-def _with_length_test(eqs: LowDegreeEquations, timeout: float, backend: str) -> LowDegreeEquations:
-    """Decide completeness where msolve can: the length test briefly, then the leading-ideal test."""
-    from .completeness import artinian_length, leading_ideal_test
-    from .msolve import msolve_backend
-
-    try:
-        runner = msolve_backend(backend)
-    except MSolveError as exc:
-        eqs.extra["completeness"] = f"not tested: {exc}"
-        return eqs
-    try:  # cheap when it certifies (a Cohen-Macaulay closure with all its generators): first, briefly
-        eqs.length_test = artinian_length(eqs, timeout=min(timeout, LENGTH_TEST_SECONDS), backend=runner)
-        if eqs.length_test.certified:
-            return eqs
-    except MSolveError as exc:
-        eqs.extra["length_test"] = f"not run to the end: {exc}"
-    try:
-        eqs.leading_test = leading_ideal_test(eqs, timeout=min(timeout, LEADING_TEST_SECONDS), backend=runner)
-    except MSolveError as exc:  # the elimination is too large (time or memory): "up to degree k"
-        eqs.extra["leading_ideal_test"] = f"not run to the end: {exc}"
-    return eqs
 
 
 def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree: int | None = None,
@@ -88,10 +61,10 @@ def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree:
     d, e = arch.widths
     top = DEFAULT_MAX_DEGREE[method] if max_degree is None else max_degree
     if method == "interpolate":
-        return _with_length_test(low_degree_equations(d, e, arch.ranks[0], max_degree=top), timeout, backend)
+        return certify_completeness(low_degree_equations(d, e, arch.ranks[0], max_degree=top), timeout, backend)
     eqs = None
     for k in range(min(2, top), top + 1):
-        eqs = _with_length_test(low_degree_equations(d, e, arch.ranks[0], max_degree=k), timeout, backend)
+        eqs = certify_completeness(low_degree_equations(d, e, arch.ranks[0], max_degree=k), timeout, backend)
         if eqs.certified_complete:
             return eqs
     assert eqs is not None
