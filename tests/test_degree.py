@@ -154,6 +154,27 @@ def test_failing_msolve_is_reported(tmp_path, monkeypatch):
     assert "bad input" in str(err.value)
 
 
+def test_msolve_out_of_memory_names_the_limit(tmp_path, monkeypatch):
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", _fake_msolve(
+        tmp_path, "echo 'Allocating memory for hash-column lookup table failed,' >&2; kill -SEGV $$"))
+    with pytest.raises(MSolveExecutionError, match="ran out of memory under its memory limit") as err:
+        count_solutions(["x"], ["x-1"], 65521, timeout=10, backend="local")
+    assert "AG_ATTENTION_M2_MEMORY" in str(err.value) and "local backend" in str(err.value)
+
+
+def test_real_msolve_under_a_small_memory_limit(msolve, monkeypatch):
+    """The backend's address-space limit applies to msolve: a system that needs more fails with the limit named."""
+    import random
+
+    monkeypatch.setenv("AG_ATTENTION_M2_MEMORY", "300m")
+    rng = random.Random(0)
+    names = [f"x{i}" for i in range(12)]
+    polys = ["+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i:]) + "+1"
+             for _ in range(12)]
+    with pytest.raises(MSolveExecutionError, match="memory"):
+        count_solutions(names, polys, 65521, timeout=120, backend="local", linear_algebra=2)
+
+
 # ------------------------------------------------------ msolve (the binary)
 
 

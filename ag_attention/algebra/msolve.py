@@ -291,12 +291,25 @@ def run_msolve(text: str, *, flags: Sequence[str] = (), timeout: float = 120.0, 
     except M2NotFoundError as exc:
         raise MSolveNotFoundError(str(exc)) from None
     cmd = (exe, *args)
+    where = f"msolve on the {runner.name} backend"
     if out.returncode != 0:
-        killed = " (killed: out of memory, or the container's own limit)" if out.returncode in (-9, 137) else ""
-        raise MSolveExecutionError(f"msolve {label} exited with status {out.returncode}{killed} ({runner.describe()})",
+        limit, source = runner.memory_limit()
+        memory = re.search(r"(?i)allocat\w* .*failed|enlarging .*failed|out of memory|cannot allocate", out.stderr)
+        cap = "no memory limit" if limit is None else f"its memory limit, {limit / 2**30:.1f} GiB from {source}"
+        if memory:
+            hint = (f": it ran out of memory under {cap} (msolve said {memory.group(0)!r}); raise it with "
+                    "AG_ATTENTION_M2_MEMORY=8g, or give up this size")
+        elif out.returncode in (-11, 139) and limit is not None:  # msolve segfaults when an allocation fails
+            hint = (f" (SIGSEGV): msolve crashes this way when an allocation fails, so probably out of memory "
+                    f"under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g")
+        elif out.returncode in (-9, 137):
+            hint = f": killed (out of memory under {cap}, or the container's own time limit)"
+        else:
+            hint = ""
+        raise MSolveExecutionError(f"{where}: {label} exited with status {out.returncode}{hint}",
                                    returncode=out.returncode, output=out.stdout + out.stderr)
     if not out.stdout.strip():
-        raise MSolveExecutionError(f"msolve {label} wrote no output ({runner.describe()})", returncode=out.returncode,
+        raise MSolveExecutionError(f"{where}: {label} wrote no output", returncode=out.returncode,
                                    output=out.stdout + out.stderr)
     return MSolveOutput(out.stdout, out.stdout, out.stderr, out.returncode, out.seconds, cmd, runner.name)
 
