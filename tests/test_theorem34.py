@@ -87,6 +87,10 @@ def test_small_reproduction_passes(small_report):
                    "Thm. 3.4 by the closure's equations",
                    "singular exactly as predicted (random points of the stratum)", "Lemma A.3", "Cor. A.6", "Cor. 3.3"]:
         assert any(c.startswith(needed) for c in claims), needed
+    by_equations = [c for c in r.checks if c.claim.startswith("Thm. 3.4 by the closure's equations")]
+    # (2,2,2)'s equations are certified complete, so predicted singular orbits are proven singular over QQ
+    proven = [c for c in by_equations if c.expected == "singular"]
+    assert proven and all("proven singular" in c.observed and c.details["rank_qq"] < c.details["codim"] for c in proven)
     d = r.to_dict()
     assert d["passed"] is True
     for c in d["checks"]:

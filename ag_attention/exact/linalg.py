@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["rank", "rank_memory", "rank_python_flint", "fastpath_available", "set_threads"]
+__all__ = ["rank", "rank_rational", "rank_memory", "rank_python_flint", "fastpath_available", "set_threads"]
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +143,27 @@ def rank_python_flint(M: np.ndarray, p: int) -> int:
     if m == 0 or n == 0:
         return 0
     return int(flint.nmod_mat(m, n, np.remainder(M, p).ravel().tolist(), p).rank())
+
+
+def rank_rational(rows: list[list[object]]) -> int:
+    """Exact rank over QQ of a matrix of integers or ``Fraction``s (FLINT's ``fmpq_mat``; small matrices).
+
+    >>> from fractions import Fraction
+    >>> rank_rational([[1, 2], [Fraction(1, 2), 1]]), rank_rational([[1, 0], [0, Fraction(1, 3)]])
+    (1, 2)
+    """
+    import flint
+    from fractions import Fraction
+
+    if not rows or not rows[0]:
+        return 0
+    m, n = len(rows), len(rows[0])
+    entries = []
+    for row in rows:
+        for v in row:
+            q = Fraction(v)  # type: ignore[arg-type]
+            entries.append(flint.fmpq(q.numerator, q.denominator))
+    return int(flint.fmpq_mat(m, n, entries).rank())
 
 
 def rank_memory(rows: int, cols: int) -> int:

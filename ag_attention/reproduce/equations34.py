@@ -11,9 +11,12 @@ the closure ``M`` come from :func:`ag_attention.algebra.interpolation.low_degree
   So **a GF(p) rank equal to ``codim M`` proves that ``x`` is a smooth point**
   (its Zariski tangent space has dimension ``dim M``), complete ideal or not.
 * A rank below ``codim M`` proves a singular point only when ``J`` generates
-  ``I`` near ``x``; here it is reported as *consistent* with a predicted
-  singular point, whose singularity is certified pointwise
-  (:mod:`ag_attention.exact.onelayer`).
+  ``I`` and the rank is over QQ. Where the equations are certified complete
+  (:func:`ag_attention.algebra.completeness.certify_completeness`, sizes in
+  ``CERTIFY_COMPLETENESS``), the exact rank over QQ is computed and a predicted
+  singular point is *proven* singular. Elsewhere it is reported as
+  *consistent* with a predicted singular point, whose singularity is
+  certified pointwise (:mod:`ag_attention.exact.onelayer`).
 
 ``GL_d x GL_d x GL_{d'}`` acts linearly on the coordinates and preserves ``M``,
 so one representative per orbit (:func:`ag_attention.models.orbits.orbit_representatives`)
@@ -29,6 +32,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..algebra.completeness import certify_completeness
 from ..algebra.interpolation import LowDegreeEquations, low_degree_equations
 from ..exact import linalg
 from ..exact.field import DEFAULT_PRIME
@@ -36,7 +40,8 @@ from ..exact.onelayer import reduced_point
 from ..models.orbits import orbit_representatives
 from .report import Check, Report, Table
 
-__all__ = ["EQUATION_GRID", "FULL_EQUATION_GRID", "QUICK_EQUATION_GRID", "jacobian_rank_at", "equation_checks"]
+__all__ = ["EQUATION_GRID", "FULL_EQUATION_GRID", "QUICK_EQUATION_GRID", "CERTIFY_COMPLETENESS", "jacobian_rank_at",
+           "jacobian_rank_rational", "equation_checks"]
 
 #: (d, d', a, k): sizes past Macaulay2's kernel (> 300 s) and the degree of the equations used; at
 #: degree <= 3 the orbits rank A = 1, rank V = 2 of (3, 2, 3) have rank 20 < 22 and those of (2, 4, 2)
@@ -45,10 +50,13 @@ __all__ = ["EQUATION_GRID", "FULL_EQUATION_GRID", "QUICK_EQUATION_GRID", "jacobi
 EQUATION_GRID = ((3, 2, 3, 4), (3, 2, 2, 4), (2, 4, 2, 4))
 FULL_EQUATION_GRID = EQUATION_GRID + ((4, 1, 4, 4),)
 QUICK_EQUATION_GRID = ((2, 4, 2, 4),)
+#: sizes whose equations are certified complete in seconds here (the leading-ideal test: (2, 4, 2) 11 s); there a
+#: rank over QQ below codim M *proves* a point singular.  (3, 2, 3) and (3, 2, 2): the elimination runs out of memory
+CERTIFY_COMPLETENESS = frozenset({(2, 4, 2), (2, 2, 2)})
 
 
-def jacobian_rank_at(gens: list[dict[tuple[int, ...], Fraction]], x: list[int], n: int, prime: int = DEFAULT_PRIME) -> int:
-    """Rank over GF(p) of the Jacobian of ``gens`` (monomial -> coefficient, variables ``0..n-1``) at ``x``."""
+def _jacobian_rows(gens: list[dict[tuple[int, ...], Fraction]], x: list[int], n: int) -> np.ndarray:
+    """The Jacobian of ``gens`` at the integer point ``x``, exactly (an object array of Fractions)."""
     rows = np.zeros((len(gens), n), dtype=object)
     for r, g in enumerate(gens):
         for mono, c in g.items():
@@ -59,9 +67,20 @@ def jacobian_rank_at(gens: list[dict[tuple[int, ...], Fraction]], x: list[int], 
                 for w in rest:
                     value *= x[w]
                 rows[r, v] += value
+    return rows
+
+
+def jacobian_rank_at(gens: list[dict[tuple[int, ...], Fraction]], x: list[int], n: int, prime: int = DEFAULT_PRIME) -> int:
+    """Rank over GF(p) of the Jacobian of ``gens`` (monomial -> coefficient, variables ``0..n-1``) at ``x``."""
+    rows = _jacobian_rows(gens, x, n)
     residues = np.array([[int(q.numerator) * pow(int(q.denominator), -1, prime) % prime
                           for q in map(Fraction, row)] for row in rows], dtype=np.int64).reshape(len(gens), n)
     return linalg.rank(residues, prime)
+
+
+def jacobian_rank_rational(gens: list[dict[tuple[int, ...], Fraction]], x: list[int], n: int) -> int:
+    """Exact rank over QQ of the same Jacobian (what decides singularity when the ideal is complete)."""
+    return linalg.rank_rational(_jacobian_rows(gens, x, n).tolist())
 
 
 def equation_checks(
@@ -79,12 +98,16 @@ def equation_checks(
         say(f"equations: d={d}, d'={e}, a={a}, degree <= {k}")
         t0 = time.perf_counter()
         eqs = low_degree_equations(d, e, a, max_degree=k, seed=seed)
+        if (d, e, a) in CERTIFY_COMPLETENESS:
+            certify_completeness(eqs, timeout=120)
+        complete = eqs.certified_complete
         found[(d, e, a)] = eqs
         gens = [g for D in sorted(eqs.blocks) for g in eqs.generators_of_degree(D)]
         n = len(eqs.variables)
         codim = n - dimension(d, e, a)
         rows.append([f"d={d}, d'={e}, a={a}", n, codim, k,
-                     ", ".join(f"{c} of degree {D}" for D, c in eqs.generator_count.items() if c), round(eqs.seconds, 1)])
+                     ", ".join(f"{c} of degree {D}" for D, c in eqs.generator_count.items() if c),
+                     "certified" if complete else "up to degree k", round(eqs.seconds, 1)])
         for orbit in orbit_representatives(d, e, a):
             if orbit.zero:
                 continue
@@ -93,10 +116,16 @@ def equation_checks(
             r = jacobian_rank_at(gens, x, n)
             singular, why = singular_rule(d, e, a, orbit)
             smooth_proven = r == codim
+            rank_qq = None
             if singular:
                 passed = not smooth_proven
                 observed = (f"rank {r} < codim {codim}: consistent (singularity itself is certified pointwise)"
                             if passed else f"rank {r} = codim: proven smooth, predicted singular")
+                if passed and complete:  # the whole ideal: the rank over QQ decides
+                    rank_qq = jacobian_rank_rational(gens, x, n)
+                    passed = rank_qq < codim
+                    observed = (f"rank over QQ {rank_qq} < codim {codim} with the certified complete ideal: "
+                                "proven singular" if passed else f"rank over QQ {rank_qq} = codim: smooth")
             else:
                 passed = smooth_proven
                 observed = (f"rank {r} = codim {codim}: smooth (proven)" if passed
@@ -104,11 +133,14 @@ def equation_checks(
             report.add(Check(
                 "Thm. 3.4 by the closure's equations: singular iff rank A <= 1 and rank V <= 1 (refined: " + why + ")",
                 f"d={d}, d'={e}, a={a}, orbit {orbit.label}",
-                f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} (interpolation, verified over QQ)",
+                f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} (interpolation, verified over QQ"
+                + ("; certified complete: the rank over QQ decides singular points)" if complete else ")"),
                 "singular" if singular else "smooth", observed, passed, time.perf_counter() - t1,
-                {"rank": r, "codim": codim, "generators": len(gens), "max_degree": k},
+                {"rank": r, "rank_qq": rank_qq, "codim": codim, "generators": len(gens), "max_degree": k,
+                 "complete": complete},
             ))
         say(f"  {len(gens)} equations, {time.perf_counter() - t0:.1f} s")
     report.tables.append(Table("Equations of the closure by interpolation (no Macaulay2)",
-                               ["size", "coordinates", "codim", "degree <=", "minimal generators", "seconds"], rows))
+                               ["size", "coordinates", "codim", "degree <=", "minimal generators", "complete",
+                                "seconds"], rows))
     return found
