@@ -199,3 +199,30 @@ def test_certified_ideals_are_the_kernels(m2_local, msolve):
     assert ours.certified_complete and ours.leading_test is not None
     m2 = implicitize(arch, coords="reduced", field="QQ", backend=m2_local, timeout=600)
     assert {D: n for D, n in ours.generator_count.items() if n} == dict(Counter(m2.generator_degrees))
+
+
+def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
+    """auto tests degree 2, 3, 4 against one elimination ideal: msolve eliminates once; a failure is not retried."""
+    from ag_attention.algebra import completeness
+    from ag_attention.errors import MSolveTimeoutError
+
+    monkeypatch.setattr(completeness, "_ELIMINATIONS", {})
+    runs = []
+    real = completeness.run_msolve
+    monkeypatch.setattr(completeness, "run_msolve", lambda *a, **k: runs.append(k["label"]) or real(*a, **k))
+    for k in (2, 3, 4):
+        completeness.leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=k))
+    assert runs.count("leading ideal of the elimination ideal") == 1 and runs.count("leading ideal of J") == 3
+    monkeypatch.setattr(completeness, "_ELIMINATIONS", {})
+
+    def too_slow(*a, **k):
+        if k["label"].startswith("leading ideal of the elimination"):
+            runs.append("slow")
+            raise MSolveTimeoutError("elimination", k["timeout"])
+        return real(*a, **k)
+
+    monkeypatch.setattr(completeness, "run_msolve", too_slow)
+    for k in (2, 3):
+        with pytest.raises(MSolveTimeoutError):
+            completeness.leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=k), timeout=5)
+    assert runs.count("slow") == 1

@@ -270,12 +270,30 @@ def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, ti
         seconds_j = out_j.seconds
     else:
         lead_j, seconds_j = [], 0.0
-    out_i = run_msolve(format_input(variables, prime, system), flags=("-e", str(n_u), "-g", "1", "-l", "2"),
-                       timeout=timeout, label="leading ideal of the elimination ideal", backend=runner)
-    lead_i = minimalize([tuple(m[n_u:]) for m in parse_leading_ideal(out_i.output, variables) if not any(m[:n_u])])
+    key = (eqs.d, eqs.e, eqs.a, prime, runner.describe())
+    known = _ELIMINATIONS.get(key)
+    if known is not None and known[0] == "failed" and known[2] >= timeout:
+        raise known[1]  # the same elimination already failed in this process (auto tests degree 2, 3, 4)
+    if known is not None and known[0] == "done":
+        lead_i, seconds_i = known[1], known[2]
+    else:
+        try:
+            out_i = run_msolve(format_input(variables, prime, system), flags=("-e", str(n_u), "-g", "1", "-l", "2"),
+                               timeout=timeout, label="leading ideal of the elimination ideal", backend=runner)
+        except MSolveError as exc:
+            _ELIMINATIONS[key] = ("failed", exc, timeout)
+            raise
+        lead_i = minimalize([tuple(m[n_u:]) for m in parse_leading_ideal(out_i.output, variables) if not any(m[:n_u])])
+        seconds_i = out_i.seconds
+        _ELIMINATIONS[key] = ("done", lead_i, seconds_i)
     degrees = dict(sorted(Counter(sum(m) for m in lead_i).items()))
     return LeadingIdealCertificate(len(lead_j), len(lead_i), degrees, sorted(lead_j) == sorted(lead_i), prime,
-                                   seconds_j, out_i.seconds, f"{msolve_version(backend=runner)} ({runner.name})")
+                                   seconds_j, seconds_i, f"{msolve_version(backend=runner)} ({runner.name})")
+
+
+#: leading ideals of elimination ideals computed in this process, or the error that stopped one (with its timeout):
+#: ``implicitize --method auto`` tests degree 2, 3, 4 against the same elimination ideal
+_ELIMINATIONS: dict[tuple[Any, ...], Any] = {}
 
 
 def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backend: Any = "auto") -> LowDegreeEquations:
