@@ -262,14 +262,7 @@ def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, ti
     variables, system, n_u = projection_system(eqs.d, eqs.e, eqs.a, prime)
     runner = msolve_backend(backend)
     names = eqs.variables
-    polys = _modular_generators(eqs, prime)
-    if polys:
-        out_j = run_msolve(format_input(names, prime, polys), flags=("-g", "1", "-l", "2"), timeout=timeout,
-                           label="leading ideal of J", backend=runner)
-        lead_j = minimalize(parse_leading_ideal(out_j.output, list(names)))
-        seconds_j = out_j.seconds
-    else:
-        lead_j, seconds_j = [], 0.0
+    # the elimination first: it is the same for every degree k (cached), and when it fails, J's basis is not needed
     key = (eqs.d, eqs.e, eqs.a, prime, runner.describe())
     known = _ELIMINATIONS.get(key)
     if known is not None and known[0] == "failed" and known[2] >= timeout:
@@ -286,6 +279,14 @@ def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, ti
         lead_i = minimalize([tuple(m[n_u:]) for m in parse_leading_ideal(out_i.output, variables) if not any(m[:n_u])])
         seconds_i = out_i.seconds
         _ELIMINATIONS[key] = ("done", lead_i, seconds_i)
+    polys = _modular_generators(eqs, prime)
+    if polys:
+        out_j = run_msolve(format_input(names, prime, polys), flags=("-g", "1", "-l", "2"), timeout=timeout,
+                           label="leading ideal of J", backend=runner)
+        lead_j = minimalize(parse_leading_ideal(out_j.output, list(names)))
+        seconds_j = out_j.seconds
+    else:
+        lead_j, seconds_j = [], 0.0
     degrees = dict(sorted(Counter(sum(m) for m in lead_i).items()))
     return LeadingIdealCertificate(len(lead_j), len(lead_i), degrees, sorted(lead_j) == sorted(lead_i), prime,
                                    seconds_j, seconds_i, f"{msolve_version(backend=runner)} ({runner.name})")
