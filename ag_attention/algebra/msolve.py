@@ -36,7 +36,6 @@ import logging
 import os
 import re
 import shutil
-import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass, field
@@ -140,29 +139,21 @@ def msolve_version(executable: str | None = None, backend: str | Backend = "loca
     exe = _executable(runner, executable)
     key = f"{runner.describe()}:{exe}"
     if key not in _VERSIONS:
-        if runner.name == "local":
-            _VERSIONS[key] = _query_version(exe)
-        else:
-            out = runner.run_program(exe, ["-h"], {}, timeout=120, label="msolve -h", timeout_error=MSolveTimeoutError)
-            m = re.search(r"version\s+([0-9][\w.\-]*)", out.stdout + out.stderr)
-            if not m:
-                raise MSolveNotFoundError(f"{runner.describe()}: `{exe} -h` printed no version "
-                                          f"(exit status {out.returncode}); is msolve in the image? rebuild it with "
-                                          "docker/build.sh")
+        # through the runner like every msolve job (timeout, process group, container killed)
+        out = runner.run_program(exe, ["-h"], {}, timeout=120, label="msolve -h", timeout_error=MSolveTimeoutError)
+        m = re.search(r"version\s+([0-9][\w.\-]*)", out.stdout + out.stderr)
+        if m:
             _VERSIONS[key] = m.group(1)
+        elif runner.name == "local":
+            _VERSIONS[key] = "unknown"  # an msolve build that does not print it still runs
+        else:
+            raise MSolveNotFoundError(f"{runner.describe()}: `{exe} -h` printed no version "
+                                      f"(exit status {out.returncode}); is msolve in the image? rebuild it with "
+                                      "docker/build.sh")
     return _VERSIONS[key]
 
 
 _VERSIONS: dict[str, str] = {}
-
-
-def _query_version(exe: str) -> str:
-    try:
-        r = subprocess.run([exe, "-h"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise MSolveExecutionError(f"{exe} -h failed: {exc}") from None
-    m = re.search(r"version\s+([0-9][\w.\-]*)", r.stdout + r.stderr)
-    return m.group(1) if m else "unknown"
 
 
 # ------------------------------------------------------------------- input
