@@ -150,12 +150,10 @@ def _det(m: list[list[Any]]) -> Any:
     return total
 
 
-def _minors(matrix: list[list[Any]], size: int) -> list[Any]:
-    """All 2 x 2 minors (``size`` must be 2)."""
+def _two_minors(matrix: list[list[Any]]) -> list[Any]:
+    """All 2 x 2 minors of ``matrix``."""
     import itertools
 
-    if size != 2:
-        raise InvalidArgumentError(f"size={size}: only 2 x 2 minors")
     rows, cols = range(len(matrix)), range(len(matrix[0]))
     return [matrix[r1][c1] * matrix[r2][c2] - matrix[r1][c2] * matrix[r2][c1]
             for r1, r2 in itertools.combinations(rows, 2) for c1, c2 in itertools.combinations(cols, 2)]
@@ -200,7 +198,7 @@ def projection_system(d: int, e: int, a: int, prime: int) -> tuple[list[str], li
         return (x + u) * half if i < j else (x - u) * half
 
     flat = [[s(k, i, m, j) for m in range(e) for j in range(d)] for k in range(d) for i in range(d)]
-    polys = [f for f in _minors(flat, 2) if f != 0]
+    polys = [f for f in _two_minors(flat) if f != 0]
     if a < d:
         columns = [(m, j) for m in range(e) for j in range(d)]
         for R in itertools.combinations(range(d), a + 1):
