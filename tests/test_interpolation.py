@@ -3,6 +3,7 @@
 from collections import Counter
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from ag_attention import Architecture
@@ -145,6 +146,19 @@ def test_an_absurd_degree_is_refused_before_enumerating():
 
     with pytest.raises(InsufficientMemoryError, match="max-degree"):
         low_degree_equations(5, 5, 5, max_degree=6)
+
+
+def test_the_bases_of_a_degree_are_estimated_from_its_blocks():
+    """Below the top degree every basis is held (sum of s_mu^2), at the top one block at a time."""
+    from ag_attention.algebra.interpolation import _level_memory, _monomials, _weight, reduced_coordinate_keys
+
+    keys = reduced_coordinate_keys(3, 1)
+    weights = np.array([_weight(k, 3, 1) for k in keys])
+    groups = _monomials(len(keys), 3, weights)
+    below, top = _level_memory(groups, False, 3), _level_memory(groups, True, 3)
+    sizes = [len(m) for m in groups.values()]
+    assert below.peak - top.peak == 40 * (sum(s * s for s in sizes) - max(sizes) ** 2) > 0
+    assert f"{len(sizes):,} blocks" in below.largest()
 
 
 @pytest.mark.parametrize("d, e, a, k, top", [(2, 2, 2, 4, 5), (3, 1, 3, 4, 7), (2, 3, 2, 4, 6)])

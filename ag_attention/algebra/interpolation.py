@@ -130,12 +130,69 @@ def _rref_rows(vectors: list[list[int]], p: int, ncols: int) -> tuple[list[list[
 @dataclass
 class _ModularBlock:
     monomials: list[tuple[int, ...]]
-    ideal: list[list[int]]  # RREF basis of I_mu over GF(p)
+    ideal_dim: int  # dim I_mu over GF(p)
+    ideal: list[list[int]]  # RREF basis of I_mu over GF(p); emptied once degree D + 1 no longer needs it
     generators: list[list[int]]  # canonical complement of (S_1 I_{D-1})_mu in I_mu (RREF)
 
 
+def _level_memory(groups: dict, top: bool, D: int) -> MemoryEstimate:
+    """What a level of :func:`_modular` holds at once, at most (about 40 bytes per GF(p) entry in Python lists).
+
+    Below the top degree every block's RREF basis of ``I_mu`` (at most
+    ``s_mu x s_mu``) is kept for the next degree's products; at the top only
+    one block at a time (its basis is dropped once its generators are out).
+    The largest block also has its evaluation matrix and kernel in flight.
+    """
+    sizes = [len(m) for m in groups.values()]
+    largest = max(sizes)
+    held = largest * largest if top else sum(s * s for s in sizes)
+    what = (f"one block of degree {D} ({largest:,} monomials)" if top
+            else f"the bases of I in degree {D} ({len(sizes):,} blocks, {sum(sizes):,} monomials)")
+    return MemoryEstimate(40 * held + 80 * (largest + 20) * largest,
+                          {what: 40 * held, f"the evaluation and kernel of the largest block ({largest:,} monomials)":
+                           80 * (largest + 20) * largest})
+
+
+def _generators(mu: tuple, blk: _ModularBlock, lower: dict[tuple, _ModularBlock], weights: np.ndarray,
+                p: int, seed: int) -> list[list[int]]:
+    """A canonical complement of ``(S_1 I_{D-1})_mu`` in ``I_mu``: zero on the span's pivots, in RREF."""
+    position = {m: c for c, m in enumerate(blk.monomials)}
+    products = []
+    for v in range(len(weights)):
+        low = lower.get(tuple(np.array(mu) - weights[v]))
+        if low is None or not low.ideal:
+            continue
+        for g in low.ideal:
+            vec = [0] * len(blk.monomials)
+            for coeff, mono in zip(g, low.monomials):
+                if coeff:
+                    vec[position[tuple(sorted(mono + (v,)))]] = coeff
+            products.append(vec)
+    span, pivots = _rref_rows(products, p, len(blk.monomials))
+    if len(span) == len(blk.ideal):
+        return []
+    reduced = []
+    for row in blk.ideal:
+        r = list(row)
+        for srow, pc in zip(span, pivots):
+            if r[pc]:
+                c = r[pc]
+                r = [(x - c * y) % p for x, y in zip(r, srow)]
+        reduced.append(r)
+    generators, _ = _rref_rows(reduced, p, len(blk.monomials))
+    if len(generators) != len(blk.ideal) - len(span):
+        raise ComputationError("minimal generators: the complement has the wrong dimension (bug)", prime=p, seed=seed)
+    return generators
+
+
 def _modular(d: int, e: int, a: int, max_degree: int, p: int, seed: int) -> dict[int, dict[tuple, _ModularBlock]]:
-    """All blocks up to ``max_degree`` over GF(p): the ideal and its minimal generators per multidegree."""
+    """All blocks up to ``max_degree`` over GF(p): ``dim I_mu`` and the minimal generators per multidegree.
+
+    A block's basis of ``I_mu`` lives only as long as a higher degree needs it:
+    the top degree's blocks are computed, reduced to their generators and
+    dropped one at a time, so the peak is the bases of degree
+    ``max_degree - 1`` plus one block of the top degree.
+    """
     F = GFp(p)
     keys = reduced_coordinate_keys(d, e)
     n = len(keys)
@@ -144,8 +201,11 @@ def _modular(d: int, e: int, a: int, max_degree: int, p: int, seed: int) -> dict
     out: dict[int, dict[tuple, _ModularBlock]] = {}
     for D in range(1, max_degree + 1):
         groups = _monomials(n, D, weights)
+        require_memory(_level_memory(groups, D == max_degree, D),
+                       f"the equations of degree {D} of ({d},{e},{a}) by interpolation", "use a smaller --max-degree")
         largest = max(len(m) for m in groups.values())
         points = image_points(d, e, a, largest + 20, F, rng)
+        lower = out.get(D - 1, {})
         level: dict[tuple, _ModularBlock] = {}
         for mu, monos in groups.items():
             E = _evaluate(points, monos, F)
@@ -153,43 +213,14 @@ def _modular(d: int, e: int, a: int, max_degree: int, p: int, seed: int) -> dict
             K, nullity = flint.nmod_mat(E.shape[0], s, [int(x) for x in E.ravel()], p).nullspace()
             basis = [[int(K[r, c]) for r in range(s)] for c in range(nullity)]
             ideal, _ = _rref_rows(basis, p, s)
-            level[mu] = _ModularBlock(list(monos), ideal, [])
-        # minimal generators: a canonical complement of the products x_v * g, g of degree D - 1
-        lower = out.get(D - 1, {})
-        for mu, blk in level.items():
-            if not blk.ideal:
-                continue
-            if D == 1 or not lower:
-                blk.generators = blk.ideal
-                continue
-            position = {m: c for c, m in enumerate(blk.monomials)}
-            products = []
-            for v in range(n):
-                nu = tuple(np.array(mu) - weights[v])
-                low = lower.get(nu)
-                if low is None or not low.ideal:
-                    continue
-                for g in low.ideal:
-                    vec = [0] * len(blk.monomials)
-                    for coeff, mono in zip(g, low.monomials):
-                        if coeff:
-                            vec[position[tuple(sorted(mono + (v,)))]] = coeff
-                    products.append(vec)
-            span, pivots = _rref_rows(products, p, len(blk.monomials))
-            if len(span) == len(blk.ideal):
-                continue
-            # reduce the ideal's basis modulo the span (zero on its pivots), then RREF: canonical complement
-            reduced = []
-            for row in blk.ideal:
-                r = list(row)
-                for srow, pc in zip(span, pivots):
-                    if r[pc]:
-                        c = r[pc]
-                        r = [(x - c * y) % p for x, y in zip(r, srow)]
-                reduced.append(r)
-            blk.generators, _ = _rref_rows(reduced, p, len(blk.monomials))
-            if len(blk.generators) != len(blk.ideal) - len(span):
-                raise ComputationError("minimal generators: the complement has the wrong dimension (bug)", prime=p, seed=seed)
+            blk = _ModularBlock(list(monos), len(ideal), ideal, [])
+            if ideal:
+                blk.generators = ideal if D == 1 or not lower else _generators(mu, blk, lower, weights, p, seed)
+            if D == max_degree:
+                blk.ideal = []
+            level[mu] = blk
+        for blk in lower.values():  # degree D - 1's bases have served
+            blk.ideal = []
         out[D] = level
     return out
 
@@ -423,11 +454,12 @@ def _verify(d: int, e: int, a: int, gens: list[dict[tuple[int, ...], Fraction]])
 
 
 def interpolation_memory(d: int, e: int, max_degree: int) -> MemoryEstimate:
-    """What :func:`low_degree_equations` keeps: the monomials of each degree as Python tuples, per prime.
+    """What :func:`low_degree_equations` keeps across degrees: the monomials as Python tuples, per prime.
 
     About 550 bytes per monomial (a tuple, its list slot, its share of the
     blocks' bases) for each of up to three primes, by arithmetic only, so an
-    absurd degree is refused before anything is enumerated.
+    absurd degree is refused before anything is enumerated.  The bases of
+    each degree are estimated once its blocks are known (:func:`_level_memory`).
     """
     n = d * e * d * (d + 1) // 2
     monomials = sum(math.comb(n + D - 1, D) for D in range(1, max_degree + 1))
@@ -480,7 +512,7 @@ def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: in
     blocks: dict[int, list[Block]] = {}
     for D, level in mods[0].items():
         blocks[D] = [
-            Block(mu_split(mu, d, e), len(b.monomials), len(b.ideal), tuple(lifted[D][mu]))
+            Block(mu_split(mu, d, e), len(b.monomials), b.ideal_dim, tuple(lifted[D][mu]))
             for mu, b in level.items()
         ]
     names = coordinate_names(d, e)
