@@ -1,19 +1,92 @@
-"""ag-attention: computational algebraic geometry of self-attention networks."""
+"""ag-attention: computational algebraic geometry of self-attention networks.
 
-from .architecture import Architecture
-from .errors import AgAttentionError, ComputationError, InvalidArchitectureError, InvalidArgumentError
-from .exact.dimension import DimensionResult, dimension
-from .models.formulas import expected_dimension
+Everything a user needs comes from here; the subpackages are the
+implementation (their names may move between versions, these do not):
 
-__all__ = [
-    "Architecture",
-    "AgAttentionError",
-    "ComputationError",
-    "InvalidArchitectureError",
-    "InvalidArgumentError",
-    "DimensionResult",
-    "dimension",
-    "expected_dimension",
-]
+* describe a network: :class:`Architecture`, its polynomial map :class:`Parametrization`;
+* its neuromanifold: :func:`dimension` (exact, GF(p)), :func:`numerical_dimension`
+  (float64, also softmax), :func:`expected_dimension` (the paper's formulas),
+  :func:`fibers` (which weights give the same function);
+* one layer's closure: :func:`implicitize` (Macaulay2), :func:`closure_equations`
+  and :func:`low_degree_equations` (interpolation past Macaulay2's ``kernel``),
+  :func:`degree`; :func:`certify` decides Theorem 3.4 at a point;
+* where a result came from: :func:`provenance`; errors derive from :class:`AgAttentionError`.
+
+>>> from ag_attention import Architecture, dimension
+>>> dimension(Architecture((2, 2), ranks=(2,), tokens=2)).dimension
+7
+"""
 
 __version__ = "0.1.0"
+
+from .algebra.closure_degree import DegreeResult, degree
+from .algebra.equations import closure_equations
+from .algebra.interpolation import LowDegreeEquations, low_degree_equations
+from .architecture import Architecture
+from .errors import (
+    AgAttentionError,
+    ComputationError,
+    InsufficientMemoryError,
+    InvalidArchitectureError,
+    InvalidArgumentError,
+    M2Error,
+    M2ExecutionError,
+    M2MemoryError,
+    M2NotFoundError,
+    M2OutputError,
+    M2TimeoutError,
+    MSolveError,
+    MSolveNotFoundError,
+    MSolveTimeoutError,
+    NoClearGapError,
+)
+from .exact.dimension import DimensionResult, dimension
+from .exact.fibers import FiberResult, fibers
+from .exact.onelayer import PointVerdict, certify
+from .m2.implicitize import Implicitization, implicitize
+from .models.formulas import expected_dimension
+from .models.parametrization import Parametrization
+from .numeric import NumericalResult, numerical_dimension
+from .provenance import provenance
+
+__all__ = [
+    # networks
+    "Architecture",
+    "Parametrization",
+    # neuromanifolds
+    "dimension",
+    "DimensionResult",
+    "numerical_dimension",
+    "NumericalResult",
+    "expected_dimension",
+    "fibers",
+    "FiberResult",
+    # one layer's closure
+    "implicitize",
+    "Implicitization",
+    "closure_equations",
+    "low_degree_equations",
+    "LowDegreeEquations",
+    "degree",
+    "DegreeResult",
+    "certify",
+    "PointVerdict",
+    # provenance
+    "provenance",
+    # errors
+    "AgAttentionError",
+    "InvalidArgumentError",
+    "InvalidArchitectureError",
+    "InsufficientMemoryError",
+    "ComputationError",
+    "NoClearGapError",
+    "M2Error",
+    "M2NotFoundError",
+    "M2TimeoutError",
+    "M2ExecutionError",
+    "M2MemoryError",
+    "M2OutputError",
+    "MSolveError",
+    "MSolveNotFoundError",
+    "MSolveTimeoutError",
+]
