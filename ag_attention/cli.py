@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 from . import __version__
 from .architecture import Architecture, parse_int, parse_sizes
 from .errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError
+from .provenance import provenance
 
 EXIT_FAILED, EXIT_USAGE, EXIT_M2 = 1, 2, 3
 #: default seconds per Macaulay2 job of `reproduce theorem-3.4`
@@ -99,11 +100,27 @@ def _architecture(args: argparse.Namespace) -> Architecture:
     )
 
 
+def _engines(d: dict[str, Any]) -> dict[str, str | None]:
+    """The external engines a result's dictionary says it used (Macaulay2, msolve), with their versions."""
+    m2 = d.get("m2_version")
+    if m2 is None and isinstance(d.get("m2"), dict):
+        m2 = d["m2"].get("m2_version")
+    msolve = d.get("msolve") if isinstance(d.get("msolve"), str) else None
+    return {"macaulay2": m2, "msolve": msolve}
+
+
+def with_provenance(d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` with a ``provenance`` object (:func:`ag_attention.provenance`) unless it carries one already."""
+    if "provenance" in d:
+        return d
+    return {**d, "provenance": provenance(**_engines(d))}
+
+
 def _emit(args: argparse.Namespace, result: Any) -> None:
     if getattr(args, "compact", False) and not getattr(args, "json", False):
         raise InvalidArgumentError("--compact: only changes --json output (add --json)")
     if getattr(args, "json", False):
-        print(json.dumps(result.to_dict(), indent=None if args.compact else 2, sort_keys=False))
+        print(json.dumps(with_provenance(result.to_dict()), indent=None if args.compact else 2, sort_keys=False))
     else:
         print(result)
 
@@ -130,7 +147,7 @@ def cmd_dim(args: argparse.Namespace) -> int:
 def _finish_report(args: argparse.Namespace, report: Any) -> int:
     out = report.write(args.out)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, default=str))
+        print(json.dumps(with_provenance(report.to_dict()), indent=2, default=str))
     else:
         n = len(report.checks)
         print(f"{report.title}: {'PASSED' if report.passed else 'FAILED'} ({n} checks)")
@@ -176,7 +193,7 @@ def cmd_m2_doctor(args: argparse.Namespace) -> int:
 
     report = doctor()
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        print(json.dumps(with_provenance(report.to_dict()), indent=2))
     else:
         print(report)
     return 0 if report.ok else EXIT_M2

@@ -109,3 +109,32 @@ def test_cli_dim_either_answers_or_exits_2(widths, ranks, tokens, samples, heads
         assert err.strip(), argv
     if status == 1:
         assert "no clear gap" in err, (argv, err)
+
+
+@pytest.mark.parametrize(
+    "argv, engine",
+    [
+        (["dim", "--widths", "3,2", "--ranks", "2", "--json"], None),
+        (["fibers", "--widths", "2,2", "--ranks", "1", "--json"], None),
+        (["dim", "--widths", "2,2", "--ranks", "2", "--normalized", "--json"], None),
+        (["degree", "--widths", "2,1", "--ranks", "1", "--method", "count", "--json"], "msolve"),
+        (["implicitize", "--widths", "2,1", "--ranks", "1", "--no-cache", "--json"], "macaulay2"),
+    ],
+)
+def test_every_json_output_says_where_it_came_from(argv, engine, capsys, request):
+    """`provenance`: version, commit (a checkout here), date, python, flint, and exactly the engines used."""
+    import json
+
+    import ag_attention
+
+    if engine == "macaulay2":
+        request.getfixturevalue("m2_local")
+    if engine == "msolve":
+        request.getfixturevalue("msolve")
+    status, out, _ = _run(argv, capsys)
+    assert status == 0
+    prov = json.loads(out)["provenance"]
+    assert prov["version"] == ag_attention.__version__ and prov["python"].count(".") == 2 and prov["flint"]
+    assert prov["commit"] is None or len(prov["commit"].removesuffix("+dirty")) == 40
+    assert prov["date"].endswith("+00:00")
+    assert {"macaulay2", "msolve"} & set(prov) == ({engine} if engine else set())
