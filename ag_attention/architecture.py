@@ -13,9 +13,10 @@ import operator
 import re
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from .errors import InvalidArchitectureError, InvalidArgumentError
 
@@ -24,6 +25,9 @@ __all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS"]
 #: ``"QKV"``: queries and keys, ``A = Q^T K`` of rank at most ``a``.
 #: ``"AV"``: the attention matrix ``A`` itself, free (``d x d``).
 PARAMETRIZATIONS = ("QKV", "AV")
+
+#: what the constructor accepts for ``widths`` and ``ranks``: an ordered sequence of positive integers
+Sizes = Union[Sequence[int], npt.NDArray[np.integer[Any]]]
 
 
 def _as_int(field_name: str, value: Any) -> int:
@@ -48,7 +52,7 @@ def _as_sizes(field_name: str, values: Any) -> tuple[int, ...]:
         )
     if isinstance(values, np.ndarray) and values.ndim != 1:
         raise InvalidArchitectureError(field_name, values, "must be a one-dimensional sequence of positive integers")
-    out = []
+    out: list[int] = []
     for i, v in enumerate(values):
         n = _as_int(f"{field_name}[{i}]", v)
         if n < 1:
@@ -108,7 +112,7 @@ class Block:
         return f"{self.name}{self.layer}{h}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Architecture:
     """A self-attention network: widths ``d_0..d_L``, ranks ``a_1..a_L``, ``t`` tokens.
 
@@ -142,7 +146,8 @@ class Architecture:
     """
 
     widths: tuple[int, ...]
-    ranks: tuple[int, ...] | None = None
+    #: always a tuple once constructed: ``None`` (the AV parametrization) becomes ``d_0, ..., d_{L-1}``
+    ranks: tuple[int, ...]
     tokens: int = 2
     parametrization: str = "QKV"
     heads: int = 1
@@ -150,60 +155,74 @@ class Architecture:
     normalized: bool = False
     temperature: float = 1.0
 
-    def __post_init__(self) -> None:
-        widths = _as_sizes("widths", self.widths)
-        if len(widths) < 2:
+    def __init__(
+        self,
+        widths: Sizes,
+        ranks: Sizes | None = None,
+        tokens: int = 2,
+        parametrization: str = "QKV",
+        heads: int = 1,
+        skip: bool = False,
+        normalized: bool = False,
+        temperature: float = 1.0,
+    ) -> None:
+        # written out (not the dataclass's __init__) so that ``ranks`` accepts None but the field is a tuple
+        sizes = _as_sizes("widths", widths)
+        if len(sizes) < 2:
             raise InvalidArchitectureError(
-                "widths", self.widths, "needs at least two entries d_0, d_1 (one layer)"
+                "widths", widths, "needs at least two entries d_0, d_1 (one layer)"
             )
-        depth = len(widths) - 1
-        if not isinstance(self.parametrization, str) or self.parametrization not in PARAMETRIZATIONS:
+        depth = len(sizes) - 1
+        if not isinstance(parametrization, str) or parametrization not in PARAMETRIZATIONS:
             raise InvalidArchitectureError(
-                "parametrization", self.parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}"
+                "parametrization", parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}"
             )
-        if self.ranks is None:
-            if self.parametrization == "QKV":
+        if ranks is None:
+            if parametrization == "QKV":
                 raise InvalidArchitectureError("ranks", None, "required for the QKV parametrization")
-            ranks = widths[:-1]
+            rank_sizes = sizes[:-1]
         else:
-            ranks = _as_sizes("ranks", self.ranks)
-        if len(ranks) != depth:
+            rank_sizes = _as_sizes("ranks", ranks)
+        if len(rank_sizes) != depth:
             raise InvalidArchitectureError(
-                "ranks", self.ranks, f"needs one rank per layer: {depth} for widths {widths}, got {len(ranks)}"
+                "ranks", ranks, f"needs one rank per layer: {depth} for widths {sizes}, got {len(rank_sizes)}"
             )
-        if self.parametrization == "AV":
-            for i, (a, d) in enumerate(zip(ranks, widths)):
+        if parametrization == "AV":
+            for i, (a, d) in enumerate(zip(rank_sizes, sizes)):
                 if a != d:
                     raise InvalidArchitectureError(
                         f"ranks[{i}]", a,
                         f"the AV parametrization has A free of rank d_{i}={d}; "
                         "use parametrization='QKV' for a rank bound",
                     )
-        tokens = _as_int("tokens", self.tokens)
-        if tokens < 1:
-            raise InvalidArchitectureError("tokens", self.tokens, "must be at least 1")
-        heads = _as_int("heads", self.heads)
-        if heads < 1:
-            raise InvalidArchitectureError("heads", self.heads, "must be at least 1")
-        for name in ("skip", "normalized"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidArchitectureError(name, getattr(self, name), "must be True or False")
-        if self.skip:
+        n_tokens = _as_int("tokens", tokens)
+        if n_tokens < 1:
+            raise InvalidArchitectureError("tokens", tokens, "must be at least 1")
+        n_heads = _as_int("heads", heads)
+        if n_heads < 1:
+            raise InvalidArchitectureError("heads", heads, "must be at least 1")
+        for name, flag in (("skip", skip), ("normalized", normalized)):
+            if not isinstance(flag, bool):
+                raise InvalidArchitectureError(name, flag, "must be True or False")
+        if skip:
             for i in range(depth):
-                if widths[i] != widths[i + 1]:
+                if sizes[i] != sizes[i + 1]:
                     raise InvalidArchitectureError(
-                        "skip", True, f"skip connections need d_{i} = d_{i + 1}, got widths {widths}"
+                        "skip", True, f"skip connections need d_{i} = d_{i + 1}, got widths {sizes}"
                     )
-        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float, np.integer, np.floating)):
-            raise InvalidArchitectureError("temperature", self.temperature, "must be a number")
-        temperature = float(self.temperature)
-        if not (math.isfinite(temperature) and temperature > 0):
-            raise InvalidArchitectureError("temperature", self.temperature, "must be a positive finite number")
-        object.__setattr__(self, "widths", widths)
-        object.__setattr__(self, "ranks", ranks)
-        object.__setattr__(self, "tokens", tokens)
-        object.__setattr__(self, "heads", heads)
-        object.__setattr__(self, "temperature", temperature)
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.integer, np.floating)):
+            raise InvalidArchitectureError("temperature", temperature, "must be a number")
+        tau = float(temperature)
+        if not (math.isfinite(tau) and tau > 0):
+            raise InvalidArchitectureError("temperature", temperature, "must be a positive finite number")
+        object.__setattr__(self, "widths", sizes)
+        object.__setattr__(self, "ranks", rank_sizes)
+        object.__setattr__(self, "tokens", n_tokens)
+        object.__setattr__(self, "parametrization", parametrization)
+        object.__setattr__(self, "heads", n_heads)
+        object.__setattr__(self, "skip", skip)
+        object.__setattr__(self, "normalized", normalized)
+        object.__setattr__(self, "temperature", tau)
 
     # ----------------------------------------------------------------- shape
     @property
@@ -248,7 +267,8 @@ class Architecture:
     def block(self, name: str, layer: int, head: int = 0) -> Block:
         """The weight matrix ``name`` (``"Q"``, ``"K"``, ``"V"`` or ``"A"``) of ``layer`` (1-based), ``head`` (0-based)."""
         self.blocks  # noqa: B018 - builds the index
-        found = self.__dict__["_block_index"].get((name, layer, head))
+        index: dict[tuple[str, int, int], Block] = self.__dict__["_block_index"]
+        found = index.get((name, layer, head))
         if found is None:
             names = "Q, K, V" if self.parametrization == "QKV" else "A, V"
             raise InvalidArgumentError(
