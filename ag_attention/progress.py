@@ -1,0 +1,79 @@
+"""Progress of long work, on standard error, with tqdm (terminal and notebook).
+
+A bar appears only once its work has run for :data:`DELAY` seconds (tqdm's
+``delay``), only where standard error is a terminal or in a notebook (tqdm's
+``disable=None``), and never inside :func:`quiet` (the CLI's ``--quiet`` and
+every ``--json`` run): short calls and piped output stay clean, and standard
+output is never touched.
+
+>>> with quiet():
+...     with bar(total=3, desc="ranks") as b:
+...         for _ in range(3):
+...             b.update()
+...     is_quiet()
+True
+>>> is_quiet()
+False
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from tqdm.auto import tqdm
+
+__all__ = ["bar", "elapsed", "quiet", "is_quiet", "DELAY"]
+
+#: seconds of work before a bar shows
+DELAY = 2.0
+
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("ag_attention_quiet", default=False)
+
+
+@contextlib.contextmanager
+def quiet(on: bool = True) -> Iterator[None]:
+    """No progress bars inside this block (``on=False``: no change)."""
+    token = _QUIET.set(on or _QUIET.get())
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
+def is_quiet() -> bool:
+    """Whether bars are silenced here."""
+    return _QUIET.get()
+
+
+def bar(total: int | None = None, desc: str = "", unit: str = "it", **kwargs: Any) -> Any:
+    """A tqdm bar on standard error; silent under :func:`quiet`, shown after :data:`DELAY` seconds."""
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=DELAY, leave=False,
+                disable=True if is_quiet() else None, dynamic_ncols=True, **kwargs)
+
+
+@contextlib.contextmanager
+def elapsed(desc: str, interval: float = 0.5) -> Iterator[None]:
+    """A bar without a total showing the elapsed time of a job we wait on (Macaulay2, msolve)."""
+    stop = threading.Event()
+    start = time.monotonic()
+    with bar(desc=desc, unit="s", bar_format="{desc}: {elapsed}") as b:
+
+        def tick() -> None:
+            while not stop.wait(interval):
+                if time.monotonic() - start >= DELAY:  # refresh() ignores tqdm's delay
+                    b.refresh()
+
+        t = threading.Thread(target=tick, daemon=True)
+        t.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            t.join()
+            b.set_postfix_str(f"{time.monotonic() - start:.1f} s", refresh=False)

@@ -1,0 +1,75 @@
+"""Progress bars: on a tty after the delay, never under quiet(), never on a pipe, never on stdout."""
+
+import io
+import sys
+import time
+
+import pytest
+
+from ag_attention import progress
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _work(b, n=3):
+    for _ in range(n):
+        b.update()
+
+
+@pytest.fixture
+def tty(monkeypatch):
+    """A terminal as standard error, no delay: call ``tty()`` in the test body (pytest's capture resets
+    ``sys.stderr`` between a fixture's set-up and the test's call)."""
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+
+    def install():
+        err = _Terminal()
+        monkeypatch.setattr(sys, "stderr", err)
+        return err
+
+    return install
+
+
+def test_a_bar_shows_on_a_terminal(tty):
+    tty = tty()
+    with progress.bar(total=3, desc="ranks") as b:
+        _work(b)
+    assert "ranks" in tty.getvalue() and "/3" in tty.getvalue()
+
+
+def test_quiet_silences_every_bar(tty):
+    tty = tty()
+    with progress.quiet():
+        with progress.bar(total=3, desc="ranks") as b:
+            _work(b)
+        with progress.elapsed("job", interval=0.01):
+            time.sleep(0.05)
+    assert tty.getvalue() == ""
+    assert not progress.is_quiet()
+
+
+def test_a_pipe_gets_no_bar(monkeypatch):
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    with progress.bar(total=3, desc="ranks") as b:
+        _work(b)
+    assert err.getvalue() == ""
+
+
+def test_short_work_shows_nothing(monkeypatch):
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    with progress.elapsed("job", interval=0.01):
+        time.sleep(0.05)
+    assert "job" not in err.getvalue()
+
+
+def test_elapsed_ticks_while_waiting(tty):
+    tty = tty()
+    with progress.elapsed("Macaulay2", interval=0.01):
+        time.sleep(0.1)
+    assert tty.getvalue().count("Macaulay2") >= 2
