@@ -2,8 +2,9 @@
 
 The code is written once against an *arithmetic* object: :class:`~ag_attention.exact.field.GFp`
 (exact residues mod p, int64) or :class:`~ag_attention.numeric.Float64`.  An
-arithmetic provides ``einsum(spec, a, b)``, ``add``, ``sub``, ``neg``, ``mul``,
-``random`` and the flag ``exact``.
+arithmetic (the protocol :class:`Arithmetic`) provides ``einsum(spec, a, b)``,
+``add``, ``sub``, ``neg``, ``random(rng, shape)``, the array ``dtype`` and the
+flag ``exact``.
 
 Conventions.  A batch of ``N`` input sequences is an array ``X`` of shape
 ``(N, t, d_0)`` (tokens as rows).  For one head of one layer::
@@ -27,7 +28,7 @@ Polynomials of degree ``3^L`` are never expanded.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -35,7 +36,37 @@ from .architecture import Architecture
 from .errors import InvalidArgumentError
 from .resources import MemoryEstimate, require_memory
 
-__all__ = ["unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "jacobian_memory", "inputs_memory", "attention_weights"]
+__all__ = ["Arithmetic", "unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "jacobian_memory",
+           "inputs_memory", "attention_weights"]
+
+
+class Arithmetic(Protocol):
+    """What the network code needs of an arithmetic: :class:`~ag_attention.exact.field.GFp` and
+    :class:`~ag_attention.numeric.Float64` implement it.
+
+    Arrays are numpy arrays of :attr:`dtype`; :meth:`einsum` takes two operands
+    (no ellipsis).  ``exact``: the arithmetic is exact (residues mod p), so
+    non-polynomial operations (the softmax) are refused.
+    """
+
+    @property
+    def exact(self) -> bool: ...
+
+    @property
+    def dtype(self) -> type[np.generic]: ...
+
+    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
+        """Random elements of the given shape."""
+        ...
+
+    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+
+    def neg(self, a: np.ndarray) -> np.ndarray: ...
+
 
 def jacobian_memory(arch: Architecture, samples: int, rows_per_sample: int | None = None, *, exact: bool = True) -> MemoryEstimate:
     """Peak memory of :func:`jacobian` (forward caches, backward adjoints, the Jacobian), from sizes alone.
@@ -95,54 +126,72 @@ def unflatten(arch: Architecture, theta: np.ndarray) -> list[list[dict[str, np.n
     return weights
 
 
-def random_parameters(arch: Architecture, ops: Any, rng: np.random.Generator) -> np.ndarray:
+def random_parameters(arch: Architecture, ops: Arithmetic, rng: np.random.Generator) -> np.ndarray:
     return ops.random(rng, arch.parameter_count)
 
 
-def random_inputs(arch: Architecture, ops: Any, rng: np.random.Generator, samples: int) -> np.ndarray:
+def random_inputs(arch: Architecture, ops: Arithmetic, rng: np.random.Generator, samples: int) -> np.ndarray:
     return ops.random(rng, (samples, arch.tokens, arch.widths[0]))
 
 
 @dataclass
 class _Head:
-    Xq: np.ndarray | None  # QKV only
-    Xk: np.ndarray | None
-    XA: np.ndarray | None  # AV only: X A
+    """What the backward pass needs of one head's forward pass."""
+
     Xv: np.ndarray
     W: np.ndarray  # attention weights actually used (S, or softmax(S / tau))
+
+
+@dataclass
+class _QKVHead(_Head):
+    Xq: np.ndarray
+    Xk: np.ndarray
+
+
+@dataclass
+class _AVHead(_Head):
+    XA: np.ndarray  # X A
 
 
 def _softmax(S: np.ndarray, tau: float) -> np.ndarray:
     Z = S / tau
     Z = Z - Z.max(axis=-1, keepdims=True)
     E = np.exp(Z)
-    return E / E.sum(axis=-1, keepdims=True)
+    out: np.ndarray = E / E.sum(axis=-1, keepdims=True)
+    return out
 
 
-def _layer_forward(arch: Architecture, ops: Any, heads: list[dict[str, np.ndarray]], X: np.ndarray):
-    caches = []
-    Y = None
-    for w in heads:
-        Xv = ops.einsum("ntk,mk->ntm", X, w["V"])
-        if arch.parametrization == "QKV":
-            Xq = ops.einsum("ntk,ck->ntc", X, w["Q"])
-            Xk = ops.einsum("ntk,ck->ntc", X, w["K"])
-            S = ops.einsum("nic,njc->nij", Xq, Xk)
-            XA = None
-        else:
-            Xq = Xk = None
-            XA = ops.einsum("ntk,kl->ntl", X, w["A"])
-            S = ops.einsum("nil,njl->nij", XA, X)
-        W = _softmax(S, arch.temperature) if arch.normalized else S
-        Yh = ops.einsum("nij,njm->nim", W, Xv)
-        Y = Yh if Y is None else ops.add(Y, Yh)
-        caches.append(_Head(Xq, Xk, XA, Xv, W))
+def _head_forward(arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray], X: np.ndarray) -> tuple[np.ndarray, _Head]:
+    """One head's output ``W Xv`` and its cache."""
+    Xv = ops.einsum("ntk,mk->ntm", X, w["V"])
+    if arch.parametrization == "QKV":
+        Xq = ops.einsum("ntk,ck->ntc", X, w["Q"])
+        Xk = ops.einsum("ntk,ck->ntc", X, w["K"])
+        S = ops.einsum("nic,njc->nij", Xq, Xk)
+    else:
+        XA = ops.einsum("ntk,kl->ntl", X, w["A"])
+        S = ops.einsum("nil,njl->nij", XA, X)
+    W = _softmax(S, arch.temperature) if arch.normalized else S
+    Yh = ops.einsum("nij,njm->nim", W, Xv)
+    cache = _QKVHead(Xv, W, Xq, Xk) if arch.parametrization == "QKV" else _AVHead(Xv, W, XA)
+    return Yh, cache
+
+
+def _layer_forward(
+    arch: Architecture, ops: Arithmetic, heads: list[dict[str, np.ndarray]], X: np.ndarray
+) -> tuple[np.ndarray, list[_Head]]:
+    Y, first = _head_forward(arch, ops, heads[0], X)
+    caches = [first]
+    for w in heads[1:]:
+        Yh, cache = _head_forward(arch, ops, w, X)
+        Y = ops.add(Y, Yh)
+        caches.append(cache)
     if arch.skip:
         Y = ops.add(Y, X)
     return Y, caches
 
 
-def forward(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
+def forward(arch: Architecture, ops: Arithmetic, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Outputs ``(N, t, d_L)`` of the network with flat parameters ``theta`` on inputs ``X``."""
     _check_inputs(arch, ops, X)
     weights = unflatten(arch, theta)
@@ -151,17 +200,17 @@ def forward(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> n
     return X
 
 
-def attention_weights(arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
+def attention_weights(arch: Architecture, ops: Arithmetic, theta: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
     """The attention weights ``W`` ``(N, t, t)`` of every layer and head, in order, on inputs ``X``."""
     _check_inputs(arch, ops, X)
-    out = []
+    out: list[np.ndarray] = []
     for layer_weights in unflatten(arch, theta):
         X, caches = _layer_forward(arch, ops, layer_weights, X)
         out.extend(c.W for c in caches)
     return out
 
 
-def _check_inputs(arch: Architecture, ops: Any, X: np.ndarray) -> None:
+def _check_inputs(arch: Architecture, ops: Arithmetic, X: np.ndarray) -> None:
     if arch.normalized and ops.exact:
         raise InvalidArgumentError("ops: normalized (softmax) attention is not polynomial: use a floating-point arithmetic")
     if X.ndim != 3 or X.shape[1:] != (arch.tokens, arch.widths[0]):
@@ -169,7 +218,7 @@ def _check_inputs(arch: Architecture, ops: Any, X: np.ndarray) -> None:
 
 
 def jacobian(
-    arch: Architecture, ops: Any, theta: np.ndarray, X: np.ndarray, seeds: np.ndarray | None = None
+    arch: Architecture, ops: Arithmetic, theta: np.ndarray, X: np.ndarray, seeds: np.ndarray | None = None
 ) -> np.ndarray:
     """Jacobian of ``theta -> forward(theta, X)``, shape ``(N * t * d_L, P)``.
 
@@ -192,12 +241,13 @@ def jacobian(
         f"the Jacobian of {arch.describe()} on {N} samples", "use fewer samples or a smaller network",
     )
     # forward pass, keeping what the backward pass needs
-    inputs, caches = [], []
+    inputs: list[np.ndarray] = []
+    caches: list[list[_Head]] = []
     H = X
     for layer_weights in weights:
         inputs.append(H)
-        H, c = _layer_forward(arch, ops, layer_weights, H)
-        caches.append(c)
+        H, layer_caches = _layer_forward(arch, ops, layer_weights, H)
+        caches.append(layer_caches)
     J = np.zeros((N * R, arch.parameter_count), dtype=ops.dtype)
     if seeds is None:
         # adjoint of the output: identity, rows (i, m) of each sample
@@ -207,7 +257,8 @@ def jacobian(
         Ybar = seeds
     for li in range(arch.depth - 1, -1, -1):
         Hin = inputs[li]
-        Hbar = Ybar if arch.skip else None
+        # the adjoint of layer li's input (not needed, and left None without skip connections, when li == 0)
+        Hbar: np.ndarray | None = Ybar if arch.skip else None
         for h, (w, c) in enumerate(zip(weights[li], caches[li])):
             Wbar = ops.einsum("nrim,njm->nrij", Ybar, c.Xv)
             Xvbar = ops.einsum("nrim,nij->nrjm", Ybar, c.W)
@@ -220,7 +271,7 @@ def jacobian(
             grads: dict[str, np.ndarray] = {
                 "V": ops.einsum("nrjm,njk->nrmk", Xvbar, Hin),
             }
-            if arch.parametrization == "QKV":
+            if isinstance(c, _QKVHead):
                 Xqbar = ops.einsum("nrij,njc->nric", Sbar, c.Xk)
                 Xkbar = ops.einsum("nrij,nic->nrjc", Sbar, c.Xq)
                 grads["Q"] = ops.einsum("nric,nik->nrck", Xqbar, Hin)
@@ -234,15 +285,16 @@ def jacobian(
             if li == 0:
                 continue
             parts = [ops.einsum("nrjm,mk->nrjk", Xvbar, w["V"])]
-            if arch.parametrization == "QKV":
+            if isinstance(c, _QKVHead):
                 parts.append(ops.einsum("nric,ck->nrik", Xqbar, w["Q"]))
                 parts.append(ops.einsum("nrjc,ck->nrjk", Xkbar, w["K"]))
-            else:
+            elif isinstance(c, _AVHead):
                 # S = X A X^T:  Xbar = Sbar (X A^T) + Sbar^T (X A)
                 XAt = ops.einsum("njl,kl->njk", Hin, w["A"])
                 parts.append(ops.einsum("nrij,njk->nrik", Sbar, XAt))
                 parts.append(ops.einsum("nrji,njk->nrik", Sbar, c.XA))
             for part in parts:
                 Hbar = part if Hbar is None else ops.add(Hbar, part)
-        Ybar = Hbar
+        if Hbar is not None:
+            Ybar = Hbar
     return J

@@ -55,7 +55,7 @@ def new_directions_per_sample(arch: Architecture) -> int:
     products.  Never more than the ``t d_L`` outputs.
     """
     t = arch.tokens
-    paths = (arch.heads + int(arch.skip)) ** arch.depth
+    paths: int = (arch.heads + int(arch.skip)) ** arch.depth  # int ** int is typed Any (a negative power is a float)
     return min(t * arch.widths[-1], t * t * paths)
 
 

@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import InvalidArgumentError
 
@@ -98,28 +99,34 @@ class GFp:
         arr = np.asarray(values, dtype=object)
         return np.vectorize(lambda v: int(v) % self.p, otypes=[np.int64])(arr) if arr.size else arr.astype(np.int64)
 
+    # (numpy's stubs type most ufunc results as Any: the annotated locals below say what they are)
     def reduce(self, a: np.ndarray) -> np.ndarray:
-        return np.remainder(a, self.p)
+        out: np.ndarray = np.remainder(a, self.p)
+        return out
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.remainder(a + b, self.p)
+        out: np.ndarray = np.remainder(a + b, self.p)
+        return out
 
     def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.remainder(a - b, self.p)
+        out: np.ndarray = np.remainder(a - b, self.p)
+        return out
 
     def neg(self, a: np.ndarray) -> np.ndarray:
-        return np.remainder(-a, self.p)
+        out: np.ndarray = np.remainder(-a, self.p)
+        return out
 
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def mul(self, a: np.ndarray, b: npt.ArrayLike) -> np.ndarray:
         """Elementwise product (broadcasting)."""
         return self.einsum_elementwise(a, b)
 
-    def einsum_elementwise(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def einsum_elementwise(self, a: np.ndarray, b: npt.ArrayLike) -> np.ndarray:
         b = np.asarray(b)
         lo = np.bitwise_and(b, 0xFFFF)
         hi = np.right_shift(b, 16)
         r = np.remainder(a * hi, self.p)
-        return np.remainder(np.left_shift(r, 16) + a * lo, self.p)
+        out: np.ndarray = np.remainder(np.left_shift(r, 16) + a * lo, self.p)
+        return out
 
     def scale(self, a: np.ndarray, c: int) -> np.ndarray:
         return self.einsum_elementwise(a, np.int64(c % self.p))
@@ -128,7 +135,8 @@ class GFp:
         """``np.einsum(spec, a, b)`` reduced mod p, exact (two operands, no ellipsis)."""
         k = _contracted_length(spec, a.shape, b.shape)
         if k <= self._direct_limit:
-            return np.remainder(np.einsum(spec, a, b), self.p)
+            direct: np.ndarray = np.remainder(np.einsum(spec, a, b), self.p)
+            return direct
         if k > _MAX_INNER:
             raise InvalidArgumentError(
                 f"{spec}: a contraction of length {k} exceeds {_MAX_INNER} terms, the most int64 arithmetic sums exactly"
@@ -138,7 +146,8 @@ class GFp:
         r = np.remainder(np.einsum(spec, a, hi), self.p)
         r = np.left_shift(r, 16, out=r)
         r += np.einsum(spec, a, lo)
-        return np.remainder(r, self.p, out=r)
+        out: np.ndarray = np.remainder(r, self.p, out=r)
+        return out
 
     def matvec(self, M: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``M @ v`` mod p for a 2-D ``M`` (any number of columns: chunked)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..architecture import Architecture
-from ..network import unflatten
+from ..network import Arithmetic, unflatten
 
 __all__ = ["SymmetryFamily", "symmetry_generators", "symmetry_tangents"]
 
@@ -44,7 +44,7 @@ def symmetry_generators(arch: Architecture) -> int:
     return n
 
 
-def symmetry_tangents(arch: Architecture, theta: np.ndarray, ops) -> tuple[np.ndarray, list[SymmetryFamily]]:
+def symmetry_tangents(arch: Architecture, theta: np.ndarray, ops: Arithmetic) -> tuple[np.ndarray, list[SymmetryFamily]]:
     """Matrix (one row per generator) of symmetry tangents at ``theta``, and the families.
 
     Entries are in the arithmetic of ``ops`` (residues mod p for GF(p)).

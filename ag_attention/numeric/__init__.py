@@ -33,22 +33,25 @@ __all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult
 
 
 class Float64:
-    """float64 arithmetic with the interface of :class:`ag_attention.exact.field.GFp`."""
+    """float64 arithmetic: the :class:`ag_attention.network.Arithmetic` protocol, like :class:`ag_attention.exact.field.GFp`."""
 
     exact = False
     dtype = np.float64
 
-    def random(self, rng: np.random.Generator, shape: Any) -> np.ndarray:
+    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
         return rng.standard_normal(shape)
 
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.einsum(spec, a, b, optimize=True)
+        out: np.ndarray = np.einsum(spec, a, b, optimize=True)
+        return out
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a + b
+        out: np.ndarray = a + b
+        return out
 
     def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a - b
+        out: np.ndarray = a - b
+        return out
 
     def neg(self, a: np.ndarray) -> np.ndarray:
         return -a
