@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 from . import __version__
 from .architecture import Architecture, parse_int, parse_sizes
 from .errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError
+from .progress import quiet
 from .provenance import provenance
 
 EXIT_FAILED, EXIT_USAGE, EXIT_M2 = 1, 2, 3
@@ -243,13 +244,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             m2_timeout=M2_TIMEOUT if args.m2_timeout is None else args.m2_timeout,
             use_m2=not args.no_m2, out=Path(args.out),
         )
-        report = t34.reproduce_theorem_34(opts, progress=None if args.json else lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+        report = t34.reproduce_theorem_34(opts, progress=None if args.json or args.quiet
+                                          else lambda s: print(f"  {s}", file=sys.stderr, flush=True))
     else:  # pragma: no cover - argparse restricts the choices
         raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
     status = _finish_report(args, report)
     if args.what == "theorem-3.4":
         t34.raise_for_m2_errors(report)  # a Macaulay2 item timed out or failed: exit 3, after the report is written
     return status
+
+
+def _add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")
+    if compact:
+        g.add_argument("--compact", action="store_true", help="with --json: one line")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress bars (they show on a terminal after 2 s)")
 
 
 def _add_m2_options(p: argparse.ArgumentParser) -> None:
@@ -275,8 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
     p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed (default 0)")
     p.add_argument("--samples", type=_int("--samples"), default=None, help="input sequences N (default: automatic)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    _add_output(p)
     p.set_defaults(func=cmd_dim)
 
     p = sub.add_parser("fibers", help="generic fibers vs. the symmetry families (Thm. 3.7), exact over GF(p)",
@@ -284,8 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_architecture(p, allow_normalized=False)
     p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
     p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed (default 0)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    _add_output(p)
     p.set_defaults(func=cmd_fibers)
 
     p = sub.add_parser("implicitize", help="Zariski closure of a one-layer neuromanifold (Macaulay2)",
@@ -301,8 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-degree", type=_int("--max-degree"), default=None,
                    help="with --method interpolate (default 3) or auto (default 4)")
     _add_m2_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    _add_output(p)
     p.set_defaults(func=cmd_implicitize)
 
     p = sub.add_parser("degree", help="degree of the Zariski closure of one layer (formula, msolve count, Macaulay2)",
@@ -312,15 +319,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_architecture(p, allow_normalized=False)
     p.add_argument("--method", choices=["auto", "formula", "count", "m2"], default="auto", help="default auto")
     _add_m2_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    _add_output(p)
     p.set_defaults(func=cmd_degree)
 
     p = sub.add_parser("m2", help="Macaulay2 backends")
     m2sub = p.add_subparsers(dest="m2_command", metavar="M2COMMAND", parser_class=_Parser)
     m2sub.required = True
     d = m2sub.add_parser("doctor", help="which Macaulay2 backends work here, with versions")
-    d.add_argument("--json", action="store_true")
+    _add_output(d, compact=False)
     d.set_defaults(func=cmd_m2_doctor)
 
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
@@ -338,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--no-m2", action="store_true", default=None, help="skip the Macaulay2 items (pointwise certificates only)")
     g.add_argument("--full", action="store_true", default=None,
                    help="also the larger sizes checked by the closure's equations ((4,1,4): about 70 s more)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_output(p, compact=False)
     p.set_defaults(func=cmd_reproduce)
     return parser
 
@@ -349,7 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "out", "unset") is None:
         args.out = f"results/{args.what}"
     try:
-        status = int(args.func(args) or 0)
+        with quiet(args.quiet or args.json):
+            status = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return status
     except BrokenPipeError:
