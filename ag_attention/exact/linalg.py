@@ -18,6 +18,8 @@ import glob
 import logging
 import os
 import threading
+from collections.abc import Sequence
+from numbers import Rational
 
 import numpy as np
 
@@ -83,7 +85,7 @@ def _load() -> ctypes.CDLL | None:
             log.debug("libflint fast path unavailable: %s", exc)
             return None
         _lib = lib
-        if not _self_test():
+        if not _self_test(lib):
             log.warning("libflint fast path disagreed with python-flint; disabled")
             _lib = None
         return _lib
@@ -113,7 +115,7 @@ def _rank_ctypes(lib: ctypes.CDLL, M: np.ndarray, p: int, check_entries: bool = 
         lib.nmod_mat_clear(buf)
 
 
-def _self_test() -> bool:
+def _self_test(lib: ctypes.CDLL) -> bool:
     rng = np.random.default_rng(12345)
     p = 2147483647
     try:
@@ -122,7 +124,7 @@ def _self_test() -> bool:
             C = rng.integers(0, 1000, size=(r, n))
             M = (B @ C) % p
             want = rank_python_flint(M, p)
-            if want != r or _rank_ctypes(_lib, M, p, check_entries=True) != want:  # type: ignore[arg-type]
+            if want != r or _rank_ctypes(lib, M, p, check_entries=True) != want:
                 return False
     except Exception as exc:  # pragma: no cover - depends on the installed FLINT
         log.debug("fast path self-test raised %r", exc)
@@ -145,7 +147,7 @@ def rank_python_flint(M: np.ndarray, p: int) -> int:
     return int(flint.nmod_mat(m, n, np.remainder(M, p).ravel().tolist(), p).rank())
 
 
-def rank_rational(rows: list[list[object]]) -> int:
+def rank_rational(rows: Sequence[Sequence[int | Rational]]) -> int:
     """Exact rank over QQ of a matrix of integers or ``Fraction``s (FLINT's ``fmpq_mat``; small matrices).
 
     >>> from fractions import Fraction
@@ -161,7 +163,7 @@ def rank_rational(rows: list[list[object]]) -> int:
     entries = []
     for row in rows:
         for v in row:
-            q = Fraction(v)  # type: ignore[arg-type]
+            q = Fraction(v)
             entries.append(flint.fmpq(q.numerator, q.denominator))
     return int(flint.fmpq_mat(m, n, entries).rank())
 

@@ -127,9 +127,12 @@ def integral(M: Any) -> np.ndarray:
     M = np.asarray(M, dtype=object)
     dens = {Fraction(v).denominator for v in M.flat if not isinstance(v, (int, np.integer))}
     den = math.lcm(*dens) if dens else 1
+    out: np.ndarray
     if den == 1:
-        return np.vectorize(lambda v: int(Fraction(v)), otypes=[object])(M) if M.size else M
-    return np.vectorize(lambda v: int(Fraction(v) * den), otypes=[object])(M)
+        out = np.vectorize(lambda v: int(Fraction(v)), otypes=[object])(M) if M.size else M
+    else:
+        out = np.vectorize(lambda v: int(Fraction(v) * den), otypes=[object])(M)
+    return out
 
 
 def exact_rank(M: Any) -> int:
@@ -187,10 +190,10 @@ def differential_on_rank_variety(A: Any, V: Any) -> np.ndarray:
     V = integral(_matrix(V))
     J = differential(A, V)
     d = A.shape[0]
-    Q, K = rank_factorization(A)
-    K = integral(np.array(K, dtype=object).reshape(len(K), d)) if K else np.zeros((0, d), dtype=object)
+    _, rref_rows = rank_factorization(A)
+    scaled = integral(np.array(rref_rows, dtype=object).reshape(len(rref_rows), d)) if rref_rows else np.zeros((0, d), dtype=object)
     # integer rows of K each scaled separately (same row space)
-    K = np.array([integral(row) for row in np.array(K, dtype=object)], dtype=object).reshape(-1, d)
+    K = np.array([integral(row) for row in np.array(scaled, dtype=object)], dtype=object).reshape(-1, d)
     pivots = [next(j for j in range(d) if row[j] != 0) for row in K]
     C = A[:, pivots]  # columns of A at the pivots span its column space
     JA = J[:, : d * d]
@@ -244,7 +247,18 @@ def _linear_coefficients(f: flint.fmpq_mpoly, d: int) -> list[Fraction]:
 
 def _exact_div(f: flint.fmpq_mpoly, g: flint.fmpq_mpoly) -> flint.fmpq_mpoly | None:
     q, r = divmod(f, g)
-    return q if r == 0 else None
+    return q if r.is_zero() else None
+
+
+def _exact_quotients(polys: dict[int, flint.fmpq_mpoly], g: flint.fmpq_mpoly) -> dict[int, flint.fmpq_mpoly] | None:
+    """``f / g`` for every ``f`` of ``polys``, or None if ``g`` does not divide one of them."""
+    out = {}
+    for k, f in polys.items():
+        quotient = _exact_div(f, g)
+        if quotient is None:
+            return None
+        out[k] = quotient
+    return out
 
 
 def _indefinite(g: flint.fmpq_mpoly, d: int) -> bool:
@@ -286,10 +300,14 @@ class Fiber:
         return len(self.preimages) + (2 * self.irrational_pairs if self.irrational_real else 0)
 
 
-def _proportional(p1: tuple, p2: tuple) -> bool:
+#: a preimage ``(A', V')`` with integer entries
+Preimage = tuple[list[list[int]], list[list[int]]]
+
+
+def _proportional(p1: Preimage, p2: Preimage) -> bool:
     """Same point of P(A) x P(V) (i.e. the same preimage up to rescaling)?"""
 
-    def same_line(u: list, w: list) -> bool:
+    def same_line(u: list[int], w: list[int]) -> bool:
         r = None
         for x, y in zip(u, w):
             if (x == 0) != (y == 0):
@@ -302,15 +320,17 @@ def _proportional(p1: tuple, p2: tuple) -> bool:
                     return False
         return r is not None
 
-    flat = lambda M: [v for row in M for v in row]  # noqa: E731
+    def flat(M: list[list[int]]) -> list[int]:
+        return [v for row in M for v in row]
+
     return same_line(flat(p1[0]), flat(p2[0])) and same_line(flat(p1[1]), flat(p2[1]))
 
 
 def fiber(x: Sequence[Any], d: int, d_out: int) -> Fiber:
     """All preimages ``(A', V')`` of the point ``x`` (reduced coordinates) up to rescaling."""
     q = quadrics(x, d, d_out)
-    rows = [k for k in range(d) if any(q[k][m] != 0 for m in range(d_out))]
-    cols = [m for m in range(d_out) if any(q[k][m] != 0 for k in range(d))]
+    rows = [k for k in range(d) if any(not q[k][m].is_zero() for m in range(d_out))]
+    cols = [m for m in range(d_out) if any(not q[k][m].is_zero() for k in range(d))]
     if not rows:
         return Fiber(zero=True)
     m0, k0 = cols[0], rows[0]
@@ -331,11 +351,11 @@ def fiber(x: Sequence[Any], d: int, d_out: int) -> Fiber:
             result.irrational_real = _indefinite(g, d)
             return result
         for f in linear:
-            if not any((f / c).is_constant() for c in candidates if divmod(f, c)[1] == 0):
+            if not any((f / c).is_constant() for c in candidates if divmod(f, c)[1].is_zero()):
                 candidates.append(f)
     for ell in candidates:
-        left = {k: _exact_div(q[k][m0], ell) for k in rows}
-        if any(v is None for v in left.values()):
+        left = _exact_quotients({k: q[k][m0] for k in rows}, ell)
+        if left is None:
             continue
         right = {}
         ok = True
@@ -397,9 +417,9 @@ def symmetric_rank2_jacobian(S: Sequence[Sequence[Any]], prime: int = DEFAULT_PR
             rows.append(row)
     if not rows:
         return 0, codim
-    J = np.array(rows, dtype=object)
-    r = rank_mod_p(J, prime)
-    return (r if r == codim else exact_rank(J)), codim
+    jac = np.array(rows, dtype=object)
+    r = rank_mod_p(jac, prime)
+    return (r if r == codim else exact_rank(jac)), codim
 
 
 def _matrix_rank_over_Q(M: np.ndarray) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
+from typing import Any, Sequence
 
 import flint
 import numpy as np
@@ -48,7 +48,7 @@ class Coordinate:
     """Meaning of one coordinate of the ambient space."""
 
     label: str  # human readable
-    key: tuple  # ("reduced", k, m, i, j) or ("full", i, m, monomial exponents)
+    key: tuple[Any, ...]  # ("reduced", k, m, i, j) or ("full", i, m, monomial exponents)
 
 
 class Parametrization:
@@ -165,7 +165,7 @@ class Parametrization:
         """
         d, t = self.d, self.tokens
         col = {c.key[1:]: n for n, c in enumerate(self.reduced[0])}
-        entries: dict[tuple, dict[int, int]] = {}
+        entries: dict[tuple[int, int, tuple[int, ...]], dict[int, int]] = {}
         for i in range(t):
             for m in range(self.d_out):
                 for j in range(t):
@@ -236,7 +236,8 @@ class Parametrization:
         For ``t >= 2`` each reduced coordinate is itself a full coordinate
         (the ``x_1[k] x_2^alpha`` terms of ``y_1``), so ``L`` has a left inverse.
         """
-        return self._full_structure[1].copy()
+        L: np.ndarray = self._full_structure[1].copy()
+        return L
 
     # ------------------------------------------------------------ evaluation
     def evaluate(self, point: Sequence[int]) -> list[int]:
@@ -252,7 +253,7 @@ class Parametrization:
         for r, f in enumerate(self.polynomials):
             for c in range(n):
                 df = f.derivative(c)
-                if df != 0:
+                if not df.is_zero():
                     J[r, c] = int(df(*vals)) % p
         return J
 
