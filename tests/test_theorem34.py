@@ -103,8 +103,8 @@ WRONG = [
     ("dimension", lambda size: size.dim + 1, "dim M", "7"),
     ("rank_drop", lambda size: size.d, "Lemma A.3", "drop 1"),
     ("base_locus", "A", "Cor. A.1", "A = 0} cup {V = 0"),
-    ("fiber_components", lambda size: {**t34._fiber_components(size), "generic": [(1, 2), (1, 2)]}, "Thm. 3.2: fibers", "generic"),
-    ("fiber_counts", lambda size: {**t34._fiber_counts(size), "rank-one pair": 1}, "Thm. 3.2: number", "rank-one pair"),
+    ("fiber_components", lambda size: {**t34.THEOREM.fiber_components(size), "generic": [(1, 2), (1, 2)]}, "Thm. 3.2: fibers", "generic"),
+    ("fiber_counts", lambda size: {**t34.THEOREM.fiber_counts(size), "rank-one pair": 1}, "Thm. 3.2: number", "rank-one pair"),
     ("conjugate_real_preimage", True, "Cor. A.6", "real=True"),
 ]
 
