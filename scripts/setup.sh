@@ -53,7 +53,7 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$ven
   fi
   log "installing ag-attention and its dependencies into $VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  "$VENV/bin/python" -m pip install -q -e ".[test,plot,docs]"
+  "$VENV/bin/python" -m pip install -q -e ".[test,plot,docs,frames]"
   echo "$venv_key" > "$STAMPS/venv"
 fi
 
