@@ -11,7 +11,7 @@ import json
 import math
 import os
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from . import __version__
 from .architecture import Architecture, parse_int, parse_sizes
@@ -26,7 +26,7 @@ THEOREM_34_OPTIONS = ("--max-m2-size", "--backend", "--m2-timeout", "--no-m2", "
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own errors: status 2, to stderr
+    def error(self, message: str) -> NoReturn:  # argparse's own errors: status 2, to stderr
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
