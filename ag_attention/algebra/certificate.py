@@ -91,8 +91,8 @@ def _check_prime(p: int) -> int:
 
 def _to_text(f: flint.nmod_mpoly, names: tuple[str, ...]) -> str:
     terms = []
-    for exps, c in sorted(f.to_dict().items(), key=lambda t: (-sum(t[0]), tuple(-e for e in t[0]))):
-        c = int(c)
+    for exps, coeff in sorted(f.to_dict().items(), key=lambda t: (-sum(t[0]), tuple(-e for e in t[0]))):
+        c = int(coeff)
         if c == 0:
             continue
         mono = "*".join(n if e == 1 else f"{n}^{e}" for n, e in zip(names, exps) if e)

@@ -48,7 +48,7 @@ COUNT_LIMIT = 2000
 class CountRun:
     prime: int
     seed: int
-    count: int | None
+    count: int
     seconds: float
     cached: bool
 
@@ -211,7 +211,7 @@ def degree(
         m2 = _m2_degree(arch, backend, timeout, cache)
 
     fiber = formula.fiber
-    if method == "m2":
+    if m2 is not None:  # method == "m2"
         value, how = m2["degree"], (
             f"Macaulay2's kernel of the parametrization over {m2['field']} (a Groebner basis: exact for that field; "
             "equal to the degree over QQ except for finitely many primes)"

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import Any
+from typing import Any, Iterator
 
 from ..architecture import Architecture
 from ..errors import InvalidArgumentError
@@ -124,7 +124,7 @@ class DegreeFormula:
     rank: int
     tokens: int
     degree: int | None
-    fiber: int | None
+    fiber: int
     dimension: int  # affine dimension of the closure
     domain: str
     domain_dimension: int  # projective dimension of the A- (or S-) domain
@@ -144,7 +144,7 @@ class DegreeFormula:
         """Points of a general linear section pulled back to the weights (up to rescaling)."""
         return None if self.degree is None else self.degree * self.fiber
 
-    def __iter__(self):  # ``degree, explanation = degree_formula(...)``
+    def __iter__(self) -> Iterator[int | str | None]:  # ``degree, explanation = degree_formula(...)``
         yield self.degree
         yield self.explanation
 

@@ -310,8 +310,9 @@ class LowDegreeEquations:
         character: dict[Multidegree, int] = {}
         for b in self.blocks.get(degree, []):
             if b.generators:
-                key = tuple(tuple(int(x) for x in part) for part in b.multidegree)
-                character[key] = character.get(key, 0) + len(b.generators)  # type: ignore[index]
+                alpha, beta, gamma = b.multidegree
+                key = (tuple(map(int, alpha)), tuple(map(int, beta)), tuple(map(int, gamma)))
+                character[key] = character.get(key, 0) + len(b.generators)
         found = decompose(character, (self.d, self.e, self.d))
         if sum(m * dim for _, m, dim in found) != self.generator_count.get(degree, 0):
             raise ComputationError(f"degree {degree}: the irreducibles do not add up to the generators")

@@ -10,8 +10,9 @@ the coordinate variables ``c_1..c_n`` (whose meaning is
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -106,7 +107,7 @@ class Implicitization:
     m2_version: str
     seconds: float
     cached: bool
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def ambient_dimension(self) -> int:

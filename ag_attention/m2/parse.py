@@ -125,10 +125,10 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     text = text.strip()
     while pos < len(text):
         m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
+        if not m or m.end() == pos or m.lastgroup is None:
             raise PolynomialSyntaxError(f"cannot parse polynomial {text!r} at position {pos}: {text[pos:pos + 20]!r}")
         kind = m.lastgroup
-        out.append((kind, m.group(kind).replace(" ", "")))  # type: ignore[arg-type]
+        out.append((kind, m.group(kind).replace(" ", "")))
         pos = m.end()
     return out
 
@@ -152,7 +152,7 @@ class _Parser:
         self.i += 1
         return tok
 
-    def expr(self):
+    def expr(self) -> flint.fmpq_mpoly:
         sign = 1
         if self.peek() in (("op", "-"), ("op", "+")):
             sign = -1 if self.take()[1] == "-" else 1
@@ -163,7 +163,7 @@ class _Parser:
             value = value + t if op == "+" else value - t
         return value
 
-    def term(self):
+    def term(self) -> flint.fmpq_mpoly:
         value = self.power()
         while self.peek() in (("op", "*"), ("op", "/")):
             op = self.take()[1]
@@ -176,7 +176,7 @@ class _Parser:
                 value = value * (1 / flint.fmpq(rhs.leading_coefficient()))
         return value
 
-    def power(self):
+    def power(self) -> flint.fmpq_mpoly:
         base = self.atom()
         if self.peek() == ("op", "^"):
             self.take()
@@ -186,7 +186,7 @@ class _Parser:
             base = base ** int(val)
         return base
 
-    def atom(self):
+    def atom(self) -> flint.fmpq_mpoly:
         kind, val = self.take()
         if kind == "num":
             return self.ctx.constant(int(val))
@@ -214,6 +214,7 @@ def parse_polynomial(text: str, variables: Sequence[str], ctx: flint.fmpq_mpoly_
     ctx = ctx or flint.fmpq_mpoly_ctx.get(tuple(names), "degrevlex")
     p = _Parser(text, ctx, {n: i for i, n in enumerate(names)})
     value = p.expr()
-    if p.peek() is not None:
-        raise PolynomialSyntaxError(f"trailing input in polynomial {text!r} at {p.peek()[1]!r}")
+    rest = p.peek()
+    if rest is not None:
+        raise PolynomialSyntaxError(f"trailing input in polynomial {text!r} at {rest[1]!r}")
     return value
