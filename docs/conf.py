@@ -1,0 +1,116 @@
+"""Sphinx configuration of the ag-attention documentation.
+
+Built by ``make docs`` (and ``make test``) with warnings as errors::
+
+    .venv/bin/python -m sphinx -W --keep-going -n -b html docs docs/_build/html
+    .venv/bin/python -m sphinx -W --keep-going -b doctest docs docs/_build/doctest
+
+Nothing here touches the network at build time: no intersphinx, no remote
+images or themes.  (The HTML pages load MathJax in the reader's browser, as
+``sphinx.ext.mathjax`` does; the build itself does not fetch it.)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+# the checkout's package, not an older installed copy; and the local extension
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE / "_ext"))
+
+import ag_attention  # noqa: E402
+
+project = "ag-attention"
+author = "the ag-attention developers"
+copyright = "the ag-attention developers"  # noqa: A001 - Sphinx's name
+release = ag_attention.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.doctest",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+    "ag_api",  # docs/_ext/ag_api.py: the API reference from ag_attention.__all__
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+language = "en"
+today_fmt = "%Y-%m-%d"
+
+# ----------------------------------------------------------------- MyST
+myst_enable_extensions = [
+    "dollarmath",  # $...$ and $$...$$
+    "amsmath",  # \begin{align} ... \end{align} blocks
+    "colon_fence",  # ::: fences for admonitions
+    "deflist",
+]
+myst_dmath_double_inline = True
+# explicit (label)= targets only: section numbers and anchors cited by the code must not move
+myst_heading_anchors = 0
+
+# ----------------------------------------------------------------- autodoc / numpydoc
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autodoc_preserve_defaults = True
+autodoc_default_options = {"show-inheritance": False}
+# the package's docstrings are written with numpydoc sections
+numpydoc_show_class_members = False  # members come from autodoc's :members:
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = False
+numpydoc_validation_checks: set[str] = set()  # style is reviewed in code review, not by the build
+numpydoc_xref_param_type = False
+
+# ----------------------------------------------------------------- doctest
+# The examples of these pages are run by the doctest builder.  The examples
+# inside docstrings are run by pytest (--doctest-modules), with the Macaulay2
+# and msolve set-up of the test suite, so they are not run a second time here.
+doctest_test_doctest_blocks = ""
+doctest_global_setup = ""
+
+# ----------------------------------------------------------------- nitpicky
+nitpicky = True
+# Types of third-party libraries (numpy, python-flint) and of the standard
+# library's typing modules: there is no intersphinx (no network at build
+# time), so references to them cannot resolve.  Everything of ag_attention
+# must resolve.
+nitpick_ignore = [
+    ("py:class", "numpy.ndarray"),
+    ("py:class", "numpy.dtype"),
+    ("py:class", "numpy.integer"),
+    ("py:class", "numpy.random.Generator"),
+]
+nitpick_ignore_regex = [
+    (r"py:class", r"flint\..*"),  # python-flint's fmpz_mpoly, fmpq_mpoly, ... (flint.types.*)
+    (r"py:class", r"(collections\.abc|typing)\..*"),  # Sequence, Mapping, ... in signatures
+]
+# Pending docstring fixes: each is a cross-reference in a docstring to an
+# object this site does not document.
+# Remove an entry once its docstring is fixed; the build then checks it again.
+nitpick_ignore += [
+    ("py:func", "sampling_plan"),  # ag_attention/exact/dimension.py, dimension()
+    ("py:func", "new_directions_per_sample"),  # ag_attention/numeric/__init__.py, numerical_dimension()
+    ("py:mod", "completeness"),  # ag_attention/algebra/interpolation.py, LowDegreeEquations.length_test/leading_test
+    ("py:mod", "representations"),  # ag_attention/algebra/interpolation.py, LowDegreeEquations.representations
+    ("py:mod", "ag_attention.algebra.certificate"),  # ag_attention/algebra/degree.py, DegreeFormula
+]
+
+#: names of ag_attention.__all__ left out of docs/api.rst, with the reason (see docs/_ext/ag_api.py)
+ag_api_exclude: dict[str, str] = {}
+
+# ----------------------------------------------------------------- HTML
+html_theme = "alabaster"
+html_title = f"ag-attention {release}"
+html_static_path: list[str] = []
+html_theme_options = {
+    "description": "Computational algebraic geometry of lightning self-attention",
+    "fixed_sidebar": False,
+    "show_relbars": True,
+}
+html_show_sourcelink = False
