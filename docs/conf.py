@@ -59,7 +59,6 @@ myst_heading_anchors = 0
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
-autodoc_default_options = {"show-inheritance": False}
 # the package's docstrings are written with numpydoc sections
 numpydoc_show_class_members = False  # members come from autodoc's :members:
 numpydoc_class_members_toctree = False
