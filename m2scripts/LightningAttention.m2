@@ -39,6 +39,12 @@ export {
     "lowDegreeEquations",
     "closureDegree",
     "standardGrading",
+    -- the checks of Theorem 3.4 (ag-attention's reproduce theorem-3.4)
+    "vanishesAt",
+    "baseLocusType",
+    "evaluatePoints",
+    "theorem34Checks",
+    "LiteralSingularLocus",
     -- output for programs
     "jsonEncode"
     }
@@ -194,12 +200,14 @@ weightIdeals LightningParametrization := Sequence => P -> (
 restrictedClosureIdeal = method(Options => {RankA => 1, RankV => 1})
 restrictedClosureIdeal LightningParametrization := Ideal => opts -> P -> (
     if P#"weights" != "AV" then error "restrictedClosureIdeal: needs Weights => \"AV\"";
+    key := ("restricted", opts.RankA, opts.RankV);
+    if P.cache#?key then return P.cache#key;
     R := P#"weightRing"; A := P#"attentionMatrix"; V := P#"valueMatrix";
     J := ideal(0_R);
     if opts.RankA < numRows A then J = J + minors(opts.RankA + 1, A);
     if opts.RankV < min(numRows V, numColumns V) then J = J + minors(opts.RankV + 1, V);
     R' := R / J;
-    trim kernel map(R', P#"coordinateRing", apply(P#"polynomials", f -> sub(f, R')))
+    P.cache#key = trim kernel map(R', P#"coordinateRing", apply(P#"polynomials", f -> sub(f, R')))
     )
 
 -- the point phi_{A,V} in the coordinate space (Weights => "AV")
@@ -380,6 +388,77 @@ closureDegree LightningParametrization := ZZ => P -> (
     numerator value
     )
 
+-- the checks of Theorem 3.4 ----------------------------------------------------------
+
+-- does every generator of I vanish at the point pt (exact, over the coefficient field)?
+vanishesAt = method()
+vanishesAt(Ideal, List) := Boolean => (I, pt) -> (
+    S := ring I;
+    if #pt != numgens S then error("vanishesAt: the point has " | toString(#pt) | " coordinates, the ring "
+        | toString(numgens S) | " variables");
+    kk := coefficientRing S;
+    (map(kk, S, matrix {apply(pt, x -> promote(x, kk))})) gens I == 0
+    )
+
+-- the base locus {phi = 0} as a union of {A = 0} and {V = 0}: "A or V" (Cor. A.1), "A", "V" or "neither"
+baseLocusType = method()
+baseLocusType LightningParametrization := String => P -> (
+    rB := radical baseLocusIdeal P;
+    (IA, IV) := weightIdeals P;
+    if rB == intersect(IA, IV) then "A or V"
+    else if rB == IA then "A"
+    else if rB == IV then "V"
+    else "neither"
+    )
+
+-- at each named point {name, coordinates}: the Jacobian rank of the closure's equations, and whether
+-- the point is on the closure and on the closure of the rank-one image (rank A <= 1, rank V <= 1)
+evaluatePoints = method()
+evaluatePoints(LightningParametrization, List) := List => (P, pts) -> (
+    I := closureIdeal P;
+    Z := restrictedClosureIdeal P;
+    apply(pts, p -> (
+        if not (instance(p, List) and #p == 2 and instance(p#0, String) and instance(p#1, List)) then
+            error "evaluatePoints: each point must be {name, coordinates}";
+        hashTable {
+            "name" => p#0,
+            "jacobian_rank" => jacobianRankAt(I, p#1),
+            "on_closure" => vanishesAt(I, p#1),
+            "in_rank_one_closure" => vanishesAt(Z, p#1)}))
+    )
+
+-- (value of f(), CPU seconds as a string: jsonEncode sends strings and integers only)
+cpuSeconds = f -> (t := cpuTime(); r := f(); (r, toString(cpuTime() - t)))
+
+-- everything ag-attention's reproduce theorem-3.4 computes for one size, as a hash table for jsonEncode
+theorem34Checks = method(Options => {LiteralSingularLocus => false})
+theorem34Checks(LightningParametrization, List, List) := HashTable => opts -> (P, pts, fbs) -> (
+    if P#"weights" != "AV" then error "theorem34Checks: needs Weights => \"AV\"";
+    if not instance(opts.LiteralSingularLocus, Boolean) then error "theorem34Checks: LiteralSingularLocus must be true or false";
+    (I, tClosure) := cpuSeconds(() -> closureIdeal P);
+    Z := restrictedClosureIdeal P;
+    (base, tBase) := cpuSeconds(() -> baseLocusType P);
+    (evals, tPoints) := cpuSeconds(() -> evaluatePoints(P, pts));
+    (fibers, tFibers) := cpuSeconds(() -> apply(fbs, p -> hashTable {"name" => p#0, "components" => fiberComponents(P, p#1)}));
+    literal := if opts.LiteralSingularLocus then toList cpuSeconds(() -> radical singularLocusIdeal P == Z) else null;
+    J := standardGrading I;
+    hashTable {
+        "dimension" => dim I,
+        "codimension" => codim I,
+        "degree" => degree J,
+        "generators" => numgens I,
+        "generator_degrees" => apply(flatten entries gens J, f -> first degree f),
+        "rank_one_dimension" => dim Z,
+        "base_locus" => base,
+        "points" => evals,
+        "fibers" => fibers,
+        "literal" => literal,
+        "closure_seconds" => tClosure,
+        "base_seconds" => tBase,
+        "points_seconds" => tPoints,
+        "fibers_seconds" => tFibers}
+    )
+
 -- JSON for programs: strings, integers, booleans, null, lists, hash tables with string keys
 jsonEscape = s -> (
     s = replace("\\\\", "\\\\\\\\", s);
@@ -453,6 +532,10 @@ doc ///
     lowDegreeEquations
     closureDegree
     standardGrading
+    vanishesAt
+    baseLocusType
+    evaluatePoints
+    theorem34Checks
     jsonEncode
 ///
 
@@ -995,6 +1078,196 @@ TEST ///
 TEST ///
   assert(jsonEncode hashTable {"a" => {1, "x\"y"}, "b" => null, "c" => true} == "{\"a\":[1,\"x\\\"y\"],\"b\":null,\"c\":true}")
   assert(try (jsonEncode (1/2); false) else true)
+///
+
+doc ///
+  Key
+    vanishesAt
+    (vanishesAt, Ideal, List)
+  Headline
+    whether every generator of an ideal vanishes at a point
+  Usage
+    vanishesAt(I, x)
+  Inputs
+    I:Ideal
+      in a polynomial ring over a field
+    x:List
+      the coordinates of a point, one per variable of {\tt ring I}
+  Outputs
+    :Boolean
+      whether $x$ is a zero of $I$, decided exactly over the coefficient field
+  Description
+    Text
+      A point of the neuromanifold satisfies the equations of its closure; the point of
+      $z_1^2, z_2^2$ (no common root) does not.
+    Example
+      P = lightningParametrization(2, 1);
+      I = closureIdeal P;
+      vanishesAt(I, pointOf(P, matrix {{1, 2}, {3, 5}}, matrix {{1, 1}}))
+      vanishesAt(I, {1, 0, 0, 0, 0, 1})
+  SeeAlso
+    jacobianRankAt
+    evaluatePoints
+///
+
+doc ///
+  Key
+    baseLocusType
+    (baseLocusType, LightningParametrization)
+  Headline
+    the base locus of the parametrization as a union of A = 0 and V = 0
+  Usage
+    baseLocusType P
+  Inputs
+    P:LightningParametrization
+  Outputs
+    :String
+      {\tt "A or V"} if the radical of @TO baseLocusIdeal@ is the ideal of
+      $\{A = 0\} \cup \{V = 0\}$ (Cor. A.1: no base points outside them), {\tt "A"} or
+      {\tt "V"} if it is the ideal of one of them, {\tt "neither"} otherwise
+  Description
+    Text
+      Theorem 3.4 (1), the neuromanifold is closed in the Euclidean topology, rests on
+      $\phi_{A,V} = 0$ only when $A = 0$ or $V = 0$: then the parametrization descends to
+      a morphism of projective spaces.
+    Example
+      baseLocusType lightningParametrization(2, 2)
+      baseLocusType lightningParametrization(2, 1, AttentionRank => 1)
+  SeeAlso
+    baseLocusIdeal
+    weightIdeals
+///
+
+doc ///
+  Key
+    evaluatePoints
+    (evaluatePoints, LightningParametrization, List)
+  Headline
+    Jacobian rank of the closure and membership in the rank-one closure at named points
+  Usage
+    evaluatePoints(P, {{name, x}, ...})
+  Inputs
+    P:LightningParametrization
+      with {\tt Weights => "AV"}
+    :List
+      of pairs {\tt \{name, x\}}: a string and the coordinates of a point
+  Outputs
+    :List
+      one hash table per point, with keys {\tt "name"}, {\tt "jacobian_rank"} (the rank of
+      the Jacobian matrix of the generators of @TO closureIdeal@ at $x$), {\tt "on_closure"}
+      and {\tt "in_rank_one_closure"} (whether $x$ satisfies the equations of the closure,
+      and of the closure of the image of $\mathrm{rank}\, A \le 1$, $\mathrm{rank}\, V \le 1$:
+      @TO restrictedClosureIdeal@)
+  Description
+    Text
+      At a point of the closure the Jacobian rank is the codimension exactly where the point
+      is smooth. Theorem 3.4 (3): the singular points are those of the rank-one closure.
+    Example
+      P = lightningParametrization(2, 1);
+      codim closureIdeal P
+      evaluatePoints(P, {{"generic", pointOf(P, matrix {{1, 2}, {3, 5}}, matrix {{1, 1}})},
+          {"rank one", pointOf(P, matrix {{1, 0}, {0, 0}}, matrix {{0, 1}})}})
+  SeeAlso
+    jacobianRankAt
+    vanishesAt
+    theorem34Checks
+///
+
+doc ///
+  Key
+    theorem34Checks
+    (theorem34Checks, LightningParametrization, List, List)
+    [theorem34Checks, LiteralSingularLocus]
+    LiteralSingularLocus
+  Headline
+    the computations behind ag-attention's reproduction of Theorem 3.4 for one size
+  Usage
+    theorem34Checks(P, points, fibers, LiteralSingularLocus => false)
+  Inputs
+    P:LightningParametrization
+      with {\tt Weights => "AV"}
+    points:List
+      of pairs {\tt \{name, x\}} for @TO evaluatePoints@
+    fibers:List
+      of pairs {\tt \{name, x\}}: points whose fibers are decomposed by @TO fiberComponents@
+    LiteralSingularLocus => Boolean
+      also compare the radical of @TO singularLocusIdeal@ with the rank-one closure
+      (feasible for $d = 2$, $d' = 1$ only)
+  Outputs
+    :HashTable
+      with string keys, ready for @TO jsonEncode@: {\tt "dimension"}, {\tt "codimension"},
+      {\tt "degree"} (in the standard grading), {\tt "generators"} and
+      {\tt "generator_degrees"} of the closure; {\tt "rank_one_dimension"}; {\tt "base_locus"}
+      (@TO baseLocusType@); {\tt "points"} (@TO evaluatePoints@); {\tt "fibers"} (name and
+      components); {\tt "literal"} ({\tt null}, or whether the two radicals agree and the CPU
+      seconds); the CPU seconds of each part as strings ({\tt "closure_seconds"},
+      {\tt "base_seconds"}, {\tt "points_seconds"}, {\tt "fibers_seconds"})
+  Description
+    Text
+      The Python package sends one such call per size (orbit representatives, random points
+      of each stratum, the fiber points) and checks the answer against the predictions of the
+      paper. The seconds are strings because @TO jsonEncode@ sends only strings and integers.
+    Example
+      P = lightningParametrization(2, 1);
+      x = pointOf(P, matrix {{1, 0}, {0, 0}}, matrix {{0, 1}});
+      H = theorem34Checks(P, {{"rank one", x}}, {{"rank one", x}}, LiteralSingularLocus => true);
+      (H#"dimension", H#"degree", H#"base_locus", H#"literal"#0)
+      H#"points"
+      H#"fibers"
+  SeeAlso
+    evaluatePoints
+    baseLocusType
+    fiberComponents
+    jsonEncode
+///
+
+TEST ///
+  setRandomSeed 0
+  -- vanishesAt: points of the closure and a point off it; a wrong number of coordinates
+  P = lightningParametrization(2, 1)
+  I = closureIdeal P
+  assert vanishesAt(I, pointOf(P, matrix {{1, 2}, {3, 5}}, matrix {{1, 1}}))
+  assert vanishesAt(I, pointOf(P, random(QQ^2, QQ^2), random(QQ^1, QQ^2)))
+  assert not vanishesAt(I, {1, 0, 0, 0, 0, 1})
+  assert(try (vanishesAt(I, {1, 2}); false) else true)
+///
+
+TEST ///
+  setRandomSeed 0
+  -- baseLocusType: Cor. A.1 with A free and with a rank bound
+  assert(baseLocusType lightningParametrization(2, 1) == "A or V")
+  assert(baseLocusType lightningParametrization(2, 2, AttentionRank => 1) == "A or V")
+///
+
+TEST ///
+  setRandomSeed 0
+  -- evaluatePoints: smooth at a generic point, singular and in the rank-one closure at rank one
+  P = lightningParametrization(2, 2)
+  c = codim closureIdeal P
+  E = evaluatePoints(P, {{"generic", pointOf(P, matrix {{1, 2}, {3, 5}}, matrix {{1, 1}, {2, 7}})},
+      {"rank one", pointOf(P, matrix {{1, 0}, {0, 0}}, matrix {{0, 1}, {0, 0}})}})
+  assert(apply(E, e -> e#"name") == {"generic", "rank one"})
+  assert(E#0#"jacobian_rank" == c and E#0#"on_closure" and not E#0#"in_rank_one_closure")
+  assert(E#1#"jacobian_rank" < c and E#1#"on_closure" and E#1#"in_rank_one_closure")
+  assert(try (evaluatePoints(P, {{1, 2}}); false) else true)
+///
+
+TEST ///
+  setRandomSeed 0
+  -- theorem34Checks on d = 2, d' = 1: the quartic, no base points, Sing = rank-one closure
+  P = lightningParametrization(2, 1)
+  generic = pointOf(P, matrix {{1, 2}, {3, 5}}, matrix {{1, 1}})
+  crit = pointOf(P, matrix {{1, 1}, {1, 1}}, matrix {{1, 1}})
+  H = theorem34Checks(P, {{"generic", generic}, {"critical", crit}}, {{"generic", generic}, {"zero", toList(6 : 0)}},
+      LiteralSingularLocus => true)
+  assert(H#"dimension" == 5 and H#"codimension" == 1 and H#"degree" == 4 and H#"generator_degrees" == {4})
+  assert(H#"rank_one_dimension" == 4 and H#"base_locus" == "A or V")
+  assert(H#"literal"#0 and instance(value H#"literal"#1, RR))
+  assert(apply(H#"points", e -> e#"jacobian_rank") == {1, 0})
+  assert(apply(H#"fibers", f -> (f#"name", f#"components")) == {("generic", {{1, 2}}), ("zero", {{2, 1}, {4, 1}})})
+  assert(instance(jsonEncode H, String))
+  assert((theorem34Checks(P, {}, {}))#"literal" === null)
+  assert(try (theorem34Checks(lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 1), {}, {}); false) else true)
 ///
 
 end--

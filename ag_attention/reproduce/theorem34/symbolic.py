@@ -1,6 +1,7 @@
 """Checks by the implicit equations of the closure, computed by Macaulay2 (sizes it finishes).
 
-One Macaulay2 job per size computes the ideal of the closure, its dimension
+One Macaulay2 job per size (``theorem34Checks`` of the package
+``LightningAttention``, ``m2scripts/LightningAttention.m2``) computes the ideal of the closure, its dimension
 and degree, the base locus (Cor. A.1), the exact Jacobian rank of the
 equations at one representative of every ``GL_d x GL_d x GL_{d'}`` orbit and
 at random points of each stratum (the singular locus), the minimal primes of
@@ -26,7 +27,11 @@ from .grids import Size
 from .predictions import Features, Theory, features
 from .samplers import Sample, conjugate_data, conjugate_point, m2_fiber_points, strata_samples
 
-__all__ = ["M2Outcome", "m2_checks", "m2_job_body", "m2_result_schema", "raise_for_m2_errors"]
+__all__ = ["BASE_LOCUS_TYPES", "M2Outcome", "m2_checks", "m2_job_body", "m2_result_schema", "raise_for_m2_errors"]
+
+
+#: what ``baseLocusType`` answers: the base locus as a union of {A = 0} and {V = 0}
+BASE_LOCUS_TYPES = ("A or V", "A", "V", "neither")
 
 
 @dataclass(frozen=True)
@@ -50,65 +55,19 @@ class _Job:
     literal: bool
 
 
-def _m2_list(values: Sequence[int]) -> str:
-    return "{" + ",".join(str(int(v)) for v in values) + "}"
+def _m2_points(points: dict[str, list[int]]) -> str:
+    """``{{"name", {x1, ...}}, ...}``: fixed names and integers only."""
+    return "{" + ", ".join(f'{{"{name}", {{{", ".join(str(int(v)) for v in x)}}}}}' for name, x in points.items()) + "}"
 
 
 def m2_job_body(size: Size, points: dict[str, list[int]], fibers: dict[str, list[int]], literal: bool) -> str:
-    """The Macaulay2 job for one size (integers and fixed names only)."""
+    """The Macaulay2 job for one size: ``theorem34Checks`` of the package LightningAttention."""
     rank = "null" if size.free else str(size.a)
-    pts = ",\n  ".join(f'{{"{name}", {_m2_list(x)}}}' for name, x in points.items())
-    fbs = ",\n  ".join(f'{{"{name}", {_m2_list(x)}}}' for name, x in fibers.items())
-    return f"""
-P = lightningParametrization({size.d}, {size.d_out}, AttentionRank => {rank});
-t0 = cpuTime();
-I = closureIdeal P;
-tClosure = cpuTime() - t0;
-Z = restrictedClosureIdeal P;
-S = ring I;
-ev = pt -> map(QQ, S, matrix {{apply(pt, x -> x_QQ)}});
-(IA, IV) = weightIdeals P;
-t1 = cpuTime();
-rB = radical baseLocusIdeal P;
-base = rB == intersect(IA, IV);
-baseA = rB == IA;
-tBase = cpuTime() - t1;
-pts = {{
-  {pts}
-}};
-t3 = cpuTime();
-evals = apply(pts, p -> hashTable {{
-  "name" => p#0,
-  "jacobian_rank" => jacobianRankAt(I, p#1),
-  "on_closure" => (ev p#1)(gens I) == 0,
-  "in_rank_one_closure" => (ev p#1)(gens Z) == 0
-}});
-tPoints = cpuTime() - t3;
-fbs = {{
-  {fbs}
-}};
-t4 = cpuTime();
-fiberResults = apply(fbs, p -> hashTable {{"name" => p#0, "components" => fiberComponents(P, p#1)}});
-tFibers = cpuTime() - t4;
-literal = {"(t2 = cpuTime(); r := radical singularLocusIdeal P == Z; {r, toString(cpuTime() - t2)})" if literal else "null"};
-result = hashTable {{
-  "dimension" => dim I,
-  "codimension" => codim I,
-  "degree" => degree standardGrading I,
-  "generators" => numgens I,
-  "generator_degrees" => apply(flatten entries gens standardGrading I, f -> first degree f),
-  "rank_one_dimension" => dim Z,
-  "base_locus_ok" => base,
-  "base_locus_is_A" => baseA,
-  "points" => evals,
-  "fibers" => fiberResults,
-  "literal" => literal,
-  "closure_seconds" => toString tClosure,
-  "base_seconds" => toString tBase,
-  "points_seconds" => toString tPoints,
-  "fibers_seconds" => toString tFibers
-}};
-"""
+    return (
+        f"P = lightningParametrization({size.d}, {size.d_out}, AttentionRank => {rank});\n"
+        f"result = theorem34Checks(P, {_m2_points(points)}, {_m2_points(fibers)}, "
+        f"LiteralSingularLocus => {'true' if literal else 'false'});\n"
+    )
 
 
 def m2_result_schema(points: Iterable[str], fibers: Iterable[str]) -> Any:
@@ -118,7 +77,7 @@ def m2_result_schema(points: Iterable[str], fibers: Iterable[str]) -> Any:
     point_names, fiber_names = set(points), set(fibers)
     return {
         "dimension": int, "codimension": int, "degree": int, "generators": int, "generator_degrees": [int],
-        "rank_one_dimension": int, "base_locus_ok": bool, "base_locus_is_A": bool,
+        "rank_one_dimension": int, "base_locus": Where(str, lambda v: v in BASE_LOCUS_TYPES, f"one of {', '.join(BASE_LOCUS_TYPES)}"),
         "points": Where(
             [{"name": str, "jacobian_rank": int, "on_closure": bool, "in_rank_one_closure": bool}],
             lambda v: {p["name"] for p in v} == point_names,
@@ -221,7 +180,7 @@ def _dimension_check(report: Report, size: Size, theory: Theory, seed: int, res:
 
 def _base_locus_check(report: Report, size: Size, theory: Theory, res: dict[str, Any], method: str) -> None:
     """Cor. A.1 (closedness): no base points."""
-    found = "A or V" if res["base_locus_ok"] else "A" if res["base_locus_is_A"] else "neither"
+    found = res["base_locus"]
     report.add(Check(
         "Cor. A.1: phi = 0 only if A = 0 or V = 0 (no base points)", str(size), f"{method}: radical of the base locus ideal",
         f"rad(B) = ideal of {{{theory.base_locus.replace(' or ', ' = 0} cup {')} = 0}}",
