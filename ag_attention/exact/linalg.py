@@ -1,4 +1,14 @@
-"""Exact rank over GF(p): the one seam between numpy arrays and FLINT.
+"""Exact linear algebra and polynomial rings: the one seam between the package and FLINT.
+
+Nothing outside :mod:`ag_attention.exact` imports python-flint: matrices over
+GF(p) and QQ (:func:`rank`, :func:`rank_rational`, :func:`rref_mod_p`,
+:func:`nullspace_mod_p`, :func:`rref_rational`), polynomial rings over ZZ, QQ
+and GF(p) (:func:`integer_polynomial_ring`, :func:`rational_polynomial_ring`,
+:func:`modular_polynomial_ring`, with the element types
+:data:`IntegerPolynomial`, :data:`RationalPolynomial`,
+:data:`ModularPolynomial`) and exact rationals (:func:`rational`) come from
+here.  FLINT's threads are set only by :func:`threads` (for a block of code)
+or :func:`set_threads` (for the whole process).
 
 :func:`rank` computes the rank of an int64 matrix modulo ``p`` with FLINT's
 ``nmod_mat_rank``.  Converting a numpy array through python-flint's
@@ -18,14 +28,35 @@ import glob
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from fractions import Fraction
 from numbers import Rational
 
+import flint
 import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["rank", "rank_rational", "rank_memory", "rank_python_flint", "fastpath_available", "set_threads"]
+__all__ = [
+    "rank", "rank_rational", "rank_memory", "rank_python_flint", "fastpath_available", "set_threads", "threads",
+    "rref_mod_p", "nullspace_mod_p", "rref_rational", "rational", "IntegerNumber", "RationalNumber",
+    "integer_polynomial_ring", "rational_polynomial_ring", "modular_polynomial_ring",
+    "IntegerPolynomial", "RationalPolynomial", "ModularPolynomial",
+    "IntegerPolynomialRing", "RationalPolynomialRing", "ModularPolynomialRing",
+]
+
+#: exact integers and rationals (python-flint's ``fmpz`` and ``fmpq``)
+IntegerNumber = flint.fmpz
+RationalNumber = flint.fmpq
+#: multivariate polynomials over ZZ, QQ and GF(p) (python-flint's ``fmpz_mpoly``, ``fmpq_mpoly``, ``nmod_mpoly``)
+IntegerPolynomial = flint.fmpz_mpoly
+RationalPolynomial = flint.fmpq_mpoly
+ModularPolynomial = flint.nmod_mpoly
+#: their rings (python-flint's contexts)
+IntegerPolynomialRing = flint.fmpz_mpoly_ctx
+RationalPolynomialRing = flint.fmpq_mpoly_ctx
+ModularPolynomialRing = flint.nmod_mpoly_ctx
 
 log = logging.getLogger(__name__)
 
@@ -36,17 +67,101 @@ _STRUCT_BYTES = 256  # room for nmod_mat_struct (48 bytes in FLINT 3)
 
 
 def set_threads(n: int | None = None) -> int:
-    """Let FLINT use ``n`` threads (default: all CPUs); returns the number set."""
-    import flint
+    """Let FLINT use ``n`` threads (default: all CPUs) from now on, in the whole process; returns the number set.
 
+    The package itself never calls this: its engines scope their threads with :func:`threads`.
+    """
     n = n or os.cpu_count() or 1
     flint.ctx.threads = n
     return n
 
 
-def _find_libflint() -> str | None:
-    import flint
+@contextmanager
+def threads(n: int | None = None) -> Iterator[int]:
+    """FLINT uses ``n`` threads (default: all CPUs) inside the ``with`` block; the previous number after it.
 
+    >>> before = flint.ctx.threads
+    >>> with threads(2) as n:
+    ...     n, flint.ctx.threads
+    (2, 2)
+    >>> flint.ctx.threads == before
+    True
+    """
+    previous = flint.ctx.threads
+    n = n or os.cpu_count() or 1
+    flint.ctx.threads = n
+    try:
+        yield n
+    finally:
+        flint.ctx.threads = previous
+
+
+# ------------------------------------------------------------ polynomial rings
+def integer_polynomial_ring(names: Sequence[str], ordering: str = "degrevlex") -> IntegerPolynomialRing:
+    """The ring ``ZZ[names]`` with the monomial ``ordering`` (``"lex"``, ``"deglex"`` or ``"degrevlex"``)."""
+    return flint.fmpz_mpoly_ctx.get(tuple(names), ordering)
+
+
+def rational_polynomial_ring(names: Sequence[str], ordering: str = "degrevlex") -> RationalPolynomialRing:
+    """The ring ``QQ[names]``.
+
+    >>> R = rational_polynomial_ring(["x", "y"])
+    >>> x, y = R.gens()
+    >>> str(x * y + rational(Fraction(1, 2)))
+    'x*y + 1/2'
+    """
+    return flint.fmpq_mpoly_ctx.get(tuple(names), ordering)
+
+
+def modular_polynomial_ring(names: Sequence[str], p: int, ordering: str = "degrevlex") -> ModularPolynomialRing:
+    """The ring ``GF(p)[names]`` for a prime ``p`` below ``2^64``."""
+    return flint.nmod_mpoly_ctx.get(tuple(names), modulus=p, ordering=ordering)
+
+
+def rational(value: int | Fraction | RationalNumber) -> RationalNumber:
+    """An exact rational (int, ``Fraction`` or python-flint's ``fmpq``) as python-flint's ``fmpq``."""
+    if isinstance(value, Fraction):
+        return flint.fmpq(value.numerator, value.denominator)
+    return flint.fmpq(value)
+
+
+# ------------------------------------------------------------ small dense matrices
+def rref_mod_p(vectors: Sequence[Sequence[int]], p: int, ncols: int) -> list[list[int]]:
+    """The nonzero rows of the reduced row echelon form of ``vectors`` (rows of length ``ncols``) over GF(p).
+
+    >>> rref_mod_p([[2, 4], [1, 2]], 7, 2)
+    [[1, 2]]
+    """
+    if not vectors:
+        return []
+    M = flint.nmod_mat(len(vectors), ncols, [int(x) for v in vectors for x in v], p)
+    R, rank = M.rref()
+    return [[int(R[r, c]) for c in range(ncols)] for r in range(rank)]
+
+
+def nullspace_mod_p(M: np.ndarray, p: int) -> list[list[int]]:
+    """A basis of the right kernel ``{x : M x = 0}`` of the integer matrix ``M`` over GF(p) (FLINT's order).
+
+    >>> nullspace_mod_p(np.array([[1, 1, 0], [0, 0, 1]]), 5)
+    [[4, 1, 0]]
+    """
+    m, n = M.shape
+    K, nullity = flint.nmod_mat(m, n, [int(x) for x in M.ravel()], p).nullspace()
+    return [[int(K[r, c]) for r in range(n)] for c in range(nullity)]
+
+
+def rref_rational(rows: Sequence[Sequence[int | Fraction | RationalNumber]]) -> tuple[list[list[Fraction]], int]:
+    """The reduced row echelon form of a rational matrix over QQ (all its rows, as ``Fraction``) and its rank.
+
+    >>> rref_rational([[2, 4], [1, 2]])
+    ([[Fraction(1, 1), Fraction(2, 1)], [Fraction(0, 1), Fraction(0, 1)]], 1)
+    """
+    M = flint.fmpq_mat([[rational(v) for v in row] for row in rows])
+    R, r = M.rref()
+    return [[Fraction(int(R[i, j].p), int(R[i, j].q)) for j in range(M.ncols())] for i in range(M.nrows())], r
+
+
+def _find_libflint() -> str | None:
     site = os.path.dirname(os.path.dirname(flint.__file__))
     for pattern in ("python_flint.libs/libflint*.so*", "flint/.dylibs/libflint*.dylib"):
         hits = sorted(glob.glob(os.path.join(site, pattern)))
@@ -138,8 +253,6 @@ def fastpath_available() -> bool:
 
 def rank_python_flint(M: np.ndarray, p: int) -> int:
     """Rank mod ``p`` through python-flint's ``nmod_mat`` constructor (slow conversion)."""
-    import flint
-
     M = np.asarray(M)
     m, n = M.shape
     if m == 0 or n == 0:
@@ -148,24 +261,41 @@ def rank_python_flint(M: np.ndarray, p: int) -> int:
 
 
 def rank_rational(rows: Sequence[Sequence[int | Rational]]) -> int:
-    """Exact rank over QQ of a matrix of integers or ``Fraction``s (FLINT's ``fmpq_mat``; small matrices).
+    """Exact rank over QQ of a matrix of integers or ``Fraction``s (small matrices).
 
-    >>> from fractions import Fraction
+    A matrix of Python ints goes to FLINT's ``fmpz_mat`` (fraction-free
+    elimination), any other to ``fmpq_mat``.
+
     >>> rank_rational([[1, 2], [Fraction(1, 2), 1]]), rank_rational([[1, 0], [0, Fraction(1, 3)]])
     (1, 2)
+    >>> rank_rational([[1, 2, 3], [2, 4, 6]])
+    1
     """
-    import flint
-    from fractions import Fraction
-
     if not rows or not rows[0]:
         return 0
     m, n = len(rows), len(rows[0])
+    integers = _integer_rows(rows)
+    if integers is not None:
+        return int(flint.fmpz_mat(integers).rank())
     entries = []
     for row in rows:
         for v in row:
             q = Fraction(v)
             entries.append(flint.fmpq(q.numerator, q.denominator))
     return int(flint.fmpq_mat(m, n, entries).rank())
+
+
+def _integer_rows(rows: Sequence[Sequence[int | Rational]]) -> list[list[int]] | None:
+    """The rows as lists of Python ints, or None if an entry is not an int."""
+    out = []
+    for row in rows:
+        ints = []
+        for v in row:
+            if not isinstance(v, int):
+                return None
+            ints.append(v)
+        out.append(ints)
+    return out
 
 
 def rank_memory(rows: int, cols: int) -> int:
