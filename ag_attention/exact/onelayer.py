@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
-import flint
 import numpy as np
 
 from ..errors import ComputationError, InvalidArgumentError
@@ -66,7 +65,7 @@ def _matrix(M: Any, name: str = "M") -> list[list[Any]]:
     if arr is None or arr.ndim != 2 or 0 in arr.shape:
         raise InvalidArgumentError(f"{name}={M!r}: must be a non-empty rectangular matrix (list of equal-length rows)")
     for v in arr.flat:
-        if isinstance(v, bool) or not isinstance(v, (int, Fraction, np.integer, float, flint.fmpq, flint.fmpz)):
+        if isinstance(v, bool) or not isinstance(v, (int, Fraction, np.integer, float, linalg.RationalNumber, linalg.IntegerNumber)):
             raise InvalidArgumentError(f"{name}: entry {v!r} is not a rational number (int or Fraction)")
         if isinstance(v, float) and not math.isfinite(v):
             raise InvalidArgumentError(f"{name}: entry {v!r} is not a finite number")
@@ -136,11 +135,11 @@ def integral(M: Any) -> np.ndarray:
 
 
 def exact_rank(M: Any) -> int:
-    """Rank over QQ (exact, FLINT's fmpz_mat)."""
+    """Rank over QQ (exact: the integer matrix :func:`integral` gives, by :func:`linalg.rank_rational`)."""
     M = integral(M)
     if M.size == 0:
         return 0
-    return int(flint.fmpz_mat(M.tolist()).rank())
+    return linalg.rank_rational(M.tolist())
 
 
 def rank_mod_p(M: Any, p: int = DEFAULT_PRIME) -> int:
@@ -154,25 +153,20 @@ def rank_mod_p(M: Any, p: int = DEFAULT_PRIME) -> int:
     return linalg.rank(np.vectorize(lambda v: int(v) % p, otypes=[np.int64])(M), p)
 
 
-def _fmpq(v: Any) -> flint.fmpq:
-    f = Fraction(v)
-    return flint.fmpq(f.numerator, f.denominator)
-
-
 def rank_factorization(A: Any) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
     """``(Q, K)`` with ``A = Q^T K``, ``Q, K`` of size ``rank A x d`` (exact over QQ)."""
-    M = flint.fmpq_mat([[_fmpq(v) for v in row] for row in _matrix(A)])
-    R, r = M.rref()
-    d = M.nrows()
+    M = [[Fraction(v) for v in row] for row in _matrix(A)]
+    R, r = linalg.rref_rational(M)
+    d, n = len(M), len(M[0])
     pivots = []
     for i in range(r):
-        for j in range(M.ncols()):
-            if R[i, j] != 0:
+        for j in range(n):
+            if R[i][j] != 0:
                 pivots.append(j)
                 break
     # K = the r independent rows of the RREF; A = C K with C = columns of A at the pivots
-    K = [[Fraction(int(R[i, j].p), int(R[i, j].q)) for j in range(M.ncols())] for i in range(r)]
-    C = [[Fraction(int(M[k, pj].p), int(M[k, pj].q)) for pj in pivots] for k in range(d)]
+    K = R[:r]
+    C = [[M[k][pj] for pj in pivots] for k in range(d)]
     Q = [[C[k][c] for k in range(d)] for c in range(r)]
     return Q, K
 
@@ -210,18 +204,18 @@ def differential_on_rank_variety(A: Any, V: Any) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ fibers
-def _ring(d: int) -> flint.fmpq_mpoly_ctx:
-    return flint.fmpq_mpoly_ctx.get(tuple(f"z{i + 1}" for i in range(d)), "lex")
+def _ring(d: int) -> linalg.RationalPolynomialRing:
+    return linalg.rational_polynomial_ring([f"z{i + 1}" for i in range(d)], "lex")
 
 
-def quadrics(x: Sequence[Any], d: int, d_out: int) -> list[list[flint.fmpq_mpoly]]:
+def quadrics(x: Sequence[Any], d: int, d_out: int) -> list[list[linalg.RationalPolynomial]]:
     """The array ``q_{k,m}`` of a point (rational coordinates) as polynomials in ``z`` over QQ."""
     ctx = _ring(d)
     z = ctx.gens()
     Q = quadratic_monomials(d)
     if len(x) != d * d_out * len(Q):
         raise InvalidArgumentError(f"x: a point of d={d}, d'={d_out} has {d * d_out * len(Q)} reduced coordinates, got {len(x)}")
-    it = iter(flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in x)
+    it = iter(linalg.rational(Fraction(v)) for v in x)
     out = []
     for k in range(d):
         row = []
@@ -236,7 +230,7 @@ def quadrics(x: Sequence[Any], d: int, d_out: int) -> list[list[flint.fmpq_mpoly
     return out
 
 
-def _linear_coefficients(f: flint.fmpq_mpoly, d: int) -> list[Fraction]:
+def _linear_coefficients(f: linalg.RationalPolynomial, d: int) -> list[Fraction]:
     coeffs = [Fraction(0)] * d
     for exps, c in f.to_dict().items():
         if sum(exps) != 1:
@@ -245,12 +239,12 @@ def _linear_coefficients(f: flint.fmpq_mpoly, d: int) -> list[Fraction]:
     return coeffs
 
 
-def _exact_div(f: flint.fmpq_mpoly, g: flint.fmpq_mpoly) -> flint.fmpq_mpoly | None:
+def _exact_div(f: linalg.RationalPolynomial, g: linalg.RationalPolynomial) -> linalg.RationalPolynomial | None:
     q, r = divmod(f, g)
     return q if r.is_zero() else None
 
 
-def _exact_quotients(polys: dict[int, flint.fmpq_mpoly], g: flint.fmpq_mpoly) -> dict[int, flint.fmpq_mpoly] | None:
+def _exact_quotients(polys: dict[int, linalg.RationalPolynomial], g: linalg.RationalPolynomial) -> dict[int, linalg.RationalPolynomial] | None:
     """``f / g`` for every ``f`` of ``polys``, or None if ``g`` does not divide one of them."""
     out = {}
     for k, f in polys.items():
@@ -261,7 +255,7 @@ def _exact_quotients(polys: dict[int, flint.fmpq_mpoly], g: flint.fmpq_mpoly) ->
     return out
 
 
-def _indefinite(g: flint.fmpq_mpoly, d: int) -> bool:
+def _indefinite(g: linalg.RationalPolynomial, d: int) -> bool:
     """A rank-2 real quadratic form factors over RR iff it is indefinite iff lambda_1 lambda_2 < 0.
 
     lambda_1 lambda_2 is the sum of the 2 x 2 principal minors of its Gram matrix.
@@ -337,7 +331,7 @@ def fiber(x: Sequence[Any], d: int, d_out: int) -> Fiber:
     g = q[rows[0]][m0]
     for k in rows[1:]:
         g = g.gcd(q[k][m0])
-    candidates: list[flint.fmpq_mpoly] = []
+    candidates: list[linalg.RationalPolynomial] = []
     result = Fiber()
     if g.total_degree() == 1:
         candidates = [g]
@@ -422,10 +416,6 @@ def symmetric_rank2_jacobian(S: Sequence[Sequence[Any]], prime: int = DEFAULT_PR
     return (r if r == codim else exact_rank(jac)), codim
 
 
-def _matrix_rank_over_Q(M: np.ndarray) -> int:
-    return exact_rank(M)
-
-
 def certify(
     A: Any,
     V: Any,
@@ -508,7 +498,7 @@ def certify(
     if len(pre) == 1 and smooth_domain[0]:
         if span == dimension:
             return PointVerdict(False, "single preimage, smooth domain, differential of rank dim M (immersion)", 1, own_rank, span, dimension)
-        exact = _matrix_rank_over_Q(images[0])
+        exact = exact_rank(images[0])
         if exact < dimension:
             return PointVerdict(
                 True,
