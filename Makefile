@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 OUT     ?= results
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-container reproduce test bench clean
+.PHONY: setup setup-container reproduce test typecheck docs bench clean
 
 setup:
 	@bash scripts/setup.sh
@@ -25,6 +25,15 @@ test: setup
 	@AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
 	exit $$status
+
+# mypy over the package (strict on architecture, models, exact: pyproject.toml [tool.mypy])
+typecheck: setup
+	@$(PY) -m mypy
+
+# the Sphinx site (docs/): HTML and its doctested examples, any warning an error
+docs: setup
+	@$(PY) -m sphinx -W --keep-going -n -q -b html docs docs/_build/html
+	@$(PY) -m sphinx -W --keep-going -q -b doctest docs docs/_build/doctest
 
 bench: setup
 	@$(PY) bench/dimension.py
