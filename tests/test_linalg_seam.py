@@ -74,6 +74,14 @@ def test_threads_are_scoped():
     assert flint.ctx.threads == before
 
 
+def test_dimension_leaves_flint_threads_alone():
+    from ag_attention import Architecture, dimension
+
+    before = flint.ctx.threads
+    dimension(Architecture((2, 2), (2,), tokens=2), threads=2)
+    assert flint.ctx.threads == before
+
+
 def test_polynomial_rings_and_rationals():
     Z = linalg.integer_polynomial_ring(["a", "b"])
     a, b = Z.gens()

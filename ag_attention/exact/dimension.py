@@ -409,6 +409,9 @@ def dimension(
     recheck:
         Repeat with a second prime and a new point when the rank is below the
         symmetry bound or below the paper's formula.
+    threads:
+        Threads FLINT may use for the ranks (default: all CPUs), for the
+        duration of the call; FLINT's setting is restored afterwards.
     full_rows:
         Use all ``t d_L`` output rows of every sample (no random combinations).
 
@@ -439,68 +442,69 @@ def dimension(
     check_exact_sizes(arch)
     # the first run is refused before anything is computed (also before the effective architecture's run)
     check_run_memory(arch, samples, k)
-    linalg.set_threads(threads)
-    t0 = time.perf_counter()
-    P = arch.parameter_count
-    expected = expected_dimension(arch)
-    # A narrower architecture with the same neuromanifold gives a second
-    # lower and upper bound (see effective_architecture).
-    reduction = None
-    eff = effective_architecture(arch)
-    if eff != arch:
-        reduction = dimension(
-            eff, prime=prime, seed=seed, samples=None, recheck=recheck, threads=threads,
-            max_doublings=max_doublings, full_rows=full_rows,
+    # FLINT's threads for this call only (the recursive call for the effective architecture nests)
+    with linalg.threads(threads):
+        t0 = time.perf_counter()
+        P = arch.parameter_count
+        expected = expected_dimension(arch)
+        # A narrower architecture with the same neuromanifold gives a second
+        # lower and upper bound (see effective_architecture).
+        reduction = None
+        eff = effective_architecture(arch)
+        if eff != arch:
+            reduction = dimension(
+                eff, prime=prime, seed=seed, samples=None, recheck=recheck, threads=threads,
+                max_doublings=max_doublings, full_rows=full_rows,
+            )
+        runs = [_run(arch, prime, seed, samples, k)]
+        if not runs[0].kernel_check:
+            raise ComputationError("a symmetry tangent is not in the kernel of the Jacobian (bug)", prime=prime, seed=seed)
+
+        def best() -> int:
+            return max([r.rank for r in runs] + ([reduction.dimension] if reduction else []))
+
+        analytic = analytic_upper_bound(arch)
+
+        def upper() -> int:
+            bounds = [P - r.symmetry_rank for r in runs]
+            if reduction is not None:
+                bounds.append(reduction.upper_bound)
+            if analytic is not None:
+                bounds.append(analytic[0])
+            return min(bounds)
+
+        # more samples while the rank is short of the upper bound and still growing
+        for _ in range(max_doublings if adaptive else 0):
+            if best() >= upper():
+                break
+            try:
+                runs.append(_run(arch, prime, seed, 2 * samples, k))
+            except InsufficientMemoryError as exc:
+                log.info("not doubling the samples of %s: %s", arch.describe(), exc)
+                break
+            samples *= 2
+            if runs[-1].rank <= runs[-2].rank:
+                break
+        below_formula = expected.value is not None and best() < expected.value
+        if recheck and (best() < upper() or below_formula):
+            second = SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
+            runs.append(_run(arch, second, seed + 1, samples, k))
+        if best() > upper():
+            raise ComputationError(
+                f"{arch.describe()}: the rank {best()} exceeds the proven upper bound {upper()} (bug)", prime=prime, seed=seed
+            )
+        seconds = time.perf_counter() - t0
+        return DimensionResult(
+            architecture=arch,
+            dimension=best(),
+            parameters=P,
+            upper_bound=upper(),
+            symmetry_count=symmetry_count(arch),
+            expected=expected,
+            runs=tuple(runs),
+            seconds=seconds,
+            reduction=reduction,
         )
-    runs = [_run(arch, prime, seed, samples, k)]
-    if not runs[0].kernel_check:
-        raise ComputationError("a symmetry tangent is not in the kernel of the Jacobian (bug)", prime=prime, seed=seed)
-
-    def best() -> int:
-        return max([r.rank for r in runs] + ([reduction.dimension] if reduction else []))
-
-    analytic = analytic_upper_bound(arch)
-
-    def upper() -> int:
-        bounds = [P - r.symmetry_rank for r in runs]
-        if reduction is not None:
-            bounds.append(reduction.upper_bound)
-        if analytic is not None:
-            bounds.append(analytic[0])
-        return min(bounds)
-
-    # more samples while the rank is short of the upper bound and still growing
-    for _ in range(max_doublings if adaptive else 0):
-        if best() >= upper():
-            break
-        try:
-            runs.append(_run(arch, prime, seed, 2 * samples, k))
-        except InsufficientMemoryError as exc:
-            log.info("not doubling the samples of %s: %s", arch.describe(), exc)
-            break
-        samples *= 2
-        if runs[-1].rank <= runs[-2].rank:
-            break
-    below_formula = expected.value is not None and best() < expected.value
-    if recheck and (best() < upper() or below_formula):
-        second = SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
-        runs.append(_run(arch, second, seed + 1, samples, k))
-    if best() > upper():
-        raise ComputationError(
-            f"{arch.describe()}: the rank {best()} exceeds the proven upper bound {upper()} (bug)", prime=prime, seed=seed
-        )
-    seconds = time.perf_counter() - t0
-    return DimensionResult(
-        architecture=arch,
-        dimension=best(),
-        parameters=P,
-        upper_bound=upper(),
-        symmetry_count=symmetry_count(arch),
-        expected=expected,
-        runs=tuple(runs),
-        seconds=seconds,
-        reduction=reduction,
-    )
 
 
 def jacobian_rank(

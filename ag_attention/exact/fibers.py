@@ -150,10 +150,11 @@ def fibers(arch: Architecture, *, prime: int | None = None, seed: int = 0) -> Fi
     p = run.prime
     ranks = []
     done = 0
-    for fam in families:
-        r = linalg.rank(T[: fam.rows.stop], p) if fam.rows.stop else 0
-        ranks.append(FamilyRank(fam.name, fam.rows.stop - fam.rows.start, r - done))
-        done = r
+    with linalg.threads():  # all CPUs, like dimension() (which restores FLINT's setting when it returns)
+        for fam in families:
+            r = linalg.rank(T[: fam.rows.stop], p) if fam.rows.stop else 0
+            ranks.append(FamilyRank(fam.name, fam.rows.stop - fam.rows.start, r - done))
+            done = r
     s = done
     if T.shape[0] == 0:
         in_kernel, how = True, "exact"
