@@ -1,7 +1,7 @@
 """Exact polynomial parametrization of one lightning layer (MATH.md sections 1-2).
 
-The coordinates of ``phi`` are integer polynomials in the weights, built with
-python-flint's ``fmpz_mpoly``:
+The coordinates of ``phi`` are integer polynomials in the weights
+(:data:`ag_attention.exact.linalg.IntegerPolynomial`, python-flint's ``fmpz_mpoly``):
 
 * **reduced coordinates** (``t >= 2``, Prop. A.5): the coefficients of the
   ``d x d'`` quadratic forms ``q_{k,m}(z) = (row_k(A) . z)(row_m(V) . z)`` in
@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Sequence
 
-import flint
 import numpy as np
 
 from ..architecture import Architecture
 from ..errors import InvalidArgumentError
+from ..exact import linalg
+from ..exact.linalg import IntegerPolynomial
 
 __all__ = ["Parametrization", "COORDINATES", "PARAMETERS", "quadratic_monomials"]
 
@@ -113,14 +114,14 @@ class Parametrization:
         return tuple(names)
 
     @cached_property
-    def ring(self) -> flint.fmpz_mpoly_ctx:
-        return flint.fmpz_mpoly_ctx.get(self.variables, "degrevlex")
+    def ring(self) -> linalg.IntegerPolynomialRing:
+        return linalg.integer_polynomial_ring(self.variables, "degrevlex")
 
     @cached_property
-    def gens(self) -> dict[str, flint.fmpz_mpoly]:
+    def gens(self) -> dict[str, IntegerPolynomial]:
         return dict(zip(self.variables, self.ring.gens()))
 
-    def matrix(self, name: str) -> list[list[flint.fmpz_mpoly]]:
+    def matrix(self, name: str) -> list[list[IntegerPolynomial]]:
         """The weight matrix ``name`` in ``{"A", "V", "Q", "K"}`` as polynomials."""
         g = self.gens
         d, e, a = self.d, self.d_out, self.arch.ranks[0]
@@ -141,7 +142,7 @@ class Parametrization:
 
     # -------------------------------------------------------- coordinates
     @cached_property
-    def reduced(self) -> tuple[list[Coordinate], list[flint.fmpz_mpoly]]:
+    def reduced(self) -> tuple[list[Coordinate], list[IntegerPolynomial]]:
         A, V = self.matrix("A"), self.matrix("V")
         coords, polys = [], []
         for k in range(self.d):
@@ -187,7 +188,7 @@ class Parametrization:
         return coords, L
 
     @cached_property
-    def full(self) -> tuple[list[Coordinate], list[flint.fmpz_mpoly]]:
+    def full(self) -> tuple[list[Coordinate], list[IntegerPolynomial]]:
         """Coefficients of ``(y_i)_m`` in the cubic monomials of the inputs ``x_(j,l)``.
 
         Every one of them is a non-negative integer combination of reduced
@@ -209,7 +210,7 @@ class Parametrization:
         return (self.reduced if self.coords == "reduced" else self.full)[0]
 
     @property
-    def polynomials(self) -> list[flint.fmpz_mpoly]:
+    def polynomials(self) -> list[IntegerPolynomial]:
         return (self.reduced if self.coords == "reduced" else self.full)[1]
 
     @property
@@ -217,7 +218,7 @@ class Parametrization:
         return len(self.polynomials)
 
     @cached_property
-    def domain_equations(self) -> list[flint.fmpz_mpoly]:
+    def domain_equations(self) -> list[IntegerPolynomial]:
         """``(a+1)``-minors of ``A`` when the AV parametrization carries a rank bound ``a < d``."""
         if self.params != "AV" or self.rank_bound >= self.d:
             return []
@@ -242,12 +243,12 @@ class Parametrization:
     # ------------------------------------------------------------ evaluation
     def evaluate(self, point: Sequence[int]) -> list[int]:
         """Integer values of the coordinates at an integer weight vector."""
-        vals = [flint.fmpz(int(v)) for v in point]
+        vals = [linalg.IntegerNumber(int(v)) for v in point]
         return [int(f(*vals)) for f in self.polynomials]
 
     def jacobian_mod(self, point: Sequence[int], p: int) -> np.ndarray:
         """Jacobian matrix (coordinates x variables) at ``point``, entries mod ``p``."""
-        vals = [flint.fmpz(int(v)) for v in point]
+        vals = [linalg.IntegerNumber(int(v)) for v in point]
         n = len(self.variables)
         J = np.zeros((self.ambient_dimension, n), dtype=np.int64)
         for r, f in enumerate(self.polynomials):
@@ -279,7 +280,7 @@ class Parametrization:
         )
 
 
-def _det(M: list[list[flint.fmpz_mpoly]], zero: flint.fmpz_mpoly) -> flint.fmpz_mpoly:
+def _det(M: list[list[IntegerPolynomial]], zero: IntegerPolynomial) -> IntegerPolynomial:
     n = len(M)
     if n == 1:
         return M[0][0]
