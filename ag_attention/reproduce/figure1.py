@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ComputationError
-from ..exact.onelayer import certify, fiber
+from ..exact.onelayer import fiber
+from .certificates import CertificateKind, certify_point
 from .report import pyplot
 
 __all__ = ["render_figure1", "slice_point", "verify_slice"]
@@ -80,18 +81,19 @@ def verify_slice() -> dict[str, object]:
     _require(counts["0"] == (2, 0) and counts["1"] == (2, 0), f"fiber counts {counts}")
     facts["fibers on the singular line y -> (preimages, real preimages)"] = counts
     # the boundary points are critical values: A = u v^T, V = w v^T, rank drop 1
-    v = certify([[1, 1], [1, 1]], [[1, 1]], dimension=5)
-    _require(v.singular and v.differential_rank == 4, f"boundary point: {v}")
-    facts["boundary point (1,2,1,1,2,1)"] = v.reason
+    cert = certify_point([[1, 1], [1, 1]], [[1, 1]], dimension=5)
+    _require(cert.kind is CertificateKind.RANK_DROP and cert.singular is True and cert.differential_rank == 4,
+             f"boundary point: {cert}")
+    facts["boundary point (1,2,1,1,2,1)"] = cert
     # a point of a sheet (y = 5/2, x = 0, w = 2): smooth, one real preimage
     pt = slice_point(0, Fraction(5, 2), 2)
     _require(F(0, Fraction(5, 2), 2) == 0, "(0, 5/2, 2) is not on the slice")
     fb = fiber(pt, 2, 1)
     _require(len(fb.preimages) == 1, f"sheet point has {len(fb.preimages)} preimages")
     A, V = fb.preimages[0]
-    v = certify(A, V, dimension=5)
-    _require(v.singular is False, f"sheet point: {v}")
-    facts["sheet point (x, y, w) = (0, 5/2, 2)"] = v.reason
+    cert = certify_point(A, V, dimension=5)
+    _require(cert.kind is CertificateKind.IMMERSION and cert.singular is False, f"sheet point: {cert}")
+    facts["sheet point (x, y, w) = (0, 5/2, 2)"] = cert
     return facts
 
 

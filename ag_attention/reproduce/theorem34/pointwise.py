@@ -10,15 +10,17 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ...architecture import Architecture
 from ...exact.dimension import dimension as exact_dimension
-from ...exact.onelayer import certify, differential, exact_rank, fiber, rank_mod_p, reduced_point
+from ...exact.onelayer import differential, exact_rank, fiber, rank_mod_p, reduced_point
 from ...models.orbits import orbit_representatives
 from ...models.parametrization import quadratic_monomials
+from ..certificates import Certificate, certify_point
 from ..report import Check, Report
 from .grids import Size
 from .predictions import Theory, features, stated_rule
@@ -26,9 +28,13 @@ from .samplers import conjugate_data, conjugate_point, fiber_cases, full_rank, r
 
 __all__ = ["StatedMismatch", "point_checks", "fiber_count_checks", "conjugate_checks"]
 
-#: an orbit where Theorem 3.4 as stated (rank-one rule) and the certificate differ:
-#: (size, orbit label, certified singular, the certificate in short)
-StatedMismatch = tuple[str, str, bool, str]
+@dataclass(frozen=True)
+class StatedMismatch:
+    """An orbit where Theorem 3.4 as stated (the rank-one rule) and its certificate differ."""
+
+    size: Size
+    orbit: str  # the orbit's label
+    certificate: Certificate  # decided: certificate.singular is a bool
 
 
 def add_check(report: Report, claim: str, size: Any, method: str, expected: Any, observed: Any, passed: bool,
@@ -59,13 +65,13 @@ def _orbit_checks(report: Report, size: Size, theory: Theory, m: int, stated_mis
     rows, bad = [], []
     for orb in orbit_representatives(size.d, size.d_out, size.a):
         f = features(orb.A, orb.V)
-        v = certify(orb.A, orb.V, dimension=m, rank_bound=a)
+        cert = certify_point(orb.A, orb.V, dimension=m, rank_bound=a)
         pred, source = theory.singular(size, f)
-        rows.append({"orbit": orb.label, "singular": v.singular, "predicted": pred, "certificate": v.reason})
-        if v.singular is None or v.singular != pred:
-            bad.append(f"{orb.label}: certified {v.singular} ({v.reason}), predicted {pred} [{source}]")
-        if v.singular is not None and v.singular != stated_rule(f) and not f.zero:
-            stated_mismatch.append((str(size), orb.label, v.singular, v.reason.split(";")[0].split(",")[0]))
+        rows.append({"orbit": orb.label, "singular": cert.singular, "predicted": pred, "certificate": cert.to_dict()})
+        if cert.singular is None or cert.singular != pred:
+            bad.append(f"{orb.label}: certified {cert.singular} ({cert}), predicted {pred} [{source}]")
+        if cert.singular is not None and cert.singular != stated_rule(f) and not f.zero:
+            stated_mismatch.append(StatedMismatch(size, orb.label, cert))
     n_sing = sum(1 for r in rows if r["singular"])
     add_check(
         report, "singular locus = the predicted union of orbits (all orbits)", size,
@@ -79,16 +85,17 @@ def _strata_checks(report: Report, size: Size, theory: Theory, m: int, rng: np.r
     """Random samples of each stratum: one check per stratum."""
     a = None if size.free else size.a
     by_stratum: dict[str, list[dict[str, Any]]] = {}
+    kinds: dict[str, list[Certificate]] = {}
     for name, A, V in strata_samples(size, rng, per_stratum):
         t1 = time.perf_counter()
         f = features(A, V)
-        v = certify(A, V, dimension=m, rank_bound=a)
+        cert = certify_point(A, V, dimension=m, rank_bound=a)
         pred, source = theory.singular(size, f)
         by_stratum.setdefault(name, []).append(
-            {"A": A.tolist(), "V": V.tolist(), "singular": v.singular, "predicted": pred, "source": source,
-             "certificate": v.reason, "preimages": v.preimages, "differential_rank": v.differential_rank,
-             "span": v.span, "seconds": time.perf_counter() - t1}
+            {"A": A.tolist(), "V": V.tolist(), "singular": cert.singular, "predicted": pred, "source": source,
+             "certificate": cert.to_dict(), "seconds": time.perf_counter() - t1}
         )
+        kinds.setdefault(name, []).append(cert)
     for name, samples in by_stratum.items():
         bad = [s for s in samples if s["singular"] is None or s["singular"] != s["predicted"]]
         observed = ", ".join(sorted({"singular" if s["singular"] else "smooth" if s["singular"] is False else "undecided"
@@ -96,7 +103,7 @@ def _strata_checks(report: Report, size: Size, theory: Theory, m: int, rng: np.r
         expected = ", ".join(sorted({"singular" if s["predicted"] else "smooth" for s in samples}))
         report.add(Check(
             "singular exactly as predicted (random points of the stratum)", f"{size}: {name}",
-            "exact certificate: " + samples[0]["certificate"].split(":")[0],
+            "exact certificate: " + ", ".join(sorted({c.kind.value for c in kinds[name]})),
             expected, observed + (f"; counterexample A={bad[0]['A']}, V={bad[0]['V']}" if bad else ""),
             not bad, sum(s["seconds"] for s in samples), {"samples": samples, "prediction": samples[0]["source"]},
         ))

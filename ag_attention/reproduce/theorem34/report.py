@@ -42,18 +42,20 @@ def dimension_checks(report: Report, sizes: Sequence[Size], theory: Theory, seed
 
 def stated_rule_findings(report: Report, stated_mismatch: Sequence[StatedMismatch]) -> None:
     """One finding per size where Theorem 3.4 as stated and the certificates differ."""
-    by_size: dict[str, list[StatedMismatch]] = {}
+    by_size: dict[Size, list[StatedMismatch]] = {}
     for item in stated_mismatch:
-        by_size.setdefault(item[0], []).append(item)
-    for name, items in by_size.items():
-        sing = [i for i in items if i[2]]
-        smooth = [i for i in items if not i[2]]
+        by_size.setdefault(item.size, []).append(item)
+    for size, items in by_size.items():
+        sing = [i for i in items if i.certificate.singular]
+        smooth = [i for i in items if not i.certificate.singular]
         parts = []
         if sing:
-            parts.append(f"{len(sing)} orbit(s) the rank-one rule calls smooth are singular, e.g. {sing[0][1]} ({sing[0][3]})")
+            parts.append(f"{len(sing)} orbit(s) the rank-one rule calls smooth are singular, "
+                         f"e.g. {sing[0].orbit} ({sing[0].certificate.summary})")
         if smooth:
-            parts.append(f"{len(smooth)} orbit(s) it calls singular are smooth, e.g. {smooth[0][1]} ({smooth[0][3]})")
-        report.findings.append(f"{name}: 'singular iff rank A <= 1 and rank V <= 1' fails: " + "; ".join(parts))
+            parts.append(f"{len(smooth)} orbit(s) it calls singular are smooth, "
+                         f"e.g. {smooth[0].orbit} ({smooth[0].certificate.summary})")
+        report.findings.append(f"{size}: 'singular iff rank A <= 1 and rank V <= 1' fails: " + "; ".join(parts))
 
 
 def excluded_size_findings(report: Report, implicit: dict[Size, M2Outcome]) -> None:
