@@ -13,7 +13,7 @@ In each multidegree ``mu`` the component ``I_mu`` is the kernel of the
 evaluation of the monomials of multidegree ``mu`` at points of the image: a
 small exact linear-algebra problem over GF(p) (the largest block of
 ``(3,3,3)`` in degree 3 has a few hundred monomials), solved with FLINT's
-``nmod_mat.nullspace``.  With ``N >= #monomials + 20`` random image points the
+``nmod_mat.nullspace`` (:func:`ag_attention.exact.linalg.nullspace_mod_p`).  With ``N >= #monomials + 20`` random image points the
 kernel is ``I_mu`` except with probability at most ``#monomials * 2D / p``
 (Schwartz-Zippel on each non-member).  The *minimal* generators of degree
 ``D`` in ``mu`` are a complement of ``(S_1 I_{D-1})_mu``, the span of
@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import flint
 import numpy as np
 
 from ..errors import ComputationError, InvalidArgumentError
+from ..exact import linalg
 from ..exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 from ..models.parametrization import quadratic_monomials
 from ..resources import MemoryEstimate, require_memory
@@ -118,11 +118,7 @@ def _evaluate(points: np.ndarray, monos: list[tuple[int, ...]], F: GFp) -> np.nd
 
 def _rref_rows(vectors: list[list[int]], p: int, ncols: int) -> tuple[list[list[int]], list[int]]:
     """Reduced row echelon basis of the span of ``vectors`` over GF(p), and its pivot columns."""
-    if not vectors:
-        return [], []
-    M = flint.nmod_mat(len(vectors), ncols, [int(x) for v in vectors for x in v], p)
-    R, rank = M.rref()
-    rows = [[int(R[r, c]) for c in range(ncols)] for r in range(rank)]
+    rows = linalg.rref_mod_p(vectors, p, ncols)
     pivots = [next(c for c in range(ncols) if row[c]) for row in rows]
     return rows, pivots
 
@@ -210,8 +206,7 @@ def _modular(d: int, e: int, a: int, max_degree: int, p: int, seed: int) -> dict
         for mu, monos in groups.items():
             E = _evaluate(points, monos, F)
             s = len(monos)
-            K, nullity = flint.nmod_mat(E.shape[0], s, [int(x) for x in E.ravel()], p).nullspace()
-            basis = [[int(K[r, c]) for r in range(s)] for c in range(nullity)]
+            basis = linalg.nullspace_mod_p(E, p)
             ideal, _ = _rref_rows(basis, p, s)
             blk = _ModularBlock(list(monos), len(ideal), ideal, [])
             if ideal:
@@ -432,7 +427,7 @@ def _verify(d: int, e: int, a: int, gens: list[dict[tuple[int, ...], Fraction]])
     names = [f"a{k}_{i}" for k in range(d) for i in range(d)] + [f"v{m}_{i}" for m in range(e) for i in range(d)]
     if a < d:  # A = B C: the rank-bounded domain
         names = [f"b{k}_{r}" for k in range(d) for r in range(a)] + [f"c{r}_{i}" for r in range(a) for i in range(d)] + names[d * d:]
-    ctx = flint.fmpq_mpoly_ctx.get(tuple(names), "degrevlex")
+    ctx = linalg.rational_polynomial_ring(names, "degrevlex")
     g = dict(zip(names, ctx.gens()))
     if a < d:
         A = [[sum((g[f"b{k}_{r}"] * g[f"c{r}_{i}"] for r in range(a)), ctx.constant(0)) for i in range(d)] for k in range(d)]
@@ -445,7 +440,7 @@ def _verify(d: int, e: int, a: int, gens: list[dict[tuple[int, ...], Fraction]])
     for gen in gens:
         total = ctx.constant(0)
         for mono, c in gen.items():
-            term = ctx.constant(flint.fmpq(c.numerator, c.denominator))
+            term = ctx.constant(linalg.rational(c))
             for v in mono:
                 term = term * coords[v]
             total += term
