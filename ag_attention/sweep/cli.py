@@ -1,0 +1,130 @@
+"""``ag-attention sweep GRID.toml --out DIR``: the command line of :func:`ag_attention.sweep.sweep`.
+
+:func:`add_parser` adds the ``sweep`` command to ``ag-attention``'s
+subparsers; :func:`main` runs it on its own (``python -m ag_attention.sweep
+GRID.toml --out DIR``), with the same exit statuses as ``ag-attention``: 0
+every row computed, 1 some row or the cluster failed, 2 bad arguments (a
+message naming the value, on standard error), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..architecture import parse_int
+from ..errors import AgAttentionError, InvalidArgumentError
+
+__all__ = ["add_parser", "cmd_sweep", "main"]
+
+EXIT_FAILED, EXIT_USAGE = 1, 2
+
+
+def _int(name: str) -> Any:
+    def conv(text: str) -> int:
+        try:
+            return parse_int(text, name)
+        except InvalidArgumentError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer written with the digits 0-9, got {text!r}") from None
+
+    return conv
+
+
+def _positive_float(name: str) -> Any:
+    def conv(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {text!r}")
+        return value
+
+    return conv
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``sweep`` to an ``add_subparsers()`` object; the parser (its ``func`` is :func:`cmd_sweep`)."""
+    from .run import DEFAULT_TIMEOUT
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "sweep", help="dimensions of every architecture of a grid file, into DIR/results.parquet",
+        description="Compute the dimension of every architecture of a grid file (TOML: [[architecture]] tables "
+                    "and [product] ranges, see ag_attention.sweep.grid) on all local cores or a Dask cluster, "
+                    "streaming rows to DIR (crash-safe, resumable), then DIR/results.parquet, summary.md, "
+                    "summary.json and dimension-vs-formula.png/.svg.",
+    )
+    p.add_argument("grid", help="grid file (TOML)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler tcp://HOST:PORT (default: local processes)")
+    p.add_argument("--workers", type=_int("--workers"), default=None, metavar="N",
+                   help="local: processes (default: all cores); Dask: workers to wait for (default 1)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--resume", action="store_true", help="keep the finished rows in DIR, compute the rest")
+    g.add_argument("--overwrite", action="store_true", help="delete the results in DIR first")
+    p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed of every row (default 0)")
+    p.add_argument("--timeout", type=_positive_float("--timeout"), default=DEFAULT_TIMEOUT,
+                   help=f"seconds to wait for the scheduler and its workers (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--no-plots", action="store_true", help="no dimension-vs-formula plots")
+    o = p.add_argument_group("output")
+    o.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")
+    o.add_argument("--quiet", "-q", action="store_true", help="no progress bar (it shows on a terminal after 2 s)")
+    p.set_defaults(func=cmd_sweep)
+    return p
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run the sweep of ``args``; print the summary (or JSON); 1 if a row failed."""
+    from ..provenance import provenance
+    from .run import sweep
+
+    kwargs: dict[str, Any] = {}
+    if args.prime is not None:
+        kwargs["prime"] = args.prime
+    if args.seed < 0:
+        raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
+    result = sweep(args.grid, args.out, scheduler=args.scheduler, workers=args.workers, resume=args.resume,
+                   overwrite=args.overwrite, seed=args.seed, timeout=args.timeout, plots=not args.no_plots, **kwargs)
+    if args.json:
+        print(json.dumps({**result.to_dict(), "provenance": provenance()}, indent=2))
+    else:
+        print(result)
+    if result.errors:
+        print(f"ag-attention: {result.errors} architecture(s) failed: see the error column of {result.results}",
+              file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ag_attention.sweep GRID --out DIR ...`` (the same as ``ag-attention sweep``)."""
+    from ..progress import quiet
+
+    parser = argparse.ArgumentParser(prog="python -m ag_attention.sweep")
+    sub = parser.add_subparsers(dest="command")
+    add_parser(sub)
+    args = parser.parse_args(["sweep", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        with quiet(args.quiet or args.json):
+            status = int(args.func(args))
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:  # the reader went away (`... | head -1`): no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    except InvalidArgumentError as exc:
+        print(f"ag-attention: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except AgAttentionError as exc:
+        print(f"ag-attention: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("ag-attention: interrupted", file=sys.stderr)
+        return 130

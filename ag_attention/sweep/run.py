@@ -1,0 +1,400 @@
+"""Run a sweep: every architecture of a grid, on this machine's cores or on a Dask cluster.
+
+:func:`sweep` reads the grid (:mod:`ag_attention.sweep.grid`), skips the
+rows already finished when resuming, sends the rest in small chunks to the
+workers (largest networks first, so the last chunks are the quick ones),
+appends every finished row to the journal as it arrives
+(:mod:`ag_attention.sweep.store`), compacts the rows into
+``results.parquet`` at the end (also after an error or Ctrl-C), and writes
+the summary and plots (:mod:`ag_attention.sweep.summary`).
+
+Where it runs:
+
+* locally (the default): a :class:`concurrent.futures.ProcessPoolExecutor` of
+  ``workers`` processes (default: the cores this process may use), started
+  with ``spawn``; each worker runs FLINT on one thread, ignores Ctrl-C (the
+  parent stops them) and dies with its parent (Linux ``PR_SET_PDEATHSIG``), so
+  a killed sweep leaves no worker behind;
+* on a Dask cluster, with ``scheduler="tcp://HOST:PORT"``: a
+  :class:`dask.distributed.Client` that waits at most ``timeout`` seconds for
+  the scheduler to answer and for ``workers`` workers (default 1) to join,
+  and fails (never hangs) when the cluster has had no worker, or the client
+  no connection, for ``timeout`` seconds.  The workers need ag-attention
+  importable (the same version).
+
+Rows do not depend on where they were computed: the random points come from
+``seed`` alone, so a local and a distributed sweep give identical rows
+(except ``seconds``).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import math
+import multiprocessing
+import os
+import re
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ComputationError, InvalidArgumentError
+from ..exact.field import DEFAULT_PRIME, check_prime
+from ..progress import bar
+from ..provenance import provenance
+from .compute import compute_chunk
+from .grid import Grid, Spec, load_grid
+from .store import RESULTS, Store, read_rows, require
+from .summary import markdown, write_summary
+
+__all__ = ["sweep", "SweepResult", "DEFAULT_TIMEOUT", "local_workers"]
+
+#: seconds to wait for a Dask scheduler, for its workers, and through a loss of all of them
+DEFAULT_TIMEOUT = 30.0
+#: format of the journal rows and of ``sweep.json``
+FORMAT = 1
+
+Row = dict[str, Any]
+Emit = Callable[[list[Row]], None]
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """What :func:`sweep` did, and where its files are."""
+
+    out: Path
+    #: architectures in the grid
+    total: int
+    #: rows computed by this call
+    computed: int
+    #: rows already finished (``resume``), not computed again
+    skipped: int
+    #: rows of this grid whose computation failed (their ``error`` column)
+    errors: int
+    seconds: float
+    #: :func:`ag_attention.sweep.summary.summarize` of results.parquet
+    summary: dict[str, Any] = field(repr=False)
+    #: ``None``: local processes; else the Dask scheduler's address
+    scheduler: str | None = None
+    #: processes (local) or worker threads (Dask) that computed
+    workers: int = 0
+
+    @property
+    def results(self) -> Path:
+        return self.out / RESULTS
+
+    def rows(self) -> list[Row]:
+        """The rows of results.parquet, as dicts."""
+        return read_rows(self.results)
+
+    def files(self) -> dict[str, str]:
+        names = {"results": RESULTS, "summary_md": "summary.md", "summary_json": "summary.json"}
+        out = {k: str(self.out / v) for k, v in names.items()}
+        for name in self.summary.get("plots") or []:
+            out[name.rsplit(".", 1)[-1]] = str(self.out / name)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"out": str(self.out), "total": self.total, "computed": self.computed, "skipped": self.skipped,
+                "errors": self.errors, "seconds": round(self.seconds, 3), "scheduler": self.scheduler,
+                "workers": self.workers, "files": self.files(), "summary": self.summary}
+
+    def __str__(self) -> str:
+        where = f"Dask at {self.scheduler}" if self.scheduler else "local"
+        head = (f"sweep: {self.total:,} architectures, {self.computed:,} computed, {self.skipped:,} already finished, "
+                f"{self.errors:,} failed; {self.seconds:.1f} s ({where}, {self.workers} workers)")
+        files = ", ".join(self.files().values())
+        return f"{head}\n\n{markdown(self.summary, details=False)}\nfiles: {files}"
+
+
+# ------------------------------------------------------------------ arguments
+def local_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
+    return int(value)
+
+
+_ADDRESS = re.compile(r"(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?P<host>\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+):(?P<port>[0-9]{1,5})")
+
+
+def _scheduler_address(address: object) -> str:
+    """``tcp://HOST:PORT`` (a bare ``HOST:PORT`` means tcp), or an error naming the value."""
+    if not isinstance(address, str):
+        raise InvalidArgumentError(f"--scheduler={address!r}: must be an address tcp://HOST:PORT")
+    m = _ADDRESS.fullmatch(address.strip())
+    if m is None or not 0 < int(m.group("port")) < 65536:
+        raise InvalidArgumentError(f"--scheduler={address!r}: must be an address tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+    scheme = m.group("scheme") or "tcp"
+    if scheme not in ("tcp", "tls", "ws", "wss", "ucx"):
+        raise InvalidArgumentError(f"--scheduler={address!r}: unknown protocol {scheme!r} (tcp, tls, ws, wss, ucx)")
+    return f"{scheme}://{m.group('host')}:{int(m.group('port'))}"
+
+
+def _cost(spec: Spec) -> int:
+    """Parameters of the network (its Jacobian has about that many columns and rows)."""
+    P = sum(2 * a * d + e * d for a, d, e in zip(spec.ranks, spec.widths, spec.widths[1:])) * spec.heads
+    return P * spec.tokens
+
+
+def _chunks(specs: Sequence[Spec], workers: int, size: int | None) -> list[list[Spec]]:
+    """Largest networks first, in chunks of at most 16 (about 8 per worker and more at the end)."""
+    ordered = sorted(specs, key=_cost, reverse=True)
+    if size is None:
+        size = max(1, min(16, math.ceil(len(ordered) / (8 * workers))))
+    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+
+
+# ------------------------------------------------------------------ local
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_init() -> None:  # pragma: no cover - runs in the worker processes
+    """Ignore Ctrl-C (the parent stops the pool) and die with the parent (Linux)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _run_local(chunks: list[list[Spec]], workers: int, prime: int, seed: int, emit: Emit) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    futures: dict[concurrent.futures.Future[list[Row]], list[Spec]] = {}
+    try:
+        for chunk in chunks:
+            futures[pool.submit(compute_chunk, chunk, prime, seed)] = chunk
+        for fut in concurrent.futures.as_completed(futures):
+            try:
+                rows = fut.result()
+            except concurrent.futures.process.BrokenProcessPool:
+                raise ComputationError(
+                    "a local worker process died (killed, or out of memory?) while computing "
+                    f"{futures[fut][0].describe()} or another architecture; the finished rows are kept: "
+                    "resume with --resume", prime=prime, seed=seed
+                ) from None
+            except Exception as exc:  # a bug in a worker: name it, keep the rows
+                raise ComputationError(
+                    f"a local worker failed on {futures[fut][0].describe()}...: {type(exc).__name__}: {exc}",
+                    prime=prime, seed=seed,
+                ) from exc
+            emit(rows)
+    finally:
+        for fut in futures:
+            fut.cancel()
+        processes = dict(getattr(pool, "_processes", None) or {})  # terminated: a running chunk may be long
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes.values():
+            with contextlib.suppress(Exception):
+                proc.terminate()
+        for proc in processes.values():
+            with contextlib.suppress(Exception):
+                proc.join(5)
+
+
+# ------------------------------------------------------------------ Dask
+def _connect(address: str, timeout: float) -> Any:
+    distributed = require("distributed")
+    try:
+        return distributed.Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise InvalidArgumentError(
+            f"--scheduler={address!r}: no Dask scheduler answered within {timeout:g} s ({exc})"
+        ) from None
+
+
+def _worker_threads(client: Any) -> int:
+    info = client.scheduler_info(n_workers=-1)
+    return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values())
+
+
+def _run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, seed: int, timeout: float,
+              emit: Emit) -> None:
+    distributed = require("distributed")
+    futures = client.map(compute_chunk, chunks, prime=prime, seed=seed, pure=False)
+    chunk_of = {fut.key: chunk for fut, chunk in zip(futures, chunks)}
+    pending = set(futures)
+    ready = distributed.as_completed(futures, loop=client.loop, raise_errors=False)
+    last_ok = last_check = time.monotonic()
+    try:
+        while pending:
+            done = ready.next_batch(block=False) if ready.has_ready() else []
+            if not done:
+                time.sleep(0.02)
+            for fut in done:
+                pending.discard(fut)
+                if fut.status == "finished":
+                    emit(fut.result())
+                    continue
+                chunk = chunk_of[fut.key]
+                exc = fut.exception() if fut.status == "error" else None
+                why = f"{type(exc).__name__}: {exc}" if exc is not None else f"task {fut.status}"
+                hint = " (is ag-attention installed on the workers?)" if isinstance(exc, ImportError) else ""
+                raise ComputationError(
+                    f"the Dask cluster at {address} failed on {chunk[0].describe()} (and {len(chunk) - 1} more): "
+                    f"{why}{hint}; the finished rows are kept: resume with --resume", prime=prime, seed=seed,
+                )
+            now = time.monotonic()
+            if now - last_check < 1.0:
+                continue
+            last_check = now
+            if client.status == "running" and _worker_threads(client) > 0:
+                last_ok = now
+            elif now - last_ok > timeout:
+                state = "no worker" if client.status == "running" else f"no connection (client {client.status})"
+                raise ComputationError(
+                    f"the Dask cluster at {address} has had {state} for {timeout:g} s with {len(pending)} chunks "
+                    "left; the finished rows are kept: resume with --resume", prime=prime, seed=seed,
+                )
+    finally:
+        if pending:
+            with contextlib.suppress(Exception):
+                client.cancel(list(pending))
+
+
+# ------------------------------------------------------------------ the sweep
+def sweep(
+    grid: str | os.PathLike[str] | Grid,
+    out: str | os.PathLike[str],
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    prime: int = DEFAULT_PRIME,
+    seed: int = 0,
+    timeout: float = DEFAULT_TIMEOUT,
+    plots: bool = True,
+    chunk_size: int | None = None,
+) -> SweepResult:
+    """Compute every architecture of ``grid`` into ``out``/results.parquet, with a summary.
+
+    Parameters
+    ----------
+    grid:
+        A grid file (TOML, see :mod:`ag_attention.sweep.grid`) or a :class:`Grid`.
+    out:
+        Output directory (created): results.parquet, summary.md, summary.json,
+        the plots, and while running journal.jsonl and sweep.json.
+    scheduler:
+        ``None``: local processes; ``"tcp://HOST:PORT"``: a Dask scheduler.
+    workers:
+        Local: processes (default: every core this process may use).  Dask:
+        how many workers to wait for before starting (default 1).
+    resume:
+        Keep the rows already in ``out`` and compute only the missing ones
+        (and those that failed).  Without it, ``out`` must hold no results.
+    overwrite:
+        Delete the results in ``out`` first.
+    prime, seed:
+        Of every exact computation (rows record them; resuming needs the same).
+    timeout:
+        Seconds to wait for the Dask scheduler, for its workers, and through
+        a loss of every worker or of the connection (then ComputationError).
+    plots:
+        Write dimension-vs-formula.png and .svg (needs matplotlib; skipped
+        with a note in the summary otherwise).
+    chunk_size:
+        Architectures per task (default: about 8 tasks per worker, at most 16
+        architectures each).
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad grid or argument, an output directory in use or holding
+        results, an unreachable scheduler.
+    ComputationError
+        A worker or the cluster failed (the finished rows are kept).
+    """
+    prime = check_prime(prime)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    seed = int(seed)
+    if workers is not None:
+        workers = _positive_int("workers", workers)
+    if chunk_size is not None:
+        chunk_size = _positive_int("chunk_size", chunk_size)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (math.isfinite(timeout) and timeout > 0):
+        raise InvalidArgumentError(f"timeout={timeout!r}: must be a positive number of seconds")
+    for name, flag in (("resume", resume), ("overwrite", overwrite), ("plots", plots)):
+        if not isinstance(flag, bool):
+            raise InvalidArgumentError(f"{name}={flag!r}: must be True or False")
+    if resume and overwrite:
+        raise InvalidArgumentError("--resume and --overwrite: choose one")
+    address = None if scheduler is None else _scheduler_address(scheduler)
+    require("pyarrow")
+    g = grid if isinstance(grid, Grid) else load_grid(grid)
+    settings = {"format": FORMAT, "grid": g.source, "grid_sha256": g.sha256, "description": g.description,
+                "prime": prime, "seed": seed}
+    t0 = time.perf_counter()
+    store = Store(out, settings, resume=resume, overwrite=overwrite).open()
+    client = None
+    computed = 0
+    try:
+        finished = store.finished()
+        todo = [s for s in g.specs if s not in finished]
+        if address is None:
+            n_workers = min(workers or local_workers(), max(1, len(todo)))
+        else:
+            client = _connect(address, timeout)
+            try:
+                client.wait_for_workers(workers or 1, timeout=timeout)
+            except TimeoutError:
+                raise ComputationError(
+                    f"the Dask scheduler at {address} has {len(client.scheduler_info(n_workers=-1).get('workers', {}))} "
+                    f"workers after {timeout:g} s, fewer than the {workers or 1} asked for"
+                ) from None
+            n_workers = max(1, _worker_threads(client))
+        chunks = _chunks(todo, n_workers, chunk_size)
+        with bar(total=len(todo), desc="sweep", unit="arch") as progress:
+
+            def emit(rows: list[Row]) -> None:
+                nonlocal computed
+                store.append(rows)
+                computed += len(rows)
+                progress.update(len(rows))
+
+            if chunks and address is None:
+                _run_local(chunks, n_workers, prime, seed, emit)
+            elif chunks:
+                _run_dask(client, str(address), chunks, prime, seed, timeout, emit)
+    except BaseException:
+        # an error or Ctrl-C: the rows finished so far still go to results.parquet (the journal keeps them anyway)
+        _close(client)
+        with contextlib.suppress(Exception):
+            store.compact(g.specs, {**settings, "provenance": provenance()})
+        store.close()
+        raise
+    _close(client)
+    try:
+        rows = store.compact(g.specs, {**settings, "provenance": provenance()})
+    finally:
+        store.close()
+    in_grid = set(g.specs)
+    info = {"description": g.description, "grid": g.source, "prime": prime, "seed": seed,
+            "seconds": round(time.perf_counter() - t0, 1)}
+    summary = write_summary(rows, store.dir, info=info, plots=plots)
+    errors = sum(1 for row in rows if row.get("error") is not None and Spec.from_row(row) in in_grid)
+    return SweepResult(store.dir, len(g.specs), computed, len(g.specs) - len(todo), errors,
+                       time.perf_counter() - t0, summary, address, n_workers)
+
+
+
+def _close(client: Any) -> None:
+    if client is not None:
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
