@@ -45,10 +45,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import flint
-
 from ..architecture import Architecture
 from ..errors import InvalidArgumentError
+from ..exact import linalg
+from ..exact.field import is_prime
+from ..exact.linalg import ModularPolynomial
 from ..models.parametrization import Parametrization
 from .degree import DegreeFormula, degree_formula
 from .msolve import MAX_PRIME, SolutionCount, count_solutions
@@ -84,12 +85,12 @@ class CountingSystem:
 
 
 def _check_prime(p: int) -> int:
-    if isinstance(p, bool) or not isinstance(p, int) or not (2 < p < MAX_PRIME) or not flint.fmpz(p).is_prime():
+    if isinstance(p, bool) or not isinstance(p, int) or not (2 < p < MAX_PRIME) or not is_prime(p):
         raise InvalidArgumentError(f"prime={p!r}: must be a prime 2 < p < 2^31 (msolve's prime fields)")
     return p
 
 
-def _to_text(f: flint.nmod_mpoly, names: tuple[str, ...]) -> str:
+def _to_text(f: ModularPolynomial, names: tuple[str, ...]) -> str:
     terms = []
     for exps, coeff in sorted(f.to_dict().items(), key=lambda t: (-sum(t[0]), tuple(-e for e in t[0]))):
         c = int(coeff)
@@ -138,11 +139,11 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
         names.remove(first_a)
         names.remove("v1_1")
     names_t = tuple(names)
-    ctx = flint.nmod_mpoly_ctx.get(names_t, modulus=prime, ordering="degrevlex")
+    ctx = linalg.modular_polynomial_ring(names_t, prime, "degrevlex")
     g = dict(zip(names_t, ctx.gens()))
     one, zero = ctx.constant(1), ctx.constant(0)
 
-    def var(name: str) -> flint.nmod_mpoly:
+    def var(name: str) -> ModularPolynomial:
         if name in g:
             return g[name]
         return one  # removed by the chart normalization
@@ -170,10 +171,10 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
         raise AssertionError("unexpected variable order of the parametrization")
 
     # ---- random linear forms in the coordinates, pulled back
-    src = flint.nmod_mpoly_ctx.get(P.variables, modulus=prime, ordering="degrevlex")
+    src = linalg.modular_polynomial_ring(P.variables, prime, "degrevlex")
     coords_mod = [src.from_dict({e: int(c) % prime for e, c in f.to_dict().items()}) for f in polys]
 
-    def random_form() -> flint.nmod_mpoly:
+    def random_form() -> ModularPolynomial:
         f = src.constant(0)
         for c in coords_mod:
             f += rng.randrange(prime) * c

@@ -38,6 +38,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import InvalidArgumentError, MSolveError
+from ..exact import linalg
 from .degree import degree_formula
 from .interpolation import LowDegreeEquations
 from .msolve import count_solutions, format_input, minimalize, parse_leading_ideal, run_msolve
@@ -177,8 +178,6 @@ def projection_system(d: int, e: int, a: int, prime: int) -> tuple[list[str], li
     """
     import itertools
 
-    import flint
-
     from .interpolation import coordinate_names, reduced_coordinate_keys
 
     names = coordinate_names(d, e)
@@ -186,7 +185,7 @@ def projection_system(d: int, e: int, a: int, prime: int) -> tuple[list[str], li
     x_of = dict(zip(keys, names))
     u_of = {k: "u" + n[1:] for k, n in zip(keys, names) if k[2] != k[3]}
     variables = list(u_of.values()) + list(names)
-    ctx = flint.nmod_mpoly_ctx.get(tuple(variables), modulus=prime, ordering="degrevlex")
+    ctx = linalg.modular_polynomial_ring(variables, prime, "degrevlex")
     g = dict(zip(variables, ctx.gens()))
     half = pow(2, -1, prime)
 
