@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import flint
-
 from ..architecture import Architecture
 from ..errors import InvalidArgumentError
+from ..exact import linalg
+from ..exact.linalg import RationalPolynomial, RationalPolynomialRing
 from ..exact.field import is_prime
 from ..models.parametrization import COORDINATES
 from .jobs import DEFAULT_TIMEOUT, run_json
@@ -76,7 +76,7 @@ def _generators_parse(payload: dict[str, Any]) -> bool:
     variables = payload["variables"]
     if not variables or len(set(variables)) != len(variables):
         raise ValueError(f"the variables must be distinct names, got {variables[:5]}")
-    ctx = flint.fmpq_mpoly_ctx.get(tuple(variables), "degrevlex")
+    ctx = linalg.rational_polynomial_ring(variables, "degrevlex")
     for g in payload["generators"]:
         parse_polynomial(g, variables, ctx)
     return True
@@ -114,11 +114,11 @@ class Implicitization:
         return len(self.variables)
 
     @cached_property
-    def ring(self) -> flint.fmpq_mpoly_ctx:
-        return flint.fmpq_mpoly_ctx.get(self.variables, "degrevlex")
+    def ring(self) -> RationalPolynomialRing:
+        return linalg.rational_polynomial_ring(self.variables, "degrevlex")
 
     @cached_property
-    def generators(self) -> list[flint.fmpq_mpoly]:
+    def generators(self) -> list[RationalPolynomial]:
         """The generators as polynomials over QQ in ``variables`` (integers mod p for ZZ/p)."""
         return [parse_polynomial(s, self.variables, self.ring) for s in self.generator_strings]
 

@@ -4,7 +4,8 @@ Generated scripts print one JSON document (made by ``jsonEncode`` of the
 LightningAttention package: strings, integers, booleans, lists and hash tables
 only) between the lines ``<<<AG-ATTENTION-JSON`` and ``AG-ATTENTION-JSON>>>``.
 Polynomials travel as Macaulay2's ``toString`` and are parsed here into
-python-flint ``fmpq_mpoly`` in named variables.
+polynomials over QQ in named variables (:data:`ag_attention.exact.linalg.RationalPolynomial`,
+python-flint's ``fmpq_mpoly``).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import re
 import signal
 from typing import Any, Sequence
 
-import flint
-
 from ..errors import M2ExecutionError, M2OutputError, PolynomialSyntaxError
+from ..exact import linalg
+from ..exact.linalg import RationalPolynomial, RationalPolynomialRing
 
 __all__ = ["BEGIN", "END", "extract_result", "parse_error", "parse_polynomial", "PolynomialSyntaxError"]
 
@@ -134,7 +135,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 
 class _Parser:
-    def __init__(self, text: str, ctx: flint.fmpq_mpoly_ctx, index: dict[str, int]):
+    def __init__(self, text: str, ctx: RationalPolynomialRing, index: dict[str, int]):
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
@@ -152,7 +153,7 @@ class _Parser:
         self.i += 1
         return tok
 
-    def expr(self) -> flint.fmpq_mpoly:
+    def expr(self) -> RationalPolynomial:
         sign = 1
         if self.peek() in (("op", "-"), ("op", "+")):
             sign = -1 if self.take()[1] == "-" else 1
@@ -163,7 +164,7 @@ class _Parser:
             value = value + t if op == "+" else value - t
         return value
 
-    def term(self) -> flint.fmpq_mpoly:
+    def term(self) -> RationalPolynomial:
         value = self.power()
         while self.peek() in (("op", "*"), ("op", "/")):
             op = self.take()[1]
@@ -173,10 +174,10 @@ class _Parser:
             else:
                 if not rhs.is_constant() or rhs == 0:
                     raise PolynomialSyntaxError(f"division by a non-constant in {self.text!r}")
-                value = value * (1 / flint.fmpq(rhs.leading_coefficient()))
+                value = value * (1 / linalg.rational(rhs.leading_coefficient()))
         return value
 
-    def power(self) -> flint.fmpq_mpoly:
+    def power(self) -> RationalPolynomial:
         base = self.atom()
         if self.peek() == ("op", "^"):
             self.take()
@@ -186,7 +187,7 @@ class _Parser:
             base = base ** int(val)
         return base
 
-    def atom(self) -> flint.fmpq_mpoly:
+    def atom(self) -> RationalPolynomial:
         kind, val = self.take()
         if kind == "num":
             return self.ctx.constant(int(val))
@@ -204,14 +205,14 @@ class _Parser:
         raise PolynomialSyntaxError(f"unexpected {val!r} in {self.text!r}")
 
 
-def parse_polynomial(text: str, variables: Sequence[str], ctx: flint.fmpq_mpoly_ctx | None = None) -> flint.fmpq_mpoly:
+def parse_polynomial(text: str, variables: Sequence[str], ctx: RationalPolynomialRing | None = None) -> RationalPolynomial:
     """Parse Macaulay2's ``toString`` of a polynomial in ``variables`` (QQ coefficients).
 
     >>> str(parse_polynomial("c_1^2*c_2-(3/2)*c_(2,1)+7", ["c_1", "c_2", "c_(2,1)"]))
     'c_1^2*c_2 - 3/2*c_(2,1) + 7'
     """
     names = [v.replace(" ", "") for v in variables]
-    ctx = ctx or flint.fmpq_mpoly_ctx.get(tuple(names), "degrevlex")
+    ctx = ctx or linalg.rational_polynomial_ring(names, "degrevlex")
     p = _Parser(text, ctx, {n: i for i, n in enumerate(names)})
     value = p.expr()
     rest = p.peek()
