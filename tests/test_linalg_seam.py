@@ -1,6 +1,8 @@
 """The exact-arithmetic seam: exact/linalg.py is where the package meets FLINT."""
 
+import ast
 from fractions import Fraction
+from pathlib import Path
 
 import flint
 import numpy as np
@@ -8,6 +10,26 @@ import pytest
 import sympy
 
 from ag_attention.exact import linalg
+
+PACKAGE = Path(__file__).resolve().parent.parent / "ag_attention"
+#: the modules allowed to import python-flint
+SEAM = {"exact/linalg.py", "exact/field.py"}
+#: still importing it, to be moved behind the seam by their owners (provenance.py only reads the version)
+PENDING = {"reproduce/figure1.py", "provenance.py"}
+
+
+def _imports_flint(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "flint" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "flint":
+            return True
+    return False
+
+
+def test_only_the_seam_imports_flint():
+    found = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if _imports_flint(p)}
+    assert found - PENDING <= SEAM, sorted(found - PENDING - SEAM)
 
 
 def _random_low_rank(rng, m, n, r, p):
