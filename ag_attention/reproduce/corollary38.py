@@ -24,6 +24,7 @@ from typing import Iterable
 from ..architecture import Architecture
 from ..exact.dimension import DimensionResult, dimension
 from ..models.formulas import analytic_upper_bound, cor38, effective_architecture
+from .claims import Claim
 from .report import Check, Report, Table
 
 __all__ = ["GRID", "QUICK_GRID", "reproduce_corollary_38"]
@@ -90,46 +91,31 @@ GRID: tuple[Case, ...] = (
 QUICK_GRID: tuple[Case, ...] = tuple(c for c in GRID if sum(c.widths) <= 14)
 
 
+def _check(res: DimensionResult, claim: str, method: str, expected: int | None, topic: Claim | None) -> Check:
+    """The computed dimension against ``expected`` (passes only when certified)."""
+    return Check(
+        claim, res.architecture.describe(), method, expected, res.dimension,
+        res.dimension == expected and res.certified, res.seconds,
+        {"certificate": res.certificate, "prime": res.prime, "seed": res.seed},
+        topic=topic, techniques=(method,),
+    )
+
+
 def _check_row(case: Case, res: DimensionResult) -> list[Check]:
     arch, exp = res.architecture, res.expected
     checks = []
-    common = dict(case=arch.describe(), seconds=res.seconds, details={"certificate": res.certificate, "prime": res.prime, "seed": res.seed})
     if exp.applies:
-        checks.append(
-            Check(
-                f"{exp.formula}: dim = formula (hypotheses hold)",
-                method="GF(p) Jacobian rank + symmetry bound",
-                expected=exp.value,
-                observed=res.dimension,
-                passed=res.dimension == exp.value and res.certified,
-                **common,
-            )
-        )
+        checks.append(_check(res, f"{exp.formula}: dim = formula (hypotheses hold)", "GF(p) Jacobian rank + symmetry bound",
+                             exp.value, Claim.COR_38 if arch.depth > 1 else Claim.COR_33))
     eff = effective_architecture(arch)
     if arch.depth > 1 and eff != arch and all(a >= 2 for a in eff.ranks[:-1]) and arch.tokens >= 2:
-        value = cor38(eff.widths, eff.ranks)
-        checks.append(
-            Check(
-                "M(arch) = M(effective arch): dim = Cor. 3.8 there",
-                method=f"exact rank; effective widths {','.join(map(str, eff.widths))}",
-                expected=value,
-                observed=res.dimension,
-                passed=res.dimension == value and res.certified,
-                **common,
-            )
-        )
+        checks.append(_check(res, "M(arch) = M(effective arch): dim = Cor. 3.8 there",
+                             f"exact rank; effective widths {','.join(map(str, eff.widths))}",
+                             cor38(eff.widths, eff.ranks), Claim.COR_38))
     bound = analytic_upper_bound(arch)
-    if bound is not None:
-        checks.append(
-            Check(
-                "t = 1: dim = the proven bound from f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x",
-                method="exact rank + proven upper bound (" + bound[1] + ")",
-                expected=bound[0],
-                observed=res.dimension,
-                passed=res.dimension == bound[0] and res.certified,
-                **common,
-            )
-        )
+    if bound is not None:  # t = 1 is outside the paper's formulas: a result of this package
+        checks.append(_check(res, "t = 1: dim = the proven bound from f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x",
+                             "exact rank + proven upper bound (" + bound[1] + ")", bound[0], None))
     return checks
 
 
@@ -153,17 +139,18 @@ def reproduce_corollary_38(cases: Iterable[Case] = GRID, *, seed: int = 0) -> Re
         rows.append(
             [
                 case.category,
-                ",".join(map(str, case.widths)),
-                ",".join(map(str, case.ranks)),
+                list(case.widths),
+                list(case.ranks),
                 case.tokens,
                 res.parameters,
                 res.dimension,
-                "exact" if res.certified else f"<= {res.upper_bound}",
+                res.certified,
+                res.upper_bound,
                 exp.formula,
                 exp.value,
-                "yes" if exp.paper_hypotheses_hold else "no",
-                "yes" if exp.applies else "no",
-                {True: "yes", False: "NO", None: "-" if exp.value is None else "undecided"}[res.agrees],
+                exp.paper_hypotheses_hold,
+                exp.applies,
+                res.agrees,
                 round(time.perf_counter() - t0, 3),
             ]
         )
@@ -178,8 +165,13 @@ def reproduce_corollary_38(cases: Iterable[Case] = GRID, *, seed: int = 0) -> Re
     report.tables.append(
         Table(
             "Dimensions",
-            ["category", "widths", "ranks", "t", "params", "dim", "certified", "formula", "value", "paper hyp.", "applies", "agrees", "s"],
+            ["category", "widths", "ranks", "t", "params", "dim", "certified", "upper bound", "formula", "value",
+             "paper hyp.", "applies", "agrees", "s"],
             rows,
+            note="certified: the dimension meets a proven upper bound (exact), else it is a lower bound; "
+                 "agrees: null where there is no formula or the bounds do not decide.",
+            formats={"certified": lambda v, row: "exact" if v else f"<= {row['upper bound']}",
+                     "agrees": lambda v, row: {True: "yes", False: "NO", None: "-" if row["value"] is None else "undecided"}[v]},
         )
     )
     return report

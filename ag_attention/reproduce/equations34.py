@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -37,7 +37,8 @@ from ..algebra.interpolation import LowDegreeEquations, low_degree_equations
 from ..exact import linalg
 from ..exact.field import DEFAULT_PRIME
 from ..exact.onelayer import reduced_point
-from ..models.orbits import orbit_representatives
+from ..models.orbits import Orbit, orbit_representatives
+from .claims import Claim
 from .report import Check, Report, Table
 
 __all__ = ["EQUATION_GRID", "FULL_EQUATION_GRID", "QUICK_EQUATION_GRID", "CERTIFY_COMPLETENESS", "jacobian_rank_at",
@@ -83,64 +84,74 @@ def jacobian_rank_rational(gens: list[dict[tuple[int, ...], Fraction]], x: list[
     return linalg.rank_rational(_jacobian_rows(gens, x, n).tolist())
 
 
+def _orbit_check(report: Report, size: tuple[int, int, int, int], eqs: LowDegreeEquations,
+                 gens: list[dict[tuple[int, ...], Fraction]], codim: int, orbit: Orbit,
+                 singular_rule: Callable[[int, int, int, Orbit], tuple[bool, str]]) -> None:
+    """One orbit of one size: proven smooth, consistent with (or, complete ideal: proven) singular."""
+    d, e, a, k = size
+    complete = eqs.certified_complete
+    n = len(eqs.variables)
+    t1 = time.perf_counter()
+    x = [int(v) for v in reduced_point(orbit.A.tolist(), orbit.V.tolist())]
+    r = jacobian_rank_at(gens, x, n)
+    singular, why = singular_rule(d, e, a, orbit)
+    smooth_proven = r == codim
+    rank_qq = None
+    if singular:
+        passed = not smooth_proven
+        observed = (f"rank {r} < codim {codim}: consistent (singularity itself is certified pointwise)"
+                    if passed else f"rank {r} = codim: proven smooth, predicted singular")
+        if passed and complete:  # the whole ideal: the rank over QQ decides
+            rank_qq = jacobian_rank_rational(gens, x, n)
+            passed = rank_qq < codim
+            observed = (f"rank over QQ {rank_qq} < codim {codim} with the certified complete ideal: "
+                        "proven singular" if passed else f"rank over QQ {rank_qq} = codim: smooth")
+    else:
+        passed = smooth_proven
+        observed = (f"rank {r} = codim {codim}: smooth (proven)" if passed
+                    else f"rank {r} < codim {codim}: not proven smooth by the equations of degree <= {k}")
+    report.add(Check(
+        "Thm. 3.4 by the closure's equations: singular iff rank A <= 1 and rank V <= 1 (refined: " + why + ")",
+        f"d={d}, d'={e}, a={a}, orbit {orbit.label}",
+        f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} (interpolation, verified over QQ"
+        + ("; certified complete: the rank over QQ decides singular points)" if complete else ")"),
+        "singular" if singular else "smooth", observed, passed, time.perf_counter() - t1,
+        {"rank": r, "rank_qq": rank_qq, "codim": codim, "generators": len(gens), "max_degree": k,
+         "complete": complete},
+        topic=Claim.THM_34_SINGULAR, size=(d, e, min(a, d)),
+        techniques=("equations of the closure by interpolation (Jacobian at every orbit)",),
+    ))
+
+
 def equation_checks(
     report: Report,
     grid: tuple[tuple[int, int, int, int], ...],
-    singular_rule: Callable[[int, int, int, object], tuple[bool, str]],
+    singular_rule: Callable[[int, int, int, Orbit], tuple[bool, str]],
     dimension: Callable[[int, int, int], int],
     seed: int = 0,
     say: Callable[[str], None] = lambda s: None,
 ) -> dict[tuple[int, int, int], LowDegreeEquations]:
     """One check per orbit of each size of ``grid``; a table of the equations found."""
     found = {}
-    rows = []
+    rows: list[list[Any]] = []
     for d, e, a, k in grid:
         say(f"equations: d={d}, d'={e}, a={a}, degree <= {k}")
         t0 = time.perf_counter()
         eqs = low_degree_equations(d, e, a, max_degree=k, seed=seed)
         if (d, e, a) in CERTIFY_COMPLETENESS:
             certify_completeness(eqs, timeout=120)
-        complete = eqs.certified_complete
         found[(d, e, a)] = eqs
         gens = [g for D in sorted(eqs.blocks) for g in eqs.generators_of_degree(D)]
-        n = len(eqs.variables)
-        codim = n - dimension(d, e, a)
-        rows.append([f"d={d}, d'={e}, a={a}", n, codim, k,
+        codim = len(eqs.variables) - dimension(d, e, a)
+        rows.append([d, e, a, len(eqs.variables), codim, k,
                      ", ".join(f"{c} of degree {D}" for D, c in eqs.generator_count.items() if c),
-                     "certified" if complete else "up to degree k", round(eqs.seconds, 1)])
+                     eqs.certified_complete, round(eqs.seconds, 1)])
         for orbit in orbit_representatives(d, e, a):
-            if orbit.zero:
-                continue
-            t1 = time.perf_counter()
-            x = [int(v) for v in reduced_point(orbit.A.tolist(), orbit.V.tolist())]
-            r = jacobian_rank_at(gens, x, n)
-            singular, why = singular_rule(d, e, a, orbit)
-            smooth_proven = r == codim
-            rank_qq = None
-            if singular:
-                passed = not smooth_proven
-                observed = (f"rank {r} < codim {codim}: consistent (singularity itself is certified pointwise)"
-                            if passed else f"rank {r} = codim: proven smooth, predicted singular")
-                if passed and complete:  # the whole ideal: the rank over QQ decides
-                    rank_qq = jacobian_rank_rational(gens, x, n)
-                    passed = rank_qq < codim
-                    observed = (f"rank over QQ {rank_qq} < codim {codim} with the certified complete ideal: "
-                                "proven singular" if passed else f"rank over QQ {rank_qq} = codim: smooth")
-            else:
-                passed = smooth_proven
-                observed = (f"rank {r} = codim {codim}: smooth (proven)" if passed
-                            else f"rank {r} < codim {codim}: not proven smooth by the equations of degree <= {k}")
-            report.add(Check(
-                "Thm. 3.4 by the closure's equations: singular iff rank A <= 1 and rank V <= 1 (refined: " + why + ")",
-                f"d={d}, d'={e}, a={a}, orbit {orbit.label}",
-                f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} (interpolation, verified over QQ"
-                + ("; certified complete: the rank over QQ decides singular points)" if complete else ")"),
-                "singular" if singular else "smooth", observed, passed, time.perf_counter() - t1,
-                {"rank": r, "rank_qq": rank_qq, "codim": codim, "generators": len(gens), "max_degree": k,
-                 "complete": complete},
-            ))
+            if not orbit.zero:
+                _orbit_check(report, (d, e, a, k), eqs, gens, codim, orbit, singular_rule)
         say(f"  {len(gens)} equations, {time.perf_counter() - t0:.1f} s")
     report.tables.append(Table("Equations of the closure by interpolation (no Macaulay2)",
-                               ["size", "coordinates", "codim", "degree <=", "minimal generators", "complete",
-                                "seconds"], rows))
+                               ["d", "d'", "a", "coordinates", "codim", "degree <=", "minimal generators", "complete",
+                                "seconds"], rows,
+                               formats={"complete": lambda v, row: "certified" if v else "up to degree k"}))
     return found

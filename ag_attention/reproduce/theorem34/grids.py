@@ -48,6 +48,11 @@ class Size:
         """Cor. 3.3 (MATH.md), as a number (whether or not its hypotheses hold)."""
         return cor33(self.d, self.d_out, self.a)
 
+    @property
+    def triple(self) -> tuple[int, int, int]:
+        """``(d, d', a)`` with ``a = d`` for ``A`` free: the size as the report's summary and CSV list it."""
+        return (self.d, self.d_out, min(self.a, self.d))
+
     def __str__(self) -> str:
         bound = "A free" if self.free else f"a={self.a}"
         return f"d={self.d}, d'={self.d_out}, {bound}"

@@ -21,6 +21,7 @@ from ...exact.onelayer import differential, exact_rank, fiber, rank_mod_p, reduc
 from ...models.orbits import orbit_representatives
 from ...models.parametrization import quadratic_monomials
 from ..certificates import Certificate, certify_point
+from ..claims import Claim
 from ..report import Check, Report
 from .grids import Size
 from .predictions import Theory, features, stated_rule
@@ -37,10 +38,11 @@ class StatedMismatch:
     certificate: Certificate  # decided: certificate.singular is a bool
 
 
-def add_check(report: Report, claim: str, size: Any, method: str, expected: Any, observed: Any, passed: bool,
-              t0: float, **details: Any) -> Check:
-    """Add a check whose time runs from ``t0`` (``time.perf_counter()``) to now."""
-    return report.add(Check(claim, str(size), method, expected, observed, bool(passed), time.perf_counter() - t0, details))
+def add_check(report: Report, topic: Claim, techniques: tuple[str, ...], claim: str, size: Size, method: str, expected: Any,
+              observed: Any, passed: bool, t0: float, **details: Any) -> Check:
+    """Add a check on ``size`` whose time runs from ``t0`` (``time.perf_counter()``) to now."""
+    return report.add(Check(claim, str(size), method, expected, observed, bool(passed), time.perf_counter() - t0, details,
+                            topic=topic, size=size.triple, techniques=techniques))
 
 
 def point_checks(report: Report, size: Size, theory: Theory, rng: np.random.Generator, per_stratum: int, seed: int,
@@ -49,7 +51,8 @@ def point_checks(report: Report, size: Size, theory: Theory, rng: np.random.Gene
     dim = exact_dimension(Architecture((size.d, size.d_out), (size.a,), tokens=2), seed=seed)
     m = dim.dimension
     if not dim.certified:  # every verdict below compares with dim M
-        add_check(report, "dim M certified (needed by the pointwise certificates)", size, "GF(p) rank + symmetry bound",
+        add_check(report, Claim.THM_34_SINGULAR, ("exact certificates",), "dim M certified (needed by the pointwise certificates)",
+                  size, "GF(p) rank + symmetry bound",
                   "certified", dim.certificate, False, time.perf_counter())
         return
     _orbit_checks(report, size, theory, m, stated_mismatch)
@@ -74,7 +77,8 @@ def _orbit_checks(report: Report, size: Size, theory: Theory, m: int, stated_mis
             stated_mismatch.append(StatedMismatch(size, orb.label, cert))
     n_sing = sum(1 for r in rows if r["singular"])
     add_check(
-        report, "singular locus = the predicted union of orbits (all orbits)", size,
+        report, Claim.THM_34_SINGULAR, ("exact certificates at every orbit",),
+        "singular locus = the predicted union of orbits (all orbits)", size,
         "exact certificates from the parametrization at one point per GL-orbit",
         "every orbit as predicted", f"{len(rows)} orbits, {n_sing} singular" + (f"; {len(bad)} differ: {bad[0]}" if bad else ""),
         not bad, t0, orbits=rows, counterexamples=bad, dimension=m,
@@ -106,6 +110,7 @@ def _strata_checks(report: Report, size: Size, theory: Theory, m: int, rng: np.r
             "exact certificate: " + ", ".join(sorted({c.kind.value for c in kinds[name]})),
             expected, observed + (f"; counterexample A={bad[0]['A']}, V={bad[0]['V']}" if bad else ""),
             not bad, sum(s["seconds"] for s in samples), {"samples": samples, "prediction": samples[0]["source"]},
+            topic=Claim.THM_34_SINGULAR, size=size.triple, techniques=("exact certificates at random points",),
         ))
 
 
@@ -120,7 +125,8 @@ def _lemma_a3_check(report: Report, size: Size, theory: Theory, m: int, rng: np.
     drop = theory.rank_drop(size)
     ok = generic == m and other == m and m - crit == drop
     add_check(
-        report, "Lemma A.3: rank drop d - 1 exactly at A = u v^T, V = w v^T", size,
+        report, Claim.LEMMA_A3, ("rank of the differential (exact over QQ, GF(p))",),
+        "Lemma A.3: rank drop d - 1 exactly at A = u v^T, V = w v^T", size,
         "exact rank over QQ at the critical point; GF(p) rank (lower bound) elsewhere",
         f"drop {drop} at critical, 0 at (u v^T, w z^T) and generic",
         f"drop {m - crit} at critical, {m - other} at (u v^T, w z^T), {m - generic} generic", ok, t1,
@@ -135,8 +141,8 @@ def fiber_count_checks(report: Report, size: Size, rng: np.random.Generator, the
     t0 = time.perf_counter()
     got = {k: fiber(reduced_point(A, V), size.d, size.d_out).count for k, (A, V) in fiber_cases(size, rng).items()}
     want = theory.fiber_counts(size)
-    add_check(report, "Thm. 3.2: number of preimages up to rescaling", size, "factorization of the quadrics (exact, over CC)",
-              want, got, got == want, t0)
+    add_check(report, Claim.THM_32, ("fibers by factorization",), "Thm. 3.2: number of preimages up to rescaling", size,
+              "factorization of the quadrics (exact, over CC)", want, got, got == want, t0)
 
 
 def _no_real_preimage(r: np.ndarray, s: np.ndarray, d: int) -> tuple[list[list[int]], int, bool]:
@@ -176,7 +182,9 @@ def conjugate_checks(report: Report, size: Size, seed: int, on_closure: bool | N
     drop = size.d * size.d + size.d * size.d_out - 1 - exact_rank(differential(np.outer(u, r), np.outer(w, r)))
     ok = same and real_as_predicted and limit == crit and drop == theory.rank_drop(size) and on_closure is not False
     add_check(
-        report, "Cor. A.6: phi(u v^T, w conj(v)^T) is a real point of the closure, not in M; Im v -> 0 gives a critical value",
+        report, Claim.COR_A6, ("Gaussian integers, fibers by factorization",)
+        + (("Macaulay2 (the closure's equations vanish)",) if on_closure is not None else ()),
+        "Cor. A.6: phi(u v^T, w conj(v)^T) is a real point of the closure, not in M; Im v -> 0 gives a critical value",
         size, "Gaussian-integer evaluation; fiber by factorization; Gram signature"
         + ("; implicit equations vanish exactly (Macaulay2)" if on_closure is not None else ""),
         f"real, on the closure, {'a' if theory.conjugate_real_preimage else 'no'} real preimage, "

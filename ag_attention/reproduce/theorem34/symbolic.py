@@ -22,6 +22,7 @@ from ...errors import M2Error, M2NotFoundError
 from ...exact.dimension import dimension as exact_dimension
 from ...exact.onelayer import reduced_point
 from ...models.orbits import Orbit, orbit_representatives
+from ..claims import Claim
 from ..report import Check, Report
 from .grids import Size
 from .predictions import Features, Theory, features
@@ -146,7 +147,7 @@ def m2_checks(report: Report, size: Size, theory: Theory, seed: int, rng: np.ran
         raise  # no Macaulay2 at all: one error for the run, not one failure per item
     except M2Error as exc:  # this item only (a timeout, an error): the others still run, the run ends with exit 3
         report.add(Check("Macaulay2 checks", str(size), "Macaulay2", "finished", f"error: {exc}", False,
-                         time.perf_counter() - t0))
+                         time.perf_counter() - t0, size=size.triple, techniques=("Macaulay2",)))
         report.meta.setdefault("m2_errors", []).append(
             {"size": str(size), "error": type(exc).__name__, "message": str(exc).splitlines()[0]}
         )
@@ -175,6 +176,7 @@ def _dimension_check(report: Report, size: Size, theory: Theory, seed: int, res:
         res["dimension"] == eng.dimension == formula and eng.certified, float(res["closure_seconds"]),
         {"degree": res["degree"], "generators": res["generators"], "generator_degrees": res["generator_degrees"],
          "formula_applies": size.in_hypotheses},
+        topic=Claim.COR_33, size=size.triple, techniques=("Macaulay2 (the closure's ideal)",),
     ))
 
 
@@ -185,7 +187,7 @@ def _base_locus_check(report: Report, size: Size, theory: Theory, res: dict[str,
         "Cor. A.1: phi = 0 only if A = 0 or V = 0 (no base points)", str(size), f"{method}: radical of the base locus ideal",
         f"rad(B) = ideal of {{{theory.base_locus.replace(' or ', ' = 0} cup {')} = 0}}",
         f"rad(B) = ideal of {{{found.replace(' or ', ' = 0} cup {')} = 0}}", found == theory.base_locus,
-        float(res["base_seconds"]),
+        float(res["base_seconds"]), topic=Claim.COR_A1, size=size.triple, techniques=("Macaulay2 (radical of the base locus)",),
     ))
 
 
@@ -219,6 +221,8 @@ def _orbit_check(report: Report, size: Size, theory: Theory, job: _Job, res: dic
         + (f"; differs: {bad[0]}" if bad else ""),
         not bad and (literal is None or literal[0] == (not stated)), seconds,
         {"orbits": rows, "counterexamples": bad},
+        topic=Claim.THM_34_SINGULAR, size=size.triple,
+        techniques=("Macaulay2 (Jacobian of the closure's equations at every orbit)",),
     ))
 
 
@@ -238,6 +242,8 @@ def _sample_check(report: Report, size: Size, theory: Theory, job: _Job, res: di
         f"{method}: exact rank over QQ at one random sample per stratum",
         "rank = codim iff smooth", f"{len(job.samples)} samples" + (f"; differs: {bad[0]}" if bad else ", all as predicted"),
         not bad, float(res["points_seconds"]), {"counterexamples": bad},
+        topic=Claim.THM_34_SINGULAR, size=size.triple,
+        techniques=("Macaulay2 (Jacobian of the closure's equations at random points)",),
     ))
 
 
@@ -250,5 +256,6 @@ def _fiber_check(report: Report, size: Size, theory: Theory, res: dict[str, Any]
         "Thm. 3.2: fibers (minimal primes: rescaling line; pair and swap; A = 0 or V = 0)", str(size),
         f"{method}: minimal primes of the fiber ideal",
         "; ".join(f"{k}: {v}" for k, v in expect.items()), "; ".join(f"{k}: {v}" for k, v in got.items()),
-        ok, float(res["fibers_seconds"]),
+        ok, float(res["fibers_seconds"]), topic=Claim.THM_32, size=size.triple,
+        techniques=("Macaulay2 (minimal primes of fibers)",),
     ))
