@@ -26,15 +26,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import ComputationError
 from ..exact.onelayer import fiber
 from .certificates import CertificateKind, certify_point
-from .report import pyplot
+from .report import pyplot, save_figure
 
-__all__ = ["render_figure1", "slice_point", "verify_slice"]
+__all__ = ["draw_figure1", "render_figure1", "slice_point", "verify_slice"]
 
 
 def slice_point(x: Fraction | int, y: Fraction | int, w: Fraction | int) -> list[Fraction]:
@@ -97,27 +98,33 @@ def verify_slice() -> dict[str, object]:
     return facts
 
 
-def render_figure1(path: str | Path, *, seed: int = 0, resolution: int = 160) -> Path:
-    """Draw the slice (after :func:`verify_slice`) and save it as PNG."""
-    plt = pyplot()
-    from matplotlib.colors import LightSource
+_SHEETS = (  # (sign of the root, colour map, legend label)
+    (1, "Blues", "M, upper sheet: w = (y(1 + x) + |1 - x| sqrt(y^2 - 4)) / 2"),
+    (-1, "Greens", "M, lower sheet: w = (y(1 + x) - |1 - x| sqrt(y^2 - 4)) / 2"),
+)
 
-    verify_slice()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig = plt.figure(figsize=(8.5, 7.5), dpi=130)
-    ax = fig.add_subplot(111, projection="3d")
+
+def _draw_sheets(ax: Any, plt: Any, resolution: int) -> list[Any]:
+    """The two real sheets over |y| >= 2, crossing along the singular line; legend handles for them."""
+    from matplotlib.colors import LightSource
+    from matplotlib.patches import Patch
+
     ls = LightSource(azdeg=35, altdeg=40)
     xs = np.linspace(-0.5, 2.5, resolution)
     for sign_y in (1, -1):
         ys = sign_y * np.linspace(2.0, 3.5, resolution)
         X, Y = np.meshgrid(xs, ys)
         root = np.abs(1 - X) * np.sqrt(np.maximum(Y**2 - 4, 0))
-        for s, cmap in ((1, "Blues"), (-1, "Greens")):  # the two sheets, crossing along the singular line
+        for s, cmap, _ in _SHEETS:
             W = (Y * (1 + X) + s * root) / 2
             rgb = ls.shade(W, cmap=plt.get_cmap(cmap), vert_exag=0.3, blend_mode="soft", vmin=-14, vmax=14)
-            ax.plot_surface(X, Y, W, facecolors=rgb, rstride=2, cstride=2, linewidth=0, antialiased=True, alpha=0.8, shade=False)
-    # the singular line x = 1, w = y
+            ax.plot_surface(X, Y, W, facecolors=rgb, rstride=2, cstride=2, linewidth=0, antialiased=True, alpha=0.8, shade=False,
+                            rasterized=True)  # vector lines and text, raster surfaces: PDF and SVG stay small
+    return [Patch(facecolor=plt.get_cmap(cmap)(0.6), alpha=0.8, label=label) for _, cmap, label in _SHEETS]
+
+
+def _draw_lines(ax: Any) -> None:
+    """The singular line x = 1, w = y: in M for |y| >= 2, in the closure only for |y| < 2; the boundary points."""
     y_in = np.linspace(2.0, 3.5, 50)
     for sgn in (1, -1):
         ax.plot(np.ones_like(y_in), sgn * y_in, sgn * y_in, color="#f2b705", lw=3.2, zorder=10,
@@ -127,6 +134,16 @@ def render_figure1(path: str | Path, *, seed: int = 0, resolution: int = 160) ->
             label="Zariski closure, not in M (Cor. A.6: definite quadric)")
     ax.scatter([1, 1], [2, -2], [2, -2], color="#c00000", s=70, depthshade=False, zorder=11,
                label="boundary: critical values A = u v^T, V = w v^T")
+
+
+def draw_figure1(*, resolution: int = 160) -> Any:
+    """The picture as a matplotlib figure (after :func:`verify_slice`); the caller saves and closes it."""
+    plt = pyplot()
+    verify_slice()
+    fig = plt.figure(figsize=(8.5, 7.5), dpi=130)
+    ax = fig.add_subplot(111, projection="3d")
+    sheets = _draw_sheets(ax, plt, resolution)
+    _draw_lines(ax)
     ax.set_xlabel("x = c4")
     ax.set_ylabel("y = c2")
     ax.set_zlabel("w = c5")
@@ -135,9 +152,20 @@ def render_figure1(path: str | Path, *, seed: int = 0, resolution: int = 160) ->
     ax.set_zlim(-9, 9)
     ax.view_init(elev=22, azim=-58)
     ax.set_title("Lightning self-attention, d = 2, d' = 1: the quartic Res(q1, q2) = 0\n"
-                 "in the affine slice c1 = c3 = c6 = 1 (exact checks in figure1.verify_slice)", fontsize=10)
-    ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+                 "in the affine slice c1 = c3 = c6 = 1 (every feature drawn is checked exactly)", fontsize=10)
+    lines, labels = ax.get_legend_handles_labels()
+    ax.legend(handles=sheets + lines, labels=[h.get_label() for h in sheets] + labels, loc="upper left", fontsize=7.5,
+              framealpha=0.9)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return fig
+
+
+def render_figure1(path: str | Path, *, seed: int = 0, resolution: int = 160) -> Path:
+    """Draw the slice (after :func:`verify_slice`) and save it as PNG, PDF and SVG; the PNG's path.
+
+    ``seed`` is unused (the picture is deterministic); it is accepted like every reproduction's.
+    """
+    fig = draw_figure1(resolution=resolution)
+    png = save_figure(fig, Path(path).with_suffix(".png"))[0]
+    pyplot().close(fig)
+    return png

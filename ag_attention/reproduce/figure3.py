@@ -1,11 +1,12 @@
 """Reproduce Figure 3: normalized and lightning networks, L = 2, t = 3, a_i = 2, d_i = delta.
 
-For ``delta = 3..10`` and ``N = 250`` input sequences: the dimension of the
+``delta`` is the common width of the network: input, hidden layer and output
+all have dimension ``d_0 = d_1 = d_2 = delta``.  For ``delta = 3..10`` and ``N = 250`` input sequences: the dimension of the
 normalized (softmax) network, estimated from float64 singular values (rank at
 the largest gap, the gap reported), against Eq. 16 (Conjecture 3.10); and
 the dimension of the lightning network, exact over GF(p), against Cor. 3.8.
-Writes ``figure3.png`` (estimated and expected as separate series, from the
-computed values), ``figure3.json`` (rows ``delta, normalized, estimated,
+Writes ``figure3.png``, ``.pdf`` and ``.svg`` (estimated and expected as
+separate series, from the computed values), ``figure3.json`` (rows ``delta, normalized, estimated,
 expected, gap``) and the report.
 """
 
@@ -20,7 +21,8 @@ from ..architecture import Architecture
 from ..exact.dimension import dimension
 from ..models.formulas import expected_dimension
 from ..numeric import NoClearGapError, numerical_dimension
-from .report import Check, Report, Table, pyplot
+from .claims import Claim
+from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure
 
 __all__ = ["figure3_rows", "reproduce_figure_3", "plot_figure3"]
 
@@ -64,7 +66,7 @@ def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
         ax2.plot(deltas, [r["expected"] - lightning_expected[r["delta"]] for r in sel], ls="--", color=color, alpha=0.8)
         ax2.plot([d for d, _ in est], [e - lightning_expected[d] for d, e in est], ls="none",
                  marker="o" if normalized else "s", ms=7 if normalized else 5, mfc="none" if normalized else color, mec=color)
-    ax2.set_xlabel("delta (d_0 = d_1 = d_2)")
+    ax2.set_xlabel("delta = d_0 = d_1 = d_2 (the width of input, hidden layer and output)")
     ax2.set_ylabel("dimension - Cor. 3.8")
     diffs = [r[k] - lightning_expected[r["delta"]] for r in rows for k in ("expected", "estimated") if r[k] is not None]
     lo, hi = min(diffs + [0]), max(diffs + [3])
@@ -76,20 +78,21 @@ def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
+    png = save_figure(fig, path.with_suffix(".png"))[0]
     plt.close(fig)
-    return path
+    return png
 
 
 def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples: int = 250,
                        deltas: Iterable[int] = range(3, 11)) -> Report:
     report = Report(
         "Figure 3: dimension of normalized and lightning two-layer networks",
-        summary=("Normalized rows: float64 Jacobian on N Gaussian input sequences, rank at the largest gap of the "
+        summary=("Two-layer networks (L = 2) with t = 3 tokens and attention ranks a_1 = a_2 = 2, all widths equal: "
+                 "delta = d_0 = d_1 = d_2 is the dimension of the input, the hidden layer and the output. "
+                 "Normalized rows: float64 Jacobian on N Gaussian input sequences, rank at the largest gap of the "
                  "singular values (numerical, not certified; the gap is in orders of magnitude). Lightning rows: "
                  "exact rank over GF(p) with the symmetry upper bound."),
-        meta={"seed": seed, "samples": samples},
+        meta={"seed": seed, "samples": samples, "delta": "d_0 = d_1 = d_2 (input, hidden and output width)"},
     )
     rows = figure3_rows(deltas, samples, seed)
     for r in rows:
@@ -101,6 +104,8 @@ def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples:
             r["expected"], r["estimated"] if r["estimated"] is not None else "no clear gap",
             r["estimated"] == r["expected"] and (r["normalized"] or r["certified"]), r["seconds"],
             {"gap_orders_of_magnitude": r["gap"]},
+            topic=Claim.EQ_16 if r["normalized"] else Claim.COR_38,
+            techniques=("float64 SVD, largest gap" if r["normalized"] else "GF(p) rank + symmetry bound",),
         ))
     report.tables.append(Table("Figure 3", ["delta", "normalized", "estimated", "expected", "gap", "certified", "s"],
                                [[r["delta"], r["normalized"], r["estimated"], r["expected"], r["gap"], r["certified"], r["seconds"]]
@@ -111,4 +116,5 @@ def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples:
         (out / "figure3.json").write_text(json.dumps(rows, indent=2) + "\n")
         plot_figure3(rows, out / "figure3.png")
         report.meta["picture"] = "figure3.png"
+        report.meta["figures"] = [f"figure3.{ext}" for ext in FIGURE_FORMATS]
     return report
