@@ -1,10 +1,11 @@
 """Sweeps: the dimension of every architecture of a grid, locally or on a Dask cluster, into Parquet.
 
->>> from ag_attention.sweep import sweep                         # doctest: +SKIP
->>> r = sweep("sweeps/findings-t2.toml", "out/t2")               # all local cores
->>> r.summary["total"]["formula_applies"], r.summary["total"]["applies_agrees"]
-(852, 852)
->>> r = sweep("sweeps/findings-t2.toml", "out/t2", scheduler="tcp://10.0.0.5:8786", resume=True)
+Example (not a doctest: it computes 4,400 networks)::
+
+    from ag_attention.sweep import sweep
+    r = sweep("sweeps/findings-t2.toml", "results/findings-t2")     # all local cores
+    r.summary["total"]["formula_applies"], r.summary["total"]["applies_agrees"]   # (852, 852)
+    r = sweep("sweeps/findings-t2.toml", "results/findings-t2", scheduler="tcp://10.0.0.5:8786", resume=True)
 
 * :mod:`~ag_attention.sweep.grid`: grid files (``[[architecture]]`` tables,
   ``[product]`` ranges) and their exact semantics;

@@ -1,7 +1,9 @@
 """A throw-away Dask cluster on 127.0.0.1: a scheduler and workers as subprocesses (tests, benchmarks).
 
->>> with LocalDaskCluster(workers=2) as address:          # doctest: +SKIP
-...     sweep("sweeps/findings-t2.toml", "out", scheduler=address)
+Example (not a doctest: it starts processes)::
+
+    with LocalDaskCluster(workers=2) as address:
+        sweep("sweeps/findings-t2.toml", "results/findings-t2-dask", scheduler=address)
 
 Each process is started with ``dask scheduler`` / ``dask worker`` in its own
 session (process group), and on exit the whole group is killed (SIGKILL), so

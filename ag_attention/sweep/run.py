@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import logging
 import math
 import multiprocessing
 import os
@@ -243,6 +244,8 @@ def _run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, s
                 chunk = chunk_of[fut.key]
                 exc = fut.exception() if fut.status == "error" else None
                 why = f"{type(exc).__name__}: {exc}" if exc is not None else f"task {fut.status}"
+                if fut.status == "cancelled" and client.status != "running":
+                    why = f"lost the connection to the scheduler (client {client.status})"
                 hint = " (is ag-attention installed on the workers?)" if isinstance(exc, ImportError) else ""
                 raise ComputationError(
                     f"the Dask cluster at {address} failed on {chunk[0].describe()} (and {len(chunk) - 1} more): "
@@ -395,6 +398,15 @@ def sweep(
 
 
 def _close(client: Any) -> None:
-    if client is not None:
+    """Close the Dask client; quietly when the scheduler is gone (distributed logs its cancelled reconnection)."""
+    if client is None:
+        return
+    logger = logging.getLogger("distributed.client")
+    level = logger.level
+    if client.status != "running":
+        logger.setLevel(logging.CRITICAL)
+    try:
         with contextlib.suppress(Exception):
             client.close(timeout=5)
+    finally:
+        logger.setLevel(level)

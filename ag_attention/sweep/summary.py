@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -225,7 +226,7 @@ def plot(rows: Iterable[Mapping[str, Any]], out: Path, title: str = "") -> list[
                    label=f"{kind} ({sum(pts.values()):,})")
     ax.set_xlabel("formula (Cor. 3.3 / 3.8, Thm. 3.9, Eq. 16)")
     ax.set_ylabel("computed dimension")
-    ax.set_title(title or "dimension against the formula", fontsize=10)
+    ax.set_title(textwrap.fill(title or "dimension against the formula", 70), fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
     written = []
     for name in PLOT_FILES:
