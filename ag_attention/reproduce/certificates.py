@@ -163,9 +163,9 @@ def from_verdict(v: PointVerdict) -> Certificate:
         if v.reason == sentence:
             return _make(kind, v)
     if m := _EXCESS_RE.fullmatch(v.reason):
-        kind = next((k for k, what in _EXCESS_WHAT.items() if what == m["what"]), None)
-        if kind is not None:
-            return _make(kind, v)
+        excess = next((k for k, what in _EXCESS_WHAT.items() if what == m["what"]), None)
+        if excess is not None:
+            return _make(excess, v)
     if m := _RANK_DROP_RE.fullmatch(v.reason):
         return _make(CertificateKind.RANK_DROP, v, exact_rank=int(m["exact_rank"]))
     if m := _SYMMETRIC_RE.fullmatch(v.reason):

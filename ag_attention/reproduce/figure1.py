@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ComputationError
+from ..exact import linalg
 from ..exact.onelayer import fiber
 from .certificates import CertificateKind, certify_point
 from .report import pyplot, save_figure
@@ -43,7 +44,8 @@ def slice_point(x: Fraction | int, y: Fraction | int, w: Fraction | int) -> list
     return [Fraction(1), Fraction(y), Fraction(1), Fraction(x), Fraction(w), Fraction(1)]
 
 
-def F(x, y, w):
+def F(x: Fraction | int, y: Fraction | int, w: Fraction | int) -> Fraction | int:
+    """The slice of the quartic: ``(1 - x)^2 + (w - x y)(w - y)``."""
     return (1 - x) ** 2 + (w - x * y) * (w - y)
 
 
@@ -57,27 +59,26 @@ def verify_slice() -> dict[str, object]:
     """Exact checks of what the picture shows; raises :class:`ComputationError` if one fails."""
     facts: dict[str, object] = {}
     # the quartic: resultant of the two binary quadrics, on the slice
-    import flint
-
-    ctx = flint.fmpq_mpoly_ctx.get(("c1", "c2", "c3", "c4", "c5", "c6"), "lex")
-    c = ctx.gens()
+    c = linalg.rational_polynomial_ring(["c1", "c2", "c3", "c4", "c5", "c6"], "lex").gens()
     res = (c[0] * c[5] - c[3] * c[2]) ** 2 - (c[0] * c[4] - c[3] * c[1]) * (c[1] * c[5] - c[4] * c[2])
-    for pt in [(0, 3, 2), (2, -3, 5), (Fraction(1, 2), 5, -1)]:
-        vals = [flint.fmpq(v.numerator, v.denominator) for v in slice_point(*pt)]
-        got = res(*vals)
-        _require(Fraction(int(got.p), int(got.q)) == F(*[Fraction(v) for v in pt]), f"slice formula differs from the resultant at {pt}")
+    points: list[tuple[Fraction | int, Fraction | int, Fraction | int]] = [(0, 3, 2), (2, -3, 5), (Fraction(1, 2), 5, -1)]
+    for x, y, w in points:
+        got = res(*[linalg.rational(v) for v in slice_point(x, y, w)])
+        _require(Fraction(int(got.p), int(got.q)) == F(x, y, w), f"slice formula differs from the resultant at {(x, y, w)}")
     # on the line x = 1, w = y: F = 0 and grad F = 0 (singular), for every y
-    for y in [-3, -2, 0, Fraction(3, 2), 2, 5]:
+    line: list[Fraction | int] = [-3, -2, 0, Fraction(3, 2), 2, 5]
+    for y in line:
         x, w = 1, y
         grad = (-2 * (1 - x) + y * (y - w), x * (y - w) - (w - x * y), -(y - w) + (w - x * y))
         _require(F(x, y, w) == 0 and grad == (0, 0, 0), f"the line x = 1, w = y is not singular at y = {y}")
     # fibers along the line: 2 real preimages (|y| > 2), 1 critical (y = +-2), none real (|y| < 2)
-    counts = {}
-    for y in [-3, Fraction(-5, 2), -2, 0, 1, 2, Fraction(5, 2), 3]:
+    counts: dict[str, tuple[int, int]] = {}
+    line = [-3, Fraction(-5, 2), -2, 0, 1, 2, Fraction(5, 2), 3]
+    for y in line:
         fb = fiber(slice_point(1, y, y), 2, 1)
         counts[str(y)] = (fb.count, fb.real_count)
-    for y in ["-3", "-5/2", "5/2", "3"]:
-        _require(counts[y] == (2, 2), f"fiber counts {counts}")
+    for key in ["-3", "-5/2", "5/2", "3"]:
+        _require(counts[key] == (2, 2), f"fiber counts {counts}")
     _require(counts["2"] == (1, 1) and counts["-2"] == (1, 1), f"fiber counts {counts}")
     _require(counts["0"] == (2, 0) and counts["1"] == (2, 0), f"fiber counts {counts}")
     facts["fibers on the singular line y -> (preimages, real preimages)"] = counts

@@ -35,17 +35,18 @@ def figure3_rows(deltas: Iterable[int] = range(3, 11), samples: int = 250, seed:
             t0 = time.perf_counter()
             if normalized:
                 try:
-                    r = numerical_dimension(arch, seed=seed, samples=samples)
-                    est, gap = r.dimension, round(r.gap.gap, 2)
+                    num = numerical_dimension(arch, seed=seed, samples=samples)
+                    est, gap = num.dimension, round(num.gap.gap, 2)
                 except NoClearGapError:
                     est, gap = None, None
                 expected = expected_dimension(arch).value
                 rows.append({"delta": delta, "normalized": True, "estimated": est, "expected": expected, "gap": gap,
                              "certified": False, "seconds": round(time.perf_counter() - t0, 3)})
             else:
-                r = dimension(arch, seed=seed, samples=samples)
-                rows.append({"delta": delta, "normalized": False, "estimated": r.dimension, "expected": r.expected.value,
-                             "gap": None, "certified": r.certified, "seconds": round(time.perf_counter() - t0, 3)})
+                exact = dimension(arch, seed=seed, samples=samples)
+                rows.append({"delta": delta, "normalized": False, "estimated": exact.dimension,
+                             "expected": exact.expected.value, "gap": None, "certified": exact.certified,
+                             "seconds": round(time.perf_counter() - t0, 3)})
     return rows
 
 

@@ -6,7 +6,7 @@ seed and a size determine every point of the report.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -40,7 +40,7 @@ def nonzero(rng: np.random.Generator, *shape: int) -> np.ndarray:
 def full_rank(rng: np.random.Generator, rows: int, cols: int, rank: int) -> np.ndarray:
     """An integer ``rows x cols`` matrix of rank exactly ``rank``."""
     while True:
-        M = nonzero(rng, rows, rank) @ nonzero(rng, rank, cols)
+        M: np.ndarray = nonzero(rng, rows, rank) @ nonzero(rng, rank, cols)
         if exact_rank(M.astype(object)) == rank:
             return M
 
@@ -109,7 +109,7 @@ def conjugate_data(size: Size, seed: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return u, r, s, w
 
 
-def conjugate_point(u: Sequence[Any], r: Sequence[Any], s: Sequence[Any], w: Sequence[Any], scale: int = 1) -> list[int]:
+def conjugate_point(u: Iterable[Any], r: Iterable[Any], s: Iterable[Any], w: Iterable[Any], scale: int = 1) -> list[int]:
     """phi at A = u v^T, V = w conj(v)^T, v = r + i*scale*s, exactly (Gaussian integers).
 
     The reduced coordinates are bilinear in (A, V): with A = A_r + i A_i and
