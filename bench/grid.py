@@ -10,7 +10,7 @@
    are certified exact by the proven one-token upper bound.
 
 Both run with :func:`ag_attention.sweep.sweep` on every local core (the
-time printed is the sweep's wall-clock time).  ``--dask`` runs the t = 2 grid
+time printed is the sweep's wall-clock time, with the CPU seconds of this process and its worker processes).  ``--dask`` runs the t = 2 grid
 again on a local Dask cluster (a scheduler and two single-threaded worker
 processes on 127.0.0.1, started as subprocesses) and checks that its rows
 equal the local ones (all columns but ``seconds``).
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -41,6 +42,17 @@ def _same_rows(a: SweepResult, b: SweepResult) -> tuple[bool, int]:
     return differ == 0, differ
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children (the local worker processes)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _timed(run: SweepResult, cpu: float) -> str:
+    return (f"{run.seconds:.1f} s ({_cpu() - cpu:.1f} CPU s in all; load average {os.getloadavg()[0]:.1f} "
+            "at the end)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=None, help="directory for the sweeps' results (default: a temporary one)")
@@ -54,10 +66,11 @@ def main() -> None:
         load = os.getloadavg()[0]
         print(f"{cores} local worker processes; load average {load:.1f} before starting")
         if args.only in (None, "t2"):
+            cpu = _cpu()
             r = sweep(GRIDS / "findings-t2.toml", out / "findings-t2", workers=args.workers, overwrite=True)
             t = r.summary["total"]
             print(f"t = 2, L = 2, 3, widths 1..4: {t['rows']} architectures, {t['certified']} certified exact, "
-                  f"{r.seconds:.1f} s")
+                  f"{_timed(r, cpu)}")
             print(f"  Cor. 3.8 with the hypotheses found here: applies to {t['formula_applies']}, "
                   f"exact and equal on {t['applies_agrees']}")
             print(f"  the paper's hypotheses hold on {t['paper_hypotheses_hold']}; "
@@ -75,10 +88,11 @@ def main() -> None:
                       f"(+ {started:.1f} s to start it); rows {'identical' if same else f'DIFFER ({differ})'} "
                       "(all columns but seconds)")
         if args.only in (None, "t1"):
+            cpu = _cpu()
             r = sweep(GRIDS / "findings-t1.toml", out / "findings-t1", workers=args.workers, overwrite=True)
             t = r.summary["total"]
             print(f"t = 1, L = 1..3, widths 1..4: {t['rows']} architectures, {t['certified']} certified exact, "
-                  f"{r.seconds:.1f} s")
+                  f"{_timed(r, cpu)}")
         if args.out:
             print(f"results, summaries and plots in {out}")
 

@@ -184,7 +184,8 @@ def _run_local(chunks: list[list[Spec]], workers: int, prime: int, seed: int, em
                 rows = fut.result()
             except concurrent.futures.process.BrokenProcessPool:
                 raise ComputationError(
-                    "a local worker process died (killed, or out of memory?) while computing "
+                    "a local worker process died (killed, out of memory, or started by a script that calls "
+                    "sweep() outside `if __name__ == \"__main__\":`?) while computing "
                     f"{futures[fut][0].describe()} or another architecture; the finished rows are kept: "
                     "resume with --resume", prime=prime, seed=seed
                 ) from None
@@ -315,6 +316,10 @@ def sweep(
         Architectures per task (default: about 8 tasks per worker, at most 16
         architectures each).
 
+    A script that calls :func:`sweep` on local processes must do so under
+    ``if __name__ == "__main__":`` (the workers are started with ``spawn``,
+    which imports the script again).
+
     Raises
     ------
     InvalidArgumentError
@@ -323,6 +328,12 @@ def sweep(
     ComputationError
         A worker or the cluster failed (the finished rows are kept).
     """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # a spawned worker re-imports the caller's main module: an unguarded sweep() there would recurse
+        raise InvalidArgumentError(
+            "sweep() was called while a worker process imported the main script: call it under "
+            "`if __name__ == \"__main__\":` (local workers are started with multiprocessing's spawn)"
+        )
     prime = check_prime(prime)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
