@@ -219,9 +219,18 @@ def _connect(address: str, timeout: float) -> Any:
         ) from None
 
 
+def _workers(client: Any) -> dict[str, Any]:
+    """The scheduler's workers (all of them: ``n_workers=-1`` where distributed limits the list)."""
+    try:
+        info = client.scheduler_info(n_workers=-1)
+    except TypeError:  # distributed before 2025: no n_workers, every worker listed
+        info = client.scheduler_info()
+    workers: dict[str, Any] = info.get("workers", {})
+    return workers
+
+
 def _worker_threads(client: Any) -> int:
-    info = client.scheduler_info(n_workers=-1)
-    return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values())
+    return sum(int(w.get("nthreads", 1)) for w in _workers(client).values())
 
 
 def _run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, seed: int, timeout: float,
@@ -369,7 +378,7 @@ def sweep(
                 client.wait_for_workers(workers or 1, timeout=timeout)
             except TimeoutError:
                 raise ComputationError(
-                    f"the Dask scheduler at {address} has {len(client.scheduler_info(n_workers=-1).get('workers', {}))} "
+                    f"the Dask scheduler at {address} has {len(_workers(client))} "
                     f"workers after {timeout:g} s, fewer than the {workers or 1} asked for"
                 ) from None
             n_workers = max(1, _worker_threads(client))
