@@ -5,9 +5,10 @@ Files in the output directory ``DIR``:
 ``journal.jsonl``
     One JSON object per finished row, appended with a single ``write`` as
     soon as the row reaches the parent process (so killing the process, even
-    with SIGKILL, loses no row it had received), and ``fsync``'ed at least
-    every :data:`FSYNC_SECONDS` seconds and at the end (so an operating-system
-    crash or power loss loses at most that much).  A torn last line (a crash
+    with SIGKILL, loses no row it had received), and ``fsync``'ed by the
+    first write at least :data:`FSYNC_SECONDS` after the previous ``fsync``,
+    and at the end (so an operating-system crash or power loss loses only
+    the rows written since the last ``fsync``).  A torn last line (a crash
     inside a write) is dropped when the journal is read again.
 ``results.parquet``
     The compaction: one row per architecture (the last successful row of
@@ -60,7 +61,7 @@ LOCK = ".lock"
 #: every file a sweep writes in its directory (``overwrite`` removes these and nothing else)
 OUTPUT_FILES = (RESULTS, JOURNAL, MANIFEST, "summary.md", "summary.json", "dimension-vs-formula.png",
                 "dimension-vs-formula.svg")
-#: the journal is fsync'ed at least this often while rows arrive
+#: seconds between two fsyncs of the journal (the first write after this long syncs it)
 FSYNC_SECONDS = 1.0
 #: metadata keys of results.parquet
 PROVENANCE_KEY = b"ag_attention.provenance"
