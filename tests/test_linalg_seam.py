@@ -14,8 +14,8 @@ from ag_attention.exact import linalg
 PACKAGE = Path(__file__).resolve().parent.parent / "ag_attention"
 #: the modules allowed to import python-flint
 SEAM = {"exact/linalg.py", "exact/field.py"}
-#: still importing it, to be moved behind the seam by their owners (provenance.py only reads the version)
-PENDING = {"reproduce/figure1.py", "provenance.py"}
+#: still importing it, to be moved behind the seam by its owner (it only reads python-flint's version)
+PENDING = {"provenance.py"}
 
 
 def _imports_flint(path: Path) -> bool:
