@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import importlib.metadata
 import platform
 import subprocess
 from pathlib import Path
@@ -41,9 +42,11 @@ def _commit() -> str | None:
 
 
 def _flint_version() -> str:
-    import flint
-
-    return str(getattr(flint, "__version__", "unknown"))
+    """python-flint's version from its distribution's metadata (no import of flint outside exact/)."""
+    try:
+        return importlib.metadata.version("python-flint")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def provenance(**engines: str | None) -> dict[str, str | None]:
