@@ -14,8 +14,6 @@ from ag_attention.exact import linalg
 PACKAGE = Path(__file__).resolve().parent.parent / "ag_attention"
 #: the modules allowed to import python-flint
 SEAM = {"exact/linalg.py", "exact/field.py"}
-#: still importing it, to be moved behind the seam by its owner (it only reads python-flint's version)
-PENDING = {"provenance.py"}
 
 
 def _imports_flint(path: Path) -> bool:
@@ -29,7 +27,7 @@ def _imports_flint(path: Path) -> bool:
 
 def test_only_the_seam_imports_flint():
     found = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if _imports_flint(p)}
-    assert found - PENDING <= SEAM, sorted(found - PENDING - SEAM)
+    assert found <= SEAM, sorted(found - SEAM)
 
 
 def _random_low_rank(rng, m, n, r, p):
