@@ -314,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("degree", help="degree of the Zariski closure of one layer (formula, msolve count, Macaulay2)",
                        description="Degree of the closure of one plain lightning layer: the proven formula "
-                                   "(docs/degree.md), a GF(p) count of a linear section with msolve (two primes), "
+                                   "(docs/math/degree.md), a GF(p) count of a linear section with msolve (two primes), "
                                    "or Macaulay2's kernel; auto = formula, confirmed by a count where that is fast.")
     _add_architecture(p, allow_normalized=False)
     p.add_argument("--method", choices=["auto", "formula", "count", "m2"], default="auto", help="default auto")

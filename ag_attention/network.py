@@ -14,8 +14,8 @@ Conventions.  A batch of ``N`` input sequences is an array ``X`` of shape
     W  = S  (lightning)   or   softmax_j(S / tau)  (normalized)
     Y  = W Xv                                                    (N, t, d')
 
-so ``Y[i] = sum_j (x_i^T A x_j) V x_j``, which is MATH.md's
-``phi(X)_i``.  Heads are summed and a skip connection adds ``X``.
+so ``Y[i] = sum_j (x_i^T A x_j) V x_j``, which is the
+``phi(X)_i`` of docs/math/model.md (model-one-layer).  Heads are summed and a skip connection adds ``X``.
 
 The Jacobian of the map ``parameters -> outputs on the N samples`` has one row
 per (sample, output token, output coordinate) and one column per parameter in

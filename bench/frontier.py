@@ -19,7 +19,7 @@ t = 2 (reduced coordinates: d d' d(d+1)/2 of them), and a few t = 1 sizes
   general linear section pulled back to the weights, twice (two primes, two
   sections; ``degree x fiber`` each);
 * ``formula``: ``degree(arch, method="formula")``, the closed formula of
-  docs/degree.md;
+  docs/math/degree.md;
 
 each under its own time limit (``--timeout``, default 300 s per size and
 method) and without any cache (``cache=False``), so every figure is a fresh

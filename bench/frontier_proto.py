@@ -1,4 +1,4 @@
-"""Prototype: the degree formula of one layer against msolve counts (docs/degree.md).
+"""Prototype: the degree formula of one layer against msolve counts (docs/math/degree.md).
 
 1. ``degree``: for each size (d, d', a), the square system over GF(p) whose
    solutions are ``deg M * fiber`` (ag_attention.algebra.certificate), counted

@@ -1,4 +1,4 @@
-"""Degree of one layer: the closed formula (docs/degree.md) against msolve counts and known Macaulay2 degrees."""
+"""Degree of one layer: the closed formula (docs/math/degree.md) against msolve counts and known Macaulay2 degrees."""
 
 import os
 import stat

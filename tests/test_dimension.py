@@ -66,7 +66,7 @@ def test_one_token_bound_certifies_every_small_network():
 
 
 def test_math_md_t1_example():
-    # MATH.md: d=3, a=3, t=1 has dimension 8, not 11
+    # docs/math/dimension.md (dimension-one-token): d=3, a=3, t=1 has dimension 8, not 11
     r = dimension(Architecture((3, 1), (3,), tokens=1))
     assert (r.dimension, r.expected.value) == (8, 11)
 

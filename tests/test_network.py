@@ -1,6 +1,6 @@
 """The reverse-mode Jacobian and the forward pass, checked independently.
 
-* forward: against MATH.md's matrix form ``Y = V X X^T A^T X`` in exact integers;
+* forward: against the matrix form of docs/math/model.md (model-one-layer), ``Y = V X X^T A^T X`` in exact integers;
 * Jacobian: against the exact derivative of ``s -> f(theta + s delta)``,
   a polynomial of known degree, recovered by Lagrange interpolation over GF(p).
 """
@@ -16,7 +16,7 @@ P = 2**31 - 1
 
 
 def direct_layer(A, V, X):
-    """MATH.md: Y = V X X^T A^T X with X of shape d x t (exact object arrays)."""
+    """docs/math/model.md (model-one-layer): Y = V X X^T A^T X with X of shape d x t (exact object arrays)."""
     return V.dot(X).dot(X.T).dot(A.T).dot(X)
 
 

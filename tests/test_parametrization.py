@@ -1,4 +1,4 @@
-"""Exact one-layer parametrizations: full vs reduced coordinates (MATH.md section 2)."""
+"""Exact one-layer parametrizations: full vs reduced coordinates (docs/math/model.md (model-full-from-reduced))."""
 
 import itertools
 

@@ -1,7 +1,7 @@
 """Degrees of one-layer neuromanifolds: the closed formula and its msolve counting certificate.
 
 * :mod:`.degree`: ``deg M`` from the Segre product and a finite linear
-  projection (docs/degree.md), exact integers, with hypotheses;
+  projection (docs/math/degree.md), exact integers, with hypotheses;
 * :mod:`.certificate`: the square system over GF(p) whose number of solutions
   is ``deg M`` times the generic fiber, and its count;
 * :mod:`.msolve`: locating and running msolve (own process group, timeout).

@@ -1,4 +1,4 @@
-"""Counting certificate for the degree of one lightning layer (docs/degree.md, section 4).
+"""Counting certificate for the degree of one lightning layer (docs/math/degree.md, section 4).
 
 A general linear section of the closure ``M`` (affine cone of dimension
 ``n = dim M``) by ``n - 1`` homogeneous linear forms and one affine one meets

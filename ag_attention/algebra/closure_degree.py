@@ -3,7 +3,7 @@
 Methods:
 
 * ``"formula"``: the closed formula of :mod:`.degree` (proven in
-  docs/degree.md under the hypotheses it lists);
+  docs/math/degree.md under the hypotheses it lists);
 * ``"count"``: the solutions of a square system over GF(p) (a general linear
   section of the closure pulled back to the weights), counted by msolve:
   ``degree x fiber``.  A probabilistic certificate (an unlucky prime or
@@ -228,7 +228,7 @@ def degree(
             raise ComputationError(f"{arch.describe()}: the count {counts[0].count} is not a multiple of the fiber {fiber}")
     else:
         value = formula.degree
-        how = "formula (docs/degree.md), proven under its hypotheses: " + "; ".join(h.statement for h in formula.hypotheses)
+        how = "formula (docs/math/degree.md), proven under its hypotheses: " + "; ".join(h.statement for h in formula.hypotheses)
         if counts:
             how += f"; confirmed on this size by GF(p) counts ({counts[0].count} = {value} x {fiber}, two primes)"
         elif method == "auto":

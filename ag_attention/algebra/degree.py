@@ -1,4 +1,4 @@
-"""Degree of the closure of one lightning layer, in closed form (docs/degree.md).
+"""Degree of the closure of one lightning layer, in closed form (docs/math/degree.md).
 
 The coordinates of ``phi_{A,V}`` are *linear* in ``A (x) V``, so the
 projectivized neuromanifold is the image of a Segre product under a linear
@@ -17,7 +17,7 @@ projection whose centre misses it.  Its degree is then
   three ways).
 
 Every number is an exact integer (``fractions.Fraction`` for the products of
-binomial quotients, checked to be integral).  The proof is in docs/degree.md;
+binomial quotients, checked to be integral).  The proof is in docs/math/degree.md;
 :mod:`ag_attention.algebra.certificate` counts the same number of points with
 msolve.
 """
@@ -116,7 +116,7 @@ class DegreeFormula:
     linear section of the closure pulls back to ``count = degree * fiber``
     weight classes (what :mod:`ag_attention.algebra.certificate` counts).
     ``applies`` is True when every hypothesis holds (the statement is then
-    proven in docs/degree.md); otherwise ``degree`` is None.
+    proven in docs/math/degree.md); otherwise ``degree`` is None.
     """
 
     d: int
@@ -132,7 +132,7 @@ class DegreeFormula:
     segre_degree: int
     hypotheses: tuple[Hypothesis, ...] = ()
     explanation: str = ""
-    formula: str = "docs/degree.md"
+    formula: str = "docs/math/degree.md"
     notes: tuple[str, ...] = field(default=())
 
     @property

@@ -4,7 +4,7 @@ The dimension of the image of a polynomial map is the generic rank of its
 Jacobian.  :func:`dimension` evaluates the reverse-mode Jacobian of
 ``parameters -> outputs on N random input sequences`` at a random integer
 point, reduces it mod ``p`` and takes its rank with FLINT.  Two bounds come
-out of one run (MATH.md section 6):
+out of one run (docs/math/certificates.md (certificates-gfp, certificates-upper-bounds)):
 
 * lower: ``rank_p J(theta, X) <= rank_Q J(theta, X) <= dim M`` for any point;
 * upper: the symmetry tangents ``T(theta)`` lie in the kernel of the generic

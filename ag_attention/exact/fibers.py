@@ -2,7 +2,7 @@
 
 At the random parameter point of the dimension engine, the kernel of the
 Jacobian (the tangent space of the fiber) is compared with the span of the
-tangent vectors of the three symmetry families (MATH.md section 4):
+tangent vectors of the three symmetry families (docs/math/symmetries.md (symmetries-families)):
 
 * *lies in the kernel*: ``J T^T = 0`` over GF(p), exactly when the product is
   small enough, otherwise by Freivalds' test with 16 random vectors (a

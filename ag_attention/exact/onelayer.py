@@ -2,7 +2,7 @@
 
 Everything here works from the parametrization alone (no implicit equations)
 and with exact arithmetic, so it applies to every size.  Points are in
-reduced coordinates (MATH.md section 2): the ``d x d'`` array of quadrics
+reduced coordinates (docs/math/model.md (model-reduced-coordinates)): the ``d x d'`` array of quadrics
 ``q_{k,m}(z) = (A z)_k (V z)_m``.
 
 * :func:`fiber` recovers *all* complex preimages ``(A', V')`` (up to the

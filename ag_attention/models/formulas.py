@@ -40,7 +40,7 @@ __all__ = [
 class Hypothesis:
     """One hypothesis of a formula.
 
-    ``source`` is ``"paper"`` for hypotheses stated in the paper / MATH.md and
+    ``source`` is ``"paper"`` for hypotheses stated in the paper (docs/math/dimension.md) and
     ``"ag-attention"`` for hypotheses this package found necessary by exact
     computation (each documented where it is added, with a counterexample).
     """
@@ -79,7 +79,7 @@ class Expectation:
 
     @property
     def paper_hypotheses_hold(self) -> bool:
-        """All hypotheses as the paper / MATH.md states them hold (found ones ignored)."""
+        """All hypotheses as the paper states them (docs/math/dimension.md) hold (found ones ignored)."""
         return self.value is not None and all(h.holds for h in self.hypotheses if h.source == "paper")
 
     def to_dict(self) -> dict[str, Any]:
@@ -202,7 +202,7 @@ def analytic_upper_bound(arch: Architecture) -> tuple[int, str] | None:
 def symmetry_count(arch: Architecture) -> int:
     """Dimension of the orbits of the known continuous symmetries, by counting.
 
-    Families (MATH.md section 4): ``GL_{a_i}`` on queries/keys of every head,
+    Families (docs/math/symmetries.md (symmetries-families)): ``GL_{a_i}`` on queries/keys of every head,
     ``GL_{d_i}`` between layers (not with skip connections), and one rescaling
     per head and layer (lightning only).  This is a count assuming the
     families act freely; the exact engine computes the true rank of their
@@ -236,7 +236,7 @@ def expected_dimension(arch: Architecture) -> Expectation:
     t = arch.tokens
     L = arch.depth
     capped = any(a > d for a, d in zip(arch.ranks, arch.widths))
-    cap_note = " (a_i capped at d_{i-1}, MATH.md's extension)" if capped else ""
+    cap_note = " (a_i capped at d_{i-1}: docs/math/dimension.md (dimension-rank-cap))" if capped else ""
     hyps: list[Hypothesis] = [Hypothesis("t >= 2", t >= 2)]
     if L == 1:
         d, d_out, a = arch.widths[0], arch.widths[1], arch.ranks[0]

@@ -1,4 +1,4 @@
-"""Exact polynomial parametrization of one lightning layer (MATH.md sections 1-2).
+"""Exact polynomial parametrization of one lightning layer (docs/math/model.md (model-one-layer, model-reduced-coordinates)).
 
 The coordinates of ``phi`` are integer polynomials in the weights
 (:data:`ag_attention.exact.linalg.IntegerPolynomial`, python-flint's ``fmpz_mpoly``):
@@ -232,7 +232,7 @@ class Parametrization:
 
     # ------------------------------------------------------------- linear map
     def full_from_reduced(self) -> np.ndarray:
-        """Integer matrix ``L`` with ``full = L . reduced`` (MATH.md section 2).
+        """Integer matrix ``L`` with ``full = L . reduced`` (docs/math/model.md (model-full-from-reduced)).
 
         For ``t >= 2`` each reduced coordinate is itself a full coordinate
         (the ``x_1[k] x_2^alpha`` terms of ``y_1``), so ``L`` has a left inverse.

@@ -1,4 +1,4 @@
-"""Tangent vectors of the continuous parameter symmetries (MATH.md section 4).
+"""Tangent vectors of the continuous parameter symmetries (docs/math/symmetries.md (symmetries-families)).
 
 At a parameter point ``theta`` the three families act infinitesimally by
 
