@@ -89,16 +89,6 @@ nitpick_ignore_regex = [
     (r"py:class", r"flint\..*"),  # python-flint's fmpz_mpoly, fmpq_mpoly, ... (flint.types.*)
     (r"py:class", r"(collections\.abc|typing)\..*"),  # Sequence, Mapping, ... in signatures
 ]
-# Pending docstring fixes: each is a cross-reference in a docstring to an
-# object this site does not document.
-# Remove an entry once its docstring is fixed; the build then checks it again.
-nitpick_ignore += [
-    ("py:func", "sampling_plan"),  # ag_attention/exact/dimension.py, dimension()
-    ("py:func", "new_directions_per_sample"),  # ag_attention/numeric/__init__.py, numerical_dimension()
-    ("py:mod", "completeness"),  # ag_attention/algebra/interpolation.py, LowDegreeEquations.length_test/leading_test
-    ("py:mod", "representations"),  # ag_attention/algebra/interpolation.py, LowDegreeEquations.representations
-    ("py:mod", "ag_attention.algebra.certificate"),  # ag_attention/algebra/degree.py, DegreeFormula
-]
 
 #: names of ag_attention.__all__ left out of docs/api.rst, with the reason (see docs/_ext/ag_api.py)
 ag_api_exclude: dict[str, str] = {}

@@ -114,7 +114,7 @@ class DegreeFormula:
     affine cone; equal to the degree of its projectivization).  ``fiber`` is
     the number of points of a general fiber of the projection, so a general
     linear section of the closure pulls back to ``count = degree * fiber``
-    weight classes (what :mod:`ag_attention.algebra.certificate` counts).
+    weight classes (what ``ag_attention.algebra.certificate`` counts).
     ``applies`` is True when every hypothesis holds (the statement is then
     proven in docs/math/degree.md); otherwise ``degree`` is None.
     """

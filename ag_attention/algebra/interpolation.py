@@ -263,9 +263,9 @@ class LowDegreeEquations:
     seconds: float
     verified: bool  # every generator vanishes on the parametrization (exact substitution over QQ)
     extra: dict[str, Any] = field(default_factory=dict)
-    #: the length test of :mod:`.completeness`, when it was run (``length_test.certified``: the ideal is complete)
+    #: the length test of ``ag_attention.algebra.completeness``, when it was run (``length_test.certified``: the ideal is complete)
     length_test: Any = None
-    #: the leading-ideal test of :mod:`.completeness`, when it was run
+    #: the leading-ideal test of ``ag_attention.algebra.completeness``, when it was run
     leading_test: Any = None
 
     def ideal_dimension(self, degree: int) -> int:
@@ -299,7 +299,7 @@ class LowDegreeEquations:
     def representations(self, degree: int) -> list[tuple[Multidegree, int, int]]:
         """The minimal generators of ``degree`` as a ``GL_d x GL_{d'} x GL_d`` representation (rows of A, rows
         of V, the variable z): ``((lambda, mu, nu), multiplicity, dimension)`` per irreducible summand, from the
-        generator counts per multidegree (:mod:`.representations`)."""
+        generator counts per multidegree (``ag_attention.algebra.representations``)."""
         from .representations import decompose
 
         character: dict[Multidegree, int] = {}

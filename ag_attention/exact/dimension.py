@@ -399,7 +399,7 @@ def dimension(
         Seed of the random parameter point and input sequences.
     samples:
         Number ``N`` of random input sequences.  Default: from
-        :func:`sampling_plan` (one sample adds at most ``t^2`` new directions
+        ``sampling_plan`` (one sample adds at most ``t^2`` new directions
         beyond the shared value weights, so ``N`` grows like ``dim / t^2``),
         doubled (up to ``max_doublings`` times) while the rank is below the
         upper bound and still grows.  An explicit ``samples`` is used as

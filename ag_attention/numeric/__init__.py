@@ -290,7 +290,7 @@ def numerical_dimension(
     """Dimension of a (normalized or lightning) network from float64 singular values.
 
     ``samples`` defaults to enough samples that the directions they can add
-    (:func:`new_directions_per_sample`) exceed ``1.5 P``; the rank is then
+    (``new_directions_per_sample``) exceed ``1.5 P``; the rank is then
     confirmed with twice as many samples, doubling again while it grows (at
     most ``max_doublings`` times).  Each sample contributes ``ceil(3 P / N)``
     Gaussian combinations of its outputs (all of them if fewer), so the
