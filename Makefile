@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 OUT     ?= results
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-container reproduce test typecheck docs bench clean
+.PHONY: setup setup-container reproduce test typecheck docs docs-build bench clean
 
 setup:
 	@bash scripts/setup.sh
@@ -22,6 +22,8 @@ reproduce: setup
 # themselves and fail, or are skipped with the reason where no engine runs.
 test: setup
 	@bash scripts/setup-container.sh || echo "[setup] container set-up failed (above); the container tests will report why" >&2
+	@echo "[test] mypy" && $(PY) -m mypy
+	@echo "[test] docs (Sphinx, warnings are errors; doctests)" && $(MAKE) --no-print-directory docs-build
 	@AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
 	exit $$status
@@ -31,7 +33,9 @@ typecheck: setup
 	@$(PY) -m mypy
 
 # the Sphinx site (docs/): HTML and its doctested examples, any warning an error
-docs: setup
+docs: setup docs-build
+
+docs-build:
 	@$(PY) -m sphinx -W --keep-going -n -q -b html docs docs/_build/html
 	@$(PY) -m sphinx -W --keep-going -q -b doctest docs docs/_build/doctest
 
