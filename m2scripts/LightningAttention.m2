@@ -917,7 +917,7 @@ TEST ///
   assert(numgens I == 1)
   assert(first degree I_0 == 4)
   assert(dim I == 5 and degree I == 4)
-  -- the singular locus is cut out by the 2x2 minors of [[c1 c2 c3],[c4 c5 c6]] (MATH.md)
+  -- the singular locus is cut out by the 2x2 minors of [[c1 c2 c3],[c4 c5 c6]] (docs/math/model.md, model-smallest-example)
   S = ring I
   M = matrix {{S_0, S_1, S_2}, {S_3, S_4, S_5}}
   assert(radical singularLocusIdeal P == minors(2, M))

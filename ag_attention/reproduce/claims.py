@@ -20,7 +20,7 @@ class Claim(enum.Enum):
     EQ_16 = "Eq. 16"
 
 
-#: each result in a line (MATH.md, section 3 and 4)
+#: each result in a line (docs/math/dimension.md and docs/math/geometry.md give them in full)
 STATEMENT = {
     Claim.THM_32: "fibers: only the rescalings (cA, V/c) generically; pair and swap at rank-one pairs; "
                   "{A' = 0 or V' = 0} over 0",

@@ -66,7 +66,7 @@ GRID: tuple[Case, ...] = (
     Case("bottleneck", (6, 3, 6), (2, 3)),
     Case("bottleneck", (6, 4, 2, 6), (3, 2, 2)),
     Case("bottleneck", (10, 4, 10), (3, 4)),
-    # bottleneck by MATH.md's definition, growing before the last layer
+    # bottleneck by the paper's definition (docs/math/dimension.md, dimension-cor-3-8), growing before the last layer
     Case("bottleneck, growing hidden layer", (4, 2, 4, 4), (2, 2, 2)),
     Case("bottleneck, growing hidden layer", (5, 3, 4, 5), (2, 2, 2)),
     Case("growing", (2, 3, 4), (2, 2)),

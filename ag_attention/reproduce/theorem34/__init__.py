@@ -22,7 +22,8 @@ dimensions by the GF(p) engine.
 Predictions form a :class:`Theory` (:mod:`.predictions`), so a wrong one (say
 "singular when rank A <= 1") makes the checks fail and name the
 counterexample.  The sizes are in :mod:`.grids`, the order of the parts in
-:mod:`.run`, the summing-up parts of the report in :mod:`.report`.
+:mod:`.run`, the summing-up parts of the report in :mod:`.report`.  The
+mathematics behind each check: docs/math/geometry.md.
 """
 
 from ..equations34 import EQUATION_GRID, FULL_EQUATION_GRID, QUICK_EQUATION_GRID

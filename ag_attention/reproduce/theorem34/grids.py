@@ -45,7 +45,7 @@ class Size:
 
     @property
     def dim(self) -> int:
-        """Cor. 3.3 (MATH.md), as a number (whether or not its hypotheses hold)."""
+        """Cor. 3.3 (docs/math/dimension.md, dimension-cor-3-3), as a number (whether or not its hypotheses hold)."""
         return cor33(self.d, self.d_out, self.a)
 
     @property

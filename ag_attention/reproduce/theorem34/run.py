@@ -88,7 +88,7 @@ def _new_report(opts: Options) -> Report:
         summary=(
             "Each check tests one claim on one size (d, d', a) of one layer, a = d when A is free. 'Macaulay2' "
             "checks use the implicit equations of the closure; the others are exact certificates from the "
-            "parametrization (see ag_attention.exact.onelayer). GF(p) ranks are certified lower bounds; rank drops "
+            "parametrization (see ag_attention.exact.onelayer; the mathematics: docs/math/geometry.md). GF(p) ranks are certified lower bounds; rank drops "
             f"are exact ranks over QQ. Predictions: {opts.theory.name}."
         ),
         meta={"seed": opts.seed, "prime": 2**31 - 1, "m2_sizes": len(opts.m2_grid) if opts.use_m2 else 0,
