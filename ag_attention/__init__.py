@@ -10,6 +10,7 @@ implementation (their names may move between versions, these do not):
 * one layer's closure: :func:`implicitize` (Macaulay2), :func:`closure_equations`
   and :func:`low_degree_equations` (interpolation past Macaulay2's ``kernel``),
   :func:`degree`; :func:`certify` decides Theorem 3.4 at a point;
+* grids of architectures: :func:`sweep` (local cores or a Dask cluster, Parquet);
 * where a result came from: :func:`provenance`; errors derive from :class:`AgAttentionError`.
 
 >>> from ag_attention import Architecture, dimension
@@ -48,6 +49,7 @@ from .models.formulas import expected_dimension
 from .models.parametrization import Parametrization
 from .numeric import NumericalResult, numerical_dimension
 from .provenance import provenance
+from .sweep import SweepResult, sweep
 
 __all__ = [
     # networks
@@ -71,6 +73,9 @@ __all__ = [
     "DegreeResult",
     "certify",
     "PointVerdict",
+    # grids of architectures
+    "sweep",
+    "SweepResult",
     # provenance
     "provenance",
     # errors

@@ -346,6 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also the larger sizes checked by the closure's equations ((4,1,4): about 70 s more)")
     _add_output(p, compact=False)
     p.set_defaults(func=cmd_reproduce)
+
+    from .sweep.cli import add_parser as add_sweep_parser
+
+    add_sweep_parser(sub)  # ag-attention sweep GRID.toml --out DIR [--scheduler ADDRESS] [--workers N] [--resume]
     return parser
 
 

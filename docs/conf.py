@@ -80,6 +80,7 @@ nitpicky = True
 # time), so references to them cannot resolve.  Everything of ag_attention
 # must resolve.
 nitpick_ignore = [
+    ("py:class", "pathlib.Path"),  # standard library, no intersphinx offline
     ("py:class", "numpy.ndarray"),
     ("py:class", "numpy.dtype"),
     ("py:class", "numpy.integer"),

@@ -53,7 +53,7 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$ven
   fi
   log "installing ag-attention and its dependencies into $VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  "$VENV/bin/python" -m pip install -q -e ".[test,plot,docs,frames]"
+  "$VENV/bin/python" -m pip install -q -e ".[test,plot,docs,frames,sweep]"
   echo "$venv_key" > "$STAMPS/venv"
 fi
 

@@ -79,7 +79,7 @@ class SweepResult:
     #: rows of this grid whose computation failed (their ``error`` column)
     errors: int
     seconds: float
-    #: :func:`ag_attention.sweep.summary.summarize` of results.parquet
+    #: ``ag_attention.sweep.summarize`` of results.parquet
     summary: dict[str, Any] = field(repr=False)
     #: ``None``: local processes; else the Dask scheduler's address
     scheduler: str | None = None
