@@ -81,6 +81,7 @@ nitpicky = True
 # must resolve.
 nitpick_ignore = [
     ("py:class", "pathlib.Path"),  # standard library, no intersphinx offline
+    ("py:class", "os.PathLike"),
     ("py:class", "numpy.ndarray"),
     ("py:class", "numpy.dtype"),
     ("py:class", "numpy.integer"),

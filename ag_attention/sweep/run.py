@@ -1,12 +1,12 @@
 """Run a sweep: every architecture of a grid, on this machine's cores or on a Dask cluster.
 
-:func:`sweep` reads the grid (:mod:`ag_attention.sweep.grid`), skips the
+:func:`sweep` reads the grid (``ag_attention.sweep.grid``), skips the
 rows already finished when resuming, sends the rest in small chunks to the
 workers (largest networks first, so the last chunks are the quick ones),
 appends every finished row to the journal as it arrives
-(:mod:`ag_attention.sweep.store`), compacts the rows into
+(``ag_attention.sweep.store``), compacts the rows into
 ``results.parquet`` at the end (also after an error or Ctrl-C), and writes
-the summary and plots (:mod:`ag_attention.sweep.summary`).
+the summary and plots (``ag_attention.sweep.summary``).
 
 Where it runs:
 
@@ -299,7 +299,7 @@ def sweep(
     Parameters
     ----------
     grid:
-        A grid file (TOML, see :mod:`ag_attention.sweep.grid`) or a :class:`Grid`.
+        A grid file (TOML, see ``ag_attention.sweep.grid``) or a :class:`~ag_attention.sweep.grid.Grid`.
     out:
         Output directory (created): results.parquet, summary.md, summary.json,
         the plots, and while running journal.jsonl and sweep.json.
