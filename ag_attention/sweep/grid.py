@@ -135,7 +135,7 @@ class Spec:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Spec:
-        """The key of a stored row (the columns of :meth:`to_dict`)."""
+        """The key of a stored row (the columns of ``to_dict()``)."""
         return cls(tuple(int(w) for w in row["widths"]), tuple(int(a) for a in row["ranks"]), int(row["tokens"]),
                    int(row["heads"]), bool(row["skip"]), bool(row["normalized"]), bool(row["causal"]))
 
