@@ -363,7 +363,7 @@ lowDegreeEquations(ZZ, ZZ, ZZ) := Ideal => opts -> (d, e, k) -> (
     I
     )
 
--- the degree of the closure by the closed formula (docs/degree.md of ag-attention): the Segre
+-- the degree of the closure by the closed formula (docs/math/degree.md of ag-attention): the Segre
 -- product P(D_r) x P^(dd'-1) under a finite linear projection, divided by the generic fiber;
 -- t = 1 uses the symmetric matrices S = A + A^T of rank <= min(2a, d)
 closureDegree = method()
@@ -1015,7 +1015,7 @@ doc ///
       1, except for $d' = 1$, $a = 1$, where the map is 2:1. For $t = 1$ only $S = A + A^T$
       is seen, and symmetric matrices of rank at most $\min(2a, d)$ replace $D_r$ (the map
       is 3:1 for $d' = 1$ and rank 2). The proof and its hypotheses are in ag-attention's
-      docs/degree.md. The result needs no Groebner basis, so it reaches any size.
+      docs/math/degree.md. The result needs no Groebner basis, so it reaches any size.
     Example
       closureDegree lightningParametrization(3, 2)
       closureDegree lightningParametrization(3, 1, AttentionRank => 1)
