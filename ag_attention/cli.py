@@ -145,16 +145,22 @@ def cmd_dim(args: argparse.Namespace) -> int:
     return 0
 
 
-def _finish_report(args: argparse.Namespace, report: Any) -> int:
-    out = report.write(args.out)
-    if args.json:
+def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
+    """Write ``report`` under ``out_dir``, print its summary (or JSON) and the files, name every failed check
+    on stderr; the exit status: 0 passed, 1 a check failed."""
+    out = report.write(out_dir)
+    if as_json:
         print(json.dumps(with_provenance(report.to_dict()), indent=2, default=str))
     else:
         n = len(report.checks)
         print(f"{report.title}: {'PASSED' if report.passed else 'FAILED'} ({n} checks)")
         for f in report.findings:
             print(f"  finding: {f}")
-        print(f"report: {out / 'report.md'} and {out / 'report.json'}")
+        files = ["report.md", "report.json"]
+        if getattr(report, "details_csv", None):
+            files.append(report.details_csv)
+        files += list(report.meta.get("figures", []))
+        print(f"written to {out}: {', '.join(files)}")
     for c in report.failures:
         print(f"FAILED: {c.claim} [{c.case}]: expected {c.expected}, observed {c.observed}", file=sys.stderr)
     return 0 if report.passed else EXIT_FAILED
@@ -248,7 +254,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                                           else lambda s: print(f"  {s}", file=sys.stderr, flush=True))
     else:  # pragma: no cover - argparse restricts the choices
         raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
-    status = _finish_report(args, report)
+    status = finish_report(report, args.out, as_json=args.json)
     if args.what == "theorem-3.4":
         t34.raise_for_m2_errors(report)  # a Macaulay2 item timed out or failed: exit 3, after the report is written
     return status

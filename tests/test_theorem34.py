@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ag_attention.cli import _finish_report
+from ag_attention.cli import finish_report
 from ag_attention.exact.onelayer import fiber, reduced_point
 from ag_attention.models.orbits import orbit_representatives
 from ag_attention.reproduce import theorem34 as t34
@@ -147,11 +147,9 @@ def test_equation_checks_prove_smoothness_and_catch_a_wrong_rule():
 
 
 def test_cli_exit_status_names_the_failing_case(tmp_path, capsys):
-    import argparse
-
     rep = Report("demo")
     rep.add(Check("a claim", "d=2, d'=1", "method", 1, 2, False))
-    status = _finish_report(argparse.Namespace(out=str(tmp_path), json=False), rep)
+    status = finish_report(rep, str(tmp_path))
     err = capsys.readouterr().err
     assert status == 1 and "a claim [d=2, d'=1]" in err and "expected 1, observed 2" in err
     assert json.loads((tmp_path / "report.json").read_text())["passed"] is False
