@@ -58,13 +58,33 @@ def _cell(v: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+_DTYPES = ((bool, "boolean"), (int, "Int64"), (float, "Float64"), (str, "string"))
+
+
+def _dtype(values: list[Any]) -> str | None:
+    """The nullable pandas dtype of a column from its Python values (bool before int: True is an int)."""
+    present = [v for v in values if v is not None]
+    for kind, dtype in _DTYPES:
+        if present and all(type(v) is kind for v in present):
+            return dtype
+    if present and all(type(v) in (int, float) for v in present):
+        return "Float64"
+    return None  # lists, mixed: object
+
+
 def to_frame(rows: list[dict[str, Any]]) -> Any:
-    """A :class:`pandas.DataFrame` of result dictionaries (flattened), with pandas' nullable dtypes."""
+    """A :class:`pandas.DataFrame` of result dictionaries (flattened), typed by the values' Python types."""
     try:
         import pandas as pd
     except ImportError:
         raise InvalidArgumentError("to_frame() needs pandas: pip install 'ag-attention[frames]'") from None
-    return pd.DataFrame([flatten(r) for r in rows]).convert_dtypes()
+    flat = [flatten(r) for r in rows]
+    frame = pd.DataFrame(flat)
+    for col in frame.columns:
+        dtype = _dtype([r.get(col) for r in flat])
+        if dtype is not None:
+            frame[col] = frame[col].astype(dtype)
+    return frame
 
 
 class ResultMixin:
