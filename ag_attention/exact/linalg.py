@@ -118,6 +118,20 @@ def modular_polynomial_ring(names: Sequence[str], p: int, ordering: str = "degre
     return flint.nmod_mpoly_ctx.get(tuple(names), modulus=p, ordering=ordering)
 
 
+Terms = Sequence[tuple[Sequence[int], "int | Fraction"]]
+
+
+def rational_polynomial(ring: RationalPolynomialRing, terms: Terms) -> RationalPolynomial:
+    """The polynomial ``sum c * x^e`` over QQ from its ``(exponent vector, coefficient)`` terms."""
+    return ring.from_dict({tuple(e): rational(c) for e, c in terms})
+
+
+def modular_polynomial(ring: ModularPolynomialRing, terms: Terms) -> ModularPolynomial:
+    """The polynomial ``sum c * x^e`` over GF(p) from its terms (integer coefficients, reduced mod p)."""
+    p = int(ring.modulus())
+    return ring.from_dict({tuple(e): int(c) % p for e, c in terms})
+
+
 def rational(value: int | Fraction | RationalNumber) -> RationalNumber:
     """An exact rational (int, ``Fraction`` or python-flint's ``fmpq``) as python-flint's ``fmpq``."""
     if isinstance(value, Fraction):
