@@ -14,9 +14,8 @@ import sympy
 from ag_attention import Architecture
 from ag_attention.errors import M2ExecutionError, M2TimeoutError
 from ag_attention.m2.cache import ResultCache
-from ag_attention.m2.implicitize import implicitize, parametrization_call
+from ag_attention.m2.implicitize import TERMS_OF, implicitize, parametrization_call
 from ag_attention.m2.jobs import run_json
-from ag_attention.m2.parse import parse_polynomial
 from ag_attention.m2.runner import MEMORY_ENV, ContainerBackend, LocalBackend, M2MemoryError, package_file
 from ag_attention.models.parametrization import Parametrization
 
@@ -97,11 +96,11 @@ def test_m2_parametrization_equals_python(m2_local):
     calls = [parametrization_call(a, c, "QQ", w) for a, c, w in SIZES]
     body = (
         "result = hashTable apply(#L, i -> toString i => (P := value L#i; hashTable {\n"
-        '  "polynomials" => apply(coordinatePolynomials P, toString),\n'
+        '  "polynomials" => apply(coordinatePolynomials P, termsOf),\n'
         '  "variables" => apply(gens ambient P#"weightRing", toString)}));\n'
     )
-    body = "L = {" + ", ".join(json.dumps(c) for c in calls) + "};\n" + body
-    schema = {str(i): {"polynomials": [str], "variables": [str]} for i in range(len(SIZES))}
+    body = TERMS_OF + "L = {" + ", ".join(json.dumps(c) for c in calls) + "};\n" + body
+    schema = {str(i): {"polynomials": [[([int], (int, int))]], "variables": [str]} for i in range(len(SIZES))}
     job = run_json(body, schema=schema, backend=m2_local, timeout=120, cache=False)
     for i, (arch, coords, weights) in enumerate(SIZES):
         py = Parametrization(arch, coords, params=weights)
@@ -109,8 +108,8 @@ def test_m2_parametrization_equals_python(m2_local):
         assert tuple(got["variables"]) == py.variables
         ctx = flint.fmpq_mpoly_ctx.get(py.variables, "degrevlex")
         assert len(got["polynomials"]) == len(py.polynomials)
-        for s, f in zip(got["polynomials"], py.polynomials):
-            assert parse_polynomial(s, py.variables, ctx).to_dict() == {k: flint.fmpq(v) for k, v in f.to_dict().items()}
+        for terms, f in zip(got["polynomials"], py.polynomials):
+            assert {tuple(e): flint.fmpq(n, d) for e, (n, d) in terms} == {k: flint.fmpq(v) for k, v in f.to_dict().items()}
 
 
 def resultant_of_two_binary_quadrics():
@@ -252,3 +251,32 @@ def test_container_is_locked_down(m2_container):
     )
     job = run_json(body, schema={"root": str, "net": str, "user": str}, backend=m2_container, timeout=60, cache=False)
     assert job.payload == {"root": "read-only", "net": "no network", "user": "1000"}
+
+
+def test_generators_are_polynomials_over_their_field_and_export(m2_local):
+    """Exponent vectors, not a parser: QQ and GF(p) polynomials, sympy, Macaulay2 code that M2 reads back."""
+    arch = Architecture((2, 2), (1,), tokens=2)
+    q = implicitize(arch, backend=m2_local, cache=False)
+    p = implicitize(arch, field="ZZ/32003", backend=m2_local, cache=False)
+    assert type(q.generators[0]).__name__ == "fmpq_mpoly" and type(p.generators[0]).__name__ == "nmod_mpoly"
+    assert sorted(q.generator_degrees) == sorted(p.generator_degrees)
+    for f in p.generators:
+        assert all(0 <= int(c) < 32003 for c in f.coeffs())
+    assert [sympy.expand(e - sympy.sympify(str(g).replace("^", "**"))) for e, g in zip(q.to_sympy(), q.generators)] == [0] * len(q.generators)
+    labels = q.to_dict()["coordinate_labels"]
+    assert len(labels) == q.ambient_dimension and labels[1] == "c_2 = q[1,1]: coefficient of z1*z2"
+    code = q.to_m2() + 'result = hashTable {"dim" => dim I, "degree" => degree I, "n" => numgens I};'
+    job = run_json(code, schema={"dim": int, "degree": int, "n": int}, backend=m2_local, timeout=60, cache=False)
+    assert job.payload == {"dim": q.dimension, "degree": q.degree, "n": len(q.generators)}
+
+
+@pytest.mark.container
+def test_a_cache_hit_from_another_backend_says_so(m2_local, m2_container, cache_dir):
+    arch = Architecture((2, 1), (1,), tokens=2)
+    local = implicitize(arch, backend=m2_local)
+    hit = implicitize(arch, backend=m2_container)
+    assert not local.cached and hit.cached and hit.generator_strings == local.generator_strings
+    assert (hit.backend, hit.requested_backend) == ("local", "container")
+    assert "computed by the local backend, not by the container backend asked for" in str(hit)
+    assert hit.to_dict()["requested_backend"] == "container" and hit.to_dict()["backend"] == "local"
+    assert str(implicitize(arch, backend=m2_local)).endswith("(cached)")

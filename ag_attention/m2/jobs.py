@@ -39,6 +39,7 @@ class JobResult:
     m2_version: str
     seconds: float
     cached: bool
+    requested_backend: str = ""  # the backend asked for (``backend`` computed it: another one for a cache hit)
 
 
 def _package_hash() -> str:
@@ -92,7 +93,7 @@ def run_json(
             else:
                 log.debug("cache hit for %s (%s)", label, key[:12])
                 # the backend that computed it (the key holds the Macaulay2 version and package, not the backend)
-                return JobResult(hit["result"], hit["backend"], version, float(hit["seconds"]), True)
+                return JobResult(hit["result"], hit["backend"], version, float(hit["seconds"]), True, b.name)
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise M2TimeoutError(f"{label} ({b.name} backend; the version query took the whole limit)", timeout)
@@ -106,4 +107,4 @@ def run_json(
     validate(payload, schema, label=label)
     if store is not None:
         store.put(key, {"result": payload, "seconds": out.seconds, "backend": b.name, "label": label})
-    return JobResult(payload, b.name, version, out.seconds, False)
+    return JobResult(payload, b.name, version, out.seconds, False, b.name)
