@@ -33,3 +33,19 @@ def test_to_frame_has_typed_columns():
     assert str(f["architecture.skip"].dtype) == "boolean" and str(f["s"].dtype) == "Float64"
     assert f["architecture.widths"][0] == [2, 1]
     assert len(to_frame([_R(1).to_dict(), _R(2).to_dict()])) == 2
+
+
+def test_public_results_and_reports_have_notebook_views():
+    pytest.importorskip("pandas")
+    from ag_attention import Architecture, degree
+    from ag_attention.reproduce.report import Check, Report
+
+    r = degree(Architecture((3, 1), (2,), tokens=2), method="formula")
+    assert r._repr_markdown_().startswith(str(r).splitlines()[0]) and "| degree | 108 |" in r._repr_markdown_()
+    assert r.to_frame()["degree"][0] == 108
+    rep = Report("demo")
+    rep.add(Check("a claim", "d=2", "method", 1, 1, True))
+    rep.add(Check("a claim", "d=3", "method", 2, 3, False))
+    frame = rep.to_frame()
+    assert list(frame["passed"]) == [True, False] and str(frame["passed"].dtype) == "boolean"
+    assert rep._repr_markdown_() == rep.to_markdown() and "\n" not in repr(rep)

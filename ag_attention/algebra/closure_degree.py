@@ -31,6 +31,7 @@ from ..architecture import Architecture
 from ..errors import ComputationError, InvalidArgumentError
 from ..m2.cache import ResultCache, cache_disabled_by_env
 from ..m2.runner import check_timeout
+from ..results import ResultMixin
 from .certificate import build_system
 from .degree import DegreeFormula, degree_formula
 from .msolve import count_solutions, msolve_backend, msolve_version
@@ -58,7 +59,7 @@ class CountRun:
 
 
 @dataclass(frozen=True)
-class DegreeResult:
+class DegreeResult(ResultMixin):
     """The degree of the Zariski closure of one layer's neuromanifold, with what proves it."""
 
     architecture: Architecture

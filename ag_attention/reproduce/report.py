@@ -257,6 +257,16 @@ class Report:
             out.append(t.to_markdown())
         return "\n".join(out)
 
+    def _repr_markdown_(self) -> str:
+        """The report as a notebook shows it: its Markdown."""
+        return self.to_markdown()
+
+    def to_frame(self) -> Any:
+        """The checks as a :class:`pandas.DataFrame`, one row per check (typed columns; needs pandas)."""
+        from ..results import to_frame
+
+        return to_frame([c.to_dict() for c in self.checks])
+
     def to_csv(self) -> str:
         """The checks, one per row (``details`` stay in the JSON)."""
         buf = io.StringIO()

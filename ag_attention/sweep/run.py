@@ -49,6 +49,7 @@ from ..errors import ComputationError, InvalidArgumentError
 from ..exact.field import DEFAULT_PRIME, check_prime
 from ..progress import bar
 from ..provenance import provenance
+from ..results import ResultMixin
 from .compute import compute_chunk
 from .grid import Grid, Spec, load_grid
 from .store import RESULTS, Store, read_rows, require
@@ -66,7 +67,7 @@ Emit = Callable[[list[Row]], None]
 
 
 @dataclass(frozen=True)
-class SweepResult:
+class SweepResult(ResultMixin):
     """What :func:`sweep` did, and where its files are."""
 
     out: Path
