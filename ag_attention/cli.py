@@ -250,8 +250,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             m2_timeout=M2_TIMEOUT if args.m2_timeout is None else args.m2_timeout,
             use_m2=not args.no_m2, out=Path(args.out),
         )
-        report = t34.reproduce_theorem_34(opts, progress=None if args.json or args.quiet
-                                          else lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+        # a terminal gets the progress bar; a log (CI) gets one line per item instead
+        lines = None if args.json or args.quiet or sys.stderr.isatty() else (
+            lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+        report = t34.reproduce_theorem_34(opts, progress=lines)
     else:  # pragma: no cover - argparse restricts the choices
         raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
     status = finish_report(report, args.out, as_json=args.json)
