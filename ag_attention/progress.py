@@ -23,12 +23,14 @@ import contextvars
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 from tqdm.auto import tqdm
 
-__all__ = ["bar", "elapsed", "quiet", "is_quiet", "DELAY"]
+__all__ = ["bar", "track", "elapsed", "quiet", "is_quiet", "DELAY"]
 
 #: seconds of work before a bar shows
 DELAY = 2.0
@@ -55,6 +57,15 @@ def bar(total: int | None = None, desc: str = "", unit: str = "it", **kwargs: An
     """A tqdm bar on standard error; silent under :func:`quiet`, shown after :data:`DELAY` seconds."""
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=DELAY, leave=False,
                 disable=True if is_quiet() else None, dynamic_ncols=True, **kwargs)
+
+
+def track(items: Iterable[T], desc: str, unit: str = "it") -> Iterator[T]:
+    """``items`` one by one, with a bar of k of N (and ETA) while they are worked on."""
+    items = list(items)
+    with bar(total=len(items), desc=desc, unit=unit) as b:
+        for item in items:
+            yield item
+            b.update(1)
 
 
 @contextlib.contextmanager

@@ -73,3 +73,9 @@ def test_elapsed_ticks_while_waiting(tty):
     with progress.elapsed("Macaulay2", interval=0.01):
         time.sleep(0.1)
     assert tty.getvalue().count("Macaulay2") >= 2
+
+
+def test_track_counts_k_of_n(tty):
+    tty = tty()
+    assert list(progress.track(range(4), desc="sizes")) == [0, 1, 2, 3]
+    assert "sizes" in tty.getvalue() and "/4" in tty.getvalue()

@@ -24,6 +24,7 @@ from typing import Iterable
 from ..architecture import Architecture
 from ..exact.dimension import DimensionResult, dimension
 from ..models.formulas import analytic_upper_bound, cor38, effective_architecture
+from ..progress import track
 from .claims import Claim
 from .report import Check, Report, Table
 
@@ -132,7 +133,7 @@ def reproduce_corollary_38(cases: Iterable[Case] = GRID, *, seed: int = 0) -> Re
         meta={"seed": seed},
     )
     rows = []
-    for case in cases:
+    for case in track(cases, desc="Corollary 3.8", unit="network"):
         t0 = time.perf_counter()
         res = dimension(case.architecture(), seed=seed)
         exp = res.expected
