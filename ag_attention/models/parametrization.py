@@ -11,6 +11,10 @@ The coordinates of ``phi`` are integer polynomials in the weights
   ``(y_i)_m`` in the cubic monomials of the ``d t`` input variables, keeping
   the ones that are not identically zero.
 
+Both are defined (keys, order, labels, values) in
+:mod:`ag_attention.models.coordinates`; this class evaluates them on the
+polynomial weights.
+
 Weights: ``"AV"`` (variables ``a_(k,l)``, ``v_(m,l)``; with a rank bound
 ``a < d`` the domain is cut by the ``(a+1)``-minors of ``A``, see
 :attr:`Parametrization.domain_equations`) or ``"QKV"`` (``q_(c,l)``,
@@ -32,16 +36,21 @@ from ..architecture import Architecture
 from ..errors import InvalidArgumentError
 from ..exact import linalg
 from ..exact.linalg import IntegerPolynomial
+from .coordinates import (
+    COORDINATES,
+    check_one_layer,
+    full_from_reduced,
+    full_label,
+    full_structure,
+    quadratic_monomials,
+    reduced_coordinates,
+    reduced_keys,
+    reduced_label,
+)
 
 __all__ = ["Parametrization", "COORDINATES", "PARAMETERS", "quadratic_monomials"]
 
-COORDINATES = ("reduced", "full")
 PARAMETERS = ("AV", "QKV")
-
-
-def quadratic_monomials(d: int) -> list[tuple[int, int]]:
-    """``(i, j)``, ``0 <= i <= j < d``: the monomials ``z_i z_j`` in a fixed order."""
-    return [(i, j) for i in range(d) for j in range(i, d)]
 
 
 @dataclass(frozen=True)
@@ -74,25 +83,10 @@ class Parametrization:
     """
 
     def __init__(self, arch: Architecture, coords: str = "reduced", params: str | None = None):
-        if not isinstance(arch, Architecture):
-            raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
-        if arch.depth != 1:
-            raise InvalidArgumentError(
-                f"widths={arch.widths}: exact parametrizations are for one layer (use the dimension engine for deep networks)"
-            )
-        if not arch.is_lightning or not arch.is_plain:
-            raise InvalidArgumentError(
-                f"architecture {arch.describe()}: polynomial parametrizations are for one plain lightning layer"
-            )
-        if coords not in COORDINATES:
-            raise InvalidArgumentError(f"coords={coords!r}: must be one of {', '.join(COORDINATES)}")
+        arch = check_one_layer(arch, coords, "an exact polynomial parametrization")
         params = params or arch.parametrization
         if params not in PARAMETERS:
             raise InvalidArgumentError(f"params={params!r}: must be one of {', '.join(PARAMETERS)}")
-        if coords == "reduced" and arch.tokens < 2:
-            raise InvalidArgumentError(
-                f"tokens={arch.tokens}: reduced coordinates need t >= 2 (Prop. A.5); use coords='full'"
-            )
         self.arch = arch
         self.coords = coords
         self.params = params
@@ -143,49 +137,16 @@ class Parametrization:
     # -------------------------------------------------------- coordinates
     @cached_property
     def reduced(self) -> tuple[list[Coordinate], list[IntegerPolynomial]]:
-        A, V = self.matrix("A"), self.matrix("V")
-        coords, polys = [], []
-        for k in range(self.d):
-            for m in range(self.d_out):
-                for i, j in quadratic_monomials(self.d):
-                    if i == j:
-                        f = A[k][i] * V[m][i]
-                    else:
-                        f = A[k][i] * V[m][j] + A[k][j] * V[m][i]
-                    coords.append(Coordinate(f"q[{k + 1},{m + 1}] coefficient of z{i + 1}*z{j + 1}", ("reduced", k, m, i, j)))
-                    polys.append(f)
-        return coords, polys
+        keys = reduced_keys(self.d, self.d_out)
+        coords = [Coordinate(reduced_label(key), ("reduced", *key)) for key in keys]
+        return coords, reduced_coordinates(self.matrix("A"), self.matrix("V"))
 
     @cached_property
     def _full_structure(self) -> tuple[list[Coordinate], np.ndarray]:
-        """Full coordinates and the 0/1 matrix ``L`` with ``full = L . reduced``.
-
-        From ``(y_i)_m = sum_j sum_k x_i[k] q_{k,m}(x_j)``: the reduced
-        coordinate ``(k, m, (u, v))`` contributes, for every token ``j``, to
-        the coefficient of ``x_i[k] x_j[u] x_j[v]`` in ``(y_i)_m``.
-        """
-        d, t = self.d, self.tokens
-        col = {c.key[1:]: n for n, c in enumerate(self.reduced[0])}
-        entries: dict[tuple[int, int, tuple[int, ...]], dict[int, int]] = {}
-        for i in range(t):
-            for m in range(self.d_out):
-                for j in range(t):
-                    for k in range(d):
-                        for (u, v) in quadratic_monomials(d):
-                            mono = tuple(sorted((i * d + k, j * d + u, j * d + v)))
-                            row = entries.setdefault((i, m, mono), {})
-                            c = col[(k, m, u, v)]
-                            row[c] = row.get(c, 0) + 1
-        keys = sorted(entries)
-        L = np.zeros((len(keys), len(col)), dtype=np.int64)
-        coords = []
-        for r, key in enumerate(keys):
-            i, m, mono = key
-            for c, n in entries[key].items():
-                L[r, c] = n
-            label = "*".join(f"x{w // d + 1}_{w % d + 1}" for w in mono)
-            coords.append(Coordinate(f"(y{i + 1})_{m + 1} coefficient of {label}", ("full", i, m, mono)))
-        return coords, L
+        """Full coordinates and the integer matrix ``L`` with ``full = L . reduced``
+        (:func:`ag_attention.models.coordinates.full_structure`)."""
+        keys, L = full_structure(self.d, self.d_out, self.tokens)
+        return [Coordinate(full_label(key, self.d), ("full", *key)) for key in keys], L
 
     @cached_property
     def full(self) -> tuple[list[Coordinate], list[IntegerPolynomial]]:
@@ -194,15 +155,8 @@ class Parametrization:
         Every one of them is a non-negative integer combination of reduced
         coordinates, none identically zero.
         """
-        coords, L = self._full_structure
-        red = self.reduced[1]
-        zero = self.ring.constant(0)
-        polys = []
-        for row in L:
-            f = zero
-            for c in np.flatnonzero(row):
-                f = f + int(row[c]) * red[c]
-            polys.append(f)
+        coords = self._full_structure[0]
+        polys = full_from_reduced(self.reduced[1], self.d, self.d_out, self.tokens)
         return coords, polys
 
     @property
