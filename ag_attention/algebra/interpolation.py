@@ -44,7 +44,7 @@ import numpy as np
 from ..errors import ComputationError, InvalidArgumentError
 from ..exact import linalg
 from ..exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
-from ..models.parametrization import quadratic_monomials
+from ..models.coordinates import named_labels, reduced_coordinates, reduced_keys, reduced_names
 from ..resources import MemoryEstimate, require_memory
 
 __all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "coordinate_names", "image_points"]
@@ -54,18 +54,9 @@ Multidegree = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 _MORE_PRIMES = (2147483587, 2147483579, 2147483563, 2147483549, 2147483543, 2147483497, 2147483489, 2147483477)
 
 
-def reduced_coordinate_keys(d: int, e: int) -> list[tuple[int, int, int, int]]:
-    """``(k, m, i, j)`` of each reduced coordinate, in the order of :class:`Parametrization`."""
-    return [(k, m, i, j) for k in range(d) for m in range(e) for (i, j) in quadratic_monomials(d)]
-
-
-def coordinate_names(d: int, e: int) -> tuple[str, ...]:
-    """``q12z13``: the coefficient of ``z1 z3`` in ``q_{1,2}`` (``q1x12z1x3`` once an index reaches 10).
-
-    Plain identifiers, read the same by Macaulay2, sympy, msolve and python-flint.
-    """
-    sep = "x" if max(d, e) >= 10 else ""
-    return tuple(f"q{k + 1}{sep}{m + 1}z{i + 1}{sep}{j + 1}" for k, m, i, j in reduced_coordinate_keys(d, e))
+#: the reduced coordinates' keys ``(k, m, i, j)`` and names (``q12z13``), from :mod:`ag_attention.models.coordinates`
+reduced_coordinate_keys = reduced_keys
+coordinate_names = reduced_names
 
 
 def _weight(key: tuple[int, int, int, int], d: int, e: int) -> np.ndarray:
@@ -89,15 +80,7 @@ def image_points(d: int, e: int, a: int, n: int, F: GFp, rng: np.random.Generato
     else:
         A = F.random(rng, (n, d, d))
     V = F.random(rng, (n, e, d))
-    cols = []
-    for k in range(d):
-        for m in range(e):
-            for i, j in quadratic_monomials(d):
-                if i == j:
-                    cols.append(F.mul(A[:, k, i], V[:, m, i]))
-                else:
-                    cols.append(F.add(F.mul(A[:, k, i], V[:, m, j]), F.mul(A[:, k, j], V[:, m, i])))
-    return np.stack(cols, axis=1)
+    return np.stack(reduced_coordinates(A, V, F), axis=1)
 
 
 def _monomials(n: int, degree: int, weights: np.ndarray) -> dict[Multidegree, list[tuple[int, ...]]]:
@@ -346,8 +329,7 @@ class LowDegreeEquations:
         return text + ("; ".join(tests) if tests else "higher degrees not examined")
 
     def coordinate_labels(self) -> list[str]:
-        return [f"{name}: coefficient of z{i + 1}*z{j + 1} in q[{k + 1},{m + 1}] = (A_{k + 1}.z)(V_{m + 1}.z)"
-                for name, (k, m, i, j) in zip(self.variables, reduced_coordinate_keys(self.d, self.e))]
+        return named_labels(self.variables, self.d, self.e)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -434,9 +416,7 @@ def _verify(d: int, e: int, a: int, gens: list[dict[tuple[int, ...], Fraction]])
     else:
         A = [[g[f"a{k}_{i}"] for i in range(d)] for k in range(d)]
     V = [[g[f"v{m}_{i}"] for i in range(d)] for m in range(e)]
-    coords = []
-    for k, m, i, j in reduced_coordinate_keys(d, e):
-        coords.append(A[k][i] * V[m][i] if i == j else A[k][i] * V[m][j] + A[k][j] * V[m][i])
+    coords = reduced_coordinates(A, V)
     for gen in gens:
         total = ctx.constant(0)
         for mono, c in gen.items():

@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ComputationError, InvalidArgumentError
-from ..models.parametrization import quadratic_monomials
+from ..models.coordinates import quadratic_monomials, reduced_coordinates, reduced_count, reduced_keys, reduced_terms
 from . import linalg
 from .field import DEFAULT_PRIME, check_prime
 
@@ -84,16 +84,7 @@ def reduced_point(A: Any, V: Any) -> list[Any]:
     """Reduced coordinates of ``phi_{A,V}`` (exact; ints or Fractions), in Parametrization order."""
     A, V = _matrix(A, "A"), _matrix(V, "V")
     _check_shapes(A, V)
-    d, e = len(A), len(V)
-    out = []
-    for k in range(d):
-        for m in range(e):
-            for i, j in quadratic_monomials(d):
-                if i == j:
-                    out.append(A[k][i] * V[m][i])
-                else:
-                    out.append(A[k][i] * V[m][j] + A[k][j] * V[m][i])
-    return out
+    return reduced_coordinates(A, V)
 
 
 def differential(A: Any, V: Any) -> np.ndarray:
@@ -103,21 +94,11 @@ def differential(A: Any, V: Any) -> np.ndarray:
     """
     A, V = _matrix(A), _matrix(V)
     d, e = len(A), len(V)
-    Q = quadratic_monomials(d)
-    J = np.zeros((d * e * len(Q), d * d + e * d), dtype=object)
-    row = 0
-    for k in range(d):
-        for m in range(e):
-            for i, j in Q:
-                if i == j:
-                    J[row, k * d + i] += V[m][i]
-                    J[row, d * d + m * d + i] += A[k][i]
-                else:
-                    J[row, k * d + i] += V[m][j]
-                    J[row, k * d + j] += V[m][i]
-                    J[row, d * d + m * d + j] += A[k][i]
-                    J[row, d * d + m * d + i] += A[k][j]
-                row += 1
+    J = np.zeros((reduced_count(d, e), d * d + e * d), dtype=object)
+    for row, key in enumerate(reduced_keys(d, e)):
+        for (k, l), (m, l2) in reduced_terms(key):  # d(A[k][l] V[m][l2]) = V[m][l2] dA[k][l] + A[k][l] dV[m][l2]
+            J[row, k * d + l] += V[m][l2]
+            J[row, d * d + m * d + l2] += A[k][l]
     return J
 
 
@@ -212,21 +193,14 @@ def quadrics(x: Sequence[Any], d: int, d_out: int) -> list[list[linalg.RationalP
     """The array ``q_{k,m}`` of a point (rational coordinates) as polynomials in ``z`` over QQ."""
     ctx = _ring(d)
     z = ctx.gens()
-    Q = quadratic_monomials(d)
-    if len(x) != d * d_out * len(Q):
-        raise InvalidArgumentError(f"x: a point of d={d}, d'={d_out} has {d * d_out * len(Q)} reduced coordinates, got {len(x)}")
-    it = iter(linalg.rational(Fraction(v)) for v in x)
-    out = []
-    for k in range(d):
-        row = []
-        for m in range(d_out):
-            f = ctx.constant(0)
-            for i, j in Q:
-                c = next(it)
-                if c:
-                    f += c * z[i] * z[j]
-            row.append(f)
-        out.append(row)
+    n = reduced_count(d, d_out)
+    if len(x) != n:
+        raise InvalidArgumentError(f"x: a point of d={d}, d'={d_out} has {n} reduced coordinates, got {len(x)}")
+    out = [[ctx.constant(0) for _ in range(d_out)] for _ in range(d)]
+    for (k, m, i, j), v in zip(reduced_keys(d, d_out), x):
+        c = linalg.rational(Fraction(v))
+        if c:
+            out[k][m] += c * z[i] * z[j]
     return out
 
 
