@@ -26,10 +26,12 @@ import numpy as np
 from ..architecture import Architecture
 from ..errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
 from ..models.formulas import Expectation, expected_dimension
+from ..models.sampling import new_directions_per_sample
 from ..network import attention_weights, inputs_memory, jacobian, jacobian_memory
 from ..resources import MemoryEstimate, require_memory
 
-__all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult", "numerical_dimension"]
+__all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult", "numerical_dimension",
+           "new_directions_per_sample"]
 
 
 class Float64:
@@ -55,6 +57,14 @@ class Float64:
 
     def neg(self, a: np.ndarray) -> np.ndarray:
         return -a
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a * b
+        return out
+
+    def scale(self, a: np.ndarray, c: int) -> np.ndarray:
+        out: np.ndarray = a * c
+        return out
 
 
 @dataclass(frozen=True)
@@ -110,24 +120,6 @@ def gap_rank(
         f"smallest singular value {rel[-1]:.1e} s_1"
     )
     return GapRank(None, best, runner, float(rel[-1]), 0.0, False, reason)
-
-
-def new_directions_per_sample(arch: Architecture) -> int:
-    """Bound on the rank one more input sequence can add, once the shared value weights are seen.
-
-    The network computes ``Y = M X S^T`` with ``M = V_L ... V_1`` shared by
-    all samples and ``S`` a product of ``t x t`` attention matrices, one per
-    sample (Lemma 3.6); softmax rows sum to one, so then ``S`` has only
-    ``t (t - 1)`` free entries.  Lightning attention: see
-    :func:`ag_attention.exact.dimension.new_directions_per_sample`.
-    """
-    from ..exact.dimension import new_directions_per_sample as lightning_bound
-
-    if not arch.normalized:
-        return lightning_bound(arch)
-    t = arch.tokens
-    per = t * (t - 1) if arch.is_plain else t * t * (arch.heads + int(arch.skip)) ** arch.depth
-    return max(1, min(arch.output_size, per))
 
 
 @dataclass(frozen=True)
