@@ -1,6 +1,7 @@
 """The exact dimension engine against the paper's formulas, inside and outside their hypotheses."""
 
 import itertools
+import sys
 
 import numpy as np
 import pytest
@@ -261,3 +262,32 @@ def test_variants_have_no_formula_but_a_value():
     assert r.dimension <= r.upper_bound
     r = dimension(Architecture((3, 3), (2,), tokens=2, skip=True))
     assert r.expected.value is None and r.dimension > 0
+
+
+# ------------------------------------------------------------ progress
+def test_dimension_writes_nothing_under_quiet(monkeypatch):
+    from ag_attention import progress
+    from test_progress import _Terminal
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
+    with progress.quiet():
+        r = dimension(Architecture((12, 12, 12), (6, 6), tokens=3))
+    assert r.dimension == cor38((12, 12, 12), (6, 6)) and err.getvalue() == ""
+
+
+def test_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
+    from ag_attention import progress
+    from test_progress import _Terminal
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    r = dimension(Architecture((2, 3, 3), (2, 2), tokens=2))  # an effective architecture and a confirmation run
+    text = err.getvalue()
+    assert "dimension of widths 2,3,3 ranks 2,2 t=2" in text
+    assert "effective widths 2,2,3 ranks 2,2 t=2: Jacobian of" in text
+    assert "Jacobian of" in text and "rank of" in text and "symmetry tangents" in text
+    assert ("confirmation: " in text) == (len(r.runs) > 1)
+    assert capsys.readouterr().out == ""  # standard output is never touched
