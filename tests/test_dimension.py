@@ -291,3 +291,26 @@ def test_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
     assert "Jacobian of" in text and "rank of" in text and "symmetry tangents" in text
     assert ("confirmation: " in text) == (len(r.runs) > 1)
     assert capsys.readouterr().out == ""  # standard output is never touched
+
+
+# ------------------------------------------------------------ notebooks and tables
+def test_result_in_a_notebook():
+    r = dimension(Architecture((4, 4, 4), (2, 2), tokens=3), seed=3)
+    assert repr(r) == "DimensionResult(widths 4,4,4 ranks 2,2 t=3: dim=38, P=64, certified, p=2147483647, seed=3)"
+    md = r._repr_markdown_()
+    assert md.startswith(str(r) + "\n\n| field | value |\n|---|---|\n")
+    assert "| dimension | 38 |" in md and "| certified | true |" in md and "| architecture.widths | [4, 4, 4] |" in md
+    assert "| effective_architecture | null |" in md
+
+
+def test_result_as_a_table_row():
+    pytest.importorskip("pandas")
+    r = dimension(Architecture((2, 3, 3), (2, 2), tokens=2))
+    f = r.to_frame()
+    assert len(f) == 1 and list(f.columns)[: len(r.to_dict()["architecture"])] == [
+        f"architecture.{k}" for k in r.to_dict()["architecture"]]
+    row = f.iloc[0]
+    assert (row["dimension"], row["parameters"], row["certified"]) == (r.dimension, r.parameters, True)
+    assert str(f["dimension"].dtype) == "Int64" and str(f["certified"].dtype) == "boolean"
+    assert str(f["certificate"].dtype) == "string" and "effective architecture" in row["certificate"]
+    assert row["effective_architecture.widths"] == [2, 2, 3]  # nested objects become outer.inner columns

@@ -14,14 +14,20 @@ from typing import Any
 
 from ..architecture import Architecture
 from ..models.formulas import Expectation, analytic_upper_bound
+from ..results import ResultMixin
 from .runs import RankRun
 
 __all__ = ["DimensionResult"]
 
 
 @dataclass(frozen=True)
-class DimensionResult:
-    """Dimension of a neuromanifold, with everything needed to trust or rerun it."""
+class DimensionResult(ResultMixin):
+    """Dimension of a neuromanifold, with everything needed to trust or rerun it.
+
+    In a notebook it shows as its summary and a table of its fields
+    (``_repr_markdown_``); :meth:`to_frame` gives it as a one-row
+    :class:`pandas.DataFrame` (see :mod:`ag_attention.results`).
+    """
 
     architecture: Architecture
     dimension: int
