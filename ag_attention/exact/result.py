@@ -25,8 +25,8 @@ class DimensionResult(ResultMixin):
     """Dimension of a neuromanifold, with everything needed to trust or rerun it.
 
     In a notebook it shows as its summary and a table of its fields
-    (``_repr_markdown_``); :meth:`to_frame` gives it as a one-row
-    :class:`pandas.DataFrame` (see :mod:`ag_attention.results`).
+    (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
+    ``DataFrame`` (see ``ag_attention/results.py``).
     """
 
     architecture: Architecture
