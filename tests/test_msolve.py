@@ -3,20 +3,13 @@
 The real msolve (counts, timeouts, memory) is tested in test_degree.py.
 """
 
-import stat
 import sys
 
 from ag_attention import progress
 from ag_attention.algebra import msolve, msolve_text
 
+from test_degree import _fake_msolve
 from test_progress import _Terminal
-
-
-def _fake_msolve(tmp_path, body):
-    exe = tmp_path / "msolve"
-    exe.write_text("#!/bin/sh\n" + body + "\n")
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    return str(exe)
 
 
 def test_the_wait_on_msolve_shows_its_label_and_backend(tmp_path, monkeypatch, capsys):

@@ -12,14 +12,8 @@ import pytest
 from ag_attention import progress
 from ag_attention.m2 import jobdir, runner
 
+from test_m2_unit import fake_m2
 from test_progress import _Terminal
-
-
-def _fake_m2(tmp_path, body):
-    exe = tmp_path / "M2"
-    exe.write_text("#!/bin/sh\n" + body + "\n")
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    return runner.LocalBackend(str(exe))
 
 
 @pytest.fixture
@@ -36,7 +30,7 @@ def terminal(monkeypatch):
 
 
 def test_the_wait_on_a_job_shows_its_label_and_backend(tmp_path, terminal, capsys):
-    b = _fake_m2(tmp_path, "sleep 0.3; echo done")
+    b = fake_m2(tmp_path, "sleep 0.3; echo done")
     err = terminal()
     out = b.run("x", timeout=30, label="slow job")
     assert out.stdout.strip() == "done"
@@ -45,7 +39,7 @@ def test_the_wait_on_a_job_shows_its_label_and_backend(tmp_path, terminal, capsy
 
 
 def test_no_bar_under_quiet(tmp_path, terminal):
-    b = _fake_m2(tmp_path, "sleep 0.3")
+    b = fake_m2(tmp_path, "sleep 0.3")
     err = terminal()
     with progress.quiet():
         b.run("x", timeout=30, label="slow job")

@@ -1,7 +1,9 @@
 """How many random inputs a rank run needs, and what it may allocate: the plan of :func:`~ag_attention.dimension`.
 
 docs/math/certificates.md (certificates-sampling): each input sequence adds at
-most ``b`` directions to the rank once the shared weights are seen, so ``N``
+most ``b`` directions to the rank once the shared weights are seen
+(``new_directions_per_sample``, shared with the float64 engine in
+``ag_attention/models/sampling.py``), so ``N``
 sequences are chosen to exceed the target by 10%, and each contributes ``k``
 random combinations of its outputs.  :func:`run_memory` estimates a run's
 peak memory from these sizes alone, before anything is allocated.
@@ -14,6 +16,7 @@ import math
 from ..architecture import Architecture
 from ..errors import InvalidArgumentError
 from ..models.formulas import analytic_upper_bound, symmetry_count
+from ..models.sampling import new_directions_per_sample
 from ..models.symmetries import symmetry_generators
 from ..network import inputs_memory, jacobian_memory
 from ..resources import MemoryEstimate, require_memory
@@ -29,20 +32,6 @@ __all__ = [
     "run_memory",
     "check_run_memory",
 ]
-
-
-def new_directions_per_sample(arch: Architecture) -> int:
-    """Bound ``b`` on the rank one more input sequence can add, once shared weights are seen.
-
-    A plain lightning network computes ``Y = (V_L ... V_1) X (S_1^T ... S_L^T)``
-    with ``t x t`` attention matrices ``S_i`` (Lemma 3.6), so beyond the
-    ``d_L x d_0`` product of the values a sample carries at most ``t^2`` new
-    directions; several heads or skip connections give ``(H + skip)^L`` such
-    products.  Never more than the ``t d_L`` outputs.
-    """
-    t = arch.tokens
-    paths: int = (arch.heads + int(arch.skip)) ** arch.depth  # int ** int is typed Any (a negative power is a float)
-    return min(t * arch.widths[-1], t * t * paths)
 
 
 def sampling_plan(arch: Architecture, target: int, samples: int | None = None) -> tuple[int, int]:
