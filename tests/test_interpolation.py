@@ -150,12 +150,14 @@ def test_an_absurd_degree_is_refused_before_enumerating():
 
 def test_the_bases_of_a_degree_are_estimated_from_its_blocks():
     """Below the top degree every basis is held (sum of s_mu^2), at the top one block at a time."""
-    from ag_attention.algebra.interpolation import _level_memory, _monomials, _weight, reduced_coordinate_keys
+    from ag_attention.algebra.interpolation import reduced_coordinate_keys
+    from ag_attention.algebra.modular import level_memory
+    from ag_attention.algebra.multidegrees import monomials_by_multidegree, torus_weight
 
     keys = reduced_coordinate_keys(3, 1)
-    weights = np.array([_weight(k, 3, 1) for k in keys])
-    groups = _monomials(len(keys), 3, weights)
-    below, top = _level_memory(groups, False, 3), _level_memory(groups, True, 3)
+    weights = np.array([torus_weight(k, 3, 1) for k in keys])
+    groups = monomials_by_multidegree(len(keys), 3, weights)
+    below, top = level_memory(groups, False, 3), level_memory(groups, True, 3)
     sizes = [len(m) for m in groups.values()]
     assert below.peak - top.peak == 40 * (sum(s * s for s in sizes) - max(sizes) ** 2) > 0
     assert f"{len(sizes):,} blocks" in below.largest()
