@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 from ..errors import InvalidArgumentError, M2MemoryError, M2NotFoundError, M2TimeoutError
 from .jobdir import job_directory
-from .memory import MEMORY_ENV, OUT_OF_MEMORY, how_to_raise, size
+from .memory import MEMORY_ENV, OUT_OF_MEMORY, how_to_raise, memory_setting, parse_memory, size
 from .parse import exit_status, printable
 from .process import die_with_parent, supervise, terminate_with_cleanup
 
@@ -77,13 +77,21 @@ def stderr_note(stderr: str | bytes, limit: int = 300) -> str:
 
 
 class Backend(ABC):
-    """A way to run Macaulay2."""
+    """A way to run Macaulay2.
+
+    ``memory``: the job's memory limit (``"4g"``, ``"512m"``, bytes, or
+    ``"unlimited"``); default ``AG_ATTENTION_M2_MEMORY`` or 4 GiB, read at
+    each job.  How a backend imposes it is its own (address space, ``--memory``).
+    """
 
     name: str = "?"
 
-    def __init__(self) -> None:
+    def __init__(self, memory: str | int | None = None) -> None:
         self._version: str | None = None
         self._lock = threading.Lock()
+        self.memory = memory
+        if memory is not None:
+            parse_memory(memory, "memory")  # a bad value fails here, not at the first job
 
     @abstractmethod
     def available(self) -> tuple[bool, str]:
@@ -102,7 +110,7 @@ class Backend(ABC):
 
     def memory_limit(self) -> tuple[int | None, str]:
         """(the job's memory limit in bytes or None, where it comes from)."""
-        return None, "none"
+        return memory_setting(self.memory)
 
     def _out_of_memory(self, out: M2Output, label: str) -> M2MemoryError | None:
         """The error to raise if ``out`` is a job that ran out of memory."""

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from ..errors import M2MemoryError, M2NotFoundError
 from .backend import HOW_TO_GET_M2, Backend, M2Output, stderr_note
-from .memory import memory_setting, parse_memory
 from .parse import exit_status, printable
 
 __all__ = ["ContainerBackend", "DEFAULT_IMAGE", "ENGINE_TIMEOUT"]
@@ -94,18 +93,12 @@ class ContainerBackend(Backend):
 
     def __init__(self, image: str = DEFAULT_IMAGE, engine: str | None = None, memory: str | int | None = None,
                  pids: int = 512, grace: float = 30.0):
-        super().__init__()
+        super().__init__(memory)
         self.image = image
         self._engine = engine
         self._engine_detail = ""
-        self.memory = memory
-        if memory is not None:
-            parse_memory(memory, "memory")
         self.pids = pids
         self.grace = grace  # the container kills itself this long after the job's limit
-
-    def memory_limit(self) -> tuple[int | None, str]:
-        return memory_setting(self.memory)
 
     @property
     def engine(self) -> str | None:

@@ -14,7 +14,6 @@ from typing import Callable
 
 from ..errors import M2NotFoundError
 from .backend import HOW_TO_GET_M2, Backend
-from .memory import memory_setting, parse_memory
 from .process import die_with_parent, limit_address_space
 
 __all__ = ["LocalBackend"]
@@ -30,14 +29,8 @@ class LocalBackend(Backend):
     name = "local"
 
     def __init__(self, executable: str | None = None, memory: str | int | None = None):
-        super().__init__()
+        super().__init__(memory)
         self.executable = executable or shutil.which("M2")
-        self.memory = memory
-        if memory is not None:
-            parse_memory(memory, "memory")  # a bad value fails here, not at the first job
-
-    def memory_limit(self) -> tuple[int | None, str]:
-        return memory_setting(self.memory)
 
     def _preexec(self) -> Callable[[], None]:
         limit = self.memory_limit()[0]
