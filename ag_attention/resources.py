@@ -41,6 +41,7 @@ __all__ = [
     "require_memory",
     "current_rss",
     "parse_bytes",
+    "parse_size",
     "format_bytes",
 ]
 
@@ -60,12 +61,24 @@ def format_bytes(n: int | float) -> str:
     return f"{int(n)} B"
 
 
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:i?B)?\s*", flags=re.ASCII | re.IGNORECASE)
+
+
+def parse_size(text: str) -> float | None:
+    """Bytes of ``8G``, ``512m``, ``4GiB``, ``1.5g`` or ``4096`` (units are powers of 1024); None if no size.
+
+    >>> parse_size("8G") == 8 * 2**30, parse_size("1.5 KiB"), parse_size("lots")
+    (True, 1536.0, None)
+    """
+    m = _SIZE.fullmatch(text)
+    return None if m is None else float(m.group(1)) * _SUFFIX[m.group(2).upper()]
+
+
 def parse_bytes(text: str, name: str = "AG_ATTENTION_MEMORY_LIMIT") -> int:
     """``"8G"`` -> 8 GiB; a clear error naming ``name`` otherwise."""
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:i?B)?\s*", str(text), flags=re.ASCII | re.IGNORECASE)
-    if not m:
+    value = parse_size(str(text))
+    if value is None:
         raise InvalidArgumentError(f"{name}={text!r}: must be a number of bytes, optionally with K, M, G or T (e.g. 8G)")
-    value = float(m.group(1)) * _SUFFIX[m.group(2).upper()]
     if value < 1:
         raise InvalidArgumentError(f"{name}={text!r}: must be positive")
     return int(value)

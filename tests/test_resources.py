@@ -18,6 +18,7 @@ from ag_attention.resources import (
     format_bytes,
     memory_limit,
     parse_bytes,
+    parse_size,
     require_memory,
 )
 
@@ -143,6 +144,15 @@ def test_bad_env_limit_is_named(monkeypatch, text):
 def test_parse_and_format_bytes():
     assert parse_bytes("8G") == 8 * 2**30 and parse_bytes("512m") == 512 * 2**20 and parse_bytes("100") == 100
     assert format_bytes(1536 * 2**20) == "1.5 GiB" and format_bytes(12) == "12 B"
+
+
+def test_one_size_syntax_for_the_process_limit_and_the_macaulay2_limit():
+    from ag_attention.m2.memory import parse_memory
+
+    for text in ["8G", "512m", "4GiB", "1.5g", " 300 MB ", str(2**30)]:
+        assert parse_memory(text) == parse_bytes(text) == int(parse_size(text))
+    for text in ["", "x", "-1G", "1Q", "nan", "4 gigs"]:
+        assert parse_size(text) is None
 
 
 # ------------------------------------------------- refused before allocating

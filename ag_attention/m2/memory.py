@@ -11,6 +11,7 @@ import os
 import re
 
 from ..errors import InvalidArgumentError
+from ..resources import parse_size
 
 __all__ = ["parse_memory", "memory_setting", "how_to_raise", "size", "MEMORY_ENV", "DEFAULT_MEMORY", "MIN_MEMORY",
            "OUT_OF_MEMORY"]
@@ -21,7 +22,6 @@ DEFAULT_MEMORY = "4g"
 #: Macaulay2 1.21 (2 cores) needs 240 MiB of address space to start; smaller limits are refused
 MIN_MEMORY = 256 * 2**20
 
-_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$")
 _NO_LIMIT = ("none", "unlimited", "off")
 
 # Macaulay2 1.21 out of memory, measured under RLIMIT_AS: its GC ("*** out of memory trying to
@@ -56,12 +56,12 @@ def parse_memory(value: object, what: str = "memory") -> int | None:
         text = str(value).strip().lower()
         if text in _NO_LIMIT:
             return None
-        m = _MEMORY.match(text)
-        if not m:
+        parsed = parse_size(text)
+        if parsed is None:
             raise InvalidArgumentError(
                 f"{what}={value!r}: must be a size such as 4g, 512m or 4GiB (bytes without a unit), or unlimited"
             )
-        n = int(float(m.group(1)) * 1024 ** "bkmgt".index(m.group(2) or "b"))
+        n = int(parsed)
     if n < MIN_MEMORY:
         raise InvalidArgumentError(
             f"{what}={value!r}: below {size(MIN_MEMORY)}; Macaulay2 1.21 needs about 240 MiB of address space "
