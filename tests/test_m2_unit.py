@@ -334,15 +334,16 @@ def test_output_that_is_not_utf8_is_an_output_error(tmp_path, cache_dir):
         run_json("result = 1;", schema={}, backend=b, timeout=10, cache=False)
 
 
-_GOOD = {"generators": ["c_1*c_2-c_3"], "variables": ["c_1", "c_2", "c_3"], "dimension": 2, "codimension": 1,
-         "degree": 2, "m2_version": "1.21"}
+_GOOD = {"generators": ["c_1*c_2-c_3"], "terms": [[[[1, 1, 0], [1, 1]], [[0, 0, 1], [-1, 1]]]],
+         "variables": ["c_1", "c_2", "c_3"], "dimension": 2, "codimension": 1, "degree": 2, "m2_version": "1.21"}
 
 
 @pytest.mark.parametrize("change, complaint", [
     ({"dimension": "2"}, 'result["dimension"]: expected an integer'),
     ({"dimension": True}, 'result["dimension"]: expected an integer'),
     ({"generators": "c_1"}, 'result["generators"]: expected a list of a string'),
-    ({"generators": ["c_1 +* c_9"]}, "generators that are polynomials in the variables"),
+    ({"terms": [[[[1, 1], [1, 1]]]]}, "generators given by their terms in the variables"),
+    ({"terms": []}, "1 generators"),
     ({"degree": None}, 'result["degree"]: expected an integer'),
     ({"variables": None}, 'result["variables"]'),
     ("missing", "the key 'codimension' is missing"),
