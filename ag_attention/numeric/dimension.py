@@ -1,0 +1,124 @@
+"""Numerical dimension of a network: float64 spectra, sample doubling, and the verdict."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..architecture import Architecture
+from ..errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
+from ..models.formulas import expected_dimension
+from ..models.sampling import new_directions_per_sample
+from ..resources import require_memory
+from .result import NumericalResult
+from .spectrum import Spectrum, numeric_memory, spectrum, undecided_reason
+
+__all__ = ["numerical_dimension"]
+
+
+def _positive_number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidArgumentError(f"{name}={value!r}: must be a positive number")
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise InvalidArgumentError(f"{name}={value!r}: must be a positive finite number")
+    return v
+
+
+def _check_arguments(arch: object, seed: object, min_gap: object, raise_on_no_gap: object, max_doublings: object) -> float:
+    """``min_gap`` as a float once every argument is valid."""
+    if not isinstance(arch, Architecture):
+        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    gap = _positive_number("min_gap", min_gap)
+    if not isinstance(raise_on_no_gap, bool):
+        raise InvalidArgumentError(f"raise_on_no_gap={raise_on_no_gap!r}: must be True or False")
+    if isinstance(max_doublings, bool) or not isinstance(max_doublings, (int, np.integer)) or max_doublings < 0:
+        raise InvalidArgumentError(f"max_doublings={max_doublings!r}: must be a non-negative integer")
+    return gap
+
+
+def _sample_count(arch: Architecture, samples: object, per_sample: int) -> int:
+    """The samples asked for, or enough that the directions they can add exceed ``1.5 P``."""
+    if samples is None:
+        return max(1, math.ceil(1.5 * arch.parameter_count / per_sample) + 1)
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
+    return int(samples)
+
+
+def _doubled(work: Architecture, seed: int, samples: int, min_gap: float, max_doublings: int,
+             history: list[tuple[int, int | None]]) -> tuple[Spectrum, int]:
+    """The spectrum with ``samples``, confirmed by doubling them, and doubled again while the rank grows.
+
+    (The per-sample bound is only an upper bound on what a sample contributes.)
+    Every spectrum computed is appended to ``history``.
+    """
+    P = work.parameter_count
+    spec = spectrum(work, seed, samples, min_gap)
+    history.append((samples, spec.gap.rank))
+    for _ in range(max_doublings):
+        if spec.gap.rank is None or spec.gap.rank == P:
+            break
+        try:
+            require_memory(numeric_memory(work, 2 * samples), "doubling the samples", "")
+        except InsufficientMemoryError:
+            break
+        spec2 = spectrum(work, seed, 2 * samples, min_gap)
+        history.append((2 * samples, spec2.gap.rank))
+        if spec2.gap.rank is not None and spec2.gap.rank <= spec.gap.rank:
+            break
+        spec, samples = spec2, 2 * samples
+    return spec, samples
+
+
+def numerical_dimension(
+    arch: Architecture,
+    *,
+    seed: int = 0,
+    samples: int | None = None,
+    min_gap: float = 4.0,
+    raise_on_no_gap: bool = True,
+    max_doublings: int = 4,
+) -> NumericalResult:
+    """Dimension of a (normalized or lightning) network from float64 singular values.
+
+    ``samples`` defaults to enough samples that the directions they can add
+    (``new_directions_per_sample``) exceed ``1.5 P``; the rank is then
+    confirmed with twice as many samples, doubling again while it grows (at
+    most ``max_doublings`` times).  Each sample contributes ``ceil(3 P / N)``
+    Gaussian combinations of its outputs (all of them if fewer), so the
+    matrix has about ``3 P`` rows.  Raises :class:`NoClearGapError` when the
+    spectrum has no clear gap (or returns a result with ``dimension=None``
+    if ``raise_on_no_gap=False``).
+
+    No verdict either (``dimension=None``, the reason in ``undecided``) when
+    the rank reaches what the rows or samples can carry (too few samples),
+    or when the softmax is saturated (attention weights 0 or 1 to machine
+    precision, where its derivative vanishes numerically).  The temperature
+    only rescales ``A`` (``phi_{A, V, tau} = phi_{A / tau, V, 1}``), so the
+    neuromanifold does not depend on it and the Jacobian is evaluated at
+    ``tau = 1``.
+    """
+    min_gap = _check_arguments(arch, seed, min_gap, raise_on_no_gap, max_doublings)
+    # the temperature rescales A only: same functions, computed where the logits are of order one
+    work = arch if arch.temperature == 1.0 else arch.with_(temperature=1.0)
+    per_sample = new_directions_per_sample(arch)
+    adaptive = samples is None
+    samples = _sample_count(arch, samples, per_sample)
+    require_memory(numeric_memory(work, samples), f"{arch.describe()} with {samples:,} samples (float64)",
+                   "use fewer samples (--samples) or a smaller network")
+    t0 = time.perf_counter()
+    history: list[tuple[int, int | None]] = []
+    spec, samples = _doubled(work, seed, samples, min_gap, int(max_doublings) if adaptive else 0, history)
+    undecided = undecided_reason(arch, spec, samples, per_sample)
+    g = spec.gap
+    result = NumericalResult(arch, None if undecided else g.rank, arch.parameter_count, expected_dimension(arch), g,
+                             spec.singular_values, int(seed), samples, spec.rows, time.perf_counter() - t0,
+                             tuple(history), undecided, work.temperature)
+    if g.rank is None and raise_on_no_gap:
+        raise NoClearGapError(f"{arch.describe()}: {undecided or g.reason}", seed=int(seed))
+    return result

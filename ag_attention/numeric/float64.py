@@ -1,0 +1,40 @@
+"""float64 arithmetic for the network evaluator and the coordinates (the counterpart of exact GF(p))."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Float64"]
+
+
+class Float64:
+    """float64 arithmetic: the :class:`ag_attention.network.Arithmetic` protocol, like :class:`ag_attention.exact.field.GFp`."""
+
+    exact = False
+    dtype = np.float64
+
+    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
+        return rng.standard_normal(shape)
+
+    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.einsum(spec, a, b, optimize=True)
+        return out
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a + b
+        return out
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a - b
+        return out
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        return -a
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a * b
+        return out
+
+    def scale(self, a: np.ndarray, c: int) -> np.ndarray:
+        out: np.ndarray = a * c
+        return out

@@ -1,0 +1,124 @@
+"""The result of :func:`ag_attention.numerical_dimension`: a float64 rank, never a proof."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..architecture import Architecture
+from ..models.formulas import Expectation
+from .gap import GapRank
+
+__all__ = ["NumericalResult"]
+
+
+@dataclass(frozen=True)
+class NumericalResult:
+    """Numerical (float64, not certified) dimension of a neuromanifold."""
+
+    architecture: Architecture
+    dimension: int | None
+    parameters: int
+    expected: Expectation
+    gap: GapRank
+    singular_values: np.ndarray
+    seed: int
+    samples: int
+    rows: int
+    seconds: float
+    history: tuple[tuple[int, int | None], ...] = ()
+    #: why there is no verdict although the gap is clear (too few rows, saturated softmax), or ""
+    undecided: str = ""
+    #: the temperature the Jacobian was evaluated at (the neuromanifold does not depend on it)
+    computed_temperature: float = 1.0
+
+    @property
+    def fiber_dimension(self) -> int | None:
+        return None if self.dimension is None else self.parameters - self.dimension
+
+    @property
+    def formula_applies(self) -> bool:
+        return self.expected.applies
+
+    @property
+    def agrees(self) -> bool | None:
+        """True when the numerical rank equals the formula; otherwise None.
+
+        A float64 rank proves nothing, so a difference is never reported as
+        ``False`` (proven) here: see :meth:`comparison`.
+        """
+        if self.expected.value is None or self.dimension is None:
+            return None
+        return True if self.dimension == self.expected.value else None
+
+    def comparison(self) -> str:
+        """The numerical rank against the formula, in words (never a proven difference)."""
+        value = self.expected.value
+        if value is None:
+            return "no formula"
+        if self.dimension is None:
+            return "no verdict: " + (self.undecided or self.gap.reason)
+        if self.dimension == value:
+            return "agrees (numerically)"
+        return f"differs numerically ({self.dimension} vs {value}; float64 rank, not a proof)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "architecture": self.architecture.to_dict(),
+            "dimension": self.dimension,
+            "parameters": self.parameters,
+            "fiber_dimension": self.fiber_dimension,
+            "expected": self.expected.value,
+            "formula": self.expected.formula,
+            "formula_applies": self.formula_applies,
+            "conjectural": self.expected.conjectural,
+            "agrees": self.agrees,
+            "comparison": self.comparison(),
+            "undecided": self.undecided or None,
+            "temperature": self.architecture.temperature,
+            "computed_at_temperature": self.computed_temperature,
+            "singular_value_gap": None if math.isinf(self.gap.gap) else round(self.gap.gap, 2),
+            "gap_at": "full rank: smallest singular value vs float64 noise" if self.dimension == self.parameters else "between s_rank and s_rank+1",
+            "gap_runner_up": round(self.gap.runner_up, 2),
+            "clear_gap": self.gap.clear,
+            "gap_reason": self.gap.reason,
+            "numerical": True,
+            "certified": False,
+            "certificate": "numerical: float64 singular values, rank at the largest gap; not a proof",
+            "prime": None,
+            "seed": self.seed,
+            "samples": self.samples,
+            "rows": self.rows,
+            "sample_doublings": [{"samples": n, "rank": r} for n, r in self.history],
+            "seconds": round(self.seconds, 4),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"NumericalResult({self.architecture.describe()}: dim={self.dimension}, P={self.parameters}, "
+            f"gap {self.gap.gap:.1f} orders, numerical, seed={self.seed})"
+        )
+
+    def __str__(self) -> str:
+        e = self.expected
+        if e.value is None:
+            formula = "no formula"
+        else:
+            verdict = self.comparison()
+            hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
+            formula = f"{e.formula} gives {e.value} ({verdict}; {hyp}{'; a conjecture' if e.conjectural else ''})"
+        dim = "no verdict (" + (self.undecided or self.gap.reason) + ")" if self.dimension is None else str(self.dimension)
+        return "\n".join([
+            self.architecture.describe(),
+            f"  dimension        {dim}  (numerical, float64: not certified)",
+            f"  parameters       {self.parameters}",
+            f"  singular values  gap of {self.gap.gap:.1f} orders of magnitude at the rank (runner-up {self.gap.runner_up:.1f})",
+            f"  formula          {formula}",
+            *([f"  temperature      {self.architecture.temperature:g} only rescales A (phi_(A,V,tau) = phi_(A/tau,V,1)): "
+               f"same neuromanifold, computed at tau = {self.computed_temperature:g}"]
+              if self.architecture.temperature != self.computed_temperature else []),
+            f"  seed {self.seed}, {self.samples} samples, {self.rows} rows, {self.seconds:.2f} s",
+        ])
