@@ -290,7 +290,7 @@ def one_layer_problem(arch: object, coords: str | None = None, what: str = "this
                 "the dimension engine handles deep networks)")
     if not arch.is_lightning or not arch.is_plain:
         return (f"architecture {arch.describe()}: {what} is for one plain lightning layer "
-                "(one head, no skip connection, no softmax)")
+                "(one head, no skip connection, no causal mask, no softmax)")
     if coords is not None and coords not in COORDINATES:
         return f"coords={coords!r}: must be one of {', '.join(COORDINATES)}"
     if coords == "reduced" and arch.tokens < 2:
