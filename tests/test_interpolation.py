@@ -242,3 +242,17 @@ def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
         with pytest.raises(MSolveTimeoutError):
             completeness.leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=k), timeout=5)
     assert runs.count("slow") == 1 and "J after a failure" not in runs  # no basis of J once the elimination failed
+
+
+def test_equations_in_a_notebook_and_a_table():
+    from ag_attention.results import flatten
+
+    r = low_degree_equations(2, 1, 1, max_degree=3)
+    assert repr(r) == "LowDegreeEquations(d=2, d'=1, a=1: generators by degree {1: 0, 2: 3, 3: 0}, primes 3, verified)"
+    md = r._repr_markdown_()
+    assert md.startswith(str(r) + "\n\n| field | value |\n|---|---|\n")
+    assert "| generator_count.2 | 3 |" in md and "| verified | true |" in md
+    pytest.importorskip("pandas")
+    f = r.to_frame()
+    assert len(f) == 1 and list(f.columns) == list(flatten(r.to_dict()))
+    assert f.iloc[0]["generator_count.2"] == 3 and len(f.iloc[0]["generators.2"]) == 3

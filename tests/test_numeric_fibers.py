@@ -184,3 +184,34 @@ def test_cli_reproduce_corollary_38_and_bad_out(tmp_path):
     (tmp_path / "file").write_text("")
     p = run_cli("reproduce", "corollary-3.8", "--quick", "--out", str(tmp_path / "file"))
     assert p.returncode == 2 and "--out" in p.stderr and "Traceback" not in p.stderr
+
+
+# ------------------------------------------------------------ notebooks and tables
+def _columns(result):
+    from ag_attention.results import flatten
+
+    return list(flatten(result.to_dict()))
+
+
+def test_numerical_result_in_a_notebook_and_a_table():
+    r = numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
+    assert repr(r) == "NumericalResult(widths 4,3 ranks 2 t=3 softmax(tau=1): dim=24, P=28, gap 14.8 orders, numerical, seed=0)"
+    md = r._repr_markdown_()
+    assert md.startswith(str(r) + "\n\n| field | value |\n|---|---|\n")
+    assert "| dimension | 24 |" in md and "| certified | false |" in md
+    pytest.importorskip("pandas")
+    f = r.to_frame()
+    assert len(f) == 1 and list(f.columns) == _columns(r)
+    assert f.iloc[0]["dimension"] == 24 and str(f["dimension"].dtype) == "Int64"
+
+
+def test_fiber_result_in_a_notebook_and_a_table():
+    r = fibers(Architecture((4, 2, 4), (2, 2), tokens=3))
+    assert repr(r) == "FiberResult(widths 4,2,4 ranks 2,2 t=3: fiber 14, symmetries 14, explained)"
+    md = r._repr_markdown_()
+    assert md.startswith(str(r) + "\n\n| field | value |\n|---|---|\n")
+    assert "| explained | true |" in md and "| symmetry_dimension | 14 |" in md
+    pytest.importorskip("pandas")
+    f = r.to_frame()
+    assert len(f) == 1 and list(f.columns) == _columns(r)
+    assert bool(f.iloc[0]["explained"]) and str(f["explained"].dtype) == "boolean"

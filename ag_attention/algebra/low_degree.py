@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ComputationError
 from ..models.coordinates import named_labels
+from ..results import ResultMixin
 from .multidegrees import Multidegree
 
 __all__ = ["Block", "LowDegreeEquations"]
@@ -39,8 +40,13 @@ class Block:
 
 
 @dataclass
-class LowDegreeEquations:
-    """All minimal generators of degree ``<= max_degree`` of the closure's ideal, over QQ, verified."""
+class LowDegreeEquations(ResultMixin):
+    """All minimal generators of degree ``<= max_degree`` of the closure's ideal, over QQ, verified.
+
+    In a notebook it shows as its summary and a table of its fields
+    (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
+    ``DataFrame`` (see ``ag_attention/results.py``).
+    """
 
     d: int
     e: int

@@ -30,6 +30,7 @@ from ..errors import ComputationError
 from ..models.formulas import expected_dimension, symmetry_count
 from ..models.symmetries import symmetry_generators, symmetry_tangents
 from ..resources import MemoryEstimate, require_memory
+from ..results import ResultMixin
 from . import linalg
 from .dimension import DimensionResult, dimension, evaluate, run_memory
 
@@ -49,7 +50,14 @@ class FamilyRank:
 
 
 @dataclass(frozen=True)
-class FiberResult:
+class FiberResult(ResultMixin):
+    """The generic fiber of a network against its symmetry families (Thm. 3.7), exactly over GF(p).
+
+    In a notebook it shows as its summary and a table of its fields
+    (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
+    ``DataFrame`` (see ``ag_attention/results.py``).
+    """
+
     dimension: DimensionResult
     symmetry_dimension: int
     families: tuple[FamilyRank, ...]

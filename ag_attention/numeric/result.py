@@ -10,14 +10,20 @@ import numpy as np
 
 from ..architecture import Architecture
 from ..models.formulas import Expectation
+from ..results import ResultMixin
 from .gap import GapRank
 
 __all__ = ["NumericalResult"]
 
 
 @dataclass(frozen=True)
-class NumericalResult:
-    """Numerical (float64, not certified) dimension of a neuromanifold."""
+class NumericalResult(ResultMixin):
+    """Numerical (float64, not certified) dimension of a neuromanifold.
+
+    In a notebook it shows as its summary and a table of its fields
+    (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
+    ``DataFrame`` (see ``ag_attention/results.py``).
+    """
 
     architecture: Architecture
     dimension: int | None
