@@ -256,3 +256,24 @@ def test_equations_in_a_notebook_and_a_table():
     f = r.to_frame()
     assert len(f) == 1 and list(f.columns) == list(flatten(r.to_dict()))
     assert f.iloc[0]["generator_count.2"] == 3 and len(f.iloc[0]["generators.2"]) == 3
+
+
+def test_equations_show_degrees_and_primes_on_a_terminal(monkeypatch, capsys):
+    import sys
+
+    from ag_attention import progress
+    from test_progress import _Terminal
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
+    r = low_degree_equations(2, 1, 1, max_degree=3)  # three primes: the bar grows by a third prime's degrees
+    text = err.getvalue()
+    assert "equations of degree <= 3 of (2,1,1)" in text
+    assert all(f"degree {D} modulo {p}" in text for D in (1, 2, 3) for p in r.primes)
+    assert f"/{3 * len(r.primes)} [" in text
+    assert capsys.readouterr().out == ""
+    err.truncate(0)
+    with progress.quiet():
+        low_degree_equations(2, 1, 1, max_degree=2)
+    assert err.getvalue() == ""

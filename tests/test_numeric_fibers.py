@@ -215,3 +215,23 @@ def test_fiber_result_in_a_notebook_and_a_table():
     f = r.to_frame()
     assert len(f) == 1 and list(f.columns) == _columns(r)
     assert bool(f.iloc[0]["explained"]) and str(f["explained"].dtype) == "boolean"
+
+
+# ------------------------------------------------------------ progress
+def test_numerical_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
+    from ag_attention import progress
+    from test_progress import _Terminal
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
+    r = numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
+    text = err.getvalue()
+    assert "numerical dimension of widths 4,3 ranks 2 t=3" in text
+    assert all(f"Jacobian of {n} samples" in text for n, _ in r.history) and "SVD of" in text  # doublings too
+    assert f"/{2 * len(r.history)} [" in text  # two steps a spectrum
+    assert capsys.readouterr().out == ""  # standard output is never touched
+    err.truncate(0)
+    with progress.quiet():
+        numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
+    assert err.getvalue() == ""

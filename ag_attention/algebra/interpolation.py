@@ -38,7 +38,9 @@ what the rest of the package uses.
 from __future__ import annotations
 
 import time
+from typing import Any
 
+from .. import progress
 from ..errors import ComputationError, InvalidArgumentError
 from ..exact.field import DEFAULT_PRIME, SECOND_PRIME, check_prime
 from ..models.coordinates import reduced_keys, reduced_names
@@ -73,18 +75,41 @@ def _shape(m: Modular) -> dict[int, dict[tuple, int]]:
     return {D: {mu: len(b.generators) for mu, b in lvl.items()} for D, lvl in m.items()}
 
 
-def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int,
-                      seed: int) -> tuple[Modular, list[int], dict[int, dict[tuple, list[Generator]]]]:
+class _Degrees:
+    """Degrees x primes on one progress bar: the degree and prime under way as its postfix, drawn at once
+    after ``progress.DELAY`` seconds (tqdm alone would draw it only when the degree is done)."""
+
+    def __init__(self, bar: Any, max_degree: int) -> None:
+        self.bar, self.max_degree, self.start, self.prime = bar, max_degree, time.monotonic(), 0
+
+    def modulo(self, prime: int, count: int) -> "_Degrees":
+        """The ``count``-th prime is next (from the third on, the bar's total grows by its degrees)."""
+        if count > 2:
+            self.bar.total += self.max_degree
+        self.prime = prime
+        return self
+
+    def __call__(self, D: int | None) -> None:
+        if D is None:
+            self.bar.update()
+            return
+        self.bar.set_postfix_str(f"degree {D} modulo {self.prime}", refresh=False)
+        if time.monotonic() - self.start >= progress.DELAY:  # refresh() ignores tqdm's delay
+            self.bar.refresh()
+
+
+def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int, seed: int,
+                      degrees: _Degrees) -> tuple[Modular, list[int], dict[int, dict[tuple, list[Generator]]]]:
     """Blocks modulo ``p``, then further primes until the rational reconstruction is stable.
 
     Returns the blocks modulo the first prime, the primes used and the lifted generators.
     """
     primes = [p] + [q for q in (SECOND_PRIME, DEFAULT_PRIME, *MORE_PRIMES) if q != p]
-    mods = [modular_blocks(d, e, a, max_degree, primes[0], seed)]
+    mods = [modular_blocks(d, e, a, max_degree, primes[0], seed, degrees.modulo(primes[0], 1))]
     used = [primes[0]]
     lifted: dict[int, dict[tuple, list[Generator]]] | None = None
     for q in primes[1:]:
-        mods.append(modular_blocks(d, e, a, max_degree, q, seed))
+        mods.append(modular_blocks(d, e, a, max_degree, q, seed, degrees.modulo(q, len(used) + 1)))
         used.append(q)
         if _shape(mods[-1]) != _shape(mods[0]):
             raise ComputationError(
@@ -110,7 +135,9 @@ def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: in
     the rational reconstruction changes), lifted to QQ and, with ``verify``,
     checked exactly by substitution.  The counts per degree are exact with
     probability at least ``1 - sum(#monomials * 2D) / p`` per prime and
-    confirmed by the agreement of two primes.
+    confirmed by the agreement of two primes.  A computation of more than a
+    few seconds shows the degrees done modulo each prime on a progress bar
+    on standard error (see ``ag_attention/progress.py``).
     """
     a = _check_sizes(d, e, a, max_degree)
     p = check_prime(prime)
@@ -118,7 +145,9 @@ def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: in
                    f"the equations of degree <= {max_degree} of ({d},{e},{a}) by interpolation",
                    "use a smaller --max-degree")
     t0 = time.perf_counter()
-    first, used, lifted = _lift_over_primes(d, e, a, max_degree, p, seed)
+    with progress.bar(total=2 * max_degree, desc=f"equations of degree <= {max_degree} of ({d},{e},{a})",
+                      unit="degree") as bar:
+        first, used, lifted = _lift_over_primes(d, e, a, max_degree, p, seed, _Degrees(bar, max_degree))
     blocks: dict[int, list[Block]] = {}
     for D, level in first.items():
         blocks[D] = [

@@ -117,25 +117,27 @@ def _level(d: int, e: int, a: int, D: int, top: bool, lower: dict[tuple, Modular
 
 
 def modular_blocks(d: int, e: int, a: int, max_degree: int, p: int, seed: int,
-                   tick: Callable[[], object] | None = None) -> dict[int, dict[tuple, ModularBlock]]:
+                   step: Callable[[int | None], object] | None = None) -> dict[int, dict[tuple, ModularBlock]]:
     """All blocks up to ``max_degree`` over GF(p): ``dim I_mu`` and the minimal generators per multidegree.
 
     A block's basis of ``I_mu`` lives only as long as a higher degree needs it:
     the top degree's blocks are computed, reduced to their generators and
     dropped one at a time, so the peak is the bases of degree
-    ``max_degree - 1`` plus one block of the top degree.  ``tick`` is called
-    after each degree.
+    ``max_degree - 1`` plus one block of the top degree.  ``step`` is called
+    with each degree ``D`` before it is computed, and with None after it.
     """
     F = GFp(p)
     rng = np.random.default_rng([seed, p])
     out: dict[int, dict[tuple, ModularBlock]] = {}
     for D in range(1, max_degree + 1):
+        if step is not None:
+            step(D)
         lower = out.get(D - 1, {})
         out[D] = _level(d, e, a, D, D == max_degree, lower, F, seed, rng)
         for blk in lower.values():  # degree D - 1's bases have served
             blk.ideal = []
-        if tick is not None:
-            tick()
+        if step is not None:
+            step(None)
     return out
 
 

@@ -7,13 +7,14 @@ import time
 
 import numpy as np
 
+from .. import progress
 from ..architecture import Architecture
 from ..errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
 from ..models.formulas import expected_dimension
 from ..models.sampling import new_directions_per_sample
 from ..resources import require_memory
 from .result import NumericalResult
-from .spectrum import Spectrum, numeric_memory, spectrum, undecided_reason
+from .spectrum import Spectrum, Steps, numeric_memory, spectrum, undecided_reason
 
 __all__ = ["numerical_dimension"]
 
@@ -51,14 +52,14 @@ def _sample_count(arch: Architecture, samples: object, per_sample: int) -> int:
 
 
 def _doubled(work: Architecture, seed: int, samples: int, min_gap: float, max_doublings: int,
-             history: list[tuple[int, int | None]]) -> tuple[Spectrum, int]:
+             history: list[tuple[int, int | None]], steps: Steps) -> tuple[Spectrum, int]:
     """The spectrum with ``samples``, confirmed by doubling them, and doubled again while the rank grows.
 
     (The per-sample bound is only an upper bound on what a sample contributes.)
     Every spectrum computed is appended to ``history``.
     """
     P = work.parameter_count
-    spec = spectrum(work, seed, samples, min_gap)
+    spec = spectrum(work, seed, samples, min_gap, steps)
     history.append((samples, spec.gap.rank))
     for _ in range(max_doublings):
         if spec.gap.rank is None or spec.gap.rank == P:
@@ -67,7 +68,7 @@ def _doubled(work: Architecture, seed: int, samples: int, min_gap: float, max_do
             require_memory(numeric_memory(work, 2 * samples), "doubling the samples", "")
         except InsufficientMemoryError:
             break
-        spec2 = spectrum(work, seed, 2 * samples, min_gap)
+        spec2 = spectrum(work, seed, 2 * samples, min_gap, steps)
         history.append((2 * samples, spec2.gap.rank))
         if spec2.gap.rank is not None and spec2.gap.rank <= spec.gap.rank:
             break
@@ -101,7 +102,9 @@ def numerical_dimension(
     precision, where its derivative vanishes numerically).  The temperature
     only rescales ``A`` (``phi_{A, V, tau} = phi_{A / tau, V, 1}``), so the
     neuromanifold does not depend on it and the Jacobian is evaluated at
-    ``tau = 1``.
+    ``tau = 1``.  A computation of more than a few seconds shows its steps
+    (each spectrum's Jacobian and SVD) on a progress bar on standard error
+    (see ``ag_attention/progress.py``).
     """
     min_gap = _check_arguments(arch, seed, min_gap, raise_on_no_gap, max_doublings)
     # the temperature rescales A only: same functions, computed where the logits are of order one
@@ -113,7 +116,10 @@ def numerical_dimension(
                    "use fewer samples (--samples) or a smaller network")
     t0 = time.perf_counter()
     history: list[tuple[int, int | None]] = []
-    spec, samples = _doubled(work, seed, samples, min_gap, int(max_doublings) if adaptive else 0, history)
+    # one bar for the spectra (samples and assembly, SVD) of the first run and its doublings, on standard error
+    with progress.bar(desc=f"numerical dimension of {arch.describe()}", unit="step") as bar:
+        spec, samples = _doubled(work, seed, samples, min_gap, int(max_doublings) if adaptive else 0, history,
+                                 Steps(bar))
     undecided = undecided_reason(arch, spec, samples, per_sample)
     g = spec.gap
     result = NumericalResult(arch, None if undecided else g.rank, arch.parameter_count, expected_dimension(arch), g,

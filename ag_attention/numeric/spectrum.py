@@ -9,17 +9,20 @@ Jacobian column is scaled to unit norm (which does not change the rank).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from .. import progress
 from ..architecture import Architecture
 from ..network import attention_weights, inputs_memory, jacobian, jacobian_memory
 from ..resources import MemoryEstimate
 from .float64 import Float64
 from .gap import GapRank, gap_rank
 
-__all__ = ["sample_weights", "rows_per_sample", "numeric_memory", "Spectrum", "spectrum", "undecided_reason"]
+__all__ = ["sample_weights", "rows_per_sample", "numeric_memory", "Steps", "Spectrum", "spectrum", "undecided_reason"]
 
 
 def sample_weights(arch: Architecture, rng: np.random.Generator) -> np.ndarray:
@@ -59,6 +62,36 @@ _SATURATED = 1e-12
 _SATURATED_FRACTION = 0.01
 
 
+class Steps:
+    """The steps of the spectra on one progress bar (:func:`ag_attention.progress.bar`): two a spectrum.
+
+    The Jacobian (samples and assembly) and its SVD; the step under way is
+    the bar's postfix, drawn at once after :data:`ag_attention.progress.DELAY`
+    seconds (tqdm alone would draw it only at the next step).  Without a bar
+    (None) it records nothing.
+    """
+
+    PER_SPECTRUM = 2
+
+    def __init__(self, bar: Any = None) -> None:
+        self.bar = bar
+        self.start = time.monotonic()
+
+    def add_spectrum(self) -> None:
+        if self.bar is not None:
+            self.bar.total = (self.bar.total or 0) + self.PER_SPECTRUM
+
+    def begin(self, step: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(step, refresh=False)
+            if time.monotonic() - self.start >= progress.DELAY:  # refresh() ignores tqdm's delay
+                self.bar.refresh()
+
+    def end(self) -> None:
+        if self.bar is not None:
+            self.bar.update()
+
+
 @dataclass(frozen=True)
 class Spectrum:
     gap: GapRank
@@ -87,8 +120,11 @@ def undecided_reason(arch: Architecture, spec: Spectrum, samples: int, per_sampl
     return ""
 
 
-def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float) -> Spectrum:
+def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float, steps: Steps | None = None) -> Spectrum:
     """Singular values of the column-normalized Jacobian at a seeded point, and their gap rank."""
+    steps = steps or Steps()
+    steps.add_spectrum()
+    steps.begin(f"Jacobian of {samples:,} samples")
     rng = np.random.default_rng(seed)
     F = Float64()
     from . import _weights  # through the package, where tests/test_api_errors.py replaces it
@@ -113,5 +149,8 @@ def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float) -> Spe
         J = J[:, norms > 0]
         norms = norms[norms > 0]
     J /= norms
+    steps.end()
+    steps.begin(f"SVD of {J.shape[0]:,} x {J.shape[1]:,} (float64)")
     s = np.linalg.svd(J, compute_uv=False)
+    steps.end()
     return Spectrum(gap_rank(s, min_gap=min_gap, size=max(J.shape)), s, J.shape[0], saturated)
