@@ -114,6 +114,8 @@ def test_labels_and_names(stored):
     assert stored["cases"][-1]["reduced"]["names"][-1] == "q1x10z1x1"
     par = Parametrization(Architecture((3, 2), (3,), tokens=2), "full")
     assert [c.label for c in par.coordinates] == C.labels(3, 2, "full", 2)
+    assert C.labels(2, 1, "full", 2, sep=": ")[0] == "(y1)_1: coefficient of x1_1*x1_1*x1_1"
+    assert C.reduced_label((0, 1, 0, 2), sep=": ") == "q[1,2]: coefficient of z1*z3"
 
 
 def test_differential_is_the_derivative_of_the_evaluator():

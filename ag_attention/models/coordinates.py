@@ -112,10 +112,11 @@ def reduced_names(d: int, e: int) -> tuple[str, ...]:
     return tuple(f"q{k + 1}{sep}{m + 1}z{i + 1}{sep}{j + 1}" for k, m, i, j in reduced_keys(d, e))
 
 
-def reduced_label(key: ReducedKey) -> str:
-    """``q[1,2] coefficient of z1*z3`` (1-based), the label of :class:`~ag_attention.Parametrization`."""
+def reduced_label(key: ReducedKey, sep: str = " ") -> str:
+    """``q[1,2] coefficient of z1*z3`` (1-based), the label of :class:`~ag_attention.Parametrization`
+    (``sep=": "``: ``q[1,2]: coefficient of z1*z3``)."""
     k, m, i, j = key
-    return f"q[{k + 1},{m + 1}] coefficient of z{i + 1}*z{j + 1}"
+    return f"q[{k + 1},{m + 1}]{sep}coefficient of z{i + 1}*z{j + 1}"
 
 
 def reduced_meaning(key: ReducedKey) -> str:
@@ -128,10 +129,10 @@ def _monomial_text(mono: tuple[int, ...], d: int) -> str:
     return "*".join(f"x{w // d + 1}_{w % d + 1}" for w in mono)
 
 
-def full_label(key: FullKey, d: int) -> str:
-    """``(y1)_1 coefficient of x1_1*x2_1*x2_2`` (1-based; ``x{token}_{entry}``)."""
+def full_label(key: FullKey, d: int, sep: str = " ") -> str:
+    """``(y1)_1 coefficient of x1_1*x2_1*x2_2`` (1-based; ``x{token}_{entry}``; ``sep`` as in :func:`reduced_label`)."""
     i, m, mono = key
-    return f"(y{i + 1})_{m + 1} coefficient of {_monomial_text(mono, d)}"
+    return f"(y{i + 1})_{m + 1}{sep}coefficient of {_monomial_text(mono, d)}"
 
 
 def full_meaning(key: FullKey, d: int) -> str:
@@ -145,12 +146,16 @@ def _check_coords(coords: str) -> None:
         raise InvalidArgumentError(f"coords={coords!r}: must be one of {', '.join(COORDINATES)}")
 
 
-def labels(d: int, e: int, coords: str = "reduced", tokens: int = 2) -> list[str]:
-    """The label of every coordinate, in order (:func:`reduced_label` or :func:`full_label`)."""
+def labels(d: int, e: int, coords: str = "reduced", tokens: int = 2, sep: str = " ") -> list[str]:
+    """The label of every coordinate, in order (:func:`reduced_label` or :func:`full_label`).
+
+    >>> labels(2, 1, sep=": ")[1]
+    'q[1,1]: coefficient of z1*z2'
+    """
     _check_coords(coords)
     if coords == "reduced":
-        return [reduced_label(key) for key in reduced_keys(d, e)]
-    return [full_label(key, d) for key in full_structure(d, e, tokens)[0]]
+        return [reduced_label(key, sep) for key in reduced_keys(d, e)]
+    return [full_label(key, d, sep) for key in full_structure(d, e, tokens)[0]]
 
 
 def named_labels(names: Sequence[str], d: int, e: int, coords: str = "reduced", tokens: int = 2) -> list[str]:
