@@ -134,6 +134,9 @@ class Architecture:
         Skip connections ``x_i + phi(X)_i`` (needs equal widths).
     normalized:
         Softmax-normalized attention ``s(u) = exp(u / temperature)``.
+    causal:
+        A causal mask: token ``i`` attends to tokens ``j <= i`` only
+        (``phi(X)_i = sum_{j <= i} ...``); with softmax, normalized over ``j <= i``.
 
     Examples
     --------
@@ -154,6 +157,7 @@ class Architecture:
     skip: bool = False
     normalized: bool = False
     temperature: float = 1.0
+    causal: bool = False
 
     def __init__(
         self,
@@ -165,6 +169,7 @@ class Architecture:
         skip: bool = False,
         normalized: bool = False,
         temperature: float = 1.0,
+        causal: bool = False,
     ) -> None:
         # written out (not the dataclass's __init__) so that ``ranks`` accepts None but the field is a tuple
         sizes = _as_sizes("widths", widths)
@@ -201,7 +206,7 @@ class Architecture:
         n_heads = _as_int("heads", heads)
         if n_heads < 1:
             raise InvalidArchitectureError("heads", heads, "must be at least 1")
-        for name, flag in (("skip", skip), ("normalized", normalized)):
+        for name, flag in (("skip", skip), ("normalized", normalized), ("causal", causal)):
             if not isinstance(flag, bool):
                 raise InvalidArchitectureError(name, flag, "must be True or False")
         if skip:
@@ -223,6 +228,7 @@ class Architecture:
         object.__setattr__(self, "skip", skip)
         object.__setattr__(self, "normalized", normalized)
         object.__setattr__(self, "temperature", tau)
+        object.__setattr__(self, "causal", causal)
 
     # ----------------------------------------------------------------- shape
     @property
@@ -297,8 +303,8 @@ class Architecture:
 
     @property
     def is_plain(self) -> bool:
-        """The paper's setting: one head, no skip connections."""
-        return self.heads == 1 and not self.skip
+        """The paper's setting: one head, no skip connections, no causal mask."""
+        return self.heads == 1 and not self.skip and not self.causal
 
     # ------------------------------------------------------------- printing
     def describe(self) -> str:
@@ -313,6 +319,8 @@ class Architecture:
             parts.append(f"heads={self.heads}")
         if self.skip:
             parts.append("skip")
+        if self.causal:
+            parts.append("causal")
         if self.normalized:
             parts.append(f"softmax(tau={self.temperature:g})")
         return " ".join(parts)
@@ -330,13 +338,14 @@ class Architecture:
             "skip": self.skip,
             "normalized": self.normalized,
             "temperature": self.temperature,
+            "causal": self.causal,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Architecture":
         if not isinstance(data, Mapping):
             raise InvalidArchitectureError("data", data, "must be a mapping of field names to values")
-        known = {"widths", "ranks", "tokens", "parametrization", "heads", "skip", "normalized", "temperature"}
+        known = {"widths", "ranks", "tokens", "parametrization", "heads", "skip", "normalized", "temperature", "causal"}
         unknown = set(data) - known
         if unknown:
             first = sorted(unknown, key=str)[0]

@@ -76,6 +76,7 @@ def _add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = Tr
     g.add_argument("--parametrization", choices=["QKV", "AV"], default=None, help="QKV (default) or AV (A free)")
     g.add_argument("--heads", type=_int("--heads"), default=1, help="attention heads per layer (default 1)")
     g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
+    g.add_argument("--causal", action="store_true", help="causal mask: token i attends to tokens j <= i only")
     if allow_normalized:
         g.add_argument("--normalized", action="store_true", help="softmax attention (numerical, not certified)")
         g.add_argument("--temperature", type=_positive_float("--temperature"), default=None, help="softmax temperature (default 1; needs --normalized)")
@@ -96,6 +97,7 @@ def _architecture(args: argparse.Namespace) -> Architecture:
         parametrization=parametrization,
         heads=args.heads,
         skip=args.skip,
+        causal=args.causal,
         normalized=getattr(args, "normalized", False),
         temperature=1.0 if temperature is None else temperature,
     )

@@ -14,6 +14,9 @@ Conventions.  A batch of ``N`` input sequences is an array ``X`` of shape
     W  = S  (lightning)   or   softmax_j(S / tau)  (normalized)
     Y  = W Xv                                                    (N, t, d')
 
+With a causal mask ``W[i, j] = 0`` for ``j > i`` (lightning: ``S`` masked;
+normalized: the softmax over ``j <= i``).
+
 so ``Y[i] = sum_j (x_i^T A x_j) V x_j``, which is the
 ``phi(X)_i`` of docs/math/model.md (model-one-layer).  Heads are summed and a skip connection adds ``X``.
 
@@ -153,8 +156,13 @@ class _AVHead(_Head):
     XA: np.ndarray  # X A
 
 
-def _softmax(S: np.ndarray, tau: float) -> np.ndarray:
-    Z = S / tau
+def _causal_mask(t: int) -> np.ndarray:
+    """``mask[i, j]``: token ``i`` attends to token ``j`` (``j <= i``)."""
+    return np.tril(np.ones((t, t), dtype=bool))
+
+
+def _softmax(S: np.ndarray, tau: float, mask: np.ndarray | None = None) -> np.ndarray:
+    Z = S / tau if mask is None else np.where(mask, S / tau, -np.inf)
     Z = Z - Z.max(axis=-1, keepdims=True)
     E = np.exp(Z)
     out: np.ndarray = E / E.sum(axis=-1, keepdims=True)
@@ -171,7 +179,11 @@ def _head_forward(arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray],
     else:
         XA = ops.einsum("ntk,kl->ntl", X, w["A"])
         S = ops.einsum("nil,njl->nij", XA, X)
-    W = _softmax(S, arch.temperature) if arch.normalized else S
+    mask = _causal_mask(arch.tokens) if arch.causal else None
+    if arch.normalized:
+        W = _softmax(S, arch.temperature, mask)
+    else:
+        W = S if mask is None else np.where(mask, S, np.zeros((), dtype=S.dtype))
     Yh = ops.einsum("nij,njm->nim", W, Xv)
     cache = _QKVHead(Xv, W, Xq, Xk) if arch.parametrization == "QKV" else _AVHead(Xv, W, XA)
     return Yh, cache
@@ -266,6 +278,8 @@ def jacobian(
                 # d softmax: Sbar = W * (Wbar - <W, Wbar>_row) / tau
                 inner = (c.W[:, None] * Wbar).sum(axis=-1, keepdims=True)
                 Sbar = c.W[:, None] * (Wbar - inner) / arch.temperature
+            elif arch.causal:  # W = S on j <= i, 0 elsewhere
+                Sbar = np.where(_causal_mask(t), Wbar, np.zeros((), dtype=Wbar.dtype))
             else:
                 Sbar = Wbar
             grads: dict[str, np.ndarray] = {

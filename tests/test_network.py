@@ -15,9 +15,15 @@ from ag_attention.network import forward, jacobian, unflatten
 P = 2**31 - 1
 
 
-def direct_layer(A, V, X):
-    """docs/math/model.md (model-one-layer): Y = V X X^T A^T X with X of shape d x t (exact object arrays)."""
-    return V.dot(X).dot(X.T).dot(A.T).dot(X)
+def direct_layer(A, V, X, causal=False):
+    """docs/math/model.md (model-one-layer): Y = V X X^T A^T X with X of shape d x t (exact object arrays).
+
+    Entry (j, i) of ``X^T A^T X`` is ``x_i^T A x_j``, token i's weight of token j: a causal mask keeps j <= i.
+    """
+    W = X.T.dot(A.T).dot(X)
+    if causal:
+        W = np.triu(W)
+    return V.dot(X).dot(W)
 
 
 def direct(arch, theta, Xs):
@@ -30,7 +36,7 @@ def direct(arch, theta, Xs):
             Y = 0
             for w in heads:
                 A = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
-                Y = Y + direct_layer(A, w["V"], H)
+                Y = Y + direct_layer(A, w["V"], H, arch.causal)
             if arch.skip:
                 Y = Y + H
             H = Y
@@ -47,6 +53,9 @@ ARCHS = [
     Architecture((2, 2, 2), (2, 1), tokens=2, skip=True),
     Architecture((2, 2, 2), None, tokens=2, parametrization="AV"),
     Architecture((2, 2, 2, 2), (1, 1, 1), tokens=2),
+    Architecture((3, 2), (2,), tokens=3, causal=True),
+    Architecture((2, 2, 2), (2, 1), tokens=3, heads=2, skip=True, causal=True),
+    Architecture((2, 3, 2), None, tokens=3, parametrization="AV", causal=True),
 ]
 
 
@@ -151,3 +160,27 @@ def test_seeded_jacobian_is_block_combination_of_rows(arch, rng):
     assert np.array_equal(G, want)
     with pytest.raises(ValueError, match="seeds have shape"):
         jacobian(arch, F, theta, X, seeds[:2])
+
+
+def test_causal_softmax_attends_to_earlier_tokens_only(rng):
+    """Token 1 sees only itself (its output is V x_1); perturbing a later token leaves earlier outputs unchanged;
+    the float64 Jacobian agrees with central differences."""
+    from ag_attention.numeric import Float64
+
+    arch = Architecture((3, 2), (2,), tokens=3, normalized=True, causal=True)
+    F = Float64()
+    theta = rng.standard_normal(arch.parameter_count)
+    X = rng.standard_normal((2, 3, 3))
+    Y = forward(arch, F, theta, X)
+    V = unflatten(arch, theta)[0][0]["V"]
+    assert np.allclose(Y[:, 0], X[:, 0] @ V.T)
+    X2 = X.copy()
+    X2[:, 2] += 1.0
+    assert np.allclose(forward(arch, F, theta, X2)[:, :2], Y[:, :2]) and not np.allclose(forward(arch, F, theta, X2)[:, 2], Y[:, 2])
+    J = jacobian(arch, F, theta, X)
+    h = 1e-6
+    for c in range(0, arch.parameter_count, 3):
+        e = np.zeros(arch.parameter_count)
+        e[c] = h
+        fd = (forward(arch, F, theta + e, X) - forward(arch, F, theta - e, X)).ravel() / (2 * h)
+        assert np.allclose(J[:, c], fd, atol=1e-6)

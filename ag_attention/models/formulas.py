@@ -141,7 +141,8 @@ def effective_architecture(arch: Architecture) -> Architecture:
     network embeds in the wide one.  Hence ``M(d) = M(e)`` exactly.  (Found
     here: with widths that grow before the last layer, e.g. ``(2, 3, 3)``,
     Cor. 3.8 on the given widths overcounts; on the effective widths it is
-    the computed value.)
+    the computed value.)  A causal mask changes nothing here: it acts on the
+    token indices, the change of basis on the features.
     """
     if arch.skip:
         return arch
@@ -183,8 +184,8 @@ def analytic_upper_bound(arch: Architecture) -> tuple[int, str] | None:
 
     for one layer ``dim Sym_{<= min(2a, d)} + d d' - 1``.
     """
-    if arch.tokens != 1 or not arch.is_plain or arch.normalized:
-        return None
+    if arch.tokens != 1 or arch.heads != 1 or arch.skip or arch.normalized:
+        return None  # (a causal mask is vacuous for one token)
     w = [arch.widths[0]]
     for d in arch.widths[1:]:
         w.append(min(w[-1], d))
@@ -221,16 +222,20 @@ def symmetry_count(arch: Architecture) -> int:
 
 def expected_dimension(arch: Architecture) -> Expectation:
     """The paper's predicted dimension for ``arch`` and whether it is proven there."""
+    if arch.causal and arch.tokens == 1:  # one token attends to itself only: the mask is vacuous
+        return expected_dimension(arch.with_(causal=False))
     if not arch.is_plain:
         what = []
         if arch.heads != 1:
             what.append(f"{arch.heads} heads")
         if arch.skip:
             what.append("skip connections")
+        if arch.causal:
+            what.append("a causal mask")
         return Expectation(
             None,
             None,
-            (Hypothesis("one head, no skip connections", False),),
+            (Hypothesis("one head, no skip connections, no causal mask", False),),
             note="the paper states no dimension formula for " + " and ".join(what) + " (Section 4: open)",
         )
     t = arch.tokens

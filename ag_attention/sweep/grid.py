@@ -16,7 +16,7 @@ naming it):
         heads = 1                 # optional (default 1)
         skip = false              # optional (default false); true needs equal widths
         normalized = false        # optional (default false): softmax attention, float64
-        causal = false            # optional (default false); true is refused until Architecture has it
+        causal = false            # optional (default false): token i attends to tokens j <= i only
 
 ``[product]`` (or ``[[product]]`` for several)
     Every combination of the values given, in this order (the outermost loop
@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import inspect
 import itertools
 import math
 import os
@@ -83,7 +82,6 @@ __all__ = [
     "load_grid",
     "parse_grid",
     "to_architecture",
-    "CAUSAL_SUPPORTED",
     "MAX_ARCHITECTURES",
     "ARCHITECTURE_KEYS",
     "PRODUCT_KEYS",
@@ -98,9 +96,6 @@ ARCHITECTURE_KEYS = ("widths", "ranks", "tokens", "heads", "skip", "normalized",
 _ARCHITECTURE_REQUIRED = ("widths", "ranks", "tokens")
 PRODUCT_KEYS = ("depth", "width", "rank", "tokens", "heads", "skip", "normalized", "causal")
 _PRODUCT_REQUIRED = ("depth", "width", "tokens")
-
-#: whether :class:`Architecture` takes ``causal`` (the one place that decides what ``causal = true`` does)
-CAUSAL_SUPPORTED = "causal" in inspect.signature(Architecture.__init__).parameters
 
 _RANGE = re.compile(r"\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*", flags=re.ASCII)
 
@@ -141,21 +136,9 @@ class Spec:
 
 
 def to_architecture(spec: Spec) -> Architecture:
-    """The :class:`Architecture` of ``spec``; the single place where ``causal`` is handed on.
-
-    Until :class:`Architecture` has a ``causal`` field (:data:`CAUSAL_SUPPORTED`),
-    ``causal=True`` is refused with an error naming the key.
-    """
-    kwargs: dict[str, Any] = {"tokens": spec.tokens, "heads": spec.heads, "skip": spec.skip,
-                              "normalized": spec.normalized}
-    if spec.causal:
-        if not CAUSAL_SUPPORTED:
-            raise InvalidArgumentError(
-                "causal=true: causal (masked) attention is not implemented by ag_attention.Architecture yet; "
-                "use causal = false or leave the key out"
-            )
-        kwargs["causal"] = True
-    return Architecture(spec.widths, spec.ranks, **kwargs)
+    """The :class:`Architecture` of ``spec``."""
+    return Architecture(spec.widths, spec.ranks, tokens=spec.tokens, heads=spec.heads, skip=spec.skip,
+                        normalized=spec.normalized, causal=spec.causal)
 
 
 @dataclass(frozen=True)
@@ -383,11 +366,6 @@ def _product_axes(where: str, name: str, table: Any) -> _Axes:
     rank_value = table.get("rank", "all")
     rank = None if rank_value == "all" else _int_values(where, f"{name}.rank", rank_value)
     causal = _bool_values(where, f"{name}.causal", table.get("causal", False))
-    if True in causal and not CAUSAL_SUPPORTED:
-        raise InvalidArgumentError(
-            f"{where}: {name}.causal={table['causal']!r}: causal (masked) attention is not implemented by "
-            "ag_attention.Architecture yet; use causal = false or leave the key out"
-        )
     return _Axes(
         _int_values(where, f"{name}.depth", table["depth"]),
         _int_values(where, f"{name}.width", table["width"]),
