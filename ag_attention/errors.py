@@ -19,7 +19,6 @@ __all__ = [
     "M2ExecutionError",
     "M2OutputError",
     "M2MemoryError",
-    "PolynomialSyntaxError",
     "MSolveError",
     "MSolveNotFoundError",
     "MSolveTimeoutError",
@@ -120,10 +119,6 @@ class M2OutputError(M2Error):
         self.output = output
         tail = output[-500:] if output else ""
         super().__init__(message + (f"\n--- end of output ---\n{tail}" if tail else ""))
-
-
-class PolynomialSyntaxError(M2OutputError):
-    """A polynomial sent by Macaulay2 could not be read."""
 
 
 class NoClearGapError(ComputationError):

@@ -17,7 +17,6 @@ from ag_attention.errors import (
     InvalidArchitectureError,
     InvalidArgumentError,
     NoClearGapError,
-    PolynomialSyntaxError,
 )
 from ag_attention.exact import linalg
 from ag_attention.exact.field import GFp
@@ -64,14 +63,10 @@ def test_errors_are_of_the_family_and_name_the_argument(call, named):
 
 def test_errors_module_holds_every_documented_error():
     assert issubclass(NoClearGapError, ComputationError)
-    from ag_attention.errors import M2OutputError
-
-    assert issubclass(PolynomialSyntaxError, M2OutputError)
-    # the old import paths still work
-    from ag_attention.m2.parse import PolynomialSyntaxError as P2
+    # the old import path still works
     from ag_attention.numeric import NoClearGapError as N2
 
-    assert P2 is PolynomialSyntaxError and N2 is NoClearGapError
+    assert N2 is NoClearGapError
 
 
 def test_figure1_checks_survive_python_O():

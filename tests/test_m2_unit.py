@@ -29,7 +29,7 @@ from ag_attention.m2 import runner
 from ag_attention.m2.cache import ResultCache
 from ag_attention.m2.implicitize import check_field, parametrization_call
 from ag_attention.m2.jobs import run_json
-from ag_attention.m2.parse import BEGIN, END, PolynomialSyntaxError, extract_result, parse_error, parse_polynomial
+from ag_attention.m2.parse import BEGIN, END, extract_result, parse_error
 from ag_attention import Architecture
 
 from conftest import processes_matching
@@ -66,17 +66,6 @@ def test_result_markers():
         extract_result(f"{BEGIN}\n{{'a': .5}}\n{END}\n", "", 0)
     with pytest.raises(M2ExecutionError, match="status 3 without an error message"):
         extract_result("", "segfault?", 3)
-
-
-def test_polynomial_parser():
-    v = ["c_1", "c_2", "a_(1,2)"]
-    assert str(parse_polynomial("-c_1^3+2*c_1*a_(1,2)-(1/3)*c_2", v)) == "-c_1^3 + 2*c_1*a_(1,2) - 1/3*c_2"
-    assert str(parse_polynomial("1/2*c_1", v)) == "1/2*c_1"
-    assert str(parse_polynomial("(c_1+c_2)^2", v)) == "c_1^2 + 2*c_1*c_2 + c_2^2"
-    assert parse_polynomial("0", v) == 0
-    for bad in ["c_1 +", "c_9", "c_1^c_2", "c_1/c_2", "c_1 $ 2", "(c_1", "c_1 c_2"]:
-        with pytest.raises(PolynomialSyntaxError):
-            parse_polynomial(bad, v)
 
 
 # ------------------------------------------------------------------ cache

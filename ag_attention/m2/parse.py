@@ -1,11 +1,10 @@
-"""Reading Macaulay2's output: result markers, error messages, polynomials.
+"""Reading Macaulay2's output: result markers and error messages.
 
 Generated scripts print one JSON document (made by ``jsonEncode`` of the
 LightningAttention package: strings, integers, booleans, lists and hash tables
 only) between the lines ``<<<AG-ATTENTION-JSON`` and ``AG-ATTENTION-JSON>>>``.
-Polynomials travel as Macaulay2's ``toString`` and are parsed here into
-polynomials over QQ in named variables (:data:`ag_attention.exact.linalg.RationalPolynomial`,
-python-flint's ``fmpq_mpoly``).
+Polynomials travel as their ``listForm`` (exponent vectors and integer
+coefficients, see :mod:`ag_attention.m2.implicitize`), never as text to parse.
 """
 
 from __future__ import annotations
@@ -13,13 +12,11 @@ from __future__ import annotations
 import json
 import re
 import signal
-from typing import Any, Sequence
+from typing import Any
 
-from ..errors import M2ExecutionError, M2OutputError, PolynomialSyntaxError
-from ..exact import linalg
-from ..exact.linalg import RationalPolynomial, RationalPolynomialRing
+from ..errors import M2ExecutionError, M2OutputError
 
-__all__ = ["BEGIN", "END", "extract_result", "parse_error", "parse_polynomial", "PolynomialSyntaxError"]
+__all__ = ["BEGIN", "END", "extract_result", "parse_error"]
 
 BEGIN = "<<<AG-ATTENTION-JSON"
 END = "AG-ATTENTION-JSON>>>"
@@ -119,103 +116,3 @@ def extract_result(stdout: str, stderr: str, returncode: int, *, script_name: st
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+)|(?P<var>[A-Za-z][A-Za-z0-9']*(?:_(?:\d+|\([\d,\s]+\)))?)|(?P<op>[-+*/^()]))"
 )
-
-
-def _tokens(text: str) -> list[tuple[str, str]]:
-    out, pos = [], 0
-    text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos or m.lastgroup is None:
-            raise PolynomialSyntaxError(f"cannot parse polynomial {text!r} at position {pos}: {text[pos:pos + 20]!r}")
-        kind = m.lastgroup
-        out.append((kind, m.group(kind).replace(" ", "")))
-        pos = m.end()
-    return out
-
-
-class _Parser:
-    def __init__(self, text: str, ctx: RationalPolynomialRing, index: dict[str, int]):
-        self.text = text
-        self.toks = _tokens(text)
-        self.i = 0
-        self.ctx = ctx
-        self.gens = ctx.gens()
-        self.index = index
-
-    def peek(self) -> tuple[str, str] | None:
-        return self.toks[self.i] if self.i < len(self.toks) else None
-
-    def take(self) -> tuple[str, str]:
-        tok = self.peek()
-        if tok is None:
-            raise PolynomialSyntaxError(f"unexpected end of polynomial {self.text!r}")
-        self.i += 1
-        return tok
-
-    def expr(self) -> RationalPolynomial:
-        sign = 1
-        if self.peek() in (("op", "-"), ("op", "+")):
-            sign = -1 if self.take()[1] == "-" else 1
-        value = self.term() * sign
-        while self.peek() in (("op", "+"), ("op", "-")):
-            op = self.take()[1]
-            t = self.term()
-            value = value + t if op == "+" else value - t
-        return value
-
-    def term(self) -> RationalPolynomial:
-        value = self.power()
-        while self.peek() in (("op", "*"), ("op", "/")):
-            op = self.take()[1]
-            rhs = self.power()
-            if op == "*":
-                value = value * rhs
-            else:
-                if not rhs.is_constant() or rhs == 0:
-                    raise PolynomialSyntaxError(f"division by a non-constant in {self.text!r}")
-                value = value * (1 / linalg.rational(rhs.leading_coefficient()))
-        return value
-
-    def power(self) -> RationalPolynomial:
-        base = self.atom()
-        if self.peek() == ("op", "^"):
-            self.take()
-            kind, val = self.take()
-            if kind != "num":
-                raise PolynomialSyntaxError(f"exponent must be an integer in {self.text!r}")
-            base = base ** int(val)
-        return base
-
-    def atom(self) -> RationalPolynomial:
-        kind, val = self.take()
-        if kind == "num":
-            return self.ctx.constant(int(val))
-        if kind == "var":
-            if val not in self.index:
-                raise PolynomialSyntaxError(f"unknown variable {val!r} in {self.text!r}")
-            return self.gens[self.index[val]]
-        if val == "(":
-            inner = self.expr()
-            if self.take() != ("op", ")"):
-                raise PolynomialSyntaxError(f"missing ')' in {self.text!r}")
-            return inner
-        if val == "-":
-            return -self.atom()
-        raise PolynomialSyntaxError(f"unexpected {val!r} in {self.text!r}")
-
-
-def parse_polynomial(text: str, variables: Sequence[str], ctx: RationalPolynomialRing | None = None) -> RationalPolynomial:
-    """Parse Macaulay2's ``toString`` of a polynomial in ``variables`` (QQ coefficients).
-
-    >>> str(parse_polynomial("c_1^2*c_2-(3/2)*c_(2,1)+7", ["c_1", "c_2", "c_(2,1)"]))
-    'c_1^2*c_2 - 3/2*c_(2,1) + 7'
-    """
-    names = [v.replace(" ", "") for v in variables]
-    ctx = ctx or linalg.rational_polynomial_ring(names, "degrevlex")
-    p = _Parser(text, ctx, {n: i for i, n in enumerate(names)})
-    value = p.expr()
-    rest = p.peek()
-    if rest is not None:
-        raise PolynomialSyntaxError(f"trailing input in polynomial {text!r} at {rest[1]!r}")
-    return value
