@@ -18,8 +18,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..architecture import Architecture
 from ..errors import AgAttentionError
 from ..models.formulas import analytic_upper_bound, effective_architecture, expected_dimension
+from ..progress import quiet
 from .grid import Spec, to_architecture
 
 __all__ = ["COLUMNS", "KEY_COLUMNS", "compute_row", "compute_chunk", "certificate_kind"]
@@ -79,9 +81,6 @@ def certificate_kind(result: Any) -> str:
 
 def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
     """The row of ``spec``: its dimension with the formula, hypotheses and certificate."""
-    from ..exact.dimension import dimension
-    from ..numeric import numerical_dimension
-
     t0 = time.perf_counter()
     arch = to_architecture(spec)
     expected = expected_dimension(arch)
@@ -112,23 +111,32 @@ def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
         "error": None,
     }
     try:
-        if spec.normalized:
-            n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)
-            d = n.to_dict()
-            row.update(dimension=n.dimension, agrees=n.agrees, certificate_kind="numerical",
-                       certificate=(d["certificate"] if n.dimension is not None
-                                    else "numerical, no verdict: " + (n.undecided or n.gap.reason)),
-                       singular_value_gap=d["singular_value_gap"], samples=n.samples, runs=len(n.history) or 1)
-        else:
-            r = dimension(arch, prime=prime, seed=seed, threads=1)
-            row.update(dimension=r.dimension, upper_bound=r.upper_bound, agrees=r.agrees, certified=r.certified,
-                       certificate_kind=certificate_kind(r), certificate=r.certificate, prime=r.prime,
-                       samples=r.samples, runs=len(r.runs))
+        with quiet():  # one row is one step of the sweep's own bar (workers do not inherit the caller's quiet())
+            _compute(row, arch, spec, prime, seed)
     except AgAttentionError as exc:
         row["error"] = f"{type(exc).__name__}: {exc}"
         row["certificate"] = "no result: " + row["error"]
     row["seconds"] = round(time.perf_counter() - t0, 6)
     return row
+
+
+def _compute(row: dict[str, Any], arch: Architecture, spec: Spec, prime: int, seed: int) -> None:
+    """Fill ``row`` with the dimension of ``arch``: float64 for softmax, exact over GF(p) otherwise."""
+    from ..exact.dimension import dimension
+    from ..numeric import numerical_dimension
+
+    if spec.normalized:
+        n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)
+        d = n.to_dict()
+        row.update(dimension=n.dimension, agrees=n.agrees, certificate_kind="numerical",
+                   certificate=(d["certificate"] if n.dimension is not None
+                                else "numerical, no verdict: " + (n.undecided or n.gap.reason)),
+                   singular_value_gap=d["singular_value_gap"], samples=n.samples, runs=len(n.history) or 1)
+    else:
+        r = dimension(arch, prime=prime, seed=seed, threads=1)
+        row.update(dimension=r.dimension, upper_bound=r.upper_bound, agrees=r.agrees, certified=r.certified,
+                   certificate_kind=certificate_kind(r), certificate=r.certificate, prime=r.prime,
+                   samples=r.samples, runs=len(r.runs))
 
 
 def compute_chunk(specs: Sequence[Spec], prime: int, seed: int) -> list[dict[str, Any]]:
