@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,8 +163,18 @@ class MemoryLimit:
     source: str
 
 
-def memory_limit() -> MemoryLimit:
-    """The smallest of MemAvailable, a cgroup limit, RLIMIT_AS and ``AG_ATTENTION_MEMORY_LIMIT``."""
+#: seconds for which the machine-wide readings (MemAvailable, the cgroup walk) are reused: a sweep checks
+#: thousands of small estimates a second, and re-reading /proc and /sys cost a third of its time
+SYSTEM_READING_TTL = 1.0
+_system_cache: tuple[float, list[tuple[int, str]]] | None = None
+
+
+def _system_room() -> list[tuple[int, str]]:
+    """MemAvailable and the cgroup room, read at most once per :data:`SYSTEM_READING_TTL` seconds."""
+    global _system_cache
+    now = time.monotonic()
+    if _system_cache is not None and now - _system_cache[0] < SYSTEM_READING_TTL:
+        return _system_cache[1]
     candidates: list[tuple[int, str]] = []
     avail = _meminfo_available()
     if avail is not None:
@@ -171,6 +182,17 @@ def memory_limit() -> MemoryLimit:
     cg = cgroup_room()
     if cg is not None:
         candidates.append(cg)
+    _system_cache = (now, candidates)
+    return candidates
+
+
+def memory_limit() -> MemoryLimit:
+    """The smallest of MemAvailable, a cgroup limit, RLIMIT_AS and ``AG_ATTENTION_MEMORY_LIMIT``.
+
+    The machine-wide readings are at most :data:`SYSTEM_READING_TTL` seconds old;
+    the process's own (RLIMIT_AS, the resident size against the variable) are current.
+    """
+    candidates = list(_system_room())
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY:
         try:

@@ -211,3 +211,20 @@ def test_an_absurd_head_count_is_a_cheap_description():
     arch = Architecture((4, 4), (2,), tokens=2, heads=10**8)
     assert arch.parameter_count == 10**8 * (2 * 2 * 4 + 16)  # arithmetic: no block objects are built
     assert "_blocks" not in arch.__dict__
+
+
+def test_machine_wide_readings_are_reused_for_a_moment(monkeypatch):
+    """A sweep checks thousands of small estimates: /proc/meminfo is read once per SYSTEM_READING_TTL."""
+    from ag_attention import resources
+
+    calls = []
+    monkeypatch.setattr(resources, "_meminfo_available", lambda: calls.append(1) or 10**9)
+    monkeypatch.setattr(resources, "cgroup_room", lambda: None)
+    monkeypatch.setattr(resources, "_system_cache", None)
+    monkeypatch.delenv("AG_ATTENTION_MEMORY_LIMIT", raising=False)
+    assert [resources.memory_limit().bytes for _ in range(50)] == [10**9] * 50 and len(calls) == 1
+    monkeypatch.setattr(resources, "SYSTEM_READING_TTL", 0.0)
+    resources.memory_limit()
+    assert len(calls) == 2
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "1M")  # the process's own limit is never cached
+    assert resources.memory_limit().bytes == 0
