@@ -30,7 +30,7 @@ T = TypeVar("T")
 
 from tqdm.auto import tqdm
 
-__all__ = ["bar", "track", "elapsed", "quiet", "is_quiet", "DELAY"]
+__all__ = ["bar", "track", "Steps", "elapsed", "quiet", "is_quiet", "DELAY"]
 
 #: seconds of work before a bar shows
 DELAY = 2.0
@@ -66,6 +66,36 @@ def track(items: Iterable[T], desc: str, unit: str = "it") -> Iterator[T]:
         for item in items:
             yield item
             b.update(1)
+
+
+class Steps:
+    """Named steps of long work on one bar: the step under way is the bar's postfix.
+
+    ``add(n)`` announces ``n`` more steps, ``begin(name)`` starts one (drawn at
+    once after :data:`DELAY` seconds: tqdm alone would draw it only at the next
+    step), ``end()`` finishes it.  Without a bar (``None``) it records nothing.
+    """
+
+    def __init__(self, bar: Any = None) -> None:
+        self.bar = bar
+        self.start = time.monotonic()
+
+    def add(self, n: int) -> None:
+        """``n`` more steps to come."""
+        if self.bar is not None:
+            self.bar.total = (self.bar.total or 0) + n
+
+    def begin(self, step: str) -> None:
+        """``step`` is under way."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(step, refresh=False)
+            if time.monotonic() - self.start >= DELAY:  # refresh() ignores tqdm's delay
+                self.bar.refresh()
+
+    def end(self) -> None:
+        """The step under way is done."""
+        if self.bar is not None:
+            self.bar.update()
 
 
 @contextlib.contextmanager

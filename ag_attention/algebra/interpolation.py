@@ -75,27 +75,26 @@ def _shape(m: Modular) -> dict[int, dict[tuple, int]]:
     return {D: {mu: len(b.generators) for mu, b in lvl.items()} for D, lvl in m.items()}
 
 
-class _Degrees:
-    """Degrees x primes on one progress bar: the degree and prime under way as its postfix, drawn at once
-    after ``progress.DELAY`` seconds (tqdm alone would draw it only when the degree is done)."""
+class _Degrees(progress.Steps):
+    """Degrees x primes on one progress bar (:class:`ag_attention.progress.Steps`): the degree and prime
+    under way as its postfix."""
 
     def __init__(self, bar: Any, max_degree: int) -> None:
-        self.bar, self.max_degree, self.start, self.prime = bar, max_degree, time.monotonic(), 0
+        super().__init__(bar)
+        self.max_degree, self.prime = max_degree, 0
 
     def modulo(self, prime: int, count: int) -> "_Degrees":
         """The ``count``-th prime is next (from the third on, the bar's total grows by its degrees)."""
         if count > 2:
-            self.bar.total += self.max_degree
+            self.add(self.max_degree)
         self.prime = prime
         return self
 
     def __call__(self, D: int | None) -> None:
         if D is None:
-            self.bar.update()
-            return
-        self.bar.set_postfix_str(f"degree {D} modulo {self.prime}", refresh=False)
-        if time.monotonic() - self.start >= progress.DELAY:  # refresh() ignores tqdm's delay
-            self.bar.refresh()
+            self.end()
+        else:
+            self.begin(f"degree {D} modulo {self.prime}")
 
 
 def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int, seed: int,

@@ -63,35 +63,12 @@ class RankRun:
         }
 
 
-class Stages:
-    """The steps of the rank runs on one progress bar (:func:`ag_attention.progress.bar`).
-
-    The bar counts steps (three a run); the step under way is its postfix,
-    drawn at once after :data:`ag_attention.progress.DELAY` seconds (tqdm
-    alone would draw it only at the next step).  Without a bar (None) it
-    records nothing.
-    """
-
-    def __init__(self, bar: Any = None) -> None:
-        self.bar = bar
-        self.start = time.monotonic()
+class Stages(progress.Steps):
+    """The steps of the rank runs on one progress bar: three a run (:class:`ag_attention.progress.Steps`)."""
 
     def add_run(self) -> None:
         """One more run to come: three more steps."""
-        if self.bar is not None:
-            self.bar.total = (self.bar.total or 0) + STEPS_PER_RUN
-
-    def begin(self, step: str) -> None:
-        """``step`` is under way."""
-        if self.bar is not None:
-            self.bar.set_postfix_str(step, refresh=False)
-            if time.monotonic() - self.start >= progress.DELAY:  # refresh() ignores tqdm's delay
-                self.bar.refresh()
-
-    def end(self) -> None:
-        """The step under way is done."""
-        if self.bar is not None:
-            self.bar.update()
+        self.add(STEPS_PER_RUN)
 
 
 @dataclass

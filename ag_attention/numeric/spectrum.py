@@ -9,9 +9,7 @@ Jacobian column is scaled to unit norm (which does not change the rank).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -62,34 +60,14 @@ _SATURATED = 1e-12
 _SATURATED_FRACTION = 0.01
 
 
-class Steps:
-    """The steps of the spectra on one progress bar (:func:`ag_attention.progress.bar`): two a spectrum.
-
-    The Jacobian (samples and assembly) and its SVD; the step under way is
-    the bar's postfix, drawn at once after :data:`ag_attention.progress.DELAY`
-    seconds (tqdm alone would draw it only at the next step).  Without a bar
-    (None) it records nothing.
-    """
+class Steps(progress.Steps):
+    """The steps of the spectra on one progress bar: two a spectrum, the Jacobian (samples and assembly)
+    and its SVD (:class:`ag_attention.progress.Steps`)."""
 
     PER_SPECTRUM = 2
 
-    def __init__(self, bar: Any = None) -> None:
-        self.bar = bar
-        self.start = time.monotonic()
-
     def add_spectrum(self) -> None:
-        if self.bar is not None:
-            self.bar.total = (self.bar.total or 0) + self.PER_SPECTRUM
-
-    def begin(self, step: str) -> None:
-        if self.bar is not None:
-            self.bar.set_postfix_str(step, refresh=False)
-            if time.monotonic() - self.start >= progress.DELAY:  # refresh() ignores tqdm's delay
-                self.bar.refresh()
-
-    def end(self) -> None:
-        if self.bar is not None:
-            self.bar.update()
+        self.add(self.PER_SPECTRUM)
 
 
 @dataclass(frozen=True)
@@ -127,9 +105,8 @@ def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float, steps:
     steps.begin(f"Jacobian of {samples:,} samples")
     rng = np.random.default_rng(seed)
     F = Float64()
-    from . import _weights  # through the package, where tests/test_api_errors.py replaces it
 
-    theta = _weights(arch, rng)
+    theta = sample_weights(arch, rng)
     X = rng.standard_normal((samples, arch.tokens, arch.widths[0]))
     # about 3 P rows: k Gaussian combinations of each sample's outputs
     # (the null space is unchanged for generic combinations, the reverse pass is cheaper)
