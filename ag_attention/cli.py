@@ -235,8 +235,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         from .reproduce import theorem34 as t34
 
-        from .m2.runner import check_timeout
-
         if args.max_m2_size is None:
             m2_grid = t34.M2_GRID
         elif args.max_m2_size < 1:

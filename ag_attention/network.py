@@ -79,7 +79,7 @@ def jacobian_memory(arch: Architecture, samples: int, rows_per_sample: int | Non
     caller's (see :func:`inputs_memory`).  Python integers throughout, so an
     absurd size gives an absurd estimate, never an overflow.
     """
-    N, t, L = int(samples), arch.tokens, arch.depth
+    N, t = int(samples), arch.tokens
     R = arch.output_size if rows_per_sample is None else int(rows_per_sample)
     B, H = 8, arch.heads
     qkv = arch.parametrization == "QKV"

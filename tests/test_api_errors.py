@@ -109,14 +109,14 @@ def test_a_numerical_difference_is_never_a_proven_one():
 
 def test_saturated_softmax_gives_no_verdict(monkeypatch):
     """Weights of 0 and 1 to machine precision: the softmax's derivative is lost, so no verdict."""
-    import ag_attention.numeric as numeric
+    from ag_attention.numeric import spectrum
 
-    big = numeric._weights
+    big = spectrum.sample_weights
 
     def saturating(arch, rng):  # logits of order 1e4: every softmax row is one-hot in float64
         return big(arch, rng) * 100.0
 
-    monkeypatch.setattr(numeric, "_weights", saturating)
+    monkeypatch.setattr(spectrum, "sample_weights", saturating)
     r = numerical_dimension(Architecture((4, 3), (2,), tokens=2, normalized=True), raise_on_no_gap=False)
     assert r.dimension is None and r.undecided.startswith("saturated softmax")
 

@@ -175,7 +175,7 @@ def test_bad_container_engine_is_a_clear_error(monkeypatch):
 
 
 def test_missing_backend_explains_both_ways(monkeypatch):
-    monkeypatch.setattr(runner, "_default", {"local": runner.LocalBackend("/nonexistent/M2"),
+    monkeypatch.setattr(runner, "default_backends", {"local": runner.LocalBackend("/nonexistent/M2"),
                                               "container": runner.ContainerBackend(engine="")})
     for name in ("auto", "local", "container"):
         with pytest.raises(M2NotFoundError) as err:
@@ -443,9 +443,9 @@ def test_job_directory_of_a_killed_python_is_removed_by_the_next_run(tmp_path, m
     assert left.is_dir()  # nothing in the killed Python could remove it
     # a live owner's directory (this process) and one of a reused PID (same PID, other start time)
     live, reused = tmp / "ag-attention-m2-live", tmp / "ag-attention-m2-reused"
-    for d, start in ((live, runner._process_start(os.getpid())), (reused, "1")):
+    for d, start in ((live, runner.process_start(os.getpid())), (reused, "1")):
         d.mkdir()
-        (d / runner.OWNER_FILE).write_text(json.dumps({"pid": os.getpid(), "start": start, "boot": runner._boot_id()}))
+        (d / runner.OWNER_FILE).write_text(json.dumps({"pid": os.getpid(), "start": start, "boot": runner.boot_id()}))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     fake_m2(tmp_path, "true").run("x", timeout=30)
     assert not left.exists() and not reused.exists() and live.is_dir()
@@ -496,7 +496,7 @@ def test_a_version_query_without_output_says_why(tmp_path):
 
 # ------------------------------------------------------------------ reproduce theorem-3.4 without Macaulay2
 def _no_backends(monkeypatch):
-    monkeypatch.setattr(runner, "_default", {"local": runner.LocalBackend("/nonexistent/M2"),
+    monkeypatch.setattr(runner, "default_backends", {"local": runner.LocalBackend("/nonexistent/M2"),
                                               "container": runner.ContainerBackend(engine="")})
 
 
@@ -567,7 +567,7 @@ def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_
     from ag_attention.cli import main
 
     hanging = fake_m2(tmp_path, "exec sleep 1000")
-    monkeypatch.setattr(runner, "_default", {"local": hanging, "container": runner.ContainerBackend(engine="")})
+    monkeypatch.setattr(runner, "default_backends", {"local": hanging, "container": runner.ContainerBackend(engine="")})
     out = tmp_path / "out"
     status = main(["reproduce", "theorem-3.4", "--quick", "--backend", "local", "--m2-timeout", "1", "--out", str(out)])
     err = capsys.readouterr().err

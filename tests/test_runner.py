@@ -62,6 +62,6 @@ def test_runner_keeps_the_names_others_import():
     for name in ["M2Output", "M2MemoryError", "Backend", "LocalBackend", "ContainerBackend", "get_backend",
                  "available_backends", "package_file", "parse_memory", "clean_stale_job_dirs", "check_timeout",
                  "DEFAULT_IMAGE", "DEFAULT_MEMORY", "MEMORY_ENV", "VERSION_TIMEOUT", "HOW_TO_GET_M2", "BACKENDS",
-                 "OWNER_FILE", "_process_start", "_boot_id", "_default"]:
+                 "OWNER_FILE", "process_start", "boot_id", "default_backends"]:
         assert hasattr(runner, name), name
     assert set(runner.__all__) <= set(dir(runner))

@@ -20,14 +20,14 @@ dimension is certified by another route and every family acts freely.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..architecture import Architecture
 from ..errors import ComputationError
-from ..models.formulas import expected_dimension, symmetry_count
+from ..models.formulas import symmetry_count
 from ..models.symmetries import symmetry_generators, symmetry_tangents
 from ..resources import MemoryEstimate, require_memory
 from ..results import ResultMixin

@@ -25,7 +25,7 @@ from typing import Iterator
 from ..errors import M2NotFoundError
 from .process import stat_fields
 
-__all__ = ["job_directory", "clean_stale_job_dirs", "package_file", "PACKAGE_NAME", "JOBDIR_PREFIX", "OWNER_FILE"]
+__all__ = ["job_directory", "clean_stale_job_dirs", "package_file", "process_start", "boot_id", "PACKAGE_NAME", "JOBDIR_PREFIX", "OWNER_FILE"]
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +75,13 @@ def package_file() -> Path:
 
 
 # ------------------------------------------------------------------ owners
-def _process_start(pid: int) -> str | None:
+def process_start(pid: int) -> str | None:
     """The start time of ``pid`` (clock ticks after boot, ``/proc/PID/stat`` field 22), None if unknown."""
     fields = stat_fields(pid)
     return fields[19] if fields and len(fields) > 19 else None
 
 
-def _boot_id() -> str | None:
+def boot_id() -> str | None:
     try:
         with open("/proc/sys/kernel/random/boot_id") as fh:
             return fh.read().strip()
@@ -90,7 +90,7 @@ def _boot_id() -> str | None:
 
 
 def _owner_record() -> dict[str, object]:
-    return {"pid": os.getpid(), "start": _process_start(os.getpid()), "boot": _boot_id()}
+    return {"pid": os.getpid(), "start": process_start(os.getpid()), "boot": boot_id()}
 
 
 def _owner_alive(record: dict[str, object]) -> bool:
@@ -98,10 +98,10 @@ def _owner_alive(record: dict[str, object]) -> bool:
     pid = record.get("pid")
     if not isinstance(pid, int) or pid <= 0:
         return False
-    boot = _boot_id()
+    boot = boot_id()
     if boot is not None and record.get("boot") not in (None, boot):
         return False  # written before a reboot
-    if _process_start(os.getpid()) is None:  # no /proc: only "does the PID exist"
+    if process_start(os.getpid()) is None:  # no /proc: only "does the PID exist"
         try:
             os.kill(pid, 0)
         except ProcessLookupError:

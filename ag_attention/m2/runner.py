@@ -49,12 +49,12 @@ from __future__ import annotations
 from ..errors import InvalidArgumentError, M2MemoryError, M2NotFoundError
 from .backend import HOW_TO_GET_M2, VERSION_TIMEOUT, Backend, M2Output, check_timeout
 from .container import DEFAULT_IMAGE, ENGINE_TIMEOUT, ContainerBackend
-from .jobdir import (  # noqa: F401 - _boot_id and _process_start for the tests of stale job directories
+from .jobdir import (
     JOBDIR_PREFIX,
     OWNER_FILE,
     PACKAGE_NAME,
-    _boot_id,
-    _process_start,
+    boot_id,
+    process_start,
     clean_stale_job_dirs,
     package_file,
 )
@@ -86,12 +86,15 @@ __all__ = [
     "JOBDIR_PREFIX",
     "OWNER_FILE",
     "BACKENDS",
+    "default_backends",
+    "process_start",
+    "boot_id",
 ]
 
 BACKENDS = ("auto", "local", "container")
 
-#: the backends get_backend() hands out, one of each kind per process (tests replace it)
-_default: dict[str, Backend] = {}
+#: the backends get_backend() hands out, one of each kind per process (replace an entry to use another)
+default_backends: dict[str, Backend] = {}
 
 
 def available_backends() -> dict[str, tuple[bool, str]]:
@@ -99,9 +102,9 @@ def available_backends() -> dict[str, tuple[bool, str]]:
 
 
 def _backend(name: str) -> Backend:
-    if name not in _default:
-        _default[name] = LocalBackend() if name == "local" else ContainerBackend()
-    return _default[name]
+    if name not in default_backends:
+        default_backends[name] = LocalBackend() if name == "local" else ContainerBackend()
+    return default_backends[name]
 
 
 def get_backend(name: str | Backend = "auto") -> Backend:

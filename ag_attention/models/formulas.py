@@ -16,7 +16,7 @@ the hypotheses is reported as "formula does not apply", not as a failure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..architecture import Architecture

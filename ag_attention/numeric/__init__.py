@@ -28,7 +28,6 @@ from .float64 import Float64
 from .gap import GapRank, gap_rank
 from .result import NumericalResult
 from .spectrum import numeric_memory
-from .spectrum import sample_weights as _weights  # noqa: F401 - replaced by tests/test_api_errors.py (see spectrum())
 
 __all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult", "numerical_dimension",
            "new_directions_per_sample", "numeric_memory"]
