@@ -137,7 +137,7 @@ def test_auto_falls_back_to_the_kernel_when_not_certified(m2_local, msolve):
     assert result.degree == 20 and sorted(result.generator_degrees) == [2] * 5 + [4] * 10
     certified = closure_equations(Architecture((3, 1), (1,), tokens=2), method="auto")
     assert certified.certified_complete and certified.max_degree == 3
-    with pytest.raises(InvalidArgumentError, match="one plain layer"):
+    with pytest.raises(InvalidArgumentError, match="one plain lightning layer"):
         closure_equations(Architecture((2, 2, 2), (2, 2), tokens=2), method="interpolate")
 
 

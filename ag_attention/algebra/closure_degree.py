@@ -32,6 +32,7 @@ from ..errors import ComputationError, InvalidArgumentError
 from ..m2.cache import ResultCache, cache_disabled_by_env
 from ..m2.runner import check_timeout
 from ..results import ResultMixin
+from ..models.coordinates import check_one_layer
 from .certificate import build_system
 from .degree import DegreeFormula, degree_formula
 from .msolve import count_solutions, msolve_backend, msolve_version
@@ -188,11 +189,7 @@ def degree(
         raise InvalidArgumentError(f"cache={cache!r}: must be True or False")
     if isinstance(count_limit, bool) or not isinstance(count_limit, int) or count_limit < 0:
         raise InvalidArgumentError(f"count_limit={count_limit!r}: must be a non-negative integer")
-    if arch.depth != 1 or not arch.is_plain or arch.normalized:
-        raise InvalidArgumentError(
-            f"architecture {arch.describe()}: degrees are computed for one plain lightning layer "
-            "(one head, no skip connection, no softmax)"
-        )
+    check_one_layer(arch, what="the degree of the closure")
     t0 = time.perf_counter()
     formula = degree_formula(arch)
     counts: tuple[CountRun, ...] = ()

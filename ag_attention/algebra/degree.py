@@ -32,6 +32,7 @@ from typing import Any, Iterator
 from ..architecture import Architecture
 from ..errors import InvalidArgumentError
 from ..models.formulas import Hypothesis
+from ..models.coordinates import check_one_layer
 
 __all__ = [
     "DegreeFormula",
@@ -181,10 +182,7 @@ def degree_formula(d: int | Architecture, d_out: int | None = None, a: int | Non
     15
     """
     if isinstance(d, Architecture):
-        arch = d
-        if arch.depth != 1 or not arch.is_lightning or not arch.is_plain:
-            raise InvalidArgumentError(
-                f"architecture {arch.describe()}: the degree formula is for one plain lightning layer")
+        arch = check_one_layer(d, what="the degree formula")
         d, d_out = arch.widths
         a = arch.ranks[0]
         tokens = arch.tokens

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..architecture import Architecture
 from ..errors import InvalidArgumentError, M2TimeoutError
+from ..models.coordinates import one_layer_problem
 from .completeness import certify_completeness
 from .interpolation import low_degree_equations
 
@@ -32,8 +33,9 @@ DEFAULT_MAX_DEGREE = {"interpolate": 3, "auto": 4}
 
 def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
     """Why interpolation does not apply (None if it does)."""
-    if arch.depth != 1 or not arch.is_plain or not arch.is_lightning or arch.tokens < 2:
-        return f"architecture {arch.describe()}: interpolation is for one plain layer in reduced coordinates (t >= 2)"
+    problem = one_layer_problem(arch, "reduced", "interpolation (reduced coordinates, t >= 2)")
+    if problem is not None:
+        return problem
     if coords != "reduced" or field != "QQ":
         return "interpolation: reduced coordinates over QQ only (lifted from GF(p))"
     return None

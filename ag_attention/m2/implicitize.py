@@ -29,7 +29,7 @@ from ..errors import InvalidArgumentError
 from ..exact import linalg
 from ..exact.field import is_prime
 from ..exact.linalg import ModularPolynomial, RationalPolynomial
-from ..models.parametrization import COORDINATES, Parametrization
+from ..models.coordinates import check_one_layer, labels
 from ..results import ResultMixin
 from .jobs import DEFAULT_TIMEOUT, run_json
 from .schema import Where
@@ -54,16 +54,7 @@ def check_field(field_: str) -> str:
 
 def parametrization_call(arch: Architecture, coords: str = "reduced", field_: str = "QQ", weights: str | None = None) -> str:
     """The Macaulay2 expression building the layer's parametrization (validated input only)."""
-    if not isinstance(arch, Architecture):
-        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
-    if arch.depth != 1 or not arch.is_plain or arch.normalized:
-        raise InvalidArgumentError(
-            f"architecture {arch.describe()}: Macaulay2 implicitization is for one plain lightning layer"
-        )
-    if coords not in COORDINATES:
-        raise InvalidArgumentError(f"coords={coords!r}: must be one of {', '.join(COORDINATES)}")
-    if coords == "reduced" and arch.tokens < 2:
-        raise InvalidArgumentError(f"tokens={arch.tokens}: reduced coordinates need t >= 2; use coords='full'")
+    check_one_layer(arch, coords, "Macaulay2 implicitization")
     field_ = check_field(field_)
     d, e = arch.widths
     a = arch.ranks[0]
@@ -168,8 +159,9 @@ class Implicitization(ResultMixin):
     @cached_property
     def coordinate_labels(self) -> tuple[str, ...]:
         """What each variable is, e.g. ``c_2 = q[1,1]: coefficient of z1*z2``."""
-        coords = Parametrization(self.architecture, self.coordinates).coordinates
-        return tuple(f"{v} = {c.label.replace(' coefficient', ': coefficient', 1)}" for v, c in zip(self.variables, coords))
+        d, e = self.architecture.widths
+        meaning = labels(d, e, self.coordinates, self.architecture.tokens, sep=": ")
+        return tuple(f"{v} = {m}" for v, m in zip(self.variables, meaning))
 
     def to_sympy(self) -> list[Any]:
         """The generators as sympy expressions in symbols named like ``variables`` (needs sympy)."""
