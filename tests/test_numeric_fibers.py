@@ -235,3 +235,18 @@ def test_numerical_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
     with progress.quiet():
         numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
     assert err.getvalue() == ""
+
+
+# ------------------------------------------------------------------ causal softmax
+def test_causal_softmax_first_row_is_not_saturated():
+    """With a causal mask the first attention row is [1, 0, ...] by construction: not a saturated softmax."""
+    from ag_attention.numeric.spectrum import saturated_fraction
+
+    arch = Architecture((4, 3), (2,), tokens=3, normalized=True, causal=True)
+    r = numerical_dimension(arch)
+    assert r.dimension is not None and r.undecided == ""
+    W = np.array([[[1.0, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]])
+    assert saturated_fraction(arch, [W]) == 0.0
+    assert saturated_fraction(arch.with_(causal=False), [W]) == pytest.approx(1 / 3)
+    W[0, 1] = [1.0, 0.0, 0.0]  # a row with two allowed tokens that puts all weight on one: saturated
+    assert saturated_fraction(arch, [W]) == pytest.approx(1 / 2)

@@ -20,7 +20,8 @@ from ..resources import MemoryEstimate
 from .float64 import Float64
 from .gap import GapRank, gap_rank
 
-__all__ = ["sample_weights", "rows_per_sample", "numeric_memory", "Steps", "Spectrum", "spectrum", "undecided_reason"]
+__all__ = ["sample_weights", "rows_per_sample", "numeric_memory", "saturated_fraction", "Steps", "Spectrum", "spectrum",
+           "undecided_reason"]
 
 
 def sample_weights(arch: Architecture, rng: np.random.Generator) -> np.ndarray:
@@ -58,6 +59,21 @@ def numeric_memory(arch: Architecture, samples: int) -> MemoryEstimate:
 _SATURATED = 1e-12
 #: refuse a verdict when more than this fraction of attention rows is saturated
 _SATURATED_FRACTION = 0.01
+
+
+def saturated_fraction(arch: Architecture, weights: list[np.ndarray]) -> float:
+    """The fraction of saturated attention rows (a weight within ``_SATURATED`` of 1) among the rows that
+    attend to at least two tokens.
+
+    With a causal mask token ``i`` attends to ``i + 1`` tokens, so the first row is ``[1, 0, ..., 0]`` by
+    construction: it has no softmax derivative to lose and is not counted.
+    """
+    t = arch.tokens
+    free = np.arange(t) >= 1 if arch.causal else np.ones(t, dtype=bool)  # rows with >= 2 allowed tokens
+    if not free.any() or not weights:
+        return 0.0
+    top = np.concatenate([W.max(axis=-1)[:, free].ravel() for W in weights])
+    return float(np.mean(top > 1.0 - _SATURATED))
 
 
 class Steps(progress.Steps):
@@ -116,9 +132,7 @@ def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float, steps:
         seeds = rng.standard_normal((samples, k, arch.tokens, arch.widths[-1]))
     saturated = 0.0
     if arch.normalized:
-        rows = [W.reshape(-1, arch.tokens) for W in attention_weights(arch, F, theta, X)]
-        top = np.concatenate([W.max(axis=1) for W in rows])
-        saturated = float(np.mean(top > 1.0 - _SATURATED))
+        saturated = saturated_fraction(arch, attention_weights(arch, F, theta, X))
     J = jacobian(arch, F, theta, X, seeds)
     # unit columns (the rank is unchanged); identically zero columns only add kernel directions
     norms = np.sqrt(np.einsum("ij,ij->j", J, J))  # no temporary of the size of J
