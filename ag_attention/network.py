@@ -161,7 +161,16 @@ def _causal_mask(t: int) -> np.ndarray:
     return np.tril(np.ones((t, t), dtype=bool))
 
 
-def _softmax(S: np.ndarray, tau: float, mask: np.ndarray | None = None) -> np.ndarray:
+def _softmax(ops: Arithmetic, S: np.ndarray, tau: float, mask: np.ndarray | None = None) -> np.ndarray:
+    """Row softmax of ``S / tau`` (over ``j <= i`` with a mask).
+
+    An arithmetic without an order (ball arithmetic: :class:`ag_attention.exact.balls.Balls`) provides its
+    own ``softmax(S, tau, mask)``; float64 subtracts the row maximum first.
+    """
+    own = getattr(ops, "softmax", None)
+    if own is not None:
+        out_own: np.ndarray = own(S, tau, mask)
+        return out_own
     Z = S / tau if mask is None else np.where(mask, S / tau, -np.inf)
     Z = Z - Z.max(axis=-1, keepdims=True)
     E = np.exp(Z)
@@ -181,7 +190,7 @@ def _head_forward(arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray],
         S = ops.einsum("nil,njl->nij", XA, X)
     mask = _causal_mask(arch.tokens) if arch.causal else None
     if arch.normalized:
-        W = _softmax(S, arch.temperature, mask)
+        W = _softmax(ops, S, arch.temperature, mask)
     else:
         W = S if mask is None else np.where(mask, S, np.zeros((), dtype=S.dtype))
     Yh = ops.einsum("nij,njm->nim", W, Xv)

@@ -13,7 +13,7 @@ from ag_attention.exact import linalg
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ag_attention"
 #: the modules allowed to import python-flint
-SEAM = {"exact/linalg.py", "exact/field.py"}
+SEAM = {"exact/linalg.py", "exact/field.py", "exact/balls.py"}
 
 
 def _imports_flint(path: Path) -> bool:
