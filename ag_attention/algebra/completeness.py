@@ -178,10 +178,10 @@ def projection_system(d: int, e: int, a: int, prime: int) -> tuple[list[str], li
     """
     import itertools
 
-    from .interpolation import coordinate_names, reduced_coordinate_keys
+    from ..models.coordinates import reduced_keys, reduced_names
 
-    names = coordinate_names(d, e)
-    keys = reduced_coordinate_keys(d, e)
+    names = reduced_names(d, e)
+    keys = reduced_keys(d, e)
     x_of = dict(zip(keys, names))
     u_of = {k: "u" + n[1:] for k, n in zip(keys, names) if k[2] != k[3]}
     variables = list(u_of.values()) + list(names)

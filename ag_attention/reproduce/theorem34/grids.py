@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ...models.formulas import cor33
+from ...models.coordinates import reduced_count
 
 __all__ = [
     "Size",
@@ -41,7 +42,7 @@ class Size:
 
     @property
     def coordinates(self) -> int:
-        return self.d * self.d_out * self.d * (self.d + 1) // 2
+        return reduced_count(self.d, self.d_out)
 
     @property
     def dim(self) -> int:

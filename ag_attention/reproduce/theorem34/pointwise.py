@@ -19,7 +19,7 @@ from ...architecture import Architecture
 from ...exact.dimension import dimension as exact_dimension
 from ...exact.onelayer import differential, exact_rank, fiber, rank_mod_p, reduced_point
 from ...models.orbits import orbit_representatives
-from ...models.parametrization import quadratic_monomials
+from ...models.coordinates import reduced_keys
 from ..certificates import Certificate, certify_point
 from ..claims import Claim
 from ..report import Check, Report
@@ -170,8 +170,7 @@ def conjugate_checks(report: Report, size: Size, seed: int, on_closure: bool | N
     x = conjugate_point(u, r, s, w)
     Q, rank_q, definite_plane = _no_real_preimage(r, s, d)
     # the same point from the real formula u_k w_m ((r.z)^2 + (s.z)^2)
-    formula = [int(u[k]) * int(w[m]) * (Q[i][i] if i == j else 2 * Q[i][j])
-               for k in range(d) for m in range(e) for i, j in quadratic_monomials(d)]
+    formula = [int(u[k]) * int(w[m]) * (Q[i][i] if i == j else 2 * Q[i][j]) for k, m, i, j in reduced_keys(d, e)]
     same = formula == x
     fb = fiber(x, d, e)
     no_real = fb.real_count == 0 and definite_plane
