@@ -43,7 +43,7 @@ from .errors import (
 )
 from .exact.dimension import DimensionResult, dimension
 from .exact.fibers import FiberResult, fibers
-from .exact.onelayer import PointVerdict, certify
+from .exact.onelayer import CertificateKind, PointVerdict, certify
 from .m2.implicitize import Implicitization, implicitize
 from .models.formulas import expected_dimension
 from .models.parametrization import Parametrization
@@ -73,6 +73,7 @@ __all__ = [
     "DegreeResult",
     "certify",
     "PointVerdict",
+    "CertificateKind",
     # grids of architectures
     "sweep",
     "SweepResult",

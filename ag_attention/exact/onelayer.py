@@ -28,7 +28,7 @@ from __future__ import annotations
 from .differentials import differential, differential_on_rank_variety, reduced_point
 from .factorization import Fiber, Preimage, fiber, quadrics
 from .rational import exact_rank, integral, rank_factorization, rank_mod_p
-from .singular import PointVerdict, certify, symmetric_rank2_jacobian
+from .singular import CertificateKind, PointVerdict, certify, symmetric_rank2_jacobian
 
 __all__ = [
     "reduced_point",
@@ -42,6 +42,7 @@ __all__ = [
     "fiber",
     "quadrics",
     "PointVerdict",
+    "CertificateKind",
     "certify",
     "symmetric_rank2_jacobian",
     "rank_factorization",

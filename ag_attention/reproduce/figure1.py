@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import ComputationError
 from ..exact import linalg
 from ..exact.onelayer import fiber
-from .certificates import CertificateKind, certify_point
+from ..exact.onelayer import CertificateKind, certify
 from .report import pyplot, save_figure
 
 __all__ = ["draw_figure1", "render_figure1", "slice_point", "verify_slice"]
@@ -83,7 +83,7 @@ def verify_slice() -> dict[str, object]:
     _require(counts["0"] == (2, 0) and counts["1"] == (2, 0), f"fiber counts {counts}")
     facts["fibers on the singular line y -> (preimages, real preimages)"] = counts
     # the boundary points are critical values: A = u v^T, V = w v^T, rank drop 1
-    cert = certify_point([[1, 1], [1, 1]], [[1, 1]], dimension=5)
+    cert = certify([[1, 1], [1, 1]], [[1, 1]], dimension=5)
     _require(cert.kind is CertificateKind.RANK_DROP and cert.singular is True and cert.differential_rank == 4,
              f"boundary point: {cert}")
     facts["boundary point (1,2,1,1,2,1)"] = cert
@@ -93,7 +93,7 @@ def verify_slice() -> dict[str, object]:
     fb = fiber(pt, 2, 1)
     _require(len(fb.preimages) == 1, f"sheet point has {len(fb.preimages)} preimages")
     A, V = fb.preimages[0]
-    cert = certify_point(A, V, dimension=5)
+    cert = certify(A, V, dimension=5)
     _require(cert.kind is CertificateKind.IMMERSION and cert.singular is False, f"sheet point: {cert}")
     facts["sheet point (x, y, w) = (0, 5/2, 2)"] = cert
     return facts

@@ -20,7 +20,7 @@ from ...exact.dimension import dimension as exact_dimension
 from ...exact.onelayer import differential, exact_rank, fiber, rank_mod_p, reduced_point
 from ...models.orbits import orbit_representatives
 from ...models.coordinates import reduced_keys
-from ..certificates import Certificate, certify_point
+from ...exact.onelayer import PointVerdict, certify
 from ..claims import Claim
 from ..report import Check, Report
 from .grids import Size
@@ -35,7 +35,7 @@ class StatedMismatch:
 
     size: Size
     orbit: str  # the orbit's label
-    certificate: Certificate  # decided: certificate.singular is a bool
+    certificate: PointVerdict  # decided: certificate.singular is a bool
 
 
 def add_check(report: Report, topic: Claim, techniques: tuple[str, ...], claim: str, size: Size, method: str, expected: Any,
@@ -68,7 +68,7 @@ def _orbit_checks(report: Report, size: Size, theory: Theory, m: int, stated_mis
     rows, bad = [], []
     for orb in orbit_representatives(size.d, size.d_out, size.a):
         f = features(orb.A, orb.V)
-        cert = certify_point(orb.A, orb.V, dimension=m, rank_bound=a)
+        cert = certify(orb.A, orb.V, dimension=m, rank_bound=a)
         pred, source = theory.singular(size, f)
         rows.append({"orbit": orb.label, "singular": cert.singular, "predicted": pred, "certificate": cert.to_dict()})
         if cert.singular is None or cert.singular != pred:
@@ -89,11 +89,11 @@ def _strata_checks(report: Report, size: Size, theory: Theory, m: int, rng: np.r
     """Random samples of each stratum: one check per stratum."""
     a = None if size.free else size.a
     by_stratum: dict[str, list[dict[str, Any]]] = {}
-    kinds: dict[str, list[Certificate]] = {}
+    kinds: dict[str, list[PointVerdict]] = {}
     for name, A, V in strata_samples(size, rng, per_stratum):
         t1 = time.perf_counter()
         f = features(A, V)
-        cert = certify_point(A, V, dimension=m, rank_bound=a)
+        cert = certify(A, V, dimension=m, rank_bound=a)
         pred, source = theory.singular(size, f)
         by_stratum.setdefault(name, []).append(
             {"A": A.tolist(), "V": V.tolist(), "singular": cert.singular, "predicted": pred, "source": source,
