@@ -68,7 +68,8 @@ varBase = name -> getGlobalSymbol(variableDictionary, name)
 -- quadratic monomials z_i z_j, i <= j (0-based), in the order of ag-attention
 quadraticMonomials = d -> flatten apply(d, i -> apply(toList(i..d-1), j -> (i, j)))
 
--- the coordinates of phi: reduced (Prop. A.5) or full
+-- the coordinates of phi: reduced (Prop. A.5) or full, as ag_attention/models/coordinates.py defines them
+-- (tests/data/coordinates.json pins both to the same values)
 reducedCoordinates = (A, V) -> (
     d := numRows A; e := numRows V;
     flatten flatten apply(d, k -> apply(e, m -> apply(quadraticMonomials d, ij -> (
@@ -259,7 +260,8 @@ lowDegreeEquations(LightningParametrization, ZZ) := Ideal => opts -> (P, k) -> (
     )
 
 -- names of the reduced coordinates, those of coordinate_names(d, e) in ag-attention's
--- algebra/interpolation.py: q12z13 is the coefficient of z1 z3 in q_{1,2} (q1x12z1x3 once an index reaches 10)
+-- ag_attention/models/coordinates.py (pinned by tests/data/coordinates.json): q12z13 is the coefficient
+-- of z1 z3 in q_{1,2} (q1x12z1x3 once an index reaches 10)
 coordinateNames = (d, e) -> (
     sep := if max(d, e) >= 10 then "x" else "";
     flatten flatten apply(d, k -> apply(e, m -> apply(quadraticMonomials d, ij ->
@@ -798,7 +800,7 @@ doc ///
   Description
     Text
       {\bf By interpolation} (the first form, {\tt lowDegreeEquations(d, d', k)}), the computation of
-      {\tt low_degree_equations} in ag-attention's {\tt ag_attention/algebra/interpolation.py},
+      {\tt low_degree_equations} in ag-attention's {\tt ag_attention/algebra/low_degree.py},
       modulo one prime. The reduced coordinate $x_{k,m,ij}$ ($i \le j$) is the coefficient of
       $z_i z_j$ in $q_{k,m}(z) = (A_k\cdot z)(V_m\cdot z)$, for one layer with $t \ge 2$ tokens;
       the variables are named as in Python's {\tt coordinate_names(d, e)}: {\tt q12z13} is the
