@@ -22,7 +22,7 @@ from ag_attention.exact import linalg
 from ag_attention.exact.field import GFp
 from ag_attention.exact.onelayer import certify, quadrics
 from ag_attention.network import forward, unflatten
-from ag_attention.numeric import Float64, numerical_dimension
+from ag_attention.numeric import numerical_dimension
 
 from conftest import ROOT
 

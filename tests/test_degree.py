@@ -1,6 +1,5 @@
 """Degree of one layer: the closed formula (docs/math/degree.md) against msolve counts and known Macaulay2 degrees."""
 
-import os
 import stat
 import time
 import uuid

@@ -9,7 +9,7 @@ import pytest
 from ag_attention import Architecture, InvalidArgumentError, dimension
 from ag_attention.exact.dimension import jacobian_rank, new_directions_per_sample, sampling_plan
 from ag_attention.exact.field import SECOND_PRIME
-from ag_attention.models.formulas import cor33, cor38, effective_architecture, expected_dimension
+from ag_attention.models.formulas import cor33, cor38, effective_architecture
 
 
 # ------------------------------------------------------------ Cor. 3.3

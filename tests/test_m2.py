@@ -13,7 +13,6 @@ import sympy
 
 from ag_attention import Architecture
 from ag_attention.errors import M2ExecutionError, M2TimeoutError
-from ag_attention.m2.cache import ResultCache
 from ag_attention.m2.implicitize import TERMS_OF, implicitize, parametrization_call
 from ag_attention.m2.jobs import run_json
 from ag_attention.m2.runner import MEMORY_ENV, ContainerBackend, LocalBackend, M2MemoryError, package_file
@@ -106,7 +105,6 @@ def test_m2_parametrization_equals_python(m2_local):
         py = Parametrization(arch, coords, params=weights)
         got = job.payload[str(i)]
         assert tuple(got["variables"]) == py.variables
-        ctx = flint.fmpq_mpoly_ctx.get(py.variables, "degrevlex")
         assert len(got["polynomials"]) == len(py.polynomials)
         for terms, f in zip(got["polynomials"], py.polynomials):
             assert {tuple(e): flint.fmpq(n, d) for e, (n, d) in terms} == {k: flint.fmpq(v) for k, v in f.to_dict().items()}
