@@ -278,15 +278,7 @@ def _add_m2_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="ag-attention",
-        description="Exact algebraic geometry of (lightning) self-attention networks.",
-    )
-    parser.add_argument("--version", action="version", version=f"ag-attention {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-
+def _add_dim_command(sub: Any) -> None:
     p = sub.add_parser("dim", help="dimension of the neuromanifold (exact over GF(p))",
                        description="Dimension of the neuromanifold: exact GF(p) Jacobian rank with a certificate.")
     _add_architecture(p)
@@ -296,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(func=cmd_dim)
 
+
+def _add_fibers_command(sub: Any) -> None:
     p = sub.add_parser("fibers", help="generic fibers vs. the symmetry families (Thm. 3.7), exact over GF(p)",
                        description="Kernel of the Jacobian at a random point against the span of the symmetry tangents.")
     _add_architecture(p, allow_normalized=False)
@@ -304,6 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(func=cmd_fibers)
 
+
+def _add_implicitize_command(sub: Any) -> None:
     p = sub.add_parser("implicitize", help="Zariski closure of a one-layer neuromanifold (Macaulay2)",
                        description="Ideal of the Zariski closure of the neuromanifold of one lightning layer, by Macaulay2.")
     _add_architecture(p, allow_normalized=False)
@@ -320,6 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(func=cmd_implicitize)
 
+
+def _add_degree_command(sub: Any) -> None:
     p = sub.add_parser("degree", help="degree of the Zariski closure of one layer (formula, msolve count, Macaulay2)",
                        description="Degree of the closure of one plain lightning layer: the proven formula "
                                    "(docs/math/degree.md), a GF(p) count of a linear section with msolve (two primes), "
@@ -330,6 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.set_defaults(func=cmd_degree)
 
+
+def _add_m2_command(sub: Any) -> None:
     p = sub.add_parser("m2", help="Macaulay2 backends")
     m2sub = p.add_subparsers(dest="m2_command", metavar="M2COMMAND", parser_class=_Parser)
     m2sub.required = True
@@ -337,6 +337,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(d, compact=False)
     d.set_defaults(func=cmd_m2_doctor)
 
+
+def _add_reproduce_command(sub: Any) -> None:
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
     p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3"], help="which result")
     p.add_argument("--out", type=_nonempty("--out"), default=None, help="output directory (default results/WHAT)")
@@ -354,6 +356,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also the larger sizes checked by the closure's equations ((4,1,4): about 70 s more)")
     _add_output(p, compact=False)
     p.set_defaults(func=cmd_reproduce)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ag-attention",
+        description="Exact algebraic geometry of (lightning) self-attention networks.",
+    )
+    parser.add_argument("--version", action="version", version=f"ag-attention {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    _add_dim_command(sub)
+    _add_fibers_command(sub)
+    _add_implicitize_command(sub)
+    _add_degree_command(sub)
+    _add_m2_command(sub)
+    _add_reproduce_command(sub)
 
     from .sweep.cli import add_parser as add_sweep_parser
 
