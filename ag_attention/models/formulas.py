@@ -220,54 +220,50 @@ def symmetry_count(arch: Architecture) -> int:
     return s
 
 
-def expected_dimension(arch: Architecture) -> Expectation:
-    """The paper's predicted dimension for ``arch`` and whether it is proven there."""
-    if arch.causal and arch.tokens == 1:  # one token attends to itself only: the mask is vacuous
-        return expected_dimension(arch.with_(causal=False))
-    if not arch.is_plain:
-        what = []
-        if arch.heads != 1:
-            what.append(f"{arch.heads} heads")
-        if arch.skip:
-            what.append("skip connections")
-        if arch.causal:
-            what.append("a causal mask")
-        return Expectation(
-            None,
-            None,
-            (Hypothesis("one head, no skip connections, no causal mask", False),),
-            note="the paper states no dimension formula for " + " and ".join(what) + " (Section 4: open)",
-        )
-    t = arch.tokens
-    L = arch.depth
-    capped = any(a > d for a, d in zip(arch.ranks, arch.widths))
-    cap_note = " (a_i capped at d_{i-1}: docs/math/dimension.md (dimension-rank-cap))" if capped else ""
-    hyps: list[Hypothesis] = [Hypothesis("t >= 2", t >= 2)]
-    if L == 1:
-        d, d_out, a = arch.widths[0], arch.widths[1], arch.ranks[0]
-        hyps.append(Hypothesis("a <= d", a <= d))
-        if arch.normalized:
-            r = min(a, d)
-            return Expectation(
-                "Thm. 3.9",
-                r * (2 * d - r) + d * d_out,
-                tuple(hyps),
-                note="one normalized layer: fibers are single points, no rescaling" + cap_note,
-            )
-        hyps.append(Hypothesis("d' > 1 or a > 1", d_out > 1 or a > 1))
-        note = cap_note.strip()
-        bound = analytic_upper_bound(arch)
-        if bound is not None:
-            note = (
-                "t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
-                f"so dim <= dim Sym_(<=r) + d d' - 1 = {bound[0]} (derived by ag-attention)"
-            )
-        return Expectation("Cor. 3.3", cor33(d, d_out, a), tuple(hyps), note=note)
-    hyps.append(
-        Hypothesis(
-            "a_i <= d_{i-1} for all i", all(a <= d for a, d in zip(arch.ranks, arch.widths))
-        )
+def _no_formula(arch: Architecture) -> Expectation:
+    """Several heads, skip connections or a causal mask: the paper states no formula."""
+    what = []
+    if arch.heads != 1:
+        what.append(f"{arch.heads} heads")
+    if arch.skip:
+        what.append("skip connections")
+    if arch.causal:
+        what.append("a causal mask")
+    return Expectation(
+        None,
+        None,
+        (Hypothesis("one head, no skip connections, no causal mask", False),),
+        note="the paper states no dimension formula for " + " and ".join(what) + " (Section 4: open)",
     )
+
+
+def _one_layer(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Expectation:
+    """Thm. 3.9 (softmax) or Cor. 3.3 (lightning) for one layer."""
+    d, d_out, a = arch.widths[0], arch.widths[1], arch.ranks[0]
+    hyps.append(Hypothesis("a <= d", a <= d))
+    if arch.normalized:
+        r = min(a, d)
+        return Expectation(
+            "Thm. 3.9",
+            r * (2 * d - r) + d * d_out,
+            tuple(hyps),
+            note="one normalized layer: fibers are single points, no rescaling" + cap_note,
+        )
+    hyps.append(Hypothesis("d' > 1 or a > 1", d_out > 1 or a > 1))
+    note = cap_note.strip()
+    bound = analytic_upper_bound(arch)
+    if bound is not None:
+        note = (
+            "t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
+            f"so dim <= dim Sym_(<=r) + d d' - 1 = {bound[0]} (derived by ag-attention)"
+        )
+    return Expectation("Cor. 3.3", cor33(d, d_out, a), tuple(hyps), note=note)
+
+
+def _deep(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Expectation:
+    """Cor. 3.8 (lightning) or Eq. 16 (softmax, Conjecture 3.10) for several layers, with their hypotheses."""
+    L = arch.depth
+    hyps.append(Hypothesis("a_i <= d_{i-1} for all i", all(a <= d for a, d in zip(arch.ranks, arch.widths))))
     hyps.append(Hypothesis("widths shrink then grow (bottleneck)", is_bottleneck(arch.widths)))
     # Found by exact computation over all 3240 architectures with L in {2, 3},
     # widths <= 4, t = 2: the formula holds in every case with these two, and
@@ -299,3 +295,17 @@ def expected_dimension(arch: Architecture) -> Expectation:
             conjectural=True,
         )
     return Expectation("Cor. 3.8", value, tuple(hyps), note=cap_note.strip())
+
+
+def expected_dimension(arch: Architecture) -> Expectation:
+    """The paper's predicted dimension for ``arch`` and whether it is proven there."""
+    if arch.causal and arch.tokens == 1:  # one token attends to itself only: the mask is vacuous
+        return expected_dimension(arch.with_(causal=False))
+    if not arch.is_plain:
+        return _no_formula(arch)
+    capped = any(a > d for a, d in zip(arch.ranks, arch.widths))
+    cap_note = " (a_i capped at d_{i-1}: docs/math/dimension.md (dimension-rank-cap))" if capped else ""
+    hyps: list[Hypothesis] = [Hypothesis("t >= 2", arch.tokens >= 2)]
+    if arch.depth == 1:
+        return _one_layer(arch, hyps, cap_note)
+    return _deep(arch, hyps, cap_note)
