@@ -101,6 +101,66 @@ def _to_text(f: ModularPolynomial, names: tuple[str, ...]) -> str:
     return "+".join(terms) if terms else "0"
 
 
+def _chart_names(d: int, d_out: int, a: int, tokens: int, normalization: str) -> tuple[str, ...]:
+    """The unknowns of the chart of ``(A, V)``: ``A = B [I | K]`` (rank ``r < d``), ``A`` free, or for ``t = 1``
+    the symmetric ``S = [I; K^T] S0 [I | K]``; then ``V``.  The chart normalization fixes the first entries."""
+    names: list[str] = []
+    if tokens >= 2:
+        r = min(a, d)
+        if r < d:
+            names += [f"b{k}_{c}" for k in range(1, d + 1) for c in range(1, r + 1)]
+            names += [f"k{c}_{l}" for c in range(1, r + 1) for l in range(r + 1, d + 1)]
+        else:
+            names += [f"a{k}_{l}" for k in range(1, d + 1) for l in range(1, d + 1)]
+    else:
+        r = min(2 * a, d)
+        names += [f"s{i}_{j}" for i in range(1, r + 1) for j in range(i, r + 1)]
+        if r < d:
+            names += [f"k{c}_{l}" for c in range(1, r + 1) for l in range(r + 1, d + 1)]
+    names += [f"v{m}_{l}" for m in range(1, d_out + 1) for l in range(1, d + 1)]
+    if normalization == "chart":
+        names.remove(names[0])  # b1_1, a1_1 or s1_1: equals A[1,1] (S[1,1]) in the chart
+        names.remove("v1_1")
+    return tuple(names)
+
+
+Matrix = list[list[ModularPolynomial]]
+
+
+def _chart_weights(ctx: Any, names: tuple[str, ...], d: int, d_out: int, a: int, tokens: int,
+                   prime: int) -> tuple[Matrix, Matrix]:
+    """``A`` and ``V`` as polynomials in the chart's unknowns (a name fixed by the normalization is 1)."""
+    g = dict(zip(names, ctx.gens()))
+    one, zero = ctx.constant(1), ctx.constant(0)
+
+    def var(name: str) -> ModularPolynomial:
+        return g[name] if name in g else one
+
+    def identity_and(r: int) -> Matrix:  # [I | K], r x d
+        return [[(one if c == l else zero) if l <= r else var(f"k{c}_{l}") for l in range(1, d + 1)]
+                for c in range(1, r + 1)]
+
+    if tokens >= 2:
+        r = min(a, d)
+        if r < d:
+            Bm = [[var(f"b{k}_{c}") for c in range(1, r + 1)] for k in range(1, d + 1)]
+            C = identity_and(r)
+            A = [[sum((Bm[k][c] * C[c][l] for c in range(r)), zero) for l in range(d)] for k in range(d)]
+        else:
+            A = [[var(f"a{k}_{l}") for l in range(1, d + 1)] for k in range(1, d + 1)]
+    else:
+        r = min(2 * a, d)
+        half = ctx.constant(pow(2, -1, prime))
+        S0 = [[var(f"s{min(i, j)}_{max(i, j)}") for j in range(1, r + 1)] for i in range(1, r + 1)]
+        # S = [I; K^T] S0 [I | K]: T = S0 [I | K] (r x d), S = [I | K]^T T
+        IK = identity_and(r)
+        T = [[sum((S0[c][e] * IK[e][l] for e in range(r)), zero) for l in range(d)] for c in range(r)]
+        S = [[sum((IK[c][k] * T[c][l] for c in range(r)), zero) for l in range(d)] for k in range(d)]
+        A = [[half * S[k][l] for l in range(d)] for k in range(d)]
+    V = [[var(f"v{m}_{l}") for l in range(1, d + 1)] for m in range(1, d_out + 1)]
+    return A, V
+
+
 def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, prime: int = DEFAULT_PRIME,
                  seed: int = 0, normalization: str = "chart", coords: str | None = None) -> CountingSystem:
     """The counting system for one layer ``(d, d', a, t)``; ``coords`` defaults to reduced (``t >= 2``) / full (``t = 1``)."""
@@ -116,63 +176,16 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
     rng = random.Random(seed)
     # the project's coordinates: bilinear in a_(k,l), v_(m,l) (AV weights, A free)
     P = Parametrization(Architecture.single_layer(d, d_out, None, tokens=tokens), coords=coords, params="AV")
-    polys = P.polynomials
     n = arch_formula.dimension
-
-    # ---- unknowns of the chart and the substitution a_(k,l), v_(m,l) -> polynomials
-    names: list[str] = []
-    if tokens >= 2:
-        r = min(a, d)
-        if r < d:
-            names += [f"b{k}_{c}" for k in range(1, d + 1) for c in range(1, r + 1)]
-            names += [f"k{c}_{l}" for c in range(1, r + 1) for l in range(r + 1, d + 1)]
-        else:
-            names += [f"a{k}_{l}" for k in range(1, d + 1) for l in range(1, d + 1)]
-    else:
-        r = min(2 * a, d)
-        names += [f"s{i}_{j}" for i in range(1, r + 1) for j in range(i, r + 1)]
-        if r < d:
-            names += [f"k{c}_{l}" for c in range(1, r + 1) for l in range(r + 1, d + 1)]
-    names += [f"v{m}_{l}" for m in range(1, d_out + 1) for l in range(1, d + 1)]
-    first_a = names[0]  # b1_1, a1_1 or s1_1: equals A[1,1] (S[1,1]) in the chart
-    if normalization == "chart":
-        names.remove(first_a)
-        names.remove("v1_1")
-    names_t = tuple(names)
+    names_t = _chart_names(d, d_out, a, tokens, normalization)
     ctx = linalg.modular_polynomial_ring(names_t, prime, "degrevlex")
-    g = dict(zip(names_t, ctx.gens()))
-    one, zero = ctx.constant(1), ctx.constant(0)
-
-    def var(name: str) -> ModularPolynomial:
-        if name in g:
-            return g[name]
-        return one  # removed by the chart normalization
-
-    if tokens >= 2:
-        if r < d:
-            Bm = [[var(f"b{k}_{c}") for c in range(1, r + 1)] for k in range(1, d + 1)]
-            C = [[(one if c == l else zero) if l <= r else var(f"k{c}_{l}") for l in range(1, d + 1)]
-                 for c in range(1, r + 1)]
-            A = [[sum((Bm[k][c] * C[c][l] for c in range(r)), zero) for l in range(d)] for k in range(d)]
-        else:
-            A = [[var(f"a{k}_{l}") for l in range(1, d + 1)] for k in range(1, d + 1)]
-    else:
-        half = ctx.constant(pow(2, -1, prime))
-        S0 = [[var(f"s{min(i, j)}_{max(i, j)}") for j in range(1, r + 1)] for i in range(1, r + 1)]
-        # S = [I; K^T] S0 [I | K]: T = S0 [I | K] (r x d), S = [I | K]^T T
-        IK = [[(one if c == l else zero) if l <= r else var(f"k{c}_{l}") for l in range(1, d + 1)]
-              for c in range(1, r + 1)]
-        T = [[sum((S0[c][e] * IK[e][l] for e in range(r)), zero) for l in range(d)] for c in range(r)]
-        S = [[sum((IK[c][k] * T[c][l] for c in range(r)), zero) for l in range(d)] for k in range(d)]
-        A = [[half * S[k][l] for l in range(d)] for k in range(d)]
-    V = [[var(f"v{m}_{l}") for l in range(1, d + 1)] for m in range(1, d_out + 1)]
+    A, V = _chart_weights(ctx, names_t, d, d_out, a, tokens, prime)
     subs = [A[k][l] for k in range(d) for l in range(d)] + [V[m][l] for m in range(d_out) for l in range(d)]
     if len(subs) != len(P.variables):  # pragma: no cover - guards the variable order of Parametrization
         raise AssertionError("unexpected variable order of the parametrization")
-
-    # ---- random linear forms in the coordinates, pulled back
+    # random linear forms in the coordinates, pulled back
     src = linalg.modular_polynomial_ring(P.variables, prime, "degrevlex")
-    coords_mod = [src.from_dict({e: int(c) % prime for e, c in f.to_dict().items()}) for f in polys]
+    coords_mod = [src.from_dict({e: int(c) % prime for e, c in f.to_dict().items()}) for f in P.polynomials]
 
     def random_form() -> ModularPolynomial:
         f = src.constant(0)
@@ -180,10 +193,8 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
             f += rng.randrange(prime) * c
         return f
 
-    equations = []
-    homogeneous = n - 1
-    for _ in range(homogeneous):
-        equations.append(random_form().compose(*subs, ctx=ctx))
+    one, zero = ctx.constant(1), ctx.constant(0)
+    equations = [random_form().compose(*subs, ctx=ctx) for _ in range(n - 1)]
     if normalization == "affine":
         equations.append(random_form().compose(*subs, ctx=ctx) - one)
         lam = sum((rng.randrange(1, prime) * V[m][l] for m in range(d_out) for l in range(d)), zero)
@@ -195,7 +206,7 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
         raise InvalidArgumentError("a random linear form vanished identically: take another seed")
     return CountingSystem(
         d=d, d_out=d_out, rank=a, tokens=tokens, coords=coords, normalization=normalization, prime=prime,
-        seed=seed, variables=names_t, polynomials=texts, dimension=n, ambient=len(polys),
+        seed=seed, variables=names_t, polynomials=texts, dimension=n, ambient=len(P.polynomials),
         max_degree=max(f.total_degree() for f in equations),
     )
 
