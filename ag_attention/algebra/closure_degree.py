@@ -166,6 +166,62 @@ def _m2_degree(arch: Architecture, backend: str, timeout: float, cache: bool) ->
             "cached": r.cached, "m2_version": r.m2_version, "field": r.field}
 
 
+def _check_arguments(arch: object, method: object, timeout: float, cache: object, count_limit: object) -> float:
+    if not isinstance(arch, Architecture):
+        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
+    if method not in METHODS:
+        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(METHODS)}")
+    timeout = check_timeout(timeout)
+    if not isinstance(cache, bool):
+        raise InvalidArgumentError(f"cache={cache!r}: must be True or False")
+    if isinstance(count_limit, bool) or not isinstance(count_limit, int) or count_limit < 0:
+        raise InvalidArgumentError(f"count_limit={count_limit!r}: must be a non-negative integer")
+    check_one_layer(arch, what="the degree of the closure")
+    return timeout
+
+
+def _counts(arch: Architecture, formula: DegreeFormula, timeout: float, cache: bool,
+            backend: str) -> tuple[tuple[CountRun, ...], str]:
+    """The GF(p) counts for every (prime, seed) of COUNT_RUNS, which must agree, and msolve's version."""
+    runner = msolve_backend("auto" if backend == "auto" else backend)
+    version = f"{msolve_version(backend=runner)} ({runner.name})"
+    counts = tuple(_count(formula, p, s, timeout, cache, runner) for p, s in COUNT_RUNS)
+    if len({c.count for c in counts}) != 1:
+        raise ComputationError(
+            f"{arch.describe()}: the counts disagree between (prime, seed) = "
+            + ", ".join(f"({c.prime}, {c.seed}): {c.count}" for c in counts)
+            + " (an unlucky prime or section): rerun"
+        )
+    return counts, version
+
+
+def _value_and_certificate(arch: Architecture, method: str, formula: DegreeFormula, counts: tuple[CountRun, ...],
+                           m2: dict[str, Any] | None, count_limit: int) -> tuple[int, str]:
+    """The degree the method gives and what proves it."""
+    fiber = formula.fiber
+    if m2 is not None:  # method == "m2"
+        return m2["degree"], (
+            f"Macaulay2's kernel of the parametrization over {m2['field']} (a Groebner basis: exact for that field; "
+            "equal to the degree over QQ except for finitely many primes)"
+        )
+    if method == "count":
+        if counts[0].count % fiber:
+            raise ComputationError(f"{arch.describe()}: the count {counts[0].count} is not a multiple of the fiber {fiber}")
+        return counts[0].count // fiber, (
+            f"GF(p) count: {counts[0].count} solutions of a general linear section pulled back to the weights "
+            f"= degree x {fiber} (the generic fiber up to rescaling, Thm. 3.2), the same for two primes and two "
+            f"sections ({', '.join(f'p = {c.prime}, seed {c.seed}' for c in counts)}); probabilistic: a bad prime "
+            "or section changes the count with probability about degree / p"
+        )
+    value = formula.degree
+    how = "formula (docs/math/degree.md), proven under its hypotheses: " + "; ".join(h.statement for h in formula.hypotheses)
+    if counts:
+        how += f"; confirmed on this size by GF(p) counts ({counts[0].count} = {value} x {fiber}, two primes)"
+    elif method == "auto":
+        how += f"; not counted on this size (degree x fiber = {formula.count} > {count_limit})"
+    return value, how
+
+
 def degree(
     arch: Architecture,
     *,
@@ -180,57 +236,16 @@ def degree(
     >>> degree(Architecture((3, 2), (3,), tokens=2), method="formula").degree
     1287
     """
-    if not isinstance(arch, Architecture):
-        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
-    if method not in METHODS:
-        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(METHODS)}")
-    timeout = check_timeout(timeout)
-    if not isinstance(cache, bool):
-        raise InvalidArgumentError(f"cache={cache!r}: must be True or False")
-    if isinstance(count_limit, bool) or not isinstance(count_limit, int) or count_limit < 0:
-        raise InvalidArgumentError(f"count_limit={count_limit!r}: must be a non-negative integer")
-    check_one_layer(arch, what="the degree of the closure")
+    timeout = _check_arguments(arch, method, timeout, cache, count_limit)
     t0 = time.perf_counter()
     formula = degree_formula(arch)
     counts: tuple[CountRun, ...] = ()
-    m2 = None
     version = None
     if method == "count" or (method == "auto" and formula.count is not None and formula.count <= count_limit):
-        runner = msolve_backend("auto" if backend == "auto" else backend)
-        version = f"{msolve_version(backend=runner)} ({runner.name})"
-        counts = tuple(_count(formula, p, s, timeout, cache, runner) for p, s in COUNT_RUNS)
-        if len({c.count for c in counts}) != 1:
-            raise ComputationError(
-                f"{arch.describe()}: the counts disagree between (prime, seed) = "
-                + ", ".join(f"({c.prime}, {c.seed}): {c.count}" for c in counts)
-                + " (an unlucky prime or section): rerun"
-            )
-    if method == "m2":
-        m2 = _m2_degree(arch, backend, timeout, cache)
-
+        counts, version = _counts(arch, formula, timeout, cache, backend)
+    m2 = _m2_degree(arch, backend, timeout, cache) if method == "m2" else None
+    value, how = _value_and_certificate(arch, method, formula, counts, m2, count_limit)
     fiber = formula.fiber
-    if m2 is not None:  # method == "m2"
-        value, how = m2["degree"], (
-            f"Macaulay2's kernel of the parametrization over {m2['field']} (a Groebner basis: exact for that field; "
-            "equal to the degree over QQ except for finitely many primes)"
-        )
-    elif method == "count":
-        value = counts[0].count // fiber
-        how = (
-            f"GF(p) count: {counts[0].count} solutions of a general linear section pulled back to the weights "
-            f"= degree x {fiber} (the generic fiber up to rescaling, Thm. 3.2), the same for two primes and two "
-            f"sections ({', '.join(f'p = {c.prime}, seed {c.seed}' for c in counts)}); probabilistic: a bad prime "
-            "or section changes the count with probability about degree / p"
-        )
-        if counts[0].count % fiber:
-            raise ComputationError(f"{arch.describe()}: the count {counts[0].count} is not a multiple of the fiber {fiber}")
-    else:
-        value = formula.degree
-        how = "formula (docs/math/degree.md), proven under its hypotheses: " + "; ".join(h.statement for h in formula.hypotheses)
-        if counts:
-            how += f"; confirmed on this size by GF(p) counts ({counts[0].count} = {value} x {fiber}, two primes)"
-        elif method == "auto":
-            how += f"; not counted on this size (degree x fiber = {formula.count} > {count_limit})"
     notes = []
     for other, v in (("count", counts[0].count // fiber if counts else None), ("m2", m2["degree"] if m2 else None),
                      ("formula", formula.degree)):

@@ -124,7 +124,7 @@ class DegreeFormula:
     d_out: int
     rank: int
     tokens: int
-    degree: int | None
+    degree: int
     fiber: int
     dimension: int  # affine dimension of the closure
     domain: str
