@@ -12,6 +12,8 @@ Example (not a doctest: it computes 4,400 networks)::
 * :mod:`~ag_attention.sweep.compute`: one row (the columns of results.parquet);
 * :mod:`~ag_attention.sweep.store`: the crash-safe journal, resuming, the compaction;
 * :mod:`~ag_attention.sweep.run`: :func:`sweep` on local processes or Dask;
+* :mod:`~ag_attention.sweep.local`, :mod:`~ag_attention.sweep.distributed`: its local process
+  pool and its Dask client;
 * :mod:`~ag_attention.sweep.summary`: counts per variant, summary.md/.json, the plot;
 * :mod:`~ag_attention.sweep.cluster`: a local Dask cluster of subprocesses (tests, benchmarks);
 * :mod:`~ag_attention.sweep.cli`: ``ag-attention sweep`` (``python -m ag_attention.sweep``).

@@ -15,7 +15,7 @@ computation error) still gives a row: ``error`` names the failure,
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..architecture import Architecture
@@ -25,6 +25,11 @@ from ..progress import quiet
 from .grid import Spec, to_architecture
 
 __all__ = ["COLUMNS", "KEY_COLUMNS", "compute_row", "compute_chunk", "certificate_kind"]
+
+#: one row of results (the columns of :data:`COLUMNS`)
+Row = dict[str, Any]
+#: what an executor calls with each finished chunk's rows
+Emit = Callable[[list[Row]], None]
 
 #: the columns of a sweep's rows, in order, with their Arrow types (``?``: may be null)
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -29,29 +29,26 @@ Rows do not depend on where they were computed: the random points come from
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
-import logging
 import math
 import multiprocessing
 import os
-import re
-import signal
 import time
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import ComputationError, InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..exact.field import DEFAULT_PRIME, check_prime
 from ..progress import bar
 from ..provenance import provenance
 from ..results import ResultMixin
-from .compute import compute_chunk
+from .compute import Row
+from .distributed import _close, _connect, _run_dask, _scheduler_address, _wait_for_workers
 from .grid import Grid, Spec, load_grid
+from .local import _chunks, _run_local, local_workers
 from .store import RESULTS, Store, read_rows, require
 from .summary import markdown, write_summary
 
@@ -61,9 +58,6 @@ __all__ = ["sweep", "SweepResult", "DEFAULT_TIMEOUT", "local_workers"]
 DEFAULT_TIMEOUT = 30.0
 #: format of the journal rows and of ``sweep.json``
 FORMAT = 1
-
-Row = dict[str, Any]
-Emit = Callable[[list[Row]], None]
 
 
 @dataclass(frozen=True)
@@ -116,168 +110,10 @@ class SweepResult(ResultMixin):
 
 
 # ------------------------------------------------------------------ arguments
-def local_workers() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 def _positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
     return int(value)
-
-
-_ADDRESS = re.compile(r"(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?P<host>\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+):(?P<port>[0-9]{1,5})")
-
-
-def _scheduler_address(address: object) -> str:
-    """``tcp://HOST:PORT`` (a bare ``HOST:PORT`` means tcp), or an error naming the value."""
-    if not isinstance(address, str):
-        raise InvalidArgumentError(f"--scheduler={address!r}: must be an address tcp://HOST:PORT")
-    m = _ADDRESS.fullmatch(address.strip())
-    if m is None or not 0 < int(m.group("port")) < 65536:
-        raise InvalidArgumentError(f"--scheduler={address!r}: must be an address tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
-    scheme = m.group("scheme") or "tcp"
-    if scheme not in ("tcp", "tls", "ws", "wss", "ucx"):
-        raise InvalidArgumentError(f"--scheduler={address!r}: unknown protocol {scheme!r} (tcp, tls, ws, wss, ucx)")
-    return f"{scheme}://{m.group('host')}:{int(m.group('port'))}"
-
-
-def _cost(spec: Spec) -> int:
-    """Parameters of the network (its Jacobian has about that many columns and rows)."""
-    P = sum(2 * a * d + e * d for a, d, e in zip(spec.ranks, spec.widths, spec.widths[1:])) * spec.heads
-    return P * spec.tokens
-
-
-def _chunks(specs: Sequence[Spec], workers: int, size: int | None) -> list[list[Spec]]:
-    """Largest networks first, in chunks of at most 16 (about 8 per worker and more at the end)."""
-    ordered = sorted(specs, key=_cost, reverse=True)
-    if size is None:
-        size = max(1, min(16, math.ceil(len(ordered) / (8 * workers))))
-    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
-
-
-# ------------------------------------------------------------------ local
-_PR_SET_PDEATHSIG = 1
-
-
-def _worker_init() -> None:  # pragma: no cover - runs in the worker processes
-    """Ignore Ctrl-C (the parent stops the pool) and die with the parent (Linux)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def _run_local(chunks: list[list[Spec]], workers: int, prime: int, seed: int, emit: Emit) -> None:
-    ctx = multiprocessing.get_context("spawn")
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
-    futures: dict[concurrent.futures.Future[list[Row]], list[Spec]] = {}
-    try:
-        for chunk in chunks:
-            futures[pool.submit(compute_chunk, chunk, prime, seed)] = chunk
-        for fut in concurrent.futures.as_completed(futures):
-            try:
-                rows = fut.result()
-            except concurrent.futures.process.BrokenProcessPool:
-                raise ComputationError(
-                    "a local worker process died (killed, out of memory, or started by a script that calls "
-                    "sweep() outside `if __name__ == \"__main__\":`?) while computing "
-                    f"{futures[fut][0].describe()} or another architecture; the finished rows are kept: "
-                    "resume with --resume", prime=prime, seed=seed
-                ) from None
-            except Exception as exc:  # a bug in a worker: name it, keep the rows
-                raise ComputationError(
-                    f"a local worker failed on {futures[fut][0].describe()}...: {type(exc).__name__}: {exc}",
-                    prime=prime, seed=seed,
-                ) from exc
-            emit(rows)
-    finally:
-        for fut in futures:
-            fut.cancel()
-        processes = dict(getattr(pool, "_processes", None) or {})  # terminated: a running chunk may be long
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes.values():
-            with contextlib.suppress(Exception):
-                proc.terminate()
-        for proc in processes.values():
-            with contextlib.suppress(Exception):
-                proc.join(5)
-
-
-# ------------------------------------------------------------------ Dask
-def _connect(address: str, timeout: float) -> Any:
-    distributed = require("distributed")
-    try:
-        return distributed.Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise InvalidArgumentError(
-            f"--scheduler={address!r}: no Dask scheduler answered within {timeout:g} s ({exc})"
-        ) from None
-
-
-def _workers(client: Any) -> dict[str, Any]:
-    """The scheduler's workers (all of them: ``n_workers=-1`` where distributed limits the list)."""
-    try:
-        info = client.scheduler_info(n_workers=-1)
-    except TypeError:  # distributed before 2025: no n_workers, every worker listed
-        info = client.scheduler_info()
-    workers: dict[str, Any] = info.get("workers", {})
-    return workers
-
-
-def _worker_threads(client: Any) -> int:
-    return sum(int(w.get("nthreads", 1)) for w in _workers(client).values())
-
-
-def _run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, seed: int, timeout: float,
-              emit: Emit) -> None:
-    distributed = require("distributed")
-    futures = client.map(compute_chunk, chunks, prime=prime, seed=seed, pure=False)
-    chunk_of = {fut.key: chunk for fut, chunk in zip(futures, chunks)}
-    pending = set(futures)
-    ready = distributed.as_completed(futures, loop=client.loop, raise_errors=False)
-    last_ok = last_check = time.monotonic()
-    try:
-        while pending:
-            done = ready.next_batch(block=False) if ready.has_ready() else []
-            if not done:
-                time.sleep(0.02)
-            for fut in done:
-                pending.discard(fut)
-                if fut.status == "finished":
-                    emit(fut.result())
-                    continue
-                chunk = chunk_of[fut.key]
-                exc = fut.exception() if fut.status == "error" else None
-                why = f"{type(exc).__name__}: {exc}" if exc is not None else f"task {fut.status}"
-                if fut.status == "cancelled" and client.status != "running":
-                    why = f"lost the connection to the scheduler (client {client.status})"
-                hint = " (is ag-attention installed on the workers?)" if isinstance(exc, ImportError) else ""
-                raise ComputationError(
-                    f"the Dask cluster at {address} failed on {chunk[0].describe()} (and {len(chunk) - 1} more): "
-                    f"{why}{hint}; the finished rows are kept: resume with --resume", prime=prime, seed=seed,
-                )
-            now = time.monotonic()
-            if now - last_check < 1.0:
-                continue
-            last_check = now
-            if client.status == "running" and _worker_threads(client) > 0:
-                last_ok = now
-            elif now - last_ok > timeout:
-                state = "no worker" if client.status == "running" else f"no connection (client {client.status})"
-                raise ComputationError(
-                    f"the Dask cluster at {address} has had {state} for {timeout:g} s with {len(pending)} chunks "
-                    "left; the finished rows are kept: resume with --resume", prime=prime, seed=seed,
-                )
-    finally:
-        if pending:
-            with contextlib.suppress(Exception):
-                client.cancel(list(pending))
 
 
 # ------------------------------------------------------------------ the sweep
@@ -375,14 +211,7 @@ def sweep(
             n_workers = min(workers or local_workers(), max(1, len(todo)))
         else:
             client = _connect(address, timeout)
-            try:
-                client.wait_for_workers(workers or 1, timeout=timeout)
-            except TimeoutError:
-                raise ComputationError(
-                    f"the Dask scheduler at {address} has {len(_workers(client))} "
-                    f"workers after {timeout:g} s, fewer than the {workers or 1} asked for"
-                ) from None
-            n_workers = max(1, _worker_threads(client))
+            n_workers = _wait_for_workers(client, address, workers, timeout)
         chunks = _chunks(todo, n_workers, chunk_size)
         with bar(total=len(todo), desc="sweep", unit="arch") as progress:
 
@@ -416,18 +245,3 @@ def sweep(
     return SweepResult(store.dir, len(g.specs), computed, len(g.specs) - len(todo), errors,
                        time.perf_counter() - t0, summary, address, n_workers)
 
-
-
-def _close(client: Any) -> None:
-    """Close the Dask client; quietly when the scheduler is gone (distributed logs its cancelled reconnection)."""
-    if client is None:
-        return
-    logger = logging.getLogger("distributed.client")
-    level = logger.level
-    if client.status != "running":
-        logger.setLevel(logging.CRITICAL)
-    try:
-        with contextlib.suppress(Exception):
-            client.close(timeout=5)
-    finally:
-        logger.setLevel(level)
