@@ -112,6 +112,51 @@ class Block:
         return f"{self.name}{self.layer}{h}"
 
 
+def _checked_ranks(sizes: tuple[int, ...], ranks: Sizes | None, parametrization: str) -> tuple[int, ...]:
+    """``a_1..a_L``: one per layer; ``None`` only for AV (``a_i = d_{i-1}``); AV's ranks are the widths."""
+    depth = len(sizes) - 1
+    if ranks is None:
+        if parametrization == "QKV":
+            raise InvalidArchitectureError("ranks", None, "required for the QKV parametrization")
+        rank_sizes = sizes[:-1]
+    else:
+        rank_sizes = _as_sizes("ranks", ranks)
+    if len(rank_sizes) != depth:
+        raise InvalidArchitectureError(
+            "ranks", ranks, f"needs one rank per layer: {depth} for widths {sizes}, got {len(rank_sizes)}"
+        )
+    if parametrization == "AV":
+        for i, (a, d) in enumerate(zip(rank_sizes, sizes)):
+            if a != d:
+                raise InvalidArchitectureError(
+                    f"ranks[{i}]", a,
+                    f"the AV parametrization has A free of rank d_{i}={d}; "
+                    "use parametrization='QKV' for a rank bound",
+                )
+    return rank_sizes
+
+
+def _check_flags(sizes: tuple[int, ...], skip: object, normalized: object, causal: object) -> None:
+    for name, flag in (("skip", skip), ("normalized", normalized), ("causal", causal)):
+        if not isinstance(flag, bool):
+            raise InvalidArchitectureError(name, flag, "must be True or False")
+    if skip:
+        for i in range(len(sizes) - 1):
+            if sizes[i] != sizes[i + 1]:
+                raise InvalidArchitectureError(
+                    "skip", True, f"skip connections need d_{i} = d_{i + 1}, got widths {sizes}"
+                )
+
+
+def _checked_temperature(temperature: object) -> float:
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.integer, np.floating)):
+        raise InvalidArchitectureError("temperature", temperature, "must be a number")
+    tau = float(temperature)
+    if not (math.isfinite(tau) and tau > 0):
+        raise InvalidArchitectureError("temperature", temperature, "must be a positive finite number")
+    return tau
+
+
 @dataclass(frozen=True, init=False)
 class Architecture:
     """A self-attention network: widths ``d_0..d_L``, ranks ``a_1..a_L``, ``t`` tokens.
@@ -177,49 +222,19 @@ class Architecture:
             raise InvalidArchitectureError(
                 "widths", widths, "needs at least two entries d_0, d_1 (one layer)"
             )
-        depth = len(sizes) - 1
         if not isinstance(parametrization, str) or parametrization not in PARAMETRIZATIONS:
             raise InvalidArchitectureError(
                 "parametrization", parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}"
             )
-        if ranks is None:
-            if parametrization == "QKV":
-                raise InvalidArchitectureError("ranks", None, "required for the QKV parametrization")
-            rank_sizes = sizes[:-1]
-        else:
-            rank_sizes = _as_sizes("ranks", ranks)
-        if len(rank_sizes) != depth:
-            raise InvalidArchitectureError(
-                "ranks", ranks, f"needs one rank per layer: {depth} for widths {sizes}, got {len(rank_sizes)}"
-            )
-        if parametrization == "AV":
-            for i, (a, d) in enumerate(zip(rank_sizes, sizes)):
-                if a != d:
-                    raise InvalidArchitectureError(
-                        f"ranks[{i}]", a,
-                        f"the AV parametrization has A free of rank d_{i}={d}; "
-                        "use parametrization='QKV' for a rank bound",
-                    )
+        rank_sizes = _checked_ranks(sizes, ranks, parametrization)
         n_tokens = _as_int("tokens", tokens)
         if n_tokens < 1:
             raise InvalidArchitectureError("tokens", tokens, "must be at least 1")
         n_heads = _as_int("heads", heads)
         if n_heads < 1:
             raise InvalidArchitectureError("heads", heads, "must be at least 1")
-        for name, flag in (("skip", skip), ("normalized", normalized), ("causal", causal)):
-            if not isinstance(flag, bool):
-                raise InvalidArchitectureError(name, flag, "must be True or False")
-        if skip:
-            for i in range(depth):
-                if sizes[i] != sizes[i + 1]:
-                    raise InvalidArchitectureError(
-                        "skip", True, f"skip connections need d_{i} = d_{i + 1}, got widths {sizes}"
-                    )
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.integer, np.floating)):
-            raise InvalidArchitectureError("temperature", temperature, "must be a number")
-        tau = float(temperature)
-        if not (math.isfinite(tau) and tau > 0):
-            raise InvalidArchitectureError("temperature", temperature, "must be a positive finite number")
+        _check_flags(sizes, skip, normalized, causal)
+        tau = _checked_temperature(temperature)
         object.__setattr__(self, "widths", sizes)
         object.__setattr__(self, "ranks", rank_sizes)
         object.__setattr__(self, "tokens", n_tokens)
