@@ -116,7 +116,48 @@ def _positive_int(name: str, value: object) -> int:
     return int(value)
 
 
+@dataclass(frozen=True)
+class _Options:
+    """:func:`sweep`'s arguments, checked (``address``: the scheduler's, ``None`` for local processes)."""
+
+    prime: int
+    seed: int
+    workers: int | None
+    chunk_size: int | None
+    timeout: float
+    address: str | None
+
+
+def _check(scheduler: str | None, workers: int | None, resume: bool, overwrite: bool, prime: int, seed: int,
+           timeout: float, plots: bool, chunk_size: int | None) -> _Options:
+    """The arguments of :func:`sweep` checked, in its order (an InvalidArgumentError names the first bad one)."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # a spawned worker re-imports the caller's main module: an unguarded sweep() there would recurse
+        raise InvalidArgumentError(
+            "sweep() was called while a worker process imported the main script: call it under "
+            "`if __name__ == \"__main__\":` (local workers are started with multiprocessing's spawn)"
+        )
+    prime = check_prime(prime)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    seed = int(seed)
+    if workers is not None:
+        workers = _positive_int("workers", workers)
+    if chunk_size is not None:
+        chunk_size = _positive_int("chunk_size", chunk_size)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (math.isfinite(timeout) and timeout > 0):
+        raise InvalidArgumentError(f"timeout={timeout!r}: must be a positive number of seconds")
+    for name, flag in (("resume", resume), ("overwrite", overwrite), ("plots", plots)):
+        if not isinstance(flag, bool):
+            raise InvalidArgumentError(f"{name}={flag!r}: must be True or False")
+    if resume and overwrite:
+        raise InvalidArgumentError("--resume and --overwrite: choose one")
+    address = None if scheduler is None else _scheduler_address(scheduler)
+    return _Options(prime, seed, workers, chunk_size, timeout, address)
+
+
 # ------------------------------------------------------------------ the sweep
+# over 60 lines only by its docstring (the API reference); its code is the steps below
 def sweep(
     grid: str | os.PathLike[str] | Grid,
     out: str | os.PathLike[str],
@@ -174,74 +215,78 @@ def sweep(
     ComputationError
         A worker or the cluster failed (the finished rows are kept).
     """
-    if getattr(multiprocessing.current_process(), "_inheriting", False):
-        # a spawned worker re-imports the caller's main module: an unguarded sweep() there would recurse
-        raise InvalidArgumentError(
-            "sweep() was called while a worker process imported the main script: call it under "
-            "`if __name__ == \"__main__\":` (local workers are started with multiprocessing's spawn)"
-        )
-    prime = check_prime(prime)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    seed = int(seed)
-    if workers is not None:
-        workers = _positive_int("workers", workers)
-    if chunk_size is not None:
-        chunk_size = _positive_int("chunk_size", chunk_size)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (math.isfinite(timeout) and timeout > 0):
-        raise InvalidArgumentError(f"timeout={timeout!r}: must be a positive number of seconds")
-    for name, flag in (("resume", resume), ("overwrite", overwrite), ("plots", plots)):
-        if not isinstance(flag, bool):
-            raise InvalidArgumentError(f"{name}={flag!r}: must be True or False")
-    if resume and overwrite:
-        raise InvalidArgumentError("--resume and --overwrite: choose one")
-    address = None if scheduler is None else _scheduler_address(scheduler)
+    o = _check(scheduler, workers, resume, overwrite, prime, seed, timeout, plots, chunk_size)
     require("pyarrow")
     g = grid if isinstance(grid, Grid) else load_grid(grid)
     settings = {"format": FORMAT, "grid": g.source, "grid_sha256": g.sha256, "description": g.description,
-                "prime": prime, "seed": seed}
+                "prime": o.prime, "seed": o.seed}
     t0 = time.perf_counter()
     store = Store(out, settings, resume=resume, overwrite=overwrite).open()
+    todo, computed, n_workers = _compute(store, g, settings, o)
+    try:
+        rows = store.compact(g.specs, {**settings, "provenance": provenance()})
+    finally:
+        store.close()
+    summary = _summary(rows, store.dir, g, o, t0, plots)
+    errors = _errors(rows, g)
+    return SweepResult(store.dir, len(g.specs), computed, len(g.specs) - todo, errors,
+                       time.perf_counter() - t0, summary, o.address, n_workers)
+
+
+# ------------------------------------------------------------------ its steps
+def _compute(store: Store, g: Grid, settings: dict[str, Any], o: _Options) -> tuple[int, int, int]:
+    """Compute the rows ``store`` lacks: (how many were to compute, how many were computed, workers).
+
+    On an error or Ctrl-C the rows finished so far still go to results.parquet
+    (the journal keeps them anyway), the store is closed, and the error raised.
+    """
     client = None
-    computed = 0
     try:
         finished = store.finished()
         todo = [s for s in g.specs if s not in finished]
-        if address is None:
-            n_workers = min(workers or local_workers(), max(1, len(todo)))
+        if o.address is None:
+            n_workers = min(o.workers or local_workers(), max(1, len(todo)))
         else:
-            client = _connect(address, timeout)
-            n_workers = _wait_for_workers(client, address, workers, timeout)
-        chunks = _chunks(todo, n_workers, chunk_size)
-        with bar(total=len(todo), desc="sweep", unit="arch") as progress:
-
-            def emit(rows: list[Row]) -> None:
-                nonlocal computed
-                store.append(rows)
-                computed += len(rows)
-                progress.update(len(rows))
-
-            if chunks and address is None:
-                _run_local(chunks, n_workers, prime, seed, emit)
-            elif chunks:
-                _run_dask(client, str(address), chunks, prime, seed, timeout, emit)
+            client = _connect(o.address, o.timeout)
+            n_workers = _wait_for_workers(client, o.address, o.workers, o.timeout)
+        computed = _execute(store, todo, n_workers, client, o)
     except BaseException:
-        # an error or Ctrl-C: the rows finished so far still go to results.parquet (the journal keeps them anyway)
         _close(client)
         with contextlib.suppress(Exception):
             store.compact(g.specs, {**settings, "provenance": provenance()})
         store.close()
         raise
     _close(client)
-    try:
-        rows = store.compact(g.specs, {**settings, "provenance": provenance()})
-    finally:
-        store.close()
-    in_grid = set(g.specs)
-    info = {"description": g.description, "grid": g.source, "prime": prime, "seed": seed,
-            "seconds": round(time.perf_counter() - t0, 1)}
-    summary = write_summary(rows, store.dir, info=info, plots=plots)
-    errors = sum(1 for row in rows if row.get("error") is not None and Spec.from_row(row) in in_grid)
-    return SweepResult(store.dir, len(g.specs), computed, len(g.specs) - len(todo), errors,
-                       time.perf_counter() - t0, summary, address, n_workers)
+    return len(todo), computed, n_workers
 
+
+def _execute(store: Store, todo: list[Spec], n_workers: int, client: Any, o: _Options) -> int:
+    """Run the chunks of ``todo`` locally (no ``client``) or on Dask, each row into ``store``: the rows computed."""
+    computed = 0
+    chunks = _chunks(todo, n_workers, o.chunk_size)
+    with bar(total=len(todo), desc="sweep", unit="arch") as progress:
+
+        def emit(rows: list[Row]) -> None:
+            nonlocal computed
+            store.append(rows)
+            computed += len(rows)
+            progress.update(len(rows))
+
+        if chunks and o.address is None:
+            _run_local(chunks, n_workers, o.prime, o.seed, emit)
+        elif chunks:
+            _run_dask(client, str(o.address), chunks, o.prime, o.seed, o.timeout, emit)
+    return computed
+
+
+def _summary(rows: list[Row], out: Path, g: Grid, o: _Options, t0: float, plots: bool) -> dict[str, Any]:
+    """Write summary.md, summary.json and the plots of ``rows`` into ``out``: the summary."""
+    info = {"description": g.description, "grid": g.source, "prime": o.prime, "seed": o.seed,
+            "seconds": round(time.perf_counter() - t0, 1)}
+    return write_summary(rows, out, info=info, plots=plots)
+
+
+def _errors(rows: list[Row], g: Grid) -> int:
+    """The rows of ``g``'s architectures whose computation failed."""
+    in_grid = set(g.specs)
+    return sum(1 for row in rows if row.get("error") is not None and Spec.from_row(row) in in_grid)
