@@ -10,17 +10,18 @@ the summary and plots (``ag_attention.sweep.summary``).
 
 Where it runs:
 
-* locally (the default): a :class:`concurrent.futures.ProcessPoolExecutor` of
-  ``workers`` processes (default: the cores this process may use), started
-  with ``spawn``; each worker runs FLINT on one thread, ignores Ctrl-C (the
-  parent stops them) and dies with its parent (Linux ``PR_SET_PDEATHSIG``), so
-  a killed sweep leaves no worker behind;
-* on a Dask cluster, with ``scheduler="tcp://HOST:PORT"``: a
-  :class:`dask.distributed.Client` that waits at most ``timeout`` seconds for
-  the scheduler to answer and for ``workers`` workers (default 1) to join,
-  and fails (never hangs) when the cluster has had no worker, or the client
-  no connection, for ``timeout`` seconds.  The workers need ag-attention
-  importable (the same version).
+* locally (the default, ``ag_attention.sweep.local``): a
+  :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` processes
+  (default: the cores this process may use), started with ``spawn``; each
+  worker runs FLINT on one thread, ignores Ctrl-C (the parent stops them) and
+  dies with its parent (Linux ``PR_SET_PDEATHSIG``), so a killed sweep leaves
+  no worker behind;
+* on a Dask cluster (``ag_attention.sweep.distributed``), with
+  ``scheduler="tcp://HOST:PORT"``: a :class:`dask.distributed.Client` that
+  waits at most ``timeout`` seconds for the scheduler to answer and for
+  ``workers`` workers (default 1) to join, and fails (never hangs) when the
+  cluster has had no worker, or the client no connection, for ``timeout``
+  seconds.  The workers need ag-attention importable (the same version).
 
 Rows do not depend on where they were computed: the random points come from
 ``seed`` alone, so a local and a distributed sweep give identical rows
