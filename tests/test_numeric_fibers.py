@@ -47,7 +47,9 @@ def test_one_normalized_layer_theorem_39(d, e, a, t):
 def test_deep_normalized_eq16(widths, ranks):
     r = numerical_dimension(Architecture(widths, ranks, tokens=3, normalized=True))
     assert r.dimension == cor38(widths, ranks) + len(ranks) == r.expected.value
-    assert r.expected.conjectural and r.to_dict()["numerical"] is True and r.to_dict()["certified"] is False
+    assert r.expected.conjectural and r.certified and r.to_dict()["numerical"] is False
+    assert r.to_dict()["certified"] is True and r.lower_bound == r.upper_bound == r.dimension
+    assert numerical_dimension(Architecture(widths, ranks, tokens=3, normalized=True), certify=False).certified is False
 
 
 def test_gap_rank_verdicts_and_refusals():
@@ -83,9 +85,12 @@ def test_default_samples_reach_the_dimension(widths, ranks, t, value):
 def test_numerical_dimension_refuses_without_a_clear_gap():
     arch = Architecture((3, 2), (2,), tokens=2, normalized=True)
     with pytest.raises(NoClearGapError, match="no clear gap"):
-        numerical_dimension(arch, min_gap=30)
-    r = numerical_dimension(arch, min_gap=30, raise_on_no_gap=False)
+        numerical_dimension(arch, min_gap=30, certify=False)
+    r = numerical_dimension(arch, min_gap=30, raise_on_no_gap=False, certify=False)
     assert r.dimension is None and r.to_dict()["clear_gap"] is False
+    # a certificate needs no gap: the minor of the size of the symmetry bound is proven nonzero
+    r = numerical_dimension(arch, min_gap=30)
+    assert r.certified and r.dimension == 14 and r.to_dict()["clear_gap"] is False
     assert isinstance(NoClearGapError("x"), ComputationError)
 
 
@@ -139,7 +144,8 @@ def test_cli_normalized_and_fibers():
     p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--tokens", "3", "--normalized", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert d["dimension"] == 24 and d["numerical"] is True and d["certified"] is False and d["singular_value_gap"] > 8
+    assert d["dimension"] == 24 and d["numerical"] is False and d["certified"] is True and d["singular_value_gap"] > 8
+    assert d["lower_bound"] == d["upper_bound"] == 24 and d["determinant_excludes_zero"] is True
     p = run_cli("fibers", "--widths", "4,2,4", "--ranks", "2,2", "--tokens", "3", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
@@ -195,10 +201,10 @@ def _columns(result):
 
 def test_numerical_result_in_a_notebook_and_a_table():
     r = numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
-    assert repr(r) == "NumericalResult(widths 4,3 ranks 2 t=3 softmax(tau=1): dim=24, P=28, gap 14.8 orders, numerical, seed=0)"
+    assert repr(r) == "NumericalResult(widths 4,3 ranks 2 t=3 softmax(tau=1): dim=24, P=28, gap 14.8 orders, certified, seed=0)"
     md = r._repr_markdown_()
     assert md.startswith(str(r) + "\n\n| field | value |\n|---|---|\n")
-    assert "| dimension | 24 |" in md and "| certified | false |" in md
+    assert "| dimension | 24 |" in md and "| certified | true |" in md
     pytest.importorskip("pandas")
     f = r.to_frame()
     assert len(f) == 1 and list(f.columns) == _columns(r)

@@ -13,6 +13,7 @@ from ..errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapEr
 from ..models.formulas import expected_dimension
 from ..models.sampling import new_directions_per_sample
 from ..resources import require_memory
+from .certified import CERTIFY_MAX_PARAMETERS, RankCertificate, certify_dimension, default_certificate_samples
 from .result import NumericalResult
 from .spectrum import Spectrum, Steps, numeric_memory, spectrum, undecided_reason
 
@@ -28,7 +29,8 @@ def _positive_number(name: str, value: object) -> float:
     return v
 
 
-def _check_arguments(arch: object, seed: object, min_gap: object, raise_on_no_gap: object, max_doublings: object) -> float:
+def _check_arguments(arch: object, seed: object, min_gap: object, raise_on_no_gap: object, max_doublings: object,
+                     certify: object = None) -> float:
     """``min_gap`` as a float once every argument is valid."""
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
@@ -39,6 +41,8 @@ def _check_arguments(arch: object, seed: object, min_gap: object, raise_on_no_ga
         raise InvalidArgumentError(f"raise_on_no_gap={raise_on_no_gap!r}: must be True or False")
     if isinstance(max_doublings, bool) or not isinstance(max_doublings, (int, np.integer)) or max_doublings < 0:
         raise InvalidArgumentError(f"max_doublings={max_doublings!r}: must be a non-negative integer")
+    if certify is not None and not isinstance(certify, bool):
+        raise InvalidArgumentError(f"certify={certify!r}: must be True, False or None")
     return gap
 
 
@@ -84,6 +88,7 @@ def numerical_dimension(
     min_gap: float = 4.0,
     raise_on_no_gap: bool = True,
     max_doublings: int = 4,
+    certify: bool | None = None,
 ) -> NumericalResult:
     """Dimension of a (normalized or lightning) network from float64 singular values.
 
@@ -102,11 +107,24 @@ def numerical_dimension(
     precision, where its derivative vanishes numerically).  The temperature
     only rescales ``A`` (``phi_{A, V, tau} = phi_{A / tau, V, 1}``), so the
     neuromanifold does not depend on it and the Jacobian is evaluated at
-    ``tau = 1``.  A computation of more than a few seconds shows its steps
+    ``tau = 1``.
+
+    Softmax networks are also certified (see
+    :mod:`ag_attention.numeric.certified`): a lower bound by ball arithmetic
+    (a minor of the Jacobian at a dyadic point whose determinant ball
+    excludes 0: the rank at a point is at most the generic rank, the
+    dimension) and an upper bound by the symmetry families 1 and 2 (``P``
+    minus the rank over GF(p) of their tangents).  When they meet,
+    ``certified`` is True and ``dimension`` is the proven value, even where
+    the float64 spectrum gives no verdict.  ``certify=None`` (the default)
+    certifies softmax networks of at most ``CERTIFY_MAX_PARAMETERS`` (400)
+    parameters, ``True`` any size, ``False`` none.  The certificate uses its
+    own dyadic inputs (all outputs of each), as many as by default here, and
+    never more than ``samples`` when these are given.  A computation of more than a few seconds shows its steps
     (each spectrum's Jacobian and SVD) on a progress bar on standard error
     (see ``ag_attention/progress.py``).
     """
-    min_gap = _check_arguments(arch, seed, min_gap, raise_on_no_gap, max_doublings)
+    min_gap = _check_arguments(arch, seed, min_gap, raise_on_no_gap, max_doublings, certify)
     # the temperature rescales A only: same functions, computed where the logits are of order one
     work = arch if arch.temperature == 1.0 else arch.with_(temperature=1.0)
     per_sample = new_directions_per_sample(arch)
@@ -122,9 +140,19 @@ def numerical_dimension(
                                  Steps(bar))
     undecided = undecided_reason(arch, spec, samples, per_sample)
     g = spec.gap
-    result = NumericalResult(arch, None if undecided else g.rank, arch.parameter_count, expected_dimension(arch), g,
+    certificate: RankCertificate | None = None
+    if certify is None:
+        certify = arch.parameter_count <= CERTIFY_MAX_PARAMETERS
+    if certify and arch.normalized:
+        n_cert = default_certificate_samples(work)
+        certificate = certify_dimension(work, seed=int(seed), min_gap=min_gap,
+                                        samples=n_cert if adaptive else min(n_cert, samples))
+    value = None if undecided else g.rank
+    if certificate is not None and certificate.certified:
+        value = certificate.lower
+    result = NumericalResult(arch, value, arch.parameter_count, expected_dimension(arch), g,
                              spec.singular_values, int(seed), samples, spec.rows, time.perf_counter() - t0,
-                             tuple(history), undecided, work.temperature)
-    if g.rank is None and raise_on_no_gap:
+                             tuple(history), undecided, work.temperature, certificate)
+    if value is None and g.rank is None and raise_on_no_gap:
         raise NoClearGapError(f"{arch.describe()}: {undecided or g.reason}", seed=int(seed))
     return result

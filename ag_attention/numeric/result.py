@@ -1,4 +1,11 @@
-"""The result of :func:`ag_attention.numerical_dimension`: a float64 rank, never a proof."""
+"""The result of :func:`ag_attention.numerical_dimension`: a float64 rank, and for softmax networks proven bounds.
+
+The float64 rank proves nothing.  For normalized attention the result also
+carries a :class:`~ag_attention.numeric.certified.RankCertificate`: a lower
+bound by ball arithmetic and an upper bound by the symmetry families 1 and 2;
+when they meet the dimension is ``certified`` (a proof, see
+:mod:`ag_attention.numeric.certified`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ import numpy as np
 from ..architecture import Architecture
 from ..models.formulas import Expectation
 from ..results import ResultMixin
+from .certified import RankCertificate
 from .gap import GapRank
 
 __all__ = ["NumericalResult"]
@@ -18,7 +26,10 @@ __all__ = ["NumericalResult"]
 
 @dataclass(frozen=True)
 class NumericalResult(ResultMixin):
-    """Numerical (float64, not certified) dimension of a neuromanifold.
+    """Dimension of a neuromanifold: a float64 rank, and for softmax networks proven bounds.
+
+    ``dimension`` is the certified value when the bounds of ``certificate`` meet (``certified``), otherwise
+    the float64 rank (numerical, not a proof).
 
     In a notebook it shows as its summary and a table of its fields
     (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
@@ -40,6 +51,21 @@ class NumericalResult(ResultMixin):
     undecided: str = ""
     #: the temperature the Jacobian was evaluated at (the neuromanifold does not depend on it)
     computed_temperature: float = 1.0
+    #: proven bounds (normalized attention): ball-arithmetic lower bound, symmetry upper bound; None if not computed
+    certificate: RankCertificate | None = None
+
+    @property
+    def certified(self) -> bool:
+        """The lower bound by ball arithmetic equals the upper bound by the symmetry families 1 and 2."""
+        return self.certificate is not None and self.certificate.certified
+
+    @property
+    def lower_bound(self) -> int | None:
+        return None if self.certificate is None else self.certificate.lower
+
+    @property
+    def upper_bound(self) -> int | None:
+        return None if self.certificate is None else self.certificate.upper
 
     @property
     def fiber_dimension(self) -> int | None:
@@ -51,13 +77,15 @@ class NumericalResult(ResultMixin):
 
     @property
     def agrees(self) -> bool | None:
-        """True when the numerical rank equals the formula; otherwise None.
+        """True when the dimension equals the formula; False only for a certified difference; otherwise None.
 
-        A float64 rank proves nothing, so a difference is never reported as
-        ``False`` (proven) here: see :meth:`comparison`.
+        A float64 rank proves nothing, so an uncertified difference is never
+        reported as ``False`` (proven) here: see :meth:`comparison`.
         """
         if self.expected.value is None or self.dimension is None:
             return None
+        if self.certified:
+            return self.dimension == self.expected.value
         return True if self.dimension == self.expected.value else None
 
     def comparison(self) -> str:
@@ -67,6 +95,8 @@ class NumericalResult(ResultMixin):
             return "no formula"
         if self.dimension is None:
             return "no verdict: " + (self.undecided or self.gap.reason)
+        if self.certified:
+            return "agrees (certified)" if self.dimension == value else f"differs (certified: {self.dimension} vs {value})"
         if self.dimension == value:
             return "agrees (numerically)"
         return f"differs numerically ({self.dimension} vs {value}; float64 rank, not a proof)"
@@ -91,9 +121,11 @@ class NumericalResult(ResultMixin):
             "gap_runner_up": round(self.gap.runner_up, 2),
             "clear_gap": self.gap.clear,
             "gap_reason": self.gap.reason,
-            "numerical": True,
-            "certified": False,
-            "certificate": "numerical: float64 singular values, rank at the largest gap; not a proof",
+            "numerical": not self.certified,
+            "numerical_dimension": self.gap.rank if not self.undecided else None,
+            "certified": self.certified,
+            "certificate": self.certificate_text(),
+            **(self.certificate.to_dict() if self.certificate is not None else {}),
             "prime": None,
             "seed": self.seed,
             "samples": self.samples,
@@ -102,10 +134,18 @@ class NumericalResult(ResultMixin):
             "seconds": round(self.seconds, 4),
         }
 
+    def certificate_text(self) -> str:
+        """What is proven, in words."""
+        num = "float64 singular values, rank at the largest gap (not a proof)"
+        c = self.certificate
+        if c is None:
+            return "numerical: " + num
+        return c.describe() + "; numerical: " + num
+
     def __repr__(self) -> str:
         return (
             f"NumericalResult({self.architecture.describe()}: dim={self.dimension}, P={self.parameters}, "
-            f"gap {self.gap.gap:.1f} orders, numerical, seed={self.seed})"
+            f"gap {self.gap.gap:.1f} orders, {'certified' if self.certified else 'numerical'}, seed={self.seed})"
         )
 
     def __str__(self) -> str:
@@ -117,9 +157,24 @@ class NumericalResult(ResultMixin):
             hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
             formula = f"{e.formula} gives {e.value} ({verdict}; {hyp}{'; a conjecture' if e.conjectural else ''})"
         dim = "no verdict (" + (self.undecided or self.gap.reason) + ")" if self.dimension is None else str(self.dimension)
+        c = self.certificate
+        how = "(certified)" if self.certified else "(numerical, float64: not certified)"
+        bounds = []
+        if c is not None:
+            low = "none" if c.lower is None else str(c.lower)
+            ball = "" if c.determinant is None else (
+                f": {c.determinant.size} x {c.determinant.size} minor, determinant {c.determinant.text} at "
+                f"{c.determinant.bits} bits{'' if c.determinant.excludes_zero else ' (contains 0)'}")
+            bounds = [
+                f"  lower bound      {low}  (lower bound by ball arithmetic{ball})",
+                f"  upper bound      {c.upper}  (upper bound by the symmetry families 1 and 2: P - rank_p of "
+                f"{c.symmetry_rank} tangents)",
+                f"  certificate      {c.describe()}",
+            ]
         return "\n".join([
             self.architecture.describe(),
-            f"  dimension        {dim}  (numerical, float64: not certified)",
+            f"  dimension        {dim}  {how}",
+            *bounds,
             f"  parameters       {self.parameters}",
             f"  singular values  gap of {self.gap.gap:.1f} orders of magnitude at the rank (runner-up {self.gap.runner_up:.1f})",
             f"  formula          {formula}",
