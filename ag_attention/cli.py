@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
-from typing import Any, Callable, NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from . import __version__
-from .architecture import Architecture, parse_int, parse_sizes
+from .architecture import Architecture, parse_sizes
+from .argtypes import integer, nonempty, positive_float
 from .errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError
 from .progress import quiet
 from .provenance import provenance
@@ -32,54 +32,18 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _int(name: str) -> Callable[[str], int]:
-    """An integer in ASCII digits (argparse reports the error with exit 2)."""
-
-    def conv(text: str) -> int:
-        try:
-            return parse_int(text, name)
-        except InvalidArgumentError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer written with the digits 0-9, got {text!r}") from None
-
-    return conv
-
-
-def _positive_float(name: str) -> Callable[[str], float]:
-    """A finite positive number (no nan, inf, 0 or negative)."""
-
-    def conv(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {text!r}")
-        return value
-
-    return conv
-
-
-def _nonempty(name: str) -> Callable[[str], str]:
-    def conv(text: str) -> str:
-        if not text.strip():
-            raise argparse.ArgumentTypeError(f"{name} must not be empty")
-        return text
-
-    return conv
-
-
 def _add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = True) -> None:
     g = p.add_argument_group("architecture")
     g.add_argument("--widths", required=True, help="d_0,...,d_L, e.g. 4,4,4")
     g.add_argument("--ranks", help="a_1,...,a_L (omit with --parametrization AV)")
-    g.add_argument("--tokens", "-t", type=_int("--tokens"), default=2, help="sequence length t (default 2)")
+    g.add_argument("--tokens", "-t", type=integer("--tokens"), default=2, help="sequence length t (default 2)")
     g.add_argument("--parametrization", choices=["QKV", "AV"], default=None, help="QKV (default) or AV (A free)")
-    g.add_argument("--heads", type=_int("--heads"), default=1, help="attention heads per layer (default 1)")
+    g.add_argument("--heads", type=integer("--heads"), default=1, help="attention heads per layer (default 1)")
     g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
     g.add_argument("--causal", action="store_true", help="causal mask: token i attends to tokens j <= i only")
     if allow_normalized:
         g.add_argument("--normalized", action="store_true", help="softmax attention (numerical, not certified)")
-        g.add_argument("--temperature", type=_positive_float("--temperature"), default=None, help="softmax temperature (default 1; needs --normalized)")
+        g.add_argument("--temperature", type=positive_float("--temperature"), default=None, help="softmax temperature (default 1; needs --normalized)")
 
 
 def _architecture(args: argparse.Namespace) -> Architecture:
@@ -274,7 +238,7 @@ def _add_m2_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Macaulay2")
     g.add_argument("--backend", choices=["auto", "local", "container"], default="auto",
                    help="local M2, the container image, or auto (local if present)")
-    g.add_argument("--timeout", type=_positive_float("--timeout"), default=300.0, help="seconds per Macaulay2 job (default 300)")
+    g.add_argument("--timeout", type=positive_float("--timeout"), default=300.0, help="seconds per Macaulay2 job (default 300)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 
@@ -282,9 +246,9 @@ def _add_dim_command(sub: Any) -> None:
     p = sub.add_parser("dim", help="dimension of the neuromanifold (exact over GF(p))",
                        description="Dimension of the neuromanifold: exact GF(p) Jacobian rank with a certificate.")
     _add_architecture(p)
-    p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
-    p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed (default 0)")
-    p.add_argument("--samples", type=_int("--samples"), default=None, help="input sequences N (default: automatic)")
+    p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed (default 0)")
+    p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences N (default: automatic)")
     _add_output(p)
     p.set_defaults(func=cmd_dim)
 
@@ -293,8 +257,8 @@ def _add_fibers_command(sub: Any) -> None:
     p = sub.add_parser("fibers", help="generic fibers vs. the symmetry families (Thm. 3.7), exact over GF(p)",
                        description="Kernel of the Jacobian at a random point against the span of the symmetry tangents.")
     _add_architecture(p, allow_normalized=False)
-    p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
-    p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed (default 0)")
+    p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed (default 0)")
     _add_output(p)
     p.set_defaults(func=cmd_fibers)
 
@@ -310,7 +274,7 @@ def _add_implicitize_command(sub: Any) -> None:
                    help="kernel: Macaulay2's kernel, the whole ideal (default); interpolate: all minimal generators "
                         "up to --max-degree by exact interpolation per multidegree, then msolve's length test of "
                         "completeness; auto: interpolation to degree 2, 3, ... until certified complete, else the kernel")
-    p.add_argument("--max-degree", type=_int("--max-degree"), default=None,
+    p.add_argument("--max-degree", type=integer("--max-degree"), default=None,
                    help="with --method interpolate (default 3) or auto (default 4)")
     _add_m2_options(p)
     _add_output(p)
@@ -341,15 +305,15 @@ def _add_m2_command(sub: Any) -> None:
 def _add_reproduce_command(sub: Any) -> None:
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
     p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3"], help="which result")
-    p.add_argument("--out", type=_nonempty("--out"), default=None, help="output directory (default results/WHAT)")
+    p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
-    p.add_argument("--seed", type=_int("--seed"), default=0)
+    p.add_argument("--seed", type=integer("--seed"), default=0)
     g = p.add_argument_group("theorem-3.4 only")
-    g.add_argument("--max-m2-size", type=_int("--max-m2-size"), default=None,
+    g.add_argument("--max-m2-size", type=integer("--max-m2-size"), default=None,
                    help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "
                         "(default: every size that finishes: up to 24, and d=3, d'=2, a=1 with 36)")
     g.add_argument("--backend", choices=["auto", "local", "container"], default=None, help="Macaulay2 backend (default auto)")
-    g.add_argument("--m2-timeout", type=_positive_float("--m2-timeout"), default=None,
+    g.add_argument("--m2-timeout", type=positive_float("--m2-timeout"), default=None,
                    help=f"seconds per Macaulay2 job (default {M2_TIMEOUT:g})")
     g.add_argument("--no-m2", action="store_true", default=None, help="skip the Macaulay2 items (pointwise certificates only)")
     g.add_argument("--full", action="store_true", default=None,

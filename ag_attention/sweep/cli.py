@@ -11,41 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..architecture import parse_int
+from ..argtypes import integer, positive_float
 from ..errors import AgAttentionError, InvalidArgumentError
 
 __all__ = ["add_parser", "cmd_sweep", "main"]
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
-
-
-def _int(name: str) -> Any:
-    def conv(text: str) -> int:
-        try:
-            return parse_int(text, name)
-        except InvalidArgumentError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer written with the digits 0-9, got {text!r}") from None
-
-    return conv
-
-
-def _positive_float(name: str) -> Any:
-    def conv(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {text!r}")
-        return value
-
-    return conv
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -63,14 +39,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler tcp://HOST:PORT (default: local processes)")
-    p.add_argument("--workers", type=_int("--workers"), default=None, metavar="N",
+    p.add_argument("--workers", type=integer("--workers"), default=None, metavar="N",
                    help="local: processes (default: all cores); Dask: workers to wait for (default 1)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--resume", action="store_true", help="keep the finished rows in DIR, compute the rest")
     g.add_argument("--overwrite", action="store_true", help="delete the results in DIR first")
-    p.add_argument("--prime", type=_int("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
-    p.add_argument("--seed", type=_int("--seed"), default=0, help="random seed of every row (default 0)")
-    p.add_argument("--timeout", type=_positive_float("--timeout"), default=DEFAULT_TIMEOUT,
+    p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of every row (default 0)")
+    p.add_argument("--timeout", type=positive_float("--timeout"), default=DEFAULT_TIMEOUT,
                    help=f"seconds to wait for the scheduler and its workers (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--no-plots", action="store_true", help="no dimension-vs-formula plots")
     o = p.add_argument_group("output")
