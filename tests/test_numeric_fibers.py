@@ -133,6 +133,7 @@ def test_figure3_quick(tmp_path):
     norm = [r for r in rows if r["normalized"]]
     assert [r["estimated"] for r in norm] == [25, 40, 57] and all(r["gap"] > 8 for r in norm)
     assert all(r["gap"] is None and r["certified"] for r in rows if not r["normalized"])
+    assert all(r["certified"] and r["lower"] == r["upper"] == r["estimated"] for r in norm)
     assert (tmp_path / "figure3.png").stat().st_size > 20000
 
 

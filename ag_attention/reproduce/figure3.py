@@ -3,11 +3,13 @@
 ``delta`` is the common width of the network: input, hidden layer and output
 all have dimension ``d_0 = d_1 = d_2 = delta``.  For ``delta = 3..10`` and ``N = 250`` input sequences: the dimension of the
 normalized (softmax) network, estimated from float64 singular values (rank at
-the largest gap, the gap reported), against Eq. 16 (Conjecture 3.10); and
+the largest gap, the gap reported) and certified (a lower bound by ball
+arithmetic, an upper bound by the symmetry families 1 and 2, see
+:mod:`ag_attention.numeric.certified`), against Eq. 16 (Conjecture 3.10); and
 the dimension of the lightning network, exact over GF(p), against Cor. 3.8.
 Writes ``figure3.png``, ``.pdf`` and ``.svg`` (estimated and expected as
 separate series, from the computed values), ``figure3.json`` (rows ``delta, normalized, estimated,
-expected, gap``) and the report.
+expected, gap, certified, lower, upper``) and the report.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure
 
 __all__ = ["figure3_rows", "reproduce_figure_3", "plot_figure3"]
 
+_NORMALIZED_METHOD = "ball-arithmetic lower bound + symmetry upper bound (float64 SVD for the rank)"
+
 
 def figure3_rows(deltas: Iterable[int] = range(3, 11), samples: int = 250, seed: int = 0) -> list[dict[str, Any]]:
     rows = []
@@ -40,20 +44,34 @@ def figure3_rows(deltas: Iterable[int] = range(3, 11), samples: int = 250, seed:
 
 
 def _row(delta: int, normalized: bool, samples: int, seed: int) -> dict[str, Any]:
-    """One network of Figure 3: its dimension (numerical for softmax, exact for lightning) against Eq. 16."""
+    """One network of Figure 3: its dimension (certified bounds for softmax, exact for lightning) against Eq. 16.
+
+    ``lower`` and ``upper`` are the proven bounds (softmax: ball arithmetic and the symmetry families 1 and 2;
+    lightning: the GF(p) rank and the exact upper bound); ``certified`` when they meet.
+    """
     arch = Architecture((delta,) * 3, (2, 2), tokens=3, normalized=normalized)
     t0 = time.perf_counter()
     if normalized:
         try:
             num = numerical_dimension(arch, seed=seed, samples=samples)
             est, gap = num.dimension, round(num.gap.gap, 2)
+            certified, lower, upper = num.certified, num.lower_bound, num.upper_bound
         except NoClearGapError:
-            est, gap = None, None
+            est, gap, certified, lower, upper = None, None, False, None, None
         return {"delta": delta, "normalized": True, "estimated": est, "expected": expected_dimension(arch).value,
-                "gap": gap, "certified": False, "seconds": round(time.perf_counter() - t0, 3)}
+                "gap": gap, "certified": certified, "lower": lower, "upper": upper,
+                "seconds": round(time.perf_counter() - t0, 3)}
     exact = dimension(arch, seed=seed, samples=samples)
     return {"delta": delta, "normalized": False, "estimated": exact.dimension, "expected": exact.expected.value,
-            "gap": None, "certified": exact.certified, "seconds": round(time.perf_counter() - t0, 3)}
+            "gap": None, "certified": exact.certified, "lower": exact.dimension, "upper": exact.upper_bound,
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def _normalized_label(rows: list[dict[str, Any]]) -> str:
+    done = sum(bool(r["certified"]) for r in rows)
+    if done == len(rows):
+        return "certified (ball arithmetic + symmetries)"
+    return f"float64 SVD, largest gap ({done}/{len(rows)} certified)"
 
 
 def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
@@ -68,7 +86,7 @@ def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
         est = [(r["delta"], r["estimated"]) for r in sel if r["estimated"] is not None]
         ax.plot([d for d, _ in est], [e for _, e in est], ls="none", marker="o" if normalized else "s",
                 ms=7 if normalized else 5, mfc="none" if normalized else color, mec=color,
-                label=f"{name}: estimated ({'float64 SVD, largest gap' if normalized else 'exact, GF(p)'})")
+                label=f"{name}: {_normalized_label(sel) if normalized else 'exact, GF(p)'}")
         # the difference to Cor. 3.8 makes the "+ L" of Eq. 16 visible
         ax2.plot(deltas, [r["expected"] - lightning_expected[r["delta"]] for r in sel], ls="--", color=color, alpha=0.8)
         ax2.plot([d for d, _ in est], [e - lightning_expected[d] for d, e in est], ls="none",
@@ -97,8 +115,10 @@ def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples:
         summary=("Two-layer networks (L = 2) with t = 3 tokens and attention ranks a_1 = a_2 = 2, all widths equal: "
                  "delta = d_0 = d_1 = d_2 is the dimension of the input, the hidden layer and the output. "
                  "Normalized rows: float64 Jacobian on N Gaussian input sequences, rank at the largest gap of the "
-                 "singular values (numerical, not certified; the gap is in orders of magnitude). Lightning rows: "
-                 "exact rank over GF(p) with the symmetry upper bound."),
+                 "singular values (the gap is in orders of magnitude), and certified: a lower bound by ball "
+                 "arithmetic (a minor of the Jacobian at a dyadic point whose arb determinant ball excludes 0) "
+                 "and an upper bound by the symmetry families 1 and 2 (P minus the GF(p) rank of their tangents); "
+                 "'certified' when they meet. Lightning rows: exact rank over GF(p) with the symmetry upper bound."),
         meta={"seed": seed, "samples": samples, "delta": "d_0 = d_1 = d_2 (input, hidden and output width)"},
     )
     rows = figure3_rows(deltas, samples, seed)
@@ -107,15 +127,19 @@ def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples:
         report.add(Check(
             "Eq. 16 (Conjecture 3.10)" if r["normalized"] else "Cor. 3.8",
             f"{kind}, delta={r['delta']}",
-            "float64 SVD, largest gap" if r["normalized"] else "GF(p) rank + symmetry bound",
+            _NORMALIZED_METHOD if r["normalized"] else "GF(p) rank + symmetry bound",
             r["expected"], r["estimated"] if r["estimated"] is not None else "no clear gap",
-            r["estimated"] == r["expected"] and (r["normalized"] or r["certified"]), r["seconds"],
-            {"gap_orders_of_magnitude": r["gap"]},
+            r["estimated"] == r["expected"] and r["certified"], r["seconds"],
+            {"gap_orders_of_magnitude": r["gap"], "lower_bound": r["lower"], "upper_bound": r["upper"],
+             "certified": r["certified"]},
             topic=Claim.EQ_16 if r["normalized"] else Claim.COR_38,
-            techniques=("float64 SVD, largest gap" if r["normalized"] else "GF(p) rank + symmetry bound",),
+            techniques=(("ball arithmetic (arb) minor", "symmetry families 1 and 2 over GF(p)", "float64 SVD, largest gap")
+                        if r["normalized"] else ("GF(p) rank + symmetry bound",)),
         ))
-    report.tables.append(Table("Figure 3", ["delta", "normalized", "estimated", "expected", "gap", "certified", "s"],
-                               [[r["delta"], r["normalized"], r["estimated"], r["expected"], r["gap"], r["certified"], r["seconds"]]
+    report.tables.append(Table("Figure 3", ["delta", "normalized", "estimated", "expected", "gap", "lower", "upper",
+                                            "certified", "s"],
+                               [[r["delta"], r["normalized"], r["estimated"], r["expected"], r["gap"], r["lower"],
+                                 r["upper"], r["certified"], r["seconds"]]
                                 for r in rows]))
     if out is not None:
         out = Path(out)
