@@ -2,7 +2,6 @@
 
 import dataclasses
 import json
-from fractions import Fraction
 
 import numpy as np
 import pytest
