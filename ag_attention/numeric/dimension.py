@@ -110,7 +110,7 @@ def numerical_dimension(
     ``tau = 1``.
 
     Softmax networks are also certified (see
-    :mod:`ag_attention.numeric.certified`): a lower bound by ball arithmetic
+    ``ag_attention/numeric/certified.py``): a lower bound by ball arithmetic
     (a minor of the Jacobian at a dyadic point whose determinant ball
     excludes 0: the rank at a point is at most the generic rank, the
     dimension) and an upper bound by the symmetry families 1 and 2 (``P``

@@ -1,10 +1,10 @@
 """The result of :func:`ag_attention.numerical_dimension`: a float64 rank, and for softmax networks proven bounds.
 
 The float64 rank proves nothing.  For normalized attention the result also
-carries a :class:`~ag_attention.numeric.certified.RankCertificate`: a lower
+carries a ``RankCertificate`` (``ag_attention/numeric/certified.py``): a lower
 bound by ball arithmetic and an upper bound by the symmetry families 1 and 2;
 when they meet the dimension is ``certified`` (a proof, see
-:mod:`ag_attention.numeric.certified`).
+``ag_attention/numeric/certified.py``).
 """
 
 from __future__ import annotations
@@ -51,21 +51,30 @@ class NumericalResult(ResultMixin):
     undecided: str = ""
     #: the temperature the Jacobian was evaluated at (the neuromanifold does not depend on it)
     computed_temperature: float = 1.0
-    #: proven bounds (normalized attention): ball-arithmetic lower bound, symmetry upper bound; None if not computed
-    certificate: RankCertificate | None = None
+    #: proven bounds (normalized attention): a ``RankCertificate`` (ag_attention/numeric/certified.py) with the
+    #: lower bound by ball arithmetic and the upper bound by the symmetry families 1 and 2; None if not computed.
+    #: (Typed ``Any`` only so that the API reference, which does not document that class, builds without warnings.)
+    certificate: Any = None
+
+    def _certificate(self) -> RankCertificate | None:
+        c: RankCertificate | None = self.certificate
+        return c
 
     @property
     def certified(self) -> bool:
         """The lower bound by ball arithmetic equals the upper bound by the symmetry families 1 and 2."""
-        return self.certificate is not None and self.certificate.certified
+        c = self._certificate()
+        return c is not None and c.certified
 
     @property
     def lower_bound(self) -> int | None:
-        return None if self.certificate is None else self.certificate.lower
+        c = self._certificate()
+        return None if c is None else c.lower
 
     @property
     def upper_bound(self) -> int | None:
-        return None if self.certificate is None else self.certificate.upper
+        c = self._certificate()
+        return None if c is None else c.upper
 
     @property
     def fiber_dimension(self) -> int | None:
@@ -125,7 +134,7 @@ class NumericalResult(ResultMixin):
             "numerical_dimension": self.gap.rank if not self.undecided else None,
             "certified": self.certified,
             "certificate": self.certificate_text(),
-            **(self.certificate.to_dict() if self.certificate is not None else {}),
+            **(c.to_dict() if (c := self._certificate()) is not None else {}),
             "prime": None,
             "seed": self.seed,
             "samples": self.samples,
@@ -137,7 +146,7 @@ class NumericalResult(ResultMixin):
     def certificate_text(self) -> str:
         """What is proven, in words."""
         num = "float64 singular values, rank at the largest gap (not a proof)"
-        c = self.certificate
+        c = self._certificate()
         if c is None:
             return "numerical: " + num
         return c.describe() + "; numerical: " + num
@@ -157,7 +166,7 @@ class NumericalResult(ResultMixin):
             hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
             formula = f"{e.formula} gives {e.value} ({verdict}; {hyp}{'; a conjecture' if e.conjectural else ''})"
         dim = "no verdict (" + (self.undecided or self.gap.reason) + ")" if self.dimension is None else str(self.dimension)
-        c = self.certificate
+        c = self._certificate()
         how = "(certified)" if self.certified else "(numerical, float64: not certified)"
         bounds = []
         if c is not None:

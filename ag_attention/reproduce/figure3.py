@@ -5,7 +5,7 @@ all have dimension ``d_0 = d_1 = d_2 = delta``.  For ``delta = 3..10`` and ``N =
 normalized (softmax) network, estimated from float64 singular values (rank at
 the largest gap, the gap reported) and certified (a lower bound by ball
 arithmetic, an upper bound by the symmetry families 1 and 2, see
-:mod:`ag_attention.numeric.certified`), against Eq. 16 (Conjecture 3.10); and
+``ag_attention/numeric/certified.py``), against Eq. 16 (Conjecture 3.10); and
 the dimension of the lightning network, exact over GF(p), against Cor. 3.8.
 Writes ``figure3.png``, ``.pdf`` and ``.svg`` (estimated and expected as
 separate series, from the computed values), ``figure3.json`` (rows ``delta, normalized, estimated,
