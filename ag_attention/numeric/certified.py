@@ -224,19 +224,26 @@ def certify_dimension(arch: Architecture, *, seed: int = 0, samples: int | None 
     # the triangular factor has the singular values and the column Gram matrix of Jn (cheaper to pivot and SVD)
     tri: np.ndarray = np.asarray(np.linalg.qr(Jn, mode="r")) if Jn.shape[0] > Jn.shape[1] else Jn
     r = rank
+    fallback: int | None = None
     if r is None:
         # the singular values of Jn are those of its triangular factor (a square SVD, much cheaper)
-        g = gap_rank(np.linalg.svd(tri, compute_uv=False), min_gap=min_gap, size=max(Jn.shape))
+        sv = np.linalg.svd(tri, compute_uv=False)
+        g = gap_rank(sv, min_gap=min_gap, size=max(Jn.shape))
         r = g.rank
         if r is None:
             note = f"no clear float64 gap at the dyadic point ({g.reason})"
+            # without a gap, the singular values above 1e-9 of the largest give a size worth trying
+            fallback = int(np.count_nonzero(sv > 1e-9 * sv[0])) if sv.size and sv[0] > 0 else None
     det: DeterminantBall | None = None
     lower: int | None = None
     # the gap rank first; if it proves less than the symmetry bound (or there is no gap), a minor of the size of
-    # the symmetry bound (a singular exact minor can never pass: the balls are rigorous, so trying is safe)
+    # the symmetry bound, then (no gap) one of the size of the singular values above 1e-9 (a singular exact
+    # minor can never pass: the balls are rigorous, so trying is safe)
     sizes = [] if r is None else [r]
     if rank is None and (r is None or r < upper):
         sizes.append(upper)
+    if fallback is not None and fallback < upper:
+        sizes.append(fallback)
     for size in sizes:
         if size == 0:
             lower = 0
@@ -248,7 +255,8 @@ def certify_dimension(arch: Architecture, *, seed: int = 0, samples: int | None 
             continue
         ball = ball_minor(work, theta, X, rows, cols, bits)
         if ball.excludes_zero:
-            det, lower = ball, size
+            if lower is None or size > lower:
+                det, lower = ball, size
             if lower >= upper:
                 break
         elif det is None:
