@@ -257,3 +257,8 @@ def test_causal_softmax_first_row_is_not_saturated():
     assert saturated_fraction(arch.with_(causal=False), [W]) == pytest.approx(1 / 3)
     W[0, 1] = [1.0, 0.0, 0.0]  # a row with two allowed tokens that puts all weight on one: saturated
     assert saturated_fraction(arch, [W]) == pytest.approx(1 / 2)
+    # one token: the softmax is the constant 1, not saturated; phi(x) = V x has dimension d d'
+    one = Architecture((3, 2), (2,), tokens=1, normalized=True)
+    assert saturated_fraction(one, [np.ones((4, 1, 1))]) == 0.0
+    r = numerical_dimension(one)
+    assert r.dimension == 6 and r.undecided == "" and not r.certified and (r.lower_bound, r.upper_bound) == (6, 14)

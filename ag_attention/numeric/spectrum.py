@@ -66,10 +66,11 @@ def saturated_fraction(arch: Architecture, weights: list[np.ndarray]) -> float:
     attend to at least two tokens.
 
     With a causal mask token ``i`` attends to ``i + 1`` tokens, so the first row is ``[1, 0, ..., 0]`` by
-    construction: it has no softmax derivative to lose and is not counted.
+    construction: it has no softmax derivative to lose and is not counted (nor are the rows of ``t = 1``).
     """
     t = arch.tokens
-    free = np.arange(t) >= 1 if arch.causal else np.ones(t, dtype=bool)  # rows with >= 2 allowed tokens
+    allowed = np.arange(1, t + 1) if arch.causal else np.full(t, t)
+    free = allowed >= 2  # rows with >= 2 allowed tokens
     if not free.any() or not weights:
         return 0.0
     top = np.concatenate([W.max(axis=-1)[:, free].ravel() for W in weights])
