@@ -1,7 +1,7 @@
 """The result of :func:`ag_attention.numerical_dimension`: a float64 rank, and for softmax networks proven bounds.
 
 The float64 rank proves nothing.  For normalized attention the result also
-carries a ``RankCertificate`` (``ag_attention/numeric/certified.py``): a lower
+carries a :class:`~ag_attention.numeric.certified.RankCertificate`: a lower
 bound by ball arithmetic and an upper bound by the symmetry families 1 and 2;
 when they meet the dimension is ``certified`` (a proof, see
 ``ag_attention/numeric/certified.py``).
@@ -51,14 +51,12 @@ class NumericalResult(ResultMixin):
     undecided: str = ""
     #: the temperature the Jacobian was evaluated at (the neuromanifold does not depend on it)
     computed_temperature: float = 1.0
-    #: proven bounds (normalized attention): a ``RankCertificate`` (ag_attention/numeric/certified.py) with the
-    #: lower bound by ball arithmetic and the upper bound by the symmetry families 1 and 2; None if not computed.
-    #: (Typed ``Any`` only so that the API reference, which does not document that class, builds without warnings.)
-    certificate: Any = None
+    #: proven bounds (normalized attention): the lower bound by ball arithmetic and the upper bound by the
+    #: symmetry families 1 and 2; None if not computed
+    certificate: RankCertificate | None = None
 
     def _certificate(self) -> RankCertificate | None:
-        c: RankCertificate | None = self.certificate
-        return c
+        return self.certificate
 
     @property
     def certified(self) -> bool:
