@@ -167,7 +167,8 @@ def test_parquet_schema_and_metadata(local_run):
     one_token, softmax = rows[0], rows[1]
     assert (one_token["dimension"], one_token["expected"], one_token["certified"]) == (8, 11, True)
     assert one_token["certificate_kind"] == "analytic-bound"
-    assert softmax["numerical"] and not softmax["certified"] and softmax["prime"] is None
+    assert softmax["numerical"] and softmax["certified"] and softmax["prime"] is None  # float64, then balls
+    assert softmax["certificate_kind"] == "ball-arithmetic" and softmax["upper_bound"] == softmax["dimension"]
     assert softmax["dimension"] == softmax["expected"] == 2 * (2 * 3 - 2) + 3 * 2  # Thm. 3.9
     assert not any(r["error"] for r in rows)
     # the summary counts are consistent, and the files are there

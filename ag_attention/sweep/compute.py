@@ -69,7 +69,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 KEY_COLUMNS = ("widths", "ranks", "tokens", "heads", "skip", "normalized", "causal")
 
 #: certificate kinds: how a lightning dimension is known (``certified`` is true for the first three)
-CERTIFICATE_KINDS = ("symmetry-bound", "analytic-bound", "effective-architecture", "lower-bound", "numerical", "error")
+CERTIFICATE_KINDS = ("symmetry-bound", "analytic-bound", "effective-architecture", "lower-bound", "ball-arithmetic",
+                     "numerical", "error")
 
 
 def certificate_kind(result: Any) -> str:
@@ -133,7 +134,9 @@ def _compute(row: dict[str, Any], arch: Architecture, spec: Spec, prime: int, se
     if spec.normalized:
         n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)
         d = n.to_dict()
-        row.update(dimension=n.dimension, agrees=n.agrees, certificate_kind="numerical",
+        # certified: a ball-arithmetic lower bound meets the bound of the symmetry families 1 and 2
+        row.update(dimension=n.dimension, agrees=n.agrees, certified=n.certified, upper_bound=n.upper_bound,
+                   certificate_kind="ball-arithmetic" if n.certified else "numerical",
                    certificate=(d["certificate"] if n.dimension is not None
                                 else "numerical, no verdict: " + (n.undecided or n.gap.reason)),
                    singular_value_gap=d["singular_value_gap"], samples=n.samples, runs=len(n.history) or 1)
