@@ -42,7 +42,7 @@ def _add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = Tr
     g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
     g.add_argument("--causal", action="store_true", help="causal mask: token i attends to tokens j <= i only")
     if allow_normalized:
-        g.add_argument("--normalized", action="store_true", help="softmax attention (numerical, not certified)")
+        g.add_argument("--normalized", action="store_true", help="softmax attention (float64; certified by ball arithmetic up to 400 parameters)")
         g.add_argument("--temperature", type=positive_float("--temperature"), default=None, help="softmax temperature (default 1; needs --normalized)")
 
 
