@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from ..argtypes import integer, positive_float
-from ..errors import AgAttentionError, InvalidArgumentError
+from ..errors import InvalidArgumentError
 
 __all__ = ["add_parser", "cmd_sweep", "main"]
 
-EXIT_FAILED, EXIT_USAGE = 1, 2
+EXIT_FAILED = 1
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -80,27 +79,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ag_attention.sweep GRID --out DIR ...`` (the same as ``ag-attention sweep``)."""
-    from ..progress import quiet
+    """``python -m ag_attention.sweep GRID --out DIR ...``: ``ag-attention sweep`` (the same parser, errors and
+    exit statuses)."""
+    from ..cli import main as cli_main
 
-    parser = argparse.ArgumentParser(prog="python -m ag_attention.sweep")
-    sub = parser.add_subparsers(dest="command")
-    add_parser(sub)
-    args = parser.parse_args(["sweep", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        with quiet(args.quiet or args.json):
-            status = int(args.func(args))
-        sys.stdout.flush()
-        return status
-    except BrokenPipeError:  # the reader went away (`... | head -1`): no traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_FAILED
-    except InvalidArgumentError as exc:
-        print(f"ag-attention: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except AgAttentionError as exc:
-        print(f"ag-attention: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("ag-attention: interrupted", file=sys.stderr)
-        return 130
+    return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])
