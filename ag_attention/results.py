@@ -37,7 +37,7 @@ from typing import Any
 
 from .errors import InvalidArgumentError
 
-__all__ = ["ResultMixin", "flatten", "to_frame"]
+__all__ = ["ResultMixin", "flatten", "to_frame", "dimension_fields"]
 
 
 def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -85,6 +85,19 @@ def to_frame(rows: list[dict[str, Any]]) -> Any:
         if dtype is not None:
             frame[col] = frame[col].astype(dtype)
     return frame
+
+
+def dimension_fields(result: Any) -> dict[str, Any]:
+    """The opening of a dimension result's ``to_dict()`` (exact or float64): the network, the value, the formula."""
+    return {
+        "architecture": result.architecture.to_dict(),
+        "dimension": result.dimension,
+        "parameters": result.parameters,
+        "fiber_dimension": result.fiber_dimension,
+        **result.expected.fields(),
+        "agrees": result.agrees,
+        "comparison": result.comparison(),
+    }
 
 
 class ResultMixin:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..architecture import Architecture
 from ..models.formulas import Expectation, analytic_upper_bound
-from ..results import ResultMixin
+from ..results import ResultMixin, dimension_fields
 from .runs import RankRun
 
 __all__ = ["DimensionResult"]
@@ -150,16 +150,7 @@ class DimensionResult(ResultMixin):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "architecture": self.architecture.to_dict(),
-            "dimension": self.dimension,
-            "parameters": self.parameters,
-            "fiber_dimension": self.fiber_dimension,
-            "expected": self.expected.value,
-            "formula": self.expected.formula,
-            "formula_applies": self.formula_applies,
-            "failed_hypotheses": self.expected.failed_hypotheses,
-            "agrees": self.agrees,
-            "comparison": self.comparison(),
+            **dimension_fields(self),
             "upper_bound": self.upper_bound,
             "symmetry_count": self.symmetry_count,
             "certified": self.certified,
@@ -187,8 +178,7 @@ class DimensionResult(ResultMixin):
             formula = f"no formula ({e.note})"
         else:
             verdict = self.comparison()
-            hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
-            formula = f"{e.formula} gives {e.value} ({verdict}; {hyp})"
+            formula = f"{e.formula} gives {e.value} ({verdict}; {e.hypotheses_text()})"
         lines = [
             f"{self.architecture.describe()}",
             f"  dimension        {self.dimension}  ({'certified exact' if self.certified else 'certified lower bound'})",

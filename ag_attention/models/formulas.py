@@ -77,6 +77,15 @@ class Expectation:
     def failed_hypotheses(self) -> list[str]:
         return [h.statement for h in self.hypotheses if not h.holds]
 
+    def hypotheses_text(self) -> str:
+        """``hypotheses hold`` or ``does not apply, fails: ...`` (the failed statements)."""
+        return "hypotheses hold" if self.applies else "does not apply, fails: " + "; ".join(self.failed_hypotheses)
+
+    def fields(self) -> dict[str, Any]:
+        """What a result's ``to_dict()`` says of the formula: value, name, whether it applies, what fails."""
+        return {"expected": self.value, "formula": self.formula, "formula_applies": self.applies,
+                "failed_hypotheses": self.failed_hypotheses, "conjectural": self.conjectural}
+
     @property
     def paper_hypotheses_hold(self) -> bool:
         """All hypotheses as the paper states them (docs/math/dimension.md) hold (found ones ignored)."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..architecture import Architecture
 from ..models.formulas import Expectation
-from ..results import ResultMixin
+from ..results import ResultMixin, dimension_fields
 from .certified import RankCertificate
 from .gap import GapRank
 
@@ -110,16 +110,7 @@ class NumericalResult(ResultMixin):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "architecture": self.architecture.to_dict(),
-            "dimension": self.dimension,
-            "parameters": self.parameters,
-            "fiber_dimension": self.fiber_dimension,
-            "expected": self.expected.value,
-            "formula": self.expected.formula,
-            "formula_applies": self.formula_applies,
-            "conjectural": self.expected.conjectural,
-            "agrees": self.agrees,
-            "comparison": self.comparison(),
+            **dimension_fields(self),
             "undecided": self.undecided or None,
             "temperature": self.architecture.temperature,
             "computed_at_temperature": self.computed_temperature,
@@ -161,8 +152,7 @@ class NumericalResult(ResultMixin):
             formula = "no formula"
         else:
             verdict = self.comparison()
-            hyp = "hypotheses hold" if e.applies else "does not apply, fails: " + "; ".join(e.failed_hypotheses)
-            formula = f"{e.formula} gives {e.value} ({verdict}; {hyp}{'; a conjecture' if e.conjectural else ''})"
+            formula = f"{e.formula} gives {e.value} ({verdict}; {e.hypotheses_text()}{'; a conjecture' if e.conjectural else ''})"
         dim = "no verdict (" + (self.undecided or self.gap.reason) + ")" if self.dimension is None else str(self.dimension)
         c = self._certificate()
         how = "(certified)" if self.certified else "(numerical, float64: not certified)"
