@@ -39,7 +39,7 @@ from .architecture import Architecture
 from .errors import InvalidArgumentError
 from .resources import MemoryEstimate, require_memory
 
-__all__ = ["Arithmetic", "unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "jacobian_memory",
+__all__ = ["Arithmetic", "OperatorArithmetic", "unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "jacobian_memory",
            "inputs_memory", "attention_weights"]
 
 
@@ -69,6 +69,23 @@ class Arithmetic(Protocol):
     def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
 
     def neg(self, a: np.ndarray) -> np.ndarray: ...
+
+
+class OperatorArithmetic:
+    """``add``, ``sub``, ``neg`` by numpy's operators: for arithmetics whose elements compute exactly what
+    they mean with them (float64, balls); GF(p) reduces modulo p instead."""
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a + b
+        return out
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a - b
+        return out
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        out: np.ndarray = -a
+        return out
 
 
 def jacobian_memory(arch: Architecture, samples: int, rows_per_sample: int | None = None, *, exact: bool = True) -> MemoryEstimate:

@@ -28,6 +28,8 @@ from typing import Any
 import flint
 import numpy as np
 
+from ..network import OperatorArithmetic
+
 __all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero"]
 
 #: a real ball (python-flint's ``arb``)
@@ -70,7 +72,7 @@ def contains_zero(x: Any) -> bool:
     return bool(x.contains(0))
 
 
-class Balls:
+class Balls(OperatorArithmetic):
     """Ball arithmetic on numpy object arrays of ``arb``: :class:`ag_attention.network.Arithmetic`, with a softmax.
 
     ``exact`` is False (balls enclose reals; they are not a field of residues), so the network code accepts
@@ -87,17 +89,6 @@ class Balls:
         out: np.ndarray = np.asarray(np.einsum(spec, a, b, optimize=True), dtype=object)
         return out
 
-    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a + b
-        return out
-
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a - b
-        return out
-
-    def neg(self, a: np.ndarray) -> np.ndarray:
-        out: np.ndarray = -a
-        return out
 
     def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = a * b

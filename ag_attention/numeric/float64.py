@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..network import OperatorArithmetic
+
 __all__ = ["Float64"]
 
 
-class Float64:
+class Float64(OperatorArithmetic):
     """float64 arithmetic: the :class:`ag_attention.network.Arithmetic` protocol, like :class:`ag_attention.exact.field.GFp`."""
 
     exact = False
@@ -19,17 +21,6 @@ class Float64:
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.einsum(spec, a, b, optimize=True)
         return out
-
-    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a + b
-        return out
-
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a - b
-        return out
-
-    def neg(self, a: np.ndarray) -> np.ndarray:
-        return -a
 
     def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = a * b
