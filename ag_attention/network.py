@@ -255,6 +255,48 @@ def _check_inputs(arch: Architecture, ops: Arithmetic, X: np.ndarray) -> None:
         raise InvalidArgumentError(f"X: inputs have shape {X.shape}, expected (N, {arch.tokens}, {arch.widths[0]})")
 
 
+def _head_backward(arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray], c: _Head, Ybar: np.ndarray,
+                   Hin: np.ndarray, J: np.ndarray, li: int, h: int, rows: int) -> list[np.ndarray]:
+    """One head's share of the backward pass: its weights' columns of ``J``, and its parts of the adjoint
+    of the layer's input (none for the first layer)."""
+    Wbar = ops.einsum("nrim,njm->nrij", Ybar, c.Xv)
+    Xvbar = ops.einsum("nrim,nij->nrjm", Ybar, c.W)
+    if arch.normalized:
+        # d softmax: Sbar = W * (Wbar - <W, Wbar>_row) / tau
+        inner = (c.W[:, None] * Wbar).sum(axis=-1, keepdims=True)
+        Sbar = c.W[:, None] * (Wbar - inner) / arch.temperature
+    elif arch.causal:  # W = S on j <= i, 0 elsewhere
+        Sbar = np.where(_causal_mask(arch.tokens), Wbar, np.zeros((), dtype=Wbar.dtype))
+    else:
+        Sbar = Wbar
+    grads: dict[str, np.ndarray] = {
+        "V": ops.einsum("nrjm,njk->nrmk", Xvbar, Hin),
+    }
+    if isinstance(c, _QKVHead):
+        Xqbar = ops.einsum("nrij,njc->nric", Sbar, c.Xk)
+        Xkbar = ops.einsum("nrij,nic->nrjc", Sbar, c.Xq)
+        grads["Q"] = ops.einsum("nric,nik->nrck", Xqbar, Hin)
+        grads["K"] = ops.einsum("nrjc,njk->nrck", Xkbar, Hin)
+    else:
+        T = ops.einsum("nrij,njl->nril", Sbar, Hin)
+        grads["A"] = ops.einsum("nril,nik->nrkl", T, Hin)
+    for name, g in grads.items():
+        b = arch.block(name, li + 1, h)
+        J[:, b.slice] = g.reshape(rows, b.size)
+    if li == 0:
+        return []  # the input X has no adjoint to pass on
+    parts = [ops.einsum("nrjm,mk->nrjk", Xvbar, w["V"])]
+    if isinstance(c, _QKVHead):
+        parts.append(ops.einsum("nric,ck->nrik", Xqbar, w["Q"]))
+        parts.append(ops.einsum("nrjc,ck->nrjk", Xkbar, w["K"]))
+    elif isinstance(c, _AVHead):
+        # S = X A X^T:  Xbar = Sbar (X A^T) + Sbar^T (X A)
+        XAt = ops.einsum("njl,kl->njk", Hin, w["A"])
+        parts.append(ops.einsum("nrij,njk->nrik", Sbar, XAt))
+        parts.append(ops.einsum("nrji,njk->nrik", Sbar, c.XA))
+    return parts
+
+
 def jacobian(
     arch: Architecture, ops: Arithmetic, theta: np.ndarray, X: np.ndarray, seeds: np.ndarray | None = None
 ) -> np.ndarray:
@@ -298,41 +340,7 @@ def jacobian(
         # the adjoint of layer li's input (not needed, and left None without skip connections, when li == 0)
         Hbar: np.ndarray | None = Ybar if arch.skip else None
         for h, (w, c) in enumerate(zip(weights[li], caches[li])):
-            Wbar = ops.einsum("nrim,njm->nrij", Ybar, c.Xv)
-            Xvbar = ops.einsum("nrim,nij->nrjm", Ybar, c.W)
-            if arch.normalized:
-                # d softmax: Sbar = W * (Wbar - <W, Wbar>_row) / tau
-                inner = (c.W[:, None] * Wbar).sum(axis=-1, keepdims=True)
-                Sbar = c.W[:, None] * (Wbar - inner) / arch.temperature
-            elif arch.causal:  # W = S on j <= i, 0 elsewhere
-                Sbar = np.where(_causal_mask(t), Wbar, np.zeros((), dtype=Wbar.dtype))
-            else:
-                Sbar = Wbar
-            grads: dict[str, np.ndarray] = {
-                "V": ops.einsum("nrjm,njk->nrmk", Xvbar, Hin),
-            }
-            if isinstance(c, _QKVHead):
-                Xqbar = ops.einsum("nrij,njc->nric", Sbar, c.Xk)
-                Xkbar = ops.einsum("nrij,nic->nrjc", Sbar, c.Xq)
-                grads["Q"] = ops.einsum("nric,nik->nrck", Xqbar, Hin)
-                grads["K"] = ops.einsum("nrjc,njk->nrck", Xkbar, Hin)
-            else:
-                T = ops.einsum("nrij,njl->nril", Sbar, Hin)
-                grads["A"] = ops.einsum("nril,nik->nrkl", T, Hin)
-            for name, g in grads.items():
-                b = arch.block(name, li + 1, h)
-                J[:, b.slice] = g.reshape(N * R, b.size)
-            if li == 0:
-                continue
-            parts = [ops.einsum("nrjm,mk->nrjk", Xvbar, w["V"])]
-            if isinstance(c, _QKVHead):
-                parts.append(ops.einsum("nric,ck->nrik", Xqbar, w["Q"]))
-                parts.append(ops.einsum("nrjc,ck->nrjk", Xkbar, w["K"]))
-            elif isinstance(c, _AVHead):
-                # S = X A X^T:  Xbar = Sbar (X A^T) + Sbar^T (X A)
-                XAt = ops.einsum("njl,kl->njk", Hin, w["A"])
-                parts.append(ops.einsum("nrij,njk->nrik", Sbar, XAt))
-                parts.append(ops.einsum("nrji,njk->nrik", Sbar, c.XA))
+            parts = _head_backward(arch, ops, w, c, Ybar, Hin, J, li, h, N * R)
             for part in parts:
                 Hbar = part if Hbar is None else ops.add(Hbar, part)
         if Hbar is not None:
