@@ -219,13 +219,9 @@ class Architecture:
         # written out (not the dataclass's __init__) so that ``ranks`` accepts None but the field is a tuple
         sizes = _as_sizes("widths", widths)
         if len(sizes) < 2:
-            raise InvalidArchitectureError(
-                "widths", widths, "needs at least two entries d_0, d_1 (one layer)"
-            )
+            raise InvalidArchitectureError("widths", widths, "needs at least two entries d_0, d_1 (one layer)")
         if not isinstance(parametrization, str) or parametrization not in PARAMETRIZATIONS:
-            raise InvalidArchitectureError(
-                "parametrization", parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}"
-            )
+            raise InvalidArchitectureError("parametrization", parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}")
         rank_sizes = _checked_ranks(sizes, ranks, parametrization)
         n_tokens = _as_int("tokens", tokens)
         if n_tokens < 1:
