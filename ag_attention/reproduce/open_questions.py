@@ -12,7 +12,9 @@ bound meeting the *ambient bound* derived here: every head's function is a
 polynomial map whose coefficients are the ``N`` reduced coordinates of one layer
 (``ag_attention.Parametrization(..., coords="reduced")``), and a sum of heads has
 the same monomials, so ``dim <= N`` for any number of heads.  An uncertified row
-is listed as *open* with its lower and upper bounds, never as evidence.  A
+is listed as *open* with its lower and upper bounds, never as evidence (when its proven
+bounds exclude a prediction it is listed apart, as "refuted by bounds", and not
+counted among the certified counterexamples).  A
 comparison with another row (skip against plain, masked against unmasked) needs
 both rows certified.
 
@@ -211,6 +213,7 @@ def compare(conjecture: Conjecture, rows: list[Row], ctx: dict[tuple[Any, ...], 
     holds: list[dict[str, Any]] = []
     counter: list[dict[str, Any]] = []
     open_rows: list[dict[str, Any]] = []
+    refuted: list[dict[str, Any]] = []  # uncertified, but the prediction lies outside the proven bounds
     not_applicable: list[dict[str, Any]] = []
     for row in rows:
         predicted, other, why = conjecture.predict(row, ctx)
@@ -226,17 +229,17 @@ def compare(conjecture: Conjecture, rows: list[Row], ctx: dict[tuple[Any, ...], 
             else:
                 not_applicable.append({**entry, "reason": why})
         elif entry["certificate"] is None:
+            within = row["dimension"] is not None and row["dimension"] <= predicted <= row["upper_bound"]
             entry.update(computed=None, reason="not certified: lower bound below the upper bound",
-                         within_bounds=(row["dimension"] is not None and row["dimension"] <= predicted
-                                        <= row["upper_bound"]))
-            open_rows.append(entry)
+                         within_bounds=within)
+            (open_rows if within else refuted).append(entry)
         elif row["dimension"] == predicted:
             holds.append(entry)
         else:
             counter.append(entry)
     return {"key": conjecture.key, "variant": conjecture.variant, "statement": conjecture.statement,
             "hypotheses": conjecture.hypotheses, "supported": len(holds), "counterexamples": counter,
-            "holds": holds, "open": open_rows, "not_applicable": not_applicable,
+            "holds": holds, "open": open_rows, "refuted_by_bounds": refuted, "not_applicable": not_applicable,
             "certified_applicable": len(holds) + len(counter)}
 
 
@@ -252,7 +255,13 @@ def _finding(c: dict[str, Any]) -> str:
     if bad:
         shown = "; ".join(f"{e['architecture']}: {e['computed']} (predicted {e['predicted']})" for e in bad[:4])
         text += f" ({shown}{'; all in the table' if len(bad) > 4 else ''})"
-    text += f"; {len(c['open'])} open (uncertified)."
+    depths = {k: sorted({len(e["spec"]["widths"]) - 1 for e in c[k]}) for k in ("holds", "counterexamples")}
+    text += "".join(f"; {'holds' if k == 'holds' else 'counterexamples'} at L = {','.join(map(str, v))}"
+                    for k, v in depths.items() if v)
+    if c["refuted_by_bounds"]:
+        text += (f"; {len(c['refuted_by_bounds'])} more uncertified rows whose certified bounds exclude the prediction "
+                 "(not counted above)")
+    text += f"; {len(c['open'])} open (uncertified, the prediction within the bounds)."
     return text
 
 
@@ -265,13 +274,17 @@ def _plot(variant: Variant, comparisons: list[dict[str, Any]], path: Path) -> li
             pts = c[kind]
             ax.plot([e["predicted"] for e in pts], [e["computed"] for e in pts], ls="none", marker=marker,
                     color=color, ms=6, label=f"{label} ({len(pts)})")
-        opens = [e for e in c["open"] if e["predicted"] is not None and e["lower"] is not None]
-        if opens:
-            xs = [e["predicted"] for e in opens]
-            lo = [e["lower"] for e in opens]
-            hi = [e["upper"] for e in opens]
-            ax.errorbar(xs, [(a + b) / 2 for a, b in zip(lo, hi)], yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2,
-                        ls="none", color="#7570b3", alpha=0.5, capsize=2, label=f"open: [lower, upper] ({len(opens)})")
+        opens: list[dict[str, Any]] = []
+        for kind, color, label in (("open", "#7570b3", "open: [lower, upper]"),
+                                   ("refuted_by_bounds", "#e7298a", "bounds exclude it: [lower, upper]")):
+            sel = [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
+            if sel:
+                lo = [e["lower"] for e in sel]
+                hi = [e["upper"] for e in sel]
+                ax.errorbar([e["predicted"] for e in sel], [(a + b) / 2 for a, b in zip(lo, hi)],
+                            yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2, ls="none", color=color, alpha=0.5,
+                            capsize=2, label=f"{label} ({len(sel)})")
+            opens += sel
         values = [e[k] for kind in ("holds", "counterexamples") for e in c[kind] for k in ("predicted", "computed")]
         values += [e["upper"] for e in opens]
         top = max(values + [1])
@@ -349,12 +362,27 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
                 report.add(Check(f"{c['key']}: uncertified cases are open, not evidence", variant.name,
                                  "no uncertified row among holds or counterexamples",
                                  0, len(leaked), not leaked, details={"open": len(c["open"])}))
+                uncertified = [r for r in cases if certification(r) is None]
+                report.add(Check(f"{c['key']}: every uncertified case listed with its bounds", variant.name,
+                                 "uncertified rows = open + refuted by bounds + not applicable (uncertified)",
+                                 len(uncertified),
+                                 sum(e["certificate"] is None for k in ("open", "refuted_by_bounds", "not_applicable")
+                                     for e in c[k]),
+                                 len(uncertified) == sum(e["certificate"] is None for k in
+                                                         ("open", "refuted_by_bounds", "not_applicable")
+                                                         for e in c[k])))
                 report.findings.append(f"[{variant.name}] " + _finding(c))
                 report.tables.append(Table(
                     f"{c['key']}: counterexamples ({len(c['counterexamples'])})",
                     ["architecture", "parameters", "computed", "predicted", "certificate"],
                     [[e["architecture"], e["parameters"], e["computed"], e["predicted"], e["certificate"]]
                      for e in c["counterexamples"]], note=f"{c['statement']}; hypotheses: {c['hypotheses']}"))
+                report.tables.append(Table(
+                    f"{c['key']}: uncertified rows whose bounds exclude the prediction ({len(c['refuted_by_bounds'])})",
+                    ["architecture", "lower", "upper", "predicted"],
+                    [[e["architecture"], e["lower"], e["upper"], e["predicted"]] for e in c["refuted_by_bounds"]],
+                    note="lower <= dim <= upper is proven, so the prediction is wrong here; not counted as "
+                         "certified counterexamples"))
                 report.tables.append(Table(
                     f"{c['key']}: open cases ({len(c['open'])})",
                     ["architecture", "lower", "upper", "predicted", "reason"],
@@ -366,10 +394,10 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
         if tmp is not None:
             tmp.cleanup()
     report.tables.insert(0, Table(
-        "Conjectures", ["conjecture", "variant", "statement", "hypotheses", "supported", "counterexamples", "open",
-                        "not applicable"],
+        "Conjectures", ["conjecture", "variant", "statement", "hypotheses", "supported", "counterexamples",
+                        "refuted by bounds", "open", "not applicable"],
         [[c["key"], c["variant"], c["statement"], c["hypotheses"], c["supported"], len(c["counterexamples"]),
-          len(c["open"]), len(c["not_applicable"])] for c in everything]))
+          len(c["refuted_by_bounds"]), len(c["open"]), len(c["not_applicable"])] for c in everything]))
     report.meta["grids"] = grids
     if out is not None:
         (base / "open-questions.json").write_text(json.dumps(everything, indent=2, default=str) + "\n")
