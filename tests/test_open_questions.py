@@ -23,7 +23,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
 
 
 def _comparisons(out: Path) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = json.loads((out / "open-questions.json").read_text())
+    data: list[dict[str, Any]] = json.loads((out / "open-questions.json").read_text())["comparisons"]
     return data
 
 

@@ -261,7 +261,9 @@ def _finding(c: dict[str, Any]) -> str:
     if c["refuted_by_bounds"]:
         text += (f"; {len(c['refuted_by_bounds'])} more uncertified rows whose certified bounds exclude the prediction "
                  "(not counted above)")
-    text += f"; {len(c['open'])} open (uncertified, the prediction within the bounds)."
+    at_lower = sum(e["lower"] == e["predicted"] for e in c["open"])
+    text += f"; {len(c['open'])} open (uncertified, the prediction within the bounds"
+    text += f"; equal to the GF(p) lower bound on {at_lower})." if c["open"] else ")."
     return text
 
 
@@ -398,9 +400,11 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
                         "refuted by bounds", "open", "not applicable"],
         [[c["key"], c["variant"], c["statement"], c["hypotheses"], c["supported"], len(c["counterexamples"]),
           len(c["refuted_by_bounds"]), len(c["open"]), len(c["not_applicable"])] for c in everything]))
-    report.meta["grids"] = grids
+    report.meta["grids"] = {k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)"
+                            for k, g in grids.items()}
     if out is not None:
-        (base / "open-questions.json").write_text(json.dumps(everything, indent=2, default=str) + "\n")
+        (base / "open-questions.json").write_text(
+            json.dumps({"grids": grids, "comparisons": everything}, indent=2, default=str) + "\n")
         report.meta["figures"] = figures
         report.meta["comparisons"] = "open-questions.json"
         report.write(base)
