@@ -43,7 +43,8 @@ finite and remove no dimension):
   ``d_0 >= 2``).
 * ``causal-symmetry``: ``dim(causal) = P - S`` on the effective architecture.
 * ``heads-causal-unmasked`` and ``heads-causal-symmetry``: the same two for two
-  heads with a mask.
+  heads with a mask, without the exception (with two heads a rank-one first
+  layer no longer makes the tokens parallel).
 
 A conjecture is reported as "supported on N certified cases, M counterexamples",
 with every counterexample (architecture, computed, predicted); none is proven here.
@@ -165,9 +166,9 @@ def _mixing(row: Row, ctx: dict[tuple[Any, ...], Row]) -> Prediction:
     return (value if n is None else min(value, n)), None, ""
 
 
-def _partner(field_name: str) -> Callable[[Row, dict[tuple[Any, ...], Row]], Prediction]:
+def _partner(field_name: str, exception: bool = False) -> Callable[[Row, dict[tuple[Any, ...], Row]], Prediction]:
     def predict(row: Row, ctx: dict[tuple[Any, ...], Row]) -> Prediction:
-        if field_name == "causal" and row["depth"] >= 2 and row["ranks"][0] == 1 and row["ranks"][1] >= 2 \
+        if exception and row["depth"] >= 2 and row["ranks"][0] == 1 and row["ranks"][1] >= 2 \
                 and row["widths"][0] >= 2:
             return None, None, "L >= 2, a_1 = 1, a_2 >= 2, d_0 >= 2 (the README's exception)"
         other = ctx.get(_partner_key(row, **{field_name: False}))
@@ -199,10 +200,11 @@ CONJECTURES: tuple[Conjecture, ...] = (
     Conjecture("skip-symmetry", "skip", "dim(skip) = P - (symmetry count without GL_{d_i} between layers)",
                "equal widths, t >= 2", _symmetry),
     Conjecture("causal-unmasked", "causal", "dim(causal) = dim(unmasked)",
-               "not (L >= 2, a_1 = 1, a_2 >= 2, d_0 >= 2); the unmasked row certified", _partner("causal")),
+               "not (L >= 2, a_1 = 1, a_2 >= 2, d_0 >= 2); the unmasked row certified", _partner("causal", True)),
     Conjecture("causal-symmetry", "causal", "dim(causal) = P - symmetry count on the effective widths", "t >= 2", _symmetry),
     Conjecture("heads-causal-unmasked", "heads-causal", "dim(2 heads, causal) = dim(2 heads, unmasked)",
-               "not (L >= 2, a_1 = 1, a_2 >= 2, d_0 >= 2); the unmasked row certified", _partner("causal")),
+               "the unmasked row certified (no exception for a rank-one first layer: two heads do not make the "
+               "tokens parallel)", _partner("causal")),
     Conjecture("heads-causal-symmetry", "heads-causal", "dim(2 heads, causal) = P - symmetry count on the effective widths", "t >= 2",
                _symmetry),
 )
@@ -261,9 +263,11 @@ def _finding(c: dict[str, Any]) -> str:
     if c["refuted_by_bounds"]:
         text += (f"; {len(c['refuted_by_bounds'])} more uncertified rows whose certified bounds exclude the prediction "
                  "(not counted above)")
-    at_lower = sum(e["lower"] == e["predicted"] for e in c["open"])
+    at_lower = sum(e["lower"] == (e["predicted"] if e["predicted"] is not None else e.get("partner_lower"))
+                   for e in c["open"])
     text += f"; {len(c['open'])} open (uncertified, the prediction within the bounds"
-    text += f"; equal to the GF(p) lower bound on {at_lower})." if c["open"] else ")."
+    text += (f"; the GF(p) lower bound equals the prediction, or the compared row's lower bound, on {at_lower})."
+             if c["open"] else ").")
     return text
 
 
