@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from ..architecture import Architecture
+from ..errors import InvalidArgumentError
 from ..models.formulas import effective_architecture, symmetry_count
 from ..models.parametrization import Parametrization
 from .report import Check, Report, Table, pyplot, save_figure
@@ -334,6 +335,9 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
     try:
         for variant in VARIANTS:
             grid_file = SWEEPS / (variant.quick_grid if quick else variant.grid)
+            if not grid_file.is_file():
+                raise InvalidArgumentError(f"{grid_file}: grid file not found (the open questions run from a "
+                                           "checkout of ag-attention, whose sweeps/ holds their grids)")
             grid = load_grid(grid_file)
             t0 = time.perf_counter()
             result = sweep(grid_file, base / "sweeps" / grid_file.stem, overwrite=True, seed=seed, plots=False,
