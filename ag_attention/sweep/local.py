@@ -83,6 +83,7 @@ def _run_local(chunks: list[list[Spec]], workers: int, prime: int, seed: int, em
                     prime=prime, seed=seed,
                 ) from exc
             emit(rows)
+        pool.shutdown(wait=True)  # every chunk is done: a clean shutdown releases the pool's queues and locks
     finally:
         for fut in futures:
             fut.cancel()
