@@ -184,7 +184,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
                 raise InvalidArgumentError(f"{option}: only for `reproduce theorem-3.4`, not {args.what}")
     output_directory(args.out)  # before any computation: a bad --out fails at once
-    if args.what in ("figure-3", "theorem-3.4"):
+    if args.what in ("figure-3", "theorem-3.4", "open-questions"):
         pyplot()  # the pictures need matplotlib
     if args.what == "corollary-3.8":
         from .reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
@@ -194,6 +194,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from .reproduce.figure3 import reproduce_figure_3
 
         report = reproduce_figure_3(args.out, seed=args.seed, deltas=range(3, 7) if args.quick else range(3, 11))
+    elif args.what == "open-questions":
+        from .reproduce.open_questions import reproduce_open_questions
+
+        report = reproduce_open_questions(args.out, quick=args.quick, seed=args.seed)
     elif args.what == "theorem-3.4":
         from pathlib import Path
 
@@ -304,7 +308,7 @@ def _add_m2_command(sub: Any) -> None:
 
 def _add_reproduce_command(sub: Any) -> None:
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
-    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3"], help="which result")
+    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions"], help="which result")
     p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
     p.add_argument("--seed", type=integer("--seed"), default=0)
