@@ -138,3 +138,9 @@ def test_every_json_output_says_where_it_came_from(argv, engine, capsys, request
     assert prov["commit"] is None or len(prov["commit"].removesuffix("+dirty")) == 40
     assert prov["date"].endswith("+00:00")
     assert {"macaulay2", "msolve"} & set(prov) == ({engine} if engine else set())
+
+
+def test_reproduce_open_questions_from_the_command_line(tmp_path, capsys):
+    status, out, _ = _run(["reproduce", "open-questions", "--quick", "--out", str(tmp_path), "--quiet"], capsys)
+    assert status == 0 and "Open questions" in out and "PASSED" in out
+    assert (tmp_path / "report.md").exists() and (tmp_path / "open-questions.json").exists()
