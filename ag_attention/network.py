@@ -72,8 +72,8 @@ class Arithmetic(Protocol):
 
 
 class OperatorArithmetic:
-    """``add``, ``sub``, ``neg`` by numpy's operators: for arithmetics whose elements compute exactly what
-    they mean with them (float64, balls); GF(p) reduces modulo p instead."""
+    """``add``, ``sub``, ``neg``, ``mul``, ``scale`` by numpy's operators: for arithmetics whose elements compute
+    what they mean with them (float64, balls); GF(p) reduces modulo p instead."""
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = a + b
@@ -85,6 +85,14 @@ class OperatorArithmetic:
 
     def neg(self, a: np.ndarray) -> np.ndarray:
         out: np.ndarray = -a
+        return out
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a * b
+        return out
+
+    def scale(self, a: np.ndarray, c: int) -> np.ndarray:
+        out: np.ndarray = a * c
         return out
 
 

@@ -90,14 +90,6 @@ class Balls(OperatorArithmetic):
         return out
 
 
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a * b
-        return out
-
-    def scale(self, a: np.ndarray, c: int) -> np.ndarray:
-        out: np.ndarray = a * c
-        return out
-
     def softmax(self, S: np.ndarray, tau: float, mask: np.ndarray | None = None) -> np.ndarray:
         """Row softmax of ``S / tau`` on balls; masked entries (``mask`` False) are exactly 0."""
         E = _exp(S / flint.arb(float(tau)))

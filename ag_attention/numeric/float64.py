@@ -21,11 +21,3 @@ class Float64(OperatorArithmetic):
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.einsum(spec, a, b, optimize=True)
         return out
-
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a * b
-        return out
-
-    def scale(self, a: np.ndarray, c: int) -> np.ndarray:
-        out: np.ndarray = a * c
-        return out
