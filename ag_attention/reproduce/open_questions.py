@@ -152,12 +152,8 @@ def _plot(variant: Variant, comparisons: list[dict[str, Any]], path: Path) -> li
     return [p.name for p in written]
 
 
-def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, seed: int = 0,
-                             workers: int | None = None) -> Report:
-    """Sweep the open questions' grids into ``out/sweeps`` and compare them with the candidate formulas."""
-    from ..sweep import load_grid, sweep
-
-    report = Report(
+def _new_report(quick: bool, seed: int) -> Report:
+    return Report(
         "Open questions: several heads, skip connections, causal masks",
         summary=("Dimensions of lightning networks outside the paper's setting, swept over the grids below, "
                  "against candidate formulas (module docstring of ag_attention.reproduce.open_questions). "
@@ -166,87 +162,79 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
                  "bounds. 'Supported on N cases' is evidence, not a proof."),
         meta={"quick": quick, "seed": seed},
     )
-    tmp = None
-    if out is None:
-        tmp = tempfile.TemporaryDirectory(prefix="ag-attention-open-")
-        base = Path(tmp.name)
-    else:
-        base = Path(out)
-    base.mkdir(parents=True, exist_ok=True)
-    grids: dict[str, Any] = {}
-    everything: list[dict[str, Any]] = []
-    figures: list[str] = []
-    try:
-        for variant in VARIANTS:
-            grid_file = SWEEPS / (variant.quick_grid if quick else variant.grid)
-            if not grid_file.is_file():
-                raise InvalidArgumentError(f"{grid_file}: grid file not found (the open questions run from a "
-                                           "checkout of ag-attention, whose sweeps/ holds their grids)")
-            grid = load_grid(grid_file)
-            t0 = time.perf_counter()
-            result = sweep(grid_file, base / "sweeps" / grid_file.stem, overwrite=True, seed=seed, plots=False,
-                           workers=workers)
-            rows = result.rows()
-            seconds = time.perf_counter() - t0
-            grids[variant.name] = {"grid": f"sweeps/{grid_file.name}", "description": grid.description,
-                                   "architectures": len(grid), "sha256": grid.sha256,
-                                   "results": str(result.results), "seconds": round(seconds, 2)}
-            errors = [r for r in rows if r["error"] is not None]
-            report.add(Check("every architecture of the grid computed", variant.name, "ag_attention.sweep",
-                             len(grid), len(rows) - len(errors), len(rows) == len(grid) and not errors, seconds,
-                             {"errors": [f"{describe(r)}: {r['error']}" for r in errors]}))
-            ctx = {partner_key(r): r for r in rows}
-            cases = [r for r in rows if variant.select(r) and r["error"] is None]
-            comparisons = [compare(c, cases, ctx) for c in CONJECTURES if c.variant == variant.name]
-            for c in comparisons:
-                certified = [r for r in cases if certification(r) is not None]
-                applicable_certified = [r for r in certified
-                                        if next(k for k in CONJECTURES if k.key == c["key"]).predict(r, ctx)[0]
-                                        is not None]
-                report.add(Check(f"{c['key']}: every certified case compared", variant.name,
-                                 "certified cases within the hypotheses = holds + counterexamples",
-                                 len(applicable_certified), c["certified_applicable"],
-                                 len(applicable_certified) == c["certified_applicable"],
-                                 details={"supported": c["supported"], "counterexamples": len(c["counterexamples"])}))
-                bad = [e for e in c["counterexamples"] if e["certificate"] is None or e["computed"] == e["predicted"]]
-                report.add(Check(f"{c['key']}: counterexamples are certified disagreements, all listed",
-                                 variant.name, "each listed counterexample certified and != predicted",
-                                 len(c["counterexamples"]), len(c["counterexamples"]) - len(bad), not bad))
-                leaked = [e for e in c["holds"] + c["counterexamples"] if e["certificate"] is None]
-                report.add(Check(f"{c['key']}: uncertified cases are open, not evidence", variant.name,
-                                 "no uncertified row among holds or counterexamples",
-                                 0, len(leaked), not leaked, details={"open": len(c["open"])}))
-                uncertified = [r for r in cases if certification(r) is None]
-                report.add(Check(f"{c['key']}: every uncertified case listed with its bounds", variant.name,
-                                 "uncertified rows = open + refuted by bounds + not applicable (uncertified)",
-                                 len(uncertified),
-                                 sum(e["certificate"] is None for k in ("open", "refuted_by_bounds", "not_applicable")
-                                     for e in c[k]),
-                                 len(uncertified) == sum(e["certificate"] is None for k in
-                                                         ("open", "refuted_by_bounds", "not_applicable")
-                                                         for e in c[k])))
-                report.findings.append(f"[{variant.name}] " + _finding(c))
-                report.tables.append(Table(
-                    f"{c['key']}: counterexamples ({len(c['counterexamples'])})",
-                    ["architecture", "parameters", "computed", "predicted", "certificate"],
-                    [[e["architecture"], e["parameters"], e["computed"], e["predicted"], e["certificate"]]
-                     for e in c["counterexamples"]], note=f"{c['statement']}; hypotheses: {c['hypotheses']}"))
-                report.tables.append(Table(
-                    f"{c['key']}: uncertified rows whose bounds exclude the prediction ({len(c['refuted_by_bounds'])})",
-                    ["architecture", "lower", "upper", "predicted"],
-                    [[e["architecture"], e["lower"], e["upper"], e["predicted"]] for e in c["refuted_by_bounds"]],
-                    note="lower <= dim <= upper is proven, so the prediction is wrong here; not counted as "
-                         "certified counterexamples"))
-                report.tables.append(Table(
-                    f"{c['key']}: open cases ({len(c['open'])})",
-                    ["architecture", "lower", "upper", "predicted", "reason"],
-                    [[e["architecture"], e["lower"], e["upper"], e["predicted"], e["reason"]] for e in c["open"]]))
-            everything += comparisons
-            if out is not None:
-                figures += _plot(variant, comparisons, base / f"open-questions-{variant.name}.png")
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+
+
+def _sweep_variant(variant: Variant, base: Path, quick: bool, seed: int, workers: int | None,
+                   report: Report) -> tuple[dict[str, Any], list[Row]]:
+    """Sweep the variant's grid into ``base/sweeps``; its grid's description and rows (checked: all computed)."""
+    from ..sweep import load_grid, sweep
+
+    grid_file = SWEEPS / (variant.quick_grid if quick else variant.grid)
+    if not grid_file.is_file():
+        raise InvalidArgumentError(f"{grid_file}: grid file not found (the open questions run from a "
+                                   "checkout of ag-attention, whose sweeps/ holds their grids)")
+    grid = load_grid(grid_file)
+    t0 = time.perf_counter()
+    result = sweep(grid_file, base / "sweeps" / grid_file.stem, overwrite=True, seed=seed, plots=False,
+                   workers=workers)
+    rows = result.rows()
+    seconds = time.perf_counter() - t0
+    info = {"grid": f"sweeps/{grid_file.name}", "description": grid.description, "architectures": len(grid),
+            "sha256": grid.sha256, "results": str(result.results), "seconds": round(seconds, 2)}
+    errors = [r for r in rows if r["error"] is not None]
+    report.add(Check("every architecture of the grid computed", variant.name, "ag_attention.sweep",
+                     len(grid), len(rows) - len(errors), len(rows) == len(grid) and not errors, seconds,
+                     {"errors": [f"{describe(r)}: {r['error']}" for r in errors]}))
+    return info, rows
+
+
+def _consistency_checks(report: Report, variant: Variant, c: dict[str, Any], cases: list[Row],
+                        ctx: dict[tuple[Any, ...], Row]) -> None:
+    """The report is consistent: every certified case compared, counterexamples real, uncertified rows open."""
+    certified = [r for r in cases if certification(r) is not None]
+    conjecture = next(k for k in CONJECTURES if k.key == c["key"])
+    applicable_certified = [r for r in certified if conjecture.predict(r, ctx)[0] is not None]
+    report.add(Check(f"{c['key']}: every certified case compared", variant.name,
+                     "certified cases within the hypotheses = holds + counterexamples",
+                     len(applicable_certified), c["certified_applicable"],
+                     len(applicable_certified) == c["certified_applicable"],
+                     details={"supported": c["supported"], "counterexamples": len(c["counterexamples"])}))
+    bad = [e for e in c["counterexamples"] if e["certificate"] is None or e["computed"] == e["predicted"]]
+    report.add(Check(f"{c['key']}: counterexamples are certified disagreements, all listed",
+                     variant.name, "each listed counterexample certified and != predicted",
+                     len(c["counterexamples"]), len(c["counterexamples"]) - len(bad), not bad))
+    leaked = [e for e in c["holds"] + c["counterexamples"] if e["certificate"] is None]
+    report.add(Check(f"{c['key']}: uncertified cases are open, not evidence", variant.name,
+                     "no uncertified row among holds or counterexamples",
+                     0, len(leaked), not leaked, details={"open": len(c["open"])}))
+    uncertified = [r for r in cases if certification(r) is None]
+    listed = sum(e["certificate"] is None for k in ("open", "refuted_by_bounds", "not_applicable") for e in c[k])
+    report.add(Check(f"{c['key']}: every uncertified case listed with its bounds", variant.name,
+                     "uncertified rows = open + refuted by bounds + not applicable (uncertified)",
+                     len(uncertified), listed, len(uncertified) == listed))
+
+
+def _tables(report: Report, c: dict[str, Any]) -> None:
+    """A conjecture's counterexamples, the rows its bounds refute, and its open cases."""
+    report.tables.append(Table(
+        f"{c['key']}: counterexamples ({len(c['counterexamples'])})",
+        ["architecture", "parameters", "computed", "predicted", "certificate"],
+        [[e["architecture"], e["parameters"], e["computed"], e["predicted"], e["certificate"]]
+         for e in c["counterexamples"]], note=f"{c['statement']}; hypotheses: {c['hypotheses']}"))
+    report.tables.append(Table(
+        f"{c['key']}: uncertified rows whose bounds exclude the prediction ({len(c['refuted_by_bounds'])})",
+        ["architecture", "lower", "upper", "predicted"],
+        [[e["architecture"], e["lower"], e["upper"], e["predicted"]] for e in c["refuted_by_bounds"]],
+        note="lower <= dim <= upper is proven, so the prediction is wrong here; not counted as "
+             "certified counterexamples"))
+    report.tables.append(Table(
+        f"{c['key']}: open cases ({len(c['open'])})",
+        ["architecture", "lower", "upper", "predicted", "reason"],
+        [[e["architecture"], e["lower"], e["upper"], e["predicted"], e["reason"]] for e in c["open"]]))
+
+
+def _finish(report: Report, base: Path, out: Path | str | None, grids: dict[str, Any],
+            everything: list[dict[str, Any]], figures: list[str]) -> None:
     report.tables.insert(0, Table(
         "Conjectures", ["conjecture", "variant", "statement", "hypotheses", "supported", "counterexamples",
                         "refuted by bounds", "open", "not applicable"],
@@ -260,5 +248,37 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
         report.meta["figures"] = figures
         report.meta["comparisons"] = "open-questions.json"
         report.write(base)
-    return report
 
+
+def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, seed: int = 0,
+                             workers: int | None = None) -> Report:
+    """Sweep the open questions' grids into ``out/sweeps`` and compare them with the candidate formulas."""
+    report = _new_report(quick, seed)
+    tmp = None
+    if out is None:
+        tmp = tempfile.TemporaryDirectory(prefix="ag-attention-open-")
+        base = Path(tmp.name)
+    else:
+        base = Path(out)
+    base.mkdir(parents=True, exist_ok=True)
+    grids: dict[str, Any] = {}
+    everything: list[dict[str, Any]] = []
+    figures: list[str] = []
+    try:
+        for variant in VARIANTS:
+            grids[variant.name], rows = _sweep_variant(variant, base, quick, seed, workers, report)
+            ctx = {partner_key(r): r for r in rows}
+            cases = [r for r in rows if variant.select(r) and r["error"] is None]
+            comparisons = [compare(c, cases, ctx) for c in CONJECTURES if c.variant == variant.name]
+            for c in comparisons:
+                _consistency_checks(report, variant, c, cases, ctx)
+                report.findings.append(f"[{variant.name}] " + _finding(c))
+                _tables(report, c)
+            everything += comparisons
+            if out is not None:
+                figures += _plot(variant, comparisons, base / f"open-questions-{variant.name}.png")
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    _finish(report, base, out, grids, everything, figures)
+    return report
