@@ -256,13 +256,18 @@ def _bool(where: str, name: str, value: Any) -> bool:
     return value
 
 
-def _explicit(where: str, name: str, table: Any) -> Spec:
+def _check_table(where: str, name: str, table: Any, known: Sequence[str], required: Sequence[str]) -> None:
+    """``table`` is a table with only ``known`` keys and every ``required`` one."""
     if not isinstance(table, Mapping):
         raise InvalidArgumentError(f"{where}: {name}={table!r}: must be a table")
-    _check_keys(where, name, table, ARCHITECTURE_KEYS)
-    for key in _ARCHITECTURE_REQUIRED:
+    _check_keys(where, name, table, known)
+    for key in required:
         if key not in table:
-            raise InvalidArgumentError(f"{where}: {name}: missing key {key!r} (required: {', '.join(_ARCHITECTURE_REQUIRED)})")
+            raise InvalidArgumentError(f"{where}: {name}: missing key {key!r} (required: {', '.join(required)})")
+
+
+def _explicit(where: str, name: str, table: Any) -> Spec:
+    _check_table(where, name, table, ARCHITECTURE_KEYS, _ARCHITECTURE_REQUIRED)
     sizes: dict[str, tuple[int, ...]] = {}
     for key in ("widths", "ranks"):
         value = table[key]

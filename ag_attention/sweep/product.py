@@ -10,12 +10,14 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import InvalidArgumentError
-from .grid import _PRODUCT_REQUIRED, MAX_ARCHITECTURES, PRODUCT_KEYS, Spec, _bool, _check_keys, _int, _validate
+from .grid import _PRODUCT_REQUIRED, MAX_ARCHITECTURES, PRODUCT_KEYS, Spec, _bool, _check_table, _int, _validate
+
+T = TypeVar("T")
 
 __all__: list[str] = []
 
@@ -50,34 +52,27 @@ def _int_values(where: str, name: str, value: Any) -> tuple[int, ...]:
         if hi - lo >= MAX_ARCHITECTURES:
             raise InvalidArgumentError(f"{where}: {name}={value!r}: more than {MAX_ARCHITECTURES:,} values")
         return tuple(range(lo, hi + 1))
-    if isinstance(value, list):
-        if not value:
-            raise InvalidArgumentError(f"{where}: {name}=[]: an empty list gives no architecture")
-        out = tuple(_int(where, f"{name}[{i}]", v) for i, v in enumerate(value))
-        if len(set(out)) != len(out):
-            raise InvalidArgumentError(f"{where}: {name}={value!r}: a value is repeated")
-        return out
-    return (_int(where, name, value),)
+    return _listed(where, name, value, _int)
 
 
 def _bool_values(where: str, name: str, value: Any) -> tuple[bool, ...]:
+    return _listed(where, name, value, _bool)
+
+
+def _listed(where: str, name: str, value: Any, convert: Callable[[str, str, Any], T]) -> tuple[T, ...]:
+    """One value, or a non-empty list of distinct values, each checked by ``convert``."""
     if isinstance(value, list):
         if not value:
             raise InvalidArgumentError(f"{where}: {name}=[]: an empty list gives no architecture")
-        out = tuple(_bool(where, f"{name}[{i}]", v) for i, v in enumerate(value))
+        out = tuple(convert(where, f"{name}[{i}]", v) for i, v in enumerate(value))
         if len(set(out)) != len(out):
             raise InvalidArgumentError(f"{where}: {name}={value!r}: a value is repeated")
         return out
-    return (_bool(where, name, value),)
+    return (convert(where, name, value),)
 
 
 def _product_axes(where: str, name: str, table: Any) -> _Axes:
-    if not isinstance(table, Mapping):
-        raise InvalidArgumentError(f"{where}: {name}={table!r}: must be a table")
-    _check_keys(where, name, table, PRODUCT_KEYS)
-    for key in _PRODUCT_REQUIRED:
-        if key not in table:
-            raise InvalidArgumentError(f"{where}: {name}: missing key {key!r} (required: {', '.join(_PRODUCT_REQUIRED)})")
+    _check_table(where, name, table, PRODUCT_KEYS, _PRODUCT_REQUIRED)
     rank_value = table.get("rank", "all")
     rank = None if rank_value == "all" else _int_values(where, f"{name}.rank", rank_value)
     causal = _bool_values(where, f"{name}.causal", table.get("causal", False))
