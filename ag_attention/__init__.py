@@ -20,11 +20,11 @@ implementation (their names may move between versions, these do not):
 
 __version__ = "0.1.0"
 
-from .algebra.closure_degree import DegreeResult, degree
-from .algebra.equations import closure_equations
-from .algebra.interpolation import LowDegreeEquations, low_degree_equations
-from .architecture import Architecture
-from .errors import (
+from ._algebra.closure_degree import DegreeResult, degree
+from ._algebra.equations import closure_equations
+from ._algebra.interpolation import LowDegreeEquations, low_degree_equations
+from ._architecture import Architecture
+from ._errors import (
     AgAttentionError,
     ComputationError,
     InsufficientMemoryError,
@@ -41,15 +41,15 @@ from .errors import (
     MSolveTimeoutError,
     NoClearGapError,
 )
-from .exact.dimension import DimensionResult, dimension
-from .exact.fibers import FiberResult, fibers
-from .exact.onelayer import CertificateKind, PointVerdict, certify
-from .m2.implicitize import Implicitization, implicitize
-from .models.formulas import expected_dimension
-from .models.parametrization import Parametrization
-from .numeric import NumericalResult, numerical_dimension
-from .provenance import provenance
-from .sweep import SweepResult, sweep
+from ._exact.dimension import DimensionResult, dimension
+from ._exact.fibers import FiberResult, fibers
+from ._exact.onelayer import CertificateKind, PointVerdict, certify
+from ._m2.implicitize import Implicitization, implicitize
+from ._models.formulas import expected_dimension
+from ._models.parametrization import Parametrization
+from ._numeric import NumericalResult, numerical_dimension
+from ._provenance import provenance
+from ._sweep import SweepResult, sweep
 
 __all__ = [
     # networks

@@ -18,10 +18,10 @@ import json
 import time
 
 from ag_attention import Architecture
-from ag_attention.algebra.closure_degree import degree
-from ag_attention.algebra.degree import degree_formula
-from ag_attention.algebra.msolve import find_msolve, msolve_version
-from ag_attention.errors import MSolveTimeoutError
+from ag_attention._algebra.closure_degree import degree
+from ag_attention._algebra.degree import degree_formula
+from ag_attention._algebra.msolve import find_msolve, msolve_version
+from ag_attention._errors import MSolveTimeoutError
 
 
 def sizes(below: int) -> list[tuple[int, int, int, int, int]]:

@@ -22,7 +22,7 @@ import platform
 import time
 
 from ag_attention import Architecture, dimension
-from ag_attention.exact import linalg
+from ag_attention._exact import linalg
 
 LARGE = [
     ((24, 24, 24, 24), (8, 8, 8)),

@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 
 from ag_attention import Architecture
-from ag_attention.models.formulas import expected_dimension
-from ag_attention.numeric import certify_dimension
+from ag_attention._models.formulas import expected_dimension
+from ag_attention._numeric import certify_dimension
 
-from ag_attention.reproduce.figure3 import figure3_rows, plot_figure3
+from ag_attention._reproduce.figure3 import figure3_rows, plot_figure3
 
 
 def grid_architectures() -> dict[str, list[Architecture]]:

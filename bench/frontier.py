@@ -5,12 +5,12 @@ t = 2 (reduced coordinates: d d' d(d+1)/2 of them), and a few t = 1 sizes
 (full coordinates: d' binom(d+2, 3)), this runs
 
 * ``kernel``: Macaulay2's kernel of the parametrization
-  (:func:`ag_attention.m2.implicitize.implicitize`, reduced coordinates for
+  (:func:`ag_attention._m2.implicitize.implicitize`, reduced coordinates for
   t = 2 and full ones for t = 1, over ZZ/32003 unless ``--kernel-field``):
   dimension, degree and the number of minimal generators (``trim``) per degree;
 * ``interp3`` and ``interp4``: all minimal generators of degree <= 3 and <= 4
   by interpolation per torus multidegree
-  (:func:`ag_attention.algebra.interpolation.low_degree_equations`, three
+  (:func:`ag_attention._algebra.interpolation.low_degree_equations`, three
   primes, lifted to QQ and verified by exact substitution): their number per
   degree, written ``n1+n2+n3(+n4)``.  The package's memory guard comes first:
   a size it refuses is recorded as ``refused`` with its reason.  t = 2 only
@@ -82,8 +82,8 @@ MARKER = "FRONTIER-RESULT "
 # ------------------------------------------------------------------ worker
 def _worker(spec: dict) -> dict:
     """One (size, method) in this process; returns what is printed after MARKER."""
-    from ag_attention.architecture import Architecture
-    from ag_attention.errors import InsufficientMemoryError, M2TimeoutError, MSolveTimeoutError
+    from ag_attention._architecture import Architecture
+    from ag_attention._errors import InsufficientMemoryError, M2TimeoutError, MSolveTimeoutError
 
     d, e, a, t = spec["d"], spec["e"], spec["a"], spec["t"]
     method, timeout = spec["method"], spec["timeout"]
@@ -91,7 +91,7 @@ def _worker(spec: dict) -> dict:
     t0 = time.perf_counter()
     try:
         if method == "kernel":
-            from ag_attention.m2.implicitize import implicitize
+            from ag_attention._m2.implicitize import implicitize
 
             r = implicitize(arch, coords="reduced" if t >= 2 else "full", field=spec["field"], timeout=timeout,
                             cache=False)
@@ -105,7 +105,7 @@ def _worker(spec: dict) -> dict:
                     "backend": r.backend, "m2_version": r.m2_version, "m2_seconds": r.seconds,
                     "ambient_dimension": r.ambient_dimension}
         if method in ("interp3", "interp4"):
-            from ag_attention.algebra.interpolation import low_degree_equations
+            from ag_attention._algebra.interpolation import low_degree_equations
 
             k = int(method[-1])
             r = low_degree_equations(d, e, a, max_degree=k)
@@ -115,7 +115,7 @@ def _worker(spec: dict) -> dict:
                     "ideal_dimension": {str(D): r.ideal_dimension(D) for D in sorted(r.blocks)},
                     "primes": list(r.primes), "verified": r.verified}
         if method in ("count", "formula"):
-            from ag_attention.algebra.closure_degree import degree
+            from ag_attention._algebra.closure_degree import degree
 
             r = degree(arch, method=method, timeout=timeout, cache=False)
             secs = time.perf_counter() - t0
@@ -206,8 +206,8 @@ def coordinates(d: int, e: int, t: int) -> int:
 
 
 def formula_degree(d: int, e: int, a: int, t: int) -> int | None:
-    from ag_attention.algebra.degree import degree_formula
-    from ag_attention.architecture import Architecture
+    from ag_attention._algebra.degree import degree_formula
+    from ag_attention._architecture import Architecture
 
     return degree_formula(Architecture.single_layer(d, e, a, tokens=t)).degree
 
@@ -293,13 +293,13 @@ def agreement(cells: dict) -> str:
 def versions() -> dict:
     info = {"python": sys.version.split()[0], "machine": platform.platform(), "cpus": os.cpu_count()}
     try:
-        from ag_attention.algebra.msolve import find_msolve, msolve_version
+        from ag_attention._algebra.msolve import find_msolve, msolve_version
 
         info["msolve"] = msolve_version(find_msolve())
     except Exception as exc:  # noqa: BLE001
         info["msolve"] = f"unavailable ({exc})"
     try:
-        from ag_attention.m2.runner import get_backend
+        from ag_attention._m2.runner import get_backend
 
         b = get_backend("auto")
         info["macaulay2"] = f"{b.version()} ({b.name})"

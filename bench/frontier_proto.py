@@ -1,7 +1,7 @@
 """Prototype: the degree formula of one layer against msolve counts (docs/math/degree.md).
 
 1. ``degree``: for each size (d, d', a), the square system over GF(p) whose
-   solutions are ``deg M * fiber`` (ag_attention.algebra.certificate), counted
+   solutions are ``deg M * fiber`` (ag_attention._algebra.certificate), counted
    by msolve twice (p = 2^31 - 1, seed 0; p = 65521, seed 1), each under a time
    limit; a size whose first run times out is not run again.
 2. ``t1``: the same for one token (the cubic map x -> (x^T A x) V x).
@@ -27,10 +27,10 @@ import sys
 import time
 from collections import Counter
 
-from ag_attention.algebra.certificate import build_system, certify_degree, m2_script
-from ag_attention.algebra.degree import degree_formula
-from ag_attention.algebra.msolve import MSolveTimeoutError, find_msolve, msolve_version
-from ag_attention.models.parametrization import quadratic_monomials
+from ag_attention._algebra.certificate import build_system, certify_degree, m2_script
+from ag_attention._algebra.degree import degree_formula
+from ag_attention._algebra.msolve import MSolveTimeoutError, find_msolve, msolve_version
+from ag_attention._models.parametrization import quadratic_monomials
 
 SIZES = [(2, 1, 2), (2, 2, 2), (3, 1, 2), (3, 1, 3), (3, 2, 1), (3, 2, 2), (3, 2, 3), (2, 1, 1), (3, 1, 1),
          (2, 3, 2), (4, 1, 1), (4, 1, 2), (4, 1, 4), (2, 4, 2), (2, 5, 2), (4, 1, 3), (3, 3, 1), (3, 3, 3),
@@ -92,8 +92,8 @@ def affine_check(sizes, timeout: float) -> None:
 
 
 def m2_table(sizes, timeout: float) -> None:
-    from ag_attention.errors import M2TimeoutError
-    from ag_attention.m2.runner import LocalBackend
+    from ag_attention._errors import M2TimeoutError
+    from ag_attention._m2.runner import LocalBackend
 
     b = LocalBackend()
     ok, why = b.available()
@@ -104,7 +104,7 @@ def m2_table(sizes, timeout: float) -> None:
           f"limit {timeout:g} s; msolve on the same system for comparison")
     print("| (d, d', a) | p | count | msolve s | M2 `degree I` s | M2 F4 s |")
     print("|---|---|---|---|---|---|")
-    from ag_attention.algebra.msolve import count_solutions
+    from ag_attention._algebra.msolve import count_solutions
     for size in sizes:
         for prime in (32003, 2147483647):
             sy = build_system(*size, prime=prime, seed=0)

@@ -9,7 +9,7 @@
 2. ``sweeps/findings-t1.toml``: t = 1, 1 to 3 layers, widths 1..4: how many
    are certified exact by the proven one-token upper bound.
 
-Both run with :func:`ag_attention.sweep.sweep` on every local core (the
+Both run with :func:`ag_attention._sweep.sweep` on every local core (the
 time printed is the sweep's wall-clock time, with the CPU seconds of this process and its worker processes).  ``--dask`` runs the t = 2 grid
 again on a local Dask cluster (a scheduler and two single-threaded worker
 processes on 127.0.0.1, started as subprocesses) and checks that its rows
@@ -27,10 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ag_attention.progress import quiet
-from ag_attention.sweep import sweep
-from ag_attention.sweep.cluster import LocalDaskCluster
-from ag_attention.sweep.run import SweepResult, local_workers
+from ag_attention._progress import quiet
+from ag_attention._sweep import sweep
+from ag_attention._sweep.cluster import LocalDaskCluster
+from ag_attention._sweep.run import SweepResult, local_workers
 
 GRIDS = Path(__file__).resolve().parents[1] / "sweeps"
 

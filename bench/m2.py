@@ -20,11 +20,11 @@ import statistics
 import time
 
 from ag_attention import Architecture
-from ag_attention.errors import M2TimeoutError
-from ag_attention.m2.implicitize import implicitize
-from ag_attention.m2.jobs import run_json
-from ag_attention.m2.schema import NUMBER_STRING
-from ag_attention.m2.runner import ContainerBackend, LocalBackend
+from ag_attention._errors import M2TimeoutError
+from ag_attention._m2.implicitize import implicitize
+from ag_attention._m2.jobs import run_json
+from ag_attention._m2.schema import NUMBER_STRING
+from ag_attention._m2.runner import ContainerBackend, LocalBackend
 
 SIZES = [(2, 1, 2), (2, 2, 2), (2, 3, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3), (2, 4, 2), (3, 2, 1), (3, 2, 3)]
 

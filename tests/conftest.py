@@ -26,7 +26,7 @@ def _require(var: str) -> bool:
 @pytest.fixture(scope="session")
 def m2_local():
     """The local Macaulay2 (skipped if absent, unless AG_ATTENTION_REQUIRE_M2=1: then a failure)."""
-    from ag_attention.m2.runner import LocalBackend
+    from ag_attention._m2.runner import LocalBackend
 
     b = LocalBackend()
     ok, why = b.available()
@@ -40,7 +40,7 @@ def m2_local():
 @pytest.fixture(scope="session")
 def m2_container():
     """The project's image, built from docker/Dockerfile if missing (skipped only if no engine runs)."""
-    from ag_attention.m2.runner import ContainerBackend
+    from ag_attention._m2.runner import ContainerBackend
 
     b = ContainerBackend()
     if b.engine is None:
@@ -71,7 +71,7 @@ def processes_matching(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def msolve():
-    from ag_attention.algebra.msolve import msolve_available
+    from ag_attention._algebra.msolve import msolve_available
 
     ok, why = msolve_available()
     if not ok:

@@ -11,18 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ag_attention import Architecture, dimension
-from ag_attention.errors import (
+from ag_attention._errors import (
     AgAttentionError,
     ComputationError,
     InvalidArchitectureError,
     InvalidArgumentError,
     NoClearGapError,
 )
-from ag_attention.exact import linalg
-from ag_attention.exact.field import GFp
-from ag_attention.exact.onelayer import certify, quadrics
-from ag_attention.network import forward, unflatten
-from ag_attention.numeric import numerical_dimension
+from ag_attention._exact import linalg
+from ag_attention._exact.field import GFp
+from ag_attention._exact.onelayer import certify, quadrics
+from ag_attention._network import forward, unflatten
+from ag_attention._numeric import numerical_dimension
 
 from conftest import ROOT
 
@@ -64,7 +64,7 @@ def test_errors_are_of_the_family_and_name_the_argument(call, named):
 def test_errors_module_holds_every_documented_error():
     assert issubclass(NoClearGapError, ComputationError)
     # the old import path still works
-    from ag_attention.numeric import NoClearGapError as N2
+    from ag_attention._numeric import NoClearGapError as N2
 
     assert N2 is NoClearGapError
 
@@ -72,9 +72,9 @@ def test_errors_module_holds_every_documented_error():
 def test_figure1_checks_survive_python_O():
     """``verify_slice`` raises ComputationError on a wrong claim even under ``python -O`` (no bare assert)."""
     code = (
-        "from ag_attention.reproduce import figure1\n"
+        "from ag_attention._reproduce import figure1\n"
         "figure1.F = lambda x, y, w: 1\n"
-        "from ag_attention.errors import ComputationError\n"
+        "from ag_attention._errors import ComputationError\n"
         "try:\n    figure1.verify_slice()\nexcept ComputationError as e:\n    print('refused:', e)\n"
     )
     r = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
@@ -109,7 +109,7 @@ def test_a_numerical_difference_is_never_a_proven_one():
 
 def test_saturated_softmax_gives_no_verdict(monkeypatch):
     """Weights of 0 and 1 to machine precision: the softmax's derivative is lost, so no verdict."""
-    from ag_attention.numeric import spectrum
+    from ag_attention._numeric import spectrum
 
     big = spectrum.sample_weights
 

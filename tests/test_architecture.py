@@ -1,7 +1,7 @@
 import pytest
 
 from ag_attention import Architecture, InvalidArchitectureError
-from ag_attention.architecture import parse_sizes
+from ag_attention._architecture import parse_sizes
 
 
 def test_basic_counts():

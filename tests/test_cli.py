@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ag_attention.cli import main
+from ag_attention._cli import main
 
 from conftest import ROOT
 
@@ -60,7 +60,7 @@ def test_odd_input_is_refused_naming_the_argument(argv, named, capsys, tmp_path,
 
 def test_a_closed_pipe_ends_quietly():
     """`... --json | head -1`: no BrokenPipeError traceback."""
-    cmd = f"{sys.executable} -m ag_attention.cli reproduce corollary-3.8 --quick --json --out {ROOT}/.pytest-out-pipe | head -1"
+    cmd = f"{sys.executable} -m ag_attention reproduce corollary-3.8 --quick --json --out {ROOT}/.pytest-out-pipe | head -1"
     r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=300, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.stdout.strip() == "{"

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from ag_attention import Architecture
-from ag_attention.algebra.closure_degree import degree
-from ag_attention.cli import main
-from ag_attention.errors import InvalidArgumentError
+from ag_attention._algebra.closure_degree import degree
+from ag_attention._cli import main
+from ag_attention._errors import InvalidArgumentError
 from conftest import processes_matching
 
 
@@ -99,7 +99,7 @@ def test_container_msolve_timeout_kills_the_container(m2_container):
     import subprocess
     import time
 
-    from ag_attention.algebra.msolve import MSolveTimeoutError, run_msolve
+    from ag_attention._algebra.msolve import MSolveTimeoutError, run_msolve
 
     # 14 dense random quadrics in 14 variables (2^14 solutions): far more than 2 s of F4
     rng = random.Random(0)

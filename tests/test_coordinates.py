@@ -1,4 +1,4 @@
-"""One definition of the coordinates (ag_attention.models.coordinates), pinned by tests/data/coordinates.json.
+"""One definition of the coordinates (ag_attention._models.coordinates), pinned by tests/data/coordinates.json.
 
 The golden file holds, for a few small sizes, the names and labels of the
 coordinates and their values at fixed integer weights ``(A, V)``.  The Python
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, Parametrization
-from ag_attention.exact import linalg
-from ag_attention.exact.field import GFp
-from ag_attention.exact.onelayer import differential, reduced_point
-from ag_attention.models import coordinates as C
-from ag_attention.numeric import Float64
+from ag_attention._exact import linalg
+from ag_attention._exact.field import GFp
+from ag_attention._exact.onelayer import differential, reduced_point
+from ag_attention._models import coordinates as C
+from ag_attention._numeric import Float64
 
 GOLDEN = Path(__file__).parent / "data" / "coordinates.json"
 P = 2**31 - 1
@@ -56,7 +56,7 @@ def golden_case(d, e, t, A, V):
 
 
 def golden():
-    return {"about": "coordinates of one lightning layer (ag_attention.models.coordinates; "
+    return {"about": "coordinates of one lightning layer (ag_attention._models.coordinates; "
                      "m2scripts/LightningAttention.m2): 0-based keys, labels, values at the integer weights A, V",
             "cases": [golden_case(*c) for c in CASES]}
 
@@ -149,8 +149,8 @@ def test_one_layer_validation_names_the_value():
 @pytest.mark.m2
 def test_the_macaulay2_package_reproduces_the_golden_file(m2_local, stored):
     """lightningParametrization of m2scripts/LightningAttention.m2 gives the golden names and values."""
-    from ag_attention.m2.implicitize import parametrization_call
-    from ag_attention.m2.jobs import run_json
+    from ag_attention._m2.implicitize import parametrization_call
+    from ag_attention._m2.jobs import run_json
 
     jobs, schema = [], {}
     for n, case in enumerate(stored["cases"]):

@@ -9,13 +9,13 @@ from math import comb, factorial
 import pytest
 
 from ag_attention import Architecture
-from ag_attention.algebra.certificate import build_system, certify_degree, m2_script
-from ag_attention.algebra.degree import (
+from ag_attention._algebra.certificate import build_system, certify_degree, m2_script
+from ag_attention._algebra.degree import (
     degree_formula,
     determinantal_degree,
     symmetric_determinantal_degree,
 )
-from ag_attention.algebra.msolve import (
+from ag_attention._algebra.msolve import (
     MSolveExecutionError,
     MSolveNotFoundError,
     MSolveTimeoutError,
@@ -27,8 +27,8 @@ from ag_attention.algebra.msolve import (
     parse_leading_ideal,
     parse_parametrization,
 )
-from ag_attention.errors import InvalidArgumentError
-from ag_attention.models.formulas import cor33, symmetric_rank_dimension
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._models.formulas import cor33, symmetric_rank_dimension
 
 from conftest import processes_matching
 

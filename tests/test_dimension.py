@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, dimension
-from ag_attention.exact.dimension import jacobian_rank, new_directions_per_sample, sampling_plan
-from ag_attention.exact.field import SECOND_PRIME
-from ag_attention.models.formulas import cor33, cor38, effective_architecture
+from ag_attention._exact.dimension import jacobian_rank, new_directions_per_sample, sampling_plan
+from ag_attention._exact.field import SECOND_PRIME
+from ag_attention._models.formulas import cor33, cor38, effective_architecture
 
 
 # ------------------------------------------------------------ Cor. 3.3
@@ -266,7 +266,7 @@ def test_variants_have_no_formula_but_a_value():
 
 # ------------------------------------------------------------ progress
 def test_dimension_writes_nothing_under_quiet(monkeypatch):
-    from ag_attention import progress
+    from ag_attention import _progress as progress
     from test_progress import _Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)
@@ -278,7 +278,7 @@ def test_dimension_writes_nothing_under_quiet(monkeypatch):
 
 
 def test_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
-    from ag_attention import progress
+    from ag_attention import _progress as progress
     from test_progress import _Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)

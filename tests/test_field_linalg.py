@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from ag_attention.errors import InvalidArgumentError
-from ag_attention.exact import linalg
-from ag_attention.exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._exact import linalg
+from ag_attention._exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 
 
 def test_primes():

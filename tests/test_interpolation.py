@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture
-from ag_attention.algebra.interpolation import low_degree_equations, reduced_coordinate_keys
-from ag_attention.errors import InvalidArgumentError
-from ag_attention.models.parametrization import Parametrization
+from ag_attention._algebra.interpolation import low_degree_equations, reduced_coordinate_keys
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._models.parametrization import Parametrization
 
 
 def test_coordinate_order_is_the_parametrizations():
@@ -54,7 +54,7 @@ def test_bad_arguments_are_named():
 @pytest.mark.m2
 @pytest.mark.parametrize("d, e, a", [(2, 1, 2), (2, 2, 2), (2, 3, 2), (3, 1, 3), (2, 2, 1), (3, 1, 1)])
 def test_generator_degrees_agree_with_macaulay2s_kernel(m2_local, d, e, a):
-    from ag_attention.m2.implicitize import implicitize
+    from ag_attention._m2.implicitize import implicitize
 
     m2 = implicitize(Architecture((d, e), (a,), tokens=2), coords="reduced", field="ZZ/32003", backend=m2_local,
                      timeout=600)
@@ -67,7 +67,7 @@ def test_generator_degrees_agree_with_macaulay2s_kernel(m2_local, d, e, a):
 def test_cli_implicitize_by_interpolation(capsys, msolve):
     import json
 
-    from ag_attention.cli import main
+    from ag_attention._cli import main
 
     assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--method", "interpolate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -85,8 +85,8 @@ def test_cli_implicitize_by_interpolation(capsys, msolve):
 @pytest.mark.parametrize("d, e, a, k", [(2, 1, 1, 2), (2, 2, 1, 4), (3, 1, 1, 3)])
 def test_length_test_certifies_what_the_kernel_confirms(m2_local, msolve, d, e, a, k):
     """Where the length test says complete, Macaulay2's kernel has the same generators and degree."""
-    from ag_attention.algebra.completeness import artinian_length
-    from ag_attention.m2.implicitize import implicitize
+    from ag_attention._algebra.completeness import artinian_length
+    from ag_attention._m2.implicitize import implicitize
 
     r = low_degree_equations(d, e, a, max_degree=k)
     cert = artinian_length(r)
@@ -100,8 +100,8 @@ def test_length_test_fails_when_a_generator_is_missing(msolve):
     """(3,1,1) is certified with its 55 generators; without one cubic, or below degree 3, it is not."""
     from dataclasses import replace
 
-    from ag_attention.algebra.completeness import artinian_length
-    from ag_attention.algebra.interpolation import Block
+    from ag_attention._algebra.completeness import artinian_length
+    from ag_attention._algebra.interpolation import Block
 
     r = low_degree_equations(3, 1, 1, max_degree=3)
     assert artinian_length(r).length == 45
@@ -118,7 +118,7 @@ def test_length_test_fails_when_a_generator_is_missing(msolve):
 
 def test_length_test_does_not_certify_a_non_cohen_macaulay_closure(msolve):
     """(2,2,2): all generators are of degree <= 4 (the kernel's), yet the length is 26 > 20: not CM, not certified."""
-    from ag_attention.algebra.completeness import artinian_length
+    from ag_attention._algebra.completeness import artinian_length
 
     r = low_degree_equations(2, 2, 2, max_degree=4)
     cert = artinian_length(r)
@@ -130,7 +130,7 @@ def test_length_test_does_not_certify_a_non_cohen_macaulay_closure(msolve):
 
 @pytest.mark.m2
 def test_auto_falls_back_to_the_kernel_when_not_certified(m2_local, msolve):
-    from ag_attention.algebra.equations import closure_equations
+    from ag_attention._algebra.equations import closure_equations
 
     arch = Architecture((2, 2), (2,), tokens=2)
     result = closure_equations(arch, method="auto", max_degree=3, backend=m2_local, cache=False)
@@ -142,7 +142,7 @@ def test_auto_falls_back_to_the_kernel_when_not_certified(m2_local, msolve):
 
 
 def test_an_absurd_degree_is_refused_before_enumerating():
-    from ag_attention.errors import InsufficientMemoryError
+    from ag_attention._errors import InsufficientMemoryError
 
     with pytest.raises(InsufficientMemoryError, match="max-degree"):
         low_degree_equations(5, 5, 5, max_degree=6)
@@ -150,9 +150,9 @@ def test_an_absurd_degree_is_refused_before_enumerating():
 
 def test_the_bases_of_a_degree_are_estimated_from_its_blocks():
     """Below the top degree every basis is held (sum of s_mu^2), at the top one block at a time."""
-    from ag_attention.algebra.interpolation import reduced_coordinate_keys
-    from ag_attention.algebra.modular import level_memory
-    from ag_attention.algebra.multidegrees import monomials_by_multidegree, torus_weight
+    from ag_attention._algebra.interpolation import reduced_coordinate_keys
+    from ag_attention._algebra.modular import level_memory
+    from ag_attention._algebra.multidegrees import monomials_by_multidegree, torus_weight
 
     keys = reduced_coordinate_keys(3, 1)
     weights = np.array([torus_weight(k, 3, 1) for k in keys])
@@ -166,7 +166,7 @@ def test_the_bases_of_a_degree_are_estimated_from_its_blocks():
 @pytest.mark.parametrize("d, e, a, k, top", [(2, 2, 2, 4, 5), (3, 1, 3, 4, 7), (2, 3, 2, 4, 6)])
 def test_leading_ideal_test_certifies_non_cohen_macaulay_closures(msolve, d, e, a, k, top):
     """The length test cannot certify these (not CM); the leading ideals of J and of the elimination ideal agree."""
-    from ag_attention.algebra.completeness import leading_ideal_test
+    from ag_attention._algebra.completeness import leading_ideal_test
 
     r = low_degree_equations(d, e, a, max_degree=k)
     cert = leading_ideal_test(r)
@@ -178,7 +178,7 @@ def test_leading_ideal_test_certifies_non_cohen_macaulay_closures(msolve, d, e, 
 def test_leading_ideal_test_refuses_what_is_missing(msolve):
     from dataclasses import replace
 
-    from ag_attention.algebra.completeness import leading_ideal_test, projection_system
+    from ag_attention._algebra.completeness import leading_ideal_test, projection_system
 
     low = leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=3))  # the 10 quartics are missing
     assert not low.certified and low.generators_j < low.generators_i and "not certified" in low.summary()
@@ -193,7 +193,7 @@ def test_leading_ideal_test_refuses_what_is_missing(msolve):
 def test_leading_ideal_test_with_rank_bounds(msolve, d, e, a, k):
     """a < d: the polarized minors make Y's ideal prime; the test agrees with the length test where that certifies,
     and certifies (2,3,1), which is not Cohen-Macaulay (length 54 > 42)."""
-    from ag_attention.algebra.completeness import artinian_length, leading_ideal_test
+    from ag_attention._algebra.completeness import artinian_length, leading_ideal_test
 
     r = low_degree_equations(d, e, a, max_degree=k)
     lead, length = leading_ideal_test(r), artinian_length(r)
@@ -207,8 +207,8 @@ def test_leading_ideal_test_with_rank_bounds(msolve, d, e, a, k):
 @pytest.mark.m2
 def test_certified_ideals_are_the_kernels(m2_local, msolve):
     """Where the leading-ideal test certifies, Macaulay2's kernel over QQ has the same minimal generator degrees."""
-    from ag_attention.algebra.equations import closure_equations
-    from ag_attention.m2.implicitize import implicitize
+    from ag_attention._algebra.equations import closure_equations
+    from ag_attention._m2.implicitize import implicitize
 
     arch = Architecture((2, 3), (2,), tokens=2)
     ours = closure_equations(arch, method="auto")
@@ -219,8 +219,8 @@ def test_certified_ideals_are_the_kernels(m2_local, msolve):
 
 def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
     """auto tests degree 2, 3, 4 against one elimination ideal: msolve eliminates once; a failure is not retried."""
-    from ag_attention.algebra import completeness
-    from ag_attention.errors import MSolveTimeoutError
+    from ag_attention._algebra import completeness
+    from ag_attention._errors import MSolveTimeoutError
 
     monkeypatch.setattr(completeness, "_ELIMINATIONS", {})
     runs = []
@@ -245,7 +245,7 @@ def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
 
 
 def test_equations_in_a_notebook_and_a_table():
-    from ag_attention.results import flatten
+    from ag_attention._results import flatten
 
     r = low_degree_equations(2, 1, 1, max_degree=3)
     assert repr(r) == "LowDegreeEquations(d=2, d'=1, a=1: generators by degree {1: 0, 2: 3, 3: 0}, primes 3, verified)"
@@ -261,7 +261,7 @@ def test_equations_in_a_notebook_and_a_table():
 def test_equations_show_degrees_and_primes_on_a_terminal(monkeypatch, capsys):
     import sys
 
-    from ag_attention import progress
+    from ag_attention import _progress as progress
     from test_progress import _Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)

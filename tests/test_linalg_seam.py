@@ -1,4 +1,4 @@
-"""The exact-arithmetic seam: exact/linalg.py is where the package meets FLINT."""
+"""The exact-arithmetic seam: _exact/linalg.py is where the package meets FLINT."""
 
 import ast
 from fractions import Fraction
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import sympy
 
-from ag_attention.exact import linalg
+from ag_attention._exact import linalg
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ag_attention"
 #: the modules allowed to import python-flint
-SEAM = {"exact/linalg.py", "exact/field.py", "exact/balls.py"}
+SEAM = {"_exact/linalg.py", "_exact/field.py", "_exact/balls.py"}
 
 
 def _imports_flint(path: Path) -> bool:

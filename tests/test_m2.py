@@ -12,11 +12,11 @@ import pytest
 import sympy
 
 from ag_attention import Architecture
-from ag_attention.errors import M2ExecutionError, M2TimeoutError
-from ag_attention.m2.implicitize import TERMS_OF, implicitize, parametrization_call
-from ag_attention.m2.jobs import run_json
-from ag_attention.m2.runner import MEMORY_ENV, ContainerBackend, LocalBackend, M2MemoryError, package_file
-from ag_attention.models.parametrization import Parametrization
+from ag_attention._errors import M2ExecutionError, M2TimeoutError
+from ag_attention._m2.implicitize import TERMS_OF, implicitize, parametrization_call
+from ag_attention._m2.jobs import run_json
+from ag_attention._m2.runner import MEMORY_ENV, ContainerBackend, LocalBackend, M2MemoryError, package_file
+from ag_attention._models.parametrization import Parametrization
 
 from conftest import processes_matching
 
@@ -207,8 +207,8 @@ def test_container_timeout_kills_the_container(m2_container):
 
 _CHILD = """
 import sys
-from ag_attention.m2 import runner
-from ag_attention.m2.jobs import run_json
+from ag_attention._m2 import runner
+from ag_attention._m2.jobs import run_json
 b = runner.ContainerBackend(grace=float(sys.argv[2]))
 run_json("while true do null;\\nresult = hashTable {};", schema={}, backend=b, timeout=float(sys.argv[1]), cache=False)
 """

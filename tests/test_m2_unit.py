@@ -18,18 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from ag_attention.errors import (
+from ag_attention._errors import (
     InvalidArgumentError,
     M2ExecutionError,
     M2NotFoundError,
     M2OutputError,
     M2TimeoutError,
 )
-from ag_attention.m2 import runner
-from ag_attention.m2.cache import ResultCache
-from ag_attention.m2.implicitize import check_field, parametrization_call
-from ag_attention.m2.jobs import run_json
-from ag_attention.m2.parse import BEGIN, END, extract_result, parse_error
+from ag_attention._m2 import runner
+from ag_attention._m2.cache import ResultCache
+from ag_attention._m2.implicitize import check_field, parametrization_call
+from ag_attention._m2.jobs import run_json
+from ag_attention._m2.parse import BEGIN, END, extract_result, parse_error
 from ag_attention import Architecture
 
 from conftest import processes_matching
@@ -141,7 +141,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
 _CHILD = """
 import sys
 import tempfile
-from ag_attention.m2 import runner
+from ag_attention._m2 import runner
 b = runner.LocalBackend(sys.argv[1])
 b.run("x", timeout=600, label="long job")
 """
@@ -274,7 +274,7 @@ def test_a_directory_in_place_of_an_entry_is_a_corrupt_entry(tmp_path, cache_dir
 def test_unwritable_cache_warns_once_and_returns_the_result(tmp_path, monkeypatch):
     import warnings
 
-    from ag_attention.m2 import cache as cache_module
+    from ag_attention._m2 import cache as cache_module
 
     b = _ok_m2(tmp_path)
     monkeypatch.setattr(cache_module, "_warned", False)
@@ -338,7 +338,7 @@ _GOOD = {"generators": ["c_1*c_2-c_3"], "terms": [[[[1, 1, 0], [1, 1]], [[0, 0, 
     ("missing", "the key 'codimension' is missing"),
 ])
 def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, cache_dir, change, complaint):
-    from ag_attention.m2.implicitize import implicitize
+    from ag_attention._m2.implicitize import implicitize
 
     payload = {k: v for k, v in _GOOD.items() if k != "codimension"} if change == "missing" else {**_GOOD, **change}
     b = _ok_m2(tmp_path, json.dumps(payload))
@@ -349,7 +349,7 @@ def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, ca
 
 
 def test_cache_hits_are_validated_too(tmp_path, cache_dir):
-    from ag_attention.m2.implicitize import implicitize
+    from ag_attention._m2.implicitize import implicitize
 
     arch = Architecture((2, 1), (2,), tokens=2)
     b = _ok_m2(tmp_path, json.dumps(_GOOD))
@@ -369,7 +369,7 @@ def test_cache_hits_are_validated_too(tmp_path, cache_dir):
 
 
 def test_schema_language():
-    from ag_attention.m2.schema import NUMBER_STRING, OneOf, Where, validate
+    from ag_attention._m2.schema import NUMBER_STRING, OneOf, Where, validate
 
     spec = {"a": [int], "b": OneOf(None, (bool, NUMBER_STRING)), "c": Where(int, lambda v: v > 0, "a positive integer")}
     validate({"a": [1, 2], "b": None, "c": 1, "extra": "ok"}, spec)
@@ -424,7 +424,7 @@ def test_version_query_and_job_share_one_budget(tmp_path):
 _KILLED = """
 import sys
 import tempfile
-from ag_attention.m2 import runner
+from ag_attention._m2 import runner
 runner.LocalBackend(sys.argv[1]).run("x", timeout=600, label="long job")
 """
 
@@ -501,7 +501,7 @@ def _no_backends(monkeypatch):
 
 
 def test_reproduce_without_macaulay2_is_one_m2_error(tmp_path, monkeypatch, capsys):
-    from ag_attention.cli import main
+    from ag_attention._cli import main
 
     _no_backends(monkeypatch)
     status = main(["reproduce", "theorem-3.4", "--quick", "--out", str(tmp_path / "out")])
@@ -512,7 +512,7 @@ def test_reproduce_without_macaulay2_is_one_m2_error(tmp_path, monkeypatch, caps
 
 
 def test_reproduce_with_no_m2_needs_no_macaulay2(monkeypatch):
-    from ag_attention.reproduce import theorem34 as t34
+    from ag_attention._reproduce import theorem34 as t34
 
     _no_backends(monkeypatch)
     report = t34.reproduce_theorem_34(t34.Options(m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
@@ -521,8 +521,8 @@ def test_reproduce_with_no_m2_needs_no_macaulay2(monkeypatch):
 
 
 def test_reproduce_with_a_timing_out_item_keeps_the_others_and_is_an_m2_error(tmp_path):
-    from ag_attention.errors import M2Error
-    from ag_attention.reproduce import theorem34 as t34
+    from ag_attention._errors import M2Error
+    from ag_attention._reproduce import theorem34 as t34
 
     b = fake_m2(tmp_path, "exec sleep 1000")
     opts = t34.Options(m2_grid=(t34.Size(2, 1, 2), t34.Size(2, 1, 1)), point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
@@ -538,7 +538,7 @@ def test_reproduce_with_a_timing_out_item_keeps_the_others_and_is_an_m2_error(tm
 
 
 def test_reproduce_rejects_a_malformed_m2_result_per_item(tmp_path):
-    from ag_attention.reproduce import theorem34 as t34
+    from ag_attention._reproduce import theorem34 as t34
 
     b = _ok_m2(tmp_path, '{"dimension": 5}')
     opts = t34.Options(m2_grid=(t34.Size(2, 1, 2),), point_grid=(), equation_grid=(), backend=b, picture=False)
@@ -548,7 +548,7 @@ def test_reproduce_rejects_a_malformed_m2_result_per_item(tmp_path):
 
 
 def test_doctor_tells_a_broken_macaulay2_from_a_missing_one(tmp_path, monkeypatch):
-    from ag_attention.m2.doctor import doctor
+    from ag_attention._m2.doctor import doctor
 
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -564,7 +564,7 @@ def test_doctor_tells_a_broken_macaulay2_from_a_missing_one(tmp_path, monkeypatc
 
 
 def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_path, monkeypatch, capsys):
-    from ag_attention.cli import main
+    from ag_attention._cli import main
 
     hanging = fake_m2(tmp_path, "exec sleep 1000")
     monkeypatch.setattr(runner, "default_backends", {"local": hanging, "container": runner.ContainerBackend(engine="")})
@@ -583,8 +583,8 @@ def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_
 )
 def test_implicitize_refuses_odd_arguments_before_any_job(kwargs, named, monkeypatch):
     # no backend is consulted: the arguments are refused first
-    from ag_attention.m2 import jobs
-    from ag_attention.m2.implicitize import implicitize
+    from ag_attention._m2 import jobs
+    from ag_attention._m2.implicitize import implicitize
 
     monkeypatch.setattr(jobs, "get_backend", lambda *a, **k: pytest.fail("a backend was consulted"))
 

@@ -5,8 +5,8 @@ The real msolve (counts, timeouts, memory) is tested in test_degree.py.
 
 import sys
 
-from ag_attention import progress
-from ag_attention.algebra import msolve, msolve_text
+from ag_attention import _progress as progress
+from ag_attention._algebra import msolve, msolve_text
 
 from test_degree import _fake_msolve
 from test_progress import _Terminal

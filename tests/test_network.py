@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture
-from ag_attention.exact.field import GFp
-from ag_attention.network import forward, jacobian, unflatten
+from ag_attention._exact.field import GFp
+from ag_attention._network import forward, jacobian, unflatten
 
 P = 2**31 - 1
 
@@ -165,7 +165,7 @@ def test_seeded_jacobian_is_block_combination_of_rows(arch, rng):
 def test_causal_softmax_attends_to_earlier_tokens_only(rng):
     """Token 1 sees only itself (its output is V x_1); perturbing a later token leaves earlier outputs unchanged;
     the float64 Jacobian agrees with central differences."""
-    from ag_attention.numeric import Float64
+    from ag_attention._numeric import Float64
 
     arch = Architecture((3, 2), (2,), tokens=3, normalized=True, causal=True)
     F = Float64()

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture
-from ag_attention.errors import ComputationError
-from ag_attention.exact.fibers import fibers
-from ag_attention.models.formulas import cor38
-from ag_attention.network import forward, jacobian
-from ag_attention.numeric import Float64, NoClearGapError, gap_rank, numerical_dimension
-from ag_attention.reproduce.figure3 import reproduce_figure_3
+from ag_attention._errors import ComputationError
+from ag_attention._exact.fibers import fibers
+from ag_attention._models.formulas import cor38
+from ag_attention._network import forward, jacobian
+from ag_attention._numeric import Float64, NoClearGapError, gap_rank, numerical_dimension
+from ag_attention._reproduce.figure3 import reproduce_figure_3
 
 
 # ------------------------------------------------------------------ softmax Jacobian
@@ -138,7 +138,7 @@ def test_figure3_quick(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "ag_attention.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "ag_attention._cli", *args], capture_output=True, text=True)
 
 
 def test_cli_normalized_and_fibers():
@@ -195,7 +195,7 @@ def test_cli_reproduce_corollary_38_and_bad_out(tmp_path):
 
 # ------------------------------------------------------------ notebooks and tables
 def _columns(result):
-    from ag_attention.results import flatten
+    from ag_attention._results import flatten
 
     return list(flatten(result.to_dict()))
 
@@ -226,7 +226,7 @@ def test_fiber_result_in_a_notebook_and_a_table():
 
 # ------------------------------------------------------------ progress
 def test_numerical_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
-    from ag_attention import progress
+    from ag_attention import _progress as progress
     from test_progress import _Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)
@@ -247,7 +247,7 @@ def test_numerical_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
 # ------------------------------------------------------------------ causal softmax
 def test_causal_softmax_first_row_is_not_saturated():
     """With a causal mask the first attention row is [1, 0, ...] by construction: not a saturated softmax."""
-    from ag_attention.numeric.spectrum import saturated_fraction
+    from ag_attention._numeric.spectrum import saturated_fraction
 
     arch = Architecture((4, 3), (2,), tokens=3, normalized=True, causal=True)
     r = numerical_dimension(arch)

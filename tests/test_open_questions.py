@@ -12,8 +12,8 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")
 
 from ag_attention import Architecture, dimension  # noqa: E402
-from ag_attention.reproduce.open_questions import VARIANTS, certification, reproduce_open_questions  # noqa: E402
-from ag_attention.sweep import read_rows  # noqa: E402
+from ag_attention._reproduce.open_questions import VARIANTS, certification, reproduce_open_questions  # noqa: E402
+from ag_attention._sweep import read_rows  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -49,7 +49,7 @@ def wheel(tmp_path_factory):
 
 def test_the_wheel_holds_the_macaulay2_package(wheel):
     with zipfile.ZipFile(wheel) as z:
-        data = z.read("ag_attention/m2/LightningAttention.m2")
+        data = z.read("ag_attention/_m2/LightningAttention.m2")
     assert data == (ROOT / "m2scripts" / "LightningAttention.m2").read_bytes()  # the content, not a link
 
 
@@ -65,7 +65,7 @@ def test_installed_wheel_runs_macaulay2_from_outside_the_checkout(wheel, tmp_pat
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("AG_ATTENTION_M2SCRIPTS", "PYTHONPATH", "VIRTUAL_ENV")}
-    where = _run([str(py), "-c", "import ag_attention.m2.runner as r; print(r.__file__); print(r.package_file())"],
+    where = _run([str(py), "-c", "import ag_attention._m2.runner as r; print(r.__file__); print(r.package_file())"],
                  cwd=elsewhere, env=env).stdout.split()
     assert all(Path(p).is_relative_to(venv) for p in where), where  # the wheel's copy, not the checkout
     r = subprocess.run([str(venv / "bin" / "ag-attention"), "m2", "doctor", "--json"], cwd=elsewhere, env=env,
@@ -84,18 +84,18 @@ def test_the_runtime_does_not_import_sympy():
     assert users == []
     lazy = [str(p.relative_to(ROOT)) for p in (ROOT / "ag_attention").rglob("*.py")
             if re.search(r"^\s+(import sympy|from sympy)", p.read_text(), re.MULTILINE)]
-    assert lazy == ["ag_attention/m2/implicitize.py"]
+    assert lazy == ["ag_attention/_m2/implicitize.py"]
     text = (ROOT / "pyproject.toml").read_text()
     runtime = text[text.index("dependencies = ["):text.index("]", text.index("dependencies = ["))]
     assert "sympy" not in runtime
 
 
 def test_package_file_is_the_shipped_copy_unless_overridden(tmp_path, monkeypatch):
-    from ag_attention.errors import M2NotFoundError
-    from ag_attention.m2.runner import package_file
+    from ag_attention._errors import M2NotFoundError
+    from ag_attention._m2.runner import package_file
 
     monkeypatch.delenv("AG_ATTENTION_M2SCRIPTS", raising=False)
-    assert package_file() == ROOT / "ag_attention" / "m2" / "LightningAttention.m2"
+    assert package_file() == ROOT / "ag_attention" / "_m2" / "LightningAttention.m2"
     assert package_file().read_bytes() == (ROOT / "m2scripts" / "LightningAttention.m2").read_bytes()
     shutil.copy(ROOT / "m2scripts" / "LightningAttention.m2", tmp_path / "LightningAttention.m2")
     monkeypatch.setenv("AG_ATTENTION_M2SCRIPTS", str(tmp_path))

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError
-from ag_attention.exact import linalg
-from ag_attention.exact.field import GFp
-from ag_attention.models.parametrization import Parametrization
-from ag_attention.network import forward
+from ag_attention._exact import linalg
+from ag_attention._exact.field import GFp
+from ag_attention._models.parametrization import Parametrization
+from ag_attention._network import forward
 
 P = 2**31 - 1
 

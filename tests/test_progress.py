@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ag_attention import progress
+from ag_attention import _progress as progress
 
 
 class _Terminal(io.StringIO):

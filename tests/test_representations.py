@@ -4,9 +4,9 @@ import itertools
 
 import pytest
 
-from ag_attention.algebra.interpolation import low_degree_equations
-from ag_attention.algebra.representations import decompose, kostka, schur_dimension
-from ag_attention.errors import ComputationError
+from ag_attention._algebra.interpolation import low_degree_equations
+from ag_attention._algebra.representations import decompose, kostka, schur_dimension
+from ag_attention._errors import ComputationError
 
 
 def _ssyt_count(shape, content):

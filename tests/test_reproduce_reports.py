@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from ag_attention.reproduce import theorem34 as t34
-from ag_attention.reproduce.claims import Claim
-from ag_attention.reproduce.corollary38 import GRID, reproduce_corollary_38
-from ag_attention.reproduce.figure1 import draw_figure1, render_figure1
-from ag_attention.reproduce.figure3 import reproduce_figure_3
-from ag_attention.reproduce.report import FIGURE_FORMATS, Check, Report, Table, Verdict
+from ag_attention._reproduce import theorem34 as t34
+from ag_attention._reproduce.claims import Claim
+from ag_attention._reproduce.corollary38 import GRID, reproduce_corollary_38
+from ag_attention._reproduce.figure1 import draw_figure1, render_figure1
+from ag_attention._reproduce.figure3 import reproduce_figure_3
+from ag_attention._reproduce.report import FIGURE_FORMATS, Check, Report, Table, Verdict
 
 NO_M2 = dict(m2_grid=(), point_grid=(t34.Size(2, 1, 2), t34.Size(3, 2, 2)), equation_grid=(), use_m2=False, picture=False)
 

@@ -9,10 +9,10 @@ import textwrap
 import pytest
 
 from ag_attention import Architecture
-from ag_attention.errors import InsufficientMemoryError, InvalidArgumentError
-from ag_attention.exact.dimension import dimension
-from ag_attention.numeric import numerical_dimension
-from ag_attention.resources import (
+from ag_attention._errors import InsufficientMemoryError, InvalidArgumentError
+from ag_attention._exact.dimension import dimension
+from ag_attention._numeric import numerical_dimension
+from ag_attention._resources import (
     MemoryEstimate,
     cgroup_room,
     format_bytes,
@@ -30,18 +30,18 @@ _MEASURE = textwrap.dedent(
     import json, math, resource, sys
     import flint, numpy  # loaded before the baseline, as the engines load them
     from ag_attention import Architecture
-    from ag_attention.resources import current_rss
+    from ag_attention._resources import current_rss
     kind, spec = sys.argv[1], json.loads(sys.argv[2])
     samples = spec.pop("samples", None)
     arch = Architecture.from_dict(spec)
     base = current_rss()
     if kind == "exact":
-        from ag_attention.exact.dimension import _planning_bound, dimension, run_memory, sampling_plan
+        from ag_attention._exact.dimension import _planning_bound, dimension, run_memory, sampling_plan
         N, k = sampling_plan(arch, _planning_bound(arch), samples)
         estimate = run_memory(arch, N, k).peak
         dimension(arch, samples=samples, recheck=False, max_doublings=0)
     else:
-        from ag_attention.numeric import new_directions_per_sample, numeric_memory, numerical_dimension
+        from ag_attention._numeric import new_directions_per_sample, numeric_memory, numerical_dimension
         N = samples or max(1, math.ceil(1.5 * arch.parameter_count / new_directions_per_sample(arch)) + 1)
         estimate = numeric_memory(arch, N).peak
         numerical_dimension(arch, samples=N, raise_on_no_gap=False)
@@ -147,7 +147,7 @@ def test_parse_and_format_bytes():
 
 
 def test_one_size_syntax_for_the_process_limit_and_the_macaulay2_limit():
-    from ag_attention.m2.memory import parse_memory
+    from ag_attention._m2.memory import parse_memory
 
     for text in ["8G", "512m", "4GiB", "1.5g", " 300 MB ", str(2**30)]:
         assert parse_memory(text) == parse_bytes(text) == int(parse_size(text))
@@ -167,8 +167,8 @@ def test_engines_refuse_under_a_small_limit_before_allocating(monkeypatch):
 
 def test_doubling_stops_at_the_memory_limit_instead_of_failing(monkeypatch):
     """The first run fits; a doubled one would not: the result is the first run's lower bound."""
-    from ag_attention import resources
-    from ag_attention.exact import dimension as engine
+    from ag_attention import _resources as resources
+    from ag_attention._exact import dimension as engine
 
     arch = Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2)  # a rank below the formula: doublings wanted
     first = engine.run_memory(arch, *engine.sampling_plan(arch, engine._planning_bound(arch))).peak
@@ -200,7 +200,7 @@ def test_impossible_sizes_are_refused_with_exit_2(argv, monkeypatch):
     # 20 GiB: what the hardening issue's machine had; the answer must not depend on this machine's RAM
     monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "20G")
     # a subprocess, so a hang or an allocation cannot take the test runner with it (60 s: a hang guard only)
-    r = subprocess.run([sys.executable, "-m", "ag_attention.cli", *argv], capture_output=True, text=True, timeout=60,
+    r = subprocess.run([sys.executable, "-m", "ag_attention._cli", *argv], capture_output=True, text=True, timeout=60,
                        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and r.stderr.startswith("ag-attention: error:")
@@ -215,7 +215,7 @@ def test_an_absurd_head_count_is_a_cheap_description():
 
 def test_machine_wide_readings_are_reused_for_a_moment(monkeypatch):
     """A sweep checks thousands of small estimates: /proc/meminfo is read once per SYSTEM_READING_TTL."""
-    from ag_attention import resources
+    from ag_attention import _resources as resources
 
     calls = []
     monkeypatch.setattr(resources, "_meminfo_available", lambda: calls.append(1) or 10**9)

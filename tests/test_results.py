@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ag_attention.results import ResultMixin, to_frame
+from ag_attention._results import ResultMixin, to_frame
 
 
 @dataclass
@@ -38,7 +38,7 @@ def test_to_frame_has_typed_columns():
 def test_public_results_and_reports_have_notebook_views():
     pytest.importorskip("pandas")
     from ag_attention import Architecture, degree
-    from ag_attention.reproduce.report import Check, Report
+    from ag_attention._reproduce.report import Check, Report
 
     r = degree(Architecture((3, 1), (2,), tokens=2), method="formula")
     assert r._repr_markdown_().startswith(str(r).splitlines()[0]) and "| degree | 108 |" in r._repr_markdown_()

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from ag_attention import progress
-from ag_attention.m2 import jobdir, runner
+from ag_attention import _progress as progress
+from ag_attention._m2 import jobdir, runner
 
 from test_m2_unit import fake_m2
 from test_progress import _Terminal

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture
-from ag_attention.exact.balls import Balls, balls, determinant, precision
-from ag_attention.models.formulas import cor38
-from ag_attention.network import jacobian
-from ag_attention.numeric import Float64, numerical_dimension
-from ag_attention.numeric.certified import (
+from ag_attention._exact.balls import Balls, balls, determinant, precision
+from ag_attention._models.formulas import cor38
+from ag_attention._network import jacobian
+from ag_attention._numeric import Float64, numerical_dimension
+from ag_attention._numeric.certified import (
     INPUT_DENOMINATOR, WEIGHT_DENOMINATOR, ball_minor, certify_dimension, pivoted_selection, rational_point,
 )
 
@@ -136,7 +136,7 @@ def test_causal_softmax_is_certified():
 
 
 def test_cli_dim_normalized_json_is_certified():
-    out = subprocess.run([sys.executable, "-m", "ag_attention.cli", "dim", "--widths", "4,3", "--ranks", "2",
+    out = subprocess.run([sys.executable, "-m", "ag_attention._cli", "dim", "--widths", "4,3", "--ranks", "2",
                           "--tokens", "3", "--normalized", "--json"], capture_output=True, text=True, check=True)
     d = json.loads(out.stdout)
     assert d["certified"] is True and d["dimension"] == d["lower_bound"] == d["upper_bound"] == 24

@@ -21,11 +21,11 @@ pytest.importorskip("distributed", reason="sweeps need distributed: pip install 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from ag_attention.errors import ComputationError, InvalidArgumentError  # noqa: E402
-from ag_attention.sweep import COLUMNS, Spec, load_grid, parse_grid, read_metadata, read_rows, sweep  # noqa: E402
-from ag_attention.sweep.cli import main as sweep_main  # noqa: E402
-from ag_attention.sweep.cluster import LocalDaskCluster  # noqa: E402
-from ag_attention.sweep.store import JOURNAL  # noqa: E402
+from ag_attention._errors import ComputationError, InvalidArgumentError  # noqa: E402
+from ag_attention._sweep import COLUMNS, Spec, load_grid, parse_grid, read_metadata, read_rows, sweep  # noqa: E402
+from ag_attention._sweep.cli import main as sweep_main  # noqa: E402
+from ag_attention._sweep.cluster import LocalDaskCluster  # noqa: E402
+from ag_attention._sweep.store import JOURNAL  # noqa: E402
 
 from conftest import ROOT  # noqa: E402
 
@@ -250,7 +250,7 @@ def test_unreachable_or_bad_scheduler(small_grid, tmp_path, address, named):
 # ------------------------------------------------------------------ kill -9 and --resume
 def test_resume_after_kill(local_run, small_grid, tmp_path):
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "ag_attention.sweep", str(small_grid), "--out", str(out), "--workers", "1",
+    cmd = [sys.executable, "-m", "ag_attention._sweep", str(small_grid), "--out", str(out), "--workers", "1",
            "--quiet", "--no-plots"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     journal = out / JOURNAL

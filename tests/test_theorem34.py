@@ -6,13 +6,13 @@ import json
 import numpy as np
 import pytest
 
-from ag_attention.cli import finish_report
-from ag_attention.exact.onelayer import fiber, reduced_point
-from ag_attention.models.orbits import orbit_representatives
-from ag_attention.reproduce import theorem34 as t34
+from ag_attention._cli import finish_report
+from ag_attention._exact.onelayer import fiber, reduced_point
+from ag_attention._models.orbits import orbit_representatives
+from ag_attention._reproduce import theorem34 as t34
 from ag_attention import CertificateKind, certify
-from ag_attention.reproduce.figure1 import render_figure1, slice_point, verify_slice
-from ag_attention.reproduce.report import Check, Report
+from ag_attention._reproduce.figure1 import render_figure1, slice_point, verify_slice
+from ag_attention._reproduce.report import Check, Report
 
 
 # ------------------------------------------------------------------ orbits, fibers, certificates
@@ -124,8 +124,8 @@ def test_each_check_fails_on_a_wrong_prediction(m2_local, field, wrong, claim, e
 
 
 def test_equation_checks_prove_smoothness_and_catch_a_wrong_rule():
-    from ag_attention.reproduce.equations34 import equation_checks
-    from ag_attention.reproduce.report import Report
+    from ag_attention._reproduce.equations34 import equation_checks
+    from ag_attention._reproduce.report import Report
 
     def rule(wrong):
         def singular(d, e, a, orbit):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from ag_attention import CertificateKind, PointVerdict, certify
-from ag_attention.models.orbits import orbit_representatives
-from ag_attention.reproduce.theorem34 import Size
+from ag_attention._models.orbits import orbit_representatives
+from ag_attention._reproduce.theorem34 import Size
 
 SIZES = [(2, 1, 2), (3, 2, 3), (3, 2, 2), (4, 1, 3), (3, 1, 1), (2, 1, 1), (2, 2, 2)]
 

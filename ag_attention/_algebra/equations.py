@@ -1,0 +1,77 @@
+"""``closure_equations(arch, method=...)``: the ideal of the closure by the kernel, by interpolation, or either.
+
+* ``"kernel"``: Macaulay2's kernel (:func:`ag_attention._m2.implicitize.implicitize`),
+  the whole ideal, small sizes only;
+* ``"interpolate"``: every minimal generator of degree ``<= max_degree`` by
+  exact interpolation per torus multidegree (:mod:`.interpolation`), then a
+  test of :mod:`.completeness` (when msolve runs) says whether they generate
+  the whole ideal: the length of an artinian reduction (at most 30 s; it can
+  certify only Cohen-Macaulay closures), then the leading-ideal test (at most
+  600 s per msolve run, and the backend's memory limit);
+* ``"auto"``: interpolation to degree 2, 3, ..., ``max_degree`` until a
+  test certifies the ideal complete; if it never does, Macaulay2's
+  kernel under ``timeout``; if that times out too, the interpolated
+  generators with "complete up to degree k" and the kernel's timeout recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._architecture import Architecture
+from .._errors import InvalidArgumentError, M2TimeoutError
+from .._models.coordinates import one_layer_problem
+from .completeness import certify_completeness
+from .interpolation import low_degree_equations
+
+__all__ = ["closure_equations", "EQUATION_METHODS", "DEFAULT_MAX_DEGREE"]
+
+EQUATION_METHODS = ("kernel", "interpolate", "auto")
+#: interpolation's default top degree (``auto`` goes up to it)
+DEFAULT_MAX_DEGREE = {"interpolate": 3, "auto": 4}
+
+
+def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
+    """Why interpolation does not apply (None if it does)."""
+    problem = one_layer_problem(arch, "reduced", "interpolation (reduced coordinates, t >= 2)")
+    if problem is not None:
+        return problem
+    if coords != "reduced" or field != "QQ":
+        return "interpolation: reduced coordinates over QQ only (lifted from GF(p))"
+    return None
+
+
+def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree: int | None = None,
+                      coords: str = "reduced", field: str = "QQ", weights: str | None = None,
+                      backend: str = "auto", timeout: float = 300.0, cache: bool = True) -> Any:
+    """The ideal of the closure of one layer (see the module docstring for the methods)."""
+    from .._m2.implicitize import implicitize
+
+    if method not in EQUATION_METHODS:
+        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(EQUATION_METHODS)}")
+    if max_degree is not None and method == "kernel":
+        raise InvalidArgumentError("--max-degree: only for --method interpolate or auto (the kernel is the whole ideal)")
+    if max_degree is not None and (isinstance(max_degree, bool) or not isinstance(max_degree, int) or max_degree < 1):
+        raise InvalidArgumentError(f"--max-degree={max_degree!r}: must be a positive integer")
+    why = _interpolable(arch, coords, field)
+    if method == "interpolate" and why:
+        raise InvalidArgumentError(why)
+    kernel = lambda: implicitize(arch, coords=coords, field=field, weights=weights,  # noqa: E731
+                                 backend=backend, timeout=timeout, cache=cache)
+    if method == "kernel" or why:  # auto on a size interpolation cannot do: the kernel
+        return kernel()
+    d, e = arch.widths
+    top = DEFAULT_MAX_DEGREE[method] if max_degree is None else max_degree
+    if method == "interpolate":
+        return certify_completeness(low_degree_equations(d, e, arch.ranks[0], max_degree=top), timeout, backend)
+    eqs = None
+    for k in range(min(2, top), top + 1):
+        eqs = certify_completeness(low_degree_equations(d, e, arch.ranks[0], max_degree=k), timeout, backend)
+        if eqs.certified_complete:
+            return eqs
+    assert eqs is not None
+    try:
+        return kernel()
+    except M2TimeoutError as exc:
+        eqs.extra["kernel"] = f"Macaulay2's kernel did not finish: {exc}"
+        return eqs

@@ -1,0 +1,163 @@
+"""Equations of the closure of one layer by interpolation, one multidegree at a time.
+
+The torus of ``GL_d x GL_d x GL_{d'}`` acts on the reduced coordinates
+``x_{k,m,ij}`` (the coefficient of ``z_i z_j`` in ``q_{k,m}(z) = (A_k . z)(V_m . z)``):
+scaling row ``k`` of ``A`` by ``s_k``, row ``m`` of ``V`` by ``u_m`` and the
+variable ``z_i`` by ``w_i`` multiplies ``x_{k,m,ij}`` by ``s_k u_m w_i w_j``.
+These come from the symmetries ``A -> S A W``, ``V -> U V W`` of the
+parametrization, so the ideal ``I`` of the closure is homogeneous for the
+grading by ``(alpha, beta, gamma)`` in ``Z^d x Z^{d'} x Z^d``: a monomial of
+degree ``D`` has ``|alpha| = |beta| = D`` and ``|gamma| = 2D``.
+
+In each multidegree ``mu`` the component ``I_mu`` is the kernel of the
+evaluation of the monomials of multidegree ``mu`` at points of the image: a
+small exact linear-algebra problem over GF(p) (the largest block of
+``(3,3,3)`` in degree 3 has a few hundred monomials), solved with FLINT's
+``nmod_mat.nullspace`` (:func:`ag_attention._exact.linalg.nullspace_mod_p`).  With ``N >= #monomials + 20`` random image points the
+kernel is ``I_mu`` except with probability at most ``#monomials * 2D / p``
+(Schwartz-Zippel on each non-member).  The *minimal* generators of degree
+``D`` in ``mu`` are a complement of ``(S_1 I_{D-1})_mu``, the span of
+``x_v g`` over the equations ``g`` of degree ``D - 1``; the complement is
+chosen canonically (zero on the pivots of that span, in reduced row echelon
+form), so that the same basis comes out modulo every prime and lifts to QQ
+by the Chinese remainder theorem and rational reconstruction.  Every lifted
+generator is verified *exactly* by substituting the parametrization (a
+polynomial identity over QQ in the weights).
+
+Permutations of the indices (``S_d x S_{d'} x S_d``) permute the multidegrees
+and preserve ``I``; blocks are grouped into orbits with one representative
+(non-increasing ``alpha``, ``beta``, ``gamma``) so a reader sees the structure.
+
+The steps live in :mod:`.multidegrees` (the grading, monomials, image
+points), :mod:`.modular` (the blocks modulo one prime), :mod:`.lifting` (CRT,
+rational reconstruction, exact verification) and :mod:`.low_degree` (the
+result); :func:`low_degree_equations` runs them and this module re-exports
+what the rest of the package uses.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .. import _progress as progress
+from .._errors import ComputationError, InvalidArgumentError
+from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, check_prime
+from .._models.coordinates import reduced_keys, reduced_names
+from .._resources import require_memory
+from .lifting import MORE_PRIMES, Generator, lift, verify_on_parametrization
+from .low_degree import Block, LowDegreeEquations
+from .modular import ModularBlock, interpolation_memory, modular_blocks
+from .multidegrees import Multidegree, image_points, mu_split
+
+__all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "coordinate_names",
+           "image_points", "interpolation_memory", "mu_split", "Multidegree"]
+
+#: the reduced coordinates' keys ``(k, m, i, j)`` and names (``q12z13``), from :mod:`ag_attention._models.coordinates`
+reduced_coordinate_keys = reduced_keys
+coordinate_names = reduced_names
+
+Modular = dict[int, dict[tuple, ModularBlock]]
+
+
+def _check_sizes(d: int, e: int, a: int | None, max_degree: int) -> int:
+    """The rank bound ``min(a, d)`` (``a=None``: ``d``) once every size is a positive integer."""
+    for name, v in (("d", d), ("e", e), ("max_degree", max_degree)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InvalidArgumentError(f"{name}={v!r}: must be a positive integer")
+    a = d if a is None else a
+    if isinstance(a, bool) or not isinstance(a, int) or a < 1:
+        raise InvalidArgumentError(f"a={a!r}: must be a positive integer")
+    return min(a, d)
+
+
+def _shape(m: Modular) -> dict[int, dict[tuple, int]]:
+    return {D: {mu: len(b.generators) for mu, b in lvl.items()} for D, lvl in m.items()}
+
+
+class _Degrees(progress.Steps):
+    """Degrees x primes on one progress bar (:class:`ag_attention._progress.Steps`): the degree and prime
+    under way as its postfix."""
+
+    def __init__(self, bar: Any, max_degree: int) -> None:
+        super().__init__(bar)
+        self.max_degree, self.prime = max_degree, 0
+
+    def modulo(self, prime: int, count: int) -> "_Degrees":
+        """The ``count``-th prime is next (from the third on, the bar's total grows by its degrees)."""
+        if count > 2:
+            self.add(self.max_degree)
+        self.prime = prime
+        return self
+
+    def __call__(self, D: int | None) -> None:
+        if D is None:
+            self.end()
+        else:
+            self.begin(f"degree {D} modulo {self.prime}")
+
+
+def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int, seed: int,
+                      degrees: _Degrees) -> tuple[Modular, list[int], dict[int, dict[tuple, list[Generator]]]]:
+    """Blocks modulo ``p``, then further primes until the rational reconstruction is stable.
+
+    Returns the blocks modulo the first prime, the primes used and the lifted generators.
+    """
+    primes = [p] + [q for q in (SECOND_PRIME, DEFAULT_PRIME, *MORE_PRIMES) if q != p]
+    mods = [modular_blocks(d, e, a, max_degree, primes[0], seed, degrees.modulo(primes[0], 1))]
+    used = [primes[0]]
+    lifted: dict[int, dict[tuple, list[Generator]]] | None = None
+    for q in primes[1:]:
+        mods.append(modular_blocks(d, e, a, max_degree, q, seed, degrees.modulo(q, len(used) + 1)))
+        used.append(q)
+        if _shape(mods[-1]) != _shape(mods[0]):
+            raise ComputationError(
+                f"the generator counts of ({d},{e},{a}) differ between primes {used[0]} and {q}: an unlucky point; "
+                "rerun with another seed", prime=q, seed=seed,
+            )
+        new = lift(mods, used)
+        if new is not None and new == lifted:
+            break
+        lifted = new
+    else:
+        if lifted is None:
+            raise ComputationError("rational reconstruction did not stabilize", seed=seed)
+    assert lifted is not None
+    return mods[0], used, lifted
+
+
+def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: int = 3, prime: int = DEFAULT_PRIME,
+                         seed: int = 0, verify: bool = True) -> LowDegreeEquations:
+    """All minimal generators of degree ``<= max_degree`` of the ideal of the closure (reduced coordinates, t >= 2).
+
+    Computed modulo primes (``prime``, then ``SECOND_PRIME`` and more while
+    the rational reconstruction changes), lifted to QQ and, with ``verify``,
+    checked exactly by substitution.  The counts per degree are exact with
+    probability at least ``1 - sum(#monomials * 2D) / p`` per prime and
+    confirmed by the agreement of two primes.  A computation of more than a
+    few seconds shows the degrees done modulo each prime on a progress bar
+    on standard error (see ``ag_attention/_progress.py``).
+    """
+    a = _check_sizes(d, e, a, max_degree)
+    p = check_prime(prime)
+    require_memory(interpolation_memory(d, e, max_degree),
+                   f"the equations of degree <= {max_degree} of ({d},{e},{a}) by interpolation",
+                   "use a smaller --max-degree")
+    t0 = time.perf_counter()
+    with progress.bar(total=2 * max_degree, desc=f"equations of degree <= {max_degree} of ({d},{e},{a})",
+                      unit="degree") as bar:
+        first, used, lifted = _lift_over_primes(d, e, a, max_degree, p, seed, _Degrees(bar, max_degree))
+    blocks: dict[int, list[Block]] = {}
+    for D, level in first.items():
+        blocks[D] = [
+            Block(mu_split(mu, d, e), len(b.monomials), b.ideal_dim, tuple(lifted[D][mu]))
+            for mu, b in level.items()
+        ]
+    names = reduced_names(d, e)
+    verified = False
+    if verify:
+        allg = [g for D in blocks for b in blocks[D] for g in b.generators]
+        verified = verify_on_parametrization(d, e, a, allg)
+        if not verified:
+            raise ComputationError(f"a lifted generator of ({d},{e},{a}) does not vanish on the parametrization", seed=seed)
+    return LowDegreeEquations(d, e, a, max_degree, tuple(used), seed, blocks, names, time.perf_counter() - t0, verified)

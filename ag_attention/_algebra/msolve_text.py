@@ -1,0 +1,213 @@
+"""msolve's text: the input file of a system over GF(p), and the leading ideals and parametrizations it prints.
+
+Input (``msolve -h``): variables on the first line, the characteristic on the
+second, then the polynomials separated by commas.  Output: the leading
+monomials of a DRL Groebner basis (``-g 1``), whose standard monomials
+:func:`count_standard_monomials` counts, and the header of a rational
+parametrization (``-P 1``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+from .._errors import InvalidArgumentError, MSolveOutputError
+
+__all__ = [
+    "format_input",
+    "parse_leading_ideal",
+    "parse_parametrization",
+    "minimalize",
+    "count_standard_monomials",
+    "MAX_PRIME",
+]
+
+MAX_PRIME = 2**31  # msolve's prime fields: characteristic below 2^31
+
+
+# ------------------------------------------------------------------- input
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+_TERM_SPLIT = re.compile(r"(?<=[^+\-^*])(?=[+-])")
+_FACTOR = re.compile(r"([A-Za-z][A-Za-z0-9_]*)(?:\^(\d+))?|(\d+)")
+
+
+def _merge_powers(poly: str) -> str:
+    """Write each term with one power per variable: ``3*x*y*x`` -> ``3*x^2*y``.
+
+    msolve 0.10.1 reads a repeated factor as one: ``x*x`` is taken for ``x``
+    (measured: the closure's cubics ``x*y*y`` made an input msolve called
+    inhomogeneous, and its Groebner basis held quadrics outside the ideal).
+    Terms that are not products of integers and variables are left as they are.
+    """
+    out = []
+    for term in _TERM_SPLIT.split(poly):
+        sign = term[0] if term[:1] in "+-" else ""
+        body = term[len(sign):]
+        factors = body.split("*")
+        matches = [_FACTOR.fullmatch(f) for f in factors]
+        if not body or not all(matches):
+            out.append(term)
+            continue
+        names = [m.group(1) for m in matches if m is not None and m.group(1)]
+        if len(set(names)) == len(names):  # no variable twice: msolve reads it right
+            out.append(term)
+            continue
+        coefficient = 1
+        powers: dict[str, int] = {}
+        for m in matches:
+            assert m is not None
+            if m.group(3) is not None:
+                coefficient *= int(m.group(3))
+            else:
+                powers[m.group(1)] = powers.get(m.group(1), 0) + int(m.group(2) or 1)
+        monomial = "*".join(n if e == 1 else f"{n}^{e}" for n, e in powers.items())
+        text = f"{coefficient}*{monomial}" if monomial else str(coefficient)
+        out.append(sign + text)
+    return "".join(out)
+
+
+def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str]) -> str:
+    """msolve's input file: variables, characteristic, polynomials (comma separated, one a line)."""
+    variables = list(variables)
+    if not variables:
+        raise InvalidArgumentError("variables: at least one variable is needed")
+    bad = [v for v in variables if not _NAME.match(v)]
+    if bad:
+        raise InvalidArgumentError(f"variables {bad[:3]}: msolve names are a letter followed by letters, digits, _")
+    if len(set(variables)) != len(variables):
+        raise InvalidArgumentError("variables: names must be distinct")
+    if not isinstance(prime, int) or not (2 < prime < MAX_PRIME):
+        raise InvalidArgumentError(f"prime={prime!r}: msolve needs a prime characteristic 2 < p < 2^31")
+    if not polynomials:
+        raise InvalidArgumentError("polynomials: at least one polynomial is needed")
+    polys = [_merge_powers(str(f).replace(" ", "")) for f in polynomials]
+    if any(not f for f in polys):
+        raise InvalidArgumentError("polynomials: an empty polynomial")
+    return ",".join(variables) + "\n" + str(prime) + "\n" + ",\n".join(polys) + "\n"
+
+
+# ------------------------------------------------------------------ output
+_MONO = re.compile(r"([A-Za-z][A-Za-z0-9_]*)(?:\^(\d+))?")
+
+
+def parse_leading_ideal(text: str, variables: Sequence[str]) -> list[tuple[int, ...]]:
+    """Exponent vectors of the leading monomials printed by ``msolve -g 1``.
+
+    ``[1]`` (the unit ideal) gives ``[(0, ..., 0)]``; ``[0]`` (zero ideal) ``[]``.
+    """
+    body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
+    m = re.search(r"\[(.*)\]\s*:\s*$", body, re.S)
+    if not m:
+        raise MSolveOutputError("no leading ideal [..]: in msolve's output", output=text)
+    index = {v: i for i, v in enumerate(variables)}
+    leads = []
+    for item in m.group(1).split(","):
+        item = item.strip()
+        if not item:
+            continue
+        e = [0] * len(index)
+        if item == "1":
+            leads.append(tuple(e))
+            continue
+        if item == "0":
+            continue
+        for factor in item.split("*"):
+            fm = _MONO.fullmatch(factor.strip())
+            if not fm or fm.group(1) not in index:
+                raise MSolveOutputError(f"cannot read the leading monomial {item!r}", output=text)
+            e[index[fm.group(1)]] += int(fm.group(2) or 1)
+        leads.append(tuple(e))
+    return leads
+
+
+def minimalize(gens: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The minimal generators among ``gens`` (monomials as exponent vectors)."""
+    uniq = sorted(set(map(tuple, gens)), key=lambda g: (sum(g), g))
+    if not uniq:
+        return []
+    G = np.array(uniq, dtype=np.int64)
+    keep = np.ones(len(uniq), dtype=bool)
+    for j in range(len(uniq)):  # earlier (smaller total degree) generators may divide later ones
+        if keep[j]:
+            divides = (G[j] <= G).all(axis=1)
+            divides[: j + 1] = False
+            keep &= ~divides
+    return [g for g, k in zip(uniq, keep) if k]
+
+
+def count_standard_monomials(leads: Sequence[tuple[int, ...]], nvars: int) -> int | None:
+    """``dim_k k[x]/I`` from the generators of the leading ideal; None if infinite (not zero-dimensional).
+
+    Zero-dimensional iff every variable has a pure power among the
+    generators.  The standard monomials are then enumerated once each (depth
+    first, variables in non-decreasing order); ``e + x_i`` is standard iff
+    ``e`` is and no generator with ``g_i = e_i + 1`` divides it.
+
+    >>> count_standard_monomials([(2, 0), (0, 2)], 2), count_standard_monomials([(1, 1)], 2)
+    (4, None)
+    """
+    gens = minimalize(leads)
+    if any(len(g) != nvars for g in gens):
+        raise InvalidArgumentError(f"leading monomials must have {nvars} exponents")
+    if any(not any(g) for g in gens):
+        return 0  # the unit ideal: no solution
+    for i in range(nvars):
+        if not any(g[i] > 0 and sum(g) == g[i] for g in gens):
+            return None
+    # by_var[i][k]: generators with exponent k in variable i
+    by_var: list[dict[int, np.ndarray]] = []
+    for i in range(nvars):
+        groups: dict[int, list[tuple[int, ...]]] = {}
+        for g in gens:
+            if g[i] > 0:
+                groups.setdefault(g[i], []).append(g)
+        by_var.append({k: np.array(v, dtype=np.int64) for k, v in groups.items()})
+    count = 0
+    stack = [(np.zeros(nvars, dtype=np.int64), 0)]
+    while stack:
+        e, last = stack.pop()
+        count += 1
+        for i in range(last, nvars):
+            cand = by_var[i].get(int(e[i]) + 1)
+            f = e.copy()
+            f[i] += 1
+            if cand is None or not (cand <= f).all(axis=1).any():
+                stack.append((f, i))
+    return count
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+def parse_parametrization(text: str) -> dict:
+    """Header of ``msolve -P 1`` output over GF(p).
+
+    ``{"dimension": -1}`` (no solution), ``{"dimension": 1}`` (positive
+    dimensional) or ``{"dimension": 0, "characteristic", "nvars",
+    "quotient_dimension", "variables", "eliminating_degree"}``.
+    """
+    s = text.strip()
+    if re.fullmatch(r"\[\s*-1\s*\]\s*:?", s):
+        return {"dimension": -1}
+    m = re.match(r"\[\s*1\s*,", s)
+    if m:
+        return {"dimension": 1}
+    m = re.match(r"\[\s*0\s*,\s*\[\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*\[([^\]]*)\]\s*,\s*\[([^\]]*)\]\s*,"
+                 r"\s*\[\s*1\s*,\s*\[\s*\[\s*(-?\d+)\s*,", s, re.S)
+    if not m:
+        raise MSolveOutputError("cannot read msolve's parametrization header", output=text)
+    names = [v.strip().strip("'\"") for v in m.group(4).split(",") if v.strip()]
+    return {
+        "dimension": 0,
+        "characteristic": int(m.group(1)),
+        "nvars": int(m.group(2)),
+        "quotient_dimension": int(m.group(3)),
+        "variables": names,
+        "eliminating_degree": int(m.group(6)),
+    }

@@ -1,0 +1,76 @@
+"""The torus grading of the reduced coordinates, their monomials by multidegree, and points of the image.
+
+Scaling row ``k`` of ``A`` by ``s_k``, row ``m`` of ``V`` by ``u_m`` and the
+variable ``z_i`` by ``w_i`` multiplies the reduced coordinate ``x_{k,m,ij}``
+by ``s_k u_m w_i w_j``: its multidegree is ``(e_k, e_m, e_i + e_j)`` in
+``Z^d x Z^{d'} x Z^d`` (:func:`torus_weight`), and the ideal of the closure
+is homogeneous for it (:mod:`ag_attention._algebra.interpolation`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+import numpy as np
+
+from .._exact.field import GFp
+from .._models.coordinates import ReducedKey, reduced_coordinates, reduced_keys
+
+__all__ = ["Multidegree", "torus_weight", "torus_weights", "monomials_by_multidegree", "evaluate_monomials",
+           "image_points", "mu_split"]
+
+#: ``(alpha, beta, gamma)``: the exponents of the rows of A, the rows of V and the variables z
+Multidegree = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def torus_weight(key: ReducedKey, d: int, e: int) -> np.ndarray:
+    """The multidegree of the reduced coordinate ``key`` as one vector of ``Z^(2d + d')``."""
+    k, m, i, j = key
+    w = np.zeros(2 * d + e, dtype=np.int64)
+    w[k] += 1
+    w[d + m] += 1
+    w[d + e + i] += 1
+    w[d + e + j] += 1
+    return w
+
+
+def torus_weights(d: int, e: int) -> np.ndarray:
+    """:func:`torus_weight` of every reduced coordinate, one row each, in their order."""
+    return np.array([torus_weight(k, d, e) for k in reduced_keys(d, e)])
+
+
+def image_points(d: int, e: int, a: int, n: int, F: GFp, rng: np.random.Generator) -> np.ndarray:
+    """``n`` random points of the image over GF(p): rows of reduced coordinates of ``phi_{A,V}``.
+
+    ``A = B C`` with ``B`` (``d x a``), ``C`` (``a x d``) random when ``a < d``.
+    """
+    if a < d:
+        B, C = F.random(rng, (n, d, a)), F.random(rng, (n, a, d))
+        A = F.einsum("nka,nai->nki", B, C)
+    else:
+        A = F.random(rng, (n, d, d))
+    V = F.random(rng, (n, e, d))
+    return np.stack(reduced_coordinates(A, V, F), axis=1)
+
+
+def monomials_by_multidegree(n: int, degree: int, weights: np.ndarray) -> dict[Multidegree, list[tuple[int, ...]]]:
+    """Monomials of ``degree`` in ``n`` variables (sorted index tuples), grouped by multidegree."""
+    blocks: dict[tuple[int, ...], list[tuple[int, ...]]] = defaultdict(list)
+    for mono in itertools.combinations_with_replacement(range(n), degree):
+        blocks[tuple(weights[list(mono)].sum(axis=0))].append(mono)
+    return blocks  # type: ignore[return-value]
+
+
+def evaluate_monomials(points: np.ndarray, monos: list[tuple[int, ...]], F: GFp) -> np.ndarray:
+    """The values of the monomials ``monos`` (index tuples) at the rows of ``points``: ``(N, len(monos))``."""
+    idx = np.array(monos, dtype=np.int64)  # (s, D)
+    out = points[:, idx[:, 0]]
+    for c in range(1, idx.shape[1]):
+        out = F.mul(out, points[:, idx[:, c]])
+    return out  # (N, s)
+
+
+def mu_split(mu: tuple, d: int, e: int) -> Multidegree:
+    """``(alpha, beta, gamma)`` of a flat multidegree vector."""
+    return tuple(mu[:d]), tuple(mu[d:d + e]), tuple(mu[d + e:])

@@ -1,0 +1,383 @@
+"""Command-line interface ``ag-attention``: argument parsing and printing only.
+
+Exit status: 0 success, 1 a computation or check failed, 2 bad arguments,
+3 Macaulay2 or msolve problem (not found, timed out, error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, NoReturn, Sequence
+
+from . import __version__
+from ._architecture import Architecture, parse_sizes
+from ._argtypes import integer, nonempty, positive_float
+from ._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError
+from ._progress import quiet
+from ._provenance import provenance
+
+EXIT_FAILED, EXIT_USAGE, EXIT_M2 = 1, 2, 3
+#: default seconds per Macaulay2 job of `reproduce theorem-3.4`
+M2_TIMEOUT = 900.0
+THEOREM_34_OPTIONS = ("--max-m2-size", "--backend", "--m2-timeout", "--no-m2", "--full")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # argparse's own errors: status 2, to stderr
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = True) -> None:
+    g = p.add_argument_group("architecture")
+    g.add_argument("--widths", required=True, help="d_0,...,d_L, e.g. 4,4,4")
+    g.add_argument("--ranks", help="a_1,...,a_L (omit with --parametrization AV)")
+    g.add_argument("--tokens", "-t", type=integer("--tokens"), default=2, help="sequence length t (default 2)")
+    g.add_argument("--parametrization", choices=["QKV", "AV"], default=None, help="QKV (default) or AV (A free)")
+    g.add_argument("--heads", type=integer("--heads"), default=1, help="attention heads per layer (default 1)")
+    g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
+    g.add_argument("--causal", action="store_true", help="causal mask: token i attends to tokens j <= i only")
+    if allow_normalized:
+        g.add_argument("--normalized", action="store_true", help="softmax attention (float64; certified by ball arithmetic up to 400 parameters)")
+        g.add_argument("--temperature", type=positive_float("--temperature"), default=None, help="softmax temperature (default 1; needs --normalized)")
+
+
+def _architecture(args: argparse.Namespace) -> Architecture:
+    widths = parse_sizes(args.widths, "widths")
+    # an empty --ranks is an error (parse_sizes says so), not "A free"
+    parametrization = args.parametrization or ("QKV" if args.ranks is not None else "AV")
+    ranks = parse_sizes(args.ranks, "ranks") if args.ranks is not None else None
+    temperature = getattr(args, "temperature", None)
+    if temperature is not None and not getattr(args, "normalized", False):
+        raise InvalidArgumentError(f"--temperature={temperature:g}: only softmax attention has a temperature (add --normalized)")
+    return Architecture(
+        widths,
+        ranks,
+        tokens=args.tokens,
+        parametrization=parametrization,
+        heads=args.heads,
+        skip=args.skip,
+        causal=args.causal,
+        normalized=getattr(args, "normalized", False),
+        temperature=1.0 if temperature is None else temperature,
+    )
+
+
+def _engines(d: dict[str, Any]) -> dict[str, str | None]:
+    """The external engines a result's dictionary says it used (Macaulay2, msolve), with their versions."""
+    m2 = d.get("m2_version")
+    if m2 is None and isinstance(d.get("m2"), dict):
+        m2 = d["m2"].get("m2_version")
+    msolve = d.get("msolve") if isinstance(d.get("msolve"), str) else None
+    return {"macaulay2": m2, "msolve": msolve}
+
+
+def with_provenance(d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` with a ``provenance`` object (:func:`ag_attention._provenance`) unless it carries one already."""
+    if "provenance" in d:
+        return d
+    return {**d, "provenance": provenance(**_engines(d))}
+
+
+def _emit(args: argparse.Namespace, result: Any) -> None:
+    if getattr(args, "compact", False) and not getattr(args, "json", False):
+        raise InvalidArgumentError("--compact: only changes --json output (add --json)")
+    if getattr(args, "json", False):
+        print(json.dumps(with_provenance(result.to_dict()), indent=None if args.compact else 2, sort_keys=False))
+    else:
+        print(result)
+
+
+# ----------------------------------------------------------------- commands
+def cmd_dim(args: argparse.Namespace) -> int:
+    arch = _architecture(args)
+    if arch.normalized:
+        from ._numeric import numerical_dimension
+
+        if args.prime is not None:
+            raise InvalidArgumentError(f"--prime={args.prime}: normalized attention is computed in float64, not over GF(p)")
+        _emit(args, numerical_dimension(arch, seed=args.seed, samples=args.samples))
+        return 0
+    from ._exact.dimension import dimension
+
+    kwargs: dict[str, Any] = {"seed": args.seed, "samples": args.samples}
+    if args.prime is not None:
+        kwargs["prime"] = args.prime
+    _emit(args, dimension(arch, **kwargs))
+    return 0
+
+
+def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
+    """Write ``report`` under ``out_dir``, print its summary (or JSON) and the files, name every failed check
+    on stderr; the exit status: 0 passed, 1 a check failed."""
+    out = report.write(out_dir)
+    if as_json:
+        print(json.dumps(with_provenance(report.to_dict()), indent=2, default=str))
+    else:
+        n = len(report.checks)
+        print(f"{report.title}: {'PASSED' if report.passed else 'FAILED'} ({n} checks)")
+        for f in report.findings:
+            print(f"  finding: {f}")
+        files = ["report.md", "report.json"]
+        if getattr(report, "details_csv", None):
+            files.append(report.details_csv)
+        files += list(report.meta.get("figures", []))
+        print(f"written to {out}: {', '.join(files)}")
+    for c in report.failures:
+        print(f"FAILED: {c.claim} [{c.case}]: expected {c.expected}, observed {c.observed}", file=sys.stderr)
+    return 0 if report.passed else EXIT_FAILED
+
+
+def cmd_fibers(args: argparse.Namespace) -> int:
+    from ._exact.fibers import fibers
+
+    arch = _architecture(args)
+    if arch.normalized:
+        raise InvalidArgumentError("--normalized: the fiber check is exact and needs lightning attention")
+    _emit(args, fibers(arch, prime=args.prime, seed=args.seed))
+    return 0
+
+
+def cmd_implicitize(args: argparse.Namespace) -> int:
+    from ._algebra.equations import closure_equations
+
+    result = closure_equations(
+        _architecture(args), method=args.method, max_degree=args.max_degree, coords=args.coords, field=args.field,
+        weights=args.weights, backend=args.backend, timeout=args.timeout, cache=not args.no_cache,
+    )
+    _emit(args, result)
+    return 0
+
+
+def cmd_degree(args: argparse.Namespace) -> int:
+    from ._algebra.closure_degree import degree
+
+    arch = _architecture(args)
+    _emit(args, degree(arch, method=args.method, timeout=args.timeout, backend=args.backend, cache=not args.no_cache))
+    return 0
+
+
+def cmd_m2_doctor(args: argparse.Namespace) -> int:
+    from ._m2.doctor import doctor
+
+    report = doctor()
+    if args.json:
+        print(json.dumps(with_provenance(report.to_dict()), indent=2))
+    else:
+        print(report)
+    return 0 if report.ok else EXIT_M2
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from ._reproduce.report import output_directory, pyplot
+
+    if args.seed < 0:
+        raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
+    if args.full and args.quick:
+        raise InvalidArgumentError("--full and --quick: choose one")
+    if args.what != "theorem-3.4":
+        for option in THEOREM_34_OPTIONS:
+            if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
+                raise InvalidArgumentError(f"{option}: only for `reproduce theorem-3.4`, not {args.what}")
+    output_directory(args.out)  # before any computation: a bad --out fails at once
+    if args.what in ("figure-3", "theorem-3.4", "open-questions"):
+        pyplot()  # the pictures need matplotlib
+    if args.what == "corollary-3.8":
+        from ._reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
+
+        report = reproduce_corollary_38(QUICK_GRID if args.quick else GRID, seed=args.seed)
+    elif args.what == "figure-3":
+        from ._reproduce.figure3 import reproduce_figure_3
+
+        report = reproduce_figure_3(args.out, seed=args.seed, deltas=range(3, 7) if args.quick else range(3, 11))
+    elif args.what == "open-questions":
+        from ._reproduce.open_questions import reproduce_open_questions
+
+        report = reproduce_open_questions(args.out, quick=args.quick, seed=args.seed)
+    elif args.what == "theorem-3.4":
+        from pathlib import Path
+
+        from ._reproduce import theorem34 as t34
+
+        if args.max_m2_size is None:
+            m2_grid = t34.M2_GRID
+        elif args.max_m2_size < 1:
+            raise InvalidArgumentError(f"--max-m2-size={args.max_m2_size}: must be a positive number of coordinates")
+        else:
+            m2_grid = tuple(s for s in t34.M2_CANDIDATES if s.coordinates <= args.max_m2_size)
+        opts = t34.Options(
+            m2_grid=t34.QUICK_M2_GRID if args.quick else m2_grid,
+            point_grid=t34.QUICK_POINT_GRID if args.quick else t34.POINT_GRID,
+            equation_grid=(t34.QUICK_EQUATION_GRID if args.quick
+                           else t34.FULL_EQUATION_GRID if args.full else t34.EQUATION_GRID),
+            seed=args.seed, backend=args.backend or "auto",
+            m2_timeout=M2_TIMEOUT if args.m2_timeout is None else args.m2_timeout,
+            use_m2=not args.no_m2, out=Path(args.out),
+        )
+        # a terminal gets the progress bar; a log (CI) gets one line per item instead
+        lines = None if args.json or args.quiet or sys.stderr.isatty() else (
+            lambda s: print(f"  {s}", file=sys.stderr, flush=True))
+        report = t34.reproduce_theorem_34(opts, progress=lines)
+    else:  # pragma: no cover - argparse restricts the choices
+        raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
+    status = finish_report(report, args.out, as_json=args.json)
+    if args.what == "theorem-3.4":
+        t34.raise_for_m2_errors(report)  # a Macaulay2 item timed out or failed: exit 3, after the report is written
+    return status
+
+
+def _add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")
+    if compact:
+        g.add_argument("--compact", action="store_true", help="with --json: one line")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress bars (they show on a terminal after 2 s)")
+
+
+def _add_m2_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Macaulay2")
+    g.add_argument("--backend", choices=["auto", "local", "container"], default="auto",
+                   help="local M2, the container image, or auto (local if present)")
+    g.add_argument("--timeout", type=positive_float("--timeout"), default=300.0, help="seconds per Macaulay2 job (default 300)")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+
+
+def _add_dim_command(sub: Any) -> None:
+    p = sub.add_parser("dim", help="dimension of the neuromanifold (exact over GF(p))",
+                       description="Dimension of the neuromanifold: exact GF(p) Jacobian rank with a certificate.")
+    _add_architecture(p)
+    p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed (default 0)")
+    p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences N (default: automatic)")
+    _add_output(p)
+    p.set_defaults(func=cmd_dim)
+
+
+def _add_fibers_command(sub: Any) -> None:
+    p = sub.add_parser("fibers", help="generic fibers vs. the symmetry families (Thm. 3.7), exact over GF(p)",
+                       description="Kernel of the Jacobian at a random point against the span of the symmetry tangents.")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed (default 0)")
+    _add_output(p)
+    p.set_defaults(func=cmd_fibers)
+
+
+def _add_implicitize_command(sub: Any) -> None:
+    p = sub.add_parser("implicitize", help="Zariski closure of a one-layer neuromanifold (Macaulay2)",
+                       description="Ideal of the Zariski closure of the neuromanifold of one lightning layer, by Macaulay2.")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--coords", choices=["reduced", "full"], default="reduced", help="coordinates (default reduced)")
+    p.add_argument("--field", default="QQ", help="QQ (default) or ZZ/p, e.g. ZZ/32003")
+    p.add_argument("--weights", choices=["AV", "QKV"], default=None, help="weight ring (default AV)")
+    p.add_argument("--method", choices=["kernel", "interpolate", "auto"], default="kernel",
+                   help="kernel: Macaulay2's kernel, the whole ideal (default); interpolate: all minimal generators "
+                        "up to --max-degree by exact interpolation per multidegree, then msolve's length test of "
+                        "completeness; auto: interpolation to degree 2, 3, ... until certified complete, else the kernel")
+    p.add_argument("--max-degree", type=integer("--max-degree"), default=None,
+                   help="with --method interpolate (default 3) or auto (default 4)")
+    _add_m2_options(p)
+    _add_output(p)
+    p.set_defaults(func=cmd_implicitize)
+
+
+def _add_degree_command(sub: Any) -> None:
+    p = sub.add_parser("degree", help="degree of the Zariski closure of one layer (formula, msolve count, Macaulay2)",
+                       description="Degree of the closure of one plain lightning layer: the proven formula "
+                                   "(docs/math/degree.md), a GF(p) count of a linear section with msolve (two primes), "
+                                   "or Macaulay2's kernel; auto = formula, confirmed by a count where that is fast.")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--method", choices=["auto", "formula", "count", "m2"], default="auto", help="default auto")
+    _add_m2_options(p)
+    _add_output(p)
+    p.set_defaults(func=cmd_degree)
+
+
+def _add_m2_command(sub: Any) -> None:
+    p = sub.add_parser("m2", help="Macaulay2 backends")
+    m2sub = p.add_subparsers(dest="m2_command", metavar="M2COMMAND", parser_class=_Parser)
+    m2sub.required = True
+    d = m2sub.add_parser("doctor", help="which Macaulay2 backends work here, with versions")
+    _add_output(d, compact=False)
+    d.set_defaults(func=cmd_m2_doctor)
+
+
+def _add_reproduce_command(sub: Any) -> None:
+    p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
+    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions"], help="which result")
+    p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
+    p.add_argument("--quick", action="store_true", help="a smaller grid")
+    p.add_argument("--seed", type=integer("--seed"), default=0)
+    g = p.add_argument_group("theorem-3.4 only")
+    g.add_argument("--max-m2-size", type=integer("--max-m2-size"), default=None,
+                   help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "
+                        "(default: every size that finishes: up to 24, and d=3, d'=2, a=1 with 36)")
+    g.add_argument("--backend", choices=["auto", "local", "container"], default=None, help="Macaulay2 backend (default auto)")
+    g.add_argument("--m2-timeout", type=positive_float("--m2-timeout"), default=None,
+                   help=f"seconds per Macaulay2 job (default {M2_TIMEOUT:g})")
+    g.add_argument("--no-m2", action="store_true", default=None, help="skip the Macaulay2 items (pointwise certificates only)")
+    g.add_argument("--full", action="store_true", default=None,
+                   help="also the larger sizes checked by the closure's equations ((4,1,4): about 70 s more)")
+    _add_output(p, compact=False)
+    p.set_defaults(func=cmd_reproduce)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ag-attention",
+        description="Exact algebraic geometry of (lightning) self-attention networks.",
+    )
+    parser.add_argument("--version", action="version", version=f"ag-attention {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    _add_dim_command(sub)
+    _add_fibers_command(sub)
+    _add_implicitize_command(sub)
+    _add_degree_command(sub)
+    _add_m2_command(sub)
+    _add_reproduce_command(sub)
+
+    from ._sweep.cli import add_parser as add_sweep_parser
+
+    add_sweep_parser(sub)  # ag-attention sweep GRID.toml --out DIR [--scheduler ADDRESS] [--workers N] [--resume]
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "out", "unset") is None:
+        args.out = f"results/{args.what}"
+    try:
+        with quiet(args.quiet or args.json):
+            status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return status
+    except BrokenPipeError:
+        # the reader went away (`... | head -1`): no traceback, and nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    except InvalidArgumentError as exc:
+        print(f"ag-attention: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except M2Error as exc:
+        print(f"ag-attention: Macaulay2: {exc}", file=sys.stderr)
+        return EXIT_M2
+    except MSolveError as exc:  # the other external solver: the same exit status
+        print(f"ag-attention: msolve: {exc}", file=sys.stderr)
+        return EXIT_M2
+    except AgAttentionError as exc:
+        print(f"ag-attention: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("ag-attention: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

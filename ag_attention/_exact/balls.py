@@ -1,0 +1,128 @@
+"""Ball arithmetic with python-flint's ``arb`` and ``arb_mat``: rigorous enclosures of real numbers.
+
+An ``arb`` is a ball ``[m +/- r]`` guaranteed to contain the exact real it
+stands for: every operation (``+``, ``*``, ``/``, ``exp``) rounds outward.
+:class:`Balls` is the :class:`ag_attention._network.Arithmetic` protocol on
+numpy object arrays of balls, with its own softmax (``exp`` of balls, no
+row maximum: balls have no order), so :func:`ag_attention._network.jacobian`
+evaluates softmax networks rigorously.  Inputs given as float64 numbers
+(or rationals) are converted exactly (a dyadic float is an exact ball).
+
+:func:`determinant` encloses the determinant of a square matrix of balls; if
+the ball excludes 0, the exact matrix it encloses is invertible.  The
+working precision (``bits``) is python-flint's global ``flint.ctx.prec``,
+set only inside :func:`precision`.
+
+With :mod:`ag_attention._exact.linalg` and :mod:`ag_attention._exact.field`,
+the only module that imports python-flint (tests/test_linalg_seam.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import flint
+import numpy as np
+
+from .._network import OperatorArithmetic
+
+__all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero"]
+
+#: a real ball (python-flint's ``arb``)
+Ball = flint.arb
+
+
+@contextmanager
+def precision(bits: int) -> Iterator[int]:
+    """Work at ``bits`` bits of precision inside the block (python-flint's global ``ctx.prec``), then restore."""
+    old = flint.ctx.prec
+    flint.ctx.prec = int(bits)
+    try:
+        yield int(bits)
+    finally:
+        flint.ctx.prec = old
+
+
+def _ball(x: Any) -> Any:
+    if isinstance(x, flint.arb):
+        return x
+    if isinstance(x, Fraction):
+        return flint.arb(flint.fmpq(x.numerator, x.denominator))
+    if isinstance(x, (int, np.integer)):
+        return flint.arb(int(x))
+    return flint.arb(float(x))  # a float64 is a dyadic rational: an exact ball
+
+
+_to_ball = np.frompyfunc(_ball, 1, 1)
+_exp = np.frompyfunc(lambda x: x.exp(), 1, 1)
+
+
+def balls(a: Any) -> np.ndarray:
+    """An object array of exact balls from numbers (float64, int, Fraction) or balls, of the same shape."""
+    out: np.ndarray = np.asarray(_to_ball(np.asarray(a, dtype=object)), dtype=object)
+    return out
+
+
+def contains_zero(x: Any) -> bool:
+    """Whether the ball ``x`` contains 0 (then its sign is not proven)."""
+    return bool(x.contains(0))
+
+
+class Balls(OperatorArithmetic):
+    """Ball arithmetic on numpy object arrays of ``arb``: :class:`ag_attention._network.Arithmetic`, with a softmax.
+
+    ``exact`` is False (balls enclose reals; they are not a field of residues), so the network code accepts
+    the softmax; use inside :func:`precision`.
+    """
+
+    exact = False
+    dtype: type[np.generic] = np.object_
+
+    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
+        return balls(rng.standard_normal(shape))
+
+    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.asarray(np.einsum(spec, a, b, optimize=True), dtype=object)
+        return out
+
+
+    def softmax(self, S: np.ndarray, tau: float, mask: np.ndarray | None = None) -> np.ndarray:
+        """Row softmax of ``S / tau`` on balls; masked entries (``mask`` False) are exactly 0."""
+        E = _exp(S / flint.arb(float(tau)))
+        if mask is not None:
+            E = np.where(mask, E, balls(0))
+        out: np.ndarray = np.asarray(E / E.sum(axis=-1, keepdims=True), dtype=object)
+        return out
+
+
+@dataclass(frozen=True)
+class DeterminantBall:
+    """An enclosure of the determinant of a square matrix of balls."""
+
+    size: int
+    bits: int
+    midpoint: float
+    radius: float
+    text: str  # python-flint's str of the ball
+    excludes_zero: bool
+
+
+def determinant(M: np.ndarray, bits: int) -> DeterminantBall:
+    """The determinant ball of the square object array ``M`` of balls, at ``bits`` bits (``arb_mat.det``).
+
+    ``excludes_zero``: every real matrix in the entrywise balls is invertible (in particular the exact one).
+    """
+    M = np.asarray(M, dtype=object)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"determinant: needs a square matrix, got shape {M.shape}")
+    n = M.shape[0]
+    with precision(bits):
+        if n == 0:
+            d = flint.arb(1)
+        else:
+            d = flint.arb_mat([[_ball(x) for x in row] for row in M]).det()
+        return DeterminantBall(n, int(bits), float(d.mid()), float(d.rad()), str(d), not bool(d.contains(0)))

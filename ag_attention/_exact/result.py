@@ -1,0 +1,192 @@
+"""The result of :func:`~ag_attention.dimension`: the bounds, the verdict against the formula, the certificate.
+
+docs/math/certificates.md (certificates-summary, certificates-verdicts): the
+dimension is certified exact when the GF(p) rank (a lower bound) meets an
+upper bound (the symmetries, a proven analytic bound, or the effective
+architecture's); otherwise it is a lower bound, and a formula it falls short
+of is neither confirmed nor refuted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._architecture import Architecture
+from .._models.formulas import Expectation, analytic_upper_bound
+from .._results import ResultMixin, dimension_fields
+from .runs import RankRun
+
+__all__ = ["DimensionResult"]
+
+
+@dataclass(frozen=True)
+class DimensionResult(ResultMixin):
+    """Dimension of a neuromanifold, with everything needed to trust or rerun it.
+
+    In a notebook it shows as its summary and a table of its fields
+    (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
+    ``DataFrame`` (see ``ag_attention/_results.py``).
+    """
+
+    architecture: Architecture
+    dimension: int
+    parameters: int
+    upper_bound: int
+    symmetry_count: int
+    expected: Expectation
+    runs: tuple[RankRun, ...]
+    seconds: float
+    reduction: "DimensionResult | None" = None
+
+    # -- derived ------------------------------------------------------------
+    @property
+    def main(self) -> RankRun:
+        """The first run that reached the reported rank (or the first run)."""
+        return next((r for r in self.runs if r.rank == self.dimension), self.runs[0])
+
+    @property
+    def symmetry_bound(self) -> int:
+        """``P - rank_p T(theta)``: the upper bound from this architecture's own symmetries."""
+        return min(self.parameters - r.symmetry_rank for r in self.runs)
+
+    @property
+    def prime(self) -> int:
+        return self.main.prime
+
+    @property
+    def seed(self) -> int:
+        return self.main.seed
+
+    @property
+    def samples(self) -> int:
+        return self.main.samples
+
+    @property
+    def fiber_dimension(self) -> int:
+        """Generic fiber dimension ``P - dim`` (exact when certified, else an upper bound)."""
+        return self.parameters - self.dimension
+
+    @property
+    def certified(self) -> bool:
+        """True when the GF(p) rank (lower bound) meets the symmetry bound (upper bound)."""
+        return self.dimension == self.upper_bound
+
+    @property
+    def formula_applies(self) -> bool:
+        return self.expected.applies
+
+    @property
+    def agrees(self) -> bool | None:
+        """Whether the dimension equals the formula, where that is proven.
+
+        True: equal.  False: proven different (certified, or a lower bound above
+        the formula).  None: no formula, or a lower bound below the formula
+        that the upper bounds do not decide.
+        """
+        value = self.expected.value
+        if value is None:
+            return None
+        if self.dimension == value:
+            return True
+        if self.certified or self.dimension > value or self.upper_bound < value:
+            return False
+        return None
+
+    @property
+    def rows_limit_rank(self) -> bool:
+        """True when every run had fewer rows than the upper bound (too few samples to reach it)."""
+        return all(r.rows < self.upper_bound for r in self.runs)
+
+    def comparison(self) -> str:
+        """The computed value against the formula, in words."""
+        value = self.expected.value
+        if value is None:
+            return "no formula"
+        if self.agrees:
+            return "agrees"
+        if self.agrees is False:
+            return "DIFFERS (proven)" if self.certified or self.upper_bound < value else "DIFFERS (lower bound above it)"
+        why = (
+            f"only {self.main.rows} rows: too few samples to reach it, use more"
+            if self.rows_limit_rank
+            else f"lower bound below it, confirmed by {len(self.runs)} runs, but not proven"
+        )
+        return f"not decided: {why}"
+
+    @property
+    def certificate(self) -> str:
+        red = self.reduction
+        if self.certified:
+            analytic = analytic_upper_bound(self.architecture)
+            if analytic is not None and self.upper_bound == analytic[0] < self.symmetry_bound:
+                return (
+                    f"exact: rank over GF(p) = {self.dimension} is a lower bound and equals the proven "
+                    f"upper bound {analytic[0]} ({analytic[1]})"
+                )
+            if red is not None and self.upper_bound < self.symmetry_bound:
+                return (
+                    f"exact: M equals the neuromanifold of the effective architecture "
+                    f"{red.architecture.describe()} (same functions); rank over GF(p) = {self.dimension} "
+                    f"is a lower bound and equals its symmetry upper bound {self.upper_bound} "
+                    f"(this architecture's own symmetries only give {self.symmetry_bound})"
+                )
+            return (
+                f"exact: rank over GF({self.prime}) = {self.dimension} is a lower bound and equals "
+                f"the symmetry upper bound P - rank(T) = {self.upper_bound}"
+            )
+        primes = sorted({r.prime for r in self.runs})
+        confirm = f", confirmed with {len(self.runs)} random points over GF({', '.join(map(str, primes))})" if len(self.runs) > 1 else ""
+        if self.rows_limit_rank:
+            return (
+                f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); with {self.main.rows} rows "
+                f"the rank cannot reach the upper bound dim <= {self.upper_bound}: use more samples"
+            )
+        return (
+            f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); the known symmetries give "
+            f"dim <= {self.upper_bound}, so {self.upper_bound - self.dimension} kernel direction(s) "
+            "are not explained by them"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **dimension_fields(self),
+            "upper_bound": self.upper_bound,
+            "symmetry_count": self.symmetry_count,
+            "certified": self.certified,
+            "certificate": self.certificate,
+            "prime": self.prime,
+            "seed": self.seed,
+            "samples": self.samples,
+            "rows": self.main.rows,
+            "seeds_per_sample": self.main.seeds_per_sample,
+            "runs": [r.to_dict() for r in self.runs],
+            "effective_architecture": None if self.reduction is None else self.reduction.architecture.to_dict(),
+            "seconds": round(self.seconds, 4),
+            "numerical": False,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"DimensionResult({self.architecture.describe()}: dim={self.dimension}, P={self.parameters}, "
+            f"{'certified' if self.certified else 'lower bound'}, p={self.prime}, seed={self.seed})"
+        )
+
+    def __str__(self) -> str:
+        e = self.expected
+        if e.value is None:
+            formula = f"no formula ({e.note})"
+        else:
+            verdict = self.comparison()
+            formula = f"{e.formula} gives {e.value} ({verdict}; {e.hypotheses_text()})"
+        lines = [
+            f"{self.architecture.describe()}",
+            f"  dimension        {self.dimension}  ({'certified exact' if self.certified else 'certified lower bound'})",
+            f"  parameters       {self.parameters}",
+            f"  fiber dimension  {self.fiber_dimension if self.certified else f'at most {self.fiber_dimension} (P minus a lower bound)'}",
+            f"  formula          {formula}",
+            *([f"  note             {e.note}"] if e.note and e.value is not None else []),
+            f"  certificate      {self.certificate}",
+            f"  prime {self.prime}, seed {self.seed}, {self.samples} samples x {self.main.seeds_per_sample} output combinations = {self.main.rows} rows, {self.seconds:.2f} s",
+        ]
+        return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""The memory limit of a Macaulay2 (or msolve) job: its setting, and the message when a job hits it.
+
+Local jobs are limited in address space (``RLIMIT_AS``), container jobs with
+``--memory``; both read ``memory=`` of the backend, else
+``AG_ATTENTION_M2_MEMORY`` (e.g. ``8g``, ``unlimited``), else 4 GiB, at each job.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .._errors import InvalidArgumentError
+from .._resources import parse_size
+
+__all__ = ["parse_memory", "memory_setting", "how_to_raise", "size", "MEMORY_ENV", "DEFAULT_MEMORY", "MIN_MEMORY",
+           "OUT_OF_MEMORY"]
+
+#: the memory limit of a job: local, address space (RLIMIT_AS); container, ``--memory``
+MEMORY_ENV = "AG_ATTENTION_M2_MEMORY"
+DEFAULT_MEMORY = "4g"
+#: Macaulay2 1.21 (2 cores) needs 240 MiB of address space to start; smaller limits are refused
+MIN_MEMORY = 256 * 2**20
+
+_NO_LIMIT = ("none", "unlimited", "off")
+
+# Macaulay2 1.21 out of memory, measured under RLIMIT_AS: its GC ("*** out of memory trying to
+# allocate N bytes, exiting ***", status 1), GMP ("GNU MP: Cannot allocate memory", SIGABRT),
+# threads ("pthread_create: failed: Cannot allocate memory"), tcmalloc ("Out of memory trying to
+# allocate internal tcmalloc data"), the loader below ~96 MiB ("failed to map segment from shared object")
+OUT_OF_MEMORY = re.compile(
+    r"out of memory|cannot allocate memory|std::bad_alloc|failed to map segment from shared object|memory exhausted",
+    re.IGNORECASE,
+)
+
+
+def size(n: int) -> str:
+    """``4 GiB``, ``300 MiB``: a limit as the user wrote it."""
+    for unit, k in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 2**k:
+            return f"{n / 2**k:g} {unit}"
+    return f"{n} bytes"
+
+
+def parse_memory(value: object, what: str = "memory") -> int | None:
+    """Bytes from ``4g``, ``512M``, ``4GiB``, ``1.5g``, ``4294967296``; None for ``unlimited``/``none``/``off``.
+
+    >>> parse_memory("4g"), parse_memory("512MiB"), parse_memory("unlimited")
+    (4294967296, 536870912, None)
+    """
+    if isinstance(value, bool):
+        raise InvalidArgumentError(f"{what}={value!r}: must be a size such as 4g or 512m, or unlimited")
+    if isinstance(value, int):
+        n = value
+    else:
+        text = str(value).strip().lower()
+        if text in _NO_LIMIT:
+            return None
+        parsed = parse_size(text)
+        if parsed is None:
+            raise InvalidArgumentError(
+                f"{what}={value!r}: must be a size such as 4g, 512m or 4GiB (bytes without a unit), or unlimited"
+            )
+        n = int(parsed)
+    if n < MIN_MEMORY:
+        raise InvalidArgumentError(
+            f"{what}={value!r}: below {size(MIN_MEMORY)}; Macaulay2 1.21 needs about 240 MiB of address space "
+            "just to start (sizes without a unit are bytes: write 4g, 512m)"
+        )
+    return n
+
+
+def memory_setting(explicit: object) -> tuple[int | None, str]:
+    """(bytes or None, where the value comes from) for a backend's ``memory`` argument."""
+    if explicit is not None:
+        return parse_memory(explicit, "memory"), "memory="
+    env = os.environ.get(MEMORY_ENV, "").strip()
+    if env:
+        return parse_memory(env, MEMORY_ENV), MEMORY_ENV
+    return parse_memory(DEFAULT_MEMORY), "the default"
+
+
+def how_to_raise(name: str, limit: int | None) -> str:
+    """How to give the ``name`` backend (``local``, ``container``) more than ``limit``."""
+    more = size(2 * limit) if limit else "8 GiB"
+    cls = "LocalBackend" if name == "local" else "ContainerBackend"
+    return (f"raise it with {MEMORY_ENV}={more.replace(' GiB', 'g').replace(' MiB', 'm')} "
+            f"(or {cls}(memory=...); {MEMORY_ENV}=unlimited removes it)")

@@ -1,0 +1,320 @@
+"""The paper's dimension formulas, each with the hypotheses under which it is proven.
+
+Nothing here computes a rank: these are the *predictions* the exact engine is
+checked against.  Every prediction says which statement it comes from and
+lists its hypotheses with whether each holds, so that a disagreement outside
+the hypotheses is reported as "formula does not apply", not as a failure.
+
+* Cor. 3.3 (one lightning layer): ``a(2d - a) + d d' - 1``; ``t >= 2``,
+  ``a <= d``, ``d' > 1 or a > 1``.
+* Cor. 3.8 (deep lightning): ``sum_i [a_i(2 d_{i-1} - a_i) + d_i d_{i-1}]
+  - sum_{i<L} d_i^2 - L``; ``t >= 2``, ``a_i <= d_{i-1}``, widths that first
+  shrink and then grow (bottleneck).
+* Thm. 3.9 (one normalized layer): ``a(2d - a) + d d'`` (no rescaling).
+* Eq. 16 (Conjecture 3.10, deep normalized): Cor. 3.8 + ``L``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._architecture import Architecture
+
+__all__ = [
+    "Hypothesis",
+    "Expectation",
+    "expected_dimension",
+    "cor33",
+    "cor38",
+    "symmetry_count",
+    "is_bottleneck",
+    "matrix_product_fiber",
+    "effective_architecture",
+    "symmetric_rank_dimension",
+    "analytic_upper_bound",
+]
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis of a formula.
+
+    ``source`` is ``"paper"`` for hypotheses stated in the paper (docs/math/dimension.md) and
+    ``"ag-attention"`` for hypotheses this package found necessary by exact
+    computation (each documented where it is added, with a counterexample).
+    """
+
+    statement: str
+    holds: bool
+    source: str = "paper"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"statement": self.statement, "holds": self.holds, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """A formula's prediction for the dimension of a neuromanifold.
+
+    ``value`` is the formula evaluated on the architecture (``None`` when the
+    paper has no formula for it); ``applies`` is True only when every
+    hypothesis holds, i.e. when the paper proves (or, for Eq. 16, conjectures)
+    the value.
+    """
+
+    formula: str | None
+    value: int | None
+    hypotheses: tuple[Hypothesis, ...] = ()
+    note: str = ""
+    conjectural: bool = False
+
+    @property
+    def applies(self) -> bool:
+        return self.value is not None and all(h.holds for h in self.hypotheses)
+
+    @property
+    def failed_hypotheses(self) -> list[str]:
+        return [h.statement for h in self.hypotheses if not h.holds]
+
+    def hypotheses_text(self) -> str:
+        """``hypotheses hold`` or ``does not apply, fails: ...`` (the failed statements)."""
+        return "hypotheses hold" if self.applies else "does not apply, fails: " + "; ".join(self.failed_hypotheses)
+
+    def fields(self) -> dict[str, Any]:
+        """What a result's ``to_dict()`` says of the formula: value, name, whether it applies, what fails."""
+        return {"expected": self.value, "formula": self.formula, "formula_applies": self.applies,
+                "failed_hypotheses": self.failed_hypotheses, "conjectural": self.conjectural}
+
+    @property
+    def paper_hypotheses_hold(self) -> bool:
+        """All hypotheses as the paper states them (docs/math/dimension.md) hold (found ones ignored)."""
+        return self.value is not None and all(h.holds for h in self.hypotheses if h.source == "paper")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "formula": self.formula,
+            "value": self.value,
+            "applies": self.applies,
+            "paper_hypotheses_hold": self.paper_hypotheses_hold,
+            "conjectural": self.conjectural,
+            "hypotheses": [h.to_dict() for h in self.hypotheses],
+            "note": self.note,
+        }
+
+
+def cor33(d: int, d_out: int, a: int) -> int:
+    """Cor. 3.3: ``a(2d - a) + d d' - 1`` with ``a`` capped at ``d``."""
+    r = min(a, d)
+    return r * (2 * d - r) + d * d_out - 1
+
+
+def cor38(widths: tuple[int, ...], ranks: tuple[int, ...]) -> int:
+    """Eq. 14 (Cor. 3.8), with each ``a_i`` capped at ``d_{i-1}``."""
+    L = len(ranks)
+    total = 0
+    for i in range(L):
+        d_in, d_out = widths[i], widths[i + 1]
+        r = min(ranks[i], d_in)
+        total += r * (2 * d_in - r) + d_out * d_in
+    total -= sum(widths[i] ** 2 for i in range(1, L))
+    return total - L
+
+
+def is_bottleneck(widths: tuple[int, ...]) -> bool:
+    """Widths first (weakly) shrink, then (weakly) grow: ``d_0 >= .. >= d_k <= .. <= d_L``."""
+    k = widths.index(min(widths))
+    return all(widths[i] >= widths[i + 1] for i in range(k)) and all(
+        widths[i] <= widths[i + 1] for i in range(k, len(widths) - 1)
+    )
+
+
+def matrix_product_fiber(a: int, d: int) -> int:
+    """Dimension of the generic fiber of ``(Q, K) -> Q^T K`` with ``Q, K`` of size ``a x d``.
+
+    ``a^2`` (Lemma 3.1) when ``a <= d``; ``2ad - d^2`` when ``a > d`` (then
+    ``Q^T K`` is a generic ``d x d`` matrix).
+    """
+    return a * a if a <= d else 2 * a * d - d * d
+
+
+def effective_architecture(arch: Architecture) -> Architecture:
+    """The narrowest architecture with the same neuromanifold (no skip connections).
+
+    Layer ``i`` maps every token into ``sum_h V_{i,h} S_{i-1}``, a subspace of
+    dimension at most ``e_i = min(d_i, H e_{i-1})`` (``e_0 = d_0``).  Choosing
+    bases ``U_i`` of such subspaces and writing ``V_{i,h} U_{i-1} = U_i V'_{i,h}``,
+    ``Q'_{i,h} = Q_{i,h} U_{i-1}``, ``K'_{i,h} = K_{i,h} U_{i-1}`` turns the
+    network into one with hidden widths ``e_i`` and ranks
+    ``min(a_i, e_{i-1})`` computing the same function; conversely the narrow
+    network embeds in the wide one.  Hence ``M(d) = M(e)`` exactly.  (Found
+    here: with widths that grow before the last layer, e.g. ``(2, 3, 3)``,
+    Cor. 3.8 on the given widths overcounts; on the effective widths it is
+    the computed value.)  A causal mask changes nothing here: it acts on the
+    token indices, the change of basis on the features.
+    """
+    if arch.skip:
+        return arch
+    e = [arch.widths[0]]
+    for i in range(1, arch.depth):
+        e.append(min(arch.widths[i], arch.heads * e[-1]))
+    e.append(arch.widths[-1])
+    ranks = tuple(min(a, e[i]) for i, a in enumerate(arch.ranks))
+    if tuple(e) == arch.widths and ranks == arch.ranks:
+        return arch
+    if arch.parametrization == "AV":
+        return arch.with_(widths=tuple(e))
+    return arch.with_(widths=tuple(e), ranks=ranks)
+
+
+def symmetric_rank_dimension(d: int, r: int) -> int:
+    """Dimension of the symmetric ``d x d`` matrices of rank at most ``r``."""
+    r = min(r, d)
+    return r * (2 * d - r + 1) // 2
+
+
+def analytic_upper_bound(arch: Architecture) -> tuple[int, str] | None:
+    """A proven upper bound on the dimension that the symmetry tangents miss, if one is known.
+
+    One token (``t = 1``), plain lightning network.  With ``W_i = V_i ... V_1``
+    (``W_0 = I``) the network computes
+
+        f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x,   S_i = sym(W_{i-1}^T A_i W_{i-1}),   M = W_L.
+
+    The row spaces of ``W_1, W_2, ...`` are nested, of dimensions at most
+    ``w_{i+1} = min(d_0..d_i)``: choose a flag ``R_1 ⊇ ... ⊇ R_L`` of
+    subspaces of ``C^{d_0}`` of exactly those dimensions containing them.
+    Then ``S_i`` is a symmetric form on ``R_{i-1}`` (``R_0 = C^{d_0}``) of rank
+    at most ``r_i = min(2 a_i, w_i)``, and ``M`` a map ``R_L -> C^{d_L}``; and
+    ``S_i -> c_i S_i``, ``M -> M / prod_i c_i^(3^(L-i))`` (an L-dimensional
+    torus acting freely) does not change ``f``.  So ``dim M`` is at most
+
+        dim(flags) + sum_i dim Sym_{<= r_i}(C^{w_i}) + d_L w_{L+1} - L,
+
+    for one layer ``dim Sym_{<= min(2a, d)} + d d' - 1``.
+    """
+    if arch.tokens != 1 or arch.heads != 1 or arch.skip or arch.normalized:
+        return None  # (a causal mask is vacuous for one token)
+    w = [arch.widths[0]]
+    for d in arch.widths[1:]:
+        w.append(min(w[-1], d))
+    flags = sum(w[i + 1] * (w[i] - w[i + 1]) for i in range(arch.depth))  # R_{i+1} inside R_i
+    ranks = [min(2 * layer.rank, w[i]) for i, layer in enumerate(arch.layers)]
+    total = (flags + sum(symmetric_rank_dimension(w[i], r) for i, r in enumerate(ranks))
+             + arch.widths[-1] * w[-1] - arch.depth)
+    if arch.depth == 1:
+        return total, f"t = 1: phi factors through (A + A^T, V) with rank(A + A^T) <= {ranks[0]}"
+    return total, (f"t = 1: f factors through symmetric forms S_i of ranks <= {','.join(map(str, ranks))} "
+                   f"on nested row spaces of dimensions {','.join(map(str, w[:-1]))} and M = V_L...V_1, "
+                   "up to L rescalings")
+
+
+def symmetry_count(arch: Architecture) -> int:
+    """Dimension of the orbits of the known continuous symmetries, by counting.
+
+    Families (docs/math/symmetries.md (symmetries-families)): ``GL_{a_i}`` on queries/keys of every head,
+    ``GL_{d_i}`` between layers (not with skip connections), and one rescaling
+    per head and layer (lightning only).  This is a count assuming the
+    families act freely; the exact engine computes the true rank of their
+    tangent vectors at the sampled point.
+    """
+    s = 0
+    for layer in arch.layers:
+        if arch.parametrization == "QKV":
+            s += layer.heads * matrix_product_fiber(layer.rank, layer.d_in)
+        if not arch.normalized:
+            s += layer.heads
+    if not arch.skip:
+        s += sum(w * w for w in arch.widths[1:-1])
+    return s
+
+
+def _no_formula(arch: Architecture) -> Expectation:
+    """Several heads, skip connections or a causal mask: the paper states no formula."""
+    what = []
+    if arch.heads != 1:
+        what.append(f"{arch.heads} heads")
+    if arch.skip:
+        what.append("skip connections")
+    if arch.causal:
+        what.append("a causal mask")
+    return Expectation(
+        None,
+        None,
+        (Hypothesis("one head, no skip connections, no causal mask", False),),
+        note="the paper states no dimension formula for " + " and ".join(what) + " (Section 4: open)",
+    )
+
+
+def _one_layer(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Expectation:
+    """Thm. 3.9 (softmax) or Cor. 3.3 (lightning) for one layer."""
+    d, d_out, a = arch.widths[0], arch.widths[1], arch.ranks[0]
+    hyps.append(Hypothesis("a <= d", a <= d))
+    if arch.normalized:
+        r = min(a, d)
+        return Expectation(
+            "Thm. 3.9",
+            r * (2 * d - r) + d * d_out,
+            tuple(hyps),
+            note="one normalized layer: fibers are single points, no rescaling" + cap_note,
+        )
+    hyps.append(Hypothesis("d' > 1 or a > 1", d_out > 1 or a > 1))
+    note = cap_note.strip()
+    bound = analytic_upper_bound(arch)
+    if bound is not None:
+        note = (
+            "t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
+            f"so dim <= dim Sym_(<=r) + d d' - 1 = {bound[0]} (derived by ag-attention)"
+        )
+    return Expectation("Cor. 3.3", cor33(d, d_out, a), tuple(hyps), note=note)
+
+
+def _deep(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Expectation:
+    """Cor. 3.8 (lightning) or Eq. 16 (softmax, Conjecture 3.10) for several layers, with their hypotheses."""
+    L = arch.depth
+    hyps.append(Hypothesis("a_i <= d_{i-1} for all i", all(a <= d for a, d in zip(arch.ranks, arch.widths))))
+    hyps.append(Hypothesis("widths shrink then grow (bottleneck)", is_bottleneck(arch.widths)))
+    # Found by exact computation over all 3240 architectures with L in {2, 3},
+    # widths <= 4, t = 2: the formula holds in every case with these two, and
+    # e.g. widths (2,3,3) ranks (2,2) give 12 (not 16), widths 4,4,4,4 ranks
+    # 1,2,2 give 40 (not 44).
+    hidden = arch.widths[:-1]
+    hyps.append(
+        Hypothesis(
+            "no hidden layer wider than an earlier one (d_0 >= ... >= d_{L-1})",
+            all(hidden[i] >= hidden[i + 1] for i in range(len(hidden) - 1)),
+            source="ag-attention",
+        )
+    )
+    hyps.append(Hypothesis("a_i >= 2 for i < L", all(a >= 2 for a in arch.ranks[:-1]), source="ag-attention"))
+    value = cor38(arch.widths, arch.ranks)
+    eff = effective_architecture(arch)
+    if eff.widths != arch.widths:
+        extra = (
+            f"hidden layers wider than an earlier one: same neuromanifold as widths {','.join(map(str, eff.widths))} "
+            f"ranks {','.join(map(str, eff.ranks))}, where Cor. 3.8 gives {cor38(eff.widths, eff.ranks) + (L if arch.normalized else 0)}"
+        )
+        cap_note = (cap_note + "; " if cap_note else " ") + extra
+    if arch.normalized:
+        return Expectation(
+            "Eq. 16",
+            value + L,
+            tuple(hyps),
+            note="Conjecture 3.10: Cor. 3.8 + L (normalization removes the rescaling)" + cap_note,
+            conjectural=True,
+        )
+    return Expectation("Cor. 3.8", value, tuple(hyps), note=cap_note.strip())
+
+
+def expected_dimension(arch: Architecture) -> Expectation:
+    """The paper's predicted dimension for ``arch`` and whether it is proven there."""
+    if arch.causal and arch.tokens == 1:  # one token attends to itself only: the mask is vacuous
+        return expected_dimension(arch.with_(causal=False))
+    if not arch.is_plain:
+        return _no_formula(arch)
+    capped = any(a > d for a, d in zip(arch.ranks, arch.widths))
+    cap_note = " (a_i capped at d_{i-1}: docs/math/dimension.md (dimension-rank-cap))" if capped else ""
+    hyps: list[Hypothesis] = [Hypothesis("t >= 2", arch.tokens >= 2)]
+    if arch.depth == 1:
+        return _one_layer(arch, hyps, cap_note)
+    return _deep(arch, hyps, cap_note)

@@ -1,0 +1,43 @@
+"""Numerical dimension of normalized (softmax) attention networks, in float64.
+
+Softmax attention is not polynomial, so the exact GF(p) engine does not
+apply.  :func:`numerical_dimension` evaluates the same reverse-mode Jacobian
+(:func:`ag_attention._network.jacobian`) in float64 on Gaussian input
+sequences, normalizes its columns, and decides the rank from the largest gap
+in the singular values.  That rank is *numerical, not a proof*: it records
+the gap (orders of magnitude between the singular values on either side) and
+refuses a verdict when no clear gap exists.
+
+For softmax networks the dimension is also *certified* where possible
+(:mod:`.certified`): a lower bound by ball arithmetic (a minor of the
+Jacobian at a dyadic point and dyadic inputs, recomputed with python-flint's
+``arb`` balls, whose determinant ball excludes 0; the rank at any point is at
+most the generic rank, which is the dimension) and an upper bound by the
+symmetry families 1 and 2 that survive the softmax (``P`` minus the GF(p)
+rank of their tangents).  When the two meet, ``certified`` is True.
+
+Conditioning: weights are drawn so that attention logits and layer outputs
+are of order one (queries and keys with variance ``1 / (d_in sqrt(a))``,
+values with variance ``1 / d_in``), inputs are standard Gaussian, and each
+Jacobian column is scaled to unit norm (which does not change the rank).
+
+The implementation: :mod:`.float64` (the arithmetic), :mod:`.gap` (the rank
+from a spectrum), :mod:`.spectrum` (one Jacobian's singular values),
+:mod:`.certified` (the proven bounds), :mod:`.dimension` (sampling, doubling,
+the verdict) and :mod:`.result`
+(:class:`NumericalResult`); this package only re-exports them.
+"""
+
+from __future__ import annotations
+
+from .._errors import NoClearGapError
+from .._models.sampling import new_directions_per_sample
+from .certified import RankCertificate, certify_dimension
+from .dimension import numerical_dimension
+from .float64 import Float64
+from .gap import GapRank, gap_rank
+from .result import NumericalResult
+from .spectrum import numeric_memory
+
+__all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult", "numerical_dimension",
+           "new_directions_per_sample", "numeric_memory", "RankCertificate", "certify_dimension"]

@@ -1,0 +1,148 @@
+"""One float64 spectrum: the column-normalized Jacobian at a seeded point, its singular values and gap rank.
+
+Conditioning: weights are drawn so that attention logits and layer outputs
+are of order one (queries and keys with variance ``1 / (d_in sqrt(a))``,
+values with variance ``1 / d_in``), inputs are standard Gaussian, and each
+Jacobian column is scaled to unit norm (which does not change the rank).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _progress as progress
+from .._architecture import Architecture
+from .._network import attention_weights, inputs_memory, jacobian, jacobian_memory
+from .._resources import MemoryEstimate
+from .float64 import Float64
+from .gap import GapRank, gap_rank
+
+__all__ = ["sample_weights", "rows_per_sample", "numeric_memory", "saturated_fraction", "Steps", "Spectrum", "spectrum",
+           "undecided_reason"]
+
+
+def sample_weights(arch: Architecture, rng: np.random.Generator) -> np.ndarray:
+    """Seeded weights with attention logits and layer outputs of order one (see the module docstring)."""
+    theta = np.empty(arch.parameter_count)
+    for b in arch.blocks:
+        layer = arch.layers[b.layer - 1]
+        if b.name in ("Q", "K"):
+            std = 1.0 / math.sqrt(layer.d_in * math.sqrt(layer.rank))
+        elif b.name == "A":
+            std = 1.0 / layer.d_in
+        else:
+            std = 1.0 / math.sqrt(layer.d_in)
+        theta[b.slice] = rng.standard_normal(b.size) * std
+    return theta
+
+
+def rows_per_sample(arch: Architecture, samples: int) -> int:
+    """About ``3 P`` rows in all: ``k`` Gaussian combinations of each sample's outputs."""
+    return max(1, math.ceil(3 * arch.parameter_count / samples))
+
+
+def numeric_memory(arch: Architecture, samples: int) -> MemoryEstimate:
+    """Peak memory of one float64 spectrum: inputs, seeds, Jacobian, its normalized copy, LAPACK's copy."""
+    P = arch.parameter_count
+    k = rows_per_sample(arch, samples)
+    seeded = None if k >= arch.output_size else k
+    rows = samples * (arch.output_size if seeded is None else k)
+    J = 8 * rows * P
+    svd = MemoryEstimate(2 * J + J // 8, {"float64 copies for normalization and SVD": 2 * J})
+    return inputs_memory(arch, samples, seeded) + (jacobian_memory(arch, samples, seeded, exact=False) | svd)
+
+
+#: attention rows with a weight within this of 1 are saturated (the softmax's derivative is lost in rounding)
+_SATURATED = 1e-12
+#: refuse a verdict when more than this fraction of attention rows is saturated
+_SATURATED_FRACTION = 0.01
+
+
+def saturated_fraction(arch: Architecture, weights: list[np.ndarray]) -> float:
+    """The fraction of saturated attention rows (a weight within ``_SATURATED`` of 1) among the rows that
+    attend to at least two tokens.
+
+    With a causal mask token ``i`` attends to ``i + 1`` tokens, so the first row is ``[1, 0, ..., 0]`` by
+    construction: it has no softmax derivative to lose and is not counted (nor are the rows of ``t = 1``).
+    """
+    t = arch.tokens
+    allowed = np.arange(1, t + 1) if arch.causal else np.full(t, t)
+    free = allowed >= 2  # rows with >= 2 allowed tokens
+    if not free.any() or not weights:
+        return 0.0
+    top = np.concatenate([W.max(axis=-1)[:, free].ravel() for W in weights])
+    return float(np.mean(top > 1.0 - _SATURATED))
+
+
+class Steps(progress.Steps):
+    """The steps of the spectra on one progress bar: two a spectrum, the Jacobian (samples and assembly)
+    and its SVD (:class:`ag_attention._progress.Steps`)."""
+
+    PER_SPECTRUM = 2
+
+    def add_spectrum(self) -> None:
+        self.add(self.PER_SPECTRUM)
+
+
+@dataclass(frozen=True)
+class Spectrum:
+    gap: GapRank
+    singular_values: np.ndarray
+    rows: int
+    saturated: float  # fraction of saturated softmax rows (0 for lightning attention)
+
+
+def undecided_reason(arch: Architecture, spec: Spectrum, samples: int, per_sample: int) -> str:
+    """Why a clear-gap rank is still no verdict on the dimension ("" if it is one)."""
+    if spec.saturated > _SATURATED_FRACTION:
+        return (
+            f"saturated softmax: {spec.saturated:.0%} of the attention rows put weight 1 on one token to machine "
+            "precision, where the derivative of the softmax vanishes in float64"
+        )
+    if spec.gap.rank is None:
+        return ""
+    P, r = arch.parameter_count, spec.gap.rank
+    paths = (arch.heads + int(arch.skip)) ** arch.depth
+    capacity = min(spec.rows, samples * arch.output_size, paths * arch.widths[0] * arch.widths[-1] + samples * per_sample)
+    if r < P and r >= capacity:
+        return (
+            f"too few samples: the rank {r} reaches the {capacity} directions that {samples} samples x "
+            f"{spec.rows // samples} rows can carry; use more samples (or the default)"
+        )
+    return ""
+
+
+def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float, steps: Steps | None = None) -> Spectrum:
+    """Singular values of the column-normalized Jacobian at a seeded point, and their gap rank."""
+    steps = steps or Steps()
+    steps.add_spectrum()
+    steps.begin(f"Jacobian of {samples:,} samples")
+    rng = np.random.default_rng(seed)
+    F = Float64()
+
+    theta = sample_weights(arch, rng)
+    X = rng.standard_normal((samples, arch.tokens, arch.widths[0]))
+    # about 3 P rows: k Gaussian combinations of each sample's outputs
+    # (the null space is unchanged for generic combinations, the reverse pass is cheaper)
+    k = rows_per_sample(arch, samples)
+    seeds = None
+    if k < arch.output_size:
+        seeds = rng.standard_normal((samples, k, arch.tokens, arch.widths[-1]))
+    saturated = 0.0
+    if arch.normalized:
+        saturated = saturated_fraction(arch, attention_weights(arch, F, theta, X))
+    J = jacobian(arch, F, theta, X, seeds)
+    # unit columns (the rank is unchanged); identically zero columns only add kernel directions
+    norms = np.sqrt(np.einsum("ij,ij->j", J, J))  # no temporary of the size of J
+    if not np.all(norms > 0):
+        J = J[:, norms > 0]
+        norms = norms[norms > 0]
+    J /= norms
+    steps.end()
+    steps.begin(f"SVD of {J.shape[0]:,} x {J.shape[1]:,} (float64)")
+    s = np.linalg.svd(J, compute_uv=False)
+    steps.end()
+    return Spectrum(gap_rank(s, min_gap=min_gap, size=max(J.shape)), s, J.shape[0], saturated)

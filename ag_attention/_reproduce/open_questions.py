@@ -1,0 +1,284 @@
+"""Open questions of Section 4: several heads, skip connections, causal masks, and heads with a mask.
+
+``reproduce_open_questions(out)`` runs four sweeps (grid files ``sweeps/open-*.toml``
+and ``sweeps/causal.toml``; ``quick`` uses the ``*-quick`` grids) into ``out/sweeps/NAME``,
+compares every computed dimension with the candidate formulas below, and writes
+``report.md``, ``report.json``, ``open-questions.json`` (every comparison) and one figure
+per variant (computed against predicted, PNG, PDF and SVG).
+
+Evidence.  Only *certified* rows count: the sweep's certificate (a GF(p) rank,
+a proven lower bound, meeting a proven upper bound), or, for one layer, the lower
+bound meeting the *ambient bound* derived here: every head's function is a
+polynomial map whose coefficients are the ``N`` reduced coordinates of one layer
+(``ag_attention.Parametrization(..., coords="reduced")``), and a sum of heads has
+the same monomials, so ``dim <= N`` for any number of heads.  An uncertified row
+is listed as *open* with its lower and upper bounds, never as evidence (when its proven
+bounds exclude a prediction it is listed apart, as "refuted by bounds", and not
+counted among the certified counterexamples).  A
+comparison with another row (skip against plain, masked against unmasked) needs
+both rows certified.
+
+Candidate formulas (``P`` = parameters, ``S`` =
+:func:`ag_attention._models.formulas.symmetry_count`: ``GL_{a_i}`` on the queries and
+keys of every head (Thm. 3.7's first family, per head), one rescaling per head and
+layer, ``GL_{d_i}`` between layers without skip connections; head permutations are
+finite and remove no dimension):
+
+* ``heads-symmetry``: ``dim = P - S`` of the effective architecture
+  (:func:`ag_attention._models.formulas.effective_architecture`: hidden widths
+  ``min(d_i, H e_{i-1})``, the same neuromanifold), capped at ``N`` for one layer.
+  Hypotheses: lightning, ``t >= 2``, no mask.
+* ``heads-mixing``: ``A`` of full rank (``a_i = d_{i-1}``) lets heads mix:
+  ``sum_h A_h (x) V_h`` is unchanged by ``GL_H`` acting on the pairs, so one layer
+  gives ``min(H (d^2 + d d') - H^2, N)``, and ``L`` layers
+  ``sum_i [H (d_{i-1}^2 + d_i d_{i-1}) - H^2] - sum_{0<i<L} d_i^2``, capped at ``N``
+  for ``L = 1``.  Hypotheses: ``a_i = d_{i-1}`` and ``H <= min(d_{i-1}^2, d_i d_{i-1})``
+  (the pairs can be independent) for all ``i``, ``t >= 2``, no mask.
+* ``skip-translate``: a skip connection adds a fixed term, so ``dim(skip) = dim(plain)``
+  of the same widths, ranks and tokens.  Hypotheses: equal widths.
+* ``skip-symmetry``: ``dim(skip) = P - S`` (skip networks are their own effective architecture; no ``GL_{d_i}`` between layers: the
+  identity term breaks it).
+* ``causal-unmasked``: ``dim(causal) = dim(unmasked)``, except where the README's
+  finding says otherwise.  Hypotheses: not (``L >= 2``, ``a_1 = 1``, ``a_2 >= 2``,
+  ``d_0 >= 2``).
+* ``causal-symmetry``: ``dim(causal) = P - S`` on the effective architecture.
+* ``heads-causal-unmasked`` and ``heads-causal-symmetry``: the same two for two
+  heads with a mask, without the exception (with two heads a rank-one first
+  layer no longer makes the tokens parallel).
+
+A conjecture is reported as "supported on N certified cases, M counterexamples",
+with every counterexample (architecture, computed, predicted); none is proven here.
+The report's checks test that the report is consistent (every row computed, every
+certified row compared, every counterexample a certified disagreement, every
+uncertified row open); a conjecture that fails is a finding, not a failed check.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._errors import InvalidArgumentError
+from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, describe, partner_key
+from .report import Check, Report, Table, pyplot, save_figure
+
+__all__ = ["VARIANTS", "CONJECTURES", "Conjecture", "Variant", "reproduce_open_questions", "ambient_bound",
+           "compare"]
+
+#: the sweeps directory of the repository (the grid files)
+SWEEPS = Path(__file__).resolve().parents[2] / "sweeps"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One open question: its grid files (full and quick) and which rows are its cases."""
+
+    name: str
+    title: str
+    grid: str
+    quick_grid: str
+    select: Callable[[Row], bool]
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("heads", "several heads (H = 2, 3)", "open-heads.toml", "open-heads-quick.toml",
+            lambda r: r["heads"] >= 2),
+    Variant("skip", "skip connections", "open-skip.toml", "open-skip-quick.toml", lambda r: bool(r["skip"])),
+    Variant("causal", "causal masks", "causal.toml", "open-causal-quick.toml", lambda r: bool(r["causal"])),
+    Variant("heads-causal", "two heads with a causal mask", "open-heads-causal.toml",
+            "open-heads-causal-quick.toml", lambda r: bool(r["causal"]) and r["heads"] == 2),
+)
+
+
+def _finding(c: dict[str, Any]) -> str:
+    n, bad = c["supported"], c["counterexamples"]
+    text = (f"{c['key']} ({c['statement']}; hypotheses: {c['hypotheses']}): supported on {n} certified cases, "
+            f"{len(bad)} counterexample{'s' if len(bad) != 1 else ''}")
+    if bad:
+        shown = "; ".join(f"{e['architecture']}: {e['computed']} (predicted {e['predicted']})" for e in bad[:4])
+        text += f" ({shown}{'; all in the table' if len(bad) > 4 else ''})"
+    depths = {k: sorted({len(e["spec"]["widths"]) - 1 for e in c[k]}) for k in ("holds", "counterexamples")}
+    text += "".join(f"; {'holds' if k == 'holds' else 'counterexamples'} at L = {','.join(map(str, v))}"
+                    for k, v in depths.items() if v)
+    if c["refuted_by_bounds"]:
+        text += (f"; {len(c['refuted_by_bounds'])} more uncertified rows whose certified bounds exclude the prediction "
+                 "(not counted above)")
+    at_lower = sum(e["lower"] == (e["predicted"] if e["predicted"] is not None else e.get("partner_lower"))
+                   for e in c["open"])
+    text += f"; {len(c['open'])} open (uncertified, the prediction within the bounds"
+    text += (f"; the GF(p) lower bound equals the prediction, or the compared row's lower bound, on {at_lower})."
+             if c["open"] else ").")
+    return text
+
+
+def _plot(variant: Variant, comparisons: list[dict[str, Any]], path: Path) -> list[str]:
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(comparisons), figsize=(5.2 * len(comparisons), 4.6), dpi=120, squeeze=False)
+    for ax, c in zip(axes[0], comparisons):
+        for kind, color, marker, label in (("holds", "#1b9e77", "o", "certified, holds"),
+                                           ("counterexamples", "#d95f02", "x", "certified, counterexample")):
+            pts = c[kind]
+            ax.plot([e["predicted"] for e in pts], [e["computed"] for e in pts], ls="none", marker=marker,
+                    color=color, ms=6, label=f"{label} ({len(pts)})")
+        opens: list[dict[str, Any]] = []
+        for kind, color, label in (("open", "#7570b3", "open: [lower, upper]"),
+                                   ("refuted_by_bounds", "#e7298a", "bounds exclude it: [lower, upper]")):
+            sel = [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
+            if sel:
+                lo = [e["lower"] for e in sel]
+                hi = [e["upper"] for e in sel]
+                ax.errorbar([e["predicted"] for e in sel], [(a + b) / 2 for a, b in zip(lo, hi)],
+                            yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2, ls="none", color=color, alpha=0.5,
+                            capsize=2, label=f"{label} ({len(sel)})")
+            opens += sel
+        values = [e[k] for kind in ("holds", "counterexamples") for e in c[kind] for k in ("predicted", "computed")]
+        values += [e["upper"] for e in opens]
+        top = max(values + [1])
+        ax.plot([0, top], [0, top], ls="--", color="gray", lw=1)
+        ax.set_xlabel(f"predicted ({c['key']})")
+        ax.set_ylabel("computed dimension")
+        ax.set_title(c["key"], fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"Open question: {variant.title}")
+    fig.tight_layout()
+    written = save_figure(fig, path)
+    plt.close(fig)
+    return [p.name for p in written]
+
+
+def _new_report(quick: bool, seed: int) -> Report:
+    return Report(
+        "Open questions: several heads, skip connections, causal masks",
+        summary=("Dimensions of lightning networks outside the paper's setting, swept over the grids below, "
+                 "against candidate formulas (module docstring of ag_attention._reproduce.open_questions). "
+                 "Only certified rows are evidence (the sweep's certificate, or for one layer the GF(p) lower "
+                 "bound meeting N, the number of reduced coordinates); uncertified rows are open, with their "
+                 "bounds. 'Supported on N cases' is evidence, not a proof."),
+        meta={"quick": quick, "seed": seed},
+    )
+
+
+def _sweep_variant(variant: Variant, base: Path, quick: bool, seed: int, workers: int | None,
+                   report: Report) -> tuple[dict[str, Any], list[Row]]:
+    """Sweep the variant's grid into ``base/sweeps``; its grid's description and rows (checked: all computed)."""
+    from .._sweep import load_grid, sweep
+
+    grid_file = SWEEPS / (variant.quick_grid if quick else variant.grid)
+    if not grid_file.is_file():
+        raise InvalidArgumentError(f"{grid_file}: grid file not found (the open questions run from a "
+                                   "checkout of ag-attention, whose sweeps/ holds their grids)")
+    grid = load_grid(grid_file)
+    t0 = time.perf_counter()
+    result = sweep(grid_file, base / "sweeps" / grid_file.stem, overwrite=True, seed=seed, plots=False,
+                   workers=workers)
+    rows = result.rows()
+    seconds = time.perf_counter() - t0
+    info = {"grid": f"sweeps/{grid_file.name}", "description": grid.description, "architectures": len(grid),
+            "sha256": grid.sha256, "results": str(result.results), "seconds": round(seconds, 2)}
+    errors = [r for r in rows if r["error"] is not None]
+    report.add(Check("every architecture of the grid computed", variant.name, "ag_attention._sweep",
+                     len(grid), len(rows) - len(errors), len(rows) == len(grid) and not errors, seconds,
+                     {"errors": [f"{describe(r)}: {r['error']}" for r in errors]}))
+    return info, rows
+
+
+def _consistency_checks(report: Report, variant: Variant, c: dict[str, Any], cases: list[Row],
+                        ctx: dict[tuple[Any, ...], Row]) -> None:
+    """The report is consistent: every certified case compared, counterexamples real, uncertified rows open."""
+    certified = [r for r in cases if certification(r) is not None]
+    conjecture = next(k for k in CONJECTURES if k.key == c["key"])
+    applicable_certified = [r for r in certified if conjecture.predict(r, ctx)[0] is not None]
+    report.add(Check(f"{c['key']}: every certified case compared", variant.name,
+                     "certified cases within the hypotheses = holds + counterexamples",
+                     len(applicable_certified), c["certified_applicable"],
+                     len(applicable_certified) == c["certified_applicable"],
+                     details={"supported": c["supported"], "counterexamples": len(c["counterexamples"])}))
+    bad = [e for e in c["counterexamples"] if e["certificate"] is None or e["computed"] == e["predicted"]]
+    report.add(Check(f"{c['key']}: counterexamples are certified disagreements, all listed",
+                     variant.name, "each listed counterexample certified and != predicted",
+                     len(c["counterexamples"]), len(c["counterexamples"]) - len(bad), not bad))
+    leaked = [e for e in c["holds"] + c["counterexamples"] if e["certificate"] is None]
+    report.add(Check(f"{c['key']}: uncertified cases are open, not evidence", variant.name,
+                     "no uncertified row among holds or counterexamples",
+                     0, len(leaked), not leaked, details={"open": len(c["open"])}))
+    uncertified = [r for r in cases if certification(r) is None]
+    listed = sum(e["certificate"] is None for k in ("open", "refuted_by_bounds", "not_applicable") for e in c[k])
+    report.add(Check(f"{c['key']}: every uncertified case listed with its bounds", variant.name,
+                     "uncertified rows = open + refuted by bounds + not applicable (uncertified)",
+                     len(uncertified), listed, len(uncertified) == listed))
+
+
+def _tables(report: Report, c: dict[str, Any]) -> None:
+    """A conjecture's counterexamples, the rows its bounds refute, and its open cases."""
+    report.tables.append(Table(
+        f"{c['key']}: counterexamples ({len(c['counterexamples'])})",
+        ["architecture", "parameters", "computed", "predicted", "certificate"],
+        [[e["architecture"], e["parameters"], e["computed"], e["predicted"], e["certificate"]]
+         for e in c["counterexamples"]], note=f"{c['statement']}; hypotheses: {c['hypotheses']}"))
+    report.tables.append(Table(
+        f"{c['key']}: uncertified rows whose bounds exclude the prediction ({len(c['refuted_by_bounds'])})",
+        ["architecture", "lower", "upper", "predicted"],
+        [[e["architecture"], e["lower"], e["upper"], e["predicted"]] for e in c["refuted_by_bounds"]],
+        note="lower <= dim <= upper is proven, so the prediction is wrong here; not counted as "
+             "certified counterexamples"))
+    report.tables.append(Table(
+        f"{c['key']}: open cases ({len(c['open'])})",
+        ["architecture", "lower", "upper", "predicted", "reason"],
+        [[e["architecture"], e["lower"], e["upper"], e["predicted"], e["reason"]] for e in c["open"]]))
+
+
+def _finish(report: Report, base: Path, out: Path | str | None, grids: dict[str, Any],
+            everything: list[dict[str, Any]], figures: list[str]) -> None:
+    report.tables.insert(0, Table(
+        "Conjectures", ["conjecture", "variant", "statement", "hypotheses", "supported", "counterexamples",
+                        "refuted by bounds", "open", "not applicable"],
+        [[c["key"], c["variant"], c["statement"], c["hypotheses"], c["supported"], len(c["counterexamples"]),
+          len(c["refuted_by_bounds"]), len(c["open"]), len(c["not_applicable"])] for c in everything]))
+    report.meta["grids"] = {k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)"
+                            for k, g in grids.items()}
+    if out is not None:
+        (base / "open-questions.json").write_text(
+            json.dumps({"grids": grids, "comparisons": everything}, indent=2, default=str) + "\n")
+        report.meta["figures"] = figures
+        report.meta["comparisons"] = "open-questions.json"
+        report.write(base)
+
+
+def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, seed: int = 0,
+                             workers: int | None = None) -> Report:
+    """Sweep the open questions' grids into ``out/sweeps`` and compare them with the candidate formulas."""
+    report = _new_report(quick, seed)
+    tmp = None
+    if out is None:
+        tmp = tempfile.TemporaryDirectory(prefix="ag-attention-open-")
+        base = Path(tmp.name)
+    else:
+        base = Path(out)
+    base.mkdir(parents=True, exist_ok=True)
+    grids: dict[str, Any] = {}
+    everything: list[dict[str, Any]] = []
+    figures: list[str] = []
+    try:
+        for variant in VARIANTS:
+            grids[variant.name], rows = _sweep_variant(variant, base, quick, seed, workers, report)
+            ctx = {partner_key(r): r for r in rows}
+            cases = [r for r in rows if variant.select(r) and r["error"] is None]
+            comparisons = [compare(c, cases, ctx) for c in CONJECTURES if c.variant == variant.name]
+            for c in comparisons:
+                _consistency_checks(report, variant, c, cases, ctx)
+                report.findings.append(f"[{variant.name}] " + _finding(c))
+                _tables(report, c)
+            everything += comparisons
+            if out is not None:
+                figures += _plot(variant, comparisons, base / f"open-questions-{variant.name}.png")
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    _finish(report, base, out, grids, everything, figures)
+    return report

@@ -1,0 +1,339 @@
+"""Reports of reproductions: one row per check, written as Markdown, JSON and (optionally) CSV.
+
+A :class:`Check` records a claim of the paper, the case it was checked on,
+the method, the expected and observed values and the verdict; for summaries
+also the paper's result it is evidence for (a :class:`~.claims.Claim`), the
+size ``(d, d', a)`` and short names of its techniques.  A :class:`Report`
+collects checks, tables and findings, and writes ``report.md`` and
+``report.json`` (top-level ``passed``, ``statements``, ``checks`` and
+``provenance``).  A report with :class:`Verdict` rows opens with them (each
+statement, its verdict, the sizes covered and the methods); with
+``details_csv`` set, its checks go to that CSV beside the Markdown, which then
+lists only the failed ones.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .._errors import InvalidArgumentError
+from .._provenance import provenance
+from .claims import Claim
+
+__all__ = ["Check", "Report", "Table", "Verdict", "output_directory", "pyplot", "save_figure", "FIGURE_FORMATS"]
+
+#: every figure is written in these formats, side by side
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_fmt(x) for x in v)
+    if v is None:
+        return "-"
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+@dataclass
+class Check:
+    claim: str
+    case: str
+    method: str
+    expected: Any
+    observed: Any
+    passed: bool
+    seconds: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+    topic: Claim | None = None  # the paper's result this is evidence for
+    size: tuple[int, ...] | None = None  # (d, d', a) of one layer, a = d for A free
+    techniques: tuple[str, ...] = ()  # the methods in a few words each, for summaries
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "claim": self.claim,
+            "case": self.case,
+            "method": self.method,
+            "expected": self.expected,
+            "observed": self.observed,
+            "passed": bool(self.passed),
+            "seconds": round(self.seconds, 3),
+            "details": self.details,
+            "topic": None if self.topic is None else self.topic.value,
+            "size": None if self.size is None else list(self.size),
+            "techniques": list(self.techniques),
+        }
+
+    def __repr__(self) -> str:
+        return f"Check({_short(self.claim)!r}, {self.case!r}, passed={bool(self.passed)})"
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+    #: how the Markdown shows a column's values, ``f(value, row)`` with the row as {column: value}
+    #: (the JSON keeps the values: booleans, lists, numbers)
+    formats: dict[str, Callable[[Any, dict[str, Any]], str]] = field(default_factory=dict)
+
+    def to_markdown(self) -> str:
+        out = [f"### {self.title}", ""]
+        if self.note:
+            out += [self.note, ""]
+        out.append("| " + " | ".join(self.columns) + " |")
+        out.append("|" + "---|" * len(self.columns))
+        for row in self.rows:
+            named = dict(zip(self.columns, row))
+            cells = [self.formats[c](v, named) if c in self.formats else _fmt(v) for c, v in named.items()]
+            out.append("| " + " | ".join(cells) + " |")
+        return "\n".join(out) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "columns": self.columns, "rows": self.rows, "note": self.note}
+
+    def __repr__(self) -> str:
+        return f"Table({self.title!r}, {len(self.columns)} columns, {len(self.rows)} rows)"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One statement of the paper, summed up over the checks that are evidence for it."""
+
+    label: str  # "Thm. 3.4 (1)"
+    statement: str
+    evidence: str  # the results and checks behind the verdict
+    checks: int
+    failed: int
+    sizes: tuple[tuple[int, ...], ...]
+    methods: tuple[str, ...]
+    note: str = ""
+
+    @classmethod
+    def of(cls, label: str, statement: str, evidence: str, checks: Sequence[Check], note: str = "") -> Verdict:
+        sizes = sorted({c.size for c in checks if c.size is not None})
+        methods = sorted({t for c in checks for t in c.techniques})
+        return cls(label, statement, evidence, len(checks), sum(not c.passed for c in checks), tuple(sizes),
+                   tuple(methods), note)
+
+    @property
+    def passed(self) -> bool | None:
+        """True if every check passed, False if one failed, None if nothing was checked."""
+        return None if self.checks == 0 else self.failed == 0
+
+    @property
+    def verdict(self) -> str:
+        if self.passed is None:
+            return "not checked"
+        if self.passed:
+            return f"holds ({self.checks} checks)"
+        return f"**FAILS** ({self.failed} of {self.checks} checks)"
+
+    def sizes_text(self) -> str:
+        """The sizes in a few words: how many, and the ranges of d, d' and a."""
+        if not self.sizes:
+            return "-"
+        ranges = []
+        for name, i in (("d", 0), ("d'", 1), ("a", 2)):
+            values = sorted({s[i] for s in self.sizes if len(s) > i})
+            if values:
+                ranges.append(f"{name} = {values[0]}" + (f"..{values[-1]}" if values[-1] != values[0] else ""))
+        return f"{len(self.sizes)}: " + ", ".join(ranges)
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.label!r}, passed={self.passed}, checks={self.checks}, failed={self.failed})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "statement": self.statement, "evidence": self.evidence, "passed": self.passed,
+                "checks": self.checks, "failed": self.failed, "sizes": [list(s) for s in self.sizes],
+                "methods": list(self.methods), "note": self.note}
+
+
+@dataclass
+class Report:
+    title: str
+    summary: str = ""
+    checks: list[Check] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    started: float = field(default_factory=time.time)
+    verdicts: list[Verdict] = field(default_factory=list)
+    verdict_heading: str = "Statements"
+    #: the external engines used, name -> version (None: not used): the ``provenance`` object
+    engines: dict[str, str | None] = field(default_factory=dict)
+    #: a file name: the checks are written there as CSV and the Markdown lists only failures
+    details_csv: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if not c.passed]
+
+    def add(self, check: Check) -> Check:
+        self.checks.append(check)
+        return check
+
+    def __repr__(self) -> str:
+        return (f"Report({self.title!r}, passed={self.passed}, checks={len(self.checks)}, "
+                f"failures={len(self.failures)}, findings={len(self.findings)}, tables={len(self.tables)})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "passed": self.passed,
+            "summary": self.summary,
+            "statements": [v.to_dict() for v in self.verdicts],
+            "checks": [c.to_dict() for c in self.checks],
+            "failures": [f"{c.claim} [{c.case}]" for c in self.failures],
+            "findings": self.findings,
+            "tables": [t.to_dict() for t in self.tables],
+            "meta": {**self.meta, "seconds": round(time.time() - self.started, 2)},
+            "provenance": provenance(**self.engines),
+        }
+
+    def _verdicts_markdown(self) -> list[str]:
+        out = [f"## {self.verdict_heading}", "", "| result | statement | verdict | sizes (d, d', a) | evidence | methods |",
+               "|---|---|---|---|---|---|"]
+        for v in self.verdicts:
+            out.append(f"| {_fmt(v.label)} | {_fmt(v.statement)}{' (note)' if v.note else ''} | {v.verdict} | "
+                       f"{v.sizes_text()} | {_fmt(v.evidence)} | {_fmt('; '.join(v.methods)) if v.methods else '-'} |")
+        notes = [f"- {v.label}: {v.note}" for v in self.verdicts if v.note]
+        if notes:
+            out += ["", "Notes:", ""] + notes
+        out += ["", "Sizes covered:", ""]
+        out += [f"- {v.label}: " + (", ".join("(" + ",".join(map(str, s)) + ")" for s in v.sizes) or "none")
+                for v in self.verdicts]
+        return out + [""]
+
+    def _checks_markdown(self) -> list[str]:
+        rows = self.failures if self.details_csv else self.checks
+        if self.details_csv:
+            out = [f"## Failed checks ({len(rows)} of {len(self.checks)})", "",
+                   f"All {len(self.checks)} checks, one per row, are in `{self.details_csv}` (and in `report.json`).", ""]
+            if not rows:
+                return out
+        else:
+            out = ["## Checks", ""]
+        out += ["| claim | case | method | expected | observed | verdict | seconds |", "|---|---|---|---|---|---|---|"]
+        out += [f"| {_fmt(c.claim)} | {_fmt(c.case)} | {_fmt(c.method)} | {_fmt(c.expected)} | "
+                f"{_fmt(c.observed)} | {'pass' if c.passed else '**FAIL**'} | {c.seconds:.2f} |" for c in rows]
+        return out + [""]
+
+    def to_markdown(self) -> str:
+        n, bad = len(self.checks), len(self.failures)
+        out = [f"# {self.title}", ""]
+        verdict = "PASSED" if self.passed else f"FAILED ({bad} of {n} checks)"
+        out += [f"**{verdict}**: {n} checks, {time.time() - self.started:.1f} s.", ""]
+        if self.verdicts:
+            out += self._verdicts_markdown()
+        if self.summary:
+            out += [self.summary, ""]
+        if self.meta:
+            out += ["Run: " + ", ".join(f"{k} = {_fmt(v)}" for k, v in self.meta.items()), ""]
+        if self.findings:
+            out += ["## Findings", ""] + [f"- {f}" for f in self.findings] + [""]
+        if self.checks:
+            out += self._checks_markdown()
+        for t in self.tables:
+            out.append(t.to_markdown())
+        return "\n".join(out)
+
+    def _repr_markdown_(self) -> str:
+        """The report as a notebook shows it: its Markdown."""
+        return self.to_markdown()
+
+    def to_frame(self) -> Any:
+        """The checks as a :class:`pandas.DataFrame`, one row per check (typed columns; needs pandas)."""
+        from .._results import to_frame
+
+        return to_frame([c.to_dict() for c in self.checks])
+
+    def to_csv(self) -> str:
+        """The checks, one per row (``details`` stay in the JSON)."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["result", "claim", "case", "d", "d'", "a", "techniques", "method", "expected", "observed", "passed",
+                    "seconds"])
+        for c in self.checks:
+            size = list(c.size or ())[:3] + [""] * (3 - len(c.size or ()))
+            w.writerow([c.topic.value if c.topic else "", c.claim, c.case, *size, "; ".join(c.techniques), c.method,
+                        _csv_value(c.expected), _csv_value(c.observed), "true" if c.passed else "false",
+                        f"{c.seconds:.3f}"])
+        return buf.getvalue()
+
+    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        if self.details_csv:
+            _atomic_write(out / self.details_csv, self.to_csv())
+        _atomic_write(out / "report.json", json.dumps(self.to_dict(), indent=2, default=str) + "\n")
+        _atomic_write(out / "report.md", self.to_markdown())
+        return out
+
+
+def _csv_value(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v, default=str)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def output_directory(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a writable directory (created if needed), or an error naming it."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test.{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidArgumentError(f"--out={str(path)!r}: not a writable directory ({exc.strerror or exc})") from None
+    return out
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, or an error saying how to install it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise InvalidArgumentError(
+            "the pictures need matplotlib: pip install 'ag-attention[plot]' (or pip install matplotlib)"
+        ) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str]) -> list[Path]:
+    """Save ``fig`` as ``path`` with each suffix of :data:`FIGURE_FORMATS` (PNG first); the paths written."""
+    base = Path(path)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for ext in FIGURE_FORMATS:
+        target = base.with_suffix("." + ext)
+        fig.savefig(target)
+        written.append(target)
+    return written

@@ -1,0 +1,86 @@
+"""``ag-attention sweep GRID.toml --out DIR``: the command line of :func:`ag_attention._sweep.sweep`.
+
+:func:`add_parser` adds the ``sweep`` command to ``ag-attention``'s
+subparsers; :func:`main` runs it on its own (``python -m ag_attention._sweep
+GRID.toml --out DIR``), with the same exit statuses as ``ag-attention``: 0
+every row computed, 1 some row or the cluster failed, 2 bad arguments (a
+message naming the value, on standard error), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .._argtypes import integer, positive_float
+from .._errors import InvalidArgumentError
+
+__all__ = ["add_parser", "cmd_sweep", "main"]
+
+EXIT_FAILED = 1
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``sweep`` to an ``add_subparsers()`` object; the parser (its ``func`` is :func:`cmd_sweep`)."""
+    from .run import DEFAULT_TIMEOUT
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "sweep", help="dimensions of every architecture of a grid file, into DIR/results.parquet",
+        description="Compute the dimension of every architecture of a grid file (TOML: [[architecture]] tables "
+                    "and [product] ranges, see ag_attention._sweep.grid) on all local cores or a Dask cluster, "
+                    "streaming rows to DIR (crash-safe, resumable), then DIR/results.parquet, summary.md, "
+                    "summary.json and dimension-vs-formula.png/.svg.",
+    )
+    p.add_argument("grid", help="grid file (TOML)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler tcp://HOST:PORT (default: local processes)")
+    p.add_argument("--workers", type=integer("--workers"), default=None, metavar="N",
+                   help="local: processes (default: all cores); Dask: workers to wait for (default 1)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--resume", action="store_true", help="keep the finished rows in DIR, compute the rest")
+    g.add_argument("--overwrite", action="store_true", help="delete the results in DIR first")
+    p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of every row (default 0)")
+    p.add_argument("--timeout", type=positive_float("--timeout"), default=DEFAULT_TIMEOUT,
+                   help=f"seconds to wait for the scheduler and its workers (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--no-plots", action="store_true", help="no dimension-vs-formula plots")
+    o = p.add_argument_group("output")
+    o.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")
+    o.add_argument("--quiet", "-q", action="store_true", help="no progress bar (it shows on a terminal after 2 s)")
+    p.set_defaults(func=cmd_sweep)
+    return p
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run the sweep of ``args``; print the summary (or JSON); 1 if a row failed."""
+    from .._provenance import provenance
+    from .run import sweep
+
+    kwargs: dict[str, Any] = {}
+    if args.prime is not None:
+        kwargs["prime"] = args.prime
+    if args.seed < 0:
+        raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
+    result = sweep(args.grid, args.out, scheduler=args.scheduler, workers=args.workers, resume=args.resume,
+                   overwrite=args.overwrite, seed=args.seed, timeout=args.timeout, plots=not args.no_plots, **kwargs)
+    if args.json:
+        print(json.dumps({**result.to_dict(), "provenance": provenance()}, indent=2))
+    else:
+        print(result)
+    if result.errors:
+        print(f"ag-attention: {result.errors} architecture(s) failed: see the error column of {result.results}",
+              file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m ag_attention._sweep GRID --out DIR ...``: ``ag-attention sweep`` (the same parser, errors and
+    exit statuses)."""
+    from .._cli import main as cli_main
+
+    return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])

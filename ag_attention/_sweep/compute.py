@@ -1,0 +1,152 @@
+"""One row of a sweep: the dimension of one architecture, as plain data (what a worker sends back).
+
+Lightning rows come from :func:`ag_attention.dimension` (exact over GF(p),
+FLINT on one thread: the sweep runs one architecture per core); normalized
+rows from :func:`ag_attention.numerical_dimension` (float64, ``certified``
+always false, no verdict without a clear gap).  A row is a dict of the
+columns in :data:`COLUMNS`: JSON-safe values only (ints, floats, bools,
+strings, lists, ``None``), so that it goes through the journal unchanged.
+
+An architecture that fails (too large for memory, no clear gap, a
+computation error) still gives a row: ``error`` names the failure,
+``dimension`` is null, and a resumed sweep computes it again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._architecture import Architecture
+from .._errors import AgAttentionError
+from .._models.formulas import analytic_upper_bound, effective_architecture, expected_dimension
+from .._progress import quiet
+from .grid import Spec, to_architecture
+
+__all__ = ["COLUMNS", "KEY_COLUMNS", "compute_row", "compute_chunk", "certificate_kind"]
+
+#: one row of results (the columns of :data:`COLUMNS`)
+Row = dict[str, Any]
+#: what an executor calls with each finished chunk's rows
+Emit = Callable[[list[Row]], None]
+
+#: the columns of a sweep's rows, in order, with their Arrow types (``?``: may be null)
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("widths", "list<int64>"),
+    ("ranks", "list<int64>"),
+    ("tokens", "int64"),
+    ("heads", "int64"),
+    ("skip", "bool"),
+    ("causal", "bool"),
+    ("normalized", "bool"),
+    ("depth", "int64"),
+    ("parameters", "int64"),
+    ("dimension", "int64?"),
+    ("upper_bound", "int64?"),
+    ("expected", "int64?"),
+    ("formula", "string?"),
+    ("formula_applies", "bool"),
+    ("paper_hypotheses_hold", "bool"),
+    ("failed_hypotheses", "list<string>"),
+    ("agrees", "bool?"),
+    ("certified", "bool"),
+    ("certificate_kind", "string"),
+    ("certificate", "string"),
+    ("numerical", "bool"),
+    ("singular_value_gap", "float64?"),
+    ("effective_widths", "list<int64>"),
+    ("effective_ranks", "list<int64>"),
+    ("prime", "int64?"),
+    ("seed", "int64"),
+    ("samples", "int64?"),
+    ("runs", "int64?"),
+    ("error", "string?"),
+    ("seconds", "float64"),
+)
+
+#: the columns that identify a row (:class:`ag_attention._sweep.grid.Spec`)
+KEY_COLUMNS = ("widths", "ranks", "tokens", "heads", "skip", "normalized", "causal")
+
+#: certificate kinds: how a lightning dimension is known (``certified`` is true for the first three)
+CERTIFICATE_KINDS = ("symmetry-bound", "analytic-bound", "effective-architecture", "lower-bound", "ball-arithmetic",
+                     "numerical", "error")
+
+
+def certificate_kind(result: Any) -> str:
+    """Which proof backs a :class:`ag_attention.DimensionResult` (as in its ``certificate`` text)."""
+    if not result.certified:
+        return "lower-bound"
+    analytic = analytic_upper_bound(result.architecture)
+    if analytic is not None and result.upper_bound == analytic[0] < result.symmetry_bound:
+        return "analytic-bound"
+    if result.reduction is not None and result.upper_bound < result.symmetry_bound:
+        return "effective-architecture"
+    return "symmetry-bound"
+
+
+def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
+    """The row of ``spec``: its dimension with the formula, hypotheses and certificate."""
+    t0 = time.perf_counter()
+    arch = to_architecture(spec)
+    expected = expected_dimension(arch)
+    eff = effective_architecture(arch)
+    row: dict[str, Any] = {
+        **spec.to_dict(),
+        "depth": spec.depth,
+        "parameters": arch.parameter_count,
+        "dimension": None,
+        "upper_bound": None,
+        "expected": expected.value,
+        "formula": expected.formula,
+        "formula_applies": expected.applies,
+        "paper_hypotheses_hold": expected.paper_hypotheses_hold,
+        "failed_hypotheses": list(expected.failed_hypotheses),
+        "agrees": None,
+        "certified": False,
+        "certificate_kind": "error",
+        "certificate": "",
+        "numerical": spec.normalized,
+        "singular_value_gap": None,
+        "effective_widths": list(eff.widths),
+        "effective_ranks": list(eff.ranks),
+        "prime": None if spec.normalized else prime,
+        "seed": seed,
+        "samples": None,
+        "runs": None,
+        "error": None,
+    }
+    try:
+        with quiet():  # one row is one step of the sweep's own bar (workers do not inherit the caller's quiet())
+            _compute(row, arch, spec, prime, seed)
+    except AgAttentionError as exc:
+        row["error"] = f"{type(exc).__name__}: {exc}"
+        row["certificate"] = "no result: " + row["error"]
+    row["seconds"] = round(time.perf_counter() - t0, 6)
+    return row
+
+
+def _compute(row: dict[str, Any], arch: Architecture, spec: Spec, prime: int, seed: int) -> None:
+    """Fill ``row`` with the dimension of ``arch``: float64 for softmax, exact over GF(p) otherwise."""
+    from .._exact.dimension import dimension
+    from .._numeric import numerical_dimension
+
+    if spec.normalized:
+        n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)
+        d = n.to_dict()
+        # certified: a ball-arithmetic lower bound meets the bound of the symmetry families 1 and 2
+        row.update(dimension=n.dimension, agrees=n.agrees, certified=n.certified, upper_bound=n.upper_bound,
+                   certificate_kind="ball-arithmetic" if n.certified else "numerical",
+                   certificate=(d["certificate"] if n.dimension is not None
+                                else "numerical, no verdict: " + (n.undecided or n.gap.reason)),
+                   singular_value_gap=d["singular_value_gap"], samples=n.samples, runs=len(n.history) or 1)
+    else:
+        r = dimension(arch, prime=prime, seed=seed, threads=1)
+        row.update(dimension=r.dimension, upper_bound=r.upper_bound, agrees=r.agrees, certified=r.certified,
+                   certificate_kind=certificate_kind(r), certificate=r.certificate, prime=r.prime,
+                   samples=r.samples, runs=len(r.runs))
+
+
+def compute_chunk(specs: Sequence[Spec], prime: int, seed: int) -> list[dict[str, Any]]:
+    """The rows of ``specs``, in order (one task of a local or Dask sweep)."""
+    return [compute_row(spec, prime, seed) for spec in specs]

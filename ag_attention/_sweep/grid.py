@@ -1,0 +1,308 @@
+"""Grid files: which architectures a sweep computes.
+
+A grid file is TOML with these top-level keys (any other key is an error
+naming it):
+
+``description``
+    Optional free text, copied into the results' metadata and the summary.
+
+``[[architecture]]``
+    Zero or more explicit architectures, one table each::
+
+        [[architecture]]
+        widths = [4, 2, 4, 4]     # d_0, ..., d_L: required, positive integers, at least two
+        ranks = [2, 2, 2]         # a_1, ..., a_L: required, 1 <= a_i <= d_{i-1}
+        tokens = 2                # t: required, >= 1
+        heads = 1                 # optional (default 1)
+        skip = false              # optional (default false); true needs equal widths
+        normalized = false        # optional (default false): softmax attention, float64
+        causal = false            # optional (default false): token i attends to tokens j <= i only
+
+``[product]`` (or ``[[product]]`` for several)
+    Every combination of the values given, in this order (the outermost loop
+    first): ``depth``, ``tokens``, ``heads``, ``skip``, ``normalized``,
+    ``causal``, the widths ``d_0, ..., d_L`` (lexicographic), the ranks
+    ``a_1, ..., a_L`` (lexicographic)::
+
+        [product]
+        depth = "2..3"            # L: required
+        width = "1..4"            # every d_i independently: required
+        rank = "all"              # optional (default "all"): a_i in 1..d_{i-1}
+        tokens = 2                # required
+        heads = 1                 # optional (default 1)
+        skip = false              # optional (default false)
+        normalized = false        # optional (default false)
+        causal = false            # optional (default false)
+
+    A value of an integer key (``depth``, ``width``, ``rank``, ``tokens``,
+    ``heads``) is one integer (``4``), an explicit list of integers
+    (``[1, 2, 4]``: exactly these values, in this order, without repeats), or
+    an *inclusive* range written as a string ``"LO..HI"`` (``"1..4"`` is 1, 2,
+    3, 4).  A list is never read as a range: ``[1, 4]`` is the two values 1
+    and 4.  A boolean key takes ``true``, ``false`` or a list of them
+    (``[false, true]``).  ``rank`` may also be ``"all"`` (the default): each
+    layer's rank runs over ``1..d_{i-1}``, as in ``bench/grid.py``.  Given
+    values, layer ``i``'s rank runs over those that are at most ``d_{i-1}``
+    (larger ones are skipped for that layer, not an error).  ``skip = true``
+    combines only with equal widths (others are skipped).
+
+Every architecture is validated by :class:`ag_attention.Architecture`; a bad
+value raises :class:`ag_attention._errors.InvalidArgumentError` naming the file,
+the table and the key (``grid.toml: architecture[2].ranks[1]=5: ...``).  The
+grid is the explicit architectures, then the products' ones, without
+repeats (a repeat is counted in :attr:`Grid.duplicates`, not computed twice).
+A grid with no architecture is an error, and so is a product of more than
+:data:`MAX_ARCHITECTURES` architectures (counted before anything is built).
+
+>>> g = parse_grid({"product": {"depth": 1, "width": "1..2", "tokens": 2}})
+>>> [(s.widths, s.ranks) for s in g.specs]
+[((1, 1), (1,)), ((1, 2), (1,)), ((2, 1), (1,)), ((2, 1), (2,)), ((2, 2), (1,)), ((2, 2), (2,))]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._architecture import Architecture
+from .._errors import InvalidArchitectureError, InvalidArgumentError
+
+__all__ = [
+    "Spec",
+    "Grid",
+    "load_grid",
+    "parse_grid",
+    "to_architecture",
+    "MAX_ARCHITECTURES",
+    "ARCHITECTURE_KEYS",
+    "PRODUCT_KEYS",
+    "TOP_LEVEL_KEYS",
+]
+
+#: the most architectures one grid may hold (a typo such as ``width = "1..40"`` at depth 3 is refused, not run)
+MAX_ARCHITECTURES = 1_000_000
+
+TOP_LEVEL_KEYS = ("description", "architecture", "product")
+ARCHITECTURE_KEYS = ("widths", "ranks", "tokens", "heads", "skip", "normalized", "causal")
+_ARCHITECTURE_REQUIRED = ("widths", "ranks", "tokens")
+PRODUCT_KEYS = ("depth", "width", "rank", "tokens", "heads", "skip", "normalized", "causal")
+_PRODUCT_REQUIRED = ("depth", "width", "tokens")
+
+
+@dataclass(frozen=True, order=True)
+class Spec:
+    """One architecture of a grid: the key of its row in the results (no two rows share one)."""
+
+    widths: tuple[int, ...]
+    ranks: tuple[int, ...]
+    tokens: int
+    heads: int = 1
+    skip: bool = False
+    normalized: bool = False
+    causal: bool = False
+
+    @property
+    def depth(self) -> int:
+        return len(self.widths) - 1
+
+    def describe(self) -> str:
+        parts = [f"widths {','.join(map(str, self.widths))}", f"ranks {','.join(map(str, self.ranks))}",
+                 f"t={self.tokens}"]
+        if self.heads != 1:
+            parts.append(f"heads={self.heads}")
+        parts += [name for name in ("skip", "normalized", "causal") if getattr(self, name)]
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"widths": list(self.widths), "ranks": list(self.ranks), "tokens": self.tokens, "heads": self.heads,
+                "skip": self.skip, "normalized": self.normalized, "causal": self.causal}
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Spec:
+        """The key of a stored row (the columns of ``to_dict()``)."""
+        return cls(tuple(int(w) for w in row["widths"]), tuple(int(a) for a in row["ranks"]), int(row["tokens"]),
+                   int(row["heads"]), bool(row["skip"]), bool(row["normalized"]), bool(row["causal"]))
+
+
+def to_architecture(spec: Spec) -> Architecture:
+    """The :class:`Architecture` of ``spec``."""
+    return Architecture(spec.widths, spec.ranks, tokens=spec.tokens, heads=spec.heads, skip=spec.skip,
+                        normalized=spec.normalized, causal=spec.causal)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The architectures of a grid file, in order and without repeats."""
+
+    specs: tuple[Spec, ...]
+    source: str = "<grid>"
+    description: str = ""
+    #: architectures listed more than once (explicitly or by overlapping products), computed once
+    duplicates: int = 0
+    #: SHA-256 of the file's bytes ("" for a grid given as data)
+    sha256: str = ""
+    #: product combinations skipped as documented (rank above its width, skip with unequal widths)
+    skipped: int = field(default=0, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+    def __iter__(self) -> Iterator[Spec]:
+        return iter(self.specs)
+
+
+# ------------------------------------------------------------------ reading
+def _toml_loads(text: str) -> Any:
+    """``tomllib.loads`` (Python 3.11+) or ``tomli.loads`` (3.10), with its decode error type."""
+    module = importlib.import_module("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    return module.loads(text)
+
+
+def load_grid(path: str | os.PathLike[str]) -> Grid:
+    """Read and expand the grid file ``path`` (errors name the file, the key and the value)."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InvalidArgumentError(f"grid file {str(p)!r}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidArgumentError(f"grid file {str(p)!r}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        data = _toml_loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError derives from ValueError
+        raise InvalidArgumentError(f"grid file {str(p)!r}: not valid TOML: {exc}") from None
+    return parse_grid(data, source=str(p), sha256=hashlib.sha256(raw).hexdigest())
+
+
+def parse_grid(data: Mapping[str, Any], *, source: str = "<grid>", sha256: str = "") -> Grid:
+    """Expand a grid given as data (what a grid file's TOML reads as)."""
+    where = source
+    if not isinstance(data, Mapping):
+        raise InvalidArgumentError(f"{where}: must be a table of keys {', '.join(TOP_LEVEL_KEYS)}")
+    _check_keys(where, "", data, TOP_LEVEL_KEYS)
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise InvalidArgumentError(f"{where}: description={description!r}: must be a string")
+    specs: list[Spec] = []
+    explicit = data.get("architecture", [])
+    if isinstance(explicit, Mapping):
+        explicit = [explicit]  # [architecture] (one table) as well as [[architecture]]
+    if not isinstance(explicit, list):
+        raise InvalidArgumentError(f"{where}: architecture={explicit!r}: must be [[architecture]] tables")
+    for i, table in enumerate(explicit):
+        specs.append(_explicit(where, f"architecture[{i}]", table))
+    products = data.get("product", [])
+    if isinstance(products, Mapping):
+        products = [products]
+    if not isinstance(products, list):
+        raise InvalidArgumentError(f"{where}: product={products!r}: must be a [product] table")
+    from .product import _expand, _product_axes, _product_count  # here: product.py builds on this module
+
+    skipped = 0
+    total = len(specs)
+    for j, table in enumerate(products):
+        name = "product" if len(products) == 1 else f"product[{j}]"
+        axes = _product_axes(where, name, table)
+        count = _product_count(axes)
+        total += count
+        if total > MAX_ARCHITECTURES:
+            raise InvalidArgumentError(
+                f"{where}: {name} expands to {count:,} architectures (grid total {total:,}), more than the "
+                f"{MAX_ARCHITECTURES:,} a sweep takes: narrow its ranges"
+            )
+        made, skip_count = _expand(where, name, axes)
+        specs.extend(made)
+        skipped += skip_count
+    unique = list(dict.fromkeys(specs))
+    if not unique:
+        if not explicit and not products:
+            raise InvalidArgumentError(f"{where}: the grid is empty: no [[architecture]] table and no [product] table")
+        raise InvalidArgumentError(
+            f"{where}: the grid is empty: its products give no architecture "
+            f"({skipped} combinations skipped: ranks above their widths, or skip with unequal widths)"
+        )
+    return Grid(tuple(unique), source, description, len(specs) - len(unique), sha256, skipped)
+
+
+def _check_keys(where: str, table: str, data: Mapping[str, Any], known: Sequence[str]) -> None:
+    for key in data:
+        if key not in known:
+            name = f"{table}.{key}" if table else str(key)
+            raise InvalidArgumentError(
+                f"{where}: {name}={data[key]!r}: unknown key (known{' in ' + table.split('[')[0] if table else ''}: "
+                f"{', '.join(known)})"
+            )
+
+
+def _int(where: str, name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError(f"{where}: {name}={value!r}: must be an integer")
+    if value < minimum:
+        raise InvalidArgumentError(f"{where}: {name}={value!r}: must be at least {minimum}")
+    return value
+
+
+def _bool(where: str, name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidArgumentError(f"{where}: {name}={value!r}: must be true or false")
+    return value
+
+
+def _check_table(where: str, name: str, table: Any, known: Sequence[str], required: Sequence[str]) -> None:
+    """``table`` is a table with only ``known`` keys and every ``required`` one."""
+    if not isinstance(table, Mapping):
+        raise InvalidArgumentError(f"{where}: {name}={table!r}: must be a table")
+    _check_keys(where, name, table, known)
+    for key in required:
+        if key not in table:
+            raise InvalidArgumentError(f"{where}: {name}: missing key {key!r} (required: {', '.join(required)})")
+
+
+def _explicit(where: str, name: str, table: Any) -> Spec:
+    _check_table(where, name, table, ARCHITECTURE_KEYS, _ARCHITECTURE_REQUIRED)
+    sizes: dict[str, tuple[int, ...]] = {}
+    for key in ("widths", "ranks"):
+        value = table[key]
+        if not isinstance(value, list) or not value:
+            raise InvalidArgumentError(f"{where}: {name}.{key}={value!r}: must be a non-empty list of positive integers")
+        sizes[key] = tuple(_int(where, f"{name}.{key}[{i}]", v) for i, v in enumerate(value))
+    widths, ranks = sizes["widths"], sizes["ranks"]
+    if len(widths) < 2:
+        raise InvalidArgumentError(f"{where}: {name}.widths={list(widths)}: needs at least two entries d_0, d_1 (one layer)")
+    if len(ranks) != len(widths) - 1:
+        raise InvalidArgumentError(
+            f"{where}: {name}.ranks={list(ranks)}: needs one rank per layer, {len(widths) - 1} for widths {list(widths)}"
+        )
+    for i, (a, d) in enumerate(zip(ranks, widths)):
+        if a > d:
+            raise InvalidArgumentError(
+                f"{where}: {name}.ranks[{i}]={a}: the rank of layer {i + 1} exceeds its input width d_{i}={d} "
+                "(a grid needs a_i <= d_{i-1})"
+            )
+    spec = Spec(
+        widths, ranks, _int(where, f"{name}.tokens", table["tokens"]),
+        _int(where, f"{name}.heads", table.get("heads", 1)),
+        _bool(where, f"{name}.skip", table.get("skip", False)),
+        _bool(where, f"{name}.normalized", table.get("normalized", False)),
+        _bool(where, f"{name}.causal", table.get("causal", False)),
+    )
+    _validate(where, name, spec)
+    return spec
+
+
+def _validate(where: str, name: str, spec: Spec) -> None:
+    """Build the architecture once, so that every error names the table it came from."""
+    try:
+        to_architecture(spec)
+    except InvalidArchitectureError as exc:
+        raise InvalidArgumentError(f"{where}: {name}.{exc.field}={exc.value!r}: {exc.reason}") from None
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{where}: {name}.{exc}") from None
