@@ -68,7 +68,7 @@ varBase = name -> getGlobalSymbol(variableDictionary, name)
 -- quadratic monomials z_i z_j, i <= j (0-based), in the order of ag-attention
 quadraticMonomials = d -> flatten apply(d, i -> apply(toList(i..d-1), j -> (i, j)))
 
--- the coordinates of phi: reduced (Prop. A.5) or full, as ag_attention/models/coordinates.py defines them
+-- the coordinates of phi: reduced (Prop. A.5) or full, as ag_attention/_models/coordinates.py defines them
 -- (tests/data/coordinates.json pins both to the same values)
 reducedCoordinates = (A, V) -> (
     d := numRows A; e := numRows V;
@@ -260,7 +260,7 @@ lowDegreeEquations(LightningParametrization, ZZ) := Ideal => opts -> (P, k) -> (
     )
 
 -- names of the reduced coordinates, those of coordinate_names(d, e) in ag-attention's
--- ag_attention/models/coordinates.py (pinned by tests/data/coordinates.json): q12z13 is the coefficient
+-- ag_attention/_models/coordinates.py (pinned by tests/data/coordinates.json): q12z13 is the coefficient
 -- of z1 z3 in q_{1,2} (q1x12z1x3 once an index reaches 10)
 coordinateNames = (d, e) -> (
     sep := if max(d, e) >= 10 then "x" else "";
@@ -298,7 +298,7 @@ monomialValues = (pts, D) -> (
     )
 
 -- the minimal generators of degree <= k of the ideal of the closure (reduced coordinates, t >= 2)
--- over ZZ/p, one torus multidegree mu at a time, as ag_attention.algebra.interpolation does modulo one prime
+-- over ZZ/p, one torus multidegree mu at a time, as ag_attention._algebra.interpolation does modulo one prime
 lowDegreeEquations(ZZ, ZZ, ZZ) := Ideal => opts -> (d, e, k) -> (
     if d < 1 then error("lowDegreeEquations: d must be positive, got " | toString d);
     if e < 1 then error("lowDegreeEquations: d' must be positive, got " | toString e);
@@ -506,7 +506,7 @@ doc ///
     Text
       {\bf Installation.} The package is the single file {\tt LightningAttention.m2}
       ({\tt m2scripts/} in the sources of the Python package ag-attention, and
-      {\tt ag_attention/m2/} in an installed copy of it). To load it into a session
+      {\tt ag_attention/_m2/} in an installed copy of it). To load it into a session
       without installing it:
     Pre
       needsPackage("LightningAttention", FileName => "/path/to/LightningAttention.m2")
@@ -800,7 +800,7 @@ doc ///
   Description
     Text
       {\bf By interpolation} (the first form, {\tt lowDegreeEquations(d, d', k)}), the computation of
-      {\tt low_degree_equations} in ag-attention's {\tt ag_attention/algebra/low_degree.py},
+      {\tt low_degree_equations} in ag-attention's {\tt ag_attention/_algebra/low_degree.py},
       modulo one prime. The reduced coordinate $x_{k,m,ij}$ ($i \le j$) is the coefficient of
       $z_i z_j$ in $q_{k,m}(z) = (A_k\cdot z)(V_m\cdot z)$, for one layer with $t \ge 2$ tokens;
       the variables are named as in Python's {\tt coordinate_names(d, e)}: {\tt q12z13} is the
