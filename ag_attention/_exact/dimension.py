@@ -184,7 +184,7 @@ class _Bounds:
         if self.reduction is not None:
             bounds.append(self.reduction.upper_bound)
         if self.analytic is not None:
-            bounds.append(self.analytic[0])
+            bounds.append(self.analytic.value)
         return min(bounds)
 
 

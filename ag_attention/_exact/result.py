@@ -115,16 +115,36 @@ class DimensionResult(ResultMixin):
         return f"not decided: {why}"
 
     @property
+    def closed_by(self) -> str | None:
+        """Which upper bound the rank meets: ``"symmetries"``, ``"effective-architecture"``, a bound's name, or None.
+
+        A bound's name is one of docs/math/bounds.md's (``"composition"``,
+        ``"span"``, ...): it is named when it is smaller than the symmetry
+        bound, the symmetries otherwise.
+        """
+        if not self.certified:
+            return None
+        if self.upper_bound >= self.symmetry_bound:
+            return "symmetries"
+        red = self.reduction
+        if red is not None and red.symmetry_bound == self.upper_bound:
+            return "effective-architecture"  # the narrower network's own symmetries close it
+        analytic = analytic_upper_bound(self.architecture)
+        if analytic is not None and self.upper_bound == analytic.value:
+            return analytic.name
+        return "effective-architecture"  # a bound of the effective architecture's own
+
+    @property
     def certificate(self) -> str:
         red = self.reduction
         if self.certified:
             analytic = analytic_upper_bound(self.architecture)
-            if analytic is not None and self.upper_bound == analytic[0] < self.symmetry_bound:
+            if analytic is not None and self.closed_by == analytic.name:
                 return (
                     f"exact: rank over GF(p) = {self.dimension} is a lower bound and equals the proven "
-                    f"upper bound {analytic[0]} ({analytic[1]})"
+                    f"{analytic.describe()}"
                 )
-            if red is not None and self.upper_bound < self.symmetry_bound:
+            if red is not None and self.closed_by == "effective-architecture":  # red is set when it closes
                 return (
                     f"exact: M equals the neuromanifold of the effective architecture "
                     f"{red.architecture.describe()} (same functions); rank over GF(p) = {self.dimension} "
@@ -143,9 +163,9 @@ class DimensionResult(ResultMixin):
                 f"the rank cannot reach the upper bound dim <= {self.upper_bound}: use more samples"
             )
         return (
-            f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); the known symmetries give "
-            f"dim <= {self.upper_bound}, so {self.upper_bound - self.dimension} kernel direction(s) "
-            "are not explained by them"
+            f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); the known symmetries and the "
+            f"bounds of docs/math/bounds.md give dim <= {self.upper_bound}, so {self.upper_bound - self.dimension} "
+            "kernel direction(s) are not explained by them"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -155,6 +175,7 @@ class DimensionResult(ResultMixin):
             "symmetry_count": self.symmetry_count,
             "certified": self.certified,
             "certificate": self.certificate,
+            "closed_by": self.closed_by,
             "prime": self.prime,
             "seed": self.seed,
             "samples": self.samples,

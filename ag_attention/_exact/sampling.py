@@ -53,7 +53,7 @@ def planning_bound(arch: Architecture) -> int:
     bound = arch.parameter_count - symmetry_count(arch)
     analytic = analytic_upper_bound(arch)
     if analytic is not None:
-        bound = min(bound, analytic[0])
+        bound = min(bound, analytic.value)
     return max(bound, 1)
 
 

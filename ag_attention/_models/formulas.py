@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
+from .bounds import UpperBound, best_upper_bound, effective_architecture, matrix_product_fiber, symmetric_rank_dimension
 
 __all__ = [
     "Hypothesis",
@@ -129,84 +130,9 @@ def is_bottleneck(widths: tuple[int, ...]) -> bool:
     )
 
 
-def matrix_product_fiber(a: int, d: int) -> int:
-    """Dimension of the generic fiber of ``(Q, K) -> Q^T K`` with ``Q, K`` of size ``a x d``.
-
-    ``a^2`` (Lemma 3.1) when ``a <= d``; ``2ad - d^2`` when ``a > d`` (then
-    ``Q^T K`` is a generic ``d x d`` matrix).
-    """
-    return a * a if a <= d else 2 * a * d - d * d
-
-
-def effective_architecture(arch: Architecture) -> Architecture:
-    """The narrowest architecture with the same neuromanifold (no skip connections).
-
-    Layer ``i`` maps every token into ``sum_h V_{i,h} S_{i-1}``, a subspace of
-    dimension at most ``e_i = min(d_i, H e_{i-1})`` (``e_0 = d_0``).  Choosing
-    bases ``U_i`` of such subspaces and writing ``V_{i,h} U_{i-1} = U_i V'_{i,h}``,
-    ``Q'_{i,h} = Q_{i,h} U_{i-1}``, ``K'_{i,h} = K_{i,h} U_{i-1}`` turns the
-    network into one with hidden widths ``e_i`` and ranks
-    ``min(a_i, e_{i-1})`` computing the same function; conversely the narrow
-    network embeds in the wide one.  Hence ``M(d) = M(e)`` exactly.  (Found
-    here: with widths that grow before the last layer, e.g. ``(2, 3, 3)``,
-    Cor. 3.8 on the given widths overcounts; on the effective widths it is
-    the computed value.)  A causal mask changes nothing here: it acts on the
-    token indices, the change of basis on the features.
-    """
-    if arch.skip:
-        return arch
-    e = [arch.widths[0]]
-    for i in range(1, arch.depth):
-        e.append(min(arch.widths[i], arch.heads * e[-1]))
-    e.append(arch.widths[-1])
-    ranks = tuple(min(a, e[i]) for i, a in enumerate(arch.ranks))
-    if tuple(e) == arch.widths and ranks == arch.ranks:
-        return arch
-    if arch.parametrization == "AV":
-        return arch.with_(widths=tuple(e))
-    return arch.with_(widths=tuple(e), ranks=ranks)
-
-
-def symmetric_rank_dimension(d: int, r: int) -> int:
-    """Dimension of the symmetric ``d x d`` matrices of rank at most ``r``."""
-    r = min(r, d)
-    return r * (2 * d - r + 1) // 2
-
-
-def analytic_upper_bound(arch: Architecture) -> tuple[int, str] | None:
-    """A proven upper bound on the dimension that the symmetry tangents miss, if one is known.
-
-    One token (``t = 1``), plain lightning network.  With ``W_i = V_i ... V_1``
-    (``W_0 = I``) the network computes
-
-        f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x,   S_i = sym(W_{i-1}^T A_i W_{i-1}),   M = W_L.
-
-    The row spaces of ``W_1, W_2, ...`` are nested, of dimensions at most
-    ``w_{i+1} = min(d_0..d_i)``: choose a flag ``R_1 ⊇ ... ⊇ R_L`` of
-    subspaces of ``C^{d_0}`` of exactly those dimensions containing them.
-    Then ``S_i`` is a symmetric form on ``R_{i-1}`` (``R_0 = C^{d_0}``) of rank
-    at most ``r_i = min(2 a_i, w_i)``, and ``M`` a map ``R_L -> C^{d_L}``; and
-    ``S_i -> c_i S_i``, ``M -> M / prod_i c_i^(3^(L-i))`` (an L-dimensional
-    torus acting freely) does not change ``f``.  So ``dim M`` is at most
-
-        dim(flags) + sum_i dim Sym_{<= r_i}(C^{w_i}) + d_L w_{L+1} - L,
-
-    for one layer ``dim Sym_{<= min(2a, d)} + d d' - 1``.
-    """
-    if arch.tokens != 1 or arch.heads != 1 or arch.skip or arch.normalized:
-        return None  # (a causal mask is vacuous for one token)
-    w = [arch.widths[0]]
-    for d in arch.widths[1:]:
-        w.append(min(w[-1], d))
-    flags = sum(w[i + 1] * (w[i] - w[i + 1]) for i in range(arch.depth))  # R_{i+1} inside R_i
-    ranks = [min(2 * layer.rank, w[i]) for i, layer in enumerate(arch.layers)]
-    total = (flags + sum(symmetric_rank_dimension(w[i], r) for i, r in enumerate(ranks))
-             + arch.widths[-1] * w[-1] - arch.depth)
-    if arch.depth == 1:
-        return total, f"t = 1: phi factors through (A + A^T, V) with rank(A + A^T) <= {ranks[0]}"
-    return total, (f"t = 1: f factors through symmetric forms S_i of ranks <= {','.join(map(str, ranks))} "
-                   f"on nested row spaces of dimensions {','.join(map(str, w[:-1]))} and M = V_L...V_1, "
-                   "up to L rescalings")
+def analytic_upper_bound(arch: Architecture) -> UpperBound | None:
+    """The smallest proven upper bound of :mod:`ag_attention._models.bounds` (docs/math/bounds.md), if any applies."""
+    return best_upper_bound(arch)
 
 
 def symmetry_count(arch: Architecture) -> int:
@@ -260,12 +186,10 @@ def _one_layer(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Exp
         )
     hyps.append(Hypothesis("d' > 1 or a > 1", d_out > 1 or a > 1))
     note = cap_note.strip()
-    bound = analytic_upper_bound(arch)
-    if bound is not None:
-        note = (
-            "t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
-            f"so dim <= dim Sym_(<=r) + d d' - 1 = {bound[0]} (derived by ag-attention)"
-        )
+    bound = best_upper_bound(arch)
+    if arch.tokens == 1 and bound is not None:
+        note = ("t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
+                f"so dim <= {bound.value} ({bound.describe()}, derived by ag-attention)")
     return Expectation("Cor. 3.3", cor33(d, d_out, a), tuple(hyps), note=note)
 
 

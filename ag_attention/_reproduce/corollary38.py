@@ -114,9 +114,9 @@ def _check_row(case: Case, res: DimensionResult) -> list[Check]:
                              f"exact rank; effective widths {','.join(map(str, eff.widths))}",
                              cor38(eff.widths, eff.ranks), Claim.COR_38))
     bound = analytic_upper_bound(arch)
-    if bound is not None:  # t = 1 is outside the paper's formulas: a result of this package
+    if arch.tokens == 1 and bound is not None:  # t = 1 is outside the paper's formulas: a result of this package
         checks.append(_check(res, "t = 1: dim = the proven bound from f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x",
-                             "exact rank + proven upper bound (" + bound[1] + ")", bound[0], None))
+                             "exact rank + proven upper bound (" + bound.describe() + ")", bound.value, None))
     return checks
 
 

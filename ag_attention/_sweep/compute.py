@@ -20,7 +20,7 @@ from typing import Any
 
 from .._architecture import Architecture
 from .._errors import AgAttentionError
-from .._models.formulas import analytic_upper_bound, effective_architecture, expected_dimension
+from .._models.formulas import effective_architecture, expected_dimension
 from .._progress import quiet
 from .grid import Spec, to_architecture
 
@@ -52,6 +52,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("agrees", "bool?"),
     ("certified", "bool"),
     ("certificate_kind", "string"),
+    ("bound", "string?"),
     ("certificate", "string"),
     ("numerical", "bool"),
     ("singular_value_gap", "float64?"),
@@ -68,21 +69,19 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 #: the columns that identify a row (:class:`ag_attention._sweep.grid.Spec`)
 KEY_COLUMNS = ("widths", "ranks", "tokens", "heads", "skip", "normalized", "causal")
 
-#: certificate kinds: how a lightning dimension is known (``certified`` is true for the first three)
+#: certificate kinds: how a lightning dimension is known (``certified`` is true for the first three); the column
+#: ``bound`` names the upper bound the rank met (``symmetries``, ``effective-architecture`` or a bound of
+#: docs/math/bounds.md)
 CERTIFICATE_KINDS = ("symmetry-bound", "analytic-bound", "effective-architecture", "lower-bound", "ball-arithmetic",
                      "numerical", "error")
 
 
 def certificate_kind(result: Any) -> str:
     """Which proof backs a :class:`ag_attention.DimensionResult` (as in its ``certificate`` text)."""
-    if not result.certified:
+    closed = result.closed_by
+    if closed is None:
         return "lower-bound"
-    analytic = analytic_upper_bound(result.architecture)
-    if analytic is not None and result.upper_bound == analytic[0] < result.symmetry_bound:
-        return "analytic-bound"
-    if result.reduction is not None and result.upper_bound < result.symmetry_bound:
-        return "effective-architecture"
-    return "symmetry-bound"
+    return {"symmetries": "symmetry-bound", "effective-architecture": "effective-architecture"}.get(closed, "analytic-bound")
 
 
 def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
@@ -105,6 +104,7 @@ def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
         "agrees": None,
         "certified": False,
         "certificate_kind": "error",
+        "bound": None,
         "certificate": "",
         "numerical": spec.normalized,
         "singular_value_gap": None,
@@ -143,7 +143,7 @@ def _compute(row: dict[str, Any], arch: Architecture, spec: Spec, prime: int, se
     else:
         r = dimension(arch, prime=prime, seed=seed, threads=1)
         row.update(dimension=r.dimension, upper_bound=r.upper_bound, agrees=r.agrees, certified=r.certified,
-                   certificate_kind=certificate_kind(r), certificate=r.certificate, prime=r.prime,
+                   certificate_kind=certificate_kind(r), bound=r.closed_by, certificate=r.certificate, prime=r.prime,
                    samples=r.samples, runs=len(r.runs))
 
 

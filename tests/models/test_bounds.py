@@ -1,0 +1,96 @@
+"""The proven upper bounds of docs/math/bounds.md: tight where they certify, loose where they do not, never wrong."""
+
+import pytest
+
+from ag_attention import Architecture, dimension, numerical_dimension
+from ag_attention._models.bounds import BOUND_NAMES, best_upper_bound, one_layer_bounds, upper_bounds
+
+
+def _bounds(arch):
+    return {b.name: b.value for b in upper_bounds(arch)}
+
+
+# Each bound where it is the one that meets the GF(p) rank (tight): the exact dimension and the bound named
+# by the result (DimensionResult.closed_by).  The first five are the issue's hand proofs.
+TIGHT = [
+    (Architecture((3, 2), (2,), tokens=1, heads=2), 20, "span"),  # all cubic maps R^3 -> R^2
+    (Architecture((1, 3), (1,), tokens=2, heads=2), 3, "width-one"),  # the whole space of such functions
+    (Architecture((3, 3), (2,), tokens=1, skip=True), 14, "heads"),  # a translate of the t = 1 layer
+    (Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2), 40, "parallel-tokens"),  # Cor. 3.8's formula: 44
+    (Architecture((2, 4, 2), (1, 4), tokens=2), 8, "parallel-tokens"),
+    (Architecture((2, 3), (2,), tokens=2, heads=2), 16, "head-mixing"),  # the symmetries give 18
+    (Architecture((3, 1), (2,), tokens=2, heads=2), 17, "value-space"),  # span 18, symmetries 20
+    (Architecture((2, 2, 3, 1), (1, 1, 1), tokens=1, heads=2), 14, "composition"),  # cut after every layer: 17
+    (Architecture((4, 4, 4), (2, 2), tokens=1), 34, "one-token"),
+    (Architecture((2, 2, 2), (1, 2), tokens=1, heads=2, skip=True), None, "composition"),
+]
+
+
+@pytest.mark.parametrize("arch, value, name", TIGHT, ids=[a.describe() for a, _, _ in TIGHT])
+def test_bound_meets_the_rank(arch, value, name):
+    r = dimension(arch)
+    assert r.certified and r.closed_by == name
+    assert r.upper_bound == best_upper_bound(arch).value == r.dimension
+    if value is not None:
+        assert r.dimension == value
+    assert name in r.certificate and BOUND_NAMES[name] in r.certificate
+
+
+# Loose: the bound applies and exceeds the certified dimension (another bound or the symmetries meet the rank).
+LOOSE = [
+    (Architecture((2, 1), (1,), tokens=3), "span", 6),
+    (Architecture((2, 1), (1,), tokens=3), "head-mixing", 5),
+    (Architecture((2, 1), (1,), tokens=3), "value-space", 5),
+    (Architecture((1, 3), (1,), tokens=1, heads=2), "heads", 6),
+    (Architecture((2, 2), (1,), tokens=1, skip=True), "monomial-span", 12),
+    (Architecture((3, 3), (2,), tokens=1, heads=2), "span", 30),
+]
+
+
+@pytest.mark.parametrize("arch, name, value", LOOSE, ids=[f"{a.describe()}-{n}" for a, n, _ in LOOSE])
+def test_bound_above_the_dimension(arch, name, value):
+    r = dimension(arch)
+    assert r.certified and _bounds(arch)[name] == value > r.dimension and r.closed_by != name
+
+
+def test_no_bound_meets_the_rank_and_the_result_stays_uncertified():
+    # Two heads, widths 2,4,1: the GF(p) rank is 30, the smallest proven upper bound 34 (the symmetries and
+    # every bound of docs/math/bounds.md): a lower bound, not a certified value.
+    arch = Architecture((2, 4, 1), (1, 2), tokens=2, heads=2)
+    r = dimension(arch)
+    assert r.dimension == 30 and r.upper_bound == 34 and not r.certified and r.closed_by is None
+    assert r.certificate.startswith("lower bound") and len({run.prime for run in r.runs}) == 2  # a second prime
+    assert best_upper_bound(arch).value >= 34
+
+
+def test_bounds_keep_their_hypotheses():
+    assert upper_bounds(Architecture((3, 2), (2,), tokens=2, normalized=True)) == []  # softmax: none
+    plain = _bounds(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2))
+    assert plain["parallel-tokens"] == 40
+    assert "parallel-tokens" not in _bounds(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2, causal=True))
+    assert "parallel-tokens" not in _bounds(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2, heads=2))
+    assert "width-one" not in _bounds(Architecture((1, 1), (1,), tokens=2, skip=True))
+    assert "one-token" not in _bounds(Architecture((3, 2), (2,), tokens=2))
+    assert "value-space" not in {b.name for b in one_layer_bounds(3, 2, 2, 2, 2)}  # H d' = 4 >= d = 3
+
+
+def test_one_layer_bounds_for_several_heads():
+    # d = 3, d' = 1, a = 2, two heads, t = 2: heads 2 x 10, span 18, head mixing 2 x (9 + 3 - 2), value space 17
+    assert {b.name: b.value for b in one_layer_bounds(3, 1, 2, 2, 2)} == {
+        "heads": 20, "span": 18, "head-mixing": 20, "value-space": 17}
+    # head mixing needs H <= min(m, n): more heads than that fill the matrices
+    assert {b.name: b.value for b in one_layer_bounds(1, 1, 1, 3, 2)}["head-mixing"] == 1
+
+
+@pytest.mark.parametrize("arch", [
+    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2),
+    Architecture((3, 2, 3), (2, 1), tokens=3, heads=2),
+    Architecture((3, 3), (2,), tokens=1, heads=2),
+    Architecture((2, 2, 3, 1), (1, 1, 1), tokens=1, heads=2),
+    Architecture((2, 2, 2), (2, 1), tokens=2, skip=True),
+], ids=lambda a: a.describe())
+def test_certified_values_agree_with_a_second_prime_and_float64(arch):
+    r = dimension(arch)
+    second = dimension(arch, prime=1_000_003, seed=7, recheck=False)
+    numeric = numerical_dimension(arch, seed=3)
+    assert r.certified and second.dimension == r.dimension == numeric.dimension
