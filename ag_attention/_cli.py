@@ -179,6 +179,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
     if args.full and args.quick:
         raise InvalidArgumentError("--full and --quick: choose one")
+    if args.wide and args.what != "certification":
+        raise InvalidArgumentError(f"--wide: only for `reproduce certification`, not {args.what}")
+    if args.wide and args.quick:
+        raise InvalidArgumentError("--wide and --quick: choose one")
     if args.what != "theorem-3.4":
         for option in THEOREM_34_OPTIONS:
             if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
@@ -194,6 +198,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from ._reproduce.figure3 import reproduce_figure_3
 
         report = reproduce_figure_3(args.out, seed=args.seed, deltas=range(3, 7) if args.quick else range(3, 11))
+    elif args.what == "certification":
+        from ._reproduce.certification import reproduce_certification
+
+        mode = "quick" if args.quick else ("wide" if args.wide else "standard")
+        report = reproduce_certification(args.out, mode=mode, seed=args.seed)
     elif args.what == "open-questions":
         from ._reproduce.open_questions import reproduce_open_questions
 
@@ -308,10 +317,14 @@ def _add_m2_command(sub: Any) -> None:
 
 def _add_reproduce_command(sub: Any) -> None:
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
-    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions"], help="which result")
+    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions", "certification"],
+                   help="which result")
     p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
     p.add_argument("--seed", type=integer("--seed"), default=0)
+    c = p.add_argument_group("certification only")
+    c.add_argument("--wide", action="store_true", default=None,
+                   help="also sweeps/certification-wide.toml (widths <= 4, heads <= 3: 41,220 networks)")
     g = p.add_argument_group("theorem-3.4 only")
     g.add_argument("--max-m2-size", type=integer("--max-m2-size"), default=None,
                    help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "
