@@ -173,7 +173,7 @@ def test_recheck_with_second_prime_below_expected():
     assert {run.rank for run in r.runs} == {8}
     r = dimension(Architecture((4, 4, 4), (2, 2), tokens=3))
     assert len(r.runs) == 1  # certified at once: nothing to recheck
-    r = dimension(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=3))
+    r = dimension(Architecture((2, 4, 1), (1, 2), tokens=2, heads=2))  # 30 <= dim <= 34: no bound meets it
     assert not r.certified
     assert {run.prime for run in r.runs} == {2**31 - 1, SECOND_PRIME}
 
@@ -191,9 +191,13 @@ def test_too_few_samples_is_only_a_lower_bound():
 def test_agreement_is_claimed_only_when_proven():
     proven = dimension(Architecture((4, 2, 4, 4), (2, 2, 2), tokens=2))  # 29, formula 37
     assert proven.certified and proven.agrees is False and proven.comparison() == "DIFFERS (proven)"
-    unproven = dimension(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2))  # lower bound 40, formula 44
-    assert not unproven.certified and unproven.agrees is None
-    assert "not proven" in unproven.comparison() and unproven.to_dict()["agrees"] is None
+    # 40, formula 44: proven since the parallel-tokens bound (docs/math/bounds.md) meets the rank
+    parallel = dimension(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2))
+    assert parallel.certified and parallel.closed_by == "parallel-tokens" and parallel.agrees is False
+    # a lower bound below the formula that no upper bound decides: no verdict
+    unproven = dimension(Architecture((3, 3), (1,), tokens=3), samples=1, recheck=False)
+    assert not unproven.certified and unproven.agrees is None and unproven.to_dict()["agrees"] is None
+    assert "not decided" in unproven.comparison()
 
 
 def test_av_networks_with_growing_hidden_widths():
