@@ -305,9 +305,14 @@ def _composition(arch: Architecture) -> UpperBound | None:
     return UpperBound(value, "composition", blocks + where)
 
 
-@lru_cache(maxsize=4096)
-def _monomials_up_to_permutation(d: int, others: int, degree: int) -> int:
-    """Monomials of ``degree`` in token 1's ``d`` variables and ``others`` more tokens, up to permuting those.
+#: monomial-span is skipped past this degree with several tokens (the count grows like degree^(t d), never binding)
+MAX_SPAN_DEGREE = 729
+
+
+@lru_cache(maxsize=256)
+def _orbit_counts(d: int, others: int, max_degree: int) -> tuple[int, ...]:
+    """For each degree ``0..max_degree``: monomials in token 1's ``d`` variables and ``others`` more tokens, up to
+    permuting those tokens.
 
     A basis of the polynomials invariant under the permutations of tokens
     ``2..t``: the orbit sums.  An orbit is token 1's monomial with a multiset
@@ -315,23 +320,26 @@ def _monomials_up_to_permutation(d: int, others: int, degree: int) -> int:
     """
     def count(deg: int) -> int:
         return comb(deg + d - 1, d - 1)
-    # multisets[s][m]: multisets of s monomials of total degree m (items of degree j: count(j) kinds)
-    multisets = [[0] * (degree + 1) for _ in range(others + 1)]
+
+    if others == 0:
+        return tuple(count(k) for k in range(max_degree + 1))
+    # multisets[s][m]: multisets of s monomials of total degree m (count(j) kinds of degree j)
+    multisets = [[0] * (max_degree + 1) for _ in range(others + 1)]
     multisets[0][0] = 1
-    for j in range(degree + 1):
+    for j in range(max_degree + 1):
         kinds = count(j)
-        # adding items of degree j: a multiset of n of them from `kinds` kinds is C(kinds + n - 1, n)
         new = [row[:] for row in multisets]
-        for s in range(others + 1):
-            for m in range(degree + 1):
+        for s in range(others):
+            for m in range(max_degree + 1 - j):
                 if not multisets[s][m]:
                     continue
-                n = 1
-                while s + n <= others and m + n * j <= degree:
+                n = 1  # add n items of degree j: C(kinds + n - 1, n) multisets of them
+                while s + n <= others and m + n * j <= max_degree:
                     new[s + n][m + n * j] += multisets[s][m] * comb(kinds + n - 1, n)
                     n += 1
         multisets = new
-    return sum(count(k) * multisets[others][degree - k] for k in range(degree + 1))
+    last = multisets[others]
+    return tuple(sum(count(k) * last[deg - k] for k in range(deg + 1)) for deg in range(max_degree + 1))
 
 
 def monomial_span(arch: Architecture) -> UpperBound | None:
@@ -344,7 +352,10 @@ def monomial_span(arch: Architecture) -> UpperBound | None:
         value = arch.widths[-1] * sum(comb(k + i * d - 1, i * d - 1) for i in range(1, t + 1) for k in degrees)
         why = "token i: monomials in the first i tokens"
     else:  # f is equivariant: f_1 determines f, and is invariant under permutations of tokens 2..t
-        value = arch.widths[-1] * sum(_monomials_up_to_permutation(d, t - 1, k) for k in degrees)
+        if t > 1 and n > MAX_SPAN_DEGREE:
+            return None
+        counts = _orbit_counts(d, t - 1, n)
+        value = arch.widths[-1] * sum(counts[k] for k in degrees)
         why = "f_1 determines f; its monomials up to permutations of tokens 2..t"
     return UpperBound(value, "monomial-span", f"{why}, degree{'s' if arch.skip else ''} "
                       f"{','.join(map(str, degrees)) if arch.skip else n}")
