@@ -33,7 +33,8 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import ComputationError, InsufficientMemoryError, InvalidArgumentError
-from .._models.formulas import analytic_upper_bound, effective_architecture, expected_dimension, symmetry_count
+from .._models.bounds import best_upper_bound, effective_architecture
+from .._models.formulas import expected_dimension, symmetry_count
 from . import linalg
 from .field import DEFAULT_PRIME, SECOND_PRIME, check_prime
 from .result import DimensionResult
@@ -174,7 +175,7 @@ class _Bounds:
         self.parameters = arch.parameter_count
         self.runs = runs
         self.reduction = reduction
-        self.analytic = analytic_upper_bound(arch)
+        self.analytic = best_upper_bound(arch)
 
     def best(self) -> int:
         return max([r.rank for r in self.runs] + ([self.reduction.dimension] if self.reduction else []))

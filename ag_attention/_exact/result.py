@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
-from .._models.formulas import Expectation, analytic_upper_bound
+from .._models.bounds import best_upper_bound
+from .._models.formulas import Expectation
 from .._results import ResultMixin, dimension_fields
 from .runs import RankRun
 
@@ -129,7 +130,7 @@ class DimensionResult(ResultMixin):
         red = self.reduction
         if red is not None and red.symmetry_bound == self.upper_bound:
             return "effective-architecture"  # the narrower network's own symmetries close it
-        analytic = analytic_upper_bound(self.architecture)
+        analytic = best_upper_bound(self.architecture)
         if analytic is not None and self.upper_bound == analytic.value:
             return analytic.name
         return "effective-architecture"  # a bound of the effective architecture's own
@@ -138,7 +139,7 @@ class DimensionResult(ResultMixin):
     def certificate(self) -> str:
         red = self.reduction
         if self.certified:
-            analytic = analytic_upper_bound(self.architecture)
+            analytic = best_upper_bound(self.architecture)
             if analytic is not None and self.closed_by == analytic.name:
                 return (
                     f"exact: rank over GF(p) = {self.dimension} is a lower bound and equals the proven "

@@ -15,7 +15,8 @@ import math
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._models.formulas import analytic_upper_bound, symmetry_count
+from .._models.bounds import best_upper_bound
+from .._models.formulas import symmetry_count
 from .._models.sampling import new_directions_per_sample
 from .._models.symmetries import symmetry_generators
 from .._network import inputs_memory, jacobian_memory
@@ -51,7 +52,7 @@ def sampling_plan(arch: Architecture, target: int, samples: int | None = None) -
 def planning_bound(arch: Architecture) -> int:
     """The rank to plan for: ``P`` minus the symmetries, or the proven upper bound where one is smaller."""
     bound = arch.parameter_count - symmetry_count(arch)
-    analytic = analytic_upper_bound(arch)
+    analytic = best_upper_bound(arch)
     if analytic is not None:
         bound = min(bound, analytic.value)
     return max(bound, 1)

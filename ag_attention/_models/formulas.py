@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
-from .bounds import UpperBound, best_upper_bound, effective_architecture, matrix_product_fiber, symmetric_rank_dimension
+from .bounds import best_upper_bound, effective_architecture, matrix_product_fiber, symmetric_rank_dimension
 
 __all__ = [
     "Hypothesis",
@@ -33,7 +33,6 @@ __all__ = [
     "matrix_product_fiber",
     "effective_architecture",
     "symmetric_rank_dimension",
-    "analytic_upper_bound",
 ]
 
 
@@ -128,11 +127,6 @@ def is_bottleneck(widths: tuple[int, ...]) -> bool:
     return all(widths[i] >= widths[i + 1] for i in range(k)) and all(
         widths[i] <= widths[i + 1] for i in range(k, len(widths) - 1)
     )
-
-
-def analytic_upper_bound(arch: Architecture) -> UpperBound | None:
-    """The smallest proven upper bound of :mod:`ag_attention._models.bounds` (docs/math/bounds.md), if any applies."""
-    return best_upper_bound(arch)
 
 
 def symmetry_count(arch: Architecture) -> int:

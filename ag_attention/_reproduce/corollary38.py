@@ -23,7 +23,8 @@ from typing import Iterable
 
 from .._architecture import Architecture
 from .._exact.dimension import DimensionResult, dimension
-from .._models.formulas import analytic_upper_bound, cor38, effective_architecture
+from .._models.bounds import best_upper_bound, effective_architecture
+from .._models.formulas import cor38
 from .._progress import track
 from .claims import Claim
 from .report import Check, Report, Table
@@ -113,7 +114,7 @@ def _check_row(case: Case, res: DimensionResult) -> list[Check]:
         checks.append(_check(res, "M(arch) = M(effective arch): dim = Cor. 3.8 there",
                              f"exact rank; effective widths {','.join(map(str, eff.widths))}",
                              cor38(eff.widths, eff.ranks), Claim.COR_38))
-    bound = analytic_upper_bound(arch)
+    bound = best_upper_bound(arch)
     if arch.tokens == 1 and bound is not None:  # t = 1 is outside the paper's formulas: a result of this package
         checks.append(_check(res, "t = 1: dim = the proven bound from f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x",
                              "exact rank + proven upper bound (" + bound.describe() + ")", bound.value, None))

@@ -25,7 +25,7 @@ layer, ``GL_{d_i}`` between layers without skip connections; head permutations a
 finite and remove no dimension):
 
 * ``heads-symmetry``: ``dim = P - S`` of the effective architecture
-  (:func:`ag_attention._models.formulas.effective_architecture`: hidden widths
+  (:func:`ag_attention._models.bounds.effective_architecture`: hidden widths
   ``min(d_i, H e_{i-1})``, the same neuromanifold), capped at ``N`` for one layer.
   Hypotheses: lightning, ``t >= 2``, no mask.
 * ``heads-mixing``: ``A`` of full rank (``a_i = d_{i-1}``) lets heads mix:

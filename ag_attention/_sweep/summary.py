@@ -20,7 +20,7 @@ total) :func:`summarize` counts, over the rows of ``results.parquet``:
 ``effective_eligible``, ``effective_agrees``
     (plain lightning, ``t >= 2``) the effective ranks before the last layer
     are at least 2; of those, the certified dimension equals Cor. 3.8 on the
-    effective widths (:func:`ag_attention._models.formulas.effective_architecture`).
+    effective widths (:func:`ag_attention._models.bounds.effective_architecture`).
 
 and, per variant, the rows grouped by which hypotheses fail (``by_failed``),
 which shows where each hypothesis is needed.  :func:`write_summary` writes
