@@ -1,17 +1,16 @@
 import os
 import subprocess
 import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.helpers import ROOT
 
 os.environ.setdefault("HOME", "/tmp")
 # Macaulay2 results never come from a cache left by an earlier run
 _CACHE = tempfile.mkdtemp(prefix="ag-attention-test-cache-")
 os.environ["AG_ATTENTION_CACHE_DIR"] = _CACHE
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -62,11 +61,6 @@ def cache_dir(tmp_path, monkeypatch):
     d = tmp_path / "cache"
     monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", str(d))
     return d
-
-
-def processes_matching(text: str) -> list[str]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [ln for ln in out.splitlines()[1:] if text in ln and "ps -eo" not in ln]
 
 
 @pytest.fixture(scope="module")

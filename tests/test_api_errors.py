@@ -24,7 +24,7 @@ from ag_attention._exact.onelayer import certify, quadrics
 from ag_attention._network import forward, unflatten
 from ag_attention._numeric import numerical_dimension
 
-from conftest import ROOT
+from tests.helpers import ROOT
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ag_attention._cli import main
 
-from conftest import ROOT
+from tests.helpers import ROOT
 
 
 def _run(argv, capsys):

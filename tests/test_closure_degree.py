@@ -8,7 +8,7 @@ from ag_attention import Architecture
 from ag_attention._algebra.closure_degree import degree
 from ag_attention._cli import main
 from ag_attention._errors import InvalidArgumentError
-from conftest import processes_matching
+from tests.helpers import processes_matching
 
 
 @pytest.mark.parametrize(

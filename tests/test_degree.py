@@ -1,6 +1,5 @@
 """Degree of one layer: the closed formula (docs/math/degree.md) against msolve counts and known Macaulay2 degrees."""
 
-import stat
 import time
 import uuid
 from fractions import Fraction
@@ -30,7 +29,7 @@ from ag_attention._algebra.msolve import (
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._models.formulas import cor33, symmetric_rank_dimension
 
-from conftest import processes_matching
+from tests.helpers import fake_msolve, processes_matching
 
 # --------------------------------------------------------------- the formula
 
@@ -129,16 +128,9 @@ def test_missing_msolve_is_a_clear_error(monkeypatch, tmp_path):
     assert msolve_available()[0] is False
 
 
-def _fake_msolve(tmp_path, body: str) -> str:
-    exe = tmp_path / "msolve"
-    exe.write_text("#!/bin/bash\n" + body + "\n")
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    return str(exe)
-
-
 def test_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
     tag = str(3000 + uuid.uuid4().int % 5000)
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", _fake_msolve(tmp_path, f"sleep {tag}1 & sleep {tag}2 & exec sleep {tag}3"))
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, f"sleep {tag}1 & sleep {tag}2 & exec sleep {tag}3"))
     t0 = time.perf_counter()
     with pytest.raises(MSolveTimeoutError, match="1 s"):
         count_solutions(["x"], ["x-1"], 65521, timeout=1, label="fake job")
@@ -147,14 +139,14 @@ def test_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
 
 
 def test_failing_msolve_is_reported(tmp_path, monkeypatch):
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", _fake_msolve(tmp_path, "echo 'bad input' >&2; exit 3"))
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, "echo 'bad input' >&2; exit 3"))
     with pytest.raises(MSolveExecutionError, match="status 3") as err:
         count_solutions(["x"], ["x-1"], 65521, timeout=10)
     assert "bad input" in str(err.value)
 
 
 def test_msolve_out_of_memory_names_the_limit(tmp_path, monkeypatch):
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", _fake_msolve(
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
         tmp_path, "echo 'Allocating memory for hash-column lookup table failed,' >&2; kill -SEGV $$"))
     with pytest.raises(MSolveExecutionError, match="ran out of memory under its memory limit") as err:
         count_solutions(["x"], ["x-1"], 65521, timeout=10, backend="local")
@@ -227,7 +219,7 @@ def test_positive_dimensional_and_empty_systems(msolve):
 def test_real_msolve_timeout(msolve, tmp_path, monkeypatch):
     # the real binary under a unique argv[0], so msolve jobs of other processes do not count
     tag = f"msolve-{uuid.uuid4().hex[:10]}"
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", _fake_msolve(tmp_path, f'exec -a {tag} "{msolve}" "$@"'))
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, f'exec -a {tag} "{msolve}" "$@"'))
     sy = build_system(3, 3, 1)  # about a minute
     t0 = time.perf_counter()
     with pytest.raises(MSolveTimeoutError):

@@ -271,10 +271,10 @@ def test_variants_have_no_formula_but_a_value():
 # ------------------------------------------------------------ progress
 def test_dimension_writes_nothing_under_quiet(monkeypatch):
     from ag_attention import _progress as progress
-    from test_progress import _Terminal
+    from tests.helpers import Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    err = _Terminal()
+    err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
     with progress.quiet():
         r = dimension(Architecture((12, 12, 12), (6, 6), tokens=3))
@@ -283,10 +283,10 @@ def test_dimension_writes_nothing_under_quiet(monkeypatch):
 
 def test_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
     from ag_attention import _progress as progress
-    from test_progress import _Terminal
+    from tests.helpers import Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    err = _Terminal()
+    err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)
     r = dimension(Architecture((2, 3, 3), (2, 2), tokens=2))  # an effective architecture and a confirmation run
     text = err.getvalue()

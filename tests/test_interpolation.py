@@ -262,10 +262,10 @@ def test_equations_show_degrees_and_primes_on_a_terminal(monkeypatch, capsys):
     import sys
 
     from ag_attention import _progress as progress
-    from test_progress import _Terminal
+    from tests.helpers import Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    err = _Terminal()
+    err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
     r = low_degree_equations(2, 1, 1, max_degree=3)  # three primes: the bar grows by a third prime's degrees
     text = err.getvalue()

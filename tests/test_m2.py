@@ -18,7 +18,7 @@ from ag_attention._m2.jobs import run_json
 from ag_attention._m2.runner import MEMORY_ENV, ContainerBackend, LocalBackend, M2MemoryError, package_file
 from ag_attention._models.parametrization import Parametrization
 
-from conftest import processes_matching
+from tests.helpers import processes_matching
 
 pytestmark = pytest.mark.m2
 

@@ -32,9 +32,9 @@ from ag_attention._m2.jobs import run_json
 from ag_attention._m2.parse import BEGIN, END, extract_result, parse_error
 from ag_attention import Architecture
 
-from conftest import processes_matching
+from tests.helpers import DATA as TEST_DATA, fake_m2, no_backends, ok_m2, processes_matching
 
-DATA = Path(__file__).parent / "data" / "m2"
+DATA = TEST_DATA / "m2"
 
 
 # ------------------------------------------------------------------ parsing
@@ -98,15 +98,6 @@ def test_cache_roundtrip_and_corruption(tmp_path):
 
 
 # ------------------------------------------------------------------ fakes
-def fake_m2(tmp_path: Path, body: str) -> runner.LocalBackend:
-    exe = tmp_path / "M2"
-    exe.write_text("#!/bin/sh\n" + body + "\n")
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    b = runner.LocalBackend(str(exe))
-    b._version = "fake"  # the version query is not what these tests are about
-    return b
-
-
 def test_a_cache_hit_names_the_backend_that_computed_it(tmp_path):
     cache = ResultCache(tmp_path / "cache")
     computed = fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{{"x": 1}}\'; echo "{END}"')
@@ -212,7 +203,7 @@ def test_scripts_only_from_validated_data():
 
 
 # ------------------------------------------------------------------ memory limit (settings; the real M2 in test_m2.py)
-def test_memory_settings(monkeypatch):
+def test_memory_settings(monkeypatch, tmp_path):
     assert runner.parse_memory("4g") == 4 * 2**30 and runner.parse_memory("512MiB") == 512 * 2**20
     assert runner.parse_memory("1.5G") == 3 * 2**29 and runner.parse_memory(2**30) == 2**30
     assert runner.parse_memory("unlimited") is None and runner.parse_memory("none") is None
@@ -230,7 +221,11 @@ def test_memory_settings(monkeypatch):
     with pytest.raises(InvalidArgumentError, match="memory"):
         runner.LocalBackend("/bin/true", memory="4")  # 4 bytes: refused, not a job that cannot start
     monkeypatch.setenv(runner.MEMORY_ENV, "2g")
-    cmd = runner.ContainerBackend(engine="podman")._command(Path("/tmp/x"), "n", 10)
+    # an engine that prints the command it is given: the container's command line, through a job
+    engine = tmp_path / "engine"
+    engine.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    engine.chmod(0o755)
+    cmd = runner.ContainerBackend(engine=str(engine)).run("x", timeout=10).stdout.splitlines()
     assert cmd[cmd.index("--memory") + 1] == "2048m"
 
 
@@ -254,12 +249,8 @@ def test_limit_reaches_the_child_and_out_of_memory_is_named(tmp_path, monkeypatc
 
 
 # ------------------------------------------------------------------ cache failures never lose a result
-def _ok_m2(tmp_path, payload='{"x": 1}'):
-    return fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{payload}\'; echo "{END}"')
-
-
 def test_a_directory_in_place_of_an_entry_is_a_corrupt_entry(tmp_path, cache_dir):
-    b = _ok_m2(tmp_path)
+    b = ok_m2(tmp_path)
     assert not run_json("result = 1;", schema={"x": int}, backend=b, timeout=10).cached
     (entry,) = cache_dir.rglob("*.json")
     entry.unlink()
@@ -276,7 +267,7 @@ def test_unwritable_cache_warns_once_and_returns_the_result(tmp_path, monkeypatc
 
     from ag_attention._m2 import cache as cache_module
 
-    b = _ok_m2(tmp_path)
+    b = ok_m2(tmp_path)
     monkeypatch.setattr(cache_module, "_warned", False)
     monkeypatch.setenv("AG_ATTENTION_CACHE_DIR", "/proc/x")  # cannot be created
     with pytest.warns(cache_module.CacheWriteWarning, match="/proc/x"):
@@ -341,7 +332,7 @@ def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, ca
     from ag_attention._m2.implicitize import implicitize
 
     payload = {k: v for k, v in _GOOD.items() if k != "codimension"} if change == "missing" else {**_GOOD, **change}
-    b = _ok_m2(tmp_path, json.dumps(payload))
+    b = ok_m2(tmp_path, json.dumps(payload))
     with pytest.raises(M2OutputError) as err:
         implicitize(Architecture((2, 1), (2,), tokens=2), backend=b)
     assert complaint in str(err.value)
@@ -352,7 +343,7 @@ def test_cache_hits_are_validated_too(tmp_path, cache_dir):
     from ag_attention._m2.implicitize import implicitize
 
     arch = Architecture((2, 1), (2,), tokens=2)
-    b = _ok_m2(tmp_path, json.dumps(_GOOD))
+    b = ok_m2(tmp_path, json.dumps(_GOOD))
     assert not implicitize(arch, backend=b).cached
     assert implicitize(arch, backend=b).cached
     (entry,) = cache_dir.rglob("*.json")
@@ -400,8 +391,7 @@ def _recording(b):
 
 
 def test_a_hanging_version_query_takes_the_jobs_timeout_not_60_s(tmp_path):
-    b = fake_m2(tmp_path, "exec sleep 1000")
-    b._version = None
+    b = fake_m2(tmp_path, "exec sleep 1000", version=False)
     calls = _recording(b)
     with pytest.raises(M2TimeoutError, match="version query"):
         run_json("result = 1;", schema={}, backend=b, timeout=2, cache=False, label="quick job")
@@ -410,8 +400,8 @@ def test_a_hanging_version_query_takes_the_jobs_timeout_not_60_s(tmp_path):
 
 def test_version_query_and_job_share_one_budget(tmp_path):
     # the version query answers after a while, the job hangs: both together stay within the limit
-    b = fake_m2(tmp_path, 'if grep -q "version#" "$2"; then sleep 1; echo 1.21; exit 0; fi; exec sleep 1000')
-    b._version = None
+    b = fake_m2(tmp_path, 'if grep -q "version#" "$2"; then sleep 1; echo 1.21; exit 0; fi; exec sleep 1000',
+                version=False)
     calls = _recording(b)
     with pytest.raises(M2TimeoutError, match="after 3 s"):
         run_json("result = 1;", schema={}, backend=b, timeout=3, cache=False, label="the job")
@@ -484,26 +474,19 @@ def test_engine_diagnostics_say_why(tmp_path, monkeypatch):
 
 
 def test_a_version_query_without_output_says_why(tmp_path):
-    b = fake_m2(tmp_path, "exit 0")
-    b._version = None
+    b = fake_m2(tmp_path, "exit 0", version=False)
     with pytest.raises(M2NotFoundError, match=r"did not report its version .*exit status 0, no output"):
         b.version()
-    b = fake_m2(tmp_path, "echo 'M2: cannot open the documentation database' >&2; exit 2")
-    b._version = None
+    b = fake_m2(tmp_path, "echo 'M2: cannot open the documentation database' >&2; exit 2", version=False)
     with pytest.raises(M2NotFoundError, match="exit status 2, stderr: M2: cannot open the documentation database"):
         b.version()
 
 
 # ------------------------------------------------------------------ reproduce theorem-3.4 without Macaulay2
-def _no_backends(monkeypatch):
-    monkeypatch.setattr(runner, "default_backends", {"local": runner.LocalBackend("/nonexistent/M2"),
-                                              "container": runner.ContainerBackend(engine="")})
-
-
 def test_reproduce_without_macaulay2_is_one_m2_error(tmp_path, monkeypatch, capsys):
     from ag_attention._cli import main
 
-    _no_backends(monkeypatch)
+    no_backends(monkeypatch)
     status = main(["reproduce", "theorem-3.4", "--quick", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert status == 3, err
@@ -514,7 +497,7 @@ def test_reproduce_without_macaulay2_is_one_m2_error(tmp_path, monkeypatch, caps
 def test_reproduce_with_no_m2_needs_no_macaulay2(monkeypatch):
     from ag_attention._reproduce import theorem34 as t34
 
-    _no_backends(monkeypatch)
+    no_backends(monkeypatch)
     report = t34.reproduce_theorem_34(t34.Options(m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
                                                   use_m2=False, picture=False))
     assert report.passed and "m2_errors" not in report.meta
@@ -540,7 +523,7 @@ def test_reproduce_with_a_timing_out_item_keeps_the_others_and_is_an_m2_error(tm
 def test_reproduce_rejects_a_malformed_m2_result_per_item(tmp_path):
     from ag_attention._reproduce import theorem34 as t34
 
-    b = _ok_m2(tmp_path, '{"dimension": 5}')
+    b = ok_m2(tmp_path, '{"dimension": 5}')
     opts = t34.Options(m2_grid=(t34.Size(2, 1, 2),), point_grid=(), equation_grid=(), backend=b, picture=False)
     report = t34.reproduce_theorem_34(opts)
     (c,) = [c for c in report.checks if c.claim == "Macaulay2 checks"]

@@ -8,14 +8,13 @@ import sys
 from ag_attention import _progress as progress
 from ag_attention._algebra import msolve, msolve_text
 
-from test_degree import _fake_msolve
-from test_progress import _Terminal
+from tests.helpers import Terminal, fake_msolve
 
 
 def test_the_wait_on_msolve_shows_its_label_and_backend(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", _fake_msolve(tmp_path, "sleep 0.3; echo '[0]:'"))
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, "sleep 0.3; echo '[0]:'"))
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    err = _Terminal()
+    err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
     out = msolve.run_msolve(msolve.format_input(["x"], 101, ["x^2-1"]), label="slow count", backend="local")
     assert out.output.strip() == "[0]:" and "msolve slow count (local)" in err.getvalue()

@@ -227,10 +227,10 @@ def test_fiber_result_in_a_notebook_and_a_table():
 # ------------------------------------------------------------ progress
 def test_numerical_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
     from ag_attention import _progress as progress
-    from test_progress import _Terminal
+    from tests.helpers import Terminal
 
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    err = _Terminal()
+    err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
     r = numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
     text = err.getvalue()

@@ -8,10 +8,7 @@ import pytest
 
 from ag_attention import _progress as progress
 
-
-class _Terminal(io.StringIO):
-    def isatty(self):
-        return True
+from tests.helpers import Terminal
 
 
 def _work(b, n=3):
@@ -26,7 +23,7 @@ def tty(monkeypatch):
     monkeypatch.setattr(progress, "DELAY", 0.0)
 
     def install():
-        err = _Terminal()
+        err = Terminal()
         monkeypatch.setattr(sys, "stderr", err)
         return err
 
@@ -61,7 +58,7 @@ def test_a_pipe_gets_no_bar(monkeypatch):
 
 
 def test_short_work_shows_nothing(monkeypatch):
-    err = _Terminal()
+    err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)
     with progress.elapsed("job", interval=0.01):
         time.sleep(0.05)

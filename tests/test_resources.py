@@ -22,7 +22,7 @@ from ag_attention._resources import (
     require_memory,
 )
 
-from conftest import ROOT
+from tests.helpers import ROOT
 
 # ------------------------------------------------------------ estimate vs peak RSS
 _MEASURE = textwrap.dedent(
@@ -36,8 +36,9 @@ _MEASURE = textwrap.dedent(
     arch = Architecture.from_dict(spec)
     base = current_rss()
     if kind == "exact":
-        from ag_attention._exact.dimension import _planning_bound, dimension, run_memory, sampling_plan
-        N, k = sampling_plan(arch, _planning_bound(arch), samples)
+        from ag_attention._exact.dimension import dimension
+        from ag_attention._exact.sampling import planning_bound, run_memory, sampling_plan
+        N, k = sampling_plan(arch, planning_bound(arch), samples)
         estimate = run_memory(arch, N, k).peak
         dimension(arch, samples=samples, recheck=False, max_doublings=0)
     else:
@@ -168,10 +169,10 @@ def test_engines_refuse_under_a_small_limit_before_allocating(monkeypatch):
 def test_doubling_stops_at_the_memory_limit_instead_of_failing(monkeypatch):
     """The first run fits; a doubled one would not: the result is the first run's lower bound."""
     from ag_attention import _resources as resources
-    from ag_attention._exact import dimension as engine
+    from ag_attention._exact import sampling as engine
 
     arch = Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2)  # a rank below the formula: doublings wanted
-    first = engine.run_memory(arch, *engine.sampling_plan(arch, engine._planning_bound(arch))).peak
+    first = engine.run_memory(arch, *engine.sampling_plan(arch, engine.planning_bound(arch))).peak
     monkeypatch.setattr(resources, "memory_limit", lambda: resources.MemoryLimit(int(1.5 * first), "test"))
     r = dimension(arch, recheck=False)
     assert len(r.runs) == 1 and r.dimension <= r.upper_bound

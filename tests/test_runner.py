@@ -12,8 +12,7 @@ import pytest
 from ag_attention import _progress as progress
 from ag_attention._m2 import jobdir, runner
 
-from test_m2_unit import fake_m2
-from test_progress import _Terminal
+from tests.helpers import Terminal, fake_m2
 
 
 @pytest.fixture
@@ -22,7 +21,7 @@ def terminal(monkeypatch):
     monkeypatch.setattr(progress, "DELAY", 0.0)
 
     def install():
-        err = _Terminal()
+        err = Terminal()
         monkeypatch.setattr(sys, "stderr", err)
         return err
 

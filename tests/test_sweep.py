@@ -27,7 +27,7 @@ from ag_attention._sweep.cli import main as sweep_main  # noqa: E402
 from ag_attention._sweep.cluster import LocalDaskCluster  # noqa: E402
 from ag_attention._sweep.store import JOURNAL  # noqa: E402
 
-from conftest import ROOT  # noqa: E402
+from tests.helpers import ROOT, processes_matching  # noqa: E402
 
 #: 400 two-layer networks (t = 2, widths 1..4) and three explicit ones: one token, softmax, a repeat
 SMALL = """
@@ -214,13 +214,14 @@ def test_losing_every_worker_fails_in_time(tmp_path):
     cluster = LocalDaskCluster(workers=1, threads=1, timeout=60)
     address = cluster.start()
     try:
-        workers = next(p for p in cluster._procs if "worker" in p.args)
+        # the `dask worker` command leads the process group of the nannies and their workers
+        workers = os.getpgid(int(processes_matching(f"worker {address}")[0].split()[0]))
 
         def kill_when_rows_arrive():
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 if (out / JOURNAL).exists() and (out / JOURNAL).stat().st_size > 0:
-                    os.killpg(workers.pid, signal.SIGKILL)
+                    os.killpg(workers, signal.SIGKILL)
                     return
                 time.sleep(0.01)
 

@@ -1,0 +1,66 @@
+"""Helpers shared by test modules (plain functions and classes; the fixtures are in conftest.py files)."""
+
+from __future__ import annotations
+
+import io
+import stat
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: files the tests read (golden values, recorded Macaulay2 output)
+DATA = ROOT / "tests" / "data"
+
+
+def processes_matching(text: str) -> list[str]:
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [ln for ln in out.splitlines()[1:] if text in ln and "ps -ww -eo" not in ln]
+
+
+class Terminal(io.StringIO):
+    """A standard error that says it is a terminal (progress bars show on it)."""
+
+    def isatty(self):
+        return True
+
+
+def _executable(path: Path, text: str) -> str:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+#: what a fake ``M2`` answers to the version query (``M2 --script job.m2`` with ``version#`` in job.m2)
+FAKE_VERSION = 'if [ "$(head -c 100 "$2" 2>/dev/null)" = \'print version#"VERSION";\' ]; then echo fake; exit 0; fi\n'
+
+
+def fake_m2(tmp_path: Path, body: str, *, version: bool = True):
+    """A LocalBackend whose ``M2`` is a shell script running ``body``.
+
+    With ``version`` the script answers the version query with ``fake`` (the query is not what these tests
+    are about); without it the query runs ``body`` too.
+    """
+    from ag_attention._m2 import runner
+
+    exe = _executable(tmp_path / "M2", "#!/bin/sh\n" + (FAKE_VERSION if version else "") + body + "\n")
+    return runner.LocalBackend(exe)
+
+
+def ok_m2(tmp_path: Path, payload: str = '{"x": 1}'):
+    """A fake ``M2`` printing ``payload`` between the result markers."""
+    from ag_attention._m2.parse import BEGIN, END
+
+    return fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{payload}\'; echo "{END}"')
+
+
+def fake_msolve(tmp_path: Path, body: str) -> str:
+    """The path of a fake ``msolve``: a bash script running ``body``."""
+    return _executable(tmp_path / "msolve", "#!/bin/bash\n" + body + "\n")
+
+
+def no_backends(monkeypatch) -> None:
+    """No Macaulay2 anywhere: a local backend without M2 and a container backend without an engine."""
+    from ag_attention._m2 import runner
+
+    monkeypatch.setattr(runner, "default_backends", {"local": runner.LocalBackend("/nonexistent/M2"),
+                                                     "container": runner.ContainerBackend(engine="")})
