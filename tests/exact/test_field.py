@@ -1,8 +1,9 @@
+"""GF(p) on numpy arrays (ag_attention._exact.field): primes, exact einsum, products, conversions."""
+
 import numpy as np
 import pytest
 
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._exact import linalg
 from ag_attention._exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 
 
@@ -41,36 +42,3 @@ def test_elementwise_and_matvec(rng):
 def test_from_ints_handles_big_and_negative():
     F = GFp(101)
     assert F.from_ints([[-1, 10**30]]).tolist() == [[100, 10**30 % 101]]
-
-
-def low_rank(rng, m, n, r, p):
-    B = rng.integers(0, 1000, size=(m, r))
-    C = rng.integers(0, 1000, size=(r, n))
-    return (B @ C) % p
-
-
-@pytest.mark.parametrize("shape", [(9, 6, 4), (50, 80, 33), (300, 200, 150)])
-def test_rank_paths_agree(shape, rng):
-    m, n, r = shape
-    M = low_rank(rng, m, n, r, DEFAULT_PRIME)
-    assert linalg.rank(M, DEFAULT_PRIME) == r
-    assert linalg.rank_python_flint(M, DEFAULT_PRIME) == r
-
-
-def test_fastpath_is_used_when_available():
-    # python-flint wheels ship libflint; the fast path must be found and pass its self-test
-    assert linalg.fastpath_available()
-
-
-def test_rank_small_prime_sees_dependence():
-    # [[1, 2], [3, 6 + 7]] is singular mod 7 but not over Q
-    M = np.array([[1, 2], [3, 13]])
-    assert linalg.rank(M, 7) == 1
-    assert linalg.rank(M, 101) == 2
-
-
-def test_rank_edge_cases():
-    assert linalg.rank(np.zeros((0, 5), dtype=np.int64), 7) == 0
-    assert linalg.rank(np.zeros((3, 5), dtype=np.int64), 7) == 0
-    with pytest.raises(ValueError):
-        linalg.rank(np.zeros(3, dtype=np.int64), 7)

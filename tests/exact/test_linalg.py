@@ -10,8 +10,13 @@ import pytest
 import sympy
 
 from ag_attention._exact import linalg
+from ag_attention._exact.field import DEFAULT_PRIME
 
-PACKAGE = Path(__file__).resolve().parent.parent / "ag_attention"
+from tests.helpers import ROOT
+
+PACKAGE = ROOT / "ag_attention"
+
+
 #: the modules allowed to import python-flint
 SEAM = {"_exact/linalg.py", "_exact/field.py", "_exact/balls.py"}
 
@@ -115,3 +120,36 @@ def test_polynomial_rings_and_rationals():
     y, z = F.gens()
     assert isinstance(y, linalg.ModularPolynomial)
     assert str(3 * y * 5 + z) == "y + z"  # 15 = 1 mod 7
+
+
+def low_rank(rng, m, n, r, p):
+    B = rng.integers(0, 1000, size=(m, r))
+    C = rng.integers(0, 1000, size=(r, n))
+    return (B @ C) % p
+
+
+@pytest.mark.parametrize("shape", [(9, 6, 4), (50, 80, 33), (300, 200, 150)])
+def test_rank_paths_agree(shape, rng):
+    m, n, r = shape
+    M = low_rank(rng, m, n, r, DEFAULT_PRIME)
+    assert linalg.rank(M, DEFAULT_PRIME) == r
+    assert linalg.rank_python_flint(M, DEFAULT_PRIME) == r
+
+
+def test_fastpath_is_used_when_available():
+    # python-flint wheels ship libflint; the fast path must be found and pass its self-test
+    assert linalg.fastpath_available()
+
+
+def test_rank_small_prime_sees_dependence():
+    # [[1, 2], [3, 6 + 7]] is singular mod 7 but not over Q
+    M = np.array([[1, 2], [3, 13]])
+    assert linalg.rank(M, 7) == 1
+    assert linalg.rank(M, 101) == 2
+
+
+def test_rank_edge_cases():
+    assert linalg.rank(np.zeros((0, 5), dtype=np.int64), 7) == 0
+    assert linalg.rank(np.zeros((3, 5), dtype=np.int64), 7) == 0
+    with pytest.raises(ValueError):
+        linalg.rank(np.zeros(3, dtype=np.int64), 7)
