@@ -274,19 +274,25 @@ def _direct(arch: Architecture) -> list[UpperBound]:
     return out
 
 
+#: the longest block of layers whose own bounds composition tries (longer blocks are cut)
+MAX_BLOCK = 4
+
+
 def _split(arch: Architecture, first: int, last: int, memo: dict[tuple[int, int], tuple[int, str]]) -> tuple[int, str]:
     """The best bound of layers ``first..last`` over every way of cutting them into blocks, with its blocks."""
     key = (first, last)
     if key in memo:
         return memo[key]
-    direct = min(_direct(_block(arch, first, last)), key=lambda b: b.value)
     span = f"{first}" if first == last else f"{first}-{last}"
-    best = (direct.value, f"layers {span}: {direct.value} ({direct.name})")
+    best = (-1, "")
+    if last - first < MAX_BLOCK:  # longer blocks are always cut (the direct bounds are then never smaller)
+        direct = min(_direct(_block(arch, first, last)), key=lambda b: b.value)
+        best = (direct.value, f"layers {span}: {direct.value} ({direct.name})")
     for k in range(first, last):  # cut after layer k
         left, right = _split(arch, first, k, memo), _split(arch, k + 1, last, memo)
         junction = 0 if arch.skip else arch.widths[k] ** 2
         value = left[0] + right[0] - junction
-        if value < best[0]:
+        if best[0] < 0 or value < best[0]:
             gl = "" if arch.skip else f" - GL_{arch.widths[k]} ({junction})"
             best = (value, f"{left[1]} + {right[1]}{gl}")
     memo[key] = best
@@ -299,7 +305,8 @@ def _composition(arch: Architecture) -> UpperBound | None:
         return None
     eff = arch if arch.skip else effective_architecture(arch)
     value, blocks = _split(eff, 1, eff.depth, {})
-    if value >= min(b.value for b in _direct(eff)):
+    direct = _direct(eff)
+    if direct and value >= min(b.value for b in direct):
         return None  # no cut helps: the direct bounds say it already
     where = "" if eff == arch else f" (effective widths {','.join(map(str, eff.widths))})"
     return UpperBound(value, "composition", blocks + where)
@@ -307,6 +314,8 @@ def _composition(arch: Architecture) -> UpperBound | None:
 
 #: monomial-span is skipped past this degree with several tokens (the count grows like degree^(t d), never binding)
 MAX_SPAN_DEGREE = 729
+#: and past this depth (degree 3^L) altogether
+MAX_SPAN_DEPTH = 8
 
 
 @lru_cache(maxsize=256)
@@ -323,6 +332,8 @@ def _orbit_counts(d: int, others: int, max_degree: int) -> tuple[int, ...]:
 
     if others == 0:
         return tuple(count(k) for k in range(max_degree + 1))
+    # a multiset of total degree m has at most m non-constant monomials: more tokens add only constants
+    others = min(others, max_degree)
     # multisets[s][m]: multisets of s monomials of total degree m (count(j) kinds of degree j)
     multisets = [[0] * (max_degree + 1) for _ in range(others + 1)]
     multisets[0][0] = 1
@@ -346,6 +357,8 @@ def monomial_span(arch: Architecture) -> UpperBound | None:
     """The number of monomials the output can use: an upper bound on the linear span for every network."""
     if arch.normalized:
         return None
+    if arch.depth > MAX_SPAN_DEPTH:
+        return None  # degree 3^L: the count is astronomically large, never the smallest bound
     d, t, n = arch.widths[0], arch.tokens, 3 ** arch.depth
     degrees = range(1, n + 1, 2) if arch.skip else (n,)  # a skip connection adds odd degrees below 3^L
     if arch.causal:  # token i is a polynomial in tokens 1..i
@@ -368,8 +381,14 @@ def upper_bounds(arch: Architecture) -> list[UpperBound]:
     >>> [(b.name, b.value) for b in upper_bounds(Architecture((3, 2), (2,), tokens=1, heads=2))]
     [('heads', 22), ('span', 20), ('head-mixing', 20), ('monomial-span', 20)]
     """
+    return list(_all_bounds(arch))
+
+
+@lru_cache(maxsize=4096)
+def _all_bounds(arch: Architecture) -> tuple[UpperBound, ...]:
+    """:func:`upper_bounds`, cached: prefixes and blocks recur (``Architecture`` is frozen and hashable)."""
     if arch.normalized:
-        return []
+        return ()
     out = _direct(arch)
     eff = arch if arch.skip else effective_architecture(arch)
     if eff != arch:  # the same neuromanifold: its bounds hold here
@@ -378,7 +397,7 @@ def upper_bounds(arch: Architecture) -> list[UpperBound]:
     comp = _composition(arch)
     if comp is not None:
         out.append(comp)
-    return out
+    return tuple(out)
 
 
 def best_upper_bound(arch: Architecture) -> UpperBound | None:
