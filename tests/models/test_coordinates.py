@@ -5,7 +5,7 @@ coordinates and their values at fixed integer weights ``(A, V)``.  The Python
 evaluator (over every arithmetic it takes) and the Macaulay2 package
 (``lightningParametrization``, run for real) must both reproduce it.
 Regenerate it (after a deliberate change only) with
-``.venv/bin/python tests/test_coordinates.py``.
+``.venv/bin/python tests/models/test_coordinates.py``.
 """
 
 import json
@@ -17,14 +17,15 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, Parametrization
-from ag_attention._exact import linalg
 from ag_attention._exact.field import GFp
-from ag_attention._exact.onelayer import differential, reduced_point
+from ag_attention._exact.onelayer import reduced_point
 from ag_attention._models import coordinates as C
 from ag_attention._numeric import Float64
 
-GOLDEN = Path(__file__).parent / "data" / "coordinates.json"
+# not tests.helpers.DATA: this file also runs as a script (it regenerates the golden file)
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "coordinates.json"
 P = 2**31 - 1
+
 
 #: (d, d', t, A, V): fixed integer weights, some negative; (1, 10) pins the "x" separator of the names
 CASES = [
@@ -116,17 +117,6 @@ def test_labels_and_names(stored):
     assert [c.label for c in par.coordinates] == C.labels(3, 2, "full", 2)
     assert C.labels(2, 1, "full", 2, sep=": ")[0] == "(y1)_1: coefficient of x1_1*x1_1*x1_1"
     assert C.reduced_label((0, 1, 0, 2), sep=": ") == "q[1,2]: coefficient of z1*z3"
-
-
-def test_differential_is_the_derivative_of_the_evaluator():
-    A, V = [[1, 2, -1], [0, 3, 2], [-2, 1, 4]], [[2, -1, 3], [1, 5, -2]]
-    names = [f"a{k}{l}" for k in range(3) for l in range(3)] + [f"v{m}{l}" for m in range(2) for l in range(3)]
-    ring = linalg.integer_polynomial_ring(names, "degrevlex")
-    g = ring.gens()
-    polys = C.reduced_coordinates([g[3 * k:3 * k + 3] for k in range(3)], [g[9 + 3 * m:12 + 3 * m] for m in range(2)])
-    point = [linalg.IntegerNumber(x) for r in A + V for x in r]
-    want = [[int(f.derivative(c)(*point)) for c in range(len(names))] for f in polys]
-    assert differential(A, V).tolist() == want
 
 
 def test_one_layer_validation_names_the_value():
