@@ -1,5 +1,7 @@
-"""The command line: odd input refused by name (exit 2), closed pipes, and property tests of its arguments."""
+"""The command line (ag_attention._cli): odd input refused by name (exit 2), closed pipes, property tests of its
+arguments, and each command run end to end (its output, its exit status, its files)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -76,12 +78,13 @@ def test_fiber_dimension_is_worded_as_a_bound_when_it_is_one(capsys):
     assert status == 0 and "fiber dimension  2\n" in out and "at most" not in out  # certified: 15 - 13
 
 
-# ------------------------------------------------------------ property tests
 _SIZES = st.one_of(
     st.text(max_size=12),
     st.lists(st.integers(-3, 6), min_size=0, max_size=4).map(lambda v: ",".join(map(str, v))),
     st.sampled_from(["4,4", "3,2", "2,2,2", "", " ", ",", "1_0", "٣", "1e3", "0x10", "4,4,", "-4", "99999999999"]),
 )
+
+
 _NUMBER = st.one_of(
     st.text(max_size=8), st.integers(-5, 10).map(str), st.sampled_from(["nan", "inf", "-inf", "1e400", "0", "1.5", "2"])
 )
@@ -144,3 +147,36 @@ def test_reproduce_open_questions_from_the_command_line(tmp_path, capsys):
     status, out, _ = _run(["reproduce", "open-questions", "--quick", "--out", str(tmp_path), "--quiet"], capsys)
     assert status == 0 and "Open questions" in out and "PASSED" in out
     assert (tmp_path / "report.md").exists() and (tmp_path / "open-questions.json").exists()
+
+
+def test_cli_degree_json(capsys):
+    assert main(["degree", "--widths", "2,1", "--ranks", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["degree"] == 3 and out["fiber_size"] == 2 and out["method"] == "formula"
+    assert out["confirmed_by"] == ["count"] and out["prime"] == 2147483647 and out["seed"] == 0
+    for key in ("dimension", "certificate", "seconds", "msolve"):
+        assert key in out
+
+
+def test_cli_degree_without_msolve_exits_3(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", str(tmp_path / "no-msolve"))
+    assert main(["degree", "--widths", "2,1", "--ranks", "2", "--method", "count", "--no-cache"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("ag-attention: msolve:") and "AG_ATTENTION_MSOLVE" in err
+
+
+def test_cli_implicitize_by_interpolation(capsys, msolve):
+    import json
+
+    from ag_attention._cli import main
+
+    assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--method", "interpolate", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["generator_count"] == {"1": 0, "2": 3, "3": 0} and out["verified"] is True
+    assert out["complete"].startswith("certified") and out["certified_complete"] is True
+    # the length test runs first and certifies (2,1,1); the leading-ideal test is then not needed
+    assert out["length_test"]["length"] == out["length_test"]["degree"] == 3 and out["leading_ideal_test"] is None
+    assert len(out["coordinate_labels"]) == len(out["variables"]) == 6
+    assert out["coordinate_labels"][1].startswith("q11z12: coefficient of z1*z2 in q[1,1]")
+    assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--max-degree", "2"]) == 2  # kernel: no max degree
+    assert "--max-degree" in capsys.readouterr().err

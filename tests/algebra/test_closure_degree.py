@@ -1,14 +1,10 @@
 """``degree``: formula, msolve count and Macaulay2's kernel agree wherever more than one applies."""
 
-import json
-
 import pytest
 
 from ag_attention import Architecture
 from ag_attention._algebra.closure_degree import degree
-from ag_attention._cli import main
 from ag_attention._errors import InvalidArgumentError
-from tests.helpers import processes_matching
 
 
 @pytest.mark.parametrize(
@@ -64,22 +60,6 @@ def test_bad_arguments_are_named():
         degree(Architecture((2, 2, 2), (2, 2), tokens=2))
 
 
-def test_cli_degree_json(capsys):
-    assert main(["degree", "--widths", "2,1", "--ranks", "1", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["degree"] == 3 and out["fiber_size"] == 2 and out["method"] == "formula"
-    assert out["confirmed_by"] == ["count"] and out["prime"] == 2147483647 and out["seed"] == 0
-    for key in ("dimension", "certificate", "seconds", "msolve"):
-        assert key in out
-
-
-def test_cli_degree_without_msolve_exits_3(monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", str(tmp_path / "no-msolve"))
-    assert main(["degree", "--widths", "2,1", "--ranks", "2", "--method", "count", "--no-cache"]) == 3
-    err = capsys.readouterr().err
-    assert err.startswith("ag-attention: msolve:") and "AG_ATTENTION_MSOLVE" in err
-
-
 @pytest.mark.container
 @pytest.mark.parametrize("widths, rank, tokens", [((2, 1), 1, 2), ((3, 1), 2, 2), ((2, 2), 1, 1)])
 def test_count_in_the_container_equals_the_local_count(m2_container, msolve, widths, rank, tokens):
@@ -90,30 +70,6 @@ def test_count_in_the_container_equals_the_local_count(m2_container, msolve, wid
     assert [c.count for c in inside.counts] == [c.count for c in local.counts]
     assert inside.degree == local.degree == degree(arch, method="formula").degree
     assert inside.msolve.endswith("(container)") and local.msolve.endswith("(local)")
-
-
-@pytest.mark.container
-def test_container_msolve_timeout_kills_the_container(m2_container):
-    """A count past its timeout ends with MSolveTimeoutError and leaves no container and no msolve behind."""
-    import random
-    import subprocess
-    import time
-
-    from ag_attention._algebra.msolve import MSolveTimeoutError, run_msolve
-
-    # 14 dense random quadrics in 14 variables (2^14 solutions): far more than 2 s of F4
-    rng = random.Random(0)
-    names = [f"x{i}" for i in range(14)]
-    polys = ["+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i + 1:]) + "+1"
-             for _ in range(14)]
-    text = ",".join(names) + "\n65521\n" + ",\n".join(polys) + "\n"
-    with pytest.raises(MSolveTimeoutError):
-        run_msolve(text, flags=("-g", "1"), timeout=2, backend=m2_container, label="slow system")
-    time.sleep(0.5)
-    names_left = subprocess.run([m2_container.engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True,
-                                text=True).stdout
-    assert not [n for n in names_left.split() if n.startswith("ag-attention-")]
-    assert processes_matching("/job/in.ms") == []
 
 
 @pytest.mark.container

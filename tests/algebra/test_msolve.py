@@ -1,0 +1,136 @@
+"""Running msolve (ag_attention._algebra.msolve): fake binaries for the error paths, the real one for counts and limits."""
+
+import sys
+import time
+import uuid
+
+import pytest
+
+from ag_attention import _progress as progress
+from ag_attention._algebra import msolve, msolve_text
+from ag_attention._algebra.certificate import build_system
+from ag_attention._algebra.msolve import (
+    MSolveExecutionError,
+    MSolveNotFoundError,
+    MSolveTimeoutError,
+    count_solutions,
+    find_msolve,
+    msolve_available,
+)
+
+from tests.helpers import Terminal, fake_msolve, processes_matching
+
+
+def test_the_wait_on_msolve_shows_its_label_and_backend(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, "sleep 0.3; echo '[0]:'"))
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
+    out = msolve.run_msolve(msolve.format_input(["x"], 101, ["x^2-1"]), label="slow count", backend="local")
+    assert out.output.strip() == "[0]:" and "msolve slow count (local)" in err.getvalue()
+    with progress.quiet():
+        err.truncate(0)
+        err.seek(0)
+        msolve.run_msolve(msolve.format_input(["x"], 101, ["x^2-1"]), label="slow count", backend="local")
+    assert err.getvalue() == ""
+    assert capsys.readouterr().out == ""
+
+
+def test_msolve_keeps_the_names_of_its_text_module():
+    for name in msolve_text.__all__:
+        assert getattr(msolve, name) is getattr(msolve_text, name)
+    assert msolve.format_input(["x", "y"], 101, ["x*y*x"]) == "x,y\n101\n1*x^2*y\n"
+
+
+@pytest.mark.container
+def test_container_msolve_timeout_kills_the_container(m2_container):
+    """A count past its timeout ends with MSolveTimeoutError and leaves no container and no msolve behind."""
+    import random
+    import subprocess
+    import time
+
+    from ag_attention._algebra.msolve import MSolveTimeoutError, run_msolve
+
+    # 14 dense random quadrics in 14 variables (2^14 solutions): far more than 2 s of F4
+    rng = random.Random(0)
+    names = [f"x{i}" for i in range(14)]
+    polys = ["+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i + 1:]) + "+1"
+             for _ in range(14)]
+    text = ",".join(names) + "\n65521\n" + ",\n".join(polys) + "\n"
+    with pytest.raises(MSolveTimeoutError):
+        run_msolve(text, flags=("-g", "1"), timeout=2, backend=m2_container, label="slow system")
+    time.sleep(0.5)
+    names_left = subprocess.run([m2_container.engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True,
+                                text=True).stdout
+    assert not [n for n in names_left.split() if n.startswith("ag-attention-")]
+    assert processes_matching("/job/in.ms") == []
+
+
+def test_missing_msolve_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", str(tmp_path / "nothing"))
+    with pytest.raises(MSolveNotFoundError, match="AG_ATTENTION_MSOLVE"):
+        find_msolve()
+    assert msolve_available()[0] is False
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
+    tag = str(3000 + uuid.uuid4().int % 5000)
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, f"sleep {tag}1 & sleep {tag}2 & exec sleep {tag}3"))
+    t0 = time.perf_counter()
+    with pytest.raises(MSolveTimeoutError, match="1 s"):
+        count_solutions(["x"], ["x-1"], 65521, timeout=1, label="fake job")
+    assert time.perf_counter() - t0 < 20
+    assert processes_matching(f"sleep {tag}") == []
+
+
+def test_failing_msolve_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, "echo 'bad input' >&2; exit 3"))
+    with pytest.raises(MSolveExecutionError, match="status 3") as err:
+        count_solutions(["x"], ["x-1"], 65521, timeout=10)
+    assert "bad input" in str(err.value)
+
+
+def test_msolve_out_of_memory_names_the_limit(tmp_path, monkeypatch):
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
+        tmp_path, "echo 'Allocating memory for hash-column lookup table failed,' >&2; kill -SEGV $$"))
+    with pytest.raises(MSolveExecutionError, match="ran out of memory under its memory limit") as err:
+        count_solutions(["x"], ["x-1"], 65521, timeout=10, backend="local")
+    assert "AG_ATTENTION_M2_MEMORY" in str(err.value) and "local backend" in str(err.value)
+
+
+def test_real_msolve_under_a_small_memory_limit(msolve, monkeypatch):
+    """The backend's address-space limit applies to msolve: a system that needs more fails with the limit named."""
+    import random
+
+    monkeypatch.setenv("AG_ATTENTION_M2_MEMORY", "300m")
+    rng = random.Random(0)
+    names = [f"x{i}" for i in range(12)]
+    polys = ["+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i:]) + "+1"
+             for _ in range(12)]
+    with pytest.raises(MSolveExecutionError, match="memory"):
+        count_solutions(names, polys, 65521, timeout=120, backend="local", linear_algebra=2)
+
+
+def test_repeated_factors_count_right(msolve):
+    # (x^3, y^2): 6 standard monomials; read as (x, y^2) it would be 2
+    assert count_solutions(["x", "y"], ["x*x*x", "y*y"], 65521, timeout=30).count == 6
+    assert count_solutions(["x", "y"], ["x*x*x-x*y*y", "y*y*y-1"], 65521, timeout=30).count == 9
+
+
+def test_positive_dimensional_and_empty_systems(msolve):
+    assert count_solutions(["x", "y"], ["x*y"], 65521, timeout=30).count is None
+    assert count_solutions(["x", "y"], ["x-1", "x-2"], 65521, timeout=30).count == 0
+    r = count_solutions(["x", "y"], ["x^2-1", "x*y-1"], 65521, method="parametrization", timeout=30)
+    assert (r.count, r.distinct, r.zero_dimensional) == (2, 2, True)
+
+
+def test_real_msolve_timeout(msolve, tmp_path, monkeypatch):
+    # the real binary under a unique argv[0], so msolve jobs of other processes do not count
+    tag = f"msolve-{uuid.uuid4().hex[:10]}"
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, f'exec -a {tag} "{msolve}" "$@"'))
+    sy = build_system(3, 3, 1)  # about a minute
+    t0 = time.perf_counter()
+    with pytest.raises(MSolveTimeoutError):
+        count_solutions(sy.variables, sy.polynomials, sy.prime, timeout=1)
+    assert time.perf_counter() - t0 < 20
+    assert processes_matching(tag) == []
