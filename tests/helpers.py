@@ -5,7 +5,10 @@ from __future__ import annotations
 import io
 import stat
 import subprocess
+import sys
 from pathlib import Path
+
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 #: files the tests read (golden values, recorded Macaulay2 output)
@@ -64,3 +67,16 @@ def no_backends(monkeypatch) -> None:
 
     monkeypatch.setattr(runner, "default_backends", {"local": runner.LocalBackend("/nonexistent/M2"),
                                                      "container": runner.ContainerBackend(engine="")})
+
+
+def run_cli(*args):
+    """``python -m ag_attention._cli ARGS`` in a subprocess (exit status, standard output and error)."""
+    return subprocess.run([sys.executable, "-m", "ag_attention._cli", *args], capture_output=True, text=True)
+
+
+#: any value a user might pass where a size, a flag or a number is expected (property tests)
+ANY_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 10), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4),
+    st.lists(st.integers(-2, 6), max_size=4), st.tuples(st.integers(-2, 6), st.integers(-2, 6)),
+    st.frozensets(st.integers(1, 5), max_size=3), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)

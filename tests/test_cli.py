@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ag_attention._cli import main
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_cli
 
 
 def _run(argv, capsys):
@@ -180,3 +180,50 @@ def test_cli_implicitize_by_interpolation(capsys, msolve):
     assert out["coordinate_labels"][1].startswith("q11z12: coefficient of z1*z2 in q[1,1]")
     assert main(["implicitize", "--widths", "2,1", "--ranks", "1", "--max-degree", "2"]) == 2  # kernel: no max degree
     assert "--max-degree" in capsys.readouterr().err
+
+
+def test_cli_dim_normalized_json_is_certified():
+    out = subprocess.run([sys.executable, "-m", "ag_attention._cli", "dim", "--widths", "4,3", "--ranks", "2",
+                          "--tokens", "3", "--normalized", "--json"], capture_output=True, text=True, check=True)
+    d = json.loads(out.stdout)
+    assert d["certified"] is True and d["dimension"] == d["lower_bound"] == d["upper_bound"] == 24
+
+
+def test_cli_normalized_and_fibers():
+    p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--tokens", "3", "--normalized", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["dimension"] == 24 and d["numerical"] is False and d["certified"] is True and d["singular_value_gap"] > 8
+    assert d["lower_bound"] == d["upper_bound"] == 24 and d["determinant_excludes_zero"] is True
+    p = run_cli("fibers", "--widths", "4,2,4", "--ranks", "2,2", "--tokens", "3", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert (d["fiber_dimension"], d["symmetry_dimension"], d["explained"]) == (14, 14, True)
+    p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--normalized", "--prime", "101")
+    assert p.returncode == 2 and "float64" in p.stderr
+
+
+def test_cli_dim_json_and_summary():
+    p = run_cli("dim", "--widths", "4,4,4", "--ranks", "2,2", "--tokens", "3", "--seed", "5", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    for key in ("dimension", "parameters", "fiber_dimension", "expected", "formula_applies", "prime", "seed", "samples", "seconds"):
+        assert key in d, key
+    assert (d["dimension"], d["parameters"], d["fiber_dimension"], d["expected"]) == (38, 64, 26, 38)
+    assert d["formula_applies"] is True and d["seed"] == 5 and d["prime"] == 2**31 - 1 and d["certified"] is True
+    p = run_cli("dim", "--widths", "3,1", "--ranks", "3", "--tokens", "1")
+    assert p.returncode == 0 and "dimension        8" in p.stdout and "does not apply" in p.stdout
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--widths", "4,x", "--ranks", "2"], "widths[1]"),
+    (["--widths", "4,4,4", "--ranks", "2"], "ranks"),
+    (["--widths", "4,4", "--ranks", "2", "--tokens", "0"], "tokens"),
+    (["--widths", "4,4", "--ranks", "2", "--prime", "4"], "prime"),
+    (["--widths", "4,4", "--ranks", "2", "--seed", "-1"], "seed"),
+    (["--widths", "4,4", "--ranks", "2", "--temperature", "2"], "temperature"),
+    (["--widths", "4,4", "--ranks", "2", "--tokens", "two"], "--tokens"),
+])
+def test_cli_bad_arguments_exit_2_naming_the_value(args, named):
+    p = run_cli("dim", *args)
+    assert p.returncode == 2 and named in p.stderr and "Traceback" not in p.stderr, p.stderr

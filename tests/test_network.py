@@ -11,6 +11,8 @@ import pytest
 from ag_attention import Architecture
 from ag_attention._exact.field import GFp
 from ag_attention._network import forward, jacobian, unflatten
+from ag_attention._numeric import Float64
+
 
 P = 2**31 - 1
 
@@ -184,3 +186,19 @@ def test_causal_softmax_attends_to_earlier_tokens_only(rng):
         e[c] = h
         fd = (forward(arch, F, theta + e, X) - forward(arch, F, theta - e, X)).ravel() / (2 * h)
         assert np.allclose(J[:, c], fd, atol=1e-6)
+
+
+@pytest.mark.parametrize("arch", [
+    Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
+    Architecture((2, 2), None, tokens=2, parametrization="AV", normalized=True),
+    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, skip=True, normalized=True),
+], ids=str)
+def test_softmax_jacobian_matches_central_differences(arch):
+    F, rng = Float64(), np.random.default_rng(3)
+    theta = rng.standard_normal(arch.parameter_count) * 0.5
+    X = rng.standard_normal((2, arch.tokens, arch.widths[0]))
+    J = jacobian(arch, F, theta, X)
+    h = 1e-6
+    num = np.stack([(forward(arch, F, theta + h * e, X) - forward(arch, F, theta - h * e, X)).ravel() / (2 * h)
+                    for e in np.eye(arch.parameter_count)], axis=1)
+    assert np.abs(J - num).max() < 1e-7 * max(1.0, np.abs(J).max())

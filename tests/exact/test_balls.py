@@ -1,0 +1,33 @@
+"""Ball arithmetic (ag_attention._exact.balls): Jacobians enclosed, determinants that exclude zero or do not."""
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture
+from ag_attention._exact.balls import Balls, balls, determinant, precision
+from ag_attention._network import jacobian
+from ag_attention._numeric import Float64
+
+
+@pytest.mark.parametrize("arch", [
+    Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
+    Architecture((2, 2), None, tokens=2, parametrization="AV", normalized=True, causal=True),
+    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, skip=True, normalized=True),
+], ids=str)
+def test_ball_jacobian_encloses_the_float64_jacobian(arch):
+    rng = np.random.default_rng(0)
+    theta = rng.standard_normal(arch.parameter_count) / 2
+    X = rng.standard_normal((2, arch.tokens, arch.widths[0]))
+    Jf = jacobian(arch, Float64(), theta, X)
+    with precision(128):
+        Jb = jacobian(arch, Balls(), balls(theta), balls(X))
+    mid = np.vectorize(lambda x: float(x.mid()) if hasattr(x, "mid") else float(x), otypes=[float])(Jb)
+    rad = np.vectorize(lambda x: float(x.rad()) if hasattr(x, "rad") else 0.0, otypes=[float])(Jb)
+    assert np.allclose(mid, Jf, atol=1e-12) and rad.max() < 1e-30
+
+
+def test_determinant_ball_of_exact_and_singular_matrices():
+    d = determinant(balls(np.array([[1.0, 2.0], [3.0, 4.0]])), 128)
+    assert d.excludes_zero and d.midpoint == -2.0 and d.radius == 0.0
+    d = determinant(balls(np.array([[1.0, 2.0], [2.0, 4.0]])), 128)
+    assert not d.excludes_zero

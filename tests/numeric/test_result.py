@@ -1,0 +1,40 @@
+"""NumericalResult: what is proven and what is only numerical, in text, JSON, notebooks and tables."""
+
+import pytest
+
+from ag_attention import Architecture
+from ag_attention._numeric import numerical_dimension
+
+
+def test_numerical_result_says_what_is_proven():
+    r = numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
+    assert r.certified and r.dimension == r.lower_bound == r.upper_bound == 24 and r.agrees is True
+    text = str(r)
+    assert "(certified)" in text and "lower bound by ball arithmetic" in text
+    assert "upper bound by the symmetry families 1 and 2" in text
+    d = r.to_dict()
+    assert d["certified"] is True and d["lower_bound"] == d["upper_bound"] == 24 and d["bits"] == 128
+    assert d["determinant_excludes_zero"] is True and d["minor_size"] == 24
+    r = numerical_dimension(Architecture((3, 2), (2,), tokens=1, normalized=True), raise_on_no_gap=False)
+    assert not r.certified and r.to_dict()["certified"] is False
+    assert "lower bound 6 by ball arithmetic, upper bound 14" in str(r)
+    lightning = numerical_dimension(Architecture((3, 3), (2,), tokens=2))
+    assert lightning.certificate is None and lightning.to_dict()["certified"] is False
+
+
+def _columns(result):
+    from ag_attention._results import flatten
+
+    return list(flatten(result.to_dict()))
+
+
+def test_numerical_result_in_a_notebook_and_a_table():
+    r = numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
+    assert repr(r) == "NumericalResult(widths 4,3 ranks 2 t=3 softmax(tau=1): dim=24, P=28, gap 14.8 orders, certified, seed=0)"
+    md = r._repr_markdown_()
+    assert md.startswith(str(r) + "\n\n| field | value |\n|---|---|\n")
+    assert "| dimension | 24 |" in md and "| certified | true |" in md
+    pytest.importorskip("pandas")
+    f = r.to_frame()
+    assert len(f) == 1 and list(f.columns) == _columns(r)
+    assert f.iloc[0]["dimension"] == 24 and str(f["dimension"].dtype) == "Int64"
