@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ag_attention._cli import main
+from ag_attention._cli import finish_report, main
+from ag_attention._reproduce.report import Check, Report
 
 from tests.helpers import ROOT, run_cli
 
@@ -227,3 +228,12 @@ def test_cli_dim_json_and_summary():
 def test_cli_bad_arguments_exit_2_naming_the_value(args, named):
     p = run_cli("dim", *args)
     assert p.returncode == 2 and named in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_cli_exit_status_names_the_failing_case(tmp_path, capsys):
+    rep = Report("demo")
+    rep.add(Check("a claim", "d=2, d'=1", "method", 1, 2, False))
+    status = finish_report(rep, str(tmp_path))
+    err = capsys.readouterr().err
+    assert status == 1 and "a claim [d=2, d'=1]" in err and "expected 1, observed 2" in err
+    assert json.loads((tmp_path / "report.json").read_text())["passed"] is False

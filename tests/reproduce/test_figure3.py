@@ -3,6 +3,7 @@
 import json
 
 from ag_attention._reproduce.figure3 import reproduce_figure_3
+from ag_attention._reproduce.report import FIGURE_FORMATS
 
 
 def test_figure3_quick(tmp_path):
@@ -15,3 +16,16 @@ def test_figure3_quick(tmp_path):
     assert all(r["gap"] is None and r["certified"] for r in rows if not r["normalized"])
     assert all(r["certified"] and r["lower"] == r["upper"] == r["estimated"] for r in norm)
     assert (tmp_path / "figure3.png").stat().st_size > 20000
+
+
+def test_figure_3_says_what_delta_is_and_writes_three_formats(tmp_path):
+    r = reproduce_figure_3(tmp_path, deltas=range(3, 4), samples=60)
+    assert "delta = d_0 = d_1 = d_2" in r.summary
+    assert r.meta["figures"] == [f"figure3.{ext}" for ext in FIGURE_FORMATS]
+    _assert_figure_files(tmp_path, "figure3")
+
+
+def _assert_figure_files(directory, stem):
+    heads = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml"}
+    for ext in FIGURE_FORMATS:
+        assert (directory / f"{stem}.{ext}").read_bytes()[:5].startswith(heads[ext]), ext

@@ -1,0 +1,1 @@
+"""Tests of ag_attention._reproduce (one test module per module)."""
