@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ag_attention._cli import finish_report, main
+from ag_attention._m2 import runner
 from ag_attention._reproduce.report import Check, Report
 
-from tests.helpers import ROOT, run_cli
+from tests.helpers import ROOT, fake_m2, no_backends, run_cli
 
 
 def _run(argv, capsys):
@@ -237,3 +238,27 @@ def test_cli_exit_status_names_the_failing_case(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 1 and "a claim [d=2, d'=1]" in err and "expected 1, observed 2" in err
     assert json.loads((tmp_path / "report.json").read_text())["passed"] is False
+
+
+def test_reproduce_without_macaulay2_is_one_m2_error(tmp_path, monkeypatch, capsys):
+    from ag_attention._cli import main
+
+    no_backends(monkeypatch)
+    status = main(["reproduce", "theorem-3.4", "--quick", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 3, err
+    assert err.count("Macaulay2") >= 1 and err.count("ag-attention: Macaulay2:") == 1 and "FAILED" not in err
+    assert "--no-m2" in err
+
+
+def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_path, monkeypatch, capsys):
+    from ag_attention._cli import main
+
+    hanging = fake_m2(tmp_path, "exec sleep 1000")
+    monkeypatch.setattr(runner, "default_backends", {"local": hanging, "container": runner.ContainerBackend(engine="")})
+    out = tmp_path / "out"
+    status = main(["reproduce", "theorem-3.4", "--quick", "--backend", "local", "--m2-timeout", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert json.loads((out / "report.json").read_text())["meta"]["m2_errors"]
+    assert err.count("ag-attention: Macaulay2:") == 1 and "did not finish" in err
+    assert status == 3

@@ -7,6 +7,7 @@ import pytest
 
 from ag_attention._reproduce import theorem34 as t34
 
+from tests.helpers import no_backends
 
 
 SMALL = dict(m2_grid=(t34.Size(2, 2, 2),), point_grid=(t34.Size(2, 2, 2),), equation_grid=((2, 2, 2, 4),), picture=False)
@@ -58,3 +59,12 @@ def test_each_check_fails_on_a_wrong_prediction(m2_local, field, wrong, claim, e
     assert failing, [c.claim for c in r.failures]
     text = " ".join(f"{c.observed} {c.details}" for c in failing)
     assert evidence in text
+
+
+def test_reproduce_with_no_m2_needs_no_macaulay2(monkeypatch):
+    from ag_attention._reproduce import theorem34 as t34
+
+    no_backends(monkeypatch)
+    report = t34.reproduce_theorem_34(t34.Options(m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
+                                                  use_m2=False, picture=False))
+    assert report.passed and "m2_errors" not in report.meta

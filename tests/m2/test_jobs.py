@@ -1,0 +1,86 @@
+"""Jobs returning JSON (ag_attention._m2.jobs): cache hits, malformed output, the version query within the job's budget."""
+
+import time
+
+import pytest
+
+from ag_attention._errors import M2OutputError, M2TimeoutError
+from ag_attention._m2.cache import ResultCache
+from ag_attention._m2.jobs import run_json
+from ag_attention._m2.parse import BEGIN, END
+
+from tests.helpers import fake_m2
+
+
+def test_a_cache_hit_names_the_backend_that_computed_it(tmp_path):
+    cache = ResultCache(tmp_path / "cache")
+    computed = fake_m2(tmp_path, f'echo "{BEGIN}"; echo \'{{"x": 1}}\'; echo "{END}"')
+    first = run_json("result = 1;", schema={"x": int}, backend=computed, timeout=10, cache=cache)
+    other = fake_m2(tmp_path / "..", "exit 1")  # never runs: the result is cached
+    other.name = "container"
+    second = run_json("result = 1;", schema={"x": int}, backend=other, timeout=10, cache=cache)
+    assert (first.cached, second.cached) == (False, True)
+    assert second.payload == {"x": 1} and second.backend == "local"
+
+
+def test_malformed_output_from_a_fake_m2(tmp_path, cache_dir):
+    b = fake_m2(tmp_path, f'echo "{BEGIN}"; echo "{{not json"; echo "{END}"')
+    with pytest.raises(M2OutputError, match="not valid JSON"):
+        run_json("result = 1;", schema={"x": int}, backend=b, timeout=10, cache=False)
+    b = fake_m2(tmp_path, 'echo "hello"')
+    with pytest.raises(M2OutputError, match="no result marker"):
+        run_json("result = 1;", schema={"x": int}, backend=b, timeout=10, cache=False)
+
+
+def _recording(b):
+    calls = []
+    run = b.run
+
+    def recorded(script, **kw):
+        t0 = time.monotonic()
+        try:
+            return run(script, **kw)
+        finally:
+            calls.append((kw["label"], kw["timeout"], time.monotonic() - t0))
+
+    b.run = recorded
+    return calls
+
+
+def test_a_hanging_version_query_takes_the_jobs_timeout_not_60_s(tmp_path):
+    b = fake_m2(tmp_path, "exec sleep 1000", version=False)
+    calls = _recording(b)
+    with pytest.raises(M2TimeoutError, match="version query"):
+        run_json("result = 1;", schema={}, backend=b, timeout=2, cache=False, label="quick job")
+    assert [(label, limit) for label, limit, _ in calls] == [("version query", 2.0)]
+
+
+def test_version_query_and_job_share_one_budget(tmp_path):
+    # the version query answers after a while, the job hangs: both together stay within the limit
+    b = fake_m2(tmp_path, 'if grep -q "version#" "$2"; then sleep 1; echo 1.21; exit 0; fi; exec sleep 1000',
+                version=False)
+    calls = _recording(b)
+    with pytest.raises(M2TimeoutError, match="after 3 s"):
+        run_json("result = 1;", schema={}, backend=b, timeout=3, cache=False, label="the job")
+    (v_label, v_limit, v_took), (j_label, j_limit, _) = calls
+    assert (v_label, v_limit, j_label) == ("version query", 3.0, "the job")
+    assert v_took + j_limit <= 3.0
+
+
+@pytest.mark.m2
+def test_package_check_passes(m2_local):
+    job = run_json('check "LightningAttention";\nresult = hashTable {"ok" => true};', schema={"ok": bool}, backend=m2_local, timeout=300, cache=False)
+    assert job.payload == {"ok": True}
+
+
+@pytest.mark.m2
+def test_loading_the_package_keeps_core_weights(m2_local):
+    """needsPackage "LightningAttention" must not shadow Core's option Weights (weighted rings)."""
+    body = (
+        "R = QQ[x, y, Weights => {3, 1}];\n"
+        "P = lightningParametrization(2, 1, Weights => \"QKV\", AttentionRank => 1);\n"
+        'result = hashTable {"lead" => toString leadTerm(x + y^2), "core" => package Weights === Core, '
+        '"weights" => P#"weights"};'
+    )
+    job = run_json(body, backend=m2_local, timeout=120, cache=False, schema={"lead": str, "core": bool, "weights": str})
+    assert job.payload == {"lead": "x", "core": True, "weights": "QKV"}
