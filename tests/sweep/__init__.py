@@ -1,0 +1,1 @@
+"""Tests of ag_attention._sweep (one test module per module)."""

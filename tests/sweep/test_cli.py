@@ -1,0 +1,30 @@
+"""``ag-attention sweep`` (ag_attention._sweep.cli): errors exit 2 naming the value, JSON output."""
+
+import json
+
+import pytest
+
+pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
+
+from ag_attention._sweep.cli import main as sweep_main  # noqa: E402
+
+
+def test_cli_errors_exit_2_naming_the_value(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[product]\ndepth = 2\nwidth = \"1..4\"\ntokens = 2\nheads = 0\n")
+    assert sweep_main([str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert "product.heads=0" in capsys.readouterr().err
+    assert sweep_main([str(tmp_path / "none.toml"), "--out", str(tmp_path / "o")]) == 2
+    assert "none.toml" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        sweep_main([str(bad), "--out", "o", "--resume", "--overwrite"])
+    assert info.value.code == 2
+
+
+def test_cli_json(tmp_path, capsys):
+    grid = tmp_path / "g.toml"
+    grid.write_text("[[architecture]]\nwidths = [2, 2]\nranks = [2]\ntokens = 2\n")
+    assert sweep_main([str(grid), "--out", str(tmp_path / "o"), "--json", "--workers", "1", "--no-plots"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["total"] == data["computed"] == 1 and data["summary"]["total"]["applies_agrees"] == 1
+    assert "provenance" in data
