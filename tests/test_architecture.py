@@ -1,7 +1,13 @@
+"""Architecture (ag_attention._architecture): sizes and blocks, invalid input named by field and value, property tests."""
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ag_attention import Architecture, InvalidArchitectureError
 from ag_attention._architecture import parse_sizes
+
+from tests.helpers import ANY_VALUE
 
 
 def test_basic_counts():
@@ -75,3 +81,24 @@ def test_roundtrip_dict():
     assert Architecture.from_dict(a.to_dict()) == a
     with pytest.raises(InvalidArchitectureError, match="bogus"):
         Architecture.from_dict({**a.to_dict(), "bogus": 1})
+
+
+def test_an_absurd_head_count_is_a_cheap_description():
+    arch = Architecture((4, 4), (2,), tokens=2, heads=10**8)
+    assert arch.parameter_count == 10**8 * (2 * 2 * 4 + 16)  # arithmetic: no block objects are built
+    assert "_blocks" not in arch.__dict__
+
+
+@settings(max_examples=300, deadline=None)
+@given(widths=ANY_VALUE, ranks=ANY_VALUE, tokens=ANY_VALUE, heads=ANY_VALUE, skip=ANY_VALUE, normalized=ANY_VALUE, temperature=ANY_VALUE,
+       parametrization=st.one_of(ANY_VALUE, st.sampled_from(["QKV", "AV"])))
+def test_architecture_is_valid_or_an_invalid_architecture_error(widths, ranks, tokens, heads, skip, normalized,
+                                                               temperature, parametrization):
+    kwargs = dict(widths=widths, ranks=ranks, tokens=tokens, heads=heads, skip=skip, normalized=normalized,
+                  temperature=temperature, parametrization=parametrization)
+    try:
+        arch = Architecture(**kwargs)
+    except InvalidArchitectureError as exc:
+        assert exc.field in str(exc)
+        return
+    assert arch.parameter_count > 0 and len(arch.widths) >= 2

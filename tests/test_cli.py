@@ -151,6 +151,34 @@ def test_reproduce_open_questions_from_the_command_line(tmp_path, capsys):
     assert (tmp_path / "report.md").exists() and (tmp_path / "open-questions.json").exists()
 
 
+_IMPOSSIBLE = [
+    ["dim", "--widths", "4,4", "--ranks", "2", "--samples", "10000000"],
+    ["dim", "--widths", "1000,1000", "--ranks", "2"],
+    ["dim", "--widths", "100000,100000"],
+    ["dim", "--widths", "4,4", "--ranks", "2", "--tokens", "1000000000"],
+    ["dim", "--widths", "4,4", "--ranks", "2", "--tokens", "100000"],
+    ["dim", "--widths", "4,4", "--ranks", "2", "--samples", "99999999999"],
+    ["dim", "--widths", "4,4", "--ranks", "2", "--samples", "99999999999", "--normalized"],
+    ["dim", "--widths", "4,4", "--ranks", "2", "--tokens", "100000", "--normalized"],
+    ["dim", "--widths", "100000,100000", "--normalized"],
+    ["fibers", "--widths", "100000,100000"],
+    ["dim", "--widths", "4,4", "--ranks", "2", "--heads", "100000000"],
+    ["dim", "--widths", "4,4", "--ranks", "2", "--heads", "1000000", "--normalized"],
+]
+
+
+@pytest.mark.parametrize("argv", _IMPOSSIBLE, ids=lambda a: " ".join(a))
+def test_impossible_sizes_are_refused_with_exit_2(argv, monkeypatch):
+    # 20 GiB: what the hardening issue's machine had; the answer must not depend on this machine's RAM
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "20G")
+    # a subprocess, so a hang or an allocation cannot take the test runner with it (60 s: a hang guard only)
+    r = subprocess.run([sys.executable, "-m", "ag_attention._cli", *argv], capture_output=True, text=True, timeout=60,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.startswith("ag-attention: error:")
+    assert "GiB" in r.stderr or "65,534" in r.stderr
+
+
 def test_cli_degree_json(capsys):
     assert main(["degree", "--widths", "2,1", "--ranks", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -4,11 +4,14 @@ import itertools
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ag_attention import Architecture, InvalidArgumentError, dimension
 from ag_attention._exact.field import SECOND_PRIME
 from ag_attention._models.formulas import cor33, cor38, effective_architecture
 
+from tests.helpers import ANY_VALUE
 
 
 @pytest.mark.parametrize(
@@ -237,3 +240,32 @@ def test_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
     assert "Jacobian of" in text and "rank of" in text and "symmetry tangents" in text
     assert ("confirmation: " in text) == (len(r.runs) > 1)
     assert capsys.readouterr().out == ""  # standard output is never touched
+
+
+def test_doubling_stops_at_the_memory_limit_instead_of_failing(monkeypatch):
+    """The first run fits; a doubled one would not: the result is the first run's lower bound."""
+    from ag_attention import _resources as resources
+    from ag_attention._exact import sampling as engine
+
+    arch = Architecture((4, 4, 4, 4), (1, 2, 2), tokens=2)  # a rank below the formula: doublings wanted
+    first = engine.run_memory(arch, *engine.sampling_plan(arch, engine.planning_bound(arch))).peak
+    monkeypatch.setattr(resources, "memory_limit", lambda: resources.MemoryLimit(int(1.5 * first), "test"))
+    r = dimension(arch, recheck=False)
+    assert len(r.runs) == 1 and r.dimension <= r.upper_bound
+    monkeypatch.setattr(resources, "memory_limit", lambda: resources.MemoryLimit(2**40, "test"))
+    assert len(dimension(arch, recheck=False).runs) > 1  # the same call doubles when memory allows
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(samples=ANY_VALUE, seed=ANY_VALUE, prime=st.one_of(ANY_VALUE, st.sampled_from([101, 2**31 - 1, 2**31, 4, 65521])),
+       max_doublings=ANY_VALUE)
+def test_dimension_arguments_give_a_result_or_a_named_error(samples, seed, prime, max_doublings, monkeypatch):
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "200M")
+    arch = Architecture((3, 2), (2,), tokens=2)
+    try:
+        r = dimension(arch, samples=samples, seed=seed, prime=prime)
+    except InvalidArgumentError as exc:
+        assert any(name in str(exc) for name in ("samples", "seed", "prime")), exc
+        return
+    assert r.dimension <= r.upper_bound
+    _ = max_doublings

@@ -1,10 +1,16 @@
 """certify (ag_attention._exact.singular): whether the image of a weight pair is a singular point, with its certificate."""
 
+from fractions import Fraction
+
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ag_attention import CertificateKind, certify
+from ag_attention._errors import InvalidArgumentError
 from ag_attention._models.orbits import orbit_representatives
 
+from tests.helpers import ANY_VALUE
 
 
 def test_certificates(rng):
@@ -36,3 +42,21 @@ def test_d1_a1_is_outside_and_different():
         v = certify(crit.A, crit.V, dimension=2 * d - 1 + d - 1, rank_bound=1)
         assert v.singular is want and v.kind is CertificateKind.SYMMETRIC_MINORS
         assert (v.minors_rank < v.codim) is want
+
+
+@settings(max_examples=100, deadline=None)
+@given(A=st.one_of(ANY_VALUE, st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=3), min_size=1, max_size=3)),
+       V=st.one_of(ANY_VALUE, st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=3), min_size=1, max_size=2)),
+       dim=ANY_VALUE)
+def test_certify_gives_a_verdict_or_a_named_error(A, V, dim):
+    try:
+        v = certify(A, V, dimension=dim)
+    except InvalidArgumentError as exc:
+        assert any(name in str(exc) for name in ("A", "V", "dimension")), exc
+        return
+    assert v.singular in (True, False, None)
+
+
+def test_fractions_are_accepted_by_certify():
+    v = certify([[Fraction(1, 2), 2], [3, 4]], [[1, 1]], dimension=5)
+    assert v.singular is False

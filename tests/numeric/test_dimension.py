@@ -3,12 +3,14 @@
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from ag_attention import Architecture
-from ag_attention._errors import ComputationError
+from ag_attention._errors import ComputationError, InvalidArgumentError
 from ag_attention._models.formulas import cor38
 from ag_attention._numeric import NoClearGapError, numerical_dimension
 
+from tests.helpers import ANY_VALUE
 
 
 @pytest.mark.parametrize("d, e, a, t", [(3, 2, 2, 2), (4, 3, 2, 3), (4, 1, 4, 2), (3, 3, 1, 3)])
@@ -70,3 +72,32 @@ def test_numerical_dimension_shows_its_steps_on_a_terminal(monkeypatch, capsys):
     with progress.quiet():
         numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
     assert err.getvalue() == ""
+
+
+@pytest.mark.parametrize("temperature", [1e-6, 1e-300, 1e300])
+def test_temperature_only_rescales_A(temperature):
+    r = numerical_dimension(Architecture((4, 3), (2,), tokens=2, normalized=True, temperature=temperature))
+    assert r.dimension == 24 == r.expected.value and r.agrees is True
+    assert r.computed_temperature == 1.0 and "only rescales A" in str(r)
+
+
+def test_too_few_samples_is_no_numerical_verdict():
+    r = numerical_dimension(Architecture((4, 3), (2,), tokens=2, normalized=True), samples=1)
+    assert r.dimension is None and "too few samples" in r.undecided
+    assert r.agrees is None and "DIFFERS" not in str(r) and r.to_dict()["agrees"] is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(samples=ANY_VALUE, seed=ANY_VALUE, min_gap=ANY_VALUE, raise_on_no_gap=ANY_VALUE)
+def test_numerical_dimension_arguments_give_a_result_or_a_named_error(samples, seed, min_gap, raise_on_no_gap,
+                                                                       monkeypatch):
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "200M")
+    arch = Architecture((3, 2), (2,), tokens=2, normalized=True)
+    try:
+        r = numerical_dimension(arch, samples=samples, seed=seed, min_gap=min_gap, raise_on_no_gap=raise_on_no_gap)
+    except NoClearGapError:
+        return
+    except InvalidArgumentError as exc:
+        assert any(name in str(exc) for name in ("samples", "seed", "min_gap", "raise_on_no_gap")), exc
+        return
+    assert r.dimension is None or 0 <= r.dimension <= r.parameters

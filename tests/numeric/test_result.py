@@ -6,6 +6,17 @@ from ag_attention import Architecture
 from ag_attention._numeric import numerical_dimension
 
 
+def test_a_numerical_difference_is_never_a_proven_one():
+    """A float64 rank below the formula is reported as a numerical difference, never as DIFFERS."""
+    # one token is outside Thm. 3.9 and lower: the numerical rank is below the formula
+    r = numerical_dimension(Architecture((3, 1), (3,), tokens=2, normalized=True))
+    assert r.agrees in (True, None)
+    lightning = numerical_dimension(Architecture((3, 1), (3,), tokens=1))  # 8, Cor. 3.3 says 11
+    assert lightning.dimension == 8 and lightning.agrees is None
+    assert "differs numerically" in lightning.comparison() and "not a proof" in lightning.comparison()
+    assert "DIFFERS" not in str(lightning)
+
+
 def test_numerical_result_says_what_is_proven():
     r = numerical_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
     assert r.certified and r.dimension == r.lower_bound == r.upper_bound == 24 and r.agrees is True

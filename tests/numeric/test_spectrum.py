@@ -7,6 +7,20 @@ from ag_attention import Architecture
 from ag_attention._numeric import numerical_dimension
 
 
+def test_saturated_softmax_gives_no_verdict(monkeypatch):
+    """Weights of 0 and 1 to machine precision: the softmax's derivative is lost, so no verdict."""
+    from ag_attention._numeric import spectrum
+
+    big = spectrum.sample_weights
+
+    def saturating(arch, rng):  # logits of order 1e4: every softmax row is one-hot in float64
+        return big(arch, rng) * 100.0
+
+    monkeypatch.setattr(spectrum, "sample_weights", saturating)
+    r = numerical_dimension(Architecture((4, 3), (2,), tokens=2, normalized=True), raise_on_no_gap=False)
+    assert r.dimension is None and r.undecided.startswith("saturated softmax")
+
+
 def test_causal_softmax_first_row_is_not_saturated():
     """With a causal mask the first attention row is [1, 0, ...] by construction: not a saturated softmax."""
     from ag_attention._numeric.spectrum import saturated_fraction

@@ -1,8 +1,26 @@
 """Figure 1 (ag_attention._reproduce.figure1): the slice's claims, checked even under ``python -O``, and the picture."""
 
+import os
+import subprocess
+import sys
+
 from ag_attention._reproduce.figure1 import draw_figure1, render_figure1, verify_slice
 from ag_attention._reproduce.report import FIGURE_FORMATS
 
+from tests.helpers import ROOT
+
+
+def test_figure1_checks_survive_python_O():
+    """``verify_slice`` raises ComputationError on a wrong claim even under ``python -O`` (no bare assert)."""
+    code = (
+        "from ag_attention._reproduce import figure1\n"
+        "figure1.F = lambda x, y, w: 1\n"
+        "from ag_attention._errors import ComputationError\n"
+        "try:\n    figure1.verify_slice()\nexcept ComputationError as e:\n    print('refused:', e)\n"
+    )
+    r = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0 and "refused: Figure 1 check failed" in r.stdout, r.stderr
 
 
 def test_figure1_claims_and_png(tmp_path):
