@@ -1,0 +1,119 @@
+"""The paper's dimension formulas (ag_attention._models.formulas): values, hypotheses, what applies and what not."""
+
+import pytest
+
+from ag_attention import Architecture
+from ag_attention._models.formulas import (
+    Expectation,
+    Hypothesis,
+    cor33,
+    cor38,
+    expected_dimension,
+    is_bottleneck,
+    symmetry_count,
+)
+
+
+def test_cor33_and_its_rank_cap():
+    assert cor33(2, 1, 2) == 2 * 2 + 2 - 1 == 5  # a(2d - a) + d d' - 1
+    assert cor33(3, 2, 2) == 13 and cor33(4, 3, 2) == 23
+    assert cor33(3, 2, 5) == cor33(3, 2, 3) == 14  # a > d counts as a = d
+
+
+@pytest.mark.parametrize("widths, ranks, value", [
+    ((4, 4, 4), (2, 2), 38), ((4, 4, 4, 4), (2, 2, 2), 49), ((4, 2, 4), (2, 2), 26), ((4, 3, 2), (2, 2), 27),
+    ((12, 12, 12), (6, 6), 2 * (6 * 18 + 144) - 144 - 2),
+])
+def test_cor38_is_eq14(widths, ranks, value):
+    assert cor38(widths, ranks) == value
+
+
+def test_cor38_of_one_layer_is_cor33_and_ranks_are_capped():
+    assert all(cor38((d, e), (a,)) == cor33(d, e, a) for d in range(1, 5) for e in range(1, 4) for a in range(1, 6))
+    assert cor38((3, 3, 3), (5, 7)) == cor38((3, 3, 3), (3, 3))
+
+
+@pytest.mark.parametrize("widths, bottleneck", [
+    ((4, 2, 4), True), ((4, 4, 4), True), ((4, 3, 2), True), ((2, 3, 4), True), ((5,), True),
+    ((2, 3, 2), False), ((3, 2, 3, 2), False), ((4, 2, 3, 1), False),
+])
+def test_bottlenecks_shrink_then_grow(widths, bottleneck):
+    assert is_bottleneck(widths) is bottleneck
+
+
+def test_symmetry_count_by_family():
+    # GL_a on (Q, K) of each layer (4 + 4), GL_4 between the layers (16), a rescaling per layer (2)
+    assert symmetry_count(Architecture((4, 4, 4), (2, 2), tokens=3)) == 26
+    assert symmetry_count(Architecture((4, 2, 4), (2, 2), tokens=3)) == 14  # GL_2 between the layers
+    assert symmetry_count(Architecture((4, 4, 4), (2, 2), normalized=True)) == 24  # softmax: no rescaling
+    assert symmetry_count(Architecture((3, 3, 3), (2, 1), skip=True)) == 4 + 1 + 2  # skip: no GL_d between layers
+    assert symmetry_count(Architecture((3, 3, 3), (2, 1), heads=2)) == 2 * (4 + 1) + 9 + 2 * 2
+    assert symmetry_count(Architecture.single_layer(3, 2)) == 1  # AV: only the rescaling
+
+
+def test_one_lightning_layer_is_cor33_with_its_hypotheses():
+    e = expected_dimension(Architecture((3, 2), (2,), tokens=2))
+    assert (e.formula, e.value, e.applies, e.conjectural) == ("Cor. 3.3", 13, True, False)
+    assert [h.statement for h in e.hypotheses] == ["t >= 2", "a <= d", "d' > 1 or a > 1"]
+    assert e.hypotheses_text() == "hypotheses hold" and e.failed_hypotheses == []
+    narrow = expected_dimension(Architecture((2, 1), (1,), tokens=2))
+    assert narrow.value == cor33(2, 1, 1) and not narrow.applies and narrow.paper_hypotheses_hold is False
+    assert narrow.hypotheses_text() == "does not apply, fails: d' > 1 or a > 1"
+    one_token = expected_dimension(Architecture((3, 1), (3,), tokens=1))
+    assert one_token.value == 11 and one_token.failed_hypotheses == ["t >= 2"]
+    assert one_token.note.startswith("t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T")
+
+
+def test_a_rank_above_the_width_is_capped_and_said_so():
+    e = expected_dimension(Architecture((3, 2), (5,), tokens=2))
+    assert e.value == 14 and e.failed_hypotheses == ["a <= d"] and "a_i capped at d_{i-1}" in e.note
+
+
+def test_one_normalized_layer_is_theorem_39():
+    e = expected_dimension(Architecture((4, 3), (2,), tokens=3, normalized=True))
+    assert (e.formula, e.value, e.applies) == ("Thm. 3.9", 2 * 6 + 12, True)
+    assert "no rescaling" in e.note and [h.statement for h in e.hypotheses] == ["t >= 2", "a <= d"]
+
+
+def test_deep_lightning_is_cor38_and_the_hypotheses_found_by_computation():
+    e = expected_dimension(Architecture((4, 4, 4), (2, 2), tokens=3))
+    assert (e.formula, e.value, e.applies) == ("Cor. 3.8", 38, True)
+    assert {h.source for h in e.hypotheses} == {"paper", "ag-attention"}
+    growing = expected_dimension(Architecture((2, 3, 3), (2, 2), tokens=3))
+    assert growing.value == 16 and growing.paper_hypotheses_hold and not growing.applies
+    assert growing.failed_hypotheses == ["no hidden layer wider than an earlier one (d_0 >= ... >= d_{L-1})"]
+    assert "same neuromanifold as widths 2,2,3 ranks 2,2, where Cor. 3.8 gives 12" in growing.note
+    parallel = expected_dimension(Architecture((4, 4, 4, 4), (1, 2, 2), tokens=3))
+    assert parallel.failed_hypotheses == ["a_i >= 2 for i < L"] and parallel.paper_hypotheses_hold
+    not_bottleneck = expected_dimension(Architecture((2, 4, 2), (2, 2), tokens=3))
+    assert "widths shrink then grow (bottleneck)" in not_bottleneck.failed_hypotheses
+    assert not not_bottleneck.paper_hypotheses_hold
+
+
+def test_deep_normalized_is_the_conjectured_eq16():
+    e = expected_dimension(Architecture((3, 3, 3), (2, 2), tokens=3, normalized=True))
+    assert (e.formula, e.value, e.conjectural, e.applies) == ("Eq. 16", cor38((3, 3, 3), (2, 2)) + 2, True, True)
+    assert e.note.startswith("Conjecture 3.10")
+
+
+def test_variants_have_no_formula():
+    e = expected_dimension(Architecture((3, 3, 3), (2, 2), tokens=2, heads=2, skip=True, causal=True))
+    assert (e.formula, e.value, e.applies, e.paper_hypotheses_hold) == (None, None, False, False)
+    assert e.note == ("the paper states no dimension formula for 2 heads and skip connections and a causal mask "
+                      "(Section 4: open)")
+    # one token attends only to itself: a causal mask changes nothing
+    assert expected_dimension(Architecture((3, 2), (2,), tokens=1, causal=True)) == expected_dimension(
+        Architecture((3, 2), (2,), tokens=1))
+
+
+def test_expectations_as_dicts():
+    e = Expectation("Cor. 3.3", 5, (Hypothesis("t >= 2", True), Hypothesis("found", False, "ag-attention")), note="n")
+    assert e.to_dict() == {
+        "formula": "Cor. 3.3", "value": 5, "applies": False, "paper_hypotheses_hold": True, "conjectural": False,
+        "hypotheses": [{"statement": "t >= 2", "holds": True, "source": "paper"},
+                       {"statement": "found", "holds": False, "source": "ag-attention"}],
+        "note": "n",
+    }
+    assert e.fields() == {"expected": 5, "formula": "Cor. 3.3", "formula_applies": False,
+                          "failed_hypotheses": ["found"], "conjectural": False}
+    assert not Expectation(None, None).applies and not Expectation(None, None).paper_hypotheses_hold
