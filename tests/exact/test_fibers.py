@@ -18,7 +18,7 @@ def test_fibers_explained_on_bottlenecks(widths, ranks, t):
 @pytest.mark.parametrize("widths, ranks, t, excess, exact", [
     ((2, 3, 3), (2, 2), 2, 4, True),  # growing before the last layer
     ((3, 5, 3), (2, 2), 3, None, True),  # grow then shrink
-    ((4, 4, 4, 4), (1, 2, 2), 3, 4, False),  # a_1 = 1: tokens become parallel
+    ((4, 4, 4, 4), (1, 2, 2), 3, 4, True),  # a_1 = 1: tokens become parallel (exact: the parallel-tokens bound)
     ((3, 3), (3,), 1, 3, True),  # t = 1: phi only sees A + A^T
 ])
 def test_fibers_report_the_excess_elsewhere(widths, ranks, t, excess, exact):
