@@ -1,0 +1,37 @@
+"""A throw-away Dask cluster of subprocesses (ag_attention._sweep.cluster): it starts, serves, and leaves nothing."""
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ag_attention._sweep.cluster import LocalDaskCluster, dask_command
+
+from tests.helpers import processes_matching
+
+distributed = pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")
+
+
+def test_dask_command_is_this_pythons():
+    cmd = dask_command()
+    script = Path(sys.executable).with_name("dask")
+    assert cmd == ([str(script)] if script.exists() else [sys.executable, "-m", "dask"])
+
+
+def test_a_cluster_serves_its_workers_and_leaves_nothing_behind():
+    cluster = LocalDaskCluster(workers=2, threads=1, timeout=60)
+    with cluster as address:
+        assert re.fullmatch(r"tcp://127\.0\.0\.1:\d+", address) and cluster.address == address
+        assert processes_matching(f"worker {address}")
+        with distributed.Client(address, timeout=30, set_as_default=False) as client:
+            workers = client.scheduler_info()["workers"]
+            assert len(workers) == 2 and all(w["nthreads"] == 1 for w in workers.values())
+            assert client.submit(sum, [1, 2, 3]).result(timeout=30) == 6
+    # the scheduler, the nannies and their workers: killed with their process groups
+    deadline = time.monotonic() + 10
+    while processes_matching(address) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_matching(address) == []
+    cluster.stop()  # stopping twice is harmless

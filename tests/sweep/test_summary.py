@@ -1,0 +1,91 @@
+"""What a sweep found (ag_attention._sweep.summary): counts per variant, Markdown, JSON and the plot."""
+
+import json
+
+import pytest
+
+from ag_attention._sweep.compute import compute_row
+from ag_attention._sweep.grid import Spec
+from ag_attention._sweep.summary import COUNTS, markdown, plot, summarize, variant, write_summary
+
+P = 2**31 - 1
+
+
+@pytest.fixture(scope="module")
+def rows():
+    specs = [
+        Spec((4, 4, 4), (2, 2), 3),  # Cor. 3.8 applies and agrees
+        Spec((4, 2, 4, 4), (2, 2, 2), 2),  # the paper's hypotheses hold, but the formula is proven wrong (29 < 37)
+        Spec((2, 3, 3), (2, 2), 2),  # a hidden layer wider than the input: Cor. 3.8 on the effective widths
+        Spec((3, 1), (3,), 1),  # one token: t >= 2 fails
+        Spec((3, 2), (2,), 3, normalized=True),  # Thm. 3.9 in float64, certified by balls
+        Spec((2, 2), (2,), 2, heads=2),  # no formula
+    ]
+    return [compute_row(s, P, 0) for s in specs]
+
+
+def test_variant_names():
+    base = {"normalized": False, "tokens": 2, "depth": 3, "heads": 1, "skip": False, "causal": False}
+    assert variant(base) == "lightning, t=2, L=3"
+    assert variant({**base, "normalized": True, "heads": 2, "skip": True, "causal": True}) == (
+        "normalized, t=2, L=3, heads=2, skip, causal")
+
+
+def test_counts_per_variant_and_in_total(rows):
+    s = summarize(rows, info={"grid": "g.toml", "seed": 0})
+    assert (s["grid"], s["seed"]) == ("g.toml", 0) and list(s["total"]) == list(COUNTS)
+    t = s["total"]
+    assert (t["rows"], t["errors"], t["with_formula"]) == (6, 0, 5)
+    assert t["certified"] == sum(r["certified"] for r in rows) >= 5
+    assert (t["formula_applies"], t["applies_agrees"], t["applies_differs"], t["applies_undecided"]) == (2, 2, 0, 0)
+    assert (t["paper_hypotheses_hold"], t["paper_agrees"], t["paper_proven_wrong"]) == (4, 2, 2)
+    by_name = {v["variant"]: v for v in s["variants"]}
+    deep = by_name["lightning, t=2, L=2"]
+    assert deep["rows"] == 1 and deep["effective_eligible"] == deep["effective_agrees"] == 1
+    assert deep["by_failed"] == [{"failed_hypotheses": ["no hidden layer wider than an earlier one (d_0 >= ... >= d_{L-1})"],
+                                  "rows": 1, "agrees": 0, "differs": 1, "undecided": 0, "errors": 0}]
+    assert by_name["lightning, t=1, L=1"]["certificate_kinds"] == {"analytic-bound": 1}
+    assert by_name["normalized, t=3, L=1"]["formula"] == "Thm. 3.9"
+    assert by_name["lightning, t=2, L=1, heads=2"]["formula"] is None
+    # variants in the order lightning before normalized, then heads, tokens, depth
+    names = [v["variant"] for v in s["variants"]]
+    assert names.index("lightning, t=2, L=1, heads=2") > names.index("lightning, t=3, L=2")
+    assert names[-1] == "normalized, t=3, L=1"
+    assert sum(v["rows"] for v in s["variants"]) == 6
+
+
+def test_errors_are_counted_not_compared(rows):
+    failed = {**rows[0], "dimension": None, "agrees": None, "certified": False, "certificate_kind": "error",
+              "error": "InsufficientMemoryError: too large"}
+    s = summarize([failed])
+    assert (s["total"]["errors"], s["total"]["applies_agrees"], s["total"]["applies_undecided"]) == (1, 0, 1)
+    assert s["variants"][0]["by_failed"][0]["errors"] == 1 and s["variants"][0]["by_failed"][0]["undecided"] == 0
+
+
+def test_markdown(rows):
+    s = summarize(rows, info={"description": "a test grid", "grid": "g.toml", "prime": P, "seed": 0})
+    md = markdown(s)
+    certified = s["total"]["certified"]
+    assert md.startswith(f"# Sweep summary\n\na test grid\n\n6 architectures; {certified} certified exact; grid g.toml; ")
+    assert "| variant | rows | certified | formula | applies |" in md and f"| **all** | 6 | {certified} |" in md
+    assert "## lightning, t=2, L=2: which hypotheses fail (Cor. 3.8)" in md
+    assert "| none (the formula applies) | 1 | 1 | 0 | 0 | 0 |" in md
+    assert "## lightning" not in markdown(s, details=False)
+    one = markdown(summarize(rows[:1]))
+    assert "**all**" not in one and "1 architectures; 1 certified exact." in one
+
+
+def test_plot_and_its_absence(rows, tmp_path):
+    pytest.importorskip("matplotlib")
+    assert plot(rows, tmp_path, title="t") == ["dimension-vs-formula.png", "dimension-vs-formula.svg"]
+    assert (tmp_path / "dimension-vs-formula.png").read_bytes()[:4] == b"\x89PNG"
+    assert plot([rows[-1]], tmp_path) == "no plot: no row has both a dimension and a formula"
+
+
+def test_write_summary(rows, tmp_path):
+    s = write_summary(rows, tmp_path, info={"grid": "g.toml"}, plots=False)
+    assert s["plot_note"] == "plots not requested" and "plots" not in s
+    assert json.loads((tmp_path / "summary.json").read_text()) == s
+    assert (tmp_path / "summary.md").read_text() == markdown(s)
+    assert "plots not requested" in (tmp_path / "summary.md").read_text()
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob("*.png"))
