@@ -30,3 +30,35 @@ def test_memory_settings(monkeypatch, tmp_path):
     engine.chmod(0o755)
     cmd = runner.ContainerBackend(engine=str(engine)).run("x", timeout=10).stdout.splitlines()
     assert cmd[cmd.index("--memory") + 1] == "2048m"
+
+
+def test_sizes_as_the_user_writes_them():
+    from ag_attention._m2.memory import size
+
+    assert [size(4 * 2**30), size(300 * 2**20), size(3 * 2**29), size(2048), size(100)] == [
+        "4 GiB", "300 MiB", "1.5 GiB", "2 KiB", "100 bytes"]
+
+
+def test_the_setting_and_where_it_comes_from(monkeypatch):
+    from ag_attention._m2.memory import DEFAULT_MEMORY, MEMORY_ENV, MIN_MEMORY, memory_setting, parse_memory
+
+    monkeypatch.delenv(MEMORY_ENV, raising=False)
+    assert memory_setting(None) == (parse_memory(DEFAULT_MEMORY), "the default")
+    assert memory_setting("unlimited") == (None, "memory=") and memory_setting(2**30) == (2**30, "memory=")
+    monkeypatch.setenv(MEMORY_ENV, " off ")
+    assert memory_setting(None) == (None, MEMORY_ENV)
+    assert parse_memory(MIN_MEMORY) == MIN_MEMORY
+    with pytest.raises(InvalidArgumentError, match=r"^memory=268435455: below 256 MiB; Macaulay2 1.21 needs about"):
+        parse_memory(MIN_MEMORY - 1)
+    with pytest.raises(InvalidArgumentError, match=r"^limit=True: must be a size such as 4g or 512m, or unlimited"):
+        parse_memory(True, "limit")
+
+
+def test_how_to_raise_the_limit():
+    from ag_attention._m2.memory import how_to_raise
+
+    assert how_to_raise("local", 300 * 2**20) == (
+        "raise it with AG_ATTENTION_M2_MEMORY=600m (or LocalBackend(memory=...); AG_ATTENTION_M2_MEMORY=unlimited "
+        "removes it)")
+    assert how_to_raise("container", 4 * 2**30).startswith("raise it with AG_ATTENTION_M2_MEMORY=8g (or ContainerBackend(")
+    assert "AG_ATTENTION_M2_MEMORY=8g" in how_to_raise("local", None)
