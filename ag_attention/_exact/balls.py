@@ -14,7 +14,7 @@ working precision (``bits``) is python-flint's global ``flint.ctx.prec``,
 set only inside :func:`precision`.
 
 With :mod:`ag_attention._exact.linalg` and :mod:`ag_attention._exact.field`,
-the only module that imports python-flint (tests/test_linalg_seam.py).
+the only module that imports python-flint (tests/exact/test_linalg.py).
 """
 
 from __future__ import annotations
