@@ -47,6 +47,7 @@ from functools import lru_cache
 from math import comb
 
 from .._architecture import Architecture
+from .monomials import monomial_count
 
 __all__ = [
     "UpperBound",
@@ -312,66 +313,14 @@ def _composition(arch: Architecture) -> UpperBound | None:
     return UpperBound(value, "composition", blocks + where)
 
 
-#: monomial-span is skipped past this degree with several tokens (the count grows like degree^(t d), never binding)
-MAX_SPAN_DEGREE = 729
-#: and past this depth (degree 3^L) altogether
-MAX_SPAN_DEPTH = 8
-
-
-@lru_cache(maxsize=256)
-def _orbit_counts(d: int, others: int, max_degree: int) -> tuple[int, ...]:
-    """For each degree ``0..max_degree``: monomials in token 1's ``d`` variables and ``others`` more tokens, up to
-    permuting those tokens.
-
-    A basis of the polynomials invariant under the permutations of tokens
-    ``2..t``: the orbit sums.  An orbit is token 1's monomial with a multiset
-    of ``others`` monomials (one per other token, degree 0 allowed).
-    """
-    def count(deg: int) -> int:
-        return comb(deg + d - 1, d - 1)
-
-    if others == 0:
-        return tuple(count(k) for k in range(max_degree + 1))
-    # a multiset of total degree m has at most m non-constant monomials: more tokens add only constants
-    others = min(others, max_degree)
-    # multisets[s][m]: multisets of s monomials of total degree m (count(j) kinds of degree j)
-    multisets = [[0] * (max_degree + 1) for _ in range(others + 1)]
-    multisets[0][0] = 1
-    for j in range(max_degree + 1):
-        kinds = count(j)
-        new = [row[:] for row in multisets]
-        for s in range(others):
-            for m in range(max_degree + 1 - j):
-                if not multisets[s][m]:
-                    continue
-                n = 1  # add n items of degree j: C(kinds + n - 1, n) multisets of them
-                while s + n <= others and m + n * j <= max_degree:
-                    new[s + n][m + n * j] += multisets[s][m] * comb(kinds + n - 1, n)
-                    n += 1
-        multisets = new
-    last = multisets[others]
-    return tuple(sum(count(k) * last[deg - k] for k in range(deg + 1)) for deg in range(max_degree + 1))
-
-
 def monomial_span(arch: Architecture) -> UpperBound | None:
     """The number of monomials the output can use: an upper bound on the linear span for every network."""
     if arch.normalized:
         return None
-    if arch.depth > MAX_SPAN_DEPTH:
-        return None  # degree 3^L: the count is astronomically large, never the smallest bound
-    d, t, n = arch.widths[0], arch.tokens, 3 ** arch.depth
-    degrees = range(1, n + 1, 2) if arch.skip else (n,)  # a skip connection adds odd degrees below 3^L
-    if arch.causal:  # token i is a polynomial in tokens 1..i
-        value = arch.widths[-1] * sum(comb(k + i * d - 1, i * d - 1) for i in range(1, t + 1) for k in degrees)
-        why = "token i: monomials in the first i tokens"
-    else:  # f is equivariant: f_1 determines f, and is invariant under permutations of tokens 2..t
-        if t > 1 and n > MAX_SPAN_DEGREE:
-            return None
-        counts = _orbit_counts(d, t - 1, n)
-        value = arch.widths[-1] * sum(counts[k] for k in degrees)
-        why = "f_1 determines f; its monomials up to permutations of tokens 2..t"
-    return UpperBound(value, "monomial-span", f"{why}, degree{'s' if arch.skip else ''} "
-                      f"{','.join(map(str, degrees)) if arch.skip else n}")
+    counted = monomial_count(arch)
+    if counted is None:
+        return None
+    return UpperBound(counted[0], "monomial-span", counted[1])
 
 
 def upper_bounds(arch: Architecture) -> list[UpperBound]:
