@@ -170,7 +170,8 @@ def _width_one(arch: Architecture) -> UpperBound | None:
     """A width-1 layer ``l`` (``e_l = 1``, ``0 <= l < L``): ``f_i = P_i(Y) c``, ``Y`` its output, ``c`` in ``C^{d_L}``."""
     if arch.skip:
         return None
-    e = effective_architecture(arch).widths
+    eff = effective_architecture(arch)
+    e = eff.widths
     best: UpperBound | None = None
     d_out = arch.widths[-1]
     for l in range(arch.depth):
@@ -179,8 +180,10 @@ def _width_one(arch: Architecture) -> UpperBound | None:
         if l == 0:
             bound = UpperBound(d_out, "width-one", f"d_0 = 1: f_i(X) = P_i(X) c with fixed P_i and c in C^{d_out}")
         else:
-            prefix = best_upper_bound(arch.with_(widths=(*arch.widths[:l], 1), ranks=tuple(min(a, e[i]) for i, a in
-                                                                                           enumerate(arch.ranks[:l]))))
+            # the first l layers of the effective network (the same functions), their output in C^1
+            widths = (*e[:l], 1)
+            prefix = best_upper_bound(eff.with_(widths=widths) if eff.parametrization == "AV"
+                                      else eff.with_(widths=widths, ranks=eff.ranks[:l]))
             if prefix is None:
                 continue
             bound = UpperBound(prefix.value + d_out - 1, "width-one",
@@ -202,7 +205,8 @@ def one_layer_bounds(d: int, d_out: int, a: int, heads: int, tokens: int) -> lis
     H, t = heads, tokens
     if t >= 2:
         one = 2 * a * d + d * d_out - matrix_product_fiber(a, d) - 1
-        one_why = f"one head: 2ad + dd' - {matrix_product_fiber(a, d)} - 1 (GL_{min(a, d)} and the rescaling act freely)"
+        one_why = (f"one head: 2ad + dd' - {matrix_product_fiber(a, d)} - 1 (the fiber of (Q, K) -> Q^T K, "
+                   "and the rescaling acting freely)")
         span = d_out * d * _sym2(d)
         span_why = f"T in C^{d_out} (x) C^{d} (x) Sym^2 C^{d}"
         mix = _low_rank(d * d, d_out * d, H)
@@ -231,7 +235,7 @@ def one_layer_bounds(d: int, d_out: int, a: int, heads: int, tokens: int) -> lis
 
 
 def effective_architecture(arch: Architecture) -> Architecture:
-    """The narrowest architecture with the same neuromanifold (no skip connections).
+    """A narrower architecture with the same neuromanifold (no skip connections).
 
     Layer ``i`` maps every token into ``sum_h V_{i,h} S_{i-1}``, a subspace of
     dimension at most ``e_i = min(d_i, H e_{i-1})`` (``e_0 = d_0``).  Choosing
@@ -279,6 +283,11 @@ def _direct(arch: Architecture) -> list[UpperBound]:
 MAX_BLOCK = 4
 
 
+def _full_span(arch: Architecture, first: int, k: int) -> bool:
+    """Whether the outputs of layers ``first..k`` provably span ``C^{d_k}``: ``d_k <= d_{first-1}, ..., d_{k-1}``."""
+    return arch.widths[k] <= min(arch.widths[first - 1:k])
+
+
 def _split(arch: Architecture, first: int, last: int, memo: dict[tuple[int, int], tuple[int, str]]) -> tuple[int, str]:
     """The best bound of layers ``first..last`` over every way of cutting them into blocks, with its blocks."""
     key = (first, last)
@@ -291,7 +300,7 @@ def _split(arch: Architecture, first: int, last: int, memo: dict[tuple[int, int]
         best = (direct.value, f"layers {span}: {direct.value} ({direct.name})")
     for k in range(first, last):  # cut after layer k
         left, right = _split(arch, first, k, memo), _split(arch, k + 1, last, memo)
-        junction = 0 if arch.skip else arch.widths[k] ** 2
+        junction = 0 if arch.skip or not _full_span(arch, first, k) else arch.widths[k] ** 2
         value = left[0] + right[0] - junction
         if best[0] < 0 or value < best[0]:
             gl = "" if arch.skip else f" - GL_{arch.widths[k]} ({junction})"

@@ -97,3 +97,23 @@ def test_certified_values_agree_with_a_second_prime_and_float64(arch):
     second = dimension(arch, prime=1_000_003, seed=7, recheck=False)
     numeric = numerical_dimension(arch, seed=3)
     assert r.certified and second.dimension == r.dimension == numeric.dimension
+
+
+def test_composition_subtracts_gl_only_where_the_outputs_span():
+    # With several heads the effective widths only bound the span from above: widths 5,36,2 with 8 heads and
+    # t = 1 have GF(p) rank 1,104 (an independent review), and subtracting GL_36 at the cut gave 1,100.
+    assert best_upper_bound(Architecture((5, 36, 2), (5, 1), tokens=1, heads=8)).value >= 1104
+    assert best_upper_bound(Architecture((5, 40, 2), (5, 1), tokens=1, heads=8)).value >= 1104
+    assert best_upper_bound(Architecture((4, 80, 1), (1, 1), tokens=1, heads=20)).value > 0
+    # where the widths do not grow, the cut subtracts (the two-head example of the docs)
+    assert _bounds(Architecture((2, 2, 3, 1), (1, 1, 1), tokens=1, heads=2))["composition"] == 14
+
+
+@pytest.mark.parametrize("arch, value", [
+    (Architecture((1, 2, 2, 1), None, tokens=2, parametrization="AV"), 1),
+    (Architecture((1, 5, 1, 4), None, tokens=2, heads=3, parametrization="AV"), 4),
+    (Architecture((4, 1, 2, 5, 6), None, tokens=1, parametrization="AV"), 18),
+], ids=lambda a: a.describe() if isinstance(a, Architecture) else str(a))
+def test_av_networks_get_their_bounds(arch, value):
+    r = dimension(arch)  # a width-one prefix of an AV network used to be built with capped ranks (refused)
+    assert r.certified and r.dimension == value
