@@ -6,7 +6,8 @@ implementation (their names may move between versions, these do not):
 * describe a network: :class:`Architecture`, its polynomial map :class:`Parametrization`;
 * its neuromanifold: :func:`dimension` (exact, GF(p)), :func:`numerical_dimension`
   (float64, also softmax), :func:`expected_dimension` (the paper's formulas),
-  :func:`fibers` (which weights give the same function);
+  :func:`fibers` (which weights give the same function), :func:`upper_bounds` (the proven upper bounds,
+  each an :class:`UpperBound` with its proof in docs/math/bounds.md);
 * one layer's closure: :func:`implicitize` (Macaulay2), :func:`closure_equations`
   and :func:`low_degree_equations` (interpolation past Macaulay2's ``kernel``),
   :func:`degree`; :func:`certify` decides Theorem 3.4 at a point;
@@ -45,6 +46,7 @@ from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
 from ._exact.onelayer import CertificateKind, PointVerdict, certify
 from ._m2.implicitize import Implicitization, implicitize
+from ._models.bounds import UpperBound, upper_bounds
 from ._models.formulas import expected_dimension
 from ._models.parametrization import Parametrization
 from ._numeric import NumericalResult, numerical_dimension
@@ -61,6 +63,8 @@ __all__ = [
     "numerical_dimension",
     "NumericalResult",
     "expected_dimension",
+    "upper_bounds",
+    "UpperBound",
     "fibers",
     "FiberResult",
     # one layer's closure

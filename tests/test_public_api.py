@@ -29,7 +29,8 @@ def test_every_public_name_exists_and_is_documented():
 def test_the_verbs_and_types_a_user_needs_are_top_level():
     for name in ("Architecture", "Parametrization", "dimension", "numerical_dimension", "fibers", "implicitize",
                  "certify", "degree", "DimensionResult", "NumericalResult", "FiberResult", "Implicitization",
-                 "DegreeResult", "PointVerdict", "AgAttentionError", "InvalidArgumentError", "provenance"):
+                 "DegreeResult", "PointVerdict", "AgAttentionError", "InvalidArgumentError", "provenance",
+                 "upper_bounds", "UpperBound"):
         assert name in ag_attention.__all__, name
 
 

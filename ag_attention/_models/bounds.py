@@ -77,7 +77,13 @@ BOUND_NAMES: dict[str, str] = {
 
 @dataclass(frozen=True, order=True)
 class UpperBound:
-    """``dim M <= value``, proven by the argument ``name`` (a key of :data:`BOUND_NAMES`)."""
+    """``dim M <= value``, proven by the argument ``name``; ``detail`` gives the numbers.
+
+    The names, each with the section of docs/math/bounds.md that proves it:
+    ``one-token``, ``parallel-tokens``, ``width-one``, ``heads``, ``span``,
+    ``head-mixing``, ``value-space``, ``composition``, ``monomial-span``
+    (:attr:`proof` says where).  Returned by :func:`ag_attention.upper_bounds`.
+    """
 
     value: int
     name: str
