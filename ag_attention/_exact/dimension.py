@@ -33,12 +33,13 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import ComputationError, InsufficientMemoryError, InvalidArgumentError
-from .._models.bounds import best_upper_bound, effective_architecture
+from .._models.bounds import effective_architecture
 from .._models.formulas import expected_dimension, symmetry_count
 from . import linalg
 from .field import DEFAULT_PRIME, SECOND_PRIME, check_prime
 from .result import DimensionResult
 from .runs import Evaluation, RankRun, Stages, evaluate, jacobian_rank, rank_run
+from .spans import engine_bound
 from .sampling import (
     check_exact_sizes,
     check_run_memory,
@@ -175,7 +176,7 @@ class _Bounds:
         self.parameters = arch.parameter_count
         self.runs = runs
         self.reduction = reduction
-        self.analytic = best_upper_bound(arch)
+        self.analytic = engine_bound(arch)
 
     def best(self) -> int:
         return max([r.rank for r in self.runs] + ([self.reduction.dimension] if self.reduction else []))

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
-from .._models.bounds import best_upper_bound
 from .._models.formulas import Expectation
 from .._results import ResultMixin, dimension_fields
 from .runs import RankRun
+from .spans import engine_bound
 
 __all__ = ["DimensionResult"]
 
@@ -130,7 +130,7 @@ class DimensionResult(ResultMixin):
         red = self.reduction
         if red is not None and red.symmetry_bound == self.upper_bound:
             return "effective-architecture"  # the narrower network's own symmetries close it
-        analytic = best_upper_bound(self.architecture)
+        analytic = engine_bound(self.architecture)
         if analytic is not None and self.upper_bound == analytic.value:
             return analytic.name
         return "effective-architecture"  # a bound of the effective architecture's own
@@ -139,7 +139,7 @@ class DimensionResult(ResultMixin):
     def certificate(self) -> str:
         red = self.reduction
         if self.certified:
-            analytic = best_upper_bound(self.architecture)
+            analytic = engine_bound(self.architecture)
             if analytic is not None and self.closed_by == analytic.name:
                 return (
                     f"exact: rank over GF(p) = {self.dimension} is a lower bound and equals the proven "

@@ -15,7 +15,6 @@ import math
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._models.bounds import best_upper_bound
 from .._models.formulas import symmetry_count
 from .._models.sampling import new_directions_per_sample
 from .._models.symmetries import symmetry_generators
@@ -23,6 +22,7 @@ from .._network import inputs_memory, jacobian_memory
 from .._resources import MemoryEstimate, require_memory
 from . import linalg
 from .field import MAX_CONTRACTION
+from .spans import engine_bound
 
 __all__ = [
     "new_directions_per_sample",
@@ -52,7 +52,7 @@ def sampling_plan(arch: Architecture, target: int, samples: int | None = None) -
 def planning_bound(arch: Architecture) -> int:
     """The rank to plan for: ``P`` minus the symmetries, or the proven upper bound where one is smaller."""
     bound = arch.parameter_count - symmetry_count(arch)
-    analytic = best_upper_bound(arch)
+    analytic = engine_bound(arch)
     if analytic is not None:
         bound = min(bound, analytic.value)
     return max(bound, 1)

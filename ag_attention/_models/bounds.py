@@ -46,8 +46,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
 
+from collections.abc import Callable
+
 from .._architecture import Architecture
 from .monomials import monomial_count
+
+#: a proven lower bound on the dimension of the span of a network's outputs (generic weights, all inputs)
+Spans = Callable[[Architecture], int]
 
 __all__ = [
     "UpperBound",
@@ -149,7 +154,7 @@ def _one_token(arch: Architecture) -> UpperBound | None:
                       f"(flags {flags}) and M ({m}), modulo {arch.depth} rescaling(s)")
 
 
-def _parallel_tokens(arch: Architecture) -> UpperBound | None:
+def _parallel_tokens(arch: Architecture, spans: Spans | None) -> UpperBound | None:
     """One head, ``t >= 2``, no mask: the first rank-one layer makes the tokens parallel."""
     if arch.tokens < 2 or arch.heads != 1 or arch.skip or arch.causal or 1 not in arch.ranks:
         return None
@@ -163,7 +168,7 @@ def _parallel_tokens(arch: Architecture) -> UpperBound | None:
         return UpperBound(value, "parallel-tokens",
                           f"rank-one layer 1: f_i = s_i sigma^e h(X X^T k), q and k in C^{d}, "
                           f"the one-token tail {tail}, modulo {L + 1} rescalings")
-    prefix = best_upper_bound(arch.with_(widths=arch.widths[:l], ranks=arch.ranks[:l - 1]))
+    prefix = best_upper_bound(arch.with_(widths=arch.widths[:l], ranks=arch.ranks[:l - 1]), spans)
     if prefix is None or effective_architecture(arch).widths[:l] != arch.widths[:l]:
         return None  # GL_{d_{l-1}} acts freely only when the prefix's outputs span C^{d_{l-1}}
     value = prefix.value + 2 * d + tail - d * d - (L - l + 2)
@@ -172,7 +177,7 @@ def _parallel_tokens(arch: Architecture) -> UpperBound | None:
                       f"the one-token tail {tail}, modulo GL_{d} and {L - l + 2} rescalings")
 
 
-def _width_one(arch: Architecture) -> UpperBound | None:
+def _width_one(arch: Architecture, spans: Spans | None) -> UpperBound | None:
     """A width-1 layer ``l`` (``e_l = 1``, ``0 <= l < L``): ``f_i = P_i(Y) c``, ``Y`` its output, ``c`` in ``C^{d_L}``."""
     if arch.skip:
         return None
@@ -189,7 +194,7 @@ def _width_one(arch: Architecture) -> UpperBound | None:
             # the first l layers of the effective network (the same functions), their output in C^1
             widths = (*e[:l], 1)
             prefix = best_upper_bound(eff.with_(widths=widths) if eff.parametrization == "AV"
-                                      else eff.with_(widths=widths, ranks=eff.ranks[:l]))
+                                      else eff.with_(widths=widths, ranks=eff.ranks[:l]), spans)
             if prefix is None:
                 continue
             bound = UpperBound(prefix.value + d_out - 1, "width-one",
@@ -274,9 +279,9 @@ def _block(arch: Architecture, first: int, last: int) -> Architecture:
     return arch.with_(widths=arch.widths[first - 1:last + 1], ranks=arch.ranks[first - 1:last])
 
 
-def _direct(arch: Architecture) -> list[UpperBound]:
+def _direct(arch: Architecture, spans: Spans | None) -> list[UpperBound]:
     """The bounds of ``arch`` that do not split it into blocks of layers."""
-    out = [b for b in (_one_token(arch), _parallel_tokens(arch), _width_one(arch)) if b is not None]
+    out = [b for b in (_one_token(arch), _parallel_tokens(arch, spans), _width_one(arch, spans)) if b is not None]
     if arch.depth == 1:
         out.extend(one_layer_bounds(arch.widths[0], arch.widths[1], arch.ranks[0], arch.heads, arch.tokens))
     span = monomial_span(arch)
@@ -289,12 +294,22 @@ def _direct(arch: Architecture) -> list[UpperBound]:
 MAX_BLOCK = 4
 
 
-def _full_span(arch: Architecture, first: int, k: int) -> bool:
-    """Whether the outputs of layers ``first..k`` provably span ``C^{d_k}``: ``d_k <= d_{first-1}, ..., d_{k-1}``."""
-    return arch.widths[k] <= min(arch.widths[first - 1:k])
+def _full_span(arch: Architecture, first: int, k: int, spans: Spans | None) -> str | None:
+    """How the outputs of layers ``first..k`` are proven to span ``C^{d_k}``, or ``None`` if they are not.
+
+    By the widths (``d_k <= d_{first-1}, ..., d_{k-1}``: the span lemma of
+    docs/math/bounds.md (bounds-composition)), or by ``spans``, a proven lower
+    bound on the span (the engine's: a rank over GF(p) of the block's outputs).
+    """
+    if arch.widths[k] <= min(arch.widths[first - 1:k]):
+        return "widths"
+    if spans is not None and spans(_block(arch, first, k)) >= arch.widths[k]:
+        return "GF(p) rank of the outputs"
+    return None
 
 
-def _split(arch: Architecture, first: int, last: int, memo: dict[tuple[int, int], tuple[int, str]]) -> tuple[int, str]:
+def _split(arch: Architecture, first: int, last: int, spans: Spans | None,
+           memo: dict[tuple[int, int], tuple[int, str]]) -> tuple[int, str]:
     """The best bound of layers ``first..last`` over every way of cutting them into blocks, with its blocks."""
     key = (first, last)
     if key in memo:
@@ -302,26 +317,28 @@ def _split(arch: Architecture, first: int, last: int, memo: dict[tuple[int, int]
     span = f"{first}" if first == last else f"{first}-{last}"
     best = (-1, "")
     if last - first < MAX_BLOCK:  # longer blocks are always cut (the direct bounds are then never smaller)
-        direct = min(_direct(_block(arch, first, last)), key=lambda b: b.value)
+        direct = min(_direct(_block(arch, first, last), spans), key=lambda b: b.value)
         best = (direct.value, f"layers {span}: {direct.value} ({direct.name})")
     for k in range(first, last):  # cut after layer k
-        left, right = _split(arch, first, k, memo), _split(arch, k + 1, last, memo)
-        junction = 0 if arch.skip or not _full_span(arch, first, k) else arch.widths[k] ** 2
+        left, right = _split(arch, first, k, spans, memo), _split(arch, k + 1, last, spans, memo)
+        how = None if arch.skip else _full_span(arch, first, k, spans)
+        junction = 0 if how is None else arch.widths[k] ** 2
         value = left[0] + right[0] - junction
         if best[0] < 0 or value < best[0]:
-            gl = "" if arch.skip else f" - GL_{arch.widths[k]} ({junction})"
+            gl = "" if arch.skip else (f" - GL_{arch.widths[k]} ({junction}, span by {how})" if how
+                                       else f" (no GL_{arch.widths[k]}: span not proven)")
             best = (value, f"{left[1]} + {right[1]}{gl}")
     memo[key] = best
     return best
 
 
-def _composition(arch: Architecture) -> UpperBound | None:
+def _composition(arch: Architecture, spans: Spans | None) -> UpperBound | None:
     """Several layers: blocks of layers, their bounds added, minus the free ``GL`` between blocks."""
     if arch.depth < 2:
         return None
     eff = arch if arch.skip else effective_architecture(arch)
-    value, blocks = _split(eff, 1, eff.depth, {})
-    direct = _direct(eff)
+    value, blocks = _split(eff, 1, eff.depth, spans, {})
+    direct = _direct(eff, spans)
     if direct and value >= min(b.value for b in direct):
         return None  # no cut helps: the direct bounds say it already
     where = "" if eff == arch else f" (effective widths {','.join(map(str, eff.widths))})"
@@ -338,40 +355,45 @@ def monomial_span(arch: Architecture) -> UpperBound | None:
     return UpperBound(counted[0], "monomial-span", counted[1])
 
 
-def upper_bounds(arch: Architecture) -> list[UpperBound]:
+def upper_bounds(arch: Architecture, spans: Spans | None = None) -> list[UpperBound]:
     """Every proven upper bound of this module that applies to ``arch`` (none for softmax attention).
+
+    ``spans`` (optional) gives a proven lower bound on the span of a network's
+    outputs; :func:`ag_attention.dimension` passes the engine's (a rank over
+    GF(p), docs/math/bounds.md (bounds-composition)), which lets more cuts of
+    the composition bound subtract their ``GL``.  Without it the widths decide.
 
     >>> from ag_attention import Architecture
     >>> [(b.name, b.value) for b in upper_bounds(Architecture((3, 2), (2,), tokens=1, heads=2))]
     [('heads', 22), ('span', 20), ('head-mixing', 20), ('monomial-span', 20)]
     """
-    return list(_all_bounds(arch))
+    return list(_all_bounds(arch, spans))
 
 
 @lru_cache(maxsize=4096)
-def _all_bounds(arch: Architecture) -> tuple[UpperBound, ...]:
+def _all_bounds(arch: Architecture, spans: Spans | None) -> tuple[UpperBound, ...]:
     """:func:`upper_bounds`, cached: prefixes and blocks recur (``Architecture`` is frozen and hashable)."""
     if arch.normalized:
         return ()
-    out = _direct(arch)
+    out = _direct(arch, spans)
     eff = arch if arch.skip else effective_architecture(arch)
     if eff != arch:  # the same neuromanifold: its bounds hold here
         note = f"; on the effective widths {','.join(map(str, eff.widths))}"
-        out.extend(UpperBound(b.value, b.name, b.detail + note) for b in _direct(eff))
-    comp = _composition(arch)
+        out.extend(UpperBound(b.value, b.name, b.detail + note) for b in _direct(eff, spans))
+    comp = _composition(arch, spans)
     if comp is not None:
         out.append(comp)
     return tuple(out)
 
 
-def best_upper_bound(arch: Architecture) -> UpperBound | None:
+def best_upper_bound(arch: Architecture, spans: Spans | None = None) -> UpperBound | None:
     """The smallest of :func:`upper_bounds` (the first listed among equal values), or ``None``.
 
     >>> from ag_attention import Architecture
     >>> best_upper_bound(Architecture((3, 2), (2,), tokens=1, heads=2)).describe()
     'span bound: dim <= 20 (cubic maps C^3 -> C^2; proof: docs/math/bounds.md (bounds-span))'
     """
-    bounds = upper_bounds(arch)
+    bounds = upper_bounds(arch, spans)
     if not bounds:
         return None
     return min(bounds, key=lambda b: b.value)
