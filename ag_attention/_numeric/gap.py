@@ -32,11 +32,15 @@ def gap_rank(
     smallest singular value and the float64 noise level ``eps * size * s_1``
     (``size``: the larger side of the matrix, default ``len(s)``), and the
     whole spectrum to span less than ``min_gap`` orders, so no rank drop can
-    hide in it.  Otherwise there is no verdict (``rank=None``).
+    hide in it.  A gap whose upper side is itself within ``min_margin`` orders
+    of that noise level is noise too.  Otherwise there is no verdict
+    (``rank=None``).
 
     >>> gap_rank([3.0, 2.0, 1.0, 1e-14]).rank
     3
     >>> gap_rank([1, 1, 1, 1e-3, 1e-6, 1e-8]).rank is None   # decays, no clear gap
+    True
+    >>> gap_rank([10.0 ** -k for k in range(0, 22, 3)] + [1e-35]).rank is None   # a gap between two noise values
     True
     """
     s = np.asarray(s, dtype=float)
@@ -48,10 +52,14 @@ def gap_rank(
     order = np.argsort(gaps)[::-1]
     best = float(gaps[order[0]]) if gaps.size else 0.0
     runner = float(gaps[order[1]]) if gaps.size > 1 else 0.0
+    noise = float(np.log10(np.finfo(float).eps * max(size or 0, s.size)))
     if gaps.size and best >= min_gap and best - runner >= min_margin:
         r = int(order[0]) + 1
-        return GapRank(r, best, runner, float(rel[r - 1]), float(rel[r]), True, "clear gap")
-    noise = float(np.log10(np.finfo(float).eps * max(size or 0, s.size)))
+        if float(logs[r - 1]) - noise >= min_margin:
+            return GapRank(r, best, runner, float(rel[r - 1]), float(rel[r]), True, "clear gap")
+        return GapRank(None, best, runner, float(rel[r - 1]), float(rel[r]), False,
+                       f"the largest gap ({best:.1f} orders) lies below the float64 noise level: s_{r} = "
+                       f"{rel[r - 1]:.1e} s_1 is noise")
     headroom = float(logs[-1]) - noise  # orders between s_min and the noise level
     spread = -float(logs[-1])
     if spread < min_gap and headroom >= min_gap and headroom - best >= min_margin:
