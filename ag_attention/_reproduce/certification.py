@@ -29,13 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import InvalidArgumentError
-from .conjectures import Row, describe
+from .conjectures import Row, describe, sweep_grid
 from .report import Check, Report, Table
 
 __all__ = ["GRIDS", "variant_of", "reproduce_certification", "independent_check"]
-
-#: the sweeps directory of the repository (the grid files)
-SWEEPS = Path(__file__).resolve().parents[2] / "sweeps"
 
 #: the grids of each mode
 GRIDS: dict[str, tuple[str, ...]] = {
@@ -54,28 +51,6 @@ def variant_of(row: Row) -> str:
     if row["heads"] > 1:
         kind = f"{row['heads']} heads" + (", skip" if row["skip"] else "")
     return f"{kind}, {'t = 1' if row['tokens'] == 1 else 't >= 2'}"
-
-
-def _sweep(name: str, base: Path, seed: int, workers: int | None, report: Report) -> tuple[dict[str, Any], list[Row]]:
-    from .._sweep import load_grid, sweep
-
-    grid_file = SWEEPS / name
-    if not grid_file.is_file():
-        raise InvalidArgumentError(f"{grid_file}: grid file not found (the certification report runs from a "
-                                   "checkout of ag-attention, whose sweeps/ holds its grids)")
-    grid = load_grid(grid_file)
-    t0 = time.perf_counter()
-    result = sweep(grid_file, base / "sweeps" / grid_file.stem, overwrite=True, seed=seed, plots=False,
-                   workers=workers)
-    rows = result.rows()
-    seconds = time.perf_counter() - t0
-    errors = [r for r in rows if r["error"] is not None]
-    report.add(Check("every architecture of the grid computed", grid_file.name, "ag_attention.sweep",
-                     len(grid), len(rows) - len(errors), len(rows) == len(grid) and not errors, seconds,
-                     {"errors": [f"{describe(r)}: {r['error']}" for r in errors[:20]]}))
-    info = {"grid": f"sweeps/{grid_file.name}", "description": grid.description, "architectures": len(grid),
-            "seconds": round(seconds, 2)}
-    return info, [r for r in rows if r["error"] is None and not r["normalized"]]
 
 
 def independent_check(row: Row, seed: int) -> dict[str, Any]:
@@ -155,7 +130,9 @@ def reproduce_certification(out: Path | str | None, *, mode: str = "standard", s
         grids: dict[str, dict[str, Any]] = {}
         by_grid: dict[str, list[Row]] = {}
         for name in GRIDS[mode]:
-            grids[name], by_grid[name] = _sweep(name, base, seed, workers, report)
+            grids[name], rows = sweep_grid(name, base, seed=seed, workers=workers, report=report, case=name,
+                                           who="the certification report runs")
+            by_grid[name] = [r for r in rows if r["error"] is None and not r["normalized"]]
         # the wide grid repeats the standard one's networks: one row per network
         rows = list({describe(r): r for grid_rows in by_grid.values() for r in grid_rows}.values())
         table, counts = _per_variant(rows)

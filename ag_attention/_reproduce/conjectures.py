@@ -9,13 +9,17 @@ their hypotheses are in the docstring of :mod:`ag_attention._reproduce.open_ques
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .._architecture import Architecture
+from .._errors import InvalidArgumentError
 from .._models.formulas import effective_architecture, symmetry_count
 from .._models.parametrization import Parametrization
+from .report import Check, Report
 
 __all__ = ["Row", "Prediction", "Conjecture", "CONJECTURES", "compare", "certification", "ambient_bound", "describe",
            "partner_key"]
@@ -174,3 +178,34 @@ def compare(conjecture: Conjecture, rows: list[Row], ctx: dict[tuple[Any, ...], 
             "hypotheses": conjecture.hypotheses, "supported": len(holds), "counterexamples": counter,
             "holds": holds, "open": open_rows, "refuted_by_bounds": refuted, "not_applicable": not_applicable,
             "certified_applicable": len(holds) + len(counter)}
+
+
+#: the sweeps directory of the repository (the grid files of the open questions and the certification report)
+SWEEPS = Path(__file__).resolve().parents[2] / "sweeps"
+
+
+def sweep_grid(name: str, base: Path, *, seed: int, workers: int | None, report: Report, case: str,
+               who: str) -> tuple[dict[str, Any], list[Row]]:
+    """Sweep ``sweeps/NAME`` into ``base/sweeps``; its grid's description and rows, with a check that all computed.
+
+    ``who`` names the report in the error for a missing grid file (the grids live in a checkout).
+    """
+    from .._sweep import load_grid, sweep
+
+    grid_file = SWEEPS / name
+    if not grid_file.is_file():
+        raise InvalidArgumentError(f"{grid_file}: grid file not found ({who} from a checkout of ag-attention, "
+                                   "whose sweeps/ holds the grids)")
+    grid = load_grid(grid_file)
+    t0 = time.perf_counter()
+    result = sweep(grid_file, base / "sweeps" / grid_file.stem, overwrite=True, seed=seed, plots=False,
+                   workers=workers)
+    rows = result.rows()
+    seconds = time.perf_counter() - t0
+    info = {"grid": f"sweeps/{grid_file.name}", "description": grid.description, "architectures": len(grid),
+            "sha256": grid.sha256, "results": str(result.results), "seconds": round(seconds, 2)}
+    errors = [r for r in rows if r["error"] is not None]
+    report.add(Check("every architecture of the grid computed", case, "ag_attention.sweep",
+                     len(grid), len(rows) - len(errors), len(rows) == len(grid) and not errors, seconds,
+                     {"errors": [f"{describe(r)}: {r['error']}" for r in errors]}))
+    return info, rows

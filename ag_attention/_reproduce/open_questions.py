@@ -57,22 +57,16 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidArgumentError
-from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, describe, partner_key
+from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, partner_key, sweep_grid
 from .report import Check, Report, Table, pyplot, save_figure
 
 __all__ = ["VARIANTS", "CONJECTURES", "Conjecture", "Variant", "reproduce_open_questions", "ambient_bound",
            "compare"]
-
-#: the sweeps directory of the repository (the grid files)
-SWEEPS = Path(__file__).resolve().parents[2] / "sweeps"
-
 
 @dataclass(frozen=True)
 class Variant:
@@ -164,30 +158,6 @@ def _new_report(quick: bool, seed: int) -> Report:
     )
 
 
-def _sweep_variant(variant: Variant, base: Path, quick: bool, seed: int, workers: int | None,
-                   report: Report) -> tuple[dict[str, Any], list[Row]]:
-    """Sweep the variant's grid into ``base/sweeps``; its grid's description and rows (checked: all computed)."""
-    from .._sweep import load_grid, sweep
-
-    grid_file = SWEEPS / (variant.quick_grid if quick else variant.grid)
-    if not grid_file.is_file():
-        raise InvalidArgumentError(f"{grid_file}: grid file not found (the open questions run from a "
-                                   "checkout of ag-attention, whose sweeps/ holds their grids)")
-    grid = load_grid(grid_file)
-    t0 = time.perf_counter()
-    result = sweep(grid_file, base / "sweeps" / grid_file.stem, overwrite=True, seed=seed, plots=False,
-                   workers=workers)
-    rows = result.rows()
-    seconds = time.perf_counter() - t0
-    info = {"grid": f"sweeps/{grid_file.name}", "description": grid.description, "architectures": len(grid),
-            "sha256": grid.sha256, "results": str(result.results), "seconds": round(seconds, 2)}
-    errors = [r for r in rows if r["error"] is not None]
-    report.add(Check("every architecture of the grid computed", variant.name, "ag_attention._sweep",
-                     len(grid), len(rows) - len(errors), len(rows) == len(grid) and not errors, seconds,
-                     {"errors": [f"{describe(r)}: {r['error']}" for r in errors]}))
-    return info, rows
-
-
 def _consistency_checks(report: Report, variant: Variant, c: dict[str, Any], cases: list[Row],
                         ctx: dict[tuple[Any, ...], Row]) -> None:
     """The report is consistent: every certified case compared, counterexamples real, uncertified rows open."""
@@ -266,7 +236,9 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
     figures: list[str] = []
     try:
         for variant in VARIANTS:
-            grids[variant.name], rows = _sweep_variant(variant, base, quick, seed, workers, report)
+            grids[variant.name], rows = sweep_grid(variant.quick_grid if quick else variant.grid, base, seed=seed,
+                                                   workers=workers, report=report, case=variant.name,
+                                                   who="the open questions run")
             ctx = {partner_key(r): r for r in rows}
             cases = [r for r in rows if variant.select(r) and r["error"] is None]
             comparisons = [compare(c, cases, ctx) for c in CONJECTURES if c.variant == variant.name]
