@@ -24,12 +24,14 @@ from .._network import forward, random_inputs, random_parameters
 from .field import DEFAULT_PRIME, GFp
 from .linalg import rank
 
-__all__ = ["output_span", "engine_bound", "SPAN_SEED", "MAX_SPAN_PARAMETERS"]
+__all__ = ["output_span", "engine_bound", "SPAN_SEED", "MAX_SPAN_PARAMETERS", "MAX_SPAN_TOKENS"]
 
 #: the seed of the point at which spans are computed (fixed: a bound must not depend on the run)
 SPAN_SEED = 13
 #: larger blocks get no computed span (the widths still decide): their forward pass is not worth it here
 MAX_SPAN_PARAMETERS = 200_000
+#: nor blocks on more tokens (the forward pass holds t x t attention arrays; the span needs few tokens)
+MAX_SPAN_TOKENS = 64
 
 
 @lru_cache(maxsize=4096)
@@ -42,7 +44,7 @@ def output_span(arch: Architecture) -> int:
     >>> output_span(Architecture((1, 3), (1,), tokens=2, heads=2))  # one input feature: one direction
     1
     """
-    if arch.normalized or arch.parameter_count > MAX_SPAN_PARAMETERS:
+    if arch.normalized or arch.parameter_count > MAX_SPAN_PARAMETERS or arch.tokens > MAX_SPAN_TOKENS:
         return 0
     d = arch.widths[-1]
     ops = GFp(DEFAULT_PRIME)

@@ -1,7 +1,7 @@
 """The engine's proven lower bounds on output spans, and the composition cuts they allow."""
 
 from ag_attention import Architecture, dimension
-from ag_attention._exact.spans import MAX_SPAN_PARAMETERS, engine_bound, output_span
+from ag_attention._exact.spans import MAX_SPAN_PARAMETERS, MAX_SPAN_TOKENS, engine_bound, output_span
 from ag_attention._models.bounds import best_upper_bound
 
 
@@ -26,3 +26,5 @@ def test_a_cut_subtracts_only_where_the_span_is_proven():
 def test_large_blocks_are_not_evaluated():
     huge = Architecture((600, 600), (300,), tokens=2)
     assert huge.parameter_count > MAX_SPAN_PARAMETERS and output_span(huge) == 0
+    # a billion tokens: no forward pass (the CLI refuses the size right after, exit 2)
+    assert output_span(Architecture((2, 3), (1,), tokens=10**9, heads=2)) == 0 < MAX_SPAN_TOKENS
