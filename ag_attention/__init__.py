@@ -41,6 +41,7 @@ from ._errors import (
     MSolveNotFoundError,
     MSolveTimeoutError,
     NoClearGapError,
+    OutputError,
 )
 from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
@@ -99,4 +100,5 @@ __all__ = [
     "MSolveError",
     "MSolveNotFoundError",
     "MSolveTimeoutError",
+    "OutputError",
 ]

@@ -15,11 +15,11 @@ from typing import Any, NoReturn, Sequence
 from . import __version__
 from ._architecture import Architecture, parse_sizes
 from ._argtypes import integer, nonempty, positive_float
-from ._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError
+from ._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError, OutputError
 from ._progress import quiet
 from ._provenance import provenance
 
-EXIT_FAILED, EXIT_USAGE, EXIT_M2 = 1, 2, 3
+EXIT_FAILED, EXIT_USAGE, EXIT_M2, EXIT_OUTPUT = 1, 2, 3, 4
 #: default seconds per Macaulay2 job of `reproduce theorem-3.4`
 M2_TIMEOUT = 900.0
 THEOREM_34_OPTIONS = ("--max-m2-size", "--backend", "--m2-timeout", "--no-m2", "--full")
@@ -384,6 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MSolveError as exc:  # the other external solver: the same exit status
         print(f"ag-attention: msolve: {exc}", file=sys.stderr)
         return EXIT_M2
+    except OutputError as exc:  # a file could not be written (full disk, permission, planted link)
+        print(f"ag-attention: error: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT
     except AgAttentionError as exc:
         print(f"ag-attention: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -25,6 +25,7 @@ __all__ = [
     "MSolveExecutionError",
     "MSolveOutputError",
     "NoClearGapError",
+    "OutputError",
 ]
 
 
@@ -74,6 +75,19 @@ class ComputationError(AgAttentionError):
         if seed is not None:
             extra.append(f"seed={seed}")
         super().__init__(message + (f" ({', '.join(extra)})" if extra else ""))
+
+
+class OutputError(AgAttentionError):
+    """A file could not be written (a full disk, no permission, a planted link); names the path and the reason.
+
+    ``path`` is the file or directory, ``errno`` the system's error number
+    (None when there is none).  The CLI exits with status 4.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, errno: int | None = None):
+        self.path = path
+        self.errno = errno
+        super().__init__(message)
 
 
 class M2Error(AgAttentionError):
