@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 OUT     ?= results
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-container reproduce test typecheck docs docs-build bench clean
+.PHONY: setup setup-container reproduce test typecheck docs docs-build bench clean lock
 
 setup:
 	@bash scripts/setup.sh
@@ -41,6 +41,11 @@ docs-build:
 
 bench: setup
 	@$(PY) bench/dimension.py
+
+# refresh requirements/*.txt (the lock scripts/setup.sh installs from): after a change to pyproject.toml;
+# `make lock LOCK_ARGS=--upgrade` takes the newest versions (see scripts/lock.sh)
+lock:
+	@bash scripts/lock.sh $(LOCK_ARGS)
 
 clean:
 	rm -rf $(VENV) .stamps .pytest_cache build *.egg-info

