@@ -47,8 +47,8 @@ from .._models.coordinates import reduced_keys, reduced_names
 from .._resources import require_memory
 from .lifting import MORE_PRIMES, Generator, lift, verify_on_parametrization
 from .low_degree import Block, LowDegreeEquations
-from .modular import ModularBlock, interpolation_memory, modular_blocks
-from .multidegrees import Multidegree, image_points, mu_split
+from .modular import ModularBlock, interpolation_memory, modular_blocks, representative_groups
+from .multidegrees import IndexPermutations, Multidegree, image_points, mu_split
 
 __all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "coordinate_names",
            "image_points", "interpolation_memory", "mu_split", "Multidegree"]
@@ -126,6 +126,29 @@ def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int, seed: int
     return mods[0], used, lifted
 
 
+def _every_multidegree(d: int, e: int, first: Modular,
+                       lifted: dict[int, dict[tuple, list[Generator]]]) -> dict[int, list[Block]]:
+    """The blocks of every multidegree from those of the representatives, carried by index permutations.
+
+    A permutation of the indices is an automorphism of the closure
+    (:class:`~ag_attention._algebra.multidegrees.IndexPermutations`): it maps
+    the minimal generators of the representative onto a complement of
+    ``(S_1 I_{D-1})_mu`` in ``I_mu``, i.e. minimal generators of ``mu``.
+    """
+    perms = IndexPermutations(d, e)
+    blocks: dict[int, list[Block]] = {}
+    for D, level in first.items():
+        groups, _ = representative_groups(d, e, D)
+        out = []
+        for mu, monos in groups.items():
+            rep, sigma = perms.carry(mu)
+            b = level[rep]
+            gens = tuple({IndexPermutations.apply(sigma, mono): c for mono, c in g.items()} for g in lifted[D][rep])
+            out.append(Block(mu_split(mu, d, e), len(monos), b.ideal_dim, gens))
+        blocks[D] = out
+    return blocks
+
+
 def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: int = 3, prime: int = DEFAULT_PRIME,
                          seed: int = 0, verify: bool = True) -> LowDegreeEquations:
     """All minimal generators of degree ``<= max_degree`` of the ideal of the closure (reduced coordinates, t >= 2).
@@ -147,17 +170,12 @@ def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: in
     with progress.bar(total=2 * max_degree, desc=f"equations of degree <= {max_degree} of ({d},{e},{a})",
                       unit="degree") as bar:
         first, used, lifted = _lift_over_primes(d, e, a, max_degree, p, seed, _Degrees(bar, max_degree))
-    blocks: dict[int, list[Block]] = {}
-    for D, level in first.items():
-        blocks[D] = [
-            Block(mu_split(mu, d, e), len(b.monomials), b.ideal_dim, tuple(lifted[D][mu]))
-            for mu, b in level.items()
-        ]
     names = reduced_names(d, e)
     verified = False
-    if verify:
-        allg = [g for D in blocks for b in blocks[D] for g in b.generators]
+    if verify:  # the representatives' generators; the others are their images under automorphisms of the closure
+        allg = [g for D in lifted for gens in lifted[D].values() for g in gens]
         verified = verify_on_parametrization(d, e, a, allg)
         if not verified:
             raise ComputationError(f"a lifted generator of ({d},{e},{a}) does not vanish on the parametrization", seed=seed)
+    blocks = _every_multidegree(d, e, first, lifted)
     return LowDegreeEquations(d, e, a, max_degree, tuple(used), seed, blocks, names, time.perf_counter() - t0, verified)

@@ -18,7 +18,7 @@ from .._exact.field import GFp
 from .._models.coordinates import ReducedKey, reduced_coordinates, reduced_keys
 
 __all__ = ["Multidegree", "torus_weight", "torus_weights", "monomials_by_multidegree", "evaluate_monomials",
-           "image_points", "mu_split"]
+           "image_points", "mu_split", "IndexPermutations"]
 
 #: ``(alpha, beta, gamma)``: the exponents of the rows of A, the rows of V and the variables z
 Multidegree = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
@@ -74,3 +74,53 @@ def evaluate_monomials(points: np.ndarray, monos: list[tuple[int, ...]], F: GFp)
 def mu_split(mu: tuple, d: int, e: int) -> Multidegree:
     """``(alpha, beta, gamma)`` of a flat multidegree vector."""
     return tuple(mu[:d]), tuple(mu[d:d + e]), tuple(mu[d + e:])
+
+
+class IndexPermutations:
+    """Permutations of the indices, ``S_d x S_{d'} x S_d`` (rows of A, rows of V, the variable z), on multidegrees.
+
+    Permuting the rows of ``A`` or ``V`` or the variables ``z`` maps the image
+    of the parametrization to itself (``A -> P A``, ``V -> P' V``,
+    ``(A, V) -> (A Q^T, V Q^T)`` keep the rank of ``A``), so it permutes the
+    reduced coordinates, preserves the closure's ideal and maps the
+    component of multidegree ``mu`` onto that of the permuted ``mu``.  Every
+    multidegree has a representative (``alpha``, ``beta``, ``gamma`` each
+    non-increasing) and a permutation carrying it there: :meth:`carry`.
+    """
+
+    def __init__(self, d: int, e: int) -> None:
+        self.d, self.e = d, e
+        keys = reduced_keys(d, e)
+        self._index = {k: v for v, k in enumerate(keys)}
+        self._keys = np.array(keys, dtype=np.int64)  # (n, 4): k, m, i, j
+
+    def representative(self, mu: tuple[int, ...]) -> tuple[int, ...]:
+        """The flat multidegree with each of ``alpha``, ``beta``, ``gamma`` sorted non-increasing."""
+        d, e = self.d, self.e
+        return (tuple(sorted(mu[:d], reverse=True)) + tuple(sorted(mu[d:d + e], reverse=True))
+                + tuple(sorted(mu[d + e:], reverse=True)))
+
+    def carry(self, mu: tuple[int, ...]) -> tuple[tuple[int, ...], np.ndarray]:
+        """``(rep, sigma)``: ``mu``'s representative and a variable map sending its monomials to ``mu``'s.
+
+        ``sigma[v]`` is the reduced coordinate that variable ``v`` becomes, so
+        a monomial ``m`` of multidegree ``rep`` becomes ``sorted(sigma[m])``
+        of multidegree ``mu``.
+        """
+        d, e = self.d, self.e
+
+        def order(part: tuple[int, ...]) -> np.ndarray:  # rep index r -> the index of mu holding rep[r]
+            return np.array(sorted(range(len(part)), key=lambda i: (-part[i], i)), dtype=np.int64)
+
+        oa, ob, oz = order(mu[:d]), order(mu[d:d + e]), order(mu[d + e:])
+        k, m = oa[self._keys[:, 0]], ob[self._keys[:, 1]]
+        i, j = oz[self._keys[:, 2]], oz[self._keys[:, 3]]
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        sigma = np.array([self._index[(int(a), int(b), int(c), int(f))] for a, b, c, f in zip(k, m, lo, hi)],
+                         dtype=np.int64)
+        return self.representative(mu), sigma
+
+    @staticmethod
+    def apply(sigma: np.ndarray, mono: tuple[int, ...]) -> tuple[int, ...]:
+        """The image of the monomial ``mono`` (sorted indices) under the variable map ``sigma``."""
+        return tuple(sorted(int(sigma[v]) for v in mono))

@@ -81,3 +81,18 @@ def test_image_points_lie_on_the_closure_of_their_rank(rng):
     assert low.shape == free.shape == (8, len(reduced_keys(2, 1)))
     assert not values(low).any()
     assert values(free).all()
+
+
+def test_a_permutation_carries_the_representative_onto_each_multidegree():
+    """Each multidegree's representative is sorted; sigma maps the representative's monomials bijectively onto
+    the multidegree's own (3, 2): every multidegree of degree 3."""
+    from ag_attention._algebra.multidegrees import IndexPermutations, monomials_by_multidegree, torus_weights
+
+    d, e = 3, 2
+    perms = IndexPermutations(d, e)
+    groups = monomials_by_multidegree(len(torus_weights(d, e)), 3, torus_weights(d, e))
+    for mu, monos in groups.items():
+        rep, sigma = perms.carry(mu)
+        assert list(rep[:d]) == sorted(rep[:d], reverse=True) and sorted(rep) == sorted(mu)
+        assert sorted(sigma.tolist()) == list(range(len(sigma)))  # a permutation of the coordinates
+        assert sorted(IndexPermutations.apply(sigma, m) for m in groups[rep]) == sorted(monos)
