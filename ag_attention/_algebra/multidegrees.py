@@ -54,12 +54,19 @@ def image_points(d: int, e: int, a: int, n: int, F: GFp, rng: np.random.Generato
     return np.stack(reduced_coordinates(A, V, F), axis=1)
 
 
-def monomials_by_multidegree(n: int, degree: int, weights: np.ndarray) -> dict[Multidegree, list[tuple[int, ...]]]:
-    """Monomials of ``degree`` in ``n`` variables (sorted index tuples), grouped by multidegree."""
+def monomials_by_multidegree(n: int, degree: int, weights: np.ndarray) -> dict[tuple[int, ...], list[tuple[int, ...]]]:
+    """Monomials of ``degree`` in ``n`` variables (sorted index tuples), grouped by flat multidegree
+    (``alpha + beta + gamma`` as one tuple; :func:`mu_split` splits it)."""
+    monos = list(itertools.combinations_with_replacement(range(n), degree))
+    if not monos:
+        return {}
+    sums = weights[np.array(monos, dtype=np.int64)].sum(axis=1)  # (#monomials, 2d + d')
+    keys, inverse = np.unique(sums, axis=0, return_inverse=True)
     blocks: dict[tuple[int, ...], list[tuple[int, ...]]] = defaultdict(list)
-    for mono in itertools.combinations_with_replacement(range(n), degree):
-        blocks[tuple(weights[list(mono)].sum(axis=0))].append(mono)
-    return blocks  # type: ignore[return-value]
+    names = [tuple(int(x) for x in k) for k in keys]
+    for mono, g in zip(monos, inverse.ravel().tolist()):
+        blocks[names[g]].append(mono)
+    return dict(blocks)
 
 
 def evaluate_monomials(points: np.ndarray, monos: list[tuple[int, ...]], F: GFp) -> np.ndarray:
