@@ -51,8 +51,13 @@ value raises :class:`ag_attention._errors.InvalidArgumentError` naming the file,
 the table and the key (``grid.toml: architecture[2].ranks[1]=5: ...``).  The
 grid is the explicit architectures, then the products' ones, without
 repeats (a repeat is counted in :attr:`Grid.duplicates`, not computed twice).
-A grid with no architecture is an error, and so is a product of more than
-:data:`MAX_ARCHITECTURES` architectures (counted before anything is built).
+A grid with no architecture is an error.  Sizes are checked before anything
+is read or built, by arithmetic: a grid file must be a regular file of at most
+:data:`MAX_GRID_BYTES` bytes (16 MiB; a FIFO or a device is refused, never
+read), nested at most as deep as Python's TOML reader can go; a range
+``"LO..HI"`` holds at most :data:`MAX_RANGE` values; and a grid holds at most
+:data:`MAX_ARCHITECTURES` architectures with at most :data:`MAX_LAYERS` layers
+in all.  Each limit is named in its error (an ``InvalidArgumentError``, exit 2).
 
 >>> g = parse_grid({"product": {"depth": 1, "width": "1..2", "tokens": 2}})
 >>> [(s.widths, s.ranks) for s in g.specs]
@@ -64,6 +69,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import stat
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -80,6 +86,9 @@ __all__ = [
     "parse_grid",
     "to_architecture",
     "MAX_ARCHITECTURES",
+    "MAX_RANGE",
+    "MAX_LAYERS",
+    "MAX_GRID_BYTES",
     "ARCHITECTURE_KEYS",
     "PRODUCT_KEYS",
     "TOP_LEVEL_KEYS",
@@ -87,6 +96,14 @@ __all__ = [
 
 #: the most architectures one grid may hold (a typo such as ``width = "1..40"`` at depth 3 is refused, not run)
 MAX_ARCHITECTURES = 1_000_000
+#: the most values one range ``"LO..HI"`` may hold
+MAX_RANGE = 10_000
+#: the most layers (the sum of the depths) one grid may hold: many deep networks are refused before they are built
+MAX_LAYERS = 4_000_000
+#: the largest grid file read (16 MiB)
+MAX_GRID_BYTES = 16 * 1024 * 1024
+#: the longest value quoted in an error message (longer ones are cut, saying how long they were)
+_SHOW = 80
 
 TOP_LEVEL_KEYS = ("description", "architecture", "product")
 ARCHITECTURE_KEYS = ("widths", "ranks", "tokens", "heads", "skip", "normalized", "causal")
@@ -164,13 +181,60 @@ def _toml_loads(text: str) -> Any:
     return module.loads(text)
 
 
+def _show(value: Any) -> str:
+    """``repr(value)``, cut to :data:`_SHOW` characters (a grid's values can be long or deeply nested)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"<a value nested too deeply to print ({type(value).__name__})>"
+    if len(text) <= _SHOW:
+        return text
+    return f"{text[:_SHOW]}... ({len(text):,} characters)"
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _read_grid_file(p: Path) -> bytes:
+    """The bytes of ``p``: a regular file of at most MAX_GRID_BYTES, opened without blocking (a FIFO does not wait)."""
+    where = f"grid file {str(p)!r}"
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InvalidArgumentError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+            raise InvalidArgumentError(f"{where}: cannot be read: not a regular file ({kind})")
+        size = os.fstat(fd).st_size
+        if size > MAX_GRID_BYTES:
+            raise InvalidArgumentError(
+                f"{where}: {size:,} bytes, larger than the {MAX_GRID_BYTES // 2**20} MiB a grid file may have"
+            )
+        chunks = []
+        left = MAX_GRID_BYTES + 1  # a file that grows while read is refused too
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise InvalidArgumentError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
+    if len(raw) > MAX_GRID_BYTES:
+        raise InvalidArgumentError(f"{where}: larger than the {MAX_GRID_BYTES // 2**20} MiB a grid file may have")
+    return raw
+
+
 def load_grid(path: str | os.PathLike[str]) -> Grid:
     """Read and expand the grid file ``path`` (errors name the file, the key and the value)."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InvalidArgumentError(f"grid file {str(p)!r}: cannot be read: {exc.strerror or exc}") from None
+    raw = _read_grid_file(p)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -179,6 +243,10 @@ def load_grid(path: str | os.PathLike[str]) -> Grid:
         data = _toml_loads(text)
     except ValueError as exc:  # tomllib.TOMLDecodeError derives from ValueError
         raise InvalidArgumentError(f"grid file {str(p)!r}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InvalidArgumentError(
+            f"grid file {str(p)!r}: arrays or tables nested too deeply for the TOML reader (a grid needs two levels)"
+        ) from None
     return parse_grid(data, source=str(p), sha256=hashlib.sha256(raw).hexdigest())
 
 
@@ -190,35 +258,37 @@ def parse_grid(data: Mapping[str, Any], *, source: str = "<grid>", sha256: str =
     _check_keys(where, "", data, TOP_LEVEL_KEYS)
     description = data.get("description", "")
     if not isinstance(description, str):
-        raise InvalidArgumentError(f"{where}: description={description!r}: must be a string")
+        raise InvalidArgumentError(f"{where}: description={_show(description)}: must be a string")
     specs: list[Spec] = []
     explicit = data.get("architecture", [])
     if isinstance(explicit, Mapping):
         explicit = [explicit]  # [architecture] (one table) as well as [[architecture]]
     if not isinstance(explicit, list):
-        raise InvalidArgumentError(f"{where}: architecture={explicit!r}: must be [[architecture]] tables")
-    for i, table in enumerate(explicit):
-        specs.append(_explicit(where, f"architecture[{i}]", table))
+        raise InvalidArgumentError(f"{where}: architecture={_show(explicit)}: must be [[architecture]] tables")
     products = data.get("product", [])
     if isinstance(products, Mapping):
         products = [products]
     if not isinstance(products, list):
-        raise InvalidArgumentError(f"{where}: product={products!r}: must be a [product] table")
+        raise InvalidArgumentError(f"{where}: product={_show(products)}: must be a [product] table")
     from .product import _expand, _product_axes, _product_count  # here: product.py builds on this module
 
-    skipped = 0
-    total = len(specs)
-    for j, table in enumerate(products):
-        name = "product" if len(products) == 1 else f"product[{j}]"
-        axes = _product_axes(where, name, table)
-        count = _product_count(axes)
+    # sizes first, by arithmetic: nothing is built before the whole grid is known to fit
+    total = len(explicit)
+    layers = sum(len(t["widths"]) - 1 for t in explicit
+                 if isinstance(t, Mapping) and isinstance(t.get("widths"), list) and t["widths"])
+    _check_size(where, "architecture", len(explicit), total, layers)
+    names = ["product" if len(products) == 1 else f"product[{j}]" for j in range(len(products))]
+    axes = [_product_axes(where, name, table) for name, table in zip(names, products)]
+    for name, ax in zip(names, axes):
+        count, deep = _product_count(ax, MAX_ARCHITECTURES)
         total += count
-        if total > MAX_ARCHITECTURES:
-            raise InvalidArgumentError(
-                f"{where}: {name} expands to {count:,} architectures (grid total {total:,}), more than the "
-                f"{MAX_ARCHITECTURES:,} a sweep takes: narrow its ranges"
-            )
-        made, skip_count = _expand(where, name, axes)
+        layers += deep
+        _check_size(where, name, count, total, layers)
+    for i, table in enumerate(explicit):
+        specs.append(_explicit(where, f"architecture[{i}]", table))
+    skipped = 0
+    for name, ax in zip(names, axes):
+        made, skip_count = _expand(where, name, ax)
         specs.extend(made)
         skipped += skip_count
     unique = list(dict.fromkeys(specs))
@@ -232,34 +302,50 @@ def parse_grid(data: Mapping[str, Any], *, source: str = "<grid>", sha256: str =
     return Grid(tuple(unique), source, description, len(specs) - len(unique), sha256, skipped)
 
 
+def _check_size(where: str, name: str, count: int, total: int, layers: int) -> None:
+    """Refuse a grid of more than MAX_ARCHITECTURES architectures or MAX_LAYERS layers (``count``: ``name``'s)."""
+    if total > MAX_ARCHITECTURES:
+        # a count above the limit is not computed further (it comes out as the limit + 1)
+        size = "" if count > MAX_ARCHITECTURES else f" {count:,} architectures (grid total {total:,}),"
+        raise InvalidArgumentError(
+            f"{where}: {name} expands to{size} more than the {MAX_ARCHITECTURES:,} architectures a sweep takes: "
+            "narrow its ranges"
+        )
+    if layers > MAX_LAYERS:
+        raise InvalidArgumentError(
+            f"{where}: {name}: the grid's architectures have {layers:,} layers in all, more than the "
+            f"{MAX_LAYERS:,} layers a sweep takes: fewer or shallower networks"
+        )
+
+
 def _check_keys(where: str, table: str, data: Mapping[str, Any], known: Sequence[str]) -> None:
     for key in data:
         if key not in known:
             name = f"{table}.{key}" if table else str(key)
             raise InvalidArgumentError(
-                f"{where}: {name}={data[key]!r}: unknown key (known{' in ' + table.split('[')[0] if table else ''}: "
+                f"{where}: {name}={_show(data[key])}: unknown key (known{' in ' + table.split('[')[0] if table else ''}: "
                 f"{', '.join(known)})"
             )
 
 
 def _int(where: str, name: str, value: Any, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(f"{where}: {name}={value!r}: must be an integer")
+        raise InvalidArgumentError(f"{where}: {name}={_show(value)}: must be an integer")
     if value < minimum:
-        raise InvalidArgumentError(f"{where}: {name}={value!r}: must be at least {minimum}")
+        raise InvalidArgumentError(f"{where}: {name}={_show(value)}: must be at least {minimum}")
     return value
 
 
 def _bool(where: str, name: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise InvalidArgumentError(f"{where}: {name}={value!r}: must be true or false")
+        raise InvalidArgumentError(f"{where}: {name}={_show(value)}: must be true or false")
     return value
 
 
 def _check_table(where: str, name: str, table: Any, known: Sequence[str], required: Sequence[str]) -> None:
     """``table`` is a table with only ``known`` keys and every ``required`` one."""
     if not isinstance(table, Mapping):
-        raise InvalidArgumentError(f"{where}: {name}={table!r}: must be a table")
+        raise InvalidArgumentError(f"{where}: {name}={_show(table)}: must be a table")
     _check_keys(where, name, table, known)
     for key in required:
         if key not in table:
@@ -272,7 +358,7 @@ def _explicit(where: str, name: str, table: Any) -> Spec:
     for key in ("widths", "ranks"):
         value = table[key]
         if not isinstance(value, list) or not value:
-            raise InvalidArgumentError(f"{where}: {name}.{key}={value!r}: must be a non-empty list of positive integers")
+            raise InvalidArgumentError(f"{where}: {name}.{key}={_show(value)}: must be a non-empty list of positive integers")
         sizes[key] = tuple(_int(where, f"{name}.{key}[{i}]", v) for i, v in enumerate(value))
     widths, ranks = sizes["widths"], sizes["ranks"]
     if len(widths) < 2:
@@ -303,6 +389,6 @@ def _validate(where: str, name: str, spec: Spec) -> None:
     try:
         to_architecture(spec)
     except InvalidArchitectureError as exc:
-        raise InvalidArgumentError(f"{where}: {name}.{exc.field}={exc.value!r}: {exc.reason}") from None
+        raise InvalidArgumentError(f"{where}: {name}.{exc.field}={_show(exc.value)}: {exc.reason}") from None
     except InvalidArgumentError as exc:
         raise InvalidArgumentError(f"{where}: {name}.{exc}") from None

@@ -7,6 +7,7 @@ products with ``_product_axes``, ``_product_count`` and ``_expand``.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import re
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .._errors import InvalidArgumentError
-from .grid import _PRODUCT_REQUIRED, MAX_ARCHITECTURES, PRODUCT_KEYS, Spec, _bool, _check_table, _int, _validate
+from .grid import _PRODUCT_REQUIRED, MAX_RANGE, PRODUCT_KEYS, Spec, _bool, _check_table, _int, _show, _validate
 
 T = TypeVar("T")
 
@@ -42,15 +43,17 @@ def _int_values(where: str, name: str, value: Any) -> tuple[int, ...]:
         m = _RANGE.fullmatch(value)
         if m is None:
             raise InvalidArgumentError(
-                f"{where}: {name}={value!r}: must be an integer, a list of integers, or an inclusive range \"LO..HI\""
+                f"{where}: {name}={_show(value)}: must be an integer, a list of integers, or an inclusive range \"LO..HI\""
             )
         lo, hi = int(m.group(1)), int(m.group(2))
         if lo < 1:
-            raise InvalidArgumentError(f"{where}: {name}={value!r}: must start at 1 or more")
+            raise InvalidArgumentError(f"{where}: {name}={_show(value)}: must start at 1 or more")
         if hi < lo:
-            raise InvalidArgumentError(f"{where}: {name}={value!r}: empty range (LO > HI)")
-        if hi - lo >= MAX_ARCHITECTURES:
-            raise InvalidArgumentError(f"{where}: {name}={value!r}: more than {MAX_ARCHITECTURES:,} values")
+            raise InvalidArgumentError(f"{where}: {name}={_show(value)}: empty range (LO > HI)")
+        if hi - lo + 1 > MAX_RANGE:
+            raise InvalidArgumentError(
+                f"{where}: {name}={_show(value)}: {hi - lo + 1:,} values, more than the {MAX_RANGE:,} a range may hold"
+            )
         return tuple(range(lo, hi + 1))
     return _listed(where, name, value, _int)
 
@@ -66,7 +69,7 @@ def _listed(where: str, name: str, value: Any, convert: Callable[[str, str, Any]
             raise InvalidArgumentError(f"{where}: {name}=[]: an empty list gives no architecture")
         out = tuple(convert(where, f"{name}[{i}]", v) for i, v in enumerate(value))
         if len(set(out)) != len(out):
-            raise InvalidArgumentError(f"{where}: {name}={value!r}: a value is repeated")
+            raise InvalidArgumentError(f"{where}: {name}={_show(value)}: a value is repeated")
         return out
     return (convert(where, name, value),)
 
@@ -94,11 +97,36 @@ def _layer_ranks(axes: _Axes, d_in: int) -> list[int]:
     return [a for a in axes.rank if a <= d_in]
 
 
-def _product_count(axes: _Axes) -> int:
-    """How many combinations the product has before skips (an upper bound on what it builds), by arithmetic."""
-    per_width = sum(len(_layer_ranks(axes, d)) for d in axes.width)
+def _capped_power(base: int, exponent: int, cap: int) -> int:
+    """``base ** exponent``, or ``cap + 1`` when that is larger (never a huge integer)."""
+    if base <= 1 or exponent == 0:
+        return 1 if exponent == 0 else base
+    value = 1
+    for _ in range(exponent):  # at most log2(cap) + 1 rounds before the cap is passed
+        value *= base
+        if value > cap:
+            return cap + 1
+    return value
+
+
+def _product_count(axes: _Axes, cap: int) -> tuple[int, int]:
+    """(architectures, layers) of the product before skips (upper bounds on what it builds), by arithmetic.
+
+    A count above ``cap`` comes out as ``cap + 1`` (layers accordingly): nothing is enumerated, no huge
+    integer computed, whatever the ranges.
+    """
+    ranks = sorted(axes.rank) if axes.rank is not None else None
+    # the ranks a layer of input width d takes: 1..d ("all"), or the given ones at most d
+    per_width = sum(d if ranks is None else bisect.bisect_right(ranks, d) for d in axes.width)
     others = len(axes.tokens) * len(axes.heads) * len(axes.skip) * len(axes.normalized) * len(axes.causal)
-    return others * sum(len(axes.width) * math.prod([per_width] * depth) for depth in axes.depth)
+    count = layers = 0
+    for depth in axes.depth:  # d_0..d_{L-1} each with its ranks, d_L free
+        n = min(cap + 1, others * len(axes.width) * _capped_power(per_width, depth, cap))
+        count = min(cap + 1, count + n)
+        layers += n * depth
+        if count > cap:
+            break
+    return count, layers
 
 
 def _expand(where: str, name: str, axes: _Axes) -> tuple[list[Spec], int]:

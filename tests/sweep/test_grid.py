@@ -1,9 +1,14 @@
 """Grid files (ag_attention._sweep.grid): errors name the key and the value."""
 
+import os
+
 import pytest
 
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._sweep import load_grid
+from ag_attention._sweep import load_grid, parse_grid
+from ag_attention._sweep.grid import MAX_ARCHITECTURES, MAX_GRID_BYTES, MAX_LAYERS, MAX_RANGE
+
+from tests.sweep.guards import bounded
 
 
 def _error(tmp_path, text):
@@ -50,3 +55,73 @@ def test_unreadable_grid_file_is_named(tmp_path):
         with pytest.raises(InvalidArgumentError, match="cannot be read") as info:
             load_grid(path)
         assert str(path) in str(info.value)
+
+
+# ------------------------------------------------------------------ hostile grid files (issue 20: H6, T3, H3)
+def _refusal(call):
+    """The InvalidArgumentError of ``call()``, which must come promptly (a hang fails the test)."""
+    def run():
+        with pytest.raises(InvalidArgumentError) as info:
+            call()
+        return str(info.value)
+
+    return bounded(run)
+
+
+def test_a_fifo_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "grid.toml"
+    os.mkfifo(fifo)
+
+    def release():  # without the check, load_grid blocks in open() until a writer comes
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    message = bounded(lambda: _refusal(lambda: load_grid(fifo)), release=release)
+    assert str(fifo) in message and "not a regular file (a FIFO)" in message
+
+
+def test_a_device_is_refused_not_read():
+    # /dev/zero would be read until the kernel kills the process; /dev/null is the same kind of file
+    message = _refusal(lambda: load_grid("/dev/null"))
+    assert "/dev/null" in message and "not a regular file (a character device)" in message
+
+
+def test_a_grid_file_larger_than_the_limit_is_refused_unread(tmp_path):
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(MAX_GRID_BYTES + 1)  # sparse: nothing to write, nothing that should be read
+    message = _refusal(lambda: load_grid(big))
+    assert str(big) in message and f"{MAX_GRID_BYTES + 1:,} bytes" in message and "16 MiB" in message
+
+
+def test_arrays_nested_thousands_deep_are_refused(tmp_path):
+    path = tmp_path / "g.toml"
+    path.write_text("[product]\ndepth = " + "[" * 5000 + "1" + "]" * 5000 + "\nwidth = 2\ntokens = 2\n")
+    message = _refusal(lambda: load_grid(path))
+    assert str(path) in message and "nested too deeply" in message
+    assert len(message) < 400
+
+
+def test_long_values_are_shortened_in_messages(tmp_path):
+    path = tmp_path / "g.toml"
+    path.write_text("[product]\ndepth = " + "[" * 300 + "1" + "]" * 300 + "\nwidth = 2\ntokens = 2\n")
+    message = _refusal(lambda: load_grid(path))
+    assert "product.depth[0]=[[[" in message and "must be an integer" in message and len(message) < 400
+
+
+@pytest.mark.parametrize("table, named", [
+    ({"depth": "1..100000", "width": 2, "tokens": 2}, "product.depth='1..100000': 100,000 values, more than the 10,000"),
+    ({"depth": 1, "width": "1..100000", "tokens": 2}, "product.width='1..100000': 100,000 values"),
+    ({"depth": "1..10000", "width": [1, 2], "tokens": 2}, "more than the 1,000,000 architectures a sweep takes"),
+    ({"depth": "1..9000", "width": 1, "tokens": 2}, "more than the 4,000,000 layers"),
+    ({"depth": 2, "width": "1..9000", "rank": "1..9000", "tokens": 2}, "more than the 1,000,000 architectures a sweep takes"),
+])
+def test_huge_products_are_refused_by_counting(table, named):
+    message = _refusal(lambda: parse_grid({"product": table}))
+    assert named in message, message
+
+
+def test_the_count_limits_are_exact():
+    # at the limit: counted, not refused (1,000 depths of one width: 1,000 networks, 500,500 layers)
+    g = parse_grid({"product": {"depth": "1..1000", "width": 1, "tokens": 2}})
+    assert len(g) == 1000 and max(s.depth for s in g) == 1000
+    assert MAX_ARCHITECTURES == 1_000_000 and MAX_RANGE == 10_000 and MAX_LAYERS == 4_000_000
