@@ -2,10 +2,9 @@ import os
 import subprocess
 import tempfile
 
-import numpy as np
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, generator
 
 os.environ.setdefault("HOME", "/tmp")
 # Macaulay2 results never come from a cache left by an earlier run
@@ -15,7 +14,8 @@ os.environ["AG_ATTENTION_CACHE_DIR"] = _CACHE
 
 @pytest.fixture
 def rng():
-    return np.random.default_rng(20241122)
+    """Random points for a test (another stream under AG_ATTENTION_TEST_SEED, see tests/helpers.py)."""
+    return generator(20241122)
 
 
 def _require(var: str) -> bool:

@@ -3,16 +3,42 @@
 from __future__ import annotations
 
 import io
+import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 #: files the tests read (golden values, recorded Macaulay2 output)
 DATA = ROOT / "tests" / "data"
+
+
+def _test_seed() -> int:
+    text = os.environ.get("AG_ATTENTION_TEST_SEED", "").strip()
+    if text and not (text.isascii() and text.isdigit()):
+        raise ValueError(f"AG_ATTENTION_TEST_SEED={text!r}: must be a non-negative integer (or unset)")
+    return int(text) if text else 0
+
+
+#: AG_ATTENTION_TEST_SEED moves every random point the randomized tests use (the ``rng`` fixture, ``seed()`` and
+#: ``generator()`` below), so the suite can run on other points (scripts/numeric-variations.sh); 0 or unset: the
+#: usual points.  A test whose expected value depends on the point computes it; it never hard-codes it.
+TEST_SEED = _test_seed()
+
+
+def seed(base: int = 0) -> int:
+    """The ``seed=`` a test passes to an engine: ``base``, moved by ``AG_ATTENTION_TEST_SEED``."""
+    return base + TEST_SEED
+
+
+def generator(base: int) -> np.random.Generator:
+    """A seeded generator for a test's own random points: ``default_rng(base)``, another one under
+    ``AG_ATTENTION_TEST_SEED``."""
+    return np.random.default_rng(base if TEST_SEED == 0 else [base, TEST_SEED])
 
 
 def processes_matching(text: str) -> list[str]:
