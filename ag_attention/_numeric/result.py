@@ -114,11 +114,7 @@ class NumericalResult(ResultMixin):
             "undecided": self.undecided or None,
             "temperature": self.architecture.temperature,
             "computed_at_temperature": self.computed_temperature,
-            "singular_value_gap": None if math.isinf(self.gap.gap) else round(self.gap.gap, 2),
-            "gap_at": "full rank: smallest singular value vs float64 noise" if self.dimension == self.parameters else "between s_rank and s_rank+1",
-            "gap_runner_up": round(self.gap.runner_up, 2),
-            "clear_gap": self.gap.clear,
-            "gap_reason": self.gap.reason,
+            **self._gap_fields(),
             "numerical": not self.certified,
             "numerical_dimension": self.gap.rank if not self.undecided else None,
             "certified": self.certified,
@@ -132,6 +128,33 @@ class NumericalResult(ResultMixin):
             "seconds": round(self.seconds, 4),
         }
 
+    def _gap_fields(self) -> dict[str, Any]:
+        """The gap as reported (reproducible: no digit depends on the rounding of noise) and the raw numbers."""
+        g = self.gap
+        reported = g.reported
+        if g.rank is None:
+            at = None
+        elif g.to_noise_level:
+            at = ("full rank: s_rank to the float64 noise level eps * size * s_1" if g.rank == g.values
+                  else "s_rank to the float64 noise level eps * size * s_1 (s_rank+1 is noise)")
+        else:
+            at = "between s_rank and s_rank+1"
+        return {
+            # what the text says: None without a verdict (and for the zero matrix)
+            "singular_value_gap": None if reported is None or math.isinf(reported) else round(reported, 2),
+            "gap_at": at,
+            "gap_to_noise_level": g.to_noise_level,
+            "gap_runner_up": None if g.resolved_runner_up is None else round(g.resolved_runner_up, 2),
+            "clear_gap": g.clear,
+            "gap_reason": g.reason,
+            # the float64 numbers themselves: their digits below the noise level differ between machines
+            "noise_level": g.noise_level,
+            "singular_value_gap_raw": None if math.isinf(g.gap) else g.gap,
+            "gap_runner_up_raw": g.runner_up,
+            "smallest_kept": g.smallest_kept,
+            "largest_dropped": g.largest_dropped,
+        }
+
     def certificate_text(self) -> str:
         """What is proven, in words."""
         num = "float64 singular values, rank at the largest gap (not a proof)"
@@ -143,7 +166,7 @@ class NumericalResult(ResultMixin):
     def __repr__(self) -> str:
         return (
             f"NumericalResult({self.architecture.describe()}: dim={self.dimension}, P={self.parameters}, "
-            f"gap {self.gap.gap:.1f} orders, {'certified' if self.certified else 'numerical'}, seed={self.seed})"
+            f"gap {self.gap.describe()}, {'certified' if self.certified else 'numerical'}, seed={self.seed})"
         )
 
     def __str__(self) -> str:
@@ -173,7 +196,7 @@ class NumericalResult(ResultMixin):
             f"  dimension        {dim}  {how}",
             *bounds,
             f"  parameters       {self.parameters}",
-            f"  singular values  gap of {self.gap.gap:.1f} orders of magnitude at the rank (runner-up {self.gap.runner_up:.1f})",
+            f"  singular values  {self.gap.summary()}",
             f"  formula          {formula}",
             *([f"  temperature      {self.architecture.temperature:g} only rescales A (phi_(A,V,tau) = phi_(A/tau,V,1)): "
                f"same neuromanifold, computed at tau = {self.computed_temperature:g}"]
