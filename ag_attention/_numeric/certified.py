@@ -55,7 +55,7 @@ from .gap import gap_rank
 from . import spectrum as _spectrum
 
 __all__ = ["RankCertificate", "certify_dimension", "default_certificate_samples", "CERTIFY_MAX_PARAMETERS", "rational_point", "pivoted_selection", "ball_minor",
-           "symmetry_upper_bound", "WEIGHT_DENOMINATOR", "INPUT_DENOMINATOR"]
+           "symmetry_upper_bound", "WEIGHT_DENOMINATOR", "INPUT_DENOMINATOR", "PIVOT_TIE"]
 
 #: weights are multiples of 1 / WEIGHT_DENOMINATOR, inputs of 1 / INPUT_DENOMINATOR (dyadic: exact in float64)
 WEIGHT_DENOMINATOR = 64
@@ -139,9 +139,18 @@ def rational_point(arch: Architecture, seed: int, samples: int) -> tuple[np.ndar
     return theta, X
 
 
+#: residual norms within this relative distance of the largest are a tie, broken by the smaller index
+PIVOT_TIE = 1e-9
+
+
 def pivoted_selection(A: np.ndarray, r: int) -> list[int]:
     """At most ``r`` column indices of ``A`` by greedy pivoting (QR with column pivoting, modified Gram-Schmidt);
-    fewer when the remaining columns are dependent to rounding (residual below ``1e-13`` of the largest column)."""
+    fewer when the remaining columns are dependent to rounding (residual below ``1e-13`` of the largest column).
+
+    A tie (residuals within a relative ``PIVOT_TIE``) goes to the smaller index, not to the rounding: the unit
+    columns of a normalized Jacobian are all ties at the first step, and ``argmax`` would pick among them by the
+    last bits of the BLAS kernel's arithmetic, so another machine would prove another minor (another determinant).
+    """
     R = np.array(A, dtype=np.float64, copy=True)
     norms = np.einsum("ij,ij->j", R, R)
     # a residual below this is rounding noise of a dependent column: stop (the rank is smaller)
@@ -150,7 +159,8 @@ def pivoted_selection(A: np.ndarray, r: int) -> list[int]:
     for _ in range(min(r, R.shape[1])):
         if chosen:
             norms[chosen] = -1.0
-        j = int(np.argmax(norms))
+        top = float(norms.max())
+        j = int(np.flatnonzero(norms >= top * (1.0 - PIVOT_TIE))[0]) if top > 0 else int(np.argmax(norms))
         length = float(np.linalg.norm(R[:, j]))
         if norms[j] <= 0 or length <= floor:
             break
