@@ -64,7 +64,7 @@ FAKE_VERSION = 'if [ "$(head -c 100 "$2" 2>/dev/null)" = \'print version#"VERSIO
 
 
 def fake_m2(tmp_path: Path, body: str, *, version: bool = True):
-    """A LocalBackend whose ``M2`` is a shell script running ``body``.
+    """A LocalBackend whose ``M2`` is a shell script running ``body``, each job a fresh process (no sessions).
 
     With ``version`` the script answers the version query with ``fake`` (the query is not what these tests
     are about); without it the query runs ``body`` too.
@@ -72,7 +72,7 @@ def fake_m2(tmp_path: Path, body: str, *, version: bool = True):
     from ag_attention._m2 import runner
 
     exe = _executable(tmp_path / "M2", "#!/bin/sh\n" + (FAKE_VERSION if version else "") + body + "\n")
-    return runner.LocalBackend(exe)
+    return runner.LocalBackend(exe, sessions=False)  # a script, not a Macaulay2 that could hold a session
 
 
 def ok_m2(tmp_path: Path, payload: str = '{"x": 1}'):
