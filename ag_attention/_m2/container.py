@@ -20,8 +20,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from .._errors import M2MemoryError, M2NotFoundError
+from .._errors import InvalidArgumentError, M2MemoryError, M2NotFoundError
 from .backend import HOW_TO_GET_M2, Backend, M2Output, stderr_note
+from .memory import MEMORY_ENV
 from .parse import exit_status, printable
 
 __all__ = ["ContainerBackend", "DEFAULT_IMAGE", "ENGINE_TIMEOUT"]
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 DEFAULT_IMAGE = os.environ.get("AG_ATTENTION_IMAGE", "localhost/ag-attention-m2:latest")
 #: seconds an engine command (``info``, ``--version``, ``image inspect``) may take
 ENGINE_TIMEOUT = 30.0
+#: the largest ``--memory`` in MiB docker and podman take: they set the swap limit to twice it, a signed 64-bit number
+MAX_CONTAINER_MIB = 2**42 - 1
 
 _IMAGE_MISSING = re.compile(r"no such image|image not known|not found|no such object|failed to find", re.IGNORECASE)
 
@@ -153,6 +156,17 @@ class ContainerBackend(Backend):
             "--entrypoint", "timeout",
             self.image, "--signal=KILL", limit, executable, *(a.replace("{job}", "/job") for a in args),
         ]
+
+    def memory_limit(self) -> tuple[int | None, str]:
+        limit, source = super().memory_limit()
+        if limit is not None and limit // 2**20 > MAX_CONTAINER_MIB:
+            what = "memory" if source == "memory=" else MEMORY_ENV
+            value = self.memory if source == "memory=" else os.environ.get(MEMORY_ENV, "").strip()
+            raise InvalidArgumentError(
+                f"{what}={value!r}: above the largest --memory docker and podman take ({MAX_CONTAINER_MIB} MiB, "
+                "4 EiB: they set the swap limit to twice it); write unlimited for no limit"
+            )
+        return limit, source
 
     def _out_of_memory(self, out: M2Output, label: str) -> M2MemoryError | None:
         found = super()._out_of_memory(out, label)

@@ -3,6 +3,10 @@
 Local jobs are limited in address space (``RLIMIT_AS``), container jobs with
 ``--memory``; both read ``memory=`` of the backend, else
 ``AG_ATTENTION_M2_MEMORY`` (e.g. ``8g``, ``unlimited``), else 4 GiB, at each job.
+A limit is at least 256 MiB (Macaulay2 needs 240 MiB to start) and at most
+``2^63 - 1`` bytes, the largest ``RLIMIT_AS`` takes (``unlimited`` removes it);
+the container backend takes at most ``2^42 - 1`` MiB (4 EiB), since docker and
+podman double ``--memory`` for swap.
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ from .._errors import InvalidArgumentError
 from .._resources import parse_size
 
 __all__ = ["parse_memory", "memory_setting", "how_to_raise", "size", "MEMORY_ENV", "DEFAULT_MEMORY", "MIN_MEMORY",
-           "OUT_OF_MEMORY"]
+           "MAX_MEMORY", "OUT_OF_MEMORY"]
 
 #: the memory limit of a job: local, address space (RLIMIT_AS); container, ``--memory``
 MEMORY_ENV = "AG_ATTENTION_M2_MEMORY"
 DEFAULT_MEMORY = "4g"
 #: Macaulay2 1.21 (2 cores) needs 240 MiB of address space to start; smaller limits are refused
 MIN_MEMORY = 256 * 2**20
+#: the largest address-space limit the kernel takes (``setrlimit`` with a signed 64-bit ``rlim_t`` in Python)
+MAX_MEMORY = 2**63 - 1
 
 _NO_LIMIT = ("none", "unlimited", "off")
 
@@ -56,12 +62,17 @@ def parse_memory(value: object, what: str = "memory") -> int | None:
         text = str(value).strip().lower()
         if text in _NO_LIMIT:
             return None
-        parsed = parse_size(text)
+        parsed = int(text) if text.isascii() and text.isdigit() else parse_size(text)  # bytes exactly (a float rounds above 2^53)
         if parsed is None:
             raise InvalidArgumentError(
                 f"{what}={value!r}: must be a size such as 4g, 512m or 4GiB (bytes without a unit), or unlimited"
             )
         n = int(parsed)
+    if n > MAX_MEMORY:
+        raise InvalidArgumentError(
+            f"{what}={value!r}: above the largest address-space limit the kernel takes (RLIMIT_AS: 2^63 - 1 bytes, "
+            "8 EiB); write unlimited for no limit"
+        )
     if n < MIN_MEMORY:
         raise InvalidArgumentError(
             f"{what}={value!r}: below {size(MIN_MEMORY)}; Macaulay2 1.21 needs about 240 MiB of address space "

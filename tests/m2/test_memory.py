@@ -62,3 +62,41 @@ def test_how_to_raise_the_limit():
         "removes it)")
     assert how_to_raise("container", 4 * 2**30).startswith("raise it with AG_ATTENTION_M2_MEMORY=8g (or ContainerBackend(")
     assert "AG_ATTENTION_M2_MEMORY=8g" in how_to_raise("local", None)
+
+
+def test_a_limit_beyond_what_the_kernel_takes_is_refused_by_name(monkeypatch):
+    """RLIMIT_AS takes at most 2^63 - 1 bytes: a larger setting is an error naming it, never a failed fork."""
+    from ag_attention._m2.memory import MAX_MEMORY, parse_memory
+
+    assert MAX_MEMORY == 2**63 - 1
+    assert parse_memory(str(MAX_MEMORY)) == MAX_MEMORY  # exact: bytes without a unit are not rounded
+    assert parse_memory(MAX_MEMORY) == MAX_MEMORY
+    for big in ["99999999999999999999999999999g", "8388608t", str(2**63), 2**64]:
+        with pytest.raises(InvalidArgumentError, match=r"above the largest address-space limit .*unlimited"):
+            parse_memory(big)
+    monkeypatch.setenv(runner.MEMORY_ENV, "99999999999999999999999999999g")
+    with pytest.raises(InvalidArgumentError,
+                       match=r"^AG_ATTENTION_M2_MEMORY='99999999999999999999999999999g': above the largest"):
+        runner.LocalBackend("/bin/true").run("x", timeout=10)
+
+
+def test_a_huge_memory_setting_is_exit_2_from_the_cli(monkeypatch):
+    from tests.helpers import run_cli
+
+    monkeypatch.setenv(runner.MEMORY_ENV, "99999999999999999999999999999g")
+    monkeypatch.setenv("AG_ATTENTION_NO_CACHE", "1")
+    r = run_cli("implicitize", "--widths", "2,1", "--ranks", "1", "--field", "ZZ/101")
+    assert r.returncode == 2, r.stderr
+    assert "AG_ATTENTION_M2_MEMORY='99999999999999999999999999999g'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_container_limit_beyond_what_the_engines_take_is_refused_by_name(tmp_path):
+    engine = tmp_path / "engine"
+    engine.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    engine.chmod(0o755)
+    ok = runner.ContainerBackend(engine=str(engine), memory=(2**42 - 1) * 2**20)
+    cmd = ok.run("x", timeout=10).stdout.splitlines()
+    assert cmd[cmd.index("--memory") + 1] == f"{2**42 - 1}m"
+    too_big = runner.ContainerBackend(engine=str(engine), memory=2**62)
+    with pytest.raises(InvalidArgumentError, match=r"^memory=4611686018427387904: above the largest --memory"):
+        too_big.run("x", timeout=10)
