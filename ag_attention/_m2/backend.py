@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import numbers
 import os
+import signal
 import threading
 import uuid
 from abc import ABC, abstractmethod
@@ -113,25 +114,40 @@ class Backend(ABC):
         return memory_setting(self.memory)
 
     def _out_of_memory(self, out: M2Output, label: str) -> M2MemoryError | None:
-        """The error to raise if ``out`` is a job that ran out of memory."""
+        """The error to raise if ``out`` is a job that ran out of memory.
+
+        Certain when it printed one of the allocation-failure texts of
+        Macaulay2 and its libraries (:data:`~ag_attention._m2.memory.OUT_OF_MEMORY`);
+        probable when, under a limit, it ended without printing a word and
+        was not stopped by a signal someone sends (:func:`_silent_end`).
+        """
         if out.returncode == 0:
             return None
         text = out.stderr + "\n" + printable(out.stdout[-2000:])
         m = OUT_OF_MEMORY.search(text)
-        if not m:
+        if m:
+            line = next((ln.strip() for ln in text.splitlines() if m.group(0) in ln), m.group(0))
+            return M2MemoryError(self._memory_message(label, f"{line!r}, {exit_status(out.returncode)}"),
+                                 limit=self.memory_limit()[0], output=text[-2000:])
+        limit = self.memory_limit()[0]
+        if limit is None or not _silent_end(out):
             return None
-        line = next((ln.strip() for ln in text.splitlines() if m.group(0) in ln), m.group(0))
-        return M2MemoryError(self._memory_message(label, f"{line!r}, {exit_status(out.returncode)}"),
-                             limit=self.memory_limit()[0], output=text[-2000:])
+        # Macaulay2 reports its own errors (`error: ...`) and its crashes (`-- SIGSEGV` and a stack trace);
+        # an allocation that fails where nothing checks it ends it without a word
+        evidence = (f"Macaulay2 ended with {exit_status(out.returncode)} and printed nothing, as it does when an "
+                    "allocation fails where nothing reports it; not certain: any other failure prints a message")
+        return M2MemoryError(self._memory_message(label, evidence, certain=False), limit=limit,
+                             output=(out.stderr + printable(out.stdout))[-2000:])
 
-    def _memory_message(self, label: str, evidence: str) -> str:
+    def _memory_message(self, label: str, evidence: str, certain: bool = True) -> str:
         limit, source = self.memory_limit()
+        ran_out = "ran out of memory" if certain else "probably ran out of memory"
         if limit is None:
             where = f"the {self.name} backend sets no limit ({MEMORY_ENV}=unlimited): the machine's memory is exhausted"
-            return f"{label} ran out of memory ({evidence}); {where}"
+            return f"{label} {ran_out} ({evidence}); {where}"
         kind = "of address space (RLIMIT_AS)" if self.name == "local" else "(--memory)"
         start = " (Macaulay2 needs about 240 MiB just to start)" if limit < 512 * 2**20 else ""
-        return (f"{label} ran out of memory ({evidence}): the {self.name} backend limits Macaulay2 to "
+        return (f"{label} {ran_out} ({evidence}): the {self.name} backend limits Macaulay2 to "
                 f"{size(limit)} {kind}, from {source}{start}; {how_to_raise(self.name, limit)}")
 
     def _environment(self, jobdir: Path) -> dict[str, str]:
@@ -222,6 +238,21 @@ class Backend(ABC):
 
     def describe(self) -> str:
         return self.name
+
+
+#: signals that someone sends to end a process (a person, the kernel's OOM killer, a timeout): no memory evidence
+_SENT = {signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE}
+
+
+def _silent_end(out: M2Output) -> bool:
+    """``out`` failed without a word on either stream (no message, no result) and not by a signal someone sends.
+
+    A signal shows as a negative status, or as ``128 + n`` from a shell or a container's first process.
+    """
+    if out.returncode == 0 or out.stderr.strip() or out.stdout.strip():
+        return False
+    n = -out.returncode if out.returncode < 0 else out.returncode - 128 if out.returncode > 128 else 0
+    return n not in _SENT
 
 
 def _what_was_printed(out: M2Output) -> str:

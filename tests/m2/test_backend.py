@@ -60,3 +60,53 @@ def test_a_job_runs_in_its_own_directory_with_a_minimal_environment(tmp_path, mo
     assert home == f"HOME={workdir}" and secret == "0" and script == "print 1;"
     assert (out.returncode, out.backend, out.script_name) == (0, "local", "job.m2") and out.seconds > 0
     assert not Path(workdir).exists()  # removed when the job ended
+
+
+# what Macaulay2 1.21 and its libraries print when an allocation fails (measured under RLIMIT_AS, and the texts
+# of libgc, libstdc++, tcmalloc and flint): every one of them, under a limit, is the limit's error
+@pytest.mark.parametrize("said", [
+    "Insufficient memory for the allocation",  # libgc: 7 of 27 runs of implicitize 4,3 ranks 2 under 256m..600m
+    "GC Warning: Out of Memory! Heap size: 290 MiB. Returning NULL!",
+    "terminate called after throwing an instance of 'std::bad_alloc'",
+    "Could not allocate memory",
+    "Exception (FLINT memory_manager). Unable to allocate memory (1048576).",
+    "FATAL ERROR: Out of memory trying to allocate internal tcmalloc data (bytes, object-size)",
+    "Not enough memory.",
+])
+def test_every_allocation_failure_text_names_the_limit(tmp_path, said):
+    from ag_attention._errors import M2MemoryError
+
+    b = fake_m2(tmp_path, f'echo "{said}" >&2; exit 1')
+    b.memory = "300m"
+    with pytest.raises(M2MemoryError) as err:
+        b.run("x", timeout=30, label="big job")
+    text = str(err.value)
+    assert text.startswith("Macaulay2 error: big job ran out of memory (") and said.split("(")[0] in text
+    assert "300 MiB of address space" in text and "AG_ATTENTION_M2_MEMORY=600m" in text
+    assert "probably" not in text and err.value.limit == 300 * 2**20
+
+
+def test_a_job_that_dies_without_a_word_under_a_limit_probably_ran_out_of_memory(tmp_path, monkeypatch):
+    from ag_attention._errors import M2ExecutionError, M2MemoryError
+    from ag_attention._m2.jobs import run_json
+    from ag_attention._m2.memory import MEMORY_ENV
+
+    monkeypatch.delenv(MEMORY_ENV, raising=False)
+    for ending, status in [("exit 1", "exit status 1"), ("kill -SEGV $$", "killed by SIGSEGV"),
+                           ("kill -ABRT $$", "killed by SIGABRT")]:
+        b = fake_m2(tmp_path, ending)
+        b.memory = "300m"
+        with pytest.raises(M2MemoryError) as err:
+            run_json("result = 1;", schema={}, backend=b, timeout=30, cache=False, label="big job")
+        text = str(err.value)
+        assert f"big job probably ran out of memory (Macaulay2 ended with {status} and printed nothing" in text
+        assert "300 MiB of address space" in text and "AG_ATTENTION_M2_MEMORY=600m" in text
+        assert "not certain" in text and err.value.limit == 300 * 2**20
+    # without a limit, after a message of Macaulay2's own, or killed by someone: not a memory error
+    unlimited = fake_m2(tmp_path, "exit 1")
+    unlimited.memory = "unlimited"
+    said = fake_m2(tmp_path, 'echo "job.m2:1:1:(3): error: no method for adjacent objects" >&2; exit 1')
+    for b in [unlimited, said] + [fake_m2(tmp_path, f"kill -{sig} $$") for sig in ("KILL", "TERM", "INT", "HUP")]:
+        with pytest.raises(M2ExecutionError) as err:
+            run_json("result = 1;", schema={}, backend=b, timeout=30, cache=False, label="job")
+        assert not isinstance(err.value, M2MemoryError), str(err.value)
