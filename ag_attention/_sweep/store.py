@@ -15,8 +15,10 @@ Files in the output directory ``DIR``:
     each key; an errored row only where no successful one exists), in grid
     order, written to a temporary file, ``fsync``'ed and renamed over the old
     one.  Its schema metadata holds ``ag_attention._provenance`` (the
-    :func:`ag_attention._provenance` of the run that wrote it) and
-    ``ag_attention._sweep`` (grid, prime, seed), as JSON.  After a successful
+    :func:`ag_attention._provenance` of the run that wrote it),
+    ``ag_attention._sweep`` (grid, prime, seed), as JSON, and ``pandas``
+    (integer columns that may be null read as ``Int64`` in pandas, never as
+    float64).  After a successful
     compaction the journal is removed; a crash in between leaves both, and the
     next read merges them without duplicates.
 ``sweep.json``
@@ -66,6 +68,7 @@ FSYNC_SECONDS = 1.0
 #: metadata keys of results.parquet
 PROVENANCE_KEY = b"ag_attention._provenance"
 SWEEP_KEY = b"ag_attention._sweep"
+PANDAS_KEY = b"pandas"
 
 
 def require(module: str) -> Any:
@@ -82,12 +85,28 @@ def require(module: str) -> Any:
 
 
 def arrow_schema(metadata: Mapping[bytes, bytes] | None = None) -> Any:
-    """The Arrow schema of :data:`ag_attention._sweep.compute.COLUMNS`."""
+    """The Arrow schema of :data:`ag_attention._sweep.compute.COLUMNS` (with ``metadata`` and pandas' dtypes)."""
     pa = require("pyarrow")
     types = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "string": pa.string(),
              "list<int64>": pa.list_(pa.int64()), "list<string>": pa.list_(pa.string())}
     fields = [pa.field(name, types[kind.rstrip("?")], nullable=kind.endswith("?")) for name, kind in COLUMNS]
-    return pa.schema(fields, metadata=dict(metadata) if metadata else None)
+    meta = {PANDAS_KEY: _pandas_metadata(pa.__version__), **(dict(metadata) if metadata else {})}
+    return pa.schema(fields, metadata=meta)
+
+
+def _pandas_metadata(pyarrow_version: str) -> bytes:
+    """pandas' schema metadata: integer columns that may be null read as ``Int64``, booleans as ``boolean``.
+
+    Without it pandas reads an integer column with a null (``prime`` of a softmax row) as float64.
+    """
+    dtypes = {"int64": "int64", "int64?": "Int64", "float64": "float64", "float64?": "float64", "bool": "bool",
+              "bool?": "boolean", "string": "object", "string?": "object"}
+    pandas_types = {"int64": "int64", "float64": "float64", "bool": "bool", "string": "unicode",
+                    "list<int64>": "list[int64]", "list<string>": "list[unicode]"}
+    columns = [{"name": name, "field_name": name, "pandas_type": pandas_types[kind.rstrip("?")],
+                "numpy_type": dtypes.get(kind, "object"), "metadata": None} for name, kind in COLUMNS]
+    return json.dumps({"index_columns": [], "column_indexes": [], "columns": columns,
+                       "creator": {"library": "pyarrow", "version": pyarrow_version}}).encode()
 
 
 def _fsync_dir(path: Path) -> None:

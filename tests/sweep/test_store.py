@@ -105,3 +105,18 @@ def test_resume_after_kill(local_run, small_grid, tmp_path):
     rows = r.rows()
     assert len({Spec.from_row(row) for row in rows}) == len(rows) == SMALL_SIZE
     assert _strip(rows) == _strip(local_run.rows())
+
+
+# ------------------------------------------------------------------ issue 20: what a sweep writes, and how
+def test_integer_columns_have_integer_dtypes(local_run):
+    """Every integer column reads as an integer dtype, also in pandas (nullable Int64 where nulls may be)."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_parquet(local_run.results)
+    assert frame["prime"].isna().sum() == 1  # the softmax row has no prime: a null in an integer column
+    for name, kind in COLUMNS:
+        if kind.startswith("int64"):
+            assert pd.api.types.is_integer_dtype(frame[name]), (name, frame[name].dtype)
+            assert str(frame[name].dtype) == ("Int64" if kind.endswith("?") else "int64"), name
+        elif kind.startswith("bool"):
+            assert pd.api.types.is_bool_dtype(frame[name]), (name, frame[name].dtype)
+    assert frame["prime"].dropna().tolist() == [2**31 - 1] * (SMALL_SIZE - 1)
