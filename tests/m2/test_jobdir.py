@@ -33,7 +33,7 @@ _KILLED = """
 import sys
 import tempfile
 from ag_attention._m2 import runner
-runner.LocalBackend(sys.argv[1]).run("x", timeout=600, label="long job")
+runner.LocalBackend(sys.argv[1], sessions=False).run("x", timeout=600, label="long job")
 """
 
 

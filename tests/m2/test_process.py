@@ -61,7 +61,7 @@ _CHILD = """
 import sys
 import tempfile
 from ag_attention._m2 import runner
-b = runner.LocalBackend(sys.argv[1])
+b = runner.LocalBackend(sys.argv[1], sessions=False)  # a fake M2: a fresh process per job
 b.run("x", timeout=600, label="long job")
 """
 
