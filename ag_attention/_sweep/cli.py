@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,14 +60,25 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     """Run the sweep of ``args``; print the summary (or JSON); 1 if a row failed."""
     from .._provenance import provenance
     from .run import sweep
+    from .store import JournalWarning
 
     kwargs: dict[str, Any] = {}
     if args.prime is not None:
         kwargs["prime"] = args.prime
     if args.seed < 0:
         raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
-    result = sweep(args.grid, args.out, scheduler=args.scheduler, workers=args.workers, resume=args.resume,
-                   overwrite=args.overwrite, seed=args.seed, timeout=args.timeout, plots=not args.no_plots, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JournalWarning)
+        try:
+            result = sweep(args.grid, args.out, scheduler=args.scheduler, workers=args.workers, resume=args.resume,
+                           overwrite=args.overwrite, seed=args.seed, timeout=args.timeout, plots=not args.no_plots,
+                           **kwargs)
+        finally:  # rows set aside are said on stderr as a warning of the command, also when the run fails
+            for w in caught:
+                if issubclass(w.category, JournalWarning):
+                    print(f"ag-attention: warning: {w.message}", file=sys.stderr)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     if args.json:
         print(json.dumps({**result.to_dict(), "provenance": provenance()}, indent=2))
     else:

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import InvalidArgumentError
+from .._errors import InvalidArgumentError, OutputError
 from .._exact.field import DEFAULT_PRIME, check_prime
 from .._progress import bar
 from .._provenance import provenance
@@ -50,7 +50,7 @@ from .compute import Row
 from .distributed import _close, _connect, _run_dask, _scheduler_address, _wait_for_workers
 from .grid import Grid, Spec, load_grid
 from .local import _chunks, _run_local, local_workers
-from .store import RESULTS, Store, read_rows, require
+from .store import REJECTED, RESULTS, Store, read_rows, require
 from .summary import markdown, write_summary
 
 __all__ = ["sweep", "SweepResult", "DEFAULT_TIMEOUT", "local_workers"]
@@ -81,6 +81,8 @@ class SweepResult(ResultMixin):
     scheduler: str | None = None
     #: processes (local) or worker threads (Dask) that computed
     workers: int = 0
+    #: stored lines or rows that were not valid rows, set aside into journal.rejected by this call
+    rejected: int = 0
 
     @property
     def results(self) -> Path:
@@ -100,12 +102,14 @@ class SweepResult(ResultMixin):
     def to_dict(self) -> dict[str, Any]:
         return {"out": str(self.out), "total": self.total, "computed": self.computed, "skipped": self.skipped,
                 "errors": self.errors, "seconds": round(self.seconds, 3), "scheduler": self.scheduler,
-                "workers": self.workers, "files": self.files(), "summary": self.summary}
+                "workers": self.workers, "rejected": self.rejected, "files": self.files(), "summary": self.summary}
 
     def __str__(self) -> str:
         where = f"Dask at {self.scheduler}" if self.scheduler else "local"
         head = (f"sweep: {self.total:,} architectures, {self.computed:,} computed, {self.skipped:,} already finished, "
                 f"{self.errors:,} failed; {self.seconds:.1f} s ({where}, {self.workers} workers)")
+        if self.rejected:
+            head += f"\n{self.rejected:,} stored lines were not valid rows: set aside in {self.out / REJECTED}"
         files = ", ".join(self.files().values())
         return f"{head}\n\n{markdown(self.summary, details=False)}\nfiles: {files}"
 
@@ -190,6 +194,12 @@ def sweep(
     resume:
         Keep the rows already in ``out`` and compute only the missing ones
         (and those that failed).  Without it, ``out`` must hold no results.
+        Resuming completes the run that was started: the same grid (its set
+        of architectures; ``sweep.json`` records it), prime and seed, else an
+        InvalidArgumentError naming both grids' sizes (``--overwrite`` starts
+        over).  Stored lines that are not valid rows are moved to
+        ``journal.rejected`` with a :class:`~ag_attention._sweep.store.JournalWarning`;
+        every valid row is kept.
     overwrite:
         Delete the results in ``out`` first.
     prime, seed:
@@ -212,9 +222,14 @@ def sweep(
     ------
     InvalidArgumentError
         A bad grid or argument, an output directory in use or holding
-        results, an unreachable scheduler.
+        results (or, resuming, rows of another grid), an unreachable scheduler.
     ComputationError
-        A worker or the cluster failed (the finished rows are kept).
+        A worker or the cluster failed (the finished rows are kept; ``--resume``
+        completes the run).
+    OutputError
+        A file could not be written (a full disk, no permission, a symbolic
+        link planted in ``out``, which is never followed); it names the file,
+        and the finished rows are kept in the journal for ``--resume``.
     """
     o = _check(scheduler, workers, resume, overwrite, prime, seed, timeout, plots, chunk_size)
     require("pyarrow")
@@ -222,20 +237,24 @@ def sweep(
     settings = {"format": FORMAT, "grid": g.source, "grid_sha256": g.sha256, "description": g.description,
                 "prime": o.prime, "seed": o.seed}
     t0 = time.perf_counter()
-    store = Store(out, settings, resume=resume, overwrite=overwrite).open()
-    todo, computed, n_workers = _compute(store, g, settings, o)
+    store = Store(out, settings, grid=g.specs, resume=resume, overwrite=overwrite).open()
+    todo, computed, n_workers = _compute(store, g, o)
     try:
-        rows = store.compact(g.specs, {**settings, "provenance": provenance()})
+        rows = store.compact(g.specs, {**store.settings, "provenance": provenance()})
     finally:
         store.close()
-    summary = _summary(rows, store.dir, g, o, t0, plots)
+    try:
+        summary = _summary(rows, store.dir, g, o, t0, plots)
+    except OutputError as exc:
+        raise OutputError(f"{exc}; {store.results} holds every row: once the problem is fixed, --resume writes the "
+                          "summary and plots again (it computes nothing)", path=exc.path, errno=exc.errno) from None
     errors = _errors(rows, g)
     return SweepResult(store.dir, len(g.specs), computed, len(g.specs) - todo, errors,
-                       time.perf_counter() - t0, summary, o.address, n_workers)
+                       time.perf_counter() - t0, summary, o.address, n_workers, store.rejected)
 
 
 # ------------------------------------------------------------------ its steps
-def _compute(store: Store, g: Grid, settings: dict[str, Any], o: _Options) -> tuple[int, int, int]:
+def _compute(store: Store, g: Grid, o: _Options) -> tuple[int, int, int]:
     """Compute the rows ``store`` lacks: (how many were to compute, how many were computed, workers).
 
     On an error or Ctrl-C the rows finished so far still go to results.parquet
@@ -253,9 +272,10 @@ def _compute(store: Store, g: Grid, settings: dict[str, Any], o: _Options) -> tu
         computed = _execute(store, todo, n_workers, client, o)
     except BaseException:
         _close(client)
-        with contextlib.suppress(Exception):
-            store.compact(g.specs, {**settings, "provenance": provenance()})
-        store.close()
+        with contextlib.suppress(Exception):  # e.g. a full disk: the journal keeps the rows anyway
+            store.compact(g.specs, {**store.settings, "provenance": provenance()})
+        with contextlib.suppress(Exception):  # the error that stopped the run is the one to report
+            store.close()
         raise
     _close(client)
     return len(todo), computed, n_workers

@@ -10,46 +10,71 @@ Files in the output directory ``DIR``:
     and at the end (so an operating-system crash or power loss loses only
     the rows written since the last ``fsync``).  A torn last line (a crash
     inside a write) is dropped when the journal is read again.
+``journal.rejected``
+    Lines of the journal that are not valid rows (garbled bytes, not JSON,
+    not an object, a missing column, a value of the wrong type, a key that
+    is no architecture), set aside when the journal is read (``--resume``)
+    instead of refusing the whole journal: one JSON object per line with the
+    ``source`` file, its ``line`` number, the ``reason`` and the line's
+    ``text``; a :class:`JournalWarning` names them.  Every valid row is kept.
 ``results.parquet``
-    The compaction: one row per architecture (the last successful row of
-    each key; an errored row only where no successful one exists), in grid
-    order, written to a temporary file, ``fsync``'ed and renamed over the old
-    one.  Its schema metadata holds ``ag_attention._provenance`` (the
+    The compaction: one row per architecture of the grid (the last
+    successful row of each key; an errored row only where no successful one
+    exists), in grid order, written atomically (``ag_attention._files``).
+    Its schema metadata holds ``ag_attention._provenance`` (the
     :func:`ag_attention._provenance` of the run that wrote it),
-    ``ag_attention._sweep`` (grid, prime, seed), as JSON, and ``pandas``
+    ``ag_attention._sweep`` (grid, prime, seed) as JSON, and ``pandas``
     (integer columns that may be null read as ``Int64`` in pandas, never as
-    float64).  After a successful
-    compaction the journal is removed; a crash in between leaves both, and the
-    next read merges them without duplicates.
+    float64).  After a successful compaction the journal is removed; a crash
+    in between leaves both, and the next read merges them without duplicates.
 ``sweep.json``
-    The settings the rows were computed with (prime, seed, grid): ``--resume``
-    with other settings is refused rather than mixing rows.
+    The settings the rows were computed with (prime, seed, grid, the grid's
+    size and fingerprint): ``--resume`` with another prime, seed or grid is
+    refused rather than mixing rows.
 ``.lock``
     Held (``flock``) while a sweep writes here: a second sweep into the same
     directory is refused instead of interleaving rows.
+
+Every file is written through ``ag_attention._files``: whole files
+atomically (an unpredictable temporary created with ``O_EXCL | O_NOFOLLOW``,
+renamed over the target), the journal and the lock opened with
+``O_NOFOLLOW`` and refused unless they are regular files, so a symbolic link
+planted in ``DIR`` is never written (or read) through.  A failed write (a full
+disk) is an :class:`~ag_attention._errors.OutputError` naming the file (exit
+4); the rows finished so far stay in the journal, and ``--resume`` completes
+the run.
 """
 
 from __future__ import annotations
 
-import contextlib
+import errno
+import hashlib
 import json
 import os
+import stat
 import time
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidArgumentError
+from .._errors import InvalidArgumentError, OutputError
+from .._files import atomic_open, atomic_write, fsync_directory, open_nofollow, output_error
 from .compute import COLUMNS
-from .grid import Spec
+from .grid import Spec, _show, to_architecture
 
 __all__ = [
     "Store",
     "arrow_schema",
     "read_rows",
     "read_metadata",
+    "row_problem",
+    "grid_fingerprint",
+    "JournalWarning",
     "RESULTS",
     "JOURNAL",
+    "REJECTED",
     "MANIFEST",
     "FSYNC_SECONDS",
     "OUTPUT_FILES",
@@ -58,10 +83,11 @@ __all__ = [
 
 RESULTS = "results.parquet"
 JOURNAL = "journal.jsonl"
+REJECTED = "journal.rejected"
 MANIFEST = "sweep.json"
 LOCK = ".lock"
 #: every file a sweep writes in its directory (``overwrite`` removes these and nothing else)
-OUTPUT_FILES = (RESULTS, JOURNAL, MANIFEST, "summary.md", "summary.json", "dimension-vs-formula.png",
+OUTPUT_FILES = (RESULTS, JOURNAL, REJECTED, MANIFEST, "summary.md", "summary.json", "dimension-vs-formula.png",
                 "dimension-vs-formula.svg")
 #: seconds between two fsyncs of the journal (the first write after this long syncs it)
 FSYNC_SECONDS = 1.0
@@ -69,6 +95,16 @@ FSYNC_SECONDS = 1.0
 PROVENANCE_KEY = b"ag_attention._provenance"
 SWEEP_KEY = b"ag_attention._sweep"
 PANDAS_KEY = b"pandas"
+#: the largest sweep.json read (it holds a few settings)
+_MAX_MANIFEST = 1 << 20
+#: rejected lines named one by one in a JournalWarning (the others counted)
+_NAMED = 3
+#: what ``--resume`` adds to an error that stopped a run
+RESUME_HINT = "the rows finished so far are kept in {journal}: once the problem is fixed, --resume completes the run"
+
+
+class JournalWarning(UserWarning):
+    """Lines of a journal (or rows of results.parquet) that are not valid rows were set aside."""
 
 
 def require(module: str) -> Any:
@@ -109,15 +145,6 @@ def _pandas_metadata(pyarrow_version: str) -> bytes:
                        "creator": {"library": "pyarrow", "version": pyarrow_version}}).encode()
 
 
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     """``{"provenance": ..., "sweep": ...}`` from a results.parquet's schema metadata."""
     pq = require("pyarrow.parquet")
@@ -144,37 +171,177 @@ def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _read_journal(path: Path, *, repair: bool) -> list[dict[str, Any]]:
-    """The journal's rows; a torn last line is dropped (and cut off the file when ``repair``)."""
+# ------------------------------------------------------------------ valid rows
+_INT64 = 2**63
+_KINDS = {"int64": "an integer", "float64": "a number", "bool": "true or false", "string": "a string",
+          "list<int64>": "a list of integers", "list<string>": "a list of strings"}
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -_INT64 <= value < _INT64
+
+
+def _fits(value: object, kind: str) -> bool:
+    if kind == "int64":
+        return _is_int(value)
+    if kind == "float64":
+        return isinstance(value, float) or _is_int(value)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "list<int64>":
+        return isinstance(value, list) and all(_is_int(v) for v in value)
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)  # list<string>
+
+
+def row_problem(row: object) -> str | None:
+    """Why ``row`` is not a valid row of a sweep (``None``: it is one).
+
+    A valid row is an object with every column of ``COLUMNS``, each of its
+    type (or null where the column may be), whose key is an architecture.
+    """
+    if not isinstance(row, dict):
+        return f"not a JSON object but {type(row).__name__}"
+    for name, kind in COLUMNS:
+        if name not in row:
+            return f"no column {name!r}"
+        value = row[name]
+        if value is None:
+            if not kind.endswith("?"):
+                return f"{name}=null: must be {_KINDS[kind]}"
+        elif not _fits(value, kind.rstrip("?")):
+            return f"{name}={_show(value)}: must be {_KINDS[kind.rstrip('?')]}"
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
+        to_architecture(Spec.from_row(row))
+    except InvalidArgumentError as exc:
+        return f"not an architecture: {exc}"
+    return None
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A line of a journal (or a row of results.parquet) that is not a valid row."""
+
+    source: str
+    line: int
+    reason: str
+    text: str
+
+    def to_json(self) -> bytes:
+        return json.dumps({"source": self.source, "line": self.line, "reason": self.reason,
+                           "text": self.text}).encode() + b"\n"
+
+
+def _check_row(source: str, number: int, row: Any, text: Any, rejected: list[Rejected]) -> bool:
+    """Whether ``row`` is valid; if not, it joins ``rejected`` (``text``: what to keep of it)."""
+    problem = row_problem(row)
+    if problem is None:
+        return True
+    rejected.append(Rejected(source, number, problem, text if isinstance(text, str) else _show(text)))
+    return False
+
+
+# ------------------------------------------------------------------ reading files, never through a link
+def _read_regular(path: Path, limit: int | None = None) -> bytes | None:
+    """The bytes of ``path`` (``None`` if missing), opened without following a link; a regular file only."""
+    try:
+        fd = open_nofollow(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OutputError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        raise OutputError(str(exc).replace("cannot open", "cannot read", 1), path=exc.path, errno=exc.errno) from None
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            _require_regular(path, fd)
+            if limit is not None and os.fstat(fd).st_size > limit:
+                raise OutputError(f"cannot read {path}: larger than {limit:,} bytes", path=str(path))
+            return fh.read()
     except OSError as exc:
-        raise InvalidArgumentError(f"{str(path)!r}: cannot be read: {exc.strerror or exc}") from None
+        raise output_error(path, exc, "read") from None
+    finally:
+        os.close(fd)
+
+
+def _require_regular(path: Path, fd: int) -> None:
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        raise OutputError(f"cannot use {path}: not a regular file (mode {stat.filemode(mode)})", path=str(path))
+
+
+def _open_regular(path: Path, flags: int) -> int:
+    """``open_nofollow`` a regular file (a FIFO or device planted there is refused, never waited on)."""
+    fd = open_nofollow(path, flags | os.O_NONBLOCK)
+    try:
+        _require_regular(path, fd)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_journal(path: Path, *, repair: bool) -> tuple[list[dict[str, Any]], list[bytes], list[Rejected]]:
+    """The journal's valid rows, their lines, and its invalid lines; a torn last line is dropped.
+
+    With ``repair`` the torn last line (a crash inside a write) is cut off the file.
+    """
+    data = _read_regular(path)
+    if data is None:
+        return [], [], []
     end = data.rfind(b"\n") + 1  # everything after the last newline is a torn write
     if end < len(data) and repair:
-        with open(path, "r+b") as f:
-            f.truncate(end)
-            f.flush()
-            os.fsync(f.fileno())
-    rows = []
-    for number, line in enumerate(data[:end].splitlines(), 1):
+        fd = _open_regular(path, os.O_RDWR)
+        try:
+            os.ftruncate(fd, end)
+            os.fsync(fd)
+        except OSError as exc:
+            raise output_error(path, exc) from None
+        finally:
+            os.close(fd)
+    rows: list[dict[str, Any]] = []
+    lines: list[bytes] = []
+    rejected: list[Rejected] = []
+    for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
         if not line.strip():
             continue
+        text = line.decode("utf-8", errors="backslashreplace")
         try:
             row = json.loads(line)
-        except ValueError as exc:
-            raise InvalidArgumentError(f"{str(path)!r}: line {number} is not a JSON row ({exc}); "
-                                       "move the file away to start over") from None
-        if not isinstance(row, dict):
-            raise InvalidArgumentError(f"{str(path)!r}: line {number} is not a JSON object")
-        rows.append(row)
-    return rows
+        except (ValueError, RecursionError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            rejected.append(Rejected(str(path), number, f"not a JSON row ({reason})", text))
+            continue
+        if _check_row(str(path), number, row, text, rejected):
+            rows.append(row)
+            lines.append(line + b"\n")
+    return rows, lines, rejected
+
+
+def _read_results(path: Path) -> tuple[list[dict[str, Any]], list[Rejected]] | None:
+    """The valid rows of results.parquet and its invalid ones (``None`` if there is none), never through a link."""
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+    data = _read_regular(path)
+    if data is None:
+        return None
+    try:
+        table = pq.read_table(pa.BufferReader(data))
+    except (OSError, ValueError) as exc:
+        raise InvalidArgumentError(f"{str(path)!r}: not a readable Parquet file: {exc}; move it away (or "
+                                   "--overwrite)") from None
+    if SWEEP_KEY not in (table.schema.metadata or {}):
+        raise InvalidArgumentError(f"{str(path)!r}: not the results of an ag-attention sweep (no sweep metadata)")
+    rows: list[dict[str, Any]] = []
+    rejected: list[Rejected] = []
+    for number, row in enumerate(table.to_pylist(), 1):
+        if _check_row(str(path), number, row, json.dumps(row, default=str), rejected):
+            rows.append(row)
+    return rows, rejected
 
 
 def merge(rows: Iterable[Mapping[str, Any]]) -> dict[Spec, dict[str, Any]]:
-    """One row per key: the last successful one, else the last errored one."""
+    """One row per key: the last successful one, else the last errored one (``rows`` are valid rows)."""
     out: dict[Spec, dict[str, Any]] = {}
     for row in rows:
         key = Spec.from_row(row)
@@ -184,13 +351,27 @@ def merge(rows: Iterable[Mapping[str, Any]]) -> dict[Spec, dict[str, Any]]:
     return out
 
 
-class Store:
-    """The rows of one output directory: what is finished, the journal to append to, the compaction."""
+def grid_fingerprint(specs: Sequence[Spec]) -> str:
+    """The architectures of a grid, as a string: equal for the same set in any order, different otherwise."""
+    total = 0
+    for spec in specs:
+        digest = hashlib.sha256(json.dumps(spec.to_dict(), separators=(",", ":")).encode()).digest()
+        total = (total + int.from_bytes(digest[:16], "big")) % 2**128
+    return f"{len(specs)}:{total:032x}"
 
-    def __init__(self, out: str | os.PathLike[str], settings: Mapping[str, Any], *, resume: bool = False,
-                 overwrite: bool = False) -> None:
+
+class Store:
+    """The rows of one output directory: what is finished, the journal to append to, the compaction.
+
+    ``grid`` is the sweep's architectures: ``--resume`` is refused when the rows in ``out`` were computed for
+    another grid, and results.parquet only ever holds rows of ``grid``.
+    """
+
+    def __init__(self, out: str | os.PathLike[str], settings: Mapping[str, Any], *, grid: Sequence[Spec] = (),
+                 resume: bool = False, overwrite: bool = False) -> None:
         self.dir = Path(out)
-        self.settings = dict(settings)
+        self.grid = tuple(grid)
+        self.settings = {**settings, "grid_architectures": len(self.grid), "grid_fingerprint": grid_fingerprint(self.grid)}
         self.resume = resume
         self.overwrite = overwrite
         self._fd: int | None = None
@@ -199,6 +380,8 @@ class Store:
         self._dirty = False
         #: rows found at opening (from results.parquet and the journal), by key
         self.previous: dict[Spec, dict[str, Any]] = {}
+        #: lines or rows set aside into journal.rejected by this store
+        self.rejected = 0
 
     @property
     def results(self) -> Path:
@@ -208,19 +391,24 @@ class Store:
     def journal(self) -> Path:
         return self.dir / JOURNAL
 
+    def hint(self) -> str:
+        """What the error that stops a run adds: the rows are kept, ``--resume`` completes it."""
+        return RESUME_HINT.format(journal=self.journal)
+
     # ------------------------------------------------------------- opening
     def open(self) -> Store:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InvalidArgumentError(f"--out {str(self.dir)!r}: cannot create the directory: {exc.strerror or exc}") from None
+            raise OutputError(f"--out {str(self.dir)!r}: cannot create the directory: {exc.strerror or exc}",
+                              path=str(self.dir), errno=exc.errno) from None
         if not self.dir.is_dir():
             raise InvalidArgumentError(f"--out {str(self.dir)!r}: not a directory")
         self._lock()
         try:
             self._prepare()
-            self._fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            _fsync_dir(self.dir)
+            self._fd = _open_regular(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            fsync_directory(self.dir)
         except BaseException:
             self.close()
             raise
@@ -237,10 +425,7 @@ class Store:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX: no lock
             return
-        try:
-            fd = os.open(self.dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise InvalidArgumentError(f"--out {str(self.dir)!r}: cannot write there: {exc.strerror or exc}") from None
+        fd = _open_regular(self.dir / LOCK, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -250,38 +435,99 @@ class Store:
             ) from None
         self._lock_fd = fd
 
+    def _holds_rows(self) -> bool:
+        """Whether results.parquet or a non-empty journal is there; anything but a regular file there is an error."""
+        found = False
+        for path in (self.results, self.journal):
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                kind = "a symbolic link (not followed)" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+                raise OutputError(f"cannot use {path}: it is {kind}: remove it, or pass --overwrite", path=str(path))
+            found = found or path == self.results or st.st_size > 0
+        return found
+
     def _prepare(self) -> None:
-        manifest = self.dir / MANIFEST
-        existing = self.results.exists() or (self.journal.exists() and self.journal.stat().st_size > 0)
+        existing = False if self.overwrite else self._holds_rows()
         if self.overwrite:
-            for name in OUTPUT_FILES:
-                with contextlib.suppress(FileNotFoundError):
+            for name in OUTPUT_FILES:  # a link planted at one of these names is removed, not followed
+                try:
                     (self.dir / name).unlink()
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise output_error(self.dir / name, exc, "remove") from None
         elif existing and not self.resume:
             raise InvalidArgumentError(
                 f"--out {str(self.dir)!r} already holds results of a sweep: pass --resume to complete them, "
                 "--overwrite to start over, or choose another directory"
             )
-        elif existing and manifest.exists():
-            try:
-                old = json.loads(manifest.read_text())
-            except (OSError, ValueError):
-                old = {}
-            for key in ("prime", "seed"):
-                if key in old and old[key] != self.settings.get(key):
-                    raise InvalidArgumentError(
-                        f"--resume with {key}={self.settings.get(key)!r}: the rows in {str(self.dir)!r} were computed "
-                        f"with {key}={old[key]!r}; use the same {key} (or --overwrite)"
-                    )
         if self.resume and not self.overwrite:
-            rows: list[dict[str, Any]] = []
-            if self.results.exists():
-                rows.extend(read_rows(self.results))
-            rows.extend(_read_journal(self.journal, repair=True))
-            self.previous = merge(rows)
-        tmp = manifest.with_name(MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(self.settings, indent=2) + "\n")
-        os.replace(tmp, manifest)
+            self._load(existing)
+        atomic_write(self.dir / MANIFEST, json.dumps(self.settings, indent=2) + "\n")
+
+    def _manifest(self) -> dict[str, Any]:
+        """The settings of the run that wrote here (``{}`` if none or unreadable)."""
+        try:
+            data = _read_regular(self.dir / MANIFEST, _MAX_MANIFEST)
+            old = json.loads(data) if data is not None else {}
+        except (OutputError, ValueError, RecursionError):
+            return {}
+        return old if isinstance(old, dict) else {}
+
+    def _load(self, existing: bool) -> None:
+        """Resuming: check the settings and the grid, read the rows, set aside the invalid ones."""
+        old = self._manifest() if existing else {}
+        for key in ("prime", "seed"):
+            if key in old and old[key] != self.settings.get(key):
+                raise InvalidArgumentError(
+                    f"--resume with {key}={self.settings.get(key)!r}: the rows in {str(self.dir)!r} were computed "
+                    f"with {key}={old[key]!r}; use the same {key} (or --overwrite)"
+                )
+        stored = _read_results(self.results)
+        rows, rejected = stored if stored is not None else ([], [])
+        journal_rows, lines, journal_rejected = _read_journal(self.journal, repair=True)
+        previous = merge(rows + journal_rows)
+        self._check_grid(old, previous)
+        if rejected or journal_rejected:
+            self._set_aside(rejected + journal_rejected, kept=len(rows) + len(journal_rows))
+            if journal_rejected:  # the journal keeps its valid lines only
+                atomic_write(self.journal, b"".join(lines))
+        self.previous = previous
+
+    def _check_grid(self, old: Mapping[str, Any], previous: Mapping[Spec, Any]) -> None:
+        """Refuse to resume rows of another grid (the manifest's fingerprint, or a stored row not in the grid)."""
+        in_grid = set(self.grid)
+        foreign = sum(1 for key in previous if key not in in_grid)
+        other = old.get("grid_fingerprint") not in (None, self.settings["grid_fingerprint"])
+        if not (foreign or other):
+            return
+        here = f"{self.settings.get('grid') or 'the grid'} ({len(self.grid):,} architectures)"
+        size = old.get("grid_architectures")
+        there = f"{old.get('grid') or 'another grid'} ({size:,} architectures)" if isinstance(size, int) else \
+            f"another grid ({foreign:,} of its {len(previous):,} rows are not in this one)"
+        raise InvalidArgumentError(
+            f"--resume with {here}: the rows in {str(self.dir)!r} were computed for {there}; resuming would mix "
+            "two grids in one table: pass --overwrite to start over with this grid, or choose another --out "
+            "(the rows there are kept)"
+        )
+
+    def _set_aside(self, rejected: list[Rejected], *, kept: int) -> None:
+        """Append ``rejected`` to journal.rejected and say so in a JournalWarning."""
+        path = self.dir / REJECTED
+        before = _read_regular(path) or b""
+        atomic_write(path, before + b"".join(r.to_json() for r in rejected))
+        self.rejected += len(rejected)
+        named = "; ".join(f"{Path(r.source).name} line {r.line}: {_brief(r.reason)}" for r in rejected[:_NAMED])
+        more = f"; and {len(rejected) - _NAMED:,} more" if len(rejected) > _NAMED else ""
+        lines = "line of {} is not a valid row" if len(rejected) == 1 else "lines of {} are not valid rows"
+        warnings.warn(
+            f"{len(rejected):,} {lines.format(self.dir)} ({named}{more}): moved to {path}; "
+            f"the {kept:,} valid rows are kept",
+            JournalWarning, stacklevel=2,
+        )
 
     # ------------------------------------------------------------- writing
     def finished(self) -> set[Spec]:
@@ -294,68 +540,101 @@ class Store:
             raise InvalidArgumentError("the store is not open")
         data = b"".join(json.dumps(row, separators=(",", ":"), allow_nan=False).encode() + b"\n" for row in rows)
         view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+        except OSError as exc:
+            raise self._failed(exc) from None
         self._dirty = True
         now = time.monotonic()
         if now - self._last_sync >= FSYNC_SECONDS:
             self.sync()
 
+    def _failed(self, exc: OSError) -> OutputError:
+        error = output_error(self.journal, exc)
+        return OutputError(f"{error}; {self.hint()}", path=error.path, errno=error.errno)
+
     def sync(self) -> None:
         if self._fd is not None and self._dirty:
-            os.fsync(self._fd)
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise self._failed(exc) from None
             self._dirty = False
         self._last_sync = time.monotonic()
 
     def close(self) -> None:
+        """Sync and close the journal, release the lock (an error syncing is raised after both are closed)."""
+        error: OutputError | None = None
         if self._fd is not None:
             try:
                 self.sync()
+            except OutputError as exc:
+                error = exc
             finally:
                 os.close(self._fd)
                 self._fd = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # releases the flock
             self._lock_fd = None
+        if error is not None:
+            raise error
 
     # ------------------------------------------------------------- compaction
     def rows(self) -> dict[Spec, dict[str, Any]]:
-        """Every row stored so far (results.parquet and the journal), one per key."""
-        rows: list[dict[str, Any]] = []
-        if self.results.exists():
-            rows.extend(read_rows(self.results))
-        rows.extend(_read_journal(self.journal, repair=False))
-        return merge(rows)
+        """Every valid row stored so far (results.parquet and the journal), one per key."""
+        return self._stored()[0]
+
+    def _stored(self) -> tuple[dict[Spec, dict[str, Any]], list[Rejected]]:
+        stored = _read_results(self.results)
+        rows, rejected = stored if stored is not None else ([], [])
+        journal_rows, _, journal_rejected = _read_journal(self.journal, repair=False)
+        return merge(rows + journal_rows), rejected + journal_rejected
 
     def compact(self, order: Iterable[Spec], metadata: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Write results.parquet (grid order, then rows of other grids), remove the journal; the rows."""
+        """Write results.parquet (the grid's rows, in its order), remove the journal; the rows.
+
+        A stored row of no architecture of ``order`` (only a hand-edited journal has one) is set aside into
+        journal.rejected rather than mixed into the table.
+        """
         pa = require("pyarrow")
         pq = require("pyarrow.parquet")
         self.sync()
-        by_key = self.rows()
+        by_key, rejected = self._stored()
         ordered: list[dict[str, Any]] = []
         for spec in order:
             row = by_key.pop(spec, None)
             if row is not None:
                 ordered.append(row)
-        ordered.extend(by_key.values())  # rows of an earlier grid in this directory are kept, after
+        rejected += [Rejected(str(self.journal), 0, "not an architecture of the grid", json.dumps(row))
+                     for row in by_key.values()]
+        if rejected:
+            self._set_aside(rejected, kept=len(ordered))
         meta = {PROVENANCE_KEY: json.dumps(metadata.get("provenance")).encode(),
                 SWEEP_KEY: json.dumps({k: v for k, v in metadata.items() if k != "provenance"}).encode()}
         schema = arrow_schema(meta)
         names = [name for name, _ in COLUMNS]
         table = pa.Table.from_pylist([{n: row.get(n) for n in names} for row in ordered], schema=schema)
-        tmp = self.results.with_name(RESULTS + ".tmp")
-        pq.write_table(table, tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, self.results)
-        _fsync_dir(self.dir)
+        try:
+            with atomic_open(self.results, "wb") as fh:
+                pq.write_table(table, fh)
+        except OutputError as exc:
+            raise OutputError(f"{exc}; {self.hint()}", path=exc.path, errno=exc.errno) from None
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        with contextlib.suppress(FileNotFoundError):
+        try:
             self.journal.unlink()
-        _fsync_dir(self.dir)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise output_error(self.journal, exc, "remove") from None
+        fsync_directory(self.dir)
         return ordered
 
+
+def _brief(text: str, limit: int = 120) -> str:
+    """The first line of ``text``, at most ``limit`` characters."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= limit else first[:limit] + "..."

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_open, atomic_write
 from .._models.formulas import cor38
 
 __all__ = ["summarize", "variant", "write_summary", "markdown", "plot", "COUNTS"]
@@ -230,7 +231,9 @@ def plot(rows: Iterable[Mapping[str, Any]], out: Path, title: str = "") -> list[
     ax.legend(fontsize=8, loc="upper left")
     written = []
     for name in PLOT_FILES:
-        fig.savefig(out / name, dpi=150 if name.endswith(".png") else None)
+        ext = name.rsplit(".", 1)[-1]
+        with atomic_open(out / name, "wb") as fh:  # never through a link planted at the name
+            fig.savefig(fh, format=ext, dpi=150 if ext == "png" else None)
         written.append(name)
     return written
 
@@ -249,7 +252,5 @@ def write_summary(rows: Sequence[Mapping[str, Any]], out: str | os.PathLike[str]
     else:
         summary["plot_note"] = "plots not requested"
     for name, text in (("summary.json", json.dumps(summary, indent=2) + "\n"), ("summary.md", markdown(summary))):
-        tmp = directory / (name + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, directory / name)
+        atomic_write(directory / name, text)
     return summary

@@ -1,12 +1,15 @@
 """``ag-attention sweep`` (ag_attention._sweep.cli): errors exit 2 naming the value, JSON output."""
 
 import json
+import os
 
 import pytest
 
 pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
 
 from ag_attention._sweep.cli import main as sweep_main  # noqa: E402
+
+from tests.sweep.guards import bounded  # noqa: E402
 
 
 def test_cli_errors_exit_2_naming_the_value(tmp_path, capsys):
@@ -28,3 +31,23 @@ def test_cli_json(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["total"] == data["computed"] == 1 and data["summary"]["total"]["applies_agrees"] == 1
     assert "provenance" in data
+
+
+def test_cli_refuses_special_grid_files_with_exit_2(tmp_path, capsys):
+    fifo = tmp_path / "grid.toml"
+    os.mkfifo(fifo)
+    assert bounded(lambda: sweep_main([str(fifo), "--out", str(tmp_path / "o")])) == 2
+    assert "not a regular file (a FIFO)" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_says_which_stored_lines_it_set_aside(tmp_path, capsys):
+    grid = tmp_path / "g.toml"
+    grid.write_text("[[architecture]]\nwidths = [2, 2]\nranks = [2]\ntokens = 2\n")
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "journal.jsonl").write_text('{"a":1}\n')
+    assert sweep_main([str(grid), "--out", str(out), "--resume", "--workers", "1", "--no-plots", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith("ag-attention: warning: 1 line of ") and "journal.jsonl line 1: no column" in captured.err
+    assert f"set aside in {out / 'journal.rejected'}" in captured.out
