@@ -28,7 +28,8 @@ __all__ = ["JobResult", "run_json", "PREAMBLE", "DEFAULT_TIMEOUT"]
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 300.0
-PREAMBLE = 'path = prepend(currentFileDirectory, path);\nneedsPackage "LightningAttention";\n'
+#: every job starts from the same random seed, in a fresh process as in a session (:mod:`ag_attention._m2.session`)
+PREAMBLE = 'path = prepend(currentFileDirectory, path);\nneedsPackage "LightningAttention"; setRandomSeed 0;\n'
 EPILOGUE = f'print "{BEGIN}";\nprint jsonEncode result;\nprint "{END}";\n'
 
 

@@ -28,7 +28,7 @@ from typing import Callable, Iterator
 from .. import _progress as progress
 
 __all__ = ["Finished", "supervise", "group_members", "stat_fields", "terminate_with_cleanup", "die_with_parent",
-           "limit_address_space"]
+           "limit_address_space", "spawn", "kill_all_jobs", "track", "untrack"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,77 @@ def group_members(pgid: int) -> list[int]:
         if fields and len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
             members.append(int(entry))
     return members
+
+
+#: process groups of jobs under way (fresh processes and sessions): :func:`kill_all_jobs` ends them
+_live: set[int] = set()
+_live_lock = threading.Lock()
+
+
+def track(pgid: int) -> None:
+    with _live_lock:
+        _live.add(pgid)
+
+
+def untrack(pgid: int) -> None:
+    with _live_lock:
+        _live.discard(pgid)
+
+
+def kill_all_jobs() -> None:
+    """Kill the process group of every job of this process under way (after an interruption of a run that
+    waits on several jobs in other threads); each job's own thread then sees it end."""
+    with _live_lock:
+        groups = list(_live)
+    for pgid in groups:
+        _kill_group(pgid)
+
+
+class _Spawner:
+    """One thread, alive as long as the process, that starts the processes meant to outlive their caller's thread.
+
+    A parent-death signal (:func:`die_with_parent`) fires when the *thread*
+    that forked the child ends, not the process; a persistent session
+    started by a worker thread would die with that thread.  Started from
+    here it dies only with Python.
+    """
+
+    def __init__(self) -> None:
+        import queue
+
+        self._requests: "queue.Queue[tuple[list[str], dict[str, object], list[object], threading.Event]]" = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _serve(self) -> None:
+        while True:
+            cmd, kw, box, done = self._requests.get()
+            try:
+                box.append(subprocess.Popen(cmd, **kw))  # type: ignore[call-overload]
+            except BaseException as exc:  # handed to the caller
+                box.append(exc)
+            done.set()
+
+    def popen(self, cmd: list[str], **kw: object) -> "subprocess.Popen[bytes]":
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="ag-attention-spawner", daemon=True)
+                self._thread.start()
+        box: list[object] = []
+        done = threading.Event()
+        self._requests.put((cmd, kw, box, done))
+        done.wait()
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]  # type: ignore[return-value]
+
+
+_spawner = _Spawner()
+
+
+def spawn(cmd: list[str], **kw: object) -> "subprocess.Popen[bytes]":
+    """``subprocess.Popen(cmd, **kw)`` from a thread that lives as long as the process (see :class:`_Spawner`)."""
+    return _spawner.popen(cmd, **kw)
 
 
 def _kill_group(pgid: int) -> None:
@@ -151,6 +222,7 @@ def supervise(cmd: list[str], *, cwd: Path, env: dict[str, str], preexec: Callab
         cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec,
     )
+    track(proc.pid)
     try:
         with progress.elapsed(f"{label} ({where})"):
             out, err = proc.communicate(timeout=timeout)
@@ -160,6 +232,8 @@ def supervise(cmd: list[str], *, cwd: Path, env: dict[str, str], preexec: Callab
     except BaseException:  # interrupted (KeyboardInterrupt, SIGTERM via SystemExit, ...)
         _stop(proc, on_kill, label)
         raise
+    finally:
+        untrack(proc.pid)
     return Finished(out, err, proc.returncode, time.perf_counter() - t0)
 
 
