@@ -13,11 +13,32 @@ entry that does not match is recomputed.  A schema is
 * :class:`OneOf` ``(spec, ...)``: any of them;
 * :class:`Where` ``(spec, predicate, description)``: ``spec`` and ``predicate(value)``.
 
+A result must also make sense, whichever job returned it: the names of an
+object's keys say what its numbers are, and :func:`validate` checks, on every
+object whose schema has these keys (a fresh result and a cache entry alike),
+
+* ``dimension``: ``0 <= dimension`` (the ideals of these jobs are proper), at
+  most the number of ``variables`` when they are given;
+* ``codimension``: ``0 <= codimension``, and ``= len(variables) - dimension``
+  when both are given; codimension 0 is the zero ideal (degree 1, no generators);
+* ``degree``: ``>= 1``;
+* ``generators`` (a list, or their number): at least ``codimension`` of them
+  (Krull's height theorem), as many as ``generator_degrees`` and ``terms``;
+  ``generator_degrees``: each ``>= 1`` (a constant generator is the unit ideal);
+  ``terms``: every generator has a term of positive degree;
+* ``rank_one_dimension``: between 0 and ``dimension``; ``jacobian_rank``,
+  ``count``, ``seconds``: ``>= 0``.
+
 >>> validate({"dim": 5, "gens": ["c_1"]}, {"dim": int, "gens": [str]})
 >>> validate({"dim": "5"}, {"dim": int})
 Traceback (most recent call last):
 ...
 ag_attention._errors.M2OutputError: Macaulay2's result does not have the expected form: result["dim"]: expected an integer, got '5'
+>>> validate({"dimension": 100, "codimension": -94, "variables": ["c_1"] * 6}, {"dimension": int, "codimension": int,
+...          "variables": [str]})
+Traceback (most recent call last):
+...
+ag_attention._errors.M2OutputError: Macaulay2's result does not make sense: result: dimension 100 is more than the 6 variables
 """
 
 from __future__ import annotations
@@ -27,7 +48,7 @@ from typing import Any, Callable
 
 from .._errors import M2OutputError
 
-__all__ = ["OneOf", "Where", "NUMBER_STRING", "validate", "describe"]
+__all__ = ["OneOf", "Where", "NUMBER_STRING", "SENSE_KEYS", "validate", "describe", "sense"]
 
 
 class OneOf:
@@ -83,6 +104,96 @@ def _got(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+#: the keys whose numbers :func:`sense` checks
+SENSE_KEYS = ("dimension", "codimension", "degree", "generators", "generator_degrees", "terms", "rank_one_dimension",
+              "jacobian_rank", "count", "seconds")
+
+#: _check's answers that are about sense (the form was right): validate says so
+_SENSE = "\x00sense\x00"
+
+
+def _integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and _is_number_string(value):
+        return float(value)
+    return None
+
+
+def sense(value: dict[str, Any], keys: Any = None) -> str | None:
+    """None if the numbers of ``value`` under ``keys`` (default: all of :data:`SENSE_KEYS`) make sense, else why not.
+
+    >>> sense({"dimension": 4, "codimension": 2, "degree": 3, "variables": list("abcdef")}) is None
+    True
+    >>> sense({"dimension": 4, "codimension": 3, "variables": list("abcdef")})
+    'codimension 3 is not the 6 variables minus the dimension 4'
+    """
+    keys = set(SENSE_KEYS if keys is None else keys) & set(SENSE_KEYS)
+    got = {k: value.get(k) for k in keys}
+    variables = value.get("variables")
+    n = len(variables) if isinstance(variables, list) else None
+    dim, codim = _integer(got.get("dimension")), _integer(got.get("codimension"))
+    if dim is not None:
+        if dim < 0:
+            return f"dimension {dim} is negative (the ideal of a job is proper)"
+        if n is not None and dim > n:
+            return f"dimension {dim} is more than the {n} variables"
+    if codim is not None:
+        if codim < 0:
+            return f"codimension {codim} is negative"
+        if n is not None and dim is not None and codim != n - dim:
+            return f"codimension {codim} is not the {n} variables minus the dimension {dim}"
+        if n is not None and codim > n:
+            return f"codimension {codim} is more than the {n} variables"
+    degree = _integer(got.get("degree"))
+    if degree is not None:
+        if degree < 1:
+            return f"degree {degree} is below 1"
+        if codim == 0 and degree != 1:
+            return f"degree {degree} of an ideal of codimension 0 (the zero ideal, degree 1)"
+    gens = got.get("generators")
+    count = len(gens) if isinstance(gens, list) else _integer(gens)
+    if count is not None:
+        if count < 0:
+            return f"{count} generators"
+        if codim is not None and count < codim:
+            return f"{count} generators cannot cut out codimension {codim} (Krull: at most one per generator)"
+        if codim == 0 and count > 0:
+            return f"{count} generators of an ideal of codimension 0 (the zero ideal has none)"
+    degrees = got.get("generator_degrees")
+    if isinstance(degrees, list):
+        if count is not None and len(degrees) != count:
+            return f"{len(degrees)} generator degrees for {count} generators"
+        low = [d for d in degrees if _integer(d) is not None and d < 1]
+        if low:
+            return f"a generator of degree {low[0]} (a constant: the unit ideal)"
+    terms = got.get("terms")
+    if isinstance(terms, list):
+        if count is not None and len(terms) != count:
+            return f"{len(terms)} term lists for {count} generators"
+        for i, gen in enumerate(terms):
+            exponents = [t[0] for t in gen if isinstance(t, (list, tuple)) and t and isinstance(t[0], list)]
+            if not any(sum(e for e in ex if _integer(e) is not None) > 0 for ex in exponents):
+                return f"generator {i + 1} is {'zero' if not gen else 'a constant'} (no term of positive degree)"
+    rank_one = _integer(got.get("rank_one_dimension"))
+    if rank_one is not None and (rank_one < 0 or (dim is not None and rank_one > dim)):
+        return f"rank_one_dimension {rank_one} is not between 0 and the dimension {dim}"
+    for key in ("jacobian_rank", "count"):
+        k = _integer(got.get(key))
+        if k is not None and k < 0:
+            return f"{key} {k} is negative"
+    seconds = _number(got.get("seconds"))
+    if seconds is not None and seconds < 0:
+        return f"seconds {got['seconds']!r} is negative"
+    return None
+
+
 def _check(value: Any, spec: Any, where: str) -> str | None:
     """None if ``value`` matches ``spec``, else what is wrong (with its place)."""
     if spec is object:
@@ -124,7 +235,8 @@ def _check(value: Any, spec: Any, where: str) -> str | None:
             bad = _check(value[key], s, f'{where}["{key}"]')
             if bad:
                 return bad
-        return None
+        why = sense(value, spec.keys())
+        return None if why is None else f"{_SENSE}{where}: {why}"
     if isinstance(spec, OneOf):
         if any(_check(value, s, where) is None for s in spec.options):
             return None
@@ -147,4 +259,6 @@ def validate(value: Any, spec: Any, *, label: str = "") -> None:
     bad = _check(value, spec, "result")
     if bad:
         what = f" for {label}" if label else ""
+        if bad.startswith(_SENSE):
+            raise M2OutputError(f"Macaulay2's result{what} does not make sense: {bad[len(_SENSE):]}")
         raise M2OutputError(f"Macaulay2's result{what} does not have the expected form: {bad}")
