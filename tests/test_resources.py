@@ -27,58 +27,70 @@ from tests.helpers import ROOT
 
 _MEASURE = textwrap.dedent(
     """
-    import json, math, resource, sys
-    import flint, numpy  # loaded before the baseline, as the engines load them
+    import json, math, sys, tracemalloc
     from ag_attention import Architecture
-    from ag_attention._resources import current_rss
-    kind, spec = sys.argv[1], json.loads(sys.argv[2])
-    samples = spec.pop("samples", None)
-    arch = Architecture.from_dict(spec)
-    base = current_rss()
-    if kind == "exact":
-        from ag_attention._exact.dimension import dimension
-        from ag_attention._exact.sampling import planning_bound, run_memory, sampling_plan
-        N, k = sampling_plan(arch, planning_bound(arch), samples)
-        estimate = run_memory(arch, N, k).peak
-        dimension(arch, samples=samples, recheck=False, max_doublings=0)
-    else:
-        from ag_attention._numeric import new_directions_per_sample, numeric_memory, numerical_dimension
+    from ag_attention._exact.dimension import dimension
+    from ag_attention._exact.sampling import planning_bound, run_memory, sampling_plan
+    from ag_attention._numeric import new_directions_per_sample, numeric_memory, numerical_dimension
+
+    def job(kind, spec):
+        spec = dict(spec)
+        samples = spec.pop("samples", None)
+        arch = Architecture.from_dict(spec)
+        if kind == "exact":
+            N, k = sampling_plan(arch, planning_bound(arch), samples)
+            run = lambda: dimension(arch, samples=samples, recheck=False, max_doublings=0)  # noqa: E731
+            return run_memory(arch, N, k).peak, run
         N = samples or max(1, math.ceil(1.5 * arch.parameter_count / new_directions_per_sample(arch)) + 1)
-        estimate = numeric_memory(arch, N).peak
-        numerical_dimension(arch, samples=N, raise_on_no_gap=False)
-    # VmHWM: the peak RSS of this process's own memory.  getrusage's ru_maxrss is not: Linux carries the
-    # parent's high-water mark across fork and exec, so under a large pytest it reports pytest's size.
-    with open("/proc/self/status") as fh:
-        hwm = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
-    rusage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"base": base, "estimate": estimate, "peak": hwm, "ru_maxrss": rusage}))
+        return numeric_memory(arch, N).peak, lambda: numerical_dimension(arch, samples=N, raise_on_no_gap=False)
+
+    # every lazy import and cache of both engines before anything is counted
+    job("exact", {"widths": [3, 3], "ranks": [2], "tokens": 2})[1]()
+    job("numeric", {"widths": [3, 3], "ranks": [2], "tokens": 2, "normalized": True})[1]()
+    out = []
+    for kind, spec in json.loads(sys.argv[1]):
+        estimate, compute = job(kind, spec)
+        tracemalloc.start()
+        compute()
+        out.append({"estimate": estimate, "traced": tracemalloc.get_traced_memory()[1]})
+        tracemalloc.stop()
+    print(json.dumps(out))
     """
 )
 
+#: (engine, architecture and samples): what dominates the peak is in the comment.  bench/resources.py measures the
+#: same kinds of shapes, larger, against the peak RSS.
+SHAPES = [
+    ("exact", {"widths": [16, 16, 16], "ranks": [8, 8], "tokens": 2}),  # Jacobian and FLINT copy dominate
+    ("exact", {"widths": [4, 4], "ranks": [2], "tokens": 2, "samples": 20000}),  # many samples: adjoints
+    ("exact", {"widths": [3, 3], "ranks": [3], "tokens": 40, "samples": 1000}),  # t x t arrays dominate
+    ("exact", {"widths": [6, 6], "ranks": [3], "tokens": 2, "heads": 3, "skip": True, "samples": 10000}),
+    ("numeric", {"widths": [16, 16], "ranks": [8], "tokens": 3, "normalized": True}),  # float64 SVD
+    ("numeric", {"widths": [3, 3], "ranks": [2], "tokens": 30, "normalized": True, "samples": 1500}),
+]
+
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "kind, spec",
-    [
-        ("exact", {"widths": [24, 24, 24], "ranks": [12, 12], "tokens": 2}),  # Jacobian and FLINT copy dominate
-        ("exact", {"widths": [4, 4], "ranks": [2], "tokens": 2, "samples": 200000}),  # many samples: adjoints
-        ("exact", {"widths": [3, 3], "ranks": [3], "tokens": 40, "samples": 2000}),  # t x t arrays dominate
-        ("exact", {"widths": [6, 6], "ranks": [3], "tokens": 2, "heads": 3, "skip": True, "samples": 20000}),
-        ("numeric", {"widths": [24, 24], "ranks": [12], "tokens": 3, "normalized": True}),  # float64 SVD
-        ("numeric", {"widths": [3, 3], "ranks": [2], "tokens": 30, "normalized": True, "samples": 3000}),
-    ],
-)
-def test_memory_estimate_is_within_25_percent_of_the_measured_peak(kind, spec):
+def test_memory_estimates_bound_what_numpy_allocates():
+    """The estimate is at least the peak of what numpy and Python allocate during the computation (tracemalloc
+    counts every array), and at most twice that.
+
+    tracemalloc counts allocations, not pages, so the figures are the same on every machine (no allocator, C
+    library or kernel in them, unlike the peak RSS, which bench/resources.py compares).  Below: the estimate
+    misses memory the engine surely allocates.  Twice: what tracemalloc cannot see is FLINT's copy of the
+    Jacobian and LAPACK's workspace, each no larger than the arrays it copies, which it does see; an estimate
+    beyond twice the counted peak overstates the computation (it would refuse work that fits).  Measured
+    here: 1.03 to 1.64 times.
+    """
     out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, kind, json.dumps(spec)], capture_output=True, text=True, timeout=600,
+        [sys.executable, "-c", _MEASURE, json.dumps(SHAPES)], capture_output=True, text=True, timeout=600,
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert out.returncode == 0, out.stderr
-    m = json.loads(out.stdout)
-    predicted = m["base"] + m["estimate"]
-    # the peak must be dominated by the computation, or the test proves nothing
-    assert m["peak"] - m["base"] > 0.5 * m["base"], m
-    assert 0.75 * m["peak"] <= predicted <= 1.25 * m["peak"], m
+    for (kind, spec), m in zip(SHAPES, json.loads(out.stdout), strict=True):
+        # the computation allocated something: otherwise the bounds prove nothing
+        assert m["traced"] > 10 * 2**20, (kind, spec, m)
+        assert m["traced"] <= m["estimate"] <= 2 * m["traced"], (kind, spec, m)
 
 
 def _fake_cgroups(tmp_path, lines, files):
