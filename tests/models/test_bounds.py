@@ -5,6 +5,8 @@ import pytest
 from ag_attention import Architecture, dimension, numerical_dimension
 from ag_attention._models.bounds import BOUND_NAMES, best_upper_bound, one_layer_bounds, upper_bounds
 
+from tests.helpers import seed
+
 
 def _bounds(arch):
     return {b.name: b.value for b in upper_bounds(arch)}
@@ -85,18 +87,27 @@ def test_one_layer_bounds_for_several_heads():
     assert {b.name: b.value for b in one_layer_bounds(1, 1, 1, 3, 2)}["head-mixing"] == 1
 
 
+#: float64 is not compared on this one: its map has degree 27 (t = 1, three layers), the float64 spectrum spans about
+#: 11 orders of magnitude before its gap, and a genuine singular value can sink below the noise level.  Over the seeds
+#: 0..39, 26 give no verdict and 2 (20 and 35) a clear gap at 13 < 14 = the certified dimension: a float64 rank is
+#: not a proof (the result says "differs numerically"), and a test that passed only at seed 3 was luck.
+ILL_CONDITIONED_IN_FLOAT64 = Architecture((2, 2, 3, 1), (1, 1, 1), tokens=1, heads=2)
+
+
 @pytest.mark.parametrize("arch", [
     Architecture((2, 2, 2), (1, 2), tokens=2, heads=2),
     Architecture((3, 2, 3), (2, 1), tokens=3, heads=2),
     Architecture((3, 3), (2,), tokens=1, heads=2),
-    Architecture((2, 2, 3, 1), (1, 1, 1), tokens=1, heads=2),
+    ILL_CONDITIONED_IN_FLOAT64,
     Architecture((2, 2, 2), (2, 1), tokens=2, skip=True),
 ], ids=lambda a: a.describe())
 def test_certified_values_agree_with_a_second_prime_and_float64(arch):
     r = dimension(arch)
-    second = dimension(arch, prime=1_000_003, seed=7, recheck=False)
-    numeric = numerical_dimension(arch, seed=3)
-    assert r.certified and second.dimension == r.dimension == numeric.dimension
+    second = dimension(arch, prime=1_000_003, seed=seed(7), recheck=False)
+    assert r.certified and second.dimension == r.dimension
+    if arch != ILL_CONDITIONED_IN_FLOAT64:  # the others agree at each of the seeds 0..39
+        numeric = numerical_dimension(arch, seed=seed(3))  # a float64 rank verdict: an integer, compared exactly
+        assert numeric.dimension == r.dimension
 
 
 def test_composition_subtracts_gl_only_where_the_outputs_span():
