@@ -6,16 +6,24 @@ from ag_attention import Architecture
 from ag_attention._exact.dimension import jacobian_rank
 
 
+def _nonzero(rng, n):
+    """``n`` integers in -9..9 without 0: Lemma A.3's vectors u, v, w are nonzero (a zero w makes V = 0)."""
+    return rng.integers(1, 10, size=n) * rng.choice([-1, 1], size=n)
+
+
 def test_rank_drop_at_critical_points_lemma_a3(rng):
     """(A, V) = (u v^T, w v^T) is critical with a drop of d - 1; (u v^T, w z^T) is not."""
     for d, e in [(2, 1), (3, 2), (4, 1), (4, 3), (5, 4)]:
         arch = Architecture.single_layer(d, e, tokens=2)
         dim = d * d + d * e - 1
-        u, v, z = (rng.integers(-9, 10, size=d) for _ in range(3))
-        w = rng.integers(-9, 10, size=e)
+        u, v, w = _nonzero(rng, d), _nonzero(rng, d), _nonzero(rng, e)
+        z = _nonzero(rng, d)
+        while not np.any(np.outer(v, z) - np.outer(z, v)):  # z parallel to v: every 2 x 2 minor of (v, z) is 0
+            z = _nonzero(rng, d)
         crit = np.concatenate([np.outer(u, v).ravel(), np.outer(w, v).ravel()])
         other = np.concatenate([np.outer(u, v).ravel(), np.outer(w, z).ravel()])
-        generic = rng.integers(-9, 10, size=arch.parameter_count)
+        # a generic point: the rank drops only on a proper subvariety, which a wide range of integers avoids
+        generic = rng.integers(-999, 1000, size=arch.parameter_count)
         assert jacobian_rank(arch, generic) == dim
         assert jacobian_rank(arch, crit) == dim - (d - 1)
         assert jacobian_rank(arch, other) == dim
