@@ -85,6 +85,7 @@ __all__ = [
     "load_grid",
     "parse_grid",
     "to_architecture",
+    "brief",
     "MAX_ARCHITECTURES",
     "MAX_RANGE",
     "MAX_LAYERS",
@@ -129,7 +130,8 @@ class Spec:
         return len(self.widths) - 1
 
     def describe(self) -> str:
-        parts = [f"widths {','.join(map(str, self.widths))}", f"ranks {','.join(map(str, self.ranks))}",
+        """``widths 4,2,4 ranks 2,2 t=3`` (a deep network's lists cut: ``widths 4,4,4,4,4,4,...,4 (1,201 widths)``)."""
+        parts = [f"widths {_listing(self.widths, 'widths')}", f"ranks {_listing(self.ranks, 'ranks')}",
                  f"t={self.tokens}"]
         if self.heads != 1:
             parts.append(f"heads={self.heads}")
@@ -145,6 +147,23 @@ class Spec:
         """The key of a stored row (the columns of ``to_dict()``)."""
         return cls(tuple(int(w) for w in row["widths"]), tuple(int(a) for a in row["ranks"]), int(row["tokens"]),
                    int(row["heads"]), bool(row["skip"]), bool(row["normalized"]), bool(row["causal"]))
+
+
+def _listing(values: Sequence[int], name: str, head: int = 6) -> str:
+    """``4,2,4``; more than ``head + 2`` values: the first ``head``, ``...``, the last, and how many."""
+    if len(values) <= head + 2:
+        return ",".join(map(str, values))
+    return f"{','.join(map(str, values[:head]))},...,{values[-1]} ({len(values):,} {name})"
+
+
+def brief(text: object, limit: int = 300) -> str:
+    """The first line of ``text`` (an error message, a worker's exception), at most ``limit`` characters."""
+    lines = str(text).strip().splitlines()
+    first = lines[0] if lines else ""
+    more = len(lines) > 1
+    if len(first) > limit:
+        first, more = first[:limit], True
+    return first + (" [...]" if more else "")
 
 
 def to_architecture(spec: Spec) -> Architecture:

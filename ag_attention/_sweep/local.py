@@ -22,11 +22,13 @@ from collections.abc import Sequence
 
 from .._errors import ComputationError
 from .compute import Emit, Row, compute_chunk
-from .grid import Spec
+from .grid import Spec, brief
 
 __all__ = ["local_workers"]
 
 _PR_SET_PDEATHSIG = 1
+#: what every error that stops a local run ends with
+KEPT = "the finished rows are kept: --resume completes the run"
 
 
 def local_workers() -> int:
@@ -71,16 +73,19 @@ def _run_local(chunks: list[list[Spec]], workers: int, prime: int, seed: int, em
             try:
                 rows = fut.result()
             except concurrent.futures.process.BrokenProcessPool:
+                running = sum(len(c) for f, c in futures.items() if not f.done() or f is fut)
                 raise ComputationError(
                     "a local worker process died (killed, out of memory, or started by a script that calls "
                     "sweep() outside `if __name__ == \"__main__\":`?) while computing "
-                    f"{futures[fut][0].describe()} or another architecture; the finished rows are kept: "
-                    "resume with --resume", prime=prime, seed=seed
+                    f"{futures[fut][0].describe()} or another of the {running:,} architectures not finished; "
+                    f"{KEPT}", prime=prime, seed=seed
                 ) from None
-            except Exception as exc:  # a bug in a worker: name it, keep the rows
+            except Exception as exc:  # a bug in a worker: name it briefly, keep the rows
+                chunk = futures[fut]
+                others = f" (or another of the {len(chunk) - 1:,} more of its task)" if len(chunk) > 1 else ""
                 raise ComputationError(
-                    f"a local worker failed on {futures[fut][0].describe()}...: {type(exc).__name__}: {exc}",
-                    prime=prime, seed=seed,
+                    f"a local worker failed on {chunk[0].describe()}{others}: {type(exc).__name__}: {brief(exc)}; "
+                    f"{KEPT}", prime=prime, seed=seed,
                 ) from exc
             emit(rows)
         pool.shutdown(wait=True)  # every chunk is done: a clean shutdown releases the pool's queues and locks

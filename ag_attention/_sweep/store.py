@@ -62,7 +62,7 @@ from typing import Any
 from .._errors import InvalidArgumentError, OutputError
 from .._files import atomic_open, atomic_write, fsync_directory, open_nofollow, output_error
 from .compute import COLUMNS
-from .grid import Spec, _show, to_architecture
+from .grid import Spec, _show, brief, to_architecture
 
 __all__ = [
     "Store",
@@ -520,7 +520,7 @@ class Store:
         before = _read_regular(path) or b""
         atomic_write(path, before + b"".join(r.to_json() for r in rejected))
         self.rejected += len(rejected)
-        named = "; ".join(f"{Path(r.source).name} line {r.line}: {_brief(r.reason)}" for r in rejected[:_NAMED])
+        named = "; ".join(f"{Path(r.source).name} line {r.line}: {brief(r.reason, 120)}" for r in rejected[:_NAMED])
         more = f"; and {len(rejected) - _NAMED:,} more" if len(rejected) > _NAMED else ""
         lines = "line of {} is not a valid row" if len(rejected) == 1 else "lines of {} are not valid rows"
         warnings.warn(
@@ -633,8 +633,3 @@ class Store:
         fsync_directory(self.dir)
         return ordered
 
-
-def _brief(text: str, limit: int = 120) -> str:
-    """The first line of ``text``, at most ``limit`` characters."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    return first if len(first) <= limit else first[:limit] + "..."

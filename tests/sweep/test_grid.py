@@ -5,7 +5,7 @@ import os
 import pytest
 
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._sweep import load_grid, parse_grid
+from ag_attention._sweep import Spec, load_grid, parse_grid
 from ag_attention._sweep.grid import MAX_ARCHITECTURES, MAX_GRID_BYTES, MAX_LAYERS, MAX_RANGE
 
 from tests.sweep.guards import bounded
@@ -125,3 +125,9 @@ def test_the_count_limits_are_exact():
     g = parse_grid({"product": {"depth": "1..1000", "width": 1, "tokens": 2}})
     assert len(g) == 1000 and max(s.depth for s in g) == 1000
     assert MAX_ARCHITECTURES == 1_000_000 and MAX_RANGE == 10_000 and MAX_LAYERS == 4_000_000
+
+
+def test_a_deep_network_is_described_briefly():
+    spec = parse_grid({"architecture": [{"widths": [4] * 1201, "ranks": [2] * 1200, "tokens": 2, "heads": 2}]}).specs[0]
+    assert spec.describe() == "widths 4,4,4,4,4,4,...,4 (1,201 widths) ranks 2,2,2,2,2,2,...,2 (1,200 ranks) t=2 heads=2"
+    assert Spec((4, 2, 4), (2, 2), 3).describe() == "widths 4,2,4 ranks 2,2 t=3"

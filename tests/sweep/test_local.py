@@ -1,11 +1,18 @@
 """Sweeps on this machine's cores (ag_attention._sweep.local): the workers, and chunks that do not change the rows."""
 
+import multiprocessing
 import os
+import signal
+import threading
+import time
 
 import pytest
 
+from ag_attention._errors import ComputationError
 from ag_attention._sweep import parse_grid, sweep
 from ag_attention._sweep.local import local_workers
+
+from tests.sweep.guards import bounded
 
 pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
 
@@ -34,3 +41,31 @@ def test_no_more_workers_than_architectures(tmp_path):
     assert r.workers == 1 and r.computed == 1
     nothing = sweep(grid, tmp_path / "out", resume=True, workers=4, plots=False)  # nothing left to compute
     assert (nothing.computed, nothing.skipped, nothing.workers) == (0, 1, 1)
+
+
+def test_a_dead_worker_on_a_deep_network_is_said_briefly(tmp_path):
+    """A worker killed on a 1,200-layer network (Q5): a message of a few hundred characters, not 5 KB."""
+    grid = parse_grid({"architecture": [{"widths": [1] * 1201, "ranks": [1] * 1200, "tokens": 2}]})
+
+    def kill_the_worker():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if multiprocessing.active_children():  # the pool's worker, started with spawn, computing for minutes
+                time.sleep(0.5)
+                for child in multiprocessing.active_children():
+                    os.kill(child.pid, signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_the_worker, daemon=True)
+    killer.start()
+
+    def run():
+        with pytest.raises(ComputationError) as info:
+            sweep(grid, tmp_path / "out", workers=1, plots=False)
+        return str(info.value)
+
+    message = bounded(run)
+    killer.join(5)
+    assert "a local worker process died" in message and "widths 1,1,1,1,1,1,...,1 (1,201 widths)" in message
+    assert "--resume completes the run" in message and len(message) < 600, len(message)
