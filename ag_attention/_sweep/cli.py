@@ -3,8 +3,12 @@
 :func:`add_parser` adds the ``sweep`` command to ``ag-attention``'s
 subparsers; :func:`main` runs it on its own (``python -m ag_attention._sweep
 GRID.toml --out DIR``), with the same exit statuses as ``ag-attention``: 0
-every row computed, 1 some row or the cluster failed, 2 bad arguments (a
-message naming the value, on standard error), 130 interrupted.
+every row computed, 1 some row or the cluster failed (the finished rows are
+kept: ``--resume`` completes the run), 2 bad arguments (a message naming the
+value, on standard error; also ``--resume`` with another grid), 4 a file could
+not be written (a full disk, a symbolic link planted in DIR: the message names
+the file), 130 interrupted.  Stored lines set aside on ``--resume`` are said
+on standard error (``ag-attention: warning: ...``).
 """
 
 from __future__ import annotations
@@ -42,12 +46,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=integer("--workers"), default=None, metavar="N",
                    help="local: processes (default: all cores); Dask: workers to wait for (default 1)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--resume", action="store_true", help="keep the finished rows in DIR, compute the rest")
+    g.add_argument("--resume", action="store_true",
+                   help="complete the run in DIR: keep its finished rows, compute the rest (the same grid, prime and "
+                        "seed: another grid is refused with exit 2, use --overwrite); stored lines that are not "
+                        "valid rows are moved to DIR/journal.rejected, with a warning")
     g.add_argument("--overwrite", action="store_true", help="delete the results in DIR first")
     p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of every row (default 0)")
     p.add_argument("--timeout", type=positive_float("--timeout"), default=DEFAULT_TIMEOUT,
-                   help=f"seconds to wait for the scheduler and its workers (default {DEFAULT_TIMEOUT:g})")
+                   help="seconds to wait for the scheduler to answer and connect, for its workers, and through a "
+                        f"loss of all of them (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--no-plots", action="store_true", help="no dimension-vs-formula plots")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")

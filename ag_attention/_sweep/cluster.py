@@ -61,6 +61,11 @@ class LocalDaskCluster:
         self._procs.append(proc)
         return proc
 
+    @property
+    def scheduler_pid(self) -> int | None:
+        """The process id of ``dask scheduler`` (the leader of its process group), while it runs."""
+        return self._procs[0].pid if self._procs else None
+
     def _output(self) -> str:
         assert self._dir is not None
         return "\n".join(f"--- {p.name} ---\n{p.read_text(errors='replace')[-1500:]}" for p in sorted(self._dir.glob("*.log")))

@@ -47,7 +47,7 @@ from .._progress import bar
 from .._provenance import provenance
 from .._results import ResultMixin
 from .compute import Row
-from .distributed import _close, _connect, _run_dask, _scheduler_address, _wait_for_workers
+from .distributed import _close, _connect, _scheduler_address, _wait_for_workers, run_dask
 from .grid import Grid, Spec, load_grid
 from .local import _chunks, _run_local, local_workers
 from .store import REJECTED, RESULTS, Store, read_rows, require
@@ -296,7 +296,7 @@ def _execute(store: Store, todo: list[Spec], n_workers: int, client: Any, o: _Op
         if chunks and o.address is None:
             _run_local(chunks, n_workers, o.prime, o.seed, emit)
         elif chunks:
-            _run_dask(client, str(o.address), chunks, o.prime, o.seed, o.timeout, emit)
+            run_dask(client, str(o.address), chunks, o.prime, o.seed, o.timeout, emit)
     return computed
 
 

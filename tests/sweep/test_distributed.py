@@ -7,6 +7,7 @@ killed with it at teardown); every wait has a timeout.
 
 import os
 import signal
+import socket
 import threading
 import time
 
@@ -16,11 +17,13 @@ pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-atte
 pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")
 
 from ag_attention._errors import ComputationError, InvalidArgumentError  # noqa: E402
-from ag_attention._sweep import read_rows, sweep  # noqa: E402
+from ag_attention._sweep import Spec, read_rows, sweep  # noqa: E402
 from ag_attention._sweep.cluster import LocalDaskCluster  # noqa: E402
+from ag_attention._sweep.distributed import run_dask  # noqa: E402
 from ag_attention._sweep.store import JOURNAL  # noqa: E402
 
 from tests.helpers import processes_matching  # noqa: E402
+from tests.sweep.guards import bounded  # noqa: E402
 from tests.sweep.small_grid import SMALL, SMALL_SIZE  # noqa: E402
 
 
@@ -35,10 +38,11 @@ def test_distributed_equals_local(local_run, small_grid, cluster, tmp_path):
 
 
 def test_cluster_without_enough_workers_fails_in_time(small_grid, cluster, tmp_path):
-    t0 = time.monotonic()
-    with pytest.raises(ComputationError, match="fewer than the 5"):
-        sweep(small_grid, tmp_path, scheduler=cluster, workers=5, timeout=2)
-    assert time.monotonic() - t0 < 20
+    def run():
+        with pytest.raises(ComputationError, match="fewer than the 5 asked for"):
+            sweep(small_grid, tmp_path, scheduler=cluster, workers=5, timeout=2)
+
+    bounded(run)  # a hang fails the test; how long it takes is not asserted
 
 
 def test_losing_every_worker_fails_in_time(tmp_path):
@@ -62,10 +66,13 @@ def test_losing_every_worker_fails_in_time(tmp_path):
 
         killer = threading.Thread(target=kill_when_rows_arrive, daemon=True)
         killer.start()
-        t0 = time.monotonic()
-        with pytest.raises(ComputationError, match="no worker for 2 s"):
-            sweep(grid, out, scheduler=address, timeout=2, plots=False)
-        assert time.monotonic() - t0 < 60
+
+        def run():
+            with pytest.raises(ComputationError, match="no worker for 2 s") as info:
+                sweep(grid, out, scheduler=address, timeout=2, plots=False)
+            return str(info.value)
+
+        assert "--resume completes the run" in bounded(run)
         killer.join(5)
     finally:
         cluster.stop()
@@ -76,8 +83,79 @@ def test_losing_every_worker_fails_in_time(tmp_path):
                                              ("not an address", "must be an address"),
                                              ("http://127.0.0.1:8786", "unknown protocol")])
 def test_unreachable_or_bad_scheduler(small_grid, tmp_path, address, named):
-    t0 = time.monotonic()
-    with pytest.raises(InvalidArgumentError, match=named) as info:
-        sweep(small_grid, tmp_path, scheduler=address, timeout=2)
-    assert repr(address) in str(info.value)
-    assert time.monotonic() - t0 < 20
+    def run():
+        with pytest.raises(InvalidArgumentError, match=named) as info:
+            sweep(small_grid, tmp_path, scheduler=address, timeout=2)
+        return str(info.value)
+
+    assert repr(address) in bounded(run)
+
+
+def test_a_listener_that_never_answers_is_no_scheduler(small_grid, tmp_path):
+    """A TCP listener on 127.0.0.1 that accepts and never speaks (H4): refused after the timeout, not waited on."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+
+        def run():
+            with pytest.raises(InvalidArgumentError) as info:
+                sweep(small_grid, tmp_path, scheduler=address, timeout=2, plots=False)
+            return str(info.value)
+
+        message = bounded(run)
+    assert message.startswith(f"--scheduler={address!r}: no Dask scheduler answered within 2 s"), message
+
+
+def test_the_scheduler_killed_mid_sweep(local_run, small_grid, tmp_path):
+    """The scheduler killed while rows arrive (T7): a ComputationError saying the rows are kept; --resume completes."""
+    out = tmp_path / "out"
+    cluster = LocalDaskCluster(workers=2, threads=1, timeout=60)
+    cluster.start()
+    try:
+        def kill_when_rows_arrive():
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if (out / JOURNAL).exists() and (out / JOURNAL).stat().st_size > 0:
+                    os.killpg(cluster.scheduler_pid, signal.SIGKILL)
+                    return
+                time.sleep(0.01)
+
+        killer = threading.Thread(target=kill_when_rows_arrive, daemon=True)
+        killer.start()
+
+        def run():
+            with pytest.raises(ComputationError) as info:
+                sweep(small_grid, out, scheduler=cluster.address, timeout=2, plots=False)
+            return str(info.value)
+
+        message = bounded(run)
+        killer.join(5)
+    finally:
+        cluster.stop()
+    assert f"Dask scheduler at {cluster.address}" in message and "--resume completes the run" in message, message
+    assert "Traceback" not in message and len(message) < 600
+    kept = len(read_rows(out / "results.parquet"))
+    assert 0 < kept < SMALL_SIZE
+    r = sweep(small_grid, out, resume=True, workers=2, plots=False)  # here, on local processes
+    assert (r.skipped, r.computed) == (kept, SMALL_SIZE - kept)
+    assert _strip(r.rows()) == _strip(local_run.rows())
+
+
+def test_a_client_error_is_a_computation_error():
+    """Any error of the Dask client mid-run (here CommClosedError, as from a gather) is a ComputationError."""
+    comm = pytest.importorskip("distributed.comm.core")
+
+    class LostScheduler:  # a fake for this error path only: the scheduler went away while results were gathered
+        status = "running"
+
+        def map(self, *args, **kwargs):
+            raise comm.CommClosedError("in <TCP (closed) ConnectionPool.gather local=tcp://127.0.0.1:1 "
+                                       "remote=tcp://127.0.0.1:2>: ConnectionResetError: [Errno 104] Connection reset")
+
+    chunks = [[Spec((2, 2), (2,), 2)], [Spec((2, 1), (1,), 2)]]
+    with pytest.raises(ComputationError) as info:
+        run_dask(LostScheduler(), "tcp://127.0.0.1:2", chunks, 2**31 - 1, 0, 2.0, lambda rows: None)
+    message = str(info.value)
+    assert "lost the connection to the Dask scheduler at tcp://127.0.0.1:2 (CommClosedError: " in message
+    assert "2 of 2 chunks not finished" in message and "--resume completes the run" in message
