@@ -63,8 +63,10 @@ LIST = 'L = toList(1..100000000);\nresult = hashTable {"n" => #L};'  # 800 MB in
 @pytest.mark.container
 def test_container_memory_limit_is_a_clear_error(m2_container):
     b = ContainerBackend(image=m2_container.image, engine=m2_container.engine, memory="300m")
-    with pytest.raises(M2MemoryError, match=r"300 MiB \(--memory\)"):
+    with pytest.raises(M2MemoryError, match=r"300 MiB \(--memory\)") as err:
         run_json(LIST, schema={"n": int}, backend=b, timeout=300, cache=False)
+    # certain: the container's cgroup counted the kill (not 'probably', not a guess from the status)
+    assert "out-of-memory killer" in str(err.value) and "probably" not in str(err.value)
 
 
 @pytest.mark.m2
@@ -83,12 +85,13 @@ def test_local_and_container_give_the_same_ideal(m2_local, m2_container):
 @pytest.mark.m2
 @pytest.mark.container
 def test_container_timeout_kills_the_container(m2_container):
-    with pytest.raises(M2TimeoutError):
+    import os
+
+    with pytest.raises(M2TimeoutError, match="after 3 s"):
         run_json("while true do null;\nresult = hashTable {};", schema={}, backend=m2_container, timeout=3, cache=False)
-    time.sleep(0.5)
-    names = subprocess.run([m2_container.engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True).stdout
-    assert not [n for n in names.split() if n.startswith("ag-attention-")]
-    assert processes_matching("/job/job.m2") == []
+    # checked at once: the error is raised only after the container is killed and removed
+    assert _containers(m2_container.engine, os.getpid()) == []
+    assert processes_matching(f"ag-attention.pid={os.getpid()}") == []
 
 
 _CHILD = """
@@ -96,35 +99,91 @@ import sys
 from ag_attention._m2 import runner
 from ag_attention._m2.jobs import run_json
 b = runner.ContainerBackend(grace=float(sys.argv[2]))
+b.version()  # its own short container first: the one the test watches is the job's
+print("version known", flush=True)
 run_json("while true do null;\\nresult = hashTable {};", schema={}, backend=b, timeout=float(sys.argv[1]), cache=False)
 """
 
 
-def _containers(engine):
-    out = subprocess.run([engine, "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True).stdout
+def _containers(engine, pid):
+    """The containers of the Python process ``pid`` (labelled by it: other processes' jobs do not count)."""
+    out = subprocess.run([engine, "ps", "-a", "--filter", f"label=ag-attention.pid={pid}", "--format", "{{.Names}}"],
+                         capture_output=True, text=True).stdout
     return [n for n in out.split() if n.startswith("ag-attention-")]
+
+
+def _wait_for(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return condition()
 
 
 @pytest.mark.m2
 @pytest.mark.container
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_killed_client_leaves_no_container(m2_container, sig):
-    # SIGTERM: Python kills the container before exiting; SIGKILL: nothing in Python runs,
-    # the container ends by its own limit (job timeout 5 s + grace 2 s)
-    before = set(_containers(m2_container.engine))
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, "5", "2"], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not set(_containers(m2_container.engine)) - before and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert set(_containers(m2_container.engine)) - before, "the container did not start"
-    time.sleep(1.0)
-    child.send_signal(sig)
-    child.wait(timeout=60)
-    deadline = time.monotonic() + 40
-    while set(_containers(m2_container.engine)) - before and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert set(_containers(m2_container.engine)) - before == set()
-    assert processes_matching("/job/job.m2") == []
+    """Q3: SIGTERM, Python kills the container before exiting; SIGKILL, nothing in Python runs and the watchdog
+    beside the engine's client kills it: in both cases promptly, long before the job's own limit (600 + 30 s)."""
+    engine = m2_container.engine
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, "600", "30"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "version known\n", child.stderr.read()
+        assert _wait_for(lambda: _containers(engine, child.pid), 60), "the container did not start"
+        time.sleep(1.0)
+        child.send_signal(sig)
+        child.wait(timeout=60)
+        # a bound that only turns a hang into a failure: the container's own limit is 630 s away
+        assert _wait_for(lambda: not _containers(engine, child.pid), 20), _containers(engine, child.pid)
+        # neither the watchdog nor the engine's client is left (their arguments carry the label)
+        assert _wait_for(lambda: not processes_matching(f"ag-attention.pid={child.pid}"), 10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+
+
+def _run_in_thread(backend, body, schema):
+    import threading
+
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = run_json(body, schema=schema, backend=backend, timeout=300, cache=False, label="long job")
+        except Exception as exc:  # the outcome is what the test looks at
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+@pytest.mark.m2
+@pytest.mark.container
+@pytest.mark.parametrize("how", [["kill"], ["stop", "--time", "1"]])
+def test_a_container_stopped_by_hand_is_not_out_of_memory(m2_container, how):
+    """Q2: `podman kill` or `podman stop` of the job's container ends it with 137 and no out-of-memory kill."""
+    import os
+
+    from ag_attention._errors import M2ExecutionError
+
+    engine = m2_container.engine
+    b = ContainerBackend(image=m2_container.image, engine=engine, memory="2g")
+    b.version()  # its own short container first: the one to stop is the job's
+    thread, outcome = _run_in_thread(b, "while true do null;\nresult = hashTable {};", {})
+    try:
+        assert _wait_for(lambda: _containers(engine, os.getpid()), 60), "the container did not start"
+        (name,) = _containers(engine, os.getpid())
+        time.sleep(1.0)
+        subprocess.run([engine, *how, name], capture_output=True, timeout=60)
+    finally:
+        thread.join(timeout=120)
+    error = outcome.get("error")
+    assert isinstance(error, M2ExecutionError) and not isinstance(error, M2MemoryError), repr(error)
+    said = {"kill": "killed from outside (exit status 137", "stop": "stopped from outside (exit status 143: SIGTERM"}
+    assert "long job: the container was " + said[how[0]] in str(error), str(error)
+    assert f"`{engine} {how[0]}`" in str(error) and "not by the out-of-memory killer" in str(error)
 
 
 @pytest.mark.m2
