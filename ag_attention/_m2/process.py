@@ -80,11 +80,16 @@ def untrack(pgid: int) -> None:
 
 def kill_all_jobs() -> None:
     """Kill the process group of every job of this process under way (after an interruption of a run that
-    waits on several jobs in other threads); each job's own thread then sees it end."""
+    waits on several jobs in other threads) and return once none is alive; each job's own thread then sees
+    its job end."""
     with _live_lock:
         groups = list(_live)
     for pgid in groups:
         _kill_group(pgid)
+    for pgid in groups:  # returns once none of them is alive
+        left = _wait_group_gone(pgid)
+        if left:  # pragma: no cover - SIGKILL is not ignorable
+            log.error("processes %s of a killed job are still alive", left)
 
 
 class _Spawner:

@@ -263,6 +263,7 @@ class SessionPool:
         self.size = size
         self._idle: list[Session] = []
         self.started = 0  # sessions started so far
+        self.pids: list[int] = []  # their process ids (the process group of each)
         self.fallbacks = 0  # jobs handed back to a fresh process (no result in the session)
         self._slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
@@ -279,6 +280,7 @@ class SessionPool:
                 if session is None:
                     self.started += 1
                     session = Session(self.backend, timeout)
+                    self.pids.append(session.proc.pid)
                 out = session.run(script, timeout=max(0.001, deadline - time.monotonic()), label=label)
             except SessionUnusable as exc:
                 log.debug("no session for %s: %s", label, exc)

@@ -1,8 +1,19 @@
-"""The reproduction of Theorem 3.4: its options and the order in which the parts run."""
+"""The reproduction of Theorem 3.4: its options and the order in which the parts run.
+
+The Macaulay2 jobs (one per size of the Macaulay2 grid) run in worker
+threads, at most :func:`~ag_attention._m2.session.job_slots` at once (the
+usable cores, bounded by the memory each job may take), the largest first,
+while this thread computes the equations and the pointwise certificates.
+Each job's checks are added once it is done; the report lists them in the
+order of a sequential run (Macaulay2 sizes first, then the equations, then
+the pointwise checks, each size's Cor. A.6 check after its fibers), so the
+report does not depend on which job finished first.
+"""
 
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -17,7 +28,7 @@ from .grids import M2_GRID, POINT_GRID, Size
 from .pointwise import StatedMismatch, conjugate_checks, fiber_count_checks, point_checks
 from .predictions import THEOREM, Theory, features
 from .report import dimension_checks, excluded_size_findings, stated_rule_findings, theorem_verdicts
-from .symbolic import M2Outcome, m2_checks
+from .symbolic import M2Job, M2Outcome, m2_checks, m2_job
 
 __all__ = ["Options", "reproduce_theorem_34"]
 
@@ -51,36 +62,70 @@ class _Timer:
         self.seconds[part] = time.perf_counter() - self._t0
 
 
-def _run_m2(report: Report, opts: Options, say: Callable[[str], None]) -> dict[Size, M2Outcome]:
-    from ..._m2.runner import get_backend
+class _M2Runs:
+    """The Macaulay2 jobs of a run, under way in worker threads (the largest first)."""
 
-    try:  # once, before any item: a missing Macaulay2 is one error (exit 3), not a failure per item
-        backend = get_backend(opts.backend)
-    except M2NotFoundError as exc:
-        raise M2NotFoundError(f"{exc} (--no-m2, or Options(use_m2=False), skips the Macaulay2 items)") from None
-    implicit: dict[Size, M2Outcome] = {}
-    for size in opts.m2_grid:
-        say(f"Macaulay2: {size}")
-        rng = np.random.default_rng([opts.seed, size.d, size.d_out, size.a, 1])
-        outcome = m2_checks(report, size, opts.theory, opts.seed, rng, backend, opts.m2_timeout)
-        if outcome is not None:
-            implicit[size] = outcome
-    return implicit
+    def __init__(self, opts: Options) -> None:
+        from ..._m2.runner import get_backend
+        from ..._m2.session import job_slots
+
+        try:  # once, before any item: a missing Macaulay2 is one error (exit 3), not a failure per item
+            backend = get_backend(opts.backend)
+        except M2NotFoundError as exc:
+            raise M2NotFoundError(f"{exc} (--no-m2, or Options(use_m2=False), skips the Macaulay2 items)") from None
+        self.jobs = [m2_job(size, opts.seed, np.random.default_rng([opts.seed, size.d, size.d_out, size.a, 1]))
+                     for size in opts.m2_grid]
+        self.slots = job_slots(backend.memory_limit()[0])
+        self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="ag-attention-m2")
+        self.futures: dict[int, Future[M2Job]] = {}
+        for i in sorted(range(len(self.jobs)), key=lambda i: -self.jobs[i].size.coordinates):
+            self.futures[i] = self._pool.submit(self.jobs[i].run, backend, opts.m2_timeout)
+
+    def collect(self, report: Report, opts: Options, say: Callable[[str], None]) -> dict[Size, M2Outcome]:
+        """Wait for every job, in grid order, and add its checks."""
+        implicit: dict[Size, M2Outcome] = {}
+        for i, job in enumerate(self.jobs):
+            done = self.futures[i].result()
+            say(f"Macaulay2: {job.size}")
+            outcome = m2_checks(report, done, opts.theory, opts.seed)
+            if outcome is not None:
+                implicit[job.size] = outcome
+        self._pool.shutdown()
+        return implicit
+
+    def abandon(self) -> None:
+        """After an interruption: cancel the jobs not started, kill those under way (and every session)."""
+        from ..._m2.process import kill_all_jobs
+        from ..._m2.session import close_all
+
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        kill_all_jobs()
+        close_all()
 
 
-def _run_pointwise(report: Report, opts: Options, implicit: dict[Size, M2Outcome],
-                   say: Callable[[str], None]) -> list[StatedMismatch]:
-    """The checks from the parametrization; the orbits where Theorem 3.4 as stated fails."""
+def _run_pointwise(report: Report, opts: Options, say: Callable[[str], None]) -> tuple[list[StatedMismatch], list[int]]:
+    """The checks from the parametrization but Cor. A.6's; the orbits where Theorem 3.4 as stated fails, and
+    where in ``report.checks`` each size's Cor. A.6 check goes (:func:`_conjugate_checks`)."""
     stated_mismatch: list[StatedMismatch] = []
+    slots: list[int] = []
     for size in opts.point_grid:
         say(f"pointwise: {size}")
         rng = np.random.default_rng([opts.seed, size.d, size.d_out, size.a, 2])
         point_checks(report, size, opts.theory, rng, opts.per_stratum, opts.seed, stated_mismatch)
         fiber_count_checks(report, size, rng, opts.theory)
+        slots.append(len(report.checks))
+    return stated_mismatch, slots
+
+
+def _conjugate_checks(report: Report, opts: Options, implicit: dict[Size, M2Outcome], slots: list[int]) -> None:
+    """Cor. A.6 for each size in hypotheses with A free, at its place among the pointwise checks (it needs the
+    Macaulay2 result of the size, when there is one)."""
+    for size, at in reversed(list(zip(opts.point_grid, slots))):
         if size.free and size.in_hypotheses:
             m2 = implicit.get(size)
-            conjugate_checks(report, size, opts.seed, None if m2 is None else m2.conjugate_on_closure, opts.theory)
-    return stated_mismatch
+            part = Report("")
+            conjugate_checks(part, size, opts.seed, None if m2 is None else m2.conjugate_on_closure, opts.theory)
+            report.checks[at:at] = part.checks
 
 
 def _new_report(opts: Options) -> Report:
@@ -139,24 +184,35 @@ def reproduce_theorem_34(opts: Options | None = None, progress: Callable[[str], 
 def _reproduce(opts: Options, say: Callable[[str], None]) -> Report:
     report = _new_report(opts)
     timer = _Timer()
-    implicit: dict[Size, M2Outcome] = {}
-    if opts.use_m2 and opts.m2_grid:
+    t_start = time.perf_counter()
+    runs = _M2Runs(opts) if opts.use_m2 and opts.m2_grid else None
+    try:
+        others = Report("")  # the checks computed while the Macaulay2 jobs run: they go after theirs
+        if opts.equation_grid:
+            timer.start()
+            equation_checks(
+                others, opts.equation_grid,
+                singular_rule=lambda d, e, a, orbit: opts.theory.singular(Size(d, e, a), features(orbit.A, orbit.V)),
+                dimension=lambda d, e, a: opts.theory.dimension(Size(d, e, a)),
+                seed=opts.seed, say=say,
+            )
+            timer.stop("equations")
         timer.start()
-        implicit = _run_m2(report, opts, say)
-        timer.stop("macaulay2")
+        stated_mismatch, slots = _run_pointwise(others, opts, say)
+        timer.stop("pointwise")
+        implicit: dict[Size, M2Outcome] = {}
+        if runs is not None:
+            implicit = runs.collect(report, opts, say)
+            timer.seconds["macaulay2"] = time.perf_counter() - t_start  # wall time: the jobs ran alongside
+            report.meta["m2_jobs_at_once"] = runs.slots
+    except BaseException:
+        if runs is not None:
+            runs.abandon()
+        raise
+    _conjugate_checks(others, opts, implicit, slots)
+    report.checks += others.checks
+    report.tables += others.tables
     report.engines["macaulay2"] = next((m2.m2_version for m2 in implicit.values()), None)
-    if opts.equation_grid:
-        timer.start()
-        equation_checks(
-            report, opts.equation_grid,
-            singular_rule=lambda d, e, a, orbit: opts.theory.singular(Size(d, e, a), features(orbit.A, orbit.V)),
-            dimension=lambda d, e, a: opts.theory.dimension(Size(d, e, a)),
-            seed=opts.seed, say=say,
-        )
-        timer.stop("equations")
-    timer.start()
-    stated_mismatch = _run_pointwise(report, opts, implicit, say)
-    timer.stop("pointwise")
     timer.start()
     dimension_checks(report, opts.point_grid, opts.theory, opts.seed)
     timer.stop("dimensions")

@@ -28,7 +28,8 @@ from .grids import Size
 from .predictions import Features, Theory, features
 from .samplers import Sample, conjugate_data, conjugate_point, m2_fiber_points, strata_samples
 
-__all__ = ["BASE_LOCUS_TYPES", "M2Outcome", "m2_checks", "m2_job_body", "m2_result_schema", "raise_for_m2_errors"]
+__all__ = ["BASE_LOCUS_TYPES", "M2Job", "M2Outcome", "m2_checks", "m2_job", "m2_job_body", "m2_result_schema",
+           "raise_for_m2_errors"]
 
 
 #: what ``baseLocusType`` answers: the base locus as a union of {A = 0} and {V = 0}
@@ -131,33 +132,57 @@ def _job_points(size: Size, seed: int, rng: np.random.Generator) -> _Job:
     return _Job(points, orbits, samples, fibers, literal)
 
 
-def m2_checks(report: Report, size: Size, theory: Theory, seed: int, rng: np.random.Generator, backend: Any,
-              timeout: float) -> M2Outcome | None:
-    """The Macaulay2 checks of one size; None (and a failed check) if its job did not finish."""
-    from ..._m2.jobs import run_json
+@dataclass
+class M2Job:
+    """One size's Macaulay2 job: its points (made in the main thread, from its own random generator), then its
+    result or error (:meth:`run`, safe to call from another thread: it touches no report)."""
 
-    job = _job_points(size, seed, rng)
-    t0 = time.perf_counter()
-    try:
-        result = run_json(
-            m2_job_body(size, job.points, job.fibers, job.literal), schema=m2_result_schema(job.points, job.fibers),
-            backend=backend, timeout=timeout, label=f"Theorem 3.4 checks for {size}",
-        )
-    except M2NotFoundError:
-        raise  # no Macaulay2 at all: one error for the run, not one failure per item
-    except M2Error as exc:  # this item only (a timeout, an error): the others still run, the run ends with exit 3
+    size: Size
+    job: _Job
+    result: Any = None  # the JobResult once run
+    error: M2Error | None = None
+    seconds: float = 0.0
+
+    def run(self, backend: Any, timeout: float) -> "M2Job":
+        from ..._m2.jobs import run_json
+
+        t0 = time.perf_counter()
+        try:
+            self.result = run_json(
+                m2_job_body(self.size, self.job.points, self.job.fibers, self.job.literal),
+                schema=m2_result_schema(self.job.points, self.job.fibers),
+                backend=backend, timeout=timeout, label=f"Theorem 3.4 checks for {self.size}",
+            )
+        except M2NotFoundError:
+            raise  # no Macaulay2 at all: one error for the run, not one failure per item
+        except M2Error as exc:  # this item only (a timeout, an error): the others still run, the run ends with exit 3
+            self.error = exc
+        self.seconds = time.perf_counter() - t0
+        return self
+
+
+def m2_job(size: Size, seed: int, rng: np.random.Generator) -> M2Job:
+    """The Macaulay2 job of one size, not yet run."""
+    return M2Job(size, _job_points(size, seed, rng))
+
+
+def m2_checks(report: Report, done: M2Job, theory: Theory, seed: int) -> M2Outcome | None:
+    """The checks of one size from its finished job; None (and a failed check) if the job did not finish."""
+    size, job = done.size, done.job
+    if done.error is not None:
+        exc = done.error
         report.add(Check("Macaulay2 checks", str(size), "Macaulay2", "finished", f"error: {exc}", False,
-                         time.perf_counter() - t0, size=size.triple, techniques=("Macaulay2",)))
+                         done.seconds, size=size.triple, techniques=("Macaulay2",)))
         report.meta.setdefault("m2_errors", []).append(
             {"size": str(size), "error": type(exc).__name__, "message": str(exc).splitlines()[0]}
         )
         return None
-    seconds = time.perf_counter() - t0
+    result = done.result
     res = result.payload
     method = f"Macaulay2 {result.m2_version} ({result.backend})"
     _dimension_check(report, size, theory, seed, res, method)
     _base_locus_check(report, size, theory, res, method)
-    _orbit_check(report, size, theory, job, res, method, seconds)
+    _orbit_check(report, size, theory, job, res, method, done.seconds)
     _sample_check(report, size, theory, job, res, method)
     if res["fibers"]:
         _fiber_check(report, size, theory, res, method)

@@ -68,3 +68,68 @@ def test_reproduce_with_no_m2_needs_no_macaulay2(monkeypatch):
     report = t34.reproduce_theorem_34(t34.Options(m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
                                                   use_m2=False, picture=False))
     assert report.passed and "m2_errors" not in report.meta
+
+
+def _rows(report):
+    return [(c.claim, c.case, c.method, str(c.expected), str(c.observed), c.passed) for c in report.checks]
+
+
+@pytest.mark.m2
+def test_concurrent_macaulay2_jobs_give_the_report_of_a_sequential_run(m2_local, monkeypatch):
+    """Three Macaulay2 sizes of which the first is the slowest: run two at a time (the largest first) while the
+    pointwise checks run, the report lists every check in the order of a run one job at a time, and the Cor. A.6
+    checks, which need the Macaulay2 results, sit after their size's fibers."""
+    from ag_attention._m2 import session
+
+    opts = dict(m2_grid=(t34.Size(2, 2, 2), t34.Size(2, 1, 1), t34.Size(2, 3, 1)),
+                point_grid=(t34.Size(2, 2, 2), t34.Size(2, 1, 2)), equation_grid=(), picture=False)
+    reports = {}
+    for slots in (1, 2):
+        monkeypatch.setattr(session, "job_slots", lambda memory, n=slots: n)
+        reports[slots] = t34.reproduce_theorem_34(t34.Options(**opts))
+        assert reports[slots].meta["m2_jobs_at_once"] == slots
+    assert _rows(reports[1]) == _rows(reports[2]) and reports[2].passed
+    cases = [c.case for c in reports[2].checks]
+    m2_sizes = [c.case for c in reports[2].checks if "Macaulay2" in c.method]
+    assert cases[:len(m2_sizes)] == m2_sizes  # the Macaulay2 checks first, in grid order
+    assert [s for i, s in enumerate(m2_sizes) if s not in m2_sizes[:i]] == [str(s) for s in opts["m2_grid"]]
+    a6 = [i for i, c in enumerate(reports[2].checks) if c.claim.startswith("Cor. A.6")]
+    assert [reports[2].checks[i].case for i in a6] == ["d=2, d'=2, A free", "d=2, d'=1, A free"]
+    assert all(reports[2].checks[i - 1].claim.startswith("Thm. 3.2: number") for i in a6)
+    assert "on closure=True" in reports[2].checks[a6[0]].observed  # (2, 2, 2) had its Macaulay2 result
+
+
+@pytest.mark.m2
+def test_an_interruption_kills_the_macaulay2_jobs_under_way(m2_local, monkeypatch):
+    """KeyboardInterrupt while the main thread computes and a Macaulay2 job runs in a worker thread: when the
+    interruption comes out, no Macaulay2 process of the run is left (the job did not finish by itself: it loops)."""
+    import threading
+    import time
+
+    from ag_attention._m2 import runner
+    from ag_attention._m2.process import group_members
+    from ag_attention._m2.session import pool_for
+    from ag_attention._reproduce.theorem34 import run as run_module
+    from ag_attention._reproduce.theorem34 import symbolic
+
+    monkeypatch.setattr(symbolic, "m2_job_body", lambda *a: "while true do null;\nresult = hashTable {};")
+    started = threading.Event()
+
+    def interrupted(report, opts, say):
+        deadline = time.monotonic() + 60
+        while not pool_for(runner.get_backend("local")).pids and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # the session has started: the endless job is under way in it
+        started.set()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "_run_pointwise", interrupted)
+    pool = pool_for(runner.get_backend("local"))
+    pool.close()
+    pool.pids.clear()
+    pool.started = 0
+    with pytest.raises(KeyboardInterrupt):
+        t34.reproduce_theorem_34(t34.Options(m2_grid=(t34.Size(2, 1, 1),), point_grid=(), equation_grid=(),
+                                             picture=False, backend="local", m2_timeout=120))
+    assert started.is_set() and pool.pids
+    assert [pid for pid in pool.pids if group_members(pid)] == []  # checked at once: nothing left running
