@@ -40,12 +40,14 @@ import re
 import shutil
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     InvalidArgumentError,
+    M2TimeoutError,
     MSolveError,
     MSolveExecutionError,
     MSolveNotFoundError,
@@ -53,7 +55,7 @@ from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     MSolveTimeoutError,
     M2NotFoundError,
 )
-from .._m2.runner import Backend, check_timeout, get_backend
+from .._m2.runner import VERSION_TIMEOUT, Backend, check_timeout, get_backend
 from .msolve_text import (
     MAX_PRIME,
     count_standard_monomials,
@@ -140,14 +142,22 @@ def msolve_available() -> tuple[bool, str]:
     return True, exe
 
 
-def msolve_version(executable: str | None = None, backend: str | Backend = "local") -> str:
-    """The version of ``msolve -h`` (``0.10.1``), cached per backend and executable."""
-    runner = msolve_backend(backend)
+def msolve_version(executable: str | None = None, backend: str | Backend = "local",
+                   timeout: float = VERSION_TIMEOUT) -> str:
+    """The version of ``msolve -h`` (``0.10.1``), cached per backend and executable.
+
+    The query takes at most ``timeout`` seconds, and never more than
+    Macaulay2's version query (``VERSION_TIMEOUT``, 60 s): a job passes what
+    is left of its own limit.
+    """
+    limit = min(VERSION_TIMEOUT, check_timeout(timeout))
+    runner = msolve_backend(backend, timeout=limit)
     exe = _executable(runner, executable)
     key = f"{runner.describe()}:{exe}"
     if key not in _VERSIONS:
         # through the runner like every msolve job (timeout, process group, container killed)
-        out = runner.run_program(exe, ["-h"], {}, timeout=120, label="msolve -h", timeout_error=MSolveTimeoutError)
+        out = runner.run_program(exe, ["-h"], {}, timeout=limit, label="msolve -h (version query)",
+                                 timeout_error=MSolveTimeoutError)
         m = re.search(r"version\s+([0-9][\w.\-]*)", out.stdout + out.stderr)
         if m:
             _VERSIONS[key] = m.group(1)
@@ -177,9 +187,12 @@ class MSolveOutput:
     backend: str = "msolve"
 
 
-def msolve_backend(backend: str | Backend = "auto") -> Backend:
+def msolve_backend(backend: str | Backend = "auto", timeout: float = VERSION_TIMEOUT) -> Backend:
     """Where msolve runs: ``"local"`` (this machine's msolve), ``"container"`` (the project's image), or
-    ``"auto"``: local when msolve is found here, else the container when it runs, else an explanation."""
+    ``"auto"``: local when msolve is found here, else the container when it runs, else an explanation.
+
+    ``"auto"`` asks the container for msolve's version (at most ``timeout`` seconds) before choosing it.
+    """
     if isinstance(backend, Backend):
         return backend
     if backend not in ("auto", "local", "container"):
@@ -193,7 +206,9 @@ def msolve_backend(backend: str | Backend = "auto") -> Backend:
         if not running:
             raise MSolveNotFoundError(f"{why}; the container backend does not run either ({detail})")
         try:
-            msolve_version(backend=container)
+            msolve_version(backend=container, timeout=timeout)
+        except MSolveTimeoutError:
+            raise
         except MSolveError as exc:
             raise MSolveNotFoundError(f"{why}; and in the container: {exc}") from None
         return container
@@ -217,14 +232,17 @@ def run_msolve(text: str, *, flags: Sequence[str] = (), timeout: float = 120.0, 
     timeout = check_timeout(timeout)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise InvalidArgumentError(f"threads={threads!r}: must be a positive integer")
-    runner = msolve_backend(backend)
+    deadline = time.monotonic() + timeout
+    runner = msolve_backend(backend, timeout=timeout)  # "auto" may ask the container first, from the same budget
     exe = _executable(runner, executable)
     args = ["-f", "{job}/in.ms", "-t", str(threads), *map(str, flags)]
+    remaining = _remaining(deadline, timeout, label)
     try:
-        out = runner.run_program(exe, args, {"in.ms": text}, timeout=timeout, label=f"msolve {label}",
-                                 timeout_error=MSolveTimeoutError)
+        out = runner.run_program(exe, args, {"in.ms": text}, timeout=remaining, label=f"msolve {label}")
     except M2NotFoundError as exc:
         raise MSolveNotFoundError(str(exc)) from None
+    except M2TimeoutError:
+        raise MSolveTimeoutError(f"msolve {label} ({runner.name} backend)", timeout) from None
     cmd = (exe, *args)
     where = f"msolve on the {runner.name} backend"
     if out.returncode != 0:
@@ -247,6 +265,23 @@ def run_msolve(text: str, *, flags: Sequence[str] = (), timeout: float = 120.0, 
         raise MSolveExecutionError(f"{where}: {label} wrote no output", returncode=out.returncode,
                                    output=out.stdout + out.stderr)
     return MSolveOutput(out.stdout, out.stdout, out.stderr, out.returncode, out.seconds, cmd, runner.name)
+
+
+def _remaining(deadline: float, timeout: float, label: str) -> float:
+    """Seconds left before ``deadline``; MSolveTimeoutError when a version query took them all."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise MSolveTimeoutError(f"msolve {label} (the version query took the whole limit)", timeout)
+    return remaining
+
+
+def _version_within(exe: str, runner: Backend, timeout: float, label: str) -> str:
+    """msolve's version, the query within the job's ``timeout`` (at most ``VERSION_TIMEOUT``), which it names."""
+    try:
+        return msolve_version(exe, runner, timeout=timeout)
+    except MSolveTimeoutError as exc:
+        raise MSolveTimeoutError(f"msolve {label}: version query (msolve -h, {runner.name} backend)",
+                                 exc.seconds) from None
 
 
 # ------------------------------------------------------------------- count
@@ -290,11 +325,19 @@ def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime:
     if method == "parametrization" and prime >= MAX_PRIME_FGLM:
         raise InvalidArgumentError(f"prime={prime}: msolve's parametrization (FGLM) needs p < 2^30; "
                                    "use method='leading-ideal' or a smaller prime")
+    timeout = check_timeout(timeout)
+    deadline = time.monotonic() + timeout
     text = format_input(variables, prime, polynomials)
     flags = (("-g", "1") if method == "leading-ideal" else ("-P", "1")) + ("-l", str(linear_algebra))
-    runner = msolve_backend(backend)
+    runner = msolve_backend(backend, timeout=timeout)
     exe = _executable(runner, None)
-    out = run_msolve(text, flags=flags, timeout=timeout, threads=threads, label=label, executable=exe, backend=runner)
+    # the version (recorded in the result) first, within the count's limit like Macaulay2's version query
+    version = _version_within(exe, runner, timeout, label)  # cached after the first query
+    try:
+        out = run_msolve(text, flags=flags, timeout=_remaining(deadline, timeout, label), threads=threads,
+                         label=label, executable=exe, backend=runner)
+    except MSolveTimeoutError:
+        raise MSolveTimeoutError(f"msolve {label} ({runner.name} backend)", timeout) from None
     if method == "leading-ideal":
         leads = parse_leading_ideal(out.output, list(variables))
         n = count_standard_monomials(leads, len(variables))
@@ -308,4 +351,4 @@ def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime:
         else:
             count, distinct, zero = head["quotient_dimension"], head["eliminating_degree"], True
     return SolutionCount(count, distinct, zero, method, prime, out.seconds, len(variables), len(polynomials),
-                         f"{exe} ({msolve_version(exe, runner)}, {runner.name})", flags)
+                         f"{exe} ({version}, {runner.name})", flags)

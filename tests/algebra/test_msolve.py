@@ -134,3 +134,37 @@ def test_real_msolve_timeout(msolve, tmp_path, monkeypatch):
         count_solutions(sy.variables, sy.polynomials, sy.prime, timeout=1)
     assert time.perf_counter() - t0 < 20
     assert processes_matching(tag) == []
+
+
+def test_the_version_query_takes_from_the_counts_budget(tmp_path, monkeypatch):
+    """H5: ``msolve -h`` had a fixed 120 s limit; like Macaulay2's version query it now takes from the job's."""
+    from ag_attention._m2.runner import get_backend
+
+    monkeypatch.setattr(msolve, "_VERSIONS", {})
+    # -h answers after a second, the count hangs: both together stay within the count's limit
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
+        tmp_path, 'if [ "$1" = -h ]; then sleep 1; echo "msolve version 0.0.1"; exit 0; fi; exec sleep 1000'))
+    local = get_backend("local")
+    calls = []
+    run_program = local.run_program
+
+    def recorded(executable, args, files, **kw):
+        t0 = time.monotonic()
+        try:
+            return run_program(executable, args, files, **kw)
+        finally:
+            calls.append((kw["label"], kw["timeout"], time.monotonic() - t0))
+
+    monkeypatch.setattr(local, "run_program", recorded)
+    with pytest.raises(MSolveTimeoutError, match=r"msolve job msolve count of x \(local backend\) timed out after 3 s"):
+        count_solutions(["x"], ["x-1"], 65521, timeout=3, label="count of x", backend="local")
+    (v_label, v_limit, v_took), (j_label, j_limit, _) = calls
+    assert (v_label, v_limit, j_label) == ("msolve -h (version query)", 3.0, "msolve count of x")
+    assert j_limit <= 3.0 - v_took  # what the version query left
+    # a version query that hangs is bounded by the count's limit, and says so
+    monkeypatch.setattr(msolve, "_VERSIONS", {})
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, "exec sleep 1000"))
+    with pytest.raises(MSolveTimeoutError, match=r"msolve count of x: version query \(msolve -h, local backend\) timed out "
+                                                 r"after 1 s"):
+        count_solutions(["x"], ["x-1"], 65521, timeout=1, label="count of x", backend="local")
+    assert msolve.msolve_version.__defaults__[-1] == 60.0  # alone, at most Macaulay2's VERSION_TIMEOUT
