@@ -22,12 +22,18 @@ __all__ = ["GapRank", "gap_rank", "NOISE_MARGIN"]
 
 #: a singular value within this many orders of magnitude above the float64 noise level ``eps * size * s_1``
 #: (or below it) is noise.  Above it, the value's rounding error (at most about the noise level) is below 1 %,
-#: i.e. below 0.005 in log10: it changes no printed digit of a gap in orders of magnitude (one decimal).
+#: i.e. below 0.005 in log10, a twentieth of the one decimal a gap is printed with.
 NOISE_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
 class GapRank:
+    """The rank at the largest gap of a spectrum, or no verdict (``rank=None``), with the gap in orders of magnitude.
+
+    :attr:`gap` and :attr:`runner_up` are the raw float64 numbers; :attr:`reported`, :meth:`describe` and
+    :meth:`summary` give what is printed, which no rounding of noise can change (the module docstring).
+    """
+
     rank: int | None  # None: no verdict
     #: log10 of the ratio across the chosen gap (orders of magnitude), raw: for a full rank, from s_min to the
     #: noise level; otherwise s_rank / s_rank+1, whose lower side may be noise (see :attr:`reported`)
@@ -78,6 +84,7 @@ class GapRank:
         return f"{value:.1f} orders" + (" to the noise level" if self.to_noise_level else "")
 
     def runner_up_text(self) -> str:
+        """The largest other gap between two singular values above the noise, in words."""
         if self.resolved_runner_up is None:
             return "no other gap above the noise"
         return f"runner-up {self.resolved_runner_up:.1f}"
