@@ -38,7 +38,8 @@ class GapRank:
     #: log10 of the ratio across the chosen gap (orders of magnitude), raw: for a full rank, from s_min to the
     #: noise level; otherwise s_rank / s_rank+1, whose lower side may be noise (see :attr:`reported`)
     gap: float
-    runner_up: float  # the second largest log10 gap, raw (it may lie between two noise values)
+    #: the second largest log10 gap, raw (it may lie between two noise values: see :attr:`resolved_runner_up`)
+    runner_up: float
     smallest_kept: float  # s_rank / s_1
     largest_dropped: float  # s_{rank+1} / s_1 (0 if full rank)
     clear: bool
