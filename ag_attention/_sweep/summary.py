@@ -24,8 +24,12 @@ total) :func:`summarize` counts, over the rows of ``results.parquet``:
 
 and, per variant, the rows grouped by which hypotheses fail (``by_failed``),
 which shows where each hypothesis is needed.  :func:`write_summary` writes
-``summary.md``, ``summary.json`` and, with matplotlib, the plot of the computed
-dimension against the formula, ``dimension-vs-formula.png`` and ``.svg``.
+``summary.md``, ``summary.json`` and, with matplotlib, the plot of every row's
+computed dimension against the formula (or, where there is none, against its
+proven upper bound), ``dimension-vs-formula.png`` and ``.svg``: one marker per
+variant, legend entries counting the rows they stand for, a small seeded
+jitter so that equal points stay visible, and a note (also in summary.md)
+saying which rows are left out and why (:func:`plot_figure`).
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ from typing import Any
 from .._files import atomic_open, atomic_write
 from .._models.formulas import cor38
 
-__all__ = ["summarize", "variant", "write_summary", "markdown", "plot", "COUNTS"]
+__all__ = ["summarize", "variant", "write_summary", "markdown", "plot", "plot_figure", "family", "jitter",
+           "jitter_amplitude", "left_out_note", "COUNTS"]
 
 #: the counts of every variant and of the total, in order
 COUNTS = (
@@ -186,49 +191,193 @@ def markdown(summary: Mapping[str, Any], *, details: bool = True) -> str:
             lines.append("")
     plots = summary.get("plots")
     if plots:
-        lines += ["## Plot", "", f"Dimension against the formula: {', '.join(plots)}.", ""]
+        lines += ["## Plot", "", f"Dimension against the formula: {', '.join(plots)}."]
+        shown = summary.get("plot")
+        if shown:
+            text = (f"It shows {shown['plotted']:,} of {shown['rows']:,} rows ({shown['against_formula']:,} against "
+                    f"the formula, {shown['against_upper_bound']:,} without one against their proven upper bound), "
+                    "one marker per variant, each dot jittered a little (seeded) so that equal values stay visible")
+            note = left_out_note(shown["left_out"])
+            lines[-1] += " " + text + (f"; {note}." if note else ".")
+        lines.append("")
     elif summary.get("plot_note"):
         lines += ["## Plot", "", str(summary["plot_note"]), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def plot(rows: Iterable[Mapping[str, Any]], out: Path, title: str = "") -> list[str] | str:
-    """Computed dimension against the formula, one marker per (value, formula, kind) sized by its count.
+# ------------------------------------------------------------------ the plot
+#: the largest jitter in data units on an axis spanning at most JITTER_SPAN (the values are integers: a dot never
+#: moves halfway to the next one)
+JITTER_UNITS = 0.3
+JITTER_SPAN = 25
+#: the jitter as a fraction of the span of a wider axis (where single units are not visible anyway)
+JITTER_FRACTION = 0.012
+#: the seed of the jitter's generator: the same picture on every run
+JITTER_SEED = 0
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*")
+_STATUS = (("certified, formula applies", "tab:blue"), ("certified, formula does not apply", "tab:orange"),
+           ("certified, no formula", "tab:green"), ("not certified (lower bound or float64 rank)", "tab:gray"))
 
-    Returns the files written, or a note why there is no plot (no matplotlib, nothing to plot).
+
+def family(row: Mapping[str, Any]) -> str:
+    """The plot's marker of a row: ``"lightning"``, ``"lightning, 2 heads, causal"``, ``"normalized, skip"``..."""
+    parts = ["normalized" if row["normalized"] else "lightning"]
+    if row["heads"] != 1:
+        parts.append(f"{row['heads']} heads")
+    parts += [name for name in ("skip", "causal") if row[name]]
+    return ", ".join(parts)
+
+
+def _family_order(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (bool(row["normalized"]), int(row["heads"]), bool(row["skip"]), bool(row["causal"]))
+
+
+def jitter_amplitude(span: float) -> float:
+    """How far (at most, along each axis) the plot moves a dot on an axis spanning ``span``."""
+    return JITTER_UNITS if span <= JITTER_SPAN else JITTER_FRACTION * span
+
+
+def jitter(xs: Sequence[float], ys: Sequence[float], amplitude: float,
+           seed: int = JITTER_SEED) -> tuple[Any, Any]:
+    """``xs`` and ``ys`` each moved by a uniform amount in ``[-amplitude, amplitude]`` (seeded: deterministic).
+
+    Identical points become a small cloud of as many dots, so none hides another.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    return x + rng.uniform(-amplitude, amplitude, len(x)), y + rng.uniform(-amplitude, amplitude, len(y))
+
+
+def _status(row: Mapping[str, Any]) -> str:
+    if not row["certified"]:
+        return _STATUS[3][0]
+    if row["expected"] is None:
+        return _STATUS[2][0]
+    return _STATUS[0][0] if row["formula_applies"] else _STATUS[1][0]
+
+
+def _placed(rows: Iterable[Mapping[str, Any]]) -> tuple[list[Any], list[Any], Counter[str], int]:
+    """Rows against the formula, rows without one against their proven upper bound, what is left out, how many."""
+    formula: list[Any] = []
+    bound: list[Any] = []
+    left: Counter[str] = Counter()
+    total = 0
+    for row in rows:
+        total += 1
+        if row["dimension"] is None:
+            left["computation failed" if row.get("error") is not None else "no float64 verdict (no clear gap)"] += 1
+        elif row["expected"] is not None:
+            formula.append((int(row["expected"]), int(row["dimension"]), row))
+        elif row["upper_bound"] is not None:
+            bound.append((int(row["upper_bound"]), int(row["dimension"]), row))
+        else:
+            left["no formula and no upper bound"] += 1
+    return formula, bound, left, total
+
+
+_LEFT_OUT = {"computation failed": "its computation failed", "no float64 verdict (no clear gap)": "no float64 verdict",
+             "no formula and no upper bound": "no formula and no upper bound to plot against"}
+
+
+def left_out_note(left: Mapping[str, int]) -> str:
+    """``"left out: 1 row without a dimension (its computation failed)"`` (``""`` when nothing is)."""
+    parts = []
+    no_dimension = {k: v for k, v in left.items() if k != "no formula and no upper bound"}
+    if no_dimension:
+        n = sum(no_dimension.values())
+        why = ", ".join(f"{v:,} {_LEFT_OUT[k]}" if len(no_dimension) > 1 else _LEFT_OUT[k]
+                        for k, v in no_dimension.items())
+        parts.append(f"{n:,} row{'s' if n != 1 else ''} without a dimension ({why})")
+    if left.get("no formula and no upper bound"):
+        n = left["no formula and no upper bound"]
+        parts.append(f"{n:,} row{'s' if n != 1 else ''} with no formula and no upper bound to plot against")
+    return "left out: " + "; ".join(parts) if parts else ""
+
+
+def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any, dict[str, Any]] | str:
+    """The plot of ``rows`` (a matplotlib Figure) and what it shows; or a note why there is none.
+
+    Every row with a dimension is a dot: against the formula where there is one (left panel), else against
+    its proven upper bound (right panel: several heads, causal masks...).  The marker says the variant
+    (:func:`family`), the colour whether the value is certified and the formula applies; each legend entry
+    gives how many rows it stands for.  Dots are jittered (:func:`jitter`, at most
+    :func:`jitter_amplitude` along each axis, seeded) so that identical points stay visible.  Rows without a
+    dimension (failed, no float64 verdict) are counted in a note under the plot.  The dict: ``rows``,
+    ``plotted``, ``against_formula``, ``against_upper_bound``, ``left_out`` (reason: rows), ``legend``
+    (label: rows), ``jitter`` (``amplitudes``, one per panel, and ``seed``).
     """
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
     except ImportError:
         return "plots skipped: matplotlib is not installed (pip install 'ag-attention[plot]')"
-    kinds = {"formula applies": "tab:blue", "formula does not apply": "tab:orange",
-             "lower bound / numerical": "tab:gray"}
-    points: dict[str, Counter[tuple[int, int]]] = {k: Counter() for k in kinds}
-    for row in rows:
-        if row["dimension"] is None or row["expected"] is None:
-            continue
-        kind = ("lower bound / numerical" if not row["certified"]
-                else "formula applies" if row["formula_applies"] else "formula does not apply")
-        points[kind][(int(row["expected"]), int(row["dimension"]))] += 1
-    if not any(points.values()):
-        return "no plot: no row has both a dimension and a formula"
-    fig = Figure(figsize=(6.4, 5.6), layout="constrained")
+    formula, bound, left, total = _placed(rows)
+    if not formula and not bound:
+        return "no plot: no row has a dimension" + (f" ({left_out_note(left)})" if left else "")
+    panels = [(pts, xlabel, diagonal) for pts, xlabel, diagonal in (
+        (formula, "formula (Cor. 3.3 / 3.8, Thm. 3.9, Eq. 16)", "dimension = formula"),
+        (bound, "no formula: proven upper bound", "dimension = upper bound")) if pts]
+    everything = [p for pts, _, _ in panels for p in pts]
+    families = sorted({family(r) for _, _, r in everything},
+                      key=lambda name: next(_family_order(r) for _, _, r in everything if family(r) == name))
+    marker = {name: _MARKERS[i % len(_MARKERS)] for i, name in enumerate(families)}
+    fig = Figure(figsize=(5.4 * len(panels) + 2.6, 5.4), layout="constrained")
     FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    top = max(max(max(x, y) for x, y in pts) for pts in points.values() if pts)
-    ax.plot([0, top], [0, top], color="black", linewidth=0.8, label="dimension = formula")
-    for kind, pts in points.items():
-        if not pts:
-            continue
-        xs, ys = zip(*pts)
-        sizes = [12 + 6 * n**0.5 for n in pts.values()]
-        ax.scatter(xs, ys, s=sizes, color=kinds[kind], alpha=0.6, edgecolors="none",
-                   label=f"{kind} ({sum(pts.values()):,})")
-    ax.set_xlabel("formula (Cor. 3.3 / 3.8, Thm. 3.9, Eq. 16)")
-    ax.set_ylabel("computed dimension")
-    ax.set_title(textwrap.fill(title or "dimension against the formula", 70), fontsize=9)
-    ax.legend(fontsize=8, loc="upper left")
+    amplitudes = []
+    for i, (pts, xlabel, diagonal) in enumerate(panels):
+        ax = fig.add_subplot(1, len(panels), i + 1)
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        lo, hi = min(xs + ys), max(xs + ys)
+        a = jitter_amplitude(hi - lo)
+        amplitudes.append(a)
+        jx, jy = jitter(xs, ys, a, seed=JITTER_SEED + i)
+        ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8, zorder=0)
+        groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for k, (_, _, row) in enumerate(pts):
+            groups[(family(row), _status(row))].append(k)
+        for (name, status), idx in sorted(groups.items()):
+            ax.scatter(jx[idx], jy[idx], s=14, marker=marker[name], color=dict(_STATUS)[status], alpha=0.55,
+                       linewidths=0.6)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("computed dimension")
+        ax.set_title(f"{len(pts):,} rows; on the line: {diagonal}", fontsize=8)
+    by_family = Counter(family(r) for _, _, r in everything)
+    by_status = Counter(_status(r) for _, _, r in everything)
+    variants = [(Line2D([], [], marker=marker[n], linestyle="none", color="black", markerfacecolor="none"),
+                 f"{n} ({by_family[n]:,})") for n in families]
+    statuses = [(Line2D([], [], marker="s", linestyle="none", color=c), f"{n} ({by_status[n]:,})")
+                for n, c in _STATUS if by_status[n]]
+    fig.legend(*zip(*variants), loc="outside right upper", fontsize=7, title="variant (rows)", title_fontsize=7)
+    fig.legend(*zip(*statuses), loc="outside right lower", fontsize=7, title="value (rows)", title_fontsize=7)
+    fig.suptitle(textwrap.fill(title or "computed dimension against the formula", 90), fontsize=9)
+    note = [f"{len(everything):,} of {total:,} rows shown, each a dot jittered by at most "
+            f"{' / '.join(f'{a:.2g}' for a in amplitudes)} (seeded) so that equal values stay visible"]
+    if left:
+        note.append(left_out_note(left))
+    fig.supxlabel(textwrap.fill("; ".join(note), 130), fontsize=7)
+    info = {"rows": total, "plotted": len(everything), "against_formula": len(formula),
+            "against_upper_bound": len(bound), "left_out": dict(left),
+            "legend": {**{n: by_family[n] for n in families}, **{n: by_status[n] for n, _ in _STATUS if by_status[n]}},
+            "jitter": {"amplitudes": amplitudes, "seed": JITTER_SEED}}
+    return fig, info
+
+
+def plot(rows: Iterable[Mapping[str, Any]], out: Path, title: str = "") -> list[str] | str:
+    """Write :func:`plot_figure` of ``rows`` to ``out``/dimension-vs-formula.png and .svg, atomically.
+
+    Returns the files written, or a note why there is no plot (no matplotlib, nothing to plot).
+    """
+    made = plot_figure(rows, title)
+    if isinstance(made, str):
+        return made
+    return _save(made[0], out)
+
+
+def _save(fig: Any, out: Path) -> list[str]:
     written = []
     for name in PLOT_FILES:
         ext = name.rsplit(".", 1)[-1]
@@ -240,15 +389,20 @@ def plot(rows: Iterable[Mapping[str, Any]], out: Path, title: str = "") -> list[
 
 def write_summary(rows: Sequence[Mapping[str, Any]], out: str | os.PathLike[str], *,
                   info: Mapping[str, Any] | None = None, plots: bool = True) -> dict[str, Any]:
-    """Summarize ``rows`` and write ``summary.md``, ``summary.json`` and the plots into ``out``."""
+    """Summarize ``rows`` and write ``summary.md``, ``summary.json`` and the plots into ``out``.
+
+    ``summary["plot"]`` says what the plot shows (see :func:`plot_figure`): how many rows, which are left out,
+    the legend's counts and the jitter.
+    """
     directory = Path(out)
     summary = summarize(rows, info=info)
     if plots:
-        made = plot(rows, directory, title=str((info or {}).get("description") or ""))
+        made = plot_figure(rows, title=str((info or {}).get("description") or ""))
         if isinstance(made, str):
             summary["plot_note"] = made
         else:
-            summary["plots"] = made
+            summary["plots"] = _save(made[0], directory)
+            summary["plot"] = made[1]
     else:
         summary["plot_note"] = "plots not requested"
     for name, text in (("summary.json", json.dumps(summary, indent=2) + "\n"), ("summary.md", markdown(summary))):

@@ -1,12 +1,15 @@
 """What a sweep found (ag_attention._sweep.summary): counts per variant, Markdown, JSON and the plot."""
 
 import json
+import re
 
+import numpy as np
 import pytest
+
 
 from ag_attention._sweep.compute import compute_row
 from ag_attention._sweep.grid import Spec
-from ag_attention._sweep.summary import COUNTS, markdown, plot, summarize, variant, write_summary
+from ag_attention._sweep.summary import COUNTS, markdown, plot, plot_figure, summarize, variant, write_summary
 
 P = 2**31 - 1
 
@@ -79,7 +82,9 @@ def test_plot_and_its_absence(rows, tmp_path):
     pytest.importorskip("matplotlib")
     assert plot(rows, tmp_path, title="t") == ["dimension-vs-formula.png", "dimension-vs-formula.svg"]
     assert (tmp_path / "dimension-vs-formula.png").read_bytes()[:4] == b"\x89PNG"
-    assert plot([rows[-1]], tmp_path) == "no plot: no row has both a dimension and a formula"
+    failed = {**rows[0], "dimension": None, "error": "InsufficientMemoryError: too large"}
+    assert plot([failed], tmp_path) == ("no plot: no row has a dimension (left out: 1 row without a dimension "
+                                        "(its computation failed))")
 
 
 def test_write_summary(rows, tmp_path):
@@ -89,3 +94,84 @@ def test_write_summary(rows, tmp_path):
     assert (tmp_path / "summary.md").read_text() == markdown(s)
     assert "plots not requested" in (tmp_path / "summary.md").read_text()
     assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob("*.png"))
+
+
+# ------------------------------------------------------------------ the plot shows every row (issue 20, 1a)
+def _counts(labels):
+    """``{"lightning, 2 heads": 75, ...}`` from legend texts ``"lightning, 2 heads (75)"``."""
+    out = {}
+    for label in labels:
+        m = re.fullmatch(r"(.*) \(([\d,]+)\)", label)
+        if m:
+            out[m.group(1)] = int(m.group(2).replace(",", ""))
+    return out
+
+
+def _legends(fig):
+    """The figure's legends: the one of the markers (variants) and the one of the colours (status)."""
+    return [_counts(t.get_text() for t in legend.get_texts()) for legend in fig.legends]
+
+
+def _points(fig):
+    return np.concatenate([c.get_offsets() for ax in fig.axes for c in ax.collections if len(c.get_offsets())])
+
+
+@pytest.fixture(scope="module")
+def many(rows):
+    """301 rows as in the issue: each of the six rows 50 times (identical points), one of them failed."""
+    out = [dict(r) for r in rows for _ in range(50)]
+    failed = {**rows[0], "dimension": None, "agrees": None, "certified": False, "certificate_kind": "error",
+              "error": "InsufficientMemoryError: too large"}
+    return out + [failed]
+
+
+def _family(row):
+    parts = ["normalized" if row["normalized"] else "lightning"]
+    if row["heads"] != 1:
+        parts.append(f"{row['heads']} heads")
+    parts += [name for name in ("skip", "causal") if row[name]]
+    return ", ".join(parts)
+
+
+def test_the_plot_shows_every_row_and_says_what_it_leaves_out(many):
+    pytest.importorskip("matplotlib")
+    fig, info = plot_figure(many, title="301 rows")
+    markers, status = _legends(fig)
+    shown = [r for r in many if r["dimension"] is not None]
+    expected = {}
+    for r in shown:
+        expected[_family(r)] = expected.get(_family(r), 0) + 1
+    assert markers == expected and sum(markers.values()) == 300  # the two-head rows too (no formula)
+    assert sum(status.values()) == 300 and status["certified, no formula"] == 50
+    assert len(_points(fig)) == 300
+    note = " ".join(fig.get_supxlabel().split())
+    assert "300 of 301 rows" in note and "left out: 1 row without a dimension (its computation failed)" in note
+    assert info["plotted"] == 300 and info["rows"] == 301 and info["left_out"] == {"computation failed": 1}
+    assert info["legend"] == {**markers, **status}
+
+
+def test_identical_points_are_all_visible_and_the_jitter_is_seeded(many):
+    pytest.importorskip("matplotlib")
+    fig, info = plot_figure(many)
+    points = _points(fig)
+    assert len({tuple(p) for p in points}) == len(points) == 300  # 50 copies of each row: 50 distinct dots
+    a = max(info["jitter"]["amplitudes"])
+    assert 0 < a <= max(0.3, 0.012 * points.max())  # small: 0.3 units, or 1.2% of a wide axis
+    exact = {(r["expected"] if r["expected"] is not None else r["upper_bound"], r["dimension"])
+             for r in many if r["dimension"] is not None}
+    for x, y in points:  # each dot within the amplitude of the value it stands for
+        assert any(abs(x - ex) <= a + 1e-9 and abs(y - ey) <= a + 1e-9 for ex, ey in exact)
+    again, _ = plot_figure(many)
+    assert np.array_equal(_points(again), points)  # seeded: the same picture on every run
+
+
+def test_the_summary_says_what_the_plot_shows(many, tmp_path):
+    pytest.importorskip("matplotlib")
+    s = write_summary(many, tmp_path, info={"grid": "g.toml"})
+    sidecar = json.loads((tmp_path / "summary.json").read_text())["plot"]
+    assert sidecar["rows"] == 301 and sidecar["plotted"] == 300 and sidecar["left_out"] == {"computation failed": 1}
+    assert sum(v for k, v in sidecar["legend"].items() if not k.startswith(("certified", "not certified"))) == 300
+    md = (tmp_path / "summary.md").read_text()
+    assert "shows 300 of 301 rows" in md and "left out: 1 row without a dimension (its computation failed)" in md
+    assert s["plots"] == ["dimension-vs-formula.png", "dimension-vs-formula.svg"]
+
