@@ -1,5 +1,6 @@
 """A job's process (ag_attention._m2.process): its progress bar, the timeout, nothing left alive after it."""
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -14,6 +15,21 @@ from ag_attention._errors import M2TimeoutError
 from ag_attention._m2.jobs import run_json
 
 from tests.helpers import Terminal, fake_m2, processes_matching
+
+
+@contextlib.contextmanager
+def fails_if_hanging(seconds=120):
+    """Turn a hang into a failure (SIGALRM): a generous bound, never a measurement."""
+    def hung(signum, frame):
+        raise AssertionError(f"still running after {seconds} s: hung")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture
@@ -49,12 +65,10 @@ def test_no_bar_under_quiet(tmp_path, terminal):
 def test_timeout_kills_the_whole_process_group(tmp_path):
     tag = str(3000 + uuid.uuid4().int % 5000)
     b = fake_m2(tmp_path, f"sleep {tag}1 & sleep {tag}2 & exec sleep {tag}3")
-    t0 = time.perf_counter()
-    with pytest.raises(M2TimeoutError) as err:
+    with fails_if_hanging(), pytest.raises(M2TimeoutError) as err:
         b.run("x", timeout=1, label="fake job")
-    assert time.perf_counter() - t0 < 20
-    assert "fake job" in str(err.value) and "1 s" in str(err.value)
-    assert processes_matching(f"sleep {tag}") == []
+    assert "fake job" in str(err.value) and "after 1 s" in str(err.value)
+    assert processes_matching(f"sleep {tag}") == []  # at once: the error comes only once the group is gone
 
 
 _CHILD = """
@@ -78,7 +92,7 @@ def test_killing_python_kills_the_job(tmp_path, sig, status):
     assert processes_matching(f"sleep {tag}9"), "the job did not start"
     child.send_signal(sig)
     assert child.wait(timeout=30) == status, child.stderr.read()
-    deadline = time.monotonic() + 5  # SIGKILL: the kernel delivers the parent-death signal
+    deadline = time.monotonic() + 30  # SIGKILL: the kernel delivers the parent-death signal (a bound, not a measure)
     while processes_matching(f"sleep {tag}9") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert processes_matching(f"sleep {tag}9") == []
@@ -88,9 +102,7 @@ def test_killing_python_kills_the_job(tmp_path, sig, status):
 def test_real_m2_timeout_leaves_nothing_running(m2_local, tmp_path, monkeypatch):
     # this job's directory lives under tmp_path, so other M2 jobs on the machine do not interfere
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    t0 = time.perf_counter()
-    with pytest.raises(M2TimeoutError, match="after 2 s"):
+    with fails_if_hanging(), pytest.raises(M2TimeoutError, match="after 2 s"):
         run_json("while true do null;\nresult = hashTable {};", schema={}, backend=m2_local, timeout=2, cache=False, label="endless loop")
-    assert time.perf_counter() - t0 < 30
     # checked at once: the error is raised only after the whole group is gone
     assert processes_matching(str(tmp_path)) == []
