@@ -61,6 +61,7 @@ from typing import Any
 
 from .._errors import InvalidArgumentError, OutputError
 from .._files import atomic_open, atomic_write, fsync_directory, open_nofollow, output_error
+from .._progress import bar
 from .compute import COLUMNS
 from .grid import Spec, _show, brief, to_architecture
 
@@ -195,17 +196,21 @@ def _fits(value: object, kind: str) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)  # list<string>
 
 
-def row_problem(row: object) -> str | None:
+def row_problem(row: object, *, types: bool = True) -> str | None:
     """Why ``row`` is not a valid row of a sweep (``None``: it is one).
 
     A valid row is an object with every column of ``COLUMNS``, each of its
     type (or null where the column may be), whose key is an architecture.
+    ``types=False`` checks the key only (rows of a results.parquet whose
+    schema already fixes the types).
     """
     if not isinstance(row, dict):
         return f"not a JSON object but {type(row).__name__}"
     for name, kind in COLUMNS:
         if name not in row:
             return f"no column {name!r}"
+        if not types:
+            continue
         value = row[name]
         if value is None:
             if not kind.endswith("?"):
@@ -215,6 +220,8 @@ def row_problem(row: object) -> str | None:
     try:
         to_architecture(Spec.from_row(row))
     except InvalidArgumentError as exc:
+        return f"not an architecture: {exc}"
+    except (TypeError, ValueError) as exc:  # a key column of another type (types=False)
         return f"not an architecture: {exc}"
     return None
 
@@ -233,9 +240,9 @@ class Rejected:
                            "text": self.text}).encode() + b"\n"
 
 
-def _check_row(source: str, number: int, row: Any, text: Any, rejected: list[Rejected]) -> bool:
+def _check_row(source: str, number: int, row: Any, text: Any, rejected: list[Rejected], types: bool = True) -> bool:
     """Whether ``row`` is valid; if not, it joins ``rejected`` (``text``: what to keep of it)."""
-    problem = row_problem(row)
+    problem = row_problem(row, types=types)
     if problem is None:
         return True
     rejected.append(Rejected(source, number, problem, text if isinstance(text, str) else _show(text)))
@@ -281,10 +288,12 @@ def _open_regular(path: Path, flags: int) -> int:
     return fd
 
 
-def _read_journal(path: Path, *, repair: bool) -> tuple[list[dict[str, Any]], list[bytes], list[Rejected]]:
+def _read_journal(path: Path, *, repair: bool, progress: Any = None
+                  ) -> tuple[list[dict[str, Any]], list[bytes], list[Rejected]]:
     """The journal's valid rows, their lines, and its invalid lines; a torn last line is dropped.
 
-    With ``repair`` the torn last line (a crash inside a write) is cut off the file.
+    With ``repair`` the torn last line (a crash inside a write) is cut off the file.  ``progress``: a bar
+    advanced by one per line.
     """
     data = _read_regular(path)
     if data is None:
@@ -302,7 +311,9 @@ def _read_journal(path: Path, *, repair: bool) -> tuple[list[dict[str, Any]], li
     rows: list[dict[str, Any]] = []
     lines: list[bytes] = []
     rejected: list[Rejected] = []
+    every = _Ticks(progress, data.count(b"\n", 0, end))
     for number, line in enumerate(data[:end].split(b"\n")[:-1], 1):
+        every.tick()
         if not line.strip():
             continue
         text = line.decode("utf-8", errors="backslashreplace")
@@ -315,11 +326,15 @@ def _read_journal(path: Path, *, repair: bool) -> tuple[list[dict[str, Any]], li
         if _check_row(str(path), number, row, text, rejected):
             rows.append(row)
             lines.append(line + b"\n")
+    every.done()
     return rows, lines, rejected
 
 
-def _read_results(path: Path) -> tuple[list[dict[str, Any]], list[Rejected]] | None:
-    """The valid rows of results.parquet and its invalid ones (``None`` if there is none), never through a link."""
+def _read_results(path: Path, progress: Any = None) -> tuple[list[dict[str, Any]], list[Rejected]] | None:
+    """The valid rows of results.parquet and its invalid ones (``None`` if there is none), never through a link.
+
+    When its schema is the sweep's (names, types, no null where none may be), only the rows' keys are checked.
+    """
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
     data = _read_regular(path)
@@ -332,12 +347,40 @@ def _read_results(path: Path) -> tuple[list[dict[str, Any]], list[Rejected]] | N
                                    "--overwrite)") from None
     if SWEEP_KEY not in (table.schema.metadata or {}):
         raise InvalidArgumentError(f"{str(path)!r}: not the results of an ag-attention sweep (no sweep metadata)")
+    expected = arrow_schema()
+    typed = [(f.name, f.type) for f in table.schema] == [(f.name, f.type) for f in expected] and all(
+        table.column(f.name).null_count == 0 for f in expected if not f.nullable)
     rows: list[dict[str, Any]] = []
     rejected: list[Rejected] = []
+    every = _Ticks(progress, table.num_rows)
     for number, row in enumerate(table.to_pylist(), 1):
-        if _check_row(str(path), number, row, json.dumps(row, default=str), rejected):
+        every.tick()
+        if _check_row(str(path), number, row, json.dumps(row, default=str), rejected, types=not typed):
             rows.append(row)
+    every.done()
     return rows, rejected
+
+
+class _Ticks:
+    """Advance ``bar`` (if any) by ``n`` steps in all, in batches (a bar's update per row would cost more)."""
+
+    def __init__(self, bar: Any, n: int, batch: int = 1000) -> None:
+        self.bar = bar
+        self.batch = batch
+        self.count = 0
+        if bar is not None:
+            bar.total = (bar.total or 0) + n
+
+    def tick(self) -> None:
+        self.count += 1
+        if self.bar is not None and self.count % self.batch == 0:
+            self.bar.update(self.batch)
+
+    def done(self) -> None:
+        """The steps not yet shown."""
+        if self.bar is not None and self.count % self.batch:
+            self.bar.update(self.count % self.batch)
+        self.count = 0
 
 
 def merge(rows: Iterable[Mapping[str, Any]]) -> dict[Spec, dict[str, Any]]:
@@ -486,9 +529,10 @@ class Store:
                     f"--resume with {key}={self.settings.get(key)!r}: the rows in {str(self.dir)!r} were computed "
                     f"with {key}={old[key]!r}; use the same {key} (or --overwrite)"
                 )
-        stored = _read_results(self.results)
-        rows, rejected = stored if stored is not None else ([], [])
-        journal_rows, lines, journal_rejected = _read_journal(self.journal, repair=True)
+        with bar(desc="sweep: reading the stored rows", unit="row") as progress:
+            stored = _read_results(self.results, progress)
+            rows, rejected = stored if stored is not None else ([], [])
+            journal_rows, lines, journal_rejected = _read_journal(self.journal, repair=True, progress=progress)
         previous = merge(rows + journal_rows)
         self._check_grid(old, previous)
         if rejected or journal_rejected:
@@ -586,10 +630,10 @@ class Store:
         """Every valid row stored so far (results.parquet and the journal), one per key."""
         return self._stored()[0]
 
-    def _stored(self) -> tuple[dict[Spec, dict[str, Any]], list[Rejected]]:
-        stored = _read_results(self.results)
+    def _stored(self, progress: Any = None) -> tuple[dict[Spec, dict[str, Any]], list[Rejected]]:
+        stored = _read_results(self.results, progress)
         rows, rejected = stored if stored is not None else ([], [])
-        journal_rows, _, journal_rejected = _read_journal(self.journal, repair=False)
+        journal_rows, _, journal_rejected = _read_journal(self.journal, repair=False, progress=progress)
         return merge(rows + journal_rows), rejected + journal_rejected
 
     def compact(self, order: Iterable[Spec], metadata: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -598,10 +642,15 @@ class Store:
         A stored row of no architecture of ``order`` (only a hand-edited journal has one) is set aside into
         journal.rejected rather than mixed into the table.
         """
+        with bar(desc="sweep: writing results.parquet", unit="row") as progress:  # shown after 2 s on a terminal
+            return self._compact(order, metadata, progress)
+
+    def _compact(self, order: Iterable[Spec], metadata: Mapping[str, Any], progress: Any) -> list[dict[str, Any]]:
         pa = require("pyarrow")
         pq = require("pyarrow.parquet")
         self.sync()
-        by_key, rejected = self._stored()
+        by_key, rejected = self._stored(progress)  # a step per row read, then per row written
+        progress.total = (progress.total or 0) + len(by_key)
         ordered: list[dict[str, Any]] = []
         for spec in order:
             row = by_key.pop(spec, None)
@@ -616,9 +665,11 @@ class Store:
         schema = arrow_schema(meta)
         names = [name for name, _ in COLUMNS]
         table = pa.Table.from_pylist([{n: row.get(n) for n in names} for row in ordered], schema=schema)
+        progress.update(len(ordered) // 2)  # the table is built
         try:
             with atomic_open(self.results, "wb") as fh:
                 pq.write_table(table, fh)
+            progress.update(len(ordered) - len(ordered) // 2)
         except OutputError as exc:
             raise OutputError(f"{exc}; {self.hint()}", path=exc.path, errno=exc.errno) from None
         if self._fd is not None:

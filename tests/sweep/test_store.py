@@ -15,12 +15,13 @@ pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-atte
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
+from ag_attention import _progress as progress  # noqa: E402
 from ag_attention._errors import InvalidArgumentError, OutputError  # noqa: E402
 from ag_attention._sweep import COLUMNS, Spec, parse_grid, read_metadata, read_rows, sweep  # noqa: E402
 from ag_attention._sweep.cli import main as sweep_main  # noqa: E402
 from ag_attention._sweep.store import JOURNAL, JournalWarning  # noqa: E402
 
-from tests.helpers import ROOT  # noqa: E402
+from tests.helpers import ROOT, Terminal  # noqa: E402
 from tests.sweep.small_grid import SMALL_SIZE  # noqa: E402
 
 
@@ -290,3 +291,14 @@ def test_a_full_disk_at_compaction(tmp_path, monkeypatch):
     monkeypatch.undo()
     r = sweep(grid, out, resume=True, workers=1, plots=False)
     assert (r.skipped, r.computed) == (len(grid), 0) and len(r.rows()) == len(grid)
+
+
+def test_reading_and_compacting_show_their_progress(local_run, small_grid, monkeypatch):
+    """Reading the stored rows and writing results.parquet are bars of rows (tens of thousands take seconds)."""
+    monkeypatch.setattr(progress, "DELAY", 0.0)  # the bars show after 2 s; here at once
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    r = sweep(small_grid, local_run.out, resume=True, plots=False)
+    assert (r.computed, r.skipped) == (0, SMALL_SIZE)
+    text = err.getvalue()  # tqdm draws at most every 0.1 s: the counts shown depend on the machine's speed
+    assert "sweep: reading the stored rows" in text and "sweep: writing results.parquet" in text

@@ -2,14 +2,18 @@
 
 import json
 import re
+import sys
 
 import numpy as np
 import pytest
 
+from ag_attention import _progress as progress
 
 from ag_attention._sweep.compute import compute_row
 from ag_attention._sweep.grid import Spec
 from ag_attention._sweep.summary import COUNTS, markdown, plot, plot_figure, summarize, variant, write_summary
+
+from tests.helpers import Terminal
 
 P = 2**31 - 1
 
@@ -175,3 +179,13 @@ def test_the_summary_says_what_the_plot_shows(many, tmp_path):
     assert "shows 300 of 301 rows" in md and "left out: 1 row without a dimension (its computation failed)" in md
     assert s["plots"] == ["dimension-vs-formula.png", "dimension-vs-formula.svg"]
 
+
+def test_the_summary_shows_its_progress_on_a_terminal(many, tmp_path, monkeypatch):
+    """Counting, drawing and writing each plot are steps of a bar (a big sweep's summary takes seconds)."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.setattr(progress, "DELAY", 0.0)  # the bar shows after 2 s; here at once
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    write_summary(many, tmp_path)
+    text = err.getvalue()
+    assert "sweep: summary" in text and "drawing the plot" in text and "writing dimension-vs-formula.svg" in text
