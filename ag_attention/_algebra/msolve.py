@@ -55,6 +55,7 @@ from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     MSolveTimeoutError,
     M2NotFoundError,
 )
+from .._m2.container import ContainerBackend, container_end
 from .._m2.runner import VERSION_TIMEOUT, Backend, check_timeout, get_backend
 from .msolve_text import (
     MAX_PRIME,
@@ -252,11 +253,19 @@ def run_msolve(text: str, *, flags: Sequence[str] = (), timeout: float = 120.0, 
         if memory:
             hint = (f": it ran out of memory under {cap} (msolve said {memory.group(0)!r}); raise it with "
                     "AG_ATTENTION_M2_MEMORY=8g, or give up this size")
+        elif isinstance(runner, ContainerBackend) and container_end(out.stderr, out.returncode).out_of_memory:
+            kills = container_end(out.stderr, out.returncode).oom_kills
+            hint = (f": it ran out of memory: the kernel's out-of-memory killer ended it (the container's cgroup "
+                    f"counts {kills} such kill(s)) under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g")
+        elif isinstance(runner, ContainerBackend) and runner.outside_end(out):
+            hint = f": {runner.outside_end(out)}"
         elif out.returncode in (-11, 139) and limit is not None:  # msolve segfaults when an allocation fails
             hint = (f" (SIGSEGV): msolve crashes this way when an allocation fails, so probably out of memory "
                     f"under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g")
-        elif out.returncode in (-9, 137):
-            hint = f": killed (out of memory under {cap}, or the container's own time limit)"
+        elif out.returncode == -9:  # an address-space limit never kills: the machine's memory, or a person
+            hint = ": killed by SIGKILL (the kernel's out-of-memory killer when the machine's memory ran out, or a kill -9)"
+        elif out.returncode == 137:  # a container that does not show its out-of-memory kills
+            hint = f": killed by SIGKILL inside the container (probably out of memory under {cap}, or its own time limit)"
         else:
             hint = ""
         raise MSolveExecutionError(f"{where}: {label} exited with status {out.returncode}{hint}",

@@ -335,13 +335,13 @@ class ContainerBackend(Backend):
     def run(self, script: str, *, timeout: float, label: str = "job", with_package: bool = True) -> M2Output:
         """Run ``script`` in a fresh container; a container killed or stopped by hand is named as such."""
         out = super().run(script, timeout=timeout, label=label, with_package=with_package)
-        why = self._ended_from_outside(out)
+        why = self.outside_end(out)
         if why:
             raise M2ExecutionError(f"{label}: {why}", output=(out.stderr + printable(out.stdout))[-2000:])
         return out
 
-    def _ended_from_outside(self, out: M2Output) -> str | None:
-        """Why the container ended that is neither the job's doing nor its memory (None: it is)."""
+    def outside_end(self, out: M2Output) -> str | None:
+        """How the container was ended from outside, neither by its job nor for memory (None: it was not)."""
         end = container_end(out.stderr, out.returncode)
         engine = self.engine or "podman"
         if end.killed_from_outside:

@@ -185,3 +185,26 @@ def test_the_version_query_takes_from_the_counts_budget(tmp_path, monkeypatch):
                                                  r"after 1 s"):
         count_solutions(["x"], ["x-1"], 65521, timeout=1, label="count of x", backend="local")
     assert msolve.msolve_version.__defaults__[-1] == 60.0  # alone, at most Macaulay2's VERSION_TIMEOUT
+
+
+@pytest.mark.parametrize("ending, said, not_said", [
+    ('echo "ag-attention-container: exit status 137, oom_kill 1" >&2; exit 137',
+     "it ran out of memory: the kernel's out-of-memory killer ended it (the container's cgroup counts 1", "outside"),
+    ("exit 137", "the container was killed from outside (exit status 137: SIGKILL of its first process, as `ENGINE kill`",
+     "ran out of memory"),
+    ('echo "ag-attention-container: exit status 143, oom_kill 0" >&2; exit 143',
+     "the container was stopped from outside (exit status 143: SIGTERM", "ran out of memory"),
+    ('echo "ag-attention-container: exit status 137, oom_kill 0" >&2; exit 137',
+     "killed with SIGKILL inside the container, not by the out-of-memory killer", "ran out of memory"),
+])
+def test_how_msolve_in_a_container_ended(tmp_path, monkeypatch, ending, said, not_said):
+    """Q2 for msolve: the container's out-of-memory kill, and a container killed or stopped by hand, told apart."""
+    from ag_attention._m2.runner import ContainerBackend
+
+    monkeypatch.setattr(msolve, "_VERSIONS", {})
+    engine = fake_msolve(tmp_path, f'case "$*" in *" msolve -h") echo "msolve version 0.10.1"; exit 0 ;; esac\n{ending}')
+    b = ContainerBackend(engine=engine, memory="1g")
+    with pytest.raises(MSolveExecutionError) as err:
+        count_solutions(["x"], ["x-1"], 65521, timeout=30, label="count", backend=b)
+    text = str(err.value).split("\n--- msolve said ---")[0]
+    assert said.replace("ENGINE", engine) in text and not_said not in text, text
