@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +67,7 @@ from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certificat
 from .report import Check, Report, Table, pyplot, save_figure
 
 __all__ = ["VARIANTS", "CONJECTURES", "Conjecture", "Variant", "reproduce_open_questions", "ambient_bound",
-           "compare"]
+           "compare", "comparison_figure", "close_figures"]
 
 @dataclass(frozen=True)
 class Variant:
@@ -110,39 +111,78 @@ def _finding(c: dict[str, Any]) -> str:
     return text
 
 
-def _plot(variant: Variant, comparisons: list[dict[str, Any]], path: Path) -> list[str]:
+def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> Any:
+    """One open question's figure: for each conjecture, the computed dimension against the predicted one.
+
+    Every certified case is its own dot (holds, counterexample), every open case (or one whose bounds refute
+    the prediction) a bar from its lower to its upper bound; each legend entry counts its cases.  Equal
+    pairs would hide each other, so the dots are jittered (:func:`ag_attention._sweep.summary.jitter`:
+    uniform, seeded, at most ``jitter_amplitude`` of the panel's span: 0.3 on a span up to 25, else 1.2%),
+    and a note under each panel says how far, and which cases are not shown (not applicable, no
+    prediction or no bound).  A pyplot figure: :func:`close_figures` (or ``plt.close``) releases it.
+    """
+    from .._sweep.summary import JITTER_SEED, jitter, jitter_amplitude
+
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(comparisons), figsize=(5.2 * len(comparisons), 4.6), dpi=120, squeeze=False)
+    fig, axes = plt.subplots(1, len(comparisons), figsize=(5.2 * len(comparisons), 4.9), dpi=120, squeeze=False)
     for ax, c in zip(axes[0], comparisons):
-        for kind, color, marker, label in (("holds", "#1b9e77", "o", "certified, holds"),
-                                           ("counterexamples", "#d95f02", "x", "certified, counterexample")):
+        bounded = {kind: [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
+                   for kind in ("open", "refuted_by_bounds")}
+        values = [e[k] for kind in ("holds", "counterexamples") for e in c[kind] for k in ("predicted", "computed")]
+        values += [e[k] for sel in bounded.values() for e in sel for k in ("predicted", "lower", "upper")]
+        top = max(values + [1])
+        amplitude = jitter_amplitude(top - min(values + [0]))
+        for i, (kind, color, marker, label) in enumerate((("holds", "#1b9e77", "o", "certified, holds"),
+                                                          ("counterexamples", "#d95f02", "x",
+                                                           "certified, counterexample"))):
             pts = c[kind]
-            ax.plot([e["predicted"] for e in pts], [e["computed"] for e in pts], ls="none", marker=marker,
-                    color=color, ms=6, label=f"{label} ({len(pts)})")
-        opens: list[dict[str, Any]] = []
-        for kind, color, label in (("open", "#7570b3", "open: [lower, upper]"),
-                                   ("refuted_by_bounds", "#e7298a", "bounds exclude it: [lower, upper]")):
-            sel = [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
+            xs, ys = jitter([e["predicted"] for e in pts], [e["computed"] for e in pts], amplitude, JITTER_SEED + i)
+            ax.plot(xs, ys, ls="none", marker=marker, color=color, ms=6, alpha=0.6, label=f"{label} ({len(pts)})")
+        for i, (kind, color, label) in enumerate((("open", "#7570b3", "open: [lower, upper]"),
+                                                  ("refuted_by_bounds", "#e7298a", "bounds exclude it: [lower, upper]"))):
+            sel = bounded[kind]
             if sel:
                 lo = [e["lower"] for e in sel]
                 hi = [e["upper"] for e in sel]
-                ax.errorbar([e["predicted"] for e in sel], [(a + b) / 2 for a, b in zip(lo, hi)],
+                xs, _ = jitter([e["predicted"] for e in sel], lo, amplitude, JITTER_SEED + 2 + i)
+                ax.errorbar(xs, [(a + b) / 2 for a, b in zip(lo, hi)],
                             yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2, ls="none", color=color, alpha=0.5,
                             capsize=2, label=f"{label} ({len(sel)})")
-            opens += sel
-        values = [e[k] for kind in ("holds", "counterexamples") for e in c[kind] for k in ("predicted", "computed")]
-        values += [e["upper"] for e in opens]
-        top = max(values + [1])
         ax.plot([0, top], [0, top], ls="--", color="gray", lw=1)
         ax.set_xlabel(f"predicted ({c['key']})")
         ax.set_ylabel("computed dimension")
         ax.set_title(c["key"], fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
+        ax.text(0, -0.16, _not_shown(c, bounded, amplitude), transform=ax.transAxes, fontsize=6, va="top",
+                wrap=True)
     fig.suptitle(f"Open question: {variant.title}")
     fig.tight_layout()
-    written = save_figure(fig, path)
-    plt.close(fig)
+    return fig
+
+
+def _not_shown(c: dict[str, Any], bounded: dict[str, list[dict[str, Any]]], amplitude: float) -> str:
+    """The note under a panel: the jitter, and the cases it does not show."""
+    missing = [f"{len(c['not_applicable'])} not applicable (outside the hypotheses)"] if c["not_applicable"] else []
+    for kind, name in (("open", "open"), ("refuted_by_bounds", "refuted by bounds")):
+        left = len(c[kind]) - len(bounded[kind])
+        if left:
+            missing.append(f"{left} {name} without a prediction or a lower bound")
+    note = f"each dot jittered by at most {amplitude:.3g} (seeded) so that equal values stay visible"
+    return textwrap.fill(note + ("; not shown: " + ", ".join(missing) if missing else ""), 70)
+
+
+def close_figures() -> None:
+    """Close every pyplot figure (those of :func:`comparison_figure`)."""
+    pyplot().close("all")
+
+
+def _plot(variant: Variant, comparisons: list[dict[str, Any]], path: Path) -> list[str]:
+    fig = comparison_figure(variant, comparisons)
+    try:
+        written = save_figure(fig, path)
+    finally:
+        pyplot().close(fig)
     return [p.name for p in written]
 
 

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")
 
 from ag_attention import Architecture, dimension  # noqa: E402
-from ag_attention._reproduce.open_questions import VARIANTS, certification, reproduce_open_questions  # noqa: E402
+from ag_attention._reproduce.open_questions import (  # noqa: E402
+    VARIANTS,
+    certification,
+    close_figures,
+    comparison_figure,
+    reproduce_open_questions,
+)
 from ag_attention._sweep import read_rows  # noqa: E402
 
 
@@ -69,3 +77,40 @@ def test_uncertified_rows_are_open_not_evidence(run: tuple[Any, Path]) -> None:
     assert symmetry["open"] == [] and symmetry["holds"] + symmetry["counterexamples"]
     for c in _comparisons(out):
         assert all(e["certificate"] is not None for e in c["holds"] + c["counterexamples"])
+
+
+def _count(label: str) -> int:
+    m = re.search(r"\(([\d,]+)\)$", label)
+    assert m, label
+    return int(m.group(1).replace(",", ""))
+
+
+def test_the_figures_show_every_certified_case_as_its_own_dot(run: tuple[Any, Path]) -> None:
+    """Equal (predicted, computed) pairs are jittered apart (seeded): as many dots as the legend counts."""
+    _, out = run
+    comparisons = _comparisons(out)
+    for v in VARIANTS:
+        mine = [c for c in comparisons if c["variant"] == v.name]
+        fig = comparison_figure(v, mine)
+        try:
+            for ax, c in zip(fig.axes, mine):
+                for line in ax.get_lines():
+                    label = str(line.get_label())
+                    if not label.startswith("certified"):
+                        continue
+                    xy = line.get_xydata()
+                    kind = "holds" if "holds" in label else "counterexamples"
+                    assert _count(label) == len(c[kind]) == len(xy), label
+                    assert len({tuple(p) for p in xy}) == len(xy), f"{c['key']}: {label}: dots hide each other"
+                    note = " ".join(ax.texts[-1].get_text().split())
+                    a = float(re.search(r"jittered by at most ([\d.]+) ", note).group(1)) * 1.01  # as the note says
+                    for (x, y), e in zip(xy, c[kind]):  # each dot near its values
+                        assert abs(x - e["predicted"]) <= a and abs(y - e["computed"]) <= a
+                note = " ".join(ax.texts[-1].get_text().split())
+                if c["not_applicable"]:
+                    assert f"not shown: {len(c['not_applicable'])} not applicable" in note, note
+            again = comparison_figure(v, mine)  # seeded: the same picture every time
+            assert all(np.array_equal(a.get_xydata(), b.get_xydata())
+                       for ax1, ax2 in zip(fig.axes, again.axes) for a, b in zip(ax1.get_lines(), ax2.get_lines()))
+        finally:
+            close_figures()
