@@ -51,7 +51,7 @@ from .backend import HOW_TO_GET_M2, Backend, M2Output, stderr_note
 from .memory import MEMORY_ENV
 from .parse import exit_status, printable
 
-__all__ = ["ContainerBackend", "DEFAULT_IMAGE", "ENGINE_TIMEOUT", "ENTRYPOINT", "WATCHDOG", "ContainerEnd",
+__all__ = ["ContainerBackend", "DEFAULT_IMAGE", "ENGINE_TIMEOUT", "ENTRYPOINT", "WATCHDOG", "watch_parent", "ContainerEnd",
            "container_end"]
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,11 @@ def engine_does(*args):
     except Exception:
         pass
 
-client = subprocess.Popen(command)
+try:
+    client = subprocess.Popen(command)
+except OSError as exc:
+    print(f"ag-attention: cannot run {command[0]}: {exc}", file=sys.stderr)
+    sys.exit(127)
 while not stop and os.getppid() == parent:
     try:
         code = client.wait(timeout=0.25)
@@ -130,7 +134,7 @@ _END_LINE = re.compile(r"^ag-attention-container: exit status (\d+), oom_kill (\
 _PR_SET_PDEATHSIG = 1
 
 
-def _watch_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+def watch_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     """In the watchdog: SIGTERM when the parent dies (Linux), which it answers by killing the container."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -301,7 +305,7 @@ class ContainerBackend(Backend):
 
     def _preexec(self) -> Callable[[], None]:
         # not the SIGKILL of a local job's parent-death signal: the watchdog must live to kill the container
-        return _watch_parent
+        return watch_parent
 
     def memory_limit(self) -> tuple[int | None, str]:
         limit, source = super().memory_limit()

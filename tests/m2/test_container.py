@@ -196,3 +196,61 @@ def test_container_is_locked_down(m2_container):
     )
     job = run_json(body, schema={"root": str, "net": str, "user": str}, backend=m2_container, timeout=60, cache=False)
     assert job.payload == {"root": "read-only", "net": "no network", "user": "1000"}
+
+
+def _recording_engine(tmp_path):
+    """An engine whose ``run`` waits (its PID in run.pid) and whose ``kill NAME`` ends it; calls in calls.log."""
+    log, pid = tmp_path / "calls.log", tmp_path / "run.pid"
+    exe = tmp_path / "engine"
+    exe.write_text(
+        "#!/bin/sh\n"
+        f'echo "$*" >> {log}\n'
+        'case "$1" in\n'
+        f'  run) echo $$ > {pid}; exec sleep 1000 ;;\n'
+        f'  kill) kill -9 "$(cat {pid})" ;;\n'
+        "esac\n"
+    )
+    exe.chmod(0o755)
+    return str(exe), log
+
+
+def test_the_watchdog_passes_the_client_through(tmp_path):
+    from ag_attention._m2.container import WATCHDOG
+
+    def watched(*command):
+        import os
+
+        return subprocess.run([sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), "engine", "name",
+                               *command], capture_output=True, text=True, timeout=60)
+
+    r = watched("sh", "-c", "echo out; echo err >&2; exit 7")
+    assert (r.returncode, r.stdout, r.stderr) == (7, "out\n", "err\n")
+    assert watched("sh", "-c", "kill -SEGV $$").returncode == -signal.SIGSEGV
+    r = watched("/nonexistent/engine", "run")
+    assert r.returncode == 127 and "cannot run /nonexistent/engine" in r.stderr
+
+
+_PARENT = """
+import subprocess, sys
+from ag_attention._m2.container import WATCHDOG, watch_parent
+import os
+subprocess.Popen([sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), sys.argv[1], "the-container",
+                  sys.argv[1], "run", "the-image"], preexec_fn=watch_parent if sys.argv[2] == "signal" else None)
+print("started", flush=True)
+import time
+time.sleep(1000)
+"""
+
+
+@pytest.mark.parametrize("notice", ["signal", "parent pid"])
+def test_the_watchdog_kills_the_container_when_its_parent_dies(tmp_path, notice):
+    """Q3 without a container: the parent-death signal, or else the parent PID it checks, and then kill and rm."""
+    engine, log = _recording_engine(tmp_path)
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, engine, notice], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout.readline() == "started\n"
+    assert _wait_for(lambda: log.exists() and "run the-image" in log.read_text(), 30)
+    parent.kill()
+    parent.wait()
+    assert _wait_for(lambda: "rm -f the-container" in log.read_text(), 30), log.read_text()
+    assert log.read_text().splitlines() == ["run the-image", "kill the-container", "rm -f the-container"]
+    assert _wait_for(lambda: not processes_matching(f"{engine} run the-image"), 10)
