@@ -198,8 +198,8 @@ def sweep(
         of architectures; ``sweep.json`` records it), prime and seed, else an
         InvalidArgumentError naming both grids' sizes (``--overwrite`` starts
         over).  Stored lines that are not valid rows are moved to
-        ``journal.rejected`` with a :class:`~ag_attention._sweep.store.JournalWarning`;
-        every valid row is kept.
+        ``journal.rejected`` with a warning (``JournalWarning``, a
+        ``UserWarning``); every valid row is kept.
     overwrite:
         Delete the results in ``out`` first.
     prime, seed:
