@@ -19,7 +19,7 @@ from ag_attention import _progress as progress  # noqa: E402
 from ag_attention._errors import InvalidArgumentError, OutputError  # noqa: E402
 from ag_attention._sweep import COLUMNS, Spec, parse_grid, read_metadata, read_rows, sweep  # noqa: E402
 from ag_attention._sweep.cli import main as sweep_main  # noqa: E402
-from ag_attention._sweep.store import JOURNAL, JournalWarning  # noqa: E402
+from ag_attention._sweep.store import JOURNAL, JournalWarning, grid_fingerprint  # noqa: E402
 
 from tests.helpers import ROOT, Terminal  # noqa: E402
 from tests.sweep.small_grid import SMALL_SIZE  # noqa: E402
@@ -302,3 +302,10 @@ def test_reading_and_compacting_show_their_progress(local_run, small_grid, monke
     assert (r.computed, r.skipped) == (0, SMALL_SIZE)
     text = err.getvalue()  # tqdm draws at most every 0.1 s: the counts shown depend on the machine's speed
     assert "sweep: reading the stored rows" in text and "sweep: writing results.parquet" in text
+
+
+def test_the_grid_fingerprint_is_the_set_of_networks():
+    specs = parse_grid({"product": {"depth": 1, "width": "1..3", "tokens": 2}}).specs
+    assert grid_fingerprint(specs) == grid_fingerprint(specs[::-1])  # the order of a grid file does not matter
+    assert grid_fingerprint(specs[:-1]) != grid_fingerprint(specs) != grid_fingerprint(specs[1:])
+    assert grid_fingerprint(specs).startswith(f"{len(specs)}:")
