@@ -64,9 +64,16 @@ def _as_sizes(field_name: str, values: Any) -> tuple[int, ...]:
 _INTEGER = re.compile(r"[+-]?[0-9]+", flags=re.ASCII)
 
 
+#: the longest integer a size, a seed or a prime may be written with (sizes far below are refused by value)
+MAX_DIGITS = 100
+
+
 def parse_int(text: str, name: str) -> int:
     """An integer written in ASCII digits (no ``1_0``, no other scripts' digits), or an error naming ``name``."""
     s = str(text).strip()
+    if len(s) > MAX_DIGITS:  # before the regex and int(): Python refuses to convert more than 4,300 digits
+        raise InvalidArgumentError(f"{name}={s[:20]}... ({len(s):,} characters): too large; integers here have at "
+                                   f"most {MAX_DIGITS} digits")
     if not _INTEGER.fullmatch(s):
         raise InvalidArgumentError(f"{name}={text!r}: must be an integer written with the digits 0-9")
     return int(s)
@@ -387,6 +394,9 @@ def parse_sizes(text: str, field_name: str) -> tuple[int, ...]:
         raise InvalidArchitectureError(field_name, text, "must be a comma-separated list of positive integers")
     out = []
     for i, s in enumerate(items):
+        if len(s) > MAX_DIGITS:  # Python refuses int() of more than 4,300 digits
+            raise InvalidArchitectureError(f"{field_name}[{i}]", f"{s[:20]}... ({len(s):,} digits)",
+                                           f"too large (at most {MAX_DIGITS} digits)")
         if not _INTEGER.fullmatch(s):
             raise InvalidArchitectureError(f"{field_name}[{i}]", s, "must be a positive integer written with the digits 0-9")
         out.append(int(s))

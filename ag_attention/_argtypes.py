@@ -9,7 +9,16 @@ from typing import Callable
 from ._architecture import parse_int
 from ._errors import InvalidArgumentError
 
-__all__ = ["integer", "positive_float", "nonempty"]
+__all__ = ["integer", "positive_float", "seconds", "nonempty", "shown", "MAX_SECONDS"]
+
+#: the longest time limit accepted (below it, every job's timer is exact): the bound of
+#: ``ag_attention._m2.backend.check_timeout`` too
+MAX_SECONDS = 1e7
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``text`` as an error message quotes it: whole when short, else its start and its length."""
+    return repr(text) if len(text) <= limit else f"{text[:limit // 2]!r}... ({len(text):,} characters)"
 
 
 def integer(name: str) -> Callable[[str], int]:
@@ -19,7 +28,9 @@ def integer(name: str) -> Callable[[str], int]:
         try:
             return parse_int(text, name)
         except InvalidArgumentError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer written with the digits 0-9, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"{name} must be an integer written with the digits 0-9 (at most 100 of them), got {shown(text)}"
+            ) from None
 
     return conv
 
@@ -31,9 +42,22 @@ def positive_float(name: str) -> Callable[[str], float]:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {shown(text)}") from None
         if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {shown(text)}")
+        return value
+
+    return conv
+
+
+def seconds(name: str) -> Callable[[str], float]:
+    """A time limit: a finite positive number of seconds below :data:`MAX_SECONDS` (refused before any work)."""
+    positive = positive_float(name)
+
+    def conv(text: str) -> float:
+        value = positive(text)
+        if value >= MAX_SECONDS:
+            raise argparse.ArgumentTypeError(f"{name} must be below {MAX_SECONDS:.0e} seconds, got {shown(text)}")
         return value
 
     return conv

@@ -14,7 +14,7 @@ from typing import Any, NoReturn, Sequence
 
 from . import __version__
 from ._architecture import Architecture, parse_sizes
-from ._argtypes import integer, nonempty, positive_float
+from ._argtypes import integer, nonempty, positive_float, seconds
 from ._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError, OutputError
 from ._progress import quiet
 from ._provenance import provenance
@@ -148,6 +148,7 @@ def cmd_implicitize(args: argparse.Namespace) -> int:
     result = closure_equations(
         _architecture(args), method=args.method, max_degree=args.max_degree, coords=args.coords, field=args.field,
         weights=args.weights, backend=args.backend, timeout=args.timeout, cache=not args.no_cache,
+        completeness=not args.no_completeness, completeness_timeout=args.completeness_timeout,
     )
     _emit(args, result)
     return 0
@@ -251,7 +252,7 @@ def _add_m2_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Macaulay2")
     g.add_argument("--backend", choices=["auto", "local", "container"], default="auto",
                    help="local M2, the container image, or auto (local if present)")
-    g.add_argument("--timeout", type=positive_float("--timeout"), default=300.0, help="seconds per Macaulay2 job (default 300)")
+    g.add_argument("--timeout", type=seconds("--timeout"), default=300.0, help="seconds per Macaulay2 job (default 300)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 
@@ -289,6 +290,10 @@ def _add_implicitize_command(sub: Any) -> None:
                         "completeness; auto: interpolation to degree 2, 3, ... until certified complete, else the kernel")
     p.add_argument("--max-degree", type=integer("--max-degree"), default=None,
                    help="with --method interpolate (default 3) or auto (default 4)")
+    p.add_argument("--no-completeness", action="store_true",
+                   help="with --method interpolate: skip the completeness tests (generators 'up to degree k')")
+    p.add_argument("--completeness-timeout", type=seconds("--completeness-timeout"), default=None,
+                   help="seconds for the completeness tests together (default: --timeout)")
     _add_m2_options(p)
     _add_output(p)
     p.set_defaults(func=cmd_implicitize)
@@ -330,7 +335,7 @@ def _add_reproduce_command(sub: Any) -> None:
                    help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "
                         "(default: every size that finishes: up to 24, and d=3, d'=2, a=1 with 36)")
     g.add_argument("--backend", choices=["auto", "local", "container"], default=None, help="Macaulay2 backend (default auto)")
-    g.add_argument("--m2-timeout", type=positive_float("--m2-timeout"), default=None,
+    g.add_argument("--m2-timeout", type=seconds("--m2-timeout"), default=None,
                    help=f"seconds per Macaulay2 job (default {M2_TIMEOUT:g})")
     g.add_argument("--no-m2", action="store_true", default=None, help="skip the Macaulay2 items (pointwise certificates only)")
     g.add_argument("--full", action="store_true", default=None,

@@ -29,6 +29,11 @@ __all__ = [
 ]
 
 
+def _seconds(seconds: float) -> str:
+    """A time limit as people write it: ``3`` (not ``2.99516``, what was left of a budget of 3 s), ``0.5``."""
+    return f"{seconds:.3g}" if seconds < 1000 else f"{seconds:.0f}"
+
+
 class AgAttentionError(Exception):
     """Base class of all errors raised by ag-attention."""
 
@@ -104,7 +109,7 @@ class M2TimeoutError(M2Error):
     def __init__(self, what: str, seconds: float):
         self.what = what
         self.seconds = seconds
-        super().__init__(f"Macaulay2 job {what} timed out after {seconds:g} s and was killed")
+        super().__init__(f"Macaulay2 job {what} timed out after {_seconds(seconds)} s and was killed")
 
 
 class M2ExecutionError(M2Error):
@@ -153,7 +158,7 @@ class MSolveTimeoutError(MSolveError):
     def __init__(self, what: str, seconds: float):
         self.what = what
         self.seconds = seconds
-        super().__init__(f"msolve job {what} timed out after {seconds:g} s and was killed")
+        super().__init__(f"msolve job {what} timed out after {_seconds(seconds)} s and was killed")
 
 
 class MSolveExecutionError(MSolveError):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import sys
 import threading
 import time
@@ -53,10 +54,22 @@ def is_quiet() -> bool:
     return _QUIET.get()
 
 
+def _size() -> dict[str, Any]:
+    """tqdm's size arguments: the terminal's own (``dynamic_ncols``), or 80 x 24 where standard error is a
+    terminal that reports a size of 0 x 0 (a pty nobody sized: tqdm would then draw nothing at all)."""
+    try:
+        shape = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return {"dynamic_ncols": True}
+    if shape.columns == 0 or shape.lines == 0:
+        return {"ncols": shape.columns or 80, "nrows": shape.lines or 24}
+    return {"dynamic_ncols": True}
+
+
 def bar(total: int | None = None, desc: str = "", unit: str = "it", **kwargs: Any) -> Any:
     """A tqdm bar on standard error; silent under :func:`quiet`, shown after :data:`DELAY` seconds."""
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=DELAY, leave=False,
-                disable=True if is_quiet() else None, dynamic_ncols=True, **kwargs)
+                disable=True if is_quiet() else None, **_size(), **kwargs)
 
 
 def track(items: Iterable[T], desc: str, unit: str = "it") -> Iterator[T]:
@@ -99,11 +112,13 @@ class Steps:
 
 
 @contextlib.contextmanager
-def elapsed(desc: str, interval: float = 0.5) -> Iterator[None]:
-    """A bar without a total showing the elapsed time of a job we wait on (Macaulay2, msolve)."""
+def elapsed(desc: str, interval: float = 0.5, limit: float | None = None) -> Iterator[None]:
+    """A bar without a total showing the elapsed time of a job we wait on (Macaulay2, msolve), and its time
+    limit when it has one (``msolve length test (local): 00:12 of at most 30 s``)."""
     stop = threading.Event()
     start = time.monotonic()
-    with bar(desc=desc, unit="s", bar_format="{desc}: {elapsed}") as b:
+    suffix = "" if limit is None else f" of at most {limit:.0f} s"
+    with bar(desc=desc, unit="s", bar_format="{desc}: {elapsed}" + suffix) as b:
 
         def tick() -> None:
             while not stop.wait(interval):

@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from ag_attention._argtypes import integer, nonempty, positive_float
+from ag_attention._argtypes import MAX_SECONDS, integer, nonempty, positive_float, seconds, shown
 
 
 @pytest.mark.parametrize("text, value", [("12", 12), (" 7 ", 7), ("-3", -3), ("+4", 4), ("0", 0)])
@@ -16,7 +16,7 @@ def test_integer_reads_ascii_digits(text, value):
 def test_integer_refuses_anything_else_naming_the_option_and_the_text(text):
     with pytest.raises(argparse.ArgumentTypeError) as err:
         integer("--tokens")(text)
-    assert str(err.value) == f"--tokens must be an integer written with the digits 0-9, got {text!r}"
+    assert str(err.value) == f"--tokens must be an integer written with the digits 0-9 (at most 100 of them), got {text!r}"
 
 
 @pytest.mark.parametrize("text, value", [("1.5", 1.5), ("2", 2.0), ("1e-3", 0.001), (" 3 ", 3.0)])
@@ -53,4 +53,22 @@ def test_an_argparse_option_exits_2_naming_itself(capsys):
     with pytest.raises(SystemExit) as exit_:
         parser.parse_args(["--tokens", "1_0"])
     assert exit_.value.code == 2
-    assert "--tokens must be an integer written with the digits 0-9, got '1_0'" in capsys.readouterr().err
+    assert "--tokens must be an integer written with the digits 0-9 (at most 100 of them), got '1_0'" in capsys.readouterr().err
+
+
+def test_integer_refuses_more_digits_than_python_converts_quoting_only_the_start():
+    with pytest.raises(argparse.ArgumentTypeError) as err:
+        integer("--seed")("7" * 5000)
+    assert str(err.value).endswith("got '77777777777777777777'... (5,000 characters)")
+
+
+@pytest.mark.parametrize("text", ["1e7", "1e9", "10000000"])
+def test_seconds_refuses_limits_no_job_accepts(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="--m2-timeout must be below 1e\\+07 seconds"):
+        seconds("--m2-timeout")(text)
+    assert seconds("--m2-timeout")("900") == 900.0 and MAX_SECONDS == 1e7
+
+
+def test_shown_quotes_short_texts_whole_and_long_ones_by_their_start():
+    assert shown("abc") == "'abc'"
+    assert shown("x" * 100) == "'xxxxxxxxxxxxxxxxxxxx'... (100 characters)"

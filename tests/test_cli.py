@@ -52,6 +52,16 @@ def _exit(argv, capsys):
         (["reproduce", "corollary-3.8", "--quick", "--backend", "local"], "--backend"),
         (["reproduce", "figure-3", "--quick", "--no-m2"], "--no-m2"),
         (["reproduce", "corollary-3.8", "--quick", "--max-m2-size", "3"], "--max-m2-size"),
+        # refused before any job starts (a review saw it refused after jobs had started, naming `timeout=`)
+        (["reproduce", "theorem-3.4", "--m2-timeout", "1e9"], "--m2-timeout"),
+        (["implicitize", "--widths", "2,1", "--ranks", "2", "--timeout", "1e7"], "--timeout"),
+        (["implicitize", "--widths", "2,1", "--ranks", "2", "--no-completeness"], "--no-completeness"),
+        (["implicitize", "--widths", "2,1", "--ranks", "2", "--method", "interpolate", "--completeness-timeout", "0"],
+         "--completeness-timeout"),
+        # more digits than Python converts (4,300): named, short, no ValueError
+        (["dim", "--widths", "7" * 5000 + ",2", "--ranks", "1"], "widths[0]"),
+        (["dim", "--widths", "2,2", "--ranks", "1", "--seed", "7" * 5000], "--seed"),
+        (["implicitize", "--widths", "2,1", "--ranks", "1", "--field", "ZZ/" + "7" * 5000], "field"),
     ],
 )
 def test_odd_input_is_refused_naming_the_argument(argv, named, capsys, tmp_path, monkeypatch):
@@ -59,7 +69,23 @@ def test_odd_input_is_refused_naming_the_argument(argv, named, capsys, tmp_path,
     status, out, err = _exit(argv, capsys)
     assert status == 2, (status, err)
     assert named in err and "Traceback" not in err
+    assert len(err) < 2000  # the value is quoted by its start and length, not whole
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_cli_time_limit_is_the_jobs_time_limit():
+    """`seconds()` accepts exactly what every job's check_timeout accepts (both below MAX_SECONDS)."""
+    import argparse
+
+    from ag_attention._argtypes import MAX_SECONDS, seconds
+    from ag_attention._errors import InvalidArgumentError
+    from ag_attention._m2.backend import check_timeout
+
+    assert seconds("--t")(str(MAX_SECONDS * 0.999)) == check_timeout(MAX_SECONDS * 0.999)
+    with pytest.raises(argparse.ArgumentTypeError):
+        seconds("--t")(str(MAX_SECONDS))
+    with pytest.raises(InvalidArgumentError):
+        check_timeout(MAX_SECONDS)
 
 
 def test_a_closed_pipe_ends_quietly():

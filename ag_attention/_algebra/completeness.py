@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .._errors import InvalidArgumentError, MSolveError
+from .._errors import InvalidArgumentError, MSolveError, MSolveTimeoutError
 from .._exact import linalg
 from .degree import degree_formula
 from .interpolation import LowDegreeEquations
@@ -246,11 +246,12 @@ LEADING_CRITERION = ("leading ideal (DRL) of J mod p equals that of I(M) mod p, 
 
 
 def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, timeout: float = 600.0,
-                       backend: Any = "auto") -> LeadingIdealCertificate:
+                       backend: Any = "auto", deadline: float | None = None) -> LeadingIdealCertificate:
     """Compare the leading ideals of ``J`` (the interpolated generators) and of ``I(M)``, both mod ``prime``.
 
     Two msolve runs (exact linear algebra): a DRL basis of ``J_p`` and an
-    elimination basis of :func:`projection_system`; each under ``timeout``.
+    elimination basis of :func:`projection_system`; each under ``timeout``,
+    and both before ``deadline`` (``time.monotonic()``) when given.
     """
     from .msolve import msolve_backend, msolve_version
 
@@ -278,7 +279,10 @@ def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, ti
         _ELIMINATIONS[key] = ("done", lead_i, seconds_i)
     polys = _modular_generators(eqs, prime)
     if polys:
-        out_j = run_msolve(format_input(names, prime, polys), flags=("-g", "1", "-l", "2"), timeout=timeout,
+        left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
+        if left <= 0:
+            raise MSolveTimeoutError("leading ideal of J (the completeness timeout was used up)", timeout)
+        out_j = run_msolve(format_input(names, prime, polys), flags=("-g", "1", "-l", "2"), timeout=left,
                            label="leading ideal of J", backend=runner)
         lead_j = minimalize(parse_leading_ideal(out_j.output, list(names)))
         seconds_j = out_j.seconds
@@ -295,22 +299,46 @@ _ELIMINATIONS: dict[tuple[Any, ...], Any] = {}
 
 
 def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backend: Any = "auto") -> LowDegreeEquations:
-    """Decide completeness where msolve can: the length test briefly, then the leading-ideal test."""
+    """Decide completeness where msolve can: the length test briefly, then the leading-ideal test.
+
+    ``timeout`` bounds the whole decision (both tests and their msolve runs
+    together, each run also at most :data:`LENGTH_TEST_SECONDS` or
+    :data:`LEADING_TEST_SECONDS`); what did not finish is recorded in
+    ``eqs.extra`` and the equations stay "complete up to degree k".  A bar
+    names the test under way and its limit (after 2 s, on terminals).
+    """
+    from .. import _progress as progress
+    from .._m2.backend import check_timeout
     from .msolve import msolve_backend
 
+    timeout = check_timeout(timeout, "completeness timeout")
+    deadline = time.monotonic() + timeout
     try:
         runner = msolve_backend(backend)
     except MSolveError as exc:
         eqs.extra["completeness"] = f"not tested: {exc}"
         return eqs
-    try:  # cheap when it certifies (a Cohen-Macaulay closure with all its generators): first, briefly
-        eqs.length_test = artinian_length(eqs, timeout=min(timeout, LENGTH_TEST_SECONDS), backend=runner)
-        if eqs.length_test.certified:
+    size = f"({eqs.d},{eqs.e},{eqs.a})"
+    with progress.bar(total=2, desc=f"completeness of {size}, degree <= {eqs.max_degree}", unit="test") as b:
+        steps = progress.Steps(b)
+        left = deadline - time.monotonic()
+        steps.begin(f"length test (at most {min(left, LENGTH_TEST_SECONDS):.0f} s)")
+        try:  # cheap when it certifies (a Cohen-Macaulay closure with all its generators): first, briefly
+            eqs.length_test = artinian_length(eqs, timeout=min(left, LENGTH_TEST_SECONDS), backend=runner)
+            if eqs.length_test.certified:
+                return eqs
+        except MSolveError as exc:
+            eqs.extra["length_test"] = f"not run to the end: {exc}"
+        steps.end()
+        left = deadline - time.monotonic()
+        if left < 1:
+            eqs.extra["leading_ideal_test"] = f"not run: the completeness timeout ({timeout:g} s) was used up"
             return eqs
-    except MSolveError as exc:
-        eqs.extra["length_test"] = f"not run to the end: {exc}"
-    try:
-        eqs.leading_test = leading_ideal_test(eqs, timeout=min(timeout, LEADING_TEST_SECONDS), backend=runner)
-    except MSolveError as exc:  # the elimination is too large (time or memory): "up to degree k"
-        eqs.extra["leading_ideal_test"] = f"not run to the end: {exc}"
+        steps.begin(f"leading-ideal test (at most {min(left, LEADING_TEST_SECONDS):.0f} s)")
+        try:
+            eqs.leading_test = leading_ideal_test(eqs, timeout=min(left, LEADING_TEST_SECONDS), backend=runner,
+                                                  deadline=deadline)
+        except MSolveError as exc:  # the elimination is too large (time or memory): "up to degree k"
+            eqs.extra["leading_ideal_test"] = f"not run to the end: {exc}"
+        steps.end()
     return eqs

@@ -21,6 +21,7 @@ from typing import Any
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError, M2TimeoutError
 from .._models.coordinates import one_layer_problem
+from .._m2.backend import check_timeout
 from .completeness import certify_completeness
 from .interpolation import low_degree_equations
 
@@ -43,8 +44,14 @@ def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
 
 def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree: int | None = None,
                       coords: str = "reduced", field: str = "QQ", weights: str | None = None,
-                      backend: str = "auto", timeout: float = 300.0, cache: bool = True) -> Any:
-    """The ideal of the closure of one layer (see the module docstring for the methods)."""
+                      backend: str = "auto", timeout: float = 300.0, cache: bool = True,
+                      completeness: bool = True, completeness_timeout: float | None = None) -> Any:
+    """The ideal of the closure of one layer (see the module docstring for the methods).
+
+    ``completeness=False`` skips the completeness tests after an
+    interpolation (the generators are then "up to degree k", untested);
+    ``completeness_timeout`` bounds them (default ``timeout``).
+    """
     from .._m2.implicitize import implicitize
 
     if method not in EQUATION_METHODS:
@@ -53,6 +60,9 @@ def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree:
         raise InvalidArgumentError("--max-degree: only for --method interpolate or auto (the kernel is the whole ideal)")
     if max_degree is not None and (isinstance(max_degree, bool) or not isinstance(max_degree, int) or max_degree < 1):
         raise InvalidArgumentError(f"--max-degree={max_degree!r}: must be a positive integer")
+    if method == "kernel" and (not completeness or completeness_timeout is not None):
+        raise InvalidArgumentError("--no-completeness and --completeness-timeout: only for --method interpolate or "
+                                   "auto (the kernel is the whole ideal)")
     why = _interpolable(arch, coords, field)
     if method == "interpolate" and why:
         raise InvalidArgumentError(why)
@@ -60,13 +70,26 @@ def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree:
                                  backend=backend, timeout=timeout, cache=cache)
     if method == "kernel" or why:  # auto on a size interpolation cannot do: the kernel
         return kernel()
+    if not isinstance(completeness, bool):
+        raise InvalidArgumentError(f"completeness={completeness!r}: must be True or False")
+    if not completeness and method == "auto":
+        raise InvalidArgumentError("--no-completeness: only with --method interpolate (auto stops when a test "
+                                   "certifies the ideal complete)")
+    limit = check_timeout(timeout if completeness_timeout is None else completeness_timeout, "--completeness-timeout")
     d, e = arch.widths
     top = DEFAULT_MAX_DEGREE[method] if max_degree is None else max_degree
+
+    def tested(eqs: Any) -> Any:
+        if not completeness:
+            eqs.extra["completeness"] = "not tested (--no-completeness)"
+            return eqs
+        return certify_completeness(eqs, limit, backend)
+
     if method == "interpolate":
-        return certify_completeness(low_degree_equations(d, e, arch.ranks[0], max_degree=top), timeout, backend)
+        return tested(low_degree_equations(d, e, arch.ranks[0], max_degree=top))
     eqs = None
     for k in range(min(2, top), top + 1):
-        eqs = certify_completeness(low_degree_equations(d, e, arch.ranks[0], max_degree=k), timeout, backend)
+        eqs = tested(low_degree_equations(d, e, arch.ranks[0], max_degree=k))
         if eqs.certified_complete:
             return eqs
     assert eqs is not None

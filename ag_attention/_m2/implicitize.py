@@ -36,7 +36,7 @@ from .schema import Where
 
 __all__ = ["Implicitization", "implicitize", "check_field", "parametrization_call", "RESULT_SCHEMA", "TERMS_OF"]
 
-_FIELD = re.compile(r"^ZZ/(\d+)$")
+_FIELD = re.compile(r"^ZZ/([0-9]{1,10})$")  # p < 2^31 has at most 10 digits
 
 
 def check_field(field_: str) -> str:
@@ -45,7 +45,8 @@ def check_field(field_: str) -> str:
         return field_
     m = _FIELD.match(str(field_).replace(" ", ""))
     if not m:
-        raise InvalidArgumentError(f"field={field_!r}: must be QQ or ZZ/p for a prime p, e.g. ZZ/32003")
+        shown = repr(field_) if len(str(field_)) <= 40 else f"{str(field_)[:20]!r}... ({len(str(field_)):,} characters)"
+        raise InvalidArgumentError(f"field={shown}: must be QQ or ZZ/p for a prime p below 2^31, e.g. ZZ/32003")
     p = int(m.group(1))
     if not (2 < p < 2**31) or not is_prime(p):
         raise InvalidArgumentError(f"field={field_!r}: {p} is not a prime between 3 and 2^31")

@@ -81,7 +81,7 @@ class LocalBackend(Backend):
             return super().run(script, timeout=timeout, label=label, with_package=with_package)
         deadline = time.monotonic() + timeout
         try:
-            with terminate_with_cleanup(), progress.elapsed(f"{label} ({self.name}, session)"):
+            with terminate_with_cleanup(), progress.elapsed(f"{label} ({self.name}, session)", limit=timeout):
                 out = pool_for(self).run(script, timeout=timeout, label=label)
         except TimeoutError:
             raise M2TimeoutError(f"{label} ({self.name} backend)", timeout) from None

@@ -229,7 +229,7 @@ def supervise(cmd: list[str], *, cwd: Path, env: dict[str, str], preexec: Callab
     )
     track(proc.pid)
     try:
-        with progress.elapsed(f"{label} ({where})"):
+        with progress.elapsed(f"{label} ({where})", limit=timeout):
             out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _stop(proc, on_kill, label)

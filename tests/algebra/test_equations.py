@@ -32,3 +32,32 @@ def test_certified_ideals_are_the_kernels(m2_local, msolve):
     assert ours.certified_complete and ours.leading_test is not None
     m2 = implicitize(arch, coords="reduced", field="QQ", backend=m2_local, timeout=600)
     assert {D: n for D, n in ours.generator_count.items() if n} == dict(Counter(m2.generator_degrees))
+
+
+def test_the_completeness_tests_can_be_skipped_or_bounded(msolve):
+    """--no-completeness: the generators come back untested; --completeness-timeout bounds both tests together
+    (here 3 s: the length test stops at 3 s, nothing is left for the leading-ideal test)."""
+    from ag_attention._algebra.equations import closure_equations
+
+    arch = Architecture((3, 2), (3,), tokens=2)
+    skipped = closure_equations(arch, method="interpolate", max_degree=2, completeness=False)
+    assert skipped.extra["completeness"] == "not tested (--no-completeness)"
+    assert skipped.length_test is None and skipped.leading_test is None and not skipped.certified_complete
+    bounded = closure_equations(arch, method="interpolate", max_degree=3, completeness_timeout=3)
+    assert "timed out after 3 s" in bounded.extra["length_test"]
+    assert bounded.extra["leading_ideal_test"].startswith("not run: the completeness timeout (3 s) was used up")
+    assert bounded.generator_count == {1: 0, 2: 45, 3: 80}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(method="kernel", completeness=False), "only for --method interpolate or auto"),
+    (dict(method="kernel", completeness_timeout=5), "only for --method interpolate or auto"),
+    (dict(method="auto", completeness=False), "only with --method interpolate"),
+    (dict(method="interpolate", completeness_timeout=0), "--completeness-timeout=0"),
+    (dict(method="interpolate", completeness_timeout=float("nan")), "--completeness-timeout=nan"),
+])
+def test_completeness_options_are_checked(kwargs, message):
+    from ag_attention._algebra.equations import closure_equations
+
+    with pytest.raises(InvalidArgumentError, match=message):
+        closure_equations(Architecture((2, 1), (2,), tokens=2), **kwargs)
