@@ -78,6 +78,7 @@ from typing import Any
 
 from .._architecture import Architecture
 from .._errors import InvalidArchitectureError, InvalidArgumentError
+from .._progress import bar
 
 __all__ = [
     "Spec",
@@ -303,13 +304,16 @@ def parse_grid(data: Mapping[str, Any], *, source: str = "<grid>", sha256: str =
         total += count
         layers += deep
         _check_size(where, name, count, total, layers)
-    for i, table in enumerate(explicit):
-        specs.append(_explicit(where, f"architecture[{i}]", table))
     skipped = 0
-    for name, ax in zip(names, axes):
-        made, skip_count = _expand(where, name, ax)
-        specs.extend(made)
-        skipped += skip_count
+    # near the limits this takes seconds (820,125 networks: about 5 s): a bar after 2 s on a terminal
+    with bar(total=total, desc=f"{where}: expanding", unit="network") as progress:
+        for i, table in enumerate(explicit):
+            specs.append(_explicit(where, f"architecture[{i}]", table))
+            progress.update()
+        for name, ax in zip(names, axes):
+            made, skip_count = _expand(where, name, ax, progress)
+            specs.extend(made)
+            skipped += skip_count
     unique = list(dict.fromkeys(specs))
     if not unique:
         if not explicit and not products:

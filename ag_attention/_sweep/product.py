@@ -129,13 +129,16 @@ def _product_count(axes: _Axes, cap: int) -> tuple[int, int]:
     return count, layers
 
 
-def _expand(where: str, name: str, axes: _Axes) -> tuple[list[Spec], int]:
+def _expand(where: str, name: str, axes: _Axes, progress: Any = None) -> tuple[list[Spec], int]:
+    """The product's architectures and how many combinations were skipped (``progress``: a bar of them)."""
     specs: list[Spec] = []
     skipped = 0
     for depth, tokens, heads, skip, normalized, causal in itertools.product(
         axes.depth, axes.tokens, axes.heads, axes.skip, axes.normalized, axes.causal
     ):
         for widths in itertools.product(axes.width, repeat=depth + 1):
+            if progress is not None:  # one step per combination counted by _product_count
+                progress.update(math.prod(len(_layer_ranks(axes, d)) for d in widths[:-1]))
             if skip and len(set(widths)) != 1:
                 skipped += math.prod(len(_layer_ranks(axes, d)) for d in widths[:-1]) or 1
                 continue

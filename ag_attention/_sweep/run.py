@@ -43,7 +43,7 @@ import numpy as np
 
 from .._errors import InvalidArgumentError, OutputError
 from .._exact.field import DEFAULT_PRIME, check_prime
-from .._progress import bar
+from .._progress import bar, elapsed
 from .._provenance import provenance
 from .._results import ResultMixin
 from .compute import Row
@@ -237,7 +237,9 @@ def sweep(
     settings = {"format": FORMAT, "grid": g.source, "grid_sha256": g.sha256, "description": g.description,
                 "prime": o.prime, "seed": o.seed}
     t0 = time.perf_counter()
-    store = Store(out, settings, grid=g.specs, resume=resume, overwrite=overwrite).open()
+    with elapsed("sweep: the grid's fingerprint"):  # about 3 s for 800,000 networks
+        store = Store(out, settings, grid=g.specs, resume=resume, overwrite=overwrite)
+    store.open()
     todo, computed, n_workers = _compute(store, g, o)
     try:
         rows = store.compact(g.specs, {**store.settings, "provenance": provenance()})
@@ -284,7 +286,8 @@ def _compute(store: Store, g: Grid, o: _Options) -> tuple[int, int, int]:
 def _execute(store: Store, todo: list[Spec], n_workers: int, client: Any, o: _Options) -> int:
     """Run the chunks of ``todo`` locally (no ``client``) or on Dask, each row into ``store``: the rows computed."""
     computed = 0
-    chunks = _chunks(todo, n_workers, o.chunk_size)
+    with elapsed("sweep: planning the tasks"):  # sorting by size: about 2 s for 800,000 networks
+        chunks = _chunks(todo, n_workers, o.chunk_size)
     with bar(total=len(todo), desc="sweep", unit="arch") as progress:
 
         def emit(rows: list[Row]) -> None:

@@ -1,13 +1,16 @@
 """Grid files (ag_attention._sweep.grid): errors name the key and the value."""
 
 import os
+import sys
 
 import pytest
 
+from ag_attention import _progress as progress
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._sweep import Spec, load_grid, parse_grid
 from ag_attention._sweep.grid import MAX_ARCHITECTURES, MAX_GRID_BYTES, MAX_LAYERS, MAX_RANGE
 
+from tests.helpers import Terminal
 from tests.sweep.guards import bounded
 
 
@@ -131,3 +134,16 @@ def test_a_deep_network_is_described_briefly():
     spec = parse_grid({"architecture": [{"widths": [4] * 1201, "ranks": [2] * 1200, "tokens": 2, "heads": 2}]}).specs[0]
     assert spec.describe() == "widths 4,4,4,4,4,4,...,4 (1,201 widths) ranks 2,2,2,2,2,2,...,2 (1,200 ranks) t=2 heads=2"
     assert Spec((4, 2, 4), (2, 2), 3).describe() == "widths 4,2,4 ranks 2,2 t=3"
+
+
+def test_expanding_a_big_grid_shows_progress(monkeypatch):
+    """Near the limit a grid takes seconds to expand (820,125 networks: about 5 s): a bar after 2 s on a terminal."""
+    monkeypatch.setattr(progress, "DELAY", 0.0)  # here at once
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    g = parse_grid({"product": {"depth": 2, "width": "1..4", "tokens": 2}}, source="big.toml")
+    assert len(g) == 400 and "big.toml: expanding" in err.getvalue()
+    err.truncate(0)
+    with progress.quiet():
+        parse_grid({"product": {"depth": 2, "width": "1..4", "tokens": 2}})
+    assert err.getvalue() == ""

@@ -1,10 +1,14 @@
 """Running a sweep (ag_attention._sweep.run): its arguments checked before any work, what it returns, failed rows."""
 
+import sys
+
 import pytest
 
+from ag_attention import _progress as progress
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._sweep import parse_grid, sweep
 
+from tests.helpers import Terminal
 from tests.sweep.small_grid import SMALL_SIZE
 
 pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
@@ -59,3 +63,14 @@ def test_a_grid_object_and_a_failed_row(tmp_path):
     assert "1 failed" in str(r)
     again = sweep(grid, tmp_path / "out", resume=True, workers=1, plots=False)  # a failed row is computed again
     assert (again.skipped, again.computed, again.errors) == (1, 1, 1)
+
+
+def test_the_steps_before_the_rows_show_progress(tmp_path, monkeypatch):
+    """The grid's fingerprint and planning the tasks take seconds near the limits: bars on a terminal after 2 s."""
+    monkeypatch.setattr(progress, "DELAY", 0.0)  # here at once
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    sweep(parse_grid({"architecture": [{"widths": [2, 2], "ranks": [2], "tokens": 2}]}), tmp_path / "out", workers=1,
+          plots=False)
+    text = err.getvalue()
+    assert "sweep: the grid's fingerprint" in text and "sweep: planning the tasks" in text
