@@ -57,9 +57,11 @@ def _scheduler_address(address: object) -> str:
 def _identity(address: str, timeout: float) -> dict[str, Any]:
     """The identity of the Dask server at ``address``, asked and answered within ``timeout`` seconds in all."""
     connect = require("distributed.comm").connect
+    # TLS and the other protocols need the client's connection arguments (certificates), as a Client has them
+    args = require("distributed.security").Security().get_connection_args("client")
 
     async def ask() -> Any:
-        comm = await connect(address, timeout=timeout)  # its handshake has no time limit of its own
+        comm = await connect(address, timeout=timeout, **args)  # its handshake has no time limit of its own
         try:
             await comm.write({"op": "identity", "reply": True})
             return await comm.read()
