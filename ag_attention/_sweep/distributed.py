@@ -77,7 +77,7 @@ def _identity(address: str, timeout: float) -> dict[str, Any]:
     def run() -> None:
         try:
             box["identity"] = asyncio.run(bounded())
-        except BaseException as exc:  # noqa: BLE001 - reported by the caller
+        except BaseException as exc:  # reported by the caller
             box["error"] = exc
 
     thread = threading.Thread(target=run, name="ag-attention-dask-probe", daemon=True)
@@ -102,7 +102,7 @@ def _connect(address: str, timeout: float) -> Any:
                                    "as a Dask scheduler does)") from None
     except OSError as exc:
         raise InvalidArgumentError(f"{refused} ({brief(exc, 200)})") from None
-    except Exception as exc:  # noqa: BLE001 - whatever spoke there, it is not a scheduler
+    except Exception as exc:  # whatever spoke there, it is not a scheduler
         raise InvalidArgumentError(f"{refused} (it answered {type(exc).__name__}: {brief(exc, 200)})") from None
     if identity.get("type") != "Scheduler":
         raise InvalidArgumentError(f"{refused}: a Dask {identity.get('type')!s} answered there, not a scheduler")
@@ -111,7 +111,7 @@ def _connect(address: str, timeout: float) -> Any:
     def make() -> None:
         try:
             box["client"] = distributed.Client(address, timeout=timeout, set_as_default=False)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             box["error"] = exc
 
     thread = threading.Thread(target=make, name="ag-attention-dask-connect", daemon=True)
@@ -154,7 +154,7 @@ def _wait_for_workers(client: Any, address: str, workers: int | None, timeout: f
         return max(1, _worker_threads(client))
     except ComputationError:
         raise
-    except Exception as exc:  # noqa: BLE001 - the scheduler went away while we waited
+    except Exception as exc:  # the scheduler went away while we waited
         raise ComputationError(f"lost the connection to the Dask scheduler at {address} while waiting for its "
                                f"workers ({type(exc).__name__}: {brief(exc)})") from None
 
@@ -176,7 +176,7 @@ def run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, se
               prime, seed, timeout, emit)
     except AgAttentionError:  # a failed task, a lost cluster, a full disk while the rows are written
         raise
-    except (Exception, asyncio.CancelledError) as exc:  # noqa: BLE001 - the client lost its scheduler
+    except (Exception, asyncio.CancelledError) as exc:  # the client lost its scheduler
         left = len(pending) if pending else len(chunks)
         raise ComputationError(
             f"lost the connection to the Dask scheduler at {address} ({type(exc).__name__}: {brief(exc)}) with "

@@ -28,7 +28,7 @@ def bounded(fn: Callable[[], T], seconds: float = HANG, release: Callable[[], An
     def run() -> None:
         try:
             box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+        except BaseException as exc:  # handed to the caller
             box["error"] = exc
 
     thread = threading.Thread(target=run, daemon=True, name="bounded")
