@@ -85,12 +85,13 @@ def test_an_error_is_a_fresh_process_error_and_the_session_survives(backend, m2_
 
 
 def test_a_timeout_kills_the_session_and_the_next_job_gets_a_new_one(backend):
+    from ag_attention._m2.process import group_members
+
     run_json('result = hashTable {};', schema={}, backend=backend, timeout=60, cache=False)
-    (old,) = sessions.pool_for(backend)._idle
+    (old,) = sessions.pool_for(backend).pids
     with pytest.raises(M2TimeoutError, match="after 2 s"):
         run_json("while true do null;\nresult = hashTable {};", schema={}, backend=backend, timeout=2, cache=False)
-    assert old.proc.poll() is not None  # raised only once the session's process group is gone
-    assert _running_in(old.dir) == []
+    assert group_members(old) == []  # raised only once the session's process group is gone
     run_json('result = hashTable {};', schema={}, backend=backend, timeout=60, cache=False)
     assert _sessions_started(backend) == 2
 
@@ -115,10 +116,9 @@ def test_sessions_off_runs_every_job_fresh(m2_local, monkeypatch):
     assert _sessions_started(b) == 0
 
 
-def test_concurrent_jobs_use_at_most_the_slots(backend):
-    pool = sessions.pool_for(backend)
-    pool.size = 2
-    pool._slots = threading.BoundedSemaphore(2)
+def test_concurrent_jobs_use_at_most_the_slots(m2_local, monkeypatch):
+    monkeypatch.setattr(sessions, "job_slots", lambda memory: 2)
+    backend = LocalBackend(m2_local.executable, sessions=True)
     results = []
 
     def job(i: int) -> None:
@@ -132,6 +132,7 @@ def test_concurrent_jobs_use_at_most_the_slots(backend):
     for t in threads:
         t.join()
     assert sorted(results) == [0, 1, 2, 3] and _sessions_started(backend) == 2
+    sessions.pool_for(backend).close()
 
 
 _CHILD = """
