@@ -42,20 +42,22 @@ from __future__ import annotations
 
 import random
 import time
+from math import comb
 from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
-from .._errors import InvalidArgumentError
+from .._errors import InvalidArgumentError, MSolveTimeoutError
 from .._exact import linalg
 from .._exact.field import is_prime
 from .._exact.linalg import ModularPolynomial
 from .._models.parametrization import Parametrization
+from .._resources import MemoryEstimate, require_memory
 from .degree import DegreeFormula, degree_formula
 from .msolve import MAX_PRIME, SolutionCount, count_solutions
 
-__all__ = ["CountingSystem", "build_system", "certify_degree", "DegreeCertificate", "m2_script", "NORMALIZATIONS",
-           "DEFAULT_PRIME"]
+__all__ = ["CountingSystem", "build_system", "system_memory", "certify_degree", "DegreeCertificate", "m2_script",
+           "NORMALIZATIONS", "DEFAULT_PRIME"]
 
 NORMALIZATIONS = ("chart", "affine")
 DEFAULT_PRIME = 2147483647  # 2^31 - 1, the project's default prime (msolve: p < 2^31)
@@ -161,9 +163,45 @@ def _chart_weights(ctx: Any, names: tuple[str, ...], d: int, d_out: int, a: int,
     return A, V
 
 
+def system_memory(d: int, d_out: int, a: int, tokens: int, coords: str, normalization: str) -> MemoryEstimate:
+    """What :func:`build_system` allocates at most, from the sizes alone (nothing is built).
+
+    Each equation is a random linear form in the coordinates pulled back to
+    the chart: at most (monomials of the entries of ``A`` or ``S``) x (the
+    ``d' d`` entries of ``V``) terms, each a coefficient and a packed
+    exponent vector (FLINT's ``nmod_mpoly``: at least 8 bits per variable),
+    twice over while composing, plus about 40 bytes of text for msolve; the parametrization's
+    coordinates as Python polynomials (about 400 bytes each) come first.
+    """
+    names = len(_chart_names(d, d_out, a, tokens, normalization))
+    if tokens >= 2:
+        r = min(a, d)
+        a_monomials = d * d if r >= d else d * r + d * r * (d - r)
+        coordinates = d_out * d * d * (d + 1) // 2 if coords == "reduced" else d_out * d * comb(d * tokens + 2, 3)
+    else:
+        r = min(2 * a, d)
+        a_monomials = r * (r + 1) // 2 * (1 + r * (d - r)) ** 2
+        coordinates = d_out * comb(d + 2, 3)
+    terms = a_monomials * d_out * d
+    equations = names
+    # twice the packed size: FLINT's growth while composing (measured: within that of the peak resident size for
+    # (6,3,3), (8,2,8), (10,4,5) with t = 2; above it for t = 1)
+    per_term = 2 * (8 + 8 * -(-names // 8)) + 40
+    return MemoryEstimate(400 * coordinates + equations * terms * per_term, {
+        f"{equations:,} equations of up to {terms:,} terms in {names:,} unknowns": equations * terms * per_term,
+        f"the {coordinates:,} coordinate polynomials": 400 * coordinates,
+    })
+
+
 def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, prime: int = DEFAULT_PRIME,
-                 seed: int = 0, normalization: str = "chart", coords: str | None = None) -> CountingSystem:
-    """The counting system for one layer ``(d, d', a, t)``; ``coords`` defaults to reduced (``t >= 2``) / full (``t = 1``)."""
+                 seed: int = 0, normalization: str = "chart", coords: str | None = None,
+                 deadline: float | None = None, timeout: float | None = None) -> CountingSystem:
+    """The counting system for one layer ``(d, d', a, t)``; ``coords`` defaults to reduced (``t >= 2``) / full (``t = 1``).
+
+    Its memory (:func:`system_memory`) is checked before anything is built;
+    past ``deadline`` (``time.monotonic()``, the job's ``timeout`` seconds
+    after it started) the building stops with :class:`MSolveTimeoutError`.
+    """
     arch_formula = degree_formula(d, d_out, a, tokens)
     d, d_out, a, tokens = arch_formula.d, arch_formula.d_out, arch_formula.rank, arch_formula.tokens
     prime = _check_prime(prime)
@@ -173,6 +211,15 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
         coords = "reduced" if tokens >= 2 else "full"
     if coords == "reduced" and tokens < 2:
         raise InvalidArgumentError("coords='reduced' needs tokens >= 2")
+    require_memory(system_memory(d, d_out, a, tokens, coords, normalization),
+                   f"the counting system of ({d},{d_out},{a}, t={tokens})",
+                   "count a smaller size (--method formula gives the degree of any size)")
+    label = f"building the counting system of ({d},{d_out},{a}, t={tokens})"
+
+    def in_time() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise MSolveTimeoutError(label, timeout if timeout is not None else 0.0)
+
     rng = random.Random(seed)
     # the project's coordinates: bilinear in a_(k,l), v_(m,l) (AV weights, A free)
     P = Parametrization(Architecture.single_layer(d, d_out, None, tokens=tokens), coords=coords, params="AV")
@@ -194,7 +241,11 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
         return f
 
     one, zero = ctx.constant(1), ctx.constant(0)
-    equations = [random_form().compose(*subs, ctx=ctx) for _ in range(n - 1)]
+    equations = []
+    for _ in range(n - 1):
+        in_time()
+        equations.append(random_form().compose(*subs, ctx=ctx))
+    in_time()
     if normalization == "affine":
         equations.append(random_form().compose(*subs, ctx=ctx) - one)
         lam = sum((rng.randrange(1, prime) * V[m][l] for m in range(d_out) for l in range(d)), zero)
@@ -252,10 +303,16 @@ def certify_degree(d: int, d_out: int, a: int | None = None, tokens: int = 2, *,
                    linear_algebra: int = 44, timeout: float = 120.0, coords: str | None = None) -> DegreeCertificate:
     """Build the counting system and count its solutions with msolve (raises MSolveTimeoutError on timeout)."""
     t0 = time.perf_counter()
-    system = build_system(d, d_out, a, tokens, prime=prime, seed=seed, normalization=normalization, coords=coords)
+    deadline = time.monotonic() + timeout
+    system = build_system(d, d_out, a, tokens, prime=prime, seed=seed, normalization=normalization, coords=coords,
+                          deadline=deadline, timeout=timeout)
     built = time.perf_counter() - t0
-    sol = count_solutions(system.variables, system.polynomials, system.prime, method=method, timeout=timeout,
-                          linear_algebra=linear_algebra, label=f"degree ({system.d},{system.d_out},{system.rank},t={system.tokens})")
+    left = deadline - time.monotonic()
+    label = f"degree ({system.d},{system.d_out},{system.rank},t={system.tokens})"
+    if left <= 0:
+        raise MSolveTimeoutError(label, timeout)
+    sol = count_solutions(system.variables, system.polynomials, system.prime, method=method, timeout=left,
+                          linear_algebra=linear_algebra, label=label)
     return DegreeCertificate(degree_formula(d, d_out, a, tokens), system, sol, built)
 
 

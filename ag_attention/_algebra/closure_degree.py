@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._architecture import Architecture
-from .._errors import ComputationError, InvalidArgumentError
+from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._m2.cache import ResultCache, cache_disabled_by_env
 from .._m2.runner import check_timeout
 from .._results import ResultMixin
@@ -138,8 +138,12 @@ class DegreeResult(ResultMixin):
         return "\n".join(lines)
 
 
-def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache: bool, backend: Any) -> CountRun:
-    system = build_system(formula.d, formula.d_out, formula.rank, formula.tokens, prime=prime, seed=seed)
+def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache: bool, backend: Any,
+           deadline: float) -> CountRun:
+    """One count; building the system and msolve's run together end by ``deadline`` (or MSolveTimeoutError
+    naming the whole ``timeout``)."""
+    system = build_system(formula.d, formula.d_out, formula.rank, formula.tokens, prime=prime, seed=seed,
+                          deadline=deadline, timeout=timeout)
     store = None if (not cache or cache_disabled_by_env()) else ResultCache()
     key = ResultCache.key("msolve-count", "\n".join(system.variables), "\n".join(system.polynomials), str(prime),
                           msolve_version(backend=backend))
@@ -148,7 +152,13 @@ def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache:
         if hit is not None and isinstance(hit.get("count"), int) and isinstance(hit.get("seconds"), (int, float)):
             return CountRun(prime, seed, hit["count"], float(hit["seconds"]), True)
     label = f"degree count ({formula.d},{formula.d_out},{formula.rank}, t={formula.tokens}) mod {prime}"
-    sol = count_solutions(system.variables, system.polynomials, prime, timeout=timeout, label=label, backend=backend)
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise MSolveTimeoutError(label, timeout)
+    try:
+        sol = count_solutions(system.variables, system.polynomials, prime, timeout=left, label=label, backend=backend)
+    except MSolveTimeoutError:
+        raise MSolveTimeoutError(label, timeout) from None
     if sol.count is None:
         raise ComputationError(f"{label}: the system is not zero-dimensional (an unlucky section)", prime=prime,
                                seed=seed)
@@ -183,9 +193,10 @@ def _check_arguments(arch: object, method: object, timeout: float, cache: object
 def _counts(arch: Architecture, formula: DegreeFormula, timeout: float, cache: bool,
             backend: str) -> tuple[tuple[CountRun, ...], str]:
     """The GF(p) counts for every (prime, seed) of COUNT_RUNS, which must agree, and msolve's version."""
+    deadline = time.monotonic() + timeout  # the whole job: the version query, building both systems, both counts
     runner = msolve_backend("auto" if backend == "auto" else backend)
     version = f"{msolve_version(backend=runner)} ({runner.name})"
-    counts = tuple(_count(formula, p, s, timeout, cache, runner) for p, s in COUNT_RUNS)
+    counts = tuple(_count(formula, p, s, timeout, cache, runner, deadline) for p, s in COUNT_RUNS)
     if len({c.count for c in counts}) != 1:
         raise ComputationError(
             f"{arch.describe()}: the counts disagree between (prime, seed) = "

@@ -16,8 +16,10 @@ projection whose centre misses it.  Its degree is then
   ``d' = 1, r = 2``: 3 (the cubic ``l1 l2 l`` is quadric x linear form in
   three ways).
 
-Every number is an exact integer (``fractions.Fraction`` for the products of
-binomial quotients, checked to be integral).  The proof is in docs/math/degree.md;
+Every number is an exact integer (the products of binomial quotients as one
+exact integer division, checked to be integral); a degree of more than
+:data:`MAX_DEGREE_DIGITS` digits, estimated first with floats, is refused.
+The proof is in docs/math/degree.md;
 :mod:`ag_attention._algebra.certificate` counts the same number of points with
 msolve.
 """
@@ -25,8 +27,7 @@ msolve.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
-from math import comb
+from math import comb, lgamma, log, prod
 from typing import Any, Iterator
 
 from .._architecture import Architecture
@@ -69,12 +70,8 @@ def determinantal_degree(d: int, a: int) -> int:
     """
     d = _positive("d", d)
     a = min(_positive("a", a), d)
-    value = Fraction(1)
-    for i in range(d - a):
-        value *= Fraction(comb(d + i, a), comb(a + i, a))
-    if value.denominator != 1:  # pragma: no cover - the formula is integral
-        raise ArithmeticError(f"determinantal degree of ({d}, {a}) is not an integer: {value}")
-    return int(value)
+    return _integral_ratio([comb(d + i, a) for i in range(d - a)], [comb(a + i, a) for i in range(d - a)],
+                           f"determinantal degree of ({d}, {a})")
 
 
 def symmetric_determinantal_dimension(d: int, r: int) -> int:
@@ -94,12 +91,40 @@ def symmetric_determinantal_degree(d: int, r: int) -> int:
     """
     d = _positive("d", d)
     r = min(_positive("r", r), d)
-    value = Fraction(1)
-    for k in range(d - r):
-        value *= Fraction(comb(d + k, d - r - k), comb(2 * k + 1, k))
-    if value.denominator != 1:  # pragma: no cover - the formula is integral
-        raise ArithmeticError(f"symmetric determinantal degree of ({d}, {r}) is not an integer: {value}")
-    return int(value)
+    return _integral_ratio([comb(d + k, d - r - k) for k in range(d - r)], [comb(2 * k + 1, k) for k in range(d - r)],
+                           f"symmetric determinantal degree of ({d}, {r})")
+
+
+def _integral_ratio(numerators: list[int], denominators: list[int], what: str) -> int:
+    """``prod(numerators) / prod(denominators)``, known to be an integer: one exact division of integers
+    (a product of Fractions reduces a gcd at every step: minutes at d = 5000)."""
+    num, den = prod(numerators), prod(denominators)
+    q, rest = divmod(num, den)
+    if rest:  # pragma: no cover - the formulas are integral
+        raise ArithmeticError(f"{what} is not an integer")
+    return q
+
+
+def _log10_comb(n: int, k: int) -> float:
+    return (lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)) / log(10)
+
+
+def degree_digits(d: int, d_out: int, a: int, tokens: int) -> float:
+    """About how many decimal digits the degree of the closure has (floats only: nothing large is computed)."""
+    n = d * d_out - 1
+    if tokens >= 2:
+        r = min(a, d)
+        dom = determinantal_dimension(d, r) - 1
+        dom_log = sum(_log10_comb(d + i, r) - _log10_comb(r + i, r) for i in range(d - r))
+    else:
+        r = min(2 * a, d)
+        dom = symmetric_determinantal_dimension(d, r) - 1
+        dom_log = sum(_log10_comb(d + k, d - r - k) - _log10_comb(2 * k + 1, k) for k in range(d - r))
+    return _log10_comb(dom + n, n) + dom_log + 1
+
+
+#: the formula is computed exactly for degrees of at most this many digits (Python prints up to 4,300)
+MAX_DEGREE_DIGITS = 4000
 
 
 def segre_degree(m: int, deg_x: int, n: int, deg_y: int) -> int:
@@ -190,6 +215,12 @@ def degree_formula(d: int | Architecture, d_out: int | None = None, a: int | Non
     d_out = _positive("d_out", d_out)
     a = d if a is None else _positive("a", a)
     tokens = _positive("tokens", tokens)
+    digits = degree_digits(d, d_out, a, tokens)
+    if digits > MAX_DEGREE_DIGITS:
+        raise InvalidArgumentError(
+            f"the degree of (d, d', a, t) = ({d}, {d_out}, {min(a, d)}, {tokens}) has about {digits:,.0f} digits; the "
+            f"formula is computed exactly up to {MAX_DEGREE_DIGITS:,} digits: use smaller sizes"
+        )
     n = d * d_out - 1  # projective dimension of the V-space
     if tokens >= 2:
         r = min(a, d)

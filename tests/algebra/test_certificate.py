@@ -39,3 +39,27 @@ def test_macaulay2_counts_the_same_system(m2_local):
     for strategy in ("default", "F4"):
         out = m2_local.run(m2_script(sy, strategy), timeout=120, with_package=False)
         assert out.stdout.strip().splitlines()[-1] == "6"
+
+
+def test_a_system_that_cannot_fit_is_refused_before_it_is_built():
+    """(60, 60, 30): a review saw 10 GiB resident after 60 s of building polynomials in Python; the estimate
+    (petabytes) refuses it before the parametrization exists, naming the equations and what to do instead."""
+    from ag_attention import InsufficientMemoryError
+    from ag_attention._algebra.certificate import build_system, system_memory
+
+    est = system_memory(60, 60, 30, 2, "reduced", "chart")
+    assert est.peak > 2**50
+    with pytest.raises(InsufficientMemoryError, match="counting system of \\(60,60,30, t=2\\).*--method formula"):
+        build_system(60, 60, 30)
+
+
+def test_building_stops_at_the_deadline_naming_the_whole_timeout():
+    """The job's time limit covers building the system too (not only msolve's run): past the deadline the
+    building stops between equations."""
+    import time
+
+    from ag_attention._algebra.certificate import build_system
+    from ag_attention._errors import MSolveTimeoutError
+
+    with pytest.raises(MSolveTimeoutError, match="building the counting system of \\(6,3,3, t=2\\) timed out after 5 s"):
+        build_system(6, 3, 3, deadline=time.monotonic() - 1, timeout=5)

@@ -72,3 +72,20 @@ def test_formula_accepts_architectures_and_unpacks():
         degree_formula(2, 0, 1)
     with pytest.raises(InvalidArgumentError, match="one plain lightning layer"):
         degree_formula(Architecture((2, 2, 2), (1, 1)))
+
+
+def test_absurd_sizes_are_refused_by_the_digits_of_the_degree_before_any_product():
+    """(5000, 5000, 3000): the degree has about 15.5 million digits; refused at once (a review saw Fraction
+    arithmetic still running at 120 s). The estimate is within a digit of the exact length where it is computed."""
+    import time
+
+    from ag_attention._algebra.degree import MAX_DEGREE_DIGITS, degree_digits, degree_formula
+
+    t0 = time.process_time()
+    with pytest.raises(InvalidArgumentError, match="has about 15,537,089 digits"):
+        degree_formula(5000, 5000, 3000)
+    assert time.process_time() - t0 < 10  # CPU seconds: the refusal computes no product (a hang shows here)
+    for size in [(3, 2, 3, 2), (5, 3, 3, 2), (20, 10, 10, 2), (60, 60, 30, 2), (7, 2, 2, 1), (3, 1, 1, 1)]:
+        exact = len(str(degree_formula(*size).degree))
+        assert exact <= degree_digits(*size) <= exact + 1, size
+    assert len(str(degree_formula(60, 60, 30).degree)) < MAX_DEGREE_DIGITS
