@@ -308,28 +308,41 @@ def _full_span(arch: Architecture, first: int, k: int, spans: Spans | None) -> s
     return None
 
 
-def _split(arch: Architecture, first: int, last: int, spans: Spans | None,
-           memo: dict[tuple[int, int], tuple[int, str]]) -> tuple[int, str]:
-    """The best bound of layers ``first..last`` over every way of cutting them into blocks, with its blocks."""
-    key = (first, last)
-    if key in memo:
-        return memo[key]
-    span = f"{first}" if first == last else f"{first}-{last}"
-    best = (-1, "")
-    if last - first < MAX_BLOCK:  # longer blocks are always cut (the direct bounds are then never smaller)
-        direct = min(_direct(_block(arch, first, last), spans), key=lambda b: b.value)
-        best = (direct.value, f"layers {span}: {direct.value} ({direct.name})")
-    for k in range(first, last):  # cut after layer k
-        left, right = _split(arch, first, k, spans, memo), _split(arch, k + 1, last, spans, memo)
-        how = None if arch.skip else _full_span(arch, first, k, spans)
-        junction = 0 if how is None else arch.widths[k] ** 2
-        value = left[0] + right[0] - junction
-        if best[0] < 0 or value < best[0]:
-            gl = "" if arch.skip else (f" - GL_{arch.widths[k]} ({junction}, span by {how})" if how
-                                       else f" (no GL_{arch.widths[k]}: span not proven)")
-            best = (value, f"{left[1]} + {right[1]}{gl}")
-    memo[key] = best
-    return best
+def _best_segmentation(arch: Architecture, spans: Spans | None) -> tuple[int, str]:
+    """The best bound over every way of cutting the layers into consecutive blocks (of at most
+    :data:`MAX_BLOCK` layers), with the blocks; a cut subtracts ``d^2`` when the block just before it spans.
+
+    Docs/math/bounds.md (bounds-composition) proves the bound for a segmentation
+    with that condition at each cut.  (The recursion over ranges ``j..m`` split
+    at ``k`` that this replaces asked the span of ``j..k`` at each cut, a range
+    that contains the block before the cut, whose span then follows: for a
+    given segmentation it never subtracts more than cutting block by block from
+    the left, which asks each block's own span.  So the minimum is the same
+    and this is its dynamic program over suffixes: ``O(L * MAX_BLOCK)`` bounds
+    of blocks instead of ``O(L^3)`` steps and a recursion ``L`` deep.)
+    """
+    depth = arch.depth
+    best: list[tuple[int, str]] = [(0, "")] * (depth + 2)  # best[f]: layers f..depth
+    for first in range(depth, 0, -1):
+        choice: tuple[int, str] | None = None
+        for last in range(first, min(first + MAX_BLOCK - 1, depth) + 1):
+            span = f"{first}" if first == last else f"{first}-{last}"
+            block = min(_direct(_block(arch, first, last), spans), key=lambda b: b.value)
+            text = f"layers {span}: {block.value} ({block.name})"
+            value = block.value
+            if last < depth:
+                how = None if arch.skip else _full_span(arch, first, last, spans)
+                junction = 0 if how is None else arch.widths[last] ** 2
+                rest = best[last + 1]
+                gl = "" if arch.skip else (f" - GL_{arch.widths[last]} ({junction}, span by {how})" if how
+                                           else f" (no GL_{arch.widths[last]}: span not proven)")
+                value += rest[0] - junction
+                text = f"{text} + {rest[1]}{gl}"
+            if choice is None or value < choice[0]:
+                choice = (value, text)
+        assert choice is not None
+        best[first] = choice
+    return best[1]
 
 
 def _composition(arch: Architecture, spans: Spans | None) -> UpperBound | None:
@@ -337,7 +350,7 @@ def _composition(arch: Architecture, spans: Spans | None) -> UpperBound | None:
     if arch.depth < 2:
         return None
     eff = arch if arch.skip else effective_architecture(arch)
-    value, blocks = _split(eff, 1, eff.depth, spans, {})
+    value, blocks = _best_segmentation(eff, spans)
     direct = _direct(eff, spans)
     if direct and value >= min(b.value for b in direct):
         return None  # no cut helps: the direct bounds say it already

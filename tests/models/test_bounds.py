@@ -128,3 +128,21 @@ def test_composition_subtracts_gl_only_where_the_outputs_span():
 def test_av_networks_get_their_bounds(arch, value):
     r = dimension(arch)  # a width-one prefix of an AV network used to be built with capped ranks (refused)
     assert r.certified and r.dimension == value
+
+
+def test_the_composition_bound_of_thousands_of_layers_is_computed_at_once():
+    """A review saw a RecursionError at 1,000 layers (and 74 s at 500): the best segmentation is a dynamic
+    program over suffixes, O(L) block bounds, no recursion. Widths 3,2,3,2,...,3 with rank 2: the bound grows
+    by 6 per two layers (8 layers: 36, measured by the same program on the small network)."""
+    import sys
+
+    from ag_attention import Architecture, upper_bounds
+
+    def composition(L: int) -> int:
+        widths = tuple([3, 2] * (L // 2) + [3])
+        (b,) = [b for b in upper_bounds(Architecture(widths, (2,) * L, tokens=2)) if b.name == "composition"]
+        return b.value
+
+    L = 2 * sys.getrecursionlimit()
+    assert composition(8) == 36 and composition(10) == 42
+    assert composition(L) == 36 + (L - 8) // 2 * 6
