@@ -113,8 +113,22 @@ def cmd_dim(args: argparse.Namespace) -> int:
 
 def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
     """Write ``report`` under ``out_dir``, print its summary (or JSON) and the files, name every failed check
-    on stderr; the exit status: 0 passed, 1 a check failed."""
-    out = report.write(out_dir)
+    on stderr; the exit status: 0 passed, 1 a check failed, 4 the report could not be written there (it is then
+    written to a new temporary directory, or printed as JSON on standard output: nothing computed is lost)."""
+    from ._reproduce.report import rescue
+
+    try:
+        out = report.write(out_dir)
+    except OutputError as exc:
+        saved = rescue(report, exc)
+        if saved is not None:
+            print(f"ag-attention: error: {exc}; the report was written to {saved} instead", file=sys.stderr)
+        else:
+            print(f"ag-attention: error: {exc}, and no temporary directory could hold it either: the report "
+                  "follows on standard output as JSON", file=sys.stderr)
+            print(json.dumps(with_provenance(report.to_dict()), indent=2, default=str))
+        return EXIT_OUTPUT
+    missing = report.meta.get("not_written") or []
     if as_json:
         print(json.dumps(with_provenance(report.to_dict()), indent=2, default=str))
     else:
@@ -129,6 +143,10 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
         print(f"written to {out}: {', '.join(files)}")
     for c in report.failures:
         print(f"FAILED: {c.claim} [{c.case}]: expected {c.expected}, observed {c.observed}", file=sys.stderr)
+    for text in missing:  # a figure or a file of the run that could not be written (the report has the rest)
+        print(f"ag-attention: error: {text}", file=sys.stderr)
+    if missing:
+        return EXIT_OUTPUT
     return 0 if report.passed else EXIT_FAILED
 
 

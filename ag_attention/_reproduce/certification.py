@@ -30,7 +30,8 @@ from typing import Any
 
 from .._errors import InvalidArgumentError
 from .conjectures import Row, describe, sweep_grid
-from .report import Check, Report, Table
+from .._files import atomic_write
+from .report import Check, Report, Table, written
 
 __all__ = ["GRIDS", "variant_of", "reproduce_certification", "independent_check"]
 
@@ -154,13 +155,13 @@ def reproduce_certification(out: Path | str | None, *, mode: str = "standard", s
         report.meta["grids"] = {k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)"
                                 for k, g in grids.items()}
         if tmp is None:
-            (base / "certification.json").write_text(json.dumps({
+            written(report, lambda: atomic_write(base / "certification.json", json.dumps({
                 "grids": grids, "independent_checks": checked,
                 "rows": [{"architecture": describe(r), "variant": variant_of(r), "lower": r["dimension"],
                           "upper": r["upper_bound"], "certified": r["certified"], "bound": r["bound"]}
-                         for r in rows]}, indent=1) + "\n")
+                         for r in rows]}, indent=1) + "\n"))
             report.meta["rows"] = "certification.json"
-            report.write(base)
+            written(report, lambda: report.write(base))
     finally:
         if tmp is not None:
             tmp.cleanup()

@@ -25,7 +25,8 @@ from .._models.formulas import expected_dimension
 from .._numeric import NoClearGapError, numerical_dimension
 from .._progress import bar
 from .claims import Claim
-from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure
+from .._files import atomic_write, output_error
+from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
 __all__ = ["figure3_rows", "reproduce_figure_3", "plot_figure3"]
 
@@ -54,7 +55,8 @@ def _row(delta: int, normalized: bool, samples: int, seed: int) -> dict[str, Any
     if normalized:
         try:
             num = numerical_dimension(arch, seed=seed, samples=samples)
-            est, gap = num.dimension, round(num.gap.gap, 2)
+            reported = num.gap.reported  # to the noise level where the smaller side is noise: reproducible
+            est, gap = num.dimension, None if reported is None else round(reported, 2)
             certified, lower, upper = num.certified, num.lower_bound, num.upper_bound
         except NoClearGapError:
             est, gap, certified, lower, upper = None, None, False, None, None
@@ -142,10 +144,17 @@ def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples:
                                  r["upper"], r["certified"], r["seconds"]]
                                 for r in rows]))
     if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "figure3.json").write_text(json.dumps(rows, indent=2) + "\n")
-        plot_figure3(rows, out / "figure3.png")
-        report.meta["picture"] = "figure3.png"
-        report.meta["figures"] = [f"figure3.{ext}" for ext in FIGURE_FORMATS]
+        target = Path(out)
+
+        def save_json() -> Path:
+            try:
+                target.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise output_error(target, exc, "create the directory") from None
+            return atomic_write(target / "figure3.json", json.dumps(rows, indent=2) + "\n")
+
+        written(report, save_json)
+        if written(report, lambda: plot_figure3(rows, target / "figure3.png")) is not None:
+            report.meta["picture"] = "figure3.png"
+            report.meta["figures"] = [f"figure3.{ext}" for ext in FIGURE_FORMATS]
     return report

@@ -64,7 +64,8 @@ from pathlib import Path
 from typing import Any
 
 from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, partner_key, sweep_grid
-from .report import Check, Report, Table, pyplot, save_figure
+from .._files import atomic_write
+from .report import Check, Report, Table, pyplot, save_figure, written
 
 __all__ = ["VARIANTS", "CONJECTURES", "Conjecture", "Variant", "reproduce_open_questions", "ambient_bound",
            "compare", "comparison_figure", "close_figures"]
@@ -253,11 +254,11 @@ def _finish(report: Report, base: Path, out: Path | str | None, grids: dict[str,
     report.meta["grids"] = {k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)"
                             for k, g in grids.items()}
     if out is not None:
-        (base / "open-questions.json").write_text(
-            json.dumps({"grids": grids, "comparisons": everything}, indent=2, default=str) + "\n")
+        written(report, lambda: atomic_write(base / "open-questions.json", json.dumps(
+            {"grids": grids, "comparisons": everything}, indent=2, default=str) + "\n"))
         report.meta["figures"] = figures
         report.meta["comparisons"] = "open-questions.json"
-        report.write(base)
+        written(report, lambda: report.write(base))
 
 
 def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, seed: int = 0,
@@ -288,7 +289,8 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
                 _tables(report, c)
             everything += comparisons
             if out is not None:
-                figures += _plot(variant, comparisons, base / f"open-questions-{variant.name}.png")
+                figures += written(report, lambda: _plot(variant, comparisons,
+                                                         base / f"open-questions-{variant.name}.png")) or []
     finally:
         if tmp is not None:
             tmp.cleanup()

@@ -18,16 +18,19 @@ import csv
 import io
 import json
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .._errors import InvalidArgumentError
+from .._errors import InvalidArgumentError, OutputError
+from .._files import atomic_open, atomic_write, output_error, reserve
 from .._provenance import provenance
 from .claims import Claim
 
-__all__ = ["Check", "Report", "Table", "Verdict", "output_directory", "pyplot", "save_figure", "FIGURE_FORMATS"]
+__all__ = ["Check", "Report", "Table", "Verdict", "output_directory", "rescue", "written", "pyplot", "save_figure", "FIGURE_FORMATS",
+           "OUTPUT_RESERVE"]
 
 #: every figure is written in these formats, side by side
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -281,12 +284,18 @@ class Report:
         return buf.getvalue()
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Write ``report.md``, ``report.json`` and the CSV of the checks into ``out_dir``, each atomically and
+        never through a planted link; :class:`~ag_attention.OutputError` names the file that could not be
+        written (the report object keeps everything: write it elsewhere)."""
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise output_error(out, exc, "create the directory") from None
         if self.details_csv:
-            _atomic_write(out / self.details_csv, self.to_csv())
-        _atomic_write(out / "report.json", json.dumps(self.to_dict(), indent=2, default=str) + "\n")
-        _atomic_write(out / "report.md", self.to_markdown())
+            atomic_write(out / self.details_csv, self.to_csv())
+        atomic_write(out / "report.json", json.dumps(self.to_dict(), indent=2, default=str) + "\n")
+        atomic_write(out / "report.md", self.to_markdown())
         return out
 
 
@@ -294,23 +303,50 @@ def _csv_value(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, default=str)
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+#: bytes a reproduction may write into its ``--out`` (Theorem 3.4: 2.4 MB; the widest certification report less):
+#: reserved before the work starts, so a full disk is refused then, not after the computation
+OUTPUT_RESERVE = 16 * 2**20
 
 
-def output_directory(path: str | os.PathLike[str]) -> Path:
-    """``path`` as a writable directory (created if needed), or an error naming it."""
+def output_directory(path: str | os.PathLike[str], reserve_bytes: int = OUTPUT_RESERVE) -> Path:
+    """``path`` as a writable directory (created if needed) with room for ``reserve_bytes``, or an error naming it.
+
+    The room is checked by allocating it (:func:`ag_attention._files.reserve`): an empty test file fits on a
+    full disk, a reservation does not.
+    """
     out = Path(path)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test.{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
     except OSError as exc:
         raise InvalidArgumentError(f"--out={str(path)!r}: not a writable directory ({exc.strerror or exc})") from None
+    try:
+        reserve(out, reserve_bytes)
+    except OutputError as exc:
+        raise OutputError(f"--out={str(path)!r}: {exc}; the outputs need up to {reserve_bytes / 2**20:.0f} MiB",
+                          path=str(out), errno=exc.errno) from None
     return out
+
+
+def written(report: "Report", write: Callable[[], Any]) -> Any:
+    """``write()`` (a figure, a JSON file, the report itself) during a run; when it cannot be written, the
+    :class:`~ag_attention.OutputError` is recorded in ``report.meta["not_written"]`` and the run goes on (its
+    results are kept; the CLI then exits with status 4 naming what is missing)."""
+    try:
+        return write()
+    except OutputError as exc:
+        report.meta.setdefault("not_written", []).append(str(exc))
+        return None
+
+
+def rescue(report: "Report", failed: OutputError) -> Path | None:
+    """Write ``report`` into a new directory of the temporary directory after writing it where asked failed;
+    the directory, or None when that fails too."""
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix="ag-attention-unsaved-"))
+        report.write(tmp)
+    except (OSError, OutputError):
+        return None
+    return tmp
 
 
 def pyplot() -> Any:
@@ -330,10 +366,14 @@ def pyplot() -> Any:
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> list[Path]:
     """Save ``fig`` as ``path`` with each suffix of :data:`FIGURE_FORMATS` (PNG first); the paths written."""
     base = Path(path)
-    base.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        base.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise output_error(base.parent, exc, "create the directory") from None
     written = []
     for ext in FIGURE_FORMATS:
         target = base.with_suffix("." + ext)
-        fig.savefig(target)
+        with atomic_open(target, "wb") as fh:  # never through a planted link; a full disk is an OutputError
+            fig.savefig(fh, format=ext)
         written.append(target)
     return written

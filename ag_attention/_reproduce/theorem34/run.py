@@ -23,7 +23,7 @@ import numpy as np
 from ..._errors import M2NotFoundError
 from ..._progress import bar
 from ..equations34 import EQUATION_GRID, equation_checks
-from ..report import FIGURE_FORMATS, Report
+from ..report import FIGURE_FORMATS, Report, written
 from .grids import M2_GRID, POINT_GRID, Size
 from .pointwise import StatedMismatch, conjugate_checks, fiber_count_checks, point_checks
 from .predictions import THEOREM, Theory, features
@@ -224,9 +224,11 @@ def _reproduce(opts: Options, say: Callable[[str], None]) -> Report:
         from ..figure1 import render_figure1
 
         say("picture")
-        path = render_figure1(Path(opts.out) / "figure1.png", seed=opts.seed)
-        report.meta["picture"] = path.name
-        report.meta["figures"] = [path.with_suffix("." + ext).name for ext in FIGURE_FORMATS]
+        target = Path(opts.out) / "figure1.png"
+        path = written(report, lambda: render_figure1(target, seed=opts.seed))
+        if path is not None:
+            report.meta["picture"] = path.name
+            report.meta["figures"] = [path.with_suffix("." + ext).name for ext in FIGURE_FORMATS]
         timer.stop("picture")
     report.meta["seconds_by_part"] = {k: round(v, 1) for k, v in timer.seconds.items()}
     return report
