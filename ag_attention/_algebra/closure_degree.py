@@ -31,6 +31,7 @@ from .._architecture import Architecture
 from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._m2.cache import ResultCache, cache_disabled_by_env
 from .._m2.runner import check_timeout
+from .._m2.schema import Where
 from .._results import ResultMixin
 from .._models.coordinates import check_one_layer
 from .certificate import build_system
@@ -145,13 +146,18 @@ def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache:
     system = build_system(formula.d, formula.d_out, formula.rank, formula.tokens, prime=prime, seed=seed,
                           deadline=deadline, timeout=timeout)
     store = None if (not cache or cache_disabled_by_env()) else ResultCache()
-    key = ResultCache.key("msolve-count", "\n".join(system.variables), "\n".join(system.polynomials), str(prime),
-                          msolve_version(backend=backend))
-    if store is not None:
-        hit = store.get(key)
-        if hit is not None and isinstance(hit.get("count"), int) and isinstance(hit.get("seconds"), (int, float)):
-            return CountRun(prime, seed, hit["count"], float(hit["seconds"]), True)
     label = f"degree count ({formula.d},{formula.d_out},{formula.rank}, t={formula.tokens}) mod {prime}"
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise MSolveTimeoutError(label, timeout)
+    key = ResultCache.key("msolve-count", "\n".join(system.variables), "\n".join(system.polynomials), str(prime),
+                          msolve_version(backend=backend, timeout=left))
+    if store is not None:
+        # in form and in sense: a forged count of 0 (or any non-positive number) is recomputed, never a degree
+        hit = store.get(key, schema={"count": Where(int, lambda n: n >= 1, "a positive number of solutions"),
+                                     "seconds": Where(float, lambda s: s >= 0, "seconds >= 0")})
+        if hit is not None:
+            return CountRun(prime, seed, hit["count"], float(hit["seconds"]), True)
     left = deadline - time.monotonic()
     if left <= 0:
         raise MSolveTimeoutError(label, timeout)
@@ -195,7 +201,7 @@ def _counts(arch: Architecture, formula: DegreeFormula, timeout: float, cache: b
     """The GF(p) counts for every (prime, seed) of COUNT_RUNS, which must agree, and msolve's version."""
     deadline = time.monotonic() + timeout  # the whole job: the version query, building both systems, both counts
     runner = msolve_backend("auto" if backend == "auto" else backend)
-    version = f"{msolve_version(backend=runner)} ({runner.name})"
+    version = f"{msolve_version(backend=runner, timeout=timeout)} ({runner.name})"
     counts = tuple(_count(formula, p, s, timeout, cache, runner, deadline) for p, s in COUNT_RUNS)
     if len({c.count for c in counts}) != 1:
         raise ComputationError(

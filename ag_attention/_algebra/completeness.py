@@ -290,7 +290,7 @@ def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, ti
         lead_j, seconds_j = [], 0.0
     degrees = dict(sorted(Counter(sum(m) for m in lead_i).items()))
     return LeadingIdealCertificate(len(lead_j), len(lead_i), degrees, sorted(lead_j) == sorted(lead_i), prime,
-                                   seconds_j, seconds_i, f"{msolve_version(backend=runner)} ({runner.name})")
+                                   seconds_j, seconds_i, f"{msolve_version(backend=runner, timeout=timeout)} ({runner.name})")
 
 
 #: leading ideals of elimination ideals computed in this process, or the error that stopped one (with its timeout):

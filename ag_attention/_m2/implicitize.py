@@ -25,7 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from .._architecture import Architecture
-from .._errors import InvalidArgumentError
+from .._errors import InvalidArgumentError, M2OutputError
 from .._exact import linalg
 from .._exact.field import is_prime
 from .._exact.linalg import ModularPolynomial, RationalPolynomial
@@ -242,6 +242,29 @@ class Implicitization(ResultMixin):
         return " (cached)"
 
 
+def _coordinates_wrong(payload: Any, arch: Architecture, coords: str) -> str | None:
+    """Whether the closure's ring has the coordinates of ``arch`` (part of the job's schema: checked before a
+    result is cached or used, a cached one included)."""
+    from .._models.parametrization import Parametrization
+
+    expected = len(Parametrization(arch, coords=coords).polynomials)
+    if len(payload["variables"]) != expected:
+        return f"{len(payload['variables'])} coordinates, where {arch.describe()} has {expected} ({coords})"
+    return None
+
+
+def _inconsistent(job: Any, arch: Architecture, coords: str) -> str | None:
+    """What in ``job``'s result contradicts the job itself (None: nothing): the coordinates of the closure's
+    ring, Macaulay2's version.  The schema checks each result's own sense; this checks it is this job's (a cache
+    entry could be another's, consistent in itself)."""
+    wrong = _coordinates_wrong(job.payload, arch, coords)
+    if wrong:
+        return wrong
+    if str(job.payload["m2_version"]) != job.m2_version:
+        return f"computed by Macaulay2 {job.payload['m2_version']}, not {job.m2_version}"
+    return None
+
+
 def implicitize(
     arch: Architecture,
     *,
@@ -272,8 +295,16 @@ def implicitize(
         '  "m2_version" => version#"VERSION"\n'
         "};\n"
     )
-    job = run_json(body, schema=RESULT_SCHEMA, backend=backend, timeout=timeout,
-                   label=f"implicitize {arch.describe()} ({coords}, {field})", cache=cache)
+    label = f"implicitize {arch.describe()} ({coords}, {field})"
+    schema = Where(RESULT_SCHEMA, lambda v: _coordinates_wrong(v, arch, coords) is None,
+                   f"a closure in the coordinates of {arch.describe()} ({coords})")
+    job = run_json(body, schema=schema, backend=backend, timeout=timeout, label=label, cache=cache)
+    wrong = _inconsistent(job, arch, coords)
+    if wrong and job.cached:  # a cache entry consistent in itself but not with this job: recompute it
+        job = run_json(body, schema=schema, backend=backend, timeout=timeout, label=label, cache=False)
+        wrong = _inconsistent(job, arch, coords)
+    if wrong:
+        raise M2OutputError(f"Macaulay2's result for {label}: {wrong}", output=str(job.payload)[:500])
     p = job.payload
     return Implicitization(
         architecture=arch,

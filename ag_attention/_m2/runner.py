@@ -1,7 +1,7 @@
 """Running Macaulay2 jobs: a local ``M2`` or the project's container image.
 
-Every job is a fresh process fed a generated ``.m2`` file, under a timeout and
-a memory limit.
+Every job is a generated ``.m2`` file run under a timeout and a memory limit,
+in a fresh process or a persistent session.
 
 * Local: ``M2 --script job.m2`` in a new session (its own process group), in a
   private temporary directory that is also ``HOME``, with its address space
@@ -12,9 +12,13 @@ a memory limit.
   read-only root file system, a non-root user, memory (``--memory``, the same
   setting) and process limits, all capabilities dropped; the job directory is
   mounted read-only.  The container is named, so on timeout it is killed with
-  ``<engine> kill`` and removed, and the client process group is killed too.
-  Its first process is coreutils' ``timeout``, so it also ends by itself
-  ``grace`` seconds after the job's limit if nobody is left to kill it.
+  ``<engine> kill`` and removed, and the client process group is killed too;
+  a watchdog kills it within about a second of a Python killed with SIGKILL,
+  and its first process, a shell running the job under coreutils' ``timeout``,
+  ends it ``grace`` seconds after the job's limit if nobody is left at all
+  (:mod:`ag_attention._m2.container`).
+* Sessions: the local backend runs jobs that use the package in persistent
+  ``M2`` processes (:mod:`ag_attention._m2.session`), with the same limits.
 
 A job returns or raises only once no live process of its group is left.  If
 Python is terminated meanwhile, SIGTERM/SIGHUP run the same cleanup (unless

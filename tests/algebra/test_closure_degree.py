@@ -79,3 +79,24 @@ def test_macaulay2_degree_in_the_container(m2_container, widths, rank, tokens):
     arch = Architecture(widths, (rank,), tokens=tokens)
     r = degree(arch, method="m2", backend=m2_container, cache=False)
     assert r.degree == degree(arch, method="formula").degree and r.m2["backend"] == "container"
+
+
+def test_a_forged_count_in_the_cache_is_recomputed(cache_dir):
+    """A cached count edited to 0 (its checksum recomputed) must not become a degree: validated in sense."""
+    import hashlib
+    import json
+
+    arch = Architecture((2, 1), (1,), tokens=2)
+    first = degree(arch, method="count")
+    forged = 0
+    for entry in cache_dir.rglob("*.json"):
+        data = json.loads(entry.read_text())
+        if "count" in data.get("payload", {}):
+            data["payload"]["count"] = 0
+            canonical = json.dumps(data["payload"], sort_keys=True, separators=(",", ":"))
+            data["sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
+            entry.write_text(json.dumps(data))
+            forged += 1
+    assert forged == 2
+    again = degree(arch, method="count")
+    assert again.degree == first.degree == 3 and not any(c.cached for c in again.counts)

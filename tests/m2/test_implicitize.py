@@ -137,8 +137,11 @@ def test_scripts_only_from_validated_data():
         parametrization_call(Architecture((2, 2, 1), (2, 2)))
 
 
-_GOOD = {"generators": ["c_1*c_2-c_3"], "terms": [[[[1, 1, 0], [1, 1]], [[0, 0, 1], [-1, 1]]]],
-         "variables": ["c_1", "c_2", "c_3"], "dimension": 2, "codimension": 1, "degree": 2, "m2_version": "1.21"}
+#: a result of the right form and sense for the 6 reduced coordinates of (2, 1) (not its true closure: these tests
+#: are about form; a fake M2 prints it)
+_GOOD = {"generators": ["c_1*c_2-c_3"], "terms": [[[[1, 1, 0, 0, 0, 0], [1, 1]], [[0, 0, 1, 0, 0, 0], [-1, 1]]]],
+         "variables": ["c_1", "c_2", "c_3", "c_4", "c_5", "c_6"], "dimension": 5, "codimension": 1, "degree": 2,
+         "m2_version": "fake"}
 
 
 @pytest.mark.parametrize("change, complaint", [
@@ -146,6 +149,8 @@ _GOOD = {"generators": ["c_1*c_2-c_3"], "terms": [[[[1, 1, 0], [1, 1]], [[0, 0, 
     ({"dimension": True}, 'result["dimension"]: expected an integer'),
     ({"generators": "c_1"}, 'result["generators"]: expected a list of a string'),
     ({"terms": [[[[1, 1], [1, 1]]]]}, "generators given by their terms in the variables"),
+    ({"variables": ["c_1", "c_2", "c_3"], "dimension": 2,
+      "terms": [[[[1, 1, 0], [1, 1]], [[0, 0, 1], [-1, 1]]]]}, "a closure in the coordinates of widths 2,1 ranks 2"),
     ({"terms": []}, "1 generators"),
     ({"degree": None}, 'result["degree"]: expected an integer'),
     ({"variables": None}, 'result["variables"]'),
@@ -160,6 +165,14 @@ def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, ca
         implicitize(Architecture((2, 1), (2,), tokens=2), backend=b)
     assert complaint in str(err.value)
     assert not list(cache_dir.rglob("*.json"))  # nothing unvalidated is cached
+
+
+def test_a_result_computed_by_another_macaulay2_is_an_output_error(tmp_path, cache_dir):
+    from ag_attention._m2.implicitize import implicitize
+
+    b = ok_m2(tmp_path, json.dumps({**_GOOD, "m2_version": "1.20"}))
+    with pytest.raises(M2OutputError, match="computed by Macaulay2 1.20, not fake"):
+        implicitize(Architecture((2, 1), (2,), tokens=2), backend=b, cache=False)
 
 
 def test_cache_hits_are_validated_too(tmp_path, cache_dir):
@@ -196,3 +209,27 @@ def test_implicitize_refuses_odd_arguments_before_any_job(kwargs, named, monkeyp
 
     with pytest.raises(InvalidArgumentError, match=named):
         implicitize(Architecture((2, 1), (2,), tokens=2), **kwargs)
+
+
+@pytest.mark.m2
+def test_a_cached_result_of_another_job_is_recomputed(m2_local, cache_dir):
+    """A cache entry consistent in itself (its sense checks pass) but with another ring than this job's: the
+    closure is computed again, not served."""
+    import hashlib
+    import json
+
+    from ag_attention import Architecture, implicitize
+
+    arch = Architecture((2, 1), (1,), tokens=2)
+    first = implicitize(arch, field="ZZ/101", backend=m2_local)
+    (entry,) = [p for p in cache_dir.rglob("*.json")]
+    data = json.loads(entry.read_text())
+    result = data["payload"]["result"]
+    result["variables"] = result["variables"] + ["c_extra"]  # 7 coordinates, where (2, 1) has 6
+    result["terms"] = [[[exps + [0], frac] for exps, frac in gen] for gen in result["terms"]]
+    result["codimension"] += 1  # consistent in itself: codimension = variables - dimension
+    canonical = json.dumps(data["payload"], sort_keys=True, separators=(",", ":"))
+    data["sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
+    entry.write_text(json.dumps(data))
+    again = implicitize(arch, field="ZZ/101", backend=m2_local)
+    assert not again.cached and again.variables == first.variables and again.degree == first.degree
