@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 OUT     ?= results
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-container reproduce test typecheck docs docs-build bench clean lock
+.PHONY: setup setup-container reproduce test typecheck docs docs-build bench clean lock variations
 
 setup:
 	@bash scripts/setup.sh
@@ -23,10 +23,15 @@ reproduce: setup
 test: setup
 	@bash scripts/setup-container.sh || echo "[setup] container set-up failed (above); the container tests will report why" >&2
 	@echo "[test] mypy" && $(PY) -m mypy
+	@echo "[test] numeric tests under other BLAS kernels, threads and seeds (scripts/numeric-variations.sh --quick)" && PY=$(PY) bash scripts/numeric-variations.sh --quick
 	@echo "[test] docs (Sphinx, warnings are errors; doctests)" && $(MAKE) --no-print-directory docs-build
 	@AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
 	exit $$status
+
+# every numeric variation (BLAS kernels, threads, seed; make test runs three of them)
+variations: setup
+	@PY=$(PY) bash scripts/numeric-variations.sh
 
 # mypy over the package (strict on architecture, models, exact: pyproject.toml [tool.mypy])
 typecheck: setup

@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from .._argtypes import integer, positive_float
+from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
 
 __all__ = ["add_parser", "cmd_sweep", "main"]
@@ -53,7 +53,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument("--overwrite", action="store_true", help="delete the results in DIR first")
     p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of every row (default 0)")
-    p.add_argument("--timeout", type=positive_float("--timeout"), default=DEFAULT_TIMEOUT,
+    p.add_argument("--timeout", type=seconds("--timeout"), default=DEFAULT_TIMEOUT,
                    help="seconds to wait for the scheduler to answer and connect, for its workers, and through a "
                         f"loss of all of them (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--no-plots", action="store_true", help="no dimension-vs-formula plots")
