@@ -1,7 +1,8 @@
 """Benchmark of the Macaulay2 bridge (prints its figures).
 
-1. Per-job overhead of each backend: an empty job (start M2, load
-   LightningAttention, print JSON), median of 3.
+1. Per-job overhead of each backend, side by side: an empty job (start M2,
+   load LightningAttention, print JSON) in a fresh process, in a persistent
+   session (the local default), in the container.
 2. Implicitization of one layer (kernel of the parametrization, bigraded by
    (degree in A, degree in V)): reduced and full coordinates (t = 2), over QQ
    and ZZ/32003, on growing sizes, each under a time limit; the largest size
@@ -10,7 +11,7 @@
 4. Beyond the reach of the kernel: all equations of degree <= k by a truncated
    Groebner basis of the graph ideal (lowDegreeEquations).
 
-    python bench/m2.py [--backend local|container] [--timeout 300] [--quick]
+    python bench/m2.py [--backend local|container] [--timeout 300] [--quick] [--overhead-only]
 """
 
 from __future__ import annotations
@@ -29,20 +30,38 @@ from ag_attention._m2.runner import ContainerBackend, LocalBackend
 SIZES = [(2, 1, 2), (2, 2, 2), (2, 3, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3), (2, 4, 2), (3, 2, 1), (3, 2, 3)]
 
 
+EMPTY = 'result = hashTable {"ok" => true};'
+
+
+def _per_job(b, jobs: int) -> float:
+    """Median seconds of ``jobs`` empty jobs (each its own script: no cache involved)."""
+    times = []
+    for i in range(jobs):
+        t0 = time.perf_counter()
+        run_json(f"{EMPTY}\n-- {i}", schema={"ok": bool}, backend=b, timeout=120, cache=False)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def overhead(backends) -> None:
-    print("\nPer-job overhead (empty job, median of 3)")
+    """Per-job overhead, side by side: a fresh process per job (what every job was before sessions), a
+    persistent session (the local backend's default), the container."""
+    print("\nPer-job overhead (empty job: start or reuse M2, load LightningAttention, print JSON)")
     for b in backends:
         ok, why = b.available()
         if not ok:
-            print(f"  {b.name:<10} unavailable: {why}")
+            print(f"  {b.name:<22} unavailable: {why}")
             continue
         b.version()
-        times = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            run_json('result = hashTable {"ok" => true};', schema={"ok": bool}, backend=b, timeout=120, cache=False)
-            times.append(time.perf_counter() - t0)
-        print(f"  {b.name:<10} {statistics.median(times):.2f} s   ({b.describe()})")
+        if isinstance(b, LocalBackend):
+            fresh = LocalBackend(b.executable, sessions=False)
+            session = LocalBackend(b.executable, sessions=True)
+            run_json(EMPTY, schema={"ok": bool}, backend=session, timeout=120, cache=False)  # the session starts
+            f, s = _per_job(fresh, 5), _per_job(session, 50)
+            print(f"  {'local, fresh process':<22} {f * 1000:8.1f} ms   median of 5   ({b.describe()})")
+            print(f"  {'local, session':<22} {s * 1000:8.1f} ms   median of 50  ({f / s:.0f}x less)")
+        else:
+            print(f"  {b.name:<22} {_per_job(b, 3) * 1000:8.1f} ms   median of 3   ({b.describe()})")
 
 
 def implicitization(backend, timeout: float, sizes) -> None:
@@ -106,9 +125,12 @@ def main() -> None:
     ap.add_argument("--backend", choices=["local", "container"], default="local")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--quick", action="store_true", help="small sizes only")
+    ap.add_argument("--overhead-only", action="store_true", help="the per-job overhead only")
     args = ap.parse_args()
     local, container = LocalBackend(), ContainerBackend()
     overhead([local, container])
+    if args.overhead_only:
+        return
     backend = local if args.backend == "local" else container
     implicitization(backend, args.timeout, SIZES[:4] if args.quick else SIZES)
     if not args.quick:
