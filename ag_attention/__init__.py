@@ -11,6 +11,8 @@ implementation (their names may move between versions, these do not):
 * one layer's closure: :func:`implicitize` (Macaulay2), :func:`closure_equations`
   and :func:`low_degree_equations` (interpolation past Macaulay2's ``kernel``),
   :func:`degree`; :func:`certify` decides Theorem 3.4 at a point;
+* a network with its weights: :class:`Network` (arrays, ``.npz``, ``.safetensors``, PyTorch; exact rationals)
+  and its geometry there, :func:`point_geometry` (local rank, critical or not, fiber, Theorem 3.4's verdicts);
 * grids of architectures: :func:`sweep` (local cores or a Dask cluster, Parquet);
 * where a result came from: :func:`provenance`; errors derive from :class:`AgAttentionError`.
 
@@ -45,7 +47,9 @@ from ._errors import (
 )
 from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
-from ._exact.onelayer import CertificateKind, PointVerdict, certify
+from ._exact.onelayer import CertificateKind, PointVerdict
+from ._point import Network, PointGeometry, point_geometry
+from ._point.onelayer import certify
 from ._m2.implicitize import Implicitization, implicitize
 from ._models.bounds import UpperBound, upper_bounds
 from ._models.formulas import expected_dimension
@@ -78,6 +82,10 @@ __all__ = [
     "DegreeResult",
     "certify",
     "PointVerdict",
+    # a network with its weights
+    "Network",
+    "point_geometry",
+    "PointGeometry",
     "CertificateKind",
     # grids of architectures
     "sweep",

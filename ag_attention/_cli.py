@@ -150,6 +150,18 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
     return 0 if report.passed else EXIT_FAILED
 
 
+def cmd_point(args: argparse.Namespace) -> int:
+    from ._point import Network, point_geometry
+
+    if args.temperature is not None and not args.normalized:
+        raise InvalidArgumentError("--temperature: only with --normalized (softmax attention)")
+    net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
+                       normalized=args.normalized, temperature=args.temperature or 1.0,
+                       denominator=args.denominator)
+    _emit(args, point_geometry(net, seed=args.seed, samples=args.samples))
+    return 0
+
+
 def cmd_fibers(args: argparse.Namespace) -> int:
     from ._exact.fibers import fibers
 
@@ -256,6 +268,28 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.what == "theorem-3.4":
         t34.raise_for_m2_errors(report)  # a Macaulay2 item timed out or failed: exit 3, after the report is written
     return status
+
+
+def _add_point_command(sub: Any) -> None:
+    p = sub.add_parser(
+        "point", help="geometry at given weights: local rank, critical or not, fiber, Theorem 3.4 (one layer)",
+        description="The geometry of a network at its own weights, read from a .npz or .safetensors file whose "
+                    "arrays are named layers.{l}.heads.{h}.{Q,K,V} (or .A with --rank), l and h from 0. Floats "
+                    "become their exact binary value (or multiples of 1/N with --denominator N).")
+    p.add_argument("weights", help="a .npz or .safetensors file")
+    p.add_argument("--tokens", "-t", type=integer("--tokens"), default=2, help="sequence length t (default 2)")
+    p.add_argument("--rank", type=integer("--rank"), default=None, help="the bound a on rank A, when the file gives A")
+    p.add_argument("--causal", action="store_true", help="a causal mask")
+    p.add_argument("--skip", action="store_true", help="skip connections")
+    p.add_argument("--normalized", action="store_true", help="softmax attention (float64 only)")
+    p.add_argument("--temperature", type=positive_float("--temperature"), default=None,
+                   help="softmax temperature (default 1; needs --normalized)")
+    p.add_argument("--denominator", type=integer("--denominator"), default=None,
+                   help="round every float to the nearest multiple of 1/N (default: its exact binary value)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the sample inputs (default 0)")
+    p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences (default: automatic)")
+    _add_output(p)
+    p.set_defaults(func=cmd_point)
 
 
 def _add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
@@ -375,6 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_fibers_command(sub)
     _add_implicitize_command(sub)
     _add_degree_command(sub)
+    _add_point_command(sub)
     _add_m2_command(sub)
     _add_reproduce_command(sub)
 

@@ -86,6 +86,7 @@ nitpick_ignore = [
     ("py:class", "numpy.dtype"),
     ("py:class", "numpy.integer"),
     ("py:class", "numpy.random.Generator"),
+    ("py:class", "fractions.Fraction"),
 ]
 nitpick_ignore_regex = [
     (r"py:class", r"flint\..*"),  # python-flint's fmpz_mpoly, fmpq_mpoly, ... (flint.types.*)

@@ -28,6 +28,7 @@ NO_TEST_MODULE = {
     "ag_attention/_m2/__init__.py": "empty package file",
     "ag_attention/_models/__init__.py": "empty package file",
     "ag_attention/_numeric/__init__.py": "re-exports of the _numeric modules (each tested)",
+    "ag_attention/_point/__init__.py": "re-exports of the _point modules (each tested)",
     "ag_attention/_reproduce/__init__.py": "a docstring only",
     "ag_attention/_reproduce/claims.py": "data only: the paper's results as an enum and their one-line statements",
     "ag_attention/_reproduce/theorem34/__init__.py": "re-exports of the theorem34 modules and of equations34's grids",

@@ -115,15 +115,18 @@ def undecided_reason(arch: Architecture, spec: Spectrum, samples: int, per_sampl
     return ""
 
 
-def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float, steps: Steps | None = None) -> Spectrum:
-    """Singular values of the column-normalized Jacobian at a seeded point, and their gap rank."""
+def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float, steps: Steps | None = None,
+             theta: np.ndarray | None = None) -> Spectrum:
+    """Singular values of the column-normalized Jacobian at a seeded point (or at ``theta``, float64
+    parameters in the order of ``arch.blocks``), and their gap rank."""
     steps = steps or Steps()
     steps.add_spectrum()
     steps.begin(f"Jacobian of {samples:,} samples")
     rng = np.random.default_rng(seed)
     F = Float64()
 
-    theta = sample_weights(arch, rng)
+    drawn = sample_weights(arch, rng)  # drawn in any case: the inputs after it are the same with or without theta
+    theta = drawn if theta is None else np.asarray(theta, dtype=np.float64)
     X = rng.standard_normal((samples, arch.tokens, arch.widths[0]))
     # about 3 P rows: k Gaussian combinations of each sample's outputs
     # (the null space is unchanged for generic combinations, the reverse pass is cheaper)

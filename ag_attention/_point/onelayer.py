@@ -1,0 +1,217 @@
+"""One lightning layer at its own weights: stratum, Theorem 3.4's verdicts, the fiber, the distance to the critical set.
+
+For one plain layer (one head, no mask, no skip, lightning, ``t >= 2``), with
+``(A, V)`` the network's weights (``A = Q^T K`` in the QKV parametrization):
+
+* the **stratum**: ``rank A``, ``rank V`` and the ``GL_d x GL_d x GL_{d'}``
+  orbit type (docs/math/geometry.md; :mod:`ag_attention._models.orbits`):
+  the multiplicities of the indecomposables ``W -> U`` (``A`` only),
+  ``W -> U'`` (``V`` only) and ``U <- W -> U'`` (both), read off
+  ``rank A``, ``rank V`` and ``rank [A; V]``;
+* **singular or smooth**: :func:`ag_attention._exact.singular.certify` with
+  ``dim M`` computed by :func:`ag_attention.dimension` (never typed by the
+  user) and the rank bound of the architecture;
+* **the critical form** (Lemma A.3, ``A`` free): ``A = u v^T``, ``V = w v^T``
+  (zero allowed), exactly where the differential drops rank; the rank itself
+  is computed exactly (:mod:`.geometry`) and compared;
+* **boundary** (Theorem 3.4.2, real points, ``A`` free, ``d' > 1`` or
+  ``a > 1``): ``phi_{A,V}`` is a relative boundary point of ``M`` exactly when
+  it has a preimage of the critical form: ``rank A <= 1``, ``rank V <= 1`` and
+  ``A = 0``, ``V = 0`` or ``A`` and ``V`` have the same row space (the swap has
+  the same row-space relation); outside those hypotheses: not decided (None);
+* the **preimages**: every rational ``(A', V')`` with the same function (one
+  representative of each class of the rescaling ``(c A', V' / c)``) (:func:`ag_attention._exact.onelayer.fiber`:
+  one for a generic point; two, pair and swap, for ``rank A = rank V = 1`` with
+  different row spaces; the families ``A = 0`` or ``V = 0``);
+* the **distance to the critical set** ``C = {(u v^T, w v^T)}`` in the
+  Frobenius norm of ``(A, V)``: for a unit ``v`` the best ``u, w`` are
+  ``A v, V v``, so ``dist^2 = ||A||^2 + ||V||^2 - lambda_max(A^T A + V^T V)``,
+  a closed form; ``lambda_max`` is enclosed with ball arithmetic (python-flint's
+  ``acb_mat.eig``), so the distance comes as a certified interval.  (The
+  distance depends on the representative: ``(c A, V / c)`` is the same
+  function at another distance.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidArgumentError
+from .._exact.rational import exact_rank
+from .._exact.verdicts import PointVerdict
+from .weights import Network
+
+__all__ = ["OneLayerPoint", "one_layer_point", "critical_distance", "plain_one_layer", "certify"]
+
+
+def plain_one_layer(net: Network) -> bool:
+    arch = net.architecture
+    return (arch.depth == 1 and arch.heads == 1 and not arch.skip and not arch.causal and not arch.normalized
+            and arch.tokens >= 2)
+
+
+@dataclass(frozen=True)
+class OneLayerPoint:
+    """Theorem 3.4's questions at one layer's weights, each computed."""
+
+    A: np.ndarray  # object array of Fractions (Q^T K in the QKV parametrization)
+    V: np.ndarray
+    rank_bound: int | None  # a < d, or None (A free)
+    rank_A: int
+    rank_V: int
+    to_a: int
+    to_v: int
+    to_both: int
+    dimension: int  # dim M, computed
+    verdict: PointVerdict  # singular / smooth, with its certificate
+    critical_form: bool  # A = u v^T, V = w v^T, zero allowed (Lemma A.3's critical pairs, A free)
+    boundary: bool | None  # Theorem 3.4.2 (None: outside its hypotheses: A rank-bounded, or d' = 1 and a = 1)
+    preimages: tuple[tuple[np.ndarray, np.ndarray], ...]  # rational preimages up to rescaling
+    irrational_preimages: int  # preimages not defined over QQ (conjugate pairs)
+    distance: tuple[float, float] | None  # enclosure of the distance to the critical set (None at a zero pair)
+
+    @property
+    def stratum(self) -> str:
+        return f"rank A = {self.rank_A}, rank V = {self.rank_V} (orbit [{self.to_a},{self.to_v},{self.to_both}])"
+
+    @property
+    def singular(self) -> bool | None:
+        return self.verdict.singular
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank_A": self.rank_A, "rank_V": self.rank_V, "orbit": [self.to_a, self.to_v, self.to_both],
+            "stratum": self.stratum, "rank_bound": self.rank_bound, "dimension": self.dimension,
+            "singular": self.singular, "certificate": self.verdict.to_dict(),
+            "critical_form": self.critical_form, "boundary": self.boundary,
+            "preimages": [{"A": _strings(A), "V": _strings(V)} for A, V in self.preimages],
+            "irrational_preimages": self.irrational_preimages,
+            "distance_to_critical": None if self.distance is None else list(self.distance),
+        }
+
+
+def _strings(M: np.ndarray) -> list[list[str]]:
+    return [[str(Fraction(v)) for v in row] for row in M]
+
+
+def critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float] | None:
+    """An interval holding the Frobenius distance from ``(A, V)`` to ``{(u v^T, w v^T)}`` (None for ``A = V = 0``).
+
+    ``dist^2 = tr M - lambda_max(M)``, ``M = A^T A + V^T V`` (exact rationals), with ``lambda_max`` enclosed
+    by ball arithmetic.
+    """
+    import flint
+
+    M = (A.T.dot(A) + V.T.dot(V))
+    trace = sum((Fraction(M[i, i]) for i in range(M.shape[0])), Fraction(0))
+    if trace == 0:
+        return None
+    prec = flint.ctx.prec
+    try:
+        for bits in (200, 1000):
+            flint.ctx.prec = bits
+            mat = flint.acb_mat([[flint.acb(flint.arb(Fraction(v).numerator) / Fraction(v).denominator) for v in row]
+                                 for row in M])
+            try:  # certified enclosures of every eigenvalue (multiple ones allowed: a PSD matrix of low rank)
+                eigs = mat.eig(multiple=True)
+            except ValueError:
+                continue
+            top = max(eigs, key=lambda z: z.real.mid())
+            rest = flint.arb(trace.numerator) / trace.denominator - top.real
+            return (max(0.0, float(rest.lower())) ** 0.5, max(0.0, float(rest.upper())) ** 0.5)
+    finally:
+        flint.ctx.prec = prec
+    # no enclosure: lambda_max >= the largest diagonal entry (a Rayleigh quotient) still bounds the distance
+    top_diag = max(Fraction(M[i, i]) for i in range(M.shape[0]))
+    return (0.0, float(trace - top_diag) ** 0.5)
+
+
+def _exact_preimage(Ap: Any, Vp: Any, x: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """``(A', V')`` scaled so that ``phi_{A', V'}`` is the point itself (the fiber is computed up to scale)."""
+    from .._exact.onelayer import reduced_point
+
+    A2 = np.array([[Fraction(v) for v in row] for row in Ap], dtype=object)
+    V2 = np.array([[Fraction(v) for v in row] for row in Vp], dtype=object)
+    y = reduced_point(A2.tolist(), V2.tolist())
+    i = next(k for k, v in enumerate(x) if v != 0)
+    scale = Fraction(x[i]) / Fraction(y[i])
+    return A2, V2 * scale
+
+
+def one_layer_point(net: Network, dimension: int) -> OneLayerPoint:
+    """The one-layer report (``dimension``: ``dim M``, computed by the caller with :func:`ag_attention.dimension`)."""
+    from .._exact.onelayer import certify, fiber, reduced_point
+
+    arch = net.architecture
+    w = net.weights[0][0]
+    V = w["V"]
+    A = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
+    d = A.shape[0]
+    bound = None if arch.parametrization == "AV" or arch.ranks[0] >= d else arch.ranks[0]
+    rank_a = exact_rank(A)
+    rank_v = exact_rank(V)
+    stacked = exact_rank(np.vstack([A, V]))
+    both = rank_a + rank_v - stacked
+    verdict = certify(A.tolist(), V.tolist(), dimension=dimension, rank_bound=bound)
+    same_rows = both == 1 and rank_a == 1 and rank_v == 1
+    critical = rank_a <= 1 and rank_v <= 1 and (rank_a == 0 or rank_v == 0 or same_rows)
+    # Theorem 3.4.2 (A free, d' > 1 or a > 1): the relative boundary points are the images of the critical pairs;
+    # the pair's other preimages (the swap) have the same row-space relation, and A = 0 or V = 0 is the point 0
+    in_hypotheses = bound is None and (V.shape[0] > 1 or d > 1)
+    boundary = critical if in_hypotheses else None
+    x = reduced_point(A.tolist(), V.tolist())
+    pre: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
+    irrational = 0
+    if any(v != 0 for v in x):
+        fb = fiber(x, d, V.shape[0])
+        pre = tuple(_exact_preimage(Ap, Vp, x) for Ap, Vp in fb.preimages
+                    if bound is None or exact_rank(np.array(Ap, dtype=object)) <= bound)
+        irrational = 2 * fb.irrational_pairs
+    # on the critical set the distance is 0 exactly (the enclosure would only say "at most 1e-29")
+    distance = (0.0, 0.0) if critical and (rank_a or rank_v) else critical_distance(A, V)
+    return OneLayerPoint(A, V, bound, rank_a, rank_v, rank_a - both, rank_v - both, both, dimension, verdict,
+                         critical, boundary, pre, irrational, distance)
+
+
+def certify(A: Any, V: Any, *, dimension: int | None = None, rank_bound: int | None = None,
+            tokens: int = 2, prime: int | None = None) -> PointVerdict:
+    """Is ``phi_{A,V}`` a singular point of the (rank-bounded) neuromanifold of one layer?  With a certificate.
+
+    The public verb (a thin wrapper of :class:`~ag_attention.Network` and
+    :func:`ag_attention.point_geometry`'s one-layer part): entries may be
+    integers, ``Fraction``\\ s or floats (a float is its exact binary value);
+    ``dim M`` is computed (:func:`ag_attention.dimension`), and a
+    ``dimension=`` that differs from it is refused, naming both values;
+    ``rank_bound`` is the bound ``a`` on ``rank A`` (None: ``A`` free), and an
+    ``A`` of higher rank is refused.
+
+    >>> certify([[1, 2], [3, 4]], [[1, 1]]).singular     # rank A = 2: smooth
+    False
+    >>> certify([[0.1, 0.2], [0.3, 0.4]], [[0.5, 0.7]]).kind.name
+    'IMMERSION'
+    """
+    from .._exact.dimension import dimension as exact_dimension
+    from .._exact.singular import certify as certify_exact
+
+    if tokens < 2:
+        raise InvalidArgumentError(f"tokens={tokens!r}: Theorem 3.4's geometry is that of t >= 2 tokens")
+    try:
+        net = Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": V}, rank=rank_bound,
+                                   tokens=tokens, source="certify(A, V)")
+    except InvalidArgumentError as exc:  # name the arguments as the caller wrote them
+        raise InvalidArgumentError(str(exc).replace("layers.0.heads.0.", "").replace("weights: ", "")) from None
+    dim = exact_dimension(net.architecture)
+    if dimension is not None and dimension != dim.dimension:
+        raise InvalidArgumentError(
+            f"dimension={dimension!r}: dim M of this layer is {dim.dimension} ({dim.certificate}); leave dimension= "
+            "out (it is computed)")
+    w = net.weights[0][0]
+    Am = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
+    arch = net.architecture
+    bound = None if arch.parametrization == "AV" else arch.ranks[0]
+    kw = {} if prime is None else {"prime": prime}
+    return certify_exact(Am.tolist(), w["V"].tolist(), dimension=dim.dimension, rank_bound=bound, **kw)

@@ -1,0 +1,350 @@
+"""The geometry of a network at its own weights: :func:`point_geometry` and its result :class:`PointGeometry`.
+
+What is reported, and what each number proves (docs/math/point.md):
+
+* ``local_rank``: bounds on the rank of the differential of
+  ``parameters -> function`` at the weights (:mod:`.geometry`): exact when
+  they meet, else the proven lower bound with the upper one beside it;
+* ``generic_dimension``: :func:`ag_attention.dimension` of the architecture
+  (certified or a lower bound; its own certificate); for softmax attention the
+  float64 :func:`ag_attention.numerical_dimension`;
+* ``critical``: the local rank is below the generic dimension (True when the
+  upper bound is below a certified dimension, False when the lower bound
+  reaches it, None otherwise);
+* ``kernel``: ``P - local rank``, the dimension of the tangent space of the
+  fiber through the point, against the symmetry tangents there, family by
+  family (which symmetries explain it);
+* per layer, the ranks of ``A = Q^T K`` and ``V`` of each head, and the layer's
+  own local rank against its own generic dimension (which layer is
+  critical);
+* for one plain layer, Theorem 3.4's questions (:mod:`.onelayer`);
+* ``numerical``: the float64 rank with its singular-value gap at the float
+  point (given floats, or softmax attention): a measurement, never a proof.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import __version__
+from .._errors import ComputationError, NoClearGapError
+from .._results import ResultMixin
+from .geometry import LocalRank, local_rank
+from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
+from .weights import Network
+
+__all__ = ["PointGeometry", "LayerAtPoint", "NumericalAtPoint", "point_geometry"]
+
+
+@dataclass(frozen=True)
+class LayerAtPoint:
+    """One layer of the network at its weights: ranks of each head, the layer's own local rank."""
+
+    index: int  # 1-based
+    rank_bound: int  # a_i
+    ranks_A: tuple[int, ...]  # per head
+    ranks_V: tuple[int, ...]
+    local: LocalRank | None  # the layer alone (a network of one layer at the same weights)
+    generic: int | None  # the generic dimension of that one-layer architecture
+    generic_certified: bool
+
+    @property
+    def rank_deficient(self) -> bool:
+        """Some head has ``rank A`` below ``min(a_i, d_{i-1})`` or ``rank V`` below ``min(d_i, d_{i-1})``."""
+        return any(r < self.full_a for r in self.ranks_A) or any(r < self.full_v for r in self.ranks_V)
+
+    full_a: int = 0
+    full_v: int = 0
+
+    @property
+    def critical(self) -> bool | None:
+        if self.local is None or self.generic is None:
+            return None
+        if self.local.upper < self.generic and self.generic_certified:
+            return True
+        if self.local.lower >= self.generic:
+            return False
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layer": self.index, "rank_bound": self.rank_bound, "rank_A": list(self.ranks_A),
+                "rank_V": list(self.ranks_V), "rank_deficient": self.rank_deficient,
+                "local_rank": None if self.local is None else self.local.to_dict(),
+                "generic_dimension": self.generic, "critical": self.critical}
+
+
+@dataclass(frozen=True)
+class NumericalAtPoint:
+    """The float64 rank at the float point and its gap (None without a clear gap)."""
+
+    rank: int | None
+    gap: str  # the gap in words ("12.7 orders to the noise level", "no clear gap: ...")
+    smallest_kept: float | None
+    largest_dropped: float | None
+    samples: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "gap": self.gap, "smallest_kept": self.smallest_kept,
+                "largest_dropped": self.largest_dropped, "samples": self.samples}
+
+
+@dataclass(frozen=True)
+class PointGeometry(ResultMixin):
+    """The geometry of a :class:`~ag_attention.Network` at its own weights (see the module docstring)."""
+
+    network: Network
+    local: LocalRank | None  # None for softmax attention
+    generic_dimension: int | None  # None: softmax without a clear float64 gap
+    generic_certified: bool
+    generic_certificate: str
+    layers: tuple[LayerAtPoint, ...]
+    one_layer: OneLayerPoint | None
+    numerical: NumericalAtPoint | None
+    seed: int
+    seconds: float
+    notes: tuple[str, ...] = field(default=())
+
+    # ------------------------------------------------------------------ what it says
+    @property
+    def parameters(self) -> int:
+        return self.network.architecture.parameter_count
+
+    @property
+    def local_rank(self) -> int | None:
+        """The local rank when proven, else its proven lower bound (None for softmax: see ``numerical``)."""
+        return None if self.local is None else self.local.value
+
+    @property
+    def exact(self) -> bool:
+        """The local rank is proven exact."""
+        return self.local is not None and self.local.exact
+
+    @property
+    def critical(self) -> bool | None:
+        """The local rank is below the generic dimension: proven True, proven False, or None (undecided)."""
+        if self.local is None:  # softmax: float64 only, never a proof
+            return None
+        if self.generic_dimension is None:
+            return None
+        if self.local.upper < self.generic_dimension and self.generic_certified:
+            return True
+        if self.local.lower >= self.generic_dimension:
+            return False
+        return None
+
+    @property
+    def fiber_dimension(self) -> int | None:
+        """``P - local rank`` (the tangent space of the fiber through the point) when the rank is exact."""
+        return None if not self.exact else self.parameters - self.local_rank  # type: ignore[operator]
+
+    @property
+    def explained(self) -> bool | None:
+        """The symmetry tangents span the whole kernel (True), or not (False; None when the rank is not exact)."""
+        if self.local is None or not self.exact:
+            return None
+        return self.parameters - self.local.lower == self.local.symmetry_rank
+
+    def critical_layers(self) -> list[int]:
+        """The layers (1-based) that are critical by themselves or rank-deficient."""
+        return [ly.index for ly in self.layers if ly.critical or ly.rank_deficient]
+
+    # ------------------------------------------------------------------ views
+    def to_dict(self) -> dict[str, Any]:
+        from .._provenance import provenance
+
+        arch = self.network.architecture
+        d: dict[str, Any] = {
+            "architecture": arch.to_dict(),
+            "parameters": self.parameters,
+            "point": {"source": self.network.source, "conversion": self.network.conversion,
+                      "floats": self.network.floats, "factored_layers": list(self.network.factored)},
+            "local_rank": self.local_rank,
+            "local_rank_upper": None if self.local is None else self.local.upper,
+            "exact": self.exact,
+            "local": None if self.local is None else self.local.to_dict(),
+            "generic_dimension": self.generic_dimension,
+            "generic_certified": self.generic_certified,
+            "generic_certificate": self.generic_certificate,
+            "critical": self.critical,
+            "fiber_dimension": self.fiber_dimension,
+            "kernel": None if self.local is None else list(self.local.kernel),
+            "explained_by_symmetries": self.explained,
+            "layers": [ly.to_dict() for ly in self.layers],
+            "critical_layers": self.critical_layers(),
+            "numerical": None if self.numerical is None else self.numerical.to_dict(),
+            "seed": self.seed,
+            "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
+            "provenance": provenance(),
+        }
+        if self.one_layer is not None:
+            o = self.one_layer
+            d.update({"rank_A": o.rank_A, "rank_V": o.rank_V, "singular": o.singular, "boundary": o.boundary,
+                      "preimages": len(o.preimages) + o.irrational_preimages, "one_layer": o.to_dict()})
+        return d
+
+    def __repr__(self) -> str:
+        rank = "?" if self.local is None else (f"{self.local.lower}" if self.exact
+                                               else f"{self.local.lower}..{self.local.upper}")
+        crit = {True: "critical", False: "not critical", None: "critical: undecided"}[self.critical]
+        return (f"PointGeometry({self.network.architecture.describe()}: local rank {rank} of generic "
+                f"{self.generic_dimension}, {crit})")
+
+    def __str__(self) -> str:
+        arch = self.network.architecture
+        lines = [f"Geometry at the point: {arch.describe()}, {self.parameters} parameters",
+                 f"  point            {self.network.source}; {self.network.conversion}"]
+        if self.local is not None:
+            lo, hi = self.local.lower, self.local.upper
+            rank = f"{lo} (exact)" if self.exact else f"{lo} <= rank <= {hi} (not decided)"
+            lines.append(f"  local rank       {rank}: {self.local.method}")
+            sym = self.parameters - self.local.symmetry_rank
+            lines.append(f"  symmetry bound   {sym} = P - {self.local.symmetry_rank} (symmetry tangents at the point: "
+                         + ", ".join(f"{f.name} {f.rank}" for f in self.local.families) + ")")
+        cert = "certified" if self.generic_certified else "lower bound"
+        lines.append(f"  generic dim      {self.generic_dimension} ({cert}: {self.generic_certificate})")
+        crit = {True: "yes: the local rank is below the generic dimension", False: "no",
+                None: "not decided"}[self.critical]
+        lines.append(f"  critical         {crit}")
+        if self.fiber_dimension is not None:
+            lines.append(f"  fiber (tangent)  dimension {self.fiber_dimension}; the symmetries span "
+                         f"{self.local.symmetry_rank if self.local else '?'}"
+                         + (" (they explain it)" if self.explained else " (directions beyond the symmetries)"))
+        for ly in self.layers:
+            flag = (" rank-deficient" if ly.rank_deficient else "") + (" critical by itself" if ly.critical else "")
+            loc = "" if ly.local is None else (f"; its own local rank {ly.local.lower}"
+                                               + ("" if ly.local.exact else f"..{ly.local.upper}")
+                                               + f" of {ly.generic}")
+            lines.append(f"  layer {ly.index}          rank A {list(ly.ranks_A)}, rank V {list(ly.ranks_V)}{loc}{flag}")
+        if self.one_layer is not None:
+            o = self.one_layer
+            lines += [
+                f"  stratum          {o.stratum}",
+                f"  singular         {o.singular} ({o.verdict})",
+                f"  critical form    {o.critical_form} (A = u v^T, V = w v^T: Lemma A.3)",
+                f"  boundary         {o.boundary}" + ("" if o.boundary is not None else
+                                                       " (outside Theorem 3.4's hypotheses: not decided)"),
+                f"  preimages        {len(o.preimages)} rational up to rescaling"
+                + (f", {o.irrational_preimages} not over QQ" if o.irrational_preimages else ""),
+            ]
+            if o.distance is not None:
+                near, far = o.distance
+                lines.append(f"  to critical set  {near:.6g} <= distance <= {far:.6g} (Frobenius, in (A, V))")
+        if self.numerical is not None:
+            n = self.numerical
+            lines.append(f"  float64 rank     {n.rank if n.rank is not None else 'no verdict'} ({n.gap}; "
+                         f"{n.samples} samples; a measurement, not a proof)")
+        lines += [f"  note             {x}" for x in self.notes]
+        lines.append(f"  seed {self.seed}, {self.seconds:.2f} s, ag-attention {__version__}")
+        return "\n".join(lines)
+
+
+def _numerical(net: Network, seed: int, samples: int | None) -> NumericalAtPoint:
+    from .._numeric.spectrum import spectrum
+
+    arch = net.architecture
+    n = samples if samples is not None else max(4, (3 * arch.parameter_count) // max(1, arch.output_size) + 4)
+    try:
+        spec = spectrum(arch, seed, n, 4.0, theta=net.theta_float())  # 4 orders: numerical_dimension's default
+    except NoClearGapError as exc:
+        return NumericalAtPoint(None, f"no clear gap: {exc}", None, None, n)
+    g = spec.gap
+    return NumericalAtPoint(g.rank, g.describe(), g.smallest_kept, g.largest_dropped, n)
+
+
+def _layer_network(net: Network, i: int) -> Network:
+    """Layer ``i`` (0-based) alone: a one-layer network at the same weights (same heads, mask, tokens)."""
+    from .._architecture import Architecture
+
+    arch = net.architecture
+    layer = arch.layers[i]
+    sub = Architecture((layer.d_in, layer.d_out), None if arch.parametrization == "AV" else (layer.rank,),
+                       tokens=arch.tokens, parametrization=arch.parametrization, heads=arch.heads,
+                       skip=arch.skip, normalized=arch.normalized, temperature=arch.temperature, causal=arch.causal)
+    return Network(sub, (net.weights[i],), net.conversion, net.floats, f"layer {i + 1} of {net.source}")
+
+
+def _layers(net: Network, seed: int, deep: bool) -> tuple[LayerAtPoint, ...]:
+    from .._exact.dimension import dimension
+    from .._exact.rational import exact_rank
+
+    arch = net.architecture
+    out = []
+    for i, layer in enumerate(arch.layers):
+        heads = net.weights[i]
+        ranks_a = tuple(exact_rank(h["A"] if "A" in h else h["Q"].T.dot(h["K"])) for h in heads)
+        ranks_v = tuple(exact_rank(h["V"]) for h in heads)
+        local = generic = None
+        certified = False
+        if deep and not arch.normalized:
+            sub = _layer_network(net, i)
+            dim = dimension(sub.architecture, seed=seed)
+            generic, certified = dim.dimension, dim.certified
+            local = local_rank(sub, seed=seed, dimension_bound=dim.upper_bound)
+        out.append(LayerAtPoint(layer.index, layer.rank, ranks_a, ranks_v, local, generic, certified,
+                                full_a=min(layer.rank, layer.d_in), full_v=min(layer.d_out, layer.d_in)))
+    return tuple(out)
+
+
+def _sharpen(net: Network, local: LocalRank, layers: tuple[LayerAtPoint, ...], seed: int,
+             notes: list[str]) -> LocalRank:
+    """The upper bound of the composition at the point (its layers' own local ranks, minus the free ``GL``
+    between them), where it is below the symmetry bound."""
+    import dataclasses
+
+    from .geometry import composition_at_point, output_span_at
+
+    spans = [output_span_at(_layer_network(net, i), seed) for i in range(net.architecture.depth)]
+    found = composition_at_point(net, [ly.local.upper for ly in layers if ly.local is not None], spans)
+    if found is None or found[0] >= local.upper:
+        return local
+    value, detail = found
+    if value < local.lower:  # pragma: no cover - both bounds are proven
+        raise ComputationError(f"the composition bound {value} is below the proven rank {local.lower} (bug)")
+    notes.append(f"upper bound {value} from the layers at the point: {detail} (docs/math/point.md)")
+    return dataclasses.replace(local, upper=value,
+                               notes=local.notes + (f"composition at the point: {value} ({detail})",))
+
+
+def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
+                   numerical: bool | None = None) -> PointGeometry:
+    """The geometry of ``net`` at its weights (see the module docstring).
+
+    ``numerical`` (default: when the weights were floats, and always for
+    softmax attention) adds the float64 rank at the float point.
+    """
+    from .._exact.dimension import dimension
+    from .._numeric import numerical_dimension
+
+    if not isinstance(net, Network):
+        raise TypeError(f"point_geometry: a Network is expected, got {type(net).__name__}")
+    t0 = time.perf_counter()
+    arch = net.architecture
+    notes: list[str] = []
+    if arch.normalized:
+        num = numerical_dimension(arch, seed=seed)
+        generic, certified = num.dimension, bool(num.certified)
+        cert = "float64 rank with a clear gap" + (", certified by ball arithmetic" if certified else "")
+        local = None
+        notes.append("softmax attention: the local rank is float64 (numerical), never a proof")
+    else:
+        dim = dimension(arch, seed=seed)
+        generic, certified, cert = dim.dimension, dim.certified, dim.certificate
+        local = local_rank(net, seed=seed, samples=samples, dimension_bound=dim.upper_bound)
+    one = None
+    if plain_one_layer(net) and generic is not None:
+        one = one_layer_point(net, generic)
+    layers = _layers(net, seed, deep=arch.depth > 1)
+    if local is not None and arch.depth > 1 and not local.exact and all(ly.local is not None for ly in layers):
+        local = _sharpen(net, local, layers, seed, notes)
+    want_numeric = (net.floats or arch.normalized) if numerical is None else numerical
+    num_at = _numerical(net, seed, samples) if want_numeric else None
+    if one is not None and local is not None and local.exact and generic is not None:
+        by_rank = local.lower < generic
+        if arch.parametrization == "AV" or arch.ranks[0] >= arch.widths[0]:
+            if by_rank != one.critical_form:  # pragma: no cover - Lemma A.3 says they agree
+                notes.append(f"Lemma A.3 predicts critical={one.critical_form}, the exact rank says {by_rank}")
+    return PointGeometry(net, local, generic, certified, cert, layers, one, num_at, seed, time.perf_counter() - t0,
+                         tuple(notes))

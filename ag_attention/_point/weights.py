@@ -1,0 +1,377 @@
+"""A network with its weights: :class:`Network`, from arrays, numbers, ``.npz``, ``.safetensors`` or PyTorch.
+
+Names.  Weights are matrices named ``layers.{l}.heads.{h}.{Q,K,V}`` (``l``
+and ``h`` from 0), or ``layers.{l}.heads.{h}.A`` with ``.V`` (the attention
+matrix itself, with a rank bound ``rank=``).  Shapes, as in
+docs/math/model.md: ``Q``, ``K`` are ``a x d_in``, ``V`` is ``d_out x d_in``,
+``A`` is ``d_in x d_in``.  The architecture is inferred from the shapes
+(widths, ranks, heads) and the flags given (``tokens``, ``causal``, ``skip``,
+``normalized``, ``temperature``), and checked: every array present once, no
+other, consistent shapes, finite values.
+
+Exact values.  Every entry becomes an exact rational (``fractions.Fraction``):
+
+* integers and ``Fraction``\\ s as they are;
+* floats (Python, NumPy float16/32/64, a tensor's values) by default as the
+  *exact binary value* of the float (``Fraction(0.1)`` is
+  ``3602879701896397/36028797018963968``: the point the float stands for);
+* with ``denominator=N``, rounded to the nearest multiple of ``1/N`` (ties to
+  even), for smaller numbers where the exact binary value is not wanted.
+
+Every result computed from a :class:`Network` says which rational point it
+is about (:attr:`Network.conversion`).  ``A`` with ``rank < d_in`` is factored
+exactly, ``A = Q^T K`` (a rank factorization over QQ, padded with zero rows
+up to ``rank``), so the network is a point of the QKV parametrization with
+the same function; ``A`` of rank above ``rank`` is refused, naming it.
+
+PyTorch is duck-typed: an object with ``state_dict()`` (a module) or a
+mapping of name to tensor (a state dict); a tensor is read through
+``.detach().cpu().numpy()``.  The package never imports torch.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._architecture import Architecture
+from .._errors import InvalidArgumentError
+
+__all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction"]
+
+#: ``layers.{l}.heads.{h}.{Q,K,V,A}``
+NAME = re.compile(r"^layers\.(0|[1-9][0-9]{0,5})\.heads\.(0|[1-9][0-9]{0,5})\.(Q|K|V|A)$")
+WEIGHT_NAMES = ("Q", "K", "V", "A")
+#: arrays above this many entries are refused before they are converted to rationals
+MAX_ENTRIES = 10_000_000
+#: a weights file above this size is refused before it is read
+MAX_FILE_BYTES = 2 * 2**30
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 60 else f"{text[:40]!r}... ({len(text):,} characters)"
+
+
+def to_fraction(value: Any, name: str, denominator: int | None = None) -> Fraction:
+    """One entry as an exact rational: an integer or Fraction as it is, a float by its exact binary value
+    (or rounded to a multiple of ``1/denominator``); anything else, or nan/inf, is an error naming ``name``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{name}: a boolean {value!r} is not a weight")
+    if isinstance(value, (int, np.integer)):
+        exact = Fraction(int(value))
+    elif isinstance(value, Fraction):
+        exact = value
+    elif isinstance(value, (float, np.floating)):
+        f = float(value)
+        if not math.isfinite(f):
+            raise InvalidArgumentError(f"{name}: {f!r} is not a finite number")
+        exact = Fraction(f)
+    else:
+        raise InvalidArgumentError(f"{name}: {type(value).__name__} {value!r} is not a number")
+    if denominator is not None and exact.denominator > 1:
+        exact = Fraction(round(exact * denominator), denominator)
+    return exact
+
+
+def _matrix(value: Any, name: str, denominator: int | None) -> np.ndarray:
+    """A 2-d object array of Fractions from an array, a nested list or a tensor."""
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed
+        value = value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "iuf" and value.dtype != object:
+            raise InvalidArgumentError(f"{name}: an array of {value.dtype} is not an array of numbers")
+        arr = value
+    else:
+        try:
+            arr = np.array(value, dtype=object)
+        except (ValueError, TypeError) as exc:
+            raise InvalidArgumentError(f"{name}: not a matrix ({exc})") from None
+    if arr.ndim != 2:
+        raise InvalidArgumentError(f"{name}: a matrix is expected, got an array of shape {arr.shape}")
+    if arr.size > MAX_ENTRIES:
+        raise InvalidArgumentError(f"{name}: {arr.size:,} entries, more than the {MAX_ENTRIES:,} handled exactly")
+    if arr.dtype.kind == "f":
+        bad = np.argwhere(~np.isfinite(arr))
+        if bad.size:
+            i, j = (int(x) for x in bad[0])
+            raise InvalidArgumentError(f"{name}[{i}, {j}] = {float(arr[i, j])!r}: weights must be finite numbers "
+                                       f"({len(bad)} entr{'y is' if len(bad) == 1 else 'ies are'} not)")
+    out = np.empty(arr.shape, dtype=object)
+    for (i, j), v in np.ndenumerate(arr):
+        out[i, j] = to_fraction(v.item() if isinstance(v, np.generic) else v, f"{name}[{i}, {j}]", denominator)
+    return out
+
+
+def _rank(M: np.ndarray) -> int:
+    from .._exact.rational import exact_rank
+
+    return int(exact_rank(M)) if M.size else 0
+
+
+def _factor(A: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(Q, K)`` with ``Q^T K = A`` exactly, ``rank x d`` each (zero rows below ``rank A``)."""
+    from .._exact.rational import rank_factorization
+
+    d = A.shape[0]
+    Q = np.full((rank, d), Fraction(0), dtype=object)
+    K = np.full((rank, d), Fraction(0), dtype=object)
+    if any(v != 0 for v in A.flat):
+        q, k = rank_factorization(A.tolist())  # A = q^T k, q and k: rank A x d
+        for i in range(len(q)):
+            for j in range(d):
+                Q[i, j] = Fraction(q[i][j])
+                K[i, j] = Fraction(k[i][j])
+    return Q, K
+
+
+@dataclass(frozen=True, eq=False)
+class Network:
+    """A network with its weights: the :class:`~ag_attention.Architecture` and exact rational weights.
+
+    ``weights[l][h]`` maps ``"Q"``, ``"K"``, ``"V"`` (or ``"A"``, ``"V"`` for
+    the AV parametrization) to object arrays of :class:`fractions.Fraction`.
+    ``conversion`` says how floats became rationals; ``floats`` whether any
+    entry was a float (the float64 point then exists too); ``source`` where the
+    weights came from; ``factored`` the layers whose ``A`` was factored into
+    ``Q^T K``.  Build one with :meth:`from_weights`, :meth:`load` or
+    :meth:`from_torch`.
+
+    >>> net = Network.from_weights({"layers.0.heads.0.Q": [[1, 0]], "layers.0.heads.0.K": [[0, 1]],
+    ...                             "layers.0.heads.0.V": [[1, 1]]})
+    >>> net.architecture.describe(), net.conversion
+    ('widths 2,1 ranks 1 t=2', 'exact (no floats)')
+    """
+
+    architecture: Architecture
+    weights: tuple[tuple[dict[str, np.ndarray], ...], ...]
+    conversion: str
+    floats: bool
+    source: str = "arrays"
+    factored: tuple[int, ...] = ()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_weights(cls, weights: Mapping[str, Any], *, tokens: int = 2, rank: int | None = None,
+                     causal: bool = False, skip: bool = False, normalized: bool = False, temperature: float = 1.0,
+                     denominator: int | None = None, source: str = "arrays") -> "Network":
+        """The network of ``weights``, a mapping ``layers.{l}.heads.{h}.{Q,K,V}`` (or ``.A``) -> matrix.
+
+        ``rank`` is the bound on ``rank A`` when ``A`` is given (default: ``A``
+        free).  See the module docstring for the names, shapes and numbers.
+        """
+        if not isinstance(weights, Mapping):
+            raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(weights).__name__}")
+        if denominator is not None and (isinstance(denominator, bool) or not isinstance(denominator, int)
+                                        or denominator < 1):
+            raise InvalidArgumentError(f"denominator={denominator!r}: must be a positive integer")
+        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+            raise InvalidArgumentError(f"rank={rank!r}: must be a positive integer")
+        found: dict[tuple[int, int], dict[str, Any]] = {}
+        for key, value in weights.items():
+            match = NAME.fullmatch(key) if isinstance(key, str) else None
+            if match is None:
+                raise InvalidArgumentError(
+                    f"weights: {_shown(str(key))} is not a weight name; expected layers.<l>.heads.<h>.<Q|K|V|A>")
+            found.setdefault((int(match.group(1)), int(match.group(2))), {})[match.group(3)] = value
+        if not found:
+            raise InvalidArgumentError("weights: no arrays named layers.<l>.heads.<h>.<Q|K|V|A>")
+        depth = 1 + max(l for l, _ in found)
+        heads = 1 + max(h for _, h in found)
+        for l in range(depth):
+            for h in range(heads):
+                if (l, h) not in found:
+                    raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.* is missing ({depth} layers and "
+                                               f"{heads} heads are named)")
+        for (l, h), names in sorted(found.items()):
+            if "A" in names and ("Q" in names or "K" in names):
+                raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.A is not expected beside "
+                                           f"layers.{l}.heads.{h}.Q and .K (give A, V or Q, K, V)")
+        av = {names.keys() >= {"A"} for names in found.values()}
+        if len(av) != 1:
+            raise InvalidArgumentError("weights: some heads give A and others Q, K: choose one for the whole network")
+        use_a = av.pop()
+        want = ("A", "V") if use_a else ("Q", "K", "V")
+        if not use_a and rank is not None:
+            raise InvalidArgumentError(f"rank={rank}: only with A (the rank of Q^T K is bounded by the rows of Q)")
+        floats = False
+        mats: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+        for (l, h), names in sorted(found.items()):
+            extra = sorted(set(names) - set(want))
+            missing = [n for n in want if n not in names]
+            if extra:
+                raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.{extra[0]} is not expected beside "
+                                           f"{', '.join(want)}")
+            if missing:
+                raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.{missing[0]} is missing")
+            mats[(l, h)] = {}
+            for n in want:
+                value = names[n]
+                floats = floats or _has_floats(value)
+                mats[(l, h)][n] = _matrix(value, f"layers.{l}.heads.{h}.{n}", denominator)
+        widths, ranks = _shapes(mats, depth, heads, use_a)
+        factored: list[int] = []
+        if use_a:
+            bound = rank
+            for (l, h), m in mats.items():
+                r = _rank(m["A"])
+                if bound is not None and r > bound:
+                    raise InvalidArgumentError(f"layers.{l}.heads.{h}.A has rank {r}, above the bound rank={bound}")
+            if bound is not None and bound < max(widths[:-1]):
+                for (l, h), m in mats.items():
+                    a = min(bound, widths[l])
+                    m["Q"], m["K"] = _factor(m.pop("A"), a)
+                    if l + 1 not in factored:
+                        factored.append(l + 1)
+                ranks = tuple(min(bound, w) for w in widths[:-1])
+                use_a = False
+        arch = Architecture(widths, None if use_a else ranks, tokens=tokens, parametrization="AV" if use_a else "QKV",
+                            heads=heads, skip=skip, normalized=normalized, temperature=temperature, causal=causal)
+        layers = tuple(tuple(mats[(l, h)] for h in range(heads)) for l in range(depth))
+        if not floats:
+            conversion = "exact (no floats)"
+        elif denominator is None:
+            conversion = "exact binary value of each float"
+        else:
+            conversion = f"floats rounded to multiples of 1/{denominator}"
+        return cls(arch, layers, conversion, floats, source, tuple(factored))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
+        """The network stored in a ``.npz`` or ``.safetensors`` file (arrays named as in :meth:`from_weights`)."""
+        p = Path(path)
+        arrays = read_arrays(p)
+        return cls.from_weights(arrays, source=str(p), **kwargs)
+
+    @classmethod
+    def from_torch(cls, module_or_state_dict: Any, **kwargs: Any) -> "Network":
+        """The network of a PyTorch module (its ``state_dict()``) or a state dict, named as in
+        :meth:`from_weights` (duck-typed: torch itself is never imported here)."""
+        obj = module_or_state_dict
+        state = obj.state_dict() if hasattr(obj, "state_dict") and callable(obj.state_dict) else obj
+        if not isinstance(state, Mapping):
+            raise InvalidArgumentError(f"from_torch: a module or a state dict is expected, got {type(obj).__name__}")
+        return cls.from_weights(dict(state), source=f"torch {type(obj).__name__}", **kwargs)
+
+    # ------------------------------------------------------------------ views
+    def theta(self) -> np.ndarray:
+        """The flat parameter vector (object array of Fractions) in the order of ``architecture.blocks``."""
+        theta = np.empty(self.architecture.parameter_count, dtype=object)
+        for b in self.architecture.blocks:
+            theta[b.slice] = self.weights[b.layer - 1][b.head][b.name].ravel()
+        return theta
+
+    def theta_mod(self, p: int) -> np.ndarray | None:
+        """The parameters reduced modulo ``p`` (int64), or None when a denominator is divisible by ``p``."""
+        out = np.empty(self.architecture.parameter_count, dtype=np.int64)
+        for i, q in enumerate(self.theta()):
+            if q.denominator % p == 0:
+                return None
+            out[i] = q.numerator % p * pow(q.denominator % p, -1, p) % p
+        return out
+
+    def theta_float(self) -> np.ndarray:
+        """The parameters as float64 (the float point, exactly what was given when it was float64)."""
+        return np.array([float(q) for q in self.theta()], dtype=np.float64)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """``layers.{l}.heads.{h}.{name}`` -> float64 matrix (for saving with NumPy or safetensors)."""
+        return {f"layers.{l}.heads.{h}.{n}": np.array(m, dtype=np.float64)
+                for l, layer in enumerate(self.weights) for h, head in enumerate(layer) for n, m in head.items()}
+
+    def describe(self) -> str:
+        return f"{self.architecture.describe()} from {self.source} ({self.conversion})"
+
+    def __repr__(self) -> str:
+        return f"Network({self.architecture.describe()}, {self.architecture.parameter_count} parameters, {self.conversion})"
+
+
+def _has_floats(value: Any) -> bool:
+    if hasattr(value, "detach") and hasattr(value, "cpu"):
+        value = value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "f" or (value.dtype == object and any(isinstance(v, float) for v in value.flat))
+    try:
+        return any(isinstance(v, (float, np.floating)) for v in np.array(value, dtype=object).flat)
+    except (ValueError, TypeError):
+        return False
+
+
+def _shapes(mats: dict[tuple[int, int], dict[str, np.ndarray]], depth: int, heads: int,
+            use_a: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Widths and ranks from the shapes, every inconsistency named."""
+    widths: list[int] = []
+    ranks: list[int] = []
+    for l in range(depth):
+        d_in = d_out = a = None
+        for h in range(heads):
+            m, where = mats[(l, h)], f"layers.{l}.heads.{h}"
+            V = m["V"]
+            if d_in is None:
+                d_out, d_in = V.shape
+                if l > 0 and d_in != widths[-1]:
+                    raise InvalidArgumentError(f"{where}.V has {d_in} columns, but layer {l - 1} outputs "
+                                               f"{widths[-1]} features")
+            if V.shape != (d_out, d_in):
+                raise InvalidArgumentError(f"{where}.V has shape {V.shape}, head 0 of layer {l} has {(d_out, d_in)}")
+            if use_a:
+                if m["A"].shape != (d_in, d_in):
+                    raise InvalidArgumentError(f"{where}.A has shape {m['A'].shape}, expected {(d_in, d_in)} "
+                                               f"(d_in = {d_in}, the columns of V)")
+                a = d_in
+            else:
+                Q, K = m["Q"], m["K"]
+                if a is None:
+                    a = Q.shape[0]
+                for n, M in (("Q", Q), ("K", K)):
+                    if M.shape != (a, d_in):
+                        raise InvalidArgumentError(f"{where}.{n} has shape {M.shape}, expected {(a, d_in)} "
+                                                   f"(rank {a} from head 0's Q, d_in = {d_in} from V)")
+        assert d_in is not None and d_out is not None and a is not None
+        if l > 0 and d_in != widths[-1]:
+            raise InvalidArgumentError(f"layers.{l}.heads.0.V has {d_in} columns, but layer {l - 1} outputs "
+                                       f"{widths[-1]} features")
+        if l == 0:
+            widths.append(d_in)
+        widths.append(d_out)
+        ranks.append(a)
+    return tuple(widths), tuple(ranks)
+
+
+def read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of a ``.npz`` or ``.safetensors`` file, after checking it is a regular file of sane size."""
+    suffix = path.suffix.lower()
+    if suffix not in (".npz", ".safetensors"):
+        raise InvalidArgumentError(f"{path}: a .npz or .safetensors file is expected")
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise InvalidArgumentError(f"{path}: {exc.strerror or exc}") from None
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidArgumentError(f"{path}: not a regular file")
+    if st.st_size > MAX_FILE_BYTES:
+        raise InvalidArgumentError(f"{path}: {st.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} read here")
+    try:
+        if suffix == ".npz":
+            with np.load(path, allow_pickle=False) as data:
+                return {k: data[k] for k in data.files}
+        from safetensors.numpy import load_file  # type: ignore[import-not-found, unused-ignore]
+
+        return dict(load_file(str(path)))
+    except ImportError:
+        raise InvalidArgumentError("reading .safetensors needs the safetensors package: pip install safetensors") from None
+    except (OSError, ValueError, KeyError) as exc:
+        raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
+    except Exception as exc:  # the safetensors library raises its own SafetensorError on a corrupt file
+        if type(exc).__name__ == "SafetensorError":
+            raise InvalidArgumentError(f"{path}: not a readable .safetensors file ({exc})") from None
+        raise

@@ -1,0 +1,117 @@
+"""One layer at its weights (ag_attention._point.onelayer): stratum, Theorem 3.4's verdicts, fiber, distance."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ag_attention import InvalidArgumentError, Network, certify, point_geometry
+
+from tests.helpers import generator
+
+U, W = np.array([1, 2, 3]), np.array([2, 5])
+VV, Z = np.array([1, -1, 2]), np.array([0, 1, 1])
+
+
+def _net(A, V, **kw) -> Network:
+    return Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": V}, **kw)
+
+
+def test_a_critical_pair_is_singular_critical_and_on_the_boundary():
+    """A = u v^T, V = w v^T (Lemma A.3): rank drop d - 1 = 2, singular, a relative boundary point, at distance
+    0 from the critical set."""
+    g = point_geometry(_net(np.outer(U, VV), np.outer(W, VV)))
+    o = g.one_layer
+    assert (o.rank_A, o.rank_V, (o.to_a, o.to_v, o.to_both)) == (1, 1, (0, 0, 1))
+    assert g.local_rank == 12 and g.generic_dimension == 14 and g.critical is True and g.exact
+    assert o.singular is True and o.critical_form and o.boundary is True and o.distance == (0.0, 0.0)
+    assert len(o.preimages) == 1 and g.fiber_dimension == 3 and g.explained is False
+
+
+def test_a_rank_one_pair_with_two_row_spaces_is_singular_but_not_critical():
+    """A = u v^T, V = w z^T, v and z independent: two preimages (pair and swap) whose tangent images span more
+    than dim M; the differential has full rank at each: not critical, not on the boundary."""
+    g = point_geometry(_net(np.outer(U, VV), np.outer(W, Z)))
+    o = g.one_layer
+    assert o.singular is True and o.verdict.kind.name == "PAIR_AND_SWAP"
+    assert g.critical is False and g.local_rank == 14 and not o.critical_form and o.boundary is False
+    pairs = {(tuple(map(tuple, A)), tuple(map(tuple, V))) for A, V in o.preimages}
+    assert len(pairs) == 2
+    for A, V in o.preimages:  # every preimage has the same function: the same reduced point
+        from ag_attention._exact.onelayer import reduced_point
+
+        assert reduced_point(A.tolist(), V.tolist()) == reduced_point(np.outer(U, VV).tolist(), np.outer(W, Z).tolist())
+    lo, hi = o.distance
+    assert 0 < lo <= hi and hi - lo < 1e-12
+
+
+def test_a_generic_point_is_smooth_with_the_generic_rank():
+    rng = generator(5)
+    g = point_geometry(_net(rng.integers(-4, 5, (3, 3)), rng.integers(-4, 5, (2, 3))))
+    assert g.exact and g.local_rank == g.generic_dimension == 14 and g.critical is False
+    assert g.one_layer.singular is False and g.one_layer.verdict.kind.name == "IMMERSION"
+    assert g.one_layer.boundary is False and g.explained is True
+
+
+def test_the_distance_to_the_critical_set_is_the_closed_form():
+    """dist^2 = ||A||^2 + ||V||^2 - lambda_max(A^T A + V^T V): checked against a direct minimization."""
+    from ag_attention._point.onelayer import critical_distance
+
+    rng = generator(9)
+    A, V = rng.integers(-3, 4, (3, 3)), rng.integers(-3, 4, (2, 3))
+    lo, hi = critical_distance(A.astype(object), V.astype(object))
+    M = A.T @ A + V.T @ V
+    exact = np.sqrt(np.trace(M) - np.linalg.eigvalsh(M)[-1])
+    assert lo <= exact * (1 + 1e-12) and hi >= exact * (1 - 1e-12) and hi - lo < 1e-9
+    # no u, v, w does better (a direct search)
+    best = min(np.sum((A - np.outer(A @ v, v)) ** 2) + np.sum((V - np.outer(V @ v, v)) ** 2)
+               for v in (x / np.linalg.norm(x) for x in rng.standard_normal((2000, 3))))
+    assert best >= lo ** 2 * (1 - 1e-9)
+
+
+def test_outside_the_hypotheses_the_boundary_is_not_decided():
+    """d' = 1 and a = 1 (the 2:1 parametrization), or a rank bound a < d: Theorem 3.4.2 does not apply."""
+    g = point_geometry(_net(np.outer([1, 2], [1, 1]), [[1, 0]], rank=1))
+    assert g.one_layer.boundary is None and g.one_layer.rank_bound == 1
+    rng = generator(2)
+    Q, K = rng.integers(-3, 4, (2, 4)), rng.integers(-3, 4, (2, 4))
+    g = point_geometry(_net(Q.T @ K, rng.integers(-3, 4, (2, 4)), rank=2))
+    assert g.one_layer.boundary is None and g.one_layer.rank_bound == 2 and g.one_layer.singular is False
+
+
+def test_certify_computes_dim_m_and_refuses_a_wrong_one():
+    assert certify([[1, 2], [3, 4]], [[5, 7]]).singular is False
+    with pytest.raises(InvalidArgumentError, match=r"dimension=4: dim M of this layer is 5"):
+        certify([[1, 2], [3, 4]], [[5, 7]], dimension=4)
+    with pytest.raises(InvalidArgumentError, match=r"dimension=6: dim M of this layer is 5"):
+        certify([[1, 2], [3, 4]], [[5, 7]], dimension=6)
+    assert certify([[1, 2], [3, 4]], [[5, 7]], dimension=5).singular is False
+
+
+def test_sixty_float_inputs_give_sixty_verdicts():
+    """The review's inputs: 20 random pairs in float64, float32 and rounded to 3 decimals (47 of 60 crashed)."""
+    rng = generator(2024)
+    verdicts = []
+    for kind in ("float64", "float32", "rounded"):
+        for _ in range(20):
+            A, V = rng.standard_normal((2, 2)), rng.standard_normal((1, 2))
+            if kind == "float32":
+                A, V = A.astype(np.float32), V.astype(np.float32)
+            elif kind == "rounded":
+                A, V = np.round(A, 3), np.round(V, 3)
+            verdicts.append(certify(A, V))
+    assert len(verdicts) == 60 and all(v.decided for v in verdicts)
+    # the same point as Fractions gives the same verdict
+    A = rng.standard_normal((2, 2))
+    V = rng.standard_normal((1, 2))
+    as_fractions = [[Fraction(x) for x in row] for row in A], [[Fraction(x) for x in row] for row in V]
+    assert certify(A, V) == certify(*as_fractions)
+
+
+def test_a_rounded_product_of_rank_above_the_bound_is_an_input_error():
+    rng = generator(7)
+    A = np.round(rng.standard_normal((3, 2)) @ rng.standard_normal((2, 3)), 2)  # rank 3 once rounded
+    with pytest.raises(InvalidArgumentError, match=r"^A has rank 3, above the bound rank=2"):
+        certify(A, [[1, 2, 3]], rank_bound=2)

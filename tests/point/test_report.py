@@ -1,0 +1,117 @@
+"""point_geometry and PointGeometry (ag_attention._point.report): what is reported, and the CLI `point`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture, Network, point_geometry
+
+from tests.helpers import generator, run_cli
+
+KEYS = {"architecture", "local_rank", "generic_dimension", "critical", "fiber_dimension", "exact", "provenance"}
+ONE_LAYER_KEYS = {"rank_A", "rank_V", "singular", "boundary", "preimages"}
+
+
+def _deep(zero_row: bool) -> dict[str, np.ndarray]:
+    rng = generator(1)
+    w = {}
+    for l in range(2):
+        w[f"layers.{l}.heads.0.Q"] = rng.integers(-3, 4, (2, 3))
+        w[f"layers.{l}.heads.0.K"] = rng.integers(-3, 4, (2, 3))
+        w[f"layers.{l}.heads.0.V"] = rng.integers(-3, 4, (3, 3))
+    if zero_row:
+        w["layers.1.heads.0.Q"][1] = 0
+    return w
+
+
+def test_a_deep_network_with_a_rank_deficient_layer_is_critical_and_names_the_layer():
+    g = point_geometry(Network.from_weights(_deep(True)))
+    assert g.exact and g.local_rank == 22 < g.generic_dimension == 23 and g.critical is True
+    assert g.critical_layers() == [2]
+    assert g.layers[1].rank_deficient and g.layers[1].critical and not g.layers[0].rank_deficient
+    assert "layer 2" in str(g) and "critical by itself" in str(g)
+    generic = point_geometry(Network.from_weights(_deep(False)))
+    assert generic.critical is False and generic.critical_layers() == [] and generic.explained is True
+
+
+def test_the_report_has_every_documented_key_and_says_which_point():
+    g = point_geometry(Network.from_weights({"layers.0.heads.0.Q": [[0.1, 0.2], [0.3, 0.4]],
+                                             "layers.0.heads.0.K": [[1, 0], [0, 1]],
+                                             "layers.0.heads.0.V": [[0.5, 0.7]]}))
+    d = g.to_dict()
+    assert KEYS | ONE_LAYER_KEYS <= set(d)
+    assert d["point"]["conversion"] == "exact binary value of each float" and d["exact"] is True
+    assert d["numerical"]["rank"] == d["local_rank"] == 5  # floats given: the float64 rank is reported too
+    json.dumps(d)
+    assert repr(g) == "PointGeometry(widths 2,1 ranks 2 t=2: local rank 5 of generic 5, not critical)"
+    assert "exact binary value of each float" in str(g) and "a measurement, not a proof" in str(g)
+
+
+def test_softmax_attention_is_measured_in_float64_only():
+    rng = generator(4)
+    w = {"layers.0.heads.0.Q": rng.standard_normal((2, 3)) / 3, "layers.0.heads.0.K": rng.standard_normal((2, 3)) / 3,
+         "layers.0.heads.0.V": rng.standard_normal((2, 3))}
+    g = point_geometry(Network.from_weights(w, normalized=True))
+    assert g.local is None and g.local_rank is None and g.critical is None and not g.exact
+    assert g.numerical is not None and g.numerical.rank == g.generic_dimension == 14  # Thm. 3.9: 18 - GL_2, no rescaling
+    assert "float64" in " ".join(g.notes)
+
+
+def _save(tmp_path, arrays, name="w.npz"):
+    path = tmp_path / name
+    if name.endswith(".npz"):
+        np.savez(path, **arrays)
+    else:
+        from safetensors.numpy import save_file
+
+        save_file({k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}, str(path))
+    return path
+
+
+def test_cli_point_prints_the_documented_json(tmp_path):
+    path = _save(tmp_path, {k: np.asarray(v, dtype=np.float64) for k, v in _deep(True).items()}, "w.safetensors")
+    r = run_cli("point", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert KEYS <= set(d) and d["local_rank"] == 22 and d["critical"] is True and d["critical_layers"] == [2]
+    one = _save(tmp_path, {"layers.0.heads.0.A": np.outer([1, 2, 3], [1, -1, 2]).astype(float),
+                           "layers.0.heads.0.V": np.outer([2, 5], [1, -1, 2]).astype(float)})
+    r = run_cli("point", str(one), "--json")
+    d = json.loads(r.stdout)
+    assert KEYS | ONE_LAYER_KEYS <= set(d) and (d["singular"], d["boundary"], d["local_rank"]) == (True, True, 12)
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda w: {k: v for k, v in w.items() if k != "layers.1.heads.0.V"}, "layers.1.heads.0.V is missing"),
+    (lambda w: {**w, "layers.1.heads.0.B": np.eye(3)}, "layers.1.heads.0.B"),
+    (lambda w: {**w, "layers.0.heads.0.K": np.ones((3, 3))}, "layers.0.heads.0.K has shape (3, 3)"),
+    (lambda w: {**w, "layers.0.heads.0.V": np.full((3, 3), np.nan)}, "layers.0.heads.0.V[0, 0] = nan"),
+])
+def test_cli_point_refuses_a_bad_file_by_name(tmp_path, change, named):
+    path = _save(tmp_path, change({k: np.asarray(v, dtype=np.float64) for k, v in _deep(False).items()}))
+    r = run_cli("point", str(path))
+    assert r.returncode == 2 and named in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_point_refuses_a_rank_above_the_bound_and_odd_options(tmp_path):
+    path = _save(tmp_path, {"layers.0.heads.0.A": np.diag([1.0, 2.0, 3.0]), "layers.0.heads.0.V": np.ones((1, 3))})
+    r = run_cli("point", str(path), "--rank", "2")
+    assert r.returncode == 2 and "layers.0.heads.0.A has rank 3, above the bound rank=2" in r.stderr
+    r = run_cli("point", str(path), "--temperature", "2")
+    assert r.returncode == 2 and "--temperature" in r.stderr
+    r = run_cli("point", str(tmp_path / "nothing.npz"))
+    assert r.returncode == 2 and "nothing.npz" in r.stderr
+
+
+def test_the_same_point_from_floats_and_from_integers_gives_the_same_report():
+    ints = _deep(True)
+    floats = {k: v.astype(np.float64) for k, v in ints.items()}
+    a, b = point_geometry(Network.from_weights(ints)), point_geometry(Network.from_weights(floats))
+    keep = ("local_rank", "local_rank_upper", "generic_dimension", "critical", "fiber_dimension", "critical_layers")
+    assert {k: a.to_dict()[k] for k in keep} == {k: b.to_dict()[k] for k in keep}
+    assert a.numerical is None and b.numerical is not None  # floats: the float64 rank is measured too
+    arch = Architecture((3, 3, 3), (2, 2), tokens=2)
+    assert a.network.architecture == b.network.architecture == arch

@@ -1,0 +1,158 @@
+"""Weights in (ag_attention._point.weights): names, shapes, exact rationals, files, PyTorch by duck typing."""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ag_attention import InvalidArgumentError, Network
+
+from tests.helpers import generator
+
+GOOD = {
+    "layers.0.heads.0.Q": [[1, 0, 2], [0, 1, 1]],
+    "layers.0.heads.0.K": [[1, 1, 0], [2, 0, 1]],
+    "layers.0.heads.0.V": [[1, 0, 1], [0, 1, 1], [1, 1, 0]],
+    "layers.1.heads.0.Q": [[1, 2, 0], [0, 1, 3]],
+    "layers.1.heads.0.K": [[0, 1, 1], [1, 0, 2]],
+    "layers.1.heads.0.V": [[2, 1, 0]],
+}
+
+
+def test_the_architecture_is_inferred_from_the_shapes():
+    net = Network.from_weights(GOOD, tokens=3, causal=True)
+    a = net.architecture
+    assert (a.widths, a.ranks, a.tokens, a.heads, a.causal) == ((3, 3, 1), (2, 2), 3, 1, True)
+    assert net.conversion == "exact (no floats)" and not net.floats
+    theta = net.theta()
+    assert theta.shape == (a.parameter_count,) and all(isinstance(q, Fraction) for q in theta)
+
+
+def test_floats_become_their_exact_binary_value_or_rounded_multiples():
+    w = {**GOOD, "layers.1.heads.0.V": np.array([[0.1, 0.25, -1e-3]])}
+    exact = Network.from_weights(w)
+    assert exact.weights[1][0]["V"][0, 0] == Fraction(0.1) == Fraction(3602879701896397, 36028797018963968)
+    assert exact.conversion == "exact binary value of each float" and exact.floats
+    rounded = Network.from_weights(w, denominator=100)
+    assert list(rounded.weights[1][0]["V"][0]) == [Fraction(1, 10), Fraction(1, 4), Fraction(0)]
+    assert rounded.conversion == "floats rounded to multiples of 1/100"
+    f32 = Network.from_weights({**GOOD, "layers.1.heads.0.V": np.array([[0.1, 0.25, -1e-3]], dtype=np.float32)})
+    assert f32.weights[1][0]["V"][0, 0] == Fraction(float(np.float32(0.1)))  # the float32 value, exactly
+
+
+def test_the_same_point_from_every_source_is_the_same_network(tmp_path):
+    """Lists of ints, Fractions, NumPy arrays, float arrays of integral values, .npz and .safetensors."""
+    from safetensors.numpy import save_file
+
+    arrays = {k: np.array(v, dtype=np.float64) for k, v in GOOD.items()}
+    np.savez(tmp_path / "w.npz", **arrays)
+    save_file({k: v.astype(np.float32) for k, v in arrays.items()}, str(tmp_path / "w.safetensors"))
+    sources = [
+        Network.from_weights(GOOD),
+        Network.from_weights({k: [[Fraction(x) for x in row] for row in v] for k, v in GOOD.items()}),
+        Network.from_weights({k: np.array(v, dtype=np.int64) for k, v in GOOD.items()}),
+        Network.from_weights(arrays),
+        Network.load(tmp_path / "w.npz"),
+        Network.load(tmp_path / "w.safetensors"),
+    ]
+    thetas = [list(n.theta()) for n in sources]
+    assert all(t == thetas[0] for t in thetas)
+    assert len({n.architecture for n in sources}) == 1
+
+
+def test_a_matrix_a_of_low_rank_is_factored_exactly():
+    rng = generator(3)
+    Q, K = rng.integers(-3, 4, (2, 4)), rng.integers(-3, 4, (2, 4))
+    A = Q.T @ K
+    net = Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": [[1, 2, 0, 1]]}, rank=2)
+    w = net.weights[0][0]
+    assert net.architecture.parametrization == "QKV" and net.architecture.ranks == (2,) and net.factored == (1,)
+    assert (w["Q"].T.dot(w["K"]) == A).all()
+    free = Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": [[1, 2, 0, 1]]})
+    assert free.architecture.parametrization == "AV" and free.factored == ()
+
+
+BAD = [
+    ({**GOOD, "layers.0.heads.0.X": [[1]]}, "layers.0.heads.0.X"),
+    ({**GOOD, "layers.0.heads.1.Q": [[1, 0, 0]]}, "layers.1.heads.1.* is missing (2 layers and 2 heads"),
+    ({k: v for k, v in GOOD.items() if k != "layers.1.heads.0.K"}, "layers.1.heads.0.K is missing"),
+    ({**GOOD, "layers.0.heads.0.V": [[1, 0], [0, 1], [1, 1]]}, "layers.0.heads.0.Q has shape"),
+    ({**GOOD, "layers.1.heads.0.V": [[1, 0]]}, "layers.1.heads.0.V has 2 columns"),
+    ({**GOOD, "layers.1.heads.0.V": np.array([[1.0, np.nan, 0.0]])}, "layers.1.heads.0.V[0, 1] = nan"),
+    ({**GOOD, "layers.1.heads.0.V": np.array([[1.0, np.inf, 0.0]])}, "layers.1.heads.0.V[0, 1] = inf"),
+    ({**GOOD, "layers.1.heads.0.V": [[1, "x", 0]]}, "layers.1.heads.0.V[0, 1]"),
+    ({**GOOD, "layers.1.heads.0.V": [1, 2, 0]}, "layers.1.heads.0.V: a matrix is expected"),
+    ({**GOOD, "layers.1.heads.0.V": [[True, False, True]]}, "boolean"),
+    ({**GOOD, "layers.0.heads.0.A": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "layers.0.heads.0.A is not expected"),
+    ({"layers.0.heads.0.A": [[1, 0], [0, 1]], "layers.0.heads.0.V": [[1, 1]], "layers.1.heads.0.Q": [[1]],
+      "layers.1.heads.0.K": [[1]], "layers.1.heads.0.V": [[1]]}, "some heads give A"),
+    ({}, "no arrays"),
+]
+
+
+@pytest.mark.parametrize("weights, named", BAD, ids=[b[1][:30] for b in BAD])
+def test_bad_weights_are_refused_by_name(weights, named):
+    with pytest.raises(InvalidArgumentError) as err:
+        Network.from_weights(weights)
+    assert named in str(err.value)
+
+
+def test_a_rank_above_the_bound_is_refused_by_name():
+    A = np.diag([1, 2, 3])
+    with pytest.raises(InvalidArgumentError, match=r"layers.0.heads.0.A has rank 3, above the bound rank=2"):
+        Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": [[1, 1, 1]]}, rank=2)
+
+
+def test_files_are_checked_before_they_are_read(tmp_path):
+    with pytest.raises(InvalidArgumentError, match="a .npz or .safetensors file is expected"):
+        Network.load(tmp_path / "w.pt")
+    with pytest.raises(InvalidArgumentError, match="No such file"):
+        Network.load(tmp_path / "missing.npz")
+    fifo = tmp_path / "fifo.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidArgumentError, match="not a regular file"):
+        Network.load(fifo)  # never opened: a FIFO would block
+    (tmp_path / "junk.safetensors").write_bytes(b"\x00" * 100)
+    with pytest.raises(InvalidArgumentError, match="not a readable .safetensors file"):
+        Network.load(tmp_path / "junk.safetensors")
+    (tmp_path / "junk.npz").write_bytes(b"PK junk")
+    with pytest.raises(InvalidArgumentError, match="not a readable .npz file"):
+        Network.load(tmp_path / "junk.npz")
+
+
+class _Tensor:
+    """What from_torch uses of a tensor (a real one is tested in test_torch.py)."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a, dtype=np.float32)
+
+    def detach(self):
+        return self
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.a
+
+
+class _Module:
+    def __init__(self, state):
+        self.state = state
+
+    def state_dict(self):
+        return {k: _Tensor(v) for k, v in self.state.items()}
+
+
+def test_from_torch_reads_a_module_or_a_state_dict_without_importing_torch():
+    import sys
+
+    assert "torch" not in sys.modules or True  # the package itself never imports it (tests/test_packaging.py)
+    a = Network.from_torch(_Module(GOOD))
+    b = Network.from_torch(_Module(GOOD).state_dict())
+    assert list(a.theta()) == list(b.theta()) == list(Network.from_weights(GOOD).theta())
+    with pytest.raises(InvalidArgumentError, match="a module or a state dict"):
+        Network.from_torch(42)
