@@ -20,12 +20,17 @@ reproduce: setup
 # The tests need Macaulay2 (a missing one is a failure) and the container
 # image: if the container set-up fails, the container tests build the image
 # themselves and fail, or are skipped with the reason where no engine runs.
+# PyTorch is installed where a CPU build can be had (scripts/setup-torch.sh says why not elsewhere); the
+# torch tests are then required, else skipped with the reason.
 test: setup
 	@bash scripts/setup-container.sh || echo "[setup] container set-up failed (above); the container tests will report why" >&2
+	@bash scripts/setup-torch.sh
 	@echo "[test] mypy" && $(PY) -m mypy
 	@echo "[test] numeric tests under other BLAS kernels, threads and seeds (scripts/numeric-variations.sh --quick)" && PY=$(PY) bash scripts/numeric-variations.sh --quick
 	@echo "[test] docs (Sphinx, warnings are errors; doctests)" && $(MAKE) --no-print-directory docs-build
-	@AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	@AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 \
+	AG_ATTENTION_REQUIRE_TORCH=$$(grep -qx installed .stamps/torch 2>/dev/null && echo 1 || echo 0) \
+	$(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
 	exit $$status
 

@@ -63,6 +63,18 @@ def cache_dir(tmp_path, monkeypatch):
     return d
 
 
+@pytest.fixture(scope="session")
+def torch():
+    """PyTorch (skipped if absent, unless AG_ATTENTION_REQUIRE_TORCH=1: then a failure; scripts/setup-torch.sh)."""
+    try:
+        import torch as module
+    except ImportError as exc:
+        if _require("AG_ATTENTION_REQUIRE_TORCH"):
+            pytest.fail(f"PyTorch required but it does not import: {exc}")
+        pytest.skip(f"no PyTorch here ({exc}; scripts/setup-torch.sh installs a CPU build where it can)")
+    return module
+
+
 @pytest.fixture(scope="module")
 def msolve():
     from ag_attention._algebra.msolve import msolve_available

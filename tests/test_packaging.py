@@ -90,6 +90,19 @@ def test_the_runtime_does_not_import_sympy():
     assert "sympy" not in runtime
 
 
+def test_the_package_never_imports_torch():
+    """Network.from_torch is duck-typed: no module of the package imports torch, and importing the package (and
+    reading weights) leaves torch unimported even where it is installed."""
+    users = [str(p.relative_to(ROOT)) for p in (ROOT / "ag_attention").rglob("*.py")
+             if re.search(r"^\s*(import torch|from torch)", p.read_text(), re.MULTILINE)]
+    assert users == []
+    code = ("import sys, ag_attention\n"
+            "ag_attention.Network.from_weights({'layers.0.heads.0.A': [[1.5]], 'layers.0.heads.0.V': [[2]]})\n"
+            "print('torch' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
+
+
 def test_package_file_is_the_shipped_copy_unless_overridden(tmp_path, monkeypatch):
     from ag_attention._errors import M2NotFoundError
     from ag_attention._m2.runner import package_file

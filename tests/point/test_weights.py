@@ -156,3 +156,38 @@ def test_from_torch_reads_a_module_or_a_state_dict_without_importing_torch():
     assert list(a.theta()) == list(b.theta()) == list(Network.from_weights(GOOD).theta())
     with pytest.raises(InvalidArgumentError, match="a module or a state dict"):
         Network.from_torch(42)
+
+
+@pytest.mark.torch
+def test_a_real_torch_module_gives_the_same_point_and_geometry(torch, tmp_path):
+    """A torch module with nn.Parameters named as the weights, in float32: the same point as its NumPy arrays,
+    its .npz and its .safetensors, and the same geometry report."""
+    from safetensors.numpy import save_file
+
+    from ag_attention import point_geometry
+
+    class Lightning(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            g = torch.Generator().manual_seed(0)
+            self.layers = torch.nn.ModuleList()
+            for d_in, d_out in ((3, 3), (3, 2)):
+                head = torch.nn.ParameterDict({n: torch.nn.Parameter(torch.randn(*shape, generator=g))
+                                               for n, shape in (("Q", (2, d_in)), ("K", (2, d_in)),
+                                                                ("V", (d_out, d_in)))})
+                layer = torch.nn.Module()
+                layer.heads = torch.nn.ModuleList([head])
+                self.layers.append(layer)
+
+    module = Lightning()
+    assert set(module.state_dict()) == {f"layers.{l}.heads.0.{n}" for l in (0, 1) for n in "QKV"}
+    arrays = {k: v.detach().numpy() for k, v in module.state_dict().items()}
+    np.savez(tmp_path / "m.npz", **arrays)
+    save_file(arrays, str(tmp_path / "m.safetensors"))
+    nets = [Network.from_torch(module), Network.from_torch(module.state_dict()), Network.from_weights(arrays),
+            Network.load(tmp_path / "m.npz"), Network.load(tmp_path / "m.safetensors")]
+    assert all(list(n.theta()) == list(nets[0].theta()) for n in nets)
+    reports = [point_geometry(n).to_dict() for n in (nets[0], nets[4])]
+    keep = ("local_rank", "local_rank_upper", "generic_dimension", "critical", "fiber_dimension", "critical_layers")
+    assert {k: reports[0][k] for k in keep} == {k: reports[1][k] for k in keep}
+    assert reports[0]["exact"] and reports[0]["critical"] is False
