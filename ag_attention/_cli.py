@@ -219,7 +219,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
                 raise InvalidArgumentError(f"{option}: only for `reproduce theorem-3.4`, not {args.what}")
     output_directory(args.out)  # before any computation: a bad --out fails at once
-    if args.what in ("figure-3", "theorem-3.4", "open-questions"):
+    if args.what in ("figure-3", "theorem-3.4", "open-questions", "training"):
         pyplot()  # the pictures need matplotlib
     if args.what == "corollary-3.8":
         from ._reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
@@ -234,6 +234,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         mode = "quick" if args.quick else ("wide" if args.wide else "standard")
         report = reproduce_certification(args.out, mode=mode, seed=args.seed)
+    elif args.what == "training":
+        from ._reproduce.training import reproduce_training
+
+        report = reproduce_training(args.out, quick=args.quick, seed=args.seed)
     elif args.what == "open-questions":
         from ._reproduce.open_questions import reproduce_open_questions
 
@@ -374,7 +378,8 @@ def _add_m2_command(sub: Any) -> None:
 
 def _add_reproduce_command(sub: Any) -> None:
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
-    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions", "certification"],
+    p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions", "certification",
+                                    "training"],
                    help="which result")
     p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
