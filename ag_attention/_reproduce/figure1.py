@@ -99,42 +99,69 @@ def verify_slice() -> dict[str, object]:
     return facts
 
 
-_SHEETS = (  # (sign of the root, colour map, legend label)
-    (1, "Blues", "M, upper sheet: w = (y(1 + x) + |1 - x| sqrt(y^2 - 4)) / 2"),
-    (-1, "Greens", "M, lower sheet: w = (y(1 + x) - |1 - x| sqrt(y^2 - 4)) / 2"),
+#: Okabe-Ito colours (distinguishable with every common colour-vision deficiency)
+_BLUE, _ORANGE, _VERMILLION, _PURPLE, _BLACK = "#56B4E9", "#E69F00", "#D55E00", "#CC79A7", "#000000"
+
+_SHEETS = (  # (sign of the root, colour, legend label)
+    (1, _BLUE, r"$\mathcal{M}$, upper sheet: $w = \frac{1}{2}\left(y(1 + x) + |1 - x|\sqrt{y^2 - 4}\right)$"),
+    (-1, _ORANGE, r"$\mathcal{M}$, lower sheet: $w = \frac{1}{2}\left(y(1 + x) - |1 - x|\sqrt{y^2 - 4}\right)$"),
 )
 
 
-def _draw_sheets(ax: Any, plt: Any, resolution: int) -> list[Any]:
-    """The two real sheets over |y| >= 2, crossing along the singular line; legend handles for them."""
-    from matplotlib.colors import LightSource
-    from matplotlib.patches import Patch
+def _quads(X: Any, Y: Any, W: Any) -> Any:
+    """The quadrilaterals of a grid surface, shape (n, 4, 3)."""
+    P = np.stack([X, Y, W], axis=-1)
+    return np.stack([P[:-1, :-1], P[1:, :-1], P[1:, 1:], P[:-1, 1:]], axis=2).reshape(-1, 4, 3)
 
-    ls = LightSource(azdeg=35, altdeg=40)
-    xs = np.linspace(-0.5, 2.5, resolution)
+
+def _draw_sheets(ax: Any, resolution: int) -> list[Any]:
+    """The two real sheets over |y| >= 2, crossing along the singular line; legend handles for them.
+
+    Both sheets (and both halves, y >= 2 and y <= -2) are one opaque collection of quadrilaterals, so that
+    matplotlib sorts them by depth together: where one sheet passes behind the other it is hidden, not blended
+    into it.  Each sheet has one colour, shaded by its normal (a light from the upper left).
+    """
+    from matplotlib.colors import LightSource, to_rgb
+    from matplotlib.patches import Patch
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # type: ignore[import-untyped]
+
+    light = LightSource(azdeg=315, altdeg=45)
+    n = max(8, resolution // 2)
+    xs = np.linspace(-0.5, 2.5, n)
+    polygons, colours = [], []
     for sign_y in (1, -1):
-        ys = sign_y * np.linspace(2.0, 3.5, resolution)
-        X, Y = np.meshgrid(xs, ys)
+        X, Y = np.meshgrid(xs, sign_y * np.linspace(2.0, 3.5, n))
         root = np.abs(1 - X) * np.sqrt(np.maximum(Y**2 - 4, 0))
-        for s, cmap, _ in _SHEETS:
-            W = (Y * (1 + X) + s * root) / 2
-            rgb = ls.shade(W, cmap=plt.get_cmap(cmap), vert_exag=0.3, blend_mode="soft", vmin=-14, vmax=14)
-            ax.plot_surface(X, Y, W, facecolors=rgb, rstride=2, cstride=2, linewidth=0, antialiased=True, alpha=0.8, shade=False,
-                            rasterized=True)  # vector lines and text, raster surfaces: PDF and SVG stay small
-    return [Patch(facecolor=plt.get_cmap(cmap)(0.6), alpha=0.8, label=label) for _, cmap, label in _SHEETS]
+        for s, colour, _ in _SHEETS:
+            quads = _quads(X, Y, (Y * (1 + X) + s * root) / 2)
+            normals = np.cross(quads[:, 2] - quads[:, 0], quads[:, 3] - quads[:, 1])
+            normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+            normals *= np.sign(normals[:, 2:3] + 1e-12)  # the side facing up, whatever the grid's orientation
+            shade = light.shade_normals(normals, fraction=1.0)
+            polygons.append(quads)
+            colours.append(np.array(to_rgb(colour)) * (0.62 + 0.38 * shade[:, None]))
+    faces = np.concatenate(colours)
+    # edges in the face's colour: no light seams between neighbouring quadrilaterals
+    surface = Poly3DCollection(np.concatenate(polygons), facecolors=faces, edgecolors=faces, linewidths=0.3,
+                               rasterized=True)  # vector lines and text, raster surfaces: small PDF and SVG
+    surface.set_gid("sheets")
+    ax.add_collection3d(surface)
+    return [Patch(facecolor=colour, edgecolor="none", label=label) for _, colour, label in _SHEETS]
 
 
 def _draw_lines(ax: Any) -> None:
     """The singular line x = 1, w = y: in M for |y| >= 2, in the closure only for |y| < 2; the boundary points."""
     y_in = np.linspace(2.0, 3.5, 50)
     for sgn in (1, -1):
-        ax.plot(np.ones_like(y_in), sgn * y_in, sgn * y_in, color="#f2b705", lw=3.2, zorder=10,
-                label="singular locus in M (rank A = rank V = 1)" if sgn == 1 else None)
+        ax.plot(np.ones_like(y_in), sgn * y_in, sgn * y_in, color=_BLACK, lw=2.8, ls="-", zorder=10,
+                label=(r"singular locus in $\mathcal{M}$, where the sheets cross ($|y| > 2$, "
+                       r"$\mathrm{rank}\,A = \mathrm{rank}\,V = 1$)") if sgn == 1 else None)
     y_out = np.linspace(-2.0, 2.0, 60)
-    ax.plot(np.ones_like(y_out), y_out, y_out, color="#d95f02", lw=2.6, ls=(0, (3, 2)), zorder=10,
-            label="Zariski closure, not in M (Cor. A.6: definite quadric)")
-    ax.scatter([1, 1], [2, -2], [2, -2], color="#c00000", s=70, depthshade=False, zorder=11,
-               label="boundary: critical values A = u v^T, V = w v^T")
+    ax.plot(np.ones_like(y_out), y_out, y_out, color=_VERMILLION, lw=2.4, ls=(0, (4, 2)), zorder=10,
+            label=r"in the Zariski closure, not in $\mathcal{M}$ ($|y| < 2$: a definite quadric, Cor. A.6)")
+    ax.scatter([1, 1], [2, -2], [2, -2], s=80, marker="o", facecolor=_PURPLE, edgecolor=_BLACK, linewidths=1.2,
+               depthshade=False, zorder=11,
+               label=r"the two boundary points $y = \pm 2$: critical values $A = uv^\top$, $V = wv^\top$")
 
 
 def draw_figure1(*, resolution: int = 160) -> Any:
@@ -143,20 +170,22 @@ def draw_figure1(*, resolution: int = 160) -> Any:
     verify_slice()
     fig = plt.figure(figsize=(8.5, 7.5), dpi=130)
     ax = fig.add_subplot(111, projection="3d")
-    sheets = _draw_sheets(ax, plt, resolution)
+    ax.computed_zorder = False  # the lines lie on the sheets (their crossing): drawn over them, not sorted
+    sheets = _draw_sheets(ax, resolution)
     _draw_lines(ax)
-    ax.set_xlabel("x = c4")
-    ax.set_ylabel("y = c2")
-    ax.set_zlabel("w = c5")
+    ax.set_xlabel(r"$x = c_4$")
+    ax.set_ylabel(r"$y = c_2$")
+    ax.set_zlabel(r"$w = c_5$")
     ax.set_xlim(-0.5, 2.5)
     ax.set_ylim(-3.5, 3.5)
     ax.set_zlim(-9, 9)
     ax.view_init(elev=22, azim=-58)
-    ax.set_title("Lightning self-attention, d = 2, d' = 1: the quartic Res(q1, q2) = 0\n"
-                 "in the affine slice c1 = c3 = c6 = 1 (every feature drawn is checked exactly)", fontsize=10)
+    ax.set_title(r"The quartic $\mathrm{Res}(q_1, q_2) = 0$ of lightning self-attention with $d = 2$, $d' = 1$, "
+                 "\n" r"in the affine slice $c_1 = c_3 = c_6 = 1$.  Every feature drawn is checked exactly.",
+                 fontsize=10)
     lines, labels = ax.get_legend_handles_labels()
     ax.legend(handles=sheets + lines, labels=[h.get_label() for h in sheets] + labels, loc="upper left", fontsize=7.5,
-              framealpha=0.9)
+              framealpha=0.95)
     fig.tight_layout()
     return fig
 

@@ -1,8 +1,13 @@
 """Figure 1 (ag_attention._reproduce.figure1): the slice's claims, checked even under ``python -O``, and the picture."""
 
 import os
+import re
 import subprocess
 import sys
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.text import Text
 
 from ag_attention._reproduce.figure1 import draw_figure1, render_figure1, verify_slice
 from ag_attention._reproduce.report import FIGURE_FORMATS
@@ -37,12 +42,45 @@ def _assert_figure_files(directory, stem):
         assert (directory / f"{stem}.{ext}").read_bytes()[:5].startswith(heads[ext]), ext
 
 
+def _outside_math(text):
+    """``text`` without its ``$...$`` parts (mathtext)."""
+    return re.sub(r"\$[^$]*\$", "", text)
+
+
+def _math_as_text(fig):
+    """Texts of ``fig`` that type math as plain text (``sqrt(``, ``u v^T``, ``c4``, ``q1``) outside ``$...$``."""
+    fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    return [t for t in texts if re.search(r"\^|_|sqrt|\b[cq]\d", _outside_math(t))]
+
+
+def _hue(rgb):
+    """A colour up to its shade (the sheets are one colour each, shaded by a factor)."""
+    rgb = np.asarray(rgb[:3], dtype=float)
+    return tuple(np.round(rgb / rgb.max(), 2))
+
+
 def test_figure_1_legend_names_every_surface_and_the_title_no_function(tmp_path):
     fig = draw_figure1(resolution=20)
-    ax = fig.axes[0]
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert sum("sheet" in t for t in legend) == 2 == sum(1 for c in ax.collections if c.__class__.__name__ == "Poly3DCollection") // 2
-    assert "verify_slice" not in ax.get_title() and "figure1" not in ax.get_title()
+    try:
+        ax = fig.axes[0]
+        legend = ax.get_legend()
+        texts = [t.get_text() for t in legend.get_texts()]
+        assert "verify_slice" not in ax.get_title() and "figure1" not in ax.get_title()
+        assert ax.get_title().rstrip().endswith(".")  # a sentence
+        assert not [t for t in texts if re.search(r"\(0[ )]", t)]  # no empty entry
+        # the sheets: one opaque collection (sorted by depth together, not blended), one colour per legend entry
+        (surface,) = [c for c in ax.collections if c.get_gid() == "sheets"]
+        drawn = {_hue(c) for c in surface.get_facecolor()}
+        sheets = [h for h, t in zip(legend.legend_handles, texts) if "sheet:" in t]
+        assert len(sheets) == 2 and drawn == {_hue(h.get_facecolor()) for h in sheets}
+        assert surface.get_alpha() in (None, 1.0) and {c[3] for c in surface.get_facecolor()} == {1.0}
+        # the boundary points: as many as the legend says
+        (points,) = [c for c in ax.collections if c.get_label().startswith("the two boundary points")]
+        assert len(points.get_offsets()) == 2
+        assert _math_as_text(fig) == []
+    finally:
+        plt.close(fig)
     path = render_figure1(tmp_path / "figure1.png", resolution=20)
     assert path.name == "figure1.png"
     _assert_figure_files(tmp_path, "figure1")
