@@ -28,7 +28,7 @@ from .claims import Claim
 from .._files import atomic_write, output_error
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
-__all__ = ["figure3_rows", "reproduce_figure_3", "plot_figure3"]
+__all__ = ["figure3_rows", "reproduce_figure_3", "draw_figure3", "plot_figure3"]
 
 _NORMALIZED_METHOD = "ball-arithmetic lower bound + symmetry upper bound (float64 SVD for the rank)"
 
@@ -72,42 +72,72 @@ def _row(delta: int, normalized: bool, samples: int, seed: int) -> dict[str, Any
 def _normalized_label(rows: list[dict[str, Any]]) -> str:
     done = sum(bool(r["certified"]) for r in rows)
     if done == len(rows):
-        return "certified (ball arithmetic + symmetries)"
-    return f"float64 SVD, largest gap ({done}/{len(rows)} certified)"
+        return "certified by ball arithmetic and symmetries"
+    return f"float64 SVD at the largest gap, {done} of {len(rows)} certified"
 
 
-def plot_figure3(rows: list[dict[str, Any]], path: Path) -> Path:
+#: (normalized, colour, line style of the expected value, marker, its size, filled, name, formula): Okabe-Ito
+#: colours, and a line style and a marker of its own for each network, so that the two curves (2 apart on a
+#: scale of 170) stay apart in grey too
+_SERIES = ((True, "#0072B2", "-", "o", 8, False, "normalized (softmax)", "Eq. 16, Conjecture 3.10"),
+           (False, "#D55E00", (0, (5, 2)), "s", 5, True, "lightning", "Cor. 3.8"))
+
+
+def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> Any:
+    """Figure 3 of ``rows`` (:func:`figure3_rows`) as a matplotlib figure; the caller saves and closes it.
+
+    Upper panel: the dimension against ``delta``, expected (a line per network) and computed (markers; each
+    legend entry counts the networks it shows).  Lower panel: the difference to Cor. 3.8, where the two curves,
+    2 apart on a scale of 170 above, are far apart (Eq. 16's ``+ L``).  Integer axes have integer ticks.
+    ``samples``: the number of input sequences, named in the title when given.
+    """
+    from matplotlib.ticker import MaxNLocator
+
     plt = pyplot()
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7.4), dpi=130, gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7.6), dpi=130, gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
     lightning_expected = {r["delta"]: r["expected"] for r in rows if not r["normalized"]}
-    for normalized, color, name in ((True, "#1b9e77", "normalized (softmax)"), (False, "#d95f02", "lightning")):
+    for normalized, color, ls, marker, size, filled, name, formula in _SERIES:
         sel = [r for r in rows if r["normalized"] is normalized]
+        if not sel:
+            continue
         deltas = [r["delta"] for r in sel]
-        ax.plot(deltas, [r["expected"] for r in sel], ls="--", lw=1.5, color=color, alpha=0.8,
-                label=f"{name}: expected ({'Eq. 16' if normalized else 'Cor. 3.8'})")
         est = [(r["delta"], r["estimated"]) for r in sel if r["estimated"] is not None]
-        ax.plot([d for d, _ in est], [e for _, e in est], ls="none", marker="o" if normalized else "s",
-                ms=7 if normalized else 5, mfc="none" if normalized else color, mec=color,
-                label=f"{name}: {_normalized_label(sel) if normalized else 'exact, GF(p)'}")
+        computed = _normalized_label(sel) if normalized else r"exact rank over $\mathrm{GF}(p)$, certified"
+        style = {"ls": "none", "marker": marker, "ms": size, "mec": color, "mew": 1.4,
+                 "mfc": color if filled else "white"}
+        expected_style = {"ls": ls, "lw": 1.6, "color": color}
+        ax.plot(deltas, [r["expected"] for r in sel], **expected_style, label=f"{name}, expected: {formula}")
+        if est:
+            ax.plot([d for d, _ in est], [e for _, e in est], **style,
+                    label=f"{name}, computed: {computed} ({len(est)} networks)")
         # the difference to Cor. 3.8 makes the "+ L" of Eq. 16 visible
-        ax2.plot(deltas, [r["expected"] - lightning_expected[r["delta"]] for r in sel], ls="--", color=color, alpha=0.8)
-        ax2.plot([d for d, _ in est], [e - lightning_expected[d] for d, e in est], ls="none",
-                 marker="o" if normalized else "s", ms=7 if normalized else 5, mfc="none" if normalized else color, mec=color)
-    ax2.set_xlabel("delta = d_0 = d_1 = d_2 (the width of input, hidden layer and output)")
-    ax2.set_ylabel("dimension - Cor. 3.8")
+        ax2.plot(deltas, [r["expected"] - lightning_expected[r["delta"]] for r in sel], **expected_style)
+        if est:
+            ax2.plot([d for d, _ in est], [e - lightning_expected[d] for d, e in est], **style)
+    ax2.set_xlabel(r"$\delta = d_0 = d_1 = d_2$, the width of input, hidden layer and output")
+    ax2.set_ylabel(r"dimension $-$ Cor. 3.8")
     diffs = [r[k] - lightning_expected[r["delta"]] for r in rows for k in ("expected", "estimated") if r[k] is not None]
-    lo, hi = min(diffs + [0]), max(diffs + [3])
-    ax2.set_yticks(range(lo, hi + 1, max(1, (hi - lo) // 6)))
-    ax2.set_ylim(lo - 0.7, hi + 0.2)
+    ax2.set_ylim(min(diffs + [0]) - 0.6, max(diffs + [3]) + 0.4)
     ax2.grid(alpha=0.3)
-    ax.set_ylabel("dimension of the neuromanifold")
-    ax.set_title("Figure 3: L = 2, t = 3, a_i = 2, N = 250 input sequences")
+    ax.set_ylabel(r"dimension of the neuromanifold $\mathcal{M}$")
+    n = "" if samples is None else f", $N = {samples}$ input sequences"
+    ax.set_title(rf"Figure 3: two layers ($L = 2$) with $t = 3$ tokens and $a_1 = a_2 = 2${n}.", fontsize=11)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7.5, loc="upper left")
+    for axis in (ax, ax2):
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axis.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
-    png = save_figure(fig, path.with_suffix(".png"))[0]
-    plt.close(fig)
-    return png
+    return fig
+
+
+def plot_figure3(rows: list[dict[str, Any]], path: Path, *, samples: int | None = None) -> Path:
+    """Save :func:`draw_figure3` as PNG, PDF and SVG (atomically); the PNG's path."""
+    fig = draw_figure3(rows, samples=samples)
+    try:
+        return save_figure(fig, path.with_suffix(".png"))[0]
+    finally:
+        pyplot().close(fig)
 
 
 def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples: int = 250,
@@ -154,7 +184,7 @@ def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples:
             return atomic_write(target / "figure3.json", json.dumps(rows, indent=2) + "\n")
 
         written(report, save_json)
-        if written(report, lambda: plot_figure3(rows, target / "figure3.png")) is not None:
+        if written(report, lambda: plot_figure3(rows, target / "figure3.png", samples=samples)) is not None:
             report.meta["picture"] = "figure3.png"
             report.meta["figures"] = [f"figure3.{ext}" for ext in FIGURE_FORMATS]
     return report
