@@ -47,7 +47,7 @@ from .._models.formulas import cor38
 from .._progress import Steps, bar
 
 __all__ = ["summarize", "variant", "write_summary", "markdown", "plot", "plot_figure", "family", "jitter",
-           "jitter_amplitude", "left_out_note", "COUNTS"]
+           "jitter_amplitude", "left_out_note", "COUNTS", "OKABE_ITO", "integer_ticks"]
 
 #: the counts of every variant and of the total, in order
 COUNTS = (
@@ -215,9 +215,33 @@ JITTER_SPAN = 25
 JITTER_FRACTION = 0.012
 #: the seed of the jitter's generator: the same picture on every run
 JITTER_SEED = 0
+#: the Okabe-Ito palette: colours told apart with every common colour-vision deficiency (Okabe & Ito 2002)
+OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
+             "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000"}
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*")
-_STATUS = (("certified, formula applies", "tab:blue"), ("certified, formula does not apply", "tab:orange"),
-           ("certified, no formula", "tab:green"), ("not certified (lower bound or float64 rank)", "tab:gray"))
+_STATUS = (("certified, formula applies", OKABE_ITO["blue"]),
+           ("certified, formula does not apply", OKABE_ITO["orange"]),
+           ("certified, no formula", OKABE_ITO["bluish green"]),
+           ("not certified (lower bound or float64 rank)", "#999999"))
+
+
+def integer_ticks(ax: Any, axes: str = "xy") -> None:
+    """Ticks at integers only on the named axes of ``ax`` (``"x"``, ``"y"`` or both): axes that count.
+
+    ``MaxNLocator(integer=True)`` falls back to fractional ticks where its view holds fewer than two integers
+    (every dot at 12, jittered by 0.3), so such a view is first widened to hold three.  Call it after plotting.
+    """
+    import math
+
+    from matplotlib.ticker import MaxNLocator
+
+    for name in axes:
+        get, set_ = getattr(ax, f"get_{name}lim"), getattr(ax, f"set_{name}lim")
+        lo, hi = get()
+        if math.floor(hi) - math.ceil(lo) < 1:
+            middle = round((lo + hi) / 2)
+            set_(min(lo, middle - 1.5), max(hi, middle + 1.5))
+        getattr(ax, f"{name}axis").set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
 
 
 def family(row: Mapping[str, Any]) -> str:
@@ -320,8 +344,10 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
     if not formula and not bound:
         return "no plot: no row has a dimension" + (f" ({left_out_note(left)})" if left else "")
     panels = [(pts, xlabel, diagonal) for pts, xlabel, diagonal in (
-        (formula, "formula (Cor. 3.3 / 3.8, Thm. 3.9, Eq. 16)", "dimension = formula"),
-        (bound, "no formula: proven upper bound", "dimension = upper bound")) if pts]
+        (formula, "dimension predicted by the formula (Cor. 3.3, Cor. 3.8, Thm. 3.9, Eq. 16)",
+         "against the formula; on the line the dimension equals it."),
+        (bound, "proven upper bound on the dimension",
+         "without a formula, against their proven upper bound; on the line the dimension meets it.")) if pts]
     everything = [p for pts, _, _ in panels for p in pts]
     families = sorted({family(r) for _, _, r in everything},
                       key=lambda name: next(_family_order(r) for _, _, r in everything if family(r) == name))
@@ -336,7 +362,7 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
         a = jitter_amplitude(hi - lo)
         amplitudes.append(a)
         jx, jy = jitter(xs, ys, a, seed=JITTER_SEED + i)
-        ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8, zorder=0)
+        ax.axline((lo, lo), slope=1, color="black", linewidth=0.8, zorder=0)  # across the panel, even where lo = hi
         groups: dict[tuple[str, str], list[int]] = defaultdict(list)
         for k, (_, _, row) in enumerate(pts):
             groups[(family(row), _status(row))].append(k)
@@ -345,7 +371,8 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
                        linewidths=0.6)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("computed dimension")
-        ax.set_title(f"{len(pts):,} rows; on the line: {diagonal}", fontsize=8)
+        ax.set_title(textwrap.fill(f"{len(pts):,} row{'s' if len(pts) != 1 else ''} {diagonal}", 70), fontsize=8)
+        integer_ticks(ax)  # dimensions
     by_family = Counter(family(r) for _, _, r in everything)
     by_status = Counter(_status(r) for _, _, r in everything)
     variants = [(Line2D([], [], marker=marker[n], linestyle="none", color="black", markerfacecolor="none"),
@@ -354,7 +381,7 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
                 for n, c in _STATUS if by_status[n]]
     fig.legend(*zip(*variants), loc="outside right upper", fontsize=7, title="variant (rows)", title_fontsize=7)
     fig.legend(*zip(*statuses), loc="outside right lower", fontsize=7, title="value (rows)", title_fontsize=7)
-    fig.suptitle(textwrap.fill(title or "computed dimension against the formula", 90), fontsize=9)
+    fig.suptitle(textwrap.fill(title or "The computed dimension of every row against the formula.", 90), fontsize=9)
     note = [f"{len(everything):,} of {total:,} rows shown, each a dot jittered by at most "
             f"{' / '.join(f'{a:.2g}' for a in amplitudes)} (seeded) so that equal values stay visible"]
     if left:

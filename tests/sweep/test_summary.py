@@ -11,7 +11,16 @@ from ag_attention import _progress as progress
 
 from ag_attention._sweep.compute import compute_row
 from ag_attention._sweep.grid import Spec
-from ag_attention._sweep.summary import COUNTS, markdown, plot, plot_figure, summarize, variant, write_summary
+from ag_attention._sweep.summary import (
+    COUNTS,
+    OKABE_ITO,
+    markdown,
+    plot,
+    plot_figure,
+    summarize,
+    variant,
+    write_summary,
+)
 
 from tests.helpers import Terminal
 
@@ -189,3 +198,26 @@ def test_the_summary_shows_its_progress_on_a_terminal(many, tmp_path, monkeypatc
     write_summary(many, tmp_path)
     text = err.getvalue()
     assert "sweep: summary" in text and "drawing the plot" in text and "writing dimension-vs-formula.svg" in text
+
+
+def test_the_plot_is_printable_integer_ticks_sentence_titles_colour_blind_safe(many):
+    """Dimensions are integers: integer ticks, even on a panel whose dots all sit at 12 (jittered by 0.3); titles
+    are sentences; no legend entry counts 0 rows; every colour is the legend's, from the Okabe-Ito palette."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    fig, _ = plot_figure(many)
+    fig.canvas.draw()
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert labels and not [t for t in labels if re.search(r"\(0[ )]", t)]
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks = [t.get_text().replace("\N{MINUS SIGN}", "-") for t in axis.get_ticklabels() if t.get_text()]
+            assert len(ticks) >= 2 and all(re.fullmatch(r"-?\d+", t) for t in ticks), ticks
+        assert ax.get_title().endswith(".")
+    assert fig.get_suptitle().endswith(".")
+    status = fig.legends[1]
+    legend_colours = {to_hex(h.get_color()) for h in status.legend_handles}
+    drawn = {to_hex(c.get_facecolor()[0], keep_alpha=False) for ax in fig.axes for c in ax.collections}
+    assert drawn == legend_colours and len(drawn) == len(status.get_texts()) == 3
+    assert drawn <= {c.lower() for c in OKABE_ITO.values()} | {"#999999"}  # grey: not certified
