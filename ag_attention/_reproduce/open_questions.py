@@ -112,20 +112,61 @@ def _finding(c: dict[str, Any]) -> str:
     return text
 
 
+#: each panel's title, a sentence (the conjecture's key names it in the note under the panel)
+_PANEL_TITLES = {
+    "heads-symmetry": r"The prediction is $P - S$: parameters minus the symmetries of each head.",
+    "heads-mixing": r"The prediction is $P - S$ with the heads mixed by $\mathrm{GL}_H$ ($a_i = d_{i-1}$).",
+    "skip-translate": "The prediction is the dimension of the network without skip connections.",
+    "skip-symmetry": r"The prediction is $P - S$ without $\mathrm{GL}_{d_i}$ between layers.",
+    "causal-unmasked": "The prediction is the dimension of the network without the mask.",
+    "causal-symmetry": r"The prediction is $P - S$ on the effective widths.",
+    "heads-causal-unmasked": "The prediction is the dimension of the network without the mask.",
+    "heads-causal-symmetry": r"The prediction is $P - S$ on the effective widths.",
+}
+#: each figure's title: the question, a sentence
+_QUESTIONS = {
+    "heads": "What is the dimension of a network with several heads?",
+    "skip": "What is the dimension of a network with skip connections?",
+    "causal": "What is the dimension of a network with a causal mask?",
+    "heads-causal": "What is the dimension of a network with two heads and a causal mask?",
+}
+#: a marker per (heads, tokens): networks with more heads or tokens are told apart by shape
+_NETWORK_MARKERS = ("o", "^", "s", "D", "v", "P", "X", "<", ">", "p", "h", "*")
+
+
+def _network(e: dict[str, Any]) -> tuple[int, int]:
+    return int(e["spec"]["heads"]), int(e["spec"]["tokens"])
+
+
+def _network_label(key: tuple[int, int]) -> str:
+    heads, tokens = key
+    return rf"$H = {heads}$ head{'s' if heads != 1 else ''}, $t = {tokens}$ token{'s' if tokens != 1 else ''}"
+
+
 def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> Any:
     """One open question's figure: for each conjecture, the computed dimension against the predicted one.
 
-    Every certified case is its own dot (holds, counterexample), every open case (or one whose bounds refute
-    the prediction) a bar from its lower to its upper bound; each legend entry counts its cases.  Equal
-    pairs would hide each other, so the dots are jittered (:func:`ag_attention._sweep.summary.jitter`:
-    uniform, seeded, at most ``jitter_amplitude`` of the panel's span: 0.3 on a span up to 25, else 1.2%),
-    and a note under each panel says how far, and which cases are not shown (not applicable, no
-    prediction or no bound).  A pyplot figure: :func:`close_figures` (or ``plt.close``) releases it.
+    Every certified case is its own dot, its colour the outcome (holds, counterexample: Okabe-Ito colours),
+    its marker the number of heads ``H`` and of tokens ``t``; every open case (or one whose bounds refute the
+    prediction) is a bar from its lower to its upper bound.  Each legend entry counts its cases, and a series
+    without cases has none.  Each dot's line has the gid ``"<outcome>:heads=<H>:tokens=<t>"`` (outcome
+    ``holds`` or ``counterexamples``), its dots in the order of the comparison's list.  Equal pairs would hide
+    each other, so the dots are jittered (:func:`ag_attention._sweep.summary.jitter`: uniform, seeded, at most
+    ``jitter_amplitude`` of the panel's span: 0.3 on a span up to 25, else 1.2%), and a note under each panel
+    says how far, and which cases are not shown (not applicable, no prediction or no bound).  Both axes count
+    dimensions: integer ticks.  A pyplot figure: :func:`close_figures` (or ``plt.close``) releases it.
     """
-    from .._sweep.summary import JITTER_SEED, jitter, jitter_amplitude
+    from matplotlib.lines import Line2D
+
+    from .._sweep.summary import JITTER_SEED, OKABE_ITO, integer_ticks, jitter, jitter_amplitude
 
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(comparisons), figsize=(5.2 * len(comparisons), 4.9), dpi=120, squeeze=False)
+    fig, axes = plt.subplots(1, len(comparisons), figsize=(5.6 * len(comparisons), 5.4), dpi=120, squeeze=False)
+    networks = sorted({_network(e) for c in comparisons for k in ("holds", "counterexamples") for e in c[k]})
+    marker = {n: _NETWORK_MARKERS[i % len(_NETWORK_MARKERS)] for i, n in enumerate(networks)}
+    # outcome by colour and fill (filled: holds, hollow: counterexample), so that it survives printing in grey
+    outcomes = (("holds", OKABE_ITO["bluish green"], True, "certified, holds"),
+                ("counterexamples", OKABE_ITO["vermillion"], False, "certified, counterexample"))
     for ax, c in zip(axes[0], comparisons):
         bounded = {kind: [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
                    for kind in ("open", "refuted_by_bounds")}
@@ -133,44 +174,61 @@ def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> An
         values += [e[k] for sel in bounded.values() for e in sel for k in ("predicted", "lower", "upper")]
         top = max(values + [1])
         amplitude = jitter_amplitude(top - min(values + [0]))
-        for i, (kind, color, marker, label) in enumerate((("holds", "#1b9e77", "o", "certified, holds"),
-                                                          ("counterexamples", "#d95f02", "x",
-                                                           "certified, counterexample"))):
+        handles: list[Any] = []
+        for i, (kind, color, filled, label) in enumerate(outcomes):
             pts = c[kind]
+            if not pts:
+                continue
             xs, ys = jitter([e["predicted"] for e in pts], [e["computed"] for e in pts], amplitude, JITTER_SEED + i)
-            ax.plot(xs, ys, ls="none", marker=marker, color=color, ms=6, alpha=0.6, label=f"{label} ({len(pts)})")
-        for i, (kind, color, label) in enumerate((("open", "#7570b3", "open: [lower, upper]"),
-                                                  ("refuted_by_bounds", "#e7298a", "bounds exclude it: [lower, upper]"))):
+            for n in networks:
+                idx = [j for j, e in enumerate(pts) if _network(e) == n]
+                if idx:
+                    ax.plot(xs[idx], ys[idx], ls="none", marker=marker[n], color=color, mec=color, ms=6, mew=1.2,
+                            mfc=color if filled else "none", alpha=0.75, gid=f"{kind}:heads={n[0]}:tokens={n[1]}")
+            handles.append(Line2D([], [], ls="none", marker="o", color=color, mew=1.2, mfc=color if filled else "none",
+                                  label=f"{label} ({len(pts)})"))
+        for i, (kind, color, label) in enumerate((("open", OKABE_ITO["blue"], "open: [lower, upper]"),
+                                                  ("refuted_by_bounds", OKABE_ITO["reddish purple"],
+                                                   "bounds exclude it: [lower, upper]"))):
             sel = bounded[kind]
             if sel:
                 lo = [e["lower"] for e in sel]
                 hi = [e["upper"] for e in sel]
                 xs, _ = jitter([e["predicted"] for e in sel], lo, amplitude, JITTER_SEED + 2 + i)
-                ax.errorbar(xs, [(a + b) / 2 for a, b in zip(lo, hi)],
-                            yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2, ls="none", color=color, alpha=0.5,
-                            capsize=2, label=f"{label} ({len(sel)})")
-        ax.plot([0, top], [0, top], ls="--", color="gray", lw=1)
-        ax.set_xlabel(f"predicted ({c['key']})")
+                bars = ax.errorbar(xs, [(a + b) / 2 for a, b in zip(lo, hi)],
+                                   yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2, ls="none", color=color, alpha=0.6,
+                                   capsize=2, label=f"{label} ({len(sel)})")
+                handles.append(bars)
+        shown = {n: sum(_network(e) == n for k in ("holds", "counterexamples") for e in c[k]) for n in networks}
+        handles += [Line2D([], [], ls="none", marker=marker[n], color="0.3",
+                           label=f"{_network_label(n)} ({shown[n]})") for n in networks if shown[n]]
+        ax.plot([0, top], [0, top], ls=(0, (4, 3)), color="0.45", lw=1, label="_computed = predicted")
+        ax.set_xlabel("predicted dimension")
         ax.set_ylabel("computed dimension")
-        ax.set_title(c["key"], fontsize=10)
+        ax.set_title(_PANEL_TITLES.get(c["key"], c["statement"]), fontsize=9)
+        integer_ticks(ax)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-        ax.text(0, -0.16, _not_shown(c, bounded, amplitude), transform=ax.transAxes, fontsize=6, va="top",
-                wrap=True)
-    fig.suptitle(f"Open question: {variant.title}")
+        if handles:
+            ax.legend(handles=handles, fontsize=7, loc="upper left")
+        ax.text(0, -0.14, _not_shown(c, bounded, amplitude), transform=ax.transAxes, fontsize=6.5, va="top")
+    fig.suptitle(f"Open question: {_QUESTIONS.get(variant.name, variant.title)}\nEach dot is one network, on the "
+                 "dashed line where the prediction holds.", fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def _not_shown(c: dict[str, Any], bounded: dict[str, list[dict[str, Any]]], amplitude: float) -> str:
-    """The note under a panel: the jitter, and the cases it does not show."""
+    """The note under a panel: the conjecture's name in the report, the jitter, and the cases it does not show."""
     missing = [f"{len(c['not_applicable'])} not applicable (outside the hypotheses)"] if c["not_applicable"] else []
     for kind, name in (("open", "open"), ("refuted_by_bounds", "refuted by bounds")):
         left = len(c[kind]) - len(bounded[kind])
         if left:
             missing.append(f"{left} {name} without a prediction or a lower bound")
-    note = f"each dot jittered by at most {amplitude:.3g} (seeded) so that equal values stay visible"
-    return textwrap.fill(note + ("; not shown: " + ", ".join(missing) if missing else ""), 70)
+    symbols = " $P$: parameters, $S$: the dimension of the symmetries." if "P - S" in _PANEL_TITLES.get(c["key"], "") \
+        else ""
+    note = (f"Conjecture {c['key']} of the report.{symbols} Each dot jittered by at most {amplitude:.3g} "
+            "(seeded) so that equal values stay visible")
+    return textwrap.fill(note + ("; not shown: " + ", ".join(missing) if missing else "") + ".", 85)
 
 
 def close_figures() -> None:
