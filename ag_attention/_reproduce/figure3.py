@@ -91,7 +91,7 @@ def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> A
     2 apart on a scale of 170 above, are far apart (Eq. 16's ``+ L``).  Integer axes have integer ticks.
     ``samples``: the number of input sequences, named in the title when given.
     """
-    from matplotlib.ticker import MaxNLocator
+    from .._sweep.summary import integer_ticks
 
     plt = pyplot()
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7.6), dpi=130, gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
@@ -109,7 +109,7 @@ def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> A
         ax.plot(deltas, [r["expected"] for r in sel], **expected_style, label=f"{name}, expected: {formula}")
         if est:
             ax.plot([d for d, _ in est], [e for _, e in est], **style,
-                    label=f"{name}, computed: {computed} ({len(est)} networks)")
+                    label=f"{name}, computed: {computed} ({len(est)} network{'s' if len(est) != 1 else ''})")
         # the difference to Cor. 3.8 makes the "+ L" of Eq. 16 visible
         ax2.plot(deltas, [r["expected"] - lightning_expected[r["delta"]] for r in sel], **expected_style)
         if est:
@@ -124,9 +124,8 @@ def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> A
     ax.set_title(rf"Figure 3: two layers ($L = 2$) with $t = 3$ tokens and $a_1 = a_2 = 2${n}.", fontsize=11)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5, loc="upper left")
-    for axis in (ax, ax2):
-        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axis.yaxis.set_major_locator(MaxNLocator(integer=True))
+    integer_ticks(ax, "y")
+    integer_ticks(ax2, "xy")  # the shared delta axis too (one delta alone: 2, 3, 4 rather than 2.8, 3.0...)
     fig.tight_layout()
     return fig
 

@@ -76,6 +76,12 @@ def test_figure_3_legend_counts_the_networks_it_shows_and_integer_axes_have_inte
         assert ax.get_title().endswith(".") and "$N = 60$" in ax.get_title()
     finally:
         plt.close(fig)
+    one = draw_figure3(rows[:2])  # one width alone: still integer ticks
+    try:
+        one.canvas.draw()
+        assert all(re.fullmatch(r"-?\d+", t) for t in _tick_labels(one.axes[1].xaxis)), _tick_labels(one.axes[1].xaxis)
+    finally:
+        plt.close(one)
     none = draw_figure3([{**r, "estimated": None if r["normalized"] else r["estimated"]} for r in rows])
     try:  # no softmax verdict at all: no legend entry for it, rather than an empty one
         labels = [t.get_text() for t in none.axes[0].get_legend().get_texts()]
