@@ -145,34 +145,54 @@ def _findings(runs: list[TrainingRun]) -> list[str]:
 
 
 def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
+    """The trajectories of the one-layer runs with the most data, four panels, saved as PNG, PDF and SVG.
+
+    Each teacher has an Okabe-Ito colour, a line style and a marker (at each run's end); its legend entry
+    counts the runs drawn, and a teacher without runs has none.  Each run's line has the gid
+    ``"run:<teacher>:<seed>"``.  The steps are integers: integer ticks.
+    """
+    from .._sweep.summary import OKABE_ITO, integer_ticks
+
     plt = pyplot()
     one = [r for r in runs if r.architecture.depth == 1]
-    colors = {"generic": "#0072B2", "rank-one A": "#E69F00", "critical": "#CC79A7"}
-    styles = {"generic": "-", "rank-one A": "--", "critical": ":"}
-    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    big = max((r.samples for r in one), default=0)
+    drawn = [r for r in one if r.samples == big]
+    colors = {"generic": OKABE_ITO["blue"], "rank-one A": OKABE_ITO["orange"], "critical": OKABE_ITO["reddish purple"]}
+    styles = {"generic": "-", "rank-one A": "--", "critical": "-."}
+    markers = {"generic": "o", "rank-one A": "s", "critical": "^"}
+    names = {"rank-one A": "rank-one $A$"}
+    counts = Counter(r.teacher for r in drawn)
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8.2))
     panels = [(axes[0][0], lambda r, x: x.loss, "loss (mean squared error)"),
               (axes[0][1], lambda r, x: x.ratio, r"$s_D / s_1$ of the normalized Jacobian"),
               (axes[1][0], lambda r, x: x.distance, r"distance to the critical pairs $(uv^\top, wv^\top)$"),
               (axes[1][1], lambda r, x: min(x.singular_A[0]) / max(x.singular_A[0]) if max(x.singular_A[0]) > 0
                else None, r"$\sigma_{\min}(A) / \sigma_{\max}(A)$")]
-    big = max((r.samples for r in one), default=0)
     for ax, value, label in panels:
         seen = set()
-        for r in one:
-            if r.samples != big:
-                continue
+        for r in drawn:
             xs = [x.step for x in r.records if value(r, x) is not None]
             ys = [max(float(value(r, x)), 1e-300) for x in r.records if value(r, x) is not None]
-            name = None if r.teacher in seen else f"{r.teacher} teacher"
+            if not xs:
+                continue
+            n = counts[r.teacher]
+            name = None if r.teacher in seen else f"{names.get(r.teacher, r.teacher)} teacher ({n} run{'s' * (n != 1)})"
             seen.add(r.teacher)
-            ax.semilogy(xs, ys, styles[r.teacher], color=colors[r.teacher], label=name, alpha=0.8)
-        ax.set_xlabel("step")
+            ax.semilogy(xs, ys, ls=styles.get(r.teacher, ":"), color=colors.get(r.teacher, OKABE_ITO["black"]), lw=1.5,
+                        marker=markers.get(r.teacher, "D"), markevery=[len(xs) - 1], ms=6, label=name, alpha=0.85,
+                        gid=f"run:{r.teacher}:{r.seed}")
+        ax.set_xlabel("gradient step")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=8)
-    arch = one[0].architecture.describe() if one else ""
-    fig.suptitle(f"Gradient descent on one layer ({arch}, N = {big} sequences): the loss and the geometry along "
-                 "each run")
+        integer_ticks(ax, "x")
+    if drawn:
+        axes[0][0].legend(fontsize=8)
+        a = drawn[0].architecture
+        fig.suptitle(f"Gradient descent on one lightning layer ($d = {a.widths[0]}$, $d' = {a.widths[1]}$, "
+                     f"$a = {a.ranks[0]}$, $t = {a.tokens}$) with $N = {big}$ input sequences.\n"
+                     "The loss and the geometry along each run, a marker where it ends.")
+    else:
+        fig.suptitle("No one-layer run to draw.")
     fig.tight_layout()
     try:
         return save_figure(fig, path)

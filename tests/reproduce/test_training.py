@@ -42,3 +42,50 @@ def test_a_check_fails_when_its_claim_is_false(monkeypatch):
     report = module.reproduce_training(plan=module.Plan(((arch, (30,), (0,), 9),), 9))
     (check,) = [c for c in report.checks if c.claim.startswith("critical teacher")]
     assert not check.passed and check.observed == "0 of 1" and not report.passed
+
+
+def test_the_trajectory_figure_counts_the_runs_it_draws(tmp_path, monkeypatch):
+    """The figure of the reproduction (PNG, PDF and SVG): a legend entry per teacher counting the runs drawn (the
+    one-layer runs with the most data), none for a teacher without runs, one line per run in every panel;
+    integer ticks on the steps; math as mathtext."""
+    import re
+    from collections import Counter
+
+    import numpy as np
+
+    from ag_attention import Architecture
+    from ag_attention._point.training import Record, TrainingRun
+    from ag_attention._reproduce import training as module
+
+    arch = Architecture((3, 2), (3,), tokens=2)
+
+    def fake(arch, teacher, samples, *, seed, steps, record_every):
+        rec = tuple(Record(s, 1.0 / (s + 1), ((1.0, 0.5, 0.1),), ((1.0, 1.0),), 0.1 / (s + 1), 14, 0.5 / (s + 1))
+                    for s in range(4))
+        return TrainingRun(arch, teacher, samples, seed, steps, 14, rec, "smooth", 0.0, np.zeros(15))
+
+    figures = []
+    save = module.save_figure
+    monkeypatch.setattr(module, "train", fake)
+    monkeypatch.setattr(module, "TEACHERS", ("generic", "critical"))  # no rank-one teacher: no entry for it
+    monkeypatch.setattr(module, "save_figure", lambda fig, path: figures.append(fig) or save(fig, path))
+    report = module.reproduce_training(tmp_path, plan=module.Plan(((arch, (5, 30), (0, 1), 3),), 1))
+    assert report.meta["figures"] == ["training.png", "training.pdf", "training.svg"]
+    heads = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml"}
+    for ext, head in heads.items():
+        assert (tmp_path / f"training.{ext}").read_bytes().startswith(head), ext
+    (fig,) = figures
+    fig.canvas.draw()
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    counted = {m.group(1): int(m.group(2)) for m in (re.fullmatch(r"(.*) teacher \((\d+) runs?\)", t) for t in labels)
+               if m}
+    assert counted == {"generic": 2, "critical": 2} and len(labels) == 2  # N = 30 only, 2 seeds each
+    for ax in fig.axes:
+        drawn = Counter(str(line.get_gid()).split(":")[1] for line in ax.get_lines()
+                        if str(line.get_gid()).startswith("run:"))
+        assert drawn == counted
+        ticks = [t.get_text().replace("\N{MINUS SIGN}", "-") for t in ax.get_xticklabels() if t.get_text()]
+        assert len(ticks) >= 2 and all(re.fullmatch(r"-?\d+", t) for t in ticks), ticks
+    outside_math = re.sub(r"\$[^$]*\$", "", fig.get_suptitle() + " ".join(ax.get_ylabel() for ax in fig.axes))
+    assert not re.search(r"\^|_|\bt=\d|widths \d", outside_math), outside_math
+    assert fig.get_suptitle().endswith(".")
