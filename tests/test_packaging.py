@@ -183,3 +183,41 @@ def test_the_image_and_the_venv_take_the_same_msolve():
     locked = (ROOT / "requirements" / "msolve.txt").read_text()
     assert dockerfile and re.search(rf"^{re.escape(dockerfile.group(1))} ", locked, re.M)
     assert "--hash=sha256:" in locked
+
+
+def _citation():
+    """CITATION.cff as a dict (PyYAML where installed, which the locked environment is; else the top-level keys)."""
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    try:
+        import yaml
+    except ImportError:  # a user's environment without PyYAML: the top-level keys and their scalar values
+        return {m.group(1): m.group(2).strip().strip('"') or None
+                for m in re.finditer(r"^([a-z-]+):(.*)$", text, re.M)}
+    return yaml.safe_load(text)
+
+
+def test_the_citation_file_is_valid_cff_with_the_package_version_license_and_the_paper():
+    """CITATION.cff (CFF 1.2.0): the required keys, the version and license of pyproject.toml, and the paper."""
+    cff = _citation()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    version = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    license_ = re.search(r'^license = "([^"]+)"', pyproject, re.M).group(1)
+    assert {"cff-version", "message", "title", "authors"} <= set(cff)  # the schema's required keys
+    assert str(cff["cff-version"]) == "1.2.0" and cff["message"] and cff["title"]
+    assert str(cff["version"]) == version and cff["license"] == license_ == "MIT"
+    if isinstance(cff["authors"], list):  # parsed as YAML: the nested entries too
+        assert all(a.get("name") or a.get("family-names") for a in cff["authors"])
+        (paper,) = [r for r in cff["references"] if "Lightning Self-Attention" in r["title"]]
+        assert paper["title"] == "Geometry of Lightning Self-Attention: Identifiability and Dimension"
+        assert [(a["given-names"], a["family-names"]) for a in paper["authors"]] == [
+            ("Nathan W.", "Henry"), ("Giovanni Luca", "Marchetti"), ("Kathlén", "Kohn")]
+        assert paper["year"] == 2025 and "ICLR" in paper["conference"]["name"]
+        assert "2408.17221" in paper["url"] and any(i["value"] == "10.48550/arXiv.2408.17221"
+                                                   for i in paper["identifiers"])
+
+
+def test_the_license_file_is_the_one_pyproject_names():
+    text = (ROOT / "LICENSE").read_text()
+    assert re.search(r'^license = "MIT"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert text.startswith("MIT License\n") and "Copyright (c) 2024-2026 the ag-attention authors" in text
+    assert "THE SOFTWARE IS PROVIDED \"AS IS\"" in text
