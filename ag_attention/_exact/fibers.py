@@ -15,6 +15,11 @@ Where the kernel is larger (widths growing before the last layer, a rank-one
 layer before the last, ``t = 1``), the excess ``P - rank J - rank T`` is an
 upper bound on the number of unexplained directions, and it is exact when the
 dimension is certified by another route and every family acts freely.
+
+:func:`fibers` is :func:`~ag_attention.dimension` (prove, measure, decide: the
+dimension and the point of its main run), then one more measurement at that
+point (the symmetry tangents family by family, and ``J T^T``), then the
+verdict (:class:`FiberResult`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import ComputationError
-from .._models.formulas import symmetry_count
 from .._models.symmetries import symmetry_generators, symmetry_tangents
 from .._resources import MemoryEstimate, require_memory
 from .._results import ResultMixin
@@ -95,7 +99,7 @@ class FiberResult(ResultMixin):
             "dimension_certified": self.dimension.certified,
             "fiber_dimension": self.fiber_dimension,
             "symmetry_dimension": self.symmetry_dimension,
-            "symmetry_count": symmetry_count(self.architecture),
+            "symmetry_count": self.dimension.symmetry_count,
             "explained": self.explained,
             "excess": self.excess,
             "excess_exact": self.excess_exact,
@@ -123,7 +127,7 @@ class FiberResult(ResultMixin):
             f"  generic fiber dimension  {'' if self.dimension.certified else 'at most '}{self.fiber_dimension}  "
             f"(P = {self.dimension.parameters}, dim {'=' if self.dimension.certified else '>='} {self.dimension.dimension}"
             f"{', certified' if self.dimension.certified else ', dim a lower bound'})",
-            f"  symmetry tangents        rank {self.symmetry_dimension} (count {symmetry_count(self.architecture)}), "
+            f"  symmetry tangents        rank {self.symmetry_dimension} (count {self.dimension.symmetry_count}), "
             f"{'in the kernel' if self.in_kernel else 'NOT in the kernel'} ({self.kernel_check})",
         ]
         for f in self.families:
@@ -145,17 +149,20 @@ def fibers(arch: Architecture, *, prime: int | None = None, seed: int = 0) -> Fi
     kwargs: dict[str, Any] = {"seed": seed}
     if prime is not None:
         kwargs["prime"] = prime
+    # prove, measure, decide: the dimension, and the point of the run that reached it
     dim = dimension(arch, **kwargs)
     run = dim.main
+    p = run.prime
+    # measure at that point again: its Jacobian and symmetry tangents (refused first if they do not fit)
     g = symmetry_generators(arch)
     require_memory(
         run_memory(arch, run.samples, run.seeds_per_sample)
         + MemoryEstimate(8 * run.rows * g, {f"J T^T {run.rows:,} x {g:,}": 8 * run.rows * g}),
         f"the fiber check of {arch.describe()}", "use a smaller network",
     )
-    ev = evaluate(arch, run.prime, run.seed, run.samples, run.seeds_per_sample)
+    ev = evaluate(arch, p, run.seed, run.samples, run.seeds_per_sample)
     T, families = symmetry_tangents(arch, ev.theta, ev.field)
-    p = run.prime
+    # the rank each family adds to the ones before it
     ranks = []
     done = 0
     with linalg.threads():  # all CPUs, like dimension() (which restores FLINT's setting when it returns)
@@ -163,7 +170,7 @@ def fibers(arch: Architecture, *, prime: int | None = None, seed: int = 0) -> Fi
             r = linalg.rank(T[: fam.rows.stop], p) if fam.rows.stop else 0
             ranks.append(FamilyRank(fam.name, fam.rows.stop - fam.rows.start, r - done))
             done = r
-    s = done
+    # J T^T = 0: exactly where the product is small enough, otherwise by Freivalds' test (16 random vectors)
     if T.shape[0] == 0:
         in_kernel, how = True, "exact"
     elif ev.J.shape[0] * ev.J.shape[1] * T.shape[0] <= _EXACT_LIMIT:
@@ -179,6 +186,7 @@ def fibers(arch: Architecture, *, prime: int | None = None, seed: int = 0) -> Fi
             w = ev.field.random(rng, T.shape[0])
             in_kernel &= not np.any(ev.field.matvec(ev.J, ev.field.matvec(np.ascontiguousarray(T.T), w)))
         how = "Freivalds (16 random vectors)"
+    # the verdict: a tangent outside the kernel is a bug; FiberResult compares the kernel with their span
     if not in_kernel:
         raise ComputationError("a symmetry tangent is not in the kernel of the Jacobian (bug)", prime=p, seed=seed)
-    return FiberResult(dim, s, tuple(ranks), bool(in_kernel), how, time.perf_counter() - t0)
+    return FiberResult(dim, done, tuple(ranks), bool(in_kernel), how, time.perf_counter() - t0)

@@ -4,21 +4,24 @@ docs/math/certificates.md (certificates-summary, certificates-verdicts): the
 dimension is certified exact when the GF(p) rank (a lower bound) meets an
 upper bound (the symmetries, a proven analytic bound, or the effective
 architecture's); otherwise it is a lower bound, and a formula it falls short
-of is neither confirmed nor refuted.
+of is neither confirmed nor refuted.  :func:`decide` is the last step of
+:func:`~ag_attention.dimension`: the runs' bounds against what is proven.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
-from .._models.formulas import Expectation
+from .._errors import ComputationError
+from .._models.formulas import Expectation, Proven
 from .._results import ResultMixin, dimension_fields
-from .runs import RankRun
+from .runs import RankRun, known_bounds
 from .spans import engine_bound
 
-__all__ = ["DimensionResult"]
+__all__ = ["DimensionResult", "decide"]
 
 
 @dataclass(frozen=True)
@@ -212,3 +215,28 @@ class DimensionResult(ResultMixin):
             f"  prime {self.prime}, seed {self.seed}, {self.samples} samples x {self.main.seeds_per_sample} output combinations = {self.main.rows} rows, {self.seconds:.2f} s",
         ]
         return "\n".join(lines)
+
+
+def decide(proven: Proven, runs: Sequence[RankRun], reduction: DimensionResult | None, seconds: float) -> DimensionResult:
+    """The result of the runs of ``proven.architecture``: exact where the bounds meet (a rank above one is a bug).
+
+    ``reduction``: the result of the effective architecture (the same
+    neuromanifold), whose bounds hold here too.
+    """
+    lower, upper = known_bounds(proven, runs, None if reduction is None else (reduction.dimension, reduction.upper_bound))
+    if lower > upper:
+        raise ComputationError(
+            f"{proven.architecture.describe()}: the rank {lower} exceeds the proven upper bound {upper} (bug)",
+            prime=runs[0].prime, seed=runs[0].seed,
+        )
+    return DimensionResult(
+        architecture=proven.architecture,
+        dimension=lower,
+        parameters=proven.parameters,
+        upper_bound=upper,
+        symmetry_count=proven.symmetry_count,
+        expected=proven.expected,
+        runs=tuple(runs),
+        seconds=seconds,
+        reduction=reduction,
+    )

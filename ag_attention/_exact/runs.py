@@ -1,16 +1,21 @@
-"""One rank run of :func:`~ag_attention.dimension`: a random point, its Jacobian's rank and its symmetry rank.
+"""The rank runs of :func:`~ag_attention.dimension`: a random point, its Jacobian's rank and its symmetry rank.
 
 docs/math/certificates.md (certificates-gfp, certificates-upper-bounds): the
 rank over GF(p) of the Jacobian at a random point is a lower bound on the
 dimension, and the rank of the symmetry tangents there gives the upper bound
-``P - rank_p T``.  :class:`Stages` reports the steps of the runs on a progress
-bar (:mod:`ag_attention._progress`).
+``P - rank_p T``.  :func:`rank_run` is one run; :func:`measure` the runs of one
+architecture, the measuring step of :func:`~ag_attention.dimension` (the
+first run, more samples while the rank is short of the upper bound, a second
+prime where it stays short).  :class:`Stages` reports the steps of the runs on
+a progress bar (:mod:`ag_attention._progress`).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,14 +23,17 @@ import numpy as np
 
 from .. import _progress as progress
 from .._architecture import Architecture
-from .._errors import InvalidArgumentError
+from .._errors import ComputationError, InsufficientMemoryError, InvalidArgumentError
+from .._models.formulas import Proven
 from .._models.symmetries import symmetry_tangents
 from .._network import jacobian, random_inputs, random_parameters
 from . import linalg
-from .field import DEFAULT_PRIME, GFp, check_prime
-from .sampling import check_run_memory
+from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
+from .sampling import Plan, check_run_memory
 
-__all__ = ["RankRun", "Evaluation", "Stages", "evaluate", "rank_run", "jacobian_rank"]
+__all__ = ["RankRun", "Evaluation", "Stages", "evaluate", "rank_run", "jacobian_rank", "measure", "known_bounds"]
+
+log = logging.getLogger(__name__)
 
 #: steps of one run on the stage bar: the Jacobian, its rank, the symmetry tangents
 STEPS_PER_RUN = 3
@@ -128,6 +136,59 @@ def rank_run(arch: Architecture, prime: int, seed: int, samples: int, k: int, st
     t3 = time.perf_counter()
     rows = ev.J.shape[0]
     return RankRun(prime, seed, samples, rows // samples, rows, r, rs, ok, t1 - t0, t2 - t1, t3 - t2)
+
+
+def known_bounds(proven: Proven, runs: Sequence[RankRun], prior: tuple[int, int] | None = None) -> tuple[int, int]:
+    """The best lower bound and the smallest upper bound so far.
+
+    Lower: the runs' ranks over GF(p).  Upper: ``P - rank_p T`` of every run
+    and the proven bound of docs/math/bounds.md.  ``prior``: the lower and
+    upper bounds of the effective architecture (the same neuromanifold), which
+    hold here too.
+    """
+    lower = max([r.rank for r in runs] + ([prior[0]] if prior is not None else []))
+    uppers = [proven.parameters - r.symmetry_rank for r in runs]
+    if prior is not None:
+        uppers.append(prior[1])
+    if proven.bound is not None:
+        uppers.append(proven.bound.value)
+    return lower, min(uppers)
+
+
+def measure(plan: Plan, prior: tuple[int, int] | None, *, prime: int, seed: int, max_doublings: int, recheck: bool,
+            stages: Stages, what: str = "") -> list[RankRun]:
+    """The runs of one architecture: the first, more samples while short of the upper bound, the confirmation.
+
+    The first run as planned (:func:`ag_attention._exact.sampling.first_runs`);
+    with adaptive samples, the samples doubled (at most ``max_doublings``
+    times, never past the memory limit) while the rank is short of the upper
+    bound and still grows; with ``recheck``, a run with a second prime and the
+    next seed where the rank stays below the upper bound or the paper's
+    formula.  ``prior``: the effective architecture's bounds (:func:`known_bounds`).
+    """
+    proven, samples, k = plan.proven, plan.samples, plan.k
+    arch = proven.architecture
+    runs = [rank_run(arch, prime, seed, samples, k, stages, what)]
+    if not runs[0].kernel_check:
+        raise ComputationError("a symmetry tangent is not in the kernel of the Jacobian (bug)", prime=prime, seed=seed)
+    for _ in range(max_doublings if plan.adaptive else 0):
+        lower, upper = known_bounds(proven, runs, prior)
+        if lower >= upper:
+            break
+        try:
+            runs.append(rank_run(arch, prime, seed, 2 * samples, k, stages, what))
+        except InsufficientMemoryError as exc:
+            log.info("not doubling the samples of %s: %s", arch.describe(), exc)
+            break
+        samples *= 2
+        if runs[-1].rank <= runs[-2].rank:
+            break
+    lower, upper = known_bounds(proven, runs, prior)
+    formula = proven.expected.value
+    if recheck and (lower < upper or (formula is not None and lower < formula)):
+        second = SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
+        runs.append(rank_run(arch, second, seed + 1, samples, k, stages, f"{what}confirmation: "))
+    return runs
 
 
 def jacobian_rank(

@@ -12,6 +12,12 @@ the hypotheses is reported as "formula does not apply", not as a failure.
   shrink and then grow (bottleneck).
 * Thm. 3.9 (one normalized layer): ``a(2d - a) + d d'`` (no rescaling).
 * Eq. 16 (Conjecture 3.10, deep normalized): Cor. 3.8 + ``L``.
+
+:func:`prove` gathers, for one architecture, everything the exact engine can
+know before it measures a rank: the prediction, the proven upper bound of
+docs/math/bounds.md, the symmetry count, the effective architecture, the
+directions one sample adds.  It is the first step of
+:func:`ag_attention.dimension` (prove, measure, decide).
 """
 
 from __future__ import annotations
@@ -20,7 +26,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
-from .bounds import best_upper_bound, effective_architecture, matrix_product_fiber, symmetric_rank_dimension
+from .bounds import (
+    Spans,
+    UpperBound,
+    best_upper_bound,
+    effective_architecture,
+    matrix_product_fiber,
+    symmetric_rank_dimension,
+)
+from .sampling import new_directions_per_sample
 
 __all__ = [
     "Hypothesis",
@@ -33,6 +47,8 @@ __all__ = [
     "matrix_product_fiber",
     "effective_architecture",
     "symmetric_rank_dimension",
+    "Proven",
+    "prove",
 ]
 
 
@@ -236,3 +252,63 @@ def expected_dimension(arch: Architecture) -> Expectation:
     if arch.depth == 1:
         return _one_layer(arch, hyps, cap_note)
     return _deep(arch, hyps, cap_note)
+
+
+@dataclass(frozen=True)
+class Proven:
+    """What is known of a network from its architecture alone, before any rank is measured.
+
+    The first step of :func:`ag_attention.dimension` (docs/math/certificates.md
+    (certificates-steps)): nothing here is sampled, and every field but
+    :attr:`symmetry_count` and :attr:`expected` is proven.
+
+    ``bound`` is the smallest upper bound of docs/math/bounds.md that applies
+    (with the engine's spans when :func:`prove` is given them), ``None`` when
+    none does; ``effective`` is the narrower architecture with the same
+    neuromanifold (:func:`effective_architecture`), proven alike, ``None``
+    when the architecture is its own; ``directions_per_sample`` the bound of
+    Lemma 3.6 on what one more input sequence adds to the rank
+    (:func:`ag_attention._models.sampling.new_directions_per_sample`).
+    ``symmetry_count`` is a count (the families acting freely), not a bound:
+    the runs compute the rank of the symmetry tangents.
+    """
+
+    architecture: Architecture
+    parameters: int
+    expected: Expectation
+    bound: UpperBound | None
+    symmetry_count: int
+    effective: Proven | None
+    directions_per_sample: int
+
+    @property
+    def planning_bound(self) -> int:
+        """The rank to plan the samples for: ``P`` minus the symmetries, or the proven bound where smaller."""
+        target = self.parameters - self.symmetry_count
+        if self.bound is not None:
+            target = min(target, self.bound.value)
+        return max(target, 1)
+
+
+def prove(arch: Architecture, spans: Spans | None = None) -> Proven:
+    """Everything provable of ``arch`` before a rank is measured (the effective architecture's too).
+
+    ``spans`` is passed to :func:`ag_attention._models.bounds.best_upper_bound`
+    (the engine passes :func:`ag_attention._exact.spans.output_span`).
+
+    >>> p = prove(Architecture((2, 3, 3), (2, 2), tokens=2))
+    >>> p.expected.value, p.bound.value, p.effective.architecture.describe()
+    (16, 12, 'widths 2,2,3 ranks 2,2 t=2')
+    """
+    expected = expected_dimension(arch)  # what the paper predicts
+    bound = best_upper_bound(arch, spans)  # what docs/math/bounds.md proves
+    eff = effective_architecture(arch)  # a narrower network with the same neuromanifold
+    return Proven(
+        architecture=arch,
+        parameters=arch.parameter_count,
+        expected=expected,
+        bound=bound,
+        symmetry_count=symmetry_count(arch),
+        effective=None if eff == arch else prove(eff, spans),
+        directions_per_sample=new_directions_per_sample(arch),
+    )

@@ -47,3 +47,23 @@ def test_result_as_a_table_row():
     assert str(f["dimension"].dtype) == "Int64" and str(f["certified"].dtype) == "boolean"
     assert str(f["certificate"].dtype) == "string" and "effective architecture" in row["certificate"]
     assert row["effective_architecture.widths"] == [2, 2, 3]  # nested objects become outer.inner columns
+
+
+def test_decide_takes_the_best_bounds_and_refuses_a_rank_above_a_proven_bound():
+    from ag_attention import ComputationError
+    from ag_attention._exact.result import decide
+    from ag_attention._exact.runs import RankRun
+    from ag_attention._models.formulas import prove
+
+    p = prove(Architecture((3, 3), (3,), tokens=1))  # P = 27, the one-token bound 14
+    assert p.bound.value == 14
+
+    def run(rank, symmetry_rank, prime=2147483647):
+        return RankRun(prime, 0, 4, 6, 24, rank, symmetry_rank, True, 0.0, 0.0, 0.0)
+
+    r = decide(p, [run(12, 10), run(14, 10, 2147483629)], None, 1.0)
+    assert (r.dimension, r.upper_bound, r.certified, r.closed_by) == (14, 14, True, "one-token")
+    assert r.main.prime == 2147483629 and r.symmetry_bound == 17 and r.symmetry_count == p.symmetry_count
+    assert not decide(p, [run(12, 10)], None, 1.0).certified
+    with pytest.raises(ComputationError, match=r"the rank 15 exceeds the proven upper bound 14 \(bug\)"):
+        decide(p, [run(15, 0)], None, 1.0)

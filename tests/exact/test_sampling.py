@@ -50,3 +50,22 @@ def test_run_memory_grows_with_the_run_and_refuses_what_does_not_fit(monkeypatch
     monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "1M")
     with pytest.raises(InsufficientMemoryError, match=r"widths 4,4,4 ranks 2,2 t=3 with 100,000 samples x 12 rows"):
         check_run_memory(arch, 100_000, 12)
+
+
+def test_first_runs_plan_the_effective_architecture_first_and_refuse_before_computing(monkeypatch):
+    from ag_attention._exact.sampling import first_runs, sampling_plan
+    from ag_attention._models.formulas import prove
+
+    arch = Architecture((2, 3, 3), (2, 2), tokens=2)
+    p = prove(arch)
+    eff, own = first_runs(p, samples=5)
+    assert eff.proven is p.effective and own.proven is p
+    # the given samples are the architecture's; the effective architecture's are planned (adaptive)
+    assert (own.samples, own.adaptive) == (5, False) and eff.adaptive
+    assert (eff.samples, eff.k) == sampling_plan(eff.proven.architecture, eff.proven.planning_bound)
+    assert own.k == sampling_plan(arch, p.planning_bound, 5)[1]
+    assert [r.k for r in first_runs(p, full_rows=True)] == [p.effective.architecture.output_size, arch.output_size]
+    assert len(first_runs(prove(Architecture((4, 4, 4), (2, 2), tokens=3)))) == 1  # its own effective architecture
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "1M")  # the architecture's own run is refused first
+    with pytest.raises(InsufficientMemoryError, match=r"widths 2,3,3 ranks 2,2 t=2 with 100,000 samples"):
+        first_runs(p, samples=100_000)

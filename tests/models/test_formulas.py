@@ -117,3 +117,28 @@ def test_expectations_as_dicts():
     assert e.fields() == {"expected": 5, "formula": "Cor. 3.3", "formula_applies": False,
                           "failed_hypotheses": ["found"], "conjectural": False}
     assert not Expectation(None, None).applies and not Expectation(None, None).paper_hypotheses_hold
+
+
+def test_prove_gathers_what_the_architecture_alone_gives():
+    from ag_attention._exact.spans import output_span
+    from ag_attention._models.bounds import best_upper_bound, effective_architecture
+    from ag_attention._models.formulas import prove
+    from ag_attention._models.sampling import new_directions_per_sample
+
+    arch = Architecture((2, 3, 3), (2, 2), tokens=2)  # a hidden layer wider than the input: an effective architecture
+    p = prove(arch)
+    assert p.architecture == arch and p.parameters == arch.parameter_count == 35
+    assert p.expected == expected_dimension(arch) and p.symmetry_count == symmetry_count(arch)
+    assert p.bound == best_upper_bound(arch) and p.directions_per_sample == new_directions_per_sample(arch)
+    eff = p.effective
+    assert eff is not None and eff.architecture == effective_architecture(arch) and eff.effective is None
+    assert eff.expected == expected_dimension(eff.architecture) and eff.bound == best_upper_bound(eff.architecture)
+    # the rank to plan for: P minus the symmetries, or the proven bound where smaller (never below 1)
+    assert p.planning_bound == min(35 - symmetry_count(arch), p.bound.value) == 12
+    assert prove(Architecture((1, 1), (1,), tokens=1)).planning_bound == 1
+    # with the engine's spans, the composition cut the widths cannot prove subtracts GL_3
+    grows = Architecture((2, 3, 1), (1, 2), tokens=2, heads=2)
+    assert prove(grows).bound.value == 33 and prove(grows, output_span).bound.value == 24
+    # a network that is its own effective architecture (its composition bound is P minus the symmetries, 38)
+    plain = prove(Architecture((4, 4, 4), (2, 2), tokens=3))
+    assert plain.effective is None and plain.planning_bound == 38
