@@ -1,4 +1,4 @@
-"""Grid files (ag_attention._sweep.grid): errors name the key and the value."""
+"""Grid files (ag_attention._sweep.grid): their products, and errors that name the key and the value."""
 
 import os
 import sys
@@ -10,7 +10,7 @@ from ag_attention._errors import InvalidArgumentError
 from ag_attention._sweep import Spec, load_grid, parse_grid
 from ag_attention._sweep.grid import MAX_ARCHITECTURES, MAX_GRID_BYTES, MAX_LAYERS, MAX_RANGE
 
-from tests.helpers import Terminal
+from tests.helpers import ROOT, Terminal
 from tests.sweep.guards import bounded
 
 
@@ -147,3 +147,20 @@ def test_expanding_a_big_grid_shows_progress(monkeypatch):
     with progress.quiet():
         parse_grid({"product": {"depth": 2, "width": "1..4", "tokens": 2}})
     assert err.getvalue() == ""
+
+
+def test_product_semantics():
+    # a list is explicit values, a string an inclusive range; rank "all" = 1..d_{i-1}
+    g = parse_grid({"product": {"depth": 1, "width": [1, 3], "tokens": "1..2"}})
+    assert {s.widths for s in g} == {(1, 1), (1, 3), (3, 1), (3, 3)}
+    assert len(g) == 2 * (1 + 1 + 3 + 3)
+    # given ranks: those at most d_{i-1} per layer; skip only with equal widths
+    g = parse_grid({"product": {"depth": 2, "width": "2..3", "rank": [2, 3], "tokens": 2, "skip": True}})
+    assert [(s.widths, s.ranks) for s in g] == [((2, 2, 2), (2, 2)), ((3, 3, 3), (2, 2)), ((3, 3, 3), (2, 3)),
+                                              ((3, 3, 3), (3, 2)), ((3, 3, 3), (3, 3))]
+    # the findings grids have the README's sizes; a repeat is computed once
+    assert len(load_grid(ROOT / "sweeps" / "findings-t2.toml")) == 4400
+    assert len(load_grid(ROOT / "sweeps" / "findings-t1.toml")) == 4440
+    g = parse_grid({"architecture": [{"widths": [2, 2], "ranks": [1], "tokens": 2}],
+                    "product": {"depth": 1, "width": 2, "tokens": 2}})
+    assert len(g) == 2 and g.duplicates == 1
