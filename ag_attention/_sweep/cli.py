@@ -1,8 +1,10 @@
 """``ag-attention sweep GRID.toml --out DIR``: the command line of :func:`ag_attention._sweep.sweep`.
 
 :func:`add_parser` adds the ``sweep`` command to ``ag-attention``'s
-subparsers; :func:`main` runs it on its own (``python -m ag_attention._sweep
-GRID.toml --out DIR``), with the same exit statuses as ``ag-attention``: 0
+subparsers (``ag_attention._cli`` imports this module, never the other way
+round); :func:`main` runs it on its own (``python -m ag_attention._sweep
+GRID.toml --out DIR``), with the same parser, messages and exit statuses as
+``ag-attention sweep`` (tests/sweep/test_cli.py compares them): 0
 every row computed, 1 some row or the cluster failed (the finished rows are
 kept: ``--resume`` completes the run), 2 bad arguments (a message naming the
 value, on standard error; also ``--resume`` with another grid), 4 a file could
@@ -15,17 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from .._argtypes import integer, seconds
-from .._errors import InvalidArgumentError
+from .._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError, OutputError
+from .._progress import quiet
 
 __all__ = ["add_parser", "cmd_sweep", "main"]
 
-EXIT_FAILED = 1
+#: ``ag-attention``'s exit statuses (``ag_attention._cli``)
+EXIT_FAILED, EXIT_USAGE, EXIT_M2, EXIT_OUTPUT, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -99,8 +104,28 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ag_attention._sweep GRID --out DIR ...``: ``ag-attention sweep`` (the same parser, errors and
-    exit statuses)."""
-    from .._cli import main as cli_main
-
-    return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])
+    """``python -m ag_attention._sweep GRID --out DIR ...``: ``ag-attention sweep`` (the same parser, messages and
+    exit statuses, as ``ag_attention._cli.main`` gives them)."""
+    parser = argparse.ArgumentParser(prog="ag-attention")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["sweep", *(sys.argv[1:] if argv is None else argv)])  # its errors: exit 2
+    try:
+        with quiet(args.quiet or args.json):
+            status = cmd_sweep(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return status
+    except BrokenPipeError:  # the reader went away: nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    except (InvalidArgumentError, OutputError) as exc:  # bad arguments; a file that could not be written
+        print(f"ag-attention: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, InvalidArgumentError) else EXIT_OUTPUT
+    except (M2Error, MSolveError) as exc:  # (a sweep runs neither)
+        print(f"ag-attention: {'Macaulay2' if isinstance(exc, M2Error) else 'msolve'}: {exc}", file=sys.stderr)
+        return EXIT_M2
+    except AgAttentionError as exc:
+        print(f"ag-attention: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("ag-attention: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

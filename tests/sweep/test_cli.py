@@ -51,3 +51,32 @@ def test_cli_says_which_stored_lines_it_set_aside(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.err.startswith("ag-attention: warning: 1 line of ") and "journal.jsonl line 1: no column" in captured.err
     assert f"set aside in {out / 'journal.rejected'}" in captured.out
+
+
+def _run(entry, args, capsys):
+    """(exit status, stdout, stderr) of ``entry(args)``, argparse's own exits included."""
+    try:
+        status = entry(args)
+    except SystemExit as exc:
+        status = exc.code
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_python_m_sweep_is_ag_attention_sweep(tmp_path, capsys):
+    """``python -m ag_attention._sweep`` (without importing ag_attention._cli): the same messages and exit statuses."""
+    from ag_attention._cli import main as cli_main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[product]\ndepth = 2\nwidth = \"1..4\"\ntokens = 2\nheads = 0\n")
+    grid = tmp_path / "g.toml"
+    grid.write_text("[[architecture]]\nwidths = [2, 2]\nranks = [2]\ntokens = 2\n")
+    out = tmp_path / "file"
+    out.write_text("not a directory")
+    for args in ([str(bad), "--out", str(tmp_path / "o")], [str(tmp_path / "none.toml"), "--out", str(tmp_path / "o")],
+                 [str(bad), "--out", "o", "--resume", "--overwrite"], [str(bad)], ["--help"], ["--version"],
+                 [str(grid), "--out", str(tmp_path / "o"), "--workers", "0"],
+                 [str(grid), "--out", str(out), "--workers", "1", "--no-plots", "--quiet"]):
+        alone = _run(sweep_main, args, capsys)
+        assert alone == _run(lambda a: cli_main(["sweep", *a]), args, capsys), args
+        assert alone[0] in (0, 2, 4) and (alone[0] == 0) == (args == ["--help"]), (args, alone)
