@@ -128,3 +128,134 @@ def _private_uses(path: Path) -> list[str]:
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_tests_use_no_private_names(path):
     assert _private_uses(path) == []
+
+
+# ----------------------------------------------------------------- no import cycles
+#: import cycles known and left to the owners of their modules, each with what closes it and how to break it; the
+#: test fails on any other cycle, and on a listed one that no longer exists (drop it from the list)
+KNOWN_CYCLES = {
+    frozenset({"ag_attention", "ag_attention._point", "ag_attention._point.report", "ag_attention._provenance",
+               "ag_attention._sweep", "ag_attention._sweep.run"}):
+        "_point/report.py (at its top) and _provenance.py (in provenance()) import __version__ from the package's "
+        "__init__, which imports them: define __version__ in a module of its own and import it from there",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): its imports never run."""
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+                                         or isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def import_graph() -> dict[str, dict[str, str]]:
+    """``{module: {imported module: "file:line"}}`` over the package, from the AST of every module.
+
+    Every import statement counts, at the top of a module or deferred inside a function (it runs when the function
+    does), except under ``if TYPE_CHECKING:``.  ``from P import x`` is an edge to ``P.x`` when that is a module
+    (``from .. import _progress``), else to ``P``; the packages above an imported module are not edges (each
+    ``__init__`` is a module of its own in the graph).
+    """
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+    graph: dict[str, dict[str, str]] = {}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        edges: dict[str, str] = {}
+        todo: list[ast.AST] = [ast.parse(path.read_text(), str(path))]
+        while todo:
+            node = todo.pop()
+            for child in ast.iter_child_nodes(node):
+                if _type_checking_only(child):
+                    continue
+                todo.append(child)
+                targets: list[str] = []
+                if isinstance(child, ast.ImportFrom):
+                    if child.level:
+                        base = name.split(".") if is_package else name.split(".")[:-1]
+                        base = base[: len(base) - (child.level - 1)]
+                        source = ".".join(base + ([child.module] if child.module else []))
+                    else:
+                        source = child.module or ""
+                    targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source for a in child.names]
+                elif isinstance(child, ast.Import):
+                    targets = [a.name for a in child.names]
+                for target in targets:
+                    if target in modules and target != name:
+                        edges.setdefault(target, f"{path.relative_to(ROOT)}:{child.lineno}")
+        graph[name] = edges
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def describe_cycle(graph: dict[str, dict[str, str]], component: list[str]) -> str:
+    """One shortest cycle through the first module of ``component``, each import with its file and line."""
+    start, members = component[0], set(component)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph[v]):
+            if w == start:
+                path = paths[v] + [start]
+                return " -> ".join(f"{a} ({graph[a][b]})" for a, b in zip(path, path[1:])) + f" -> {start}"
+            if w in members and w not in paths:
+                paths[w] = paths[v] + [w]
+                queue.append(w)
+    raise AssertionError(f"no cycle through {start}")  # pragma: no cover - a component of size > 1 has one
+
+
+def test_the_import_graph_helpers_find_and_name_a_cycle():
+    graph = {"a": {"b": "a.py:1"}, "b": {"c": "b.py:2"}, "c": {"a": "c.py:3", "d": "c.py:4"}, "d": {}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert describe_cycle(graph, ["a", "b", "c"]) == "a (a.py:1) -> b (b.py:2) -> c (c.py:3) -> a"
+    assert import_cycles({"a": {"b": "a.py:1"}, "b": {}}) == []
+    assert "ag_attention._sweep.cli" in import_graph()["ag_attention._cli"]  # a deferred import is an edge
+
+
+def test_no_import_cycles():
+    graph = import_graph()
+    cycles = import_cycles(graph)
+    new = [describe_cycle(graph, c) for c in cycles if frozenset(c) not in KNOWN_CYCLES]
+    assert new == [], "import cycles (break them: a module of the lower layer must not import one above it):\n" + \
+        "\n".join(new)
+    gone = [sorted(c) for c in KNOWN_CYCLES if list(sorted(c)) not in cycles]
+    assert gone == [], f"KNOWN_CYCLES lists cycles that no longer exist (drop them): {gone}"
