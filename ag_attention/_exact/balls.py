@@ -30,7 +30,8 @@ import numpy as np
 
 from .._network import OperatorArithmetic
 
-__all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero"]
+__all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero",
+           "top_eigenvalue"]
 
 #: a real ball (python-flint's ``arb``)
 Ball = flint.arb
@@ -126,3 +127,23 @@ def determinant(M: np.ndarray, bits: int) -> DeterminantBall:
         else:
             d = flint.arb_mat([[_ball(x) for x in row] for row in M]).det()
         return DeterminantBall(n, int(bits), float(d.mid()), float(d.rad()), str(d), not bool(d.contains(0)))
+
+
+def top_eigenvalue(M: Any, bits: tuple[int, ...] = (200, 1000)) -> Any | None:
+    """A ball holding the largest eigenvalue of the real symmetric matrix ``M`` (exact entries), or None.
+
+    Certified enclosures of every eigenvalue (``acb_mat.eig(multiple=True)``, so multiple eigenvalues of a
+    low-rank matrix are allowed) at each precision in ``bits`` until one succeeds; the largest by midpoint
+    (the enclosures of a symmetric matrix's eigenvalues are real up to their radius).  None when no precision
+    isolates them.
+    """
+    rows = [[_ball(x) for x in row] for row in np.asarray(M, dtype=object)]
+    for b in bits:
+        with precision(b):
+            mat = flint.acb_mat([[flint.acb(x) for x in row] for row in rows])
+            try:
+                eigs = mat.eig(multiple=True)
+            except ValueError:
+                continue
+            return max(eigs, key=lambda z: z.real.mid()).real
+    return None

@@ -104,27 +104,16 @@ def critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float] | Non
     ``dist^2 = tr M - lambda_max(M)``, ``M = A^T A + V^T V`` (exact rationals), with ``lambda_max`` enclosed
     by ball arithmetic.
     """
-    import flint
+    from .._exact.balls import balls, top_eigenvalue
 
     M = (A.T.dot(A) + V.T.dot(V))
     trace = sum((Fraction(M[i, i]) for i in range(M.shape[0])), Fraction(0))
     if trace == 0:
         return None
-    prec = flint.ctx.prec
-    try:
-        for bits in (200, 1000):
-            flint.ctx.prec = bits
-            mat = flint.acb_mat([[flint.acb(flint.arb(Fraction(v).numerator) / Fraction(v).denominator) for v in row]
-                                 for row in M])
-            try:  # certified enclosures of every eigenvalue (multiple ones allowed: a PSD matrix of low rank)
-                eigs = mat.eig(multiple=True)
-            except ValueError:
-                continue
-            top = max(eigs, key=lambda z: z.real.mid())
-            rest = flint.arb(trace.numerator) / trace.denominator - top.real
-            return (max(0.0, float(rest.lower())) ** 0.5, max(0.0, float(rest.upper())) ** 0.5)
-    finally:
-        flint.ctx.prec = prec
+    top = top_eigenvalue([[Fraction(v) for v in row] for row in M])
+    if top is not None:
+        rest = balls([trace])[0] - top
+        return (max(0.0, float(rest.lower())) ** 0.5, max(0.0, float(rest.upper())) ** 0.5)
     # no enclosure: lambda_max >= the largest diagonal entry (a Rayleigh quotient) still bounds the distance
     top_diag = max(Fraction(M[i, i]) for i in range(M.shape[0]))
     return (0.0, float(trace - top_diag) ** 0.5)

@@ -33,8 +33,10 @@ def test_the_numbers_of_each_argument():
     assert (sym.symmetric_rank, sym.minors_rank, sym.codim, sym.minors_rank_is_bound) == (1, 0, 1, False)
     d = sym.to_dict()
     assert d["kind"] == "SYMMETRIC_MINORS" and d["minors_rank"] == 0 and "minors_rank_is_bound" not in d
-    zero = certify([[0, 0], [0, 0]], [[0, 0]], dimension=6)
+    zero = certify([[0]], [[0]], dimension=1)  # d = d' = 1: the neuromanifold is the whole line
     assert zero.kind is CertificateKind.WHOLE_SPACE and zero.singular is False and zero.preimages == 0
+    vertex = certify([[0, 0], [0, 0]], [[0, 0]], dimension=5)
+    assert vertex.kind is CertificateKind.VERTEX and vertex.singular is True and vertex.preimages == 0
     pair = certify([[1, 0], [0, 0]], [[0, 1]], dimension=5)
     assert pair.kind is CertificateKind.PAIR_AND_SWAP and (pair.preimages, pair.span) == (2, 6)
 
