@@ -36,6 +36,8 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "ag_api",  # docs/_ext/ag_api.py: the API reference from ag_attention.__all__
+    "ag_cli",  # docs/_ext/ag_cli.py: the command-line page from the argparse parser, a module docstring as a page
+    "ag_exec",  # docs/_ext/ag_exec.py: the tutorials' {code-cell} blocks run during the HTML build
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -92,6 +94,11 @@ nitpick_ignore_regex = [
     (r"py:class", r"flint\..*"),  # python-flint's fmpz_mpoly, fmpq_mpoly, ... (flint.types.*)
     (r"py:class", r"(collections\.abc|typing)\..*"),  # Sequence, Mapping, ... in signatures
 ]
+
+# ----------------------------------------------------------------- executed tutorials
+# {code-cell} blocks (docs/tutorials/) run for these builders only: the doctest builder of `make docs`
+# shows them without running them a second time.  A failing cell fails the build.
+ag_exec_builders = ["html"]
 
 #: names of ag_attention.__all__ left out of docs/api.rst, with the reason (see docs/_ext/ag_api.py)
 ag_api_exclude: dict[str, str] = {}
