@@ -21,7 +21,7 @@ implementation (their names may move between versions, these do not):
 7
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from ._algebra.closure_degree import DegreeResult, degree
 from ._algebra.equations import closure_equations

@@ -55,7 +55,7 @@ def provenance(**engines: str | None) -> dict[str, str | None]:
     ``engines`` maps an engine's name (``macaulay2``, ``msolve``) to its version;
     a ``None`` value is dropped (the engine was not used).
     """
-    from . import __version__
+    from ._version import __version__
 
     out: dict[str, str | None] = {
         "version": __version__,

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from .._errors import ComputationError, NoClearGapError
 from .._results import ResultMixin
 from .geometry import LocalRank, local_rank
