@@ -13,6 +13,9 @@ implementation (their names may move between versions, these do not):
   :func:`degree`; :func:`certify` decides Theorem 3.4 at a point;
 * a network with its weights: :class:`Network` (arrays, ``.npz``, ``.safetensors``, PyTorch; exact rationals)
   and its geometry there, :func:`point_geometry` (local rank, critical or not, fiber, Theorem 3.4's verdicts);
+* the loss landscape of one layer: :func:`ed_degree` (the number of critical points of a squared loss on the
+  closure, counted in the weights with msolve or on the implicit side with Macaulay2) and
+  :func:`critical_points` (every critical point of a data set's loss, the real ones isolated and classified);
 * grids of architectures: :func:`sweep` (local cores or a Dask cluster, Parquet);
 * where a result came from: :func:`provenance`; errors derive from :class:`AgAttentionError`.
 
@@ -48,6 +51,7 @@ from ._errors import (
 from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
 from ._exact.onelayer import CertificateKind, PointVerdict
+from ._landscape import CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, critical_points, ed_degree
 from ._point import Network, PointGeometry, point_geometry
 from ._point.onelayer import certify
 from ._m2.implicitize import Implicitization, implicitize
@@ -87,6 +91,14 @@ __all__ = [
     "point_geometry",
     "PointGeometry",
     "CertificateKind",
+    # the loss landscape
+    "ed_degree",
+    "EDDegree",
+    "EDCount",
+    "critical_points",
+    "CriticalPoints",
+    "CriticalPoint",
+    "CriticalFamily",
     # grids of architectures
     "sweep",
     "SweepResult",

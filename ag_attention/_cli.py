@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any, NoReturn, Sequence
 
-from . import __version__
+from ._version import __version__
 from ._architecture import Architecture, parse_sizes
 from ._argtypes import integer, nonempty, positive_float, seconds
 from ._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError, OutputError
@@ -162,6 +162,14 @@ def cmd_point(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ed_degree(args: argparse.Namespace) -> int:
+    from ._landscape import ed_degree
+
+    _emit(args, ed_degree(_architecture(args), metric=args.metric, method=args.method, samples=args.samples,
+                          seed=args.seed, timeout=args.timeout, backend=args.backend, cache=not args.no_cache))
+    return 0
+
+
 def cmd_fibers(args: argparse.Namespace) -> int:
     from ._exact.fibers import fibers
 
@@ -219,7 +227,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
                 raise InvalidArgumentError(f"{option}: only for `reproduce theorem-3.4`, not {args.what}")
     output_directory(args.out)  # before any computation: a bad --out fails at once
-    if args.what in ("figure-3", "theorem-3.4", "open-questions", "training"):
+    if args.what in ("figure-3", "theorem-3.4", "open-questions", "training", "landscape"):
         pyplot()  # the pictures need matplotlib
     if args.what == "corollary-3.8":
         from ._reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
@@ -238,6 +246,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from ._reproduce.training import reproduce_training
 
         report = reproduce_training(args.out, quick=args.quick, seed=args.seed)
+    elif args.what == "landscape":
+        from ._reproduce.landscape import reproduce_landscape
+
+        report = reproduce_landscape(args.out, quick=args.quick, seed=args.seed)
     elif args.what == "open-questions":
         from ._reproduce.open_questions import reproduce_open_questions
 
@@ -294,6 +306,27 @@ def _add_point_command(sub: Any) -> None:
     p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences (default: automatic)")
     _add_output(p)
     p.set_defaults(func=cmd_point)
+
+
+def _add_ed_command(sub: Any) -> None:
+    p = sub.add_parser(
+        "ed-degree", help="ED degree of one layer's closure: the critical points of a squared loss (msolve, Macaulay2)",
+        description="The number of complex critical points of x -> (x - u)^T G (x - u) on the smooth points of the "
+                    "closure of one lightning layer (t >= 2), for generic u: G the identity on the reduced "
+                    "coordinates (euclidean), a random form (generic), or the Gram form of the squared loss on "
+                    "random data (data). docs/math/landscape.md")
+    _add_architecture(p, allow_normalized=False)
+    p.add_argument("--metric", choices=["euclidean", "generic", "data"], default="generic",
+                   help="the form the distance is measured with (default generic)")
+    p.add_argument("--samples", type=integer("--samples"), default=None,
+                   help="input sequences of the data metric (default: a few more than make its form invertible)")
+    p.add_argument("--method", choices=["count", "m2", "auto"], default="auto",
+                   help="count: the critical equations in the weights, counted by msolve over two primes; m2: "
+                        "Lagrange conditions on Macaulay2's closure ideal; auto: count, else m2 (default)")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the data, forms and slices")
+    _add_m2_options(p)
+    _add_output(p)
+    p.set_defaults(func=cmd_ed_degree)
 
 
 def _add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
@@ -379,7 +412,7 @@ def _add_m2_command(sub: Any) -> None:
 def _add_reproduce_command(sub: Any) -> None:
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
     p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions", "certification",
-                                    "training"],
+                                    "training", "landscape"],
                    help="which result")
     p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
@@ -415,6 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_implicitize_command(sub)
     _add_degree_command(sub)
     _add_point_command(sub)
+    _add_ed_command(sub)
     _add_m2_command(sub)
     _add_reproduce_command(sub)
 

@@ -39,6 +39,9 @@ export {
     "lowDegreeEquations",
     "closureDegree",
     "standardGrading",
+    -- the loss landscape (ag-attention's ed-degree --method m2)
+    "edDegree",
+    "edSystem",
     -- the checks of Theorem 3.4 (ag-attention's reproduce theorem-3.4)
     "vanishesAt",
     "baseLocusType",
@@ -388,6 +391,41 @@ closureDegree LightningParametrization := ZZ => P -> (
     value := binomial(domDim + n, n) * domDeg / fiber;
     if denominator value != 1 then error "closureDegree: not an integer (bug)";
     numerator value
+    )
+
+-- the loss landscape -----------------------------------------------------------------
+
+-- the critical points of x -> (x - u)^T Q (x - u) on the smooth points of V(I), u generic: the Lagrange
+-- conditions Q (x - u) = sum_j lambda_j grad g_j with g_1..g_c random combinations of the generators (c = codim I;
+-- at a smooth point of V(I) their gradients span the normal space, for random combinations), and x in V(I).
+-- No Rabinowitsch variable is needed for generic u: at a point where the gradients drop rank (singular points of
+-- V(I) among them) Q (x - u) must lie in a span of dimension < c, which the u of a set of dimension
+-- < dim Sing + c <= n - 1 satisfy; a random u avoids it (docs/math/landscape.md). Unknowns x1..xn, l1..lc.
+edSystem = method()
+edSystem(Ideal, Matrix, Matrix) := Ideal => (I, Q, u) -> (
+    S := ring I;
+    kk := coefficientRing S;
+    n := numgens S;
+    if numRows Q != n or numColumns Q != n then error("edSystem: Q must be " | toString n | " x " | toString n);
+    if Q != transpose Q then error "edSystem: Q must be symmetric";
+    if numRows u != n or numColumns u != 1 then error("edSystem: u must be a column of " | toString n | " entries");
+    c := codim I;
+    if c == 0 then error "edSystem: the variety is the whole space (codimension 0)";
+    G := (gens I) * random(kk^(numgens I), kk^c);
+    N := jacobian G;
+    T := kk[toList apply(1..n, i -> getSymbol("x" | toString i)) | toList apply(1..c, j -> getSymbol("l" | toString j))];
+    toT := map(T, S, take(gens T, n));
+    x := transpose matrix {take(gens T, n)};
+    L := transpose matrix {take(gens T, {n, n + c - 1})};
+    toT(I) + ideal(sub(Q, T) * (x - sub(u, T)) - (toT N) * L)
+    )
+
+-- the number of those critical points: the degree of the zero-dimensional ideal edSystem(I, Q, u)
+edDegree = method()
+edDegree(Ideal, Matrix, Matrix) := ZZ => (I, Q, u) -> (
+    E := edSystem(I, Q, u);
+    if dim E > 0 then error "edDegree: the critical ideal is not zero-dimensional (u or Q not generic)";
+    degree E
     )
 
 -- the checks of Theorem 3.4 ----------------------------------------------------------
@@ -889,6 +927,72 @@ doc ///
 
 doc ///
   Key
+    edDegree
+    (edDegree, Ideal, Matrix, Matrix)
+  Headline
+    the number of critical points of a squared distance on the smooth points of a variety
+  Usage
+    edDegree(I, Q, u)
+  Inputs
+    I:Ideal
+      the ideal of the variety (prime), over a field
+    Q:Matrix
+      a symmetric $n\times n$ matrix over the coefficient field: the form the distance is measured with
+    u:Matrix
+      an $n\times 1$ matrix: the data point
+  Outputs
+    :ZZ
+      the number of complex critical points of $x \mapsto (x-u)^T Q (x-u)$ on the smooth points of
+      $V(I)$: for generic $u$ and $Q$ the generic Euclidean distance degree, for $Q = 1$ the Euclidean one
+  Description
+    Text
+      The degree of the zero-dimensional ideal @TO edSystem@: the Lagrange conditions
+      $Q(x-u) = \sum_j \lambda_j \nabla g_j$, with $g_1,\dots,g_c$ random combinations of the generators
+      ($c$ the codimension; at a smooth point their gradients span the normal space), and $x \in V(I)$.
+      For generic $u$ no solution lies where the gradients drop rank (the singular points among them),
+      so nothing needs removing. Random choices come from the random seed; for a count of the generic
+      problem, take $u$ (and $Q$) random. ag-attention counts the same system with msolve
+      ({\tt ed-degree --method m2}), which is faster than {\tt degree} here. The loss of a one-layer lightning network on data is such a distance
+      ({\tt ag-attention ed-degree --metric data}).
+    Example
+      setRandomSeed 0;
+      P = lightningParametrization(2, 1, CoefficientRing => ZZ/32003);
+      I = standardGrading closureIdeal P;
+      kk = ZZ/32003; u = random(kk^6, kk^1);
+      edDegree(I, id_(kk^6), u)
+///
+
+doc ///
+  Key
+    edSystem
+    (edSystem, Ideal, Matrix, Matrix)
+  Headline
+    the Lagrange conditions of the critical points of a squared distance on a variety
+  Usage
+    edSystem(I, Q, u)
+  Inputs
+    I:Ideal
+      the ideal of the variety (prime), over a field, of codimension $c > 0$
+    Q:Matrix
+      a symmetric $n\times n$ matrix over the coefficient field
+    u:Matrix
+      an $n\times 1$ matrix: the data point
+  Outputs
+    :Ideal
+      in the unknowns $x_1,\dots,x_n,l_1,\dots,l_c$: $I(x)$ and $Q(x-u) = \sum_j l_j \nabla g_j(x)$,
+      $g_1,\dots,g_c$ random combinations of the generators of $I$; zero-dimensional for generic $u$,
+      of degree the number of critical points (@TO edDegree@)
+  Description
+    Example
+      setRandomSeed 0;
+      kk = ZZ/32003;
+      I = standardGrading closureIdeal lightningParametrization(2, 1, CoefficientRing => kk);
+      E = edSystem(I, id_(kk^6), random(kk^6, kk^1));
+      (numgens ring E, dim E, degree E)
+///
+
+doc ///
+  Key
     standardGrading
     (standardGrading, Ideal)
   Headline
@@ -924,6 +1028,18 @@ TEST ///
   M = matrix {{S_0, S_1, S_2}, {S_3, S_4, S_5}}
   assert(radical singularLocusIdeal P == minors(2, M))
   assert(restrictedClosureIdeal P == minors(2, M))
+///
+
+TEST ///
+  -- the ED degree of d = 2, d' = 1 (a quartic hypersurface): 6 for the identity form, 14 for a generic one
+  -- (ag-attention's count in the weights gives the same, docs/math/landscape.md)
+  setRandomSeed 0
+  kk = ZZ/32003
+  I = standardGrading closureIdeal lightningParametrization(2, 1, CoefficientRing => kk)
+  u = random(kk^6, kk^1)
+  assert(edDegree(I, id_(kk^6), u) == 6)
+  Q = random(kk^6, kk^6); Q = Q + transpose Q
+  assert(edDegree(I, Q, u) == 14)
 ///
 
 TEST ///

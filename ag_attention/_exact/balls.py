@@ -31,7 +31,7 @@ import numpy as np
 from .._network import OperatorArithmetic
 
 __all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero",
-           "top_eigenvalue"]
+           "top_eigenvalue", "ball", "interval", "evaluate", "signature"]
 
 #: a real ball (python-flint's ``arb``)
 Ball = flint.arb
@@ -51,6 +51,8 @@ def precision(bits: int) -> Iterator[int]:
 def _ball(x: Any) -> Any:
     if isinstance(x, flint.arb):
         return x
+    if isinstance(x, flint.fmpq):
+        return flint.arb(x)
     if isinstance(x, Fraction):
         return flint.arb(flint.fmpq(x.numerator, x.denominator))
     if isinstance(x, (int, np.integer)):
@@ -147,3 +149,55 @@ def top_eigenvalue(M: Any, bits: tuple[int, ...] = (200, 1000)) -> Any | None:
                 continue
             return max(eigs, key=lambda z: z.real.mid()).real
     return None
+
+
+def ball(x: Any) -> Any:
+    """The exact ball of a number (int, Fraction, float64, python-flint's fmpq) or the ball itself."""
+    return _ball(x)
+
+
+def interval(lo: Fraction, hi: Fraction) -> Any:
+    """A ball holding the closed interval ``[lo, hi]`` (rationals, ``lo <= hi``); its radius rounded outward."""
+    if lo > hi:
+        raise ValueError(f"interval: lo={lo} > hi={hi}")
+    mid, rad = (lo + hi) / 2, (hi - lo) / 2
+    out = _ball(mid)
+    if rad:
+        out += flint.arb(0, float(rad) * (1 + 1e-12) + 1e-300)  # float(rad) rounds: widen by a relative margin
+    return out
+
+
+def evaluate(terms: Any, values: list[Any]) -> Any:
+    """``sum c * prod v_i^k_i`` over ``terms`` (a mapping ``exponents -> coefficient``, e.g. python-flint's
+    ``fmpq_mpoly.to_dict()``) at balls ``values``: a ball holding the exact value for every point in them."""
+    total = flint.arb(0)
+    for exps, c in terms.items():
+        term = _ball(c)
+        for v, k in zip(values, exps):
+            if k:
+                term *= v ** k
+        total += term
+    return total
+
+
+def signature(H: list[list[Any]], bits: tuple[int, ...] = (200, 1000)) -> tuple[int, int, int]:
+    """Eigenvalues of the symmetric ball matrix ``H`` proven positive, proven negative, and undecided.
+
+    Certified enclosures of the eigenvalues of every real symmetric matrix in the entrywise balls
+    (``acb_mat.eig(multiple=True)``: clusters allowed); an enclosure whose real part contains 0 is
+    undecided.  With no enclosure at any precision in ``bits``, all ``n`` are undecided.
+    """
+    n = len(H)
+    if n == 0:
+        return 0, 0, 0
+    for b in bits:
+        with precision(b):
+            mat = flint.acb_mat([[flint.acb(_ball(x)) for x in row] for row in H])
+            try:
+                eigs = mat.eig(multiple=True)
+            except ValueError:
+                continue
+            pos = sum(1 for z in eigs if z.real > 0)
+            neg = sum(1 for z in eigs if z.real < 0)
+            return pos, neg, n - pos - neg
+    return 0, 0, n

@@ -1,0 +1,12 @@
+"""The loss landscape of one layer (issue 22): ED degrees, and every critical point of a squared loss.
+
+* :mod:`.metrics`: the forms the distance is measured with (Euclidean, generic, a data set's Gram form);
+* :mod:`.system`: the critical equations in the weights, the critical locus of the parametrization removed;
+* :mod:`.ed`: :func:`ed_degree` by counting (msolve) or on the implicit side (Macaulay2);
+* :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated.
+"""
+
+from .critical import CriticalFamily, CriticalPoint, CriticalPoints, critical_points
+from .ed import EDCount, EDDegree, ed_degree
+
+__all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "critical_points"]

@@ -1,0 +1,102 @@
+"""The forms ``G`` the distance is measured with: Euclidean, generic, and the Gram form of a data set.
+
+docs/math/landscape.md (landscape-metrics).  On the reduced coordinates
+``x`` of one layer (``n`` of them; ``x_{k,m,ij}`` the coefficient of
+``z_i z_j`` in ``q_{k,m}(z) = (A_k . z)(V_m . z)``, :mod:`ag_attention._models.coordinates`):
+
+* ``euclidean``: the identity (each coordinate the plain coefficient of its
+  monomial: a rescaling of the coordinates changes the ED degree, so this is
+  a convention, stated with every result);
+* ``generic``: a random symmetric matrix (the generic ED degree, an
+  invariant of the variety);
+* ``data``: the Gram form of the squared loss on ``N`` input sequences
+  ``X_1..X_N`` (``t`` tokens each): the outputs are linear in ``x``,
+  ``f(X_n) = E(X_n) x`` (:func:`evaluation_matrix`), so
+  ``sum_n |E(X_n) x - Y_n|^2 = x^T G x - 2 w^T x + const`` with
+  ``G = sum_n E(X_n)^T E(X_n)`` and ``w = sum_n E(X_n)^T Y_n``.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._errors import InvalidArgumentError
+from .._models.coordinates import reduced_keys
+
+__all__ = ["METRICS", "evaluation_matrix", "gram", "metric", "data_inputs"]
+
+METRICS = ("euclidean", "generic", "data")
+
+
+def evaluation_matrix(X: Any, d: int, e: int, causal: bool = False) -> np.ndarray:
+    """``E(X)``: the outputs of one layer on the sequence ``X`` (``t x d``, tokens as rows) as a linear map of
+    the reduced coordinates, ``(t d') x n`` (exact: object array).
+
+    ``f(X)_{i,m} = sum_j sum_k X[i,k] q_{k,m}(X[j])`` (``j <= i`` with a causal mask), and the coefficient of
+    ``x_{k,m,ab}`` in it is ``X[i,k] sum_j X[j,a] X[j,b]``.
+    """
+    X = np.asarray(X, dtype=object)
+    if X.ndim != 2 or X.shape[1] != d:
+        raise InvalidArgumentError(f"an input sequence must be t x d = ? x {d}, got shape {X.shape}")
+    t = X.shape[0]
+    keys = reduced_keys(d, e)
+    E = np.zeros((t * e, len(keys)), dtype=object)
+    for i in range(t):
+        js = range(i + 1) if causal else range(t)
+        for col, (k, m, a, b) in enumerate(keys):
+            E[i * e + m, col] = X[i, k] * sum((X[j, a] * X[j, b] for j in js), 0)
+    return E
+
+
+def gram(inputs: Sequence[Any], targets: Sequence[Any] | None, d: int, e: int,
+         causal: bool = False) -> tuple[np.ndarray, np.ndarray | None, Any]:
+    """``(G, w, c)`` with ``sum_n |E(X_n) x - Y_n|^2 = x^T G x - 2 w^T x + c`` (``w, c`` None without targets)."""
+    n = len(reduced_keys(d, e))
+    G = np.zeros((n, n), dtype=object)
+    w = np.zeros(n, dtype=object) if targets is not None else None
+    c: Any = 0
+    for idx, X in enumerate(inputs):
+        E = evaluation_matrix(X, d, e, causal)
+        G = G + E.T.dot(E)
+        if targets is not None:
+            Y = np.asarray(targets[idx], dtype=object).reshape(-1)
+            if Y.shape[0] != E.shape[0]:
+                raise InvalidArgumentError(f"targets[{idx}] has {Y.shape[0]} entries, the outputs {E.shape[0]} "
+                                           f"(t x d' = {E.shape[0] // e} x {e})")
+            w = w + E.T.dot(Y)
+            c += sum(y * y for y in Y)
+    return G, w, c
+
+
+def data_inputs(d: int, t: int, samples: int, seed: int) -> list[np.ndarray]:
+    """``samples`` random integer input sequences (``t x d``, entries in ``[-9, 9]``) from ``seed``."""
+    rng = random.Random(seed)
+    return [np.array([[rng.randint(-9, 9) for _ in range(d)] for _ in range(t)], dtype=object)
+            for _ in range(samples)]
+
+
+def metric(kind: str, d: int, e: int, t: int, *, seed: int, samples: int | None = None,
+           causal: bool = False) -> tuple[np.ndarray, str]:
+    """The form ``G`` of ``kind`` (:data:`METRICS`) on the reduced coordinates, and its description."""
+    n = len(reduced_keys(d, e))
+    rng = random.Random(seed)
+    if kind == "euclidean":
+        return np.eye(n, dtype=int).astype(object), ("identity on the reduced coordinates (each the plain coefficient "
+                                                     "of its monomial; a rescaling of the coordinates changes the count)")
+    if kind == "generic":
+        G = np.zeros((n, n), dtype=object)
+        for i in range(n):
+            for j in range(i, n):
+                G[i, j] = G[j, i] = Fraction(rng.randint(-10**6, 10**6))
+        return G, f"a random symmetric form (seed {seed})"
+    if kind == "data":
+        N = samples if samples is not None else -(-n // (t * e)) + 2
+        if isinstance(N, bool) or not isinstance(N, int) or N < 1:
+            raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
+        G, _, _ = gram(data_inputs(d, t, N, seed), None, d, e, causal)
+        return G, f"the Gram form of the squared loss on {N} random input sequences of {t} tokens (seed {seed})"
+    raise InvalidArgumentError(f"metric={kind!r}: must be one of {', '.join(METRICS)}")

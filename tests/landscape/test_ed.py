@@ -1,0 +1,70 @@
+"""ED degrees of one layer's closure: counted in the weights with the real msolve, and on the implicit side
+with the real Macaulay2; a count with the critical locus left in is caught."""
+
+import functools
+import json
+
+import pytest
+
+from ag_attention import Architecture
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._landscape import ed as ed_module
+from ag_attention._landscape.ed import EDDegree, ed_degree
+from ag_attention._landscape.system import critical_system
+
+LAYER = Architecture.single_layer(2, 1, None, tokens=2)
+
+
+@pytest.mark.parametrize("metric, expected", [("euclidean", 6), ("generic", 14), ("data", 14)])
+def test_counts_of_the_quartic_hypersurface(msolve, metric, expected):
+    r = ed_degree(LAYER, metric=metric, method="count", seed=0)
+    assert isinstance(r, EDDegree) and r.method == "count" and r.ed_degree == expected
+    assert [c.prime for c in r.counts] == [2147483647, 2147483629] and r.fiber == 1
+    assert r.counts[0].solutions == r.counts[1].solutions == expected
+    d = json.loads(json.dumps(r.to_dict()))
+    for key in ("ed_degree", "metric", "method", "certificate", "prime", "seed", "seconds", "provenance"):
+        assert key in d
+    assert d["certificate"].startswith("probabilistic") and "reduced" in d["coordinates"]
+
+
+def test_the_fiber_of_a_rank_one_layer_is_divided_out(msolve):
+    # d = 2, d' = 1, a = 1: phi is 2:1 (Cor. A.2), so the weights carry each critical point twice
+    r = ed_degree(Architecture.single_layer(2, 1, 1, tokens=2), metric="euclidean", method="count")
+    assert (r.ed_degree, r.fiber, r.counts[0].solutions) == (2, 2, 4)
+
+
+def test_a_count_with_the_critical_locus_left_in_is_wrong(msolve, monkeypatch):
+    # a = 1 < d = 2: without the Rabinowitsch variable, the critical points of the loss on the critical locus
+    # of phi (rank [A; V] <= 1) are counted too: 12 solutions, not 4, so the test above would fail
+    monkeypatch.setattr(ed_module, "critical_system", functools.partial(critical_system, remove_critical=False))
+    r = ed_degree(Architecture.single_layer(2, 1, 1, tokens=2), metric="euclidean", method="count")
+    assert (r.counts[0].solutions, r.ed_degree) == (12, 6)
+
+
+@pytest.mark.m2
+@pytest.mark.parametrize("metric, expected", [("euclidean", 6), ("generic", 14)])
+def test_macaulay2_agrees_on_the_implicit_side(m2_local, metric, expected):
+    r = ed_degree(LAYER, metric=metric, method="m2", backend="local", cache=False, timeout=300)
+    assert (r.method, r.ed_degree, r.prime) == ("m2", expected, 32003)
+    assert "Macaulay2" in r.certificate
+
+
+@pytest.mark.parametrize("kwargs, text", [
+    ({"metric": "cosine"}, "metric='cosine'"),
+    ({"method": "homotopy"}, "method='homotopy'"),
+    ({"metric": "generic", "samples": 5}, "samples=5: only for metric='data'"),
+    ({"timeout": -1}, "timeout"),
+])
+def test_bad_arguments_are_refused_by_name(kwargs, text):
+    with pytest.raises(InvalidArgumentError, match=text):
+        ed_degree(LAYER, **kwargs)
+
+
+@pytest.mark.parametrize("arch, text", [
+    (Architecture.single_layer(2, 1, None, tokens=1), "tokens=1"),
+    (Architecture((2, 1), (2,), heads=2, tokens=2), "one head"),
+    (Architecture((2, 2, 1), (2, 2), tokens=2), "one layer"),
+])
+def test_other_architectures_are_refused(arch, text):
+    with pytest.raises(InvalidArgumentError, match=text):
+        ed_degree(arch)

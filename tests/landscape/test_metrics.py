@@ -1,0 +1,78 @@
+"""The forms of the distance: the evaluation matrix is the layer's forward pass, the Gram form the loss."""
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._exact.balls import Balls
+from ag_attention._landscape.metrics import data_inputs, evaluation_matrix, gram, metric
+from ag_attention._models.coordinates import reduced_coordinates, reduced_count
+from ag_attention._network import forward
+
+
+@pytest.mark.parametrize("d, e, t, causal", [(2, 1, 2, False), (3, 2, 3, False), (2, 2, 4, True), (3, 1, 1, False)])
+def test_evaluation_matrix_is_the_forward_pass(d, e, t, causal):
+    rng = random.Random(d * 100 + e * 10 + t)
+    A = np.array([[rng.randint(-5, 5) for _ in range(d)] for _ in range(d)], dtype=object)
+    V = np.array([[rng.randint(-5, 5) for _ in range(d)] for _ in range(e)], dtype=object)
+    X = np.array([[rng.randint(-5, 5) for _ in range(d)] for _ in range(t)], dtype=object)
+    x = np.array(reduced_coordinates(A.tolist(), V.tolist()), dtype=object)
+    arch = Architecture.single_layer(d, e, None, tokens=t, causal=causal)
+    theta = np.concatenate([A.ravel(), V.ravel()])
+    # Balls' einsum on object arrays of Fractions: exact rational arithmetic
+    out = forward(arch, Balls(), np.array([Fraction(v) for v in theta], dtype=object), np.array([X], dtype=object))
+    expected = list(out[0].ravel())  # tokens as rows, d' outputs each
+    assert evaluation_matrix(X, d, e, causal).dot(x).tolist() == expected
+
+
+def test_gram_is_the_squared_loss():
+    d, e, t = 2, 2, 3
+    rng = random.Random(5)
+    inputs = data_inputs(d, t, 4, seed=3)
+    targets = [np.array([[Fraction(rng.randint(-9, 9), 7) for _ in range(e)] for _ in range(t)], dtype=object)
+               for _ in inputs]
+    G, w, c = gram(inputs, targets, d, e)
+    x = np.array([Fraction(rng.randint(-9, 9), 5) for _ in range(reduced_count(d, e))], dtype=object)
+    loss = sum(sum((v * v for v in (evaluation_matrix(X, d, e).dot(x) - Y.reshape(-1))), Fraction(0))
+               for X, Y in zip(inputs, targets))
+    assert x.dot(G).dot(x) - 2 * w.dot(x) + c == loss
+    assert (G == G.T).all()
+
+
+def test_metrics_and_their_descriptions():
+    G, text = metric("euclidean", 2, 1, 2, seed=0)
+    assert (G == np.eye(6, dtype=int)).all() and "identity" in text
+    G1, _ = metric("generic", 2, 1, 2, seed=1)
+    G2, _ = metric("generic", 2, 1, 2, seed=1)
+    assert (G1 == G2).all() and (G1 == G1.T).all() and not (G1 == metric("generic", 2, 1, 2, seed=2)[0]).all()
+    G, text = metric("data", 2, 2, 2, seed=0)
+    assert "random input sequences of 2 tokens" in text and G.shape == (12, 12)
+
+
+def test_the_data_form_is_a_kronecker_product_in_the_outputs():
+    # each output coordinate sees the same inputs: G = G0 (x) I_{d'} in the order (k, m, ab)
+    G, _ = metric("data", 2, 2, 2, seed=4, samples=5)
+    G1, _ = metric("data", 2, 1, 2, seed=4, samples=5)
+    keys = [(k, m, q) for k in range(2) for m in range(2) for q in range(3)]
+    for i, (k, m, q) in enumerate(keys):
+        for j, (k2, m2, q2) in enumerate(keys):
+            assert G[i, j] == (G1[k * 3 + q, k2 * 3 + q2] if m == m2 else 0)
+
+
+@pytest.mark.parametrize("kind, kwargs, text", [
+    ("cosine", {}, "metric='cosine'"),
+    ("data", {"samples": 0}, "samples=0"),
+    ("data", {"samples": True}, "samples=True"),
+])
+def test_bad_metrics_are_refused_by_name(kind, kwargs, text):
+    with pytest.raises(InvalidArgumentError, match=text):
+        metric(kind, 2, 1, 2, seed=0, **kwargs)
+
+
+def test_a_sequence_of_the_wrong_width_is_refused():
+    with pytest.raises(InvalidArgumentError, match=r"t x d = \? x 3"):
+        evaluation_matrix(np.zeros((2, 2), dtype=int), 3, 1)
