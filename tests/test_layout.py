@@ -43,6 +43,7 @@ NOT_A_MIRROR = {
     "tests/test_public_api.py": "the public surface as a whole: import ag_attention, its __all__, the README",
     "tests/test_packaging.py": "the wheel: built, installed and run outside the checkout",
     "tests/test_layout.py": "this file: the layout of the tests",
+    "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
 }
 
 #: modules another engineer is writing together with their test modules: the test modules are allowed even before
