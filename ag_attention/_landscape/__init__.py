@@ -6,7 +6,9 @@
 * :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated.
 """
 
+from .boundary import BoundaryED, boundary_ed_degree
 from .critical import CriticalFamily, CriticalPoint, CriticalPoints, critical_points
 from .ed import EDCount, EDDegree, ed_degree
 
-__all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "critical_points"]
+__all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "critical_points",
+           "boundary_ed_degree", "BoundaryED"]
