@@ -246,6 +246,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from ._reproduce.training import reproduce_training
 
         report = reproduce_training(args.out, quick=args.quick, seed=args.seed)
+    elif args.what == "related":
+        from ._reproduce.related import reproduce_related
+
+        report = reproduce_related(args.out, quick=args.quick, seed=args.seed)
     elif args.what == "landscape":
         from ._reproduce.landscape import reproduce_landscape
 
@@ -412,7 +416,7 @@ def _add_m2_command(sub: Any) -> None:
 def _add_reproduce_command(sub: Any) -> None:
     p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
     p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions", "certification",
-                                    "training", "landscape"],
+                                    "training", "landscape", "related"],
                    help="which result")
     p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
