@@ -1,10 +1,14 @@
 """ag-attention reproduce related: the invariants of Alexandr-Duan-Montúfar and the multi-head poster, checked.
 
-Each check of the report has a test here; the fast ones run by default, the full grids are marked slow.
-Every test can fail: a wrong member, a wrong map or a wrong count makes it fail (the "wrong" tests show it).
+Each check of the report has a test here; the fast ones run by default.  The full sizes and grids (minutes, and
+Macaulay2's t = 1 ideals about 5 minutes more: the tests' Macaulay2 cache is new each session) are marked ``slow``
+and, since the project's default run selects every marker, run only with ``AG_ATTENTION_SLOW_TESTS=1``;
+``ag-attention reproduce related`` makes the same checks.  Every test can fail: a wrong member, a wrong map or a
+wrong count makes it fail (the "wrong" tests show it).
 """
 
 import json
+import os
 from fractions import Fraction
 
 import pytest
@@ -41,6 +45,16 @@ from ag_attention._reproduce.related import (
     their_coordinates,
     their_ring,
 )
+
+
+_ASKED = os.environ.get("AG_ATTENTION_SLOW_TESTS", "") not in ("", "0")
+
+
+def slow(test):
+    """The full sizes: marked ``slow``, and skipped unless ``AG_ATTENTION_SLOW_TESTS=1`` (about 6 minutes in all)."""
+    skip = pytest.mark.skipif(not _ASKED, reason="slow: AG_ATTENTION_SLOW_TESTS=1 runs it "
+                                                 "(ag-attention reproduce related makes the same check)")
+    return pytest.mark.slow(skip(test))
 
 
 # ------------------------------------------------------------------ the coordinate map
@@ -84,7 +98,7 @@ def test_three_sizes_per_family_at_least():
     assert (3, 2, 3) in FAMILY_SIZES["cubics"] and (3, 2, 3) in FAMILY_SIZES["resultants"]
 
 
-@pytest.mark.slow
+@slow
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_each_family_vanishes_on_the_image_at_every_size(name):
     for d, t, a in FAMILY_SIZES[name]:
@@ -149,7 +163,7 @@ def test_default_size_cubics_explained():
         explain_generators(3, 3, 3, families=["t1-lie"])
 
 
-@pytest.mark.slow
+@slow
 def test_default_size_every_generator_explained():
     e = explain_generators(3, 3, 4)
     assert e.generator_count == {3: 20, 4: 90}
@@ -173,7 +187,7 @@ def test_new_cubics_at_d4():
     assert all(r["representative"][0] == [1, 1, 1, 0] for r in e.rows if r["unexplained"])
 
 
-@pytest.mark.slow
+@slow
 def test_every_explained_size():
     for d, a, k in EXPLAIN_SIZES:
         e = explain_generators(d, a, k)
@@ -201,7 +215,7 @@ def test_macaulay2_kernel_of_two_dimensions(m2_local):
 
 
 @pytest.mark.m2
-@pytest.mark.slow
+@slow
 def test_t1_ideals_against_macaulay2(m2_local):
     r = t1_against_m2(3, 900)  # about 190 s
     assert (r["dimension"], r["degree"], r["generators"]) == (8, 21, {8: 35})
@@ -254,7 +268,7 @@ def test_softmax_heads_quick():
         softmax_heads([Architecture((2, 2), (2,), tokens=2, heads=2)])
 
 
-@pytest.mark.slow
+@slow
 def test_softmax_heads_full():
     rows = softmax_heads(SOFTMAX_GRID)
     assert len(rows) == 72 and all(r["certified"] and r["dimension"] == r["formula"] for r in rows)
@@ -310,7 +324,7 @@ def quick_report(tmp_path_factory):
     return out, reproduce_related(out, quick=True)
 
 
-@pytest.mark.slow
+@slow
 def test_quick_report(quick_report):
     out, report = quick_report
     assert report.passed, [c for c in report.checks if not c.passed]
@@ -327,6 +341,8 @@ def test_quick_report(quick_report):
     assert any("own setting" in t for t in titles)
 
 
-def test_bad_seed_is_named():
+def test_bad_arguments_are_named():
     with pytest.raises(InvalidArgumentError, match="seed=-1"):
         reproduce_related(None, seed=-1)
+    with pytest.raises(InvalidArgumentError, match="quick='yes'"):
+        reproduce_related(None, quick="yes")
