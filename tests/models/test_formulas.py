@@ -101,6 +101,15 @@ def test_variants_have_no_formula():
     assert (e.formula, e.value, e.applies, e.paper_hypotheses_hold) == (None, None, False, False)
     assert e.note == ("the paper states no dimension formula for 2 heads and skip connections and a causal mask "
                       "(Section 4: open)")
+    assert e.failed_hypotheses == ["one head", "no skip connections", "no causal mask"]
+    # only the hypotheses that fail are named: two heads without skip or mask break "one head" alone
+    two_heads = expected_dimension(Architecture((3, 3), (2,), tokens=2, heads=2))
+    assert two_heads.failed_hypotheses == ["one head"] and not two_heads.applies
+    assert two_heads.hypotheses_text() == "does not apply, fails: one head"
+    assert expected_dimension(Architecture((3, 3), (2,), tokens=2, skip=True)).failed_hypotheses == [
+        "no skip connections"]
+    assert expected_dimension(Architecture((3, 3), (2,), tokens=2, causal=True)).failed_hypotheses == [
+        "no causal mask"]
     # one token attends only to itself: a causal mask changes nothing
     assert expected_dimension(Architecture((3, 2), (2,), tokens=1, causal=True)) == expected_dimension(
         Architecture((3, 2), (2,), tokens=1))
