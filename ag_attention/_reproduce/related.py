@@ -1614,10 +1614,42 @@ def _heads(report: Any, base: Path, quick: bool, seed: int, workers: int | None)
             "softmax": soft}
 
 
+#: (d, d', a, t) of the decision boundaries (the quick run: the first five)
+BOUNDARY_SIZES = ((2, 1, 2, 1), (2, 1, 2, 2), (2, 1, 1, 2), (2, 2, 2, 2), (3, 1, 3, 2), (2, 1, 2, 3), (3, 1, 1, 2),
+                  (3, 1, 2, 2), (3, 2, 3, 2), (2, 1, 2, 4), (3, 1, 3, 3), (4, 1, 4, 2))
+
+
+def _boundaries(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
+    """Item 3: the ED degree of a random decision boundary of one layer at each size, against a general cubic's."""
+    from .._landscape.boundary import boundary_ed_degree
+
+    rows = []
+    sizes = BOUNDARY_SIZES[:5] if quick else BOUNDARY_SIZES
+    for d, e, a, t in sizes:
+        arch = Architecture.single_layer(d, e, a if a < d else None, tokens=t)
+        t0 = time.perf_counter()
+        r = boundary_ed_degree(arch, seed=seed)
+        rows.append({"size": [d, e, a, t], "unknowns": r.unknowns, "ed_degree": r.ed_degree,
+                     "general_cubic": r.general_cubic, "seconds": round(time.perf_counter() - t0, 2)})
+        expected = "3 (a linear form times a quadric: 1 + 2)" if a == 1 and e == 1 else f"< {r.general_cubic}"
+        report.add(Check("a decision boundary's ED degree is below a general cubic's (a = d' = 1: exactly 3)",
+                         f"(d,d',a,t) = ({d},{e},{a},{t})", "msolve, Lagrange conditions, two primes", expected,
+                         r.ed_degree, (r.ed_degree == 3) if (a == 1 and e == 1) else
+                         (r.ed_degree < r.general_cubic or r.unknowns <= 2), time.perf_counter() - t0))
+    report.tables.append(Table(
+        "3. The ED degree of a decision boundary {<r, f(X)> = 0}",
+        ["(d,d',a,t)", "unknowns t d", "ED degree", "general cubic", "seconds"],
+        [[f"({d},{e},{a},{t})", r["unknowns"], r["ed_degree"], r["general_cubic"], r["seconds"]]
+         for (d, e, a, t), r in zip(sizes, rows)],
+        note=("random integer weights and readout (seed), a random data point per prime; a general cubic cone in n "
+              "unknowns: 3 (2^(n-1) - 1). Probabilistic counts (two primes agree)")))
+    return rows
+
+
 def reproduce_related(out: str | Path | None = None, *, quick: bool = False, seed: int = 0,
                       workers: int | None = None) -> Report:
-    """Item 1 (invariants) and item 2 (multi-head fibers) of issue 24 (item 3, decision boundaries, is pending: see
-    docs/related.md).  ``quick``: three sizes per family, fewer generator tables, the quick certification grid, no
+    """Item 1 (invariants), item 2 (multi-head fibers) and item 3 (the ED degrees of decision boundaries) of
+    issue 24 (docs/related.md).  ``quick``: three sizes per family, fewer generator tables, the quick certification grid, no
     Macaulay2 (about 10 s); the full run sweeps every architecture of the certification grids (about 15 minutes on
     2 cores) and asks Macaulay2 for four kernels (cached after the first run).  Writes ``report.md``,
     ``report.json`` and ``related.json`` (every number) under ``out`` (``None``: nothing is written)."""
@@ -1628,12 +1660,13 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     report = Report(
-        "Related results: invariants of lightning attention, multi-head fibers",
+        "Related results: invariants of lightning attention, multi-head fibers, decision boundaries",
         summary=("1. The families of equations of Alexandr, Duan and Montúfar (arXiv:2604.15632, code "
                  f"{REPOSITORY}), rebuilt from their definitions, checked exactly on the parametrization and compared "
                  "with the package's minimal generators per torus multidegree. 2. The functional dimension of "
                  f"multi-head attention ({POSTER}) against every multi-head row of the certification grids and a "
-                 "certified softmax grid. docs/related.md states the results."),
+                 "certified softmax grid. 3. The ED degree of decision boundaries (Alexandr et al., arXiv:2602.06105) "
+                 "against a general cubic's. docs/related.md states the results."),
         meta={"quick": quick, "seed": seed},
     )
     tmp = tempfile.TemporaryDirectory(prefix="ag-attention-related-") if out is None else None
@@ -1642,6 +1675,7 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
         data: dict[str, Any] = {"invariants": _invariants(report, quick, seed)}
         data["macaulay2"] = _m2_comparisons(report, quick)
         data["heads"] = _heads(report, base, quick, seed, 1 if quick and workers is None else workers)
+        data["boundaries"] = _boundaries(report, quick, seed)
         if tmp is None:
             written(report, lambda: atomic_write(base / "related.json", json.dumps(data, indent=1, default=str) + "\n"))
             report.meta["data"] = "related.json"

@@ -311,6 +311,10 @@ def test_small_report_is_written(tmp_path, monkeypatch):
     data = json.loads((tmp_path / "related.json").read_text())
     assert data["heads"]["groups"] == {"one layer, t >= 2": {"fails: below": 1}}
     assert data["macaulay2"]["skipped"]
+    # item 3: the decision boundaries of the quick sizes, each below a general cubic (a = d' = 1: exactly 3)
+    assert [(b["size"], b["ed_degree"], b["general_cubic"]) for b in data["boundaries"]] == [
+        ([2, 1, 2, 1], 3, 3), ([2, 1, 2, 2], 12, 21), ([2, 1, 1, 2], 3, 21), ([2, 2, 2, 2], 15, 21),
+        ([3, 1, 3, 2], 37, 93)]
     assert (tmp_path / "report.md").read_text().count("| pass |") == len(report.checks)
     # a wrong family member makes its check fail
     monkeypatch.setitem(related.FAMILIES, "low-rank", related.Family(
