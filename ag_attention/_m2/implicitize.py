@@ -165,16 +165,29 @@ class Implicitization(ResultMixin):
         return tuple(f"{v} = {m}" for v, m in zip(self.variables, meaning))
 
     def to_sympy(self) -> list[Any]:
-        """The generators as sympy expressions in symbols named like ``variables`` (needs sympy)."""
+        """The generators as ``sympy.Poly`` s over one fixed generator tuple (needs sympy).
+
+        Every polynomial has ``gens == (c_1, c_2, ..., c_n)``: the symbols of
+        ``variables`` in the ring's order, which is the natural one (``c_10``
+        comes after ``c_9``, where sympy's own sorting of an expression's
+        symbols puts ``c_10`` after ``c_1``), also for a generator that omits
+        some variables; so ``coeff_monomial``, ``monoms()`` and exponent
+        vectors mean the same coordinates in every generator and in
+        ``coordinate_labels``.  The domain is ``QQ`` over QQ and ``GF(p)``
+        over ``ZZ/p`` (sympy prints its elements symmetrically, in
+        ``-p/2..p/2``).  ``f.as_expr()`` gives a plain expression.
+        """
         try:
             import sympy
         except ImportError:
             raise InvalidArgumentError("to_sympy() needs sympy: pip install sympy") from None
-        xs = sympy.symbols(self.variables)
+        gens = tuple(sympy.Symbol(v) for v in self.variables)
+        domain = sympy.QQ if self.prime is None else sympy.GF(self.prime)
         out = []
         for g in self.generator_terms:
-            out.append(sympy.Add(*[sympy.Rational(c.numerator, c.denominator) * sympy.Mul(*[x**k for x, k in zip(xs, e)])
-                                   for e, c in g]))
+            terms = {tuple(e): (sympy.Rational(c.numerator, c.denominator) if self.prime is None
+                                else c.numerator * pow(c.denominator, -1, self.prime)) for e, c in g}
+            out.append(sympy.Poly.from_dict(terms, *gens, domain=domain))
         return out
 
     def to_m2(self) -> str:

@@ -98,12 +98,43 @@ def test_generators_are_polynomials_over_their_field_and_export(m2_local):
     assert sorted(q.generator_degrees) == sorted(p.generator_degrees)
     for f in p.generators:
         assert all(0 <= int(c) < 32003 for c in f.coeffs())
-    assert [sympy.expand(e - sympy.sympify(str(g).replace("^", "**"))) for e, g in zip(q.to_sympy(), q.generators)] == [0] * len(q.generators)
+    polys = q.to_sympy()
+    assert all(isinstance(f, sympy.Poly) and f.gens == sympy.symbols(q.variables) for f in polys)
+    assert [sympy.expand(f.as_expr() - sympy.sympify(str(g).replace("^", "**")))
+            for f, g in zip(polys, q.generators)] == [0] * len(q.generators)
+    assert all(f.get_domain() == sympy.GF(32003) for f in p.to_sympy())
+    assert [f.as_expr() for f in p.to_sympy()] == [
+        sympy.Poly(sympy.sympify(str(g).replace("^", "**")), *sympy.symbols(p.variables), modulus=32003).as_expr()
+        for g in p.generators]
     labels = q.to_dict()["coordinate_labels"]
     assert len(labels) == q.ambient_dimension and labels[1] == "c_2 = q[1,1]: coefficient of z1*z2"
     code = q.to_m2() + 'result = hashTable {"dim" => dim I, "degree" => degree I, "n" => numgens I};'
     job = run_json(code, schema={"dim": int, "degree": int, "n": int}, backend=m2_local, timeout=60, cache=False)
     assert job.payload == {"dim": q.dimension, "degree": q.degree, "n": len(q.generators)}
+
+
+def test_to_sympy_gives_polys_over_the_naturally_ordered_coordinates():
+    """sympy sorts c_12 before c_3; to_sympy() does not: every Poly has gens (c_1, ..., c_12), also one that
+    omits most of them, so an exponent vector means the same coordinates in every generator."""
+    from fractions import Fraction
+
+    from ag_attention._m2.implicitize import Implicitization
+
+    names = tuple(f"c_{i}" for i in range(1, 13))
+    unit = [tuple(int(j == i) for j in range(12)) for i in range(12)]
+    terms = (((unit[11], Fraction(1, 2)), (unit[2], Fraction(3))), ((unit[9], Fraction(-1)),))
+    fields = dict(architecture=Architecture((2, 1), (2,), tokens=2), coordinates="reduced", weights="AV",
+                  variables=names, generator_strings=("3*c_3+(1/2)*c_12", "-c_10"), generator_terms=terms,
+                  dimension=10, codimension=2, degree=1, backend="local", m2_version="1.21", seconds=0.0,
+                  cached=False)
+    first, second = Implicitization(field="QQ", **fields).to_sympy()
+    c = sympy.symbols(names)
+    assert first.gens == second.gens == c and str(first.gens[2]) == "c_3" and str(first.gens[11]) == "c_12"
+    assert first.get_domain() == sympy.QQ and first.as_expr() == 3 * c[2] + c[11] / 2
+    assert first.monoms() == [unit[2], unit[11]] and second.monoms() == [unit[9]]
+    assert first.coeff_monomial(c[11]) == sympy.Rational(1, 2)
+    modular = Implicitization(field="ZZ/7", **fields).to_sympy()[0]
+    assert modular.gens == c and modular.get_domain() == sympy.GF(7) and modular.coeff_monomial(c[11]) % 7 == 4  # 1/2, printed -3
 
 
 @pytest.mark.m2
