@@ -42,7 +42,8 @@ variations: setup
 typecheck: setup
 	@$(PY) -m mypy
 
-# the Sphinx site (docs/): HTML and its doctested examples, any warning an error
+# the Sphinx site (docs/): HTML and its doctested examples, any warning an error; the HTML build runs every
+# {code-cell} of docs/tutorials/ (docs/_ext/ag_exec.py: an exception fails it; without -q it prints their times)
 docs: setup docs-build
 
 docs-build:
