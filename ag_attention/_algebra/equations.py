@@ -76,7 +76,6 @@ def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree:
         raise InvalidArgumentError("--no-completeness: only with --method interpolate (auto stops when a test "
                                    "certifies the ideal complete)")
     limit = check_timeout(timeout if completeness_timeout is None else completeness_timeout, "--completeness-timeout")
-    d, e = arch.widths
     top = DEFAULT_MAX_DEGREE[method] if max_degree is None else max_degree
 
     def tested(eqs: Any) -> Any:
@@ -86,10 +85,10 @@ def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree:
         return certify_completeness(eqs, limit, backend)
 
     if method == "interpolate":
-        return tested(low_degree_equations(d, e, arch.ranks[0], max_degree=top))
+        return tested(low_degree_equations(arch, max_degree=top))
     eqs = None
     for k in range(min(2, top), top + 1):
-        eqs = tested(low_degree_equations(d, e, arch.ranks[0], max_degree=k))
+        eqs = tested(low_degree_equations(arch, max_degree=k))
         if eqs.certified_complete:
             return eqs
     assert eqs is not None

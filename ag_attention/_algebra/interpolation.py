@@ -38,12 +38,14 @@ what the rest of the package uses.
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 from .. import _progress as progress
+from .._architecture import Architecture
 from .._errors import ComputationError, InvalidArgumentError
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, check_prime
-from .._models.coordinates import reduced_keys, reduced_names
+from .._models.coordinates import check_one_layer, reduced_keys, reduced_names
 from .._resources import require_memory
 from .lifting import MORE_PRIMES, Generator, lift, verify_on_parametrization
 from .low_degree import Block, LowDegreeEquations
@@ -149,9 +151,46 @@ def _every_multidegree(d: int, e: int, first: Modular,
     return blocks
 
 
-def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: int = 3, prime: int = DEFAULT_PRIME,
-                         seed: int = 0, verify: bool = True) -> LowDegreeEquations:
+def _sizes_of(arch: Any, old_sizes: tuple[Any, ...], old_keywords: dict[str, Any]) -> tuple[int, int, int | None]:
+    """``(d, e, a)`` from an :class:`~ag_attention.Architecture` or, deprecated, from raw sizes ``d, e, a``."""
+    unknown = sorted(set(old_keywords) - {"d", "e", "a"})
+    if unknown:
+        raise TypeError(f"low_degree_equations() got an unexpected keyword argument {unknown[0]!r}")
+    if isinstance(arch, Architecture):
+        if old_sizes or old_keywords:
+            extra = [repr(v) for v in old_sizes] + [f"{k}={v!r}" for k, v in old_keywords.items()]
+            raise InvalidArgumentError(f"low_degree_equations(arch, {', '.join(extra)}): an Architecture gives the "
+                                       "sizes; pass no d, e or a beside it")
+        check_one_layer(arch, "reduced", "low_degree_equations")
+        return arch.widths[0], arch.widths[1], arch.ranks[0]
+    if len(old_sizes) > 2:
+        raise TypeError(f"low_degree_equations() takes an Architecture or at most three sizes d, e, a; got "
+                        f"{1 + len(old_sizes)} positional arguments")
+    given: dict[str, Any] = dict(zip(("d", "e", "a"), (arch, *old_sizes))) if arch is not None else {}
+    for k, v in old_keywords.items():
+        if k in given:
+            raise TypeError(f"low_degree_equations() got multiple values for argument {k!r}")
+        given[k] = v
+    if not isinstance(given.get("d"), int) or "e" not in given:
+        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture (one plain lightning layer, t >= 2), "
+                                   "e.g. low_degree_equations(Architecture((2, 1), (2,), tokens=2))")
+    d, e, a = given["d"], given["e"], given.get("a")
+    warnings.warn("low_degree_equations(d, e, a, ...) is deprecated and stops working in the next version: pass an "
+                  f"Architecture, low_degree_equations(Architecture(({d!r}, {e!r}), ({a if a is not None else d!r},), "
+                  "tokens=2), max_degree=...)", DeprecationWarning, stacklevel=3)
+    return d, e, a
+
+
+def low_degree_equations(arch: Architecture | int | None = None, *old_sizes: Any, max_degree: int = 3,
+                         prime: int = DEFAULT_PRIME, seed: int = 0, verify: bool = True,
+                         **old_keywords: Any) -> LowDegreeEquations:
     """All minimal generators of degree ``<= max_degree`` of the ideal of the closure (reduced coordinates, t >= 2).
+
+    ``arch`` is one plain lightning layer with ``t >= 2`` tokens (widths
+    ``(d, d')``, rank bound ``a``; the reduced coordinates do not depend on
+    ``t``).  The raw sizes of earlier versions, ``low_degree_equations(d, d',
+    a, max_degree=...)``, still work for this version with a
+    ``DeprecationWarning``.
 
     Computed modulo primes (``prime``, then ``SECOND_PRIME`` and more while
     the rational reconstruction changes), lifted to QQ and, with ``verify``,
@@ -161,6 +200,7 @@ def low_degree_equations(d: int, e: int, a: int | None = None, *, max_degree: in
     few seconds shows the degrees done modulo each prime on a progress bar
     on standard error (see ``ag_attention/_progress.py``).
     """
+    d, e, a = _sizes_of(arch, old_sizes, old_keywords)
     a = _check_sizes(d, e, a, max_degree)
     p = check_prime(prime)
     require_memory(interpolation_memory(d, e, max_degree),

@@ -34,6 +34,7 @@ import numpy as np
 
 from .._algebra.completeness import certify_completeness
 from .._algebra.interpolation import LowDegreeEquations, low_degree_equations
+from .._architecture import Architecture
 from .._exact import linalg
 from .._exact.field import DEFAULT_PRIME
 from .._exact.onelayer import reduced_point
@@ -137,7 +138,7 @@ def equation_checks(
     for d, e, a, k in grid:
         say(f"equations: d={d}, d'={e}, a={a}, degree <= {k}")
         t0 = time.perf_counter()
-        eqs = low_degree_equations(d, e, a, max_degree=k, seed=seed)
+        eqs = low_degree_equations(Architecture.single_layer(d, e, a, tokens=2), max_degree=k, seed=seed)
         if (d, e, a) in CERTIFY_COMPLETENESS:
             certify_completeness(eqs, timeout=120)
         found[(d, e, a)] = eqs

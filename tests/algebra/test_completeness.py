@@ -15,7 +15,7 @@ def test_length_test_certifies_what_the_kernel_confirms(m2_local, msolve, d, e, 
     from ag_attention._algebra.completeness import artinian_length
     from ag_attention._m2.implicitize import implicitize
 
-    r = low_degree_equations(d, e, a, max_degree=k)
+    r = low_degree_equations(Architecture.single_layer(d, e, a), max_degree=k)
     cert = artinian_length(r)
     assert cert.certified and cert.length == cert.degree
     m2 = implicitize(Architecture((d, e), (a,), tokens=2), coords="reduced", field="QQ", backend=m2_local, timeout=600)
@@ -30,7 +30,7 @@ def test_length_test_fails_when_a_generator_is_missing(msolve):
     from ag_attention._algebra.completeness import artinian_length
     from ag_attention._algebra.interpolation import Block
 
-    r = low_degree_equations(3, 1, 1, max_degree=3)
+    r = low_degree_equations(Architecture.single_layer(3, 1, 1), max_degree=3)
     assert artinian_length(r).length == 45
     cubic = next(b for b in r.blocks[3] if b.generators)
     fewer = [replace(b, generators=b.generators[1:]) if b is cubic else b for b in r.blocks[3]]
@@ -39,7 +39,7 @@ def test_length_test_fails_when_a_generator_is_missing(msolve):
     cert = artinian_length(weaker)
     assert not cert.certified and (cert.length is None or cert.length > 45)
     assert "not certified" in cert.summary()
-    low = artinian_length(low_degree_equations(3, 1, 1, max_degree=2))
+    low = artinian_length(low_degree_equations(Architecture.single_layer(3, 1, 1), max_degree=2))
     assert not low.certified
 
 
@@ -47,7 +47,7 @@ def test_length_test_does_not_certify_a_non_cohen_macaulay_closure(msolve):
     """(2,2,2): all generators are of degree <= 4 (the kernel's), yet the length is 26 > 20: not CM, not certified."""
     from ag_attention._algebra.completeness import artinian_length
 
-    r = low_degree_equations(2, 2, 2, max_degree=4)
+    r = low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=4)
     cert = artinian_length(r)
     assert (cert.degree, cert.certified) == (20, False) and cert.length > 20
     assert r.complete.startswith("up to degree 4")
@@ -60,7 +60,7 @@ def test_leading_ideal_test_certifies_non_cohen_macaulay_closures(msolve, d, e, 
     """The length test cannot certify these (not CM); the leading ideals of J and of the elimination ideal agree."""
     from ag_attention._algebra.completeness import leading_ideal_test
 
-    r = low_degree_equations(d, e, a, max_degree=k)
+    r = low_degree_equations(Architecture.single_layer(d, e, a), max_degree=k)
     cert = leading_ideal_test(r)
     assert cert.certified and cert.generators_i == cert.generators_j and max(cert.degrees_i) == top
     r.leading_test = cert
@@ -72,9 +72,9 @@ def test_leading_ideal_test_refuses_what_is_missing(msolve):
 
     from ag_attention._algebra.completeness import leading_ideal_test, projection_system
 
-    low = leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=3))  # the 10 quartics are missing
+    low = leading_ideal_test(low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=3))  # the 10 quartics are missing
     assert not low.certified and low.generators_j < low.generators_i and "not certified" in low.summary()
-    r = low_degree_equations(2, 3, 2, max_degree=4)
+    r = low_degree_equations(Architecture.single_layer(2, 3, 2), max_degree=4)
     quartic = next(b for b in r.blocks[4] if b.generators)
     fewer = [replace(b, generators=b.generators[1:]) if b is quartic else b for b in r.blocks[4]]
     assert not leading_ideal_test(replace(r, blocks={**r.blocks, 4: fewer})).certified
@@ -87,13 +87,13 @@ def test_leading_ideal_test_with_rank_bounds(msolve, d, e, a, k):
     and certifies (2,3,1), which is not Cohen-Macaulay (length 54 > 42)."""
     from ag_attention._algebra.completeness import artinian_length, leading_ideal_test
 
-    r = low_degree_equations(d, e, a, max_degree=k)
+    r = low_degree_equations(Architecture.single_layer(d, e, a), max_degree=k)
     lead, length = leading_ideal_test(r), artinian_length(r)
     assert lead.certified
     assert length.certified == ((d, e, a) != (2, 3, 1))
     r.leading_test, r.length_test = lead, length
     assert r.cohen_macaulay.startswith("yes" if length.certified else "no, unless")
-    assert not leading_ideal_test(low_degree_equations(d, e, a, max_degree=k - 1)).certified
+    assert not leading_ideal_test(low_degree_equations(Architecture.single_layer(d, e, a), max_degree=k - 1)).certified
 
 
 def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
@@ -106,7 +106,7 @@ def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
     real = completeness.run_msolve
     monkeypatch.setattr(completeness, "run_msolve", lambda *a, **k: runs.append(k["label"]) or real(*a, **k))
     for k in (2, 3, 4):
-        completeness.leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=k))
+        completeness.leading_ideal_test(low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=k))
     assert runs.count("leading ideal of the elimination ideal") == 1 and runs.count("leading ideal of J") == 3
     monkeypatch.setattr(completeness, "_ELIMINATIONS", {})
 
@@ -119,5 +119,5 @@ def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
     monkeypatch.setattr(completeness, "run_msolve", too_slow)
     for k in (2, 3):
         with pytest.raises(MSolveTimeoutError):
-            completeness.leading_ideal_test(low_degree_equations(2, 2, 2, max_degree=k), timeout=5)
+            completeness.leading_ideal_test(low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=k), timeout=5)
     assert runs.count("slow") == 1 and "J after a failure" not in runs  # no basis of J once the elimination failed

@@ -4,6 +4,7 @@ from fractions import Fraction
 
 import pytest
 
+from ag_attention import Architecture
 from ag_attention._algebra.interpolation import low_degree_equations
 from ag_attention._algebra.lifting import MORE_PRIMES, crt, lift, rational_reconstruction, verify_on_parametrization
 from ag_attention._algebra.modular import ModularBlock
@@ -59,7 +60,7 @@ def test_lift_fails_where_a_coefficient_has_no_small_fraction():
 
 
 def test_the_generators_found_vanish_on_the_parametrization():
-    quartic = low_degree_equations(2, 1, 2, max_degree=4).generators_of_degree(4)
+    quartic = low_degree_equations(Architecture.single_layer(2, 1, 2), max_degree=4).generators_of_degree(4)
     assert len(quartic) == 1 and verify_on_parametrization(2, 1, 2, quartic)
     (g,) = quartic
     wrong = {mono: c + 1 if n == 0 else c for n, (mono, c) in enumerate(g.items())}
@@ -68,7 +69,7 @@ def test_the_generators_found_vanish_on_the_parametrization():
 
 def test_rank_bounded_domains_are_parametrized():
     """(2,1,1): the three quadrics hold where rank A <= 1, not on all of A."""
-    quadrics = low_degree_equations(2, 1, 1, max_degree=2).generators_of_degree(2)
+    quadrics = low_degree_equations(Architecture.single_layer(2, 1, 1), max_degree=2).generators_of_degree(2)
     assert len(quadrics) == 3
     assert verify_on_parametrization(2, 1, 1, quadrics)
     assert not any(verify_on_parametrization(2, 1, 2, [q]) for q in quadrics)

@@ -2,13 +2,14 @@
 
 import pytest
 
+from ag_attention import Architecture
 from ag_attention._algebra.interpolation import low_degree_equations
 
 
 def test_equations_in_a_notebook_and_a_table():
     from ag_attention._results import flatten
 
-    r = low_degree_equations(2, 1, 1, max_degree=3)
+    r = low_degree_equations(Architecture.single_layer(2, 1, 1), max_degree=3)
     assert repr(r) == "LowDegreeEquations(d=2, d'=1, a=1: generators by degree {1: 0, 2: 3, 3: 0}, primes 3, verified)"
     md = r._repr_markdown_()
     assert md.startswith(str(r) + "\n\n| field | value |\n|---|---|\n")

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ag_attention import Architecture
+
 
 def test_the_bases_of_a_degree_are_estimated_from_its_blocks():
     """Below the top degree every basis is held (sum of s_mu^2), at the top one block at a time."""
@@ -33,7 +35,7 @@ def test_only_representatives_are_computed_and_every_multidegree_comes_out_right
     blocks = modular_blocks(d, e, a, k, p, seed=0)
     groups, reps = representative_groups(d, e, k)
     assert set(blocks[k]) == set(reps) and len(reps) < len(groups)
-    eqs = low_degree_equations(d, e, a, max_degree=k)
+    eqs = low_degree_equations(Architecture.single_layer(d, e, a), max_degree=k)
     everything = [g for D in eqs.blocks for b in eqs.blocks[D] for g in b.generators]
     assert len(everything) == sum(eqs.generator_count.values()) > 0
     assert verify_on_parametrization(d, e, a, everything)
@@ -55,7 +57,7 @@ def test_a_wrong_permutation_is_caught_by_the_exact_check():
     from ag_attention._algebra.interpolation import low_degree_equations
     from ag_attention._algebra.lifting import verify_on_parametrization
 
-    eqs = low_degree_equations(2, 2, 2, max_degree=3)
+    eqs = low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=3)
     g = next(g for D in eqs.blocks for b in eqs.blocks[D] for g in b.generators)
     swap = {0: 1, 1: 0}
     bad = {tuple(sorted(swap.get(v, v) for v in mono)): c for mono, c in g.items()}

@@ -4,6 +4,7 @@ from math import comb
 
 import numpy as np
 
+from ag_attention import Architecture
 from ag_attention._algebra.interpolation import low_degree_equations
 from ag_attention._algebra.multidegrees import (
     evaluate_monomials,
@@ -62,7 +63,7 @@ def test_monomials_evaluated_modulo_p(rng):
 def test_image_points_lie_on_the_closure_of_their_rank(rng):
     """(2,1,1): the three quadrics vanish on points with rank A <= 1, not on points with A free."""
     F = GFp(P)
-    quadrics = low_degree_equations(2, 1, 1, max_degree=2).generators_of_degree(2)
+    quadrics = low_degree_equations(Architecture.single_layer(2, 1, 1), max_degree=2).generators_of_degree(2)
 
     def values(points):
         out = []

@@ -4,6 +4,7 @@ import itertools
 
 import pytest
 
+from ag_attention import Architecture
 from ag_attention._algebra.interpolation import low_degree_equations
 from ag_attention._algebra.representations import decompose, kostka, schur_dimension
 from ag_attention._errors import ComputationError
@@ -39,7 +40,7 @@ def test_dimensions_are_the_sums_of_weight_multiplicities():
 
 def test_generators_of_3_2_3_are_three_irreducibles():
     """(3,2,3): the 45 quadrics are one irreducible, the 80 cubics two of dimension 40."""
-    r = low_degree_equations(3, 2, 3, max_degree=3)
+    r = low_degree_equations(Architecture.single_layer(3, 2, 3), max_degree=3)
     assert r.representations(2) == [(((1, 1), (1, 1), (4,)), 1, 45)]
     assert sorted(r.representations(3)) == [(((1, 1, 1), (3,), (3, 3)), 1, 40), (((3,), (3,), (2, 2, 2)), 1, 40)]
     assert "S(1, 1) x S(1, 1) x S(4)" in str(r)
@@ -49,7 +50,7 @@ def test_generators_of_3_2_3_are_three_irreducibles():
 
 @pytest.mark.parametrize("d, e, a, k", [(3, 1, 1, 3), (2, 2, 2, 4), (3, 1, 3, 4), (4, 1, 1, 3)])
 def test_decompositions_add_up_on_real_ideals(d, e, a, k):
-    r = low_degree_equations(d, e, a, max_degree=k)
+    r = low_degree_equations(Architecture.single_layer(d, e, a), max_degree=k)
     for D, n in r.generator_count.items():
         assert sum(m * dim for _, m, dim in r.representations(D)) == n
 
