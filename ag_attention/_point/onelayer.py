@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._exact.rational import exact_rank
 from .._exact.verdicts import PointVerdict
@@ -166,8 +167,8 @@ def one_layer_point(net: Network, dimension: int) -> OneLayerPoint:
                          critical, boundary, pre, irrational, distance)
 
 
-def certify(A: Any, V: Any, *, dimension: int | None = None, rank_bound: int | None = None,
-            tokens: int = 2, prime: int | None = None) -> PointVerdict:
+def certify(A: Any, V: Any, *, arch: Architecture | None = None, dimension: int | None = None,
+            rank_bound: int | None = None, tokens: int | None = None, prime: int | None = None) -> PointVerdict:
     """Is ``phi_{A,V}`` a singular point of the (rank-bounded) neuromanifold of one layer?  With a certificate.
 
     The public verb (a thin wrapper of :class:`~ag_attention.Network` and
@@ -176,7 +177,14 @@ def certify(A: Any, V: Any, *, dimension: int | None = None, rank_bound: int | N
     ``dim M`` is computed (:func:`ag_attention.dimension`), and a
     ``dimension=`` that differs from it is refused, naming both values;
     ``rank_bound`` is the bound ``a`` on ``rank A`` (None: ``A`` free), and an
-    ``A`` of higher rank is refused.
+    ``A`` of higher rank is refused; ``tokens`` is ``t`` (None: 2).
+
+    Unlike the other verbs, ``certify`` takes a *point*, not an architecture:
+    the weights ``A`` (``d x d``) and ``V`` (``d' x d``) already fix the
+    widths.  ``arch=`` states the rest as an :class:`~ag_attention.Architecture`
+    (one plain lightning layer whose widths are the weights' shapes; its rank
+    bound and tokens replace ``rank_bound=`` and ``tokens=``, which are then
+    refused), for code that carries one.
 
     >>> certify([[1, 2], [3, 4]], [[1, 1]]).singular     # rank A = 2: smooth
     False
@@ -186,6 +194,11 @@ def certify(A: Any, V: Any, *, dimension: int | None = None, rank_bound: int | N
     from .._exact.dimension import dimension as exact_dimension
     from .._exact.singular import certify as certify_exact
 
+    if arch is not None:
+        rank_bound, tokens = _from_architecture(arch, A, V, rank_bound, tokens)
+    tokens = 2 if tokens is None else tokens
+    if isinstance(tokens, bool) or not isinstance(tokens, int):
+        raise InvalidArgumentError(f"tokens={tokens!r}: must be an integer >= 2")
     if tokens < 2:
         raise InvalidArgumentError(f"tokens={tokens!r}: Theorem 3.4's geometry is that of t >= 2 tokens")
     try:
@@ -204,3 +217,21 @@ def certify(A: Any, V: Any, *, dimension: int | None = None, rank_bound: int | N
     bound = None if arch.parametrization == "AV" else arch.ranks[0]
     kw = {} if prime is None else {"prime": prime}
     return certify_exact(Am.tolist(), w["V"].tolist(), dimension=dim.dimension, rank_bound=bound, **kw)
+
+
+def _from_architecture(arch: Any, A: Any, V: Any, rank_bound: int | None, tokens: int | None) -> tuple[int | None, int]:
+    """``(rank_bound, tokens)`` from ``certify``'s ``arch=``, checked against the weights' shapes."""
+    from .._models.coordinates import check_one_layer
+
+    if rank_bound is not None or tokens is not None:
+        given = ", ".join(f"{k}={v!r}" for k, v in (("rank_bound", rank_bound), ("tokens", tokens)) if v is not None)
+        raise InvalidArgumentError(f"{given}: arch= gives the rank bound and the tokens; pass one or the other")
+    check_one_layer(arch, None, "certify")
+    shapes = (np.shape(np.asarray(A, dtype=object)), np.shape(np.asarray(V, dtype=object)))
+    d, e = arch.widths
+    if len(shapes[0]) != 2 or len(shapes[1]) != 2 or (shapes[0][0], shapes[1][0]) != (d, e):
+        raise InvalidArgumentError(f"arch={arch.describe()}: widths ({d}, {e}) are not the weights' shapes "
+                                   f"(A {'x'.join(map(str, shapes[0]))}, V {'x'.join(map(str, shapes[1]))}; "
+                                   "A is d x d, V is d' x d)")
+    free = arch.parametrization == "AV" or arch.ranks[0] >= d
+    return (None if free else arch.ranks[0]), arch.tokens

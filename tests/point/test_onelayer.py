@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ag_attention import InvalidArgumentError, Network, certify, point_geometry
+from ag_attention import Architecture, InvalidArgumentError, Network, certify, point_geometry
 
 from tests.helpers import generator
 
@@ -88,6 +88,22 @@ def test_certify_computes_dim_m_and_refuses_a_wrong_one():
     with pytest.raises(InvalidArgumentError, match=r"dimension=6: dim M of this layer is 5"):
         certify([[1, 2], [3, 4]], [[5, 7]], dimension=6)
     assert certify([[1, 2], [3, 4]], [[5, 7]], dimension=5).singular is False
+
+
+def test_certify_takes_the_point_and_optionally_its_architecture():
+    """The weights fix the widths; arch= gives the rank bound and tokens, checked against the weights' shapes."""
+    A, V = [[1, 2], [2, 4]], [[1, 2]]
+    assert certify(A, V, arch=Architecture((2, 1), (1,), tokens=3)) == certify(A, V, rank_bound=1, tokens=3)
+    assert certify(A, V, arch=Architecture((2, 1), (2,), tokens=2)) == certify(A, V)
+    assert certify(A, V, arch=Architecture.single_layer(2, 1)) == certify(A, V)  # AV: A free
+    for kwargs, named in [(dict(arch=Architecture((3, 1), (2,))), r"widths \(3, 1\) are not the weights' shapes"),
+                          (dict(arch=Architecture((2, 1), (2,)), tokens=2), "tokens=2: arch= gives"),
+                          (dict(arch=Architecture((2, 1), (1,)), rank_bound=1), "rank_bound=1: arch= gives"),
+                          (dict(arch=Architecture((2, 1), (2,), heads=2)), "heads=2"),
+                          (dict(arch=Architecture((2, 1), (2,), tokens=1)), "tokens=1"),
+                          (dict(arch=(2, 1, 2)), r"arch=\(2, 1, 2\)"), (dict(tokens="2"), "tokens='2'")]:
+        with pytest.raises(InvalidArgumentError, match=named):
+            certify(A, V, **kwargs)
 
 
 def test_sixty_float_inputs_give_sixty_verdicts():
