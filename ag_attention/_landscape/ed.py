@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .._architecture import Architecture
 from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
@@ -34,6 +36,7 @@ from .._m2.backend import check_timeout
 from .._resources import MemoryEstimate, require_memory
 from .._results import ResultMixin
 from .metrics import METRICS, metric
+from .._models.coordinates import check_one_layer
 from .system import check_layer, critical_system
 
 __all__ = ["EDDegree", "EDCount", "ed_degree", "implicit_count", "ED_METHODS", "M2_PRIME"]
@@ -74,6 +77,7 @@ class EDDegree(ResultMixin):
     seconds: float
     samples: int | None = None  # input sequences of the data metric
     notes: tuple[str, ...] = field(default=())
+    closure: tuple[int, int, int] | None = None  # (dimension, codimension, degree) from Macaulay2 (method m2)
 
     @property
     def certificate(self) -> str:
@@ -138,6 +142,31 @@ def _count(arch: Architecture, kind: str, samples: int | None, prime: int, seed:
     return sol.count, sol.seconds, description
 
 
+def _layer(arch: Architecture) -> tuple[int, int, int, int]:
+    """``(d, d', a, t)`` of one plain layer, ``t = 1`` allowed (the implicit route, full coordinates)."""
+    if isinstance(arch, Architecture) and arch.tokens == 1:
+        one = check_one_layer(arch, what="ed_degree")
+        return one.widths[0], one.widths[1], min(one.ranks[0], one.widths[0]), 1
+    return check_layer(arch)
+
+
+def _one_token_form(kind: str, d: int, e: int, seed: int) -> tuple[np.ndarray, str]:
+    """The form of ``t = 1`` on the full coordinates (the coefficients of the cubics ``(x^T A x) V_m x``)."""
+    n = e * math.comb(d + 2, 3)
+    if kind == "euclidean":
+        return (np.eye(n, dtype=int).astype(object), "identity on the full coordinates of t = 1 (each the plain "
+                "coefficient of its cubic monomial; a rescaling of the coordinates changes the count)")
+    if kind == "generic":
+        rng = random.Random(seed)
+        G = np.zeros((n, n), dtype=object)
+        for i in range(n):
+            for j in range(i, n):
+                G[i, j] = G[j, i] = rng.randint(-10**6, 10**6)
+        return G, f"a random symmetric form on the full coordinates of t = 1 (seed {seed})"
+    raise InvalidArgumentError(f"metric={kind!r} with tokens=1: only euclidean and generic are computed for one "
+                               "token (the data form of t = 1 is not implemented)")
+
+
 def implicit_count(arch: Architecture, kind: str, samples: int | None, seed: int, timeout: float, backend: Any,
         cache: bool) -> tuple[int, str, dict[str, int]]:
     """The implicit route: Macaulay2's closure ideal over GF(p) and its Lagrange conditions (``edSystem``),
@@ -146,8 +175,11 @@ def implicit_count(arch: Architecture, kind: str, samples: int | None, seed: int
     from .._m2.jobs import run_json
     from .._m2.schema import Where
 
-    d, e, a, t = check_layer(arch)
-    G, description = metric(kind, d, e, t, seed=seed, samples=samples, causal=arch.causal)
+    d, e, a, t = _layer(arch)
+    if t == 1:
+        G, description = _one_token_form(kind, d, e, seed)
+    else:
+        G, description = metric(kind, d, e, t, seed=seed, samples=samples, causal=arch.causal)
     n = G.shape[0]
     p = M2_PRIME
     rng = random.Random(seed + 7919)
@@ -162,26 +194,32 @@ def implicit_count(arch: Architecture, kind: str, samples: int | None, seed: int
     u = "matrix(kk, {" + ", ".join("{" + str(rng.randrange(p)) + "}" for _ in range(n)) + "})"
     rank = "null" if a >= d else str(a)
     body = (f"kk = ZZ/{p};\nsetRandomSeed {int(seed)};\n"
-            f"P = lightningParametrization({d}, {e}, AttentionRank => {rank}, CoefficientRing => kk);\n"
+            f"P = lightningParametrization({d}, {e}, AttentionRank => {rank}, CoefficientRing => kk"
+            + (', Coordinates => "full", Tokens => 1' if t == 1 else "") + ");\n"
             "I = standardGrading closureIdeal P;\n"
-            f"Q = {Q};\nu = {u};\nE = edSystem(I, Q, u);\n"
-            'result = hashTable {"unknowns" => apply(gens ring E, toString), '
-            '"equations" => apply(flatten entries gens E, toString), "closure_dimension" => dim I, '
+            f"Q = {Q};\nu = {u};\n"
+            # codimension 0: the closure is the whole space, the only critical point is u itself
+            "(xs, es) = if codim I == 0 then ({}, {}) else (E = edSystem(I, Q, u); "
+            "(apply(gens ring E, toString), apply(flatten entries gens E, toString)));\n"
+            'result = hashTable {"unknowns" => xs, '
+            '"equations" => es, "closure_dimension" => dim I, '
             '"closure_codimension" => codim I, "closure_degree" => degree I};\n')
     schema = {"unknowns": [str], "equations": [str],
               "closure_dimension": Where(int, lambda v: v >= 0, "a dimension"),
-              "closure_codimension": Where(int, lambda v: v >= 1, "a positive codimension"),
+              "closure_codimension": Where(int, lambda v: v >= 0, "a codimension"),
               "closure_degree": Where(int, lambda v: v >= 1, "a degree")}
     t0 = time.perf_counter()
     job = run_json(body, schema=schema, backend=backend, timeout=timeout,
                    label=f"Lagrange conditions of {arch.describe()} ({kind})", cache=cache)
+    closure = {k: int(job.payload[f"closure_{k}"]) for k in ("dimension", "codimension", "degree")}
+    if closure["codimension"] == 0:
+        return 1, description, closure
     left = max(1.0, timeout - (time.perf_counter() - t0))
     sol = count_solutions(job.payload["unknowns"], job.payload["equations"], p, timeout=left,
                           label=f"ED count of {arch.describe()} ({kind}) on the implicit side", backend="auto")
     if sol.count is None:
         raise ComputationError(f"the Lagrange conditions of {arch.describe()} ({kind}) are not zero-dimensional "
                                "(unlucky data: rerun with another seed)", seed=seed)
-    closure = {k: int(job.payload[f"closure_{k}"]) for k in ("dimension", "codimension", "degree")}
     return sol.count, description, closure
 
 
@@ -205,7 +243,11 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     if samples is not None and metric != "data":
         raise InvalidArgumentError(f"samples={samples!r}: only for metric='data' (the data set's size)")
     timeout = check_timeout(timeout)
-    d, e, a, t = check_layer(arch)
+    d, e, a, t = _layer(arch)
+    if t == 1 and method == "count":
+        raise InvalidArgumentError("tokens=1 with method='count': the count in the weights needs t >= 2 (the "
+                                   "critical locus of one token's parametrization is not the one of Lemma A.3); "
+                                   "use method='m2' (or 'auto')")
     if arch.heads != 1 or arch.skip or arch.normalized:
         raise InvalidArgumentError("ed_degree: one plain lightning layer (one head, no skip connection, no softmax)")
     t0 = time.perf_counter()
@@ -213,7 +255,7 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     if t > 2 and metric != "data":
         notes.append(f"t = {t}: the reduced coordinates and this metric are those of t = 2 (only the data metric "
                      "depends on t)")
-    if method in ("count", "auto"):
+    if method in ("count", "auto") and t >= 2:
         require_memory(_system_memory(d, e, a), f"the critical equations of {arch.describe()}",
                        "use a smaller size or method='m2'")
         from .._algebra.degree import degree_formula
@@ -243,7 +285,8 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     notes.append(f"the closure: dimension {closure['dimension']}, codimension {closure['codimension']}, "
                  f"degree {closure['degree']} (Macaulay2 over GF({M2_PRIME}))")
     return EDDegree(arch, metric, description, "m2", value, 1, (), M2_PRIME, seed, time.perf_counter() - t0,
-                    _samples(metric, samples, d, e, t), tuple(notes))
+                    _samples(metric, samples, d, e, t), tuple(notes),
+                    (closure["dimension"], closure["codimension"], closure["degree"]))
 
 
 def _samples(metric_kind: str, samples: int | None, d: int, e: int, t: int) -> int | None:

@@ -46,6 +46,7 @@ class Plan:
     data_sets: int
     starts: int  # gradient descent runs per data set
     samples: int  # input sequences per data set
+    one_token: bool = True  # t = 1 (euclidean, generic) on the implicit side, at the sizes of m2_sizes
 
 
 QUICK = Plan(sizes=((2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2)), tokens=(2, 3),
@@ -98,6 +99,8 @@ def _ed_rows(plan: Plan, seed: int) -> list[_Row]:
     from .._models.coordinates import reduced_count
 
     jobs = [(size, t, m) for size in plan.sizes for m in METRIC_NAMES for t in (plan.tokens if m == "data" else (2,))]
+    if plan.one_token:
+        jobs += [(size, 1, m) for size in plan.m2_sizes for m in ("euclidean", "generic")]
     rows = []
     with progress.bar(total=len(jobs), desc="ED degrees", unit="count") as b:
         for size, t, m in jobs:
@@ -105,22 +108,31 @@ def _ed_rows(plan: Plan, seed: int) -> list[_Row]:
             failed = []
             count = count_s = fiber = m2 = m2_s = None
             counts: tuple[int, ...] = ()
-            try:
-                r = ed_degree(arch, metric=m, method="count", seed=seed, timeout=plan.timeout)
-                count, count_s, fiber = r.ed_degree, r.seconds, r.fiber
-                counts = tuple(c.solutions for c in r.counts)
-            except (MSolveTimeoutError, M2TimeoutError):
-                failed.append(f"count > {plan.timeout:g} s")
-            except AgAttentionError as exc:
-                failed.append(f"count: {exc}")
+            closure: tuple[int, int, int] | None = None
+            if t >= 2:
+                try:
+                    r = ed_degree(arch, metric=m, method="count", seed=seed, timeout=plan.timeout)
+                    count, count_s, fiber = r.ed_degree, r.seconds, r.fiber
+                    counts = tuple(c.solutions for c in r.counts)
+                except (MSolveTimeoutError, M2TimeoutError):
+                    failed.append(f"count > {plan.timeout:g} s")
+                except AgAttentionError as exc:
+                    failed.append(f"count: {exc}")
             if size in plan.m2_sizes:
                 try:
                     r = ed_degree(arch, metric=m, method="m2", seed=seed, timeout=plan.timeout)
-                    m2, m2_s = r.ed_degree, r.seconds
+                    m2, m2_s, closure = r.ed_degree, r.seconds, r.closure
                 except (MSolveTimeoutError, M2TimeoutError):
                     failed.append(f"implicit > {plan.timeout:g} s")
                 except AgAttentionError as exc:
                     failed.append(f"implicit: {exc}")
+            if t == 1:  # the closure of one token, in its full coordinates, from Macaulay2
+                dim1 = closure[0] if closure else dimension(_arch(size, 1)).dimension
+                rows.append(_Row(size, 1, m, None, None, (), None, m2, m2_s, "; ".join(failed) or "count: needs t >= 2",
+                                 dim1, closure[2] if closure else None,
+                                 size[1] * (size[0] + 2) * (size[0] + 1) * size[0] // 6))
+                b.update(1)
+                continue
             try:
                 deg: int | None = degree(_arch(size, 2)).degree
             except AgAttentionError:
@@ -148,7 +160,8 @@ def _ed_table(rows: list[_Row]) -> Table:
         out,
         note=("count: the critical equations in the weights (critical locus removed), msolve over two primes, "
               "divided by the generic fiber; implicit: Macaulay2's closure ideal over GF(32003), Lagrange "
-              "conditions counted by msolve. Both probabilistic (random data, primes). Euclidean: the identity "
+              "conditions counted by msolve. Both probabilistic (random data, primes). t = 1: the full coordinates "
+              "(the cubics' coefficients), the implicit route only. Euclidean: the identity "
               "on the reduced coordinates (the plain coefficients of the quadrics; another scaling changes "
               "it). general hypersurface: the ED degree of a general cone over a hypersurface of that degree "
               "(codimension 1 only: no variety is determined by its dimension and degree in higher "
@@ -172,7 +185,7 @@ def _ed_checks(report: Report, rows: list[_Row]) -> list[str]:
                              (r.count_seconds or 0.0) + (r.m2_seconds or 0.0), size=r.size))
     value = {(r.size, r.t, r.metric): (r.count if r.count is not None else r.m2) for r in rows}
     for (size, t, m), v in value.items():
-        g = value.get((size, 2, "generic"))
+        g = value.get((size, 1 if t == 1 else 2, "generic"))  # t = 1 is another variety
         if m != "generic" and v is not None and g is not None:
             report.add(Check("no special form has more critical points than a generic one",
                              f"(d,d',a) = {size}, t = {t}, {m}", "the counts above", f"<= {g}", v, v <= g,

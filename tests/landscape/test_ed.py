@@ -60,11 +60,24 @@ def test_bad_arguments_are_refused_by_name(kwargs, text):
         ed_degree(LAYER, **kwargs)
 
 
-@pytest.mark.parametrize("arch, text", [
-    (Architecture.single_layer(2, 1, None, tokens=1), "tokens=1"),
-    (Architecture((2, 1), (2,), heads=2, tokens=2), "one head"),
-    (Architecture((2, 2, 1), (2, 2), tokens=2), "one layer"),
+@pytest.mark.m2
+def test_one_token_on_the_implicit_side(m2_local):
+    # t = 1: the full coordinates (the cubics' coefficients); (2,1,2) fills its space (every binary cubic is
+    # (x^T A x)(v . x) for some A, v: ED degree 1), (2,2,2) has codimension 2
+    one = Architecture.single_layer(2, 1, None, tokens=1)
+    assert ed_degree(one, metric="euclidean", backend="local").ed_degree == 1
+    two = Architecture.single_layer(2, 2, None, tokens=1)
+    r = ed_degree(two, metric="generic", backend="local")
+    assert (r.method, r.ed_degree) == ("m2", 83) and "dimension 6, codimension 2, degree 10" in r.notes[-1]
+    assert ed_degree(two, metric="euclidean", backend="local").ed_degree == 19
+
+
+@pytest.mark.parametrize("arch, kwargs, text", [
+    (Architecture.single_layer(2, 1, None, tokens=1), {"method": "count"}, "tokens=1 with method='count'"),
+    (Architecture.single_layer(2, 1, None, tokens=1), {"metric": "data"}, "metric='data' with tokens=1"),
+    (Architecture((2, 1), (2,), heads=2, tokens=2), {}, "one head"),
+    (Architecture((2, 2, 1), (2, 2), tokens=2), {}, "one layer"),
 ])
-def test_other_architectures_are_refused(arch, text):
+def test_other_architectures_are_refused(arch, kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
-        ed_degree(arch)
+        ed_degree(arch, **kwargs)

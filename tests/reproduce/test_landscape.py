@@ -24,6 +24,7 @@ def test_the_table_and_its_checks(report):
     assert values[("(2,1,2)", 2, "generic")] == (14, 14)
     assert values[("(2,1,2)", 3, "data")] == (14, 14)
     assert values[("(2,1,1)", 2, "generic")] == (10, None)  # not on the implicit side in this plan
+    assert values[("(2,1,2)", 1, "generic")] == (None, 1)  # one token: the whole space of binary cubics
     # (2,1,2) is a quartic hypersurface in 6 coordinates: a general one has 4 (1 + 3 + 9 + 27 + 81) = 484
     row = next(r for r in table.rows if r[0] == "(2,1,2)")
     assert (row[7], row[8], row[9], row[10]) == (5, 1, 4, 484)
