@@ -912,7 +912,7 @@ def _explain(d: int, a: int, max_degree: int, names: tuple[str, ...], seed: int,
     from .._algebra.multidegrees import torus_weights
 
     t0 = time.perf_counter()
-    eqs = low_degree_equations(d, 1, a, max_degree=max_degree, seed=seed)
+    eqs = low_degree_equations(Architecture.single_layer(d, 1, a, tokens=2), max_degree=max_degree, seed=seed)
     weights = torus_weights(d, 1)
     members: dict[str, dict[str, int]] = {}
     by_family: dict[str, dict[int, list[Sparse]]] = {}
