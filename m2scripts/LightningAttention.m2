@@ -234,6 +234,8 @@ jacobianRankAt(Ideal, List) := ZZ => (I, pt) -> (
     kk := coefficientRing S;
     rank (map(kk, S, matrix {apply(pt, x -> promote(x, kk))})) jacobian I
     )
+-- the same with the parametrization, as fiberComponents(P, pt) takes it: the closure ideal of P at pt
+jacobianRankAt(LightningParametrization, List) := ZZ => (P, pt) -> jacobianRankAt(closureIdeal P, pt)
 
 -- {dimension, degree} of each minimal prime of the fiber over a point (affine, in the weight ring)
 fiberComponents = method()
@@ -747,11 +749,13 @@ doc ///
     (pointOf, LightningParametrization, Matrix, Matrix)
     jacobianRankAt
     (jacobianRankAt, Ideal, List)
+    (jacobianRankAt, LightningParametrization, List)
   Headline
     points of the neuromanifold and the Jacobian rank of the closure there
   Usage
     x = pointOf(P, A, V)
     r = jacobianRankAt(I, x)
+    r = jacobianRankAt(P, x)
   Inputs
     P:LightningParametrization
       with {\tt Weights => "AV"}
@@ -762,8 +766,9 @@ doc ///
     x:List
       the coordinates of $\phi_{A,V}$
     r:ZZ
-      the rank of the Jacobian matrix of the generators of $I$ at $x$; at points of the
-      closure it is the codimension exactly at smooth points
+      the rank of the Jacobian matrix of the generators of $I$ (with $P$: of {\tt closureIdeal P}, as
+      @TO fiberComponents@ takes $P$) at $x$; at points of the closure it is the codimension exactly at
+      smooth points
   Description
     Example
       P = lightningParametrization(2, 1);
@@ -1088,6 +1093,7 @@ TEST ///
   rankone = pointOf(P, matrix {{1, 0}, {0, 0}}, matrix {{0, 1}, {0, 0}})
   assert(jacobianRankAt(I, generic) == codim I)
   assert(jacobianRankAt(I, rankone) < codim I)
+  assert(jacobianRankAt(P, generic) == jacobianRankAt(I, generic) and jacobianRankAt(P, rankone) == jacobianRankAt(I, rankone))
   assert(fiberComponents(P, generic) == {{1, 2}})
   assert(fiberComponents(P, rankone) == {{1, 2}, {1, 2}})
   assert(lowDegreeEquations(P, 4) == I)
