@@ -35,7 +35,9 @@ def test_a_check_fails_when_its_claim_is_false(monkeypatch):
     arch = Architecture((3, 2), (3,), tokens=2)
 
     def away(arch, teacher, samples, *, seed, steps, record_every):
-        rec = [Record(s, 1.0 / (s + 1), ((1.0, 1.0, 1.0),), ((1.0, 1.0),), 0.1, 14, d) for s, d in ((0, 0.1), (9, 0.5))]
+        # the run fits the teacher (loss 1e-6 at the end) but ends farther from the critical pairs
+        rec = [Record(s, loss, ((1.0, 1.0, 1.0),), ((1.0, 1.0),), 0.1, 14, d)
+               for s, loss, d in ((0, 1.0, 0.1), (9, 1e-6, 0.5))]
         return TrainingRun(arch, teacher, samples, seed, steps, 14, tuple(rec), "smooth", 0.0, np.zeros(15))
 
     monkeypatch.setattr(module, "train", away)
@@ -58,6 +60,7 @@ def test_the_trajectory_figure_counts_the_runs_it_draws(tmp_path, monkeypatch):
     from ag_attention._reproduce import training as module
 
     arch = Architecture((3, 2), (3,), tokens=2)
+    other = Architecture((2, 2), (2,), tokens=2)  # a second one-layer architecture: not drawn under arch's title
 
     def fake(arch, teacher, samples, *, seed, steps, record_every):
         rec = tuple(Record(s, 1.0 / (s + 1), ((1.0, 0.5, 0.1),), ((1.0, 1.0),), 0.1 / (s + 1), 14, 0.5 / (s + 1))
@@ -69,7 +72,8 @@ def test_the_trajectory_figure_counts_the_runs_it_draws(tmp_path, monkeypatch):
     monkeypatch.setattr(module, "train", fake)
     monkeypatch.setattr(module, "TEACHERS", ("generic", "critical"))  # no rank-one teacher: no entry for it
     monkeypatch.setattr(module, "save_figure", lambda fig, path: figures.append(fig) or save(fig, path))
-    report = module.reproduce_training(tmp_path, plan=module.Plan(((arch, (5, 30), (0, 1), 3),), 1))
+    report = module.reproduce_training(tmp_path, plan=module.Plan(((arch, (5, 30), (0, 1), 3),
+                                                                   (other, (30,), (0, 1), 3)), 1))
     assert report.meta["figures"] == ["training.png", "training.pdf", "training.svg"]
     heads = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml"}
     for ext, head in heads.items():
