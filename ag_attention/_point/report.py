@@ -308,12 +308,19 @@ def _sharpen(net: Network, local: LocalRank, layers: tuple[LayerAtPoint, ...], s
                                notes=local.notes + (f"composition at the point: {value} ({detail})",))
 
 
+#: above this many parameters the float64 rank is not computed by default when the exact one is proven (the SVD
+#: of the Jacobian of 4 layers x 4 heads of width 16, 5,120 parameters, took 189 s here: bench/point.py)
+NUMERICAL_DEFAULT_MAX_PARAMETERS = 1500
+
+
 def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
                    numerical: bool | None = None) -> PointGeometry:
     """The geometry of ``net`` at its weights (see the module docstring).
 
     ``numerical`` (default: when the weights were floats, and always for
-    softmax attention) adds the float64 rank at the float point.
+    softmax attention; not above :data:`NUMERICAL_DEFAULT_MAX_PARAMETERS`
+    parameters when the exact local rank is proven) adds the float64 rank at
+    the float point.
     """
     from .._exact.dimension import dimension
     from .._numeric import numerical_dimension
@@ -340,6 +347,12 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
     if local is not None and arch.depth > 1 and not local.exact and all(ly.local is not None for ly in layers):
         local = _sharpen(net, local, layers, seed, notes)
     want_numeric = (net.floats or arch.normalized) if numerical is None else numerical
+    if (numerical is None and want_numeric and not arch.normalized and local is not None and local.exact
+            and arch.parameter_count > NUMERICAL_DEFAULT_MAX_PARAMETERS):
+        want_numeric = False  # the exact rank is proven; the float64 SVD of a large Jacobian only repeats it
+        notes.append(f"the float64 rank is skipped ({arch.parameter_count:,} parameters > "
+                     f"{NUMERICAL_DEFAULT_MAX_PARAMETERS:,} and the exact local rank is proven): numerical=True "
+                     "computes it (an SVD of the whole Jacobian)")
     num_at = _numerical(net, seed, samples) if want_numeric else None
     if one is not None and local is not None and local.exact and generic is not None:
         by_rank = local.lower < generic

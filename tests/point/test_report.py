@@ -115,3 +115,21 @@ def test_the_same_point_from_floats_and_from_integers_gives_the_same_report():
     assert a.numerical is None and b.numerical is not None  # floats: the float64 rank is measured too
     arch = Architecture((3, 3, 3), (2, 2), tokens=2)
     assert a.network.architecture == b.network.architecture == arch
+
+
+def test_the_float64_rank_of_a_large_network_is_skipped_when_the_exact_rank_is_proven(monkeypatch):
+    """Above NUMERICAL_DEFAULT_MAX_PARAMETERS the float SVD (189 s at 5,120 parameters) is skipped by default when
+    the exact local rank is proven, and said so; numerical=True still computes it."""
+    import numpy as np
+
+    from ag_attention import Network, point_geometry
+    from ag_attention._point import report as module
+
+    rng = np.random.default_rng(1)
+    w = {"layers.0.heads.0.Q": rng.standard_normal((2, 3)), "layers.0.heads.0.K": rng.standard_normal((2, 3)),
+         "layers.0.heads.0.V": rng.standard_normal((3, 3))}
+    net = Network.from_weights(w, tokens=2)
+    monkeypatch.setattr(module, "NUMERICAL_DEFAULT_MAX_PARAMETERS", 10)  # 21 parameters: "large"
+    g = point_geometry(net)
+    assert g.numerical is None and any("float64 rank is skipped" in n for n in g.notes)
+    assert point_geometry(net, numerical=True).numerical is not None
