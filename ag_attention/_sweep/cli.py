@@ -40,7 +40,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "sweep", help="dimensions of every architecture of a grid file, into DIR/results.parquet",
         description="Compute the dimension of every architecture of a grid file (TOML: [[architecture]] tables "
-                    "and [product] ranges, see ag_attention._sweep.grid) on all local cores or a Dask cluster, "
+                    "and [product] ranges: the docs page 'Sweep grid files', docs/grid.md) on all local cores or a "
+                    "Dask cluster, "
                     "streaming rows to DIR (crash-safe, resumable), then DIR/results.parquet, summary.md, "
                     "summary.json and dimension-vs-formula.png/.svg.",
     )
