@@ -318,7 +318,7 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
     """The geometry of ``net`` at its weights (see the module docstring).
 
     ``numerical`` (default: when the weights were floats, and always for
-    softmax attention; not above :data:`NUMERICAL_DEFAULT_MAX_PARAMETERS`
+    softmax attention; not above ``NUMERICAL_DEFAULT_MAX_PARAMETERS`` (1,500)
     parameters when the exact local rank is proven) adds the float64 rank at
     the float point.
     """
