@@ -54,7 +54,8 @@ def main() -> None:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(old), args.before], check=True)
         try:
             print(f"low_degree_equations: this checkout against {args.before} (fresh process each)")
-            print(f"  {'(d,d\\',a), degree <=':<22} {'generators':<22} {'now s':>8} {'before s':>9} {'speed-up':>9}")
+            head = "(d,d',a), degree <="
+            print(f"  {head:<22} {'generators':<22} {'now s':>8} {'before s':>9} {'speed-up':>9}")
             for size in sizes:
                 now, before = timed(ROOT, size), timed(old, size)
                 if "error" in now or "error" in before:
