@@ -3,7 +3,7 @@
 docs/math/certificates.md (certificates-sampling): each input sequence adds at
 most ``b`` directions to the rank once the shared weights are seen
 (``new_directions_per_sample``, shared with the float64 engine in
-``ag_attention/_models/sampling.py``), so ``N``
+``ag_attention/_models/formulas.py``), so ``N``
 sequences are chosen to exceed the target by 10%, and each contributes ``k``
 random combinations of its outputs.  :func:`run_memory` estimates a run's
 peak memory from these sizes alone, before anything is allocated.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._models.formulas import Proven, prove
-from .._models.sampling import new_directions_per_sample
+from .._models.formulas import new_directions_per_sample
 from .._models.symmetries import symmetry_generators
 from .._network import inputs_memory, jacobian_memory
 from .._resources import MemoryEstimate, require_memory

@@ -34,7 +34,6 @@ from .bounds import (
     matrix_product_fiber,
     symmetric_rank_dimension,
 )
-from .sampling import new_directions_per_sample
 
 __all__ = [
     "Hypothesis",
@@ -49,6 +48,7 @@ __all__ = [
     "symmetric_rank_dimension",
     "Proven",
     "prove",
+    "new_directions_per_sample",
 ]
 
 
@@ -263,6 +263,33 @@ def expected_dimension(arch: Architecture) -> Expectation:
     return _deep(arch, hyps, cap_note)
 
 
+# ------------------------------------------------------------------ Lemma 3.6: what one more sample can add
+# The exact engine (ag_attention._exact.dimension) and the float64 one (ag_attention._numeric) size their samples
+# with the same bound; prove() records it.
+def new_directions_per_sample(arch: Architecture) -> int:
+    """Bound ``b`` on the rank one more input sequence can add, once shared weights are seen.
+
+    A plain lightning network computes ``Y = (V_L ... V_1) X (S_1^T ... S_L^T)``
+    with ``t x t`` attention matrices ``S_i`` (Lemma 3.6), so beyond the
+    ``d_L x d_0`` product of the values a sample carries at most ``t^2`` new
+    directions; several heads or skip connections give ``(H + skip)^L`` such
+    products.  Never more than the ``t d_L`` outputs.  With softmax rows
+    summing to one, a plain network's ``S`` has only ``t (t - 1)`` free
+    entries (and at least one direction is assumed).
+
+    >>> new_directions_per_sample(Architecture((3, 2), (2,), tokens=3))
+    6
+    >>> new_directions_per_sample(Architecture((3, 3), (2,), tokens=3, normalized=True))
+    6
+    """
+    t = arch.tokens
+    paths: int = (arch.heads + int(arch.skip)) ** arch.depth  # int ** int is typed Any (a negative power is a float)
+    if not arch.normalized:
+        return min(t * arch.widths[-1], t * t * paths)
+    per = t * (t - 1) if arch.is_plain else t * t * paths
+    return max(1, min(arch.output_size, per))
+
+
 @dataclass(frozen=True)
 class Proven:
     """What is known of a network from its architecture alone, before any rank is measured.
@@ -277,7 +304,7 @@ class Proven:
     neuromanifold (:func:`effective_architecture`), proven alike, ``None``
     when the architecture is its own; ``directions_per_sample`` the bound of
     Lemma 3.6 on what one more input sequence adds to the rank
-    (:func:`ag_attention._models.sampling.new_directions_per_sample`).
+    (:func:`new_directions_per_sample`).
     ``symmetry_count`` is a count (the families acting freely), not a bound:
     the runs compute the rank of the symmetry tangents.
     """

@@ -31,7 +31,7 @@ the verdict) and :mod:`.result`
 from __future__ import annotations
 
 from .._errors import NoClearGapError
-from .._models.sampling import new_directions_per_sample
+from .._models.formulas import new_directions_per_sample
 from .certified import RankCertificate, certify_dimension
 from .dimension import numerical_dimension
 from .float64 import Float64

@@ -47,7 +47,7 @@ from .._errors import InvalidArgumentError
 from .._exact.balls import Balls, DeterminantBall, balls, determinant, precision
 from .._exact.field import DEFAULT_PRIME
 from .._exact.linalg import rank as rank_mod_p
-from .._models.sampling import new_directions_per_sample
+from .._models.formulas import new_directions_per_sample
 from .._models.symmetries import symmetry_tangents
 from .._network import jacobian
 from .float64 import Float64

@@ -11,7 +11,7 @@ from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
 from .._models.formulas import expected_dimension
-from .._models.sampling import new_directions_per_sample
+from .._models.formulas import new_directions_per_sample
 from .._resources import require_memory
 from .certified import CERTIFY_MAX_PARAMETERS, RankCertificate, certify_dimension, default_certificate_samples
 from .result import NumericalResult

@@ -1,9 +1,14 @@
 """The paper's dimension formulas (ag_attention._models.formulas): values, hypotheses, what applies and what not."""
 
+import numpy as np
 import pytest
 
 from ag_attention import Architecture
+from ag_attention._exact import linalg
+from ag_attention._exact.field import DEFAULT_PRIME, GFp
+from ag_attention._network import jacobian
 from ag_attention._models.formulas import (
+    new_directions_per_sample,
     Expectation,
     Hypothesis,
     cor33,
@@ -132,7 +137,6 @@ def test_prove_gathers_what_the_architecture_alone_gives():
     from ag_attention._exact.spans import output_span
     from ag_attention._models.bounds import best_upper_bound, effective_architecture
     from ag_attention._models.formulas import prove
-    from ag_attention._models.sampling import new_directions_per_sample
 
     arch = Architecture((2, 3, 3), (2, 2), tokens=2)  # a hidden layer wider than the input: an effective architecture
     p = prove(arch)
@@ -151,3 +155,34 @@ def test_prove_gathers_what_the_architecture_alone_gives():
     # a network that is its own effective architecture (its composition bound is P minus the symmetries, 38)
     plain = prove(Architecture((4, 4, 4), (2, 2), tokens=3))
     assert plain.effective is None and plain.planning_bound == 38
+
+
+# ----------------------------------------------------------------- Lemma 3.6: what one more sample can add
+@pytest.mark.parametrize("arch, b", [
+    (Architecture((32, 32, 32), (16, 16), tokens=3), 9),  # t^2
+    (Architecture((3, 2), (2,), tokens=3), 6),  # t d_L < t^2
+    (Architecture((4, 4, 4), (2, 2), tokens=2, heads=2), 2 * 4),  # t d_L = 8 < t^2 (H)^L = 16
+    (Architecture((8, 8, 8), (2, 2), tokens=2, heads=2), 16),  # t^2 H^L
+    (Architecture((8, 8, 8), (2, 2), tokens=2, skip=True), 16),  # t^2 (1 + skip)^L
+    (Architecture((3, 3), (2,), tokens=3, normalized=True), 6),  # t (t - 1): softmax rows sum to one
+    (Architecture((3, 3), (2,), tokens=1, normalized=True), 1),  # at least one
+    (Architecture((3, 3, 3), (2, 2), tokens=3, heads=2, normalized=True), 9),  # capped by the outputs t d_L
+])
+def test_the_bound_by_architecture(arch, b):
+    assert new_directions_per_sample(arch) == b
+
+
+@pytest.mark.parametrize("arch", [Architecture((4, 4, 4), (2, 2), tokens=3), Architecture((3, 2), (2,), tokens=3),
+                                  Architecture((3, 3, 3), (2, 2), tokens=2, heads=2)], ids=str)
+def test_one_more_sample_adds_at_most_the_bound(arch, rng):
+    """The bound is a bound: the exact rank grows by at most b with each sample, once the values are seen."""
+    F = GFp(DEFAULT_PRIME)
+    theta = F.random(rng, arch.parameter_count)
+    X = F.random(rng, (12, arch.tokens, arch.widths[0]))
+    J = jacobian(arch, F, theta, X)
+    rows = arch.output_size
+    ranks = [linalg.rank(J[: n * rows], DEFAULT_PRIME) for n in range(1, 13)]
+    b = new_directions_per_sample(arch)
+    assert all(0 <= later - earlier <= max(b, rows) for earlier, later in zip(ranks, ranks[1:]))
+    assert all(later - earlier <= b for earlier, later in zip(ranks[4:], ranks[5:]))
+    assert np.all(np.diff(ranks) >= 0)
