@@ -40,7 +40,7 @@ from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._exact import linalg
 from .._models.coordinates import check_one_layer
-from .._models.parametrization import Parametrization
+from .._models.parametrization import Parametrization, laplace_determinant
 
 __all__ = ["CriticalSystem", "critical_system", "check_layer", "loss_polynomial", "polynomial_text"]
 
@@ -113,22 +113,8 @@ def _minor_combination(M: list[list[Any]], size: int, rng: random.Random, scalar
     for I in itertools.combinations(range(rows), size):
         for J in itertools.combinations(range(cols), size):
             sub = [[M[i][j] for j in J] for i in I]
-            total += scalar(rng.randrange(1, 1 << 30)) * _det(sub, zero)
+            total += scalar(rng.randrange(1, 1 << 30)) * laplace_determinant(sub, zero)
     return total
-
-
-def _det(M: list[list[Any]], zero: Any) -> Any:
-    n = len(M)
-    if n == 1:
-        return M[0][0]
-    if n == 2:
-        return M[0][0] * M[1][1] - M[0][1] * M[1][0]
-    out = zero
-    for j in range(n):
-        minor = [row[:j] + row[j + 1:] for row in M[1:]]
-        term = M[0][j] * _det(minor, zero)
-        out = out + term if j % 2 == 0 else out - term
-    return out
 
 
 def critical_system(arch: Architecture, G: Any, w: Sequence[Any], *, prime: int, seed: int = 0,

@@ -48,7 +48,7 @@ from .coordinates import (
     reduced_label,
 )
 
-__all__ = ["Parametrization", "COORDINATES", "PARAMETERS", "quadratic_monomials"]
+__all__ = ["Parametrization", "COORDINATES", "PARAMETERS", "quadratic_monomials", "laplace_determinant"]
 
 PARAMETERS = ("AV", "QKV")
 
@@ -181,7 +181,7 @@ class Parametrization:
         out = []
         for rows in itertools.combinations(range(self.d), r):
             for cols in itertools.combinations(range(self.d), r):
-                out.append(_det([[A[i][j] for j in cols] for i in rows], self.ring.constant(0)))
+                out.append(laplace_determinant([[A[i][j] for j in cols] for i in rows], self.ring.constant(0)))
         return out
 
     # ------------------------------------------------------------- linear map
@@ -234,13 +234,15 @@ class Parametrization:
         )
 
 
-def _det(M: list[list[IntegerPolynomial]], zero: IntegerPolynomial) -> IntegerPolynomial:
+def laplace_determinant(M: list[list[Any]], zero: Any) -> Any:
+    """The determinant of a square matrix of polynomials (any ring with ``*``, ``+``, ``-``), by Laplace expansion
+    along the first row: for the small minors of the parametrizations and the loss landscape."""
     n = len(M)
     if n == 1:
         return M[0][0]
     total = zero
     for j in range(n):
         minor = [row[:j] + row[j + 1:] for row in M[1:]]
-        term = M[0][j] * _det(minor, zero)
+        term = M[0][j] * laplace_determinant(minor, zero)
         total = total + term if j % 2 == 0 else total - term
     return total
