@@ -36,13 +36,20 @@ _TERM_SPLIT = re.compile(r"(?<=[^+\-^*])(?=[+-])")
 _FACTOR = re.compile(r"([A-Za-z][A-Za-z0-9_]*)(?:\^(\d+))?|(\d+)")
 
 
-def _merge_powers(poly: str) -> str:
-    """Write each term with one power per variable: ``3*x*y*x`` -> ``3*x^2*y``.
+def _normalize(poly: str, prime: int) -> str:
+    """Write each term with one power per variable (``3*x*y*x`` -> ``3*x^2*y``) and, over GF(p), its integer
+    coefficient reduced modulo ``p`` (``prime == 0``: over QQ, coefficients as they are).
 
     msolve 0.10.1 reads a repeated factor as one: ``x*x`` is taken for ``x``
     (measured: the closure's cubics ``x*y*y`` made an input msolve called
     inhomogeneous, and its Groebner basis held quadrics outside the ideal).
-    Terms that are not products of integers and variables are left as they are.
+    msolve also reads a coefficient at or above ``p`` without reducing it
+    (measured: ``4294967294*x`` = ``2p*x``, which is 0 modulo ``p = 2^31 - 1``,
+    was taken for a nonzero term; a critical-point system over QQ sent modulo
+    ``p`` unreduced counted 34 solutions where the reduced one counts 20), so
+    every coefficient is reduced here, and a term that reduces to 0 dropped.
+    A term that is not a product of integers and variables is refused when it
+    holds an integer that would need reducing.
     """
     out = []
     for term in _TERM_SPLIT.split(poly):
@@ -51,28 +58,52 @@ def _merge_powers(poly: str) -> str:
         factors = body.split("*")
         matches = [_FACTOR.fullmatch(f) for f in factors]
         if not body or not all(matches):
-            out.append(term)
-            continue
-        names = [m.group(1) for m in matches if m is not None and m.group(1)]
-        if len(set(names)) == len(names):  # no variable twice: msolve reads it right
+            big = [int(k) for k in re.findall(r"(?<![\^\d])\d+", body)]
+            if prime and any(k >= prime for k in big):
+                raise InvalidArgumentError(f"the term {term!r}: msolve reads its coefficient unreduced modulo "
+                                           f"{prime}; write the polynomial as a sum of coefficient*monomial terms")
             out.append(term)
             continue
         coefficient = 1
         powers: dict[str, int] = {}
+        numbers = 0
         for m in matches:
             assert m is not None
             if m.group(3) is not None:
                 coefficient *= int(m.group(3))
+                numbers += 1
             else:
                 powers[m.group(1)] = powers.get(m.group(1), 0) + int(m.group(2) or 1)
+        names = [m.group(1) for m in matches if m is not None and m.group(1)]
+        if prime:
+            reduced = coefficient % prime
+            if reduced == 0:
+                continue
+            if sign == "-" and reduced > prime // 2:  # keep the sign when it makes the number shorter
+                sign, reduced = "+", prime - reduced
+            elif sign != "-" and reduced > prime // 2:
+                sign, reduced = "-", prime - reduced
+            changed = reduced != coefficient
+            coefficient = reduced
+        else:
+            changed = False
+        if len(set(names)) == len(names) and not changed and numbers <= 1:  # msolve reads it right
+            out.append(term)
+            continue
         monomial = "*".join(n if e == 1 else f"{n}^{e}" for n, e in powers.items())
         text = f"{coefficient}*{monomial}" if monomial else str(coefficient)
         out.append(sign + text)
-    return "".join(out)
+    joined = "".join(out)
+    return joined[1:] if joined.startswith("+") else joined
 
 
 def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str]) -> str:
-    """msolve's input file: variables, characteristic, polynomials (comma separated, one a line)."""
+    """msolve's input file: variables, characteristic (``0``: QQ), polynomials (comma separated, one a line),
+    each term written as msolve reads it right (:func:`_normalize`: powers merged, coefficients reduced mod p).
+
+    >>> format_input(["x"], 7, ["15*x^2 - 8"])
+    'x\\n7\\n1*x^2-1\\n'
+    """
     variables = list(variables)
     if not variables:
         raise InvalidArgumentError("variables: at least one variable is needed")
@@ -81,13 +112,19 @@ def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str
         raise InvalidArgumentError(f"variables {bad[:3]}: msolve names are a letter followed by letters, digits, _")
     if len(set(variables)) != len(variables):
         raise InvalidArgumentError("variables: names must be distinct")
-    if not isinstance(prime, int) or not (2 < prime < MAX_PRIME):
-        raise InvalidArgumentError(f"prime={prime!r}: msolve needs a prime characteristic 2 < p < 2^31")
+    if isinstance(prime, bool) or not isinstance(prime, int) or not (prime == 0 or 2 < prime < MAX_PRIME):
+        raise InvalidArgumentError(f"prime={prime!r}: msolve needs a prime characteristic 2 < p < 2^31, or 0 "
+                                   "(over QQ)")
     if not polynomials:
         raise InvalidArgumentError("polynomials: at least one polynomial is needed")
-    polys = [_merge_powers(str(f).replace(" ", "")) for f in polynomials]
-    if any(not f for f in polys):
+    texts = [str(f).replace(" ", "") for f in polynomials]
+    if any(not f for f in texts):
         raise InvalidArgumentError("polynomials: an empty polynomial")
+    polys = [_normalize(f, prime) for f in texts]
+    vanish = [i for i, f in enumerate(polys) if not f]
+    if vanish:  # every coefficient divisible by p: the reduction is another system (a bad prime for it)
+        raise InvalidArgumentError(f"polynomials {vanish[:5]} vanish modulo {prime} (every coefficient is a "
+                                   "multiple of it): choose another prime")
     return ",".join(variables) + "\n" + str(prime) + "\n" + ",\n".join(polys) + "\n"
 
 

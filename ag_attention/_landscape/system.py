@@ -78,13 +78,19 @@ class CriticalSystem:
 
 
 def polynomial_text(f: Any, names: Sequence[str]) -> str:
-    """A flint polynomial (GF(p) or QQ) as msolve/Macaulay2 text in ``names``; over QQ times the lcm of its
-    denominators (integer coefficients: the same zeros, and msolve reads no fractions)."""
+    """A flint polynomial (GF(p) or QQ) as msolve/Macaulay2 text in ``names``; over QQ its *primitive part*: times
+    the lcm of its denominators and divided by the gcd of the numerators (integer coefficients without a common
+    factor: the same zeros; msolve reads no fractions; and a polynomial times any nonzero rational gives the same
+    text, so data scaled as ``(cX, c^3 Y)``, which multiplies the loss by ``c^6``, give the same system)."""
     import math
 
     items = sorted(f.to_dict().items(), key=lambda t: (-sum(t[0]), tuple(-e for e in t[0])))
     coeffs = [Fraction(int(c.p), int(c.q)) if hasattr(c, "q") else Fraction(int(c)) for _, c in items]
-    scale = math.lcm(*(c.denominator for c in coeffs)) if coeffs else 1
+    scale = Fraction(math.lcm(*(c.denominator for c in coeffs))) if coeffs else Fraction(1)
+    if coeffs and all(hasattr(c, "q") for _, c in items):  # over QQ: also divide by the content
+        content = math.gcd(*(int(c * scale) for c in coeffs))
+        if content:
+            scale /= content
     terms = []
     for (exps, _), c in zip(items, coeffs):
         k = int(c * scale)

@@ -208,3 +208,14 @@ def test_how_msolve_in_a_container_ended(tmp_path, monkeypatch, ending, said, no
         count_solutions(["x"], ["x-1"], 65521, timeout=30, label="count", backend=b)
     text = str(err.value).split("\n--- msolve said ---")[0]
     assert said.replace("ENGINE", engine) in text and not_said not in text, text
+
+
+@pytest.mark.usefixtures("msolve")
+def test_a_count_modulo_p_reads_reduced_coefficients():
+    # 2p x + y - 1 is y - 1 modulo p: with y^2 - 1 the solutions are a line (x free), not a finite set; msolve
+    # reading 2p unreduced counted 2 (measured: a critical-point system over QQ counted 34 instead of 20)
+    p = 2**31 - 1
+    count = msolve.count_solutions(["x", "y"], [f"{2 * p}*x + y - 1", "y^2 - 1"], p, backend="local")
+    assert count.count is None and not count.zero_dimensional
+    count = msolve.count_solutions(["x", "y"], [f"{2 * p + 1}*x + y - 1", "y^2 - 1"], p, backend="local")
+    assert count.count == 2

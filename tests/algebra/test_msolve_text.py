@@ -37,3 +37,17 @@ def test_input_format_is_checked():
 def test_repeated_factors_are_written_as_powers():
     # msolve 0.10.1 reads x*x as x; every product goes to it with one power per variable
     assert format_input(["x", "y"], 65521, ["x*y*x - 3*y*y + x", "2*x*3*x"]) == "x,y\n65521\n1*x^2*y-3*y^2+x,\n6*x^2\n"
+
+
+def test_coefficients_are_reduced_modulo_the_prime():
+    # msolve reads a coefficient at or above p unreduced: every one goes to it in [-(p-1)/2, (p-1)/2]
+    p = 2**31 - 1
+    assert format_input(["x"], 7, ["15*x^2 - 8"]) == "x\n7\n1*x^2-1\n"
+    assert format_input(["x", "y"], p, [f"{2 * p}*x + {p + 3}*y - {3 * p - 1}"]) == f"x,y\n{p}\n3*y+1\n"
+    assert format_input(["x"], p, [f"{p - 1}*x"]) == f"x\n{p}\n-1*x\n"
+    # over QQ (characteristic 0) the numbers are kept
+    assert format_input(["x"], 0, [f"{2 * p}*x - 1"]) == f"x\n0\n{2 * p}*x-1\n"
+    with pytest.raises(InvalidArgumentError, match=r"polynomials \[0\] vanish modulo 7"):
+        format_input(["x"], 7, ["14*x - 21"])
+    with pytest.raises(InvalidArgumentError, match="unreduced"):
+        format_input(["x"], 7, ["(x+1)*15"])
