@@ -31,10 +31,15 @@ import numpy as np
 from .._network import OperatorArithmetic
 
 __all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero",
-           "top_eigenvalue", "ball", "interval", "evaluate", "signature"]
+           "top_eigenvalue", "ball", "interval", "evaluate", "signature", "ComplexBall", "ComplexBallMatrix",
+           "complex_ball", "complex_box", "complex_matrix", "some_minor_excludes_zero", "strictly_inside",
+           "ball_bounds", "boxes_disjoint"]
 
 #: a real ball (python-flint's ``arb``)
 Ball = flint.arb
+#: a complex ball, a rectangle ``[re +/- r1] + [im +/- r2] i`` (python-flint's ``acb``), and its matrices
+ComplexBall = flint.acb
+ComplexBallMatrix = flint.acb_mat
 
 
 @contextmanager
@@ -201,3 +206,67 @@ def signature(H: list[list[Any]], bits: tuple[int, ...] = (200, 1000)) -> tuple[
             neg = sum(1 for z in eigs if z.real < 0)
             return pos, neg, n - pos - neg
     return 0, 0, n
+
+
+# ------------------------------------------------------------------ complex balls (the Krawczyk test)
+def complex_ball(x: Any) -> Any:
+    """The exact complex ball of a number (int, Fraction, float64, complex128, python-flint's fmpq, arb or acb):
+    a float is its dyadic value, a Fraction a ball holding it at the working precision."""
+    if isinstance(x, flint.acb):
+        return x
+    if isinstance(x, (complex, np.complexfloating)):
+        return flint.acb(float(x.real), float(x.imag))
+    return flint.acb(_ball(x))
+
+
+def complex_box(center: Any, radius: Any) -> np.ndarray:
+    """The box ``center_i + [-r_i, r_i] + [-r_i, r_i] i`` around each coordinate (an object array of ``acb``);
+    ``center`` complex128 (a dyadic point: exact), ``radius`` one float or one per coordinate."""
+    center = np.asarray(center, dtype=complex)
+    radii = np.broadcast_to(np.asarray(radius, dtype=float), center.shape)
+    return np.array([flint.acb(flint.arb(float(z.real)) + flint.arb(0, float(r)),
+                               flint.arb(float(z.imag)) + flint.arb(0, float(r)))
+                     for z, r in zip(center, radii)], dtype=object)
+
+
+def complex_matrix(rows: Any) -> Any:
+    """An ``acb_mat`` from a 2-d array of numbers or balls (each by :func:`complex_ball`)."""
+    rows = np.asarray(rows, dtype=object)
+    if rows.ndim != 2:
+        raise ValueError(f"complex_matrix: a 2-d array is needed, got shape {rows.shape}")
+    return flint.acb_mat([[complex_ball(v) for v in row] for row in rows])
+
+
+def strictly_inside(inner: Any, outer: Any) -> bool:
+    """Whether the ball ``inner`` lies in the interior of the ball ``outer`` (real or complex)."""
+    return bool(outer.contains_interior(inner))
+
+
+def ball_bounds(z: Any) -> tuple[float, float, float, float]:
+    """``(re_lo, re_hi, im_lo, im_hi)`` of a complex ball, rounded outward to floats."""
+    re, im = z.real, z.imag
+    return (float(re.lower()), float(re.upper()), float(im.lower()), float(im.upper()))
+
+
+def boxes_disjoint(a: Any, b: Any) -> bool:
+    """Whether two boxes (sequences of complex balls) are disjoint: some coordinate's balls do not overlap."""
+    return any(not x.overlaps(y) for x, y in zip(a, b))
+
+
+def some_minor_excludes_zero(M: list[list[Any]], size: int, bits: int = 128) -> bool:
+    """Whether some ``size x size`` minor of the matrix of (complex) balls ``M`` is a ball without 0: then every
+    matrix in the balls, the exact one included, has rank ``>= size``."""
+    import itertools
+
+    rows, cols = len(M), len(M[0]) if M else 0
+    if size == 0:
+        return True
+    if size > min(rows, cols):
+        return False
+    with precision(bits):
+        for I in itertools.combinations(range(rows), size):
+            for J in itertools.combinations(range(cols), size):
+                sub = flint.acb_mat([[complex_ball(M[i][j]) for j in J] for i in I])
+                if not sub.det().contains(0):
+                    return True
+    return False

@@ -1,0 +1,247 @@
+"""Certified solutions of a square polynomial system: the Krawczyk test in ball arithmetic.
+
+docs/math/landscape.md (landscape-certify).  For a square system ``F`` with a
+ball evaluation (``ball_evaluate(box, parameter) -> (F(box), F'(box))``,
+balls that hold every value over the box), a float64 approximation ``c`` of a
+solution, a box ``X = c + [-r, r]^n + [-r, r]^n i`` and any matrix ``Y``
+(here the float64 inverse of ``F'(c)``), the *Krawczyk operator*
+
+    K(X) = c - Y F(c) + (I - Y F'(X)) (X - c)
+
+has this property (Krawczyk 1969; Moore 1977; Rump 1983): **if K(X) lies in the
+interior of X, then X holds exactly one solution of F = 0, and it is regular**
+(``F'`` is invertible there).  Every operation runs in python-flint's ball
+arithmetic (:mod:`ag_attention._exact.balls`), the exact coefficients of ``F``
+enclosed by balls, so a success is a proof (up to the correctness of FLINT).
+
+* **real**: when ``F`` has real coefficients and the box is centered on a real
+  point, ``X`` is closed under complex conjugation; the conjugate of its unique
+  solution is a solution in ``X``, hence the same one: the solution is *real*.
+* **not real**: a box whose imaginary part excludes 0 in some coordinate holds
+  no real point.
+* **distinct**: solutions in pairwise disjoint boxes are distinct; a candidate
+  whose box meets another certified box is not counted (it may be the same
+  solution found twice).
+* **conjugates**: for real ``F`` the conjugate box of a certified non-real box
+  holds the conjugate solution: certified with no further work.
+
+The count of certified distinct solutions is a *proven lower bound* on the
+number of (regular) solutions at that parameter.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from .. import _progress
+from .._exact import balls
+
+__all__ = ["BallSystem", "Certified", "Certification", "krawczyk", "certify_solutions", "RADII"]
+
+#: the radii tried for each box, relative to ``1 + |c|`` (the first that passes is kept)
+RADII = (1e-11, 1e-9, 1e-7, 1e-5)
+#: bits of the ball arithmetic
+BITS = 128
+
+
+class BallSystem(Protocol):
+    """What the certification needs of a square system (with charts, as in
+    :class:`ag_attention._numeric.homotopy.ParametricSystem`, its methods take ``chart=``, and
+    ``ball_invariants(box, chart)`` tells solutions in different charts apart)."""
+
+    @property
+    def n(self) -> int: ...
+
+    def evaluate(self, z: np.ndarray, p: np.ndarray, jacobian: bool = True, **chart: Any) -> Any: ...
+
+    def ball_evaluate(self, box: np.ndarray, w: Sequence[Any], jacobian: bool = True,
+                      **chart: Any) -> tuple[np.ndarray, Any]: ...
+
+
+@dataclass(frozen=True)
+class Certified:
+    """One certified solution: the center and radius of its box, and whether it is proven real (True), proven
+    not real (False) or neither (None)."""
+
+    center: np.ndarray
+    radius: float
+    real: bool | None
+    box: np.ndarray = field(repr=False)  # the complex balls (the unique solution lies in their product)
+    chart: np.ndarray | None = None  # the chart the box is in (systems with charts)
+    key: list[Any] | None = field(default=None, repr=False)  # balls of the chart-free invariants
+
+
+@dataclass
+class Certification:
+    """The certified solutions among candidates, and what was not certified."""
+
+    solutions: list[Certified]
+    candidates: int
+    failed: int  # candidates the Krawczyk test did not pass at any radius
+    duplicates: int  # candidates whose certified box meets another's (not counted)
+    conjugates: int  # solutions certified as the conjugates of certified ones
+    seconds: float
+    radii: tuple[float, ...] = RADII
+    bits: int = BITS
+
+    @property
+    def count(self) -> int:
+        return len(self.solutions)
+
+    @property
+    def real(self) -> int:
+        return sum(1 for s in self.solutions if s.real is True)
+
+    @property
+    def nonreal(self) -> int:
+        return sum(1 for s in self.solutions if s.real is False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"certified": self.count, "real": self.real, "not_real": self.nonreal,
+                "realness_undecided": self.count - self.real - self.nonreal, "candidates": self.candidates,
+                "failed": self.failed, "duplicates": self.duplicates, "conjugates_added": self.conjugates,
+                "seconds": round(self.seconds, 3), "method": "Krawczyk test in ball arithmetic",
+                "bits": self.bits, "radii": list(self.radii)}
+
+
+def _charted(system: Any) -> bool:
+    return bool(getattr(system, "n_chart", 0))
+
+
+def krawczyk(system: Any, center: np.ndarray, radius: Any, parameter: Sequence[Any],
+             Y: np.ndarray, chart: np.ndarray | None = None) -> np.ndarray | None:
+    """The box ``center_i + [-r_i, r_i](1 + i)`` (``radius``: one ``r`` or one per coordinate) if the Krawczyk
+    test proves it holds exactly one solution of ``F(.; parameter)``; None otherwise.
+
+    In the variables ``y`` with ``z = c + D y`` (``D = diag(r_i)``, so the box is ``|Re y_i|, |Im y_i| <= 1``),
+    ``K = -Y F(c) + (I - Y F'(X) D) [-1, 1]^n`` must lie in the interior of the unit box; ``Y`` approximates
+    ``(F'(c) D)^{-1}``."""
+    n = system.n
+    r = np.broadcast_to(np.asarray(radius, dtype=float), (n,))
+    kw = {"chart": chart} if _charted(system) else {}
+    with balls.precision(BITS):
+        point = balls.complex_box(center, 0.0)
+        Fc, _ = system.ball_evaluate(point, parameter, jacobian=False, **kw)
+        X = balls.complex_box(center, r)
+        _, JX = system.ball_evaluate(X, parameter, jacobian=True, **kw)
+        Dm = balls.complex_matrix(np.diag(r))
+        Ym = balls.complex_matrix(Y)
+        Fm = balls.complex_matrix([[v] for v in Fc])
+        unit = balls.complex_matrix([[b] for b in balls.complex_box(np.zeros(n), 1.0)])
+        identity = balls.complex_matrix(np.eye(n))
+        K = (identity - Ym * (JX * Dm)) * unit - Ym * Fm
+        for i in range(n):
+            if not balls.strictly_inside(K[i, 0], unit[i, 0]):
+                return None
+    return X
+
+
+def _scaled_inverse(J: np.ndarray, d: np.ndarray) -> np.ndarray | None:
+    """An approximate inverse of ``J diag(d)``, computed with the rows equilibrated (better conditioned)."""
+    JD = J * d[None, :]
+    rows = np.max(np.abs(JD), axis=1)
+    if not np.all(rows > 0):
+        return None
+    try:
+        Y = np.linalg.inv(JD / rows[:, None]) / rows[None, :]
+    except np.linalg.LinAlgError:
+        return None
+    return Y if np.isfinite(Y).all() else None
+
+
+def certify_solutions(system: Any, candidates: np.ndarray, parameter: Sequence[Any], *, float_parameter:
+                      np.ndarray, real_system: bool, conjugates: bool = True,
+                      keep: Callable[..., bool] | None = None, charts: np.ndarray | None = None,
+                      desc: str = "certify") -> Certification:
+    """Certify each candidate (rows of ``candidates``, in the charts ``charts``) by :func:`krawczyk`, at the radii
+    :data:`RADII`.
+
+    ``parameter``: the exact parameter (Fractions, or complex floats taken as exact); ``float_parameter`` its
+    float64 value (for ``Y``).  ``real_system``: ``F`` has real coefficients (real charts included; then a
+    candidate with a small imaginary part is first tried on a real-centered box, and the conjugates of non-real
+    solutions are added).  ``keep``: an extra proof asked of each box (e.g. off a locus; called with the box, and
+    the chart for systems with charts), a box failing it is counted as failed.  Distinct: boxes (or, with charts,
+    the balls of the invariants) pairwise disjoint.
+    """
+    t0 = time.monotonic()
+    out: list[Certified] = []
+    failed = duplicates = added = 0
+    mirrored: list[Certified] = []
+    candidates = np.atleast_2d(np.asarray(candidates, dtype=complex))
+    charted = _charted(system)
+    with _progress.bar(total=len(candidates), desc=desc, unit="solution") as bar:
+        for row, c in enumerate(candidates):
+            bar.update()
+            chart = charts[row] if charted and charts is not None else None
+            got = _certify_one(system, c, parameter, float_parameter, real_system, chart)
+            if got is None or (keep is not None and not (keep(got.box, chart) if charted else keep(got.box))):
+                failed += 1
+                continue
+            if any(_meets(got, other) for other in out):
+                if not any(_meets(got, other) for other in mirrored):
+                    duplicates += 1  # (the conjugate of one certified before is no duplicate of the candidates)
+                continue
+            out.append(got)
+            if conjugates and real_system and got.real is False:
+                box = np.array([z.conjugate() for z in got.box], dtype=object)
+                key = None if got.key is None else [z.conjugate() for z in got.key]
+                conj = Certified(np.conj(got.center), got.radius, False, box, got.chart, key)
+                if not any(_meets(conj, other) for other in out):
+                    out.append(conj)
+                    mirrored.append(conj)
+                    added += 1
+    return Certification(out, len(candidates), failed, duplicates, added, time.monotonic() - t0)
+
+
+def _meets(a: Certified, b: Certified) -> bool:
+    """Whether two certified solutions may be the same (their boxes, or their invariants' balls, overlap)."""
+    if a.key is not None and b.key is not None:
+        return not balls.boxes_disjoint(a.key, b.key)
+    if np.max(np.abs(a.center - b.center)) > 4 * (a.radius + b.radius):
+        return False
+    return not balls.boxes_disjoint(a.box, b.box)
+
+
+def _certify_one(system: Any, c: np.ndarray, parameter: Sequence[Any], float_parameter: np.ndarray,
+                 real_system: bool, chart: np.ndarray | None = None) -> Certified | None:
+    kw = {"chart": None if chart is None else chart[None, :]} if _charted(system) else {}
+    scale = 1 + float(np.max(np.abs(c)))
+    tries: list[tuple[np.ndarray, bool]] = []
+    if real_system and np.max(np.abs(c.imag)) < 1e-6 * scale:
+        r = c.real.astype(complex)
+        for _ in range(2):  # Newton in real arithmetic: F is real on real points
+            F, J = system.evaluate(r[None, :], float_parameter, **kw)
+            try:
+                r = (r - np.linalg.solve(J[0], F[0])).real.astype(complex)
+            except np.linalg.LinAlgError:
+                break
+        if np.isfinite(r).all():
+            tries.append((r, True))
+    tries.append((c, False))
+    for center, real_centered in tries:
+        _, J = system.evaluate(center[None, :], float_parameter, **kw)
+        size = np.abs(center)
+        shape = size + 1e-3 * float(np.max(size)) + 1e-300  # each coordinate's box in proportion to it
+        Y = _scaled_inverse(J[0], shape)
+        if Y is None:
+            continue
+        for rel in RADII:
+            radii = rel * shape
+            Yr = Y / rel  # the inverse of J diag(radii)
+            box = krawczyk(system, center, radii, parameter, Yr, chart)
+            if box is not None:
+                real: bool | None = None  # realness means nothing for a system with complex coefficients
+                if real_system and real_centered:
+                    real = True
+                elif real_system and any(balls.ball_bounds(z)[2] > 0 or balls.ball_bounds(z)[3] < 0 for z in box):
+                    real = False
+                key = None
+                if hasattr(system, "ball_invariants") and _charted(system):
+                    with balls.precision(BITS):
+                        key = system.ball_invariants(box, chart)
+                return Certified(center, float(np.max(radii)), real, box, chart, key)
+    return None

@@ -1,0 +1,128 @@
+"""Homotopy continuation (ag_attention._numeric.homotopy): paths, monodromy, parameter homotopies, on systems whose
+solutions are known in closed form."""
+
+import numpy as np
+import pytest
+
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._numeric.homotopy import (
+    Deduplicator,
+    TrackerOptions,
+    monodromy_solve,
+    newton,
+    parameter_homotopy,
+    track,
+)
+
+
+class Roots:
+    """``z^k - p = 0`` (one unknown, one parameter): the k-th roots of p, permuted by loops around 0."""
+
+    n = 1
+    n_parameters = 1
+
+    def __init__(self, k):
+        self.k = k
+
+    def evaluate(self, z, p, jacobian=True, dp=None):
+        z = np.asarray(z, dtype=complex)
+        p = np.broadcast_to(np.asarray(p, dtype=complex), (z.shape[0], 1))
+        F = z ** self.k - p
+        J = (self.k * z ** (self.k - 1))[:, :, None] if jacobian else None
+        if dp is None:
+            return F, J
+        return F, J, -np.broadcast_to(np.asarray(dp, dtype=complex), (z.shape[0], 1))
+
+    def parameter_derivative(self, z, dp):
+        return -np.broadcast_to(np.asarray(dp, dtype=complex), (np.asarray(z).shape[0], 1))
+
+
+class Circle:
+    """``x^2 + y^2 = p_1``, ``x - y = p_2``: two solutions, in closed form."""
+
+    n = 2
+    n_parameters = 2
+
+    def evaluate(self, z, p, jacobian=True, dp=None):
+        z = np.asarray(z, dtype=complex)
+        p = np.broadcast_to(np.asarray(p, dtype=complex), (z.shape[0], 2))
+        F = np.stack([z[:, 0] ** 2 + z[:, 1] ** 2 - p[:, 0], z[:, 0] - z[:, 1] - p[:, 1]], axis=1)
+        J = None
+        if jacobian:
+            J = np.zeros((z.shape[0], 2, 2), dtype=complex)
+            J[:, 0, 0], J[:, 0, 1] = 2 * z[:, 0], 2 * z[:, 1]
+            J[:, 1, 0], J[:, 1, 1] = 1, -1
+        if dp is None:
+            return F, J
+        return F, J, -np.broadcast_to(np.asarray(dp, dtype=complex), (z.shape[0], 2))
+
+    def parameter_derivative(self, z, dp):
+        return -np.broadcast_to(np.asarray(dp, dtype=complex), (np.asarray(z).shape[0], 2))
+
+
+def circle_solutions(p1, p2):
+    # x - y = p2, x^2 + y^2 = p1: y = (-p2 +- sqrt(2 p1 - p2^2)) / 2
+    r = np.sqrt(complex(2 * p1 - p2 * p2))
+    return sorted([((p2 + r) / 2, (-p2 + r) / 2), ((p2 - r) / 2, (-p2 - r) / 2)], key=lambda s: (s[0].real, s[0].imag))
+
+
+def test_a_path_ends_at_the_solution_it_continues():
+    res = track(Roots(2), np.array([[1.0 + 0j]]), np.array([1.0 + 0j]), np.array([4.0 + 0j]))
+    assert res.ok.all() and abs(res.z[0, 0] - 2) < 1e-10 and res.reason[0] == ""
+    # both solutions of the circle system, carried between two complex parameters, land on the closed forms
+    pa, pb = np.array([2.0 + 1j, 0.5 - 0.3j]), np.array([5.0 - 2j, -1.0 + 0.7j])
+    start = np.array(circle_solutions(*pa))
+    res = track(Circle(), start, pa, pb)
+    assert res.ok.all()
+    ends = sorted(map(tuple, res.z), key=lambda s: (s[0].real, s[0].imag))
+    assert np.allclose(ends, circle_solutions(*pb), atol=1e-9)
+
+
+def test_monodromy_finds_every_root_and_stops_by_its_rule():
+    for k in (3, 5):
+        p0 = np.array([0.7 + 0.4j])
+        z0 = np.array([p0[0] ** (1 / k)])
+        r = monodromy_solve(Roots(k), z0, p0, seed=1)
+        # the sum of the k roots is 0 for every p: the trace test passes once all are found
+        assert r.count == k and r.stop == "trace test" and r.failures == 0 and r.trace < 1e-12
+        assert np.allclose(np.sort_complex(r.solutions[:, 0] ** k), p0[0], atol=1e-10)
+        # distinct: the k roots of p0
+        assert len({np.round(z, 8) for z in r.solutions[:, 0]}) == k
+        assert r.to_dict()["stopping_rule"].startswith("every solution through every loop; then the trace test")
+    # without the trace test, fresh loops: five in a row without a new root
+    r = monodromy_solve(Roots(4), np.array([1.0 + 0j]), np.array([1.0 + 0j]), trace_rule=False)
+    assert r.count == 4 and r.stop == "stable" and r.loops >= 3 + 5
+    # a cap on the solutions stops it early, and says so
+    r = monodromy_solve(Roots(7), np.array([1.0 + 0j]), np.array([1.0 + 0j]), max_solutions=2)
+    assert r.stop == "max_solutions" and r.count >= 2
+    with pytest.raises(InvalidArgumentError, match="not a regular solution"):
+        monodromy_solve(Roots(3), np.array([5.0 + 0j]), np.array([1.0 + 0j]))
+
+
+def test_parameter_homotopy_to_a_real_target_and_its_failures():
+    pa = np.array([2.0 + 1j, 0.5 - 0.3j])
+    start = np.array(circle_solutions(*pa))
+    res = parameter_homotopy(Circle(), start, pa, np.array([2.0 + 0j, 0.0 + 0j]))
+    assert res.ok.all() and np.allclose(sorted(res.z[:, 0].real), [-1, 1], atol=1e-10)
+    # a tracker allowed one step cannot arrive: every path fails, with its reason, and no end is invented
+    res = parameter_homotopy(Circle(), start, pa, np.array([2.0 + 0j, 0.0 + 0j]), retries=0,
+                             options=TrackerOptions(max_steps=1, initial_step=0.01))
+    assert not res.ok.any() and set(res.reason) == {"too many steps"}
+
+
+def test_newton_and_the_deduplicator():
+    z, last = newton(Roots(2), np.array([[1.1 + 0j], [-0.9 + 0j]]), np.array([1.0 + 0j]), iterations=6)
+    assert np.allclose(z[:, 0], [1, -1]) and (last < 1e-12).all()
+    d = Deduplicator(2, tol=1e-8)
+    assert d.add(np.array([1.0, 2.0])) == 0
+    assert d.add(np.array([1.0 + 1e-12, 2.0])) is None  # the same point
+    assert d.add(np.array([1.0, 2.0 + 1e-6])) == 1 and len(d) == 2
+
+
+@pytest.mark.parametrize("kwargs, text", [
+    ({"min_step": 0.5}, "step sizes"),
+    ({"max_steps": 0}, "max_steps=0"),
+])
+def test_bad_tracker_options_are_refused(kwargs, text):
+    with pytest.raises(InvalidArgumentError, match=text):
+        TrackerOptions(**kwargs)
