@@ -1,0 +1,556 @@
+"""The critical equations of a squared loss on one layer as a *square* system, for the numerical route.
+
+docs/math/landscape.md (landscape-square).  The count of :mod:`.system` adds a
+Rabinowitsch variable to remove the critical locus of the parametrization and
+keeps every gradient equation (one more equation than unknowns); homotopy
+continuation wants a square system, and charts that move with each path.
+
+**Unknowns** ``theta = (A-part, V, lambda)``: the ``A``-part is ``A`` itself
+(``a >= d``) or ``(B, K)`` with ``A = B [I_a | K] R`` (``a < d``; ``R`` an
+invertible ``d x d`` matrix, the chart); ``V`` all of its entries; ``lambda``
+a multiplier.  **Equations** (``L(theta) = x^T G x - 2 w^T x``, ``x`` the
+reduced coordinates, ``l`` a vector, the slice; up to a factor 2):
+
+    dL/d(A-part) = 0,      dL/dV + lambda l = 0,      l . V - 1 = 0.
+
+*Why it is right.*  ``L`` is invariant under the rescaling ``(cA, V/c)``, so
+``grad L`` is orthogonal to the orbit direction ``o = (A, -V)``; at a solution
+``0 = grad L . o = -lambda l . V = -lambda``: ``lambda = 0`` and the point is a
+critical point of ``L`` on the slice, hence of ``L``.  Conversely a critical
+point on the slice gives a solution with ``lambda = 0``.  The Jacobian there is
+the Hessian bordered by ``(0, l)``: nonsingular exactly when the Hessian is
+nonsingular on the slice (the orbit direction is in its kernel and meets the
+border: ``(0, l) . o = -1``).
+
+**Charts move with the paths.**  ``l`` and ``R`` are per-path data (the
+*chart*), not unknowns: a point near the chart's infinity (``l . V`` small
+against ``|V|``, or ``K`` large: the first ``a`` columns of ``A R^{-1}`` nearly
+dependent) is moved to a chart centered on it (:meth:`SquareSystem.adapt`:
+``l = conj(V) / |V|^2`` after balancing ``|A| = |V|``, ``R^{-1}`` the right
+singular vectors of ``A``, so ``K = 0``), or to a *real* chart for real targets
+(the best real directions), where real solutions have real coordinates and the
+system real coefficients (what the realness proof needs).  A fixed chart made
+paths through its infinity take thousands of steps or fail (measured: the
+missing 2 of the 20 solutions of (2,1,1) were reachable only through such
+paths).  Solutions in different charts are compared by invariants of the
+rescaling (:meth:`SquareSystem.invariants`: the products ``A_kl V_mj``).
+
+The critical locus of the parametrization is not removed from this system (it
+may carry spurious solutions, even whole components): monodromy stays on the
+irreducible component of the critical points off that locus, and every
+certified solution is *proven* off it by ball arithmetic
+(:meth:`SquareSystem.off_critical_locus`).
+
+Two evaluations of the same formulas: :meth:`SquareSystem.evaluate` on a batch
+of complex float64 points (numpy), and :meth:`SquareSystem.ball_evaluate` on one
+box of complex balls (the Krawczyk test of :mod:`ag_attention._numeric.certify`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._architecture import Architecture
+from .._errors import InvalidArgumentError
+from .._exact import balls
+from .._models.parametrization import Parametrization
+from .system import check_layer
+
+__all__ = ["SquareSystem", "square_system"]
+
+#: a chart is moved when a path's point is this far from its center (``|K|`` or ``|l| |V|``)
+CHART_LIMIT = 4.0
+
+
+def _power_of_two(x: float) -> Fraction:
+    """The power of two nearest ``x > 0`` (an exact scale)."""
+    e = int(np.round(np.log2(x))) if x > 0 else 0
+    return Fraction(2) ** e
+
+
+@dataclass
+class SquareSystem:
+    """The square system of one layer with ``G`` fixed, the target ``w`` as the parameter and a chart per point
+    (module docstring).  ``scale_G`` and ``scale_x`` (powers of two) make the float64 numbers of order one: the
+    system solved is that of ``G / scale_G`` and ``w / (scale_G scale_x)``, whose ``A`` is the true one divided by
+    ``scale_x`` (``V`` on the slice unchanged)."""
+
+    d: int
+    e: int
+    a: int
+    G: np.ndarray  # exact (Fractions), already divided by scale_G
+    scale_G: Fraction
+    scale_x: Fraction
+    x_terms: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # x_i += c u_p u_q: (i, p, q, c)
+    n_x: int
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # ---------------------------------------------------------------- sizes and names
+    @property
+    def charted(self) -> bool:
+        """``A = B [I | K] R`` (``a < d``); else ``A`` free."""
+        return self.a < self.d
+
+    @property
+    def n_A(self) -> int:
+        return self.d * self.a + self.a * (self.d - self.a) if self.charted else self.d * self.d
+
+    @property
+    def n(self) -> int:
+        return self.n_A + self.e * self.d + 1
+
+    @property
+    def n_parameters(self) -> int:
+        return self.n_x
+
+    @property
+    def n_chart(self) -> int:
+        return self.e * self.d + (self.d * self.d if self.charted else 0)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        d, e, a = self.d, self.e, self.a
+        if self.charted:
+            A = [f"b{k}_{c}" for k in range(1, d + 1) for c in range(1, a + 1)]
+            A += [f"k{c}_{l}" for c in range(1, a + 1) for l in range(a + 1, d + 1)]
+        else:
+            A = [f"a{k}_{l}" for k in range(1, d + 1) for l in range(1, d + 1)]
+        return tuple(A + [f"v{m}_{l}" for m in range(1, e + 1) for l in range(1, d + 1)] + ["lambda"])
+
+    def target(self, w: Sequence[Any]) -> np.ndarray:
+        """The parameter of this system for the target ``w`` of the loss ``x^T G x - 2 w^T x`` (exact)."""
+        arr = np.asarray(w, dtype=object)
+        if arr.shape != (self.n_x,):
+            raise InvalidArgumentError(f"w: {self.n_x} entries expected, got shape {arr.shape}")
+        s = self.scale_G * self.scale_x
+        return np.array([Fraction(v) / s for v in arr], dtype=object)
+
+    # ---------------------------------------------------------------- charts
+    def split_chart(self, chart: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(l, R)`` of a batch of charts (``(B, n_chart)``): ``l`` ``(B, e d)``, ``R`` ``(B, d, d)`` or None."""
+        ed = self.e * self.d
+        l = chart[:, :ed]
+        R = chart[:, ed:].reshape(-1, self.d, self.d) if self.charted else None
+        return l, R
+
+    def random_chart(self, rng: np.random.Generator, real: bool = True) -> np.ndarray:
+        """A random chart: a random unit ``l`` and a random orthogonal (unitary) ``R``."""
+        ed = self.e * self.d
+        l = rng.standard_normal(ed) + (0 if real else 1j * rng.standard_normal(ed))
+        l = l / np.linalg.norm(l)
+        parts = [l.astype(complex)]
+        if self.charted:
+            M = rng.standard_normal((self.d, self.d)) + (0 if real else 1j * rng.standard_normal((self.d, self.d)))
+            Q, _ = np.linalg.qr(M)
+            parts.append(Q.astype(complex).reshape(-1))
+        return np.concatenate(parts)
+
+    def unpack(self, theta: np.ndarray, chart: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(A, V)`` of points (``A`` at this system's scale), batches ``(B, d, d)``, ``(B, e, d)``."""
+        theta = np.asarray(theta, dtype=complex)
+        B = theta.shape[0]
+        d, e, a = self.d, self.e, self.a
+        V = theta[:, self.n_A:self.n_A + e * d].reshape(B, e, d)
+        if not self.charted:
+            return theta[:, :d * d].reshape(B, d, d), V
+        _, R = self.split_chart(chart)
+        assert R is not None
+        Bm = theta[:, :d * a].reshape(B, d, a)
+        K = theta[:, d * a:self.n_A].reshape(B, a, d - a)
+        CR = R[:, :a, :] + np.matmul(K, R[:, a:, :])
+        return np.matmul(Bm, CR), V
+
+    def pack(self, A: np.ndarray, V: np.ndarray, chart: np.ndarray) -> np.ndarray:
+        """Points ``theta`` (``lambda = 0``) of given ``(A, V)`` in given charts: ``V`` rescaled onto each slice
+        and ``A`` inversely, ``(B, K)`` from ``A R^{-1}`` (least squares: exact for ``rank A = a``)."""
+        Bn = A.shape[0]
+        l, R = self.split_chart(chart)
+        s = np.einsum("bj,bj->b", l, V.reshape(Bn, -1))
+        V = V / s[:, None, None]
+        A = A * s[:, None, None]
+        parts = []
+        if self.charted:
+            assert R is not None
+            a = self.a
+            AR = np.matmul(A, np.linalg.inv(R))
+            Bm = AR[:, :, :a]
+            K = np.matmul(np.linalg.pinv(Bm), AR[:, :, a:])
+            parts += [Bm.reshape(Bn, -1), K.reshape(Bn, -1)]
+        else:
+            parts.append(A.reshape(Bn, -1))
+        parts += [V.reshape(Bn, -1), np.zeros((Bn, 1), dtype=complex)]
+        return np.concatenate(parts, axis=1)
+
+    def chart_quality(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
+        """How far each point is from its chart's center: ``max(|K|, |l| |V|)`` (1 at the center)."""
+        theta = np.asarray(theta, dtype=complex)
+        l, _ = self.split_chart(chart)
+        V = theta[:, self.n_A:self.n_A + self.e * self.d]
+        q = np.linalg.norm(l, axis=1) * np.linalg.norm(V, axis=1)
+        if self.charted:
+            K = theta[:, self.d * self.a:self.n_A]
+            q = np.maximum(q, np.max(np.abs(K), axis=1) if K.shape[1] else 0.0)
+        return q
+
+    def adapt(self, theta: np.ndarray, chart: np.ndarray, real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The same points in charts centered on them (module docstring): complex charts, or real ones where
+        ``real`` (a boolean per point).  ``lambda`` is kept."""
+        theta = np.asarray(theta, dtype=complex)
+        Bn = theta.shape[0]
+        A, V = self.unpack(theta, chart)
+        na = np.linalg.norm(A.reshape(Bn, -1), axis=1)
+        nv = np.linalg.norm(V.reshape(Bn, -1), axis=1)
+        c = np.sqrt(np.where((na > 0) & (nv > 0), nv / np.where(na > 0, na, 1), 1.0))
+        A, V = A * c[:, None, None], V / c[:, None, None]  # balanced: |A| = |V|
+        Vf = V.reshape(Bn, -1)
+        l = np.conj(Vf) / np.sum(np.abs(Vf) ** 2, axis=1, keepdims=True)
+        for i in np.flatnonzero(real):  # the real unit direction l maximizing |l . V|
+            _, _, vh = np.linalg.svd(np.stack([Vf[i].real, Vf[i].imag]))
+            li = vh[0]
+            li = li / (li @ Vf[i]).real if abs(li @ Vf[i]) > 0 else li  # (l . V real and positive when V is real)
+            l[i] = li / np.linalg.norm(li) * (1 / np.linalg.norm(Vf[i]))
+        parts = [l]
+        if self.charted:
+            Rs = np.empty((Bn, self.d, self.d), dtype=complex)
+            for row in range(Bn):
+                if real[row]:
+                    _, _, vh = np.linalg.svd(np.concatenate([A[row].real, A[row].imag]))
+                else:
+                    _, _, vh = np.linalg.svd(A[row])
+                Rs[row] = vh  # A R^{-1} = A vh^H: its first a columns carry A, the rest ~ 0
+            parts.append(Rs.reshape(Bn, -1))
+        new_chart = np.concatenate(parts, axis=1)
+        new = self.pack(A, V, new_chart)
+        new[:, -1] = theta[:, -1]
+        return new, new_chart
+
+    def invariants(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
+        """Invariants of the rescaling: the products ``A_kl V_mj`` (``(B, d^2 e d)``; at this system's scale), equal
+        for two points of one orbit whatever their charts (what tells solutions apart across charts)."""
+        A, V = self.unpack(theta, chart)
+        return np.einsum("bkl,bmj->bklmj", A, V).reshape(A.shape[0], -1)
+
+    def trace_coordinates(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
+        """The reduced coordinates ``x`` (this system's scale): ambient linear coordinates of the ED correspondence,
+        whose sum over all solutions is affine along a pencil of targets (the trace test)."""
+        A, V = self.unpack(np.atleast_2d(theta), np.atleast_2d(chart))
+        return self._x(np.concatenate([A.reshape(A.shape[0], -1), V.reshape(V.shape[0], -1)], axis=1))
+
+    def weights(self, theta: np.ndarray, chart: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(A, V)`` (complex float64, the true scale) of points ``theta`` in charts ``chart`` (batches)."""
+        A, V = self.unpack(np.atleast_2d(theta), np.atleast_2d(chart))
+        return A * float(self.scale_x), V
+
+    def coordinates(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
+        """The reduced coordinates ``x`` (true scale) of points ``theta`` (batches)."""
+        A, V = self.unpack(np.atleast_2d(theta), np.atleast_2d(chart))
+        u = np.concatenate([A.reshape(A.shape[0], -1), V.reshape(V.shape[0], -1)], axis=1)
+        return self._x(u) * float(self.scale_x)
+
+    # ---------------------------------------------------------------- float64 (batches)
+    def _tables(self) -> dict[str, Any]:
+        if self._cache:
+            return self._cache
+        i, p, q, c = self.x_terms
+        n_x, n_u = self.n_x, self.d * self.d + self.e * self.d
+        cf = np.array([float(v) for v in c])
+        nt = len(i)
+        Sx = np.zeros((nt, n_x))
+        Sx[np.arange(nt), i] = 1.0
+        Hr = np.zeros((n_x, n_u * n_u))  # sum_i r_i d^2 x_i / du^2
+        np.add.at(Hr, (i, p * n_u + q), cf)
+        np.add.at(Hr, (i, q * n_u + p), cf)
+        pos1, pos2 = i * n_u + p, i * n_u + q
+        if len(set(pos1.tolist()) | set(pos2.tolist())) != 2 * nt:  # pragma: no cover - the parametrization's terms
+            raise AssertionError("the reduced coordinates' terms are not in distinct positions")
+        self._cache.update({"pos1": pos1, "pos2": pos2, "c": cf, "p": p, "q": q, "Sx": Sx, "Hr": Hr,
+                            "G": np.array([[float(v) for v in row] for row in self.G]), "n_u": n_u})
+        return self._cache
+
+    def _x(self, u: np.ndarray) -> np.ndarray:
+        T = self._tables()
+        return (T["c"][None, :] * u[:, T["p"]] * u[:, T["q"]]) @ T["Sx"]
+
+    def _Jx(self, u: np.ndarray) -> np.ndarray:
+        T = self._tables()
+        B = u.shape[0]
+        flat = np.zeros((B, self.n_x * T["n_u"]), dtype=complex)
+        flat[:, T["pos1"]] = T["c"][None, :] * u[:, T["q"]]
+        flat[:, T["pos2"]] = T["c"][None, :] * u[:, T["p"]]
+        return flat.reshape(B, self.n_x, T["n_u"])
+
+    def _chart_maps(self, theta: np.ndarray, chart: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``u = (A, V)``, ``J_u`` (``(B, n_u, n_A + e d)``) and the chart's second derivatives' positions."""
+        d, e, a = self.d, self.e, self.a
+        Bn = theta.shape[0]
+        A, V = self.unpack(theta, chart)
+        u = np.concatenate([A.reshape(Bn, -1), V.reshape(Bn, -1)], axis=1)
+        n_u, m = d * d + e * d, self.n_A + e * d
+        Ju = np.zeros((Bn, n_u, m), dtype=complex)
+        Ju[:, d * d:, self.n_A:] = np.eye(e * d)
+        if not self.charted:
+            Ju[:, :d * d, :d * d] = np.eye(d * d)
+            return u, Ju, None
+        _, R = self.split_chart(chart)
+        assert R is not None
+        Bm = theta[:, :d * a].reshape(Bn, d, a)
+        K = theta[:, d * a:self.n_A].reshape(Bn, a, d - a)
+        CR = R[:, :a, :] + np.matmul(K, R[:, a:, :])  # (B, a, d)
+        J4 = np.zeros((Bn, d, d, m), dtype=complex)  # [A row k, A column j, unknown]
+        for k in range(d):
+            for c in range(a):
+                J4[:, k, :, k * a + c] = CR[:, c, :]  # dA_k. / dB_kc = (C R)_c.
+        for c in range(a):
+            for l in range(d - a):
+                col = d * a + c * (d - a) + l
+                J4[:, :, :, col] = Bm[:, :, c, None] * R[:, None, a + l, :]  # dA / dK_cl = B_.c R_(a+l).
+        Ju[:, :d * d, :] = J4.reshape(Bn, d * d, m)
+        return u, Ju, R
+
+    def evaluate(self, theta: np.ndarray, w: np.ndarray, jacobian: bool = True, dw: np.ndarray | None = None, *,
+                 chart: np.ndarray) -> Any:
+        """``F`` (``(B, n)``) and its Jacobian (``(B, n, n)`` or None) at points ``theta`` (``(B, n)``) in charts
+        ``chart`` (``(B, n_chart)``) for parameters ``w`` (``(B, n_x)`` or ``(n_x,)``); with ``dw``, also
+        ``dF/dw . dw`` (a third array)."""
+        T = self._tables()
+        theta = np.asarray(theta, dtype=complex)
+        Bn = theta.shape[0]
+        d, e, a = self.d, self.e, self.a
+        m = self.n_A + e * d
+        u, Ju, R = self._chart_maps(theta, chart)
+        l, _ = self.split_chart(chart)
+        lam = theta[:, -1]
+        x = self._x(u)
+        Jx = self._Jx(u)
+        r = x @ T["G"].T - w
+        g = np.matmul(r[:, None, :], Jx)[:, 0, :]  # grad in u (halved)
+        F = np.empty((Bn, self.n), dtype=complex)
+        F[:, :m] = np.matmul(g[:, None, :], Ju)[:, 0, :]
+        F[:, self.n_A:m] += lam[:, None] * l
+        F[:, m] = np.einsum("bj,bj->b", l, theta[:, self.n_A:m]) - 1
+        out: list[Any] = [F]
+        if jacobian:
+            Jt = np.matmul(Jx, Ju)  # (B, n_x, m)
+            H = np.matmul(Jt.transpose(0, 2, 1), np.matmul(T["G"], Jt))
+            rH = (r @ T["Hr"]).reshape(Bn, T["n_u"], T["n_u"])
+            H = H + np.matmul(Ju.transpose(0, 2, 1), np.matmul(rH, Ju))
+            if self.charted:
+                assert R is not None
+                gA = g[:, :d * d].reshape(Bn, d, d)
+                GR = np.matmul(gA, R.transpose(0, 2, 1))  # (B, d, d): sum_j gA_kj R_(l)j
+                for k in range(d):
+                    for c in range(a):
+                        for ll in range(d - a):
+                            i1, i2 = k * a + c, d * a + c * (d - a) + ll
+                            H[:, i1, i2] += GR[:, k, a + ll]
+                            H[:, i2, i1] += GR[:, k, a + ll]
+            JF = np.zeros((Bn, self.n, self.n), dtype=complex)
+            JF[:, :m, :m] = H
+            JF[:, self.n_A:m, m] = l
+            JF[:, m, self.n_A:m] = l
+            out.append(JF)
+        else:
+            out.append(None)
+        if dw is None:
+            return out[0], out[1]
+        dw = np.broadcast_to(dw, (Bn, self.n_x))
+        Fw = np.zeros((Bn, self.n), dtype=complex)
+        Fw[:, :m] = -np.matmul(np.matmul(dw[:, None, :], Jx), Ju)[:, 0, :]
+        out.append(Fw)
+        return tuple(out)
+
+    def seed(self, rng: np.random.Generator, size: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A start triple ``(theta0, w0, chart0)``: a random complex point, a parameter ``w0`` (this system's scale)
+        for which it is a solution (``w0 = G x - eta`` with ``eta`` a random vector of the left kernel of
+        ``J = dx / d(A-part, V)``, so that the gradient ``J^T (G x - w0) = J^T eta`` vanishes), and a chart
+        centered on it.  ``size``: the point's reduced coordinates are of that order."""
+        d, e = self.d, self.e
+        A = rng.standard_normal((1, d, d)) + 1j * rng.standard_normal((1, d, d))
+        if self.charted:
+            A = np.matmul(A[:, :, :self.a], A[:, :self.a, :])  # rank a
+        A = A * size
+        V = rng.standard_normal((1, e, d)) + 1j * rng.standard_normal((1, e, d))
+        chart = self.random_chart(rng, real=False)[None, :]
+        theta = self.pack(A, V, chart)
+        theta, chart = self.adapt(theta, chart, np.array([False]))
+        u, Ju, _ = self._chart_maps(theta, chart)
+        J = (self._Jx(u) @ Ju)[0]
+        x = self._x(u)[0]
+        _, sv, vh = np.linalg.svd(J.T)
+        rank = int(np.sum(sv > 1e-10 * sv[0]))
+        kernel = vh[rank:].conj().T
+        coeff = rng.standard_normal(kernel.shape[1]) + 1j * rng.standard_normal(kernel.shape[1])
+        w0 = self._tables()["G"] @ x - kernel @ coeff
+        return theta[0], w0, chart[0]
+
+    def random_start(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A start triple (:meth:`seed`) at a random size (a factor ``e^U(-1, 6)``): monodromy injects such points,
+        carried to its base, to reach solutions of every size (measured: loops of one scale and starts of size 1
+        never reached the largest critical point of a (2,1,2) data set, 10 times the others)."""
+        return self.seed(rng, size=float(np.exp(rng.uniform(-1.0, 6.0))))
+
+    # ---------------------------------------------------------------- balls (one box)
+    def ball_evaluate(self, box: np.ndarray, w: Sequence[Any], jacobian: bool = True, *,
+                      chart: np.ndarray) -> tuple[np.ndarray, Any]:
+        """``F`` and its Jacobian on a box (complex balls, :func:`balls.complex_box`), for the exact parameter
+        ``w`` (Fractions, complex floats or balls) and chart (complex floats, exact): balls holding the value at
+        every point of the box (the Jacobian's: an interval extension, for the Krawczyk test)."""
+        d, e, a = self.d, self.e, self.a
+        n, n_x, m = self.n, self.n_x, self.n_A + e * d
+        n_u = d * d + e * d
+        cb = balls.complex_ball
+        zero = cb(0)
+        theta = list(box)
+        chart = np.asarray(chart, dtype=complex)
+        l = [cb(v) for v in chart[:e * d]]
+        Vb = theta[self.n_A:m]
+        Ju = [[zero] * m for _ in range(n_u)]
+        for j in range(e * d):
+            Ju[d * d + j][self.n_A + j] = cb(1)
+        chart_terms: list[tuple[int, int, int, Any]] = []  # (A entry, unknown 1, unknown 2, coefficient)
+        if self.charted:
+            R = [[cb(v) for v in chart[e * d + i * d:e * d + (i + 1) * d]] for i in range(d)]
+            Bm = [[theta[k * a + c] for c in range(a)] for k in range(d)]
+            K = [[theta[d * a + c * (d - a) + l_] for l_ in range(d - a)] for c in range(a)]
+            CR = [[R[c][j] + sum((K[c][l_] * R[a + l_][j] for l_ in range(d - a)), zero) for j in range(d)]
+                  for c in range(a)]
+            A = [[sum((Bm[k][c] * CR[c][j] for c in range(a)), zero) for j in range(d)] for k in range(d)]
+            for k in range(d):
+                for j in range(d):
+                    for c in range(a):
+                        Ju[k * d + j][k * a + c] = CR[c][j]
+                        for l_ in range(d - a):
+                            col = d * a + c * (d - a) + l_
+                            Ju[k * d + j][col] = Bm[k][c] * R[a + l_][j]
+                            chart_terms.append((k * d + j, k * a + c, col, R[a + l_][j]))
+        else:
+            A = [[theta[k * d + j] for j in range(d)] for k in range(d)]
+            for k in range(d * d):
+                Ju[k][k] = cb(1)
+        u = [v for row in A for v in row] + list(Vb)
+        i_, p_, q_, c_ = self.x_terms
+        x = [zero] * n_x
+        Jx = [[zero] * n_u for _ in range(n_x)]
+        for i, p, q, c in zip(i_, p_, q_, c_):
+            cc = cb(c)
+            x[i] = x[i] + cc * u[p] * u[q]
+            Jx[i][p] = Jx[i][p] + cc * u[q]
+            Jx[i][q] = Jx[i][q] + cc * u[p]
+        Gm = balls.complex_matrix(self.G)
+        r = Gm * balls.complex_matrix([[v] for v in x]) - balls.complex_matrix([[cb(v)] for v in w])
+        Jxm, Jum = balls.complex_matrix(Jx), balls.complex_matrix(Ju)
+        g = Jxm.transpose() * r
+        Fg = Jum.transpose() * g
+        lam = theta[-1]
+        F = [Fg[j, 0] for j in range(m)]
+        for j in range(e * d):
+            F[self.n_A + j] = F[self.n_A + j] + lam * l[j]
+        F.append(sum((l[j] * Vb[j] for j in range(e * d)), zero) - cb(1))
+        Fv = np.array(F, dtype=object)
+        if not jacobian:
+            return Fv, None
+        Hu = Jxm.transpose() * (Gm * Jxm)
+        for i, p, q, c in zip(i_, p_, q_, c_):
+            rc = r[i, 0] * cb(c)
+            Hu[p, q] = Hu[p, q] + rc
+            Hu[q, p] = Hu[q, p] + rc
+        H = Jum.transpose() * (Hu * Jum)
+        for slot, j1, j2, coeff in chart_terms:
+            v = g[slot, 0] * coeff
+            H[j1, j2] = H[j1, j2] + v
+            H[j2, j1] = H[j2, j1] + v
+        JF = balls.complex_matrix(np.zeros((n, n)))
+        for i in range(m):
+            for j in range(m):
+                JF[i, j] = H[i, j]
+        for j in range(e * d):
+            JF[self.n_A + j, m] = l[j]
+            JF[m, self.n_A + j] = l[j]
+        return Fv, JF
+
+    def ball_weights(self, box: np.ndarray, chart: np.ndarray) -> tuple[list[list[Any]], list[list[Any]],
+                                                                         list[list[Any]] | None]:
+        """Balls holding ``A`` (this system's scale), ``V`` and, in the chart, ``B`` on a box."""
+        d, e, a = self.d, self.e, self.a
+        cb = balls.complex_ball
+        zero = cb(0)
+        theta = list(box)
+        chart = np.asarray(chart, dtype=complex)
+        V = [[theta[self.n_A + mm * d + j] for j in range(d)] for mm in range(e)]
+        if not self.charted:
+            return [[theta[k * d + j] for j in range(d)] for k in range(d)], V, None
+        R = [[cb(v) for v in chart[e * d + i * d:e * d + (i + 1) * d]] for i in range(d)]
+        Bm = [[theta[k * a + c] for c in range(a)] for k in range(d)]
+        K = [[theta[d * a + c * (d - a) + l_] for l_ in range(d - a)] for c in range(a)]
+        CR = [[R[c][j] + sum((K[c][l_] * R[a + l_][j] for l_ in range(d - a)), zero) for j in range(d)]
+              for c in range(a)]
+        A = [[sum((Bm[k][c] * CR[c][j] for c in range(a)), zero) for j in range(d)] for k in range(d)]
+        return A, V, Bm
+
+    def ball_coordinates(self, box: np.ndarray, chart: np.ndarray) -> list[Any]:
+        """Balls holding the reduced coordinates ``x`` (this system's scale) on a box."""
+        A, V, _ = self.ball_weights(box, chart)
+        u = [v for row in A for v in row] + [v for row in V for v in row]
+        x = [balls.complex_ball(0)] * self.n_x
+        for i, p, q, c in zip(*self.x_terms):
+            x[i] = x[i] + balls.complex_ball(c) * u[p] * u[q]
+        return x
+
+    def ball_invariants(self, box: np.ndarray, chart: np.ndarray) -> list[Any]:
+        """Balls holding :meth:`invariants` on a box."""
+        A, V, _ = self.ball_weights(box, chart)
+        return [A[k][l] * V[mm][j] for k in range(self.d) for l in range(self.d) for mm in range(self.e)
+                for j in range(self.d)]
+
+    def off_critical_locus(self, box: np.ndarray, chart: np.ndarray) -> bool:
+        """Proven: every point of the box is off the critical locus of the parametrization (Lemma A.3): a
+        ``2 x 2`` minor of ``[A; V]`` whose ball excludes 0, and ``A != 0`` (``A`` free) or an ``a x a`` minor
+        of ``B`` excluding 0 (the chart)."""
+        A, V, Bm = self.ball_weights(box, chart)
+        if not balls.some_minor_excludes_zero(A + V, 2):
+            return False
+        if Bm is not None:
+            return balls.some_minor_excludes_zero(Bm, self.a)
+        return balls.some_minor_excludes_zero(A, 1)
+
+
+def square_system(arch: Architecture, G: Any, *, w_scale: Any = None) -> SquareSystem:
+    """The square system of one layer (``t >= 2``) for the form ``G`` (exact, ``n_x x n_x`` symmetric).
+
+    ``w_scale``: a typical size of the targets ``w`` (the float64 solutions are then of order one in the scaled
+    weights).
+    """
+    d, e, a, _ = check_layer(arch)
+    P = Parametrization(Architecture.single_layer(d, e, None, tokens=2), coords="reduced", params="AV")
+    n_x = len(P.polynomials)
+    G = np.asarray(G, dtype=object)
+    if G.shape != (n_x, n_x):
+        raise InvalidArgumentError(f"G must be {n_x} x {n_x} (the reduced coordinates of ({d},{e})), got {G.shape}")
+    G = np.array([[Fraction(v) for v in row] for row in G], dtype=object)
+    if any(G[i, j] != G[j, i] for i in range(n_x) for j in range(i)):
+        raise InvalidArgumentError("G must be symmetric")
+    size_G = max(abs(float(v)) for v in G.flat)
+    if size_G == 0:
+        raise InvalidArgumentError("G = 0: the loss does not depend on the weights")
+    scale_G = _power_of_two(size_G)
+    scale_x = Fraction(1)
+    if w_scale is not None and float(w_scale) > 0:
+        scale_x = _power_of_two(float(w_scale) / float(size_G))
+    G = np.array([[v / scale_G for v in row] for row in G], dtype=object)
+    ti, tp, tq, tc = [], [], [], []
+    for i, f in enumerate(P.polynomials):  # x_i = sum c u_p u_q over u = (A row-major, V row-major)
+        for exps, c in f.to_dict().items():
+            idx = [j for j, k in enumerate(exps) for _ in range(k)]
+            if len(idx) != 2:  # pragma: no cover - the reduced coordinates are bilinear in (A, V)
+                raise AssertionError(f"a reduced coordinate is not quadratic in (A, V): {f}")
+            ti.append(i)
+            tp.append(idx[0])
+            tq.append(idx[1])
+            tc.append(Fraction(int(c)))
+    x_terms = (np.array(ti, dtype=np.int64), np.array(tp, dtype=np.int64), np.array(tq, dtype=np.int64),
+               np.array(tc, dtype=object))
+    return SquareSystem(d, e, a, G, scale_G, scale_x, x_terms, n_x)
