@@ -43,7 +43,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._architecture import Architecture
-from .._errors import ComputationError, InvalidArgumentError, MSolveOutputError
+from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, MSolveOutputError, MSolveTimeoutError
 from .._exact.field import DEFAULT_PRIME
 from .._exact.rational import exact_rank
 from .._m2.backend import check_timeout
@@ -68,6 +68,15 @@ class CriticalPoint:
     positive: int  # Hessian eigenvalues proven positive / negative, and undecided
     negative: int
     undecided: int
+    source: str = "msolve"  # "msolve": an isolating box of msolve's real root isolation over QQ; "krawczyk": a box
+    #                         the Krawczyk test proved to hold exactly one solution, and a real one
+
+    @property
+    def coordinates(self) -> np.ndarray:
+        """The reduced coordinates ``x(A, V)`` of the midpoint (float64): the point of the neuromanifold."""
+        from .metrics import reduced_coordinates
+
+        return reduced_coordinates(self.A, self.V)
 
     @property
     def signature(self) -> str:
@@ -80,7 +89,7 @@ class CriticalPoint:
         return "saddle"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "signature": self.signature, "loss": list(self.loss),
+        return {"kind": self.kind, "source": self.source, "signature": self.signature, "loss": list(self.loss),
                 "hessian": {"positive": self.positive, "negative": self.negative, "undecided": self.undecided},
                 "rank_A": self.rank_A, "rank_V": self.rank_V, "A": self.A.tolist(), "V": self.V.tolist(),
                 "box": {k: [str(lo), str(hi)] for k, (lo, hi) in self.box.items()}}
@@ -101,20 +110,76 @@ class CriticalFamily:
                 "loss": None if self.loss is None else list(self.loss)}
 
 
+CRITICAL_METHODS = ("auto", "msolve", "homotopy")
+
+
+@dataclass(frozen=True)
+class Route:
+    """One route a result tried: its name, seconds, and outcome (``ok``, ``timed out after ...``, ``failed: ...``)."""
+
+    name: str
+    seconds: float
+    outcome: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"route": self.name, "seconds": round(self.seconds, 3), "outcome": self.outcome}
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """Where given weights sit among the real critical points: the nearest one in the function space."""
+
+    index: int  # in ``points`` (sorted by loss)
+    point: CriticalPoint
+    distance: float  # |x(A, V) - x*| on the reduced coordinates (float64)
+    relative: float  # distance / |x*|
+    least_loss: bool  # the nearest is the real critical point of least loss
+    loss: float  # the loss at the given weights (float64)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "signature": self.point.signature, "critical_loss": list(self.point.loss),
+                "distance": self.distance, "relative_distance": self.relative, "least_loss": self.least_loss,
+                "loss": self.loss}
+
+    def __str__(self) -> str:
+        which = "the real critical point of least loss" if self.least_loss else "not the one of least loss"
+        return (f"nearest real critical point: #{self.index} ({self.point.signature}, loss "
+                f"{sum(self.point.loss) / 2:.6g}), distance {self.distance:.3g} in the function space (relative "
+                f"{self.relative:.2g}); {which}; the weights' loss {self.loss:.6g}")
+
+
 @dataclass(frozen=True)
 class CriticalPoints(ResultMixin):
-    """Every critical point of the squared loss of one layer on a data set, classified."""
+    """Every critical point of the squared loss of one layer on a data set, classified, with what each route proves.
+
+    ``complex_pure``: msolve's count of the complex critical points in the weights (modulo the symmetries), over
+    two primes that agree (probabilistic), or None when msolve did not run or finish.  ``complex_certified``:
+    distinct complex critical points the Krawczyk test proved (a *proven lower bound*), or None.
+    ``complex_generic``: the count monodromy found over a random complex target with the same Gram form (what
+    generic targets give; numerical, its stopping rule stated).  ``points``: the real ones, from msolve's isolation
+    when it finished (then all of them: ``real_complete``) else the certified real ones (a lower bound).
+    """
 
     architecture: Architecture
     samples: int
     conversion: str
-    complex_pure: int  # complex solutions of the pure system (modulo the symmetries), counted mod p
+    complex_pure: int | None
     points: tuple[CriticalPoint, ...]  # the real pure ones
     families: tuple[CriticalFamily, ...]
     prime: int
     seed: int
     seconds: float
     notes: tuple[str, ...] = field(default=())
+    method: str = "msolve"
+    complex_certified: int | None = None
+    complex_generic: int | None = None
+    real_complete: bool = True
+    routes: tuple[Route, ...] = field(default=())
+    msolve: str | None = None  # msolve's version, when it ran
+    monodromy: dict[str, Any] | None = None
+    certification: dict[str, Any] | None = None
+    loss_constant: Any = None  # c in L = x^T G x - 2 w^T x + c
+    gram: Any = field(default=None, repr=False)  # (G, w) exact
 
     @property
     def minima(self) -> int:
@@ -124,19 +189,49 @@ class CriticalPoints(ResultMixin):
     def saddles(self) -> int:
         return sum(1 for p in self.points if p.signature == "saddle")
 
+    def nearest(self, weights: Any, V: Any = None) -> Nearest:
+        """The real critical point nearest to given weights (``A, V`` arrays, or a one-layer
+        :class:`~ag_attention.Network`) in the function space (the reduced coordinates ``x(A, V)``, so every
+        symmetry of the weights is quotiented out): which critical point did training reach.
+
+        Its class, its distance, and whether it is the real critical point of least loss.
+        """
+        from .metrics import reduced_coordinates
+
+        A, V = _weights_of(weights, V, self.architecture)
+        if not self.points:
+            raise InvalidArgumentError("no real critical point was found: nothing to compare the weights with")
+        x = reduced_coordinates(A, V)
+        dist = [float(np.linalg.norm(x - p.coordinates)) for p in self.points]
+        k = int(np.argmin(dist))
+        norm = float(np.linalg.norm(self.points[k].coordinates)) or 1.0
+        least = min(range(len(self.points)), key=lambda i: self.points[i].loss[0])
+        loss = float("nan")
+        if self.gram is not None:
+            G, w = self.gram
+            Gf = np.array(G, dtype=float)
+            wf = np.array(w, dtype=float)
+            loss = float(x @ Gf @ x - 2 * wf @ x + float(self.loss_constant))
+        return Nearest(k, self.points[k], dist[k], dist[k] / norm, k == least, loss)
+
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
         return {"architecture": self.architecture.to_dict(), "samples": self.samples, "conversion": self.conversion,
-                "complex_pure": self.complex_pure, "real_pure": len(self.points), "minima": self.minima,
+                "method": self.method, "complex_pure": self.complex_pure,
+                "complex_certified": self.complex_certified, "complex_generic": self.complex_generic,
+                "real_pure": len(self.points), "real_complete": self.real_complete, "minima": self.minima,
                 "saddles": self.saddles, "points": [p.to_dict() for p in self.points],
                 "families": [f.to_dict() for f in self.families], "prime": self.prime, "seed": self.seed,
-                "seconds": round(self.seconds, 3), "notes": list(self.notes), "provenance": provenance()}
+                "seconds": round(self.seconds, 3), "routes": [r.to_dict() for r in self.routes],
+                "monodromy": self.monodromy, "certification": self.certification, "notes": list(self.notes),
+                "provenance": provenance(msolve=self.msolve)}
 
     def table(self) -> list[dict[str, Any]]:
         """One row per real critical point: kind, signature, loss (midpoint), ranks."""
         return [{"kind": p.kind, "signature": p.signature, "loss": (p.loss[0] + p.loss[1]) / 2,
-                 "rank A": p.rank_A, "rank V": p.rank_V} for p in sorted(self.points, key=lambda q: q.loss[0])]
+                 "rank A": p.rank_A, "rank V": p.rank_V, "source": p.source}
+                for p in sorted(self.points, key=lambda q: q.loss[0])]
 
     def __repr__(self) -> str:
         return (f"CriticalPoints({self.architecture.describe()}, {self.samples} sequences: {self.complex_pure} "
@@ -144,9 +239,17 @@ class CriticalPoints(ResultMixin):
 
     def __str__(self) -> str:
         lines = [f"Critical points of the squared loss of {self.architecture.describe()} on {self.samples} "
-                 f"sequences ({self.conversion})",
-                 f"  pure             {self.complex_pure} complex (mod {self.prime}), {len(self.points)} real: "
-                 f"{self.minima} minima, {self.saddles} saddles"]
+                 f"sequences ({self.conversion})"]
+        real = (f"{len(self.points)} real" if self.real_complete
+                else f"at least {len(self.points)} real (certified)")
+        if self.complex_pure is not None:
+            lines.append(f"  pure             {self.complex_pure} complex (msolve, two primes), {real}: "
+                         f"{self.minima} minima, {self.saddles} saddles")
+        if self.complex_certified is not None:
+            lines.append(f"  certified        {self.complex_certified} distinct complex solutions proven (Krawczyk: a "
+                         f"lower bound), {self.complex_generic} for a generic target (monodromy)")
+            if self.complex_pure is None:
+                lines.append(f"  pure             {real}: {self.minima} minima, {self.saddles} saddles")
         for row in self.table():
             lines.append(f"    {row['kind']:<22} {row['signature']:<10} loss {row['loss']:.6g}  rank A {row['rank A']}, "
                          f"rank V {row['rank V']}")
@@ -156,13 +259,41 @@ class CriticalPoints(ResultMixin):
             elif f.where in ("V = 0", "A = 0"):
                 what = (f"a linear space of dimension {f.dimension} in the weights" if f.dimension
                         else "the origin alone")
+            elif f.dimension < 0:
+                what = "not computed (msolve did not finish)"
             else:
                 what = "not zero-dimensional: a family"
             loss = "" if f.loss is None else f", loss {f.loss[0]:.6g}"
             lines.append(f"  critical locus   {f.where}: {what}{loss} (at singular points of the closure)")
+        for r in self.routes:
+            lines.append(f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)")
         lines += [f"  note             {n}" for n in self.notes]
         lines.append(f"  seed {self.seed}, {self.seconds:.2f} s")
         return "\n".join(lines)
+
+
+def _weights_of(weights: Any, V: Any, arch: Architecture) -> tuple[np.ndarray, np.ndarray]:
+    """``(A, V)`` float64 of a one-layer network or of two arrays, checked against the architecture's widths."""
+    d, e = arch.widths
+    if V is None and hasattr(weights, "weights") and hasattr(weights, "architecture"):
+        net = weights
+        if net.architecture.depth != 1 or net.architecture.heads != 1:
+            raise InvalidArgumentError(f"nearest: a one-layer one-head network is needed, got "
+                                       f"{net.architecture.describe()}")
+        head = net.weights[0][0]
+        A = np.array(head["A"], dtype=float) if "A" in head else \
+            np.array(head["Q"], dtype=float).T @ np.array(head["K"], dtype=float)
+        Vm = np.array(head["V"], dtype=float)
+    else:
+        try:
+            A, Vm = np.asarray(weights, dtype=float), np.asarray(V, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"nearest: A and V must be numeric matrices ({exc})") from None
+    if A.shape != (d, d) or Vm.shape != (e, d):
+        raise InvalidArgumentError(f"nearest: A must be {d} x {d} and V {e} x {d}, got {A.shape} and {Vm.shape}")
+    if not (np.isfinite(A).all() and np.isfinite(Vm).all()):
+        raise InvalidArgumentError("nearest: the weights hold inf or nan")
+    return A, Vm
 
 
 # ------------------------------------------------------------------ msolve over QQ
@@ -194,19 +325,48 @@ def parse_real_solutions(text: str, nvars: int) -> list[list[tuple[Fraction, Fra
     return [flat[i:i + nvars] for i in range(0, len(flat), nvars)]
 
 
-def _solve(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
-           backend: Any) -> tuple[list[list[tuple[Fraction, Fraction]]] | None, int | None]:
-    """Real boxes over QQ and the number of complex solutions (mod p) of an integer system."""
-    from .._algebra.msolve import count_solutions, run_msolve
+def _real_boxes(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
+                backend: Any) -> list[list[tuple[Fraction, Fraction]]] | None:
+    """msolve's real root isolation over QQ of an integer system: boxes with dyadic endpoints, each holding exactly
+    one real solution (None: not zero-dimensional over QQ)."""
+    from .._algebra.msolve import run_msolve
     from .._algebra.msolve_text import format_input
 
-    text = format_input(list(variables), DEFAULT_PRIME, list(polys)).split("\n", 2)
-    qq = "\n".join([text[0], "0", text[2]])
-    out = run_msolve(qq, timeout=timeout, label=f"{label} (real solutions)", backend=backend)
-    boxes = parse_real_solutions(out.output, len(variables))
-    count = count_solutions(variables, polys, DEFAULT_PRIME, timeout=timeout, label=f"{label} (count)",
-                            backend=backend)
-    return boxes, count.count
+    out = run_msolve(format_input(list(variables), 0, list(polys)), timeout=timeout,
+                     label=f"{label} (real solutions)", backend=backend)
+    return parse_real_solutions(out.output, len(variables))
+
+
+def _count(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
+           backend: Any) -> tuple[int | None, str]:
+    """The number of complex solutions of an integer system, counted by msolve modulo two primes (each text
+    reduced modulo its prime); the two counts must agree.  ``(count, msolve's version)``."""
+    from .._algebra.msolve import count_solutions
+    from .._exact.field import SECOND_PRIME
+
+    counts = []
+    version = ""
+    for prime in (DEFAULT_PRIME, SECOND_PRIME):
+        sol = count_solutions(variables, polys, prime, timeout=timeout, label=f"{label} (count mod {prime})",
+                              backend=backend)
+        counts.append(sol.count)
+        version = sol.msolve
+    if counts[0] != counts[1]:
+        raise ComputationError(f"{label}: msolve counts {counts[0]} solutions modulo {DEFAULT_PRIME} and "
+                               f"{counts[1]} modulo {SECOND_PRIME}: one prime is unlucky (a bad reduction); no "
+                               "count is reported")
+    return counts[0], version
+
+
+def _solve(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
+           backend: Any) -> tuple[list[list[tuple[Fraction, Fraction]]] | None, int | None]:
+    """Real boxes over QQ and the number of complex solutions (two primes) of an integer system."""
+    boxes = _real_boxes(variables, polys, timeout, label, backend)
+    count, _ = _count(variables, polys, timeout, label, backend)
+    if boxes is not None and count is not None and len(boxes) > count:
+        raise ComputationError(f"{label}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
+                               "ones: a contradiction (no result is reported)")
+    return boxes, count
 
 
 # ------------------------------------------------------------------ ball arithmetic on a box
@@ -232,6 +392,20 @@ def _rank_text(M: list[list[Any]]) -> str:
     return str(proven) if proven == min(rows, cols) else f">= {proven}"
 
 
+_HESSIANS: dict[int, tuple[Any, tuple[str, ...], list[list[Any]]]] = {}
+
+
+def _hessian_terms(loss: Any, names: tuple[str, ...]) -> list[list[Any]]:
+    """The second derivatives of ``loss`` as term dictionaries (computed once per loss polynomial)."""
+    hit = _HESSIANS.get(id(loss))
+    if hit is not None and hit[0] is loss and hit[1] == names:
+        return hit[2]
+    terms = [[loss.derivative(i).derivative(j).to_dict() for j in names] for i in names]
+    _HESSIANS.clear()
+    _HESSIANS[id(loss)] = (loss, names, terms)
+    return terms
+
+
 def _point(box: list[tuple[Fraction, Fraction]], variables: Sequence[str], loss: Any, names: list[str], ring: Any,
            cut: Sequence[int], d: int, e: int, a: int) -> CriticalPoint:
     """One real solution: ball arithmetic on its box (see the module docstring).
@@ -254,7 +428,7 @@ def _point(box: list[tuple[Fraction, Fraction]], variables: Sequence[str], loss:
 
     vals = [scaled(n) for n in names]
     value = evaluate(loss.to_dict(), vals)
-    H = [[evaluate(loss.derivative(i).derivative(j).to_dict(), vals) for j in names] for i in names]
+    H = [[evaluate(t, vals) for t in row] for row in _hessian_terms(loss, tuple(names))]
     direction = [float(v.mid()) if n[0] in "ab" else -float(v.mid()) if n[0] == "v" else 0.0
                  for n, v in zip(names, vals)]
     drop = int(np.argmax(np.abs(direction)))  # the coordinate plane without it is transversal to the orbit
@@ -332,7 +506,12 @@ def _families(arch: Architecture, G: np.ndarray, w: np.ndarray, c: Any, d: int, 
     rng = random.Random(seed + 31)
     eqs.append(sum((scalar(rng.randrange(1, 1 << 30)) * gg[f"r{m}"] for m in range(1, e + 1)), zero) - one)
     texts = [polynomial_text(f, pn) for f in eqs if not f.is_zero()]
-    boxes, count = _solve(pn, texts, timeout, f"critical points of {arch.describe()} on rank [A; V] = 1", backend)
+    try:
+        boxes, count = _solve(pn, texts, timeout, f"critical points of {arch.describe()} on rank [A; V] = 1",
+                              backend)
+    except MSolveTimeoutError:
+        out.append(CriticalFamily("A = p q^T, V = r q^T", -1, None, None, None))
+        return out
     if boxes is None or count is None:
         out.append(CriticalFamily("A = p q^T, V = r q^T", 1, None, None, None))
     else:
@@ -361,28 +540,43 @@ def _sequences(values: Any, what: str, rows: int, cols: int, denominator: int | 
     return out
 
 
-def critical_points(arch: Architecture, inputs: Any, targets: Any, *, seed: int = 0, timeout: float = 300.0,
-                    denominator: int | None = None, backend: str = "auto") -> CriticalPoints:
+def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: str = "auto", seed: int = 0,
+                    timeout: float = 300.0, msolve_timeout: float | None = None, denominator: int | None = None,
+                    backend: str = "auto") -> CriticalPoints:
     """Every critical point of ``L(A, V) = sum_n |f(X_n) - Y_n|^2`` for one layer, classified (module docstring).
 
     ``inputs``: ``N`` sequences ``X_n`` (``t x d``, tokens as rows); ``targets``: ``N`` outputs ``Y_n``
     (``t x d'``); numbers as exact rationals, or floats by their exact binary value (rounded to
-    ``1/denominator`` with ``denominator``), as :class:`~ag_attention.Network` takes weights.  ``seed``
-    chooses the slice of the rescaling and the removal of the critical locus; ``timeout`` bounds each msolve
-    run.
+    ``1/denominator`` with ``denominator``), as :class:`~ag_attention.Network` takes weights.  Any scale: the data
+    ``(cX, c^3 Y)`` have the same critical points in the weights as ``(X, Y)``.
+
+    ``method``: ``"homotopy"`` (monodromy, a parameter homotopy to the data, every solution certified by the
+    Krawczyk test: a proven lower bound, the real points proven real), ``"msolve"`` (the exact route: real root
+    isolation over QQ, all real points; the complex count modulo two primes, probabilistic), or ``"auto"``
+    (default): the homotopy, then msolve with ``msolve_timeout`` seconds per job (default 60), both reported and
+    checked against each other.  Every route tried is named in ``routes`` with its time and outcome.  ``seed``
+    chooses the slice, the random base of the monodromy and the removal of the critical locus; ``timeout``
+    bounds the homotopy and, with ``method="msolve"``, each msolve job.
 
     >>> from ag_attention import Architecture
     >>> X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
     >>> Y = [[[1], [0]], [[0], [2]], [[1], [1]], [[-1], [0]], [[0], [1]]]
     >>> r = critical_points(Architecture.single_layer(2, 1, None, tokens=2), X, Y)
-    >>> r.complex_pure, len(r.points), r.minima
-    (14, 6, 3)
+    >>> r.complex_pure, r.complex_certified, len(r.points), r.minima
+    (14, 14, 6, 3)
     """
     d, e, a, t = check_layer(arch, "critical_points")
     if arch.heads != 1 or arch.skip or arch.normalized:
         raise InvalidArgumentError("critical_points: one plain lightning layer (one head, no skip connection, "
                                    "no softmax)")
+    if method not in CRITICAL_METHODS:
+        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(CRITICAL_METHODS)}")
     timeout = check_timeout(timeout)
+    if msolve_timeout is not None:
+        msolve_timeout = check_timeout(msolve_timeout)
+    budget = msolve_timeout if msolve_timeout is not None else (timeout if method == "msolve" else min(timeout, 60.0))
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     if denominator is not None and (isinstance(denominator, bool) or not isinstance(denominator, int)
                                     or denominator < 1):
         raise InvalidArgumentError(f"denominator={denominator!r}: must be a positive integer")
@@ -395,25 +589,170 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, seed: int 
     t0 = time.perf_counter()
     G, w, c = gram(X, Y, d, e, arch.causal)
     assert w is not None
-    system = critical_system(arch, G, list(w), prime=0, seed=seed)
-    boxes, count = _solve(system.variables, system.polynomials, timeout, f"critical points of {arch.describe()}",
-                          backend)
-    if boxes is None or count is None:
-        raise ComputationError(f"the critical equations of {arch.describe()} on these data are not "
-                               "zero-dimensional (the data are not generic enough: add sequences, or change them)",
-                               seed=seed)
+    if all(v == 0 for v in w):
+        raise InvalidArgumentError("targets: every target is 0 (or the inputs see none of them): the only critical "
+                                   "value is the loss at A = 0 or V = 0")
+    from .numerical import homotopy_solutions
     from .system import loss_polynomial
 
     names, loss = loss_polynomial(arch, G, list(w), c)
-    points = tuple(sorted((_point(box, system.variables, loss, names, None, system.slice_coefficients, d, e, a)
-                           for box in boxes), key=lambda p: p.loss[0]))
-    notes = []
+    routes: list[Route] = []
+    notes: list[str] = []
+    hom = None
+    if method in ("auto", "homotopy"):
+        t1 = time.perf_counter()
+        try:
+            hom = homotopy_solutions(arch, G, list(w), seed=seed, timeout=timeout)
+        except AgAttentionError as exc:
+            if method == "homotopy":
+                raise
+            routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
+                                f"failed: {exc}"))
+        else:
+            stop = hom.monodromy["stop"]
+            routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
+                                f"ok: {hom.base_count} over a random target (monodromy stopped: {stop}), "
+                                f"{hom.arrived} carried to the data, {hom.certified} certified, "
+                                f"{len(hom.real)} of them real"))
+            if stop != "trace test":
+                notes.append(f"monodromy stopped by {stop!r}, not by the trace test (deviation "
+                             f"{hom.monodromy.get('trace_deviation')}): more critical points may exist than were "
+                             "found")
+    boxes = None
+    count = None
+    version = None
+    system = None
+    if method in ("auto", "msolve"):
+        system = critical_system(arch, G, list(w), prime=0, seed=seed)
+        label = f"critical points of {arch.describe()}"
+        t1 = time.perf_counter()
+        try:
+            boxes = _real_boxes(system.variables, system.polynomials, budget, label, backend)
+        except MSolveTimeoutError:
+            if method == "msolve":
+                raise
+            routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1,
+                                f"timed out after {budget:g} s"))
+        else:
+            routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1,
+                                "positive-dimensional over QQ" if boxes is None else f"ok: {len(boxes)} real"))
+        t1 = time.perf_counter()
+        try:
+            count, version = _count(system.variables, system.polynomials, budget, label, backend)
+        except MSolveTimeoutError:
+            if method == "msolve":
+                raise
+            routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1,
+                                f"timed out after {budget:g} s"))
+        else:
+            routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1,
+                                "not zero-dimensional modulo p" if count is None else f"ok: {count} complex"))
+    _check(arch, hom, boxes, count, method, seed)
+    points: list[CriticalPoint] = []
+    if boxes is not None and system is not None:
+        points = [_point(box, system.variables, loss, names, None, system.slice_coefficients, d, e, a)
+                  for box in boxes]
+    elif hom is not None:
+        points = [_certified_point(hom.system, s, G, np.asarray(w), c) for s in hom.real]
+    if boxes is not None and hom is not None:
+        _match(arch, hom, points, G, np.asarray(w), c)
+    points.sort(key=lambda p: p.loss[0])
+    if boxes is None and count is None and hom is None:
+        raise ComputationError(f"critical_points of {arch.describe()}: no route finished ("
+                               + "; ".join(f"{r.name}: {r.outcome}" for r in routes) + ")", seed=seed)
+    if boxes is None and system is not None and count is not None:
+        notes.append("msolve isolated no real solutions in time: the real points are the certified ones "
+                     "(a lower bound)")
     if a < d:
         families: tuple[CriticalFamily, ...] = ()
         notes.append(f"a = {a} < d = {d}: the critical points on the critical locus of the chart (rank A < a, "
                      "rank [A; V] <= 1) are not enumerated")
     else:
-        families = tuple(_families(arch, G, np.asarray(w), c, d, e, seed, timeout, backend))
+        families = tuple(_families(arch, G, np.asarray(w), c, d, e, seed, budget, backend))
     conversion = ("exact rationals" if denominator is None else f"rounded to multiples of 1/{denominator}")
-    return CriticalPoints(arch, len(X), conversion, count, points, families, DEFAULT_PRIME, seed,
-                          time.perf_counter() - t0, tuple(notes))
+    if hom is not None and count is not None and hom.base_count != count:
+        notes.append(f"monodromy found {hom.base_count} solutions for a random target with these inputs and msolve "
+                     f"counts {count} at the data's target: "
+                     + ("the data's target is special (fewer critical points)" if count < hom.base_count
+                        else "the monodromy stopped early"))
+    return CriticalPoints(arch, len(X), conversion, count, tuple(points), families, DEFAULT_PRIME, seed,
+                          time.perf_counter() - t0, tuple(notes), method,
+                          hom.certified if hom is not None else None, hom.base_count if hom is not None else None,
+                          boxes is not None, tuple(routes), version,
+                          hom.monodromy if hom is not None else None,
+                          hom.certification.to_dict() if hom is not None else None, c, (G, w))
+
+
+def _check(arch: Architecture, hom: Any, boxes: Any, count: int | None, method: str, seed: int) -> None:
+    """The routes' numbers must not contradict each other (module docstring); a contradiction is refused."""
+    where = f"critical_points of {arch.describe()}"
+    if boxes is not None and count is not None and len(boxes) > count:
+        raise ComputationError(f"{where}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
+                               "ones (real <= complex fails): no result is reported", seed=seed)
+    if hom is None:
+        return
+    if count is not None and hom.certified > count:
+        raise ComputationError(f"{where}: {hom.certified} distinct solutions are certified (proven) but msolve "
+                               f"counts {count}: msolve's count is wrong (an unlucky prime); no result is reported",
+                               seed=seed)
+    if boxes is not None and len(hom.real) > len(boxes):
+        raise ComputationError(f"{where}: {len(hom.real)} real solutions are certified (proven) but msolve isolates "
+                               f"{len(boxes)}: a contradiction; no result is reported", seed=seed)
+    if hom.certified - hom.certification.conjugates > hom.arrived:
+        raise ComputationError(f"{where}: {hom.certified} certified from {hom.arrived} candidates and "
+                               f"{hom.certification.conjugates} conjugates (a bug)")
+
+
+def _certified_point(S: Any, cert: Any, G: np.ndarray, w: np.ndarray, c: Any) -> CriticalPoint:
+    """A real critical point from a certified box (:mod:`ag_attention._numeric.certify`) of the square system
+    (:mod:`.square`), all in ball arithmetic on the box: the loss, the ranks of ``A`` and ``V`` as far as proven,
+    and the Hessian's signature on the slice, from the bordered Jacobian of the square system (its inertia is
+    that of the Hessian on the slice plus one positive and one negative eigenvalue)."""
+    from .._exact import balls
+    from .._numeric.certify import BITS
+
+    with balls.precision(BITS):
+        A, V, _ = S.ball_weights(cert.box, cert.chart)
+        sx = balls.complex_ball(Fraction(S.scale_x))
+        A = [[v.real * sx.real for v in row] for row in A]
+        V = [[v.real for v in row] for row in V]
+        x = [v.real * sx.real for v in S.ball_coordinates(cert.box, cert.chart)]
+        n = len(x)
+        Gb = [[balls.ball(G[i, j]) for j in range(n)] for i in range(n)]
+        loss = balls.ball(c)
+        for i in range(n):
+            loss += x[i] * (sum((Gb[i][j] * x[j] for j in range(n)), balls.ball(0)) - 2 * balls.ball(w[i]))
+        _, JF = S.ball_evaluate(cert.box, list(_target_of(S, w)), jacobian=True, chart=cert.chart)
+        H = [[JF[i, j].real for j in range(S.n)] for i in range(S.n)]
+    pos, neg, und = balls.signature(H)
+    pos, neg = max(pos - 1, 0), max(neg - 1, 0)  # the border's own pair of eigenvalues
+    d, e = S.d, S.e
+    box: dict[str, tuple[Fraction, Fraction]] = {}
+    for name, ball in [(f"a{k + 1}_{l + 1}", A[k][l]) for k in range(d) for l in range(d)] + \
+            [(f"v{m + 1}_{l + 1}", V[m][l]) for m in range(e) for l in range(d)]:
+        box[name] = (Fraction(float(ball.lower())), Fraction(float(ball.upper())))
+
+    def mid(M: list[list[Any]]) -> np.ndarray:
+        return np.array([[float(v.mid()) for v in row] for row in M])
+
+    return CriticalPoint("pure", box, mid(A), mid(V), (float(loss.lower()), float(loss.upper())), _rank_text(A),
+                         _rank_text(V), pos, neg, und, "krawczyk")
+
+
+def _target_of(S: Any, w: np.ndarray) -> np.ndarray:
+    return S.target(list(w))
+
+
+def _match(arch: Architecture, hom: Any, points: list[CriticalPoint], G: np.ndarray, w: np.ndarray, c: Any) -> None:
+    """Each certified real solution is one of msolve's real points (compared in the function space)."""
+    if not points:
+        return
+    xs = [p.coordinates for p in points]
+    for s in hom.real:
+        q = _certified_point(hom.system, s, G, w, c)
+        x = q.coordinates
+        scale = 1 + float(np.max(np.abs(x)))
+        if min(float(np.max(np.abs(x - y))) for y in xs) > 1e-6 * scale:
+            raise ComputationError(f"critical_points of {arch.describe()}: a certified real critical point (loss "
+                                   f"{sum(q.loss) / 2:.6g}) is none of msolve's real points: a contradiction; no "
+                                   "result is reported")

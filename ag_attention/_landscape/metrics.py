@@ -27,7 +27,7 @@ import numpy as np
 from .._errors import InvalidArgumentError
 from .._models.coordinates import reduced_keys
 
-__all__ = ["METRICS", "evaluation_matrix", "gram", "metric", "data_inputs"]
+__all__ = ["METRICS", "evaluation_matrix", "gram", "metric", "data_inputs", "reduced_coordinates"]
 
 METRICS = ("euclidean", "generic", "data")
 
@@ -100,3 +100,20 @@ def metric(kind: str, d: int, e: int, t: int, *, seed: int, samples: int | None 
         G, _, _ = gram(data_inputs(d, t, N, seed), None, d, e, causal)
         return G, f"the Gram form of the squared loss on {N} random input sequences of {t} tokens (seed {seed})"
     raise InvalidArgumentError(f"metric={kind!r}: must be one of {', '.join(METRICS)}")
+
+
+def reduced_coordinates(A: Any, V: Any) -> np.ndarray:
+    """The reduced coordinates ``x(A, V)`` (float64, or complex for complex weights): ``x_{k,m,ab}`` the
+    coefficient of ``z_a z_b`` in ``(A_k . z)(V_m . z)``, in the order of :func:`reduced_keys`.
+
+    >>> reduced_coordinates([[1, 2], [0, 1]], [[3, 1]]).tolist()
+    [3.0, 7.0, 2.0, 0.0, 3.0, 1.0]
+    """
+    A = np.asarray(A)
+    V = np.asarray(V)
+    d, e = A.shape[0], V.shape[0]
+    dtype = complex if np.iscomplexobj(A) or np.iscomplexobj(V) else float
+    out = np.empty(len(reduced_keys(d, e)), dtype=dtype)
+    for i, (k, m, a, b) in enumerate(reduced_keys(d, e)):
+        out[i] = A[k, a] * V[m, a] if a == b else A[k, a] * V[m, b] + A[k, b] * V[m, a]
+    return out

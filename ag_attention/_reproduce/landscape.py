@@ -304,7 +304,7 @@ def _data_sets(plan: Plan, seed: int) -> list[_DataSet]:
             X, Y = _data_set(rng, d, e, 2, plan.samples)
             t0 = time.perf_counter()
             try:
-                r = critical_points(arch, X, Y, seed=seed + idx, timeout=plan.timeout)
+                r = critical_points(arch, X, Y, method="msolve", seed=seed + idx, timeout=plan.timeout)
             except AgAttentionError as exc:
                 out.append(_DataSet(idx, 0, 0, 0, 0, 0, time.perf_counter() - t0, [], 0, error=str(exc)))
                 b.update(1)
@@ -327,7 +327,7 @@ def _data_sets(plan: Plan, seed: int) -> list[_DataSet]:
                     stalled += 1
                 else:
                     elsewhere += 1
-            out.append(_DataSet(idx, r.complex_pure, len(r.points), r.minima, r.saddles,
+            out.append(_DataSet(idx, int(r.complex_pure or 0), len(r.points), r.minima, r.saddles,
                                 sum(1 for p in r.points if p.undecided), seconds, reached, elsewhere, stalled))
             b.update(1)
     return out

@@ -78,3 +78,64 @@ def test_msolve_output_is_read():
 def test_bad_data_are_refused_by_name(inputs, targets, kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         critical_points(LAYER, inputs, targets, **kwargs)
+
+
+@pytest.mark.parametrize("c", [10, 100, 1000])
+def test_scaled_data_have_the_same_critical_points(msolve, result, c):
+    # (cX, c^3 Y): f(cX) = c^3 f(X), so the loss is c^6 times the loss of (X, Y) at the same weights.  Before the
+    # coefficients were reduced modulo p and the systems made primitive, c = 100 counted 0 complex points beside 6
+    # real ones, and c = 1000 called the data not generic
+    r = critical_points(LAYER, [np.array(x) * c for x in X], [np.array(y) * c**3 for y in Y], method="msolve")
+    assert (r.complex_pure, len(r.points), r.minima, r.saddles) == (14, 6, 3, 3)
+    for p, q in zip(r.points, result.points):
+        assert p.signature == q.signature and p.loss[0] / c**6 == pytest.approx(q.loss[0], rel=1e-9)
+        assert np.allclose(p.coordinates, q.coordinates, rtol=1e-9)
+
+
+def test_the_routes_agree_and_are_named(result):
+    assert result.method == "auto" and result.complex_certified == result.complex_pure == 14
+    assert result.real_complete and all(p.source == "msolve" for p in result.points)
+    names = [r.name for r in result.routes]
+    assert names[0].startswith("homotopy") and "msolve real root isolation over QQ" in names
+    assert all(r.outcome.startswith("ok") for r in result.routes), result.routes
+    d = result.to_dict()
+    assert d["provenance"]["msolve"] and d["routes"][0]["seconds"] >= 0 and d["monodromy"]["stop"] == "trace test"
+    h = critical_points(LAYER, X, Y, method="homotopy")
+    assert (h.complex_pure, h.complex_certified, len(h.points), h.minima, h.saddles) == (None, 14, 6, 3, 3)
+    assert all(p.source == "krawczyk" for p in h.points) and not h.real_complete
+    for p, q in zip(h.points, result.points):  # the same points, by two routes
+        assert p.signature == q.signature and np.allclose(p.coordinates, q.coordinates, rtol=1e-8)
+        assert p.loss[0] <= q.loss[1] and q.loss[0] <= p.loss[1]
+
+
+@pytest.mark.parametrize("d_out, samples, count", [(1, 5, 14), (2, 6, 68)])
+def test_gaussian_float_data_at_every_scale(msolve, d_out, samples, count):
+    # floats by their exact binary value, entries from 1e-2 to 1e2 (cubed: 1e-6 to 1e6): the homotopy's certified
+    # count, msolve's count and the real points agree at every scale (msolve's real isolation is given 1 s here)
+    layer = Architecture.single_layer(2, d_out, None, tokens=2)
+    rng = np.random.default_rng(7)
+    Xg = [rng.standard_normal((2, 2)) for _ in range(samples)]
+    Yg = [rng.standard_normal((2, d_out)) for _ in range(samples)]
+    seen = []
+    for scale in (1e-2, 1.0, 1e2):
+        r = critical_points(layer, [x * scale for x in Xg], [y * scale**3 for y in Yg], msolve_timeout=1)
+        assert r.complex_pure == r.complex_certified == r.complex_generic == count
+        assert 0 < len(r.points) <= count and r.minima + r.saddles == len(r.points)
+        seen.append([(p.signature, round((p.loss[0] + p.loss[1]) / 2 / scale**6, 6)) for p in r.points])
+    assert seen[0] == seen[1] == seen[2]
+
+
+def test_which_critical_point_training_reached(result):
+    best = result.points[0]
+    near = result.nearest(best.A * 1.001, best.V)
+    assert near.index == 0 and near.least_loss and near.point.signature == "minimum" and near.relative < 0.01
+    # the same weights as a network, and a symmetric copy of them (c A, V / c): the same point of the function space
+    from ag_attention import Network
+
+    net = Network.from_weights({"layers.0.heads.0.A": best.A * 2.0, "layers.0.heads.0.V": best.V / 2.0})
+    assert result.nearest(net).index == 0
+    far = result.points[-1]
+    assert result.nearest(far.A, far.V).index == len(result.points) - 1
+    assert "nearest real critical point" in str(near) and near.loss == pytest.approx(sum(best.loss) / 2, rel=1e-3)
+    with pytest.raises(InvalidArgumentError, match="A must be 2 x 2"):
+        result.nearest(np.eye(3), best.V)
