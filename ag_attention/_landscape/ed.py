@@ -12,11 +12,20 @@ Two independent methods:
   fiber (the swap of ``d' = 1, a = 1``); a probabilistic certificate, run
   twice (two primes, two random data / forms, two slices) and accepted only
   when both counts agree;
+* ``monodromy``: the numerical route (:mod:`.numerical`): monodromy on the
+  square system at a random complex target, stopped by the trace test, every
+  solution certified by the Krawczyk test; the number of certified solutions
+  with pairwise disjoint images ``x`` is a *proven lower bound* on the ED
+  degree, the number found its (numerical) value;
 * ``m2``: the Lagrange conditions on the implicit side, the singular points
   removed (``edDegree`` of the Macaulay2 package), where Macaulay2 computes
   the closure's ideal.
 
-``auto`` counts, and falls back to Macaulay2 when the count does not finish.
+``auto`` runs the monodromy, then the count, each within ``timeout``, and
+reports both side by side (the count's value when it finished and agrees with
+the certified bound; else the monodromy's, said so).  Every route tried is in
+``routes`` with its time and outcome: nothing falls back silently, and
+Macaulay2 runs only when asked (``method="m2"``) or for one token.
 """
 
 from __future__ import annotations
@@ -30,18 +39,19 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
-from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
+from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
 from .._m2.backend import check_timeout
 from .._resources import MemoryEstimate, require_memory
 from .._results import ResultMixin
+from .critical import Route
 from .metrics import METRICS, metric
 from .._models.coordinates import check_one_layer
 from .system import check_layer, critical_system
 
 __all__ = ["EDDegree", "EDCount", "ed_degree", "implicit_count", "ED_METHODS", "M2_PRIME"]
 
-ED_METHODS = ("count", "m2", "auto")
+ED_METHODS = ("count", "monodromy", "m2", "auto")
 #: the prime field of the Macaulay2 route
 M2_PRIME = 32003
 #: the (prime, seed offset) of the two counts
@@ -78,9 +88,21 @@ class EDDegree(ResultMixin):
     samples: int | None = None  # input sequences of the data metric
     notes: tuple[str, ...] = field(default=())
     closure: tuple[int, int, int] | None = None  # (dimension, codimension, degree) from Macaulay2 (method m2)
+    routes: tuple[Route, ...] = field(default=())
+    lower_bound: int | None = None  # proven: certified solutions with pairwise disjoint images (monodromy)
+    monodromy: dict[str, Any] | None = None
+    msolve: str | None = None  # msolve's version, when it ran
+    macaulay2: str | None = None
 
     @property
     def certificate(self) -> str:
+        if self.method == "monodromy":
+            m = self.monodromy or {}
+            return (f"numerical, with a proven lower bound: monodromy found {m.get('found')} solutions in the "
+                    f"weights ({self.fiber} per critical point), stopped by {m.get('stop')!r} (trace deviation "
+                    f"{m.get('trace_deviation')}); {m.get('certified')} of them certified by the Krawczyk test, "
+                    f"{self.lower_bound} with pairwise disjoint images: ED degree >= {self.lower_bound} (proven); "
+                    "one random target and form")
         if self.method == "count":
             runs = ", ".join(f"{c.solutions} over GF({c.prime}) (seed {c.seed})" for c in self.counts)
             return (f"probabilistic: the critical equations in the weights (critical locus removed, on a slice of "
@@ -96,10 +118,12 @@ class EDDegree(ResultMixin):
 
         return {"architecture": self.architecture.to_dict(), "ed_degree": self.ed_degree, "metric": self.metric,
                 "metric_description": self.metric_description, "method": self.method,
-                "certificate": self.certificate, "fiber": self.fiber, "counts": [c.to_dict() for c in self.counts],
+                "certificate": self.certificate, "lower_bound": self.lower_bound, "fiber": self.fiber,
+                "counts": [c.to_dict() for c in self.counts], "monodromy": self.monodromy,
+                "routes": [r.to_dict() for r in self.routes],
                 "prime": self.prime, "seed": self.seed, "samples": self.samples, "seconds": round(self.seconds, 3),
                 "coordinates": "reduced (the coefficients of the quadrics q_km(z) = (A_k z)(V_m z))",
-                "notes": list(self.notes), "provenance": provenance()}
+                "notes": list(self.notes), "provenance": provenance(msolve=self.msolve, macaulay2=self.macaulay2)}
 
     def __repr__(self) -> str:
         return (f"EDDegree({self.architecture.describe()}, metric {self.metric}: {self.ed_degree}, "
@@ -109,8 +133,11 @@ class EDDegree(ResultMixin):
         lines = [f"ED degree of {self.architecture.describe()}: {self.ed_degree}",
                  f"  metric           {self.metric}: {self.metric_description}",
                  f"  method           {self.method}",
-                 f"  certificate      {self.certificate}",
-                 f"  prime {self.prime}, seed {self.seed}, {self.seconds:.2f} s"]
+                 f"  certificate      {self.certificate}"]
+        if self.lower_bound is not None:
+            lines.append(f"  lower bound      {self.lower_bound} (proven: Krawczyk, disjoint images)")
+        lines += [f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)" for r in self.routes]
+        lines.append(f"  prime {self.prime}, seed {self.seed}, {self.seconds:.2f} s")
         lines += [f"  note             {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -125,7 +152,7 @@ def _system_memory(d: int, e: int, a: int) -> MemoryEstimate:
 
 
 def _count(arch: Architecture, kind: str, samples: int | None, prime: int, seed: int, timeout: float,
-           backend: Any) -> tuple[int, float, str]:
+           backend: Any) -> tuple[int, float, str, str]:
     from .._algebra.msolve import count_solutions
 
     d, e, _, t = check_layer(arch)
@@ -139,7 +166,7 @@ def _count(arch: Architecture, kind: str, samples: int | None, prime: int, seed:
         raise ComputationError(f"the critical equations of {arch.describe()} ({kind}) are not zero-dimensional "
                                "(a component of critical points not removed: a bug, or unlucky data)",
                                prime=prime, seed=seed)
-    return sol.count, sol.seconds, description
+    return sol.count, sol.seconds, description, sol.msolve
 
 
 def _layer(arch: Architecture) -> tuple[int, int, int, int]:
@@ -228,13 +255,16 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     """The ED degree of one layer's closure (``t >= 2``) for ``metric`` (see the module docstring).
 
     ``samples``: input sequences of the data metric (default: a few more than
-    make its Gram form invertible).  ``timeout`` bounds each count (or the
+    make its Gram form invertible).  ``timeout`` bounds each route (each count, the monodromy, or the
     Macaulay2 job).
 
     >>> from ag_attention import Architecture
     >>> r = ed_degree(Architecture((2, 1), (2,), tokens=2), metric="euclidean", method="count")
     >>> r.ed_degree, r.counts[0].solutions == r.counts[1].solutions
     (6, True)
+    >>> r = ed_degree(Architecture((2, 1), (2,), tokens=2), metric="generic")
+    >>> r.ed_degree, r.lower_bound, [route.name for route in r.routes]
+    (14, 14, ['monodromy (certified)', 'count (msolve, two primes)'])
     """
     if metric not in METRICS:
         raise InvalidArgumentError(f"metric={metric!r}: must be one of {', '.join(METRICS)}")
@@ -242,51 +272,143 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
         raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(ED_METHODS)}")
     if samples is not None and metric != "data":
         raise InvalidArgumentError(f"samples={samples!r}: only for metric='data' (the data set's size)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     timeout = check_timeout(timeout)
     d, e, a, t = _layer(arch)
-    if t == 1 and method == "count":
-        raise InvalidArgumentError("tokens=1 with method='count': the count in the weights needs t >= 2 (the "
+    if t == 1 and method in ("count", "monodromy"):
+        raise InvalidArgumentError(f"tokens=1 with method={method!r}: the routes in the weights need t >= 2 (the "
                                    "critical locus of one token's parametrization is not the one of Lemma A.3); "
                                    "use method='m2' (or 'auto')")
     if arch.heads != 1 or arch.skip or arch.normalized:
         raise InvalidArgumentError("ed_degree: one plain lightning layer (one head, no skip connection, no softmax)")
     t0 = time.perf_counter()
     notes = []
+    if arch.ranks is not None and arch.ranks[0] > d:
+        notes.append(f"rank bound a = {arch.ranks[0]} > d = {d}: A is free, the layer is the one of a = {d} (its "
+                     "numbers are printed)")
     if t > 2 and metric != "data":
         notes.append(f"t = {t}: the reduced coordinates and this metric are those of t = 2 (only the data metric "
                      "depends on t)")
-    if method in ("count", "auto") and t >= 2:
-        require_memory(_system_memory(d, e, a), f"the critical equations of {arch.describe()}",
-                       "use a smaller size or method='m2'")
-        from .._algebra.degree import degree_formula
+    if t == 1 or method == "m2":
+        return _implicit(arch, metric, samples, seed, timeout, backend, cache, notes, t0, d, e, t)
+    from .._algebra.degree import degree_formula
 
-        fiber = degree_formula(d, e, a, 2).fiber
-        counts = []
-        description = ""
+    fiber = degree_formula(d, e, a, 2).fiber
+    routes: list[Route] = []
+    mono = None
+    if method in ("monodromy", "auto"):
+        from .numerical import monodromy_ed
+
+        G, description = metric_form(metric, d, e, t, seed, samples, arch.causal)
+        t1 = time.perf_counter()
+        try:
+            mono = monodromy_ed(arch, G, fiber=fiber, seed=seed, timeout=timeout)
+        except AgAttentionError as exc:
+            if method == "monodromy":
+                raise
+            routes.append(Route("monodromy (certified)", time.perf_counter() - t1, f"failed: {exc}"))
+        else:
+            routes.append(Route("monodromy (certified)", time.perf_counter() - t1,
+                                f"{'ok' if mono.stop == 'trace test' else 'stopped: ' + mono.stop}: {mono.found} "
+                                f"found, {mono.certified} certified, {mono.images} distinct images (ED >= "
+                                f"{mono.images}, proven)"))
+            if mono.found % fiber:
+                notes.append(f"monodromy found {mono.found} solutions, not a multiple of the fiber {fiber}: some "
+                             "are missing")
+    counts: list[EDCount] = []
+    version = None
+    description = ""
+    if method in ("count", "auto"):
+        require_memory(_system_memory(d, e, a), f"the critical equations of {arch.describe()}",
+                       "use a smaller size or method='monodromy'")
+        t1 = time.perf_counter()
         try:
             for prime, offset in COUNT_RUNS:
-                n, seconds, said = _count(arch, metric, samples, prime, seed + offset, timeout, backend)
+                n, seconds, said, version = _count(arch, metric, samples, prime, seed + offset, timeout, backend)
                 description = description or said  # the first run's (the second has other data, same kind)
                 counts.append(EDCount(prime, seed + offset, n, seconds))
         except MSolveTimeoutError:
-            if method == "count":
-                raise
-            notes.append(f"the count did not finish in {timeout:g} s: Macaulay2's implicit route instead")
+            if method == "count" or mono is None:
+                why = "; ".join(f"{r.name}: {r.outcome}" for r in routes)
+                raise MSolveTimeoutError(f"msolve: the ED count of {arch.describe()} ({metric}), after "
+                                         f"{len(counts)} of 2 counts" + (f" (and {why})" if why else ""),
+                                         timeout) from None
+            routes.append(Route("count (msolve, two primes)", time.perf_counter() - t1,
+                                f"timed out after {timeout:g} s ({len(counts)} of 2 counts done)"))
+            counts = []
         else:
             if counts[0].solutions != counts[1].solutions:
                 raise ComputationError(f"the counts disagree: {counts[0].solutions} and {counts[1].solutions} "
                                        "(an unlucky prime or choice): rerun with another seed", seed=seed)
             if counts[0].solutions % fiber:
                 raise ComputationError(f"{counts[0].solutions} solutions is not a multiple of the fiber {fiber} (bug)")
-            return EDDegree(arch, metric, description, "count", counts[0].solutions // fiber, fiber, tuple(counts),
-                            counts[0].prime, seed, time.perf_counter() - t0,
-                            _samples(metric, samples, d, e, t), tuple(notes))
-    value, description, closure = implicit_count(arch, metric, samples, seed, timeout, backend, cache)
+            routes.append(Route("count (msolve, two primes)", time.perf_counter() - t1,
+                                f"ok: {counts[0].solutions} solutions, ED {counts[0].solutions // fiber}"))
+    if mono is not None and counts and mono.images > counts[0].solutions // fiber:
+        raise ComputationError(f"ED degree of {arch.describe()} ({metric}): {mono.images} distinct critical points "
+                               f"are certified (proven) but msolve counts {counts[0].solutions // fiber}: a "
+                               "contradiction (an unlucky prime or draw); no value is reported", seed=seed)
+    if mono is not None and counts and mono.found != counts[0].solutions:
+        notes.append(f"monodromy found {mono.found} solutions and msolve counts {counts[0].solutions}: "
+                     + ("the monodromy missed some" if mono.found < counts[0].solutions else "a contradiction"))
+    samples_used = _samples(metric, samples, d, e, t)
+    lower = mono.images if mono is not None else None
+    mdict = mono.to_dict() if mono is not None else None
+    if counts:
+        if mono is None:
+            description = description or metric_form(metric, d, e, t, seed, samples, arch.causal)[1]
+        return EDDegree(arch, metric, description or metric_form(metric, d, e, t, seed, samples, arch.causal)[1],
+                        "count", counts[0].solutions // fiber, fiber, tuple(counts), counts[0].prime, seed,
+                        time.perf_counter() - t0, samples_used, tuple(notes), None, tuple(routes), lower, mdict,
+                        version)
+    assert mono is not None
+    value = -(-mono.found // fiber)
+    if mono.stop != "trace test":
+        notes.append(f"monodromy stopped by {mono.stop!r}, not by the trace test: the value may be short")
+    return EDDegree(arch, metric, metric_form(metric, d, e, t, seed, samples, arch.causal)[1], "monodromy", value,
+                    fiber, (), 0, seed, time.perf_counter() - t0, samples_used, tuple(notes), None, tuple(routes),
+                    lower, mdict, version)
+
+
+def metric_form(kind: str, d: int, e: int, t: int, seed: int, samples: int | None,
+                causal: bool) -> tuple[np.ndarray, str]:
+    """The form of the first draw (``seed``): the one the monodromy uses and the first count uses."""
+    return metric(kind, d, e, t, seed=seed, samples=samples, causal=causal)
+
+
+def _implicit(arch: Architecture, kind: str, samples: int | None, seed: int, timeout: float, backend: Any,
+              cache: bool, notes: list[str], t0: float, d: int, e: int, t: int) -> EDDegree:
+    """The implicit route (Macaulay2, then msolve), as a result with its route."""
+    t1 = time.perf_counter()
+    value, description, closure = implicit_count(arch, kind, samples, seed, timeout, backend, cache)
+    route = Route("implicit (Macaulay2, msolve)", time.perf_counter() - t1, f"ok: {value}")
     notes.append(f"the closure: dimension {closure['dimension']}, codimension {closure['codimension']}, "
                  f"degree {closure['degree']} (Macaulay2 over GF({M2_PRIME}))")
-    return EDDegree(arch, metric, description, "m2", value, 1, (), M2_PRIME, seed, time.perf_counter() - t0,
-                    _samples(metric, samples, d, e, t), tuple(notes),
-                    (closure["dimension"], closure["codimension"], closure["degree"]))
+    return EDDegree(arch, kind, description, "m2", value, 1, (), M2_PRIME, seed, time.perf_counter() - t0,
+                    _samples(kind, samples, d, e, t), tuple(notes),
+                    (closure["dimension"], closure["codimension"], closure["degree"]), (route,), None, None,
+                    _msolve_version(), _m2_version(backend))
+
+
+def _msolve_version() -> str | None:
+    """msolve's version (cached after the first query), or None where it cannot be asked."""
+    try:
+        from .._algebra.msolve import msolve_version
+
+        return msolve_version()
+    except AgAttentionError:
+        return None
+
+
+def _m2_version(backend: Any) -> str | None:
+    """Macaulay2's version on ``backend`` (cached), or None where it cannot be asked."""
+    try:
+        from .._m2.runner import get_backend
+
+        return get_backend(backend).version()
+    except AgAttentionError:
+        return None
 
 
 def _samples(metric_kind: str, samples: int | None, d: int, e: int, t: int) -> int | None:

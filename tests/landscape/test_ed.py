@@ -81,3 +81,37 @@ def test_one_token_on_the_implicit_side(m2_local):
 def test_other_architectures_are_refused(arch, kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         ed_degree(arch, **kwargs)
+
+
+def test_auto_runs_both_routes_side_by_side_and_names_them(msolve):
+    r = ed_degree(LAYER, metric="generic")
+    assert (r.method, r.ed_degree, r.lower_bound) == ("count", 14, 14)
+    assert [x.name for x in r.routes] == ["monodromy (certified)", "count (msolve, two primes)"]
+    assert all(x.outcome.startswith("ok") for x in r.routes)
+    d = r.to_dict()
+    assert d["provenance"]["msolve"] and d["monodromy"]["stop"] == "trace test" and d["lower_bound"] == 14
+    assert "route            monodromy (certified): ok" in str(r)
+    m = ed_degree(Architecture.single_layer(2, 1, 1, tokens=2), metric="generic", method="monodromy")
+    # two solutions in the weights per critical point: 20 found and certified, 10 distinct images
+    assert (m.method, m.ed_degree, m.lower_bound, m.fiber, m.monodromy["found"]) == ("monodromy", 10, 10, 2, 20)
+    assert m.certificate.startswith("numerical, with a proven lower bound") and "ED degree >= 10" in m.certificate
+
+
+def test_a_rank_above_the_width_is_said_to_be_capped(msolve):
+    r = ed_degree(Architecture.single_layer(2, 1, 3, tokens=2), metric="euclidean", method="count")
+    assert r.ed_degree == 6 and any("a = 3 > d = 2" in n for n in r.notes)
+
+
+def test_a_count_that_times_out_names_every_route(msolve, monkeypatch):
+    from ag_attention._errors import MSolveTimeoutError
+
+    def slow(*args, **kwargs):
+        raise MSolveTimeoutError("msolve ED count (local backend)", 1.0)
+
+    monkeypatch.setattr(ed_module, "_count", slow)
+    with pytest.raises(MSolveTimeoutError, match="after 0 of 2 counts"):
+        ed_degree(LAYER, metric="euclidean", method="count", timeout=1)
+    # auto keeps the monodromy's answer and says the count timed out; Macaulay2 is not started
+    r = ed_degree(LAYER, metric="euclidean", timeout=5)
+    assert r.method == "monodromy" and r.ed_degree == 6 and r.lower_bound == 6
+    assert [x.outcome.split(" ")[0] for x in r.routes] == ["ok:", "timed"]
