@@ -162,6 +162,45 @@ def cmd_point(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_critical_points(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ._landscape import critical_points
+    from ._point.weights import Network, read_arrays
+    from pathlib import Path
+
+    data = read_arrays(Path(args.data))
+    missing = [k for k in ("inputs", "targets") if k not in data]
+    if missing:
+        raise InvalidArgumentError(f"{args.data}: no array named {missing[0]!r} (expected 'inputs', N x t x d, and "
+                                   f"'targets', N x t x d'; found {', '.join(sorted(data)) or 'none'})")
+    X, Y = np.asarray(data["inputs"]), np.asarray(data["targets"])
+    if X.ndim != 3 or Y.ndim != 3:
+        raise InvalidArgumentError(f"{args.data}: 'inputs' and 'targets' must be 3-d (N x t x d and N x t x d'), got "
+                                   f"shapes {X.shape} and {Y.shape}")
+    if args.tokens is not None and args.tokens != X.shape[1]:
+        raise InvalidArgumentError(f"--tokens={args.tokens}, but the data's sequences have {X.shape[1]} tokens")
+    args.tokens = X.shape[1]
+    arch = _architecture(args)
+    result = critical_points(arch, list(X), list(Y), method=args.method, seed=args.seed, timeout=args.timeout,
+                             msolve_timeout=args.msolve_timeout, denominator=args.denominator)
+    near = None
+    if args.weights is not None:
+        near = result.nearest(Network.load(args.weights, tokens=arch.tokens, rank=None))
+    if getattr(args, "compact", False) and not args.json:
+        raise InvalidArgumentError("--compact: only changes --json output (add --json)")
+    if args.json:
+        out = with_provenance(result.to_dict())
+        if near is not None:
+            out["nearest"] = near.to_dict()
+        print(json.dumps(out, indent=None if args.compact else 2))
+    else:
+        print(result)
+        if near is not None:
+            print(f"  weights          {args.weights}: {near}")
+    return 0
+
+
 def cmd_ed_degree(args: argparse.Namespace) -> int:
     from ._landscape import ed_degree
 
@@ -324,13 +363,48 @@ def _add_ed_command(sub: Any) -> None:
                    help="the form the distance is measured with (default generic)")
     p.add_argument("--samples", type=integer("--samples"), default=None,
                    help="input sequences of the data metric (default: a few more than make its form invertible)")
-    p.add_argument("--method", choices=["count", "m2", "auto"], default="auto",
-                   help="count: the critical equations in the weights, counted by msolve over two primes; m2: "
-                        "Lagrange conditions on Macaulay2's closure ideal; auto: count, else m2 (default)")
+    p.add_argument("--method", choices=["auto", "count", "monodromy", "m2"], default="auto",
+                   help="count: the critical equations in the weights, counted by msolve over two primes "
+                        "(probabilistic); monodromy: homotopy continuation, every solution certified (a proven lower "
+                        "bound); m2: Lagrange conditions on Macaulay2's closure ideal; auto (default): monodromy and "
+                        "count side by side")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the data, forms and slices")
     _add_m2_options(p)
     _add_output(p)
     p.set_defaults(func=cmd_ed_degree)
+
+
+def _add_critical_command(sub: Any) -> None:
+    p = sub.add_parser(
+        "critical-points", help="every critical point of a data set's squared loss on one layer, classified",
+        description="The critical points of L(A, V) = sum_n |f(X_n) - Y_n|^2 for one lightning layer and the data "
+                    "of FILE.npz (arrays 'inputs', N x t x d, and 'targets', N x t x d'; floats by their exact "
+                    "binary value, any scale): their number (certified by homotopy continuation and the Krawczyk "
+                    "test, a proven lower bound; counted by msolve, probabilistic), the real ones with their loss and "
+                    "class (minimum, saddle), and with --weights, the one a trained network sits nearest to. "
+                    "docs/math/landscape.md")
+    g = p.add_argument_group("architecture")
+    g.add_argument("--widths", required=True, help="d,d' (one layer)")
+    g.add_argument("--ranks", help="a, the bound on rank A (default: A free)")
+    g.add_argument("--tokens", "-t", type=integer("--tokens"), default=None, help="tokens (default: the data's)")
+    g.add_argument("--causal", action="store_true", help="causal mask")
+    p.set_defaults(parametrization=None, heads=1, skip=False)
+    p.add_argument("--data", required=True, help="a .npz file with arrays 'inputs' and 'targets'")
+    p.add_argument("--weights", default=None,
+                   help="a one-layer network (.npz or .safetensors, as for `point`): which critical point it sits at")
+    p.add_argument("--method", choices=["auto", "homotopy", "msolve"], default="auto",
+                   help="homotopy: monodromy and a parameter homotopy, every solution certified (Krawczyk); msolve: "
+                        "real root isolation over QQ and a count modulo two primes; auto (default): both, checked "
+                        "against each other")
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the slices and the monodromy")
+    p.add_argument("--timeout", type=seconds("--timeout"), default=300.0,
+                   help="seconds for the homotopy (and each msolve job with --method msolve; default 300)")
+    p.add_argument("--msolve-timeout", type=seconds("--msolve-timeout"), default=None,
+                   help="seconds per msolve job with --method auto (default 60)")
+    p.add_argument("--denominator", type=integer("--denominator"), default=None,
+                   help="round every float to the nearest multiple of 1/N (default: its exact binary value)")
+    _add_output(p)
+    p.set_defaults(func=cmd_critical_points)
 
 
 def _add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
@@ -453,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_degree_command(sub)
     _add_point_command(sub)
     _add_ed_command(sub)
+    _add_critical_command(sub)
     _add_m2_command(sub)
     _add_reproduce_command(sub)
 

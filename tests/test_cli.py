@@ -316,3 +316,49 @@ def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_
     assert json.loads((out / "report.json").read_text())["meta"]["m2_errors"]
     assert err.count("ag-attention: Macaulay2:") == 1 and "did not finish" in err
     assert status == 3
+
+
+def _landscape_data(tmp_path):
+    import numpy as np
+
+    X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
+    Y = [[[1], [0]], [[0], [2]], [[1], [1]], [[-1], [0]], [[0], [1]]]
+    data = tmp_path / "data.npz"
+    np.savez(data, inputs=np.array(X, dtype=float) * 0.5, targets=np.array(Y, dtype=float) * 0.125)
+    return data
+
+
+def test_cli_critical_points_of_a_data_file_and_where_weights_sit(tmp_path, capsys, msolve):
+    import numpy as np
+
+    data = _landscape_data(tmp_path)
+    status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy",
+                             "--json"], capsys)
+    assert status == 0, err
+    r = json.loads(out)
+    assert (r["complex_certified"], r["real_pure"], r["minima"]) == (14, 6, 3) and r["complex_pure"] is None
+    assert r["routes"][0]["route"].startswith("homotopy") and r["architecture"]["tokens"] == 2
+    # a network at the least-loss minimum, as a user saves it: which critical point is it at?
+    best = min(r["points"], key=lambda p: p["loss"][0])
+    weights = tmp_path / "net.npz"
+    np.savez(weights, **{"layers.0.heads.0.A": np.array(best["A"]) * 1.0001, "layers.0.heads.0.V": np.array(best["V"])})
+    status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy",
+                             "--weights", str(weights)], capsys)
+    assert status == 0, err
+    assert "nearest real critical point: #0 (minimum" in out and "the real critical point of least loss" in out
+
+
+@pytest.mark.parametrize("arrays, argv, text", [
+    ({"inputs": [[[1.0, 0.0]]]}, [], "no array named 'targets'"),
+    ({"inputs": [[1.0, 0.0]], "targets": [[1.0]]}, [], "must be 3-d"),
+    ({"inputs": [[[1.0, 0.0], [0.0, 1.0]]], "targets": [[[1.0], [0.0]]]}, ["--tokens", "3"], "--tokens=3, but"),
+])
+def test_cli_critical_points_refuses_bad_data_by_name(tmp_path, capsys, arrays, argv, text):
+    import numpy as np
+
+    path = tmp_path / "d.npz"
+    np.savez(path, **{k: np.array(v) for k, v in arrays.items()})
+    status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(path), *argv], capsys)
+    assert status == 2 and text in err and "Traceback" not in err
+    status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(tmp_path / "none.npz")], capsys)
+    assert status == 2 and "none.npz" in err

@@ -363,6 +363,11 @@ def read_arrays(path: Path) -> dict[str, np.ndarray]:
     try:
         if suffix == ".npz":
             with np.load(path, allow_pickle=False) as data:
+                # the sizes the archive declares, before anything is unpacked (a small file can declare terabytes)
+                declared = sum(info.file_size for info in data.zip.infolist())
+                if declared > MAX_FILE_BYTES:
+                    raise InvalidArgumentError(f"{path}: its arrays would take {declared:,} bytes unpacked, more than "
+                                               f"the {MAX_FILE_BYTES:,} read here")
                 return {k: data[k] for k in data.files}
         from safetensors.numpy import load_file  # type: ignore[import-not-found, unused-ignore]
 

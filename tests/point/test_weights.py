@@ -191,3 +191,13 @@ def test_a_real_torch_module_gives_the_same_point_and_geometry(torch, tmp_path):
     keep = ("local_rank", "local_rank_upper", "generic_dimension", "critical", "fiber_dimension", "critical_layers")
     assert {k: reports[0][k] for k in keep} == {k: reports[1][k] for k in keep}
     assert reports[0]["exact"] and reports[0]["critical"] is False
+
+
+def test_an_npz_is_refused_by_the_size_it_declares_before_unpacking(tmp_path, monkeypatch):
+    from ag_attention._point import weights as weights_module
+
+    path = tmp_path / "big.npz"
+    np.savez_compressed(path, a=np.zeros(100_000))  # 800 kB unpacked, a few kB on disk
+    monkeypatch.setattr(weights_module, "MAX_FILE_BYTES", 100_000)
+    with pytest.raises(InvalidArgumentError, match="would take 800,"):
+        weights_module.read_arrays(path)
