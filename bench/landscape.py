@@ -1,20 +1,29 @@
-"""The loss landscape's figures (issue 22), side by side: prints; asserts nothing.
+"""The loss landscape at real sizes, the two routes side by side: prints; asserts nothing.
 
-    python bench/landscape.py [--quick] [--out DIR]
+    python bench/landscape.py [--sizes all|quick|D,E,A;...] [--metrics generic,euclidean,data]
+                              [--timeout 300] [--count-timeout 300] [--cap 10000] [--out FILE.jsonl]
+                              [--critical] [--resume]
 
-Runs ``reproduce_landscape`` (the full plan: every size of ``FULL``, 300 s per count) and prints
+For every one-layer size ``(d, d', a)`` with ``d <= 4``, ``d' <= 3``, ``a <= d`` (t = 2) and every metric:
 
-* each ED degree with the seconds of the count in the weights (msolve, two primes) beside the seconds of the
-  implicit route (Macaulay2's closure ideal and msolve) where it runs: no other tool computes these, so the
-  two routes are what stands side by side;
-* the targets: the generic ED degree of every size within 5 minutes and the largest reached; the sizes where
-  both routes finish and agree (target >= 5); the seconds of the 100 data sets' critical points (target
-  < 600 s in all).
+* **monodromy** (the numerical route, ``ag_attention._landscape.numerical.monodromy_ed``): the solutions found,
+  the certified ones and the certified distinct images (a *proven* lower bound on the ED degree), how it stopped
+  (the trace test, fresh loops, the time limit ``--timeout`` or the cap ``--cap`` on the ED degree), its paths
+  and seconds (monodromy, then certification);
+* **count** (msolve over two primes, probabilistic, ``ed_degree(method="count")``): the value and seconds, or
+  ``> T s`` after ``--count-timeout`` per prime.
+
+Every row is appended to ``--out`` (JSON lines, default ``results/bench-landscape.jsonl``) as soon as it is done;
+``--resume`` skips the rows already there.  ``--critical``: the critical points of one Gaussian data set for
+(3,1,1), (3,1,3) and (2,3,2) by the homotopy (target: 2 minutes each).  The summary says which sizes are within the
+cap, the largest reached, where both routes finished and whether they agree, and whether each certified bound
+equals the count.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -22,40 +31,128 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ag_attention._reproduce import landscape  # noqa: E402
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # small batched linear algebra: threads only cost
+
+from ag_attention import Architecture  # noqa: E402
+from ag_attention._algebra.degree import degree_formula  # noqa: E402
+from ag_attention._errors import AgAttentionError, MSolveTimeoutError  # noqa: E402
+from ag_attention._landscape.ed import ed_degree  # noqa: E402
+from ag_attention._landscape.metrics import metric  # noqa: E402
+from ag_attention._landscape.numerical import monodromy_ed  # noqa: E402
+
+ALL = [(d, e, a) for d in (2, 3, 4) for e in (1, 2, 3) for a in range(1, d + 1)]
+QUICK = [(2, 1, 2), (2, 1, 1), (2, 2, 2), (3, 1, 3)]
+
+
+def sizes_of(text: str) -> list[tuple[int, int, int]]:
+    if text == "all":
+        return ALL
+    if text == "quick":
+        return QUICK
+    return [tuple(int(v) for v in part.split(",")) for part in text.split(";")]  # type: ignore[misc]
+
+
+def one_row(size: tuple[int, int, int], kind: str, args: argparse.Namespace) -> dict:
+    d, e, a = size
+    arch = Architecture.single_layer(d, e, a, tokens=2)
+    fiber = degree_formula(d, e, a, 2).fiber
+    row: dict = {"size": list(size), "metric": kind, "fiber": fiber}
+    G, _ = metric(kind, d, e, 2, seed=0)
+    t0 = time.perf_counter()
+    try:
+        m = monodromy_ed(arch, G, fiber=fiber, seed=0, timeout=args.timeout, max_solutions=args.cap * fiber + 1)
+        row["monodromy"] = {**m.to_dict(), "ed": -(-m.found // fiber), "seconds": round(time.perf_counter() - t0, 1)}
+    except AgAttentionError as exc:
+        row["monodromy"] = {"error": str(exc), "seconds": round(time.perf_counter() - t0, 1)}
+    if args.count_timeout > 0:
+        t0 = time.perf_counter()
+        try:
+            r = ed_degree(arch, metric=kind, method="count", timeout=args.count_timeout, seed=0)
+            row["count"] = {"ed": r.ed_degree, "seconds": round(time.perf_counter() - t0, 1),
+                            "per_prime": [c.seconds for c in r.counts], "msolve": r.msolve}
+        except MSolveTimeoutError:
+            row["count"] = {"timeout": args.count_timeout, "seconds": round(time.perf_counter() - t0, 1)}
+        except AgAttentionError as exc:
+            row["count"] = {"error": str(exc), "seconds": round(time.perf_counter() - t0, 1)}
+    return row
+
+
+def show(row: dict) -> str:
+    m, c = row.get("monodromy", {}), row.get("count", {})
+    if "error" in m:
+        mono = f"error: {m['error'][:60]}"
+    else:
+        stop = {"trace test": "trace", "stable": "loops", "max_solutions": "cap", "time limit": "time"}.get(m["stop"])
+        mono = (f"{m['ed']:>6} (>= {m['certified_images']:>6} proven) {stop:>5} {m['paths']:>7} paths "
+                f"{m['seconds_monodromy']:>7.1f} + {m['seconds_certification']:>6.1f} s")
+    if "ed" in c:
+        count = f"{c['ed']:>6} {c['seconds']:>7.1f} s"
+    elif "timeout" in c:
+        count = f"{'> ' + str(int(c['timeout'])) + ' s':>15}"
+    elif c:
+        count = f"error: {c['error'][:40]}"
+    else:
+        count = "-"
+    return f"{str(tuple(row['size'])):10} {row['metric']:9} | {mono} | {count}"
+
+
+def critical(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from ag_attention import critical_points
+
+    for size, samples in (((3, 1, 1), 8), ((3, 1, 3), 8), ((2, 3, 2), 6)):
+        d, e, a = size
+        rng = np.random.default_rng(1)
+        X = [rng.standard_normal((2, d)) for _ in range(samples)]
+        Y = [rng.standard_normal((2, e)) for _ in range(samples)]
+        t0 = time.perf_counter()
+        r = critical_points(Architecture.single_layer(d, e, a, tokens=2), X, Y, method="homotopy",
+                            timeout=args.timeout)
+        print(f"critical points {size}, {samples} Gaussian sequences: {r.complex_certified} certified (monodromy "
+              f"{r.complex_generic} for a random target, stopped by {r.monodromy['stop'] if r.monodromy else '-'}), "
+              f"{len(r.points)} real: {r.minima} minima, {r.saddles} saddles; {time.perf_counter() - t0:.1f} s",
+              flush=True)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--sizes", default="all")
+    ap.add_argument("--metrics", default="generic,euclidean,data")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds of monodromy per row")
+    ap.add_argument("--count-timeout", type=float, default=300.0, help="seconds per msolve count (0: no count)")
+    ap.add_argument("--cap", type=int, default=10000, help="stop the monodromy above this ED degree")
+    ap.add_argument("--out", default="results/bench-landscape.jsonl")
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--critical", action="store_true")
     args = ap.parse_args()
-    t0 = time.perf_counter()
-    report = landscape.reproduce_landscape(args.out, quick=args.quick)
-    (table,) = [t for t in report.tables if t.title == "ED degrees of one layer's closure"]
-    cols = table.columns
-    print(f"{os.cpu_count()} cores; plan {'quick' if args.quick else 'full'}; {time.perf_counter() - t0:.0f} s in all")
-    print(f"{'(d,d,a)':9} {'t':>2} {'metric':10} {'ED count':>9} {'s':>7} {'ED implicit':>12} {'s':>7}  not finished")
-    for row in table.rows:
-        r = dict(zip(cols, row))
-        show = lambda v: "-" if v is None else str(v)  # noqa: E731
-        print(f"{row[0]:9} {r['t']:>2} {r['metric']:10} {show(r['ED (count)']):>9} "
-              f"{show(r['count s']):>7} {show(r['ED (implicit)']):>12} {show(r['implicit s']):>7}  "
-              f"{r['not finished'] or ''}")
-    generic = [row for row in table.rows if row[2] == "generic"]
-    reached = [row for row in generic if row[3] is not None]
-    print(f"generic ED by counting: {len(reached)} of {len(generic)} sizes within the time limit; largest "
-          f"{max((row[3] for row in reached), default=None)} at {max(reached, key=lambda r: r[3])[0] if reached else '-'}")
-    both = {row[0] for row in table.rows if row[3] is not None and row[4] is not None}
-    agree = {row[0] for row in table.rows if row[3] is not None and row[4] is not None and row[3] == row[4]}
-    print(f"count and implicit route: {len(agree)} sizes agree on every metric both finished, of {len(both)} "
-          f"where both finished; two primes agree on "
-          f"{sum(1 for c in report.checks if c.claim.startswith('two primes') and c.passed)} of "
-          f"{sum(1 for c in report.checks if c.claim.startswith('two primes'))} counts")
-    print(f"critical points of {report.meta['data_sets']} data sets: {report.meta['seconds_data_sets']} s "
-          f"(with gradient descent: see the report); report passed: {report.passed}")
-    for f in report.findings:
-        print("  -", f)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if args.resume and out.exists():
+        for line in out.read_text().splitlines():
+            r = json.loads(line)
+            done.add((tuple(r["size"]), r["metric"]))
+    print(f"{os.cpu_count()} cores; monodromy {args.timeout:g} s, count {args.count_timeout:g} s per prime; cap "
+          f"{args.cap}", flush=True)
+    print(f"{'size':10} {'metric':9} | {'monodromy: ED (proven bound) stop paths seconds':66} | count", flush=True)
+    rows = []
+    for size in sizes_of(args.sizes):
+        for kind in args.metrics.split(","):
+            if (size, kind) in done:
+                continue
+            row = one_row(size, kind, args)
+            rows.append(row)
+            with out.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+            print(show(row), flush=True)
+    if args.critical:
+        critical(args)
+    both = [r for r in rows if "ed" in r.get("count", {}) and "ed" in r.get("monodromy", {})]
+    agree = [r for r in both if r["count"]["ed"] == r["monodromy"]["ed"]]
+    proven = [r for r in both if r["count"]["ed"] == r["monodromy"]["certified_images"]]
+    print(f"both routes finished on {len(both)} rows; they agree on {len(agree)}; the certified bound equals the count "
+          f"on {len(proven)}")
     return 0
 
 

@@ -33,7 +33,7 @@ from .._network import OperatorArithmetic
 __all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero",
            "top_eigenvalue", "ball", "interval", "evaluate", "signature", "ComplexBall", "ComplexBallMatrix",
            "complex_ball", "complex_box", "complex_matrix", "some_minor_excludes_zero", "strictly_inside",
-           "ball_bounds", "boxes_disjoint"]
+           "ball_bounds", "boxes_disjoint", "midpoints", "around"]
 
 #: a real ball (python-flint's ``arb``)
 Ball = flint.arb
@@ -226,6 +226,18 @@ def complex_box(center: Any, radius: Any) -> np.ndarray:
     radii = np.broadcast_to(np.asarray(radius, dtype=float), center.shape)
     return np.array([flint.acb(flint.arb(float(z.real)) + flint.arb(0, float(r)),
                                flint.arb(float(z.imag)) + flint.arb(0, float(r)))
+                     for z, r in zip(center, radii)], dtype=object)
+
+
+def midpoints(values: Any) -> np.ndarray:
+    """The exact midpoints of complex balls (radius 0): a high-precision point, e.g. a Newton iterate."""
+    return np.array([flint.acb(z.real.mid(), z.imag.mid()) for z in values], dtype=object)
+
+
+def around(center: Any, radius: Any) -> np.ndarray:
+    """The box ``c_i + [-r_i, r_i] + [-r_i, r_i] i`` around exact complex balls ``c_i`` (their midpoints)."""
+    radii = np.broadcast_to(np.asarray(radius, dtype=float), (len(center),))
+    return np.array([flint.acb(z.real.mid() + flint.arb(0, float(r)), z.imag.mid() + flint.arb(0, float(r)))
                      for z, r in zip(center, radii)], dtype=object)
 
 

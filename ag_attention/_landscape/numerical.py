@@ -50,6 +50,7 @@ class MonodromyCount:
     seconds_monodromy: float
     seconds_certification: float
     not_certified: int  # candidates the Krawczyk test did not pass (or that were on the critical locus)
+    trace: float | None = None  # the last trace test's deviation
 
     @property
     def complete(self) -> bool:
@@ -59,8 +60,8 @@ class MonodromyCount:
     def to_dict(self) -> dict[str, Any]:
         return {"found": self.found, "certified": self.certified, "certified_images": self.images,
                 "fiber": self.fiber, "paths": self.paths, "failures": self.failures, "loops": self.loops,
-                "stop": self.stop, "stopping_rule": f"every solution through every loop, then {self.stable} fresh "
-                "loops in a row without a new solution", "not_certified": self.not_certified,
+                "stop": self.stop, "stopping_rule": _homotopy.STOPPING_RULE.format(stable=self.stable),
+                "trace_deviation": self.trace, "not_certified": self.not_certified,
                 "seconds_monodromy": round(self.seconds_monodromy, 3),
                 "seconds_certification": round(self.seconds_certification, 3)}
 
@@ -106,7 +107,7 @@ def monodromy_ed(arch: Architecture, G: Any, *, fiber: int, seed: int = 0, timeo
                                       desc=f"certify {arch.describe()}")
     images = distinct_images(S, cert.solutions)
     return MonodromyCount(mono.count, cert.count, images, fiber, mono.paths, mono.failures, mono.loops, mono.stop,
-                          mono.stable, t1 - t0, time.monotonic() - t1, cert.failed + cert.duplicates)
+                          mono.stable, t1 - t0, time.monotonic() - t1, cert.failed + cert.duplicates, mono.trace)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,13 @@ from a spectrum), :mod:`.spectrum` (one Jacobian's singular values),
 :mod:`.certified` (the proven bounds), :mod:`.dimension` (sampling, doubling,
 the verdict) and :mod:`.result`
 (:class:`NumericalResult`); this package only re-exports them.
+
+The numerical room also holds homotopy continuation (:mod:`.homotopy`: path
+tracking in float64 batches, monodromy stopped by the trace test, parameter
+homotopies) and its certification (:mod:`.certify`: the Krawczyk test in ball
+arithmetic, distinctness and realness): the loss landscape
+(:mod:`ag_attention._landscape`) poses its systems and calls these, never a
+solver directly.  docs/math/landscape.md says what each proves.
 """
 
 from __future__ import annotations

@@ -113,23 +113,30 @@ def _charted(system: Any) -> bool:
 
 
 def krawczyk(system: Any, center: np.ndarray, radius: Any, parameter: Sequence[Any],
-             Y: np.ndarray, chart: np.ndarray | None = None) -> np.ndarray | None:
-    """The box ``center_i + [-r_i, r_i](1 + i)`` (``radius``: one ``r`` or one per coordinate) if the Krawczyk
+             Y: np.ndarray, chart: np.ndarray | None = None, refine: int = 2) -> np.ndarray | None:
+    """The box ``c_i + [-r_i, r_i](1 + i)`` (``radius``: one ``r`` or one per coordinate) if the Krawczyk
     test proves it holds exactly one solution of ``F(.; parameter)``; None otherwise.
 
-    In the variables ``y`` with ``z = c + D y`` (``D = diag(r_i)``, so the box is ``|Re y_i|, |Im y_i| <= 1``),
+    The center ``c`` is first refined by ``refine`` Newton steps ``c - Y D F(c)`` at the working precision
+    (:data:`BITS`: a center good to far more digits than float64's, so a tiny box passes even where ``F'`` is
+    ill-conditioned); it is any point: the test proves what it proves for whatever center it gets.  In the
+    variables ``y`` with ``z = c + D y`` (``D = diag(r_i)``, so the box is ``|Re y_i|, |Im y_i| <= 1``),
     ``K = -Y F(c) + (I - Y F'(X) D) [-1, 1]^n`` must lie in the interior of the unit box; ``Y`` approximates
     ``(F'(c) D)^{-1}``."""
     n = system.n
     r = np.broadcast_to(np.asarray(radius, dtype=float), (n,))
     kw = {"chart": chart} if _charted(system) else {}
     with balls.precision(BITS):
-        point = balls.complex_box(center, 0.0)
-        Fc, _ = system.ball_evaluate(point, parameter, jacobian=False, **kw)
-        X = balls.complex_box(center, r)
-        _, JX = system.ball_evaluate(X, parameter, jacobian=True, **kw)
         Dm = balls.complex_matrix(np.diag(r))
         Ym = balls.complex_matrix(Y)
+        c = balls.complex_box(center, 0.0)
+        for _ in range(refine):
+            Fc, _ = system.ball_evaluate(c, parameter, jacobian=False, **kw)
+            step = Dm * (Ym * balls.complex_matrix([[v] for v in Fc]))
+            c = balls.midpoints([c[i] - step[i, 0] for i in range(n)])
+        Fc, _ = system.ball_evaluate(c, parameter, jacobian=False, **kw)
+        X = balls.around(c, r)
+        _, JX = system.ball_evaluate(X, parameter, jacobian=True, **kw)
         Fm = balls.complex_matrix([[v] for v in Fc])
         unit = balls.complex_matrix([[b] for b in balls.complex_box(np.zeros(n), 1.0)])
         identity = balls.complex_matrix(np.eye(n))

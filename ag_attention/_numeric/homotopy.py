@@ -419,6 +419,8 @@ STOPPING_RULE = ("every solution through every loop; then the trace test (the su
                  "affine along a random pencil of parameters, to {tol:g} relative), else fresh loops, at most "
                  "{{stable}} in a row without a new solution").format(tol=1e-8)
 TRACE_TOLERANCE = 1e-8
+#: the tracker's settings for a path tried again along the same segment
+CAREFUL = TrackerOptions(initial_step=0.005, max_step=0.02, max_steps=40000, max_correction=1e-3)
 
 
 def trace_test(system: Any, z: np.ndarray, p0: np.ndarray, rng: np.random.Generator, *,
@@ -442,6 +444,13 @@ def trace_test(system: Any, z: np.ndarray, p0: np.ndarray, rng: np.random.Genera
                 ends, ch = z, chart
             else:
                 res = track(system, z, p0, p0 + s * v, options, deadline, chart)
+                bad = np.flatnonzero(~res.ok)
+                if bad.size:  # the same segment again, in smaller steps: the same continuation, more carefully
+                    again = track(system, z[bad], p0, p0 + s * v, CAREFUL, deadline,
+                                  None if chart is None else chart[bad])
+                    res.z[bad], res.ok[bad] = again.z, again.ok
+                    if res.chart is not None and again.chart is not None:
+                        res.chart[bad] = again.chart
                 if not res.ok.all():
                     break
                 ends, ch = _refine_points(system, res.z, p0 + s * v, res.chart)
@@ -502,10 +511,10 @@ def monodromy_solve(system: Any, z0: np.ndarray, p0: np.ndarray, *, seed: int = 
     corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per loop: p0 -> q1 -> q2 -> p0
 
     def new_loop() -> int:
-        # corners at random scales (a factor e^U(-1.5, 2.5) of |p0|): loops of several sizes go around other
+        # corners at random scales (a factor e^U(-1.5, 3.5) of |p0|): loops of several sizes go around other
         # branch points (measured: with one scale, one solution of 14 of (2,1,2) was never reached)
-        corners.append((p0, _random_parameter(rng, p0) * np.exp(rng.uniform(-1.5, 2.5)),
-                        _random_parameter(rng, p0) * np.exp(rng.uniform(-1.5, 2.5))))
+        corners.append((p0, _random_parameter(rng, p0) * np.exp(rng.uniform(-1.5, 3.5)),
+                        _random_parameter(rng, p0) * np.exp(rng.uniform(-1.5, 3.5))))
         return len(corners) - 1
 
     queue: list[tuple[int, int]] = []  # (solution, loop) pairs to start
