@@ -51,7 +51,7 @@ from ._errors import (
 from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
 from ._exact.onelayer import CertificateKind, PointVerdict
-from ._landscape import BoundaryED, boundary_ed_degree, CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, critical_points, ed_degree
+from ._landscape import BoundaryED, boundary_ed_degree, CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, Nearest, Route, critical_points, ed_degree
 from ._point import Network, PointGeometry, point_geometry
 from ._point.onelayer import certify
 from ._m2.implicitize import Implicitization, implicitize
@@ -99,6 +99,8 @@ __all__ = [
     "CriticalPoints",
     "CriticalPoint",
     "CriticalFamily",
+    "Nearest",
+    "Route",
     "boundary_ed_degree",
     "BoundaryED",
     # grids of architectures

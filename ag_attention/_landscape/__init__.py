@@ -3,12 +3,15 @@
 * :mod:`.metrics`: the forms the distance is measured with (Euclidean, generic, a data set's Gram form);
 * :mod:`.system`: the critical equations in the weights, the critical locus of the parametrization removed;
 * :mod:`.ed`: :func:`ed_degree` by counting (msolve) or on the implicit side (Macaulay2);
-* :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated.
+* :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated;
+* :mod:`.square` and :mod:`.numerical`: the square system of the numerical route and its problems (monodromy,
+  parameter homotopies, certification: the numerical room, :mod:`ag_attention._numeric`).
 """
 
 from .boundary import BoundaryED, boundary_ed_degree
-from .critical import CriticalFamily, CriticalPoint, CriticalPoints, critical_points
+from .critical import CriticalFamily, CriticalPoint, CriticalPoints, Nearest, Route, critical_points
 from .ed import EDCount, EDDegree, ed_degree
 
-__all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "critical_points",
+__all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "Nearest", "Route",
+           "critical_points",
            "boundary_ed_degree", "BoundaryED"]
