@@ -10,11 +10,22 @@ of the boundary; here it is counted with the Lagrange conditions
 
     X - U = lambda grad F(X),        F(X) = 0,
 
-in ``n + 1`` unknowns, by msolve over two primes (each with its own random ``U``), for weights and readout
-drawn from ``seed`` (random integers: a generic boundary of the architecture).  No solution lies at a singular
-point of the boundary (``grad F = 0`` there forces ``X = U``, on the boundary's singular locus, which a generic
-``U`` is not), so nothing is removed.  A general cubic cone in ``C^n`` has ED degree ``3 (2^(n-1) - 1)``
-(Draisma et al., Cor. 2.9), printed beside it.
+in ``n + 1`` unknowns, by msolve (the count of standard monomials of a Groebner basis over GF(p)).
+
+**Two independent draws.** The count at one draw of the weights is the generic value only if the draw is generic,
+and a random integer draw is not always: the seed-0 weights of ``(d, d', a, t) = (3, 1, 2, 2)`` give 25 where the
+generic value is 28 (seeds 1 to 7 give 28, and Macaulay2 over QQ 25 and 28; the symmetric part of that seed's ``A``
+is singular, ``det(A + A^T) = 0``, which a rank-2 ``A`` generically avoids; docs/related.md). So every value rests
+on two independent draws that agree: draw ``k = 0, 1, ...`` takes the weights ``(Q, K, V)`` and the readout ``r``
+from the seed ``seed + k``, its own random data point ``U``, and alternates the two primes (draw 0 over
+GF(DEFAULT_PRIME), draw 1 over GF(SECOND_PRIME), ...): no two draws share weights or data point, and two
+consecutive draws not even the prime.
+Drawing stops at the first value counted by two draws; a draw whose count is another value, or whose boundary is
+degenerate (the readout vanishes, the conditions are not zero-dimensional), is a *special* draw, reported by seed
+and value. No two agreeing draws within ``max_draws`` raises :class:`ComputationError` naming every draw. No
+solution lies at a singular point of the boundary (``grad F = 0`` there forces ``X = U``, on the boundary's singular
+locus, which a generic ``U`` is not), so nothing is removed. A general cubic cone in ``C^n`` has ED degree
+``3 (2^(n-1) - 1)`` (Draisma et al., Cor. 2.9), printed beside it.
 """
 
 from __future__ import annotations
@@ -43,33 +54,85 @@ def general_cubic_ed_degree(n: int) -> int:
 
 @dataclass(frozen=True)
 class BoundaryED(ResultMixin):
-    """The ED degree of a decision boundary ``{<r, f(X)> = 0}`` of one layer, with its certificate."""
+    """The ED degree of a decision boundary ``{<r, f(X)> = 0}`` of one layer, with its certificate.
+
+    ``draws``: every draw made, in order (seeds ``seed``, ``seed + 1``, ...); ``ed_degree`` is the value of
+    exactly two of them (:attr:`agreeing`), and the others are :attr:`special` (their value differs, or their
+    boundary is degenerate)."""
+
+    @dataclass(frozen=True)
+    class Draw:
+        """One draw of :func:`boundary_ed_degree`: weights, readout and data point from ``seed``, counted mod
+        ``prime``."""
+
+        seed: int
+        prime: int
+        solutions: int | None  # None: a degenerate boundary (the readout vanishes, or not zero-dimensional)
+        seconds: float
+        note: str = ""  # why a draw is degenerate
+
+        def to_dict(self) -> dict[str, Any]:
+            return {"seed": self.seed, "prime": self.prime, "solutions": self.solutions,
+                    "seconds": round(self.seconds, 3), **({"note": self.note} if self.note else {})}
+
+        def describe(self) -> str:
+            return (f"seed {self.seed}: {self.solutions} over GF({self.prime})" if self.solutions is not None else
+                    f"seed {self.seed}: degenerate ({self.note})")
 
     architecture: Architecture
     ed_degree: int
     general_cubic: int
     unknowns: int  # t d
-    counts: tuple[tuple[int, int], ...]  # (prime, solutions)
+    draws: tuple[BoundaryED.Draw, ...]
     seed: int
     seconds: float
 
     @property
+    def agreeing(self) -> tuple[BoundaryED.Draw, ...]:
+        """The two independent draws whose counts are :attr:`ed_degree`."""
+        return tuple(w for w in self.draws if w.solutions == self.ed_degree)
+
+    @property
+    def special(self) -> tuple[BoundaryED.Draw, ...]:
+        """The draws whose count is not the generic value (or whose boundary is degenerate)."""
+        return tuple(w for w in self.draws if w.solutions != self.ed_degree)
+
+    @property
+    def counts(self) -> tuple[tuple[int, int | None], ...]:
+        """``(prime, solutions)`` of each draw, in order."""
+        return tuple((w.prime, w.solutions) for w in self.draws)
+
+    @property
     def certificate(self) -> str:
-        runs = ", ".join(f"{n} over GF({p})" for p, n in self.counts)
-        return (f"probabilistic: the Lagrange conditions have {runs} solutions (msolve; random data point per "
-                "prime, weights and readout from the seed)")
+        a, b = self.agreeing
+        text = (f"probabilistic: two independent draws agree, seed {a.seed} ({a.solutions} solutions over "
+                f"GF({a.prime})) and seed {b.seed} ({b.solutions} over GF({b.prime})) (msolve; each draw its own "
+                "weights, readout and data point)")
+        if self.special:
+            text += "; special draws: " + ", ".join(w.describe() for w in self.special)
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
         return {"architecture": self.architecture.to_dict(), "ed_degree": self.ed_degree,
                 "general_cubic": self.general_cubic, "unknowns": self.unknowns,
-                "counts": [list(c) for c in self.counts], "certificate": self.certificate, "seed": self.seed,
+                "draws": [w.to_dict() for w in self.draws],
+                "agreeing_seeds": [w.seed for w in self.agreeing],
+                "special_seeds": [w.seed for w in self.special],
+                "certificate": self.certificate, "seed": self.seed,
                 "seconds": round(self.seconds, 3), "provenance": provenance()}
 
     def __str__(self) -> str:
-        return (f"ED degree of a decision boundary of {self.architecture.describe()}: {self.ed_degree} (a general "
-                f"cubic in {self.unknowns} unknowns: {self.general_cubic})\n  certificate      {self.certificate}")
+        lines = [f"ED degree of a decision boundary of {self.architecture.describe()}: {self.ed_degree} (a general "
+                 f"cubic in {self.unknowns} unknowns: {self.general_cubic})",
+                 f"  draws            {len(self.draws)}: " + ", ".join(
+                     w.describe() + (" (special)" if w.solutions != self.ed_degree else "") for w in self.draws)]
+        if self.special:
+            lines.append(f"  special          {len(self.special)} draw(s) not generic, not used: "
+                         + ", ".join(f"seed {w.seed}" for w in self.special))
+        lines.append(f"  certificate      {self.certificate}")
+        return "\n".join(lines)
 
 
 def boundary_polynomial(arch: Architecture, A: Any, V: Any, r: Any, ring: Any) -> Any:
@@ -91,22 +154,12 @@ def boundary_polynomial(arch: Architecture, A: Any, V: Any, r: Any, ring: Any) -
     return out
 
 
-def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 300.0,
-                       backend: str = "auto") -> BoundaryED:
-    """The ED degree of a random decision boundary of the one-layer ``arch`` (see the module docstring).
+#: the default bound on the number of draws of :func:`boundary_ed_degree`
+MAX_DRAWS = 5
 
-    >>> from ag_attention import Architecture
-    >>> r = boundary_ed_degree(Architecture.single_layer(2, 1, None, tokens=2))
-    >>> r.ed_degree, r.general_cubic
-    (12, 21)
-    """
-    from .._algebra.msolve import count_solutions
 
-    arch = check_one_layer(arch, what="boundary_ed_degree")
-    if arch.heads != 1 or arch.skip or arch.normalized:
-        raise InvalidArgumentError("boundary_ed_degree: one plain lightning layer (one head, no skip connection, "
-                                   "no softmax)")
-    timeout = check_timeout(timeout)
+def _weights(arch: Architecture, seed: int) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+    """``A = Q K`` (rank ``<= a``), ``V`` and the readout ``r``: random integers in [-5, 5] from ``seed``."""
     d, e = arch.widths
     t = arch.tokens
     a = min(arch.ranks[0], d)
@@ -116,30 +169,73 @@ def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 30
     A = [[sum(Q[k][c] * K[c][l] for c in range(a)) for l in range(d)] for k in range(d)]
     V = [[rng.randint(-5, 5) for _ in range(d)] for _ in range(e)]
     r = [[rng.randint(-5, 5) for _ in range(e)] for _ in range(t)]
-    n = t * d
-    names = [f"x{i}_{k}" for i in range(1, t + 1) for k in range(1, d + 1)] + ["lam"]
+    return A, V, r
+
+
+def _count(arch: Architecture, A: Any, V: Any, r: Any, prime: int, data_seed: int, *, timeout: float,
+           backend: str) -> tuple[int | None, str]:
+    """The number of solutions of the Lagrange conditions mod ``prime`` at the data point drawn from
+    ``data_seed``, or ``(None, why)`` for a degenerate boundary."""
+    from .._algebra.msolve import count_solutions
+
+    n = arch.tokens * arch.widths[0]
+    names = [f"x{i}_{k}" for i in range(1, arch.tokens + 1) for k in range(1, arch.widths[0] + 1)] + ["lam"]
+    ring = linalg.modular_polynomial_ring(names, prime, "degrevlex")
+    F = boundary_polynomial(arch, A, V, r, ring)
+    if F.is_zero():
+        return None, "the readout vanishes identically"
+    urng = random.Random(data_seed)
+    g = ring.gens()
+    lam = g[-1]
+    eqs = [g[k] - ring.constant(urng.randrange(prime)) - lam * F.derivative(names[k]) for k in range(n)] + [F]
+    texts = [polynomial_text(f, names) for f in eqs]
+    sol = count_solutions(names, texts, prime, timeout=timeout,
+                          label=f"ED degree of a decision boundary of {arch.describe()} mod {prime}",
+                          backend=backend)
+    if sol.count is None:
+        return None, "the Lagrange conditions are not zero-dimensional"
+    return sol.count, ""
+
+
+def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 300.0, backend: str = "auto",
+                       max_draws: int = MAX_DRAWS) -> BoundaryED:
+    """The ED degree of a random decision boundary of the one-layer ``arch`` (see the module docstring).
+
+    The value rests on two independent draws that agree: draw ``k`` takes weights, readout and data point from
+    the seed ``seed + k`` and counts over a prime alternating between two; draws continue until two of them
+    give the same count, and at most ``max_draws`` (>= 2) are made.  The draws that give another count (or a
+    degenerate boundary) are kept in the result as *special* draws (``result.special``; ``str(result)`` and
+    ``to_dict()["special_seeds"]`` name them), never silently dropped.  With no two agreeing draws
+    within ``max_draws``: :class:`ComputationError` naming every draw's seed and value.  ``timeout``: seconds
+    for each draw's count.
+
+    >>> from ag_attention import Architecture
+    >>> r = boundary_ed_degree(Architecture.single_layer(2, 1, None, tokens=2))
+    >>> r.ed_degree, r.general_cubic, [w.seed for w in r.agreeing]
+    (12, 21, [0, 1])
+    """
+    arch = check_one_layer(arch, what="boundary_ed_degree")
+    if arch.heads != 1 or arch.skip or arch.normalized:
+        raise InvalidArgumentError("boundary_ed_degree: one plain lightning layer (one head, no skip connection, "
+                                   "no softmax)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    if isinstance(max_draws, bool) or not isinstance(max_draws, int) or max_draws < 2:
+        raise InvalidArgumentError(f"max_draws={max_draws!r}: must be an integer >= 2 (two draws must agree)")
+    timeout = check_timeout(timeout)
+    n = arch.tokens * arch.widths[0]
     t0 = time.perf_counter()
-    counts = []
-    for prime, offset in ((DEFAULT_PRIME, 0), (SECOND_PRIME, 1)):
-        ring = linalg.modular_polynomial_ring(names, prime, "degrevlex")
-        F = boundary_polynomial(arch, A, V, r, ring)
-        if F.is_zero():
-            raise ComputationError(f"the readout of {arch.describe()} vanishes identically (seed {seed}): "
-                                   "use another seed", seed=seed)
-        urng = random.Random(seed * 1000 + 17 + offset)
-        g = ring.gens()
-        lam = g[-1]
-        eqs = [g[k] - ring.constant(urng.randrange(prime)) - lam * F.derivative(names[k]) for k in range(n)] + [F]
-        texts = [polynomial_text(f, names) for f in eqs]
-        sol = count_solutions(names, texts, prime, timeout=timeout,
-                              label=f"ED degree of a decision boundary of {arch.describe()} mod {prime}",
-                              backend=backend)
-        if sol.count is None:
-            raise ComputationError(f"the Lagrange conditions of the boundary of {arch.describe()} are not "
-                                   "zero-dimensional (a degenerate boundary: use another seed)", seed=seed)
-        counts.append((prime, sol.count))
-    if counts[0][1] != counts[1][1]:
-        raise ComputationError(f"the counts disagree: {counts[0][1]} and {counts[1][1]}: rerun with another seed",
-                               seed=seed)
-    return BoundaryED(arch, counts[0][1], general_cubic_ed_degree(n), n, tuple(counts), seed,
-                      time.perf_counter() - t0)
+    draws: list[BoundaryED.Draw] = []
+    for k in range(max_draws):
+        s = seed + k
+        prime, offset = ((DEFAULT_PRIME, 0), (SECOND_PRIME, 1))[k % 2]
+        A, V, r = _weights(arch, s)
+        t1 = time.perf_counter()
+        count, note = _count(arch, A, V, r, prime, s * 1000 + 17 + offset, timeout=timeout, backend=backend)
+        draws.append(BoundaryED.Draw(s, prime, count, time.perf_counter() - t1, note))
+        if count is not None and sum(w.solutions == count for w in draws) == 2:
+            return BoundaryED(arch, count, general_cubic_ed_degree(n), n, tuple(draws), seed,
+                              time.perf_counter() - t0)
+    raise ComputationError(
+        f"the ED degree of a decision boundary of {arch.describe()}: no two of {max_draws} independent draws "
+        "agree (" + ", ".join(w.describe() for w in draws) + "): raise max_draws or use another seed", seed=seed)
