@@ -622,12 +622,14 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     count = None
     version = None
     system = None
+    isolated = False
     if method in ("auto", "msolve"):
         system = critical_system(arch, G, list(w), prime=0, seed=seed)
         label = f"critical points of {arch.describe()}"
         t1 = time.perf_counter()
         try:
             boxes = _real_boxes(system.variables, system.polynomials, budget, label, backend)
+            isolated = True
         except MSolveTimeoutError:
             if method == "msolve":
                 raise
@@ -636,6 +638,11 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
         else:
             routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1,
                                 "positive-dimensional over QQ" if boxes is None else f"ok: {len(boxes)} real"))
+            if boxes is None:
+                notes.append("msolve over QQ finds the critical equations (critical locus removed, on a random "
+                             "slice) positive-dimensional: the loss has a family of critical points off the "
+                             "critical locus of the parametrization on these data, or the random slice and removal "
+                             f"(seed {seed}) are special; rerun with another seed to tell")
         t1 = time.perf_counter()
         try:
             count, version = _count(system.variables, system.polynomials, budget, label, backend)
@@ -660,8 +667,8 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     if boxes is None and count is None and hom is None:
         raise ComputationError(f"critical_points of {arch.describe()}: no route finished ("
                                + "; ".join(f"{r.name}: {r.outcome}" for r in routes) + ")", seed=seed)
-    if boxes is None and system is not None and count is not None:
-        notes.append("msolve isolated no real solutions in time: the real points are the certified ones "
+    if boxes is None and system is not None and not isolated and hom is not None:
+        notes.append("msolve's real root isolation did not finish: the real points are the certified ones "
                      "(a lower bound)")
     if a < d:
         families: tuple[CriticalFamily, ...] = ()
