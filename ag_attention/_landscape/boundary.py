@@ -121,7 +121,7 @@ class BoundaryED(ResultMixin):
                 "agreeing_seeds": [w.seed for w in self.agreeing],
                 "special_seeds": [w.seed for w in self.special],
                 "certificate": self.certificate, "seed": self.seed,
-                "seconds": round(self.seconds, 3), "provenance": provenance()}
+                "seconds": round(self.seconds, 3), "provenance": provenance(msolve=_msolve_version())}
 
     def __str__(self) -> str:
         lines = [f"ED degree of a decision boundary of {self.architecture.describe()}: {self.ed_degree} (a general "
@@ -152,6 +152,17 @@ def boundary_polynomial(arch: Architecture, A: Any, V: Any, r: Any, ring: Any) -
                     vx = sum((V[m][l] * X[j][l] for l in range(d) if V[m][l]), zero)
                     out += r[i][m] * s * vx
     return out
+
+
+def _msolve_version() -> str | None:
+    from .._errors import AgAttentionError
+
+    try:
+        from .._algebra.msolve import msolve_version
+
+        return msolve_version()
+    except AgAttentionError:
+        return None
 
 
 #: the default bound on the number of draws of :func:`boundary_ed_degree`

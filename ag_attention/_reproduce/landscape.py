@@ -439,6 +439,7 @@ def reproduce_landscape(out: str | Path | None = None, *, quick: bool = False, s
     report.meta["data_sets"] = len(sets)
     report.meta["seconds_data_sets"] = round(sum(s.seconds for s in sets), 1)
     report.meta["seconds"] = round(time.perf_counter() - t0, 1)
+    report.record_engines(msolve=True, macaulay2=True)
     if out is not None:
         target = Path(out)
         if written(report, lambda: _figure(sets, target / "landscape.png")):

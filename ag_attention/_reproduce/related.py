@@ -1707,6 +1707,7 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
         data["macaulay2"] = _m2_comparisons(report, quick)
         data["heads"] = _heads(report, base, quick, seed, 1 if quick and workers is None else workers)
         data["boundaries"] = boundary_checks(report, quick, seed)
+        report.record_engines(msolve=True, macaulay2=True)
         if tmp is None:
             written(report, lambda: atomic_write(base / "related.json", json.dumps(data, indent=1, default=str) + "\n"))
             report.meta["data"] = "related.json"

@@ -180,6 +180,26 @@ class Report:
     verdict_heading: str = "Statements"
     #: the external engines used, name -> version (None: not used): the ``provenance`` object
     engines: dict[str, str | None] = field(default_factory=dict)
+
+    def record_engines(self, *, msolve: bool = False, macaulay2: bool = False, backend: str = "auto") -> None:
+        """Ask the versions of the engines a reproduction ran (msolve, Macaulay2) for its provenance; an engine that
+        cannot be asked is recorded as ``unknown`` (it ran, so it is named)."""
+        from .._errors import AgAttentionError
+
+        if msolve:
+            try:
+                from .._algebra.msolve import msolve_version
+
+                self.engines["msolve"] = msolve_version()
+            except AgAttentionError:
+                self.engines["msolve"] = "unknown"
+        if macaulay2:
+            try:
+                from .._m2.runner import get_backend
+
+                self.engines["macaulay2"] = get_backend(backend).version()
+            except AgAttentionError:
+                self.engines["macaulay2"] = "unknown"
     #: a file name: the checks are written there as CSV and the Markdown lists only failures
     details_csv: str | None = None
 

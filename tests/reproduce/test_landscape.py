@@ -30,6 +30,8 @@ def test_the_table_and_its_checks(report):
     assert (row[7], row[8], row[9], row[10]) == (5, 1, 4, 484)
     claims = {c.claim for c in report.checks}
     assert "the count in the weights equals the count on the implicit side" in claims
+    engines = report.to_dict()["provenance"]  # the versions of the engines it ran
+    assert engines["msolve"] and engines["macaulay2"] == "1.21"
     assert any(c.startswith("conjecture: the data form") for c in claims)
 
 

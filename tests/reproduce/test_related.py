@@ -316,6 +316,8 @@ def test_small_report_is_written(tmp_path, monkeypatch):
         ([2, 1, 2, 1], 3, 3), ([2, 1, 2, 2], 12, 21), ([2, 1, 1, 2], 3, 21), ([2, 2, 2, 2], 15, 21),
         ([3, 1, 3, 2], 37, 93)]
     assert (tmp_path / "report.md").read_text().count("| pass |") == len(report.checks)
+    provenance = json.loads((tmp_path / "report.json").read_text())["provenance"]
+    assert provenance["msolve"] and provenance["macaulay2"]  # the versions of the engines it ran
     # a wrong family member makes its check fail
     monkeypatch.setitem(related.FAMILIES, "low-rank", related.Family(
         "low-rank", "t>=2", "wrong", lambda d, t, j, a, y: [y(((1, 1), (1, 2), (1, 2)))]))  # x[1,2]^2 x[1,1]: not 0
