@@ -54,10 +54,11 @@ def sizes_of(text: str) -> list[tuple[int, int, int]]:
 
 def one_row(size: tuple[int, int, int], kind: str, args: argparse.Namespace) -> dict:
     d, e, a = size
-    arch = Architecture.single_layer(d, e, a, tokens=2)
+    t = args.tokens if kind == "data" else 2  # only the data form depends on t
+    arch = Architecture.single_layer(d, e, a, tokens=t)
     fiber = degree_formula(d, e, a, 2).fiber
-    row: dict = {"size": list(size), "metric": kind, "fiber": fiber}
-    G, _ = metric(kind, d, e, 2, seed=0)
+    row: dict = {"size": list(size), "metric": kind, "fiber": fiber, "tokens": t}
+    G, _ = metric(kind, d, e, t, seed=0)
     t0 = time.perf_counter()
     try:
         m = monodromy_ed(arch, G, fiber=fiber, seed=0, timeout=args.timeout, max_solutions=args.cap * fiber + 1)
@@ -93,7 +94,8 @@ def show(row: dict) -> str:
         count = f"error: {c['error'][:40]}"
     else:
         count = "-"
-    return f"{str(tuple(row['size'])):10} {row['metric']:9} | {mono} | {count}"
+    kind = row["metric"] + (f" t={row['tokens']}" if row.get("tokens", 2) != 2 else "")
+    return f"{str(tuple(row['size'])):10} {kind:9} | {mono} | {count}"
 
 
 def critical(args: argparse.Namespace) -> None:
@@ -122,6 +124,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds of monodromy per row")
     ap.add_argument("--count-timeout", type=float, default=300.0, help="seconds per msolve count (0: no count)")
     ap.add_argument("--cap", type=int, default=10000, help="stop the monodromy above this ED degree")
+    ap.add_argument("--tokens", type=int, default=2, help="t of the data form (the others do not depend on t)")
     ap.add_argument("--out", default="results/bench-landscape.jsonl")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--critical", action="store_true")
@@ -132,14 +135,14 @@ def main() -> int:
     if args.resume and out.exists():
         for line in out.read_text().splitlines():
             r = json.loads(line)
-            done.add((tuple(r["size"]), r["metric"]))
+            done.add((tuple(r["size"]), r["metric"], r.get("tokens", 2)))
     print(f"{os.cpu_count()} cores; monodromy {args.timeout:g} s, count {args.count_timeout:g} s per prime; cap "
           f"{args.cap}", flush=True)
     print(f"{'size':10} {'metric':9} | {'monodromy: ED (proven bound) stop paths seconds':66} | count", flush=True)
     rows = []
     for size in sizes_of(args.sizes):
         for kind in args.metrics.split(","):
-            if (size, kind) in done:
+            if (size, kind, args.tokens if kind == "data" else 2) in done:
                 continue
             row = one_row(size, kind, args)
             rows.append(row)

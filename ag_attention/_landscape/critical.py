@@ -626,34 +626,19 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     if method in ("auto", "msolve"):
         system = critical_system(arch, G, list(w), prime=0, seed=seed)
         label = f"critical points of {arch.describe()}"
-        t1 = time.perf_counter()
-        try:
-            boxes = _real_boxes(system.variables, system.polynomials, budget, label, backend)
-            isolated = True
-        except MSolveTimeoutError:
-            if method == "msolve":
-                raise
-            routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1,
-                                f"timed out after {budget:g} s"))
-        else:
-            routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1,
-                                "positive-dimensional over QQ" if boxes is None else f"ok: {len(boxes)} real"))
-            if boxes is None:
-                notes.append("msolve over QQ finds the critical equations (critical locus removed, on a random "
-                             "slice) positive-dimensional: the loss has a family of critical points off the "
-                             "critical locus of the parametrization on these data, or the random slice and removal "
-                             f"(seed {seed}) are special; rerun with another seed to tell")
-        t1 = time.perf_counter()
-        try:
-            count, version = _count(system.variables, system.polynomials, budget, label, backend)
-        except MSolveTimeoutError:
-            if method == "msolve":
-                raise
-            routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1,
-                                f"timed out after {budget:g} s"))
-        else:
-            routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1,
-                                "not zero-dimensional modulo p" if count is None else f"ok: {count} complex"))
+        isolated, boxes = _attempt(routes, "msolve real root isolation over QQ", method, budget,
+                                   lambda: _real_boxes(system.variables, system.polynomials, budget, label, backend),
+                                   lambda b: "positive-dimensional over QQ" if b is None else f"ok: {len(b)} real")
+        if isolated and boxes is None:
+            notes.append("msolve over QQ finds the critical equations (critical locus removed, on a random "
+                         "slice) positive-dimensional: the loss has a family of critical points off the "
+                         "critical locus of the parametrization on these data, or the random slice and removal "
+                         f"(seed {seed}) are special; rerun with another seed to tell")
+        counted, got = _attempt(routes, "msolve count modulo two primes", method, budget,
+                                lambda: _count(system.variables, system.polynomials, budget, label, backend),
+                                lambda c: "not zero-dimensional modulo p" if c[0] is None else f"ok: {c[0]} complex")
+        if counted:
+            count, version = got
     _check(arch, hom, boxes, count, method, seed)
     points: list[CriticalPoint] = []
     if boxes is not None and system is not None:
@@ -688,6 +673,21 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
                           boxes is not None, tuple(routes), version,
                           hom.monodromy if hom is not None else None,
                           hom.certification.to_dict() if hom is not None else None, c, (G, w))
+
+
+def _attempt(routes: list[Route], name: str, method: str, budget: float, run: Any, describe: Any) -> tuple[bool, Any]:
+    """Run one msolve job of the exact route, recording it in ``routes``: ``(True, its value)``, or ``(False, None)``
+    when it timed out (with ``method="msolve"`` the timeout is raised: that route was asked for alone)."""
+    t1 = time.perf_counter()
+    try:
+        value = run()
+    except MSolveTimeoutError:
+        if method == "msolve":
+            raise
+        routes.append(Route(name, time.perf_counter() - t1, f"timed out after {budget:g} s"))
+        return False, None
+    routes.append(Route(name, time.perf_counter() - t1, describe(value)))
+    return True, value
 
 
 def _check(arch: Architecture, hom: Any, boxes: Any, count: int | None, method: str, seed: int) -> None:

@@ -413,12 +413,7 @@ class SquareSystem:
             Ju[d * d + j][self.n_A + j] = cb(1)
         chart_terms: list[tuple[int, int, int, Any]] = []  # (A entry, unknown 1, unknown 2, coefficient)
         if self.charted:
-            R = [[cb(v) for v in chart[e * d + i * d:e * d + (i + 1) * d]] for i in range(d)]
-            Bm = [[theta[k * a + c] for c in range(a)] for k in range(d)]
-            K = [[theta[d * a + c * (d - a) + l_] for l_ in range(d - a)] for c in range(a)]
-            CR = [[R[c][j] + sum((K[c][l_] * R[a + l_][j] for l_ in range(d - a)), zero) for j in range(d)]
-                  for c in range(a)]
-            A = [[sum((Bm[k][c] * CR[c][j] for c in range(a)), zero) for j in range(d)] for k in range(d)]
+            R, Bm, CR, A = self._ball_chart(theta, chart)
             for k in range(d):
                 for j in range(d):
                     for c in range(a):
@@ -483,13 +478,21 @@ class SquareSystem:
         V = [[theta[self.n_A + mm * d + j] for j in range(d)] for mm in range(e)]
         if not self.charted:
             return [[theta[k * d + j] for j in range(d)] for k in range(d)], V, None
+        _, Bm, _, A = self._ball_chart(theta, chart)
+        return A, V, Bm
+
+    def _ball_chart(self, theta: list[Any], chart: np.ndarray) -> tuple[list[list[Any]], ...]:
+        """Balls of ``R``, ``B``, ``C R = [I | K] R`` and ``A = B C R`` on a box (the chart ``a < d``)."""
+        d, e, a = self.d, self.e, self.a
+        cb = balls.complex_ball
+        zero = cb(0)
         R = [[cb(v) for v in chart[e * d + i * d:e * d + (i + 1) * d]] for i in range(d)]
         Bm = [[theta[k * a + c] for c in range(a)] for k in range(d)]
         K = [[theta[d * a + c * (d - a) + l_] for l_ in range(d - a)] for c in range(a)]
         CR = [[R[c][j] + sum((K[c][l_] * R[a + l_][j] for l_ in range(d - a)), zero) for j in range(d)]
               for c in range(a)]
         A = [[sum((Bm[k][c] * CR[c][j] for c in range(a)), zero) for j in range(d)] for k in range(d)]
-        return A, V, Bm
+        return R, Bm, CR, A
 
     def ball_coordinates(self, box: np.ndarray, chart: np.ndarray) -> list[Any]:
         """Balls holding the reduced coordinates ``x`` (this system's scale) on a box."""

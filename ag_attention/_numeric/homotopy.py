@@ -36,6 +36,7 @@ only lower a certified count, never raise it.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -243,33 +244,14 @@ class _Paths:
         chart = self.chart[:B] if _charts(system) else None
         pa, dp = self.pa[:B], self.pb[:B] - self.pa[:B]
         hh = np.minimum(self.h[:B], 1.0 - t)
-
-        def velocity(zz: np.ndarray, tt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            _, J, rhs = _evaluate(system, zz, pa + tt[:, None] * dp, True, dp, chart)
-            v, ok = _solve(J, rhs)
-            return -np.nan_to_num(v), ok
-
-        k1, o1 = velocity(z, t)
-        k2, o2 = velocity(z + (hh / 2)[:, None] * k1, t + hh / 2)
-        k3, o3 = velocity(z + (hh / 2)[:, None] * k2, t + hh / 2)
-        tn = t + hh
-        p = pa + tn[:, None] * dp
-        # the last stage's Jacobian (at the end of the step) is inverted once: its velocity, then a chord Newton
-        # corrector with it (function values only: a fraction of the cost of a Jacobian)
-        _, J4, rhs4 = _evaluate(system, z + hh[:, None] * k3, p, True, dp, chart)
-        Jinv, o4 = _inverse(J4)
-        Jinv = np.nan_to_num(Jinv)
-        k4 = -np.matmul(Jinv, rhs4[..., None])[..., 0]
-        zp = z + (hh / 6)[:, None] * (k1 + 2 * k2 + 2 * k3 + k4)
-        ok = o1 & o2 & o3 & o4
-        scale = 1 + np.linalg.norm(zp, axis=1)
-        corrections = []
-        for _ in range(3):
-            F, _ = _evaluate(system, zp, p, False, None, chart)
-            dz = np.nan_to_num(np.matmul(Jinv, F[..., None])[..., 0])
-            zp = zp - dz
-            corrections.append(np.linalg.norm(dz, axis=1) / scale)
-        c1, c2, c3 = corrections
+        if B >= 2 * PARALLEL_MIN and _WORKERS > 1:  # two halves at once: numpy releases the GIL in its loops
+            half = B // 2
+            parts = list(_pool().map(lambda sl: _predict_correct(system, z[sl], t[sl], hh[sl], pa[sl], dp[sl],
+                                                                  None if chart is None else chart[sl]),
+                                     (slice(0, half), slice(half, B))))
+            zp, tn, ok, c1, c2, c3 = (np.concatenate([p[k] for p in parts]) for k in range(6))
+        else:
+            zp, tn, ok, c1, c2, c3 = _predict_correct(system, z, t, hh, pa, dp, chart)
         accept = ok & (c1 < o.max_correction) & (c3 < o.tolerance) & ((c2 <= 0.5 * c1) | (c2 < o.tolerance))
         accept &= np.isfinite(zp).all(axis=1)
         a = idx[accept]
@@ -297,6 +279,53 @@ class _Paths:
         reasons[arrived] = ""
         failed = np.flatnonzero(reasons != "")
         return arrived, failed, reasons[failed]
+
+
+#: a batch of at least twice this many paths is stepped in two threads
+PARALLEL_MIN = 128
+_WORKERS = min(2, os.cpu_count() or 1)
+_POOL: list[Any] = []
+
+
+def _pool() -> Any:
+    if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL.append(ThreadPoolExecutor(_WORKERS, thread_name_prefix="ag-attention-paths"))
+    return _POOL[0]
+
+
+def _predict_correct(system: Any, z: np.ndarray, t: np.ndarray, hh: np.ndarray, pa: np.ndarray, dp: np.ndarray,
+                     chart: np.ndarray | None) -> tuple[np.ndarray, ...]:
+    """One predictor-corrector step of a batch: the corrected points, their ``t``, whether every linear solve
+    succeeded, and the three Newton corrections (relative to ``1 + |z|``)."""
+    with np.errstate(all="ignore"):
+        def velocity(zz: np.ndarray, tt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            _, J, rhs = _evaluate(system, zz, pa + tt[:, None] * dp, True, dp, chart)
+            v, ok = _solve(J, rhs)
+            return -np.nan_to_num(v), ok
+
+        k1, o1 = velocity(z, t)
+        k2, o2 = velocity(z + (hh / 2)[:, None] * k1, t + hh / 2)
+        k3, o3 = velocity(z + (hh / 2)[:, None] * k2, t + hh / 2)
+        tn = t + hh
+        p = pa + tn[:, None] * dp
+        # the last stage's Jacobian (at the end of the step) is inverted once: its velocity, then a chord Newton
+        # corrector with it (function values only: a fraction of the cost of a Jacobian)
+        _, J4, rhs4 = _evaluate(system, z + hh[:, None] * k3, p, True, dp, chart)
+        Jinv, o4 = _inverse(J4)
+        Jinv = np.nan_to_num(Jinv)
+        k4 = -np.matmul(Jinv, rhs4[..., None])[..., 0]
+        zp = z + (hh / 6)[:, None] * (k1 + 2 * k2 + 2 * k3 + k4)
+        ok = o1 & o2 & o3 & o4
+        scale = 1 + np.linalg.norm(zp, axis=1)
+        corrections = []
+        for _ in range(3):
+            F, _ = _evaluate(system, zp, p, False, None, chart)
+            dz = np.nan_to_num(np.matmul(Jinv, F[..., None])[..., 0])
+            zp = zp - dz
+            corrections.append(np.linalg.norm(dz, axis=1) / scale)
+        return zp, tn, ok, corrections[0], corrections[1], corrections[2]
 
 
 def track(system: Any, z0: np.ndarray, pa: np.ndarray, pb: np.ndarray,

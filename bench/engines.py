@@ -1,0 +1,244 @@
+"""Macaulay2's MonodromySolver against the package's own monodromy, on the same square system: prints; asserts nothing.
+
+    python bench/engines.py [--sizes default|quick|D,E,A,FORM;...] [--timeout 600] [--ours-timeout 600]
+                            [--modes default,told] [--keep DIR]
+
+For each one-layer size ``(d, d', a)`` with ``a >= d`` (``A`` free: no chart needed) and a form ``G``
+(:func:`ag_attention._landscape.metrics.metric`, seed 0): the square system of :mod:`ag_attention._landscape.square`
+(``G`` and ``w`` at its scale), unknowns ``(A, V, lambda)``, parameters ``w``, a **fixed real slice** ``l`` (small
+integers), ``x = x(A, V)`` the reduced coordinates and ``J = dx/d(A, V)``:
+
+    J_A^T (G x - w) = 0,      J_V^T (G x - w) + lambda l = 0,      l . V - 1 = 0.
+
+* **M2** (1.21, ``MonodromySolver``): the polynomials over ``CC[w][A, V, lambda]``, as a ``GateSystem`` (compiled
+  straight-line programs: measured 93 paths/s on (2,2,2) against 66 as a ``PolySystem``; ``--m2-system poly``), seeded
+  from Python (a random
+  complex ``(A, V)`` on the slice, ``lambda = 0``, ``w0 = G x - eta``, ``J^T eta = 0``: as ``SquareSystem.seed``;
+  ``createSeedPair`` cannot seed it, ``l . V - 1`` has no parameter).  Mode ``default``: ``monodromySolve`` with its
+  defaults (complete graph, 4 nodes, 1 edge per pair; stop after 10 edges in a row without a new solution or when
+  every edge is spent).  Mode ``told``: the same, told the expected count (``TargetSolutionCount``) and allowed to
+  grow its graph (``completeGraphAugment``, one node per round, at most 10 rounds): what it costs M2 to reach the
+  count when it knows it.  (In 1.21 the augmentation does not refresh ``HG.FirstDirectedEdge``, so the rule stops
+  every new round at once; ``told`` calls MonodromySolver's own ``updateFirstDirectedEdge`` in its rule.)  Both
+  pass a ``StoppingCriterion`` that is M2's own rule and also flushes the ``Verbose`` log (paths and solutions are
+  read from it, also after a kill).  Each job in its own process group, killed after
+  ``--timeout`` s.  Seconds: M2's ``elapsedTiming`` of ``monodromySolve`` (the whole job in brackets).
+* **ours**: ``monodromy_ed(arch, G, fiber=1, seed=0)``: monodromy with charts that move, the trace test, then every
+  solution certified (Krawczyk); seconds of monodromy + certification.
+
+``exp.``: the ED degree of docs/math/landscape.md (msolve's count).  ``OMP_NUM_THREADS=1``; one job at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from ag_attention import Architecture  # noqa: E402
+from ag_attention._landscape.metrics import metric  # noqa: E402
+from ag_attention._landscape.numerical import monodromy_ed  # noqa: E402
+from ag_attention._landscape.square import SquareSystem, square_system  # noqa: E402
+
+DEFAULT = [(2, 1, 2, "generic"), (3, 1, 3, "generic"), (2, 2, 2, "generic"), (3, 1, 3, "euclidean")]
+QUICK = [(2, 1, 2, "generic")]
+EXPECTED = {(2, 1, 2, "generic"): 14, (3, 1, 3, "generic"): 543, (2, 2, 2, "generic"): 284,
+            (3, 1, 3, "euclidean"): 75, (2, 1, 2, "euclidean"): 6, (2, 2, 2, "euclidean"): 28}
+
+
+def sizes_of(text: str) -> list[tuple[int, int, int, str]]:
+    if text in ("default", "quick"):
+        return DEFAULT if text == "default" else QUICK
+    out = []
+    for part in text.split(";"):
+        d, e, a, *kind = part.split(",")
+        out.append((int(d), int(e), int(a), kind[0] if kind else "generic"))
+    return out
+
+
+def seed_pair(S: SquareSystem, l: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``(theta0, w0)``: a random complex point on the slice ``l . V = 1`` (``lambda = 0``) and a target for which it
+    is a solution (``w0 = G x - eta``, ``J^T eta = 0``), at the system's scale."""
+    d, e = S.d, S.e
+    A = rng.standard_normal((d, d)) + 1j * rng.standard_normal((d, d))
+    V = rng.standard_normal((e, d)) + 1j * rng.standard_normal((e, d))
+    s = l @ V.reshape(-1)
+    A, V = A * s, V / s
+    u = np.concatenate([A.reshape(-1), V.reshape(-1)])[None, :]
+    x, J = S._x(u)[0], S._Jx(u)[0]  # (n_x,), (n_x, n_u)
+    _, sv, vh = np.linalg.svd(J.T)
+    kernel = vh[int(np.sum(sv > 1e-10 * sv[0])):].conj().T  # J^T kernel = 0
+    eta = kernel @ (rng.standard_normal(kernel.shape[1]) + 1j * rng.standard_normal(kernel.shape[1]))
+    w0 = S._tables()["G"] @ x - eta
+    theta0 = np.concatenate([u[0], [0.0]])
+    F, _ = S.evaluate(theta0[None, :], w0, jacobian=False, chart=l.astype(complex)[None, :])
+    assert np.max(np.abs(F)) < 1e-9, f"seed residual {np.max(np.abs(F))}"
+    return theta0, w0
+
+
+def _cc(z: complex) -> str:
+    """A complex float64 for M2 (``toCC(0, 0)``, integers, would be a 1-bit CC and drag the whole point to 1 bit)."""
+    return f"toCC({z.real:.16e},{z.imag:.16e})"
+
+
+def m2_script(S: SquareSystem, l: np.ndarray, theta0: np.ndarray, w0: np.ndarray, told: int | None,
+              gate: bool = True) -> str:
+    """The M2 job: the parametric system, the seed's residual, ``monodromySolve``, and the RESULT line."""
+    d, e, n_x, nA = S.d, S.e, S.n_x, S.d * S.d
+    u = [f"a_({k},{j})" for k in range(1, d + 1) for j in range(1, d + 1)]
+    u += [f"v_({m},{j})" for m in range(1, e + 1) for j in range(1, d + 1)]
+    xs = ["0"] * n_x
+    for i, p, q, c in zip(*S.x_terms):
+        xs[i] += f" + ({c})*{u[p]}*{u[q]}"
+    G = "{" + ",\n  ".join("{" + ",".join(f"{v.numerator}/{v.denominator}" for v in row) + "}" for row in S.G) + "}"
+    target = f" or any(toList HG.Vertices, v -> length v.PartialSols >= {told})" if told else ""
+    refresh = "updateFirstDirectedEdge HG; " if told else ""  # the augmented rounds need it (module docstring)
+    options = "Verbose => true, StoppingCriterion => crit"
+    if told:
+        options += (f", TargetSolutionCount => {told}, NumberOfNodes => 4, NumberOfEdges => 1, "
+                    "AugmentGraphFunction => completeGraphAugment, AugmentNodeCount => 1, AugmentNumberOfRepeats => 10")
+    lines = [
+        'needsPackage "MonodromySolver";',
+        "setRandomSeed 0;",
+        f"R = CC[w_1..w_{n_x}][{', '.join(u)}, lam];",
+        "u = {" + ", ".join(u) + "};",
+        "x = {" + ",\n  ".join(xs) + "};",
+        f"G = sub(matrix {G}, R);",
+        f"r = flatten entries (G * transpose matrix {{x}} - transpose sub(matrix {{{{w_1..w_{n_x}}}}}, R));",
+        "l = {" + ", ".join(str(int(v)) for v in l) + "};",
+        "grad = apply(#u, j -> sum(#x, i -> r#i * diff(u#j, x#i)));",
+        f"F = apply(#u, j -> if j < {nA} then grad#j else grad#j + lam * l#(j - {nA}))"
+        f" | {{sum(#l, j -> l#j * u#(j + {nA})) - 1}};",
+        "PS = gateSystem((polySystem F).PolyMap);" if gate else "PS = polySystem F;",
+        "p0 = point {{" + ", ".join(_cc(z) for z in w0) + "}};",
+        "x0 = point {{" + ", ".join(_cc(z) for z in theta0) + "}};",
+        '<< "SEED residual=" << toString norm evaluate(PS, p0, x0) << endl << flush;',
+        "-- M2's own rule (setStoppingCriterion, NumberOfRepeats => 10), flushing the Verbose log on the way",
+        "debug MonodromySolver;" if told else "",
+        f"crit = (n, HG) -> ({refresh}stdio << flush; n >= 10 or instance(HG.FirstDirectedEdge, Nothing){target});",
+        f"T = elapsedTiming monodromySolve(PS, p0, {{x0}}, {options});",
+        "(V, npaths) = T#1;",
+        "best = max apply(toList V.Graph.Vertices, v -> length v.PartialSols);",
+        '<< "RESULT solutions=" << length V.PartialSols << " best=" << best << " npaths=" << toString npaths'
+        ' << " nodes=" << #V.Graph.Vertices << " seconds=" << toString T#0 << endl << flush;',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def run_m2(script: str, timeout: float) -> dict:
+    """One M2 job in its own process group (killed after ``timeout`` s): the RESULT line, and from the Verbose log
+    the paths tracked (the sum of ``trackedPaths``), the most solutions a node knew, the failed paths."""
+    with tempfile.TemporaryDirectory(prefix="engines-") as tmp:
+        path, out_path = Path(tmp) / "job.m2", Path(tmp) / "out.txt"
+        path.write_text(script)
+        t0 = time.perf_counter()
+        with open(out_path, "w") as out:
+            proc = subprocess.Popen(["M2", "-q", "--silent", "--stop", "--no-debug", "--no-readline",
+                                     "--no-randomize", str(path), "-e", "exit 0"], stdout=out,
+                                    stderr=subprocess.STDOUT, cwd=tmp, env={**os.environ, "HOME": tmp},
+                                    start_new_session=True)
+            try:
+                rc, timed_out = proc.wait(timeout=timeout), False
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+                rc, timed_out = proc.wait(), True
+        wall = time.perf_counter() - t0
+        text = out_path.read_text(errors="replace")
+    row: dict = {"wall": wall, "timeout": timed_out, "rc": rc,
+                 "paths": sum(int(v) for v in re.findall(r"trackedPaths : (\d+)", text)),
+                 "known": max((int(v) for v in re.findall(r": (\d+) known sols", text)), default=0),
+                 "failed": len(re.findall(r"a path failed", text))}
+    seed = re.search(r"SEED residual=(\S+)", text)
+    row["residual"] = seed.group(1) if seed else None
+    res = re.search(r"RESULT solutions=(\d+) best=(\d+) npaths=(\S+) nodes=(\d+) seconds=(\S+)", text)
+    if res:
+        row.update(solutions=int(res.group(1)), best=int(res.group(2)), npaths=res.group(3),
+                   nodes=int(res.group(4)), seconds=float(res.group(5)))
+    elif not timed_out:
+        errors = [s.strip() for s in text.splitlines() if "error" in s and "back trace" not in s]
+        row["error"] = " | ".join(errors[:3]) or text.strip()[-500:]
+    return row
+
+
+def m2_line(label: str, m2: dict, timeout: float) -> str:
+    if "seconds" in m2:
+        sols = f"{m2['best']}" + (f" ({m2['solutions']} at the last node)" if m2["best"] != m2["solutions"] else "")
+        secs = f"{m2['seconds']:.1f} ({m2['wall']:.0f})"
+        rate = f"{m2['paths'] / m2['seconds']:.0f}" if m2["seconds"] > 0 else "-"
+        extra = f"{m2['nodes']} nodes, npaths={m2['npaths']}"
+    elif m2["timeout"]:
+        sols, secs, rate = f">= {m2['known']}", f"timeout after {timeout:.0f} s", f"~{m2['paths'] / m2['wall']:.0f}"
+        extra = "killed"
+    else:
+        sols, secs, rate, extra = "error", f"({m2['wall']:.0f})", "-", m2.get("error", "")
+    extra += f", {m2['failed']} failed paths" if m2["failed"] else ""
+    return f"  | {label:<14} {sols:>7} {'-':>6} {m2['paths']:>7} {secs:>22} {rate:>8}   {extra}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="default", help="default | quick | D,E,A,FORM;... (a >= d)")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per M2 job")
+    ap.add_argument("--ours-timeout", type=float, default=600.0, help="seconds of our monodromy")
+    ap.add_argument("--modes", default="default,told", help="M2 modes: default, told (told the expected count)")
+    ap.add_argument("--m2-system", choices=("gate", "poly"), default="gate", help="GateSystem or PolySystem")
+    ap.add_argument("--keep", metavar="DIR", help="also write each M2 script to DIR")
+    args = ap.parse_args()
+    modes = args.modes.split(",")
+    load = os.getloadavg()[0]
+    print(f"MonodromySolver (M2 1.21, {args.m2_system} system) vs ag_attention's monodromy; {os.cpu_count()} cores, "
+          f"load {load:.1f} at start{' (loaded: another job is running)' if load > 0.8 else ''}", flush=True)
+    blocks = []
+    for d, e, a, kind in sizes_of(args.sizes):
+        if a < d:
+            print(f"  skipping ({d},{e},{a}): a < d needs charts, not compared")
+            continue
+        arch = Architecture.single_layer(d, e, a, tokens=2)
+        G, _ = metric(kind, d, e, 2, seed=0)
+        S = square_system(arch, G)
+        rng = np.random.default_rng(0)
+        l = rng.integers(1, 4, size=e * d) * rng.choice([-1, 1], size=e * d)  # the fixed real slice
+        theta0, w0 = seed_pair(S, l, rng)
+        exp = EXPECTED.get((d, e, a, kind))
+        head = f"({d},{e},{a}) {kind}: {S.n} unknowns, {S.n_x} parameters, slice l = {list(map(int, l))}, exp. {exp}"
+        lines = []
+        for mode in modes:
+            told = exp if mode == "told" else None
+            if mode == "told" and not exp:
+                continue
+            script = m2_script(S, l, theta0, w0, told, gate=args.m2_system == "gate")
+            if args.keep:
+                Path(args.keep).mkdir(parents=True, exist_ok=True)
+                Path(args.keep, f"engines-{d}{e}{a}-{kind}-{mode}.m2").write_text(script)
+            m2 = run_m2(script, args.timeout)
+            print(f"  {head}\n    M2 {mode}: {m2}", flush=True)
+            lines.append(m2_line(f"M2 {mode}" + (f" {told}" if told else ""), m2, args.timeout))
+        ours = monodromy_ed(arch, G, fiber=1, seed=0, timeout=args.ours_timeout)
+        print(f"    ours: {ours.to_dict()}", flush=True)
+        secs = f"{ours.seconds_monodromy:.1f} + {ours.seconds_certification:.1f} cert"
+        lines.append(f"  | {'ours':<14} {ours.found:>7} {ours.certified:>6} {ours.paths:>7} {secs:>22} "
+                     f"{ours.paths / max(ours.seconds_monodromy, 1e-9):>8.0f}   stop: {ours.stop}")
+        blocks.append((head, lines))
+
+    print(f"\nload {os.getloadavg()[0]:.1f} at the end.  sols: distinct solutions found (M2: the most any node of its "
+          "graph holds); paths: paths tracked (M2: the Verbose log's sum); seconds: M2's monodromySolve (whole job), "
+          "ours: monodromy + certification; paths/s over the monodromy seconds.")
+    print(f"  | {'engine':<14} {'sols':>7} {'cert.':>6} {'paths':>7} {'seconds':>22} {'paths/s':>8}")
+    for head, lines in blocks:
+        print(head)
+        print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
