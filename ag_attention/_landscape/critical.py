@@ -33,6 +33,7 @@ chart is not enumerated).
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import time
@@ -535,9 +536,33 @@ def _sequences(values: Any, what: str, rows: int, cols: int, denominator: int | 
         if arr.shape != (rows, cols):
             raise InvalidArgumentError(f"{what}[{idx}]: shape {arr.shape}, expected {rows} x {cols} "
                                        "(tokens as rows)")
-        out.append(np.array([[to_fraction(v, f"{what}[{idx}][{i}][{j}]", denominator) for j, v in enumerate(row)]
-                             for i, row in enumerate(arr)], dtype=object))
+        entries = [[to_fraction(v, f"{what}[{idx}][{i}][{j}]", denominator) for j, v in enumerate(row)]
+                   for i, row in enumerate(arr)]
+        for i, row in enumerate(entries):
+            for j, q in enumerate(row):
+                if q and not (-DATA_EXPONENT < _log2(q) < DATA_EXPONENT):
+                    shown = f"about 2^{_log2(q):.0f}"
+                    raise InvalidArgumentError(
+                        f"{what}[{idx}][{i}][{j}]: {shown} is outside the range of the data handled here (2^-"
+                        f"{DATA_EXPONENT} < |entry| < 2^{DATA_EXPONENT}, so that the loss's coefficients, of degree "
+                        "6 in the data, stay within float64); rescale the data: (cX, c^3 Y) has the same critical "
+                        "points as (X, Y)")
+        out.append(np.array(entries, dtype=object))
     return out
+
+
+#: data entries must lie between 2^-DATA_EXPONENT and 2^DATA_EXPONENT in absolute value (or be 0)
+DATA_EXPONENT = 150
+
+
+def _log2(q: Fraction) -> float:
+    """``log2 |q|`` of a nonzero rational, without converting it to a float (it may not fit one)."""
+
+    def bits(n: int) -> float:
+        b = n.bit_length()
+        return math.log2(n) if b <= 1000 else (b - 60) + math.log2(n >> (b - 60))
+
+    return bits(abs(q.numerator)) - bits(q.denominator)
 
 
 def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: str = "auto", seed: int = 0,
@@ -586,6 +611,10 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
         raise InvalidArgumentError(f"{len(X)} input sequences but {len(Y)} targets")
     if not X:
         raise InvalidArgumentError("inputs: no sequence (the loss is constant)")
+    from .._resources import require_memory
+    from .square import square_memory
+
+    require_memory(square_memory(d, e, a), f"critical_points of {arch.describe()}", "use a smaller layer")
     t0 = time.perf_counter()
     G, w, c = gram(X, Y, d, e, arch.causal)
     assert w is not None

@@ -299,6 +299,10 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     mono = None
     if method in ("monodromy", "auto"):
         from .numerical import monodromy_ed
+        from .square import square_memory
+
+        require_memory(square_memory(d, e, a), f"the monodromy of {arch.describe()}",
+                       "use a smaller size or method='count'")
 
         G, description = metric_form(metric, d, e, t, seed, samples, arch.causal)
         t1 = time.perf_counter()

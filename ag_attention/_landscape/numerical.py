@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
@@ -137,8 +138,8 @@ def homotopy_solutions(arch: Architecture, G: Any, w: Sequence[Any], *, seed: in
                        stable: int = 5) -> HomotopySolutions:
     """Every critical point (off the critical locus) of ``x^T G x - 2 w^T x`` in the weights of one layer, ``G``
     and ``w`` exact and real (a data set's Gram form and target); see the module docstring."""
-    w = list(w)
-    size = max((abs(float(v)) for v in w), default=0.0)
+    w = [Fraction(v) for v in w]
+    size = max((abs(v) for v in w), default=Fraction(0))
     if size == 0:
         raise InvalidArgumentError("the target w is 0: every critical point is the origin of the closure")
     S = square_system(arch, G, w_scale=size)

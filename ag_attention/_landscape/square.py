@@ -48,6 +48,7 @@ box of complex balls (the Krawczyk test of :mod:`ag_attention._numeric.certify`)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -60,16 +61,19 @@ from .._exact import balls
 from .._models.parametrization import Parametrization
 from .system import check_layer
 
-__all__ = ["SquareSystem", "square_system"]
+__all__ = ["SquareSystem", "square_system", "square_memory"]
 
 #: a chart is moved when a path's point is this far from its center (``|K|`` or ``|l| |V|``)
 CHART_LIMIT = 4.0
 
 
-def _power_of_two(x: float) -> Fraction:
-    """The power of two nearest ``x > 0`` (an exact scale)."""
-    e = int(np.round(np.log2(x))) if x > 0 else 0
-    return Fraction(2) ** e
+def _power_of_two(x: Any) -> Fraction:
+    """The power of two nearest ``x > 0`` (an exact scale; ``x`` a number or an exact rational of any size)."""
+    q = Fraction(x)
+    if q <= 0:
+        return Fraction(1)
+    e = q.numerator.bit_length() - q.denominator.bit_length()  # q / 2^e lies in (1/2, 2)
+    return min((Fraction(2) ** k for k in (e - 1, e, e + 1)), key=lambda c: abs(math.log2(float(q / c))))
 
 
 @dataclass
@@ -521,6 +525,24 @@ class SquareSystem:
         return balls.some_minor_excludes_zero(A, 1)
 
 
+def square_memory(d: int, e: int, a: int, batch: int = 1024) -> Any:
+    """The memory the numerical route needs at one layer ``(d, d', a)``: the exact form ``G`` (``n_x^2`` rationals,
+    about 120 bytes each with their object array), its float tables, and the path tracker's batches (``batch``
+    points, each with ``n_x x n_u`` complex Jacobians several times over)."""
+    from .._resources import MemoryEstimate
+
+    n_x = e * d * d * (d + 1) // 2
+    n_u = d * d + e * d
+    n = n_u + 1
+    exact = 120 * n_x * n_x
+    tables = 8 * n_x * (n_x + n_u * n_u)
+    tracker = 16 * batch * (6 * n_x * n_u + 8 * n * n)
+    return MemoryEstimate(exact + tables + tracker, {
+        f"the form G, {n_x:,} x {n_x:,} exact rationals": exact,
+        f"float64 tables of {n_x:,} coordinates": tables,
+        f"{batch} paths' Jacobians": tracker})
+
+
 def square_system(arch: Architecture, G: Any, *, w_scale: Any = None) -> SquareSystem:
     """The square system of one layer (``t >= 2``) for the form ``G`` (exact, ``n_x x n_x`` symmetric).
 
@@ -536,13 +558,13 @@ def square_system(arch: Architecture, G: Any, *, w_scale: Any = None) -> SquareS
     G = np.array([[Fraction(v) for v in row] for row in G], dtype=object)
     if any(G[i, j] != G[j, i] for i in range(n_x) for j in range(i)):
         raise InvalidArgumentError("G must be symmetric")
-    size_G = max(abs(float(v)) for v in G.flat)
+    size_G = max((abs(v) for v in G.flat), default=Fraction(0))
     if size_G == 0:
         raise InvalidArgumentError("G = 0: the loss does not depend on the weights")
     scale_G = _power_of_two(size_G)
     scale_x = Fraction(1)
-    if w_scale is not None and float(w_scale) > 0:
-        scale_x = _power_of_two(float(w_scale) / float(size_G))
+    if w_scale is not None and Fraction(w_scale) > 0:
+        scale_x = _power_of_two(Fraction(w_scale) / size_G)
     G = np.array([[v / scale_G for v in row] for row in G], dtype=object)
     ti, tp, tq, tc = [], [], [], []
     for i, f in enumerate(P.polynomials):  # x_i = sum c u_p u_q over u = (A row-major, V row-major)

@@ -73,6 +73,8 @@ def test_msolve_output_is_read():
     ([[[1, float("nan")], [0, 1]]], Y[:1], {}, r"inputs\[0\]\[0\]\[1\]: nan"),
     ([], [], {}, "no sequence"),
     (X, Y, {"denominator": 0}, "denominator=0"),
+    ([[[10**5000, 1], [0, 1]]] + X[1:], Y, {}, r"inputs\[0\]\[0\]\[0\]: about 2\^16610 is outside the range"),
+    (X, [[[1e-60], [0]]] + Y[1:], {}, r"targets\[0\]\[0\]\[0\]: about 2\^-199 is outside"),
     ("data", Y, {}, "inputs: a list"),
 ])
 def test_bad_data_are_refused_by_name(inputs, targets, kwargs, text):
@@ -139,3 +141,11 @@ def test_which_critical_point_training_reached(result):
     assert "nearest real critical point" in str(near) and near.loss == pytest.approx(sum(best.loss) / 2, rel=1e-3)
     with pytest.raises(InvalidArgumentError, match="A must be 2 x 2"):
         result.nearest(np.eye(3), best.V)
+
+
+def test_a_layer_too_large_is_refused_before_anything_is_built():
+    from ag_attention import InsufficientMemoryError
+
+    layer = Architecture.single_layer(30, 30, None, tokens=2)
+    with pytest.raises(InsufficientMemoryError, match=r"418,500 x 418,500 exact rationals"):
+        critical_points(layer, [np.ones((2, 30))], [np.ones((2, 30))])
