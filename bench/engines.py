@@ -23,6 +23,11 @@ integers), ``x = x(A, V)`` the reduced coordinates and ``J = dx/d(A, V)``:
   pass a ``StoppingCriterion`` that is M2's own rule and also flushes the ``Verbose`` log (paths and solutions are
   read from it, also after a kill).  Each job in its own process group, killed after
   ``--timeout`` s.  Seconds: M2's ``elapsedTiming`` of ``monodromySolve`` (the whole job in brackets).
+* **PHCpack** (2.4.86, Debian's ``python3-phcpy``, run by ``/usr/bin/python3`` in its own process group): the same
+  system at the seed's target ``w0`` (fixed complex numbers, sympy-expanded), solved by ``phcpy.solver.solve``, the
+  blackbox solver (it computes the total degree, multihomogeneous and mixed-volume root counts, tracks the smallest
+  as its start system's paths, in ``--phc-tasks`` threads); the number of paths it starts is the root count it
+  chose.  Mode ``phc`` in ``--modes``.
 * **ours**: ``monodromy_ed(arch, G, fiber=1, seed=0)``: monodromy with charts that move, the trace test, then every
   solution certified (Krawczyk); seconds of monodromy + certification.
 
@@ -171,6 +176,81 @@ def run_m2(script: str, timeout: float) -> dict:
     return row
 
 
+def phc_polynomials(S: SquareSystem, l: np.ndarray, w0: np.ndarray) -> list[str]:
+    """The square system at the target ``w0`` as PHCpack strings (variables ``a11.., v11.., lam``)."""
+    import sympy as sp
+    d, e, n_x, nA = S.d, S.e, S.n_x, S.d * S.d
+    names = [f"a{k}{j}" for k in range(1, d + 1) for j in range(1, d + 1)]
+    names += [f"v{m}{j}" for m in range(1, e + 1) for j in range(1, d + 1)]
+    u = sp.symbols(names)
+    lam = sp.Symbol("lam")
+    x = [sp.Integer(0)] * n_x
+    for i, p, q, c in zip(*S.x_terms):
+        x[i] += sp.nsimplify(float(c), rational=True) * u[p] * u[q]
+    G = sp.Matrix([[sp.Rational(v.numerator, v.denominator) for v in row] for row in S.G])
+    W = [sp.Float(z.real, 17) + sp.I * sp.Float(z.imag, 17) for z in w0]
+    r = [sum(G[i, k] * x[k] for k in range(n_x)) - W[i] for i in range(n_x)]
+    F = []
+    for j, uj in enumerate(u):
+        g = sum(r[i] * sp.diff(x[i], uj) for i in range(n_x))
+        F.append(sp.expand(g if j < nA else g + lam * int(l[j - nA])))
+    F.append(sum(int(l[j]) * u[nA + j] for j in range(len(l))) - 1)
+
+    def text(f: sp.Expr) -> str:
+        terms = []
+        for monom, coef in sp.Poly(f, *u, lam).terms():
+            c = complex(coef)
+            mon = "*".join(f"{v}^{k}" if k > 1 else str(v) for v, k in zip([*names, "lam"], monom) if k)
+            terms.append(f"({c.real:.17e} + {c.imag:.17e}*i)" + (f"*{mon}" if mon else ""))
+        return " + ".join(terms) + ";"
+    return [text(f) for f in F]
+
+
+PHC_JOB = """
+import json, sys, time
+from phcpy.solver import solve
+pols = json.load(open(sys.argv[1]))
+t0 = time.perf_counter()
+sols = solve(pols, verbose=True, tasks=int(sys.argv[2]), dictionary_output=True)
+secs = time.perf_counter() - t0
+ok = [s for s in sols if s.get("err", 1) < 1e-8 and s.get("rco", 0) > 1e-12]
+print("RESULT", json.dumps({"solutions": len(sols), "regular": len(ok), "seconds": secs}), flush=True)
+"""
+
+
+def run_phc(pols: list[str], timeout: float, tasks: int) -> dict:
+    """PHCpack's blackbox solver on ``pols`` in its own process group (killed after ``timeout`` s): the solutions,
+    the regular ones (residual < 1e-8, rco > 1e-12), its root counts and the paths it started."""
+    import json
+    with tempfile.TemporaryDirectory(prefix="engines-phc-") as tmp:
+        Path(tmp, "pols.json").write_text(json.dumps(pols))
+        Path(tmp, "job.py").write_text(PHC_JOB)
+        t0 = time.perf_counter()
+        with open(Path(tmp) / "out.txt", "w") as out:
+            proc = subprocess.Popen(["/usr/bin/python3", "job.py", "pols.json", str(tasks)], stdout=out,
+                                    stderr=subprocess.STDOUT, cwd=tmp, start_new_session=True,
+                                    env={**os.environ, "HOME": tmp})
+            try:
+                rc, timed_out = proc.wait(timeout=timeout), False
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+                rc, timed_out = proc.wait(), True
+        wall = time.perf_counter() - t0
+        text = Path(tmp, "out.txt").read_text(errors="replace")
+    row: dict = {"wall": wall, "timeout": timed_out, "rc": rc}
+    for key, pat in (("total_degree", r"total degree\s*:\s*(\d+)"), ("mixed_volume", r"mixed volume\s*:\s*(\d+)"),
+                     ("multihomogeneous", r"-homogeneous Bezout number\s*:\s*(\d+)")):
+        m = re.search(pat, text, re.IGNORECASE)
+        if m:
+            row[key] = int(m.group(1))
+    res = re.search(r"RESULT (\{.*\})", text)
+    if res:
+        row.update(json.loads(res.group(1)))
+    elif not timed_out:
+        row["error"] = text.strip()[-500:]
+    return row
+
+
 def m2_line(label: str, m2: dict, timeout: float) -> str:
     if "seconds" in m2:
         sols = f"{m2['best']}" + (f" ({m2['solutions']} at the last node)" if m2["best"] != m2["solutions"] else "")
@@ -191,7 +271,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="default", help="default | quick | D,E,A,FORM;... (a >= d)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per M2 job")
     ap.add_argument("--ours-timeout", type=float, default=600.0, help="seconds of our monodromy")
-    ap.add_argument("--modes", default="default,told", help="M2 modes: default, told (told the expected count)")
+    ap.add_argument("--modes", default="default,told", help="M2 modes: default, told (told the expected count); phc: PHCpack's blackbox solver")
+    ap.add_argument("--phc-tasks", type=int, default=2, help="PHCpack's threads (mode phc)")
     ap.add_argument("--m2-system", choices=("gate", "poly"), default="gate", help="GateSystem or PolySystem")
     ap.add_argument("--keep", metavar="DIR", help="also write each M2 script to DIR")
     args = ap.parse_args()
@@ -214,6 +295,19 @@ def main() -> None:
         head = f"({d},{e},{a}) {kind}: {S.n} unknowns, {S.n_x} parameters, slice l = {list(map(int, l))}, exp. {exp}"
         lines = []
         for mode in modes:
+            if mode == "phc":
+                phc = run_phc(phc_polynomials(S, l, w0), args.timeout, args.phc_tasks)
+                print(f"  {head}\n    PHCpack: {phc}", flush=True)
+                counts = ", ".join(f"{k} {phc[k]}" for k in ("total_degree", "multihomogeneous", "mixed_volume")
+                                   if k in phc)
+                if "seconds" in phc:
+                    lines.append(f"  | {'PHCpack':<14} {phc['regular']:>7} {'-':>6} {'-':>7} "
+                                 f"{phc['seconds']:>16.1f} ({phc['wall']:.0f}) {'-':>8}   root counts: {counts}")
+                else:
+                    lines.append(f"  | {'PHCpack':<14} {'-':>7} {'-':>6} {'-':>7} "
+                                 f"{('timeout after %.0f s' % args.timeout) if phc['timeout'] else 'error':>22} "
+                                 f"{'-':>8}   root counts: {counts} {phc.get('error', '')[:200]}")
+                continue
             told = exp if mode == "told" else None
             if mode == "told" and not exp:
                 continue
