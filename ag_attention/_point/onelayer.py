@@ -11,23 +11,30 @@ For one plain layer (one head, no mask, no skip, lightning, ``t >= 2``), with
 * **singular or smooth**: :func:`ag_attention._exact.singular.certify` with
   ``dim M`` computed by :func:`ag_attention.dimension` (never typed by the
   user) and the rank bound of the architecture;
-* **the critical form** (Lemma A.3, ``A`` free): ``A = u v^T``, ``V = w v^T``
-  (zero allowed), exactly where the differential drops rank; the rank itself
-  is computed exactly (:mod:`.geometry`) and compared;
+* **the critical form** (Lemma A.3, ``A`` free): ``A = 0``, ``V = 0``, or
+  ``A = u v^T``, ``V = w v^T``, exactly where the differential drops rank (at
+  ``V = 0`` the derivative in ``A`` vanishes, and at ``A = 0`` the one in ``V``,
+  whatever the other factor); the rank itself is computed exactly
+  (:mod:`.geometry`) and compared;
 * **boundary** (Theorem 3.4.2, real points, ``A`` free, ``d' > 1`` or
   ``a > 1``): ``phi_{A,V}`` is a relative boundary point of ``M`` exactly when
-  it has a preimage of the critical form: ``rank A <= 1``, ``rank V <= 1`` and
-  ``A = 0``, ``V = 0`` or ``A`` and ``V`` have the same row space (the swap has
-  the same row-space relation); outside those hypotheses: not decided (None);
+  it has a preimage of the critical form: ``A = 0`` or ``V = 0`` (the point
+  0: Cor. A.6, ``q_11 = eps (z_1^2 + z_2^2)`` and every other ``q = 0`` lies on
+  the closure, not in the real image, and tends to 0), or ``rank A = rank V = 1``
+  with the same row space (the swap has the same row-space relation); outside
+  those hypotheses: not decided (None);
 * the **preimages**: every rational ``(A', V')`` with the same function (one
   representative of each class of the rescaling ``(c A', V' / c)``) (:func:`ag_attention._exact.onelayer.fiber`:
   one for a generic point; two, pair and swap, for ``rank A = rank V = 1`` with
-  different row spaces; the families ``A = 0`` or ``V = 0``);
-* the **distance to the critical set** ``C = {(u v^T, w v^T)}`` in the
-  Frobenius norm of ``(A, V)``: for a unit ``v`` the best ``u, w`` are
+  different row spaces); over the point 0 the fiber is the whole of
+  ``{A = 0} u {V = 0}``, described (``fiber``) rather than listed;
+* the **distance to the critical set** ``C = {A = 0} u {V = 0} u {(u v^T, w v^T)}``
+  in the Frobenius norm of ``(A, V)``: ``||V||`` to ``{V = 0}``, ``||A||`` to
+  ``{A = 0}``, and to the pairs: for a unit ``v`` the best ``u, w`` are
   ``A v, V v``, so ``dist^2 = ||A||^2 + ||V||^2 - lambda_max(A^T A + V^T V)``,
-  a closed form; ``lambda_max`` is enclosed with ball arithmetic (python-flint's
-  ``acb_mat.eig``), so the distance comes as a certified interval.  (The
+  a closed form; ``lambda_max`` and the square roots are enclosed with ball
+  arithmetic (python-flint's ``acb_mat.eig``), so the distance comes as a
+  certified interval, the least of the three.  (The
   distance depends on the representative: ``(c A, V / c)`` is the same
   function at another distance.)
 """
@@ -69,11 +76,12 @@ class OneLayerPoint:
     to_both: int
     dimension: int  # dim M, computed
     verdict: PointVerdict  # singular / smooth, with its certificate
-    critical_form: bool  # A = u v^T, V = w v^T, zero allowed (Lemma A.3's critical pairs, A free)
+    critical_form: bool  # A = 0, V = 0, or A = u v^T, V = w v^T (Lemma A.3's critical set, A free)
     boundary: bool | None  # Theorem 3.4.2 (None: outside its hypotheses: A rank-bounded, or d' = 1 and a = 1)
     preimages: tuple[tuple[np.ndarray, np.ndarray], ...]  # rational preimages up to rescaling
     irrational_preimages: int  # preimages not defined over QQ (conjugate pairs)
-    distance: tuple[float, float] | None  # enclosure of the distance to the critical set (None at a zero pair)
+    distance: tuple[float, float] | None  # enclosure of the distance to the critical set
+    fiber: str = ""  # the fiber described where it is not a finite list (over the point 0)
 
     @property
     def stratum(self) -> str:
@@ -92,6 +100,7 @@ class OneLayerPoint:
             "preimages": [{"A": _strings(A), "V": _strings(V)} for A, V in self.preimages],
             "irrational_preimages": self.irrational_preimages,
             "distance_to_critical": None if self.distance is None else list(self.distance),
+            "fiber": self.fiber or None,
         }
 
 
@@ -99,25 +108,34 @@ def _strings(M: np.ndarray) -> list[list[str]]:
     return [[str(Fraction(v)) for v in row] for row in M]
 
 
-def critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float] | None:
-    """An interval holding the Frobenius distance from ``(A, V)`` to ``{(u v^T, w v^T)}`` (None for ``A = V = 0``).
+def critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
+    """An interval holding the Frobenius distance from ``(A, V)`` to the critical set
+    ``{A = 0} u {V = 0} u {(u v^T, w v^T)}``: the least of ``||V||``, ``||A||`` and the distance to the pairs.
 
-    ``dist^2 = tr M - lambda_max(M)``, ``M = A^T A + V^T V`` (exact rationals), with ``lambda_max`` enclosed
-    by ball arithmetic.
+    To the pairs: ``dist^2 = tr M - lambda_max(M)``, ``M = A^T A + V^T V`` (exact rationals), with ``lambda_max``
+    enclosed by ball arithmetic; the square roots are enclosed too.
     """
     from .._exact.balls import balls, top_eigenvalue
 
+    def norm2(X: np.ndarray) -> Fraction:
+        return sum((Fraction(v) ** 2 for v in np.asarray(X, dtype=object).ravel()), Fraction(0))
+
+    def root(x: Any) -> tuple[float, float]:  # an enclosure of sqrt(x) for a ball x (clipped at 0)
+        return (max(0.0, float(x.lower())) ** 0.5 * (1 - 2**-50), max(0.0, float(x.upper())) ** 0.5 * (1 + 2**-50))
+
+    nA, nV = norm2(A), norm2(V)
+    if nA == 0 or nV == 0:
+        return (0.0, 0.0)
     M = (A.T.dot(A) + V.T.dot(V))
-    trace = sum((Fraction(M[i, i]) for i in range(M.shape[0])), Fraction(0))
-    if trace == 0:
-        return None
+    trace = nA + nV
     top = top_eigenvalue([[Fraction(v) for v in row] for row in M])
     if top is not None:
-        rest = balls([trace])[0] - top
-        return (max(0.0, float(rest.lower())) ** 0.5, max(0.0, float(rest.upper())) ** 0.5)
-    # no enclosure: lambda_max >= the largest diagonal entry (a Rayleigh quotient) still bounds the distance
-    top_diag = max(Fraction(M[i, i]) for i in range(M.shape[0]))
-    return (0.0, float(trace - top_diag) ** 0.5)
+        pair = root(balls([trace])[0] - top)
+    else:  # no enclosure: lambda_max >= the largest diagonal entry (a Rayleigh quotient) still bounds the distance
+        top_diag = max(Fraction(M[i, i]) for i in range(M.shape[0]))
+        pair = (0.0, float(trace - top_diag) ** 0.5 * (1 + 2**-50))
+    candidates = [pair, root(balls([nA])[0]), root(balls([nV])[0])]
+    return (min(c[0] for c in candidates), min(c[1] for c in candidates))
 
 
 def _exact_preimage(Ap: Any, Vp: Any, x: list[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -148,23 +166,31 @@ def one_layer_point(net: Network, dimension: int) -> OneLayerPoint:
     both = rank_a + rank_v - stacked
     verdict = certify(A.tolist(), V.tolist(), dimension=dimension, rank_bound=bound)
     same_rows = both == 1 and rank_a == 1 and rank_v == 1
-    critical = rank_a <= 1 and rank_v <= 1 and (rank_a == 0 or rank_v == 0 or same_rows)
-    # Theorem 3.4.2 (A free, d' > 1 or a > 1): the relative boundary points are the images of the critical pairs;
-    # the pair's other preimages (the swap) have the same row-space relation, and A = 0 or V = 0 is the point 0
+    # Lemma A.3: A = 0 or V = 0 (whatever the other factor), or a rank-one pair with the same row space
+    critical = rank_a == 0 or rank_v == 0 or same_rows
+    # Theorem 3.4.2 (A free, d' > 1 or a > 1): the relative boundary points are the images of the critical set;
+    # the pair's other preimages (the swap) have the same row-space relation, and A = 0 or V = 0 is the point 0,
+    # a relative boundary point (Cor. A.6)
     in_hypotheses = bound is None and (V.shape[0] > 1 or d > 1)
     boundary = critical if in_hypotheses else None
     x = reduced_point(A.tolist(), V.tolist())
     pre: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
     irrational = 0
-    if any(v != 0 for v in x):
+    described = ""
+    if not any(v != 0 for v in x):
+        dim_a = d * d if bound is None else bound * (2 * d - bound)
+        described = (f"the point 0: its fiber is all of {{A = 0}} (V free: dimension {V.shape[0] * d}) and "
+                     f"{{V = 0}} (A free{'' if bound is None else f' of rank <= {bound}'}: dimension {dim_a}), "
+                     "two linear families (a determinantal one for rank-bounded A) meeting at (0, 0)")
+    else:
         fb = fiber(x, d, V.shape[0])
         pre = tuple(_exact_preimage(Ap, Vp, x) for Ap, Vp in fb.preimages
                     if bound is None or exact_rank(np.array(Ap, dtype=object)) <= bound)
         irrational = 2 * fb.irrational_pairs
     # on the critical set the distance is 0 exactly (the enclosure would only say "at most 1e-29")
-    distance = (0.0, 0.0) if critical and (rank_a or rank_v) else critical_distance(A, V)
+    distance = (0.0, 0.0) if critical else critical_distance(A, V)
     return OneLayerPoint(A, V, bound, rank_a, rank_v, rank_a - both, rank_v - both, both, dimension, verdict,
-                         critical, boundary, pre, irrational, distance)
+                         critical, boundary, pre, irrational, distance, described)
 
 
 def certify(A: Any, V: Any, *, arch: Architecture | None = None, dimension: int | None = None,

@@ -147,8 +147,10 @@ class PointGeometry(ResultMixin):
         return self.parameters - self.local.lower == self.local.symmetry_rank
 
     def critical_layers(self) -> list[int]:
-        """The layers (1-based) that are critical by themselves or rank-deficient."""
-        return [ly.index for ly in self.layers if ly.critical or ly.rank_deficient]
+        """The layers (1-based) that are critical by themselves (their own local rank below their own generic
+        dimension, proven).  A rank-deficient layer need not be: ``rank V < d`` with ``A`` generic is a smooth
+        point of one layer (Lemma A.3); ``rank_deficient`` on each layer says that separately."""
+        return [ly.index for ly in self.layers if ly.critical]
 
     # ------------------------------------------------------------------ views
     def to_dict(self) -> dict[str, Any]:
@@ -223,11 +225,12 @@ class PointGeometry(ResultMixin):
             lines += [
                 f"  stratum          {o.stratum}",
                 f"  singular         {o.singular} ({o.verdict})",
-                f"  critical form    {o.critical_form} (A = u v^T, V = w v^T: Lemma A.3)",
+                f"  critical form    {o.critical_form} (A = 0, V = 0, or A = u v^T, V = w v^T: Lemma A.3)",
                 f"  boundary         {o.boundary}" + ("" if o.boundary is not None else
                                                        " (outside Theorem 3.4's hypotheses: not decided)"),
-                f"  preimages        {len(o.preimages)} rational up to rescaling"
-                + (f", {o.irrational_preimages} not over QQ" if o.irrational_preimages else ""),
+                (f"  fiber            {o.fiber}" if o.fiber else
+                 f"  preimages        {len(o.preimages)} rational up to rescaling"
+                 + (f", {o.irrational_preimages} not over QQ" if o.irrational_preimages else "")),
             ]
             if o.distance is not None:
                 near, far = o.distance

@@ -63,12 +63,30 @@ def test_the_distance_to_the_critical_set_is_the_closed_form():
     A, V = rng.integers(-3, 4, (3, 3)), rng.integers(-3, 4, (2, 3))
     lo, hi = critical_distance(A.astype(object), V.astype(object))
     M = A.T @ A + V.T @ V
-    exact = np.sqrt(np.trace(M) - np.linalg.eigvalsh(M)[-1])
+    exact = min(np.sqrt(np.trace(M) - np.linalg.eigvalsh(M)[-1]), np.linalg.norm(A), np.linalg.norm(V))
     assert lo <= exact * (1 + 1e-12) and hi >= exact * (1 - 1e-12) and hi - lo < 1e-9
+    # a small V: {V = 0} is the nearest part of the critical set
+    lo, hi = critical_distance(A.astype(object), (V / 1000).astype(object))
+    assert lo <= np.linalg.norm(V) / 1000 <= hi and hi - lo < 1e-12
     # no u, v, w does better (a direct search)
     best = min(np.sum((A - np.outer(A @ v, v)) ** 2) + np.sum((V - np.outer(V @ v, v)) ** 2)
                for v in (x / np.linalg.norm(x) for x in rng.standard_normal((2000, 3))))
     assert best >= lo ** 2 * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("zero", ["V", "A"])
+def test_a_zero_factor_is_critical_and_a_boundary_point_with_its_whole_fiber(zero):
+    """V = 0 with A invertible (or A = 0 with V of full rank): the differential drops rank (Lemma A.3's first case),
+    the point is 0, a relative boundary point (Cor. A.6), whose fiber is all of {A = 0} u {V = 0}."""
+    A = np.array([[2, 1, 0], [0, 1, 3], [1, 0, 1]])
+    V = np.array([[1, 2, 0], [0, 1, 1]])
+    w = {"layers.0.heads.0.A": A * (zero != "A"), "layers.0.heads.0.V": V * (zero != "V")}
+    g = point_geometry(Network.from_weights(w, tokens=2))
+    o = g.one_layer
+    assert o.critical_form and o.boundary is True and o.distance == (0.0, 0.0) and g.critical is True
+    assert "{A = 0} (V free: dimension 6)" in o.fiber and "{V = 0} (A free: dimension 9)" in o.fiber
+    assert o.to_dict()["fiber"] == o.fiber and "fiber            the point 0" in str(g)
+    assert "Lemma A.3 predicts" not in str(g)
 
 
 def test_outside_the_hypotheses_the_boundary_is_not_decided():

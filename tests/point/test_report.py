@@ -37,6 +37,15 @@ def test_a_deep_network_with_a_rank_deficient_layer_is_critical_and_names_the_la
     assert generic.critical is False and generic.critical_layers() == [] and generic.explained is True
 
 
+def test_a_rank_deficient_layer_that_is_not_critical_is_not_named_critical():
+    # rank V = 2 < 3 in the first layer, A of full rank a = 2: rank-deficient, yet not critical by itself
+    w = _deep(False)
+    w["layers.0.heads.0.V"][2] = w["layers.0.heads.0.V"][0] + w["layers.0.heads.0.V"][1]
+    g = point_geometry(Network.from_weights(w))
+    assert g.layers[0].rank_deficient and g.layers[0].critical is False
+    assert g.critical_layers() == [] and g.to_dict()["critical_layers"] == []
+
+
 def test_the_report_has_every_documented_key_and_says_which_point():
     g = point_geometry(Network.from_weights({"layers.0.heads.0.Q": [[0.1, 0.2], [0.3, 0.4]],
                                              "layers.0.heads.0.K": [[1, 0], [0, 1]],
