@@ -158,7 +158,7 @@ def cmd_point(args: argparse.Namespace) -> int:
     net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
                        normalized=args.normalized, temperature=args.temperature or 1.0,
                        denominator=args.denominator)
-    _emit(args, point_geometry(net, seed=args.seed, samples=args.samples))
+    _emit(args, point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol))
     return 0
 
 
@@ -347,6 +347,9 @@ def _add_point_command(sub: Any) -> None:
                    help="round every float to the nearest multiple of 1/N (default: its exact binary value)")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the sample inputs (default 0)")
     p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences (default: automatic)")
+    p.add_argument("--rtol", type=positive_float("--rtol"), default=1e-3,
+                   help="relative tolerance of the float64 verdicts: the numerical rank, and for one layer "
+                        "near-singular / near-critical (default 1e-3; the exact verdicts do not depend on it)")
     _add_output(p)
     p.set_defaults(func=cmd_point)
 

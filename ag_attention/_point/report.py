@@ -28,9 +28,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .._version import __version__
 from .._errors import ComputationError, NoClearGapError
 from .._results import ResultMixin
+from .._numeric.strata import NearStrata
 from .geometry import LocalRank, local_rank
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .weights import Network
@@ -77,17 +80,28 @@ class LayerAtPoint:
 
 @dataclass(frozen=True)
 class NumericalAtPoint:
-    """The float64 rank at the float point and its gap (None without a clear gap)."""
+    """The float64 rank at the float point and its gap (None without a clear gap), the singular values of the
+    column-normalized Jacobian, and the numerical rank at ``rtol`` (values above ``rtol`` times the largest)."""
 
     rank: int | None
     gap: str  # the gap in words ("12.7 orders to the noise level", "no clear gap: ...")
     smallest_kept: float | None
     largest_dropped: float | None
     samples: int
+    singular_values: tuple[float, ...] = ()
+    rtol: float = 1e-3
+
+    @property
+    def rank_at_rtol(self) -> int:
+        from .._numeric.strata import numerical_rank
+
+        return numerical_rank(np.array(self.singular_values), self.rtol)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "gap": self.gap, "smallest_kept": self.smallest_kept,
-                "largest_dropped": self.largest_dropped, "samples": self.samples}
+                "largest_dropped": self.largest_dropped, "samples": self.samples,
+                "singular_values": list(self.singular_values), "rtol": self.rtol,
+                "rank_at_rtol": self.rank_at_rtol}
 
 
 @dataclass(frozen=True)
@@ -105,6 +119,8 @@ class PointGeometry(ResultMixin):
     seed: int
     seconds: float
     notes: tuple[str, ...] = field(default=())
+    strata: NearStrata | None = None  # one plain layer: float64 distances to Theorem 3.4's strata at rtol
+    rtol: float = 1e-3
 
     # ------------------------------------------------------------------ what it says
     @property
@@ -176,6 +192,9 @@ class PointGeometry(ResultMixin):
             "layers": [ly.to_dict() for ly in self.layers],
             "critical_layers": self.critical_layers(),
             "numerical": None if self.numerical is None else self.numerical.to_dict(),
+            "rtol": self.rtol,
+            "jacobian_singular_values": None if self.numerical is None else list(self.numerical.singular_values),
+            "numerical_rank": None if self.numerical is None else self.numerical.rank_at_rtol,
             "seed": self.seed,
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
@@ -185,6 +204,11 @@ class PointGeometry(ResultMixin):
             o = self.one_layer
             d.update({"rank_A": o.rank_A, "rank_V": o.rank_V, "singular": o.singular, "boundary": o.boundary,
                       "preimages": len(o.preimages) + o.irrational_preimages, "one_layer": o.to_dict()})
+        if self.strata is not None:
+            st = self.strata
+            d.update({"near_singular": st.near_singular, "distance_to_singular": st.relative_to_singular,
+                      "near_critical": st.near_critical, "distance_to_critical": st.relative_to_critical,
+                      "strata": st.to_dict()})
         return d
 
     def __repr__(self) -> str:
@@ -235,16 +259,34 @@ class PointGeometry(ResultMixin):
             if o.distance is not None:
                 near, far = o.distance
                 lines.append(f"  to critical set  {near:.6g} <= distance <= {far:.6g} (Frobenius, in (A, V))")
+        if self.strata is not None:
+            st = self.strata
+            ra, rv = st.numerical_ranks
+            lines += [
+                f"  singular values  A {_values(st.singular_values_A)}, V {_values(st.singular_values_V)} "
+                f"(float64; rank at rtol {st.rtol:g}: A {ra}, V {rv})",
+                f"  near strata      {st.verdict()}: relative distance {st.relative_to_singular:.3g} to "
+                f"rank A, rank V <= 1, {st.relative_to_critical:.3g} to the critical set ({st.critical_part}); "
+                "float64 at the balanced representative, beside the exact verdicts above",
+            ]
         if self.numerical is not None:
             n = self.numerical
             lines.append(f"  float64 rank     {n.rank if n.rank is not None else 'no verdict'} ({n.gap}; "
                          f"{n.samples} samples; a measurement, not a proof)")
+            if n.singular_values:
+                lines.append(f"  Jacobian         {len(n.singular_values)} singular values (column-normalized), "
+                             f"{_values(n.singular_values[:3])} .. {_values(n.singular_values[-3:])}; "
+                             f"rank at rtol {n.rtol:g}: {n.rank_at_rtol}")
         lines += [f"  note             {x}" for x in self.notes]
         lines.append(f"  seed {self.seed}, {self.seconds:.2f} s, ag-attention {__version__}")
         return "\n".join(lines)
 
 
-def _numerical(net: Network, seed: int, samples: int | None) -> NumericalAtPoint:
+def _values(xs: Any) -> str:
+    return "(" + ", ".join(f"{x:.3g}" for x in xs) + ")"
+
+
+def _numerical(net: Network, seed: int, samples: int | None, rtol: float = 1e-3) -> NumericalAtPoint:
     from .._numeric.spectrum import spectrum
 
     arch = net.architecture
@@ -252,9 +294,10 @@ def _numerical(net: Network, seed: int, samples: int | None) -> NumericalAtPoint
     try:
         spec = spectrum(arch, seed, n, 4.0, theta=net.theta_float())  # 4 orders: numerical_dimension's default
     except NoClearGapError as exc:
-        return NumericalAtPoint(None, f"no clear gap: {exc}", None, None, n)
+        return NumericalAtPoint(None, f"no clear gap: {exc}", None, None, n, rtol=rtol)
     g = spec.gap
-    return NumericalAtPoint(g.rank, g.describe(), g.smallest_kept, g.largest_dropped, n)
+    return NumericalAtPoint(g.rank, g.describe(), g.smallest_kept, g.largest_dropped, n,
+                            tuple(float(x) for x in spec.singular_values), rtol)
 
 
 def _layer_network(net: Network, i: int) -> Network:
@@ -317,14 +360,19 @@ NUMERICAL_DEFAULT_MAX_PARAMETERS = 1500
 
 
 def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
-                   numerical: bool | None = None) -> PointGeometry:
+                   numerical: bool | None = None, rtol: float = 1e-3) -> PointGeometry:
     """The geometry of ``net`` at its weights (see the module docstring).
 
     ``numerical`` (default: when the weights were floats, and always for
     softmax attention; not above ``NUMERICAL_DEFAULT_MAX_PARAMETERS`` (1,500)
     parameters when the exact local rank is proven) adds the float64 rank at
-    the float point.
+    the float point and the Jacobian's singular values.  ``rtol``: the relative
+    tolerance of the float64 verdicts (the numerical rank, and for one layer
+    "near-singular" and "near-critical"); the exact verdicts do not depend on it.
     """
+    from .._numeric.strata import check_rtol, one_layer_strata
+
+    rtol = check_rtol(rtol)
     from .._exact.dimension import dimension
     from .._numeric import numerical_dimension
 
@@ -356,11 +404,14 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         notes.append(f"the float64 rank is skipped ({arch.parameter_count:,} parameters > "
                      f"{NUMERICAL_DEFAULT_MAX_PARAMETERS:,} and the exact local rank is proven): numerical=True "
                      "computes it (an SVD of the whole Jacobian)")
-    num_at = _numerical(net, seed, samples) if want_numeric else None
+    num_at = _numerical(net, seed, samples, rtol) if want_numeric else None
+    strata = None
+    if one is not None:
+        strata = one_layer_strata(one.A, one.V, rtol)
     if one is not None and local is not None and local.exact and generic is not None:
         by_rank = local.lower < generic
         if arch.parametrization == "AV" or arch.ranks[0] >= arch.widths[0]:
             if by_rank != one.critical_form:  # pragma: no cover - Lemma A.3 says they agree
                 notes.append(f"Lemma A.3 predicts critical={one.critical_form}, the exact rank says {by_rank}")
     return PointGeometry(net, local, generic, certified, cert, layers, one, num_at, seed, time.perf_counter() - t0,
-                         tuple(notes))
+                         tuple(notes), strata, rtol)

@@ -89,6 +89,30 @@ def test_a_zero_factor_is_critical_and_a_boundary_point_with_its_whole_fiber(zer
     assert "Lemma A.3 predicts" not in str(g)
 
 
+def test_a_near_singular_trained_point_is_said_near_singular_beside_its_exact_smoothness():
+    """Trained weights are never exactly singular: singular values of A (0.41, 3.2e-5) and of V (0.89, 1.1e-5)
+    are smooth in exact arithmetic and near-singular at the default rtol, with the Jacobian's spectrum."""
+    rng = generator(3)
+
+    def with_values(values):
+        U, _ = np.linalg.qr(rng.standard_normal((2, 2)))
+        W, _ = np.linalg.qr(rng.standard_normal((2, 2)))
+        return U @ np.diag(values) @ W.T
+
+    w = {"layers.0.heads.0.A": with_values([0.41, 3.2e-5]), "layers.0.heads.0.V": with_values([0.89, 1.1e-5])}
+    g = point_geometry(Network.from_weights(w, tokens=2))
+    assert g.one_layer.singular is False and (g.one_layer.rank_A, g.one_layer.rank_V) == (2, 2)
+    d = g.to_dict()
+    assert d["near_singular"] is True and d["near_critical"] is False and d["rtol"] == 1e-3
+    assert 5e-5 < d["distance_to_singular"] < 6e-5 and d["strata"]["numerical_rank_A"] == 1
+    assert len(d["jacobian_singular_values"]) == g.parameters and d["numerical_rank"] <= g.local_rank
+    assert "near-singular at rtol 0.001" in str(g) and "singular values  A (0.41, 3.2e-05)" in str(g)
+    tight = point_geometry(Network.from_weights(w, tokens=2), rtol=1e-6).to_dict()
+    assert tight["near_singular"] is False and tight["singular"] is False
+    with pytest.raises(InvalidArgumentError, match="rtol="):
+        point_geometry(Network.from_weights(w, tokens=2), rtol=2)
+
+
 def test_outside_the_hypotheses_the_boundary_is_not_decided():
     """d' = 1 and a = 1 (the 2:1 parametrization), or a rank bound a < d: Theorem 3.4.2 does not apply."""
     g = point_geometry(_net(np.outer([1, 2], [1, 1]), [[1, 0]], rank=1))

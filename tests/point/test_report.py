@@ -46,6 +46,20 @@ def test_a_rank_deficient_layer_that_is_not_critical_is_not_named_critical():
     assert g.critical_layers() == [] and g.to_dict()["critical_layers"] == []
 
 
+def test_cli_point_rtol_sets_the_float64_verdicts_and_a_bad_one_exits_2(tmp_path):
+    A = np.diag([0.41, 3.2e-5]) @ np.array([[0.6, 0.8], [-0.8, 0.6]])  # singular values 0.41, 3.2e-5
+    V = np.array([[0.89, 0.0], [0.0, 1.1e-5]])
+    path = tmp_path / "student.npz"
+    np.savez(path, **{"layers.0.heads.0.A": A, "layers.0.heads.0.V": V})
+    loose = json.loads(run_cli("point", str(path), "--json").stdout)
+    tight = json.loads(run_cli("point", str(path), "--rtol", "1e-6", "--json").stdout)
+    assert loose["near_singular"] is True and tight["near_singular"] is False
+    assert loose["singular"] is tight["singular"] is False and loose["rtol"] == 1e-3 and tight["rtol"] == 1e-6
+    assert loose["numerical_rank"] == tight["numerical_rank"] == 7 and len(loose["jacobian_singular_values"]) == 8
+    bad = run_cli("point", str(path), "--rtol", "3")
+    assert bad.returncode == 2 and "rtol=3.0" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_the_report_has_every_documented_key_and_says_which_point():
     g = point_geometry(Network.from_weights({"layers.0.heads.0.Q": [[0.1, 0.2], [0.3, 0.4]],
                                              "layers.0.heads.0.K": [[1, 0], [0, 1]],
