@@ -61,7 +61,7 @@ class MonodromyCount:
     def to_dict(self) -> dict[str, Any]:
         return {"found": self.found, "certified": self.certified, "certified_images": self.images,
                 "fiber": self.fiber, "paths": self.paths, "failures": self.failures, "loops": self.loops,
-                "stop": self.stop, "stopping_rule": _homotopy.STOPPING_RULE.format(stable=self.stable),
+                "stop": self.stop, "stopping_rule": _homotopy.STOPPING_RULE.format(stable=self.stable, twice=2 * self.stable),
                 "trace_deviation": self.trace, "not_certified": self.not_certified,
                 "seconds_monodromy": round(self.seconds_monodromy, 3),
                 "seconds_certification": round(self.seconds_certification, 3)}

@@ -440,13 +440,13 @@ class MonodromyResult:
     def to_dict(self) -> dict[str, Any]:
         return {"solutions": self.count, "loops": self.loops, "paths": self.paths, "failures": self.failures,
                 "recharts": self.recharts, "seconds": round(self.seconds, 3), "stop": self.stop,
-                "trace_deviation": self.trace, "stopping_rule": STOPPING_RULE.format(stable=self.stable)}
+                "trace_deviation": self.trace, "stopping_rule": STOPPING_RULE.format(stable=self.stable, twice=2 * self.stable)}
 
 
 #: the stopping rule of :func:`monodromy_solve`, as results state it
 STOPPING_RULE = ("every solution through every loop; then the trace test (the sum of the solutions' coordinates "
                  "affine along a random pencil of parameters, to {tol:g} relative), else fresh loops, at most "
-                 "{{stable}} in a row without a new solution").format(tol=1e-8)
+                 "{{stable}} in a row without a new solution ({{twice}} after a failed trace test)").format(tol=1e-8)
 TRACE_TOLERANCE = 1e-8
 #: the tracker's settings for a path tried again along the same segment
 CAREFUL = TrackerOptions(initial_step=0.005, max_step=0.02, max_steps=40000, max_correction=1e-3)
@@ -612,7 +612,8 @@ def monodromy_solve(system: Any, z0: np.ndarray, p0: np.ndarray, *, seed: int = 
                     if trace is not None and trace < TRACE_TOLERANCE:
                         stop = "trace test"
                         break
-                if quiet_loops >= stable:
+                # a failed trace test says solutions are missing (where it applies): twice the fresh loops
+                if quiet_loops >= (2 * stable if trace_rule and trace is not None else stable):
                     break
                 j = new_loop()
                 fresh_mark = len(found)

@@ -37,6 +37,26 @@ class Roots:
         return -np.broadcast_to(np.asarray(dp, dtype=complex), (np.asarray(z).shape[0], 1))
 
 
+class Reciprocal:
+    """``p z - 1 = 0``: one solution ``1/p``, whose trace along a pencil is not affine (it escapes to infinity at
+    ``p = 0``): the trace test fails on the complete set, as for the Euclidean form of the landscape."""
+
+    n = 1
+    n_parameters = 1
+
+    def evaluate(self, z, p, jacobian=True, dp=None):
+        z = np.asarray(z, dtype=complex)
+        p = np.broadcast_to(np.asarray(p, dtype=complex), (z.shape[0], 1))
+        F = p * z - 1
+        J = p[:, :, None] if jacobian else None
+        if dp is None:
+            return F, J
+        return F, J, self.parameter_derivative(z, dp)
+
+    def parameter_derivative(self, z, dp):
+        return np.asarray(z, dtype=complex) * np.broadcast_to(np.asarray(dp, dtype=complex), (np.asarray(z).shape[0], 1))
+
+
 class Circle:
     """``x^2 + y^2 = p_1``, ``x - y = p_2``: two solutions, in closed form."""
 
@@ -92,6 +112,12 @@ def test_monodromy_finds_every_root_and_stops_by_its_rule():
     # without the trace test, fresh loops: five in a row without a new root
     r = monodromy_solve(Roots(4), np.array([1.0 + 0j]), np.array([1.0 + 0j]), trace_rule=False)
     assert r.count == 4 and r.stop == "stable" and r.loops >= 3 + 5
+    # a trace test that fails says something may be missing: twice as many fresh loops before giving up
+    r = monodromy_solve(Reciprocal(), np.array([0.5 + 0j]), np.array([2.0 + 0j]), seed=2)
+    assert r.count == 1 and r.stop == "stable" and r.trace > 1e-3 and r.loops >= 3 + 10
+    assert "10 after a failed trace test" in r.to_dict()["stopping_rule"]
+    r = monodromy_solve(Reciprocal(), np.array([0.5 + 0j]), np.array([2.0 + 0j]), seed=2, trace_rule=False)
+    assert r.count == 1 and r.stop == "stable" and r.loops == 3 + 5
     # a cap on the solutions stops it early, and says so
     r = monodromy_solve(Roots(7), np.array([1.0 + 0j]), np.array([1.0 + 0j]), max_solutions=2)
     assert r.stop == "max_solutions" and r.count >= 2
