@@ -336,7 +336,8 @@ def _add_point_command(sub: Any) -> None:
                     "arrays are named layers.{l}.heads.{h}.{Q,K,V} (or .A with --rank), l and h from 0. Floats "
                     "become their exact binary value (or multiples of 1/N with --denominator N).")
     p.add_argument("weights", help="a .npz or .safetensors file")
-    p.add_argument("--tokens", "-t", type=integer("--tokens"), default=2, help="sequence length t (default 2)")
+    p.add_argument("--tokens", "-t", type=integer("--tokens"), default=None,
+                   help="sequence length t (default: the .safetensors file's __metadata__ tokens, else 2)")
     p.add_argument("--rank", type=integer("--rank"), default=None, help="the bound a on rank A, when the file gives A")
     p.add_argument("--causal", action="store_true", help="a causal mask")
     p.add_argument("--skip", action="store_true", help="skip connections")

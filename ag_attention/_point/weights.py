@@ -12,9 +12,11 @@ other, consistent shapes, finite values.
 Exact values.  Every entry becomes an exact rational (``fractions.Fraction``):
 
 * integers and ``Fraction``\\ s as they are;
-* floats (Python, NumPy float16/32/64, a tensor's values) by default as the
-  *exact binary value* of the float (``Fraction(0.1)`` is
-  ``3602879701896397/36028797018963968``: the point the float stands for);
+* floats (Python, NumPy float16/32/64 and float128, a tensor's values; a
+  ``.safetensors`` file's BF16 and 8-bit floats, :mod:`.safetensors`) by default
+  as the *exact binary value* of the float in its own format
+  (``Fraction(0.1)`` is ``3602879701896397/36028797018963968``: the point the
+  float stands for; a float128 keeps its 64-bit mantissa);
 * with ``denominator=N``, rounded to the nearest multiple of ``1/N`` (ties to
   even), for smaller numbers where the exact binary value is not wanted.
 
@@ -31,7 +33,6 @@ mapping of name to tensor (a state dict); a tensor is read through
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -45,7 +46,7 @@ import numpy as np
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 
-__all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction"]
+__all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
 
 #: ``layers.{l}.heads.{h}.{Q,K,V,A}``
 NAME = re.compile(r"^layers\.(0|[1-9][0-9]{0,5})\.heads\.(0|[1-9][0-9]{0,5})\.(Q|K|V|A)$")
@@ -70,10 +71,10 @@ def to_fraction(value: Any, name: str, denominator: int | None = None) -> Fracti
     elif isinstance(value, Fraction):
         exact = value
     elif isinstance(value, (float, np.floating)):
-        f = float(value)
-        if not math.isfinite(f):
-            raise InvalidArgumentError(f"{name}: {f!r} is not a finite number")
-        exact = Fraction(f)
+        if not np.isfinite(value):
+            raise InvalidArgumentError(f"{name}: {float(value)!r} is not a finite number")
+        # the exact value of the float in its own format (a float128 keeps its 64-bit mantissa)
+        exact = Fraction(*value.as_integer_ratio())
     else:
         raise InvalidArgumentError(f"{name}: {type(value).__name__} {value!r} is not a number")
     if denominator is not None and exact.denominator > 1:
@@ -245,9 +246,24 @@ class Network:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
-        """The network stored in a ``.npz`` or ``.safetensors`` file (arrays named as in :meth:`from_weights`)."""
+        """The network stored in a ``.npz`` or ``.safetensors`` file (arrays named as in :meth:`from_weights`).
+
+        A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``): it is used
+        when ``tokens`` is not given (or None), and a ``tokens`` that contradicts it is refused, naming both."""
         p = Path(path)
-        arrays = read_arrays(p)
+        arrays, metadata = read_weights_file(p)
+        if "tokens" in metadata:
+            try:
+                stored = int(metadata["tokens"])
+            except ValueError:
+                raise InvalidArgumentError(f"{p}: __metadata__ tokens={metadata['tokens']!r} is not an integer") from None
+            given = kwargs.get("tokens")
+            if given is not None and given != stored:
+                raise InvalidArgumentError(f"{p}: tokens={given} given, but the file says tokens={stored} "
+                                           "(its __metadata__)")
+            kwargs["tokens"] = stored
+        elif kwargs.get("tokens", 2) is None:
+            kwargs["tokens"] = 2
         return cls.from_weights(arrays, source=str(p), **kwargs)
 
     @classmethod
@@ -347,6 +363,14 @@ def _shapes(mats: dict[tuple[int, int], dict[str, np.ndarray]], depth: int, head
 
 def read_arrays(path: Path) -> dict[str, np.ndarray]:
     """The arrays of a ``.npz`` or ``.safetensors`` file, after checking it is a regular file of sane size."""
+    return read_weights_file(path)[0]
+
+
+def read_weights_file(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The arrays of a ``.npz`` or ``.safetensors`` file and its metadata (a ``.safetensors`` file's
+    ``__metadata__``; none for ``.npz``), after checking it is a regular file of sane size; every float dtype
+    of a ``.safetensors`` file (``BF16``, ``F16``, the 8-bit floats, ...) by its exact value
+    (:mod:`.safetensors`)."""
     suffix = path.suffix.lower()
     if suffix not in (".npz", ".safetensors"):
         raise InvalidArgumentError(f"{path}: a .npz or .safetensors file is expected")
@@ -362,21 +386,24 @@ def read_arrays(path: Path) -> dict[str, np.ndarray]:
         raise InvalidArgumentError(f"{path}: {st.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} read here")
     try:
         if suffix == ".npz":
+            with open(path, "rb") as f:
+                magic = f.read(4)
+            if magic not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (or an empty one)
+                what = "a .npy array" if magic == b"\x93NUM" else f"it starts with {magic!r}"
+                raise InvalidArgumentError(f"{path}: not a .npz archive ({what}): save with numpy.savez")
             with np.load(path, allow_pickle=False) as data:
                 # the sizes the archive declares, before anything is unpacked (a small file can declare terabytes)
                 declared = sum(info.file_size for info in data.zip.infolist())
                 if declared > MAX_FILE_BYTES:
                     raise InvalidArgumentError(f"{path}: its arrays would take {declared:,} bytes unpacked, more than "
                                                f"the {MAX_FILE_BYTES:,} read here")
-                return {k: data[k] for k in data.files}
-        from safetensors.numpy import load_file  # type: ignore[import-not-found, unused-ignore]
+                return {k: data[k] for k in data.files}, {}
+        from .safetensors import read_safetensors
 
-        return dict(load_file(str(path)))
-    except ImportError:
-        raise InvalidArgumentError("reading .safetensors needs the safetensors package: pip install safetensors") from None
-    except (OSError, ValueError, KeyError) as exc:
+        return read_safetensors(path, MAX_FILE_BYTES)
+    except (OSError, ValueError, KeyError, EOFError) as exc:
         raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
-    except Exception as exc:  # the safetensors library raises its own SafetensorError on a corrupt file
-        if type(exc).__name__ == "SafetensorError":
-            raise InvalidArgumentError(f"{path}: not a readable .safetensors file ({exc})") from None
+    except Exception as exc:  # zipfile raises BadZipFile on a truncated .npz
+        if type(exc).__name__ == "BadZipFile":
+            raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
         raise
