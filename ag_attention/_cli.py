@@ -150,14 +150,35 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
     return 0 if report.passed else EXIT_FAILED
 
 
+def _read_names(path: str) -> dict[str, str]:
+    """A ``--names`` file: a JSON object of source tensor name -> ``layers.<l>.<q|k|v|o>``."""
+    from pathlib import Path
+
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise InvalidArgumentError(f"--names {path}: {exc.strerror or exc}") from None
+    try:
+        names = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgumentError(f"--names {path}: not JSON ({exc})") from None
+    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+        raise InvalidArgumentError(f"--names {path}: a JSON object of tensor name -> \"layers.<l>.<q|k|v|o>\" "
+                                   "is expected")
+    return names
+
+
 def cmd_point(args: argparse.Namespace) -> int:
     from ._point import Network, point_geometry
 
     if args.temperature is not None and not args.normalized:
         raise InvalidArgumentError("--temperature: only with --normalized (softmax attention)")
+    names = None
+    if args.names is not None:
+        names = _read_names(args.names)
     net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
                        normalized=args.normalized, temperature=args.temperature or 1.0,
-                       denominator=args.denominator)
+                       denominator=args.denominator, heads=args.heads, names=names)
     _emit(args, point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol))
     return 0
 
@@ -333,12 +354,20 @@ def _add_point_command(sub: Any) -> None:
     p = sub.add_parser(
         "point", help="geometry at given weights: local rank, critical or not, fiber, Theorem 3.4 (one layer)",
         description="The geometry of a network at its own weights, read from a .npz or .safetensors file whose "
-                    "arrays are named layers.{l}.heads.{h}.{Q,K,V} (or .A with --rank), l and h from 0. Floats "
-                    "become their exact binary value (or multiples of 1/N with --denominator N).")
+                    "arrays are named layers.{l}.heads.{h}.{Q,K,V} (or .A with --rank), l and h from 0, or saved as "
+                    "checkpoints are (torch MultiheadAttention's in_proj_weight and out_proj.weight, q_proj/k_proj/"
+                    "v_proj/o_proj, query/key/value; --heads, --names FILE): each head's V is W_O,h W_v,h. Floats "
+                    "become their exact binary value in their own format, bf16 and fp8 included (or multiples of 1/N "
+                    "with --denominator N).")
     p.add_argument("weights", help="a .npz or .safetensors file")
     p.add_argument("--tokens", "-t", type=integer("--tokens"), default=None,
                    help="sequence length t (default: the .safetensors file's __metadata__ tokens, else 2)")
     p.add_argument("--rank", type=integer("--rank"), default=None, help="the bound a on rank A, when the file gives A")
+    p.add_argument("--heads", type=integer("--heads"), default=None,
+                   help="heads per layer of a checkpoint (in_proj_weight, q_proj/k_proj/v_proj, ...): not stored in "
+                        "a state dict (default: the file's __metadata__ heads)")
+    p.add_argument("--names", default=None, metavar="FILE",
+                   help="a JSON mapping of the file's tensor names to layers.<l>.<q|k|v|o>")
     p.add_argument("--causal", action="store_true", help="a causal mask")
     p.add_argument("--skip", action="store_true", help="skip connections")
     p.add_argument("--normalized", action="store_true", help="softmax attention (float64 only)")

@@ -380,7 +380,7 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         raise TypeError(f"point_geometry: a Network is expected, got {type(net).__name__}")
     t0 = time.perf_counter()
     arch = net.architecture
-    notes: list[str] = []
+    notes: list[str] = list(net.notes)  # how a checkpoint was mapped
     if arch.normalized:
         num = numerical_dimension(arch, seed=seed)
         generic, certified = num.dimension, bool(num.certified)

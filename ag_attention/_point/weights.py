@@ -33,6 +33,7 @@ mapping of name to tensor (a state dict); a tensor is read through
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
@@ -157,6 +158,7 @@ class Network:
     floats: bool
     source: str = "arrays"
     factored: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()  # how a checkpoint's layout was mapped (:mod:`.checkpoints`)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -245,13 +247,48 @@ class Network:
         return cls(arch, layers, conversion, floats, source, tuple(factored))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
-        """The network stored in a ``.npz`` or ``.safetensors`` file (arrays named as in :meth:`from_weights`).
+    def from_checkpoint(cls, arrays: Mapping[str, Any], *, heads: int | None = None,
+                        names: dict[str, str] | None = None, source: str = "checkpoint", **kwargs: Any) -> "Network":
+        """The network of a checkpoint's tensors as people save them: the package's names, or
+        ``torch.nn.MultiheadAttention`` (``in_proj_weight``, ``out_proj.weight``), ``q_proj``/``k_proj``/``v_proj``/
+        ``o_proj``, ``query``/``key``/``value``, or a mapping ``names`` (source name -> ``layers.<l>.<q|k|v|o>``);
+        every other tensor listed as ignored. Each head's ``V`` is ``W_O,h W_v,h`` (exact), the score scale is
+        dropped (:mod:`.checkpoints` says why). ``heads``: the number of heads (not stored in a state dict)."""
+        from .checkpoints import translate
 
-        A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``): it is used
-        when ``tokens`` is not given (or None), and a ``tokens`` that contradicts it is refused, naming both."""
+        if not isinstance(arrays, Mapping):
+            raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(arrays).__name__}")
+        denominator = kwargs.get("denominator")
+        tr = translate(dict(arrays), lambda value, name: _matrix(value, name, denominator), heads=heads, names=names)
+        if tr.layout == "package names":
+            return cls.from_weights(tr.weights, source=source, **kwargs)
+        floats = any(_has_floats(v) for k, v in arrays.items() if k not in tr.ignored)
+        net = cls.from_weights(tr.weights, source=f"{source} ({tr.layout})", **kwargs)
+        conversion = net.conversion
+        if floats:
+            d = kwargs.get("denominator")
+            conversion = ("exact binary value of each float" if d is None else f"floats rounded to multiples of 1/{d}")
+            conversion += "; V = W_O,h W_v,h exactly"
+        return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
+        """The network stored in a ``.npz`` or ``.safetensors`` file (arrays named as in :meth:`from_weights`, or a
+        checkpoint's layout: :meth:`from_checkpoint`, with ``heads=`` and ``names=``).
+
+        A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``) and the number of
+        heads (``"heads"``): used when not given (or None); a value that contradicts it is refused, naming both."""
         p = Path(path)
         arrays, metadata = read_weights_file(p)
+        if "heads" in metadata:
+            try:
+                stored_heads = int(metadata["heads"])
+            except ValueError:
+                raise InvalidArgumentError(f"{p}: __metadata__ heads={metadata['heads']!r} is not an integer") from None
+            if kwargs.get("heads") is not None and kwargs["heads"] != stored_heads:
+                raise InvalidArgumentError(f"{p}: heads={kwargs['heads']} given, but the file says heads={stored_heads} "
+                                           "(its __metadata__)")
+            kwargs["heads"] = stored_heads
         if "tokens" in metadata:
             try:
                 stored = int(metadata["tokens"])
@@ -264,7 +301,7 @@ class Network:
             kwargs["tokens"] = stored
         elif kwargs.get("tokens", 2) is None:
             kwargs["tokens"] = 2
-        return cls.from_weights(arrays, source=str(p), **kwargs)
+        return cls.from_checkpoint(arrays, source=str(p), **kwargs)
 
     @classmethod
     def from_torch(cls, module_or_state_dict: Any, **kwargs: Any) -> "Network":
@@ -274,7 +311,46 @@ class Network:
         state = obj.state_dict() if hasattr(obj, "state_dict") and callable(obj.state_dict) else obj
         if not isinstance(state, Mapping):
             raise InvalidArgumentError(f"from_torch: a module or a state dict is expected, got {type(obj).__name__}")
-        return cls.from_weights(dict(state), source=f"torch {type(obj).__name__}", **kwargs)
+        return cls.from_checkpoint(dict(state), source=f"torch {type(obj).__name__}", **kwargs)
+
+    def forward(self, X: Any, *, exact: bool = False) -> np.ndarray:
+        """The network's outputs on inputs ``X`` (``(N, t, d_0)``, or one sequence ``(t, d_0)``), in the model of
+        docs/math/model.md: per head ``y_i = sum_j (x_i^T A x_j) V x_j`` (``A = Q^T K``; the softmax of the scores
+        for softmax attention), heads summed, ``+ x_i`` with skip connections, layer after layer.
+
+        float64 by default (from the exact weights); ``exact=True``: exact rationals (an object array of
+        :class:`fractions.Fraction`; inputs by their exact value; lightning attention only).
+
+        >>> net = Network.from_weights({"layers.0.heads.0.A": [[1, 0], [0, 2]], "layers.0.heads.0.V": [[1, 1]]})
+        >>> net.forward([[1, 0], [0, 1]], exact=True).tolist()   # y_1 = (1)(1) + (0)(1), y_2 = 0 + 2 * 1
+        [[Fraction(1, 1)], [Fraction(2, 1)]]
+        """
+        from .._network import forward as network_forward
+        from .._numeric.float64 import Float64
+
+        arch = self.architecture
+        try:
+            arr = np.array(X, dtype=object)
+        except (ValueError, TypeError) as exc:
+            raise InvalidArgumentError(f"X: not an array of numbers ({exc})") from None
+        one = arr.ndim == 2
+        if one:
+            arr = arr[None]
+        if arr.ndim != 3 or arr.shape[1:] != (arch.tokens, arch.widths[0]):
+            raise InvalidArgumentError(f"X: inputs of shape {np.shape(X)}, expected (N, {arch.tokens}, "
+                                       f"{arch.widths[0]}) or ({arch.tokens}, {arch.widths[0]})")
+        if exact:
+            if arch.normalized:
+                raise InvalidArgumentError("exact=True: softmax attention is not rational; use exact=False")
+            Xe = np.empty(arr.shape, dtype=object)
+            for idx, v in np.ndenumerate(arr):
+                Xe[idx] = to_fraction(v.item() if isinstance(v, np.generic) else v, f"X{list(idx)}")
+            out = network_forward(arch, _Rationals(), self.theta(), Xe)
+        else:
+            Xf = np.array([[[float(to_fraction(v.item() if isinstance(v, np.generic) else v, "X")) for v in row]
+                            for row in seq] for seq in arr], dtype=np.float64)
+            out = network_forward(arch, Float64(), self.theta_float(), Xf)
+        return out[0] if one else out
 
     # ------------------------------------------------------------------ views
     def theta(self) -> np.ndarray:
@@ -307,6 +383,32 @@ class Network:
 
     def __repr__(self) -> str:
         return f"Network({self.architecture.describe()}, {self.architecture.parameter_count} parameters, {self.conversion})"
+
+
+class _Rationals:
+    """Exact rational arithmetic on object arrays of Fractions (the forward pass with ``exact=True``)."""
+
+    exact = True
+    dtype = np.object_
+
+    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.einsum(spec, a, b, optimize=False)
+        return out
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a + b
+        return out
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = a - b
+        return out
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        out: np.ndarray = -a
+        return out
 
 
 def _has_floats(value: Any) -> bool:

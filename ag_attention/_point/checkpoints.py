@@ -1,0 +1,197 @@
+"""Checkpoints as people save them: the attention weights found under their usual names, mapped to the model.
+
+Recognized, per attention layer (a *prefix* such as ``layers.0.self_attn.`` or ``encoder.layer.3.attention.``;
+layers are ordered by the integers in their prefixes):
+
+* ``torch.nn.MultiheadAttention``: ``in_proj_weight`` (``3E x E``: ``W_q``, ``W_k``, ``W_v`` stacked), or
+  ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight`` (separate key/value sizes); ``out_proj.weight``;
+* per-projection modules: ``q_proj``/``k_proj``/``v_proj`` with ``o_proj`` or ``out_proj``, and
+  ``query``/``key``/``value`` (with ``output.dense`` or ``output``), each ``.weight``;
+* a user mapping ``names`` (source name -> ``q``, ``k``, ``v``, ``o`` of a layer, e.g.
+  ``{"blk.attn.wq": "layers.0.q", ...}``), applied first.
+
+Every other tensor (embeddings, norms, MLPs, biases that are zero) is listed as ignored, never silently used.
+A nonzero bias of a projection is refused: the model has none (docs/math/model.md).
+
+**How the projections enter the model** (docs/math/point.md, checkpoints): with ``h`` heads of size ``d_h = E/h``
+and ``W_{q,h}``, ``W_{k,h}``, ``W_{v,h}`` the rows of head ``h`` and ``W_{O,h}`` the columns of head ``h`` of the
+output projection, a lightning (softmax removed) multi-head layer computes
+``y_i = sum_h W_{O,h} W_{v,h} sum_j (x_i^T W_{q,h}^T W_{k,h} x_j) x_j / sqrt(d_h)``. So head ``h`` is the package's
+head with ``Q = W_{q,h}``, ``K = W_{k,h}`` (rank bound ``a = d_h``) and ``V = W_{O,h} W_{v,h}`` (``E x E``, the
+product taken exactly in rationals); no output projection is ``W_O = I`` (the heads' outputs concatenated). The
+score scale ``1/sqrt(d_h)`` is dropped: it multiplies the function by a constant, and the neuromanifold is a cone
+(every verdict at ``phi`` holds at ``c phi``; the forward pass of the mapped network is the checkpoint's times
+``sqrt(d_h)``). What the folding changes: the factored layer has ``V`` of rank at most ``d_h`` and the extra
+symmetries ``(W_{O,h} M^{-1}, M W_{v,h})``; the package analyses the folded point in the parametrization with ``V``
+free (its neuromanifold contains the factored one, equal when ``d_h >= E``), and says so in a note.
+
+The number of heads is not stored in a state dict: it is given (``heads=``), or read from a ``.safetensors``
+file's ``__metadata__`` (``"heads"``), or refused when the layout needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidArgumentError
+
+__all__ = ["Translation", "translate", "PACKAGE_NAME"]
+
+PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
+_PACKAGE_LAYER = re.compile(r"^layers\.\d+\.heads\.\d+\.")
+
+# suffix -> (role, how): role q/k/v/o/qkv, or a bias of it
+_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("in_proj_weight", "qkv"), ("in_proj_bias", "qkv bias"),
+    ("q_proj_weight", "q"), ("k_proj_weight", "k"), ("v_proj_weight", "v"),
+    ("out_proj.weight", "o"), ("out_proj.bias", "o bias"),
+    ("q_proj.weight", "q"), ("k_proj.weight", "k"), ("v_proj.weight", "v"), ("o_proj.weight", "o"),
+    ("q_proj.bias", "q bias"), ("k_proj.bias", "k bias"), ("v_proj.bias", "v bias"), ("o_proj.bias", "o bias"),
+    ("query.weight", "q"), ("key.weight", "k"), ("value.weight", "v"),
+    ("query.bias", "q bias"), ("key.bias", "k bias"), ("value.bias", "v bias"),
+)
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The package's weights from a checkpoint, with what was recognized and what was ignored."""
+
+    weights: dict[str, np.ndarray]  # layers.{l}.heads.{h}.{Q,K,V}: object arrays of Fractions
+    layout: str  # "package names", "MultiheadAttention", "q/k/v/o projections", "query/key/value", "mapping"
+    layers: tuple[str, ...]  # the source prefix of each layer, in order
+    ignored: tuple[str, ...]  # tensors not used
+    notes: tuple[str, ...]
+
+
+def _is_zero(value: Any) -> bool:
+    arr = np.asarray(value)
+    return bool(arr.size == 0 or not np.any(arr.astype(np.float64) != 0))
+
+
+def _layer_key(prefix: str) -> tuple[Any, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", prefix))
+
+
+def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray], *, heads: int | None = None,
+              names: dict[str, str] | None = None) -> Translation:
+    """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
+    ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion)."""
+    if names is not None:
+        if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+            raise InvalidArgumentError("names: a mapping of source names to 'layers.<l>.<q|k|v|o>' is expected")
+        missing = sorted(set(names) - set(arrays))
+        if missing:
+            raise InvalidArgumentError(f"names: {missing[0]!r} is not in the file")
+    if heads is not None and (isinstance(heads, bool) or not isinstance(heads, int) or heads < 1):
+        raise InvalidArgumentError(f"heads={heads!r}: must be a positive integer")
+    if names is None and any(_PACKAGE_LAYER.match(k) for k in arrays):  # the package's names (checked by the caller)
+        return Translation(dict(arrays), "package names", (), (), ())
+    roles: dict[str, dict[str, Any]] = {}  # prefix -> role -> tensor
+    sources: dict[tuple[str, str], str] = {}
+    ignored: list[str] = []
+    layout = set()
+    for key, value in arrays.items():
+        if names is not None and key in names:
+            m = re.fullmatch(r"layers\.(\d+)\.(q|k|v|o)", names[key])
+            if m is None:
+                raise InvalidArgumentError(f"names: {key!r} -> {names[key]!r}: the target must be "
+                                           "'layers.<l>.<q|k|v|o>'")
+            prefix, role = f"layers.{int(m.group(1)):06d}", m.group(2)
+            layout.add("mapping")
+        else:
+            for suffix, role in _SUFFIXES:
+                if key == suffix or key.endswith("." + suffix):
+                    prefix = key[: len(key) - len(suffix)]
+                    layout.add("MultiheadAttention" if suffix in ("in_proj_weight", "in_proj_bias") or
+                               suffix.endswith("_proj_weight") else
+                               "query/key/value" if suffix.split(".")[0] in ("query", "key", "value") else
+                               "q/k/v/o projections")
+                    break
+            else:
+                ignored.append(key)
+                continue
+        if role.endswith("bias"):
+            if not _is_zero(value):
+                raise InvalidArgumentError(f"{key}: a nonzero bias; the model has no biases (docs/math/model.md): "
+                                           "the checkpoint is not a point of this neuromanifold")
+            ignored.append(key)
+            continue
+        if role in roles.setdefault(prefix, {}):
+            raise InvalidArgumentError(f"{key}: a second {role!r} weight for the layer {prefix!r} (first: "
+                                       f"{sources[(prefix, role)]})")
+        roles[prefix][role] = value
+        sources[(prefix, role)] = key
+    # "query.weight"-style layers keep their output projection under "output.dense.weight" beside the prefix
+    for prefix in list(roles):
+        for tail in ("output.dense.weight", "output.weight"):
+            parent = prefix[: prefix.rstrip(".").rfind(".") + 1] if prefix.rstrip(".").count(".") else ""
+            for candidate in (prefix + tail, parent + tail):
+                if candidate in arrays and candidate in ignored and "o" not in roles[prefix]:
+                    roles[prefix]["o"] = arrays[candidate]
+                    sources[(prefix, "o")] = candidate
+                    ignored.remove(candidate)
+    if not roles:
+        raise InvalidArgumentError("weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
+                                   "a known layout: in_proj_weight, q_proj/k_proj/v_proj, query/key/value); "
+                                   "give a mapping (names=, --names FILE)")
+    order = sorted(roles, key=_layer_key)
+    out: dict[str, np.ndarray] = {}
+    notes: list[str] = []
+    for l, prefix in enumerate(order):
+        r = roles[prefix]
+        where = prefix or "(top level)"
+        if "qkv" in r:
+            W = convert(r.pop("qkv"), sources[(prefix, "qkv")])
+            if W.shape[0] % 3:
+                raise InvalidArgumentError(f"{sources[(prefix, 'qkv')]}: {W.shape[0]} rows, not 3 E")
+            E = W.shape[0] // 3
+            r["q"], r["k"], r["v"] = W[:E], W[E:2 * E], W[2 * E:]
+            for role in "qkv":
+                sources[(prefix, role)] = sources[(prefix, "qkv")]
+        missing = [role for role in "qkv" if role not in r]
+        if missing:
+            raise InvalidArgumentError(f"layer {where}: no {missing[0]!r} projection (found: "
+                                       + ", ".join(sources[(prefix, x)] for x in sorted(r)) + ")")
+        q, k, v = (r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object
+                   else convert(r[x], sources[(prefix, x)]) for x in "qkv")
+        if q.shape != k.shape:
+            raise InvalidArgumentError(f"layer {where}: query {q.shape} and key {k.shape} projections differ in shape")
+        inner, d_in = q.shape
+        h = heads
+        if h is None:
+            if inner == 1:
+                h = 1
+            else:
+                raise InvalidArgumentError(f"layer {where}: the number of heads is not stored in the weights: give "
+                                           "heads= (--heads), or a .safetensors __metadata__ \"heads\"")
+        if inner % h or v.shape[0] % h:
+            raise InvalidArgumentError(f"heads={h}: does not divide the projections' {inner} (query) and "
+                                       f"{v.shape[0]} (value) rows of layer {where}")
+        dq, dv = inner // h, v.shape[0] // h
+        if "o" in r:
+            o = convert(r["o"], sources[(prefix, "o")])
+            if o.shape[1] != v.shape[0]:
+                raise InvalidArgumentError(f"{sources[(prefix, 'o')]}: {o.shape[1]} columns, the value projection "
+                                           f"has {v.shape[0]} rows")
+        else:
+            o = np.array([[Fraction(int(i == j)) for j in range(v.shape[0])] for i in range(v.shape[0])], dtype=object)
+            notes.append(f"layer {l + 1} ({where}): no output projection: W_O = I (the heads concatenated)")
+        for hh in range(h):
+            out[f"layers.{l}.heads.{hh}.Q"] = q[hh * dq:(hh + 1) * dq]
+            out[f"layers.{l}.heads.{hh}.K"] = k[hh * dq:(hh + 1) * dq]
+            out[f"layers.{l}.heads.{hh}.V"] = o[:, hh * dv:(hh + 1) * dv].dot(v[hh * dv:(hh + 1) * dv])
+        if dv < min(o.shape[0], d_in):
+            notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
+                         "analysed with V free (a neuromanifold that contains this one)")
+    notes.append("the score scale 1/sqrt(d_h) is dropped (a constant factor of the function; the neuromanifold is a "
+                 "cone: every verdict is the same)")
+    if ignored:
+        notes.append(f"ignored {len(ignored)} tensor(s) that are not attention weights: "
+                     + ", ".join(ignored[:8]) + (" ..." if len(ignored) > 8 else ""))
+    return Translation(out, " + ".join(sorted(layout)), tuple(order), tuple(ignored), tuple(notes))

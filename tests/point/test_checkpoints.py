@@ -1,0 +1,144 @@
+"""Checkpoints as saved: MultiheadAttention, q/k/v/o projections, query/key/value, a mapping; the forward pass."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ag_attention import Network, point_geometry
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._point.checkpoints import translate as _translate
+from ag_attention._point.weights import to_fraction
+from ag_attention._point.safetensors import write_safetensors
+from tests.helpers import generator, run_cli
+
+E, H = 4, 2
+DH = E // H
+
+
+def _projections(seed=1):
+    rng = generator(seed)
+    return {n: rng.standard_normal((E, E)) for n in ("q", "k", "v", "o")}
+
+
+def translate(arrays, **kwargs):
+    def convert(value, name):
+        arr = np.asarray(value)
+        out = np.empty(arr.shape, dtype=object)
+        for idx, v in np.ndenumerate(arr):
+            out[idx] = to_fraction(v.item(), name)
+        return out
+    return _translate(arrays, convert, **kwargs)
+
+
+def _reference_mha(P, X):
+    """torch's MultiheadAttention in NumPy with the softmax removed (no biases): the checkpoint's own function."""
+    q, k, v = X @ P["q"].T, X @ P["k"].T, X @ P["v"].T
+    heads = []
+    for h in range(H):
+        s = slice(h * DH, (h + 1) * DH)
+        scores = q[:, s] @ k[:, s].T / math.sqrt(DH)
+        heads.append(scores @ v[:, s])
+    return np.concatenate(heads, axis=1) @ P["o"].T
+
+
+def _layouts(P):
+    mha = {"attn.in_proj_weight": np.vstack([P["q"], P["k"], P["v"]]), "attn.in_proj_bias": np.zeros(3 * E),
+           "attn.out_proj.weight": P["o"], "attn.out_proj.bias": np.zeros(E), "embed.weight": np.ones((10, E)),
+           "norm.weight": np.ones(E)}
+    proj = {f"model.layers.0.self_attn.{r}_proj.weight": P[r] for r in "qkvo"}
+    bert = {"encoder.layer.0.attention.self.query.weight": P["q"], "encoder.layer.0.attention.self.key.weight": P["k"],
+            "encoder.layer.0.attention.self.value.weight": P["v"],
+            "encoder.layer.0.attention.output.dense.weight": P["o"],
+            "encoder.layer.0.output.dense.weight": np.ones((E, 3 * E))}  # the MLP's, not attention's
+    return {"MultiheadAttention": mha, "q/k/v/o projections": proj, "query/key/value": bert}
+
+
+def test_the_same_network_saved_three_ways_gives_the_same_report():
+    P = _projections()
+    reports = []
+    for layout, arrays in _layouts(P).items():
+        net = Network.from_checkpoint(arrays, heads=H)
+        assert layout in net.source and net.architecture.heads == H and net.architecture.ranks == (DH,)
+        assert any("score scale" in n for n in net.notes) and net.conversion.startswith("exact binary value")
+        g = point_geometry(net).to_dict()
+        reports.append({k: g[k] for k in ("local_rank", "generic_dimension", "critical", "fiber_dimension")})
+        X = generator(5).standard_normal((3, 2, E))
+        # the package's function is the checkpoint's times sqrt(d_h) (the score scale dropped)
+        assert np.allclose(net.forward(X) / math.sqrt(DH), np.stack([_reference_mha(P, x) for x in X]), rtol=1e-12)
+    assert reports[0] == reports[1] == reports[2]
+    # in the package's own names: W_O,h W_v,h per head
+    own = {}
+    for h in range(H):
+        s = slice(h * DH, (h + 1) * DH)
+        own[f"layers.0.heads.{h}.Q"], own[f"layers.0.heads.{h}.K"] = P["q"][s], P["k"][s]
+        own[f"layers.0.heads.{h}.V"] = P["o"][:, s] @ P["v"][s]
+    g = point_geometry(Network.from_weights(own)).to_dict()
+    assert {k: g[k] for k in reports[0]} == reports[0]
+
+
+def test_unrelated_tensors_and_zero_biases_are_listed_and_ignored():
+    tr = translate(_layouts(_projections())["MultiheadAttention"], heads=H)
+    assert set(tr.ignored) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
+    assert any("ignored 4 tensor(s)" in n and "embed.weight" in n for n in tr.notes)
+    bert = translate(_layouts(_projections())["query/key/value"], heads=H)
+    assert bert.ignored == ("encoder.layer.0.output.dense.weight",)
+
+
+def test_what_cannot_be_mapped_is_refused_by_name():
+    P = _projections()
+    mha = _layouts(P)["MultiheadAttention"]
+    with pytest.raises(InvalidArgumentError, match="number of heads is not stored"):
+        Network.from_checkpoint(mha)
+    with pytest.raises(InvalidArgumentError, match="heads=3: does not divide"):
+        Network.from_checkpoint(mha, heads=3)
+    with pytest.raises(InvalidArgumentError, match="attn.in_proj_bias: a nonzero bias"):
+        Network.from_checkpoint({**mha, "attn.in_proj_bias": np.ones(3 * E)}, heads=H)
+    with pytest.raises(InvalidArgumentError, match="no attention weights found"):
+        Network.from_checkpoint({"embed.weight": np.ones((3, 3))})
+    with pytest.raises(InvalidArgumentError, match="no 'v' projection"):
+        Network.from_checkpoint({"a.q_proj.weight": P["q"], "a.k_proj.weight": P["k"]}, heads=H)
+
+
+def test_a_mapping_names_the_tensors_of_any_layout():
+    P = _projections()
+    arrays = {"blk.wq": P["q"], "blk.wk": P["k"], "blk.wv": P["v"], "blk.wo": P["o"], "tok": np.ones((2, 2))}
+    names = {"blk.wq": "layers.0.q", "blk.wk": "layers.0.k", "blk.wv": "layers.0.v", "blk.wo": "layers.0.o"}
+    net = Network.from_checkpoint(arrays, heads=H, names=names)
+    ref = Network.from_checkpoint(_layouts(P)["MultiheadAttention"], heads=H)
+    assert all(np.array_equal(a[n], b[n]) for a, b in zip(net.weights[0], ref.weights[0]) for n in "QKV")
+    with pytest.raises(InvalidArgumentError, match="'blk.wq' -> 'q0'"):
+        Network.from_checkpoint(arrays, heads=H, names={**names, "blk.wq": "q0"})
+
+
+def test_two_layers_are_ordered_by_their_indices():
+    P, R = _projections(1), _projections(2)
+    arrays = {f"layers.{i}.self_attn.{r}_proj.weight": W[r] for i, W in ((10, R), (2, P)) for r in "qkvo"}
+    tr = translate(arrays, heads=H)
+    assert tr.layers == ("layers.2.self_attn.", "layers.10.self_attn.")
+    assert np.array_equal(tr.weights["layers.0.heads.0.Q"].astype(float), P["q"][:DH])
+
+
+def test_the_cli_reads_a_checkpoint_with_its_heads(tmp_path):
+    P = _projections()
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    write_safetensors(tmp_path / "mha.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
+    d = json.loads(run_cli("point", str(tmp_path / "mha.safetensors"), "--json").stdout)
+    assert d["architecture"]["heads"] == 2 and any("ignored 4 tensor(s)" in n for n in d["notes"])
+    (tmp_path / "names.json").write_text("[1, 2]")
+    bad = run_cli("point", str(tmp_path / "mha.safetensors"), "--names", str(tmp_path / "names.json"))
+    assert bad.returncode == 2 and "--names" in bad.stderr and "Traceback" not in bad.stderr
+    wrong = run_cli("point", str(tmp_path / "mha.safetensors"), "--heads", "4")
+    assert wrong.returncode == 2 and "heads=4 given, but the file says heads=2" in wrong.stderr
+
+
+def test_the_forward_pass_is_exact_and_checks_its_input():
+    net = Network.from_weights({"layers.0.heads.0.A": [[1, 2], [0, 1]], "layers.0.heads.0.V": [[1, -1], [2, 0]]})
+    X = np.array([[[0.5, 1.0], [2.0, -1.0]]])
+    exact = net.forward(X, exact=True)
+    S = X[0] @ np.array([[1, 2], [0, 1]]) @ X[0].T
+    assert np.array_equal(exact.astype(float)[0], S @ (X[0] @ np.array([[1, -1], [2, 0]]).T))
+    assert np.allclose(net.forward(X[0]), exact.astype(float)[0])
+    with pytest.raises(InvalidArgumentError, match=r"expected \(N, 2, 2\)"):
+        net.forward(np.ones((3, 2)))
