@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from .._errors import ComputationError, NoClearGapError
+from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
 from .._results import ResultMixin
 from .._numeric.strata import NearStrata
 from .geometry import LocalRank, local_rank
@@ -373,6 +373,9 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
     from .._numeric.strata import check_rtol, one_layer_strata
 
     rtol = check_rtol(rtol)
+    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 1):
+        raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer (input sequences), or None "
+                                   "for the automatic number")
     from .._exact.dimension import dimension
     from .._numeric import numerical_dimension
 

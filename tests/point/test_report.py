@@ -58,6 +58,8 @@ def test_cli_point_rtol_sets_the_float64_verdicts_and_a_bad_one_exits_2(tmp_path
     assert loose["numerical_rank"] == tight["numerical_rank"] == 7 and len(loose["jacobian_singular_values"]) == 8
     bad = run_cli("point", str(path), "--rtol", "3")
     assert bad.returncode == 2 and "rtol=3.0" in bad.stderr and "Traceback" not in bad.stderr
+    zero = run_cli("point", str(path), "--samples", "0")  # was a ZeroDivisionError traceback
+    assert zero.returncode == 2 and "samples=0" in zero.stderr and "Traceback" not in zero.stderr
 
 
 def test_the_report_has_every_documented_key_and_says_which_point():
