@@ -178,7 +178,7 @@ def cmd_point(args: argparse.Namespace) -> int:
         names = _read_names(args.names)
     net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
                        normalized=args.normalized, temperature=args.temperature or 1.0,
-                       denominator=args.denominator, heads=args.heads, names=names)
+                       denominator=args.denominator, heads=args.heads, names=names, require_tokens=True)
     _emit(args, point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol))
     return 0
 
@@ -361,7 +361,7 @@ def _add_point_command(sub: Any) -> None:
                     "with --denominator N).")
     p.add_argument("weights", help="a .npz or .safetensors file")
     p.add_argument("--tokens", "-t", type=integer("--tokens"), default=None,
-                   help="sequence length t (default: the .safetensors file's __metadata__ tokens, else 2)")
+                   help="sequence length t (required unless the .safetensors file's __metadata__ gives tokens)")
     p.add_argument("--rank", type=integer("--rank"), default=None, help="the bound a on rank A, when the file gives A")
     p.add_argument("--heads", type=integer("--heads"), default=None,
                    help="heads per layer of a checkpoint (in_proj_weight, q_proj/k_proj/v_proj, ...): not stored in "

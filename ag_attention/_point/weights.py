@@ -272,12 +272,14 @@ class Network:
         return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
+    def load(cls, path: str | os.PathLike[str], *, require_tokens: bool = False, **kwargs: Any) -> "Network":
         """The network stored in a ``.npz`` or ``.safetensors`` file (arrays named as in :meth:`from_weights`, or a
         checkpoint's layout: :meth:`from_checkpoint`, with ``heads=`` and ``names=``).
 
         A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``) and the number of
-        heads (``"heads"``): used when not given (or None); a value that contradicts it is refused, naming both."""
+        heads (``"heads"``): used when not given (or None); a value that contradicts it is refused, naming both.
+        Without either, ``tokens`` is 2 and the network's notes say so; ``require_tokens=True`` (the CLI) refuses
+        instead: the geometry depends on ``t``."""
         p = Path(path)
         arrays, metadata = read_weights_file(p)
         if "heads" in metadata:
@@ -299,8 +301,14 @@ class Network:
                 raise InvalidArgumentError(f"{p}: tokens={given} given, but the file says tokens={stored} "
                                            "(its __metadata__)")
             kwargs["tokens"] = stored
-        elif kwargs.get("tokens", 2) is None:
+        elif kwargs.get("tokens") is None:
+            if require_tokens:
+                raise InvalidArgumentError(f"{p}: the token count t is not stored in the file (no __metadata__ "
+                                           "tokens): give --tokens T (the geometry depends on t)")
             kwargs["tokens"] = 2
+            net = cls.from_checkpoint(arrays, source=str(p), **kwargs)
+            return dataclasses.replace(net, notes=net.notes + ("t = 2 by default: the file does not store the "
+                                                               "token count (tokens=, or __metadata__ tokens)",))
         return cls.from_checkpoint(arrays, source=str(p), **kwargs)
 
     @classmethod

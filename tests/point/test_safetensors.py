@@ -101,7 +101,7 @@ def test_bad_safetensors_files_are_refused_by_name(tmp_path, make, message):
     make(path)
     with pytest.raises(InvalidArgumentError, match=message):
         Network.load(path)
-    r = run_cli("point", str(path))
+    r = run_cli("point", str(path), "-t", "2")
     assert r.returncode == 2 and "bad.safetensors" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -114,5 +114,5 @@ def test_a_truncated_npz_and_a_renamed_npy_are_refused_by_name(tmp_path):
     for name, message in (("cut.npz", "not a readable .npz"), ("renamed.npz", "a .npy array")):
         with pytest.raises(InvalidArgumentError, match=message):
             Network.load(tmp_path / name)
-        r = run_cli("point", str(tmp_path / name))
+        r = run_cli("point", str(tmp_path / name), "-t", "2")
         assert r.returncode == 2 and name in r.stderr and "Traceback" not in r.stderr
