@@ -67,6 +67,7 @@ class Translation:
     layers: tuple[str, ...]  # the source prefix of each layer, in order
     ignored: tuple[str, ...]  # tensors not used
     notes: tuple[str, ...]
+    head_sizes: tuple[int, ...] = ()  # d_h of each layer (the dropped score scale is 1/sqrt(d_h))
 
 
 def _is_zero(value: Any) -> bool:
@@ -143,6 +144,7 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     order = sorted(roles, key=_layer_key)
     out: dict[str, np.ndarray] = {}
     notes: list[str] = []
+    sizes: list[int] = []
     for l, prefix in enumerate(order):
         r = roles[prefix]
         where = prefix or "(top level)"
@@ -174,6 +176,7 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
             raise InvalidArgumentError(f"heads={h}: does not divide the projections' {inner} (query) and "
                                        f"{v.shape[0]} (value) rows of layer {where}")
         dq, dv = inner // h, v.shape[0] // h
+        sizes.append(dq)
         if "o" in r:
             o = convert(r["o"], sources[(prefix, "o")])
             if o.shape[1] != v.shape[0]:
@@ -189,9 +192,10 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
         if dv < min(o.shape[0], d_in):
             notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
                          "analysed with V free (a neuromanifold that contains this one)")
-    notes.append("the score scale 1/sqrt(d_h) is dropped (a constant factor of the function; the neuromanifold is a "
-                 "cone: every verdict is the same)")
+    notes.append("the score scale 1/sqrt(d_h) is dropped for lightning attention (a constant factor of the "
+                 "function; the neuromanifold is a cone: every verdict is the same); with softmax it is the "
+                 "temperature sqrt(d_h)")
     if ignored:
         notes.append(f"ignored {len(ignored)} tensor(s) that are not attention weights: "
                      + ", ".join(ignored[:8]) + (" ..." if len(ignored) > 8 else ""))
-    return Translation(out, " + ".join(sorted(layout)), tuple(order), tuple(ignored), tuple(notes))
+    return Translation(out, " + ".join(sorted(layout)), tuple(order), tuple(ignored), tuple(notes), tuple(sizes))

@@ -34,6 +34,7 @@ mapping of name to tensor (a state dict); a tensor is read through
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -263,6 +264,11 @@ class Network:
         if tr.layout == "package names":
             return cls.from_weights(tr.weights, source=source, **kwargs)
         floats = any(_has_floats(v) for k, v in arrays.items() if k not in tr.ignored)
+        if kwargs.get("normalized"):  # softmax is not homogeneous: the score scale 1/sqrt(d_h) is a temperature
+            if len(set(tr.head_sizes)) > 1:
+                raise InvalidArgumentError(f"softmax layers with head sizes {list(tr.head_sizes)}: one temperature "
+                                           "sqrt(d_h) for all layers is needed (the architecture has one)")
+            kwargs["temperature"] = float(kwargs.get("temperature", 1.0)) * math.sqrt(tr.head_sizes[0])
         net = cls.from_weights(tr.weights, source=f"{source} ({tr.layout})", **kwargs)
         conversion = net.conversion
         if floats:

@@ -142,3 +142,27 @@ def test_the_forward_pass_is_exact_and_checks_its_input():
     assert np.allclose(net.forward(X[0]), exact.astype(float)[0])
     with pytest.raises(InvalidArgumentError, match=r"expected \(N, 2, 2\)"):
         net.forward(np.ones((3, 2)))
+
+
+@pytest.mark.torch
+def test_a_real_multihead_attention_module(torch):
+    """torch.nn.MultiheadAttention (no biases): with softmax, the mapped network's forward pass is the module's own
+    output (the score scale becomes the temperature sqrt(d_h)); without softmax, the module's projections and
+    out_proj applied by torch give the mapped lightning network's output divided by sqrt(d_h)."""
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(E, H, bias=False, batch_first=True).double()
+    X = torch.randn(3, 2, E, dtype=torch.float64)
+    soft = Network.from_torch(mha, heads=H, normalized=True, tokens=2)
+    assert soft.architecture.temperature == pytest.approx(math.sqrt(DH))
+    with torch.no_grad():
+        expected, _ = mha(X, X, X, need_weights=False)
+        W = mha.in_proj_weight
+        q, k, v = (torch.nn.functional.linear(X, W[i * E:(i + 1) * E]) for i in range(3))
+        heads = []
+        for h in range(H):
+            s = slice(h * DH, (h + 1) * DH)
+            heads.append((q[..., s] @ k[..., s].transpose(1, 2) / math.sqrt(DH)) @ v[..., s])
+        lightning = mha.out_proj(torch.cat(heads, dim=-1))
+    assert np.allclose(soft.forward(X.numpy()), expected.numpy(), rtol=1e-10, atol=1e-12)
+    light = Network.from_torch(mha, heads=H, tokens=2)
+    assert np.allclose(light.forward(X.numpy()) / math.sqrt(DH), lightning.numpy(), rtol=1e-10, atol=1e-12)
