@@ -179,7 +179,17 @@ def cmd_point(args: argparse.Namespace) -> int:
     net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
                        normalized=args.normalized, temperature=args.temperature or 1.0,
                        denominator=args.denominator, heads=args.heads, names=names, require_tokens=True)
-    _emit(args, point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol))
+    plot = None
+    if args.plot is not None:
+        from ._point.plot import check_plot_path, plot_point
+
+        plot = check_plot_path(args.plot)  # before the work
+    g = point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol,
+                       numerical=True if plot is not None else None)
+    if plot is not None:
+        written = plot_point(g, plot)
+        print(f"ag-attention: spectrum plot written to {written}", file=sys.stderr)
+    _emit(args, g)
     return 0
 
 
@@ -380,6 +390,9 @@ def _add_point_command(sub: Any) -> None:
     p.add_argument("--rtol", type=positive_float("--rtol"), default=1e-3,
                    help="relative tolerance of the float64 verdicts: the numerical rank, and for one layer "
                         "near-singular / near-critical (default 1e-3; the exact verdicts do not depend on it)")
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="draw the Jacobian's singular values (and for one layer those of A and V) into FILE "
+                        "(.png, .pdf or .svg); computes the float64 spectrum if it was not")
     _add_output(p)
     p.set_defaults(func=cmd_point)
 

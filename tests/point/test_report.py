@@ -169,3 +169,4 @@ def test_the_float64_rank_of_a_large_network_is_skipped_when_the_exact_rank_is_p
     g = point_geometry(net)
     assert g.numerical is None and any("float64 rank is skipped" in n for n in g.notes)
     assert point_geometry(net, numerical=True).numerical is not None
+

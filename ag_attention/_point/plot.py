@@ -1,0 +1,81 @@
+"""The spectrum of a point report as a figure (``ag-attention point --plot FILE``).
+
+Left: the singular values of the column-normalized Jacobian (float64, log scale), with the tolerance line
+``rtol * s_1`` and the exact local rank marked (the proven rank beside the measured spectrum). Right, for one plain
+layer: the singular values of ``A`` and of ``V`` with their own ``rtol`` lines (near-singular when every value but
+the first of each is below it). Written atomically, in the format of the file's suffix (``.png``, ``.pdf``,
+``.svg``), never through a link planted at the name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._errors import InvalidArgumentError
+from .._files import atomic_open
+
+if TYPE_CHECKING:
+    from .report import PointGeometry
+
+__all__ = ["FORMATS", "check_plot_path", "plot_point"]
+
+FORMATS = ("png", "pdf", "svg")
+
+
+def check_plot_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` if its suffix is a format written here, else :class:`InvalidArgumentError` naming it."""
+    p = Path(path)
+    if p.suffix.lower().lstrip(".") not in FORMATS:
+        raise InvalidArgumentError(f"--plot {p}: the file name must end in " + ", ".join("." + f for f in FORMATS))
+    return p
+
+
+def plot_point(g: PointGeometry, path: str | os.PathLike[str]) -> Path:
+    """Draw the spectra of ``g`` into ``path`` (see the module docstring); the path written."""
+    target = check_plot_path(path)
+    if g.numerical is None or not g.numerical.singular_values:
+        raise InvalidArgumentError("--plot: the report has no float64 spectrum (point_geometry(numerical=True))")
+    try:
+        import matplotlib
+    except ImportError:
+        raise InvalidArgumentError("--plot needs matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = g.numerical
+    s = np.asarray(n.singular_values, dtype=float)
+    panels = 2 if g.strata is not None else 1
+    fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 3.8), squeeze=False)
+    ax: Any = axes[0][0]
+    floor = max(float(s[0]) * 1e-18, 1e-300)
+    ax.semilogy(np.arange(1, len(s) + 1), np.maximum(s, floor), "o-", ms=3, lw=1, label="singular values")
+    ax.axhline(n.rtol * s[0], color="C3", ls="--", lw=1, label=f"rtol {n.rtol:g} x s_1: rank {n.rank_at_rtol}")
+    if g.local_rank is not None:
+        ax.axvline(g.local_rank + 0.5, color="C2", ls=":", lw=1,
+                   label=f"local rank {g.local_rank} ({'exact' if g.exact else 'lower bound'})")
+    ax.set_xlabel("index")
+    ax.set_ylabel("singular value (column-normalized Jacobian)")
+    ax.set_title(f"{g.network.architecture.describe()}: {g.parameters} parameters", fontsize=9)
+    ax.legend(fontsize=7)
+    if g.strata is not None:
+        st = g.strata
+        bx: Any = axes[0][1]
+        for values, name, marker in ((st.singular_values_A, "A", "s"), (st.singular_values_V, "V", "^")):
+            v = np.asarray(values, dtype=float)
+            if v.size:
+                bx.semilogy(np.arange(1, v.size + 1), np.maximum(v, max(float(v[0]) * 1e-18, 1e-300)), marker + "-",
+                            ms=4, lw=1, label=f"{name}: {', '.join(f'{x:.2g}' for x in v[:4])}")
+                bx.axhline(st.rtol * v[0], ls="--", lw=0.8, color="C0" if name == "A" else "C1")
+        bx.set_xlabel("index")
+        bx.set_ylabel("singular value")
+        bx.set_title(f"{st.verdict()}; relative distance {st.relative_to_singular:.2g}", fontsize=8)
+        bx.legend(fontsize=7)
+    fig.tight_layout()
+    with atomic_open(target, "wb") as fh:  # never through a planted link; a full disk is an OutputError
+        fig.savefig(fh, format=target.suffix.lower().lstrip("."))
+    plt.close(fig)
+    return target
