@@ -53,6 +53,7 @@ from ._exact.fibers import FiberResult, fibers
 from ._exact.onelayer import CertificateKind, PointVerdict
 from ._landscape import BoundaryED, boundary_ed_degree, CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, Nearest, Route, critical_points, ed_degree
 from ._point import Network, PointGeometry, point_geometry
+from ._numeric.strata import NearStrata
 from ._point.onelayer import certify
 from ._m2.implicitize import Implicitization, implicitize
 from ._models.bounds import UpperBound, upper_bounds
@@ -90,6 +91,7 @@ __all__ = [
     "Network",
     "point_geometry",
     "PointGeometry",
+    "NearStrata",
     "CertificateKind",
     # the loss landscape
     "ed_degree",

@@ -13,7 +13,7 @@ Exact values.  Every entry becomes an exact rational (``fractions.Fraction``):
 
 * integers and ``Fraction``\\ s as they are;
 * floats (Python, NumPy float16/32/64 and float128, a tensor's values; a
-  ``.safetensors`` file's BF16 and 8-bit floats, :mod:`.safetensors`) by default
+  ``.safetensors`` file's BF16 and 8-bit floats) by default
   as the *exact binary value* of the float in its own format
   (``Fraction(0.1)`` is ``3602879701896397/36028797018963968``: the point the
   float stands for; a float128 keeps its 64-bit mantissa);
@@ -159,7 +159,7 @@ class Network:
     floats: bool
     source: str = "arrays"
     factored: tuple[int, ...] = ()
-    notes: tuple[str, ...] = ()  # how a checkpoint's layout was mapped (:mod:`.checkpoints`)
+    notes: tuple[str, ...] = ()  # how a checkpoint's layout was mapped (docs/math/point.md, point-checkpoints)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -254,7 +254,7 @@ class Network:
         ``torch.nn.MultiheadAttention`` (``in_proj_weight``, ``out_proj.weight``), ``q_proj``/``k_proj``/``v_proj``/
         ``o_proj``, ``query``/``key``/``value``, or a mapping ``names`` (source name -> ``layers.<l>.<q|k|v|o>``);
         every other tensor listed as ignored. Each head's ``V`` is ``W_O,h W_v,h`` (exact), the score scale is
-        dropped (:mod:`.checkpoints` says why). ``heads``: the number of heads (not stored in a state dict)."""
+        dropped (docs/math/point.md, point-checkpoints, says why). ``heads``: the number of heads (not stored in a state dict)."""
         from .checkpoints import translate
 
         if not isinstance(arrays, Mapping):
@@ -486,7 +486,7 @@ def read_weights_file(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]
     """The arrays of a ``.npz`` or ``.safetensors`` file and its metadata (a ``.safetensors`` file's
     ``__metadata__``; none for ``.npz``), after checking it is a regular file of sane size; every float dtype
     of a ``.safetensors`` file (``BF16``, ``F16``, the 8-bit floats, ...) by its exact value
-    (:mod:`.safetensors`)."""
+    (docs/math/point.md)."""
     suffix = path.suffix.lower()
     if suffix not in (".npz", ".safetensors"):
         raise InvalidArgumentError(f"{path}: a .npz or .safetensors file is expected")
