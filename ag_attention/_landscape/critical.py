@@ -149,6 +149,11 @@ class Nearest:
                 f"{self.relative:.2g}); {which}; the weights' loss {self.loss:.6g}")
 
 
+def _noun(n: int, one: str, many: str) -> str:
+    """``1 minimum``, ``3 minima``: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many}"
+
+
 @dataclass(frozen=True)
 class CriticalPoints(ResultMixin):
     """Every critical point of the squared loss of one layer on a data set, classified, with what each route proves.
@@ -234,9 +239,14 @@ class CriticalPoints(ResultMixin):
                  "rank A": p.rank_A, "rank V": p.rank_V, "source": p.source}
                 for p in sorted(self.points, key=lambda q: q.loss[0])]
 
+    def _classes(self) -> str:
+        text = f"{_noun(self.minima, 'minimum', 'minima')}, {_noun(self.saddles, 'saddle', 'saddles')}"
+        undecided = len(self.points) - self.minima - self.saddles
+        return text + (f", {undecided} undecided" if undecided else "")
+
     def __repr__(self) -> str:
         return (f"CriticalPoints({self.architecture.describe()}, {self.samples} sequences: {self.complex_pure} "
-                f"complex pure, {len(self.points)} real, {self.minima} minima)")
+                f"complex pure, {len(self.points)} real, {_noun(self.minima, 'minimum', 'minima')})")
 
     def __str__(self) -> str:
         lines = [f"Critical points of the squared loss of {self.architecture.describe()} on {self.samples} "
@@ -245,12 +255,12 @@ class CriticalPoints(ResultMixin):
                 else f"at least {len(self.points)} real (certified)")
         if self.complex_pure is not None:
             lines.append(f"  pure             {self.complex_pure} complex (msolve, two primes), {real}: "
-                         f"{self.minima} minima, {self.saddles} saddles")
+                         f"{self._classes()}")
         if self.complex_certified is not None:
             lines.append(f"  certified        {self.complex_certified} distinct complex solutions proven (Krawczyk: a "
                          f"lower bound), {self.complex_generic} for a generic target (monodromy)")
             if self.complex_pure is None:
-                lines.append(f"  pure             {real}: {self.minima} minima, {self.saddles} saddles")
+                lines.append(f"  pure             {real}: {self._classes()}")
         for row in self.table():
             lines.append(f"    {row['kind']:<22} {row['signature']:<10} loss {row['loss']:.6g}  rank A {row['rank A']}, "
                          f"rank V {row['rank V']}")

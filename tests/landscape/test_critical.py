@@ -32,6 +32,11 @@ def test_counts_and_classes(result):
     # loss |Y|^2 = 9 on V = 0 and A = 0; no critical point on rank [A; V] = 1 for these data
     assert result.families[0].loss == (9.0, 9.0) and result.families[2].complex == 0
     assert "3 minima, 3 saddles" in str(result) and result.to_dict()["real_pure"] == 6
+    import dataclasses
+
+    one = dataclasses.replace(result, points=tuple(p for p in result.points if p.signature == "minimum")[:1]
+                              + tuple(p for p in result.points if p.signature == "saddle")[:1])
+    assert "1 minimum, 1 saddle" in str(one) and "1 minima" not in str(one) and "1 minimum)" in repr(one)
 
 
 def test_each_box_holds_a_zero_of_the_gradient_and_the_loss(result):
