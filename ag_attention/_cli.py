@@ -533,8 +533,49 @@ def _add_m2_command(sub: Any) -> None:
     d.set_defaults(func=cmd_m2_doctor)
 
 
+#: what each reproduction does, and the options that apply to it (``reproduce WHAT --help``)
+REPRODUCE_HELP = {
+    "theorem-3.4": ("Theorem 3.4 (singular and boundary points of one layer): pointwise certificates on the candidate "
+                    "sizes and Macaulay2's closures", "--quick, --seed, --max-m2-size, --backend, --m2-timeout, --no-m2, "
+                    "--full"),
+    "corollary-3.8": ("Corollary 3.8 (and Cor. 3.3): exact dimensions against the formula", "--quick, --seed"),
+    "figure-3": ("Figure 3: normalized and lightning networks, L = 2, t = 3, a_i = 2, d_i = delta", "--quick, --seed"),
+    "open-questions": ("the open questions of Section 4: several heads, skip connections, causal masks, heads with a "
+                       "mask", "--quick, --seed"),
+    "certification": ("how many lightning dimensions are certified exact, per variant, and by which bound",
+                      "--quick, --wide, --seed"),
+    "training": ("training on the neuromanifold: where gradient descent ends, measured", "--quick, --seed"),
+    "landscape": ("the loss landscape of one layer: ED degrees, critical points of 100 data sets, basins",
+                  "--quick, --seed"),
+    "related": ("published results about lightning attention, recomputed", "--quick, --seed"),
+}
+
+
+class _ReproduceHelp(argparse.Action):
+    """``-h``: the reproduce help, and after ``WHAT`` what that reproduction does and which options apply."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        what = getattr(namespace, "what", None)
+        if what in REPRODUCE_HELP:
+            doc, options = REPRODUCE_HELP[what]
+            print(f"usage: ag-attention reproduce {what} [--out DIR] [{options.replace(', ', '] [')}] [--json] "
+                  f"[--quiet]\n\n{what}: {doc}.\nWrites report.md, report.json (and its figures) into --out "
+                  f"(default results/{what}).\nOptions that apply: {options}, --out, --json, --quiet.\n"
+                  "Every option: ag-attention reproduce --help")
+        else:
+            parser.print_help()
+        parser.exit()
+
+
 def _add_reproduce_command(sub: Any) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json")
+    p = sub.add_parser("reproduce", help="reproduce a result of the paper, writing report.md and report.json",
+                       add_help=False)
+    p.add_argument("-h", "--help", action=_ReproduceHelp, help="show this help (after WHAT: that result's) and exit")
     p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions", "certification",
                                     "training", "landscape", "related"],
                    help="which result")

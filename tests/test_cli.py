@@ -362,3 +362,13 @@ def test_cli_critical_points_refuses_bad_data_by_name(tmp_path, capsys, arrays, 
     assert status == 2 and text in err and "Traceback" not in err
     status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(tmp_path / "none.npz")], capsys)
     assert status == 2 and "none.npz" in err
+
+
+@pytest.mark.parametrize("what", ["training", "theorem-3.4", "landscape"])
+def test_reproduce_what_help_describes_that_result(what):
+    # `reproduce training --help` printed the generic reproduce help
+    r = run_cli("reproduce", what, "--help")
+    assert r.returncode == 0 and f"usage: ag-attention reproduce {what}" in r.stdout
+    assert f"default results/{what}" in r.stdout and "Options that apply" in r.stdout
+    generic = run_cli("reproduce", "--help")
+    assert generic.returncode == 0 and "{theorem-3.4," in generic.stdout
