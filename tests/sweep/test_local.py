@@ -69,3 +69,17 @@ def test_a_dead_worker_on_a_deep_network_is_said_briefly(tmp_path):
     killer.join(5)
     assert "a local worker process died" in message and "widths 1,1,1,1,1,1,...,1 (1,201 widths)" in message
     assert "--resume completes the run" in message and len(message) < 600, len(message)
+
+
+def test_workers_are_capped_by_the_cores_and_the_memory(tmp_path, capfd, monkeypatch):
+    # --workers 1000 started 1000 processes (72 on 2 cores took 3.15 GB): now the cores, and the memory, cap it
+    grid = parse_grid({"product": {"depth": 1, "width": "1..3", "tokens": 2}})
+    r = sweep(grid, tmp_path / "out", workers=1000, plots=False)
+    assert 1 <= r.workers <= local_workers() and r.computed == len(grid)
+    assert f"--workers 1000: capped to {r.workers}" in capfd.readouterr().err
+    from ag_attention._resources import current_rss
+
+    # room for one worker beyond what this process holds (the limit counts the resident size against it)
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", str(current_rss() + 200 * 2**20))
+    small = sweep(grid, tmp_path / "small", workers=2, plots=False)
+    assert small.workers == 1 and "per worker" in capfd.readouterr().err
