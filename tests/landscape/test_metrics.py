@@ -32,7 +32,7 @@ def test_evaluation_matrix_is_the_forward_pass(d, e, t, causal):
 def test_gram_is_the_squared_loss():
     d, e, t = 2, 2, 3
     rng = random.Random(5)
-    inputs = data_inputs(d, t, 4, seed=3)
+    inputs = list(data_inputs(d, t, 4, seed=3))
     targets = [np.array([[Fraction(rng.randint(-9, 9), 7) for _ in range(e)] for _ in range(t)], dtype=object)
                for _ in inputs]
     G, w, c = gram(inputs, targets, d, e)
@@ -76,3 +76,12 @@ def test_bad_metrics_are_refused_by_name(kind, kwargs, text):
 def test_a_sequence_of_the_wrong_width_is_refused():
     with pytest.raises(InvalidArgumentError, match=r"t x d = \? x 3"):
         evaluation_matrix(np.zeros((2, 2), dtype=int), 3, 1)
+
+
+def test_the_data_form_refuses_more_sequences_than_it_can_use():
+    # 10^9 sequences took 2.2 GB and growing after 60 s (all made first); now refused at once, and made one at a time
+    from ag_attention._landscape.metrics import MAX_DATA_SAMPLES, metric
+
+    with pytest.raises(InvalidArgumentError, match="samples=1,000,000,000: at most 100,000 sequences"):
+        metric("data", 2, 1, 2, seed=0, samples=10**9)
+    assert MAX_DATA_SAMPLES == 100_000 and metric("data", 2, 1, 2, seed=0, samples=50)[0].shape == (6, 6)
