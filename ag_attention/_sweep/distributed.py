@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import socket
 import threading
 import time
 from typing import Any
@@ -91,10 +92,31 @@ def _identity(address: str, timeout: float) -> dict[str, Any]:
     return identity if isinstance(identity, dict) else {"type": type(identity).__name__}
 
 
+def _probe_tcp(address: str, timeout: float, refused: str) -> None:
+    """For a ``tcp://host:port`` address: a plain TCP connection first, so that nothing listening (refused) or
+    nothing reachable is said as such (distributed retries a refused connection until its timeout, which read as
+    "accepted but did not answer")."""
+    m = re.fullmatch(r"(?:tcp://)?\[?([^\]/]+?)\]?:(\d+)/?", address)
+    if m is None:
+        return  # another protocol (tls://, inproc://, ...): distributed's own connection says it
+    host, port = m.group(1), int(m.group(2))
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except ConnectionRefusedError:
+        raise InvalidArgumentError(f"{refused}: nothing listens at {host}:{port} (connection refused)") from None
+    except (TimeoutError, socket.timeout):
+        raise InvalidArgumentError(f"{refused}: {host}:{port} did not accept a TCP connection within {timeout:g} s "
+                                   "(no route, or a firewall)") from None
+    except OSError as exc:
+        raise InvalidArgumentError(f"{refused} ({brief(exc, 200)})") from None
+
+
 def _connect(address: str, timeout: float) -> Any:
     """A Client of the scheduler at ``address``: ask its identity, then connect, each within ``timeout``."""
     distributed = require("distributed")
     refused = f"--scheduler={address!r}: no Dask scheduler answered within {timeout:g} s"
+    _probe_tcp(address, timeout, refused)
     try:
         identity = _identity(address, timeout)
     except (TimeoutError, asyncio.TimeoutError):

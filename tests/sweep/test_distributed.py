@@ -105,6 +105,23 @@ def test_a_listener_that_never_answers_is_no_scheduler(small_grid, tmp_path):
 
         message = bounded(run)
     assert message.startswith(f"--scheduler={address!r}: no Dask scheduler answered within 2 s"), message
+    assert "accepted the connection but did not answer" in message
+
+
+def test_a_refused_connection_is_said_refused(small_grid, tmp_path):
+    """Nothing listening (a port just closed): "connection refused", not "accepted but did not answer" (F11)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed at the end of the block: nothing listens there now
+
+    def run():
+        with pytest.raises(InvalidArgumentError) as info:
+            sweep(small_grid, tmp_path, scheduler=f"tcp://127.0.0.1:{port}", timeout=2, plots=False)
+        return str(info.value)
+
+    message = bounded(run)
+    assert f"nothing listens at 127.0.0.1:{port} (connection refused)" in message
+    assert "accepted the connection" not in message
 
 
 def test_the_scheduler_killed_mid_sweep(local_run, small_grid, tmp_path):
