@@ -54,8 +54,16 @@ def _chunks(specs: Sequence[Spec], workers: int, size: int | None) -> list[list[
 
 
 def _worker_init() -> None:  # pragma: no cover - runs in the worker processes
-    """Ignore Ctrl-C (the parent stops the pool) and die with the parent (Linux)."""
+    """Ignore Ctrl-C (the parent stops the pool) and die with the parent (Linux); progress bars in the worker lock
+    with a thread lock: tqdm's default lock is a multiprocessing one, a named semaphore that a worker terminated
+    on Ctrl-C never released ("leaked semaphore objects" at the end of an interrupted sweep, one per worker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(ImportError):
+        import threading
+
+        from tqdm.auto import tqdm
+
+        tqdm.set_lock(threading.RLock())
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
