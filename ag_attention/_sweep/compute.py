@@ -84,6 +84,58 @@ def certificate_kind(result: Any) -> str:
     return {"symmetries": "symmetry-bound", "effective-architecture": "effective-architecture"}.get(closed, "analytic-bound")
 
 
+#: the kinds whose rows are certified (``certified`` true)
+CERTIFIED_KINDS = ("symmetry-bound", "analytic-bound", "effective-architecture", "ball-arithmetic")
+
+
+def row_contradiction(row: dict[str, Any]) -> str | None:
+    """What a well-typed row with a valid key contradicts in itself or in its key (``None``: nothing).
+
+    Everything checked follows from the row alone, without recomputing the rank: the parameters, depth, formula
+    value and effective architecture of its key; ``0 <= dimension <= upper_bound <= parameters``; a certified row
+    has a dimension equal to its upper bound and a certified kind; an error row has no dimension and is not
+    certified; a lightning row names its prime.  A journal row that fails is recomputed on ``--resume``, never
+    published (a row with ``dimension: -5`` was kept as certified).
+    """
+    spec = Spec.from_row(row)
+    arch = to_architecture(spec)
+    P, dim, upper = arch.parameter_count, row["dimension"], row["upper_bound"]
+    if row["parameters"] != P:
+        return f"parameters={row['parameters']}, its architecture has {P}"
+    if row["depth"] != spec.depth:
+        return f"depth={row['depth']}, its architecture has {spec.depth} layers"
+    if dim is not None and not 0 <= dim <= P:
+        return f"dimension={dim}: not between 0 and the {P} parameters"
+    if upper is not None and not 0 <= upper <= P:
+        return f"upper_bound={upper}: not between 0 and the {P} parameters"
+    if dim is not None and upper is not None and dim > upper:
+        return f"dimension={dim} above its upper_bound={upper}"
+    expected = expected_dimension(arch)
+    if row["expected"] != expected.value or row["formula_applies"] != expected.applies:
+        return (f"expected={row['expected']} (formula_applies={row['formula_applies']}): the formula gives "
+                f"{expected.value} (applies={expected.applies})")
+    eff = effective_architecture(arch)
+    if list(row["effective_widths"]) != list(eff.widths) or list(row["effective_ranks"]) != list(eff.ranks):
+        return "effective_widths/effective_ranks: not the effective architecture of its key"
+    if row["certificate_kind"] not in CERTIFICATE_KINDS:
+        return f"certificate_kind={row['certificate_kind']!r}: one of {', '.join(CERTIFICATE_KINDS)}"
+    if row["certified"]:
+        if dim is None or row["certificate_kind"] not in CERTIFIED_KINDS:
+            return f"certified with dimension={dim} and certificate_kind={row['certificate_kind']!r}"
+        if upper is not None and upper != dim:
+            return f"certified, but dimension={dim} is below its upper_bound={upper}"
+    if row["error"] is not None and (dim is not None or row["certified"]):
+        return "an error row with a dimension or a certificate"
+    if row["dimension"] is not None and row["expected"] is not None and row["agrees"] is not None \
+            and row["agrees"] != (dim == row["expected"]):
+        return f"agrees={row['agrees']} for dimension={dim} and expected={row['expected']}"
+    if not spec.normalized and row["error"] is None and row["prime"] is None:
+        return "a lightning row without its prime"
+    if row["seconds"] < 0:
+        return f"seconds={row['seconds']}: negative"
+    return None
+
+
 def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
     """The row of ``spec``: its dimension with the formula, hypotheses and certificate."""
     t0 = time.perf_counter()

@@ -62,7 +62,7 @@ from typing import Any
 from .._errors import InvalidArgumentError, OutputError
 from .._files import atomic_open, atomic_write, fsync_directory, open_nofollow, output_error
 from .._progress import bar
-from .compute import COLUMNS
+from .compute import COLUMNS, row_contradiction
 from .grid import Spec, _show, brief, to_architecture
 
 __all__ = [
@@ -223,7 +223,10 @@ def row_problem(row: object, *, types: bool = True) -> str | None:
         return f"not an architecture: {exc}"
     except (TypeError, ValueError) as exc:  # a key column of another type (types=False)
         return f"not an architecture: {exc}"
-    return None
+    try:
+        return row_contradiction(row)
+    except (TypeError, ValueError, KeyError, InvalidArgumentError) as exc:  # values of another type (types=False)
+        return f"not a row of this sweep: {type(exc).__name__}: {brief(exc, 120)}"
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,31 @@ def test_invalid_journal_lines_are_set_aside_and_every_valid_row_kept(local_run,
     assert "tokens" in rejected[2]["reason"] and "'abc'" in rejected[2]["reason"]
 
 
+@pytest.mark.parametrize("forge, reason", [
+    (lambda r: {**r, "dimension": -5}, "dimension=-5: not between 0 and the"),
+    (lambda r: {**r, "dimension": r["parameters"] + 1}, "not between 0 and the"),
+    (lambda r: {**r, "parameters": r["parameters"] + 1}, "its architecture has"),
+    (lambda r: {**r, "expected": (r["expected"] or 0) + 1}, "the formula gives"),
+    (lambda r: {**r, "certified": True, "certificate_kind": "lower-bound"}, "certified with"),
+    (lambda r: {**r, "upper_bound": r["dimension"] - 1} if r["dimension"] else {**r, "upper_bound": -1}, "upper_bound"),
+])
+def test_a_journal_row_that_contradicts_itself_is_recomputed_not_published(local_run, tmp_path, forge, reason):
+    """F1: a row with dimension -5 (true value 61 of 145 parameters) was kept on --resume and published as
+    certified: its types were checked, not its sense. Now every bound the row itself implies is checked."""
+    valid = [r for r in read_rows(local_run.results) if r["dimension"] and r["error"] is None][:3]
+    grid = parse_grid({"architecture": [Spec.from_row(r).to_dict() for r in valid]})
+    out = tmp_path / "out"
+    out.mkdir()
+    lines = [forge(valid[0]), valid[1], valid[2]]
+    (out / JOURNAL).write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in lines))
+    with pytest.warns(JournalWarning):
+        r = sweep(grid, out, resume=True, workers=1, plots=False)
+    assert (r.skipped, r.computed, r.rejected) == (2, 1, 1)
+    assert _strip(r.rows()) == _strip(valid)  # recomputed: the true row is published
+    rejected = [json.loads(line) for line in (out / "journal.rejected").read_text().splitlines()]
+    assert len(rejected) == 1 and reason in rejected[0]["reason"], rejected
+
+
 def _two_grids(tmp_path):
     six = tmp_path / "six.toml"
     six.write_text('[product]\ndepth = 1\nwidth = "1..2"\ntokens = 2\n')
