@@ -208,6 +208,35 @@ def _count(arch: Architecture, A: Any, V: Any, r: Any, prime: int, data_seed: in
     return sol.count, ""
 
 
+#: seconds per product term when the boundary polynomial is built (measured: (d, t) = (3, 30) in 0.42 s, (6, 20)
+#: in 0.54 s, for t^2 d^2 d' products)
+SECONDS_PER_PRODUCT = 5e-5
+
+
+def check_size(arch: Architecture, timeout: float) -> None:
+    """Refuse, before anything is built, a boundary whose polynomial would not fit in memory or could not even be
+    built within ``timeout``: about ``t^2 d^2 (d + 1) / 2`` terms in ``n = t d`` variables, each term an exponent
+    vector of ``n + 1`` bytes or more in FLINT (``tokens=10**6`` aborted the process in FLINT's allocator;
+    ``tokens=1000`` at width 200 ran past 100 s with ``timeout=20``)."""
+    from .._resources import MemoryEstimate, require_memory
+
+    d, e = arch.widths
+    t = arch.tokens
+    n = t * d
+    terms = t * t * d * d * (d + 1) // 2
+    per_term = 8 * (-(-(n + 1) * 8 // 64)) + 8  # packed 8-bit exponents in words, and the coefficient
+    # F, and one derivative of it alive at a time while the equations are made (each at most as large)
+    require_memory(MemoryEstimate(2 * terms * per_term, {f"boundary polynomial, about {terms:,} terms in {n:,} "
+                                                         "variables": 2 * terms * per_term}),
+                   f"the decision boundary of {arch.describe()}", "fewer tokens or a smaller width")
+    build = SECONDS_PER_PRODUCT * t * t * d * d * e
+    if build > timeout:
+        raise InvalidArgumentError(f"tokens={t}, widths {d},{e}: building the boundary polynomial alone takes about "
+                                   f"{build:,.0f} s ({t * t * d * d * e:,} products), above timeout={timeout:g} s; "
+                                   "its ED degree over n = t d variables is out of reach anyway (a general cubic "
+                                   f"in {n:,} variables has one of about 2^{n:,})")
+
+
 def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 300.0, backend: str = "auto",
                        max_draws: int = MAX_DRAWS) -> BoundaryED:
     """The ED degree of a random decision boundary of the one-layer ``arch`` (see the module docstring).
@@ -235,6 +264,7 @@ def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 30
         raise InvalidArgumentError(f"max_draws={max_draws!r}: must be an integer >= 2 (two draws must agree)")
     timeout = check_timeout(timeout)
     n = arch.tokens * arch.widths[0]
+    check_size(arch, timeout)
     t0 = time.perf_counter()
     draws: list[BoundaryED.Draw] = []
     for k in range(max_draws):

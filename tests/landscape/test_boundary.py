@@ -106,3 +106,20 @@ def test_the_score_is_the_readout_of_the_forward_pass():
 def test_other_architectures_are_refused():
     with pytest.raises(InvalidArgumentError, match="one head"):
         boundary_ed_degree(Architecture((2, 1), (2,), heads=2, tokens=2))
+
+
+def test_a_boundary_too_large_is_refused_before_it_is_built():
+    # F6: tokens=10**6 aborted the whole process in FLINT's allocator; tokens=1000 at width 200 ran past 100 s with
+    # timeout=20. Both are refused at once, by name.
+    import time as _time
+
+    from ag_attention import InsufficientMemoryError
+
+    t0 = _time.perf_counter()
+    with pytest.raises(InsufficientMemoryError, match="boundary polynomial, about"):
+        boundary_ed_degree(Architecture.single_layer(2, 1, None, tokens=10**6))
+    with pytest.raises((InsufficientMemoryError, InvalidArgumentError), match="tokens=1000|boundary polynomial"):
+        boundary_ed_degree(Architecture.single_layer(200, 200, None, tokens=1000), timeout=20)
+    with pytest.raises(InvalidArgumentError, match=r"tokens=60, widths 3,1: building the boundary polynomial alone"):
+        boundary_ed_degree(Architecture.single_layer(3, 1, None, tokens=60), timeout=0.5)
+    assert _time.perf_counter() - t0 < 10
