@@ -198,7 +198,7 @@ def low_degree_equations(arch: Architecture | int | None = None, *old_sizes: Any
     probability at least ``1 - sum(#monomials * 2D) / p`` per prime and
     confirmed by the agreement of two primes.  A computation of more than a
     few seconds shows the degrees done modulo each prime on a progress bar
-    on standard error (see ``ag_attention/_progress.py``).
+    on standard error (after 2 s, and only on a terminal or in a notebook).
     """
     d, e, a = _sizes_of(arch, old_sizes, old_keywords)
     a = _check_sizes(d, e, a, max_degree)

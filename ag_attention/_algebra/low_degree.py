@@ -45,7 +45,7 @@ class LowDegreeEquations(ResultMixin):
 
     In a notebook it shows as its summary and a table of its fields
     (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
-    ``DataFrame`` (see ``ag_attention/_results.py``).
+    ``DataFrame`` (its columns: the flattened ``to_dict()``).
     """
 
     d: int
@@ -95,7 +95,7 @@ class LowDegreeEquations(ResultMixin):
     def representations(self, degree: int) -> list[tuple[Multidegree, int, int]]:
         """The minimal generators of ``degree`` as a ``GL_d x GL_{d'} x GL_d`` representation (rows of A, rows
         of V, the variable z): ``((lambda, mu, nu), multiplicity, dimension)`` per irreducible summand, from the
-        generator counts per multidegree (``ag_attention._algebra.representations``)."""
+        generator counts per multidegree (docs/math/degree.md, section 6)."""
         from .representations import decompose
 
         character: dict[Multidegree, int] = {}

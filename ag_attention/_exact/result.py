@@ -30,7 +30,7 @@ class DimensionResult(ResultMixin):
 
     In a notebook it shows as its summary and a table of its fields
     (``_repr_markdown_``); ``to_frame()`` gives it as a one-row pandas
-    ``DataFrame`` (see ``ag_attention/_results.py``).
+    ``DataFrame`` (its columns: the flattened ``to_dict()``).
     """
 
     architecture: Architecture

@@ -110,7 +110,7 @@ def numerical_dimension(
     ``tau = 1``.
 
     Softmax networks are also certified (see
-    ``ag_attention/_numeric/certified.py``): a lower bound by ball arithmetic
+    docs/math/certificates.md): a lower bound by ball arithmetic
     (a minor of the Jacobian at a dyadic point whose determinant ball
     excludes 0: the rank at a point is at most the generic rank, the
     dimension) and an upper bound by the symmetry families 1 and 2 (``P``
@@ -122,7 +122,7 @@ def numerical_dimension(
     own dyadic inputs (all outputs of each), as many as by default here, and
     never more than ``samples`` when these are given.  A computation of more than a few seconds shows its steps
     (each spectrum's Jacobian and SVD) on a progress bar on standard error
-    (see ``ag_attention/_progress.py``).
+    (after 2 s, and only on a terminal or in a notebook).
     """
     min_gap = _check_arguments(arch, seed, min_gap, raise_on_no_gap, max_doublings, certify)
     # the temperature rescales A only: same functions, computed where the logits are of order one

@@ -183,7 +183,7 @@ def sweep(
     Parameters
     ----------
     grid:
-        A grid file (TOML, see ``ag_attention._sweep.grid``) or a :class:`~ag_attention._sweep.grid.Grid`.
+        A grid file (TOML: docs/grid.md) or a parsed grid (``parse_grid`` of the same module).
     out:
         Output directory (created): results.parquet, summary.md, summary.json,
         the plots, and while running journal.jsonl and sweep.json.
