@@ -111,7 +111,24 @@ def cmd_dim(args: argparse.Namespace) -> int:
     return 0
 
 
-def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
+def _written(out: Any, since: float | None) -> list[str]:
+    """The files of ``out`` (recursively) written by this run: modified at or after ``since`` (every file when
+    ``since`` is None), so the list names what is there, figures and tables included."""
+    from pathlib import Path
+
+    root = Path(out)
+    names = []
+    for path in sorted(root.rglob("*")):
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        if path.is_file() and not path.is_symlink() and (since is None or st.st_mtime >= since - 1):
+            names.append(str(path.relative_to(root)))
+    return names
+
+
+def finish_report(report: Any, out_dir: str, *, as_json: bool = False, since: float | None = None) -> int:
     """Write ``report`` under ``out_dir``, print its summary (or JSON) and the files, name every failed check
     on stderr; the exit status: 0 passed, 1 a check failed, 4 the report could not be written there (it is then
     written to a new temporary directory, or printed as JSON on standard output: nothing computed is lost)."""
@@ -136,11 +153,7 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False) -> int:
         print(f"{report.title}: {'PASSED' if report.passed else 'FAILED'} ({n} checks)")
         for f in report.findings:
             print(f"  finding: {f}")
-        files = ["report.md", "report.json"]
-        if getattr(report, "details_csv", None):
-            files.append(report.details_csv)
-        files += list(report.meta.get("figures", []))
-        print(f"written to {out}: {', '.join(files)}")
+        print(f"written to {out}: {', '.join(_written(out, since))}")
     for c in report.failures:
         print(f"FAILED: {c.claim} [{c.case}]: expected {c.expected}, observed {c.observed}", file=sys.stderr)
     for text in missing:  # a figure or a file of the run that could not be written (the report has the rest)
@@ -282,8 +295,11 @@ def cmd_m2_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    import time
+
     from ._reproduce.report import output_directory, pyplot
 
+    started = time.time()
     if args.seed < 0:
         raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
     if args.full and args.quick:
@@ -354,7 +370,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         report = t34.reproduce_theorem_34(opts, progress=lines)
     else:  # pragma: no cover - argparse restricts the choices
         raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
-    status = finish_report(report, args.out, as_json=args.json)
+    status = finish_report(report, args.out, as_json=args.json, since=started)
     if args.what == "theorem-3.4":
         t34.raise_for_m2_errors(report)  # a Macaulay2 item timed out or failed: exit 3, after the report is written
     return status

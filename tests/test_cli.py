@@ -372,3 +372,14 @@ def test_reproduce_what_help_describes_that_result(what):
     assert f"default results/{what}" in r.stdout and "Options that apply" in r.stdout
     generic = run_cli("reproduce", "--help")
     assert generic.returncode == 0 and "{theorem-3.4," in generic.stdout
+
+
+def test_reproduce_lists_every_file_it_wrote(tmp_path):
+    # the "written to" line named report.md, report.json and the figures it knew of, and omitted other files
+    out = tmp_path / "fig3"
+    r = run_cli("reproduce", "figure-3", "--quick", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("written to "))
+    listed = set(line.split(": ", 1)[1].split(", "))
+    present = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
+    assert listed == present and {"report.md", "report.json"} <= listed
