@@ -97,7 +97,10 @@ def test_ctrl_c_on_a_local_sweep_leaves_no_semaphore_behind(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "ag_attention._cli", "sweep",
                              str(ROOT / "sweeps" / "certification-wide.toml"), "--out", str(out), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT,
+                            # a runner started in the background (make test under `&`, CI) ignores SIGINT, and an
+                            # ignored signal stays ignored across exec: the sweep would never see the Ctrl-C
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         journal = out / "journal.jsonl"
