@@ -24,7 +24,9 @@ object whose schema has these keys (a fresh result and a cache entry alike),
 * ``degree``: ``>= 1``;
 * ``generators`` (a list, or their number): at least ``codimension`` of them
   (Krull's height theorem), as many as ``generator_degrees`` and ``terms``;
-  ``generator_degrees``: each ``>= 1`` (a constant generator is the unit ideal);
+  ``generator_degrees``: each ``>= 1`` (a constant generator is the unit ideal), and ``degree`` at most the
+  product of the ``codimension`` largest of them (Bezout: a forged cache entry giving degree 5 to the single
+  quartic of ``(2,1,2)`` is refused);
   ``terms``: every generator has a term of positive degree;
 * ``rank_one_dimension``: between 0 and ``dimension``; ``jacobian_rank``,
   ``count``, ``seconds``: ``>= 0``.
@@ -167,12 +169,28 @@ def sense(value: dict[str, Any], keys: Any = None) -> str | None:
         if codim == 0 and count > 0:
             return f"{count} generators of an ideal of codimension 0 (the zero ideal has none)"
     degrees = got.get("generator_degrees")
+    terms_list = got.get("terms")
+    if degrees is None and isinstance(terms_list, list):  # the degrees of the generators, from their terms
+        degrees = [max((sum(ex) for ex in (t[0] for t in gen if isinstance(t, (list, tuple)) and t
+                                            and isinstance(t[0], list))
+                        if all(_integer(e) is not None for e in ex)), default=0)
+                   for gen in terms_list if isinstance(gen, list)]
+        degrees = [d for d in degrees if d >= 1] if len(degrees) == len(terms_list) else None
+        if degrees is not None and len(degrees) != len(terms_list):
+            degrees = None  # a constant or zero generator: said below
     if isinstance(degrees, list):
         if count is not None and len(degrees) != count:
             return f"{len(degrees)} generator degrees for {count} generators"
         low = [d for d in degrees if _integer(d) is not None and d < 1]
         if low:
             return f"a generator of degree {low[0]} (a constant: the unit ideal)"
+        ints = sorted((d for d in degrees if _integer(d) is not None), reverse=True)
+        if degree is not None and codim is not None and codim >= 1 and len(ints) == len(degrees) >= codim:
+            bound = math.prod(ints[:codim])
+            if degree > bound:
+                return (f"degree {degree} is above {bound}, the product of the {codim} largest generator degrees "
+                        f"{ints[:codim]} (Bezout: the top-dimensional part of an ideal of codimension {codim} lies "
+                        "in a complete intersection of those degrees)")
     terms = got.get("terms")
     if isinstance(terms, list):
         if count is not None and len(terms) != count:

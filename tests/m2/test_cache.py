@@ -133,6 +133,10 @@ def test_a_forged_entry_with_a_right_checksum_is_recomputed(m2_local, cache_dir)
     assert not again.cached and (again.dimension, again.codimension, again.degree) == (4, 2, 3) == (
         first.dimension, first.codimension, first.degree)
     assert implicitize(arch, field="ZZ/101", backend=m2_local).cached  # rewritten, valid again
+    # a plausible forgery: only the degree, 5, where three quadrics of codimension 2 allow at most 2 x 2 = 4
+    _forge(_entry(cache_dir), degree=5)
+    third = implicitize(arch, field="ZZ/101", backend=m2_local)
+    assert not third.cached and third.degree == 3
 
 
 def test_a_forged_entry_is_recomputed_whatever_the_job(tmp_path, cache_dir):

@@ -58,7 +58,8 @@ def test_the_sense_of_every_cached_job():
     validate(implicit, RESULT_SCHEMA)
     for bad, why in [({"terms": [[[[0] * 6, [3, 1]]]]}, "generator 1 is a constant"),
                      ({"terms": [[]]}, "generator 1 is zero"),
-                     ({"degree": -5}, "degree -5")]:
+                     ({"degree": -5}, "degree -5"),
+                     ({"degree": 3}, "degree 3 is above 2, the product of the 1 largest generator degrees")]:
         with pytest.raises(M2OutputError, match=re.escape(why)):
             validate({**implicit, **bad}, RESULT_SCHEMA)
     theorem34 = {"dimension": 5, "codimension": 1, "degree": 4, "generators": 1, "generator_degrees": [4],
@@ -72,6 +73,8 @@ def test_the_sense_of_every_cached_job():
                      ({"generator_degrees": [4, 2]}, "2 generator degrees for 1 generators"),
                      ({"generators": 0}, "0 generators cannot cut out codimension 1"),
                      ({"generator_degrees": [0]}, "a generator of degree 0"),
+                     # plausible but impossible: degree 5 for the single quartic of (2,1,2) (Bezout: at most 4)
+                     ({"degree": 5}, "degree 5 is above 4, the product of the 1 largest generator degrees"),
                      ({"points": [{**theorem34["points"][0], "jacobian_rank": -1}]}, "jacobian_rank -1 is negative"),
                      ({"closure_seconds": "-3"}, "seconds")]:
         if bad.get("closure_seconds"):  # *_seconds are not the key "seconds": only their form is checked
