@@ -141,24 +141,29 @@ def m2_script(S: SquareSystem, l: np.ndarray, theta0: np.ndarray, w0: np.ndarray
     return "\n".join(lines) + "\n"
 
 
+def run_job(argv: list[str], cwd: str, out_path: Path, timeout: float) -> tuple[int, bool, float]:
+    """``argv`` in ``cwd`` (``HOME`` there), output to ``out_path``, in its own process group killed after
+    ``timeout`` s: ``(return code, timed out, wall seconds)``."""
+    t0 = time.perf_counter()
+    with open(out_path, "w") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True,
+                                env={**os.environ, "HOME": cwd})
+        try:
+            rc, timed_out = proc.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            rc, timed_out = proc.wait(), True
+    return rc, timed_out, time.perf_counter() - t0
+
+
 def run_m2(script: str, timeout: float) -> dict:
     """One M2 job in its own process group (killed after ``timeout`` s): the RESULT line, and from the Verbose log
     the paths tracked (the sum of ``trackedPaths``), the most solutions a node knew, the failed paths."""
     with tempfile.TemporaryDirectory(prefix="engines-") as tmp:
         path, out_path = Path(tmp) / "job.m2", Path(tmp) / "out.txt"
         path.write_text(script)
-        t0 = time.perf_counter()
-        with open(out_path, "w") as out:
-            proc = subprocess.Popen(["M2", "-q", "--silent", "--stop", "--no-debug", "--no-readline",
-                                     "--no-randomize", str(path), "-e", "exit 0"], stdout=out,
-                                    stderr=subprocess.STDOUT, cwd=tmp, env={**os.environ, "HOME": tmp},
-                                    start_new_session=True)
-            try:
-                rc, timed_out = proc.wait(timeout=timeout), False
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)
-                rc, timed_out = proc.wait(), True
-        wall = time.perf_counter() - t0
+        rc, timed_out, wall = run_job(["M2", "-q", "--silent", "--stop", "--no-debug", "--no-readline",
+                                       "--no-randomize", str(path), "-e", "exit 0"], tmp, out_path, timeout)
         text = out_path.read_text(errors="replace")
     row: dict = {"wall": wall, "timeout": timed_out, "rc": rc,
                  "paths": sum(int(v) for v in re.findall(r"trackedPaths : (\d+)", text)),
@@ -225,17 +230,8 @@ def run_phc(pols: list[str], timeout: float, tasks: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="engines-phc-") as tmp:
         Path(tmp, "pols.json").write_text(json.dumps(pols))
         Path(tmp, "job.py").write_text(PHC_JOB)
-        t0 = time.perf_counter()
-        with open(Path(tmp) / "out.txt", "w") as out:
-            proc = subprocess.Popen(["/usr/bin/python3", "job.py", "pols.json", str(tasks)], stdout=out,
-                                    stderr=subprocess.STDOUT, cwd=tmp, start_new_session=True,
-                                    env={**os.environ, "HOME": tmp})
-            try:
-                rc, timed_out = proc.wait(timeout=timeout), False
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)
-                rc, timed_out = proc.wait(), True
-        wall = time.perf_counter() - t0
+        rc, timed_out, wall = run_job(["/usr/bin/python3", "job.py", "pols.json", str(tasks)], tmp,
+                                      Path(tmp) / "out.txt", timeout)
         text = Path(tmp, "out.txt").read_text(errors="replace")
     row: dict = {"wall": wall, "timeout": timed_out, "rc": rc}
     for key, pat in (("total_degree", r"total degree\s*:\s*(\d+)"), ("mixed_volume", r"mixed volume\s*:\s*(\d+)"),

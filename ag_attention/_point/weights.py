@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
+from .._network import OperatorArithmetic
 from .._errors import InvalidArgumentError
 
 __all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
@@ -399,7 +400,7 @@ class Network:
         return f"Network({self.architecture.describe()}, {self.architecture.parameter_count} parameters, {self.conversion})"
 
 
-class _Rationals:
+class _Rationals(OperatorArithmetic):
     """Exact rational arithmetic on object arrays of Fractions (the forward pass with ``exact=True``)."""
 
     exact = True
@@ -410,18 +411,6 @@ class _Rationals:
 
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.einsum(spec, a, b, optimize=False)
-        return out
-
-    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a + b
-        return out
-
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = a - b
-        return out
-
-    def neg(self, a: np.ndarray) -> np.ndarray:
-        out: np.ndarray = -a
         return out
 
 
