@@ -29,6 +29,7 @@ from .._models.symmetries import symmetry_tangents
 from .._network import jacobian, random_inputs, random_parameters
 from . import linalg
 from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
+from .modular_lu import BLAS_PRIMES
 from .sampling import Plan, check_run_memory
 
 __all__ = ["RankRun", "Evaluation", "Stages", "evaluate", "rank_run", "jacobian_rank", "measure", "known_bounds"]
@@ -117,7 +118,7 @@ def rank_run(arch: Architecture, prime: int, seed: int, samples: int, k: int, st
              what: str = "") -> RankRun:
     """The Jacobian's rank and the symmetry rank at the random point of ``seed`` (``what``: the bar's prefix)."""
     stages = stages or Stages()
-    check_run_memory(arch, samples, k)
+    check_run_memory(arch, samples, k, prime)
     stages.add_run()
     t0 = time.perf_counter()
     stages.begin(f"{what}Jacobian of {samples:,} samples")
@@ -186,9 +187,17 @@ def measure(plan: Plan, prior: tuple[int, int] | None, *, prime: int, seed: int,
     lower, upper = known_bounds(proven, runs, prior)
     formula = proven.expected.value
     if recheck and (lower < upper or (formula is not None and lower < formula)):
-        second = SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
+        second = second_prime(prime)
         runs.append(rank_run(arch, second, seed + 1, samples, k, stages, f"{what}confirmation: "))
     return runs
+
+
+def second_prime(prime: int) -> int:
+    """The prime of a confirmation run: of the same size as ``prime`` (below 2^21 it keeps the BLAS rank route of
+    :func:`ag_attention._exact.linalg.rank`)."""
+    if prime in BLAS_PRIMES:
+        return BLAS_PRIMES[(BLAS_PRIMES.index(prime) + 1) % len(BLAS_PRIMES)]
+    return SECOND_PRIME if prime != SECOND_PRIME else DEFAULT_PRIME
 
 
 def jacobian_rank(

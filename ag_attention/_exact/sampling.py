@@ -123,7 +123,7 @@ def check_exact_sizes(arch: Architecture) -> None:
                 )
 
 
-def run_memory(arch: Architecture, samples: int, k: int) -> MemoryEstimate:
+def run_memory(arch: Architecture, samples: int, k: int, prime: int | None = None) -> MemoryEstimate:
     """Peak memory of one rank run: inputs, seeds, Jacobian, its FLINT copy, symmetry tangents.
 
     Stages: assembling the Jacobian (forward caches and adjoints), its rank
@@ -136,16 +136,19 @@ def run_memory(arch: Architecture, samples: int, k: int) -> MemoryEstimate:
     jac = jacobian_memory(arch, samples, seeded)
     J = 8 * rows * P
     fixed = inputs_memory(arch, samples, seeded) + MemoryEstimate(8 * P, {"parameters": 8 * P})
-    rank_stage = MemoryEstimate(J + linalg.rank_memory(rows, P), {"FLINT copy of the Jacobian": linalg.rank_memory(rows, P)})
+    copy = linalg.rank_memory(rows, P, prime)
+    what = "float64 copy of the Jacobian and products" if linalg.uses_blas(rows, P, prime) else "FLINT copy of the Jacobian"
+    rank_stage = MemoryEstimate(J + copy, {what: copy})
     g = symmetry_generators(arch)
     sym_stage = MemoryEstimate(J + 2 * 8 * g * P + linalg.rank_memory(g, P), {f"symmetry tangents {g:,} x {P:,}": 2 * 8 * g * P})
     return fixed + (jac | rank_stage | sym_stage)
 
 
-def check_run_memory(arch: Architecture, samples: int, k: int) -> None:
-    """Refuse a run that does not fit in memory (before allocating anything of it)."""
+def check_run_memory(arch: Architecture, samples: int, k: int, prime: int | None = None) -> None:
+    """Refuse a run that does not fit in memory (before allocating anything of it); ``prime``: the rank's prime
+    (below 2^21 a large rank takes the BLAS route, with its own memory)."""
     require_memory(
-        run_memory(arch, samples, k),
+        run_memory(arch, samples, k, prime),
         f"{arch.describe()} with {samples:,} samples x {min(k, arch.output_size)} rows",
         "use fewer samples (--samples) or a smaller network",
     )
