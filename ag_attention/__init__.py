@@ -33,6 +33,7 @@ from ._architecture import Architecture
 from ._errors import (
     AgAttentionError,
     ComputationError,
+    ComputationTimeoutError,
     InsufficientMemoryError,
     InvalidArchitectureError,
     InvalidArgumentError,
@@ -112,6 +113,7 @@ __all__ = [
     "provenance",
     # errors
     "AgAttentionError",
+    "ComputationTimeoutError",
     "InvalidArgumentError",
     "InvalidArchitectureError",
     "InsufficientMemoryError",

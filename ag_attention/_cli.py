@@ -15,11 +15,13 @@ from typing import Any, NoReturn, Sequence
 from ._version import __version__
 from ._architecture import Architecture, parse_sizes
 from ._argtypes import integer, nonempty, positive_float, seconds
-from ._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError, OutputError
+from ._errors import AgAttentionError, ComputationTimeoutError, InvalidArgumentError, M2Error, MSolveError, OutputError
 from ._progress import quiet
 from ._provenance import provenance
 
 EXIT_FAILED, EXIT_USAGE, EXIT_M2, EXIT_OUTPUT = 1, 2, 3, 4
+#: ``point`` prints its estimated time and memory before the work from this many parameters on
+ESTIMATE_FROM_PARAMETERS = 1024
 #: default seconds per Macaulay2 job of `reproduce theorem-3.4`
 M2_TIMEOUT = 900.0
 THEOREM_34_OPTIONS = ("--max-m2-size", "--backend", "--m2-timeout", "--no-m2", "--full")
@@ -189,16 +191,26 @@ def cmd_point(args: argparse.Namespace) -> int:
     names = None
     if args.names is not None:
         names = _read_names(args.names)
+    from ._point.weights import exact_parameter_limit
+
     net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
                        normalized=args.normalized, temperature=args.temperature or 1.0,
-                       denominator=args.denominator, heads=args.heads, names=names, require_tokens=True)
+                       denominator=args.denominator, heads=args.heads, names=names, require_tokens=True,
+                       max_parameters=None if args.normalized else exact_parameter_limit())
     plot = None
     if args.plot is not None:
         from ._point.plot import check_plot_path, plot_point
 
         plot = check_plot_path(args.plot)  # before the work
+    arch = net.architecture
+    if not arch.normalized and arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:
+        from ._point.estimate import estimate_point
+
+        est = estimate_point(net, args.samples)
+        print(f"ag-attention: point: {arch.describe()}, {arch.parameter_count:,} parameters: {est.describe()}"
+              + ("" if args.timeout is None else f"; --timeout {args.timeout:g} s"), file=sys.stderr)
     g = point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol,
-                       numerical=True if plot is not None else None)
+                       numerical=True if plot is not None else None, timeout=args.timeout)
     if plot is not None:
         written = plot_point(g, plot)
         print(f"ag-attention: spectrum plot written to {written}", file=sys.stderr)
@@ -406,6 +418,9 @@ def _add_point_command(sub: Any) -> None:
     p.add_argument("--rtol", type=positive_float("--rtol"), default=1e-3,
                    help="relative tolerance of the float64 verdicts: the numerical rank, and for one layer "
                         "near-singular / near-critical (default 1e-3; the exact verdicts do not depend on it)")
+    p.add_argument("--timeout", type=seconds("--timeout"), default=None,
+                   help="seconds for the whole computation (default: none); stops inside the ranks, exit 3. The "
+                        "estimated time and memory are printed first for networks of 1,024 parameters or more")
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="draw the Jacobian's singular values (and for one layer those of A and V) into FILE "
                         "(.png, .pdf or .svg); computes the float64 spectrum if it was not")
@@ -666,6 +681,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutputError as exc:  # a file could not be written (full disk, permission, planted link)
         print(f"ag-attention: error: {exc}", file=sys.stderr)
         return EXIT_OUTPUT
+    except ComputationTimeoutError as exc:  # in-process work stopped at its --timeout: as an external job killed
+        print(f"ag-attention: {exc}", file=sys.stderr)
+        return EXIT_M2
     except AgAttentionError as exc:
         print(f"ag-attention: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -82,6 +82,21 @@ class ComputationError(AgAttentionError):
         super().__init__(message + (f" ({', '.join(extra)})" if extra else ""))
 
 
+class ComputationTimeoutError(ComputationError):
+    """An in-process computation reached its time limit (``timeout=``, the CLI's ``--timeout``) and stopped.
+
+    ``what`` names the step it was in, ``seconds`` the limit.  Nothing was
+    computed wrong: it was only not finished.  The CLI exits with status 3 (as
+    for an external job killed at its limit).
+    """
+
+    def __init__(self, what: str, seconds: float):
+        self.what = what
+        self.seconds = seconds
+        super().__init__(f"time limit of {_seconds(seconds)} s reached during {what}: stopped (raise --timeout / "
+                         "timeout=, or use a smaller network)")
+
+
 class OutputError(AgAttentionError):
     """A file could not be written (a full disk, no permission, a planted link); names the path and the reason.
 

@@ -33,9 +33,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._errors import InsufficientMemoryError, InvalidArgumentError
+from ._errors import ComputationTimeoutError, InsufficientMemoryError, InvalidArgumentError
 
 __all__ = [
+    "Deadline",
     "MemoryEstimate",
     "MemoryLimit",
     "memory_limit",
@@ -254,3 +255,31 @@ def require_memory(estimate: MemoryEstimate, what: str, change: str) -> MemoryLi
             limit=limit.bytes,
         )
     return limit
+
+
+class Deadline:
+    """A time limit for in-process work: :meth:`check` raises :class:`~ag_attention.ComputationTimeoutError` past it.
+
+    Long loops call :meth:`check` between pieces of work (a rank calls it after
+    each run of columns), so the overrun is at most one piece.
+
+    >>> d = Deadline(3600.0)
+    >>> d.check("a step"); 0 < d.remaining() <= 3600
+    True
+    >>> Deadline(None).remaining() is None
+    True
+    """
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.start = time.monotonic()
+
+    def remaining(self) -> float | None:
+        """Seconds left (None: no limit)."""
+        return None if self.seconds is None else self.seconds - (time.monotonic() - self.start)
+
+    def check(self, what: str) -> None:
+        """Raise :class:`~ag_attention.ComputationTimeoutError` naming ``what`` if the limit has passed."""
+        left = self.remaining()
+        if left is not None and left <= 0:
+            raise ComputationTimeoutError(what, float(self.seconds or 0.0))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,20 +39,42 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import ComputationError
+from .._resources import Deadline
 from .._exact import linalg
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp
-from .._exact.sampling import check_run_memory
+from .._exact.modular_lu import BLAS_PRIMES
+from .._exact.sampling import check_run_memory, sampling_plan
 from .._models.symmetries import symmetry_tangents
 from .._network import jacobian, random_inputs
 from .weights import Network
 
 __all__ = ["LocalRank", "SymmetryShare", "local_rank", "exact_one_layer_rank", "output_span_at", "composition_at_point",
-           "PRIMES", "MAX_DOUBLINGS"]
+           "PRIMES", "MAX_DOUBLINGS", "BLAS_FROM_PARAMETERS", "primes_for", "samples_for"]
 
 #: primes tried in turn: the first that divides no denominator of the point is used, the next confirms
 PRIMES = (DEFAULT_PRIME, SECOND_PRIME, 2147483587, 2147483579, 2147483563, 2147483549)
+#: from this many parameters on, primes below 2^21: the rank takes the float64 BLAS route
+#: (:func:`ag_attention._exact.linalg.rank`), 6 times faster than FLINT at 6,144 parameters (bench/point.py);
+#: a smaller prime only weakens the chance that the proven lower bound is sharp, and a lower bound below the
+#: upper one is re-checked with a second prime anyway
+BLAS_FROM_PARAMETERS = 1024
 #: at most this many doublings of the samples while the lower bound grows and stays below the upper one
 MAX_DOUBLINGS = 3
+
+
+def primes_for(arch: Architecture) -> tuple[int, ...]:
+    """The primes :func:`local_rank` tries for this architecture (by size: FLINT's word-size primes or the BLAS
+    route's primes below 2^21)."""
+    return BLAS_PRIMES if arch.parameter_count >= BLAS_FROM_PARAMETERS else PRIMES
+
+
+def samples_for(arch: Architecture, upper: int, samples: int | None = None) -> tuple[int, int]:
+    """``(N, k)``: input sequences and output combinations of each for a rank up to ``upper``
+    (:func:`ag_attention._exact.sampling.sampling_plan`: ``N`` sequences add enough new directions, ``N k``
+    rows exceed ``upper`` by 10%); ``samples`` given: that ``N``, with all its outputs."""
+    if samples is not None:
+        return samples, arch.output_size
+    return sampling_plan(arch, upper)
 
 
 @dataclass(frozen=True)
@@ -82,6 +105,9 @@ class LocalRank:
     seconds: float = 0.0
     exact_qq: bool = False  # ``lower`` is the exact rank over QQ of the whole differential (one layer)
     notes: tuple[str, ...] = field(default=())
+    #: verified kernel vectors over QQ (:class:`~ag_attention._point.certificate.KernelCertificate`) when they
+    #: gave the upper bound
+    certificate: Any = None
 
     @property
     def exact(self) -> bool:
@@ -102,12 +128,13 @@ class LocalRank:
         return {"lower": self.lower, "upper": self.upper, "exact": self.exact, "exact_over_QQ": self.exact_qq,
                 "method": self.method, "primes": list(self.primes), "samples": self.samples,
                 "symmetry_rank": self.symmetry_rank, "families": [f.to_dict() for f in self.families],
-                "seconds": round(self.seconds, 3), "notes": list(self.notes)}
+                "seconds": round(self.seconds, 3), "notes": list(self.notes),
+                "kernel_certificate": None if self.certificate is None else self.certificate.to_dict()}
 
 
 def _reduction(net: Network, avoid: tuple[int, ...] = ()) -> tuple[int, np.ndarray]:
-    """The first prime of :data:`PRIMES` (not in ``avoid``) dividing no denominator, and the reduced point."""
-    for p in PRIMES:
+    """The first prime of :func:`primes_for` (not in ``avoid``) dividing no denominator, and the reduced point."""
+    for p in primes_for(net.architecture):
         if p in avoid:
             continue
         theta = net.theta_mod(p)
@@ -117,11 +144,15 @@ def _reduction(net: Network, avoid: tuple[int, ...] = ()) -> tuple[int, np.ndarr
                            "denominator= (rounded), or as other rationals")
 
 
-def _rank_at(arch: Architecture, F: GFp, theta: np.ndarray, samples: int, seed: int) -> int:
-    check_run_memory(arch, samples, arch.output_size)
+def _rank_at(arch: Architecture, F: GFp, theta: np.ndarray, samples: int, k: int, seed: int,
+             progress: Callable[[int], None] | None = None) -> int:
+    """The rank over GF(p) of ``k`` random combinations of each sample's outputs' gradients (all when ``k`` is
+    the output size): a lower bound on the rank of ``d phi_theta``, as the full Jacobian's is."""
+    check_run_memory(arch, samples, k, F.p)
     rng = np.random.default_rng([seed, F.p, samples])
     X = random_inputs(arch, F, rng, samples)
-    return linalg.rank(jacobian(arch, F, theta, X), F.p)
+    seeds = None if k >= arch.output_size else F.random(rng, (samples, k, arch.tokens, arch.widths[-1]))
+    return linalg.rank(jacobian(arch, F, theta, X, seeds), F.p, progress)
 
 
 def _families(arch: Architecture, F: GFp, theta: np.ndarray) -> tuple[int, tuple[SymmetryShare, ...]]:
@@ -174,16 +205,31 @@ def exact_one_layer_rank(net: Network) -> int | None:
     return int(exact_rank(M))
 
 
+def _rank_bar(desc: str, total: int, deadline: Deadline | None) -> Any:
+    """A bar over the columns of one rank, and the callback that moves it (and checks the deadline)."""
+    b = progress.bar(total=total, desc=desc, unit="col")
+
+    def moved(k: int) -> None:
+        b.update(k)
+        if deadline is not None:
+            deadline.check(desc)
+
+    return b, moved
+
+
 def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
-               dimension_bound: int | None = None) -> LocalRank:
+               dimension_bound: int | None = None, deadline: Deadline | None = None) -> LocalRank:
     """Proven bounds on the rank of the differential at the network's weights (see the module docstring).
 
-    ``samples``: input sequences for the Jacobian (default about ``1.1 P``
-    rows in all, doubled at most :data:`MAX_DOUBLINGS` times while the lower
-    bound grows below the upper one).  ``dimension_bound``: a proven upper
-    bound on ``dim M`` (:attr:`ag_attention.DimensionResult.upper_bound`),
-    which bounds the rank at every point (the generic rank is the largest).
-    A progress bar shows after 2 s.
+    ``samples``: input sequences for the Jacobian (default :func:`samples_for`:
+    about ``1.05`` times the upper bound in rows, doubled at most
+    :data:`MAX_DOUBLINGS` times while the lower bound grows below the upper
+    one).  ``dimension_bound``: a proven upper bound on ``dim M``
+    (:attr:`ag_attention.DimensionResult.upper_bound`), which bounds the rank
+    at every point (the generic rank is the largest).  ``deadline``: checked
+    between steps and inside the rank (raises
+    :class:`~ag_attention.ComputationTimeoutError`).  A progress bar shows
+    after 2 s, and one inside each large rank.
     """
     arch = net.architecture
     if arch.normalized:
@@ -193,7 +239,15 @@ def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
     P = arch.parameter_count
     p, theta = _reduction(net)
     F = GFp(p)
-    n = samples if samples is not None else max(1, math.ceil((1.1 * P + 10) / arch.output_size))
+
+    def ranked(field: GFp, point: np.ndarray, n: int, s: int, what: str) -> int:
+        if deadline is not None:
+            deadline.check(what)
+        rows = n * k
+        b, moved = _rank_bar(f"{what}: rank of {rows:,} x {P:,} over GF({field.p})", min(rows, P), deadline)
+        with b:
+            return _rank_at(arch, field, point, n, k, s, moved)
+
     with progress.bar(total=3, desc=f"local rank of {arch.describe()}", unit="step") as b:
         steps = progress.Steps(b)
         steps.begin("symmetry tangents at the point")
@@ -204,8 +258,9 @@ def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
             upper = dimension_bound
             notes.append(f"upper bound {upper}: dim M's proven upper bound (the rank is at most the generic rank)")
         steps.end()
+        n, k = samples_for(arch, upper, samples)
         steps.begin(f"rank of the Jacobian on {n:,} samples over GF({p})")
-        lower = _rank_at(arch, F, theta, n, seed)
+        lower = ranked(F, theta, n, seed, "local rank")
         steps.end()
         primes = [p]
         doublings = 0
@@ -214,7 +269,7 @@ def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
             n *= 2
             doublings += 1
             steps.begin(f"rank on {n:,} samples")
-            more = _rank_at(arch, F, theta, n, seed)
+            more = ranked(F, theta, n, seed, f"local rank, {n:,} samples")
             steps.end()
             if more <= lower:
                 break
@@ -222,13 +277,14 @@ def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
         if lower < upper:  # confirm with a second prime (and its own inputs)
             q, theta_q = _reduction(net, avoid=(p,))
             steps.begin(f"rank over GF({q})")
-            lower = max(lower, _rank_at(arch, GFp(q), theta_q, n, seed + 1))
+            lower = max(lower, ranked(GFp(q), theta_q, n, seed + 1, "confirmation"))
             steps.end()
             primes.append(q)
         steps.begin("exact rank over QQ (one layer)")
         exact = exact_one_layer_rank(net) if lower < upper else None
         steps.end()
-    method = f"rank over GF({p}) of the Jacobian on {n:,} random input sequences"
+    combos = "" if k >= arch.output_size else f", {k} random combinations of each one's {arch.output_size} outputs"
+    method = f"rank over GF({p}) of the Jacobian on {n:,} random input sequences{combos}"
     if exact is not None:
         if not lower <= exact <= upper:  # pragma: no cover - each bound is proven
             raise ComputationError(f"the exact rank {exact} lies outside the proven bounds [{lower}, {upper}] (bug)",

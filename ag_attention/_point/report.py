@@ -34,6 +34,7 @@ from .._version import __version__
 from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
 from .._results import ResultMixin
 from .._numeric.strata import NearStrata
+from .._resources import Deadline
 from .geometry import LocalRank, local_rank
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .weights import Network
@@ -168,6 +169,15 @@ class PointGeometry(ResultMixin):
         point of one layer (Lemma A.3); ``rank_deficient`` on each layer says that separately."""
         return [ly.index for ly in self.layers if ly.critical]
 
+    def plot(self, path: Any) -> Any:
+        """Draw the spectra into ``path`` (``.png``, ``.pdf`` or ``.svg``): the Jacobian's singular values with
+        the rtol line and the local rank, and for one plain layer those of ``A`` and ``V``; returns the path
+        written.  Needs the float64 spectrum (``point_geometry(..., numerical=True)``) and matplotlib (the CLI's
+        ``--plot``)."""
+        from .plot import plot_point
+
+        return plot_point(self, path)
+
     # ------------------------------------------------------------------ views
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
@@ -229,6 +239,13 @@ class PointGeometry(ResultMixin):
             sym = self.parameters - self.local.symmetry_rank
             lines.append(f"  symmetry bound   {sym} = P - {self.local.symmetry_rank} (symmetry tangents at the point: "
                          + ", ".join(f"{f.name} {f.rank}" for f in self.local.families) + ")")
+            cert = self.local.certificate
+            if cert is not None:
+                lines.append(f"  kernel proof     rank <= {cert.upper}: {cert.method}")
+                for dr in cert.beyond_symmetries[:8]:
+                    lines.append(f"  drop {dr.index:<11} beyond the symmetries: {dr.describe()}")
+                if len(cert.beyond_symmetries) > 8:
+                    lines.append(f"  drop ...         {len(cert.beyond_symmetries) - 8} more (all in the JSON report)")
         cert = "certified" if self.generic_certified else "lower bound"
         lines.append(f"  generic dim      {self.generic_dimension} ({cert}: {self.generic_certificate})")
         crit = {True: "yes: the local rank is below the generic dimension", False: "no",
@@ -312,8 +329,64 @@ def _layer_network(net: Network, i: int) -> Network:
     return Network(sub, (net.weights[i],), net.conversion, net.floats, f"layer {i + 1} of {net.source}")
 
 
-def _layers(net: Network, seed: int, deep: bool) -> tuple[LayerAtPoint, ...]:
+def _ranks(net: Network, seed: int, samples: int | None, deadline: Deadline,
+           what: str) -> tuple[LocalRank, int | None, bool, str]:
+    """The local rank at the point, and the generic dimension: ``(local, dim M, certified, certificate)``.
+
+    The local rank is bounded above by the architecture's proven upper bound
+    on ``dim M`` (:func:`ag_attention._models.formulas.prove`, from sizes
+    alone).  When its proven lower bound reaches that bound, ``dim M`` is that
+    number, proven, without a rank at a random point; otherwise
+    :func:`ag_attention.dimension` decides it (with the primes of
+    :func:`~ag_attention._point.geometry.primes_for`), and its upper bound
+    bounds the local rank too.
+    """
+    import dataclasses
+
     from .._exact.dimension import dimension
+    from .._exact.spans import output_span
+    from .._models.formulas import prove
+    from .geometry import primes_for
+
+    arch = net.architecture
+    proven = prove(arch, output_span)
+    bound = proven.bound.value if proven.bound is not None else None
+    local = local_rank(net, seed=seed, samples=samples, dimension_bound=bound, deadline=deadline)
+    if proven.bound is not None and local.lower == proven.bound.value:
+        return local, bound, True, (f"dim M = {bound}: the local rank at the point, {local.lower} (proven lower "
+                                    f"bound), reaches the proven upper bound {bound} ({proven.bound.name}: "
+                                    f"{proven.bound.detail})")
+    deadline.check(f"{what}: dimension at a random point")
+    dim = dimension(arch, seed=seed, prime=primes_for(arch)[0])
+    if dim.upper_bound < local.upper:
+        local = dataclasses.replace(local, upper=dim.upper_bound, notes=local.notes + (
+            f"upper bound {dim.upper_bound}: dim M's proven upper bound (the rank is at most the generic rank)",))
+    if not local.exact:
+        local = _certify(net, local, seed, deadline)
+    return local, dim.dimension, dim.certified, dim.certificate
+
+
+def _certify(net: Network, local: LocalRank, seed: int, deadline: Deadline) -> LocalRank:
+    """The local rank's upper bound from verified kernel vectors (:mod:`ag_attention._point.certificate`), or
+    the reason there is none in its notes."""
+    import dataclasses
+
+    from .certificate import kernel_certificate
+
+    cert = kernel_certificate(net, local.lower, seed=seed, deadline=deadline)
+    if isinstance(cert, str):
+        return dataclasses.replace(local, notes=local.notes + (f"no kernel certificate: {cert}",))
+    if cert.upper >= local.upper:
+        return local
+    if cert.upper < local.lower:  # pragma: no cover - both bounds are proven
+        raise ComputationError(f"verified kernel vectors bound the rank by {cert.upper}, below the proven rank "
+                               f"{local.lower} (bug)")
+    note = (f"upper bound {cert.upper}: {len(cert.vectors)} verified kernel vectors over QQ "
+            f"({len(cert.beyond_symmetries)} beyond the symmetry tangents)")
+    return dataclasses.replace(local, upper=cert.upper, certificate=cert, notes=local.notes + (note,))
+
+
+def _layers(net: Network, seed: int, deep: bool, deadline: Deadline) -> tuple[LayerAtPoint, ...]:
     from .._exact.rational import exact_rank
 
     arch = net.architecture
@@ -326,9 +399,7 @@ def _layers(net: Network, seed: int, deep: bool) -> tuple[LayerAtPoint, ...]:
         certified = False
         if deep and not arch.normalized:
             sub = _layer_network(net, i)
-            dim = dimension(sub.architecture, seed=seed)
-            generic, certified = dim.dimension, dim.certified
-            local = local_rank(sub, seed=seed, dimension_bound=dim.upper_bound)
+            local, generic, certified, _ = _ranks(sub, seed, None, deadline, f"layer {layer.index}")
         out.append(LayerAtPoint(layer.index, layer.rank, ranks_a, ranks_v, local, generic, certified,
                                 full_a=min(layer.rank, layer.d_in), full_v=min(layer.d_out, layer.d_in)))
     return tuple(out)
@@ -360,7 +431,7 @@ NUMERICAL_DEFAULT_MAX_PARAMETERS = 1500
 
 
 def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
-                   numerical: bool | None = None, rtol: float = 1e-3) -> PointGeometry:
+                   numerical: bool | None = None, rtol: float = 1e-3, timeout: float | None = None) -> PointGeometry:
     """The geometry of ``net`` at its weights (see the module docstring).
 
     ``numerical`` (default: when the weights were floats, and always for
@@ -369,14 +440,21 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
     the float point and the Jacobian's singular values.  ``rtol``: the relative
     tolerance of the float64 verdicts (the numerical rank, and for one layer
     "near-singular" and "near-critical"); the exact verdicts do not depend on it.
+    ``timeout``: seconds for the whole call (None: no limit), checked between
+    steps and inside each large rank; past it
+    :class:`~ag_attention.ComputationTimeoutError` is raised.
     """
     from .._numeric.strata import check_rtol, one_layer_strata
 
     rtol = check_rtol(rtol)
+    if timeout is not None:
+        from .._m2.backend import check_timeout
+
+        timeout = check_timeout(timeout)
+    deadline = Deadline(timeout)
     if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 1):
         raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer (input sequences), or None "
                                    "for the automatic number")
-    from .._exact.dimension import dimension
     from .._numeric import numerical_dimension
 
     if not isinstance(net, Network):
@@ -391,13 +469,12 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         local = None
         notes.append("softmax attention: the local rank is float64 (numerical), never a proof")
     else:
-        dim = dimension(arch, seed=seed)
-        generic, certified, cert = dim.dimension, dim.certified, dim.certificate
-        local = local_rank(net, seed=seed, samples=samples, dimension_bound=dim.upper_bound)
+        local, generic, certified, cert = _ranks(net, seed, samples, deadline, "the network")
     one = None
     if plain_one_layer(net) and generic is not None:
         one = one_layer_point(net, generic)
-    layers = _layers(net, seed, deep=arch.depth > 1)
+    deadline.check("each layer alone")
+    layers = _layers(net, seed, deep=arch.depth > 1, deadline=deadline)
     if local is not None and arch.depth > 1 and not local.exact and all(ly.local is not None for ly in layers):
         local = _sharpen(net, local, layers, seed, notes)
     want_numeric = (net.floats or arch.normalized) if numerical is None else numerical

@@ -48,6 +48,7 @@ import numpy as np
 from .._architecture import Architecture
 from .._network import OperatorArithmetic
 from .._errors import InvalidArgumentError
+from .._resources import format_bytes
 
 __all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
 
@@ -58,6 +59,17 @@ WEIGHT_NAMES = ("Q", "K", "V", "A")
 MAX_ENTRIES = 10_000_000
 #: a weights file above this size is refused before it is read
 MAX_FILE_BYTES = 2 * 2**30
+#: bytes per squared parameter count of an exact local rank: the int64 Jacobian (about 1.1 P x P) and the BLAS
+#: rank's float64 copy and temporaries (3 more copies)
+EXACT_BYTES_PER_SQUARE = 36
+
+
+def exact_parameter_limit() -> int | None:
+    """The most parameters whose exact local rank fits in the memory available now (None: no limit known)."""
+    from .._resources import memory_limit
+
+    room = memory_limit().bytes
+    return None if room is None else math.isqrt(int(room) // EXACT_BYTES_PER_SQUARE)
 
 
 def _shown(text: str) -> str:
@@ -166,11 +178,15 @@ class Network:
     @classmethod
     def from_weights(cls, weights: Mapping[str, Any], *, tokens: int = 2, rank: int | None = None,
                      causal: bool = False, skip: bool = False, normalized: bool = False, temperature: float = 1.0,
-                     denominator: int | None = None, source: str = "arrays") -> "Network":
+                     denominator: int | None = None, source: str = "arrays",
+                     max_parameters: int | None = None) -> "Network":
         """The network of ``weights``, a mapping ``layers.{l}.heads.{h}.{Q,K,V}`` (or ``.A``) -> matrix.
 
         ``rank`` is the bound on ``rank A`` when ``A`` is given (default: ``A``
         free).  See the module docstring for the names, shapes and numbers.
+        ``max_parameters``: refuse more parameters than this, from the shapes,
+        before any weight is converted (the CLI's ``point`` passes
+        ``exact_parameter_limit()``, the most parameters whose exact local rank fits in memory).
         """
         if not isinstance(weights, Mapping):
             raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(weights).__name__}")
@@ -207,6 +223,13 @@ class Network:
         if not use_a and rank is not None:
             raise InvalidArgumentError(f"rank={rank}: only with A (the rank of Q^T K is bounded by the rows of Q)")
         floats = False
+        if max_parameters is not None:  # by the shapes alone, before any weight is converted
+            total = sum(int(np.prod(np.shape(names[n]))) for names in found.values() for n in want if n in names)
+            if total > max_parameters:
+                raise InvalidArgumentError(
+                    f"weights: {total:,} parameters, more than the {max_parameters:,} whose exact local rank fits in "
+                    f"the memory available here (its Jacobian and rank take about {EXACT_BYTES_PER_SQUARE} P^2 bytes: "
+                    f"{format_bytes(EXACT_BYTES_PER_SQUARE * total ** 2)}); refused before converting them")
         mats: dict[tuple[int, int], dict[str, np.ndarray]] = {}
         for (l, h), names in sorted(found.items()):
             extra = sorted(set(names) - set(want))

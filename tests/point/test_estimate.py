@@ -1,0 +1,54 @@
+"""The estimate printed before `point` works, the time limit, and the refusal by size before conversion."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture, ComputationTimeoutError, InvalidArgumentError, Network, point_geometry
+from ag_attention._point.estimate import estimate_point, matrix_product_rate
+
+from tests.helpers import generator, run_cli
+
+
+def float_network(widths=(24, 24, 24), rank=4, heads=2, tokens=2, seed=0) -> Network:
+    rng = generator(seed)
+    arch = Architecture(widths, (rank,) * (len(widths) - 1), tokens=tokens, heads=heads)
+    return Network.from_weights({f"layers.{b.layer - 1}.heads.{b.head}.{b.name}":
+                                 (rng.standard_normal((b.rows, b.cols)) / np.sqrt(b.cols)).astype(np.float32)
+                                 for b in arch.blocks}, tokens=tokens)
+
+
+def test_the_estimate_names_its_parts_and_memory():
+    net = float_network()
+    est = estimate_point(net)
+    assert est.seconds > 0 and est.critical_extra > 0 and est.bytes > 8 * net.architecture.parameter_count ** 2
+    assert [name for name, _ in est.parts] == ["local rank", "each layer alone"]
+    assert matrix_product_rate() > 1e8
+    text = est.describe()
+    assert text.startswith("estimated ") and "within a factor 2" in text and "GFLOP/s" in text
+
+
+def test_a_time_limit_stops_the_work_with_its_step():
+    with pytest.raises(ComputationTimeoutError, match="time limit of .* reached during"):
+        point_geometry(float_network(), timeout=1e-6)
+
+
+def test_the_cli_prints_the_estimate_first_and_honours_timeout(tmp_path):
+    from ag_attention._point.safetensors import write_safetensors
+
+    net = float_network()
+    path = tmp_path / "net.safetensors"
+    write_safetensors(path, {k: ("F32", np.asarray(v, dtype=np.float32)) for k, v in net.to_arrays().items()},
+                      {"tokens": "2"})
+    r = run_cli("point", str(path), "--timeout", "0.001")
+    assert r.returncode == 3 and "estimated " in r.stderr and "time limit of" in r.stderr
+    assert r.stderr.index("estimated ") < r.stderr.index("time limit of")
+    assert "Traceback" not in r.stderr
+
+
+def test_too_many_parameters_are_refused_before_conversion():
+    huge = {"layers.0.heads.0.Q": np.zeros((600, 2000), np.float32), "layers.0.heads.0.K": np.zeros((600, 2000), np.float32),
+            "layers.0.heads.0.V": np.zeros((2000, 2000), np.float32)}
+    with pytest.raises(InvalidArgumentError, match="6,400,000 parameters, more than the 1,000 .* before converting"):
+        Network.from_weights(huge, max_parameters=1000)
