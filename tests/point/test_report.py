@@ -170,3 +170,15 @@ def test_the_float64_rank_of_a_large_network_is_skipped_when_the_exact_rank_is_p
     assert g.numerical is None and any("float64 rank is skipped" in n for n in g.notes)
     assert point_geometry(net, numerical=True).numerical is not None
 
+
+
+def test_the_readme_student_checkpoint_is_smooth_exactly_and_near_singular_in_float64():
+    """examples/student-bf16.safetensors (bench/readme_point.py: a student trained on a critical teacher, saved in
+    bfloat16): exact verdicts smooth, float64 verdict near-singular at the default rtol, as the README shows."""
+    from tests.helpers import ROOT
+
+    g = point_geometry(Network.load(ROOT / "examples" / "student-bf16.safetensors"))
+    assert g.network.architecture.tokens == 2  # from the file's __metadata__
+    assert g.exact and g.critical is False and g.one_layer.singular is False
+    assert g.strata.near_singular is True and g.rtol == 1e-3
+    assert g.strata.relative_to_singular < 1e-3 < g.strata.relative_to_critical
