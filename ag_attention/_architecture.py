@@ -256,10 +256,14 @@ class Architecture:
 
     @property
     def layers(self) -> tuple[LayerShape, ...]:
-        return tuple(
-            LayerShape(i + 1, self.widths[i], self.widths[i + 1], self.ranks[i], self.heads)
-            for i in range(self.depth)
-        )
+        """One :class:`LayerShape` per layer (built once: engines ask for it per generator, and a network of
+        1,000 layers asked for it thousands of times, quadratic in the depth)."""
+        cached = self.__dict__.get("_layers")
+        if cached is None:
+            cached = tuple(LayerShape(i + 1, self.widths[i], self.widths[i + 1], self.ranks[i], self.heads)
+                           for i in range(self.depth))
+            object.__setattr__(self, "_layers", cached)
+        return cached
 
     @property
     def blocks(self) -> tuple[Block, ...]:
@@ -303,12 +307,15 @@ class Architecture:
 
     @property
     def parameter_count(self) -> int:
-        """Number of real parameters (sum of ``2 a_i d_{i-1} + d_i d_{i-1}`` for QKV), by arithmetic."""
-        total = 0
-        for layer in self.layers:
-            attention = 2 * layer.rank * layer.d_in if self.parametrization == "QKV" else layer.d_in**2
-            total += layer.heads * (attention + layer.d_out * layer.d_in)
-        return total
+        """Number of real parameters (sum of ``2 a_i d_{i-1} + d_i d_{i-1}`` for QKV), by arithmetic (once)."""
+        cached = self.__dict__.get("_parameter_count")
+        if cached is None:
+            cached = 0
+            for layer in self.layers:
+                attention = 2 * layer.rank * layer.d_in if self.parametrization == "QKV" else layer.d_in**2
+                cached += layer.heads * (attention + layer.d_out * layer.d_in)
+            object.__setattr__(self, "_parameter_count", cached)
+        return int(cached)
 
     @property
     def output_size(self) -> int:

@@ -20,7 +20,7 @@ from ._progress import quiet
 from ._provenance import provenance
 
 EXIT_FAILED, EXIT_USAGE, EXIT_M2, EXIT_OUTPUT = 1, 2, 3, 4
-#: ``point`` prints its estimated time and memory before the work from this many parameters on
+#: ``point`` and ``dim`` print their estimated time and memory before the work from this many parameters on
 ESTIMATE_FROM_PARAMETERS = 1024
 #: default seconds per Macaulay2 job of `reproduce theorem-3.4`
 M2_TIMEOUT = 900.0
@@ -104,11 +104,17 @@ def cmd_dim(args: argparse.Namespace) -> int:
             raise InvalidArgumentError(f"--prime={args.prime}: normalized attention is computed in float64, not over GF(p)")
         _emit(args, numerical_dimension(arch, seed=args.seed, samples=args.samples))
         return 0
-    from ._exact.dimension import dimension
+    from ._exact.cost import estimate_dimension
+    from ._exact.dimension import default_prime, dimension
 
     kwargs: dict[str, Any] = {"seed": args.seed, "samples": args.samples}
     if args.prime is not None:
         kwargs["prime"] = args.prime
+    if arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:  # said first, on a terminal or not (issue 30, T1)
+        prime = default_prime(arch) if args.prime is None else args.prime
+        est = estimate_dimension(arch, prime, args.samples)
+        print(f"ag-attention: dim: {arch.depth} layer{'s' if arch.depth > 1 else ''}, {arch.parameter_count:,} "
+              f"parameters: {est.describe()}", file=sys.stderr)
     _emit(args, dimension(arch, **kwargs))
     return 0
 
@@ -504,7 +510,8 @@ def _add_dim_command(sub: Any) -> None:
     p = sub.add_parser("dim", help="dimension of the neuromanifold (exact over GF(p))",
                        description="Dimension of the neuromanifold: exact GF(p) Jacobian rank with a certificate.")
     _add_architecture(p)
-    p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
+    p.add_argument("--prime", type=integer("--prime"), default=None,
+                   help="prime p < 2^31 (default 2^31 - 1; from 1,024 parameters 2097143, below 2^21: the BLAS rank)")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed (default 0)")
     p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences N (default: automatic)")
     _add_output(p)

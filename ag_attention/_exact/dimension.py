@@ -41,6 +41,7 @@ from .._errors import InvalidArgumentError
 from .._models.formulas import prove
 from . import linalg
 from .field import DEFAULT_PRIME, check_prime
+from .modular_lu import BLAS_PRIMES
 from .result import DimensionResult, decide
 from .runs import Evaluation, RankRun, Stages, evaluate, jacobian_rank, measure
 from .sampling import (
@@ -61,6 +62,8 @@ __all__ = [
     "Evaluation",
     "evaluate",
     "dimension",
+    "default_prime",
+    "BLAS_FROM_PARAMETERS",
     "default_samples",
     "jacobian_rank",
     "sampling_plan",
@@ -78,7 +81,7 @@ _planning_bound = planning_bound
 def dimension(
     arch: Architecture,
     *,
-    prime: int = DEFAULT_PRIME,
+    prime: int | None = None,
     seed: int = 0,
     samples: int | None = None,
     recheck: bool = True,
@@ -93,7 +96,11 @@ def dimension(
     arch:
         The network (lightning: ``normalized=False``).
     prime:
-        Prime ``p < 2^31`` of the finite field.
+        Prime ``p < 2^31`` of the finite field.  Default (:func:`default_prime`):
+        ``2^31 - 1`` below 1,024 parameters, from 1,024 parameters on
+        ``2097143`` (below ``2^21``), whose ranks take the BLAS route of
+        :func:`ag_attention._exact.linalg.rank` (6 times faster than FLINT at
+        13,824 columns); any prime gives a proven lower bound.
     seed:
         Seed of the random parameter point and input sequences.
     samples:
@@ -120,7 +127,7 @@ def dimension(
     >>> r.dimension, r.certified, r.expected.value
     (38, True, 38)
     """
-    prime, seed, samples = _checked(arch, prime, seed, samples, threads)
+    prime, seed, samples = _checked(arch, default_prime(arch) if prime is None else prime, seed, samples, threads)
     proven = prove(arch, output_span)  # 1. prove: everything the architecture alone gives
     plans = first_runs(proven, samples, full_rows)  # every first run refused here, before any is made
     # FLINT's threads for this call only; one bar for the runs of this architecture and its effective one
@@ -135,6 +142,16 @@ def dimension(
             result = decide(plan.proven, runs, result, time.perf_counter() - t0)  # 3. decide
         assert result is not None  # plans holds the architecture's own run
         return result
+
+
+#: from this many parameters on, :func:`dimension`'s default prime is below 2^21 (the BLAS rank route)
+BLAS_FROM_PARAMETERS = 1024
+
+
+def default_prime(arch: Architecture) -> int:
+    """:func:`dimension`'s prime when none is given: ``2^31 - 1`` below :data:`BLAS_FROM_PARAMETERS` parameters,
+    else the largest prime below ``2^21`` (:data:`ag_attention._exact.modular_lu.BLAS_PRIMES`)."""
+    return BLAS_PRIMES[0] if arch.parameter_count >= BLAS_FROM_PARAMETERS else DEFAULT_PRIME
 
 
 def _positive(value: object) -> bool:
