@@ -16,6 +16,7 @@ implementation (their names may move between versions, these do not):
 * the loss landscape of one layer: :func:`ed_degree` (the number of critical points of a squared loss on the
   closure, counted in the weights with msolve or on the implicit side with Macaulay2) and
   :func:`critical_points` (every critical point of a data set's loss, the real ones isolated and classified);
+  :func:`ideal_ed_degree` (the ED degree of any variety given by its ideal, for a given metric);
 * grids of architectures: :func:`sweep` (local cores or a Dask cluster, Parquet);
 * where a result came from: :func:`provenance`; errors derive from :class:`AgAttentionError`.
 
@@ -52,7 +53,7 @@ from ._errors import (
 from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
 from ._exact.onelayer import CertificateKind, PointVerdict
-from ._landscape import BoundaryED, boundary_ed_degree, CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, Nearest, Route, critical_points, ed_degree
+from ._landscape import BoundaryED, boundary_ed_degree, CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, IdealEDDegree, Nearest, Route, critical_points, ed_degree, ideal_ed_degree
 from ._point import Network, PointGeometry, point_geometry
 from ._numeric.strata import NearStrata
 from ._point.onelayer import certify
@@ -96,6 +97,8 @@ __all__ = [
     "CertificateKind",
     # the loss landscape
     "ed_degree",
+    "ideal_ed_degree",
+    "IdealEDDegree",
     "EDDegree",
     "EDCount",
     "critical_points",

@@ -1021,6 +1021,46 @@ doc ///
 ///
 
 TEST ///
+  -- ED degrees published with other people's code: coreysharris/EDD-M2 (commit 8d9b973, its TEST blocks: the
+  -- twisted cubic 7, the Veronese surface 13) and arXiv 2512.21016 (GiacGraz/ed-degree-metric-dependence: the
+  -- symmetric 3 x 3 determinant, 13 critical points for a generic metric, 3 for Bombieri-Weyl); the twisted
+  -- cubic with the weights binomial(3, i): 3 (Draisma et al. 2016)
+  kk = ZZ/32003; setRandomSeed 1;
+  R = kk[x_0..x_3];
+  I = minors(2, matrix{{x_0, x_1, x_2}, {x_1, x_2, x_3}});
+  u = random(kk^4, kk^1);
+  assert(edDegree(I, id_(kk^4), u) == 7)
+  assert(edDegree(I, diagonalMatrix(kk, {1, 3, 3, 1}), u) == 3)
+  S = kk[s_0..s_5];
+  M = matrix{{s_0, s_1, s_2}, {s_1, s_3, s_4}, {s_2, s_4, s_5}};
+  v = random(kk^6, kk^1);
+  G = random(kk^6, kk^6); G = G + transpose G;
+  assert(edDegree(ideal det M, G, v) == 13)
+  assert(edDegree(ideal det M, diagonalMatrix(kk, {1, 2, 2, 1, 2, 1}), v) == 3)
+  assert(edDegree(minors(2, M), id_(kk^6), v) == 13)
+///
+
+TEST ///
+  -- ED degrees published with other people's code: coreysharris/EDD-M2 (commit 8d9b973, its TEST blocks: the
+  -- twisted cubic 7, the Veronese surface 13) and arXiv 2512.21016 (GiacGraz/ed-degree-metric-dependence: the
+  -- symmetric 3 x 3 determinant, 13 critical points for a generic metric, 3 for Bombieri-Weyl); the twisted
+  -- cubic with the weights binomial(3, i): 3 (Draisma et al. 2016)
+  kk = ZZ/32003; setRandomSeed 1;
+  R = kk[x_0..x_3];
+  I = minors(2, matrix{{x_0, x_1, x_2}, {x_1, x_2, x_3}});
+  u = random(kk^4, kk^1);
+  assert(edDegree(I, id_(kk^4), u) == 7)
+  assert(edDegree(I, diagonalMatrix(kk, {1, 3, 3, 1}), u) == 3)
+  S = kk[s_0..s_5];
+  M = matrix{{s_0, s_1, s_2}, {s_1, s_3, s_4}, {s_2, s_4, s_5}};
+  v = random(kk^6, kk^1);
+  G = random(kk^6, kk^6); G = G + transpose G;
+  assert(edDegree(ideal det M, G, v) == 13)
+  assert(edDegree(ideal det M, diagonalMatrix(kk, {1, 2, 2, 1, 2, 1}), v) == 3)
+  assert(edDegree(minors(2, M), id_(kk^6), v) == 13)
+///
+
+TEST ///
   setRandomSeed 0
   P = lightningParametrization(2, 1)
   assert(numgens P#"coordinateRing" == 6)

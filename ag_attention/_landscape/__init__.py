@@ -4,6 +4,7 @@
 * :mod:`.system`: the critical equations in the weights, the critical locus of the parametrization removed;
 * :mod:`.ed`: :func:`ed_degree` by counting (msolve) or on the implicit side (Macaulay2);
 * :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated;
+* :mod:`.ideal_ed`: :func:`ideal_ed_degree`, the ED degree of any variety given by its ideal, for a given metric;
 * :mod:`.square` and :mod:`.numerical`: the square system of the numerical route and its problems (monodromy,
   parameter homotopies, certification: the numerical room, :mod:`ag_attention._numeric`).
 """
@@ -11,7 +12,8 @@
 from .boundary import BoundaryED, boundary_ed_degree
 from .critical import CriticalFamily, CriticalPoint, CriticalPoints, Nearest, Route, critical_points
 from .ed import EDCount, EDDegree, ed_degree
+from .ideal_ed import IdealEDDegree, ideal_ed_degree
 
 __all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "Nearest", "Route",
            "critical_points",
-           "boundary_ed_degree", "BoundaryED"]
+           "boundary_ed_degree", "BoundaryED", "ideal_ed_degree", "IdealEDDegree"]
