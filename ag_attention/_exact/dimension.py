@@ -96,11 +96,10 @@ def dimension(
     arch:
         The network (lightning: ``normalized=False``).
     prime:
-        Prime ``p < 2^31`` of the finite field.  Default (:func:`default_prime`):
-        ``2^31 - 1`` below 1,024 parameters, from 1,024 parameters on
-        ``2097143`` (below ``2^21``), whose ranks take the BLAS route of
-        :func:`ag_attention._exact.linalg.rank` (6 times faster than FLINT at
-        13,824 columns); any prime gives a proven lower bound.
+        Prime ``p < 2^31`` of the finite field.  Default: ``2^31 - 1`` below
+        1,024 parameters, from 1,024 parameters on ``2097143`` (below
+        ``2^21``), whose ranks take the float64 BLAS route (6 times faster
+        than FLINT at 13,824 columns); any prime gives a proven lower bound.
     seed:
         Seed of the random parameter point and input sequences.
     samples:
