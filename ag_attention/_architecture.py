@@ -256,7 +256,7 @@ class Architecture:
 
     @property
     def layers(self) -> tuple[LayerShape, ...]:
-        """One :class:`LayerShape` per layer (built once: engines ask for it per generator, and a network of
+        """One ``LayerShape`` per layer (built once: engines ask for it per generator, and a network of
         1,000 layers asked for it thousands of times, quadratic in the depth)."""
         cached = self.__dict__.get("_layers")
         if cached is None:
