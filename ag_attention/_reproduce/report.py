@@ -18,18 +18,19 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .._errors import InvalidArgumentError, OutputError
+from .._errors import ComputationError, InvalidArgumentError, OutputError
 from .._files import atomic_open, atomic_write, output_error, reserve
 from .._provenance import provenance
 from .claims import Claim
 
-__all__ = ["Check", "Report", "Table", "Verdict", "output_directory", "rescue", "written", "pyplot", "save_figure", "FIGURE_FORMATS",
+__all__ = ["Check", "Report", "Table", "contradiction", "Verdict", "output_directory", "rescue", "written", "pyplot", "save_figure", "FIGURE_FORMATS",
            "OUTPUT_RESERVE"]
 
 #: every figure is written in these formats, side by side
@@ -83,6 +84,27 @@ class Check:
 
     def __repr__(self) -> str:
         return f"Check({_short(self.claim)!r}, {self.case!r}, passed={bool(self.passed)})"
+
+
+_BOUND = re.compile(r"^\s*(<=|>=|<|>|=)\s*(-?\d+(?:\.\d+)?)\b")
+_HOLDS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+          "=": lambda a, b: a == b}
+
+
+def contradiction(check: Check) -> str | None:
+    """What a passed check says against itself, or None: its expected value is a bound (``"< 3"``, ``"<= 12
+    (the symmetries)"``) and its observed number is outside it (issue 30: a row "expected < 3, observed 3, pass")."""
+    if not check.passed or not isinstance(check.expected, str) or isinstance(check.observed, bool):
+        return None
+    if not isinstance(check.observed, (int, float)):
+        return None
+    m = _BOUND.match(check.expected)
+    if m is None:
+        return None
+    op, bound = m.group(1), float(m.group(2))
+    if _HOLDS[op](float(check.observed), bound):
+        return None
+    return f"expected {check.expected!r}, observed {check.observed}, yet marked passed"
 
 
 @dataclass
@@ -212,6 +234,11 @@ class Report:
         return [c for c in self.checks if not c.passed]
 
     def add(self, check: Check) -> Check:
+        """Record ``check``; one that contradicts itself (an expected bound such as ``"< 3"`` or ``"<= 3"`` beside
+        a number observed outside it, marked passed) is a bug of its producer and raises."""
+        bad = contradiction(check)
+        if bad is not None:
+            raise ComputationError(f"check {check.claim!r} ({check.case}) contradicts itself: {bad} (bug)")
         self.checks.append(check)
         return check
 

@@ -1,5 +1,7 @@
 """Reports (ag_attention._reproduce.report): checks, tables and statements as Markdown and JSON."""
 
+import pytest
+
 from ag_attention._reproduce.report import Check, Report, Table, Verdict
 
 
@@ -84,3 +86,26 @@ def test_a_link_planted_at_a_figure_is_replaced_not_followed(tmp_path):
         plt.close(fig)
     assert victim.read_text() == "precious" and not (tmp_path / "figure.svg").is_symlink()
     assert [p.name for p in written] == ["figure.png", "figure.pdf", "figure.svg"]
+
+
+@pytest.mark.parametrize("expected,observed,bad", [
+    ("< 3", 3, True), ("<= 12 (the symmetries)", 13, True), ("> 0", 0, True), ("= 5", 4, True),
+    ("< 3", 2, False), ("<= 12 (the symmetries)", 12, False), ("3 (every binary cubic has 3)", 3, False),
+    ("< 3", "3", False), ("exact", 7, False),
+])
+def test_a_passed_check_that_contradicts_its_bound_is_refused(expected, observed, bad):
+    """Issue 30: a row "expected < 3 | observed 3 | pass" must never be written: the report refuses it."""
+    from ag_attention import ComputationError
+    from ag_attention._reproduce.report import Check, Report, contradiction
+
+    c = Check("a claim", "a case", "a method", expected, observed, True)
+    assert (contradiction(c) is not None) == bad
+    r = Report("t")
+    if bad:
+        with pytest.raises(ComputationError, match="contradicts itself"):
+            r.add(c)
+        assert r.checks == []
+    else:
+        assert r.add(c) is c
+    failed = Check("a claim", "a case", "a method", expected, observed, False)
+    assert contradiction(failed) is None  # a failed check says what it says
