@@ -41,7 +41,7 @@ import numpy as np
 
 from .._errors import InvalidArgumentError
 
-__all__ = ["Translation", "translate", "PACKAGE_NAME"]
+__all__ = ["attention_entries", "Translation", "translate", "PACKAGE_NAME"]
 
 PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
 _PACKAGE_LAYER = re.compile(r"^layers\.\d+\.heads\.\d+\.")
@@ -56,6 +56,30 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("query.weight", "q"), ("key.weight", "k"), ("value.weight", "v"),
     ("query.bias", "q bias"), ("key.bias", "k bias"), ("value.bias", "v bias"),
 )
+
+
+def attention_entries(arrays: dict[str, Any], names: dict[str, str] | None = None) -> int:
+    """Entries of the weight tensors a translation reads (no biases, no ignored tensors), from their shapes alone.
+
+    The parameters of the network they make are at least 3/4 of it: with ``E``
+    the embedding and ``H`` heads the four projections hold ``4 E^2`` entries
+    and the network ``(2 + H) E^2`` parameters, so a check against this bound
+    can refuse a file before any weight is converted without refusing one that fits.
+    """
+    total = 0
+    for key, value in arrays.items():
+        role = None
+        if names is not None and key in names:
+            role = "mapped"
+        else:
+            for suffix, r in _SUFFIXES:
+                if key == suffix or key.endswith("." + suffix):
+                    role = r
+                    break
+        if role is None or role.endswith("bias"):
+            continue
+        total += int(np.prod(np.shape(value)))
+    return total
 
 
 @dataclass(frozen=True)

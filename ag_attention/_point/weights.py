@@ -279,11 +279,18 @@ class Network:
         ``o_proj``, ``query``/``key``/``value``, or a mapping ``names`` (source name -> ``layers.<l>.<q|k|v|o>``);
         every other tensor listed as ignored. Each head's ``V`` is ``W_O,h W_v,h`` (exact), the score scale is
         dropped (docs/math/point.md, point-checkpoints, says why). ``heads``: the number of heads (not stored in a state dict)."""
-        from .checkpoints import translate
+        from .checkpoints import attention_entries, translate
 
         if not isinstance(arrays, Mapping):
             raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(arrays).__name__}")
         denominator = kwargs.get("denominator")
+        limit = kwargs.get("max_parameters")
+        if limit is not None:  # before any conversion: the network has at least 3/4 of these entries as parameters
+            entries = attention_entries(dict(arrays), names)
+            if 3 * entries // 4 > limit:
+                raise InvalidArgumentError(
+                    f"weights: {entries:,} attention weights (at least {3 * entries // 4:,} parameters), more than the "
+                    f"{limit:,} whose exact local rank fits in the memory available here; refused before converting them")
         tr = translate(dict(arrays), lambda value, name: _matrix(value, name, denominator), heads=heads, names=names)
         if tr.layout == "package names":
             return cls.from_weights(tr.weights, source=source, **kwargs)

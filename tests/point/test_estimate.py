@@ -52,3 +52,18 @@ def test_too_many_parameters_are_refused_before_conversion():
             "layers.0.heads.0.V": np.zeros((2000, 2000), np.float32)}
     with pytest.raises(InvalidArgumentError, match="6,400,000 parameters, more than the 1,000 .* before converting"):
         Network.from_weights(huge, max_parameters=1000)
+
+
+def test_a_large_checkpoint_is_refused_before_conversion():
+    """A MultiheadAttention state dict of embedding 2,000 (16,000,000 attention weights): refused from its shapes,
+    as the package's names are; a small one under the same limit passes."""
+    E = 2000
+    big = {"attn.in_proj_weight": np.zeros((3 * E, E), np.float32), "attn.out_proj.weight": np.zeros((E, E), np.float32),
+           "embed.weight": np.zeros((50_000, E), np.float32)}
+    with pytest.raises(InvalidArgumentError, match="16,000,000 attention weights .* before converting"):
+        Network.from_checkpoint(big, heads=2, tokens=2, max_parameters=10_000)
+    rng = generator(1)
+    small = {"attn.in_proj_weight": rng.standard_normal((12, 4)).astype(np.float32),
+             "attn.out_proj.weight": rng.standard_normal((4, 4)).astype(np.float32)}
+    net = Network.from_checkpoint(small, heads=2, tokens=2, max_parameters=64)  # exactly its (2 + H) E^2
+    assert net.architecture.parameter_count == 64
