@@ -318,7 +318,7 @@ def _integer_rows(rows: Sequence[Sequence[int | Rational]]) -> list[list[int]] |
 def uses_blas(rows: int, cols: int, p: int | None) -> bool:
     """Whether :func:`rank` takes the float64 BLAS route (:func:`~ag_attention._exact.modular_lu.rank_blas`): a
     prime below 2^21 and both sides at least :data:`BLAS_MIN_SIDE`."""
-    return p is not None and p < modular_lu.MAX_PRIME and min(int(rows), int(cols)) >= BLAS_MIN_SIDE
+    return p is not None and 2 < p < modular_lu.MAX_PRIME and min(int(rows), int(cols)) >= BLAS_MIN_SIDE
 
 
 def rank_memory(rows: int, cols: int, p: int | None = None) -> int:

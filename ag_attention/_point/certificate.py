@@ -283,6 +283,7 @@ def kernel_certificate(net: Network, lower: int, *, seed: int = 0,
     bases: list[list[list[int]]] = []
     pivots: tuple[int, ...] | None = None
     lifted: list[list[Fraction]] | None = None
+    short = 0
     for p in PRIMES:
         if deadline is not None:
             deadline.check("kernel certificate (kernels mod p)")
@@ -291,6 +292,7 @@ def kernel_certificate(net: Network, lower: int, *, seed: int = 0,
             continue
         r, rows = _kernel_mod_p(net, p, theta, P, seed)
         if r < lower:  # these inputs did not reach the proven rank: a bad evaluation, not the kernel
+            short += 1
             continue
         if r > lower:
             lower = r  # a better lower bound (only possible with more rows than the first run)
@@ -305,6 +307,9 @@ def kernel_certificate(net: Network, lower: int, *, seed: int = 0,
         bases.append(rows)
         lifted = _lift(bases, primes) if rows else []
     else:
+        if short and not primes:
+            return (f"the Jacobian on the certificate's inputs stayed below the proven rank {lower} for {short} "
+                    "primes: no kernel of the right dimension to lift")
         return (f"the kernel over GF(p) did not lift to QQ with {len(primes)} primes (its entries are too large "
                 "for rational reconstruction)")
     assert lifted is not None

@@ -85,3 +85,10 @@ def test_bad_matrix():
         rank_blas(np.zeros(3, dtype=np.int64), P)
     with pytest.raises(InvalidArgumentError, match="integer"):
         rank_blas(np.eye(3), P)
+
+
+def test_the_route_needs_an_odd_prime_below_2_21():
+    assert not linalg.uses_blas(2000, 2000, 2) and linalg.uses_blas(2000, 2000, 3)
+    assert not linalg.uses_blas(2000, 2000, 2 ** 21 + 17) and not linalg.uses_blas(1000, 2000, P)
+    M = (np.arange(1100 * 1030).reshape(1100, 1030) % 2).astype(np.int64)
+    assert linalg.rank(M, 2) == linalg.rank_python_flint(M, 2)  # p = 2 stays with FLINT, as before
