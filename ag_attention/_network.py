@@ -39,7 +39,7 @@ from ._architecture import Architecture
 from ._errors import InvalidArgumentError
 from ._resources import MemoryEstimate, require_memory
 
-__all__ = ["Arithmetic", "OperatorArithmetic", "unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "jacobian_memory",
+__all__ = ["Arithmetic", "OperatorArithmetic", "ObjectArithmetic", "unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "random_seeds", "jacobian_memory",
            "inputs_memory", "attention_weights"]
 
 
@@ -158,8 +158,30 @@ def random_parameters(arch: Architecture, ops: Arithmetic, rng: np.random.Genera
     return ops.random(rng, arch.parameter_count)
 
 
+class ObjectArithmetic(OperatorArithmetic):
+    """Exact arithmetic on object arrays whose elements compute with Python's operators (``Fraction``, dual numbers
+    over polynomials): the exact forward pass of :meth:`ag_attention.Network.forward` and the kernel certificate's
+    directional derivatives.  It draws no random elements."""
+
+    exact = True
+    dtype = np.object_
+
+    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError("ObjectArithmetic draws no random elements")
+
+    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.einsum(spec, a, b, optimize=False)
+        return out
+
+
 def random_inputs(arch: Architecture, ops: Arithmetic, rng: np.random.Generator, samples: int) -> np.ndarray:
     return ops.random(rng, (samples, arch.tokens, arch.widths[0]))
+
+
+def random_seeds(arch: Architecture, ops: Arithmetic, rng: np.random.Generator, samples: int, k: int) -> np.ndarray | None:
+    """Backward seeds for :func:`jacobian`: ``k`` random combinations of each sample's ``t d_L`` outputs, or None
+    (every output) when ``k`` is at least their number."""
+    return None if k >= arch.output_size else ops.random(rng, (samples, k, arch.tokens, arch.widths[-1]))
 
 
 @dataclass

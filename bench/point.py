@@ -48,7 +48,7 @@ def same_matrix(net, seed: int = 0):
     from ag_attention._exact.field import GFp
     from ag_attention._exact.spans import output_span
     from ag_attention._models.formulas import prove
-    from ag_attention._network import jacobian, random_inputs
+    from ag_attention._network import jacobian, random_inputs, random_seeds
     from ag_attention._point.geometry import primes_for, samples_for
 
     arch = net.architecture
@@ -59,7 +59,7 @@ def same_matrix(net, seed: int = 0):
     n, k = samples_for(arch, bound)
     rng = np.random.default_rng([seed, p, n])
     X = random_inputs(arch, F, rng, n)
-    seeds = None if k >= arch.output_size else F.random(rng, (n, k, arch.tokens, arch.widths[-1]))
+    seeds = random_seeds(arch, F, rng, n, k)
     return jacobian(arch, F, theta, X, seeds), p
 
 

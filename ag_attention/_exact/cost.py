@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._architecture import Architecture
-from .._network import jacobian, random_inputs, random_parameters
+from .._network import jacobian, random_inputs, random_parameters, random_seeds
 from .._resources import format_bytes
 from . import linalg
 from .field import GFp
@@ -72,7 +72,7 @@ def jacobian_seconds(arch: Architecture, p: int, samples: int, k: int, theta: np
         theta = random_parameters(arch, F, rng)
     n0 = min(samples, 2)
     X = random_inputs(arch, F, rng, n0)
-    seeds = None if k >= arch.output_size else F.random(rng, (n0, k, arch.tokens, arch.widths[-1]))
+    seeds = random_seeds(arch, F, rng, n0, k)
     t0 = time.perf_counter()
     jacobian(arch, F, theta, X, seeds)
     return (time.perf_counter() - t0) * samples / n0

@@ -26,7 +26,7 @@ from .._architecture import Architecture
 from .._errors import ComputationError, InsufficientMemoryError, InvalidArgumentError
 from .._models.formulas import Proven
 from .._models.symmetries import symmetry_tangents
-from .._network import jacobian, random_inputs, random_parameters
+from .._network import jacobian, random_inputs, random_parameters, random_seeds
 from . import linalg
 from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 from .modular_lu import BLAS_PRIMES
@@ -96,7 +96,7 @@ def evaluate(arch: Architecture, prime: int, seed: int, samples: int, k: int) ->
     rng = np.random.default_rng(seed)
     theta = random_parameters(arch, F, rng)
     X = random_inputs(arch, F, rng, samples)
-    seeds = None if k >= arch.output_size else F.random(rng, (samples, k, arch.tokens, arch.widths[-1]))
+    seeds = random_seeds(arch, F, rng, samples, k)
     return Evaluation(F, theta, jacobian(arch, F, theta, X, seeds), rng)
 
 

@@ -40,7 +40,7 @@ from .._errors import ComputationError
 from .._exact import linalg
 from .._exact.field import GFp
 from .._models.symmetries import symmetry_tangents
-from .._network import OperatorArithmetic, forward, jacobian, random_inputs
+from .._network import ObjectArithmetic, forward, jacobian, random_inputs
 from .._resources import Deadline
 from .geometry import PRIMES, samples_for
 from .weights import Network
@@ -199,20 +199,6 @@ class _Dual:
     __rmul__ = __mul__
 
 
-class _Duals(OperatorArithmetic):
-    """The network's arithmetic on object arrays of :class:`_Dual` (exact; no random elements)."""
-
-    exact = True
-    dtype = np.object_
-
-    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
-
-    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = np.einsum(spec, a, b, optimize=False)
-        return out
-
-
 def derivative_vanishes(net: Network, v: list[Fraction]) -> bool:
     """Whether ``d/de phi_{theta + e v}(X)`` at ``e = 0`` is the zero polynomial in symbolic inputs ``X`` (exact)."""
     arch = net.architecture
@@ -226,7 +212,7 @@ def derivative_vanishes(net: Network, v: list[Fraction]) -> bool:
     theta = np.empty(arch.parameter_count, dtype=object)
     for i, (c, dv) in enumerate(zip(net.theta(), v)):
         theta[i] = _Dual(linalg.rational(c), linalg.rational(dv))
-    Y = forward(arch, _Duals(), theta, X)
+    Y = forward(arch, ObjectArithmetic(), theta, X)
     return all(_Dual.of(y).b == 0 for y in Y.flat)
 
 

@@ -45,7 +45,7 @@ from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp
 from .._exact.modular_lu import BLAS_PRIMES
 from .._exact.sampling import check_run_memory, sampling_plan
 from .._models.symmetries import symmetry_tangents
-from .._network import jacobian, random_inputs
+from .._network import jacobian, random_inputs, random_seeds
 from .weights import Network
 
 __all__ = ["LocalRank", "SymmetryShare", "local_rank", "exact_one_layer_rank", "output_span_at", "composition_at_point",
@@ -151,7 +151,7 @@ def _rank_at(arch: Architecture, F: GFp, theta: np.ndarray, samples: int, k: int
     check_run_memory(arch, samples, k, F.p)
     rng = np.random.default_rng([seed, F.p, samples])
     X = random_inputs(arch, F, rng, samples)
-    seeds = None if k >= arch.output_size else F.random(rng, (samples, k, arch.tokens, arch.widths[-1]))
+    seeds = random_seeds(arch, F, rng, samples, k)
     return linalg.rank(jacobian(arch, F, theta, X, seeds), F.p, progress)
 
 

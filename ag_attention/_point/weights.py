@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
-from .._network import OperatorArithmetic
+from .._network import ObjectArithmetic
 from .._errors import InvalidArgumentError
 from .._resources import format_bytes
 
@@ -390,7 +390,7 @@ class Network:
             Xe = np.empty(arr.shape, dtype=object)
             for idx, v in np.ndenumerate(arr):
                 Xe[idx] = to_fraction(v.item() if isinstance(v, np.generic) else v, f"X{list(idx)}")
-            out = network_forward(arch, _Rationals(), self.theta(), Xe)
+            out = network_forward(arch, ObjectArithmetic(), self.theta(), Xe)
         else:
             Xf = np.array([[[float(to_fraction(v.item() if isinstance(v, np.generic) else v, "X")) for v in row]
                             for row in seq] for seq in arr], dtype=np.float64)
@@ -428,20 +428,6 @@ class Network:
 
     def __repr__(self) -> str:
         return f"Network({self.architecture.describe()}, {self.architecture.parameter_count} parameters, {self.conversion})"
-
-
-class _Rationals(OperatorArithmetic):
-    """Exact rational arithmetic on object arrays of Fractions (the forward pass with ``exact=True``)."""
-
-    exact = True
-    dtype = np.object_
-
-    def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
-
-    def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out: np.ndarray = np.einsum(spec, a, b, optimize=False)
-        return out
 
 
 def _has_floats(value: Any) -> bool:
