@@ -331,7 +331,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
                 raise InvalidArgumentError(f"{option}: only for `reproduce theorem-3.4`, not {args.what}")
     output_directory(args.out)  # before any computation: a bad --out fails at once
-    if args.what in ("figure-3", "theorem-3.4", "open-questions", "training", "landscape"):
+    if args.what in ("figure-3", "theorem-3.4", "open-questions", "training", "landscape", "icl"):
         pyplot()  # the pictures need matplotlib
     if args.what == "corollary-3.8":
         from ._reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
@@ -354,6 +354,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         from ._reproduce.related import reproduce_related
 
         report = reproduce_related(args.out, quick=args.quick, seed=args.seed)
+    elif args.what == "icl":
+        from ._reproduce.icl import reproduce_icl
+
+        report = reproduce_icl(args.out, quick=args.quick, seed=args.seed)
     elif args.what == "landscape":
         from ._reproduce.landscape import reproduce_landscape
 
@@ -586,6 +590,8 @@ REPRODUCE_HELP = {
     "landscape": ("the loss landscape of one layer: ED degrees, critical points of 100 data sets, basins",
                   "--quick, --seed"),
     "related": ("published results about lightning attention, recomputed", "--quick, --seed"),
+    "icl": ("training dynamics of in-context learning (Zhang, Singh, Latham, Saxe 2025): the plateaus of merged and "
+            "separate key-query heads, predicted as critical values on the rank strata", "--quick, --seed"),
 }
 
 
@@ -615,7 +621,7 @@ def _add_reproduce_command(sub: Any) -> None:
                        add_help=False)
     p.add_argument("-h", "--help", action=_ReproduceHelp, help="show this help (after WHAT: that result's) and exit")
     p.add_argument("what", choices=["theorem-3.4", "corollary-3.8", "figure-3", "open-questions", "certification",
-                                    "training", "landscape", "related"],
+                                    "training", "landscape", "related", "icl"],
                    help="which result")
     p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
     p.add_argument("--quick", action="store_true", help="a smaller grid")
