@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,3 +107,15 @@ ANY_VALUE = st.one_of(
     st.lists(st.integers(-2, 6), max_size=4), st.tuples(st.integers(-2, 6), st.integers(-2, 6)),
     st.frozensets(st.integers(1, 5), max_size=3), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
 )
+
+
+#: AG_ATTENTION_SLOW_TESTS=1 asks for the tests marked by :func:`slow_unless_asked`
+SLOW_TESTS_ASKED = os.environ.get("AG_ATTENTION_SLOW_TESTS", "") not in ("", "0")
+
+
+def slow_unless_asked(test):
+    """Marked ``slow`` and skipped unless ``AG_ATTENTION_SLOW_TESTS=1``: the full sizes of a reproduction, whose
+    command (``ag-attention reproduce ...``) makes the same checks."""
+    skip = pytest.mark.skipif(not SLOW_TESTS_ASKED, reason="slow: AG_ATTENTION_SLOW_TESTS=1 runs it "
+                                                           "(the reproduction's command makes the same check)")
+    return pytest.mark.slow(skip(test))

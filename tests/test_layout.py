@@ -34,6 +34,7 @@ NO_TEST_MODULE = {
     "ag_attention/_reproduce/__init__.py": "a docstring only",
     "ag_attention/_reproduce/claims.py": "data only: the paper's results as an enum and their one-line statements",
     "ag_attention/_reproduce/theorem34/__init__.py": "re-exports of the theorem34 modules and of equations34's grids",
+    "ag_attention/_reproduce/related/__init__.py": "re-exports of the related modules, one per published work (each tested)",
     "ag_attention/_sweep/__init__.py": "re-exports of the _sweep modules (each tested)",
     "ag_attention/_sweep/__main__.py": "python -m ag_attention._sweep: only calls cli.main (tests/sweep/test_store.py runs it)",
 }

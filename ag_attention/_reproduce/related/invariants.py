@@ -1,69 +1,53 @@
-"""Published results about lightning attention, recomputed (issue 24): ``ag-attention reproduce related``.
+"""Algebraic invariants of lightning self-attention (Alexandr, Duan, Montúfar, arXiv:2604.15632), rebuilt from
+their definitions and checked: one of the published works of ``ag-attention reproduce related``.
 
-Two results of other authors, each an outside check, against the package's own computations
-(``docs/related.md`` states them with the numbers):
+They take one output coordinate ``(V X X^T A X)_j`` of one layer with ``d' = 1`` and ``rank A <= a``, and as
+coordinates its coefficients in the cubic monomials of ``X``, each divided by its number of terms as a polynomial in
+generic ``(A, V)``.  Their ``A`` is the transpose of ours (``phi(X)_i = sum_j (x_i^T A x_j) V x_j``), and their
+coordinates are linear in our reduced ones (:func:`reduced_form`):
 
-1. **Algebraic invariants** (Alexandr, Duan, Montúfar, *Algebraic invariants of lightning self-attention*,
-   arXiv:2604.15632; Macaulay2 code in the public repository
-   ``yuliaalexandr/algebraic-invariants-of-lightning-self-attention``).  They take one output coordinate
-   ``(V X X^T A X)_j`` of one layer with ``d' = 1`` and ``rank A <= a``, and as coordinates its coefficients in
-   the cubic monomials of ``X``, each divided by its number of terms as a polynomial in generic ``(A, V)``.
-   Their ``A`` is the transpose of ours (``phi(X)_i = sum_j (x_i^T A x_j) V x_j``), and their coordinates are
-   linear in our reduced ones (:func:`reduced_form`):
+* ``y[(u,n),(v,n),(l,j)]`` (``n != j``) ``= c[l, (u,v)] / w(u,v)``, with ``c[l, (u,v)]`` the coefficient of
+  ``z_u z_v`` in ``q_l(z) = (A_l . z)(V . z)`` and ``w(u,v) = 1`` if ``u = v``, else 2: the entries of the
+  symmetric matrix of the quadric ``q_l``;
+* ``y[(a,j),(b,j),(c,j)] = sum_{p} c[p, {a,b,c} - p] / |S_3 . (a,b,c)|`` (``p`` over the distinct entries): the
+  symmetric tensor of the cubic ``(z^T A z)(V z)``.  The same formula gives their ``t = 1`` coordinates.
 
-   * ``y[(u,n),(v,n),(l,j)]`` (``n != j``) ``= c[l, (u,v)] / w(u,v)``, with ``c[l, (u,v)]`` the coefficient of
-     ``z_u z_v`` in ``q_l(z) = (A_l . z)(V . z)`` and ``w(u,v) = 1`` if ``u = v``, else 2: the entries of the
-     symmetric matrix of the quadric ``q_l``;
-   * ``y[(a,j),(b,j),(c,j)] = sum_{p} c[p, {a,b,c} - p] / |S_3 . (a,b,c)|`` (``p`` over the distinct entries):
-     the symmetric tensor of the cubic ``(z^T A z)(V z)``.  The same formula gives their ``t = 1`` coordinates.
-
-   The map is checked exactly (:func:`check_coordinate_map`), their families of equations are rebuilt from the
-   mathematics (:data:`FAMILIES`; no code of theirs is used), every member is checked to vanish on the
-   parametrization (a polynomial identity over QQ in the weights: :func:`check_family`), and their members in
-   our coordinates are compared with the package's minimal generators per degree and torus multidegree
-   (:func:`explain_generators`).
-2. **Generic fibers of multi-head attention** (*Generic fibers and functional dimension of multi-head
-   attention*, ICML 2026 workshop poster, OpenReview 7vPmnHdAPl): no hidden symmetries beyond the change of
-   basis inside each head's Q-K and O-V products and the permutation of heads, hence the functional dimension
-   ``P - (dimension of those symmetries)``.  A head here has ``Q, K`` (``a x d_in``) and ``V``
-   (``d_out x d_in``) and the heads are summed: ``V`` is the O-V product (no separate ``O``), so its change of
-   basis is already divided out, and lightning attention has one more known symmetry per head, the rescaling
-   ``(c A_h, V_h / c)``.  The claim then reads ``dim = P - symmetry_count`` (:func:`poster_formula`), compared
-   with every certified multi-head row of the certification grids (:func:`compare_heads`) and, in the poster's
-   own setting (softmax), on a grid certified by ball arithmetic (:func:`softmax_heads`).
+The map is checked exactly (:func:`check_coordinate_map`), their families of equations are rebuilt from the
+mathematics (:data:`FAMILIES`; no code of theirs is used here), every member is checked to vanish on the
+parametrization (a polynomial identity over QQ in the weights: :func:`check_family`), and their members in our
+coordinates are compared with the package's minimal generators per degree and torus multidegree
+(:func:`explain_generators`).  What their own code computes is compared in :mod:`.their_code`.  The report's part:
+:func:`invariants_section`.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
-import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from .._architecture import Architecture
-from .._errors import InvalidArgumentError
-from .._exact import linalg
-from .._models.coordinates import full_coordinates, full_structure, reduced_coordinates, reduced_keys, reduced_names
-from .report import Check, Report, Table, written
+from ..._architecture import Architecture
+from ..._errors import InvalidArgumentError
+from ..._exact import linalg
+from ..._models.coordinates import full_coordinates, full_structure, reduced_coordinates, reduced_keys, reduced_names
+from ..report import Check, Table
 
 __all__ = [
-    "REPOSITORY", "POSTER", "Label", "their_labels", "their_coordinates", "reduced_form", "check_coordinate_map",
-    "FAMILIES", "family_members", "check_family", "FamilyCheck", "lie_certificate", "DEFAULT_LINES", "lines_for",
-    "explain_generators", "Explained", "poster_formula", "compare_heads", "softmax_heads", "reproduce_related",
+    "REPOSITORY", "Label", "their_labels", "their_coordinates", "reduced_form", "check_coordinate_map", "FAMILIES",
+    "family_members", "check_family", "FamilyCheck", "lie_certificate", "DEFAULT_LINES", "lines_for",
+    "explain_generators", "Explained", "their_ring", "reduced_ring", "on_image", "linear_span", "t1_against_m2",
+    "reduced_against_m2", "invariants_section", "m2_section", "INVARIANTS",
 ]
 
 #: where the invariants come from
 REPOSITORY = "yuliaalexandr/algebraic-invariants-of-lightning-self-attention"
-POSTER = "openreview.net/forum?id=7vPmnHdAPl"
 #: how the checks name the two sources
-INVARIANTS, HEADS = "[invariants, arXiv:2604.15632]", "[multi-head poster, OpenReview 7vPmnHdAPl]"
+INVARIANTS = "[invariants, arXiv:2604.15632]"
 
 #: a coordinate of theirs, named by its monomial: sorted ``((feature, token), ...)`` (1-based) for ``t >= 2``,
 #: sorted ``(feature, feature, feature)`` for ``t = 1``
@@ -908,8 +892,8 @@ def explain_generators(d: int, a: int, max_degree: int = 4, families: Sequence[s
 
 @lru_cache(maxsize=16)
 def _explain(d: int, a: int, max_degree: int, names: tuple[str, ...], seed: int, t: int) -> Explained:
-    from .._algebra.interpolation import low_degree_equations
-    from .._algebra.multidegrees import torus_weights
+    from ..._algebra.interpolation import low_degree_equations
+    from ..._algebra.multidegrees import torus_weights
 
     t0 = time.perf_counter()
     eqs = low_degree_equations(Architecture.single_layer(d, 1, a, tokens=2), max_degree=max_degree, seed=seed)
@@ -1066,170 +1050,6 @@ def _components(items: list[dict[tuple[int, ...], Sparse]]) -> list[list[dict[tu
     return list(groups.values())
 
 
-# ---------------------------------------------------------------------------------------------- multi-head fibers
-#: the certification grids whose multi-head rows item 2 compares (the wide grid contains the other two)
-CERTIFICATION_GRIDS = ("certification-quick.toml", "certification.toml", "certification-wide.toml")
-
-
-def poster_formula(arch: Architecture) -> int:
-    """The poster's functional dimension in this package's parametrization: ``P`` minus the dimension of the known
-    symmetries (``ag_attention._models.formulas.symmetry_count``): ``GL_{a_i}`` on each head's ``(Q, K)`` (the Q-K
-    change of basis), one rescaling ``(c A_h, V_h / c)`` per head (lightning only: softmax is not homogeneous),
-    ``GL_{d_i}`` between layers (Henry et al.'s; not with skip connections); the O-V change of basis is already
-    divided out (``V`` is the product) and the permutations of heads are finite.  One lightning layer with
-    ``a <= d``: ``H [a(2d - a) + d d' - 1]``.
-
-    >>> poster_formula(Architecture((2, 3), (2,), tokens=2, heads=2))   # the computed dimension is 16
-    18
-    """
-    from .._models.formulas import symmetry_count
-
-    if not isinstance(arch, Architecture):
-        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
-    return arch.parameter_count - symmetry_count(arch)
-
-
-def one_layer_criterion(row: dict[str, Any]) -> list[str]:
-    """Why the poster's count can fail for one lightning layer with several heads, from its sizes alone: the names
-    of the proven upper bounds of one layer (:func:`ag_attention._models.bounds.one_layer_bounds`,
-    docs/math/bounds.md; they hold with a skip connection or a causal mask too) whose value lies *below*
-    :func:`poster_formula`.  ``heads`` (the one-head count times ``H``) is below it only for ``t = 1``, where one
-    head sees ``A + A^T`` only; ``head-mixing`` (``f`` is linear in ``sum_h A_h (x) V_h``, a matrix of rank
-    ``<= H``) is below it exactly when ``H >= (d_in - a)^2 + 2`` (for ``t >= 2``: the difference is
-    ``H (H - 1 - (d_in - a)^2)``); ``span`` (all of ``C^d' (x) C^d (x) Sym^2 C^d``) and ``value-space``
-    (``H d' < d_in``) when the heads together fill what they can reach.
-
-    >>> one_layer_criterion({"widths": [2, 3], "ranks": [2], "heads": 2, "tokens": 2, "skip": False})
-    ['head-mixing']
-    >>> one_layer_criterion({"widths": [3, 2], "ranks": [2], "heads": 2, "tokens": 2, "skip": False})
-    []
-    """
-    from .._models.bounds import one_layer_bounds
-
-    (d, e), (a,), H, t = row["widths"], row["ranks"], row["heads"], row["tokens"]
-    count = poster_formula(Architecture((d, e), (a,), tokens=t, heads=H, skip=bool(row["skip"])))
-    return sorted({b.name for b in one_layer_bounds(d, e, a, H, t) if b.value < count})
-
-
-def _group(row: dict[str, Any]) -> str:
-    return (f"{'one layer' if row['depth'] == 1 else 'deep'}, {'t = 1' if row['tokens'] == 1 else 't >= 2'}"
-            + (", skip" if row["skip"] else ""))
-
-
-def compare_heads(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Every multi-head lightning row (sweep rows: :data:`ag_attention._sweep.COLUMNS`) against
-    :func:`poster_formula`.  A certified row (its GF(p) rank, a proven lower bound, met a proven upper bound)
-    *holds* when its dimension equals the count and *fails* when below (the bound that closed it says why); an
-    uncertified row is *refuted* when the count exceeds its proven upper bound, else *open*.  For one layer the
-    outcome is compared with :func:`one_layer_criterion`: ``reason_mismatches`` lists the rows where a certified
-    failure has no bound below the count or a certified agreement has one (none: the criterion is exact there)."""
-    from .conjectures import describe
-
-    groups: dict[str, Counter[str]] = defaultdict(Counter)
-    failures: dict[str, Counter[str]] = defaultdict(Counter)
-    examples: dict[tuple[str, str], list[str]] = defaultdict(list)
-    open_rows, refuted, mismatch, entries = [], [], [], []
-    one_head = {(tuple(r["widths"]), tuple(r["ranks"]), r["tokens"], bool(r["skip"]), bool(r["causal"])): r
-                for r in rows if r["heads"] == 1 and not r["normalized"] and r["error"] is None}
-    partners: Counter[str] = Counter()
-    for r in rows:
-        if r["heads"] < 2 or r["normalized"] or r["error"] is not None:
-            continue
-        arch = Architecture(tuple(r["widths"]), tuple(r["ranks"]), tokens=r["tokens"], heads=r["heads"],
-                            skip=r["skip"], causal=r["causal"])
-        f = poster_formula(arch)
-        group = _group(r)
-        entry: dict[str, Any] = {"architecture": describe(r), "group": group, "formula": f, "lower": r["dimension"],
-                                 "upper": r["upper_bound"], "certified": bool(r["certified"]), "closed_by": r["bound"]}
-        entries.append(entry)
-        if not r["certified"]:
-            if r["upper_bound"] is not None and f > r["upper_bound"]:
-                entry["outcome"] = "fails (refuted by the bounds)"
-                refuted.append(entry)
-            else:
-                entry["outcome"] = "open"
-                open_rows.append(entry)
-            groups[group][entry["outcome"]] += 1
-            continue
-        dim = r["dimension"]
-        outcome = "holds" if dim == f else ("fails: below" if dim < f else "fails: above")
-        groups[group][outcome] += 1
-        entry["outcome"] = outcome
-        if outcome != "holds":
-            closer = r["bound"] or "?"
-            failures[group][closer] += 1
-            if len(examples[(group, closer)]) < 3:
-                examples[(group, closer)].append(f"{describe(r)}: {dim} < {f}")
-            if r["depth"] > 1:
-                partners[_partner(r, one_head)] += 1
-        if r["depth"] == 1:
-            reasons = one_layer_criterion(r)
-            entry["reasons"] = reasons
-            if bool(reasons) != (outcome != "holds"):
-                mismatch.append(f"{describe(r)}: {outcome}, bounds below the count: {reasons or 'none'}")
-    return {"groups": {g: dict(c) for g, c in sorted(groups.items())},
-            "failures_by_bound": {g: dict(c.most_common()) for g, c in sorted(failures.items())},
-            "examples": {f"{g} / {b}": v for (g, b), v in sorted(examples.items())},
-            "open": open_rows, "refuted": refuted, "reason_mismatches": mismatch, "rows": entries,
-            "certified": sum(e["certified"] for e in entries), "multi_head_rows": len(entries),
-            "deep_failures_one_head": dict(partners.most_common())}
-
-
-def _partner(row: dict[str, Any], one_head: dict[tuple[Any, ...], dict[str, Any]]) -> str:
-    """A deep multi-head failure against the same network with one head: does the count fail there too?"""
-    key = (tuple(row["widths"]), tuple(row["ranks"]), row["tokens"], bool(row["skip"]), bool(row["causal"]))
-    r = one_head.get(key)
-    if r is None or not r["certified"]:
-        return "no certified one-head row"
-    arch = Architecture(key[0], key[1], tokens=key[2], skip=key[3], causal=key[4])
-    return "one head fails too" if r["dimension"] < poster_formula(arch) else "one head holds"
-
-
-def heads_grid(quick: bool) -> Any:
-    """Every architecture of the certification grids (quick: of ``certification-quick.toml``) as one
-    :class:`~ag_attention._sweep.grid.Grid` without repeats (the wide grid contains the others): the multi-head
-    rows and, for the comparison of a deep multi-head failure with the same network with one head, the one-head
-    rows."""
-    from .._sweep.grid import Grid, load_grid
-    from .conjectures import SWEEPS
-
-    names = CERTIFICATION_GRIDS[:1] if quick else CERTIFICATION_GRIDS
-    specs: dict[Any, None] = {}
-    for name in names:
-        path = SWEEPS / name
-        if not path.is_file():
-            raise InvalidArgumentError(f"{path}: grid file not found (the related report runs from a checkout of "
-                                       "ag-attention, whose sweeps/ holds the grids)")
-        for s in load_grid(path).specs:
-            specs.setdefault(s, None)
-    return Grid(tuple(specs), source=" + ".join(f"sweeps/{n}" for n in names),
-                description="the architectures of the certification grids")
-
-
-#: the poster's own setting: one softmax layer, several heads (quick: the first rows only)
-SOFTMAX_GRID = tuple(Architecture((d, e), (a,), tokens=t, heads=H, normalized=True)
-                     for t in (2, 3) for H in (2, 3) for d in (1, 2, 3) for e in (1, 2, 3) for a in range(1, d + 1))
-QUICK_SOFTMAX_GRID = (Architecture((2, 3), (2,), tokens=2, heads=2, normalized=True),
-                      Architecture((3, 2), (2,), tokens=3, heads=2, normalized=True),
-                      Architecture((3, 3), (3,), tokens=3, heads=3, normalized=True))
-
-
-def softmax_heads(archs: Sequence[Architecture], seed: int = 0) -> list[dict[str, Any]]:
-    """:func:`poster_formula` against the dimension of multi-head *softmax* layers: a float64 rank, proven where
-    a lower bound by ball arithmetic meets the symmetry bound (``NumericalResult.certified``)."""
-    from .._numeric import numerical_dimension
-
-    out = []
-    for arch in archs:
-        if not arch.normalized or arch.heads < 2:
-            raise InvalidArgumentError(f"arch={arch.describe()}: the softmax comparison is for normalized "
-                                       "multi-head architectures")
-        n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)
-        out.append({"architecture": arch.describe(), "parameters": arch.parameter_count,
-                    "formula": poster_formula(arch), "dimension": n.dimension, "certified": n.certified,
-                    "gap": None if n.gap is None else round(float(n.gap.gap), 2)})
-    return out
-
 
 # ---------------------------------------------------------------------------------------------- polynomials on the image
 def on_image(polys: Sequence[Poly], d: int, t: int, a: int | None = None, j: int = 1) -> list[bool]:
@@ -1280,7 +1100,7 @@ def t1_against_m2(a: int, timeout: float, d: int = 3) -> dict[str, Any]:
     closure in our full coordinates: how many of each degree their members span (exact ranks over QQ of the
     coefficient vectors; a generator of degree ``D`` is explained when it lies in the span of the members of degree
     ``D`` plus the ideal generated in lower degrees, here empty: every generator has one degree)."""
-    from .._m2.implicitize import implicitize
+    from ..._m2.implicitize import implicitize
 
     arch = Architecture((d, 1), (a,), tokens=1)
     imp = implicitize(arch, coords="full", field="QQ", timeout=timeout)
@@ -1323,7 +1143,7 @@ def t1_against_m2(a: int, timeout: float, d: int = 3) -> dict[str, Any]:
 def reduced_against_m2(d: int, a: int, timeout: float) -> dict[str, Any]:
     """Macaulay2's kernel of one layer ``(d, 1, a)``, ``t = 2``, reduced coordinates, against their ``t >= 2``
     families pulled back to our coordinates: the members of each generator degree span (exact ranks over QQ)."""
-    from .._m2.implicitize import implicitize
+    from ..._m2.implicitize import implicitize
 
     arch = Architecture((d, 1), (a,), tokens=2)
     imp = implicitize(arch, coords="reduced", field="QQ", timeout=timeout)
@@ -1411,10 +1231,10 @@ def _family_checks(report: Any, quick: bool) -> list[FamilyCheck]:
     return found
 
 
-def _invariants(report: Any, quick: bool, seed: int) -> dict[str, Any]:
+def invariants_section(report: Any, quick: bool, seed: int) -> dict[str, Any]:
     """Item 1: the coordinate map, the families on the image, the generator tables, the t = 1 values."""
-    from .._algebra.closure_degree import degree as closure_degree
-    from .._exact.dimension import dimension as exact_dimension
+    from ..._algebra.closure_degree import degree as closure_degree
+    from ..._exact.dimension import dimension as exact_dimension
     out: dict[str, Any] = {}
     maps = []
     for d, t, j, a in (QUICK_MAP_SIZES if quick else MAP_SIZES):
@@ -1506,7 +1326,7 @@ def _multidegree_text(rep: Sequence[Sequence[int]]) -> str:
     return "; ".join(",".join(map(str, part)) for part in rep)
 
 
-def _m2_comparisons(report: Any, quick: bool) -> dict[str, Any]:
+def m2_section(report: Any, quick: bool) -> dict[str, Any]:
     """Macaulay2's kernels against their families (full run only: the quick run needs no external engine):
     (2,1,2) and (2,1,1) at t = 2, the t = 1 ideals of (3,1,3) and (3,1,1)."""
     out: dict[str, Any] = {"reduced": [], "t1": []}
@@ -1544,175 +1364,3 @@ def _m2_comparisons(report: Any, quick: bool) -> dict[str, Any]:
     return out
 
 
-def _heads(report: Any, base: Path, quick: bool, seed: int, workers: int | None) -> dict[str, Any]:
-    """Item 2: the multi-head rows of the certification grids and the softmax grid against the poster's count."""
-    from .._sweep import sweep
-    from .conjectures import describe
-    grid = heads_grid(quick)
-    t0 = time.perf_counter()
-    result = sweep(grid, base / "sweeps" / "related-heads", overwrite=True, seed=seed, plots=False, workers=workers)
-    rows = result.rows()
-    seconds = time.perf_counter() - t0
-    errors = [r for r in rows if r["error"] is not None]
-    report.add(Check("every architecture of the certification grids computed", grid.source,
-                     "ag_attention.sweep (GF(p) ranks, proven upper bounds)", len(grid.specs), len(rows) - len(errors),
-                     len(rows) == len(grid.specs) and not errors, seconds,
-                     {"errors": [f"{describe(r)}: {r['error']}" for r in errors]}))
-    cmp = compare_heads(rows)
-    one = [e for e in cmp["rows"] if e["group"].startswith("one layer") and e["certified"]]
-    report.add(Check(f"{HEADS} on one lightning layer the count fails exactly where a proven bound of one layer lies "
-                     "below it", f"{len(one)} certified one-layer multi-head rows (t = 1 and t >= 2, with and without "
-                     "skip)", "one_layer_criterion: span, head-mixing, value-space, heads (t = 1) below the count",
-                     len(one), len(one) - len(cmp["reason_mismatches"]), bool(one) and not cmp["reason_mismatches"],
-                     details={"disagreements": cmp["reason_mismatches"]}))
-    soft = softmax_heads(QUICK_SOFTMAX_GRID if quick else SOFTMAX_GRID, seed=seed)
-    certified = [s for s in soft if s["certified"]]
-    agree = [s for s in certified if s["dimension"] == s["formula"]]
-    report.add(Check(f"{HEADS} in its own setting (softmax, several heads, t >= 2) dim = P - H a^2 (no hidden "
-                     "symmetries)", f"{len(soft)} one-layer softmax architectures",
-                     "numerical_dimension: float64 rank, proven by ball arithmetic against the symmetry bound",
-                     f"{len(soft)} certified, all equal", f"{len(certified)} certified, {len(agree)} equal",
-                     len(certified) == len(soft) and len(agree) == len(certified), details={"rows": soft}))
-    table = []
-    for group, counts in cmp["groups"].items():
-        fails = cmp["failures_by_bound"].get(group, {})
-        table.append([group, sum(counts.values()), counts.get("holds", 0),
-                      sum(v for k, v in counts.items() if k.startswith("fails:")),
-                      ", ".join(f"{k} {v}" for k, v in fails.items()) or "-",
-                      counts.get("fails (refuted by the bounds)", 0), counts.get("open", 0)])
-    report.tables.append(Table(
-        "The poster's count against the multi-head lightning rows of the certification grids (item 2)",
-        ["group", "rows", "holds", "fails (certified)", "fails: closed by", "fails (refuted by the bounds)", "open"],
-        table, note="count = P - symmetry_count (GL_a per head, a rescaling per head, GL_{d_i} between layers). "
-                    "Certified: the GF(p) rank met a proven upper bound, named by 'closed by'; refuted: not certified, "
-                    "but the count exceeds the proven upper bound; open: the count lies within the bounds. "
-                    f"Deep certified failures against the same network with one head: "
-                    + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none") + "."))
-    layer_rows = []
-    for e in sorted(one, key=lambda e: e["architecture"]):
-        layer_rows.append([e["architecture"], e["lower"], e["formula"], "holds" if e["outcome"] == "holds" else "fails",
-                           e["closed_by"], ", ".join(e.get("reasons", [])) or "-"])
-    report.tables.append(Table("One lightning layer, several heads (item 2)",
-                               ["architecture", "dimension (certified)", "count", "claim", "closed by",
-                                "proven bounds below the count"], layer_rows))
-    report.tables.append(Table("The poster's own setting: one softmax layer, several heads (item 2)",
-                               ["architecture", "parameters", "count", "dimension", "certified", "gap (orders)"],
-                               [[s["architecture"], s["parameters"], s["formula"], s["dimension"], s["certified"],
-                                 s["gap"]] for s in soft]))
-    held = sum(e["outcome"] == "holds" for e in one)
-    report.findings.append(
-        f"Multi-head ({HEADS}): in its own setting, softmax attention, the count P - H a^2 is the proven dimension "
-        f"of {len(agree)} of {len(soft)} one-layer architectures. Transported to lightning attention (plus the "
-        f"rescaling of each head) it holds on {held} and fails on {len(one) - held} of the {len(one)} certified "
-        "one-layer multi-head rows, exactly where a proven bound of one layer lies below it: the heads mix "
-        "(f is linear in sum_h A_h (x) V_h, a matrix of rank <= H: H >= (d_in - a)^2 + 2 for t >= 2), the heads "
-        "fill the span, the values see a subspace (H d' < d_in), or one token (t = 1). Deep certified failures: "
-        + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none") + ".")
-    summary = {k: v for k, v in cmp.items() if k != "rows"}
-    summary["one_layer_rows"] = [e for e in cmp["rows"] if e["group"].startswith("one layer")]
-    return {"grid": grid.source, "architectures": len(grid.specs), "seconds": round(seconds, 1), **summary,
-            "softmax": soft}
-
-
-#: (d, d', a, t) of the decision boundaries (the quick run: the first five)
-BOUNDARY_SIZES = ((2, 1, 2, 1), (2, 1, 2, 2), (2, 1, 1, 2), (2, 2, 2, 2), (3, 1, 3, 2), (2, 1, 2, 3), (3, 1, 1, 2),
-                  (3, 1, 2, 2), (3, 2, 3, 2), (2, 1, 2, 4), (3, 1, 3, 3), (4, 1, 4, 2))
-
-#: the generic ED degree of a decision boundary at each size, as docs/related.md prints it: each value is the
-#: count of two independent draws that agree (seeds 0 and 1, except (3,1,2,2): seed 0 is special there, 25, and
-#: seeds 1 and 2 give 28; seeds 0 to 5 were counted at every size, and only that one draw differs)
-BOUNDARY_VALUES = {(2, 1, 2, 1): 3, (2, 1, 2, 2): 12, (2, 1, 1, 2): 3, (2, 2, 2, 2): 15, (3, 1, 3, 2): 37,
-                   (2, 1, 2, 3): 15, (3, 1, 1, 2): 3, (3, 1, 2, 2): 28, (3, 2, 3, 2): 71, (2, 1, 2, 4): 15,
-                   (3, 1, 3, 3): 52, (4, 1, 4, 2): 69}
-
-
-def boundary_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
-    """Item 3: the ED degree of a random decision boundary of one layer at each size, against a general cubic's.
-
-    Each value rests on two independent draws that agree (:func:`~ag_attention.boundary_ed_degree`); the special
-    draws (another count) are listed in the table and the findings, and each value is checked against the value
-    docs/related.md prints (:data:`BOUNDARY_VALUES`)."""
-    from .._landscape.boundary import boundary_ed_degree
-
-    rows: list[dict[str, Any]] = []
-    sizes = BOUNDARY_SIZES[:5] if quick else BOUNDARY_SIZES
-    for d, e, a, t in sizes:
-        arch = Architecture.single_layer(d, e, a if a < d else None, tokens=t)
-        t0 = time.perf_counter()
-        r = boundary_ed_degree(arch, seed=seed)
-        draws = [[w.seed, w.solutions] for w in r.draws]
-        special = [[w.seed, w.solutions] for w in r.special]
-        rows.append({"size": [d, e, a, t], "unknowns": r.unknowns, "ed_degree": r.ed_degree,
-                     "general_cubic": r.general_cubic, "draws": draws,
-                     "agreeing_seeds": [w.seed for w in r.agreeing], "special": special,
-                     "seconds": round(time.perf_counter() - t0, 2)})
-        bound = ("a linear form times a quadric: 1 + 2" if a == 1 and e == 1 else
-                 "every binary cubic has 3" if r.unknowns <= 2 else f"below a general cubic's {r.general_cubic}")
-        below = (r.ed_degree == 3) if (a == 1 and e == 1) else (r.ed_degree < r.general_cubic or r.unknowns <= 2)
-        documented = BOUNDARY_VALUES.get((d, e, a, t))
-        report.add(Check("a decision boundary's ED degree is below a general cubic's (a = d' = 1: exactly 3), and "
-                         "is the value docs/related.md prints (two independent draws agree)",
-                         f"(d,d',a,t) = ({d},{e},{a},{t})",
-                         "msolve, Lagrange conditions; draws (seed: count) "
-                         + ", ".join(f"{s}: {n}" for s, n in draws),
-                         f"{documented} ({bound})", r.ed_degree, below and r.ed_degree == documented,
-                         time.perf_counter() - t0,
-                         details={"draws": draws, "agreeing_seeds": rows[-1]["agreeing_seeds"], "special": special}))
-    report.tables.append(Table(
-        "3. The ED degree of a decision boundary {<r, f(X)> = 0}",
-        ["(d,d',a,t)", "unknowns t d", "ED degree", "general cubic", "draws (seed: count)", "seconds"],
-        [[f"({d},{e},{a},{t})", r["unknowns"], r["ed_degree"], r["general_cubic"],
-          ", ".join(f"{s}: {n}" + ("" if n == r["ed_degree"] else " (special)") for s, n in r["draws"]),
-          r["seconds"]] for (d, e, a, t), r in zip(sizes, rows)],
-        note=("each value: two independent draws that agree (draw k: random integer weights and readout from the "
-              "seed + k, its own random data point, the primes alternating); a draw with another count is special "
-              "and not used. A general cubic cone in n unknowns: 3 (2^(n-1) - 1). Probabilistic counts")))
-    special_rows = [(r["size"], r["special"], r["ed_degree"], r["agreeing_seeds"]) for r in rows if r["special"]]
-    if special_rows:
-        report.findings.append(
-            "Decision boundaries: special draws, not used: " + "; ".join(
-                f"({','.join(map(str, size))}) seed " + ", ".join(f"{s} gives {n}" for s, n in sp)
-                + f" where seeds {' and '.join(map(str, agree))} agree on {value}"
-                for size, sp, value, agree in special_rows) + ".")
-    return rows
-
-
-def reproduce_related(out: str | Path | None = None, *, quick: bool = False, seed: int = 0,
-                      workers: int | None = None) -> Report:
-    """Item 1 (invariants), item 2 (multi-head fibers) and item 3 (the ED degrees of decision boundaries) of
-    issue 24 (docs/related.md).  ``quick``: three sizes per family, fewer generator tables, the quick certification grid, no
-    Macaulay2 (about 10 s); the full run sweeps every architecture of the certification grids (about 15 minutes on
-    2 cores) and asks Macaulay2 for four kernels (cached after the first run).  Writes ``report.md``,
-    ``report.json`` and ``related.json`` (every number) under ``out`` (``None``: nothing is written)."""
-    from .._files import atomic_write
-
-    if not isinstance(quick, bool):
-        raise InvalidArgumentError(f"quick={quick!r}: must be True or False")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    report = Report(
-        "Related results: invariants of lightning attention, multi-head fibers, decision boundaries",
-        summary=("1. The families of equations of Alexandr, Duan and Montúfar (arXiv:2604.15632, code "
-                 f"{REPOSITORY}), rebuilt from their definitions, checked exactly on the parametrization and compared "
-                 "with the package's minimal generators per torus multidegree. 2. The functional dimension of "
-                 f"multi-head attention ({POSTER}) against every multi-head row of the certification grids and a "
-                 "certified softmax grid. 3. The ED degree of decision boundaries (Alexandr et al., arXiv:2602.06105) "
-                 "against a general cubic's. docs/related.md states the results."),
-        meta={"quick": quick, "seed": seed},
-    )
-    tmp = tempfile.TemporaryDirectory(prefix="ag-attention-related-") if out is None else None
-    base = Path(tmp.name if tmp is not None else str(out))
-    try:
-        data: dict[str, Any] = {"invariants": _invariants(report, quick, seed)}
-        data["macaulay2"] = _m2_comparisons(report, quick)
-        data["heads"] = _heads(report, base, quick, seed, 1 if quick and workers is None else workers)
-        data["boundaries"] = boundary_checks(report, quick, seed)
-        report.record_engines(msolve=True, macaulay2=True)
-        if tmp is None:
-            written(report, lambda: atomic_write(base / "related.json", json.dumps(data, indent=1, default=str) + "\n"))
-            report.meta["data"] = "related.json"
-            written(report, lambda: report.write(base))
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
-    return report
