@@ -24,6 +24,7 @@ from ..report import Report, written
 from .boundaries import boundary_checks
 from .heads import POSTER, heads_section
 from .invariants import REPOSITORY, invariants_section, m2_section
+from .their_code import their_code_section
 
 __all__ = ["reproduce_related"]
 
@@ -45,7 +46,9 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
         "Related results: invariants of lightning attention, multi-head fibers, decision boundaries",
         summary=("1. The families of equations of Alexandr, Duan and Montúfar (arXiv:2604.15632, code "
                  f"{REPOSITORY}), rebuilt from their definitions, checked exactly on the parametrization and compared "
-                 "with the package's minimal generators per torus multidegree. 2. The functional dimension of "
+                 "with the package's minimal generators per torus multidegree; what their own Macaulay2 code computes "
+                 "(golden files) against the package, member by member and ideal by ideal. 2. The functional "
+                 "dimension of "
                  f"multi-head attention ({POSTER}) against every multi-head row of the certification grids and a "
                  "certified softmax grid. 3. The ED degree of decision boundaries (Alexandr et al., arXiv:2602.06105) "
                  "against a general cubic's. docs/related.md states the results."),
@@ -56,6 +59,7 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
     try:
         data: dict[str, Any] = {"invariants": invariants_section(report, quick, seed)}
         data["macaulay2"] = m2_section(report, quick)
+        data["their_code"] = their_code_section(report, quick, seed)
         data["heads"] = heads_section(report, base, quick, seed, 1 if quick and workers is None else workers)
         data["boundaries"] = boundary_checks(report, quick, seed)
         report.record_engines(msolve=True, macaulay2=True)

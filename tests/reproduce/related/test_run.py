@@ -51,7 +51,8 @@ def test_quick_report(quick_report):
     out, report = quick_report
     assert report.passed, [c for c in report.checks if not c.passed]
     data = json.loads((out / "related.json").read_text())
-    assert set(data) == {"invariants", "macaulay2", "heads", "boundaries"}
+    assert set(data) == {"invariants", "macaulay2", "their_code", "heads", "boundaries"}
+    assert data["their_code"]["members"] and all(all(c["equal"] for c in m["degrees"]) for m in data["their_code"]["members"])
     assert [(b["size"], b["ed_degree"], len(b["agreeing_seeds"])) for b in data["boundaries"]] == [
         ([2, 1, 2, 1], 3, 2), ([2, 1, 2, 2], 12, 2), ([2, 1, 1, 2], 3, 2), ([2, 2, 2, 2], 15, 2),
         ([3, 1, 3, 2], 37, 2)]
