@@ -29,8 +29,13 @@ Usage (the repository from ``git clone`` or the library's ``fetch`` mirror; a ba
     python scripts/aldm_golden.py --repo /path/to/algebraic-invariants-of-lightning-self-attention \\
         [--cases 3,1,2 4,2,2 ...] [--ideal] [--timeout 1800] [--out tests/data/aldm]
 
-Each case takes seconds to minutes (their resultant quartics: about 40 s at d = 3; their implicit ideal at
-(3,2,2) and (3,3,2): about 5 minutes each, at t = 1, d = 3: about 5 minutes).
+All cases take about 6 minutes here (their resultant quartics: about 30 s at d = 3, more than 13 minutes at
+d = 4, hence --no-resultants there; their implicit ideal at (3,2,2) and (3,3,2): under a minute each, at t = 1,
+d = 3: about 3 minutes).  The golden files come from these three calls:
+
+    python scripts/aldm_golden.py --repo REPO --cases 2,1,2 2,2,2 3,1,2 3,2,2 3,3,2 --ideal
+    python scripts/aldm_golden.py --repo REPO --cases 4,2,2 4,3,2 4,4,2 --no-resultants
+    python scripts/aldm_golden.py --repo REPO --cases 2,1,1 3,1,1 --ideal
 """
 
 from __future__ import annotations
@@ -228,6 +233,10 @@ def run_m2(workdir: Path, program: str, timeout: float) -> float:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise GoldenError(f"Macaulay2 did not finish in {timeout:.0f} s")
+    except BaseException:  # interrupted or terminated (SIGTERM becomes SystemExit in main): no orphan Macaulay2
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
     if proc.returncode != 0:
         raise GoldenError(f"Macaulay2 exit {proc.returncode}: {err.decode()[-2000:]}")
     return time.perf_counter() - t0
@@ -333,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "tests" / "data" / "aldm")
     ap.add_argument("--no-resultants", action="store_true", help="skip their quarticResultants helper (slow at d = 4)")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that run_m2 kills Macaulay2's process group
     if args.cases:
         cases = [(tuple(int(x) for x in c.split(",")), args.ideal) for c in args.cases]
     else:

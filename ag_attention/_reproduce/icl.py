@@ -645,9 +645,9 @@ def _findings(setting: Setting, runs: list[Run]) -> list[str]:
             continue
         out.append(f"{regime} heads: {len(diffs)} plateaus in {len(these)} runs; training loss minus prediction from "
                    f"{min(diffs):+.2%} to {max(diffs):+.2%}, test loss from {min(tdiffs):+.2%} to {max(tdiffs):+.2%}. "
-                   f"The prediction is the population loss; the training loss is fitted on {setting.train:,} "
-                   "sequences (below it once directions are learned), the test loss measured on "
-                   f"{setting.test:,} fresh ones (above it: the fitted M carries the training sample's error).")
+                   "The prediction is the population loss; the training loss is measured on the "
+                   f"{setting.train:,} sequences the weights were fitted to and the test loss on {setting.test:,} "
+                   "fresh ones: both differ from it by sampling error.")
     for r in runs:
         if r.regime != "separate":
             continue

@@ -459,7 +459,7 @@ def their_code_section(report: Any, quick: bool, seed: int, timeout: float = 900
         return out
     rows = []
     members: list[dict[str, Any]] = []
-    for d, at, t in (QUICK_MEMBER_CASES if quick else MEMBER_CASES):
+    for d, at, t in (QUICK_MEMBER_CASES + ((2, 1, 1),) if quick else MEMBER_CASES + ((2, 1, 1), (3, 1, 1))):
         g = load_golden(d, at, t)
         t0 = time.perf_counter()
         par = check_parametrization(g)
@@ -543,7 +543,7 @@ def their_code_section(report: Any, quick: bool, seed: int, timeout: float = 900
                          f"{ic.generators} vanish" + ("" if ic.equal is None else ", equal"),
                          f"{ic.vanishing} vanish" + ("" if ic.equal is None else (", equal" if ic.equal else ", differ")),
                          ic.agrees, ic.seconds, ic.to_dict(), size=(d, 1, ic.package_rank)))
-        if t == 1 and g.rank_ideal is not None and at < d:
+        if t == 1 and g.rank_ideal is not None and at < d and g.rank_ideal["codim"] != th["codim"]:
             from .invariants import T1_VALUES
 
             ri = g.rank_ideal
