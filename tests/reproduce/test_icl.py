@@ -71,6 +71,9 @@ def test_the_stratum_ed_degree_is_eckart_young_for_the_loss_metric():
     r = stratum_ed_degree(eigenvalues(3), 31, 1)
     assert r.value == 3
     assert [c for _, _, c in r.counts] == [3, 3]
+    assert stratum_ed_degree(eigenvalues(3), 31, 2).value == 3  # the determinant: C(3, 2)
+    with pytest.raises(InvalidArgumentError, match="m=3"):
+        stratum_ed_degree(eigenvalues(3), 31, 3)
 
 
 def test_the_trainer_is_the_packages_network():
