@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import itertools
 import os
 import stat
 import subprocess
@@ -65,9 +64,6 @@ def _executable(path: Path, text: str) -> str:
 FAKE_VERSION = 'if [ "$(head -c 100 "$2" 2>/dev/null)" = \'print version#"VERSION";\' ]; then echo fake; exit 0; fi\n'
 
 
-_FAKES = itertools.count()
-
-
 def fake_m2(tmp_path: Path, body: str, *, version: bool = True):
     """A LocalBackend whose ``M2`` is a shell script running ``body``, each job a fresh process (no sessions).
 
@@ -76,11 +72,7 @@ def fake_m2(tmp_path: Path, body: str, *, version: bool = True):
     """
     from ag_attention._m2 import runner
 
-    # a new file each time: a test that makes several fakes never rewrites a script a shell may still be reading
-    # (a full-suite run saw a fake exit 0 without output, as a shell does on an empty script)
-    home = tmp_path / f"fake-m2-{next(_FAKES)}"
-    home.mkdir()
-    exe = _executable(home / "M2", "#!/bin/sh\n" + (FAKE_VERSION if version else "") + body + "\n")
+    exe = _executable(tmp_path / "M2", "#!/bin/sh\n" + (FAKE_VERSION if version else "") + body + "\n")
     return runner.LocalBackend(exe, sessions=False)  # a script, not a Macaulay2 that could hold a session
 
 
