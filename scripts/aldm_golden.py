@@ -35,7 +35,7 @@ d = 3: about 3 minutes).  The golden files come from these three calls:
 
     python scripts/aldm_golden.py --repo REPO --cases 2,1,2 2,2,2 3,1,2 3,2,2 3,3,2 --ideal
     python scripts/aldm_golden.py --repo REPO --cases 4,2,2 4,3,2 4,4,2 --no-resultants
-    python scripts/aldm_golden.py --repo REPO --cases 2,1,1 3,1,1 --ideal
+    python scripts/aldm_golden.py --repo REPO --cases 2,1,1 3,1,1 3,1,3 --ideal
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ SINGLE_IDEAL_LINES = ((59, 64),)
 #: the cases of issue 29: members at (d, at, t) ((4, 3, 2) for the cubics per multidegree); the implicit ideal
 #: at IDEAL_CASES
 MEMBER_CASES = ((2, 1, 2), (2, 2, 2), (3, 1, 2), (3, 2, 2), (3, 3, 2), (4, 2, 2), (4, 3, 2), (4, 4, 2))
-IDEAL_CASES = ((2, 1, 1), (2, 1, 2), (2, 2, 2), (3, 1, 1), (3, 1, 2), (3, 2, 2), (3, 3, 2))
+IDEAL_CASES = ((2, 1, 1), (2, 1, 2), (2, 2, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3), (3, 2, 2), (3, 3, 2))
 M2 = ("M2", "-q", "--silent", "--stop", "--no-debug", "--no-readline", "--no-randomize")
 
 # ours: print a polynomial as  c|i^e,i^e;c|...  (0-based variable indices, exact rational coefficients)

@@ -59,7 +59,7 @@ VERONESE_PARTS = {"veronese2_internal": "internal", "veronese2_crossTarget": "cr
 #: the sizes (d, at, t) of issue 29: members, the cubics per torus multidegree, and their implicit ideal
 MEMBER_CASES = ((2, 1, 2), (2, 2, 2), (3, 1, 2), (3, 2, 2), (3, 3, 2), (4, 2, 2), (4, 4, 2))
 MULTIDEGREE_CASES = ((4, 3, 2), (4, 4, 2))
-IDEAL_CASES = ((2, 1, 1), (2, 1, 2), (2, 2, 2), (3, 1, 1), (3, 1, 2), (3, 2, 2), (3, 3, 2))
+IDEAL_CASES = ((2, 1, 1), (2, 1, 2), (2, 2, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3), (3, 2, 2), (3, 3, 2))
 #: primes of the span comparisons (below 2^31: products of two residues fit in int64)
 SPAN_PRIMES = (2147483647, 2147483629)
 
@@ -459,7 +459,7 @@ def their_code_section(report: Any, quick: bool, seed: int, timeout: float = 900
         return out
     rows = []
     members: list[dict[str, Any]] = []
-    for d, at, t in (QUICK_MEMBER_CASES + ((2, 1, 1),) if quick else MEMBER_CASES + ((2, 1, 1), (3, 1, 1))):
+    for d, at, t in (QUICK_MEMBER_CASES + ((2, 1, 1),) if quick else MEMBER_CASES + ((3, 1, 3), (2, 1, 1), (3, 1, 1))):
         g = load_golden(d, at, t)
         t0 = time.perf_counter()
         par = check_parametrization(g)

@@ -47,7 +47,7 @@ def test_every_case_has_its_golden_file_with_provenance():
 
 
 def test_their_coordinates_are_the_rebuilt_ones():
-    for case in MEMBER_CASES + ((2, 1, 1), (3, 1, 1)):
+    for case in MEMBER_CASES + ((2, 1, 1), (3, 1, 1), (3, 1, 3)):
         r = check_parametrization(load_golden(*case))
         assert r["disagree"] == [] and r["agree"] == r["labels"] > 0, case
 
@@ -70,6 +70,15 @@ def test_every_family_spans_what_the_rebuilt_one_spans(case):
             if (case, name, c.degree) in SPANS:
                 assert (c.theirs, c.rank_theirs, c.rank_ours) == SPANS[case, name, c.degree]
     assert sum((case, n, D) in SPANS for n in g.families for D in range(1, 9)) == sum(k[0] == case for k in SPANS)
+
+
+def test_three_tokens_copy_the_context_relations():
+    """t = 3: their linear relations add the copies between the two contexts (38 members spanning 28), and every
+    family spans what the rebuilt one spans."""
+    g = load_golden(3, 1, 3)
+    spans = {name: [(c.theirs, c.rank_theirs, c.equal) for c in compare_family(g, name)] for name in g.families}
+    assert spans["linear"] == [(38, 28, True)] and spans["lowRank"] == [(90, 90, True)]
+    assert all(eq for v in spans.values() for _, _, eq in v)
 
 
 def test_their_t1_lie_cubics_at_d2_are_spanned_alike():
@@ -117,7 +126,8 @@ def test_their_ideal_vanishes_on_the_package_image(case):
 
 @pytest.mark.m2
 @pytest.mark.parametrize("case, numerator", [((2, 1, 2), [1, 2]), ((2, 2, 2), [1, 1, 1, 1]),
-                                             ((3, 1, 2), [1, 11, 21, 11, 1]), ((2, 1, 1), [1])])
+                                             ((3, 1, 2), [1, 11, 21, 11, 1]), ((2, 1, 1), [1]),
+                                             ((3, 1, 3), [1, 11, 21, 11, 1])])
 def test_their_ideal_is_the_closure_ideal(m2_local, case, numerator):
     c = compare_ideal(load_golden(*case))
     assert c.equal and c.agrees
