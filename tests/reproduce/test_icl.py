@@ -125,7 +125,7 @@ def test_bad_training_arguments_are_refused():
 
 
 def test_quick_reproduction_end_to_end(tmp_path):
-    """The CLI's quick run (about 30 s; the issue's limit is 2 minutes): every check passes, the plateaus of the
+    """The CLI's quick run (about 16 s; the issue's limit is 2 minutes): every check passes, the plateaus of the
     table lie at their predicted critical values, the files are written."""
     out = tmp_path / "icl"
     proc = subprocess.run([sys.executable, "-m", "ag_attention", "reproduce", "icl", "--quick", "--out", str(out),
