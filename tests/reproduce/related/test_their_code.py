@@ -176,6 +176,10 @@ def test_the_section_without_golden_files_says_so(monkeypatch, tmp_path):
     report = Report("r")
     out = their_code_section(report, True, 0)
     assert "missing" in out["skipped"] and any("not compared" in f for f in report.findings)
+    (tmp_path / "partial").mkdir()  # a directory of that name without the files is not taken for them
+    shutil.copy(GOLDEN_DIRECTORY / "d2_at1_t2.json.gz", tmp_path / "partial")
+    monkeypatch.setattr(their_code, "GOLDEN_DIRECTORY", tmp_path / "partial")
+    assert "incomplete" in their_code_section(Report("r"), True, 0)["skipped"]
 
 
 def test_the_quick_section(tmp_path):
