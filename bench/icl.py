@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
 
-from ag_attention._reproduce.icl import QUICK, eigenvalues  # noqa: E402
+from ag_attention._reproduce.icl import QUICK, eigenvalues, features  # noqa: E402
 
 
 def token_level_step(tokens: np.ndarray, labels: np.ndarray, v: np.ndarray, W: np.ndarray, N: int):
@@ -71,8 +71,7 @@ def main() -> int:
     t0 = time.perf_counter()
     loss_t, gv_t, gW_t = token_level_step(tokens, labels, v, W, N)
     token_seconds = time.perf_counter() - t0
-    C = np.einsum("pna,pnb->pab", tokens, tokens) / N
-    Z = np.einsum("pab,pc->pabc", C, tokens[:, -1, :]).reshape(P, -1)
+    Z = features(tokens, N)
     t0 = time.perf_counter()
     G, b, c0 = Z.T @ Z / P, Z.T @ labels / P, float(labels @ labels / P)
     setup = time.perf_counter() - t0

@@ -62,7 +62,7 @@ from .._errors import InvalidArgumentError
 from .report import FIGURE_FORMATS, Check, Report, Table, output_directory, pyplot, save_figure, written
 
 __all__ = ["WORK", "Setting", "QUICK", "FULL", "eigenvalues", "gains", "critical_values", "plateau_predictions",
-           "subset_is_critical", "Task", "make_task", "Run", "train", "find_plateaus", "network_of",
+           "subset_is_critical", "Task", "features", "make_task", "Run", "train", "find_plateaus", "network_of",
            "reproduce_icl"]
 
 WORK = ("Zhang, Singh, Latham, Saxe, Training Dynamics of In-Context Learning in Linear Attention "
@@ -223,9 +223,14 @@ def _features(D: int, N: int, count: int, rng: np.random.Generator, chol: np.nda
     tokens = np.concatenate([x, y[..., None]], axis=2)
     labels = tokens[:, -1, D].copy()
     tokens[:, -1, D] = 0.0  # the query's label is hidden
+    return features(tokens, N), labels, tokens
+
+
+def features(tokens: np.ndarray, N: int) -> np.ndarray:
+    """``z = C (x) x_q`` per sequence, ``C = X^T X / N`` over all its tokens: the query's ``y``-output is
+    ``<z, Theta>``.  ``tokens``: ``(sequences, N + 1, D + 1)``, the query last."""
     C = np.einsum("pna,pnb->pab", tokens, tokens) / N
-    Z = np.einsum("pab,pc->pabc", C, tokens[:, -1, :]).reshape(count, -1)
-    return Z, labels, tokens
+    return np.einsum("pab,pc->pabc", C, tokens[:, -1, :]).reshape(len(tokens), -1)
 
 
 def _moments(D: int, N: int, total: int, rng: np.random.Generator,
@@ -407,11 +412,8 @@ def forward_agreement(task: Task, run: Run, record: int) -> float:
     net = network_of(run, record, task.N)
     tokens, _ = task.probe
     out = forward(net.architecture, Float64(), net.theta_float(), tokens)[:, -1, task.D]
-    n = task.D + 1
     theta = np.einsum("ha,hbc->abc", run.values[record], run.attention[record]).ravel()
-    C = np.einsum("pna,pnb->pab", tokens, tokens) / task.N
-    Z = np.einsum("pab,pc->pabc", C, tokens[:, -1, :]).reshape(len(tokens), n ** 3)
-    ours = Z @ theta
+    ours = features(tokens, task.N) @ theta
     return float(np.max(np.abs(out - ours)) / max(float(np.max(np.abs(ours))), 1e-300))
 
 

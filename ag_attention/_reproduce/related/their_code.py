@@ -376,6 +376,7 @@ def _package_ideal_in_their_ring(g: Golden, rank: int, timeout: float) -> tuple[
     ``full_K = |S_3 K| y_K`` (t = 1)."""
     from ..._m2.implicitize import implicitize
     from ..._models.coordinates import full_structure, reduced_keys
+    from .invariants import _orbit3
 
     arch = Architecture((g.d, 1), (rank,), tokens=g.t)
     imp = implicitize(arch, coords="reduced" if g.t >= 2 else "full", field="QQ", timeout=timeout)
@@ -393,7 +394,7 @@ def _package_ideal_in_their_ring(g: Golden, rank: int, timeout: float) -> tuple[
         order = []
         for full_key in keys:
             features = tuple(sorted(int(f) + 1 for f in full_key[2]))
-            order.append((position[features], Fraction(len(set(itertools.permutations(features))))))
+            order.append((position[features], Fraction(_orbit3(features))))
     out = []
     for gen in imp.generator_terms:
         terms: dict[tuple[tuple[int, int], ...], Fraction] = {}
