@@ -102,19 +102,24 @@ def cmd_dim(args: argparse.Namespace) -> int:
 
         if args.prime is not None:
             raise InvalidArgumentError(f"--prime={args.prime}: normalized attention is computed in float64, not over GF(p)")
+        if args.timeout is not None:
+            raise InvalidArgumentError(f"--timeout={args.timeout:g}: the float64 computation of normalized attention "
+                                       "has no time limit (only the exact GF(p) one stops at --timeout)")
         _emit(args, numerical_dimension(arch, seed=args.seed, samples=args.samples))
         return 0
-    from ._exact.cost import estimate_dimension
+    from ._exact.cost import estimate_dimension, long_sequences
     from ._exact.dimension import default_prime, dimension
 
-    kwargs: dict[str, Any] = {"seed": args.seed, "samples": args.samples}
+    kwargs: dict[str, Any] = {"seed": args.seed, "samples": args.samples, "timeout": args.timeout}
     if args.prime is not None:
         kwargs["prime"] = args.prime
-    if arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:  # said first, on a terminal or not (issue 30, T1)
+    # said first, on a terminal or not (issue 30, T1): many parameters, or long sequences (t x t work)
+    if arch.parameter_count >= ESTIMATE_FROM_PARAMETERS or long_sequences(arch, args.samples):
         prime = default_prime(arch) if args.prime is None else args.prime
         est = estimate_dimension(arch, prime, args.samples)
         print(f"ag-attention: dim: {arch.depth} layer{'s' if arch.depth > 1 else ''}, {arch.parameter_count:,} "
-              f"parameters: {est.describe()}", file=sys.stderr)
+              f"parameters: {est.describe()}" + ("" if args.timeout is None else f"; --timeout {args.timeout:g} s"),
+              file=sys.stderr)
     _emit(args, dimension(arch, **kwargs))
     return 0
 
@@ -518,6 +523,10 @@ def _add_dim_command(sub: Any) -> None:
                    help="prime p < 2^31 (default 2^31 - 1; from 1,024 parameters 2097143, below 2^21: the BLAS rank)")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed (default 0)")
     p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences N (default: automatic)")
+    p.add_argument("--timeout", type=seconds("--timeout"), default=None,
+                   help="seconds for the whole computation (default: none); stops inside the Jacobian and the ranks, "
+                        "exit 3. The estimated time and memory are printed first from 1,024 parameters or for long "
+                        "sequences (GF(p) only)")
     _add_output(p)
     p.set_defaults(func=cmd_dim)
 

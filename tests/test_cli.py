@@ -383,3 +383,29 @@ def test_reproduce_lists_every_file_it_wrote(tmp_path):
     listed = set(line.split(": ", 1)[1].split(", "))
     present = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
     assert listed == present and {"report.md", "report.json"} <= listed
+
+
+def test_dim_of_long_sequences_says_its_estimate_first_and_stops_at_its_timeout():
+    """The issue: `dim --tokens 5000` ran 564 s with no estimate and no --timeout.  On 3,000 tokens (about 20 s of
+    Jacobian) the estimate comes first on standard error, and --timeout 2 stops the work with exit 3 within the
+    limit's 10 % and 5 s (the process's start and the estimate's timing included)."""
+    import time
+
+    start = time.monotonic()
+    r = run_cli("dim", "--widths", "3,3", "--ranks", "2", "--tokens", "3000", "--timeout", "2")
+    elapsed = time.monotonic() - start
+    assert r.returncode == 3, r.stderr
+    first, *rest = r.stderr.splitlines()
+    assert first.startswith("ag-attention: dim: 1 layer, 21 parameters: estimated ") and "at t = 3,000" in first
+    assert first.endswith("; --timeout 2 s") and rest[-1].startswith("ag-attention: time limit of 2 s reached during ")
+    assert r.stdout == "" and "Traceback" not in r.stderr
+    assert elapsed <= 2 * 1.1 + 5
+
+
+def test_dim_short_of_its_timeout_answers_without_an_estimate(capsys):
+    status, out, err = _exit(["dim", "--widths", "3,3", "--ranks", "2", "--tokens", "50", "--timeout", "60"], capsys)
+    assert status == 0 and "dimension        16  (certified exact)" in out and "5 samples x 7" in out and err == ""
+    status, out, err = _exit(["dim", "--widths", "3,3", "--ranks", "2", "--normalized", "--timeout", "60"], capsys)
+    assert status == 2 and "--timeout=60" in err and "float64" in err
+    status, out, err = _exit(["dim", "--widths", "3,3", "--ranks", "2", "--timeout", "0"], capsys)
+    assert status == 2 and "--timeout" in err

@@ -6,9 +6,14 @@ machine's float64 matrix product rate (timed once per process on a
 1,024 x 1,024 product, :func:`matrix_product_rate`): :data:`BLAS_EFFICIENCY`
 on the BLAS route (:func:`ag_attention._exact.linalg.rank` with a prime below
 2^21), :data:`FLINT_SHARE` with FLINT.  A Jacobian is timed on two samples of
-the same architecture and scaled (its cost is linear in the samples).  The
-shares were measured by ``bench/point.py``; the estimates are meant to hold
-within a factor 2 (``bench/point.py`` prints them beside the measured times).
+the same architecture and scaled (its cost is linear in the samples); on long
+sequences (more than :data:`TIMED_TOKENS` tokens), where the ``t x t``
+adjoints of each row make the cost, one row is timed at :data:`TIMED_TOKENS`
+and ``2 TIMED_TOKENS`` tokens and extrapolated in ``t``
+(:func:`assembly_seconds`).  The shares were measured by ``bench/point.py``;
+the estimates are meant to hold within a factor 2 (``bench/point.py`` prints
+them beside the measured times).  :func:`long_sequences` says when the
+``t``-driven work alone is worth an estimate (``dim`` prints it then).
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from . import linalg
 from .field import GFp
 from .modular_lu import rank_blas_flops
 
-__all__ = ["matrix_product_rate", "rank_seconds", "jacobian_seconds", "DimensionEstimate", "estimate_dimension",
-           "duration", "BLAS_EFFICIENCY", "BLAS_SECONDS_PER_ENTRY", "FLINT_SHARE"]
+__all__ = ["matrix_product_rate", "rank_seconds", "jacobian_seconds", "assembly_seconds", "DimensionEstimate",
+           "estimate_dimension", "long_sequences", "duration", "BLAS_EFFICIENCY", "BLAS_SECONDS_PER_ENTRY",
+           "FLINT_SHARE", "TIMED_TOKENS", "TOKEN_WORK_ENTRIES"]
 
 #: the modular LU's rate as a share of the float64 product's (bench/point.py: 0.38 at 6,144 and 0.47 at 13,824
 #: parameters on a 2-core AMD EPYC)
@@ -38,6 +44,17 @@ BLAS_EFFICIENCY = 0.42
 BLAS_SECONDS_PER_ENTRY = 3e-8
 #: FLINT's nmod_mat rank as a share of the float64 product's rate (3,000 x 3,000 in 4.0 s against 61 GFLOP/s)
 FLINT_SHARE = 0.15
+#: beyond this many tokens a Jacobian is timed one row at a time at this many tokens and twice as many, and
+#: extrapolated: ``a t + b t^2`` seconds a row (one row of widths 3,3 at t = 512: 0.02 s; at t = 5,000: 2.7 s)
+TIMED_TOKENS = 512
+#: a ``t x t`` int64 array above this many bytes no longer stays in cache: the ``t^2`` work per entry is slower
+#: (widths 3,3, one row, 2-core AMD EPYC: 64 to 74 ns an entry from t = 256 to 2,896; 95 to 109 ns at 4,096 to 7,000)
+LARGE_ARRAY_BYTES = 64 * 2**20
+#: that slowdown, applied to the ``t^2`` term of the extrapolation
+LARGE_ARRAY_SLOWDOWN = 1.5
+#: ``dim`` prints its estimate when its first runs' rows times ``t^2`` reach this (about 3 s at 70 ns an entry;
+#: widths 3,3 rank 2: from t = 1,200 on), whatever the number of parameters
+TOKEN_WORK_ENTRIES = 5 * 10**7
 
 
 @lru_cache(maxsize=1)
@@ -78,6 +95,58 @@ def jacobian_seconds(arch: Architecture, p: int, samples: int, k: int, theta: np
     return (time.perf_counter() - t0) * samples / n0
 
 
+def _row_seconds(arch: Architecture, p: int, rows: int) -> float:
+    """Seconds of one row of ``arch``'s Jacobian mod ``p``: one sample, ``rows`` seeded rows, best of two."""
+    F = GFp(p)
+    rng = np.random.default_rng(1)
+    theta = random_parameters(arch, F, rng)
+    X = random_inputs(arch, F, rng, 1)
+    seeds = F.random(rng, (1, rows, arch.tokens, arch.widths[-1]))
+    best = math.inf
+    for _ in range(2):
+        t0 = time.perf_counter()
+        jacobian(arch, F, theta, X, seeds)
+        best = min(best, time.perf_counter() - t0)
+    return best / rows
+
+
+def assembly_seconds(arch: Architecture, p: int, samples: int, k: int) -> float:
+    """The Jacobian of ``samples`` samples with ``k`` output combinations each, as :func:`ag_attention.dimension`
+    assembles it: :func:`jacobian_seconds` up to :data:`TIMED_TOKENS` tokens; beyond, one row timed (at ``t``
+    itself up to ``2 TIMED_TOKENS``, else at ``T`` and ``2T`` and extrapolated as ``a t + b t^2``, the ``t^2``
+    term slower for arrays beyond :data:`LARGE_ARRAY_BYTES`) times the rows."""
+    t = arch.tokens
+    if t <= TIMED_TOKENS:
+        return jacobian_seconds(arch, p, samples, k)
+    rows = samples * min(k, arch.output_size)
+    r = min(2, rows)
+    if t <= 2 * TIMED_TOKENS:
+        return _row_seconds(arch, p, r) * rows
+    T = TIMED_TOKENS
+    f1, f2 = _row_seconds(arch.with_(tokens=T), p, r), _row_seconds(arch.with_(tokens=2 * T), p, r)
+    b = max(0.0, (f2 - 2 * f1) / (2 * T * T))  # f(T) = aT + bT^2, f(2T) = 2aT + 4bT^2
+    a = max(0.0, (f1 - b * T * T) / T)
+    slow = LARGE_ARRAY_SLOWDOWN if 8 * t * t > LARGE_ARRAY_BYTES else 1.0
+    return (a * t + slow * b * t * t) * rows
+
+
+def long_sequences(arch: Architecture, samples: int | None = None) -> bool:
+    """Whether the ``t``-driven work of :func:`ag_attention.dimension`'s first runs reaches
+    :data:`TOKEN_WORK_ENTRIES` (their rows times ``t^2``): from sizes alone, before anything is timed.
+
+    >>> long_sequences(Architecture((3, 3), (2,), tokens=500)), long_sequences(Architecture((3, 3), (2,), tokens=5000))
+    (False, True)
+    """
+    from .._models.formulas import prove
+    from .sampling import first_runs
+    from .spans import output_span
+
+    plans = first_runs(prove(arch, output_span), samples)
+    work = sum(plan.samples * min(plan.k, plan.proven.architecture.output_size) * plan.proven.architecture.tokens ** 2
+               for plan in plans)
+    return work >= TOKEN_WORK_ENTRIES
+
+
 def duration(s: float) -> str:
     """``4.2 s``, ``42 s``, ``3 min 05 s``."""
     if s < 60:
@@ -104,7 +173,7 @@ def estimate_dimension(arch: Architecture, prime: int, samples: int | None = Non
     """The estimate of :func:`ag_attention.dimension` with ``prime`` (its first runs, each architecture it plans)."""
     from .._models.formulas import prove
     from .._models.symmetries import symmetry_generators
-    from .sampling import first_runs, run_memory
+    from .sampling import first_runs, jacobian_pieces, run_memory
     from .spans import output_span
 
     parts: list[tuple[str, float]] = []
@@ -115,12 +184,15 @@ def estimate_dimension(arch: Architecture, prime: int, samples: int | None = Non
         rows = plan.samples * plan.k
         bound = min(plan.proven.planning_bound, P)
         g = symmetry_generators(a)
-        jac = jacobian_seconds(a, prime, plan.samples, plan.k)
+        jac = assembly_seconds(a, prime, plan.samples, plan.k)
         rank = rank_seconds(rows, P, bound, prime)
         sym = rank_seconds(g, P, min(g, P), prime)
         own = "" if a is arch or a == arch else " (effective architecture)"
-        parts += [(f"Jacobian of {plan.samples:,} samples{own}", jac), (f"rank of {rows:,} x {P:,} over GF({prime})", rank),
-                  (f"symmetry tangents {g:,} x {P:,}", sym)]
+        pieces = len(jacobian_pieces(a, plan.samples, plan.k))
+        long = "" if a.tokens <= TIMED_TOKENS else f" x {rows // plan.samples:,} rows at t = {a.tokens:,}"
+        long += "" if pieces == 1 else f" in {pieces:,} pieces"
+        parts += [(f"Jacobian of {plan.samples:,} samples{long}{own}", jac),
+                  (f"rank of {rows:,} x {P:,} over GF({prime})", rank), (f"symmetry tangents {g:,} x {P:,}", sym)]
         total += jac + rank + sym
-        peak = max(peak, run_memory(a, plan.samples, plan.k, prime).peak)
+        peak = max(peak, run_memory(a, plan.samples, plan.k, prime, pieced=True).peak)
     return DimensionEstimate(total, peak, tuple(parts))

@@ -26,7 +26,8 @@ can, measures what it must, and decides (docs/math/certificates.md
 
 The names of those modules are importable from here too.  A call that takes
 more than a few seconds shows its steps on a progress bar (standard error,
-see :mod:`ag_attention._progress`).
+see :mod:`ag_attention._progress`); ``timeout=`` stops it inside its steps
+(:class:`~ag_attention.ComputationTimeoutError`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._models.formulas import prove
+from .._resources import Deadline
 from . import linalg
 from .field import DEFAULT_PRIME, check_prime
 from .modular_lu import BLAS_PRIMES
@@ -48,6 +50,7 @@ from .sampling import (
     check_exact_sizes,
     check_run_memory,
     default_samples,
+    directions_per_sample,
     first_runs,
     new_directions_per_sample,
     planning_bound,
@@ -68,6 +71,7 @@ __all__ = [
     "jacobian_rank",
     "sampling_plan",
     "new_directions_per_sample",
+    "directions_per_sample",
     "run_memory",
     "check_run_memory",
     "check_exact_sizes",
@@ -88,6 +92,7 @@ def dimension(
     threads: int | None = None,
     max_doublings: int = 4,
     full_rows: bool = False,
+    timeout: float | None = None,
 ) -> DimensionResult:
     """Exact dimension of the neuromanifold of a lightning network.
 
@@ -105,7 +110,8 @@ def dimension(
     samples:
         Number ``N`` of random input sequences.  Default: from
         ``sampling_plan`` (one sample adds at most ``t^2`` new directions
-        beyond the shared value weights, so ``N`` grows like ``dim / t^2``),
+        beyond the shared value weights, and without a causal mask at most
+        ``d_0 d_L`` whatever ``t``, so ``N`` grows like ``dim / min(t^2, d_0 d_L)``),
         doubled (up to ``max_doublings`` times) while the rank is below the
         upper bound and still grows.  An explicit ``samples`` is used as
         given.  Each sample contributes ``k`` rows: random combinations of its
@@ -119,6 +125,11 @@ def dimension(
         duration of the call; FLINT's setting is restored afterwards.
     full_rows:
         Use all ``t d_L`` output rows of every sample (no random combinations).
+    timeout:
+        Seconds for the whole call (default: no limit), checked between the
+        steps, between the pieces of a Jacobian (a piece is about 2 s of work
+        at most, one sample's rows at ``t = 5,000``) and inside large ranks:
+        past it, :class:`~ag_attention.ComputationTimeoutError` names the step.
 
     Examples
     --------
@@ -127,6 +138,11 @@ def dimension(
     (38, True, 38)
     """
     prime, seed, samples = _checked(arch, default_prime(arch) if prime is None else prime, seed, samples, threads)
+    if timeout is not None:
+        from .._m2.backend import check_timeout
+
+        timeout = check_timeout(timeout)
+    deadline = Deadline(timeout)
     proven = prove(arch, output_span)  # 1. prove: everything the architecture alone gives
     plans = first_runs(proven, samples, full_rows)  # every first run refused here, before any is made
     # FLINT's threads for this call only; one bar for the runs of this architecture and its effective one
@@ -137,7 +153,7 @@ def dimension(
             what = "" if plan.proven is proven else f"effective {plan.proven.architecture.describe()}: "
             prior = None if result is None else (result.dimension, result.upper_bound)
             runs = measure(plan, prior, prime=prime, seed=seed, max_doublings=max_doublings, recheck=recheck,
-                           stages=stages, what=what)  # 2. measure
+                           stages=stages, what=what, deadline=deadline)  # 2. measure
             result = decide(plan.proven, runs, result, time.perf_counter() - t0)  # 3. decide
         assert result is not None  # plans holds the architecture's own run
         return result

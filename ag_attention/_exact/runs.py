@@ -7,7 +7,11 @@ dimension, and the rank of the symmetry tangents there gives the upper bound
 architecture, the measuring step of :func:`~ag_attention.dimension` (the
 first run, more samples while the rank is short of the upper bound, a second
 prime where it stays short).  :class:`Stages` reports the steps of the runs on
-a progress bar (:mod:`ag_attention._progress`).
+a progress bar (:mod:`ag_attention._progress`).  A Jacobian is assembled in
+pieces when one piece would need too much memory
+(:func:`ag_attention._exact.sampling.jacobian_pieces`: long sequences), and a
+:class:`~ag_attention._resources.Deadline` is checked between the pieces,
+inside large ranks and between the steps (``dimension(timeout=...)``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +31,11 @@ from .._errors import ComputationError, InsufficientMemoryError, InvalidArgument
 from .._models.formulas import Proven
 from .._models.symmetries import symmetry_tangents
 from .._network import jacobian, random_inputs, random_parameters, random_seeds
+from .._resources import Deadline
 from . import linalg
 from .field import DEFAULT_PRIME, SECOND_PRIME, GFp, check_prime
 from .modular_lu import BLAS_PRIMES
-from .sampling import Plan, check_run_memory
+from .sampling import Plan, check_run_memory, jacobian_pieces
 
 __all__ = ["RankRun", "Evaluation", "Stages", "evaluate", "rank_run", "jacobian_rank", "measure", "known_bounds"]
 
@@ -90,14 +95,47 @@ class Evaluation:
     rng: np.random.Generator
 
 
-def evaluate(arch: Architecture, prime: int, seed: int, samples: int, k: int) -> Evaluation:
-    """Random parameters and inputs from ``seed``, and the Jacobian with ``k`` seeds per sample."""
+def evaluate(arch: Architecture, prime: int, seed: int, samples: int, k: int, deadline: Deadline | None = None,
+             what: str = "Jacobian") -> Evaluation:
+    """Random parameters and inputs from ``seed``, and the Jacobian with ``k`` seeds per sample.
+
+    The draws come first, all of them, so the Jacobian is the same whether it
+    is assembled at once or in the pieces of
+    :func:`~ag_attention._exact.sampling.jacobian_pieces`; ``deadline``
+    (``what`` names the step) is checked before each piece.
+    """
     F = GFp(prime)
     rng = np.random.default_rng(seed)
     theta = random_parameters(arch, F, rng)
     X = random_inputs(arch, F, rng, samples)
     seeds = random_seeds(arch, F, rng, samples, k)
-    return Evaluation(F, theta, jacobian(arch, F, theta, X, seeds), rng)
+    return Evaluation(F, theta, _assemble(arch, F, theta, X, seeds, k, deadline, what), rng)
+
+
+def _assemble(arch: Architecture, F: GFp, theta: np.ndarray, X: np.ndarray, seeds: np.ndarray | None, k: int,
+              deadline: Deadline | None, what: str) -> np.ndarray:
+    """The Jacobian of ``X`` (``seeds``: ``k`` combinations a sample, None: every output) piece by piece."""
+    pieces = jacobian_pieces(arch, X.shape[0], k)
+    if deadline is not None:
+        deadline.check(what)
+    if len(pieces) == 1:
+        return jacobian(arch, F, theta, X, seeds)
+    R = arch.output_size if seeds is None else seeds.shape[1]
+    J = np.empty((X.shape[0] * R, arch.parameter_count), dtype=np.int64)
+    for i, (n0, n1, r0, r1) in enumerate(pieces):
+        if deadline is not None and i:
+            deadline.check(f"{what} (piece {i + 1} of {len(pieces)})")
+        if (r0, r1) == (0, R):
+            J[n0 * R:n1 * R] = jacobian(arch, F, theta, X[n0:n1], None if seeds is None else seeds[n0:n1])
+            continue
+        if seeds is None:  # rows r0..r1 of the identity: output (token i, coordinate m) of row i d_L + m
+            part = np.zeros((1, r1 - r0, arch.tokens, arch.widths[-1]), dtype=np.int64)
+            tokens, coords = np.divmod(np.arange(r0, r1), arch.widths[-1])
+            part[0, np.arange(r1 - r0), tokens, coords] = 1
+        else:
+            part = seeds[n0:n1, r0:r1]
+        J[n0 * R + r0:n0 * R + r1] = jacobian(arch, F, theta, X[n0:n1], part)
+    return J
 
 
 def _tangents_in_kernel(ev: Evaluation, T: np.ndarray) -> bool:
@@ -115,28 +153,46 @@ def _tangents_in_kernel(ev: Evaluation, T: np.ndarray) -> bool:
 
 
 def rank_run(arch: Architecture, prime: int, seed: int, samples: int, k: int, stages: Stages | None = None,
-             what: str = "") -> RankRun:
-    """The Jacobian's rank and the symmetry rank at the random point of ``seed`` (``what``: the bar's prefix)."""
+             what: str = "", deadline: Deadline | None = None) -> RankRun:
+    """The Jacobian's rank and the symmetry rank at the random point of ``seed`` (``what``: the bar's prefix).
+
+    ``deadline``: checked between the Jacobian's pieces, inside a rank on the
+    BLAS route and between the steps (raises
+    :class:`~ag_attention.ComputationTimeoutError`).
+    """
     stages = stages or Stages()
-    check_run_memory(arch, samples, k, prime)
+    check_run_memory(arch, samples, k, prime, pieced=True)
     stages.add_run()
     t0 = time.perf_counter()
-    stages.begin(f"{what}Jacobian of {samples:,} samples")
-    ev = evaluate(arch, prime, seed, samples, k)
+    step = f"{what}Jacobian of {samples:,} samples"
+    stages.begin(step)
+    ev = evaluate(arch, prime, seed, samples, k, deadline, step)
     stages.end()
     t1 = time.perf_counter()
-    stages.begin(f"{what}rank of {ev.J.shape[0]:,} x {ev.J.shape[1]:,} over GF({prime})")
-    r = linalg.rank(ev.J, prime)
+    step = f"{what}rank of {ev.J.shape[0]:,} x {ev.J.shape[1]:,} over GF({prime})"
+    stages.begin(step)
+    r = linalg.rank(ev.J, prime, _checker(deadline, step))
     stages.end()
     t2 = time.perf_counter()
-    stages.begin(f"{what}symmetry tangents")
+    step = f"{what}symmetry tangents"
+    stages.begin(step)
+    if deadline is not None:
+        deadline.check(step)
     T, _ = symmetry_tangents(arch, ev.theta, ev.field)
-    rs = linalg.rank(T, prime) if T.shape[0] else 0
+    rs = linalg.rank(T, prime, _checker(deadline, step)) if T.shape[0] else 0
     ok = _tangents_in_kernel(ev, T)
     stages.end()
     t3 = time.perf_counter()
     rows = ev.J.shape[0]
     return RankRun(prime, seed, samples, rows // samples, rows, r, rs, ok, t1 - t0, t2 - t1, t3 - t2)
+
+
+def _checker(deadline: Deadline | None, what: str) -> Callable[[int], None] | None:
+    """The progress callback of a rank that checks ``deadline`` (None without one)."""
+    if deadline is None:
+        return None
+    deadline.check(what)
+    return lambda _columns: deadline.check(what)
 
 
 def known_bounds(proven: Proven, runs: Sequence[RankRun], prior: tuple[int, int] | None = None) -> tuple[int, int]:
@@ -157,7 +213,7 @@ def known_bounds(proven: Proven, runs: Sequence[RankRun], prior: tuple[int, int]
 
 
 def measure(plan: Plan, prior: tuple[int, int] | None, *, prime: int, seed: int, max_doublings: int, recheck: bool,
-            stages: Stages, what: str = "") -> list[RankRun]:
+            stages: Stages, what: str = "", deadline: Deadline | None = None) -> list[RankRun]:
     """The runs of one architecture: the first, more samples while short of the upper bound, the confirmation.
 
     The first run as planned (:func:`ag_attention._exact.sampling.first_runs`);
@@ -166,10 +222,11 @@ def measure(plan: Plan, prior: tuple[int, int] | None, *, prime: int, seed: int,
     bound and still grows; with ``recheck``, a run with a second prime and the
     next seed where the rank stays below the upper bound or the paper's
     formula.  ``prior``: the effective architecture's bounds (:func:`known_bounds`).
+    ``deadline``: passed to every run (:func:`rank_run`).
     """
     proven, samples, k = plan.proven, plan.samples, plan.k
     arch = proven.architecture
-    runs = [rank_run(arch, prime, seed, samples, k, stages, what)]
+    runs = [rank_run(arch, prime, seed, samples, k, stages, what, deadline)]
     if not runs[0].kernel_check:
         raise ComputationError("a symmetry tangent is not in the kernel of the Jacobian (bug)", prime=prime, seed=seed)
     for _ in range(max_doublings if plan.adaptive else 0):
@@ -177,7 +234,7 @@ def measure(plan: Plan, prior: tuple[int, int] | None, *, prime: int, seed: int,
         if lower >= upper:
             break
         try:
-            runs.append(rank_run(arch, prime, seed, 2 * samples, k, stages, what))
+            runs.append(rank_run(arch, prime, seed, 2 * samples, k, stages, what, deadline))
         except InsufficientMemoryError as exc:
             log.info("not doubling the samples of %s: %s", arch.describe(), exc)
             break
@@ -188,7 +245,7 @@ def measure(plan: Plan, prior: tuple[int, int] | None, *, prime: int, seed: int,
     formula = proven.expected.value
     if recheck and (lower < upper or (formula is not None and lower < formula)):
         second = second_prime(prime)
-        runs.append(rank_run(arch, second, seed + 1, samples, k, stages, f"{what}confirmation: "))
+        runs.append(rank_run(arch, second, seed + 1, samples, k, stages, f"{what}confirmation: ", deadline))
     return runs
 
 

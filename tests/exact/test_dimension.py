@@ -194,6 +194,9 @@ def test_per_sample_information_is_t_squared():
         (dict(seed=-1), "seed=-1"),
         (dict(seed="x"), "seed='x'"),
         (dict(samples=0), "samples=0"),
+        (dict(timeout=0), "timeout=0"),
+        (dict(timeout="1"), "timeout='1'"),
+        (dict(timeout=float("nan")), "timeout=nan"),
     ],
 )
 def test_bad_arguments(kwargs, match):
@@ -269,3 +272,17 @@ def test_dimension_arguments_give_a_result_or_a_named_error(samples, seed, prime
         return
     assert r.dimension <= r.upper_bound
     _ = max_doublings
+
+
+def test_timeout_stops_inside_the_jacobian_of_long_sequences():
+    """t = 3,000: about 20 s of Jacobian (35 rows of 0.6 s, assembled row by row); timeout=1 stops it between two
+    pieces, within the limit's 10 % and 5 s."""
+    import time
+
+    from ag_attention import ComputationTimeoutError
+
+    start = time.monotonic()
+    with pytest.raises(ComputationTimeoutError, match=r"^time limit of 1 s reached during Jacobian of 5 samples "
+                                                      r"\(piece \d+ of 35\): stopped"):
+        dimension(Architecture((3, 3), (2,), tokens=3000), timeout=1)
+    assert time.monotonic() - start <= 1 * 1.1 + 5

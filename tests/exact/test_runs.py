@@ -54,3 +54,20 @@ def test_measure_doubles_while_short_and_confirms_below_the_formula():
     assert len(measure(short, (13, 13), prime=DEFAULT_PRIME, seed=0, max_doublings=4, recheck=True,
                        stages=Stages())) == 1
     assert known_bounds(short.proven, [], (13, 13)) == (13, 13)
+
+
+def test_a_jacobian_assembled_in_pieces_is_the_same_jacobian(monkeypatch):
+    """Pieces of samples, and pieces of one sample's rows (seeded combinations, or every output: rows of the
+    identity), give the rows of the Jacobian assembled at once."""
+    from ag_attention._exact import sampling
+    from ag_attention._exact.field import DEFAULT_PRIME
+    from ag_attention._exact.runs import evaluate
+    from ag_attention._network import jacobian_memory
+
+    arch = Architecture((3, 2), (2,), tokens=9)
+    at_once = {k: evaluate(arch, DEFAULT_PRIME, 3, 4, k).J for k in (5, arch.output_size)}
+    for budget, pieces in [(1, 4 * 5), (jacobian_memory(arch, 2, 5).peak, 2)]:
+        monkeypatch.setattr(sampling, "PIECE_BYTES", budget)
+        assert len(sampling.jacobian_pieces(arch, 4, 5)) == pieces
+        for k, J in at_once.items():
+            np.testing.assert_array_equal(evaluate(arch, DEFAULT_PRIME, 3, 4, k).J, J)
