@@ -18,6 +18,7 @@ docs/math/landscape.md (landscape-metrics).  On the reduced coordinates
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 from collections.abc import Iterable, Iterator
@@ -55,22 +56,71 @@ def evaluation_matrix(X: Any, d: int, e: int, causal: bool = False) -> np.ndarra
 
 def gram(inputs: Iterable[Any], targets: Sequence[Any] | None, d: int, e: int,
          causal: bool = False) -> tuple[np.ndarray, np.ndarray | None, Any]:
-    """``(G, w, c)`` with ``sum_n |E(X_n) x - Y_n|^2 = x^T G x - 2 w^T x + c`` (``w, c`` None without targets)."""
+    """``(G, w, c)`` with ``sum_n |E(X_n) x - Y_n|^2 = x^T G x - 2 w^T x + c`` (``w, c`` None without targets).
+
+    Exact: the sequences are taken :data:`GRAM_CHUNK` at a time, their ``E`` stacked and brought to integers over
+    a common denominator, ``E^T E`` and ``E^T Y`` formed in integers (Python's, through numpy), and divided once
+    per chunk (measured at (4,4) with 40 Gaussian float sequences: 34 s with a Fraction per product)."""
     n = len(reduced_keys(d, e))
     G = np.zeros((n, n), dtype=object)
     w = np.zeros(n, dtype=object) if targets is not None else None
     c: Any = 0
+    Es: list[np.ndarray] = []
+    Ys: list[np.ndarray] = []
+
+    def flush() -> None:
+        nonlocal G, w, c
+        if not Es:
+            return
+        E, dE = _integers(np.concatenate(Es))
+        G = G + _divide(E.T.dot(E), dE * dE)
+        if w is not None:
+            Y, dY = _integers(np.concatenate(Ys))
+            w = w + _divide(E.T.dot(Y), dE * dY)
+            c += Fraction(int(Y.dot(Y)), dY * dY)
+        Es.clear()
+        Ys.clear()
+
     for idx, X in enumerate(inputs):
         E = evaluation_matrix(X, d, e, causal)
-        G = G + E.T.dot(E)
+        Es.append(E)
         if targets is not None:
             Y = np.asarray(targets[idx], dtype=object).reshape(-1)
             if Y.shape[0] != E.shape[0]:
                 raise InvalidArgumentError(f"targets[{idx}] has {Y.shape[0]} entries, the outputs {E.shape[0]} "
                                            f"(t x d' = {E.shape[0] // e} x {e})")
-            w = w + E.T.dot(Y)
-            c += sum(y * y for y in Y)
+            Ys.append(Y)
+        if len(Es) >= GRAM_CHUNK:
+            flush()
+    flush()
+    if w is not None and all(isinstance(v, Fraction) and v.denominator == 1 for v in np.concatenate([G.flat, w])):
+        G = np.vectorize(int, otypes=[object])(G)  # integers stay integers (the old arithmetic's types)
+        w = np.vectorize(int, otypes=[object])(w)
+        c = int(c) if Fraction(c).denominator == 1 else c
     return G, w, c
+
+
+#: sequences per exact integer product in :func:`gram`
+GRAM_CHUNK = 256
+
+
+def _integers(M: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(M * D, D)``: an object array of exact rationals as Python integers over their common denominator."""
+    values = [v if isinstance(v, Fraction) else Fraction(v) for v in M.flat]  # (floats by their exact value)
+    den = 1
+    for q in values:
+        if den % q.denominator:
+            den = math.lcm(den, q.denominator)
+    out = np.empty(M.shape, dtype=object)
+    flat = out.reshape(-1)
+    for k, q in enumerate(values):
+        flat[k] = q.numerator * (den // q.denominator)
+    return out, den
+
+
+def _divide(M: np.ndarray, den: int) -> np.ndarray:
+    """The integer array ``M`` divided by ``den``, as exact Fractions."""
+    return np.vectorize(lambda v: Fraction(int(v), den), otypes=[object])(M)
 
 
 #: the most random sequences the data form is built from: its rank is at most the number of reduced coordinates,
