@@ -249,8 +249,10 @@ def cmd_critical_points(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--tokens={args.tokens}, but the data's sequences have {X.shape[1]} tokens")
     args.tokens = X.shape[1]
     arch = _architecture(args)
+    _landscape_estimate(arch, args, "critical-points")
     result = critical_points(arch, list(X), list(Y), method=args.method, seed=args.seed, timeout=args.timeout,
-                             msolve_timeout=args.msolve_timeout, denominator=args.denominator)
+                             msolve_timeout=args.msolve_timeout, denominator=args.denominator,
+                             workers=args.workers, scheduler=args.scheduler, save=args.save, resume=args.resume)
     near = None
     if args.weights is not None:
         near = result.nearest(Network.load(args.weights, tokens=arch.tokens, rank=None))
@@ -265,15 +267,29 @@ def cmd_critical_points(args: argparse.Namespace) -> int:
         print(result)
         if near is not None:
             print(f"  weights          {args.weights}: {near}")
-    return 0
+    return 0 if result.final else EXIT_M2
 
 
 def cmd_ed_degree(args: argparse.Namespace) -> int:
     from ._landscape import ed_degree
 
-    _emit(args, ed_degree(_architecture(args), metric=args.metric, method=args.method, samples=args.samples,
-                          seed=args.seed, timeout=args.timeout, backend=args.backend, cache=not args.no_cache))
-    return 0
+    arch = _architecture(args)
+    _landscape_estimate(arch, args, "ed-degree")
+    result = ed_degree(arch, metric=args.metric, method=args.method, samples=args.samples, seed=args.seed,
+                       timeout=args.timeout, backend=args.backend, cache=not args.no_cache, workers=args.workers,
+                       scheduler=args.scheduler, save=args.save, resume=args.resume)
+    _emit(args, result)
+    return 0 if result.final else EXIT_M2
+
+
+def _landscape_estimate(arch: Architecture, args: argparse.Namespace, command: str) -> None:
+    """The size of the problem and what bounds it, on standard error before the work starts."""
+    from ._landscape.estimate import landscape_estimate
+
+    if getattr(args, "json", False) or getattr(args, "quiet", False):
+        return
+    print(f"ag-attention: {command}: {landscape_estimate(arch, args.timeout, args.workers, args.scheduler)}",
+          file=sys.stderr)
 
 
 def cmd_fibers(args: argparse.Namespace) -> int:
@@ -461,7 +477,10 @@ def _add_ed_command(sub: Any) -> None:
                         "bound); m2: Lagrange conditions on Macaulay2's closure ideal; auto (default): monodromy and "
                         "count side by side")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the data, forms and slices")
-    _add_m2_options(p)
+    _add_m2_options(p, timeout_help="seconds for the whole computation (monodromy, certification, the msolve counts "
+                                    "beside it; the Macaulay2 route: its job and count); default 300. At the limit "
+                                    "the result says NOT DECIDED with its proven bounds, exit 3")
+    _add_scale_options(p)
     _add_output(p)
     p.set_defaults(func=cmd_ed_degree)
 
@@ -490,13 +509,28 @@ def _add_critical_command(sub: Any) -> None:
                         "against each other")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the slices and the monodromy")
     p.add_argument("--timeout", type=seconds("--timeout"), default=300.0,
-                   help="seconds for the homotopy (and each msolve job with --method msolve; default 300)")
+                   help="seconds for the whole computation (default 300); at the limit the result says NOT FINAL "
+                        "and keeps what was found, exit 3")
     p.add_argument("--msolve-timeout", type=seconds("--msolve-timeout"), default=None,
-                   help="seconds per msolve job with --method auto (default 60)")
+                   help="seconds per msolve job (default 60 with --method auto, --timeout with --method msolve)")
     p.add_argument("--denominator", type=integer("--denominator"), default=None,
                    help="round every float to the nearest multiple of 1/N (default: its exact binary value)")
+    _add_scale_options(p)
     _add_output(p)
     p.set_defaults(func=cmd_critical_points)
+
+
+def _add_scale_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scale out and keep (the monodromy)")
+    g.add_argument("--workers", type=integer("--workers"), default=1,
+                   help="worker processes of a local Dask cluster on 127.0.0.1 for the paths and certifications "
+                        "(default 1: this process)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="a running Dask scheduler (tcp://HOST:PORT): its workers track the paths")
+    g.add_argument("--save", default=None, metavar="FILE",
+                   help="keep the monodromy's state in FILE (written atomically every minute and at the end)")
+    g.add_argument("--resume", default=None, metavar="FILE",
+                   help="continue the monodromy saved in FILE (the same size, form, data and seed)")
 
 
 def _add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
@@ -507,11 +541,11 @@ def _add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
     g.add_argument("--quiet", "-q", action="store_true", help="no progress bars (they show on a terminal after 2 s)")
 
 
-def _add_m2_options(p: argparse.ArgumentParser) -> None:
+def _add_m2_options(p: argparse.ArgumentParser, timeout_help: str = "seconds per Macaulay2 job (default 300)") -> None:
     g = p.add_argument_group("Macaulay2")
     g.add_argument("--backend", choices=["auto", "local", "container"], default="auto",
                    help="local M2, the container image, or auto (local if present)")
-    g.add_argument("--timeout", type=seconds("--timeout"), default=300.0, help="seconds per Macaulay2 job (default 300)")
+    g.add_argument("--timeout", type=seconds("--timeout"), default=300.0, help=timeout_help)
     g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 

@@ -66,7 +66,13 @@ def one_row(size: tuple[int, int, int], kind: str, args: argparse.Namespace) -> 
     G, _ = metric(kind, d, e, t, seed=0)
     t0 = time.perf_counter()
     try:
-        m = monodromy_ed(arch, G, fiber=fiber, seed=0, timeout=args.timeout, max_solutions=args.cap * fiber + 1)
+        save = None
+        if args.save_dir:
+            Path(args.save_dir).mkdir(parents=True, exist_ok=True)
+            save = Path(args.save_dir) / f"monodromy-{d}{e}{a}-{kind}-t{t}.npz"
+        resume = save if save is not None and save.exists() and args.resume else None
+        m = monodromy_ed(arch, G, fiber=fiber, seed=0, timeout=args.timeout, max_solutions=args.cap * fiber + 1,
+                         workers=args.workers, save=save, resume=resume)
         row["monodromy"] = {**m.to_dict(), "ed": -(-m.found // fiber), "seconds": round(time.perf_counter() - t0, 1)}
     except AgAttentionError as exc:
         row["monodromy"] = {"error": str(exc), "seconds": round(time.perf_counter() - t0, 1)}
@@ -74,8 +80,11 @@ def one_row(size: tuple[int, int, int], kind: str, args: argparse.Namespace) -> 
         t0 = time.perf_counter()
         try:
             r = ed_degree(arch, metric=kind, method="count", timeout=args.count_timeout, seed=0)
-            row["count"] = {"ed": r.ed_degree, "seconds": round(time.perf_counter() - t0, 1),
-                            "per_prime": [c.seconds for c in r.counts], "msolve": r.msolve}
+            if r.final:
+                row["count"] = {"ed": r.ed_degree, "seconds": round(time.perf_counter() - t0, 1),
+                                "per_prime": [c.seconds for c in r.counts], "msolve": r.msolve}
+            else:  # the counts did not finish within the limit
+                row["count"] = {"timeout": args.count_timeout, "seconds": round(time.perf_counter() - t0, 1)}
         except MSolveTimeoutError:
             row["count"] = {"timeout": args.count_timeout, "seconds": round(time.perf_counter() - t0, 1)}
         except AgAttentionError as exc:
@@ -88,7 +97,8 @@ def show(row: dict) -> str:
     if "error" in m:
         mono = f"error: {m['error'][:60]}"
     else:
-        stop = {"trace test": "trace", "stable": "loops", "max_solutions": "cap", "time limit": "time"}.get(m["stop"])
+        stop = {"trace test": "trace", "known count": "known", "max_solutions": "cap", "time limit": "time",
+                "interrupted": "int"}.get(m["stop"], m["stop"][:5])
         mono = (f"{m['ed']:>6} (>= {m['certified_images']:>6} proven) {stop:>5} {m['paths']:>7} paths "
                 f"{m['seconds_monodromy']:>7.1f} + {m['seconds_certification']:>6.1f} s")
     if "ed" in c:
@@ -131,6 +141,8 @@ def main() -> int:
     ap.add_argument("--count-timeout", type=float, default=300.0, help="seconds per msolve count (0: no count)")
     ap.add_argument("--cap", type=int, default=10000, help="stop the monodromy above this ED degree")
     ap.add_argument("--tokens", type=int, default=2, help="t of the data form (the others do not depend on t)")
+    ap.add_argument("--workers", type=int, default=1, help="Dask worker processes of the monodromy (1: this process)")
+    ap.add_argument("--save-dir", default=None, help="keep each row's monodromy state here (with --resume: go on)")
     ap.add_argument("--out", default="results/bench-landscape.jsonl")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--critical", action="store_true")
@@ -142,8 +154,8 @@ def main() -> int:
         for line in out.read_text().splitlines():
             r = json.loads(line)
             done.add((tuple(r["size"]), r["metric"], r.get("tokens", 2)))
-    print(f"{os.cpu_count()} cores; monodromy {args.timeout:g} s, count {args.count_timeout:g} s per prime; cap "
-          f"{args.cap}", flush=True)
+    print(f"{os.cpu_count()} cores; monodromy {args.timeout:g} s (with its certification), count "
+          f"{args.count_timeout:g} s; cap {args.cap}; {args.workers} worker(s)", flush=True)
     print(f"{'size':10} {'metric':9} | {'monodromy: ED (proven bound) stop paths seconds':66} | count", flush=True)
     rows = []
     for size in sizes_of(args.sizes):

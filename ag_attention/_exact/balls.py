@@ -260,6 +260,30 @@ def ball_bounds(z: Any) -> tuple[float, float, float, float]:
     return (float(re.lower()), float(re.upper()), float(im.lower()), float(im.upper()))
 
 
+def ball_parts(values: Any) -> list[tuple[tuple[int, int], ...]]:
+    """Complex balls as exact integers (each real and imaginary part's midpoint and radius as ``(m, e)``, the
+    number ``m 2^e``): picklable, to send a certified box to another process and back (:func:`balls_from_parts`:
+    the midpoints exactly, each radius rounded up by at most a relative 2^-29, Arb's radius conversion: a ball
+    holding the original, so every disjointness and enclosure read from it stays proven)."""
+    out = []
+    for z in values:
+        parts = []
+        for x in (z.real, z.imag):
+            m, e = x.mid().man_exp()
+            rm, re_ = x.rad().man_exp()
+            parts += [(int(m), int(e)), (int(rm), int(re_))]
+        out.append(tuple(parts))
+    return out
+
+
+def balls_from_parts(parts: Any) -> np.ndarray:
+    """The complex balls of :func:`ball_parts` (an object array of ``acb``), each holding the original."""
+    parts = list(parts)
+    bits = max([53] + [abs(m).bit_length() + 2 for p in parts for m, _ in p])
+    with precision(bits):  # the midpoints are set exactly (an arb is rounded to the working precision)
+        return np.array([flint.acb(flint.arb(a, b), flint.arb(c, d)) for a, b, c, d in parts], dtype=object)
+
+
 def boxes_disjoint(a: Any, b: Any) -> bool:
     """Whether two boxes (sequences of complex balls) are disjoint: some coordinate's balls do not overlap."""
     return any(not x.overlaps(y) for x, y in zip(a, b))

@@ -33,6 +33,7 @@ chart is not enumerated).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -49,6 +50,7 @@ from .._exact.field import DEFAULT_PRIME
 from .._exact.rational import exact_rank
 from .._m2.backend import check_timeout
 from .._results import ResultMixin
+from .beside import Beside, Outcome
 from .metrics import gram
 from .system import check_layer, critical_system, polynomial_text
 
@@ -186,6 +188,9 @@ class CriticalPoints(ResultMixin):
     certification: dict[str, Any] | None = None
     loss_constant: Any = None  # c in L = x^T G x - 2 w^T x + c
     gram: Any = field(default=None, repr=False)  # (G, w) exact
+    final: bool = True  # every critical point found (as far as the routes tell) and classified; else a limit stopped it
+    status: str = ""  # why it is not final
+    generic_final: bool | None = None  # the monodromy met its rule: complex_generic is its value, not a limit's
 
     @property
     def minima(self) -> int:
@@ -223,9 +228,11 @@ class CriticalPoints(ResultMixin):
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
-        return {"architecture": self.architecture.to_dict(), "samples": self.samples, "conversion": self.conversion,
+        return {"architecture": self.architecture.to_dict(), "final": self.final, "status": self.status or None,
+                "samples": self.samples, "conversion": self.conversion,
                 "method": self.method, "complex_pure": self.complex_pure,
                 "complex_certified": self.complex_certified, "complex_generic": self.complex_generic,
+                "complex_generic_final": self.generic_final,
                 "real_pure": len(self.points), "real_complete": self.real_complete, "minima": self.minima,
                 "saddles": self.saddles, "points": [p.to_dict() for p in self.points],
                 "families": [f.to_dict() for f in self.families], "prime": self.prime, "seed": self.seed,
@@ -249,16 +256,23 @@ class CriticalPoints(ResultMixin):
                 f"complex pure, {len(self.points)} real, {_noun(self.minima, 'minimum', 'minima')})")
 
     def __str__(self) -> str:
-        lines = [f"Critical points of the squared loss of {self.architecture.describe()} on {self.samples} "
-                 f"sequences ({self.conversion})"]
+        head = (f"Critical points of the squared loss of {self.architecture.describe()} on {self.samples} "
+                f"sequences ({self.conversion})")
+        if not self.final:
+            head += f": NOT FINAL ({self.status}; what was found is below)"
+        lines = [head]
         real = (f"{len(self.points)} real" if self.real_complete
                 else f"at least {len(self.points)} real (certified)")
         if self.complex_pure is not None:
             lines.append(f"  pure             {self.complex_pure} complex (msolve, two primes), {real}: "
                          f"{self._classes()}")
         if self.complex_certified is not None:
+            generic = (f"{self.complex_generic}" if self.generic_final or self.generic_final is None
+                       else f">= {self.complex_generic} (the monodromy stopped at "
+                            + ("msolve's count of these data" if (self.monodromy or {}).get("stop") == "known count"
+                               else "a limit") + ")")
             lines.append(f"  certified        {self.complex_certified} distinct complex solutions proven (Krawczyk: a "
-                         f"lower bound), {self.complex_generic} for a generic target (monodromy)")
+                         f"lower bound), {generic} for a generic target (monodromy)")
             if self.complex_pure is None:
                 lines.append(f"  pure             {real}: {self._classes()}")
         for row in self.table():
@@ -267,11 +281,13 @@ class CriticalPoints(ResultMixin):
         for f in self.families:
             if f.complex is not None:
                 what = f"{f.complex} complex, {f.real} real"
+            elif f.dimension < 0:
+                what = "not computed (did not finish within the time limit)"
             elif f.where in ("V = 0", "A = 0"):
                 what = (f"a linear space of dimension {f.dimension} in the weights" if f.dimension
                         else "the origin alone")
             elif f.dimension < 0:
-                what = "not computed (msolve did not finish)"
+                what = "not computed (did not finish within the time limit)"
             else:
                 what = "not zero-dimensional: a family"
             loss = "" if f.loss is None else f", loss {f.loss[0]:.6g}"
@@ -349,19 +365,17 @@ def _real_boxes(variables: Sequence[str], polys: Sequence[str], timeout: float, 
 
 
 def _count(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
-           backend: Any) -> tuple[int | None, str]:
+           backend: Any, deadline: float | None = None) -> tuple[int | None, str]:
     """The number of complex solutions of an integer system, counted by msolve modulo two primes (each text
-    reduced modulo its prime); the two counts must agree.  ``(count, msolve's version)``."""
-    from .._algebra.msolve import count_solutions
+    reduced modulo its prime); the two counts must agree.  ``(count, msolve's version)``.  Each job gets at most
+    ``timeout`` seconds and ends by ``deadline`` (``time.monotonic()``)."""
     from .._exact.field import SECOND_PRIME
 
     counts = []
     version = ""
     for prime in (DEFAULT_PRIME, SECOND_PRIME):
-        sol = count_solutions(variables, polys, prime, timeout=timeout, label=f"{label} (count mod {prime})",
-                              backend=backend)
-        counts.append(sol.count)
-        version = sol.msolve
+        n, version = _count_mod(variables, polys, prime, _left(timeout, deadline, label), label, backend)
+        counts.append(n)
     if counts[0] != counts[1]:
         raise ComputationError(f"{label}: msolve counts {counts[0]} solutions modulo {DEFAULT_PRIME} and "
                                f"{counts[1]} modulo {SECOND_PRIME}: one prime is unlucky (a bad reduction); no "
@@ -369,11 +383,22 @@ def _count(variables: Sequence[str], polys: Sequence[str], timeout: float, label
     return counts[0], version
 
 
+def _left(timeout: float, deadline: float | None, label: str) -> float:
+    """``timeout``, or less when ``deadline`` comes first; a timeout error when nothing is left."""
+    if deadline is None:
+        return timeout
+    left = min(timeout, deadline - time.monotonic())
+    if left < 1.0:
+        raise MSolveTimeoutError(label, max(0.0, left))
+    return left
+
+
 def _solve(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
-           backend: Any) -> tuple[list[list[tuple[Fraction, Fraction]]] | None, int | None]:
+           backend: Any, deadline: float | None = None) -> tuple[list[list[tuple[Fraction, Fraction]]] | None,
+                                                             int | None]:
     """Real boxes over QQ and the number of complex solutions (two primes) of an integer system."""
-    boxes = _real_boxes(variables, polys, timeout, label, backend)
-    count, _ = _count(variables, polys, timeout, label, backend)
+    boxes = _real_boxes(variables, polys, _left(timeout, deadline, label), label, backend)
+    count, _ = _count(variables, polys, timeout, label, backend, deadline)
     if boxes is not None and count is not None and len(boxes) > count:
         raise ComputationError(f"{label}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
                                "ones: a contradiction (no result is reported)")
@@ -465,12 +490,11 @@ def _point(box: list[tuple[Fraction, Fraction]], variables: Sequence[str], loss:
                          pos, neg, und)
 
 
-def _families(arch: Architecture, G: np.ndarray, w: np.ndarray, c: Any, d: int, e: int, seed: int, timeout: float,
-              backend: Any) -> list[CriticalFamily]:
-    """The critical points on the critical locus (A free): V = 0, A = 0 (linear families), rank [A; V] = 1."""
+def _linear_families(d: int, e: int, w: np.ndarray, c: Any) -> list[CriticalFamily]:
+    """The critical points with ``V = 0`` or ``A = 0`` (``A`` free): linear spaces of critical weights, their
+    dimensions exact (loss ``|Y|^2``).  Quick: exact ranks of small matrices."""
     from .._exact import linalg
     from .._models.parametrization import Parametrization
-    from .system import _compose
 
     P = Parametrization(Architecture.single_layer(d, e, None, tokens=2), coords="reduced", params="AV")
     names = list(P.variables)  # a_(k,l), v_(m,l)
@@ -495,6 +519,19 @@ def _families(arch: Architecture, G: np.ndarray, w: np.ndarray, c: Any, d: int, 
             rows.append(row)
         rank = exact_rank(np.array(rows, dtype=object)) if rows else 0
         out.append(CriticalFamily(where, len(free) - rank, None, None, (loss_c, loss_c)))
+    return out
+
+
+def _rank_one_family(arch: Any, G: Any, w: np.ndarray, d: int, e: int, seed: int, timeout: float, backend: Any,
+                     deadline: float | None = None) -> list[CriticalFamily]:
+    """The critical points with ``A = p q^T, V = r q^T`` (``A``, ``V`` nonzero), solved by msolve."""
+    from .._exact import linalg
+    from .._models.parametrization import Parametrization
+    from .system import _compose
+
+    P = Parametrization(Architecture.single_layer(d, e, None, tokens=2), coords="reduced", params="AV")
+    names = list(P.variables)
+    out: list[CriticalFamily] = []
     # A = p q^T, V = r q^T (A, V nonzero): gauges q_1 = 1, l(r) = 1
     pn = [f"p{k}" for k in range(1, d + 1)] + [f"q{k}" for k in range(2, d + 1)] + [f"r{m}" for m in range(1, e + 1)]
     ring2 = linalg.rational_polynomial_ring(pn, "degrevlex")
@@ -507,7 +544,7 @@ def _families(arch: Architecture, G: np.ndarray, w: np.ndarray, c: Any, d: int, 
         return ring2.constant(linalg.rational(Fraction(v)))
 
     # the full gradient J^T (G x - w) at the point, J the derivatives in (A, V)
-    n = len(x)
+    n = len(P.polynomials)
     xs = [_compose(f, subs, zero, scalar) for f in P.polynomials]
     resid = [sum((scalar(G[i, j]) * xs[j] for j in range(n) if G[i, j] != 0), zero) - scalar(w[i]) for i in range(n)]
     eqs = []
@@ -519,7 +556,7 @@ def _families(arch: Architecture, G: np.ndarray, w: np.ndarray, c: Any, d: int, 
     texts = [polynomial_text(f, pn) for f in eqs if not f.is_zero()]
     try:
         boxes, count = _solve(pn, texts, timeout, f"critical points of {arch.describe()} on rank [A; V] = 1",
-                              backend)
+                              backend, deadline)
     except MSolveTimeoutError:
         out.append(CriticalFamily("A = p q^T, V = r q^T", -1, None, None, None))
         return out
@@ -577,7 +614,8 @@ def _log2(q: Fraction) -> float:
 
 def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: str = "auto", seed: int = 0,
                     timeout: float = 300.0, msolve_timeout: float | None = None, denominator: int | None = None,
-                    backend: str = "auto") -> CriticalPoints:
+                    backend: str = "auto", workers: int | None = 1, scheduler: str | None = None,
+                    save: Any = None, resume: Any = None) -> CriticalPoints:
     """Every critical point of ``L(A, V) = sum_n |f(X_n) - Y_n|^2`` for one layer, classified (module docstring).
 
     ``inputs``: ``N`` sequences ``X_n`` (``t x d``, tokens as rows); ``targets``: ``N`` outputs ``Y_n``
@@ -588,17 +626,20 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     ``method``: ``"homotopy"`` (monodromy, a parameter homotopy to the data, every solution certified by the
     Krawczyk test: a proven lower bound, the real points proven real), ``"msolve"`` (the exact route: real root
     isolation over QQ, all real points; the complex count modulo two primes, probabilistic), or ``"auto"``
-    (default): the homotopy, then msolve with ``msolve_timeout`` seconds per job (default 60), both reported and
-    checked against each other.  Every route tried is named in ``routes`` with its time and outcome.  ``seed``
-    chooses the slice, the random base of the monodromy and the removal of the critical locus; ``timeout``
-    bounds the homotopy and, with ``method="msolve"``, each msolve job.
+    (default): both, msolve's jobs beside the homotopy (its count, once known, lets the homotopy stop as soon as it
+    has certified that many), checked against each other.  Every route tried is named in ``routes`` with its
+    time and outcome.  ``seed`` chooses the slice, the random base of the monodromy and the removal of the critical
+    locus.  ``timeout`` bounds the whole call; ``msolve_timeout`` caps each msolve job (default: 60 s with
+    ``"auto"``, the whole ``timeout`` with ``"msolve"``).  A run that ends at a limit returns what it has, said
+    in its first line and ``final`` (False).  ``workers`` / ``scheduler``: where the homotopy's paths and
+    certifications run; ``save`` / ``resume``: the monodromy's state file.
 
     >>> from ag_attention import Architecture
     >>> X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
     >>> Y = [[[1], [0]], [[0], [2]], [[1], [1]], [[-1], [0]], [[0], [1]]]
     >>> r = critical_points(Architecture.single_layer(2, 1, None, tokens=2), X, Y)
-    >>> r.complex_pure, r.complex_certified, len(r.points), r.minima
-    (14, 14, 6, 3)
+    >>> r.complex_pure, r.complex_certified, len(r.points), r.minima, r.final
+    (14, 14, 6, 3, True)
     """
     d, e, a, t = check_layer(arch, "critical_points")
     if arch.heads != 1 or arch.skip or arch.normalized:
@@ -609,12 +650,16 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     timeout = check_timeout(timeout)
     if msolve_timeout is not None:
         msolve_timeout = check_timeout(msolve_timeout)
-    budget = msolve_timeout if msolve_timeout is not None else (timeout if method == "msolve" else min(timeout, 60.0))
+    cap = msolve_timeout if msolve_timeout is not None else (None if method == "msolve" else 60.0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     if denominator is not None and (isinstance(denominator, bool) or not isinstance(denominator, int)
                                     or denominator < 1):
         raise InvalidArgumentError(f"denominator={denominator!r}: must be a positive integer")
+    if method == "msolve" and (save is not None or resume is not None or scheduler is not None
+                               or workers not in (None, 1)):
+        raise InvalidArgumentError("workers, scheduler, save and resume belong to the homotopy: not with "
+                                   "method='msolve'")
     X = _sequences(inputs, "inputs", t, d, denominator)
     Y = _sequences(targets, "targets", t, e, denominator)
     if len(X) != len(Y):
@@ -626,6 +671,7 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
 
     require_memory(square_memory(d, e, a), f"critical_points of {arch.describe()}", "use a smaller layer")
     t0 = time.perf_counter()
+    end = time.monotonic() + timeout
     G, w, c = gram(X, Y, d, e, arch.causal)
     assert w is not None
     if all(v == 0 for v in w):
@@ -634,51 +680,91 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     from .numerical import homotopy_solutions
     from .system import loss_polynomial
 
-    names, loss = loss_polynomial(arch, G, list(w), c)
     routes: list[Route] = []
     notes: list[str] = []
     hom = None
-    if method in ("auto", "homotopy"):
-        t1 = time.perf_counter()
-        try:
-            hom = homotopy_solutions(arch, G, list(w), seed=seed, timeout=timeout)
-        except AgAttentionError as exc:
-            if method == "homotopy":
-                raise
-            routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
-                                f"failed: {exc}"))
-        else:
-            stop = hom.monodromy["stop"]
-            routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
-                                f"ok: {hom.base_count} over a random target (monodromy stopped: {stop}), "
-                                f"{hom.arrived} carried to the data, {hom.certified} certified, "
-                                f"{len(hom.real)} of them real"))
-            if stop != "trace test":
-                notes.append(f"monodromy stopped by {stop!r}, not by the trace test (deviation "
-                             f"{hom.monodromy.get('trace_deviation')}): more critical points may exist than were "
-                             "found")
-    boxes = None
-    count = None
-    version = None
-    system = None
-    isolated = False
-    if method in ("auto", "msolve"):
-        system = critical_system(arch, G, list(w), prime=0, seed=seed)
-        label = f"critical points of {arch.describe()}"
-        isolated, boxes = _attempt(routes, "msolve real root isolation over QQ", method, budget,
-                                   lambda: _real_boxes(system.variables, system.polynomials, budget, label, backend),
-                                   lambda b: "positive-dimensional over QQ" if b is None else f"ok: {len(b)} real")
-        if isolated and boxes is None:
-            notes.append("msolve over QQ finds the critical equations (critical locus removed, on a random "
-                         "slice) positive-dimensional: the loss has a family of critical points off the "
-                         "critical locus of the parametrization on these data, or the random slice and removal "
-                         f"(seed {seed}) are special; rerun with another seed to tell")
-        counted, got = _attempt(routes, "msolve count modulo two primes", method, budget,
-                                lambda: _count(system.variables, system.polynomials, budget, label, backend),
-                                lambda c: "not zero-dimensional modulo p" if c[0] is None else f"ok: {c[0]} complex")
-        if counted:
-            count, version = got
+    exact = method in ("auto", "msolve")
+    label = f"critical points of {arch.describe()}"
+    system = critical_system(arch, G, list(w), prime=0, seed=seed) if exact else None
+    from .._exact.field import SECOND_PRIME
+
+    with Beside(end) as beside:
+        if system is not None:
+            for prime in (DEFAULT_PRIME, SECOND_PRIME):
+                beside.submit(f"count {prime}", functools.partial(_count_job, system.variables, system.polynomials,
+                                                                  prime, label, backend), cap)
+            beside.submit("isolation", lambda left: _real_boxes(system.variables, system.polynomials, left, label,
+                                                                backend), cap)
+        if a >= d:
+            # its msolve jobs each within the cap, all by the deadline (building its system takes time too)
+            beside.submit("families", lambda left: _rank_one_family(arch, G, np.asarray(w), d, e, seed,
+                                                                    timeout if cap is None else cap, backend, end))
+        if method in ("auto", "homotopy"):
+            t1 = time.perf_counter()
+
+            def known() -> int | None:
+                got = beside.value(f"count {DEFAULT_PRIME}") if system is not None else None
+                return None if got is None else got[0]
+
+            try:
+                hom = homotopy_solutions(arch, G, list(w), seed=seed, deadline=end, known=known,
+                                         workers=workers, scheduler=scheduler, save=save, resume=resume)
+            except AgAttentionError as exc:
+                if method == "homotopy":
+                    raise
+                routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
+                                    f"failed: {exc}"))
+            else:
+                stop = hom.monodromy["stop"]
+                routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
+                                    f"{'ok' if hom.final else 'stopped at a limit'}: {hom.base_count} over a random "
+                                    f"target (monodromy stopped: {stop}), {hom.arrived} carried to the data, "
+                                    f"{hom.certified} certified, {len(hom.real)} of them real"
+                                    + (f", {hom.certification.unchecked} not certified for lack of time"
+                                       if hom.certification.unchecked else "")))
+                if not hom.final:
+                    notes.append(f"the homotopy stopped at {stop!r} (trace deviation "
+                                 f"{hom.monodromy.get('trace_deviation')}): more critical points may exist than were "
+                                 f"found; rerun with a larger --timeout (this one: {timeout:g} s)")
+        boxes = count = version = None
+        isolated = False
+        if system is not None:
+            outcomes = {name: beside.wait(name) for name in (f"count {DEFAULT_PRIME}", f"count {SECOND_PRIME}",
+                                                              "isolation")}
+            o = outcomes["isolation"]
+            isolated = o.ok
+            boxes = o.value if o.ok else None
+            _route(routes, "msolve real root isolation over QQ", o, cap, timeout,
+                   lambda b: "positive-dimensional over QQ" if b is None else f"ok: {len(b)} real")
+            if isolated and boxes is None:
+                notes.append("msolve over QQ finds the critical equations (critical locus removed, on a random "
+                             "slice) positive-dimensional: the loss has a family of critical points off the "
+                             "critical locus of the parametrization on these data, or the random slice and removal "
+                             f"(seed {seed}) are special; rerun with another seed to tell")
+            c1, c2 = outcomes[f"count {DEFAULT_PRIME}"], outcomes[f"count {SECOND_PRIME}"]
+            both = _Both(c1, c2)
+            _route(routes, "msolve count modulo two primes", both.outcome, cap, timeout,
+                   lambda v: "not zero-dimensional modulo p" if v[0] is None else f"ok: {v[0]} complex")
+            if both.outcome.ok:
+                if c1.value[0] != c2.value[0]:
+                    raise ComputationError(f"{label}: msolve counts {c1.value[0]} solutions modulo {DEFAULT_PRIME} "
+                                           f"and {c2.value[0]} modulo {SECOND_PRIME}: one prime is unlucky (a bad "
+                                           "reduction); no count is reported")
+                count, version = c1.value
+            for name, out in outcomes.items():
+                if out.state == "failed" and out.error is not None:
+                    raise out.error
+        families: tuple[CriticalFamily, ...] = ()
+        if a >= d:
+            f = beside.wait("families")
+            if f.state == "failed" and f.error is not None:
+                raise f.error
+            rank_one = tuple(f.value) if f.ok else (CriticalFamily("A = p q^T, V = r q^T", -1, None, None, None),)
+            if not f.ok:
+                notes.append("the critical points on rank [A; V] = 1 were not computed within the time limit")
+            families = tuple(_linear_families(d, e, np.asarray(w), c)) + rank_one
     _check(arch, hom, boxes, count, method, seed)
+    names, loss = loss_polynomial(arch, G, list(w), c)
     points: list[CriticalPoint] = []
     if boxes is not None and system is not None:
         points = [_point(box, system.variables, loss, names, None, system.slice_coefficients, d, e, a)
@@ -689,44 +775,95 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
         _match(arch, hom, points, G, np.asarray(w), c)
     points.sort(key=lambda p: p.loss[0])
     if boxes is None and count is None and hom is None:
-        raise ComputationError(f"critical_points of {arch.describe()}: no route finished ("
-                               + "; ".join(f"{r.name}: {r.outcome}" for r in routes) + ")", seed=seed)
-    if boxes is None and system is not None and not isolated and hom is not None:
-        notes.append("msolve's real root isolation did not finish: the real points are the certified ones "
-                     "(a lower bound)")
+        why = "; ".join(f"{r.name}: {r.outcome}" for r in routes)
+        notes.append(f"no route finished within {timeout:g} s ({why})")
+    real_complete = boxes is not None
+    if boxes is None and hom is not None:
+        decided = all(s.real is not None for s in hom.certification.solutions)
+        everything = hom.final and (count is None or hom.certified >= count)
+        real_complete = decided and everything and hom.certification.unchecked == 0
+        if system is not None and not isolated:
+            notes.append("msolve's real root isolation did not finish: the real points are the certified ones"
+                         + (" (all of them: every critical point certified, realness decided for each)"
+                            if real_complete else " (a lower bound)")
+                         + ("" if real_complete else f"; rerun with a larger --msolve-timeout (this one: "
+                            f"{cap if cap is not None else timeout:g} s) or --timeout"))
     if a < d:
-        families: tuple[CriticalFamily, ...] = ()
         notes.append(f"a = {a} < d = {d}: the critical points on the critical locus of the chart (rank A < a, "
                      "rank [A; V] <= 1) are not enumerated")
-    else:
-        families = tuple(_families(arch, G, np.asarray(w), c, d, e, seed, budget, backend))
     conversion = ("exact rationals" if denominator is None else f"rounded to multiples of 1/{denominator}")
     if hom is not None and count is not None and hom.base_count != count:
         notes.append(f"monodromy found {hom.base_count} solutions for a random target with these inputs and msolve "
                      f"counts {count} at the data's target: "
                      + ("the data's target is special (fewer critical points)" if count < hom.base_count
                         else "the monodromy stopped early"))
+    complete_count = count is not None or (hom is not None and hom.final)
+    final = complete_count and real_complete and all(f.dimension >= 0 for f in families)
+    status = "" if final else _unfinished(count, hom, real_complete, families)
     return CriticalPoints(arch, len(X), conversion, count, tuple(points), families, DEFAULT_PRIME, seed,
                           time.perf_counter() - t0, tuple(notes), method,
                           hom.certified if hom is not None else None, hom.base_count if hom is not None else None,
-                          boxes is not None, tuple(routes), version,
+                          real_complete, tuple(routes), version,
                           hom.monodromy if hom is not None else None,
-                          hom.certification.to_dict() if hom is not None else None, c, (G, w))
+                          hom.certification.to_dict() if hom is not None else None, c, (G, w), final, status,
+                          hom.base_final if hom is not None else None)
 
 
-def _attempt(routes: list[Route], name: str, method: str, budget: float, run: Any, describe: Any) -> tuple[bool, Any]:
-    """Run one msolve job of the exact route, recording it in ``routes``: ``(True, its value)``, or ``(False, None)``
-    when it timed out (with ``method="msolve"`` the timeout is raised: that route was asked for alone)."""
-    t1 = time.perf_counter()
-    try:
-        value = run()
-    except MSolveTimeoutError:
-        if method == "msolve":
-            raise
-        routes.append(Route(name, time.perf_counter() - t1, f"timed out after {budget:g} s"))
-        return False, None
-    routes.append(Route(name, time.perf_counter() - t1, describe(value)))
-    return True, value
+def _unfinished(count: int | None, hom: Any, real_complete: bool, families: Sequence[CriticalFamily]) -> str:
+    """Why a result is not final, in a few words."""
+    why = []
+    if count is None and (hom is None or not hom.final):
+        why.append("the complex critical points are not all known (the homotopy stopped at a limit, msolve's count "
+                   "did not finish)")
+    if not real_complete:
+        why.append("the real ones are a certified lower bound")
+    if any(f.dimension < 0 for f in families):
+        why.append("the critical locus was not computed")
+    return "; ".join(why)
+
+
+@dataclass(frozen=True)
+class _Both:
+    """Two msolve counts (one per prime) as one outcome: ok when both are, else the first problem."""
+
+    first: Outcome
+    second: Outcome
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.first.ok and self.second.ok:
+            return Outcome("ok", (self.first.value[0], self.first.value[1]), self.first.seconds + self.second.seconds)
+        bad = self.first if not self.first.ok else self.second
+        return Outcome(bad.state, None, self.first.seconds + self.second.seconds, bad.error)
+
+
+def _route(routes: list[Route], name: str, o: Outcome, cap: float | None, timeout: float, describe: Any) -> None:
+    """A route of the exact side from its outcome (ok, timed out, not started)."""
+    if o.ok:
+        routes.append(Route(name, o.seconds, describe(o.value)))
+    elif o.state in ("timed out", "not started"):
+        limit = f"{cap:g} s per job (--msolve-timeout)" if cap is not None and cap < timeout else f"{timeout:g} s"
+        what = "timed out" if o.state == "timed out" else "not started (no time left)"
+        routes.append(Route(name, o.seconds, f"{what} within {limit}"))
+    elif o.state == "failed":
+        routes.append(Route(name, o.seconds, f"failed: {o.error}"))
+
+
+def _count_job(variables: Sequence[str], polys: Sequence[str], prime: int, label: str, backend: Any,
+               timeout: float) -> tuple[int | None, str]:
+    """:func:`_count_mod` with the time limit last (a job of :class:`~.beside.Beside`)."""
+    return _count_mod(variables, polys, prime, timeout, label, backend)
+
+
+def _count_mod(variables: Sequence[str], polys: Sequence[str], prime: int, timeout: float, label: str,
+               backend: Any) -> tuple[int | None, str]:
+    """msolve's count of the complex solutions of an integer system modulo ``prime`` (the text reduced modulo it):
+    ``(count, msolve's version)``."""
+    from .._algebra.msolve import count_solutions
+
+    sol = count_solutions(variables, polys, prime, timeout=timeout, label=f"{label} (count mod {prime})",
+                          backend=backend)
+    return sol.count, sol.msolve
 
 
 def _check(arch: Architecture, hom: Any, boxes: Any, count: int | None, method: str, seed: int) -> None:

@@ -30,6 +30,7 @@ Macaulay2 runs only when asked (``method="m2"``) or for one token.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -44,6 +45,7 @@ from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
 from .._m2.backend import check_timeout
 from .._resources import MemoryEstimate, require_memory
 from .._results import ResultMixin
+from .beside import Beside
 from .critical import Route
 from .metrics import METRICS, metric
 from .._models.coordinates import check_one_layer
@@ -73,36 +75,53 @@ class EDCount:
 
 @dataclass(frozen=True)
 class EDDegree(ResultMixin):
-    """The ED degree of one layer's closure for a metric, with how it was computed and what it proves."""
+    """The ED degree of one layer's closure for a metric, with how it was computed and what it proves.
+
+    ``ed_degree`` is the value only when it is decided (``final``): both msolve counts agree (probabilistic), or the
+    monodromy met its stopping rule with every solution certified (numerical, with the proven lower bound equal to
+    it), or the implicit route finished.  Otherwise it is None and the result holds what is known: ``lower_bound``
+    (proven), ``upper_bound`` (proven), ``found`` (the monodromy's solutions when a limit stopped it), the Segre
+    prediction (a conjecture) and why it is not decided (``status``)."""
 
     architecture: Architecture
     metric: str
     metric_description: str
-    method: str  # "count" or "m2"
-    ed_degree: int
+    method: str  # "count", "monodromy", "m2", or "undecided"
+    ed_degree: int | None
     fiber: int  # solutions in the weights per critical point (count)
     counts: tuple[EDCount, ...]  # the counts (method count)
-    prime: int
+    prime: int | None  # the prime field of the value (count, m2); None for the numerical route
     seed: int
     seconds: float
     samples: int | None = None  # input sequences of the data metric
     notes: tuple[str, ...] = field(default=())
     closure: tuple[int, int, int] | None = None  # (dimension, codimension, degree) from Macaulay2 (method m2)
     routes: tuple[Route, ...] = field(default=())
-    lower_bound: int | None = None  # proven: certified solutions with pairwise disjoint images (monodromy)
+    lower_bound: int | None = None  # proven: certified solutions with pairwise disjoint images (monodromy), or deg
     monodromy: dict[str, Any] | None = None
     msolve: str | None = None  # msolve's version, when it ran
     macaulay2: str | None = None
+    upper_bound: int | None = None  # proven: the multihomogeneous Bezout number over the fiber (formula.py)
+    bounds: tuple[tuple[str, str, int], ...] = field(default=())  # (side, source, value), each proven
+    prediction: dict[str, Any] | None = None  # the Segre formula's value and status (a conjecture)
+    status: str = "decided"  # why the value is not decided, when it is not
+
+    @property
+    def final(self) -> bool:
+        return self.ed_degree is not None
 
     @property
     def certificate(self) -> str:
+        if self.method == "undecided":
+            return (f"not decided: ED degree >= {self.lower_bound} (proven lower bound)"
+                    + (f", <= {self.upper_bound:,} (proven upper bound)" if self.upper_bound is not None else ""))
         if self.method == "monodromy":
             m = self.monodromy or {}
             return (f"numerical, with a proven lower bound: monodromy found {m.get('found')} solutions in the "
                     f"weights ({self.fiber} per critical point), stopped by {m.get('stop')!r} (trace deviation "
                     f"{m.get('trace_deviation')}); {m.get('certified')} of them certified by the Krawczyk test, "
-                    f"{self.lower_bound} with pairwise disjoint images: ED degree >= {self.lower_bound} (proven); "
-                    "one random target and form")
+                    f"{self.lower_bound} with pairwise disjoint images: ED degree >= {self.lower_bound} (proven), "
+                    "equal to the value; one random target and form")
         if self.method == "count":
             runs = ", ".join(f"{c.solutions} over GF({c.prime}) (seed {c.seed})" for c in self.counts)
             return (f"probabilistic: the critical equations in the weights (critical locus removed, on a slice of "
@@ -113,12 +132,33 @@ class EDDegree(ResultMixin):
                 "random data (random combinations of the generators; no solution at a singular point for generic "
                 "data), their solutions counted by msolve (the degree of a zero-dimensional ideal)")
 
+    def headline(self) -> str:
+        """The first line: the value, or that it is not decided with the proven bounds."""
+        what = f"ED degree of {self.architecture.describe()} ({self.metric})"
+        if self.final:
+            return f"{what}: {self.ed_degree}"
+        known = []
+        if self.lower_bound:
+            known.append(f">= {self.lower_bound:,} (proven lower bound)")
+        if self.upper_bound is not None:
+            known.append(f"<= {self.upper_bound:,} (proven upper bound)")
+        text = f"{what}: NOT DECIDED ({self.status}): " + ", ".join(known)
+        m = self.monodromy or {}
+        if m.get("found") is not None and self.fiber:
+            text += f"; monodromy found {-(-int(m['found']) // self.fiber)} before its limit"
+        if self.prediction and self.prediction.get("value") is not None:
+            text += f"; the Segre formula predicts {self.prediction['value']:,} (a conjecture)"
+        return text
+
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
-        return {"architecture": self.architecture.to_dict(), "ed_degree": self.ed_degree, "metric": self.metric,
-                "metric_description": self.metric_description, "method": self.method,
-                "certificate": self.certificate, "lower_bound": self.lower_bound, "fiber": self.fiber,
+        return {"architecture": self.architecture.to_dict(), "final": self.final, "ed_degree": self.ed_degree,
+                "status": self.status, "metric": self.metric, "metric_description": self.metric_description,
+                "method": self.method, "certificate": self.certificate, "lower_bound": self.lower_bound,
+                "upper_bound": self.upper_bound,
+                "bounds": [{"side": side, "source": source, "value": value} for side, source, value in self.bounds],
+                "prediction": self.prediction, "fiber": self.fiber,
                 "counts": [c.to_dict() for c in self.counts], "monodromy": self.monodromy,
                 "routes": [r.to_dict() for r in self.routes],
                 "prime": self.prime, "seed": self.seed, "samples": self.samples, "seconds": round(self.seconds, 3),
@@ -126,18 +166,23 @@ class EDDegree(ResultMixin):
                 "notes": list(self.notes), "provenance": provenance(msolve=self.msolve, macaulay2=self.macaulay2)}
 
     def __repr__(self) -> str:
-        return (f"EDDegree({self.architecture.describe()}, metric {self.metric}: {self.ed_degree}, "
-                f"{self.method})")
+        value = self.ed_degree if self.final else f">= {self.lower_bound} (not decided)"
+        return f"EDDegree({self.architecture.describe()}, metric {self.metric}: {value}, {self.method})"
 
     def __str__(self) -> str:
-        lines = [f"ED degree of {self.architecture.describe()}: {self.ed_degree}",
+        lines = [self.headline(),
                  f"  metric           {self.metric}: {self.metric_description}",
                  f"  method           {self.method}",
                  f"  certificate      {self.certificate}"]
-        if self.lower_bound is not None:
-            lines.append(f"  lower bound      {self.lower_bound} (proven: Krawczyk, disjoint images)")
+        for side, source, value in self.bounds:
+            lines.append(f"  {side + ' bound':<16} {value:,} ({source})")
+        if self.prediction is not None:
+            predicted = self.prediction.get("value")
+            shown = "-" if predicted is None else f"{predicted:,}"
+            lines.append(f"  prediction       {shown} ({self.prediction['status']})")
         lines += [f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)" for r in self.routes]
-        lines.append(f"  prime {self.prime}, seed {self.seed}, {self.seconds:.2f} s")
+        field_ = f"prime {self.prime}, " if self.prime is not None else ""
+        lines.append(f"  {field_}seed {self.seed}, {self.seconds:.2f} s")
         lines += [f"  note             {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -167,6 +212,12 @@ def _count(arch: Architecture, kind: str, samples: int | None, prime: int, seed:
                                "(a component of critical points not removed: a bug, or unlucky data)",
                                prime=prime, seed=seed)
     return sol.count, sol.seconds, description, sol.msolve
+
+
+def _count_within(arch: Architecture, kind: str, samples: int | None, prime: int, seed: int, backend: Any,
+                  timeout: float) -> tuple[int, float, str, str]:
+    """:func:`_count` with the time limit last (a job of :class:`~.beside.Beside`)."""
+    return _count(arch, kind, samples, prime, seed, timeout, backend)
 
 
 def _layer(arch: Architecture) -> tuple[int, int, int, int]:
@@ -251,20 +302,26 @@ def implicit_count(arch: Architecture, kind: str, samples: int | None, seed: int
 
 
 def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "auto", samples: int | None = None,
-              seed: int = 0, timeout: float = 300.0, backend: str = "auto", cache: bool = True) -> EDDegree:
+              seed: int = 0, timeout: float = 300.0, backend: str = "auto", cache: bool = True,
+              workers: int | None = 1, scheduler: str | None = None, save: Any = None,
+              resume: Any = None) -> EDDegree:
     """The ED degree of one layer's closure (``t >= 2``) for ``metric`` (see the module docstring).
 
-    ``samples``: input sequences of the data metric (default: a few more than
-    make its Gram form invertible).  ``timeout`` bounds each route (each count, the monodromy, or the
-    Macaulay2 job).
+    ``samples``: input sequences of the data metric (default: a few more than make its Gram form invertible).
+    ``timeout`` bounds the whole call (the monodromy, the certification and the msolve counts run within it, the
+    counts beside the monodromy; the Macaulay2 route: its job and count).  A run that ends at the limit returns
+    what it has: ``final`` False, ``ed_degree`` None, the proven bounds (:attr:`EDDegree.lower_bound`,
+    :attr:`EDDegree.upper_bound`) and the monodromy's solutions.  ``workers`` / ``scheduler``: where the
+    monodromy's paths and certifications run (this process, a local Dask cluster of ``workers`` processes, the
+    cluster at ``scheduler``); ``save`` / ``resume``: the monodromy's state file (a long count survives a crash).
 
     >>> from ag_attention import Architecture
     >>> r = ed_degree(Architecture((2, 1), (2,), tokens=2), metric="euclidean", method="count")
     >>> r.ed_degree, r.counts[0].solutions == r.counts[1].solutions
     (6, True)
     >>> r = ed_degree(Architecture((2, 1), (2,), tokens=2), metric="generic")
-    >>> r.ed_degree, r.lower_bound, [route.name for route in r.routes]
-    (14, 14, ['monodromy (certified)', 'count (msolve, two primes)'])
+    >>> r.ed_degree, r.lower_bound, r.final, [route.name for route in r.routes]
+    (14, 14, True, ['monodromy (certified)', 'count (msolve, two primes)'])
     """
     if metric not in METRICS:
         raise InvalidArgumentError(f"metric={metric!r}: must be one of {', '.join(METRICS)}")
@@ -282,7 +339,12 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
                                    "use method='m2' (or 'auto')")
     if arch.heads != 1 or arch.skip or arch.normalized:
         raise InvalidArgumentError("ed_degree: one plain lightning layer (one head, no skip connection, no softmax)")
+    if (save is not None or resume is not None or scheduler is not None or workers not in (None, 1)) and \
+            method in ("count", "m2"):
+        raise InvalidArgumentError(f"workers, scheduler, save and resume belong to the monodromy: not with "
+                                   f"method={method!r}")
     t0 = time.perf_counter()
+    end = time.monotonic() + timeout
     notes = []
     if arch.ranks is not None and arch.ranks[0] > d:
         notes.append(f"rank bound a = {arch.ranks[0]} > d = {d}: A is free, the layer is the one of a = {d} (its "
@@ -293,86 +355,123 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     if t == 1 or method == "m2":
         return _implicit(arch, metric, samples, seed, timeout, backend, cache, notes, t0, d, e, t)
     from .._algebra.degree import degree_formula
+    from .formula import ed_upper_bound, segre_ed_degree
 
-    fiber = degree_formula(d, e, a, 2).fiber
+    formula = degree_formula(d, e, a, 2)
+    fiber = formula.fiber
+    bounds: list[tuple[str, str, int]] = []
+    if metric == "generic" and formula.applies:
+        bounds.append(("lower", "the degree of the closure (docs/math/degree.md): the generic ED degree is at least "
+                                "the degree (a polar degree), proven", int(formula.degree)))
+    upper = ed_upper_bound(d, e, a, fiber)
+    bounds.append(("upper", f"the multihomogeneous Bezout number {upper.bezout:,} of the critical equations over "
+                            f"the fiber {fiber}, proven (docs/math/landscape.md, landscape-bounds)", upper.value))
+    prediction = segre_ed_degree(d, e, a).to_dict() if metric == "generic" else None
     routes: list[Route] = []
     mono = None
-    if method in ("monodromy", "auto"):
-        from .numerical import monodromy_ed
-        from .square import square_memory
-
-        require_memory(square_memory(d, e, a), f"the monodromy of {arch.describe()}",
-                       "use a smaller size or method='count'")
-
-        G, description = metric_form(metric, d, e, t, seed, samples, arch.causal)
-        t1 = time.perf_counter()
-        try:
-            mono = monodromy_ed(arch, G, fiber=fiber, seed=seed, timeout=timeout)
-        except AgAttentionError as exc:
-            if method == "monodromy":
-                raise
-            routes.append(Route("monodromy (certified)", time.perf_counter() - t1, f"failed: {exc}"))
-        else:
-            routes.append(Route("monodromy (certified)", time.perf_counter() - t1,
-                                f"{'ok' if mono.stop == 'trace test' else 'stopped: ' + mono.stop}: {mono.found} "
-                                f"found, {mono.certified} certified, {mono.images} distinct images (ED >= "
-                                f"{mono.images}, proven)"))
-            if mono.found % fiber:
-                notes.append(f"monodromy found {mono.found} solutions, not a multiple of the fiber {fiber}: some "
-                             "are missing")
-    counts: list[EDCount] = []
-    version = None
-    description = ""
-    if method in ("count", "auto"):
+    counted = method in ("count", "auto")
+    if counted:
         require_memory(_system_memory(d, e, a), f"the critical equations of {arch.describe()}",
                        "use a smaller size or method='monodromy'")
-        t1 = time.perf_counter()
-        try:
+    with Beside(end) as beside:
+        if counted:
             for prime, offset in COUNT_RUNS:
-                n, seconds, said, version = _count(arch, metric, samples, prime, seed + offset, timeout, backend)
-                description = description or said  # the first run's (the second has other data, same kind)
-                counts.append(EDCount(prime, seed + offset, n, seconds))
-        except MSolveTimeoutError:
-            if method == "count" or mono is None:
-                why = "; ".join(f"{r.name}: {r.outcome}" for r in routes)
-                raise MSolveTimeoutError(f"msolve: the ED count of {arch.describe()} ({metric}), after "
-                                         f"{len(counts)} of 2 counts" + (f" (and {why})" if why else ""),
-                                         timeout) from None
-            routes.append(Route("count (msolve, two primes)", time.perf_counter() - t1,
-                                f"timed out after {timeout:g} s ({len(counts)} of 2 counts done)"))
-            counts = []
-        else:
-            if counts[0].solutions != counts[1].solutions:
-                raise ComputationError(f"the counts disagree: {counts[0].solutions} and {counts[1].solutions} "
-                                       "(an unlucky prime or choice): rerun with another seed", seed=seed)
-            if counts[0].solutions % fiber:
-                raise ComputationError(f"{counts[0].solutions} solutions is not a multiple of the fiber {fiber} (bug)")
-            routes.append(Route("count (msolve, two primes)", time.perf_counter() - t1,
-                                f"ok: {counts[0].solutions} solutions, ED {counts[0].solutions // fiber}"))
+                beside.submit(f"count {prime}", functools.partial(_count_within, arch, metric, samples, prime,
+                                                                  seed + offset, backend))
+        if method in ("monodromy", "auto"):
+            from .numerical import monodromy_ed
+            from .square import square_memory
+
+            require_memory(square_memory(d, e, a), f"the monodromy of {arch.describe()}",
+                           "use a smaller size or method='count'")
+            G, description = metric_form(metric, d, e, t, seed, samples, arch.causal)
+
+            def known() -> int | None:  # the first count is of the same form: the monodromy may stop at it
+                got = beside.value(f"count {COUNT_RUNS[0][0]}") if counted else None
+                return None if got is None else int(got[0])
+
+            t1 = time.perf_counter()
+            try:
+                mono = monodromy_ed(arch, G, fiber=fiber, seed=seed, deadline=end, known=known if counted else None,
+                                    workers=workers, scheduler=scheduler, save=save, resume=resume)
+            except AgAttentionError as exc:
+                if method == "monodromy":
+                    raise
+                routes.append(Route("monodromy (certified)", time.perf_counter() - t1, f"failed: {exc}"))
+            else:
+                state = "ok" if mono.complete else "stopped at a limit"
+                routes.append(Route("monodromy (certified)", time.perf_counter() - t1,
+                                    f"{state} ({mono.stop}): {mono.found} found, {mono.certified} certified, "
+                                    f"{mono.images} distinct images (ED >= {mono.images}, proven)"
+                                    + (f", {mono.unchecked} not certified for lack of time" if mono.unchecked
+                                       else "")))
+                if mono.found % fiber:
+                    notes.append(f"monodromy found {mono.found} solutions, not a multiple of the fiber {fiber}: "
+                                 "some are missing")
+        counts: list[EDCount] = []
+        version = None
+        count_state = ""
+        if counted:
+            t1 = time.perf_counter()
+            outcomes = [beside.wait(f"count {prime}") for prime, _ in COUNT_RUNS]
+            failures = [o for o in outcomes if o.state == "failed"]
+            if failures and isinstance(failures[0].error, ComputationError):
+                raise failures[0].error
+            if failures and failures[0].error is not None:
+                raise failures[0].error
+            if all(o.ok for o in outcomes):
+                for (prime, offset), o in zip(COUNT_RUNS, outcomes):
+                    n, seconds, said, version = o.value
+                    counts.append(EDCount(prime, seed + offset, n, seconds))
+                if counts[0].solutions != counts[1].solutions:
+                    raise ComputationError(f"the counts disagree: {counts[0].solutions} and {counts[1].solutions} "
+                                           "(an unlucky prime or choice): rerun with another seed", seed=seed)
+                if counts[0].solutions % fiber:
+                    raise ComputationError(f"{counts[0].solutions} solutions is not a multiple of the fiber {fiber} "
+                                           "(bug)")
+                routes.append(Route("count (msolve, two primes)", sum(c.seconds for c in counts),
+                                    f"ok: {counts[0].solutions} solutions, ED {counts[0].solutions // fiber}"))
+            else:
+                done = sum(1 for o in outcomes if o.ok)
+                count_state = (f"the msolve counts did not finish within the time limit ({done} of 2 done; rerun "
+                               f"with a larger timeout)")
+                routes.append(Route("count (msolve, two primes)", sum(o.seconds for o in outcomes),
+                                    f"timed out: {done} of 2 counts finished within the limit of {timeout:g} s"))
     if mono is not None and counts and mono.images > counts[0].solutions // fiber:
         raise ComputationError(f"ED degree of {arch.describe()} ({metric}): {mono.images} distinct critical points "
                                f"are certified (proven) but msolve counts {counts[0].solutions // fiber}: a "
                                "contradiction (an unlucky prime or draw); no value is reported", seed=seed)
     if mono is not None and counts and mono.found != counts[0].solutions:
         notes.append(f"monodromy found {mono.found} solutions and msolve counts {counts[0].solutions}: "
-                     + ("the monodromy missed some" if mono.found < counts[0].solutions else "a contradiction"))
+                     + ("the monodromy stopped at a limit before it found them all"
+                        if mono.found < counts[0].solutions else "a contradiction"))
     samples_used = _samples(metric, samples, d, e, t)
-    lower = mono.images if mono is not None else None
+    lower = max([mono.images if mono is not None else 0] + [v for side, _, v in bounds if side == "lower"])
+    if mono is not None and mono.images:
+        bounds.insert(0, ("lower", f"{mono.images} certified critical points with pairwise disjoint images "
+                                   "(Krawczyk), proven", mono.images))
     mdict = mono.to_dict() if mono is not None else None
+    description = metric_form(metric, d, e, t, seed, samples, arch.causal)[1]
+    common = dict(samples=samples_used, closure=None, routes=tuple(routes), lower_bound=lower, monodromy=mdict,
+                  msolve=version, upper_bound=upper.value, bounds=tuple(bounds), prediction=prediction)
     if counts:
-        if mono is None:
-            description = description or metric_form(metric, d, e, t, seed, samples, arch.causal)[1]
-        return EDDegree(arch, metric, description or metric_form(metric, d, e, t, seed, samples, arch.causal)[1],
-                        "count", counts[0].solutions // fiber, fiber, tuple(counts), counts[0].prime, seed,
-                        time.perf_counter() - t0, samples_used, tuple(notes), None, tuple(routes), lower, mdict,
-                        version)
-    assert mono is not None
-    value = -(-mono.found // fiber)
-    if mono.stop != "trace test":
-        notes.append(f"monodromy stopped by {mono.stop!r}, not by the trace test: the value may be short")
-    return EDDegree(arch, metric, metric_form(metric, d, e, t, seed, samples, arch.causal)[1], "monodromy", value,
-                    fiber, (), 0, seed, time.perf_counter() - t0, samples_used, tuple(notes), None, tuple(routes),
-                    lower, mdict, version)
+        return EDDegree(arch, metric, description, "count", counts[0].solutions // fiber, fiber, tuple(counts),
+                        counts[0].prime, seed, time.perf_counter() - t0, notes=tuple(notes), **common)  # type: ignore[arg-type]
+    if mono is not None and mono.complete and mono.images * fiber == mono.found:
+        return EDDegree(arch, metric, description, "monodromy", mono.found // fiber, fiber, (), None, seed,
+                        time.perf_counter() - t0, notes=tuple(notes), **common)  # type: ignore[arg-type]
+    why = []
+    if mono is not None:
+        if not mono.complete:
+            why.append(f"the monodromy stopped at {mono.stop!r}" + (f" with {mono.unchecked} solutions not certified"
+                                                                     if mono.unchecked else ""))
+        elif mono.images * fiber != mono.found:
+            why.append(f"{mono.found - mono.images * fiber} of the monodromy's {mono.found} solutions are not "
+                       "certified with distinct images")
+    if count_state:
+        why.append(count_state)
+    return EDDegree(arch, metric, description, "undecided", None, fiber, (), None, seed, time.perf_counter() - t0,
+                    notes=tuple(notes), status="; ".join(why) or "no route finished", **common)  # type: ignore[arg-type]
 
 
 def metric_form(kind: str, d: int, e: int, t: int, seed: int, samples: int | None,

@@ -17,13 +17,13 @@ computes the Segre product's value exactly (integers), and says why where it doe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import comb, factorial, prod
 
 from .._errors import InvalidArgumentError
 
-__all__ = ["SegrePrediction", "segre_ed_degree", "segre_product_ed_degree"]
+__all__ = ["SegrePrediction", "segre_ed_degree", "segre_product_ed_degree", "BezoutBound", "ed_upper_bound"]
 
 
 def _multinomial(total: int, parts: tuple[int, ...]) -> int:
@@ -112,3 +112,68 @@ def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
     return SegrePrediction(d, d_out, a, dims, segre_product_ed_degree(dims),
                            "conjecture: the generic ED degree of the Segre product upstairs (proven for it); equal "
                            "to the neuromanifold's at every size counted, not proven for the neuromanifold")
+
+
+@dataclass(frozen=True)
+class BezoutBound:
+    """A proven upper bound on the ED degree of ``(d, d', a)`` (``t >= 2``, any form ``G``): the multihomogeneous
+    Bezout number of the square critical system of :mod:`.square` divided by the fiber."""
+
+    d: int
+    d_out: int
+    a: int
+    groups: tuple[str, ...]  # the unknowns' groups
+    bezout: int  # the multihomogeneous Bezout number of the square system
+    fiber: int
+    value: int  # bezout // fiber
+
+    def to_dict(self) -> dict[str, object]:
+        return {"size": [self.d, self.d_out, self.a], "groups": list(self.groups), "bezout": self.bezout,
+                "fiber": self.fiber, "value": self.value, "status": "proven upper bound"}
+
+
+def _mhom_coefficient(rows: Sequence[tuple[tuple[int, ...], int]], target: tuple[int, ...]) -> int:
+    """The coefficient of ``prod_g h_g^(target_g)`` in ``prod_rows (sum_g deg_g h_g)^count``: a dynamic program over
+    the exponents used so far (each equation picks the group of one of its variables)."""
+    table: dict[tuple[int, ...], int] = {tuple(0 for _ in target): 1}
+    for degrees, count in rows:
+        for _ in range(count):
+            nxt: dict[tuple[int, ...], int] = {}
+            for used, c in table.items():
+                for g, dg in enumerate(degrees):
+                    if dg and used[g] < target[g]:
+                        key = used[:g] + (used[g] + 1,) + used[g + 1:]
+                        nxt[key] = nxt.get(key, 0) + c * dg
+            table = nxt
+    return table.get(target, 0)
+
+
+def ed_upper_bound(d: int, d_out: int, a: int, fiber: int = 1) -> BezoutBound:
+    """A proven upper bound on the ED degree of one layer, for every form (docs/math/landscape.md, landscape-bounds).
+
+    The square system (:mod:`.square`) in the groups of unknowns ``A`` (or ``B``, ``K`` for ``a < d``), ``V`` and
+    ``lambda``: ``x`` is bilinear in ``(A, V)`` and ``A = B [I | K] R`` bilinear in ``(B, K)``, so ``L = x^T G x -
+    2 w^T x`` has multidegree at most ``(2, 2)`` (``(2, 2, 2)``); ``dL/dA = 0`` has multidegree ``(1, 2)``,
+    ``dL/dV + lambda l = 0`` ``(2, 1, 1)``, the slice ``l . V = 1`` ``(0, 1, 0)``.  The multihomogeneous Bezout
+    theorem bounds the isolated solutions in the product of projective spaces, hence in the affine chart, by the
+    coefficient of ``prod_g h_g^(n_g)`` in ``prod_i (sum_g deg_g(F_i) h_g)``.  For a generic target every
+    critical point of the smooth part is ``fiber`` regular (isolated) solutions, so ``ED <= bezout / fiber``.
+
+    >>> ed_upper_bound(2, 1, 2).bezout, ed_upper_bound(2, 1, 2).value
+    (34, 34)
+    """
+    for name, v in (("d", d), ("d_out", d_out), ("a", a), ("fiber", fiber)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InvalidArgumentError(f"{name}={v!r}: must be a positive integer")
+    r = min(a, d)
+    ed = d_out * d
+    if r == d:
+        groups: tuple[str, ...] = ("A", "V", "lambda")
+        rows: list[tuple[tuple[int, ...], int]] = [((1, 2, 0), d * d), ((2, 1, 1), ed), ((0, 1, 0), 1)]
+        target: tuple[int, ...] = (d * d, ed, 1)
+    else:
+        groups = ("B", "K", "V", "lambda")
+        rows = [((1, 2, 2, 0), d * r), ((2, 1, 2, 0), r * (d - r)), ((2, 2, 1, 1), ed), ((0, 0, 1, 0), 1)]
+        target = (d * r, r * (d - r), ed, 1)
+    bezout = _mhom_coefficient(rows, target)
+    return BezoutBound(d, d_out, a, groups, bezout, fiber, bezout // fiber)

@@ -29,7 +29,9 @@ import numpy as np
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._numeric import certify as _certify
+from .._numeric import executors
 from .._numeric import homotopy as _homotopy
+from .._numeric import monodromy as _monodromy
 from .square import SquareSystem, square_system
 
 __all__ = ["MonodromyCount", "monodromy_ed", "HomotopySolutions", "homotopy_solutions", "distinct_images"]
@@ -46,24 +48,30 @@ class MonodromyCount:
     paths: int
     failures: int
     loops: int
-    stop: str  # "stable", "max_solutions" or "time limit"
-    stable: int
+    stop: str  # the monodromy's stop (:data:`ag_attention._numeric.monodromy.FINAL_STOPS` and the limits)
     seconds_monodromy: float
     seconds_certification: float
     not_certified: int  # candidates the Krawczyk test did not pass (or that were on the critical locus)
     trace: float | None = None  # the last trace test's deviation
+    unchecked: int = 0  # solutions found but not certified before the time limit
+    executor: str = "one process"
+    checkpoint: str | None = None
+    known: int | None = None  # the count known otherwise when it stopped
+    resumed: bool = False
 
     @property
     def complete(self) -> bool:
-        """The stopping rule was met (not a proof of completeness: see the stopping rule)."""
-        return self.stop == "stable"
+        """The stopping rule was met (the trace test passed, or a known count was reached) and every solution found
+        was tried by the certification: the found count is the monodromy's value, not a limit's."""
+        return self.stop in _monodromy.FINAL_STOPS and self.unchecked == 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"found": self.found, "certified": self.certified, "certified_images": self.images,
-                "fiber": self.fiber, "paths": self.paths, "failures": self.failures, "loops": self.loops,
-                "stop": self.stop, "stopping_rule": _homotopy.STOPPING_RULE.format(stable=self.stable, twice=2 * self.stable),
-                "trace_deviation": self.trace, "not_certified": self.not_certified,
-                "seconds_monodromy": round(self.seconds_monodromy, 3),
+                "final": self.complete, "fiber": self.fiber, "paths": self.paths, "failures": self.failures,
+                "loops": self.loops, "stop": self.stop, "stopping_rule": _monodromy.STOPPING_RULE,
+                "trace_deviation": self.trace, "known_count": self.known, "not_certified": self.not_certified,
+                "unchecked": self.unchecked, "executor": self.executor, "checkpoint": self.checkpoint,
+                "resumed": self.resumed, "seconds_monodromy": round(self.seconds_monodromy, 3),
                 "seconds_certification": round(self.seconds_certification, 3)}
 
 
@@ -80,11 +88,25 @@ def distinct_images(S: SquareSystem, solutions: Sequence[_certify.Certified]) ->
     with balls.precision(_certify.BITS):
         xb = [S.ball_coordinates(c.box, np.asarray(c.chart)) for c in solutions]
     scale = 1 + np.max(np.abs(xf), axis=1)
+    # near pairs by a sweep over one coordinate (sorted), not all pairs: O(N log N) plus the near pairs
+    col = int(np.argmax(np.var(xf.real, axis=0))) if xf.shape[1] else 0
+    key = xf[:, col].real
+    order = np.argsort(key, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
     kept: list[int] = []
+    kept_sorted: list[float] = []
+    kept_index: list[int] = []
     for i in range(len(solutions)):
-        near = [j for j in kept if np.max(np.abs(xf[i] - xf[j])) <= 1e-6 * max(scale[i], scale[j])]
+        tol = 1e-6 * scale[i]
+        lo = np.searchsorted(kept_sorted, key[i] - tol * 4 - 1e-6 * float(np.max(scale)))
+        hi = np.searchsorted(kept_sorted, key[i] + tol * 4 + 1e-6 * float(np.max(scale)), side="right")
+        near = [j for j in kept_index[lo:hi] if np.max(np.abs(xf[i] - xf[j])) <= 1e-6 * max(scale[i], scale[j])]
         if all(balls.boxes_disjoint(xb[i], xb[j]) for j in near):
             kept.append(i)
+            pos = int(np.searchsorted(kept_sorted, key[i]))
+            kept_sorted.insert(pos, float(key[i]))
+            kept_index.insert(pos, i)
     return len(kept)
 
 
@@ -92,23 +114,60 @@ def _start(S: SquareSystem, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return S.seed(np.random.default_rng(seed))
 
 
-def monodromy_ed(arch: Architecture, G: Any, *, fiber: int, seed: int = 0, timeout: float = 300.0,
-                 max_solutions: int | None = None, stable: int = 5) -> MonodromyCount:
-    """The ED problem of ``G`` (exact, on the reduced coordinates) solved by monodromy over a random complex target
-    (from ``seed``), every solution certified there (module docstring).  ``timeout`` bounds the monodromy (the
-    certification of what it found comes after)."""
-    S = square_system(arch, G)
+def _certification_seconds(S: SquareSystem, z0: np.ndarray, p0: np.ndarray, c0: np.ndarray) -> float:
+    """Seconds to certify one solution of this system (the start point, timed): what the deadline reserves."""
+    t0 = time.perf_counter()
+    _certify.certify_each(S, z0[None, :], list(p0), p0, False, c0[None, :], S.off_critical_locus)
+    return time.perf_counter() - t0
+
+
+def _state(S: SquareSystem, seed: int, resume: Any) -> _monodromy.Monodromy:
+    if resume is not None:
+        return _monodromy.Monodromy.resume(S, resume, fingerprint=S.fingerprint(seed))
     z0, p0, c0 = _start(S, seed)
-    t0 = time.monotonic()
-    mono = _homotopy.monodromy_solve(S, z0, p0, seed=seed, timeout=timeout, max_solutions=max_solutions,
-                                     stable=stable, desc=f"monodromy {arch.describe()}", chart0=c0)
-    t1 = time.monotonic()
-    cert = _certify.certify_solutions(S, mono.solutions, list(p0), float_parameter=p0, real_system=False,
-                                      keep=S.off_critical_locus, charts=mono.charts,
-                                      desc=f"certify {arch.describe()}")
+    return _monodromy.Monodromy(S, z0, p0, seed=seed, chart0=c0, fingerprint=S.fingerprint(seed))
+
+
+def monodromy_ed(arch: Architecture, G: Any, *, fiber: int, seed: int = 0, timeout: float = 300.0,
+                 max_solutions: int | None = None, known: Any = None, workers: int | None = 1,
+                 scheduler: str | None = None, save: Any = None, resume: Any = None,
+                 deadline: float | None = None) -> MonodromyCount:
+    """The ED problem of ``G`` (exact, on the reduced coordinates) solved by monodromy over a random complex target
+    (from ``seed``), every solution certified there (module docstring).
+
+    ``timeout`` (or ``deadline``, a ``time.monotonic()``) bounds the whole: the monodromy stops early enough for the
+    certification of what it found (the time one certification takes, measured first, times the solutions, over
+    the workers); solutions the certification did not reach are ``unchecked``.  ``known``: a count known otherwise
+    (solutions in the weights, or a function returning it once known: msolve's, running beside it) at which the
+    monodromy stops.  ``workers`` / ``scheduler``: where paths and certifications run
+    (:func:`ag_attention._numeric.executors.executor`); ``save`` / ``resume``: the monodromy's state file."""
+    with _homotopy.one_blas_thread():
+        return _monodromy_ed(arch, G, fiber, seed, deadline if deadline is not None else time.monotonic() + timeout,
+                             max_solutions, known, workers, scheduler, save, resume)
+
+
+def _monodromy_ed(arch: Architecture, G: Any, fiber: int, seed: int, end: float, max_solutions: int | None,
+                  known: Any, workers: int | None, scheduler: str | None, save: Any, resume: Any) -> MonodromyCount:
+    S = square_system(arch, G)
+    state = _state(S, seed, resume)
+    z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S.n_chart)[0]  # type: ignore[index]
+    per = _certification_seconds(S, z0, p0, c0)
+    with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers,
+                            scheduler=scheduler) as ex:
+        def stop_at(found: int) -> float:
+            return end - (1.5 * per * found / ex.workers + 1.0)
+
+        t0 = time.monotonic()
+        mono = state.run(ex, deadline=stop_at, known=known, max_solutions=max_solutions, save=save,
+                         desc=f"monodromy {arch.describe()}")
+        t1 = time.monotonic()
+        cert = _certify.certify_solutions(S, mono.solutions, list(mono.base), float_parameter=mono.base,
+                                          real_system=False, keep=S.off_critical_locus, charts=mono.charts,
+                                          desc=f"certify {arch.describe()}", deadline=end, executor=ex)
     images = distinct_images(S, cert.solutions)
     return MonodromyCount(mono.count, cert.count, images, fiber, mono.paths, mono.failures, mono.loops, mono.stop,
-                          mono.stable, t1 - t0, time.monotonic() - t1, cert.failed + cert.duplicates, mono.trace)
+                          t1 - t0, time.monotonic() - t1, cert.failed + cert.duplicates, mono.trace, cert.unchecked,
+                          mono.executor, mono.checkpoint, mono.known, mono.resumed)
 
 
 @dataclass(frozen=True)
@@ -124,6 +183,8 @@ class HomotopySolutions:
     seconds_monodromy: float
     seconds_homotopy: float
     failed_reasons: dict[str, int]
+    base_final: bool = True  # the monodromy met its stopping rule (the base count is its value, not a limit's)
+    complete_at_target: bool = False  # the certified count at the target reached the count known there
 
     @property
     def certified(self) -> int:
@@ -133,34 +194,82 @@ class HomotopySolutions:
     def real(self) -> list[_certify.Certified]:
         return [s for s in self.certification.solutions if s.real is True]
 
+    @property
+    def final(self) -> bool:
+        """Every critical point at the target was found, as far as the stopping rule tells: the monodromy met its rule
+        (or the certified count at the target reached msolve's count there) and every end was certified or
+        failed on its own (none left unchecked by the time limit)."""
+        return (self.base_final or self.complete_at_target) and self.certification.unchecked == 0
+
 
 def homotopy_solutions(arch: Architecture, G: Any, w: Sequence[Any], *, seed: int = 0, timeout: float = 300.0,
-                       stable: int = 5) -> HomotopySolutions:
+                       known: Any = None, workers: int | None = 1, scheduler: str | None = None, save: Any = None,
+                       resume: Any = None, deadline: float | None = None) -> HomotopySolutions:
     """Every critical point (off the critical locus) of ``x^T G x - 2 w^T x`` in the weights of one layer, ``G``
-    and ``w`` exact and real (a data set's Gram form and target); see the module docstring."""
+    and ``w`` exact and real (a data set's Gram form and target); see the module docstring.
+
+    ``timeout`` (or ``deadline``) bounds the whole (monodromy, the homotopy to the target, the certification);
+    ``known``: the number of solutions at the target known otherwise (msolve's count, or a function returning it
+    once known): when the monodromy has found that many, their ends at the target are certified, and if as many are
+    certified the work is done (else the monodromy goes on to its own rule)."""
     w = [Fraction(v) for v in w]
     size = max((abs(v) for v in w), default=Fraction(0))
     if size == 0:
         raise InvalidArgumentError("the target w is 0: every critical point is the origin of the closure")
+    with _homotopy.one_blas_thread():
+        return _homotopy_solutions(arch, G, w, size, seed, deadline if deadline is not None
+                                   else time.monotonic() + timeout, known, workers, scheduler, save, resume)
+
+
+def _homotopy_solutions(arch: Architecture, G: Any, w: list[Fraction], size: Fraction, seed: int, end_time: float,
+                        known: Any, workers: int | None, scheduler: str | None, save: Any,
+                        resume: Any) -> HomotopySolutions:
     S = square_system(arch, G, w_scale=size)
     target = S.target(w)
     target_f = np.array([float(v) for v in target], dtype=complex)
-    z0, p0, c0 = _start(S, seed)
-    t0 = time.monotonic()
-    mono = _homotopy.monodromy_solve(S, z0, p0, seed=seed, timeout=timeout, stable=stable,
-                                     desc=f"monodromy {arch.describe()}", chart0=c0)
-    t1 = time.monotonic()
-    left = max(10.0, timeout - (t1 - t0))
-    final = _homotopy.TrackerOptions(max_steps=20000)  # the ends may be far out: let them take long
-    end = _homotopy.parameter_homotopy(S, mono.solutions, p0, target_f, timeout=left, seed=seed, options=final,
-                                       chart=mono.charts, real=True)
-    t2 = time.monotonic()
+    state = _state(S, seed, resume)
+    z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S.n_chart)[0]  # type: ignore[index]
+    per = _certification_seconds(S, z0, p0, c0)
+    final_options = _homotopy.TrackerOptions(max_steps=20000)  # the ends may be far out: let them take long
+    seconds_mono = seconds_hom = 0.0
+
+    def known_now() -> int | None:
+        return known() if callable(known) else known
+
+    with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers,
+                            scheduler=scheduler) as ex:
+        use_known = known is not None
+        while True:
+            paths0, t_run = state.paths, time.monotonic()
+
+            def stop_at(found: int) -> float:
+                # keep time for the homotopy to the target (about three loop edges a path) and the certification
+                rate = (time.monotonic() - t_run) / max(1, state.paths - paths0) if state.paths > paths0 else 0.01
+                return end_time - ((3 * rate * ex.workers + 1.5 * per) * found / ex.workers + 2.0)
+
+            t0 = time.monotonic()
+            mono = state.run(ex, deadline=stop_at, known=known_now if use_known else None, save=save,
+                             desc=f"monodromy {arch.describe()}")
+            t1 = time.monotonic()
+            seconds_mono += t1 - t0
+            left = max(1.0, end_time - t1 - 1.5 * per * mono.count / ex.workers)
+            end = _homotopy.parameter_homotopy(S, mono.solutions, mono.base, target_f, timeout=left, seed=seed,
+                                               options=final_options, chart=mono.charts, real=True)
+            seconds_hom += time.monotonic() - t1
+            rows = np.flatnonzero(end.ok)
+            assert end.chart is not None
+            cert = _certify.certify_solutions(S, end.z[rows], list(target), float_parameter=target_f,
+                                              real_system=True, keep=S.off_critical_locus, charts=end.chart[rows],
+                                              desc=f"certify {arch.describe()}", deadline=end_time, executor=ex)
+            k = known_now()
+            complete = k is not None and cert.count >= k
+            if mono.stop == "trace test" or complete or time.monotonic() >= end_time - 1.0:
+                break
+            if mono.stop != "known count":  # a limit (time, interrupt, cluster): what was found is the answer
+                break
+            use_known = False  # as many found as msolve counts, fewer certified at the target: on to the rule
     reasons: dict[str, int] = {}
     for r in end.reason[~end.ok]:
         reasons[str(r)] = reasons.get(str(r), 0) + 1
-    rows = np.flatnonzero(end.ok)
-    assert end.chart is not None
-    cert = _certify.certify_solutions(S, end.z[rows], list(target), float_parameter=target_f, real_system=True,
-                                      keep=S.off_critical_locus, charts=end.chart[rows],
-                                      desc=f"certify {arch.describe()}")
-    return HomotopySolutions(S, target, mono.count, int(rows.size), cert, mono.to_dict(), t1 - t0, t2 - t1, reasons)
+    return HomotopySolutions(S, target, mono.count, int(rows.size), cert, mono.to_dict(), seconds_mono, seconds_hom,
+                             reasons, mono.stop == "trace test", complete)

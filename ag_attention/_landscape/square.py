@@ -125,6 +125,17 @@ class SquareSystem:
             A = [f"a{k}_{l}" for k in range(1, d + 1) for l in range(1, d + 1)]
         return tuple(A + [f"v{m}_{l}" for m in range(1, e + 1) for l in range(1, d + 1)] + ["lambda"])
 
+    def fingerprint(self, seed: int) -> str:
+        """A hash of the problem a monodromy state belongs to: the size, the exact form ``G``, the scales and the
+        seed (a saved state is refused for another one)."""
+        import hashlib
+
+        h = hashlib.sha256(f"square system {self.d},{self.e},{self.a}; {self.scale_G}; {self.scale_x}; seed {seed}; "
+                           .encode())
+        for v in self.G.flat:
+            h.update(f"{v},".encode())
+        return h.hexdigest()
+
     def target(self, w: Sequence[Any]) -> np.ndarray:
         """The parameter of this system for the target ``w`` of the loss ``x^T G x - 2 w^T x`` (exact)."""
         arr = np.asarray(w, dtype=object)

@@ -40,12 +40,15 @@ import numpy as np
 from .. import _progress
 from .._exact import balls
 
-__all__ = ["BallSystem", "Certified", "Certification", "krawczyk", "certify_solutions", "RADII"]
+__all__ = ["BallSystem", "Certified", "Certification", "krawczyk", "certify_solutions", "certify_each", "distinct",
+           "RADII"]
 
 #: the radii tried for each box, relative to ``1 + |c|`` (the first that passes is kept)
 RADII = (1e-11, 1e-9, 1e-7, 1e-5)
 #: bits of the ball arithmetic
 BITS = 128
+#: a candidate the certification did not reach before its deadline
+UNTRIED = "untried"
 
 
 class BallSystem(Protocol):
@@ -74,6 +77,16 @@ class Certified:
     chart: np.ndarray | None = None  # the chart the box is in (systems with charts)
     key: list[Any] | None = field(default=None, repr=False)  # balls of the chart-free invariants
 
+    def __getstate__(self) -> dict[str, Any]:  # balls as integers (a Dask worker sends it back): balls.ball_parts
+        return {"center": self.center, "radius": self.radius, "real": self.real, "box": balls.ball_parts(self.box),
+                "chart": self.chart, "key": None if self.key is None else balls.ball_parts(self.key)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name in ("center", "radius", "real", "chart"):
+            object.__setattr__(self, name, state[name])
+        object.__setattr__(self, "box", balls.balls_from_parts(state["box"]))
+        object.__setattr__(self, "key", None if state["key"] is None else list(balls.balls_from_parts(state["key"])))
+
 
 @dataclass
 class Certification:
@@ -87,6 +100,7 @@ class Certification:
     seconds: float
     radii: tuple[float, ...] = RADII
     bits: int = BITS
+    unchecked: int = 0  # candidates not tried before the deadline (the count is then a lower bound)
 
     @property
     def count(self) -> int:
@@ -104,6 +118,7 @@ class Certification:
         return {"certified": self.count, "real": self.real, "not_real": self.nonreal,
                 "realness_undecided": self.count - self.real - self.nonreal, "candidates": self.candidates,
                 "failed": self.failed, "duplicates": self.duplicates, "conjugates_added": self.conjugates,
+                "unchecked": self.unchecked,
                 "seconds": round(self.seconds, 3), "method": "Krawczyk test in ball arithmetic",
                 "bits": self.bits, "radii": list(self.radii)}
 
@@ -160,10 +175,29 @@ def _scaled_inverse(J: np.ndarray, d: np.ndarray) -> np.ndarray | None:
     return Y if np.isfinite(Y).all() else None
 
 
+def certify_each(system: Any, candidates: np.ndarray, parameter: Sequence[Any], float_parameter: np.ndarray,
+                 real_system: bool, charts: np.ndarray | None = None, keep: Callable[..., bool] | None = None,
+                 wall_deadline: float | None = None) -> list[Certified | None | str]:
+    """Each candidate through :func:`krawczyk` (and ``keep``), independently: its certified box, None (failed), or
+    :data:`UNTRIED` (not tried before ``wall_deadline``, a ``time.time()``).  The task a Dask worker runs."""
+    out: list[Certified | None | str] = []
+    charted = _charted(system)
+    for row, c in enumerate(np.atleast_2d(np.asarray(candidates, dtype=complex))):
+        if wall_deadline is not None and time.time() > wall_deadline:
+            out.append(UNTRIED)
+            continue
+        chart = charts[row] if charted and charts is not None else None
+        got = _certify_one(system, c, parameter, float_parameter, real_system, chart)
+        if got is not None and keep is not None and not (keep(got.box, chart) if charted else keep(got.box)):
+            got = None
+        out.append(got)
+    return out
+
+
 def certify_solutions(system: Any, candidates: np.ndarray, parameter: Sequence[Any], *, float_parameter:
                       np.ndarray, real_system: bool, conjugates: bool = True,
                       keep: Callable[..., bool] | None = None, charts: np.ndarray | None = None,
-                      desc: str = "certify") -> Certification:
+                      desc: str = "certify", deadline: float | None = None, executor: Any = None) -> Certification:
     """Certify each candidate (rows of ``candidates``, in the charts ``charts``) by :func:`krawczyk`, at the radii
     :data:`RADII`.
 
@@ -172,36 +206,91 @@ def certify_solutions(system: Any, candidates: np.ndarray, parameter: Sequence[A
     candidate with a small imaginary part is first tried on a real-centered box, and the conjugates of non-real
     solutions are added).  ``keep``: an extra proof asked of each box (e.g. off a locus; called with the box, and
     the chart for systems with charts), a box failing it is counted as failed.  Distinct: boxes (or, with charts,
-    the balls of the invariants) pairwise disjoint.
+    the balls of the invariants) pairwise disjoint (:func:`distinct`).  ``deadline`` (``time.monotonic()``): the
+    candidates not reached by then are not certified (``unchecked``: the count is then a lower bound of what the
+    candidates hold); ``executor``: a Dask executor (:mod:`.executors`) certifies chunks on its workers.
     """
     t0 = time.monotonic()
-    out: list[Certified] = []
-    failed = duplicates = added = 0
-    mirrored: list[Certified] = []
     candidates = np.atleast_2d(np.asarray(candidates, dtype=complex))
-    charted = _charted(system)
-    with _progress.bar(total=len(candidates), desc=desc, unit="solution") as bar:
-        for row, c in enumerate(candidates):
-            bar.update()
-            chart = charts[row] if charted and charts is not None else None
-            got = _certify_one(system, c, parameter, float_parameter, real_system, chart)
-            if got is None or (keep is not None and not (keep(got.box, chart) if charted else keep(got.box))):
-                failed += 1
-                continue
-            if any(_meets(got, other) for other in out):
-                if not any(_meets(got, other) for other in mirrored):
-                    duplicates += 1  # (the conjugate of one certified before is no duplicate of the candidates)
-                continue
-            out.append(got)
-            if conjugates and real_system and got.real is False:
-                box = np.array([z.conjugate() for z in got.box], dtype=object)
-                key = None if got.key is None else [z.conjugate() for z in got.key]
-                conj = Certified(np.conj(got.center), got.radius, False, box, got.chart, key)
-                if not any(_meets(conj, other) for other in out):
-                    out.append(conj)
-                    mirrored.append(conj)
-                    added += 1
-    return Certification(out, len(candidates), failed, duplicates, added, time.monotonic() - t0)
+    wall = None if deadline is None else time.time() + (deadline - time.monotonic())
+    got: list[Certified | None | str] = []
+    if executor is not None and getattr(executor, "kind", "") == "Dask" and len(candidates) > 1:
+        got = executor.map_certify(system, candidates, parameter, float_parameter, real_system, charts, keep, wall)
+    else:
+        charted = _charted(system)
+        with _progress.bar(total=len(candidates), desc=desc, unit="solution") as bar:
+            for row in range(len(candidates)):
+                bar.update()
+                if deadline is not None and time.monotonic() > deadline:
+                    got.extend([UNTRIED] * (len(candidates) - row))
+                    break
+                got.extend(certify_each(system, candidates[row:row + 1], parameter, float_parameter, real_system,
+                                        None if not charted or charts is None else charts[row:row + 1], keep))
+    return distinct(got, real_system and conjugates, time.monotonic() - t0)
+
+
+def distinct(got: list[Certified | None | str], conjugates: bool, seconds: float = 0.0) -> Certification:
+    """The certified boxes ``got`` (None: failed) kept pairwise disjoint, in order, each followed by its conjugate
+    (``conjugates``: a real system; the conjugate box of a certified non-real box holds the conjugate solution);
+    a box meeting a kept one is a duplicate (not counted; unless it meets only added conjugates).  Overlaps are
+    found by a sweep over the outward-rounded bounds of one coordinate (``O(N log N)`` plus the overlapping pairs),
+    then decided on the balls (:func:`_meets`)."""
+    items: list[Certified] = []
+    mirror: list[bool] = []
+    for g in got:
+        if not isinstance(g, Certified):
+            continue
+        items.append(g)
+        mirror.append(False)
+        if conjugates and g.real is False:
+            box = np.array([z.conjugate() for z in g.box], dtype=object)
+            key = None if g.key is None else [z.conjugate() for z in g.key]
+            items.append(Certified(np.conj(g.center), g.radius, False, box, g.chart, key))
+            mirror.append(True)
+    neighbours = _overlapping_pairs(items)
+    kept: list[int] = []
+    is_kept = np.zeros(len(items), dtype=bool)
+    duplicates = added = 0
+    for i in range(len(items)):
+        hits = [j for j in neighbours.get(i, ()) if j < i and is_kept[j] and _meets(items[i], items[j])]
+        if not hits:
+            is_kept[i] = True
+            kept.append(i)
+            added += mirror[i]
+        elif not mirror[i] and not any(mirror[j] for j in hits):
+            duplicates += 1  # (the conjugate of one certified before is no duplicate of the candidates)
+    unchecked = sum(1 for g in got if isinstance(g, str))
+    failed = sum(1 for g in got if g is None)
+    return Certification([items[i] for i in kept], len(got), failed, duplicates, added, seconds, unchecked=unchecked)
+
+
+def _bounds(c: Certified) -> np.ndarray:
+    """``(re_lo, re_hi, im_lo, im_hi)`` per coordinate of what tells solutions apart (invariants, else the box)."""
+    return np.array([balls.ball_bounds(z) for z in (c.key if c.key is not None else c.box)], dtype=float)
+
+
+def _overlapping_pairs(items: list[Certified]) -> dict[int, list[int]]:
+    """For each item, the items whose bounds overlap its own in the sweep coordinate (a superset of those it may
+    meet)."""
+    if len(items) < 2:
+        return {}
+    B = np.array([_bounds(c) for c in items])  # (N, n, 4)
+    mids = np.concatenate([(B[:, :, 0] + B[:, :, 1]) / 2, (B[:, :, 2] + B[:, :, 3]) / 2], axis=1)
+    spread = np.nanvar(mids, axis=0)
+    col = int(np.nanargmax(spread)) if np.isfinite(spread).any() else 0
+    n = B.shape[1]
+    lo = B[:, col % n, 0 if col < n else 2]
+    hi = B[:, col % n, 1 if col < n else 3]
+    order = np.argsort(lo, kind="stable")
+    out: dict[int, list[int]] = {}
+    active: list[int] = []
+    for i in order:
+        active = [j for j in active if hi[j] >= lo[i]]
+        for j in active:
+            out.setdefault(int(i), []).append(j)
+            out.setdefault(j, []).append(int(i))
+        active.append(int(i))
+    return out
 
 
 def _meets(a: Certified, b: Certified) -> bool:

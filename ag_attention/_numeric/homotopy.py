@@ -19,16 +19,11 @@ only lower a certified count, never raise it.
   bound (``|z| > 1e8``).  For parameters ``p_a, p_b`` away from the
   discriminant (random complex ones), the solutions are regular along the whole
   segment with probability one.
-* :func:`monodromy_solve`: from one start pair ``(z_0, p_0)``, loops
-  ``p_0 -> q_1 -> q_2 -> p_0`` through random complex parameters permute the
-  solutions over ``p_0`` of the irreducible component through ``z_0``; every
-  solution found is tracked through every loop (the set is closed under the
-  loops' permutations), then fresh loops are added until ``stable`` in a row
-  find nothing new (the stopping rule, as HomotopyContinuation.jl's
-  ``max_loops_no_progress``).  For an irreducible component the group of all
-  loops acts transitively, so a closed set is complete once the loops generate
-  that group; nothing proves they do, which is why the rule is stated and the
-  count is compared with msolve's where both finish.
+* :class:`Polylines` and :func:`track_job`: paths along polylines of
+  parameters (a monodromy loop ``p0 -> q1 -> q2 -> p0``, a segment), many jobs
+  in one batch; ``track_job`` is what a Dask worker runs.  Monodromy, its
+  stopping rule and its executors (one process, a Dask cluster) are in
+  :mod:`.monodromy`.
 * :func:`parameter_homotopy`: the solutions over ``p_a`` carried to ``p_b``
   (every regular isolated solution over ``p_b`` is the end of a path from a
   generic ``p_a``: Morgan and Sommese's parameter homotopy theorem).
@@ -46,8 +41,9 @@ import numpy as np
 from .. import _progress
 from .._errors import InvalidArgumentError
 
-__all__ = ["ParametricSystem", "TrackerOptions", "TrackResult", "track", "MonodromyResult", "monodromy_solve",
-           "parameter_homotopy", "newton", "Deduplicator"]
+__all__ = ["ParametricSystem", "TrackerOptions", "TrackResult", "track", "parameter_homotopy", "newton",
+           "Deduplicator", "random_parameter", "CAREFUL", "Ends", "Polylines", "track_job", "join_ends", "set_threads", "one_blas_thread",
+           "CONVERGED"]
 
 
 class ParametricSystem(Protocol):
@@ -287,6 +283,21 @@ _WORKERS = min(2, os.cpu_count() or 1)
 _POOL: list[Any] = []
 
 
+def one_blas_thread() -> Any:
+    """A context in which BLAS runs one thread (threadpoolctl): the tracker's matrices are small and batched, BLAS
+    threads only cost there, and on 2 cores two BLAS threads beside an msolve job stalled one 32 x 160 SVD for more
+    than a minute (measured at (4,4))."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def set_threads(n: int) -> None:
+    """Threads stepping a batch in this process (1: none; a Dask worker of a cluster with a process per core)."""
+    global _WORKERS
+    _WORKERS = max(1, min(2, int(n)))
+
+
 def _pool() -> Any:
     if not _POOL:
         from concurrent.futures import ThreadPoolExecutor
@@ -363,6 +374,181 @@ def _shift(idx: np.ndarray, removed: np.ndarray) -> np.ndarray:
     return idx - np.searchsorted(np.sort(removed), idx)
 
 
+# ------------------------------------------------------------------ polylines
+@dataclass
+class Ends:
+    """Where some paths of one job ended: rows ``index`` of the job, their points (Newton-refined at the last
+    vertex), charts, whether each arrived and converged there, why not, Newton's last correction, and steps."""
+
+    job: int
+    index: np.ndarray  # (k,) rows of the job
+    z: np.ndarray  # (k, n)
+    chart: np.ndarray | None  # (k, n_chart)
+    ok: np.ndarray  # (k,) bool: arrived at the last vertex and Newton converged there (correction < 1e-8)
+    reason: np.ndarray  # (k,) str: "" or why the path failed
+    last: np.ndarray  # (k,) Newton's last correction at the end (inf where it failed)
+    steps: np.ndarray  # (k,) steps over all edges
+    seconds: float = 0.0  # the work's seconds, where one task ran the whole job (:func:`track_job`)
+
+
+#: Newton's last correction (relative to ``1 + |z|``) below which an end counts as converged
+CONVERGED = 1e-8
+
+
+class Polylines:
+    """Paths along polylines of parameters ``v_0 -> v_1 -> ... -> v_k`` (a loop: ``p0 -> q1 -> q2 -> p0``; a
+    segment: ``pa -> pb``), many jobs at once in one batch (:class:`_Paths`): a path that reaches the end of an edge
+    goes on along the next at once, so the batch stays full while single paths take long.  A *job* is a set of
+    start points, each with its polyline (``vertex_sets[which[i]]``); its ends come back as :class:`Ends`, a few
+    rows at a time, each refined by Newton at its last vertex."""
+
+    def __init__(self, system: Any, options: TrackerOptions = TrackerOptions()) -> None:
+        self.system = system
+        self.paths = _Paths(system, options)
+        self._jobs: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> (vertex_sets, which)
+        self._tag_job: list[int] = []
+        self._tag_row: list[int] = []
+        self._tag_edge: list[int] = []
+        self._left: dict[int, int] = {}  # job -> paths under way
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def add(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
+            which: np.ndarray) -> None:
+        """Start the paths of ``job``: row ``i`` of ``z`` (in the chart ``charts[i]``) along the polyline
+        ``vertex_sets[which[i]]`` (``vertex_sets``: ``(L, k + 1, m)``, ``k >= 1`` edges)."""
+        z = np.atleast_2d(np.asarray(z, dtype=complex))
+        vertex_sets = np.asarray(vertex_sets, dtype=complex)
+        which = np.asarray(which, dtype=np.int64)
+        if vertex_sets.ndim != 3 or vertex_sets.shape[1] < 2 or which.shape != (z.shape[0],):
+            raise InvalidArgumentError(f"a job needs vertex sets (L, k + 1 >= 2, m) and one index per start, got "
+                                       f"{vertex_sets.shape} and {which.shape} for {z.shape[0]} starts")
+        if job in self._jobs:
+            raise InvalidArgumentError(f"job {job} is already under way")
+        self._jobs[job] = (vertex_sets, which)
+        B = z.shape[0]
+        self._left[job] = B
+        tags = np.arange(len(self._tag_job), len(self._tag_job) + B)
+        self._tag_job.extend([job] * B)
+        self._tag_row.extend(range(B))
+        self._tag_edge.extend([0] * B)
+        self.paths.add(z, vertex_sets[which, 0], vertex_sets[which, 1], tags, charts)
+
+    def step(self) -> list[Ends]:
+        """One predictor-corrector step of every path under way (:meth:`_Paths.step`); the ends reached."""
+        arrived, failed, why = self.paths.step()
+        out: dict[int, list[tuple[int, np.ndarray, np.ndarray | None, bool, str, int]]] = {}
+        if arrived.size:
+            zz, tags, st, cc = self.paths.take(arrived)
+            failed = _shift(failed, arrived)
+            onward: dict[tuple[int, int], list[int]] = {}
+            for k, tag in enumerate(tags):
+                job, edge = self._tag_job[tag], self._tag_edge[tag]
+                vs, which = self._jobs[job]
+                if edge + 2 < vs.shape[1]:  # another edge: on at once, same tag
+                    onward.setdefault((job, edge + 1), []).append(k)
+                else:
+                    out.setdefault(job, []).append((self._tag_row[tag], zz[k], cc[k], True, "", int(st[k])))
+            for (job, edge), ks in onward.items():
+                vs, which = self._jobs[job]
+                sel = np.array(ks)
+                rows = np.array([self._tag_row[tags[k]] for k in ks])
+                for k in ks:
+                    self._tag_edge[tags[k]] = edge
+                self.paths.add(zz[sel], vs[which[rows], edge], vs[which[rows], edge + 1], tags[sel],
+                               cc[sel] if _charts(self.system) else None)
+                self.paths.steps[-len(ks):] = st[sel]  # steps count over the whole polyline
+        if failed.size:
+            reasons = dict(zip(self.paths.tag[failed].tolist(), why))
+            zz, tags, st, cc = self.paths.take(failed)
+            for k, tag in enumerate(tags):
+                out.setdefault(self._tag_job[tag], []).append(
+                    (self._tag_row[tag], zz[k], cc[k], False, str(reasons[int(tag)]), int(st[k])))
+        return [self._finish(job, items) for job, items in out.items()]
+
+    def _finish(self, job: int, items: list[tuple[int, np.ndarray, np.ndarray | None, bool, str, int]]) -> Ends:
+        vs, which = self._jobs[job]
+        rows = np.array([it[0] for it in items], dtype=np.int64)
+        z = np.array([it[1] for it in items], dtype=complex).reshape(len(items), -1)
+        nc = _charts(self.system)
+        chart = np.array([it[2] for it in items], dtype=complex).reshape(len(items), nc) if nc else None
+        ok = np.array([it[3] for it in items], dtype=bool)
+        reason = np.array([it[4] for it in items], dtype=object)
+        steps = np.array([it[5] for it in items], dtype=np.int64)
+        last = np.full(len(items), np.inf)
+        good = np.flatnonzero(ok)
+        if good.size:
+            end = vs[which[rows[good]], -1]
+            zr, lg = newton(self.system, z[good], end, iterations=2, chart=None if chart is None else chart[good])
+            z[good], last[good] = zr, lg
+            bad = good[~(lg < CONVERGED)]
+            ok[bad] = False
+            reason[bad] = "not converged at the end"
+        self._left[job] -= len(items)
+        if self._left[job] == 0:
+            del self._left[job], self._jobs[job]
+        return Ends(job, rows, z, chart, ok, reason, last, steps)
+
+    def drop(self) -> list[int]:
+        """Stop every path under way; the jobs that had paths left."""
+        jobs = sorted(self._left)
+        if len(self.paths):
+            self.paths.take(np.arange(len(self.paths)))
+        self._left.clear()
+        self._jobs.clear()
+        return jobs
+
+
+def track_job(system: Any, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
+              which: np.ndarray, options: TrackerOptions, wall_deadline: float | None = None,
+              threads: int | None = None) -> Ends:
+    """Every path of one job to its end (:class:`Polylines`), stopped at ``wall_deadline`` (``time.time()``; the
+    unfinished paths are returned as failed with the reason ``"time limit"``): the task a Dask worker runs.
+    ``threads``: threads stepping a batch (1 on a worker process: the cluster has a process per core)."""
+    if threads is not None:
+        set_threads(threads)
+    t0 = time.perf_counter()
+    P = Polylines(system, options)
+    P.add(job, z, charts, vertex_sets, which)
+    parts: list[Ends] = []
+    with one_blas_thread():
+        while len(P):
+            if wall_deadline is not None and time.time() > wall_deadline:
+                break
+            parts.extend(P.step())
+    B = np.atleast_2d(z).shape[0]
+    done = np.zeros(B, dtype=bool)
+    for e in parts:
+        done[e.index] = True
+    nc = _charts(system)
+    if not done.all():  # the time limit: the rest as failed, where they were
+        rows = np.flatnonzero(~done)
+        P.drop()
+        parts.append(Ends(job, rows, np.atleast_2d(np.asarray(z, dtype=complex))[rows],
+                          None if not nc or charts is None else np.asarray(charts)[rows],
+                          np.zeros(rows.size, dtype=bool), np.array(["time limit"] * rows.size, dtype=object),
+                          np.full(rows.size, np.inf), np.zeros(rows.size, dtype=np.int64)))
+    out = join_ends(job, parts, nc)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def join_ends(job: int, parts: list[Ends], n_chart: int) -> Ends:
+    """Several :class:`Ends` of one job as one, rows sorted."""
+    if not parts:
+        return Ends(job, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=complex), None,
+                    np.zeros(0, dtype=bool), np.zeros(0, dtype=object), np.zeros(0), np.zeros(0, dtype=np.int64))
+    index = np.concatenate([e.index for e in parts])
+    order = np.argsort(index, kind="stable")
+    chart = None
+    if n_chart and all(e.chart is not None for e in parts):
+        chart = np.concatenate([e.chart for e in parts if e.chart is not None])[order]
+    return Ends(job, index[order], np.concatenate([e.z for e in parts])[order], chart,
+                np.concatenate([e.ok for e in parts])[order], np.concatenate([e.reason for e in parts])[order],
+                np.concatenate([e.last for e in parts])[order], np.concatenate([e.steps for e in parts])[order])
+
+
 # ------------------------------------------------------------------ deduplication
 class Deduplicator:
     """A growing set of points told apart by a key (the point itself, or invariants that do not depend on its
@@ -374,14 +560,15 @@ class Deduplicator:
         self.tol = tol
         self.seed = seed
         self.direction: np.ndarray | None = None
-        self.points: list[np.ndarray] = []
-        self.charts: list[np.ndarray | None] = []
+        self._size = 0
+        self._points = np.zeros((16, n), dtype=complex)  # grown by doubling: array() is a view, O(1)
+        self._charts: np.ndarray | None = None
         self.key_list: list[np.ndarray] = []
         self.keys = np.empty(0)
         self.order = np.empty(0, dtype=np.int64)
 
     def __len__(self) -> int:
-        return len(self.points)
+        return self._size
 
     def add(self, z: np.ndarray, key: np.ndarray | None = None, chart: np.ndarray | None = None) -> int | None:
         """The index of ``z`` if it is new, else None."""
@@ -397,9 +584,18 @@ class Deduplicator:
             other = self.key_list[int(j)]
             if np.max(np.abs(other - key)) <= self.tol * (1 + max(size, float(np.max(np.abs(other))))):
                 return None
-        index = len(self.points)
-        self.points.append(np.array(z, dtype=complex))
-        self.charts.append(None if chart is None else np.array(chart, dtype=complex))
+        index = self._size
+        if index == self._points.shape[0]:
+            self._points = np.concatenate([self._points, np.zeros_like(self._points)])
+            if self._charts is not None:
+                self._charts = np.concatenate([self._charts, np.zeros_like(self._charts)])
+        self._points[index] = z
+        if chart is not None:
+            chart = np.asarray(chart, dtype=complex).reshape(-1)
+            if self._charts is None:
+                self._charts = np.zeros((self._points.shape[0], chart.size), dtype=complex)
+            self._charts[index] = chart
+        self._size += 1
         self.key_list.append(key)
         pos = np.searchsorted(self.keys, proj)
         self.keys = np.insert(self.keys, pos, proj)
@@ -407,262 +603,25 @@ class Deduplicator:
         return index
 
     def array(self) -> np.ndarray:
-        return np.array(self.points, dtype=complex).reshape(len(self.points), -1)
+        """The points kept, in the order they were added (a view: do not write to it)."""
+        return self._points[:self._size]
 
     def chart_array(self, n_chart: int) -> np.ndarray | None:
         if not n_chart:
             return None
-        return np.array(self.charts, dtype=complex).reshape(len(self.charts), n_chart)
+        if self._charts is None:
+            return np.zeros((self._size, n_chart), dtype=complex)
+        return self._charts[:self._size]
 
 
-# ------------------------------------------------------------------ monodromy
-@dataclass
-class MonodromyResult:
-    """The solutions over the base parameter found by monodromy, and how they were found."""
-
-    solutions: np.ndarray  # (N, n) complex, Newton-refined over ``base``
-    base: np.ndarray  # the base parameter p_0
-    loops: int  # loops used
-    paths: int  # paths tracked (one path = one edge of a loop for one solution)
-    failures: int  # paths that did not arrive
-    seconds: float
-    stop: str  # why it stopped: "trace test", "stable", "max_solutions", "time limit"
-    stable: int  # the stopping rule: this many fresh loops in a row found nothing new
-    history: list[tuple[int, int, int]] = field(default_factory=list)  # (loops, paths so far, solutions so far)
-    charts: np.ndarray | None = None  # (N, n_chart): each solution's chart
-    recharts: int = 0  # points moved to a chart centered on them along the way
-    trace: float | None = None  # the last trace test's deviation from an affine trace (None: not run or failed)
-
-    @property
-    def count(self) -> int:
-        return int(self.solutions.shape[0])
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"solutions": self.count, "loops": self.loops, "paths": self.paths, "failures": self.failures,
-                "recharts": self.recharts, "seconds": round(self.seconds, 3), "stop": self.stop,
-                "trace_deviation": self.trace, "stopping_rule": STOPPING_RULE.format(stable=self.stable, twice=2 * self.stable)}
-
-
-#: the stopping rule of :func:`monodromy_solve`, as results state it
-STOPPING_RULE = ("every solution through every loop; then the trace test (the sum of the solutions' coordinates "
-                 "affine along a random pencil of parameters, to {tol:g} relative), else fresh loops, at most "
-                 "{{stable}} in a row without a new solution ({{twice}} after a failed trace test)").format(tol=1e-8)
-TRACE_TOLERANCE = 1e-8
-#: the tracker's settings for a path tried again along the same segment
-CAREFUL = TrackerOptions(initial_step=0.005, max_step=0.02, max_steps=40000, max_correction=1e-3)
-
-
-def trace_test(system: Any, z: np.ndarray, p0: np.ndarray, rng: np.random.Generator, *,
-               chart: np.ndarray | None = None, options: TrackerOptions = TrackerOptions(),
-               deadline: float | None = None, attempts: int = 3) -> float | None:
-    """The trace test of a solution set over ``p0``: its points carried to ``p0 + s v`` for two random complex
-    ``s`` (``v`` random); the sum of their linear coordinates is affine in ``s`` exactly when the set is a union of
-    whole fibers of the components it meets (Sommese, Verschelde and Wampler's trace test, here on the pencil of
-    parallel slices ``{p = p0 + s v}`` of the incidence correspondence).  The relative deviation from affine, or
-    None when a path failed (no conclusion)."""
-    z = np.atleast_2d(z)
-    for _ in range(attempts):  # a failed path leaves a pencil without conclusion: another pencil
-        v = _random_parameter(rng, p0)
-        s1 = complex(rng.standard_normal(), rng.standard_normal()) * 0.3
-        s2 = complex(rng.standard_normal(), rng.standard_normal()) * 0.3
-        sums = []
-        size = 0.0
-        ends: np.ndarray | None
-        for s in (0.0, s1, s2):
-            if s == 0.0:
-                ends, ch = z, chart
-            else:
-                res = track(system, z, p0, p0 + s * v, options, deadline, chart)
-                bad = np.flatnonzero(~res.ok)
-                if bad.size:  # the same segment again, in smaller steps: the same continuation, more carefully
-                    again = track(system, z[bad], p0, p0 + s * v, CAREFUL, deadline,
-                                  None if chart is None else chart[bad])
-                    res.z[bad], res.ok[bad] = again.z, again.ok
-                    if res.chart is not None and again.chart is not None:
-                        res.chart[bad] = again.chart
-                if not res.ok.all():
-                    break
-                ends, ch = _refine_points(system, res.z, p0 + s * v, res.chart)
-                if ends is None:
-                    break
-            x = _linear(system, ends, ch)
-            sums.append(x.sum(axis=0))
-            size = max(size, float(np.abs(x).sum(axis=0).max()))
-        if len(sums) == 3:
-            d1, d2 = sums[1] - sums[0], sums[2] - sums[0]
-            return float(np.max(np.abs(d2 - (s2 / s1) * d1)) / max(size, 1e-300))
-    return None
-
-
-def _refine_points(system: Any, z: np.ndarray, p: np.ndarray,
-                   chart: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray | None]:
-    zr, last = newton(system, z, p, iterations=2, chart=chart if _charts(system) else None)
-    if not np.all(last < 1e-8):
-        return None, None
-    return zr, chart
-
-
-def _random_parameter(rng: np.random.Generator, like: np.ndarray) -> np.ndarray:
+def random_parameter(rng: np.random.Generator, like: np.ndarray) -> np.ndarray:
+    """A random complex parameter of the size of ``like`` (Gaussian, scaled to ``like``'s root mean square)."""
     scale = np.linalg.norm(like) / np.sqrt(like.size) if np.linalg.norm(like) > 0 else 1.0
     return scale * (rng.standard_normal(like.size) + 1j * rng.standard_normal(like.size)) / np.sqrt(2)
 
 
-def monodromy_solve(system: Any, z0: np.ndarray, p0: np.ndarray, *, seed: int = 0, loops: int = 3,
-                    stable: int = 5, max_solutions: int | None = None, timeout: float | None = None,
-                    options: TrackerOptions = TrackerOptions(), desc: str = "monodromy",
-                    chart0: np.ndarray | None = None, trace_rule: bool = True) -> MonodromyResult:
-    """All solutions over ``p0`` of the component through the start solution ``z0`` (in the chart ``chart0``);
-    see the module docstring.
-
-    ``loops``: loops from the start; once every solution went through every loop, the trace test
-    (:func:`trace_test`, when ``trace_rule``) stops it if it passes, else a fresh loop is added; ``stable``: fresh
-    loops in a row without a new solution before stopping anyway;
-    ``max_solutions``: stop once this many are found; ``timeout``: seconds, after which what was found is
-    returned (``stop = "time limit"``).  Progress on standard error: paths tracked, solutions, failures.
-
-    Paths run asynchronously: a solution that completes a loop is added at once and its own loops start while
-    other paths are still under way, so the batch stays full (no round waits for its slowest path).
-    """
-    if loops < 1 or stable < 1:
-        raise InvalidArgumentError(f"loops={loops}, stable={stable}: must be positive")
-    rng = np.random.default_rng(seed)
-    t0 = time.monotonic()
-    deadline = None if timeout is None else t0 + timeout
-    p0 = np.asarray(p0, dtype=complex)
-    nc = _charts(system)
-    c0 = None if not nc else np.atleast_2d(np.asarray(chart0, dtype=complex))
-    z0r, last = newton(system, np.atleast_2d(z0), p0, iterations=3, chart=c0)
-    if not np.isfinite(last[0]) or last[0] > 1e-6:
-        raise InvalidArgumentError("monodromy_solve: the start point is not a regular solution over p0 "
-                                   f"(Newton's last correction {last[0]:.2e})")
-    found = Deduplicator(system.n, seed=seed)
-    found.add(z0r[0], _invariants(system, z0r, c0)[0], None if c0 is None else c0[0])
-    corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per loop: p0 -> q1 -> q2 -> p0
-
-    def new_loop() -> int:
-        # corners at random scales (a factor e^U(-1.5, 3.5) of |p0|): loops of several sizes go around other
-        # branch points (measured: with one scale, one solution of 14 of (2,1,2) was never reached)
-        corners.append((p0, _random_parameter(rng, p0) * np.exp(rng.uniform(-1.5, 3.5)),
-                        _random_parameter(rng, p0) * np.exp(rng.uniform(-1.5, 3.5))))
-        return len(corners) - 1
-
-    queue: list[tuple[int, int]] = []  # (solution, loop) pairs to start
-    for _ in range(loops):
-        queue.append((0, new_loop()))
-    pool = _Paths(system, options)
-    meta: dict[int, tuple[int, int, int]] = {}  # tag -> (solution, loop, edge)
-    next_tag = 0
-    paths = failures = 0
-    quiet_loops = 0
-    fresh_mark: int | None = None  # solutions known when the last fresh loop started
-    traced_at = -1  # solutions known at the last trace test
-    trace: float | None = None
-    stop = "stable"
-    history: list[tuple[int, int, int]] = []
-
-    def start(pairs: list[tuple[int, int]], z: np.ndarray, edge: int, charts: np.ndarray | None) -> None:
-        nonlocal next_tag
-        tags = np.arange(next_tag, next_tag + len(pairs))
-        next_tag += len(pairs)
-        pa = np.array([corners[j][edge] for _, j in pairs])
-        pb = np.array([corners[j][(edge + 1) % 3] for _, j in pairs])
-        for tag, (i, j) in zip(tags, pairs):
-            meta[int(tag)] = (i, j, edge)
-        pool.add(z, pa, pb, tags, charts)
-
-    def inject(k: int) -> None:
-        """``k`` random starts of the system (``random_start``), each carried to ``p0``: a solution there that
-        loops may not reach (another way into the fiber)."""
-        nonlocal next_tag
-        maker = getattr(system, "random_start", None)
-        if maker is None:
-            return
-        starts = [maker(rng) for _ in range(k)]
-        tags = np.arange(next_tag, next_tag + k)
-        next_tag += k
-        for tag in tags:
-            meta[int(tag)] = (-1, -1, 3)
-        pool.add(np.array([st[0] for st in starts]), np.array([st[1] for st in starts]),
-                 np.broadcast_to(p0, (k, p0.size)), tags, np.array([st[2] for st in starts]) if nc else None)
-
-    with _progress.bar(desc=desc, unit="path") as bar:
-        while True:
-            if max_solutions is not None and len(found) >= max_solutions:
-                stop = "max_solutions"
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                stop = "time limit"
-                break
-            room = options.batch - len(pool)
-            if room > 0 and queue:
-                take, queue = queue[:room], queue[room:]
-                rows = [i for i, _ in take]
-                charts = found.chart_array(nc)
-                start(take, found.array()[rows], 0, None if charts is None else charts[rows])
-            if not len(pool):
-                # every solution went through every loop so far: the trace test, else a fresh loop
-                if fresh_mark is not None:
-                    quiet_loops = quiet_loops + 1 if len(found) == fresh_mark else 0
-                history.append((len(corners), paths, len(found)))
-                if trace_rule and len(found) != traced_at:
-                    traced_at = len(found)
-                    trace = trace_test(system, found.array(), p0, rng, chart=found.chart_array(nc), options=options,
-                                       deadline=deadline)
-                    paths += 2 * len(found)
-                    if trace is not None and trace < TRACE_TOLERANCE:
-                        stop = "trace test"
-                        break
-                # a failed trace test says solutions are missing (where it applies): twice the fresh loops
-                if quiet_loops >= (2 * stable if trace_rule and trace is not None else stable):
-                    break
-                j = new_loop()
-                fresh_mark = len(found)
-                queue = [(i, j) for i in range(len(found))]
-                inject(max(16, len(found) // 2))
-                continue
-            arrived, failed, _ = pool.step()
-            done_z: list[np.ndarray] = []
-            done_c: list[np.ndarray] = []
-            if arrived.size:
-                zz, tags, _, cc = pool.take(arrived)
-                failed = _shift(failed, arrived)
-                paths += tags.size
-                bar.update(tags.size)
-                onward: dict[int, list[tuple[tuple[int, int], np.ndarray, np.ndarray]]] = {}
-                for z, tag, ch in zip(zz, tags, cc):
-                    i, j, edge = meta.pop(int(tag))
-                    if edge < 2:  # (edge 3: an injected start, now over p0)
-                        onward.setdefault(edge + 1, []).append(((i, j), z, ch))
-                    else:
-                        done_z.append(z)
-                        done_c.append(ch)
-                for edge, items in onward.items():
-                    start([pair for pair, _, _ in items], np.array([z for _, z, _ in items]), edge,
-                          np.array([ch for _, _, ch in items]) if nc else None)
-            if failed.size:
-                _, tags, _, _ = pool.take(failed)
-                paths += tags.size
-                failures += tags.size
-                bar.update(tags.size)
-                for tag in tags:
-                    meta.pop(int(tag))
-            if done_z:
-                ch_arr = np.array(done_c) if nc else None
-                zr, last = newton(system, np.array(done_z), p0, iterations=2, chart=ch_arr)
-                keys = _invariants(system, zr, ch_arr)
-                for k in range(zr.shape[0]):
-                    if last[k] < 1e-8:
-                        index = found.add(zr[k], keys[k], None if ch_arr is None else ch_arr[k])
-                        if index is not None:
-                            queue.extend((index, jj) for jj in range(len(corners)))
-                bar.set_postfix_str(f"solutions {len(found)}, failures {failures}, loops {len(corners)}",
-                                    refresh=False)
-    sols = found.array()
-    charts = found.chart_array(nc)
-    if len(sols):
-        sols, _ = newton(system, sols, p0, iterations=2, chart=charts)
-    return MonodromyResult(sols, p0, len(corners), paths, failures, time.monotonic() - t0, stop, stable, history,
-                           charts, pool.recharts, trace)
+#: the tracker's settings for a path tried again along the same segment
+CAREFUL = TrackerOptions(initial_step=0.005, max_step=0.02, max_steps=40000, max_correction=1e-3)
 
 
 def parameter_homotopy(system: Any, z: np.ndarray, pa: np.ndarray, pb: np.ndarray, *,
@@ -702,7 +661,7 @@ def parameter_homotopy(system: Any, z: np.ndarray, pa: np.ndarray, pb: np.ndarra
     for _ in range(retries):
         if len(ends) >= z.shape[0] or (deadline is not None and time.monotonic() > deadline):
             break
-        q = _random_parameter(rng, pa)
+        q = random_parameter(rng, pa)
         mid = track(system, z, pa, q, options, deadline, chart)
         ok = np.flatnonzero(mid.ok)
         end = _refine(system, track(system, mid.z[ok], q, pb, options, deadline,

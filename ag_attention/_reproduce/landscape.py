@@ -112,8 +112,11 @@ def _ed_rows(plan: Plan, seed: int) -> list[_Row]:
             if t >= 2:
                 try:
                     r = ed_degree(arch, metric=m, method="count", seed=seed, timeout=plan.timeout)
-                    count, count_s, fiber = r.ed_degree, r.seconds, r.fiber
-                    counts = tuple(c.solutions for c in r.counts)
+                    if r.final:
+                        count, count_s, fiber = r.ed_degree, r.seconds, r.fiber
+                        counts = tuple(c.solutions for c in r.counts)
+                    else:  # the counts did not finish within the limit (the result says so, no value)
+                        failed.append(f"count > {plan.timeout:g} s")
                 except (MSolveTimeoutError, M2TimeoutError):
                     failed.append(f"count > {plan.timeout:g} s")
                 except AgAttentionError as exc:

@@ -36,3 +36,24 @@ def test_determinant_ball_of_exact_and_singular_matrices():
     assert d.excludes_zero and d.midpoint == -2.0 and d.radius == 0.0
     d = determinant(balls(np.array([[1.0, 2.0], [2.0, 4.0]])), 128)
     assert not d.excludes_zero
+
+
+def test_balls_travel_as_integers_and_come_back_holding_the_original():
+    import pickle
+
+    import flint
+
+    from ag_attention._exact import balls as B
+    from ag_attention._numeric.certify import Certified
+
+    with B.precision(128):
+        box = B.complex_box(np.array([1 / 3 + 0.2j, 2.5 - 1e-30j]), 1e-9)
+        box = np.array([z * flint.acb(1) / 7 for z in box], dtype=object)
+    back = B.balls_from_parts(B.ball_parts(box))
+    for x, y in zip(box, back):
+        for a, b in ((x.real, y.real), (x.imag, y.imag)):
+            assert a.mid() == b.mid() and b.contains(a)  # the midpoint exactly, the radius at most rounded up
+            assert float(b.rad()) <= float(a.rad()) * (1 + 2.0**-28) + 1e-300
+    c = Certified(np.array([1.0, 2.0]), 1e-9, True, box, None, list(box))
+    d = pickle.loads(pickle.dumps(c))
+    assert d.real is True and all(y.contains(x) for x, y in zip(c.box, d.box)) and len(d.key) == 2

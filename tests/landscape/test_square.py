@@ -11,7 +11,8 @@ from ag_attention._errors import InvalidArgumentError
 from ag_attention._exact import balls
 from ag_attention._landscape.metrics import metric, reduced_coordinates
 from ag_attention._landscape.square import square_system
-from ag_attention._numeric.homotopy import monodromy_solve, newton
+from ag_attention._numeric.homotopy import newton
+from ag_attention._numeric.monodromy import monodromy_solve
 
 
 def _point(S, rng, real=False):

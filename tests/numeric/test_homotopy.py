@@ -8,7 +8,6 @@ from ag_attention._errors import InvalidArgumentError
 from ag_attention._numeric.homotopy import (
     Deduplicator,
     TrackerOptions,
-    monodromy_solve,
     newton,
     parameter_homotopy,
     track,
@@ -96,33 +95,6 @@ def test_a_path_ends_at_the_solution_it_continues():
     assert res.ok.all()
     ends = sorted(map(tuple, res.z), key=lambda s: (s[0].real, s[0].imag))
     assert np.allclose(ends, circle_solutions(*pb), atol=1e-9)
-
-
-def test_monodromy_finds_every_root_and_stops_by_its_rule():
-    for k in (3, 5):
-        p0 = np.array([0.7 + 0.4j])
-        z0 = np.array([p0[0] ** (1 / k)])
-        r = monodromy_solve(Roots(k), z0, p0, seed=1)
-        # the sum of the k roots is 0 for every p: the trace test passes once all are found
-        assert r.count == k and r.stop == "trace test" and r.failures == 0 and r.trace < 1e-12
-        assert np.allclose(np.sort_complex(r.solutions[:, 0] ** k), p0[0], atol=1e-10)
-        # distinct: the k roots of p0
-        assert len({np.round(z, 8) for z in r.solutions[:, 0]}) == k
-        assert r.to_dict()["stopping_rule"].startswith("every solution through every loop; then the trace test")
-    # without the trace test, fresh loops: five in a row without a new root
-    r = monodromy_solve(Roots(4), np.array([1.0 + 0j]), np.array([1.0 + 0j]), trace_rule=False)
-    assert r.count == 4 and r.stop == "stable" and r.loops >= 3 + 5
-    # a trace test that fails says something may be missing: twice as many fresh loops before giving up
-    r = monodromy_solve(Reciprocal(), np.array([0.5 + 0j]), np.array([2.0 + 0j]), seed=2)
-    assert r.count == 1 and r.stop == "stable" and r.trace > 1e-3 and r.loops >= 3 + 10
-    assert "10 after a failed trace test" in r.to_dict()["stopping_rule"]
-    r = monodromy_solve(Reciprocal(), np.array([0.5 + 0j]), np.array([2.0 + 0j]), seed=2, trace_rule=False)
-    assert r.count == 1 and r.stop == "stable" and r.loops == 3 + 5
-    # a cap on the solutions stops it early, and says so
-    r = monodromy_solve(Roots(7), np.array([1.0 + 0j]), np.array([1.0 + 0j]), max_solutions=2)
-    assert r.stop == "max_solutions" and r.count >= 2
-    with pytest.raises(InvalidArgumentError, match="not a regular solution"):
-        monodromy_solve(Roots(3), np.array([5.0 + 0j]), np.array([1.0 + 0j]))
 
 
 def test_parameter_homotopy_to_a_real_target_and_its_failures():

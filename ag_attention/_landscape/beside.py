@@ -1,0 +1,121 @@
+"""External jobs (msolve) run beside the numerical work, all within one deadline.
+
+The exact route's jobs (msolve's counts, its real root isolation) are external processes on one core each; the
+numerical route (monodromy, the homotopy, the Krawczyk test) runs in this process.  :class:`Beside` runs the jobs
+one after another in a thread while the caller works: a count that finishes early becomes a *known count* for the
+monodromy (:mod:`ag_attention._numeric.monodromy`), and the whole call ends within its deadline.  Each job gets
+what is left of the deadline (at most its own cap); one that cannot start in time is recorded as timed out
+without being started.  On Ctrl-C (or any error of the caller) every job's process group is killed
+(:func:`ag_attention._m2.process.kill_all_jobs`) before the error goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Callable
+
+from .._errors import AgAttentionError, MSolveTimeoutError
+
+__all__ = ["Beside", "Outcome"]
+
+#: a job is not started with less than this many seconds left
+MIN_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a job ended: ``"ok"`` (with its value), ``"timed out"`` (after ``seconds``), ``"not started"`` (no time
+    was left), ``"failed"`` (with the error), or ``"running"``."""
+
+    state: str
+    value: Any = None
+    seconds: float = 0.0
+    error: BaseException | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+
+class Beside:
+    """Jobs in one thread beside the caller, bounded by ``deadline`` (``time.monotonic()``); a context manager."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="ag-attention-beside")
+        self._jobs: dict[str, tuple[Future[Any], list[float]]] = {}
+
+    def submit(self, name: str, run: Callable[[float], Any], cap: float | None = None) -> None:
+        """Queue ``run(timeout)`` under ``name``; ``timeout`` is what is left of the deadline when it starts (at most
+        ``cap``)."""
+        spent: list[float] = []
+
+        def job() -> Any:
+            left = self.deadline - time.monotonic()
+            timeout = left if cap is None else min(cap, left)
+            if timeout < MIN_SECONDS:
+                spent.append(0.0)
+                raise _NotStarted()
+            t0 = time.monotonic()
+            try:
+                return run(timeout)
+            finally:
+                spent.append(time.monotonic() - t0)
+
+        self._jobs[name] = (self._pool.submit(job), spent)
+
+    def outcome(self, name: str) -> Outcome:
+        """How ``name`` ended, or ``running``."""
+        fut, spent = self._jobs[name]
+        if not fut.done():
+            return Outcome("running")
+        seconds = spent[0] if spent else 0.0
+        exc = fut.exception()
+        if exc is None:
+            return Outcome("ok", fut.result(), seconds)
+        if isinstance(exc, _NotStarted):
+            return Outcome("not started", None, 0.0)
+        if isinstance(exc, MSolveTimeoutError):
+            return Outcome("timed out", None, seconds, exc)
+        return Outcome("failed", None, seconds, exc)
+
+    def value(self, name: str) -> Any:
+        """The value of ``name`` if it finished, else None (never waits)."""
+        o = self.outcome(name)
+        return o.value if o.ok else None
+
+    def wait(self, name: str) -> Outcome:
+        """Wait for ``name`` (it ends by the deadline: each job is bounded by it)."""
+        fut, _ = self._jobs[name]
+        try:
+            fut.exception()  # blocks until it is done
+        except BaseException:  # pragma: no cover - cancelled
+            pass
+        return self.outcome(name)
+
+    def raise_failures(self) -> None:
+        """Raise the first job's error that is not a timeout (a bug or a contradiction must not pass silently)."""
+        for name in self._jobs:
+            o = self.outcome(name)
+            if o.state == "failed" and o.error is not None:
+                raise o.error
+
+    def __enter__(self) -> "Beside":
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is not None:  # interrupted or failed: the jobs' processes go now, not at their time limits
+            from .._m2.process import kill_all_jobs
+
+            for fut, _ in self._jobs.values():
+                fut.cancel()
+            kill_all_jobs()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _NotStarted(AgAttentionError):
+    """No time was left to start the job."""

@@ -1,0 +1,271 @@
+"""Where paths are tracked: in this process, or as tasks of a Dask cluster (local, or at a scheduler's address).
+
+Monodromy (:mod:`.monodromy`) hands *jobs* to an executor: start points, each with a polyline of parameters
+(:class:`~ag_attention._numeric.homotopy.Polylines`), and collects their ends as they come.  Two executors, one
+interface (``submit``, ``poll``, ``pending``, ``wants``, ``cancel``, ``close``):
+
+* :class:`LocalExecutor`: one batch in this process (numpy; a batch of 256 paths or more is stepped in two
+  threads), the jobs' paths advancing together: a path that ends makes room for the next at once.
+* :class:`DaskExecutor`: each job cut into tasks of :func:`~ag_attention._numeric.homotopy.track_job` (a chunk of
+  paths each, sized to take about :data:`TASK_SECONDS` on a worker), at most two chunks per worker thread in
+  flight; the system is sent to every worker once (``scatter``).  A lost scheduler or a failed task is a
+  :class:`~ag_attention._errors.ComputationError`; the monodromy keeps what it found.
+
+:func:`executor` chooses: ``scheduler="tcp://HOST:PORT"`` connects to a running cluster (the address is checked
+within a time limit first, as for sweeps: :mod:`ag_attention._sweep.distributed`); ``workers=N > 1`` starts a
+local cluster of ``N`` single-threaded worker processes on 127.0.0.1 (:class:`~ag_attention._sweep.cluster.
+LocalDaskCluster`: every process in its own process group, all killed when the work ends); ``workers=1`` runs in
+this process.  Dask is imported only there (it is optional for the rest of the package).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .._errors import ComputationError, InvalidArgumentError
+from .homotopy import Ends, Polylines, TrackerOptions, track_job
+
+__all__ = ["LocalExecutor", "DaskExecutor", "executor", "TASK_SECONDS", "default_workers"]
+
+#: seconds of work a Dask task is sized for (long enough to hide the scheduler's overhead, about 1 ms a task,
+#: short enough that a deadline or a new solution's loops wait little)
+TASK_SECONDS = 2.0
+#: paths of the first tasks, before a worker's rate is measured
+FIRST_CHUNK = 64
+MAX_CHUNK = 2048
+
+
+def default_workers() -> int:
+    """The cores this process may use (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class LocalExecutor:
+    """Every job's paths in one batch of this process (module docstring)."""
+
+    kind = "one process"
+
+    def __init__(self, system: Any, options: TrackerOptions, careful: TrackerOptions) -> None:
+        self.system = system
+        self.workers = 1
+        self.options = options
+        self._pools = {False: Polylines(system, options), True: Polylines(system, careful)}
+        self.deadline: float | None = None  # (the driver stops polling at its deadline: nothing to pass on here)
+
+    def describe(self) -> str:
+        return "one process"
+
+    def submit(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
+               which: np.ndarray, careful: bool = False) -> None:
+        self._pools[careful].add(job, z, charts, vertex_sets, which)
+
+    def pending(self) -> int:
+        return sum(len(p) for p in self._pools.values())
+
+    def wants(self) -> int:
+        """Paths it can take now without waiting (room in the batch)."""
+        return max(0, self.options.batch - len(self._pools[False]))
+
+    def poll(self, wait: float) -> list[Ends]:
+        """Step the batch until some paths end or ``wait`` seconds passed; the ends."""
+        out: list[Ends] = []
+        until = time.monotonic() + wait
+        while self.pending():
+            for pool in self._pools.values():
+                if len(pool):
+                    out.extend(pool.step())
+            if out or time.monotonic() > until:
+                break
+        return out
+
+    @property
+    def recharts(self) -> int:
+        return sum(p.paths.recharts for p in self._pools.values())
+
+    def cancel(self) -> list[int]:
+        """Stop every path under way; the jobs that had paths left."""
+        return sorted(set(self._pools[False].drop()) | set(self._pools[True].drop()))
+
+    def close(self) -> None:
+        self.cancel()
+
+
+class DaskExecutor:
+    """Jobs as Dask tasks (module docstring).  ``client``: a connected ``distributed.Client``."""
+
+    kind = "Dask"
+
+    def __init__(self, client: Any, address: str, system: Any, options: TrackerOptions, careful: TrackerOptions,
+                 *, local: bool) -> None:
+        from .._sweep.store import require
+
+        self._distributed = require("distributed")
+        self.client = client
+        self.address = address
+        self.local = local
+        self.options = {False: options, True: careful}
+        self.workers = max(1, self._threads())
+        self._system = client.scatter(system, broadcast=True, hash=False)
+        self._futures: dict[Any, tuple[int, np.ndarray]] = {}
+        self._rate: float | None = None  # paths per second of one worker, measured
+        self.deadline: float | None = None  # time.time() at which tasks stop (set by the driver)
+
+    def _threads(self) -> int:
+        from .._sweep.distributed import _worker_threads
+
+        return int(_worker_threads(self.client))
+
+    def describe(self) -> str:
+        where = "a local Dask cluster on 127.0.0.1" if self.local else f"the Dask cluster at {self.address}"
+        return f"{where}, {self.workers} worker thread{'s' if self.workers != 1 else ''}"
+
+    @property
+    def chunk(self) -> int:
+        if self._rate is None:
+            return FIRST_CHUNK
+        return int(min(MAX_CHUNK, max(16, self._rate * TASK_SECONDS)))
+
+    def submit(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
+               which: np.ndarray, careful: bool = False) -> None:
+        z = np.atleast_2d(z)
+        B = z.shape[0]
+        size = self.chunk
+        for start in range(0, B, size):
+            rows = np.arange(start, min(B, start + size))
+            used = np.unique(which[rows])
+            local = np.searchsorted(used, which[rows])  # only the polylines this chunk uses travel with it
+            fut = self.client.submit(track_job, self._system, job, z[rows],
+                                     None if charts is None else charts[rows], vertex_sets[used], local,
+                                     self.options[careful], self.deadline, 1, pure=False)
+            self._futures[fut] = (job, rows)
+
+    def pending(self) -> int:
+        return sum(rows.size for _, rows in self._futures.values())
+
+    def wants(self) -> int:
+        """Paths it can take now: two chunks per worker thread in flight."""
+        return max(0, 2 * self.workers * self.chunk - self.pending())
+
+    def poll(self, wait: float) -> list[Ends]:
+        if not self._futures:
+            time.sleep(min(wait, 0.01))
+            return []
+        until = time.monotonic() + wait
+        while True:  # (distributed.wait needs a default client; this one is not: it is polled)
+            done = [f for f in self._futures if f.done()]
+            if done or time.monotonic() > until:
+                break
+            if self.client.status not in ("running", "connecting"):
+                raise ComputationError(f"lost the Dask cluster at {self.address} (client {self.client.status})")
+            time.sleep(0.005)
+        out = []
+        for fut in done:
+            job, rows = self._futures.pop(fut)
+            if fut.status != "finished":
+                error = fut.exception() if fut.status == "error" else None
+                why = f"{type(error).__name__}: {error}" if error is not None else f"task {fut.status}"
+                hint = " (is ag-attention installed on the workers?)" if isinstance(error, ImportError) else ""
+                raise ComputationError(f"a path-tracking task failed on the Dask cluster at {self.address}: "
+                                       f"{str(why)[:300]}{hint}")
+            ends: Ends = fut.result()
+            ends.index = rows[ends.index]
+            if ends.seconds > 0.05 and rows.size:
+                rate = rows.size / ends.seconds
+                self._rate = rate if self._rate is None else 0.7 * self._rate + 0.3 * rate
+            out.append(ends)
+        return out
+
+    @property
+    def recharts(self) -> int:
+        return 0
+
+    def map_certify(self, system: Any, candidates: np.ndarray, parameter: Any, float_parameter: np.ndarray,
+                    real_system: bool, charts: np.ndarray | None, keep: Any, wall_deadline: float | None) -> list[Any]:
+        """:func:`~ag_attention._numeric.certify.certify_each` on chunks of the candidates, on the workers (about
+        four chunks per worker thread); the results in the candidates' order."""
+        from .certify import UNTRIED, certify_each
+
+        N = len(candidates)
+        size = max(1, -(-N // (4 * self.workers)))
+        futures = []
+        for start in range(0, N, size):
+            rows = slice(start, min(N, start + size))
+            futures.append(self.client.submit(certify_each, self._system, candidates[rows], parameter,
+                                              float_parameter, real_system, None if charts is None else charts[rows],
+                                              keep, wall_deadline, pure=False))
+        out: list[Any] = []
+        try:
+            for fut, start in zip(futures, range(0, N, size)):
+                try:
+                    out.extend(fut.result())
+                except Exception as exc:
+                    raise ComputationError(f"a certification task failed on the Dask cluster at {self.address}: "
+                                           f"{type(exc).__name__}: {str(exc)[:300]}") from None
+        finally:
+            with contextlib.suppress(Exception):
+                self.client.cancel(futures)
+        return out + [UNTRIED] * (N - len(out))
+
+    def cancel(self) -> list[int]:
+        jobs = sorted({job for job, _ in self._futures.values()})
+        if self._futures:
+            with contextlib.suppress(Exception):
+                self.client.cancel(list(self._futures))
+        self._futures.clear()
+        return jobs
+
+    def close(self) -> None:
+        self.cancel()
+
+
+@contextlib.contextmanager
+def executor(system: Any, options: TrackerOptions, careful: TrackerOptions, *, workers: int | None = 1,
+             scheduler: str | None = None, timeout: float = 60.0) -> Iterator[LocalExecutor | DaskExecutor]:
+    """The executor for ``workers`` / ``scheduler`` (module docstring), closed (its cluster stopped) on exit.
+    ``timeout``: seconds to reach the scheduler or start the local cluster."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidArgumentError(f"workers={workers!r}: must be a positive integer")
+    if scheduler is not None:
+        from .._sweep.distributed import _close, _connect, _scheduler_address, _wait_for_workers
+
+        address = _scheduler_address(scheduler)
+        client = _connect(address, timeout)
+        try:
+            _wait_for_workers(client, address, None, timeout)
+            ex = DaskExecutor(client, address, system, options, careful, local=False)
+            try:
+                yield ex
+            finally:
+                ex.close()
+        finally:
+            _close(client)
+        return
+    if workers is None or workers == 1:
+        local = LocalExecutor(system, options, careful)
+        try:
+            yield local
+        finally:
+            local.close()
+        return
+    from .._sweep.cluster import LocalDaskCluster
+    from .._sweep.distributed import _close, _connect
+
+    with LocalDaskCluster(workers=workers, threads=1, timeout=timeout) as address:
+        client = _connect(address, timeout)
+        try:
+            ex = DaskExecutor(client, address, system, options, careful, local=True)
+            try:
+                yield ex
+            finally:
+                ex.close()
+        finally:
+            _close(client)
