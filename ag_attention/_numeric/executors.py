@@ -29,16 +29,21 @@ from typing import Any
 import numpy as np
 
 from .._errors import ComputationError, InvalidArgumentError
-from .homotopy import Ends, Polylines, TrackerOptions, track_job
+from .homotopy import Ends, Polylines, TrackerOptions, numpy_friendly_malloc, track_job
 
 __all__ = ["LocalExecutor", "DaskExecutor", "executor", "TASK_SECONDS", "default_workers"]
 
 #: seconds of work a Dask task is sized for (long enough to hide the scheduler's overhead, about 1 ms a task,
 #: short enough that a deadline or a new solution's loops wait little)
-TASK_SECONDS = 2.0
-#: paths of the first tasks, before a worker's rate is measured
-FIRST_CHUNK = 64
-MAX_CHUNK = 2048
+TASK_SECONDS = 4.0
+#: paths of the first tasks, before a worker's rate is measured, and the fewest a task gets: a batch of fewer
+#: paths pays numpy's overhead per step for few paths (measured at (4,1,4): tasks of 64 paths made two workers
+#: track 61 paths/s, one process with a batch of 1,024 144)
+FIRST_CHUNK = 512
+MIN_CHUNK = 256
+MAX_CHUNK = 4096
+#: a job is split over idle workers only into tasks of at least this many paths
+SPLIT = 64
 
 
 def default_workers() -> int:
@@ -55,6 +60,7 @@ class LocalExecutor:
     kind = "one process"
 
     def __init__(self, system: Any, options: TrackerOptions, careful: TrackerOptions) -> None:
+        numpy_friendly_malloc()
         self.system = system
         self.workers = 1
         self.options = options
@@ -132,13 +138,16 @@ class DaskExecutor:
     def chunk(self) -> int:
         if self._rate is None:
             return FIRST_CHUNK
-        return int(min(MAX_CHUNK, max(16, self._rate * TASK_SECONDS)))
+        return int(min(MAX_CHUNK, max(MIN_CHUNK, self._rate * TASK_SECONDS)))
 
     def submit(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
                which: np.ndarray, careful: bool = False) -> None:
         z = np.atleast_2d(z)
         B = z.shape[0]
-        size = self.chunk
+        # over the idle workers, at least SPLIT paths a task (a batch of few paths is slow per path), at most a
+        # chunk of the measured size
+        idle = max(1, self.workers - len(self._futures))
+        size = min(self.chunk, max(SPLIT, -(-B // idle)))
         for start in range(0, B, size):
             rows = np.arange(start, min(B, start + size))
             used = np.unique(which[rows])
@@ -152,8 +161,9 @@ class DaskExecutor:
         return sum(rows.size for _, rows in self._futures.values())
 
     def wants(self) -> int:
-        """Paths it can take now: two chunks per worker thread in flight."""
-        return max(0, 2 * self.workers * self.chunk - self.pending())
+        """Paths it can take now: a chunk for each worker thread without a task (the others' new pairs wait in the
+        driver's queue and go out together: a task of many paths, not many tasks of few)."""
+        return max(0, self.workers - len(self._futures)) * self.chunk
 
     def poll(self, wait: float) -> list[Ends]:
         if not self._futures:

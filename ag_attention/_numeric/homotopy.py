@@ -42,7 +42,7 @@ from .. import _progress
 from .._errors import InvalidArgumentError
 
 __all__ = ["ParametricSystem", "TrackerOptions", "TrackResult", "track", "parameter_homotopy", "newton",
-           "Deduplicator", "random_parameter", "CAREFUL", "Ends", "Polylines", "track_job", "join_ends", "set_threads", "one_blas_thread",
+           "Deduplicator", "random_parameter", "CAREFUL", "Ends", "Polylines", "track_job", "join_ends", "set_threads", "one_blas_thread", "numpy_friendly_malloc",
            "CONVERGED"]
 
 
@@ -292,6 +292,27 @@ def one_blas_thread() -> Any:
     return threadpool_limits(limits=1, user_api="blas")
 
 
+_ALLOCATOR: list[bool] = []
+
+
+def numpy_friendly_malloc() -> None:
+    """Once per process (glibc only): keep numpy's temporaries of up to 64 MB on the heap (``M_MMAP_THRESHOLD``)
+    and 256 MB of free heap before trimming (``M_TRIM_THRESHOLD``).  A Dask nanny starts its workers with
+    ``MALLOC_TRIM_THRESHOLD_=65536``, which turns every temporary above 128 kB into an mmap and munmap: measured at
+    (4,1,4), 512 paths around a loop took 13.7 s that way, 5.7 s with these settings (7.4 s with glibc's defaults)."""
+    if _ALLOCATOR:
+        return
+    _ALLOCATOR.append(True)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 64 * 2**20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 256 * 2**20)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):  # pragma: no cover - not glibc: its own allocator's behaviour stands
+        pass
+
+
 def set_threads(n: int) -> None:
     """Threads stepping a batch in this process (1: none; a Dask worker of a cluster with a process per core)."""
     global _WORKERS
@@ -508,6 +529,7 @@ def track_job(system: Any, job: int, z: np.ndarray, charts: np.ndarray | None, v
     ``threads``: threads stepping a batch (1 on a worker process: the cluster has a process per core)."""
     if threads is not None:
         set_threads(threads)
+    numpy_friendly_malloc()
     t0 = time.perf_counter()
     P = Polylines(system, options)
     P.add(job, z, charts, vertex_sets, which)
