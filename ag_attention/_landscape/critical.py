@@ -130,7 +130,8 @@ class Route:
 
 @dataclass(frozen=True)
 class Nearest:
-    """Where given weights sit among the real critical points: the nearest one in the function space."""
+    """Where given weights sit among the real critical points: the nearest one in the function space, and how the
+    weights' loss compares with the least critical loss."""
 
     index: int  # in ``points`` (sorted by loss)
     point: CriticalPoint
@@ -138,17 +139,39 @@ class Nearest:
     relative: float  # distance / |x*|
     least_loss: bool  # the nearest is the real critical point of least loss
     loss: float  # the loss at the given weights (float64)
+    least: float = float("nan")  # the least loss over every real critical point found (the critical locus too)
+    complete: bool = False  # every real critical point is known (the result is final): the least is the global one
+    at: bool = False  # the weights sit at the nearest critical point (relative distance below AT)
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "signature": self.point.signature, "critical_loss": list(self.point.loss),
                 "distance": self.distance, "relative_distance": self.relative, "least_loss": self.least_loss,
-                "loss": self.loss}
+                "loss": self.loss, "least_critical_loss": self.least, "complete": self.complete,
+                "at_critical_point": self.at, "verdict": self.verdict()}
+
+    def verdict(self) -> str:
+        """One line: at the global minimum (certified), or how far above the least critical loss the weights are."""
+        where = (f"at critical point #{self.index} ({self.point.signature}, relative distance {self.relative:.1g} in "
+                 "the function space)" if self.at else
+                 f"not at a critical point (the nearest, #{self.index}, a {self.point.signature}, is at relative "
+                 f"distance {self.relative:.2g})")
+        gap = self.loss - self.least
+        scale = max(abs(self.least), 1e-300)
+        if self.at and self.least_loss and self.point.signature == "minimum":
+            if self.complete:
+                return (f"{where}: the global minimum among all real critical points (every one found: "
+                        f"certified), loss {self.loss:.6g}")
+            return (f"{where}: the least loss among the real critical points found, {self.loss:.6g} (not certified "
+                    "global: the set of real critical points is not known to be complete)")
+        return (f"{where}; its loss {self.loss:.6g} is {gap:.3g} above the least critical loss {self.least:.6g} "
+                f"({100 * gap / scale:.3g}% higher{', among all real critical points: certified' if self.complete else ', among those found'})")
 
     def __str__(self) -> str:
-        which = "the real critical point of least loss" if self.least_loss else "not the one of least loss"
-        return (f"nearest real critical point: #{self.index} ({self.point.signature}, loss "
-                f"{sum(self.point.loss) / 2:.6g}), distance {self.distance:.3g} in the function space (relative "
-                f"{self.relative:.2g}); {which}; the weights' loss {self.loss:.6g}")
+        return self.verdict()
+
+
+#: weights whose image is this close (relative) to a critical point's are said to sit at it
+AT = 1e-3
 
 
 def _noun(n: int, one: str, many: str) -> str:
@@ -223,7 +246,12 @@ class CriticalPoints(ResultMixin):
             Gf = np.array(G, dtype=float)
             wf = np.array(w, dtype=float)
             loss = float(x @ Gf @ x - 2 * wf @ x + float(self.loss_constant))
-        return Nearest(k, self.points[k], dist[k], dist[k] / norm, k == least, loss)
+        losses = [sum(p.loss) / 2 for p in self.points] + [f.loss[0] for f in self.families if f.loss is not None]
+        lowest = min(losses)
+        least_here = sum(self.points[least].loss) / 2 <= lowest  # (a family of the critical locus may be lower)
+        complete = self.final and self.real_complete and all(f.dimension >= 0 for f in self.families)
+        return Nearest(k, self.points[k], dist[k], dist[k] / norm, k == least and least_here, loss, lowest,
+                       complete, dist[k] / norm < AT)
 
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
@@ -406,9 +434,10 @@ def _solve(variables: Sequence[str], polys: Sequence[str], timeout: float, label
 
 
 # ------------------------------------------------------------------ ball arithmetic on a box
-def _rank_text(M: list[list[Any]]) -> str:
+def _rank_text(M: list[list[Any]], at_most: int | None = None) -> str:
     """The rank of a ball matrix as far as proven: the largest ``r`` with an ``r x r`` minor whose ball excludes 0
-    (every matrix in the balls, the exact one included, has rank ``>= r``); exact when ``r`` is the full rank."""
+    (every matrix in the balls, the exact one included, has rank ``>= r``); exact when ``r`` is the full rank or
+    reaches ``at_most``, a bound the matrix has by construction (``A = B [I | K] R`` has rank at most ``a``)."""
     import itertools
 
     from .._exact.balls import determinant
@@ -425,7 +454,8 @@ def _rank_text(M: list[list[Any]]) -> str:
                 break
         if proven:
             break
-    return str(proven) if proven == min(rows, cols) else f">= {proven}"
+    top = min(rows, cols) if at_most is None else min(rows, cols, at_most)
+    return str(proven) if proven == top else f">= {proven}"
 
 
 _HESSIANS: dict[int, tuple[Any, tuple[str, ...], list[list[Any]]]] = {}
@@ -479,7 +509,7 @@ def _point(box: list[tuple[Fraction, Fraction]], variables: Sequence[str], loss:
     else:
         Am = [[vdict[f"a{k}_{l}"] for l in range(1, d + 1)] for k in range(1, d + 1)]
     Vm = [[vdict[f"v{m}_{l}"] for l in range(1, d + 1)] for m in range(1, e + 1)]
-    ra, rv = _rank_text(Am), _rank_text(Vm)
+    ra, rv = _rank_text(Am, a), _rank_text(Vm)
     kind = "pure"  # the system's s * h1 * h2 = 1 keeps it off the critical locus of the parametrization
     del cut, ring
 
@@ -791,6 +821,12 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     if a < d:
         notes.append(f"a = {a} < d = {d}: the critical points on the critical locus of the chart (rank A < a, "
                      "rank [A; V] <= 1) are not enumerated")
+    if a == 1 and e == 1 and points:  # the generic fiber is 2 (Cor. A.2): weights in pairs with one function
+        functions = _distinct_functions(points)
+        notes.append(f"d' = a = 1: each critical point of the neuromanifold has 2 preimages in the weights (the "
+                     f"generic fiber, Cor. A.2): the {len(points)} real points in the weights are {functions} points "
+                     f"of the function space ({sum(1 for p in _first_of_each(points) if p.signature == 'minimum')} "
+                     "of them minima)")
     conversion = ("exact rationals" if denominator is None else f"rounded to multiples of 1/{denominator}")
     if hom is not None and count is not None and hom.base_count != count:
         notes.append(f"monodromy found {hom.base_count} solutions for a random target with these inputs and msolve "
@@ -807,6 +843,20 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
                           hom.monodromy if hom is not None else None,
                           hom.certification.to_dict() if hom is not None else None, c, (G, w), final, status,
                           hom.base_final if hom is not None else None)
+
+
+def _first_of_each(points: Sequence[CriticalPoint]) -> list[CriticalPoint]:
+    """One point per image ``x(A, V)`` (to 1e-7 relative): the critical points of the function space."""
+    kept: list[CriticalPoint] = []
+    for p in points:
+        x = p.coordinates
+        if all(np.max(np.abs(x - q.coordinates)) > 1e-7 * (1 + np.max(np.abs(x))) for q in kept):
+            kept.append(p)
+    return kept
+
+
+def _distinct_functions(points: Sequence[CriticalPoint]) -> int:
+    return len(_first_of_each(points))
 
 
 def _unfinished(count: int | None, hom: Any, real_complete: bool, families: Sequence[CriticalFamily]) -> str:
@@ -918,8 +968,8 @@ def _certified_point(S: Any, cert: Any, G: np.ndarray, w: np.ndarray, c: Any) ->
     def mid(M: list[list[Any]]) -> np.ndarray:
         return np.array([[float(v.mid()) for v in row] for row in M])
 
-    return CriticalPoint("pure", box, mid(A), mid(V), (float(loss.lower()), float(loss.upper())), _rank_text(A),
-                         _rank_text(V), pos, neg, und, "krawczyk")
+    return CriticalPoint("pure", box, mid(A), mid(V), (float(loss.lower()), float(loss.upper())),
+                         _rank_text(A, S.a), _rank_text(V), pos, neg, und, "krawczyk")
 
 
 def _target_of(S: Any, w: np.ndarray) -> np.ndarray:

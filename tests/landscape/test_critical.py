@@ -145,7 +145,18 @@ def test_which_critical_point_training_reached(result):
     assert result.nearest(net).index == 0
     far = result.points[-1]
     assert result.nearest(far.A, far.V).index == len(result.points) - 1
-    assert "nearest real critical point" in str(near) and near.loss == pytest.approx(sum(best.loss) / 2, rel=1e-3)
+    assert near.loss == pytest.approx(sum(best.loss) / 2, rel=1e-3) and near.at and near.complete
+    assert str(near).startswith("at critical point #0 (minimum") and "the global minimum among all real critical " \
+        "points (every one found: certified)" in str(near) and near.to_dict()["verdict"] == str(near)
+    # a saddle's weights: how far above the least critical loss, and which point they sit at
+    saddle = next(i for i, p in enumerate(result.points) if p.signature == "saddle")
+    there = result.nearest(result.points[saddle].A, result.points[saddle].V)
+    assert there.index == saddle and there.at and not there.least_loss
+    gap = there.loss - sum(best.loss) / 2
+    assert f"is {gap:.3g} above the least critical loss" in str(there) and "certified" in str(there)
+    # weights far from every critical point
+    far_off = result.nearest(best.A * 3.0, best.V)
+    assert not far_off.at and str(far_off).startswith("not at a critical point")
     with pytest.raises(InvalidArgumentError, match="A must be 2 x 2"):
         result.nearest(np.eye(3), best.V)
 
