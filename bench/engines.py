@@ -1,7 +1,13 @@
 """Macaulay2's MonodromySolver against the package's own monodromy, on the same square system: prints; asserts nothing.
 
     python bench/engines.py [--sizes default|quick|D,E,A,FORM;...] [--timeout 600] [--ours-timeout 600]
-                            [--modes default,told] [--keep DIR]
+                            [--modes default,told] [--keep DIR] [--workers 1,2]
+    python bench/engines.py --scaling 4,1,4 [--scaling-seconds 90] [--workers 1,2]
+
+``--scaling``: paths per second of the package's monodromy against its workers, in the steady state: a state made
+by a first run of ``--scaling-seconds`` in this process (thousands of solutions queued), then resumed for as long
+with each number of ``--workers`` (1: this process, a batch of 1,024 stepped in two threads; N > 1: a local Dask
+cluster of N single-threaded processes, its start included).
 
 For each one-layer size ``(d, d', a)`` with ``a >= d`` (``A`` free: no chart needed) and a form ``G``
 (:func:`ag_attention._landscape.metrics.metric`, seed 0): the square system of :mod:`ag_attention._landscape.square`
@@ -262,6 +268,36 @@ def m2_line(label: str, m2: dict, timeout: float) -> str:
     return f"  | {label:<14} {sols:>7} {'-':>6} {m2['paths']:>7} {secs:>22} {rate:>8}   {extra}"
 
 
+def scaling(size: tuple[int, ...], workers: list[int], seconds: float) -> None:
+    """Paths per second against workers from one saved state (module docstring)."""
+    import shutil
+
+    from ag_attention._numeric.homotopy import one_blas_thread
+    from ag_attention._numeric.monodromy import Monodromy, monodromy_solve
+
+    d, e, a = size
+    arch = Architecture.single_layer(d, e, a, tokens=2)
+    G, _ = metric("generic", d, e, 2, seed=0)
+    S = square_system(arch, G)
+    z0, p0, c0 = S.seed(np.random.default_rng(0))
+    fp = S.fingerprint(0)
+    with tempfile.TemporaryDirectory() as tmp, one_blas_thread():
+        state = Path(tmp) / "state.npz"
+        first = monodromy_solve(S, z0, p0, seed=0, chart0=c0, timeout=seconds, save=state, fingerprint=fp)
+        before = Monodromy.resume(S, state, fingerprint=fp)
+        print(f"({d},{e},{a}) generic, {S.n} unknowns: a state of {first.count:,} solutions and {len(before.queue):,} "
+              f"queued pairs after {seconds:g} s; load {os.getloadavg()[0]:.1f}", flush=True)
+        print(f"  | {'workers':<28} {'paths':>8} {'seconds':>8} {'paths/s':>8} {'solutions':>10}")
+        for w in workers:
+            copy = Path(tmp) / f"state-{w}.npz"
+            shutil.copy(state, copy)
+            t0 = time.perf_counter()
+            r = monodromy_solve(S, z0, p0, timeout=seconds, workers=w, resume=copy, fingerprint=fp)
+            wall = time.perf_counter() - t0
+            paths = r.paths - before.paths
+            print(f"  | {r.executor[:28]:<28} {paths:>8,} {wall:>8.1f} {paths / wall:>8.0f} {r.count:>10,}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="default", help="default | quick | D,E,A,FORM;... (a >= d)")
@@ -271,7 +307,14 @@ def main() -> None:
     ap.add_argument("--phc-tasks", type=int, default=2, help="PHCpack's threads (mode phc)")
     ap.add_argument("--m2-system", choices=("gate", "poly"), default="gate", help="GateSystem or PolySystem")
     ap.add_argument("--keep", metavar="DIR", help="also write each M2 script to DIR")
+    ap.add_argument("--workers", default="1", help="ours with each of these numbers of workers (e.g. 1,2)")
+    ap.add_argument("--scaling", metavar="D,E,A", help="paths/s against --workers in the steady state, generic form")
+    ap.add_argument("--scaling-seconds", type=float, default=90.0)
     args = ap.parse_args()
+    if args.scaling:
+        scaling(tuple(int(v) for v in args.scaling.split(",")), [int(w) for w in args.workers.split(",")],
+                args.scaling_seconds)
+        return
     modes = args.modes.split(",")
     load = os.getloadavg()[0]
     print(f"MonodromySolver (M2 1.21, {args.m2_system} system) vs ag_attention's monodromy; {os.cpu_count()} cores, "
@@ -314,11 +357,13 @@ def main() -> None:
             m2 = run_m2(script, args.timeout)
             print(f"  {head}\n    M2 {mode}: {m2}", flush=True)
             lines.append(m2_line(f"M2 {mode}" + (f" {told}" if told else ""), m2, args.timeout))
-        ours = monodromy_ed(arch, G, fiber=1, seed=0, timeout=args.ours_timeout)
-        print(f"    ours: {ours.to_dict()}", flush=True)
-        secs = f"{ours.seconds_monodromy:.1f} + {ours.seconds_certification:.1f} cert"
-        lines.append(f"  | {'ours':<14} {ours.found:>7} {ours.certified:>6} {ours.paths:>7} {secs:>22} "
-                     f"{ours.paths / max(ours.seconds_monodromy, 1e-9):>8.0f}   stop: {ours.stop}")
+        for workers in (int(w) for w in args.workers.split(",")):
+            ours = monodromy_ed(arch, G, fiber=1, seed=0, timeout=args.ours_timeout, workers=workers)
+            print(f"    ours ({workers} worker{'s' if workers > 1 else ''}): {ours.to_dict()}", flush=True)
+            secs = f"{ours.seconds_monodromy:.1f} + {ours.seconds_certification:.1f} cert"
+            label = "ours" if workers == 1 else f"ours, {workers} Dask"
+            lines.append(f"  | {label:<14} {ours.found:>7} {ours.certified:>6} {ours.paths:>7} {secs:>22} "
+                         f"{ours.paths / max(ours.seconds_monodromy, 1e-9):>8.0f}   stop: {ours.stop}")
         blocks.append((head, lines))
 
     print(f"\nload {os.getloadavg()[0]:.1f} at the end.  sols: distinct solutions found (M2: the most any node of its "

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -345,7 +346,48 @@ def test_cli_critical_points_of_a_data_file_and_where_weights_sit(tmp_path, caps
     status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy",
                              "--weights", str(weights)], capsys)
     assert status == 0, err
-    assert "nearest real critical point: #0 (minimum" in out and "the real critical point of least loss" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("weights"))
+    assert "at critical point #0 (minimum" in line and "the global minimum among all real critical points (every " \
+        "one found: certified)" in line
+
+
+def _elapsed_cli(*args):
+    """``run_cli(*args)`` and its wall time."""
+    t0 = time.monotonic()
+    r = run_cli(*args)
+    return r, time.monotonic() - t0
+
+
+def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
+    # (3,1,2) generic is not decided in 8 s: the first line says so, with what is proven; within 8 * 1.1 + 5 s
+    # (and the interpreter's start)
+    r, seconds = _elapsed_cli("ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy",
+                              "--timeout", "8")
+    first = r.stdout.splitlines()[0]
+    assert r.returncode == 3 and first.startswith("ED degree of widths 3,1 ranks 2 t=2 (generic): NOT DECIDED (")
+    assert ">= " in first and "(proven lower bound)" in first and "<= 272,547 (proven upper bound)" in first
+    assert "prime 0" not in r.stdout and "a square system of 12 unknowns" in r.stderr  # the estimate, first
+    assert seconds < 8 * 1.1 + 5 + 5, seconds
+    r, _ = _elapsed_cli("ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy", "--timeout", "5",
+                        "--json")
+    d = json.loads(r.stdout)
+    assert r.returncode == 3 and d["final"] is False and d["ed_degree"] is None and d["prime"] is None
+    assert d["lower_bound"] >= 108 and d["upper_bound"] == 272547 and d["monodromy"]["final"] is False
+
+
+def test_cli_a_saved_count_resumes(tmp_path):
+    state = tmp_path / "m.npz"
+    r, _ = _elapsed_cli("ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save",
+                        str(state), "--json")
+    first = json.loads(r.stdout)
+    assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
+    r, _ = _elapsed_cli("ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "120", "--resume",
+                        str(state), "--save", str(state), "--json")
+    d = json.loads(r.stdout)
+    assert r.returncode == 0 and d["final"] and d["ed_degree"] == 284 and d["monodromy"]["resumed"]
+    r, _ = _elapsed_cli("ed-degree", "--widths", "2,2", "--metric", "euclidean", "--method", "monodromy",
+                        "--resume", str(state))
+    assert r.returncode == 2 and "saved for another problem" in r.stderr
 
 
 @pytest.mark.parametrize("arrays, argv, text", [

@@ -155,6 +155,7 @@ class Monodromy:
         self.round_mark: int | None = None  # solutions known when the last round started
         self.quiet = 0  # rounds in a row without a new solution
         self.seconds = 0.0  # of earlier runs (resumed)
+        self._run_start: float | None = None  # time.monotonic() when the run under way started
         self.resumed = False
         self.checkpoint: str | None = None
 
@@ -334,6 +335,7 @@ class Monodromy:
         solutions found giving it; ``known``: a count known otherwise (or a function returning it, None while
         unknown); ``save``: the checkpoint file."""
         t0 = time.monotonic()
+        self._run_start = t0
         last_save = t0
         stop = "time limit"
 
@@ -403,6 +405,7 @@ class Monodromy:
             ex.cancel()
             self._requeue()
             self.seconds += time.monotonic() - t0
+            self._run_start = None
             if save is not None:
                 self.save(save)
         return self.result(stop, known_now(), ex)
@@ -434,7 +437,8 @@ class Monodromy:
         meta = {"format": FORMAT, "fingerprint": self.fingerprint, "seed": self.seed, "paths": self.paths,
                 "failures": self.failures, "injected": self.injected, "history": self.history, "trace": self.trace,
                 "traced_at": self.traced_at, "round_mark": self.round_mark, "quiet": self.quiet,
-                "seconds": self.seconds, "rng": self.rng.bit_generator.state, "n": self.system.n,
+                "seconds": self.seconds + (0.0 if self._run_start is None else time.monotonic() - self._run_start),
+                "rng": self.rng.bit_generator.state, "n": self.system.n,
                 "n_chart": self.nc, "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         charts = self.found.chart_array(self.nc)
         arrays = {"meta": np.array(json.dumps(meta)), "p0": self.p0, "points": self.found.array(),
@@ -495,6 +499,7 @@ class Monodromy:
         self.trace = meta["trace"]
         self.traced_at, self.round_mark, self.quiet = int(meta["traced_at"]), meta["round_mark"], int(meta["quiet"])
         self.seconds = float(meta["seconds"])
+        self._run_start = None
         self.resumed = True
         self.checkpoint = str(path)
         return self
