@@ -27,6 +27,7 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._network import jacobian, random_inputs, random_parameters, random_seeds
+from .._errors import InsufficientMemoryError
 from .._resources import format_bytes
 from . import linalg
 from .field import GFp
@@ -141,7 +142,10 @@ def long_sequences(arch: Architecture, samples: int | None = None) -> bool:
     from .sampling import first_runs
     from .spans import output_span
 
-    plans = first_runs(prove(arch, output_span), samples)
+    try:
+        plans = first_runs(prove(arch, output_span), samples)
+    except InsufficientMemoryError:  # too large for this machine's memory: long (dimension() then says why)
+        return True
     work = sum(plan.samples * min(plan.k, plan.proven.architecture.output_size) * plan.proven.architecture.tokens ** 2
                for plan in plans)
     return work >= TOKEN_WORK_ENTRIES
