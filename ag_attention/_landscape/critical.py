@@ -720,11 +720,13 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
 
     with Beside(end) as beside:
         if system is not None:
-            for prime in (DEFAULT_PRIME, SECOND_PRIME):
-                beside.submit(f"count {prime}", functools.partial(_count_job, system.variables, system.polynomials,
-                                                                  prime, label, backend), cap)
-            beside.submit("isolation", lambda left: _real_boxes(system.variables, system.polynomials, left, label,
-                                                                backend), cap)
+            # beside the homotopy the count goes first (it may stop the monodromy); alone, the real points first
+            jobs = [(f"count {prime}", functools.partial(_count_job, system.variables, system.polynomials, prime,
+                                                         label, backend)) for prime in (DEFAULT_PRIME, SECOND_PRIME)]
+            isolation = ("isolation", functools.partial(_isolation_job, system.variables, system.polynomials, label,
+                                                        backend))
+            for name, job in ([isolation] + jobs if method == "msolve" else jobs + [isolation]):
+                beside.submit(name, job, cap)
         if a >= d:
             # its msolve jobs each within the cap, all by the deadline (building its system takes time too)
             beside.submit("families", lambda left: _rank_one_family(arch, G, np.asarray(w), d, e, seed,
@@ -863,10 +865,11 @@ def _unfinished(count: int | None, hom: Any, real_complete: bool, families: Sequ
     """Why a result is not final, in a few words."""
     why = []
     if count is None and (hom is None or not hom.final):
-        why.append("the complex critical points are not all known (the homotopy stopped at a limit, msolve's count "
-                   "did not finish)")
+        why.append("the complex critical points are not all known ("
+                   + ("the homotopy stopped at a limit, " if hom is not None else "")
+                   + "msolve's count did not finish)")
     if not real_complete:
-        why.append("the real ones are a certified lower bound")
+        why.append("the real ones found are a lower bound")
     if any(f.dimension < 0 for f in families):
         why.append("the critical locus was not computed")
     return "; ".join(why)
@@ -897,6 +900,12 @@ def _route(routes: list[Route], name: str, o: Outcome, cap: float | None, timeou
         routes.append(Route(name, o.seconds, f"{what} within {limit}"))
     elif o.state == "failed":
         routes.append(Route(name, o.seconds, f"failed: {o.error}"))
+
+
+def _isolation_job(variables: Sequence[str], polys: Sequence[str], label: str, backend: Any,
+                   timeout: float) -> list[list[tuple[Fraction, Fraction]]] | None:
+    """:func:`_real_boxes` with the time limit last (a job of :class:`~.beside.Beside`)."""
+    return _real_boxes(variables, polys, timeout, label, backend)
 
 
 def _count_job(variables: Sequence[str], polys: Sequence[str], prime: int, label: str, backend: Any,
