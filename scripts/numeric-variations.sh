@@ -7,6 +7,8 @@
 #
 #   baseline     the kernel OpenBLAS picks for this CPU, 2 threads
 #   threads=1    OPENBLAS_NUM_THREADS=1
+#   SkylakeX     OPENBLAS_CORETYPE=SkylakeX     (AVX-512)           x86_64 with AVX-512 only (an Intel Xeon's kernel,
+#                                                                    also on an AMD EPYC that has AVX-512)
 #   Haswell      OPENBLAS_CORETYPE=Haswell      (AVX2 + FMA)        x86_64 only
 #   Sandybridge  OPENBLAS_CORETYPE=Sandybridge  (AVX, no FMA)       x86_64 only
 #   Prescott     OPENBLAS_CORETYPE=Prescott     (SSE3: the generic x86 kernel, which OpenBLAS may name Katmai)
@@ -21,7 +23,7 @@
 # Prints one line per variation (pass count, seconds) and exits non-zero if any variation fails.
 #
 #   bash scripts/numeric-variations.sh            # all variations
-#   bash scripts/numeric-variations.sh --quick    # baseline, Sandybridge and seed only
+#   bash scripts/numeric-variations.sh --quick    # baseline, SkylakeX (with AVX-512), Sandybridge and seed only
 #
 # Environment: PY (default .venv/bin/python), AG_ATTENTION_VARIATION_SEED (default 1729), KEEP_LOGS=1 to keep the
 # pytest logs (their directory is printed either way when a variation fails).
@@ -55,6 +57,8 @@ TESTS=(
     tests/test_cli.py::test_cli_normalized_and_fibers
     tests/test_cli.py::test_cli_dim_normalized_json_is_certified
     tests/sweep/test_compute.py::test_a_softmax_row_is_float64_then_balls
+    tests/landscape/test_critical.py::test_gaussian_float_data_at_every_scale
+    tests/numeric/test_monodromy.py::test_the_stall_of_one_blas_kernel_is_not_a_stop
     ag_attention/_numeric
     README.md
 )
@@ -149,6 +153,9 @@ case "$machine" in
             if has_flags avx2 fma; then VARIATIONS+=("Haswell|OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=2|Haswell|2|yes")
             else echo "skip Haswell: this CPU has no AVX2/FMA"; fi
         fi
+        # SkylakeX in the quick set too: the kernel under which the landscape's monodromy once stalled (issue 36)
+        if has_flags avx512f avx512dq avx512bw avx512vl; then VARIATIONS+=("SkylakeX|OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2|SkylakeX|2|yes")
+        else echo "skip SkylakeX: this CPU has no AVX-512"; fi
         if has_flags avx; then VARIATIONS+=("Sandybridge|OPENBLAS_CORETYPE=Sandybridge OPENBLAS_NUM_THREADS=2|Sandybridge|2|yes")
         else echo "skip Sandybridge: this CPU has no AVX"; fi
         [ $QUICK = 1 ] || VARIATIONS+=("Prescott|OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2|Prescott|2|yes")

@@ -28,7 +28,8 @@ MIN_SECONDS = 1.0
 @dataclass(frozen=True)
 class Outcome:
     """How a job ended: ``"ok"`` (with its value), ``"timed out"`` (after ``seconds``), ``"not started"`` (no time
-    was left), ``"failed"`` (with the error), or ``"running"``."""
+    was left), ``"abandoned"`` (not needed any more; the value says why), ``"failed"`` (with the error), or
+    ``"running"``."""
 
     state: str
     value: Any = None
@@ -47,6 +48,7 @@ class Beside:
         self.deadline = deadline
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="ag-attention-beside")
         self._jobs: dict[str, tuple[Future[Any], list[float]]] = {}
+        self._abandoned: dict[str, str] = {}
 
     def submit(self, name: str, run: Callable[[float], Any], cap: float | None = None) -> None:
         """Queue ``run(timeout)`` under ``name``; ``timeout`` is what is left of the deadline when it starts (at most
@@ -73,6 +75,8 @@ class Beside:
         if not fut.done():
             return Outcome("running")
         seconds = spent[0] if spent else 0.0
+        if name in self._abandoned:
+            return Outcome("abandoned", self._abandoned[name], seconds)
         exc = fut.exception()
         if exc is None:
             return Outcome("ok", fut.result(), seconds)
@@ -87,14 +91,33 @@ class Beside:
         o = self.outcome(name)
         return o.value if o.ok else None
 
-    def wait(self, name: str) -> Outcome:
-        """Wait for ``name`` (it ends by the deadline: each job is bounded by it)."""
+    def wait(self, name: str, timeout: float | None = None) -> Outcome:
+        """Wait for ``name`` (it ends by the deadline: each job is bounded by it), or at most ``timeout`` seconds
+        (then it may still be ``running``)."""
         fut, _ = self._jobs[name]
         try:
-            fut.exception()  # blocks until it is done
+            fut.exception(timeout=timeout)  # blocks until it is done
+        except TimeoutError:
+            pass
         except BaseException:  # pragma: no cover - cancelled
             pass
         return self.outcome(name)
+
+    def abandon(self, name: str, why: str) -> None:
+        """Drop ``name``: not started yet, it never starts; running, its process group is killed (jobs run one at a
+        time, so it is the only one alive).  Its outcome is then ``"abandoned"`` with ``why``."""
+        fut, spent = self._jobs[name]
+        if fut.done():
+            return
+        self._abandoned[name] = why
+        if not fut.cancel():
+            from .._m2.process import kill_all_jobs
+
+            kill_all_jobs()
+            try:
+                fut.exception()  # its thread sees the job end
+            except BaseException:  # pragma: no cover - cancelled meanwhile
+                pass
 
     def raise_failures(self) -> None:
         """Raise the first job's error that is not a timeout (a bug or a contradiction must not pass silently)."""

@@ -719,18 +719,21 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     from .._exact.field import SECOND_PRIME
 
     with Beside(end) as beside:
+        # in this order: the counts (they may stop the monodromy), the critical locus (a small system), then the real
+        # root isolation (often the longest); alone (method msolve), the real points first
+        jobs: list[tuple[str, Any]] = []
         if system is not None:
-            # beside the homotopy the count goes first (it may stop the monodromy); alone, the real points first
             jobs = [(f"count {prime}", functools.partial(_count_job, system.variables, system.polynomials, prime,
                                                          label, backend)) for prime in (DEFAULT_PRIME, SECOND_PRIME)]
+        if a >= d:  # its msolve jobs each within the cap, all by the deadline (building its system takes time too)
+            jobs.append(("families", lambda left: _rank_one_family(arch, G, np.asarray(w), d, e, seed,
+                                                                   timeout if cap is None else cap, backend, end)))
+        if system is not None:
             isolation = ("isolation", functools.partial(_isolation_job, system.variables, system.polynomials, label,
                                                         backend))
-            for name, job in ([isolation] + jobs if method == "msolve" else jobs + [isolation]):
-                beside.submit(name, job, cap)
-        if a >= d:
-            # its msolve jobs each within the cap, all by the deadline (building its system takes time too)
-            beside.submit("families", lambda left: _rank_one_family(arch, G, np.asarray(w), d, e, seed,
-                                                                    timeout if cap is None else cap, backend, end))
+            jobs = [isolation] + jobs if method == "msolve" else jobs + [isolation]
+        for name, job in jobs:
+            beside.submit(name, job, None if name == "families" else cap)
         if method in ("auto", "homotopy"):
             t1 = time.perf_counter()
 
@@ -760,6 +763,15 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
                                  f"found; rerun with a larger --timeout (this one: {timeout:g} s)")
         boxes = count = version = None
         isolated = False
+        if system is not None and hom is not None and hom.final:
+            # every critical point certified, as many as msolve counts, each proven real or not: the isolation
+            # would only repeat the real ones (a cross-check); it is not waited for
+            first = beside.wait(f"count {DEFAULT_PRIME}")
+            if first.ok and first.value[0] is not None and hom.certified >= first.value[0] and \
+                    all(p.real is not None for p in hom.certification.solutions) and \
+                    beside.wait("isolation", max(2.0, 0.25 * (time.perf_counter() - t0))).state == "running":
+                beside.abandon("isolation", f"not needed: the {hom.certified} certified critical points are all "
+                                            "of msolve's count, each proven real or not real")
         if system is not None:
             outcomes = {name: beside.wait(name) for name in (f"count {DEFAULT_PRIME}", f"count {SECOND_PRIME}",
                                                               "isolation")}
@@ -898,6 +910,8 @@ def _route(routes: list[Route], name: str, o: Outcome, cap: float | None, timeou
         limit = f"{cap:g} s per job (--msolve-timeout)" if cap is not None and cap < timeout else f"{timeout:g} s"
         what = "timed out" if o.state == "timed out" else "not started (no time left)"
         routes.append(Route(name, o.seconds, f"{what} within {limit}"))
+    elif o.state == "abandoned":
+        routes.append(Route(name, o.seconds, f"stopped, {o.value}"))
     elif o.state == "failed":
         routes.append(Route(name, o.seconds, f"failed: {o.error}"))
 

@@ -53,3 +53,27 @@ def test_an_error_of_the_caller_kills_the_jobs_under_way(tmp_path, monkeypatch):
                 time.sleep(0.05)
             raise KeyboardInterrupt
     assert time.monotonic() - t0 < 30 and processes_matching(f"sleep 6{tag}") == []  # killed, not waited for
+
+
+def test_a_job_no_longer_needed_is_abandoned_and_its_process_killed(tmp_path, monkeypatch):
+    import uuid
+
+    from tests.helpers import fake_msolve, processes_matching
+
+    tag = f"0.{uuid.uuid4().int % 10**6:06d}"
+    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
+        tmp_path, f'if [ "$1" = -h ]; then exit 0; fi; exec sleep 7{tag}'))
+    t0 = time.monotonic()
+    with Beside(time.monotonic() + 120) as beside:
+        beside.submit("long", lambda left: count_solutions(["x"], ["x-1"], 65521, timeout=left))
+        beside.submit("next", lambda left: 2)
+        assert beside.wait("long", timeout=0.5).state == "running"
+        while not processes_matching(f"sleep 7{tag}") and time.monotonic() - t0 < 30:
+            time.sleep(0.05)
+        beside.abandon("long", "not needed: a test")
+        o = beside.outcome("long")
+        assert (o.state, o.value) == ("abandoned", "not needed: a test") and processes_matching(f"sleep 7{tag}") == []
+        assert beside.wait("next").value == 2
+        beside.abandon("next", "too late")  # a finished job is left as it was
+        assert beside.outcome("next").ok
+    assert time.monotonic() - t0 < 30
