@@ -451,3 +451,27 @@ def test_dim_short_of_its_timeout_answers_without_an_estimate(capsys):
     assert status == 2 and "--timeout=60" in err and "float64" in err
     status, out, err = _exit(["dim", "--widths", "3,3", "--ranks", "2", "--timeout", "0"], capsys)
     assert status == 2 and "--timeout" in err
+
+
+def test_cli_ctrl_c_keeps_what_was_found(tmp_path):
+    import signal
+
+    state = tmp_path / "m.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "ag_attention._cli", "ed-degree", "--widths", "3,1", "--ranks",
+                             "2", "--timeout", "300", "--save", str(state), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # (a job started in the background inherits SIGINT ignored: Python then raises nothing)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not state.exists() and time.monotonic() < deadline:  # the first save: the monodromy is under way
+        time.sleep(0.2)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    out, err = proc.communicate(timeout=90)
+    d = json.loads(out)
+    # the monodromy's solutions are kept (on disk too), the msolve counts beside it are stopped, not waited for
+    assert proc.returncode == 3 and d["final"] is False and d["monodromy"]["stop"] == "interrupted", err
+    assert d["monodromy"]["found"] > 100 and "interrupted" in d["status"] and time.monotonic() - t0 < 60
+    assert any("stopped, interrupted" in r["outcome"] or r["outcome"].startswith("stopped at a limit")
+               for r in d["routes"])

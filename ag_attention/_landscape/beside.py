@@ -56,6 +56,9 @@ class Beside:
         spent: list[float] = []
 
         def job() -> Any:
+            if name in self._abandoned:  # dropped before it could start
+                spent.append(0.0)
+                raise _NotStarted()
             left = self.deadline - time.monotonic()
             timeout = left if cap is None else min(cap, left)
             if timeout < MIN_SECONDS:
@@ -103,6 +106,9 @@ class Beside:
             pass
         return self.outcome(name)
 
+    def names(self) -> list[str]:
+        return list(self._jobs)
+
     def abandon(self, name: str, why: str) -> None:
         """Drop ``name``: not started yet, it never starts; running, its process group is killed (jobs run one at a
         time, so it is the only one alive).  Its outcome is then ``"abandoned"`` with ``why``."""
@@ -113,11 +119,14 @@ class Beside:
         if not fut.cancel():
             from .._m2.process import kill_all_jobs
 
-            kill_all_jobs()
-            try:
-                fut.exception()  # its thread sees the job end
-            except BaseException:  # pragma: no cover - cancelled meanwhile
-                pass
+            while not fut.done():  # (it may be between its start and its process's: kill until it ends)
+                kill_all_jobs()
+                try:
+                    fut.exception(timeout=0.5)  # its thread sees the job end
+                except TimeoutError:
+                    continue
+                except BaseException:  # pragma: no cover - cancelled meanwhile
+                    break
 
     def raise_failures(self) -> None:
         """Raise the first job's error that is not a timeout (a bug or a contradiction must not pass silently)."""

@@ -763,6 +763,10 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
                                  f"found; rerun with a larger --timeout (this one: {timeout:g} s)")
         boxes = count = version = None
         isolated = False
+        if hom is not None and hom.monodromy.get("stop") == "interrupted":  # Ctrl-C: nothing more is waited for
+            for name in ("families", "isolation", f"count {DEFAULT_PRIME}", f"count {SECOND_PRIME}"):
+                if name in beside.names():
+                    beside.abandon(name, "interrupted (Ctrl-C)")
         if system is not None and hom is not None and hom.final:
             # every critical point certified, as many as msolve counts, each proven real or not: the isolation
             # would only repeat the real ones (a cross-check); it is not waited for

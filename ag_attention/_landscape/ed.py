@@ -408,12 +408,17 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
                 if mono.found % fiber:
                     notes.append(f"monodromy found {mono.found} solutions, not a multiple of the fiber {fiber}: "
                                  "some are missing")
+                if mono.stop == "interrupted" and counted:  # Ctrl-C: what is found is kept, nothing more is waited for
+                    for prime, _ in COUNT_RUNS:
+                        beside.abandon(f"count {prime}", "interrupted (Ctrl-C)")
         counts: list[EDCount] = []
         version = None
         count_state = ""
         if counted:
             t1 = time.perf_counter()
             outcomes = [beside.wait(f"count {prime}") for prime, _ in COUNT_RUNS]
+            if any(o.state == "abandoned" for o in outcomes):
+                count_state = "interrupted (Ctrl-C) before the msolve counts finished"
             failures = [o for o in outcomes if o.state == "failed"]
             if failures and isinstance(failures[0].error, ComputationError):
                 raise failures[0].error
@@ -431,7 +436,7 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
                                            "(bug)")
                 routes.append(Route("count (msolve, two primes)", sum(c.seconds for c in counts),
                                     f"ok: {counts[0].solutions} solutions, ED {counts[0].solutions // fiber}"))
-            else:
+            elif not count_state:
                 done = sum(1 for o in outcomes if o.ok)
                 count_state = (f"the msolve counts did not finish within the time limit ({done} of 2 done; rerun "
                                f"with a larger timeout)")

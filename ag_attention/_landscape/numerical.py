@@ -110,6 +110,16 @@ def distinct_images(S: SquareSystem, solutions: Sequence[_certify.Certified]) ->
     return len(kept)
 
 
+#: seconds the work after an interrupted monodromy (homotopy to the data, certification) may still take
+INTERRUPT_GRACE = 10.0
+
+
+def _after(stop: str, end: float) -> float:
+    """The deadline of what follows the monodromy: after Ctrl-C, at most :data:`INTERRUPT_GRACE` seconds more (what
+    is certified by then is kept, the rest unchecked; with ``save`` every solution found is on disk)."""
+    return min(end, time.monotonic() + INTERRUPT_GRACE) if stop == "interrupted" else end
+
+
 def _start(S: SquareSystem, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return S.seed(np.random.default_rng(seed))
 
@@ -163,7 +173,8 @@ def _monodromy_ed(arch: Architecture, G: Any, fiber: int, seed: int, end: float,
         t1 = time.monotonic()
         cert = _certify.certify_solutions(S, mono.solutions, list(mono.base), float_parameter=mono.base,
                                           real_system=False, keep=S.off_critical_locus, charts=mono.charts,
-                                          desc=f"certify {arch.describe()}", deadline=end, executor=ex)
+                                          desc=f"certify {arch.describe()}", deadline=_after(mono.stop, end),
+                                          executor=ex)
     images = distinct_images(S, cert.solutions)
     return MonodromyCount(mono.count, cert.count, images, fiber, mono.paths, mono.failures, mono.loops, mono.stop,
                           t1 - t0, time.monotonic() - t1, cert.failed + cert.duplicates, mono.trace, cert.unchecked,
@@ -252,6 +263,7 @@ def _homotopy_solutions(arch: Architecture, G: Any, w: list[Fraction], size: Fra
                              desc=f"monodromy {arch.describe()}")
             t1 = time.monotonic()
             seconds_mono += t1 - t0
+            end_time = _after(mono.stop, end_time)
             left = max(1.0, end_time - t1 - 1.5 * per * mono.count / ex.workers)
             end = _homotopy.parameter_homotopy(S, mono.solutions, mono.base, target_f, timeout=left, seed=seed,
                                                options=final_options, chart=mono.charts, real=True)

@@ -218,14 +218,18 @@ def certify_solutions(system: Any, candidates: np.ndarray, parameter: Sequence[A
         got = executor.map_certify(system, candidates, parameter, float_parameter, real_system, charts, keep, wall)
     else:
         charted = _charted(system)
-        with _progress.bar(total=len(candidates), desc=desc, unit="solution") as bar:
-            for row in range(len(candidates)):
-                bar.update()
-                if deadline is not None and time.monotonic() > deadline:
-                    got.extend([UNTRIED] * (len(candidates) - row))
-                    break
-                got.extend(certify_each(system, candidates[row:row + 1], parameter, float_parameter, real_system,
-                                        None if not charted or charts is None else charts[row:row + 1], keep))
+        try:
+            with _progress.bar(total=len(candidates), desc=desc, unit="solution") as bar:
+                for row in range(len(candidates)):
+                    bar.update()
+                    if deadline is not None and time.monotonic() > deadline:
+                        break
+                    got.extend(certify_each(system, candidates[row:row + 1], parameter, float_parameter,
+                                            real_system, None if not charted or charts is None
+                                            else charts[row:row + 1], keep))
+        except KeyboardInterrupt:  # what is certified so far is kept: the rest untried
+            pass
+        got.extend([UNTRIED] * (len(candidates) - len(got)))
     return distinct(got, real_system and conjugates, time.monotonic() - t0)
 
 

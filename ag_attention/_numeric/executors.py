@@ -220,6 +220,8 @@ class DaskExecutor:
                 except Exception as exc:
                     raise ComputationError(f"a certification task failed on the Dask cluster at {self.address}: "
                                            f"{type(exc).__name__}: {str(exc)[:300]}") from None
+        except KeyboardInterrupt:  # what came back is kept: the rest untried
+            pass
         finally:
             with contextlib.suppress(Exception):
                 self.client.cancel(futures)

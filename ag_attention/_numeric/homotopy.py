@@ -242,10 +242,19 @@ class _Paths:
         hh = np.minimum(self.h[:B], 1.0 - t)
         if B >= 2 * PARALLEL_MIN and _WORKERS > 1:  # two halves at once: numpy releases the GIL in its loops
             half = B // 2
-            parts = list(_pool().map(lambda sl: _predict_correct(system, z[sl], t[sl], hh[sl], pa[sl], dp[sl],
-                                                                  None if chart is None else chart[sl]),
-                                     (slice(0, half), slice(half, B))))
-            zp, tn, ok, c1, c2, c3 = (np.concatenate([p[k] for p in parts]) for k in range(6))
+
+            def part(sl: slice) -> tuple[np.ndarray, ...]:
+                return _predict_correct(system, z[sl], t[sl], hh[sl], pa[sl], dp[sl],
+                                        None if chart is None else chart[sl])
+
+            # the second half on the pool's thread, the first here; the pool's half is always waited for, also when
+            # an interrupt (Ctrl-C) comes meanwhile, which then goes on (no future is left behind)
+            other = _pool().submit(part, slice(half, B))
+            try:
+                first = part(slice(0, half))
+            finally:
+                second = other.result()
+            zp, tn, ok, c1, c2, c3 = (np.concatenate([first[k], second[k]]) for k in range(6))
         else:
             zp, tn, ok, c1, c2, c3 = _predict_correct(system, z, t, hh, pa, dp, chart)
         accept = ok & (c1 < o.max_correction) & (c3 < o.tolerance) & ((c2 <= 0.5 * c1) | (c2 < o.tolerance))
@@ -323,7 +332,7 @@ def _pool() -> Any:
     if not _POOL:
         from concurrent.futures import ThreadPoolExecutor
 
-        _POOL.append(ThreadPoolExecutor(_WORKERS, thread_name_prefix="ag-attention-paths"))
+        _POOL.append(ThreadPoolExecutor(1, thread_name_prefix="ag-attention-paths"))
     return _POOL[0]
 
 

@@ -74,6 +74,8 @@ STOPPING_RULE = ("every solution through every loop, then the trace test (the su
 LOOP_OPTIONS = TrackerOptions(tolerance=1e-6)
 #: the checkpoint format
 FORMAT = "ag-attention monodromy state 1"
+#: seconds before the first save of a run (then every ``save_every``)
+FIRST_SAVE = 10.0
 
 
 @dataclass
@@ -394,7 +396,8 @@ class Monodromy:
                         shown = self.paths
                         bar.set_postfix_str(f"solutions {len(self.found)}, failures {self.failures}, loops "
                                             f"{len(self.corners)}", refresh=False)
-                    if save is not None and time.monotonic() - last_save > save_every:
+                    if save is not None and time.monotonic() - last_save > min(save_every, FIRST_SAVE
+                                                                                if last_save == t0 else save_every):
                         self._requeue_copy_save(save)
                         last_save = time.monotonic()
         except KeyboardInterrupt:
