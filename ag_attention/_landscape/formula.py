@@ -84,14 +84,15 @@ class SegrePrediction:
 
 def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
     """The generic ED degree that the Segre product ``P(D_r) x P^(dd'-1)`` has, as a prediction for the
-    neuromanifold of ``(d, d', a)`` (``t >= 2``): a conjecture where it applies (``r = min(a, d)`` is 1 or ``d``,
-    the projection birational), ``value=None`` with the reason elsewhere.
+    neuromanifold of ``(d, d', a)`` (``t >= 2``): a conjecture where the projection is birational (for ``r = 1`` or
+    ``d`` from Chern classes, for ``1 < r < d`` from the Chern-Mather classes of :mod:`.polar`), ``value=None``
+    with the reason at ``d' = a = 1``.
 
     >>> p = segre_ed_degree(2, 2, 1)
     >>> p.value, p.dims
     (196, (1, 1, 3))
-    >>> segre_ed_degree(2, 1, 1).value is None, segre_ed_degree(3, 1, 2).value is None
-    (True, True)
+    >>> segre_ed_degree(2, 1, 1).value is None, segre_ed_degree(3, 1, 2).value
+    (True, 7965)
     """
     for name, v in (("d", d), ("d_out", d_out), ("a", a)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -105,9 +106,16 @@ def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
         dims: tuple[int, ...] = (d * d - 1, k)
     elif r == 1:
         dims = (d - 1, d - 1, k)
-    else:
-        return SegrePrediction(d, d_out, a, (), None, f"does not apply: D_{r} (rank <= {r} of {d} x {d}) is "
-                               "singular, the smooth formula needs its Chern-Mather classes")
+    else:  # D_r singular: the polar degrees from its Chern-Mather classes (polar.py), written before any count
+        from .polar import polar_prediction
+
+        p = polar_prediction(d, d_out, a)
+        return SegrePrediction(d, d_out, a, (), p.value,
+                               f"conjecture: the generic ED degree of the Segre product upstairs, P(D_{r}) singular: "
+                               "its polar degrees from the Chern-Mather classes of the determinantal variety "
+                               "(polar.py: torus localization on its Nash blowup, and Schubert2; proven for the "
+                               "product); for the neuromanifold an argument, not reviewed (docs/math/landscape.md, "
+                               "landscape-polar)")
     dims = tuple(n for n in dims if n > 0)
     return SegrePrediction(d, d_out, a, dims, segre_product_ed_degree(dims),
                            "conjecture: the generic ED degree of the Segre product upstairs (proven for it); equal "
