@@ -360,6 +360,10 @@ class Monodromy:
             with _progress.bar(desc=desc, unit="path") as bar:
                 shown = self.paths
                 while True:
+                    if self.trace is not None and self.trace < TRACE_TOLERANCE and self.traced_at == len(self.found) \
+                            and not self.queue and not ex.pending():  # (a resumed state that had passed it)
+                        stop = "trace test"
+                        break
                     k = known_now()
                     if k is not None and len(self.found) >= k:
                         stop = "known count"

@@ -89,8 +89,12 @@ def test_a_saved_state_resumes_where_it_stopped(tmp_path):
     assert np.allclose(again.found.array(), first.found.array()) and len(again.queue) == len(first.queue)
     done = again.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL), save=path)
     assert (done.count, done.stop) == (284, "trace test") and done.paths > part.paths and done.resumed
-    # the file of the finished run holds all 284; another problem's file is refused, as is a file that is no state
-    assert len(Monodromy.resume(S, path, fingerprint=fp).found) == 284
+    # the file of the finished run holds all 284, and resuming it stops at once (its trace test passed); another
+    # problem's file is refused, as is a file that is no state
+    finished = Monodromy.resume(S, path, fingerprint=fp)
+    assert len(finished.found) == 284
+    again = finished.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL))
+    assert (again.count, again.stop, again.paths) == (284, "trace test", done.paths)
     with pytest.raises(InvalidArgumentError, match="another problem"):
         Monodromy.resume(S, path, fingerprint=S.fingerprint(1))
     (tmp_path / "junk.npz").write_bytes(b"not a state")
