@@ -2,7 +2,14 @@
 
     python bench/landscape.py [--sizes all|quick|D,E,A;...] [--metrics generic,euclidean,data]
                               [--timeout 300] [--count-timeout 300] [--cap 10000] [--out FILE.jsonl]
-                              [--critical] [--resume]
+                              [--critical] [--resume] [--workers N] [--save-dir DIR]
+    python bench/landscape.py --reach [--timeout 600] [--workers 2] [--save-dir results/landscape]
+
+``--reach``: the sizes the field asks about, generic form, the monodromy alone (its state in ``--save-dir``,
+resumed where a file is there: a count of hours spread over several runs), one row each: the prediction (the
+Segre formula, Chern-Mather classes where ``D_r`` is singular: a conjecture), the proven lower bounds (the degree,
+the certified distinct images), the proven upper bound (Bezout), whether it is decided, its seconds (this run and
+all runs of its file), workers and file; then the critical points of one Gaussian data set of (3,1,1).
 
 For every one-layer size ``(d, d', a)`` with ``d <= 4``, ``d' <= 3``, ``a <= d`` (t = 2) and every metric:
 
@@ -133,6 +140,55 @@ def critical(args: argparse.Namespace) -> None:
               flush=True)
 
 
+REACH = [(3, 1, 2), (3, 2, 2), (4, 1, 1), (4, 1, 2), (4, 1, 3), (4, 1, 4)]
+
+
+def reach(args: argparse.Namespace) -> None:
+    """The reach table (module docstring)."""
+    import numpy as np
+
+    from ag_attention import critical_points
+
+    save_dir = Path(args.save_dir or "results/landscape")
+    save_dir.mkdir(parents=True, exist_ok=True)
+    print(f"reach: generic form, monodromy alone, {args.timeout:g} s per size this run, {args.workers} worker(s); "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"  | {'size':9} {'predicted':>13} {'degree':>7} {'proven >=':>10} {'found':>8} {'Bezout <=':>14} "
+          f"{'status':<34} {'s (run)':>8} {'s (all)':>8}  file")
+    for size in (REACH if args.sizes == "all" else sizes_of(args.sizes)):
+        d, e, a = size
+        arch = Architecture.single_layer(d, e, a, tokens=2)
+        path = save_dir / f"monodromy-{d}{e}{a}.npz"
+        t0 = time.perf_counter()
+        r = ed_degree(arch, metric="generic", method="monodromy", timeout=args.timeout, workers=args.workers,
+                      save=path, resume=path if path.exists() else None)
+        run = time.perf_counter() - t0
+        m = r.monodromy or {}
+        degree = next((v for side, source, v in r.bounds if side == "lower" and source.startswith("the degree")), None)
+        status = f"decided: {r.ed_degree:,}" if r.final else f"not decided ({m.get('stop')})"
+        predicted = (r.prediction or {}).get("value")
+        total = json.loads(str(np.load(path)["meta"]))["seconds"] if path.exists() else run
+        row = {"reach": list(size), "predicted": predicted, "degree": degree, "lower_bound": r.lower_bound,
+               "found": m.get("found"), "upper_bound": r.upper_bound, "final": r.final, "ed_degree": r.ed_degree,
+               "stop": m.get("stop"), "seconds_run": round(run, 1), "seconds_all": round(total, 1),
+               "workers": args.workers, "executor": m.get("executor"), "file": str(path),
+               "trace_deviation": m.get("trace_deviation")}
+        with Path(args.out).open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        shown = "-" if predicted is None else f"{predicted:,}"
+        print(f"  | {str(size):9} {shown:>13} {degree or '-':>7} {r.lower_bound:>10,} {m.get('found') or 0:>8,} "
+              f"{r.upper_bound:>14,} {status:<34} {run:>8.0f} {total:>8.0f}  {path}", flush=True)
+    rng = np.random.default_rng(1)
+    X = [rng.standard_normal((2, 3)) for _ in range(8)]
+    Y = [rng.standard_normal((2, 1)) for _ in range(8)]
+    t0 = time.perf_counter()
+    c = critical_points(Architecture.single_layer(3, 1, 1, tokens=2), X, Y, timeout=max(args.timeout, 300),
+                        workers=args.workers)
+    print(f"critical points of (3,1,1), 8 Gaussian sequences (seed 1): {c.complex_certified} certified, "
+          f"{c.complex_pure} counted by msolve, {len(c.points)} real ({c.minima} minima), final {c.final}; "
+          f"{time.perf_counter() - t0:.1f} s (target: 120 s)", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="all")
@@ -146,7 +202,12 @@ def main() -> int:
     ap.add_argument("--out", default="results/bench-landscape.jsonl")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--critical", action="store_true")
+    ap.add_argument("--reach", action="store_true", help="the reach table (module docstring)")
     args = ap.parse_args()
+    if args.reach:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        reach(args)
+        return 0
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
