@@ -113,7 +113,7 @@ class EDDegree(ResultMixin):
     @property
     def certificate(self) -> str:
         if self.method == "undecided":
-            return (f"not decided: ED degree >= {self.lower_bound} (proven lower bound)"
+            return (f"not decided: ED degree >= {self.lower_bound or 0:,} (proven lower bound)"
                     + (f", <= {self.upper_bound:,} (proven upper bound)" if self.upper_bound is not None else ""))
         if self.method == "monodromy":
             m = self.monodromy or {}
@@ -200,12 +200,16 @@ def _count(arch: Architecture, kind: str, samples: int | None, prime: int, seed:
            backend: Any) -> tuple[int, float, str, str]:
     from .._algebra.msolve import count_solutions
 
+    started = time.monotonic()
     d, e, _, t = check_layer(arch)
     G, description = metric(kind, d, e, t, seed=seed, samples=samples, causal=arch.causal)
     rng = random.Random(seed + 7919)
     w = [rng.randint(-10**6, 10**6) for _ in range(G.shape[0])]
     system = critical_system(arch, G, w, prime=prime, seed=seed)
-    sol = count_solutions(system.variables, system.polynomials, prime, timeout=timeout,
+    left = timeout - (time.monotonic() - started)  # (building the system counts against the limit)
+    if left < 1.0:
+        raise MSolveTimeoutError(f"ED count of {arch.describe()} ({kind}) mod {prime} (building its system)", timeout)
+    sol = count_solutions(system.variables, system.polynomials, prime, timeout=left,
                           label=f"ED count of {arch.describe()} ({kind}) mod {prime}", backend=backend)
     if sol.count is None:
         raise ComputationError(f"the critical equations of {arch.describe()} ({kind}) are not zero-dimensional "
