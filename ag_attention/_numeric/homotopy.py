@@ -440,9 +440,13 @@ class Polylines:
         self._tag_row: list[int] = []
         self._tag_edge: list[int] = []
         self._left: dict[int, int] = {}  # job -> paths under way
+        # paths not yet in the batch: (job, first row, points, charts); the batch is topped up from here, so a job of
+        # 70,000 paths (a trace test) does not make every step copy 70,000 rows
+        self._backlog: list[tuple[int, int, np.ndarray, np.ndarray | None]] = []
+        self._waiting = 0
 
     def __len__(self) -> int:
-        return len(self.paths)
+        return len(self.paths) + self._waiting
 
     def add(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
             which: np.ndarray) -> None:
@@ -459,14 +463,34 @@ class Polylines:
         self._jobs[job] = (vertex_sets, which)
         B = z.shape[0]
         self._left[job] = B
-        tags = np.arange(len(self._tag_job), len(self._tag_job) + B)
-        self._tag_job.extend([job] * B)
-        self._tag_row.extend(range(B))
-        self._tag_edge.extend([0] * B)
-        self.paths.add(z, vertex_sets[which, 0], vertex_sets[which, 1], tags, charts)
+        self._backlog.append((job, 0, z, None if charts is None else np.asarray(charts)))
+        self._waiting += B
+        self._top_up()
+
+    def _top_up(self) -> None:
+        """Move paths from the backlog into the batch while it has room."""
+        room = self.paths.options.batch - len(self.paths)
+        while room > 0 and self._backlog:
+            job, first, z, charts = self._backlog[0]
+            k = min(room, z.shape[0] - first)
+            rows = np.arange(first, first + k)
+            vertex_sets, which = self._jobs[job]
+            tags = np.arange(len(self._tag_job), len(self._tag_job) + k)
+            self._tag_job.extend([job] * k)
+            self._tag_row.extend(rows.tolist())
+            self._tag_edge.extend([0] * k)
+            self.paths.add(z[rows], vertex_sets[which[rows], 0], vertex_sets[which[rows], 1], tags,
+                           None if charts is None else charts[rows])
+            self._waiting -= k
+            room -= k
+            if first + k == z.shape[0]:
+                self._backlog.pop(0)
+            else:
+                self._backlog[0] = (job, first + k, z, charts)
 
     def step(self) -> list[Ends]:
         """One predictor-corrector step of every path under way (:meth:`_Paths.step`); the ends reached."""
+        self._top_up()
         arrived, failed, why = self.paths.step()
         out: dict[int, list[tuple[int, np.ndarray, np.ndarray | None, bool, str, int]]] = {}
         if arrived.size:
@@ -527,6 +551,8 @@ class Polylines:
             self.paths.take(np.arange(len(self.paths)))
         self._left.clear()
         self._jobs.clear()
+        self._backlog.clear()
+        self._waiting = 0
         return jobs
 
 
