@@ -314,8 +314,8 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     ``samples``: input sequences of the data metric (default: a few more than make its Gram form invertible).
     ``timeout`` bounds the whole call (the monodromy, the certification and the msolve counts run within it, the
     counts beside the monodromy; the Macaulay2 route: its job and count).  A run that ends at the limit returns
-    what it has: ``final`` False, ``ed_degree`` None, the proven bounds (:attr:`EDDegree.lower_bound`,
-    :attr:`EDDegree.upper_bound`) and the monodromy's solutions.  ``workers`` / ``scheduler``: where the
+    what it has: ``final`` False, ``ed_degree`` None, the proven bounds (``lower_bound``, ``upper_bound``) and the
+    monodromy's solutions.  ``workers`` / ``scheduler``: where the
     monodromy's paths and certifications run (this process, a local Dask cluster of ``workers`` processes, the
     cluster at ``scheduler``); ``save`` / ``resume``: the monodromy's state file (a long count survives a crash).
 
