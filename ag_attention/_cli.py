@@ -522,9 +522,10 @@ def _add_critical_command(sub: Any) -> None:
 
 def _add_scale_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scale out and keep (the monodromy)")
-    g.add_argument("--workers", type=integer("--workers"), default=1,
-                   help="worker processes of a local Dask cluster on 127.0.0.1 for the paths and certifications "
-                        "(default 1: this process)")
+    g.add_argument("--workers", type=integer("--workers"), default=None,
+                   help="worker processes of a local Dask cluster on 127.0.0.1 for the paths and certifications (1: "
+                        "this process; default: this process when the estimate is under 2 minutes, else one per "
+                        "core)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a running Dask scheduler (tcp://HOST:PORT): its workers track the paths")
     g.add_argument("--save", default=None, metavar="FILE",

@@ -644,7 +644,7 @@ def _log2(q: Fraction) -> float:
 
 def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: str = "auto", seed: int = 0,
                     timeout: float = 300.0, msolve_timeout: float | None = None, denominator: int | None = None,
-                    backend: str = "auto", workers: int | None = 1, scheduler: str | None = None,
+                    backend: str = "auto", workers: int | None = None, scheduler: str | None = None,
                     save: Any = None, resume: Any = None) -> CriticalPoints:
     """Every critical point of ``L(A, V) = sum_n |f(X_n) - Y_n|^2`` for one layer, classified (module docstring).
 
@@ -662,7 +662,8 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     locus.  ``timeout`` bounds the whole call; ``msolve_timeout`` caps each msolve job (default: 60 s with
     ``"auto"``, the whole ``timeout`` with ``"msolve"``).  A run that ends at a limit returns what it has, said
     in its first line and ``final`` (False).  ``workers`` / ``scheduler``: where the homotopy's paths and
-    certifications run; ``save`` / ``resume``: the monodromy's state file.
+    certifications run (by default as for :func:`~ag_attention.ed_degree`); ``save`` / ``resume``: the monodromy's
+    state file.
 
     >>> from ag_attention import Architecture
     >>> X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
@@ -741,9 +742,12 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
                 got = beside.value(f"count {DEFAULT_PRIME}") if system is not None else None
                 return None if got is None else got[0]
 
+            from .estimate import choose_workers
+
             try:
                 hom = homotopy_solutions(arch, G, list(w), seed=seed, deadline=end, known=known,
-                                         workers=workers, scheduler=scheduler, save=save, resume=resume)
+                                         workers=choose_workers(arch, workers, scheduler), scheduler=scheduler,
+                                         save=save, resume=resume)
             except AgAttentionError as exc:
                 if method == "homotopy":
                     raise

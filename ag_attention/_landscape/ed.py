@@ -307,7 +307,7 @@ def implicit_count(arch: Architecture, kind: str, samples: int | None, seed: int
 
 def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "auto", samples: int | None = None,
               seed: int = 0, timeout: float = 300.0, backend: str = "auto", cache: bool = True,
-              workers: int | None = 1, scheduler: str | None = None, save: Any = None,
+              workers: int | None = None, scheduler: str | None = None, save: Any = None,
               resume: Any = None) -> EDDegree:
     """The ED degree of one layer's closure (``t >= 2``) for ``metric`` (see the module docstring).
 
@@ -317,7 +317,9 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     what it has: ``final`` False, ``ed_degree`` None, the proven bounds (``lower_bound``, ``upper_bound``) and the
     monodromy's solutions.  ``workers`` / ``scheduler``: where the
     monodromy's paths and certifications run (this process, a local Dask cluster of ``workers`` processes, the
-    cluster at ``scheduler``); ``save`` / ``resume``: the monodromy's state file (a long count survives a crash).
+    cluster at ``scheduler``; by default this process for a problem estimated under two minutes, a local cluster of
+    one process per core above, :func:`.estimate.choose_workers`); ``save`` / ``resume``: the monodromy's state file
+    (a long count survives a crash).
 
     >>> from ag_attention import Architecture
     >>> r = ed_degree(Architecture((2, 1), (2,), tokens=2), metric="euclidean", method="count")
@@ -388,6 +390,9 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
 
             require_memory(square_memory(d, e, a), f"the monodromy of {arch.describe()}",
                            "use a smaller size or method='count'")
+            from .estimate import choose_workers
+
+            workers = choose_workers(arch, workers, scheduler)
             G, description = metric_form(metric, d, e, t, seed, samples, arch.causal)
 
             def known() -> int | None:  # the first count is of the same form: the monodromy may stop at it

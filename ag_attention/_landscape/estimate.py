@@ -15,18 +15,51 @@ from .._architecture import Architecture
 from .formula import ed_upper_bound, segre_ed_degree
 from .system import check_layer
 
-__all__ = ["landscape_estimate", "paths_per_second", "certify_seconds"]
+__all__ = ["landscape_estimate", "paths_per_second", "certify_seconds", "choose_workers", "AUTO_SECONDS"]
+
+#: with ``workers=None`` a problem estimated to take longer than this (in one process) runs on a local Dask cluster
+#: of one process per core: below it, the cluster's start (about 5 s) and the latency of its tasks cost more than
+#: they bring (measured at (4,1,4): in the steady state two workers track as fast as one process stepping its batch
+#: in two threads, and certify twice as fast)
+AUTO_SECONDS = 120.0
 
 
-def paths_per_second(n: int) -> float:
-    """Path edges per second of one worker for a square system of ``n`` unknowns (fitted to bench/landscape.py:
-    690/s at n = 9, (2,2,2); 600/s at n = 9, (3,1,1); fewer for larger systems, about as 1/n^2)."""
-    return 6.0e4 / max(n, 1) ** 2
+def paths_per_second(n: int, workers: int = 1) -> float:
+    """Path edges per second for a square system of ``n`` unknowns: in this process (``workers=1``, a batch stepped in
+    two threads), or on ``workers`` single-threaded Dask workers (each about half of that). Fitted to
+    ``python bench/engines.py --scaling``: 600/s at n = 9, 218/s at n = 21 in one process; two workers 208/s."""
+    one = 600.0 * (9.0 / max(n, 1)) ** 1.2
+    return one if workers <= 1 else one * workers / 2
 
 
 def certify_seconds(n: int) -> float:
     """Seconds to certify one solution of ``n`` unknowns (7 ms at n = 9, growing about as n^3)."""
     return 0.007 * (max(n, 1) / 9) ** 3
+
+
+def _expected(arch: Architecture) -> tuple[int, int, int | None]:
+    """``(unknowns, fiber, expected solutions or None)``: the prediction times the fiber, else the degree's."""
+    from .._algebra.degree import degree_formula
+
+    d, e, a, _ = check_layer(arch)
+    f = degree_formula(d, e, a, 2)
+    n = (d * a + a * (d - a) if a < d else d * d) + e * d + 1
+    segre = segre_ed_degree(d, e, a).value
+    return n, f.fiber, None if segre is None else segre * f.fiber
+
+
+def choose_workers(arch: Architecture, workers: int | None, scheduler: str | None = None) -> int:
+    """``workers`` as given; for ``None``, one per core (a local Dask cluster) when the problem is estimated to take
+    more than :data:`AUTO_SECONDS` in one process, else 1 (this process)."""
+    from .._numeric.executors import default_workers
+
+    if workers is not None or scheduler is not None:
+        return 1 if workers is None else workers
+    n, fiber, expected = _expected(arch)
+    cores = default_workers()
+    if expected is None or cores < 2:
+        return 1
+    return cores if expected * 24 / paths_per_second(n) > AUTO_SECONDS else 1
 
 
 def landscape_estimate(arch: Architecture, timeout: float | None, workers: int | None = 1,
@@ -45,13 +78,15 @@ def landscape_estimate(arch: Architecture, timeout: float | None, workers: int |
              f"generic ED degree >= {f.degree:,} (degree, proven), <= {upper:,} (Bezout, proven)"]
     if segre is not None:
         parts.append(f"the Segre formula predicts {segre:,} (a conjecture)")
-    where = "a Dask cluster" if scheduler else (f"{workers} worker processes" if workers and workers > 1
+    workers = choose_workers(arch, workers, scheduler)
+    where = "a Dask cluster" if scheduler else (f"a local Dask cluster of {workers} worker processes" if workers > 1
                                                 else "this process")
     if guess is not None:
         solutions = guess * fiber
-        speed = paths_per_second(n) * (workers if workers and workers > 1 else 1)
-        seconds = solutions * 24 / speed + solutions * certify_seconds(n) / max(1, workers or 1)
+        seconds = solutions * 24 / paths_per_second(n, workers) + solutions * certify_seconds(n) / workers
         parts.append(f"about {_duration(seconds)} for {solutions:,} solutions in {where}")
+    else:
+        parts.append(f"in {where}")
     parts.append("limit " + ("none" if timeout is None else f"{timeout:g} s (what is found by then is kept)"))
     return "; ".join(parts)
 
