@@ -74,3 +74,38 @@ def test_a_complex_system_says_nothing_of_realness():
     r = certify_solutions(S, np.array([[1.41421356, 1.41421356]]), [Fraction(2)], float_parameter=np.array([2.0]),
                           real_system=False)
     assert r.count == 1 and r.solutions[0].real is None and r.to_dict()["realness_undecided"] == 1
+
+
+class Close:
+    """``(z - 1)(z - 1 - eps) = 0``, ``z_2 = z_1``: two roots ``eps`` apart, each with a derivative of size ``eps``
+    (ill-conditioned as ``1 / eps``)."""
+
+    n = 2
+
+    def __init__(self, eps):
+        self.eps = Fraction(eps)
+
+    def evaluate(self, z, p, jacobian=True):
+        z = np.asarray(z, dtype=complex)
+        e = float(self.eps)
+        F = np.stack([(z[:, 0] - 1) * (z[:, 0] - 1 - e), z[:, 1] - z[:, 0]], axis=1)
+        J = np.zeros((z.shape[0], 2, 2), dtype=complex)
+        J[:, 0, 0] = 2 * z[:, 0] - 2 - e
+        J[:, 1, 0], J[:, 1, 1] = -1, 1
+        return F, J
+
+    def ball_evaluate(self, box, w, jacobian=True):
+        z1, z2 = box
+        one, e = balls.complex_ball(1), balls.complex_ball(self.eps)
+        F = np.array([(z1 - one) * (z1 - one - e), z2 - z1], dtype=object)
+        return F, balls.complex_matrix([[2 * z1 - 2 * one - e, 0], [-1, 1]]) if jacobian else None
+
+
+def test_ill_conditioned_roots_are_certified_in_smaller_boxes():
+    # two roots 2^-40 apart (a condition number about 10^12): the boxes of relative radius 1e-11 and up hold both
+    # or contract too little; 1e-13 and 1e-15 separate and prove them (three such points of (3,1,2) needed it)
+    eps = Fraction(1, 2**40)
+    roots = np.array([[1.0, 1.0], [1.0 + float(eps), 1.0 + float(eps)]])
+    r = certify_solutions(Close(eps), roots, [0], float_parameter=np.array([0.0]), real_system=True)
+    assert (r.count, r.real, r.failed, r.duplicates) == (2, 2, 0, 0)
+    assert max(s.radius for s in r.solutions) < 1e-12
