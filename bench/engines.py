@@ -287,15 +287,18 @@ def scaling(size: tuple[int, ...], workers: list[int], seconds: float) -> None:
         before = Monodromy.resume(S, state, fingerprint=fp)
         print(f"({d},{e},{a}) generic, {S.n} unknowns: a state of {first.count:,} solutions and {len(before.queue):,} "
               f"queued pairs after {seconds:g} s; load {os.getloadavg()[0]:.1f}", flush=True)
-        print(f"  | {'workers':<28} {'paths':>8} {'seconds':>8} {'paths/s':>8} {'solutions':>10}")
+        print(f"  | {'workers':<28} {'paths':>8} {'seconds':>8} {'paths/s':>8} {'solutions':>10} "
+              f"{'driver CPU us/path':>19}")
         for w in workers:
             copy = Path(tmp) / f"state-{w}.npz"
             shutil.copy(state, copy)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             r = monodromy_solve(S, z0, p0, timeout=seconds, workers=w, resume=copy, fingerprint=fp)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             paths = r.paths - before.paths
-            print(f"  | {r.executor[:28]:<28} {paths:>8,} {wall:>8.1f} {paths / wall:>8.0f} {r.count:>10,}", flush=True)
+            driver = f"{1e6 * cpu / max(paths, 1):>19.0f}" if w > 1 else f"{'(tracks itself)':>19}"
+            print(f"  | {r.executor[:28]:<28} {paths:>8,} {wall:>8.1f} {paths / wall:>8.0f} {r.count:>10,} {driver}",
+                  flush=True)
 
 
 def main() -> None:
