@@ -318,7 +318,7 @@ def ed_degree(arch: Architecture, *, metric: str = "generic", method: str = "aut
     monodromy's solutions.  ``workers`` / ``scheduler``: where the
     monodromy's paths and certifications run (this process, a local Dask cluster of ``workers`` processes, the
     cluster at ``scheduler``; by default this process for a problem estimated under two minutes, a local cluster of
-    one process per core above, :func:`.estimate.choose_workers`); ``save`` / ``resume``: the monodromy's state file
+    one process per core above, ``_landscape.estimate.choose_workers``); ``save`` / ``resume``: the monodromy's state file
     (a long count survives a crash).
 
     >>> from ag_attention import Architecture
