@@ -2,12 +2,13 @@
 
     python bench/engines.py [--sizes default|quick|D,E,A,FORM;...] [--timeout 600] [--ours-timeout 600]
                             [--modes default,told] [--keep DIR] [--workers 1,2]
-    python bench/engines.py --scaling 4,1,4 [--scaling-seconds 90] [--workers 1,2]
+    python bench/engines.py --scaling 4,1,4 [--scaling-seconds 90] [--workers 1,d1,2]
 
 ``--scaling``: paths per second of the package's monodromy against its workers, in the steady state: a state made
 by a first run of ``--scaling-seconds`` in this process (thousands of solutions queued), then resumed for as long
-with each number of ``--workers`` (1: this process, a batch of 1,024 stepped in two threads; N > 1: a local Dask
-cluster of N single-threaded processes, its start included).
+with each entry of ``--workers`` (1: this process, a batch of 1,024 stepped in two threads; N > 1: a local Dask
+cluster of N single-threaded processes, its start included; ``dN``: such a cluster for any N, ``d1`` giving the rate
+of one single-threaded worker).
 
 For each one-layer size ``(d, d', a)`` with ``a >= d`` (``A`` free: no chart needed) and a form ``G``
 (:func:`ag_attention._landscape.metrics.metric`, seed 0): the square system of :mod:`ag_attention._landscape.square`
@@ -268,12 +269,13 @@ def m2_line(label: str, m2: dict, timeout: float) -> str:
     return f"  | {label:<14} {sols:>7} {'-':>6} {m2['paths']:>7} {secs:>22} {rate:>8}   {extra}"
 
 
-def scaling(size: tuple[int, ...], workers: list[int], seconds: float) -> None:
+def scaling(size: tuple[int, ...], workers: list[str], seconds: float) -> None:
     """Paths per second against workers from one saved state (module docstring)."""
     import shutil
 
     from ag_attention._numeric.homotopy import one_blas_thread
     from ag_attention._numeric.monodromy import Monodromy, monodromy_solve
+    from ag_attention._sweep.cluster import LocalDaskCluster
 
     d, e, a = size
     arch = Architecture.single_layer(d, e, a, tokens=2)
@@ -293,10 +295,14 @@ def scaling(size: tuple[int, ...], workers: list[int], seconds: float) -> None:
             copy = Path(tmp) / f"state-{w}.npz"
             shutil.copy(state, copy)
             t0, c0 = time.perf_counter(), time.process_time()
-            r = monodromy_solve(S, z0, p0, timeout=seconds, workers=w, resume=copy, fingerprint=fp)
+            if w.startswith("d"):  # a Dask cluster of N single-threaded workers even for N = 1: the per-worker rate
+                with LocalDaskCluster(int(w[1:])) as address:
+                    r = monodromy_solve(S, z0, p0, timeout=seconds, scheduler=address, resume=copy, fingerprint=fp)
+            else:
+                r = monodromy_solve(S, z0, p0, timeout=seconds, workers=int(w), resume=copy, fingerprint=fp)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             paths = r.paths - before.paths
-            driver = f"{1e6 * cpu / max(paths, 1):>19.0f}" if w > 1 else f"{'(tracks itself)':>19}"
+            driver = f"{1e6 * cpu / max(paths, 1):>19.0f}" if w != "1" else f"{'(tracks itself)':>19}"
             print(f"  | {r.executor[:28]:<28} {paths:>8,} {wall:>8.1f} {paths / wall:>8.0f} {r.count:>10,} {driver}",
                   flush=True)
 
@@ -310,12 +316,12 @@ def main() -> None:
     ap.add_argument("--phc-tasks", type=int, default=2, help="PHCpack's threads (mode phc)")
     ap.add_argument("--m2-system", choices=("gate", "poly"), default="gate", help="GateSystem or PolySystem")
     ap.add_argument("--keep", metavar="DIR", help="also write each M2 script to DIR")
-    ap.add_argument("--workers", default="1", help="ours with each of these numbers of workers (e.g. 1,2)")
+    ap.add_argument("--workers", default="1", help="ours with each of these numbers of workers (e.g. 1,2; with --scaling also dN: a Dask cluster of N)")
     ap.add_argument("--scaling", metavar="D,E,A", help="paths/s against --workers in the steady state, generic form")
     ap.add_argument("--scaling-seconds", type=float, default=90.0)
     args = ap.parse_args()
     if args.scaling:
-        scaling(tuple(int(v) for v in args.scaling.split(",")), [int(w) for w in args.workers.split(",")],
+        scaling(tuple(int(v) for v in args.scaling.split(",")), args.workers.split(","),
                 args.scaling_seconds)
         return
     modes = args.modes.split(",")
