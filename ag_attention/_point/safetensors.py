@@ -5,21 +5,31 @@ tensor's ``dtype``, ``shape`` and ``data_offsets`` into the bytes that follow, a
 strings); the tensors' bytes. The ``safetensors`` library reads it into NumPy only for NumPy's dtypes, and raises
 on ``BF16`` and the 8-bit floats, the usual dtypes of trained weights. This reader:
 
-* checks the header before any tensor is read: its length within the file, each dtype known, each shape a list of
-  non-negative integers, each tensor's bytes exactly ``prod(shape) * itemsize`` and inside the file, the total
-  within ``max_bytes``; every failure an :class:`InvalidArgumentError` naming the file and the tensor;
+* checks the header before any tensor is read: its length within the file, valid UTF-8 JSON nested at most
+  :data:`MAX_JSON_DEPTH` deep (a clear error, never Python's ``RecursionError``), no key twice in any object (a
+  tensor named twice is refused: readers that keep the first and readers that keep the last would load different
+  weights), each dtype known, each shape a list of non-negative integers, each tensor's bytes exactly
+  ``prod(shape) * itemsize``; the tensors' byte ranges, sorted, must tile the data exactly, as the reference
+  library requires: no overlap (two tensors sharing bytes), no hole, nothing after the last; the total within
+  ``max_bytes``; every failure an :class:`InvalidArgumentError` naming the file and the tensor (its name escaped:
+  :func:`shown_name`);
 * decodes every float dtype to the exact value it stands for: ``F64``, ``F32``, ``F16`` as NumPy reads them;
   ``BF16`` as the top half of a float32 (exact: bfloat16 is float32 with its last 16 mantissa bits dropped);
   ``F8_E4M3`` (the ``fn`` variant: no infinity, ``S.1111.111`` is NaN, bias 7) and ``F8_E5M2`` (IEEE-like, bias
   15) through a table of their 256 values as float32 (exact: every 8-bit float is a float32); integers as they are;
   NaN and infinity are then refused by name where the weights are converted;
 * returns the ``__metadata__`` (e.g. ``{"tokens": "4"}``).
+
+The reference library (0.8) also refuses overlaps, holes and trailing bytes, and a field given twice in a tensor's
+entry or ``__metadata__`` given twice; it accepts a tensor name given twice (the last wins) when the offsets
+still tile the data, which this reader refuses.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +37,7 @@ import numpy as np
 
 from .._errors import InvalidArgumentError
 
-__all__ = ["DTYPES", "read_safetensors", "write_safetensors", "fp8_table"]
+__all__ = ["DTYPES", "read_safetensors", "write_safetensors", "fp8_table", "shown_name", "loads_json"]
 
 #: dtype name -> (NumPy dtype of the raw bytes, bytes per entry)
 DTYPES: dict[str, tuple[str, int]] = {
@@ -38,6 +48,75 @@ DTYPES: dict[str, tuple[str, int]] = {
 }
 #: a header longer than this is refused (the format's own reference implementation caps it at 100 MB)
 MAX_HEADER = 100_000_000
+#: JSON nested deeper than this is refused before it is parsed (a header needs 3 levels, a names file 1)
+MAX_JSON_DEPTH = 64
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:/@+\-\[\]]{1,200}")
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+
+
+def shown_name(name: object) -> str:
+    """A tensor name as messages and reports print it: as it is when it is plain (letters, digits, ``._-:/@+[]``),
+    else quoted with every control and non-printable character escaped (``repr``), and cut after 160 characters:
+    a name can never add a line, move the cursor or pass for text of the report."""
+    text = str(name)
+    if _PLAIN_NAME.fullmatch(text):
+        return text
+    if len(text) > 200:
+        return f"{text[:160]!r}... ({len(text):,} characters)"
+    return repr(text)
+
+
+def _nesting(raw: bytes, limit: int) -> int:
+    """How deep arrays and objects nest in the JSON text ``raw`` (strings skipped), counted up to past ``limit``
+    in chunks (a header of ``[[[[...`` costs a few megabytes, not a Python stack)."""
+    brackets = _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", raw))
+    depth = deepest = 0
+    chunk = 1 << 20
+    for start in range(0, len(brackets), chunk):
+        part = np.frombuffer(brackets, np.uint8, count=min(chunk, len(brackets) - start), offset=start)
+        levels = depth + np.cumsum(np.where((part == 0x5B) | (part == 0x7B), 1, -1), dtype=np.int64)
+        deepest = max(deepest, int(levels.max()))
+        depth = int(levels[-1])
+        if deepest > limit:
+            break
+    return deepest
+
+
+def _refuse_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def loads_json(raw: bytes, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``raw`` (UTF-8 JSON) parsed strictly, or :class:`InvalidArgumentError` starting with ``where``: nested at
+    most ``max_depth`` deep (checked before parsing), no key twice in an object, no ``NaN``/``Infinity``."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidArgumentError(f"{where}: not UTF-8 ({exc})") from None
+    depth = _nesting(raw, max_depth)
+    if depth > max_depth:
+        raise InvalidArgumentError(f"{where}: JSON nested more than {max_depth} levels deep (refused unparsed)")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise InvalidArgumentError(f"{where}: the key {shown_name(key)} appears twice in one JSON object "
+                                           "(readers that keep the first and readers that keep the last would "
+                                           "disagree)")
+            out[key] = value
+        return out
+
+    try:
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=_refuse_constant)
+    except RecursionError:  # pragma: no cover - the depth is checked first
+        raise InvalidArgumentError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, NaN, an integer of more than 4,300 digits
+        if isinstance(exc, InvalidArgumentError):
+            raise
+        raise InvalidArgumentError(f"{where}: not JSON ({exc})") from None
 
 
 def fp8_table(kind: str) -> np.ndarray:
@@ -71,6 +150,29 @@ def _decode(raw: bytes, dtype: str, shape: list[int]) -> np.ndarray:
     return data.reshape(shape)
 
 
+def _cut(value: object) -> str:
+    """A header value in a message: its ``repr``, cut after 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text):,} characters)"
+
+
+def _check_tiling(where: str, plan: list[tuple[str, str, list[int], int, int]], body: int) -> None:
+    """The tensors' byte ranges, sorted, cover ``[0, body)`` exactly: no overlap, no hole, nothing after the last
+    (the reference library's rule: another reader would otherwise see other weights in the same bytes)."""
+    at, before = 0, ""  # the end of the bytes covered so far, and the tensor they end with
+    for name, _, _, begin, end in sorted(plan, key=lambda p: (p[3], p[4])):
+        if begin < at:
+            raise InvalidArgumentError(f"{where}: tensor {shown_name(name)} (bytes {begin:,}..{end:,}) overlaps "
+                                       f"tensor {before}: two tensors may not share bytes")
+        if begin > at:
+            raise InvalidArgumentError(f"{where}: bytes {at:,}..{begin:,} of the data belong to no tensor (a hole "
+                                       f"before tensor {shown_name(name)}): the offsets must tile the data")
+        at, before = end, f"{shown_name(name)} (bytes {begin:,}..{end:,})"
+    if at != body:
+        raise InvalidArgumentError(f"{where}: bytes {at:,}..{body:,} of the data belong to no tensor (after the "
+                                   "last one): the offsets must cover the data exactly")
+
+
 def read_safetensors(path: Path, max_bytes: int) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """The tensors and the ``__metadata__`` of a ``.safetensors`` file (see the module docstring)."""
     where = str(path)
@@ -83,10 +185,7 @@ def read_safetensors(path: Path, max_bytes: int) -> tuple[dict[str, np.ndarray],
         if n > size - 8 or n > MAX_HEADER:
             raise InvalidArgumentError(f"{where}: not a .safetensors file (its header claims {n:,} bytes, the file "
                                        f"has {size - 8:,} after the length)")
-        try:
-            header = json.loads(f.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InvalidArgumentError(f"{where}: not a .safetensors file (its header is not JSON: {exc})") from None
+        header = loads_json(f.read(n), f"{where}: not a .safetensors file (its header)")
         if not isinstance(header, dict):
             raise InvalidArgumentError(f"{where}: not a .safetensors file (its header is not a JSON object)")
         metadata = header.pop("__metadata__", None) or {}
@@ -97,34 +196,37 @@ def read_safetensors(path: Path, max_bytes: int) -> tuple[dict[str, np.ndarray],
         plan: list[tuple[str, str, list[int], int, int]] = []
         total = 0
         for name, info in header.items():
+            shown = shown_name(name)
             if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
-                raise InvalidArgumentError(f"{where}: tensor {name!r}: a dtype, a shape and data_offsets are expected")
+                raise InvalidArgumentError(f"{where}: tensor {shown}: a dtype, a shape and data_offsets are expected")
             dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
             if dtype not in DTYPES:
-                raise InvalidArgumentError(f"{where}: tensor {name!r} has dtype {dtype!r}; read here: "
+                raise InvalidArgumentError(f"{where}: tensor {shown} has dtype {_cut(dtype)}; read here: "
                                            + ", ".join(DTYPES))
             if (not isinstance(shape, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0
                                                        for k in shape)):
-                raise InvalidArgumentError(f"{where}: tensor {name!r}: shape {shape!r} is not a list of sizes")
+                raise InvalidArgumentError(f"{where}: tensor {shown}: shape {_cut(shape)} is not a list of sizes")
             if (not isinstance(offsets, list) or len(offsets) != 2
                     or not all(isinstance(k, int) and not isinstance(k, bool) for k in offsets)):
-                raise InvalidArgumentError(f"{where}: tensor {name!r}: data_offsets {offsets!r} are not two integers")
+                raise InvalidArgumentError(f"{where}: tensor {shown}: data_offsets {_cut(offsets)} are not two "
+                                           "integers")
             begin, end = offsets
             need = int(np.prod(shape, dtype=object)) * DTYPES[dtype][1]
             if not 0 <= begin <= end <= body or end - begin != need:
-                raise InvalidArgumentError(f"{where}: tensor {name!r} ({dtype} {shape}) declares bytes {begin}..{end} "
-                                           f"of {body:,}: it needs {need:,} bytes inside the file (truncated or "
-                                           "corrupt)")
+                raise InvalidArgumentError(f"{where}: tensor {shown} ({dtype} {_cut(shape)}) declares bytes "
+                                           f"{_cut(begin)}..{_cut(end)} of {body:,}: it needs {need:,} bytes inside "
+                                           "the file (truncated or corrupt)")
             total += need * (4 if dtype in ("BF16", "F8_E4M3", "F8_E5M2") else 1)  # decoded to float32
             if total > max_bytes:
                 raise InvalidArgumentError(f"{where}: its tensors would take more than {max_bytes:,} bytes in memory")
             plan.append((name, dtype, shape, begin, end))
+        _check_tiling(where, plan, body)
         out: dict[str, np.ndarray] = {}
         for name, dtype, shape, begin, end in plan:
             f.seek(8 + n + begin)
             raw = f.read(end - begin)
             if len(raw) != end - begin:  # the file changed under us
-                raise InvalidArgumentError(f"{where}: tensor {name!r}: the file ends before its bytes")
+                raise InvalidArgumentError(f"{where}: tensor {shown_name(name)}: the file ends before its bytes")
             out[name] = _decode(raw, dtype, shape)
     return out, dict(metadata)
 

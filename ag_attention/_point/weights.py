@@ -522,6 +522,8 @@ def read_weights_file(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]
         from .safetensors import read_safetensors
 
         return read_safetensors(path, MAX_FILE_BYTES)
+    except InvalidArgumentError:  # the reader's own message names the file already
+        raise
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
     except Exception as exc:  # zipfile raises BadZipFile on a truncated .npz

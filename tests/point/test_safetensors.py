@@ -1,6 +1,7 @@
 """Weight files as trained models save them: bf16, fp16, fp8 and float128 by their exact values, metadata, bad files."""
 
 import json
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -116,3 +117,59 @@ def test_a_truncated_npz_and_a_renamed_npy_are_refused_by_name(tmp_path):
             Network.load(tmp_path / name)
         r = run_cli("point", str(tmp_path / name), "-t", "2")
         assert r.returncode == 2 and name in r.stderr and "Traceback" not in r.stderr
+
+
+def _raw_header_file(path, text: str, body: bytes) -> None:
+    path.write_bytes(len(text.encode()).to_bytes(8, "little") + text.encode() + body)
+
+
+_A = '"layers.0.heads.0.A": {"dtype": "F32", "shape": [2, 2], "data_offsets": [%d, %d]}'
+_V = '"layers.0.heads.0.V": {"dtype": "F32", "shape": [2, 2], "data_offsets": [%d, %d]}'
+_BYTES = np.eye(2, dtype="<f4").tobytes() + np.arange(4, dtype="<f4").tobytes()
+
+
+@pytest.mark.parametrize("text, body, message", [
+    # two tensors reading the same bytes: the reference library refuses it, another tool would load other weights
+    ("{" + _A % (0, 16) + ", " + _V % (0, 16) + "}", _BYTES[:16], r"overlaps tensor layers.0.heads.0.A"),
+    ("{" + _A % (0, 16) + ", " + _V % (8, 24) + "}", _BYTES[:24], "overlaps"),
+    # bytes that belong to no tensor: a hole, or trailing bytes
+    ("{" + _A % (0, 16) + ", " + _V % (24, 40) + "}", _BYTES + b"\0" * 8, r"bytes 16\.\.24 of the data belong to no"),
+    ("{" + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES + b"\0" * 4, r"bytes 32\.\.36 .*\(after the last"),
+    # a tensor named twice (the reference library keeps the last when the offsets still tile the data)
+    ("{" + _A % (16, 32) + ", " + _V % (16, 32) + ", " + _A % (0, 16) + "}", _BYTES,
+     "the key layers.0.heads.0.A appears twice"),
+    ('{"__metadata__": {"tokens": "2", "tokens": "3"}, ' + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES,
+     "the key tokens appears twice"),
+    # nested deeper than any header: a clear error, never RecursionError (the reference: "recursion limit")
+    ("[" * 100_000 + "]" * 100_000, b"", "nested more than 64 levels deep"),
+    ('{"x": ' + "{" * 5_000 + "}" * 5_000 + "}", b"", "nested more than 64 levels deep"),
+    ('{"x": {"dtype": "F32", "shape": [NaN], "data_offsets": [0, 0]}}', b"", "NaN is not a JSON number"),
+], ids=["same-bytes", "overlap", "hole", "trailing", "name-twice", "metadata-twice", "deep-array", "deep-object",
+        "nan"])
+def test_headers_the_reference_library_refuses_are_refused_by_name(tmp_path, text, body, message):
+    path = tmp_path / "bad.safetensors"
+    _raw_header_file(path, text, body)
+    with pytest.raises(InvalidArgumentError, match=message):
+        read_safetensors(path, BIG)
+    r = run_cli("point", str(path), "-t", "2")
+    assert r.returncode == 2 and "bad.safetensors" in r.stderr and "Traceback" not in r.stderr
+    assert re.search(message, r.stderr) and "RecursionError" not in r.stderr
+
+
+def test_the_reference_library_agrees_on_the_tiling_rules(tmp_path):
+    safetensors_numpy = pytest.importorskip("safetensors.numpy")
+    cases = {"overlap": ("{" + _A % (0, 16) + ", " + _V % (0, 16) + "}", _BYTES[:16]),
+             "hole": ("{" + _A % (0, 16) + ", " + _V % (24, 40) + "}", _BYTES + b"\0" * 8),
+             "trailing": ("{" + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES + b"\0" * 4)}
+    for name, (text, body) in cases.items():
+        _raw_header_file(tmp_path / f"{name}.safetensors", text, body)
+        with pytest.raises(Exception):
+            safetensors_numpy.load_file(str(tmp_path / f"{name}.safetensors"))
+        with pytest.raises(InvalidArgumentError):
+            read_safetensors(tmp_path / f"{name}.safetensors", BIG)
+    # what the library writes (empty tensors included) is read, the same values
+    arrays = {"layers.0.heads.0.A": np.eye(2, dtype="<f4"), "empty": np.zeros((0, 3), "<f4"),
+              "layers.0.heads.0.V": np.arange(4, dtype="<f8").reshape(2, 2)}
+    safetensors_numpy.save_file(arrays, str(tmp_path / "ok.safetensors"))
+    read, _ = read_safetensors(tmp_path / "ok.safetensors", BIG)
+    assert set(read) == set(arrays) and all(np.array_equal(read[k], v) for k, v in arrays.items())
