@@ -491,7 +491,8 @@ def read_weights_file(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]
     """The arrays of a ``.npz`` or ``.safetensors`` file and its metadata (a ``.safetensors`` file's
     ``__metadata__``; none for ``.npz``), after checking it is a regular file of sane size; every float dtype
     of a ``.safetensors`` file (``BF16``, ``F16``, the 8-bit floats, ...) by its exact value
-    (docs/math/point.md)."""
+    (docs/math/point.md). A ``.npz`` member's ``.npy`` header is read first and must declare the bytes the
+    member holds, within the memory available, before its array is allocated (:func:`_npz_members`)."""
     suffix = path.suffix.lower()
     if suffix not in (".npz", ".safetensors"):
         raise InvalidArgumentError(f"{path}: a .npz or .safetensors file is expected")
@@ -512,13 +513,7 @@ def read_weights_file(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]
             if magic not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (or an empty one)
                 what = "a .npy array" if magic == b"\x93NUM" else f"it starts with {magic!r}"
                 raise InvalidArgumentError(f"{path}: not a .npz archive ({what}): save with numpy.savez")
-            with np.load(path, allow_pickle=False) as data:
-                # the sizes the archive declares, before anything is unpacked (a small file can declare terabytes)
-                declared = sum(info.file_size for info in data.zip.infolist())
-                if declared > MAX_FILE_BYTES:
-                    raise InvalidArgumentError(f"{path}: its arrays would take {declared:,} bytes unpacked, more than "
-                                               f"the {MAX_FILE_BYTES:,} read here")
-                return {k: data[k] for k in data.files}, {}
+            return _read_npz(path), {}
         from .safetensors import read_safetensors
 
         return read_safetensors(path, MAX_FILE_BYTES)
@@ -526,7 +521,80 @@ def read_weights_file(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]
         raise
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
-    except Exception as exc:  # zipfile raises BadZipFile on a truncated .npz
-        if type(exc).__name__ == "BadZipFile":
+    except Exception as exc:  # zipfile: BadZipFile (truncated, a bad CRC); zlib.error; NotImplementedError
+        if type(exc).__name__ in ("BadZipFile", "error", "NotImplementedError"):
             raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
         raise
+
+
+def _npz_members(path: Path, archive: Any) -> list[tuple[Any, str, tuple[int, ...], bool, np.dtype, int]]:
+    """Each member of a ``.npz`` archive from its ``.npy`` header alone, before any array is allocated:
+    ``(zip info, array name, shape, Fortran order, dtype, header bytes)``; a member whose header declares
+    other bytes than it holds (``prod(shape) * itemsize`` against the member's unpacked size), a name given
+    twice, pickled objects or a member that is no ``.npy`` array is refused, naming it."""
+    from numpy.lib import format as npy
+
+    from .safetensors import shown_name
+
+    infos = archive.infolist()
+    declared = sum(info.file_size for info in infos)  # as the archive declares them (a small file can claim TBs)
+    if declared > MAX_FILE_BYTES:
+        raise InvalidArgumentError(f"{path}: its arrays would take {declared:,} bytes unpacked, more than "
+                                   f"the {MAX_FILE_BYTES:,} read here")
+    members = []
+    seen: set[str] = set()
+    for info in infos:
+        where = f"{path}: member {shown_name(info.filename)}"
+        if info.filename in seen:  # a zip may hold a name twice: readers would disagree on which is meant
+            raise InvalidArgumentError(f"{where} appears twice in the archive")
+        seen.add(info.filename)
+        if not info.filename.endswith(".npy"):
+            raise InvalidArgumentError(f"{where}: not a .npy array (save with numpy.savez)")
+        with archive.open(info) as fh:
+            try:
+                version = npy.read_magic(fh)
+                if version == (1, 0):
+                    shape, fortran, dtype = npy.read_array_header_1_0(fh)
+                elif version == (2, 0):
+                    shape, fortran, dtype = npy.read_array_header_2_0(fh)
+                else:
+                    raise ValueError(f".npy format version {version} (1.0 and 2.0 are read here)")
+            except (ValueError, EOFError) as exc:
+                raise InvalidArgumentError(f"{where}: not a readable .npy header ({exc})") from None
+            header = fh.tell()
+        if dtype.hasobject or dtype.itemsize == 0:
+            raise InvalidArgumentError(f"{where}: an array of {dtype} is not an array of numbers (objects are "
+                                       "never unpickled)")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if header + nbytes != info.file_size:
+            raise InvalidArgumentError(f"{where} declares shape {shape} of {dtype}, {nbytes:,} bytes, but holds "
+                                       f"{info.file_size - header:,} after its header (corrupt or forged)")
+        members.append((info, info.filename[:-4], shape, fortran, dtype, header))
+    return members
+
+
+def _read_npz(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of a ``.npz`` archive: every member's header checked first (:func:`_npz_members`), their total
+    size against the memory available (:func:`ag_attention._resources.require_memory`), then each array read
+    into exactly the bytes its header declares."""
+    import zipfile
+
+    from .._resources import MemoryEstimate, require_memory
+    from .safetensors import shown_name
+
+    with zipfile.ZipFile(path) as archive:
+        members = _npz_members(path, archive)
+        sizes = {f"{shown_name(info.filename)} ({dtype} {shape})": math.prod(shape) * dtype.itemsize
+                 for info, _, shape, _, dtype, _ in members}
+        require_memory(MemoryEstimate(sum(sizes.values()), sizes), f"reading {path}",
+                       "use a smaller file, or free memory")
+        out: dict[str, np.ndarray] = {}
+        for info, name, shape, fortran, dtype, header in members:
+            buffer = bytearray(math.prod(shape) * dtype.itemsize)
+            with archive.open(info) as fh:
+                fh.read(header)
+                got = fh.readinto(buffer)  # type: ignore[attr-defined]  # a ZipExtFile, typed IO[bytes]
+            if got != len(buffer):  # the archive's entry claimed more than its data holds
+                raise InvalidArgumentError(f"{path}: member {shown_name(info.filename)} ends before its data")
+            out[name] = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return out

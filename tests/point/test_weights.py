@@ -10,7 +10,7 @@ import pytest
 
 from ag_attention import InvalidArgumentError, Network
 
-from tests.helpers import generator
+from tests.helpers import generator, run_cli
 
 GOOD = {
     "layers.0.heads.0.Q": [[1, 0, 2], [0, 1, 1]],
@@ -201,3 +201,68 @@ def test_an_npz_is_refused_by_the_size_it_declares_before_unpacking(tmp_path, mo
     monkeypatch.setattr(weights_module, "MAX_FILE_BYTES", 100_000)
     with pytest.raises(InvalidArgumentError, match="would take 800,"):
         weights_module.read_arrays(path)
+
+
+def _npz_with(path, members: dict[str, bytes]) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+
+
+def _npy_header(shape, descr="<f8") -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+    return buf.getvalue()
+
+
+def test_an_npz_member_is_checked_by_its_npy_header_before_any_allocation(tmp_path):
+    """A 218-byte archive whose .npy header declares 10^12 float64 entries made NumPy allocate 7.28 TiB (a
+    traceback): the header is read from the member's stream and refused against the member's size."""
+    huge = tmp_path / "huge.npz"
+    _npz_with(huge, {"layers.0.heads.0.V.npy": _npy_header((10**6, 10**6))})
+    assert huge.stat().st_size < 300
+    with pytest.raises(InvalidArgumentError, match=r"member layers.0.heads.0.V.npy declares shape \(1000000, "
+                                                   r"1000000\) of float64, 8,000,000,000,000 bytes, but holds 0"):
+        Network.load(huge)
+    r = run_cli("point", str(huge), "-t", "2")
+    assert r.returncode == 2 and "member layers.0.heads.0.V.npy declares" in r.stderr and "Traceback" not in r.stderr
+    short = tmp_path / "short.npz"
+    _npz_with(short, {"layers.0.heads.0.V.npy": _npy_header((2, 2)) + b"\0" * 10})
+    with pytest.raises(InvalidArgumentError, match="32 bytes, but holds 10 after its header"):
+        Network.load(short)
+    odd = tmp_path / "odd.npz"
+    _npz_with(odd, {"layers.0.heads.0.V.npy\x1b[2K": _npy_header((1, 1)) + b"\0" * 8, "notes.txt": b"hi"})
+    with pytest.raises(InvalidArgumentError, match=r"member 'layers.0.heads.0.V.npy\\x1b\[2K': not a .npy array"):
+        Network.load(odd)
+
+
+def test_an_npz_member_twice_pickled_objects_and_memory_are_refused(tmp_path, monkeypatch):
+    import warnings
+    import zipfile
+
+    from ag_attention._point.weights import read_arrays
+
+    good = np.eye(2)
+    twice = tmp_path / "twice.npz"
+    np.savez(twice, **{"layers.0.heads.0.A": good, "layers.0.heads.0.V": good})
+    with warnings.catch_warnings(), zipfile.ZipFile(twice, "a") as z:
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name: that is the point
+        z.writestr("layers.0.heads.0.V.npy", _npy_header((2, 2)) + np.zeros(4).tobytes())
+    with pytest.raises(InvalidArgumentError, match="member layers.0.heads.0.V.npy appears twice in the archive"):
+        Network.load(twice)
+    objects = tmp_path / "objects.npz"
+    _npz_with(objects, {"layers.0.heads.0.V.npy": _npy_header((1,), descr="|O") + b"\0" * 8})
+    with pytest.raises(InvalidArgumentError, match="an array of object is not an array of numbers"):
+        Network.load(objects)
+    ok = tmp_path / "ok.npz"
+    np.savez(ok, **{"layers.0.heads.0.A": np.asfortranarray(np.arange(4.0).reshape(2, 2)),
+                    "layers.0.heads.0.V": np.arange(6, dtype=">i4").reshape(3, 2)})
+    arrays = read_arrays(ok)
+    assert arrays["layers.0.heads.0.A"].tolist() == [[0, 1], [2, 3]] and arrays["layers.0.heads.0.V"][2, 1] == 5
+    monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "1K")
+    with pytest.raises(InvalidArgumentError, match="reading .*ok.npz needs about"):
+        Network.load(ok)
