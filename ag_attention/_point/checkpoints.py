@@ -10,8 +10,12 @@ layers are ordered by the integers in their prefixes):
 * a user mapping ``names`` (source name -> ``q``, ``k``, ``v``, ``o`` of a layer, e.g.
   ``{"blk.attn.wq": "layers.0.q", ...}``), applied first.
 
-Every other tensor (embeddings, norms, MLPs, biases that are zero) is listed as ignored, never silently used.
-A nonzero bias of a projection is refused: the model has none (docs/math/model.md).
+Every other tensor (embeddings, norms, MLPs, biases that are exactly zero) is listed as not used, every one by
+its name (escaped: :func:`~ag_attention._point.safetensors.shown_name`), never silently dropped or used. A nonzero
+bias of a projection (``in_proj_bias``, ``q_proj.bias``, ..., and ``<name>.bias`` beside any weight
+``<name>.weight`` used, such as BERT's ``attention.output.dense.bias``) is refused by name: the model has none
+(docs/math/model.md), affine attention is not modelled. Two layouts for the same projection of a layer
+(``in_proj_weight`` beside ``q_proj_weight``) are refused naming both: which one the model uses is not in the file.
 
 **How the projections enter the model** (docs/math/point.md, checkpoints): with ``h`` heads of size ``d_h = E/h``
 and ``W_{q,h}``, ``W_{k,h}``, ``W_{v,h}`` the rows of head ``h`` and ``W_{O,h}`` the columns of head ``h`` of the
@@ -40,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .safetensors import shown_name
 
 __all__ = ["attention_entries", "Translation", "translate", "PACKAGE_NAME"]
 
@@ -103,6 +108,76 @@ def _layer_key(prefix: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", prefix))
 
 
+#: roles that give the same projection of a layer: two of them is a file with two competing layouts
+_SAME_PROJECTION = {"qkv": ("qkv", "q", "k", "v"), "q": ("q", "qkv"), "k": ("k", "qkv"), "v": ("v", "qkv"), "o": ("o",)}
+_ROLE_NAMES = {"qkv": "stacked query/key/value", "q": "query", "k": "key", "v": "value", "o": "output"}
+
+
+def _role_of(key: str, names: dict[str, str] | None) -> tuple[str, str, str] | None:
+    """``(layer prefix, role, layout)`` of a tensor name (role ``q``, ``k``, ``v``, ``o``, ``qkv``, or one of
+    them followed by `` bias``), or None when it is not an attention weight."""
+    if names is not None and key in names:
+        m = re.fullmatch(r"layers\.(\d{1,6})\.(q|k|v|o)", names[key])
+        if m is None:
+            raise InvalidArgumentError(f"names: {key!r} -> {names[key]!r}: the target must be "
+                                       "'layers.<l>.<q|k|v|o>'")
+        return f"layers.{int(m.group(1)):06d}", m.group(2), "mapping"
+    for suffix, role in _SUFFIXES:
+        if key == suffix or key.endswith("." + suffix):
+            layout = ("MultiheadAttention" if suffix in ("in_proj_weight", "in_proj_bias")
+                      or suffix.endswith("_proj_weight") else
+                      "query/key/value" if suffix.split(".")[0] in ("query", "key", "value") else
+                      "q/k/v/o projections")
+            return key[: len(key) - len(suffix)], role, layout
+    return None
+
+
+def _where(prefix: str) -> str:
+    return shown_name(prefix) if prefix else "(top level)"
+
+
+def _add(roles: dict[str, dict[str, Any]], sources: dict[tuple[str, str], str], prefix: str, role: str, key: str,
+         value: Any) -> None:
+    """Record ``key`` as the ``role`` weight of the layer ``prefix``; a second one, or one of a competing layout
+    (``in_proj_weight`` beside ``q_proj_weight``), is refused naming both (never one silently dropped)."""
+    layer = roles.setdefault(prefix, {})
+    for other in _SAME_PROJECTION[role]:
+        if other in layer:
+            first = shown_name(sources[(prefix, other)])
+            if other == role:
+                raise InvalidArgumentError(f"{shown_name(key)}: a second {role!r} weight for the layer "
+                                           f"{_where(prefix)} (first: {first})")
+            raise InvalidArgumentError(f"layer {_where(prefix)}: two layouts give the {_ROLE_NAMES[role]} "
+                                       f"projection: {first} ({_ROLE_NAMES[other]}) and {shown_name(key)} "
+                                       f"({_ROLE_NAMES[role]}); which one the model uses is not in the file: keep "
+                                       "one")
+    layer[role] = value
+    sources[(prefix, role)] = key
+
+
+def _biases(arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources: dict[tuple[str, str], str],
+            ignored: list[str]) -> list[str]:
+    """The biases of the attention projections, each exactly zero (listed, returned) or refused by name: the
+    recognized ones (``in_proj_bias``, ``q_proj.bias``, ...), and ``<name>.bias`` beside every weight
+    ``<name>.weight`` used (BERT's ``attention.output.dense.bias``, a mapped tensor's)."""
+    found = list(biases)
+    for (prefix, role), source in sources.items():
+        if source.endswith("weight"):
+            sibling = source[: -len("weight")] + "bias"
+            if sibling in ignored and all(sibling != b for b, _, _ in found):
+                ignored.remove(sibling)
+                found.append((sibling, prefix, role))
+    zero = []
+    for key, prefix, role in found:
+        if not _is_zero(arrays[key]):
+            raise InvalidArgumentError(
+                f"{shown_name(key)}: a nonzero bias of the {_ROLE_NAMES[role]} projection of layer {_where(prefix)}: "
+                "the checkpoint's model has biases; affine attention is not modelled (the package's model, "
+                "docs/math/model.md, has none): refused, not treated as zero")
+        zero.append(key)
+    return zero
+
+
 def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray], *, heads: int | None = None,
               names: dict[str, str] | None = None) -> Translation:
     """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
@@ -120,38 +195,19 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     roles: dict[str, dict[str, Any]] = {}  # prefix -> role -> tensor
     sources: dict[tuple[str, str], str] = {}
     ignored: list[str] = []
+    biases: list[tuple[str, str, str]] = []  # (name, prefix, role)
     layout = set()
     for key, value in arrays.items():
-        if names is not None and key in names:
-            m = re.fullmatch(r"layers\.(\d+)\.(q|k|v|o)", names[key])
-            if m is None:
-                raise InvalidArgumentError(f"names: {key!r} -> {names[key]!r}: the target must be "
-                                           "'layers.<l>.<q|k|v|o>'")
-            prefix, role = f"layers.{int(m.group(1)):06d}", m.group(2)
-            layout.add("mapping")
-        else:
-            for suffix, role in _SUFFIXES:
-                if key == suffix or key.endswith("." + suffix):
-                    prefix = key[: len(key) - len(suffix)]
-                    layout.add("MultiheadAttention" if suffix in ("in_proj_weight", "in_proj_bias") or
-                               suffix.endswith("_proj_weight") else
-                               "query/key/value" if suffix.split(".")[0] in ("query", "key", "value") else
-                               "q/k/v/o projections")
-                    break
-            else:
-                ignored.append(key)
-                continue
-        if role.endswith("bias"):
-            if not _is_zero(value):
-                raise InvalidArgumentError(f"{key}: a nonzero bias; the model has no biases (docs/math/model.md): "
-                                           "the checkpoint is not a point of this neuromanifold")
+        found = _role_of(key, names)
+        if found is None:
             ignored.append(key)
             continue
-        if role in roles.setdefault(prefix, {}):
-            raise InvalidArgumentError(f"{key}: a second {role!r} weight for the layer {prefix!r} (first: "
-                                       f"{sources[(prefix, role)]})")
-        roles[prefix][role] = value
-        sources[(prefix, role)] = key
+        prefix, role, kind = found
+        layout.add(kind)
+        if role.endswith(" bias"):
+            biases.append((key, prefix, role[: -len(" bias")]))
+        else:
+            _add(roles, sources, prefix, role, key, value)
     # "query.weight"-style layers keep their output projection under "output.dense.weight" beside the prefix
     for prefix in list(roles):
         for tail in ("output.dense.weight", "output.weight"):
@@ -161,6 +217,7 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
                     roles[prefix]["o"] = arrays[candidate]
                     sources[(prefix, "o")] = candidate
                     ignored.remove(candidate)
+    zero = _biases(arrays, biases, sources, ignored)
     if not roles:
         raise InvalidArgumentError("weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
                                    "a known layout: in_proj_weight, q_proj/k_proj/v_proj, query/key/value); "
@@ -170,56 +227,71 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     notes: list[str] = []
     sizes: list[int] = []
     for l, prefix in enumerate(order):
-        r = roles[prefix]
-        where = prefix or "(top level)"
-        if "qkv" in r:
-            W = convert(r.pop("qkv"), sources[(prefix, "qkv")])
-            if W.shape[0] % 3:
-                raise InvalidArgumentError(f"{sources[(prefix, 'qkv')]}: {W.shape[0]} rows, not 3 E")
-            E = W.shape[0] // 3
-            r["q"], r["k"], r["v"] = W[:E], W[E:2 * E], W[2 * E:]
-            for role in "qkv":
-                sources[(prefix, role)] = sources[(prefix, "qkv")]
-        missing = [role for role in "qkv" if role not in r]
-        if missing:
-            raise InvalidArgumentError(f"layer {where}: no {missing[0]!r} projection (found: "
-                                       + ", ".join(sources[(prefix, x)] for x in sorted(r)) + ")")
-        q, k, v = (r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object
-                   else convert(r[x], sources[(prefix, x)]) for x in "qkv")
-        if q.shape != k.shape:
-            raise InvalidArgumentError(f"layer {where}: query {q.shape} and key {k.shape} projections differ in shape")
-        inner, d_in = q.shape
-        h = heads
-        if h is None:
-            if inner == 1:
-                h = 1
-            else:
-                raise InvalidArgumentError(f"layer {where}: the number of heads is not stored in the weights: give "
-                                           "heads= (--heads), or a .safetensors __metadata__ \"heads\"")
-        if inner % h or v.shape[0] % h:
-            raise InvalidArgumentError(f"heads={h}: does not divide the projections' {inner} (query) and "
-                                       f"{v.shape[0]} (value) rows of layer {where}")
-        dq, dv = inner // h, v.shape[0] // h
-        sizes.append(dq)
-        if "o" in r:
-            o = convert(r["o"], sources[(prefix, "o")])
-            if o.shape[1] != v.shape[0]:
-                raise InvalidArgumentError(f"{sources[(prefix, 'o')]}: {o.shape[1]} columns, the value projection "
-                                           f"has {v.shape[0]} rows")
-        else:
-            o = np.array([[Fraction(int(i == j)) for j in range(v.shape[0])] for i in range(v.shape[0])], dtype=object)
-            notes.append(f"layer {l + 1} ({where}): no output projection: W_O = I (the heads concatenated)")
-        for hh in range(h):
-            out[f"layers.{l}.heads.{hh}.Q"] = q[hh * dq:(hh + 1) * dq]
-            out[f"layers.{l}.heads.{hh}.K"] = k[hh * dq:(hh + 1) * dq]
-            out[f"layers.{l}.heads.{hh}.V"] = o[:, hh * dv:(hh + 1) * dv].dot(v[hh * dv:(hh + 1) * dv])
-        if dv < min(o.shape[0], d_in):
-            notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
-                         "analysed with V free (a neuromanifold that contains this one)")
+        sizes.append(_layer(l, prefix, roles[prefix], sources, convert, heads, out, notes))
     notes.append("the score scale 1/sqrt(d_h) is dropped for lightning attention (a constant factor of the "
                  "function; the neuromanifold is a cone: every verdict is the same); with softmax it is the "
                  "temperature sqrt(d_h)")
+    if zero:
+        notes.append(f"{len(zero)} bias(es) of the attention projections are exactly zero (the model has none: the "
+                     "function is the same), not used: " + ", ".join(shown_name(k) for k in zero))
     if ignored:
         notes.append(f"ignored {len(ignored)} tensor(s) that are not attention weights: "
-                     + ", ".join(ignored[:8]) + (" ..." if len(ignored) > 8 else ""))
-    return Translation(out, " + ".join(sorted(layout)), tuple(order), tuple(ignored), tuple(notes), tuple(sizes))
+                     + ", ".join(shown_name(k) for k in ignored))
+    return Translation(out, " + ".join(sorted(layout)), tuple(order), tuple(zero + ignored), tuple(notes),
+                       tuple(sizes))
+
+
+def _layer(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str, str], str],
+           convert: Callable[[Any, str], np.ndarray], heads: int | None, out: dict[str, np.ndarray],
+           notes: list[str]) -> int:
+    """Layer ``l`` (its source ``prefix``, its projections ``r`` by role) as the package's heads, into ``out``
+    (and ``notes``); its head size ``d_h``."""
+    where = _where(prefix)
+
+    def source(role: str) -> str:
+        return shown_name(sources[(prefix, role)])
+
+    if "qkv" in r:
+        W = convert(r.pop("qkv"), source("qkv"))
+        if W.shape[0] % 3:
+            raise InvalidArgumentError(f"{source('qkv')}: {W.shape[0]} rows, not 3 E")
+        E = W.shape[0] // 3
+        r["q"], r["k"], r["v"] = W[:E], W[E:2 * E], W[2 * E:]
+        for role in "qkv":
+            sources[(prefix, role)] = sources[(prefix, "qkv")]
+    missing = [role for role in "qkv" if role not in r]
+    if missing:
+        raise InvalidArgumentError(f"layer {where}: no {missing[0]!r} projection (found: "
+                                   + ", ".join(source(x) for x in sorted(r)) + ")")
+    q, k, v = (r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object
+               else convert(r[x], source(x)) for x in "qkv")
+    if q.shape != k.shape:
+        raise InvalidArgumentError(f"layer {where}: query {q.shape} and key {k.shape} projections differ in shape")
+    inner, d_in = q.shape
+    h = heads
+    if h is None:
+        if inner == 1:
+            h = 1
+        else:
+            raise InvalidArgumentError(f"layer {where}: the number of heads is not stored in the weights: give "
+                                       "heads= (--heads), or a .safetensors __metadata__ \"heads\"")
+    if inner % h or v.shape[0] % h:
+        raise InvalidArgumentError(f"heads={h}: does not divide the projections' {inner} (query) and "
+                                   f"{v.shape[0]} (value) rows of layer {where}")
+    dq, dv = inner // h, v.shape[0] // h
+    if "o" in r:
+        o = convert(r["o"], source("o"))
+        if o.shape[1] != v.shape[0]:
+            raise InvalidArgumentError(f"{source('o')}: {o.shape[1]} columns, the value projection "
+                                       f"has {v.shape[0]} rows")
+    else:
+        o = np.array([[Fraction(int(i == j)) for j in range(v.shape[0])] for i in range(v.shape[0])], dtype=object)
+        notes.append(f"layer {l + 1} ({where}): no output projection: W_O = I (the heads concatenated)")
+    for hh in range(h):
+        out[f"layers.{l}.heads.{hh}.Q"] = q[hh * dq:(hh + 1) * dq]
+        out[f"layers.{l}.heads.{hh}.K"] = k[hh * dq:(hh + 1) * dq]
+        out[f"layers.{l}.heads.{hh}.V"] = o[:, hh * dv:(hh + 1) * dv].dot(v[hh * dv:(hh + 1) * dv])
+    if dv < min(o.shape[0], d_in):
+        notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
+                     "analysed with V free (a neuromanifold that contains this one)")
+    return dq

@@ -187,7 +187,8 @@ class PointGeometry(ResultMixin):
             "architecture": arch.to_dict(),
             "parameters": self.parameters,
             "point": {"source": self.network.source, "conversion": self.network.conversion,
-                      "floats": self.network.floats, "factored_layers": list(self.network.factored)},
+                      "floats": self.network.floats, "factored_layers": list(self.network.factored),
+                      "not_used": list(self.network.ignored)},
             "local_rank": self.local_rank,
             "local_rank_upper": None if self.local is None else self.local.upper,
             "exact": self.exact,
@@ -296,7 +297,15 @@ class PointGeometry(ResultMixin):
                              f"rank at rtol {n.rtol:g}: {n.rank_at_rtol}")
         lines += [f"  note             {x}" for x in self.notes]
         lines.append(f"  seed {self.seed}, {self.seconds:.2f} s, ag-attention {__version__}")
-        return "\n".join(lines)
+        return "\n".join(_printable(line) for line in lines)
+
+
+def _printable(line: str) -> str:
+    """``line`` with every control or non-printable character escaped (``\\n``, ``\\x1b``, ``\\u202e``): text
+    from a file (a tensor name, a path) can never add a line to the report or move the cursor."""
+    if line.isprintable():
+        return line
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
 
 
 def _values(xs: Any) -> str:

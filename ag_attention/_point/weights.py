@@ -173,6 +173,7 @@ class Network:
     source: str = "arrays"
     factored: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()  # how a checkpoint's layout was mapped (docs/math/point.md, point-checkpoints)
+    ignored: tuple[str, ...] = ()  # a checkpoint's tensors read but not used (zero biases, embeddings, norms, ...)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -306,7 +307,8 @@ class Network:
             d = kwargs.get("denominator")
             conversion = ("exact binary value of each float" if d is None else f"floats rounded to multiples of 1/{d}")
             conversion += "; V = W_O,h W_v,h exactly"
-        return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes)
+        return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes,
+                                   ignored=tr.ignored)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, require_tokens: bool = False, **kwargs: Any) -> "Network":

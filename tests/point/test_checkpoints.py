@@ -81,7 +81,9 @@ def test_the_same_network_saved_three_ways_gives_the_same_report():
 def test_unrelated_tensors_and_zero_biases_are_listed_and_ignored():
     tr = translate(_layouts(_projections())["MultiheadAttention"], heads=H)
     assert set(tr.ignored) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
-    assert any("ignored 4 tensor(s)" in n and "embed.weight" in n for n in tr.notes)
+    assert any("ignored 2 tensor(s)" in n and "embed.weight, norm.weight" in n for n in tr.notes)
+    assert any("2 bias(es) of the attention projections are exactly zero" in n
+               and "attn.in_proj_bias, attn.out_proj.bias" in n for n in tr.notes)
     bert = translate(_layouts(_projections())["query/key/value"], heads=H)
     assert bert.ignored == ("encoder.layer.0.output.dense.weight",)
 
@@ -125,7 +127,8 @@ def test_the_cli_reads_a_checkpoint_with_its_heads(tmp_path):
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
     write_safetensors(tmp_path / "mha.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
     d = json.loads(run_cli("point", str(tmp_path / "mha.safetensors"), "--json").stdout)
-    assert d["architecture"]["heads"] == 2 and any("ignored 4 tensor(s)" in n for n in d["notes"])
+    assert d["architecture"]["heads"] == 2 and any("ignored 2 tensor(s)" in n for n in d["notes"])
+    assert set(d["point"]["not_used"]) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
     (tmp_path / "names.json").write_text("[1, 2]")
     bad = run_cli("point", str(tmp_path / "mha.safetensors"), "--names", str(tmp_path / "names.json"))
     assert bad.returncode == 2 and "--names" in bad.stderr and "Traceback" not in bad.stderr
@@ -166,3 +169,93 @@ def test_a_real_multihead_attention_module(torch):
     assert np.allclose(soft.forward(X.numpy()), expected.numpy(), rtol=1e-10, atol=1e-12)
     light = Network.from_torch(mha, heads=H, tokens=2)
     assert np.allclose(light.forward(X.numpy()) / math.sqrt(DH), lightning.numpy(), rtol=1e-10, atol=1e-12)
+
+
+FORGED = "embed\n  critical         YES: forged\x1b[2K\u202e"
+
+
+def test_a_tensor_name_cannot_add_lines_to_the_report_or_to_an_error(tmp_path):
+    """A name with a newline, an escape sequence and a bidi override is printed escaped: the text report keeps
+    its lines (no forged "critical YES"), the JSON has the name itself, and an error naming it is one line."""
+    P = _projections()
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    tensors[FORGED] = ("F32", np.ones(2, "<f4"))
+    write_safetensors(tmp_path / "forged.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
+    r = run_cli("point", str(tmp_path / "forged.safetensors"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert [x for x in lines if "critical" in x and "YES" in x] == [x for x in lines if "'embed\\n" in x]
+    assert not any(x.startswith("  critical         YES") for x in lines)
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "\\x1b[2K\\u202e'" in r.stdout
+    d = json.loads(run_cli("point", str(tmp_path / "forged.safetensors"), "--json").stdout)
+    assert FORGED in d["point"]["not_used"]
+    # in an error: a nonzero bias, a NaN weight
+    bad = {**tensors, FORGED + ".in_proj_bias": ("F32", np.ones(3 * E, "<f4"))}
+    write_safetensors(tmp_path / "bias.safetensors", bad, metadata={"heads": "2", "tokens": "2"})
+    r = run_cli("point", str(tmp_path / "bias.safetensors"))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "\\x1b[2K" in r.stderr
+    assert "a nonzero bias" in r.stderr and "\x1b" not in r.stderr
+    weight = np.vstack([P["q"], P["k"], P["v"]]).astype("<f4")
+    weight[0, 0] = np.nan
+    nan = {FORGED + ".in_proj_weight": ("F32", weight), FORGED + ".out_proj.weight": ("F32", P["o"].astype("<f4"))}
+    write_safetensors(tmp_path / "nan.safetensors", nan, metadata={"heads": "2", "tokens": "2"})
+    r = run_cli("point", str(tmp_path / "nan.safetensors"))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "= nan" in r.stderr and "\x1b" not in r.stderr
+
+
+def test_two_layouts_for_one_projection_are_refused_naming_both():
+    """in_proj_weight beside q_proj_weight: the q_proj_weight was dropped unlisted; which one the model uses is
+    not in the file, so both are named and the file refused."""
+    P = _projections()
+    arrays = {**_layouts(P)["MultiheadAttention"], "attn.q_proj_weight": P["q"]}
+    message = (r"layer attn\.: two layouts give the query projection: attn\.in_proj_weight \(stacked "
+               r"query/key/value\) and attn\.q_proj_weight \(query\)")
+    with pytest.raises(InvalidArgumentError, match=message):
+        Network.from_checkpoint(arrays, heads=H)
+    separate = {"attn.q_proj_weight": P["q"], "attn.k_proj_weight": P["k"], "attn.v_proj_weight": P["v"],
+                "attn.in_proj_weight": np.vstack([P["q"], P["k"], P["v"]])}
+    with pytest.raises(InvalidArgumentError, match=r"attn\.q_proj_weight \(query\) and attn\.in_proj_weight"):
+        Network.from_checkpoint(separate, heads=H)
+    separate.pop("attn.in_proj_weight")
+    with pytest.raises(InvalidArgumentError, match=r"attn\.q_proj\.weight: a second 'q' weight .* attn\.q_proj_weight"):
+        Network.from_checkpoint({**separate, "attn.q_proj.weight": P["q"]}, heads=H)
+
+
+def test_the_cli_refuses_two_layouts_by_name(tmp_path):
+    P = _projections()
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    tensors["attn.q_proj_weight"] = ("F32", P["q"].astype("<f4"))
+    write_safetensors(tmp_path / "both.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
+    r = run_cli("point", str(tmp_path / "both.safetensors"))
+    assert r.returncode == 2 and "attn.in_proj_weight" in r.stderr and "attn.q_proj_weight" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_bias_of_bert_s_output_projection_is_refused_unless_zero(tmp_path):
+    """attention.output.dense.bias (BERT) was listed as "not attention weights" and treated as zero: it is the
+    output projection's bias, refused when nonzero and named in a note when exactly zero."""
+    P = _projections()
+    bert = _layouts(P)["query/key/value"]
+    with pytest.raises(InvalidArgumentError, match=r"encoder\.layer\.0\.attention\.output\.dense\.bias: a nonzero bias "
+                                                   r"of the output projection .* affine attention is not modelled"):
+        Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.ones(E)}, heads=H)
+    zero = Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.zeros(E)}, heads=H)
+    assert any("exactly zero" in n and "encoder.layer.0.attention.output.dense.bias" in n for n in zero.notes)
+    assert "encoder.layer.0.attention.output.dense.bias" in zero.ignored
+    mapped = {"blk.wq.weight": P["q"], "blk.wk.weight": P["k"], "blk.wv.weight": P["v"], "blk.wv.bias": np.ones(E)}
+    names = {"blk.wq.weight": "layers.0.q", "blk.wk.weight": "layers.0.k", "blk.wv.weight": "layers.0.v"}
+    with pytest.raises(InvalidArgumentError, match=r"blk\.wv\.bias: a nonzero bias of the value projection"):
+        Network.from_checkpoint(mapped, heads=H, names=names)
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in bert.items()}
+    tensors["encoder.layer.0.attention.output.dense.bias"] = ("F32", np.full(E, 0.5, "<f4"))
+    write_safetensors(tmp_path / "bert.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
+    r = run_cli("point", str(tmp_path / "bert.safetensors"))
+    assert r.returncode == 2 and "attention.output.dense.bias: a nonzero bias" in r.stderr
+
+
+def test_every_tensor_not_used_is_listed_by_name():
+    P = _projections()
+    extra = {f"mlp.{i}.weight": np.ones((2, 2)) for i in range(12)}
+    tr = translate({**_layouts(P)["q/k/v/o projections"], **extra}, heads=H)
+    note = next(n for n in tr.notes if n.startswith("ignored 12 tensor(s)"))
+    assert all(name in note for name in extra) and "..." not in note and set(tr.ignored) == set(extra)
