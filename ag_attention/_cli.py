@@ -177,21 +177,11 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False, since: fl
 
 
 def _read_names(path: str) -> dict[str, str]:
-    """A ``--names`` file: a JSON object of source tensor name -> ``layers.<l>.<q|k|v|o>``."""
-    from pathlib import Path
+    """A ``--names`` file: a JSON object of source tensor name -> ``layers.<l>.<q|k|v|o>`` (a regular file of at
+    most 1 MiB: :func:`ag_attention._point.checkpoints.read_names_file`)."""
+    from ._point.checkpoints import read_names_file
 
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise InvalidArgumentError(f"--names {path}: {exc.strerror or exc}") from None
-    try:
-        names = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidArgumentError(f"--names {path}: not JSON ({exc})") from None
-    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
-        raise InvalidArgumentError(f"--names {path}: a JSON object of tensor name -> \"layers.<l>.<q|k|v|o>\" "
-                                   "is expected")
-    return names
+    return read_names_file(path)
 
 
 def cmd_point(args: argparse.Namespace) -> int:

@@ -35,7 +35,9 @@ file's ``__metadata__`` (``"heads"``), or refused when the layout needs it.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -44,9 +46,9 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
-from .safetensors import shown_name
+from .safetensors import loads_json, shown_name
 
-__all__ = ["attention_entries", "Translation", "translate", "PACKAGE_NAME"]
+__all__ = ["attention_entries", "Translation", "translate", "PACKAGE_NAME", "read_names_file", "MAX_NAMES_BYTES"]
 
 PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
 _PACKAGE_LAYER = re.compile(r"^layers\.\d+\.heads\.\d+\.")
@@ -61,6 +63,49 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("query.weight", "q"), ("key.weight", "k"), ("value.weight", "v"),
     ("query.bias", "q bias"), ("key.bias", "k bias"), ("value.bias", "v bias"),
 )
+
+
+#: a names file larger than this is refused unread (a mapping of thousands of tensor names takes a few hundred kB)
+MAX_NAMES_BYTES = 1 << 20
+
+
+def read_names_file(path: str | os.PathLike[str]) -> dict[str, str]:
+    """A names file (the CLI's ``--names FILE``): a JSON object of source tensor name -> ``layers.<l>.<q|k|v|o>``.
+
+    Read only from a regular file of at most :data:`MAX_NAMES_BYTES` (1 MiB): it is opened without blocking and
+    checked (``fstat``) before a byte is read, so a FIFO never hangs and ``/dev/zero`` is never read until memory
+    runs out; the JSON is parsed strictly (:func:`~ag_attention._point.safetensors.loads_json`: nesting limited,
+    no key twice). Every failure is an :class:`InvalidArgumentError` naming the path.
+    """
+    where = f"--names {os.fspath(path)}"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise InvalidArgumentError(f"{where}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidArgumentError(f"{where}: not a regular file (a FIFO, a device or a directory is never read)")
+        if st.st_size > MAX_NAMES_BYTES:
+            raise InvalidArgumentError(f"{where}: {st.st_size:,} bytes, more than the {MAX_NAMES_BYTES:,} (1 MiB) a "
+                                       "names file may have")
+        chunks, size = [], 0
+        while size <= MAX_NAMES_BYTES:
+            chunk = os.read(fd, MAX_NAMES_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InvalidArgumentError(f"{where}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_NAMES_BYTES:  # it grew while it was read
+        raise InvalidArgumentError(f"{where}: more than the {MAX_NAMES_BYTES:,} bytes (1 MiB) a names file may have")
+    names = loads_json(b"".join(chunks), where)
+    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+        raise InvalidArgumentError(f"{where}: a JSON object of tensor name -> \"layers.<l>.<q|k|v|o>\" is expected")
+    return names
 
 
 def attention_entries(arrays: dict[str, Any], names: dict[str, str] | None = None) -> int:

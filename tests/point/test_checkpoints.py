@@ -2,12 +2,17 @@
 
 import json
 import math
+import os
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from ag_attention import Network, point_geometry
 from ag_attention._errors import InvalidArgumentError
+from ag_attention._point.checkpoints import MAX_NAMES_BYTES, read_names_file
 from ag_attention._point.checkpoints import translate as _translate
 from ag_attention._point.weights import to_fraction
 from ag_attention._point.safetensors import write_safetensors
@@ -259,3 +264,39 @@ def test_every_tensor_not_used_is_listed_by_name():
     tr = translate({**_layouts(P)["q/k/v/o projections"], **extra}, heads=H)
     note = next(n for n in tr.notes if n.startswith("ignored 12 tensor(s)"))
     assert all(name in note for name in extra) and "..." not in note and set(tr.ignored) == set(extra)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: os.mkfifo(p), "not a regular file"),  # opened without blocking: it hung waiting for a writer
+    (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),  # it was read until memory ran out
+    (lambda p: p.mkdir(), "not a regular file"),
+    (lambda p: p.write_bytes(b" " * (MAX_NAMES_BYTES + 1)), r"1,048,577 bytes, more than the 1,048,576 \(1 MiB\)"),
+    (lambda p: p.write_text("[" * 50_000 + "]" * 50_000), "nested more than 64 levels deep"),  # was RecursionError
+    (lambda p: p.write_text('{"blk.wq": "layers.0.q", "blk.wq": "layers.0.k"}'), "the key blk.wq appears twice"),
+    (lambda p: p.write_bytes(b'{"\xff": 1}'), "not UTF-8"),
+], ids=["fifo", "dev-zero", "directory", "too-large", "deep", "key-twice", "not-utf8"])
+def test_a_names_file_is_read_only_from_a_small_regular_file(tmp_path, make, message):
+    path = tmp_path / "names.json"
+    make(path)
+    with pytest.raises(InvalidArgumentError, match=rf"--names {re.escape(str(path))}: .*{message}"):
+        read_names_file(path)
+    P = _projections()
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    write_safetensors(tmp_path / "w.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
+    r = subprocess.run([sys.executable, "-m", "ag_attention", "point", str(tmp_path / "w.safetensors"), "--names",
+                        str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and f"--names {path}" in r.stderr and re.search(message, r.stderr)
+    assert "Traceback" not in r.stderr
+
+
+def test_a_names_file_maps_a_checkpoint(tmp_path):
+    P = _projections()
+    arrays = {"blk.wq": P["q"], "blk.wk": P["k"], "blk.wv": P["v"], "blk.wo": P["o"]}
+    (tmp_path / "names.json").write_text(json.dumps({k: f"layers.0.{k[-1]}" for k in arrays}))
+    names = read_names_file(tmp_path / "names.json")
+    assert names == {"blk.wq": "layers.0.q", "blk.wk": "layers.0.k", "blk.wv": "layers.0.v", "blk.wo": "layers.0.o"}
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in arrays.items()}
+    write_safetensors(tmp_path / "w.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
+    r = run_cli("point", str(tmp_path / "w.safetensors"), "--names", str(tmp_path / "names.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["point"]["source"].endswith("(mapping)")
