@@ -85,11 +85,14 @@ def with_provenance(d: dict[str, Any]) -> dict[str, Any]:
     return {**d, "provenance": provenance(**_engines(d))}
 
 
-def _emit(args: argparse.Namespace, result: Any) -> None:
+def _emit(args: argparse.Namespace, result: Any, *, allow_nan: bool = True) -> None:
+    """Print ``result``: its JSON with ``--json`` (``allow_nan=False``: a NaN or infinity is an error, never
+    invalid JSON), else its summary."""
     if getattr(args, "compact", False) and not getattr(args, "json", False):
         raise InvalidArgumentError("--compact: only changes --json output (add --json)")
     if getattr(args, "json", False):
-        print(json.dumps(with_provenance(result.to_dict()), indent=None if args.compact else 2, sort_keys=False))
+        print(json.dumps(with_provenance(result.to_dict()), indent=None if args.compact else 2, sort_keys=False,
+                         allow_nan=allow_nan))
     else:
         print(result)
 
@@ -215,7 +218,7 @@ def cmd_point(args: argparse.Namespace) -> int:
     if plot is not None:
         written = plot_point(g, plot)
         print(f"ag-attention: spectrum plot written to {written}", file=sys.stderr)
-    _emit(args, g)
+    _emit(args, g, allow_nan=False)  # the report's non-finite floats are null, with their reasons
     return 0
 
 

@@ -41,6 +41,8 @@ For one plain layer (one head, no mask, no skip, lightning, ``t >= 2``), with
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -108,13 +110,47 @@ def _strings(M: np.ndarray) -> list[list[str]]:
     return [[str(Fraction(v)) for v in row] for row in M]
 
 
+#: entries beyond 2^±this are scaled by a power of two before the distance is enclosed (their squares would
+#: leave float64's range: 1e200 overflowed, 1e-200 gave the enclosure [0, 0])
+_SCALE_BITS = 256
+
+
+def _exponent(M: np.ndarray) -> int | None:
+    """About ``log2`` of the largest entry of ``M`` (exact rationals), or None when ``M`` is zero."""
+    exps = [abs(q.numerator).bit_length() - q.denominator.bit_length()
+            for q in (Fraction(v) for v in np.asarray(M, dtype=object).ravel()) if q != 0]
+    return max(exps) if exps else None
+
+
+def _ldexp(x: float, e: int, up: bool) -> float:
+    """``x 2^e`` rounded outward (``up``: not below, else not above), past float64's range included."""
+    try:
+        y = math.ldexp(x, e)
+    except OverflowError:
+        return math.inf if up else sys.float_info.max
+    if y < sys.float_info.min:  # subnormal or zero: ldexp rounded
+        y = math.nextafter(y, math.inf if up else 0.0)
+    return y
+
+
 def critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
     """An interval holding the Frobenius distance from ``(A, V)`` to the critical set
     ``{A = 0} u {V = 0} u {(u v^T, w v^T)}``: the least of ``||V||``, ``||A||`` and the distance to the pairs.
 
     To the pairs: ``dist^2 = tr M - lambda_max(M)``, ``M = A^T A + V^T V`` (exact rationals), with ``lambda_max``
-    enclosed by ball arithmetic; the square roots are enclosed too.
+    enclosed by ball arithmetic; the square roots are enclosed too. The set is a cone, so weights beyond
+    ``2^±256`` are scaled by an exact power of two first and the interval scaled back (a distance past float64's
+    largest number has the upper end ``inf``).
     """
+    e = max((x for x in (_exponent(A), _exponent(V)) if x is not None), default=0)
+    if abs(e) > _SCALE_BITS:
+        scale = Fraction(2) ** -e
+        lo, hi = _critical_distance(A * scale, V * scale)
+        return _ldexp(lo, e, up=False), _ldexp(hi, e, up=True)
+    return _critical_distance(A, V)
+
+
+def _critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
     from .._exact.balls import balls, top_eigenvalue
 
     def norm2(X: np.ndarray) -> Fraction:

@@ -19,11 +19,18 @@ What is reported, and what each number proves (docs/math/point.md):
   critical);
 * for one plain layer, Theorem 3.4's questions (:mod:`.onelayer`);
 * ``numerical``: the float64 rank with its singular-value gap at the float
-  point (given floats, or softmax attention): a measurement, never a proof.
+  point (given floats, or softmax attention): a measurement, never a proof;
+* ``float_unavailable``: why a float64 part is absent (:mod:`.trust`): at the
+  weights' scale its values would leave float64's range (checked before it is
+  computed: weights of ``1e200`` or ``1e-150``), or it contradicts a proven
+  exact verdict, or it is not finite; a float64 gap rank outside the proven
+  bounds is withdrawn ("no verdict").  The JSON never holds NaN or infinity:
+  a non-finite float is null, its reason in ``float_unavailable``.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +44,7 @@ from .._numeric.strata import NearStrata
 from .._resources import Deadline
 from .geometry import LocalRank, local_rank
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
+from .trust import check_numerical, check_strata, finite, jacobian_range, strata_range
 from .weights import Network
 
 __all__ = ["PointGeometry", "LayerAtPoint", "NumericalAtPoint", "point_geometry"]
@@ -122,6 +130,7 @@ class PointGeometry(ResultMixin):
     notes: tuple[str, ...] = field(default=())
     strata: NearStrata | None = None  # one plain layer: float64 distances to Theorem 3.4's strata at rtol
     rtol: float = 1e-3
+    float_unavailable: dict[str, str] = field(default_factory=dict)  # "numerical" / "strata" -> why not computed
 
     # ------------------------------------------------------------------ what it says
     @property
@@ -220,7 +229,13 @@ class PointGeometry(ResultMixin):
             d.update({"near_singular": st.near_singular, "distance_to_singular": st.relative_to_singular,
                       "near_critical": st.near_critical, "distance_to_critical": st.relative_to_critical,
                       "strata": st.to_dict()})
-        return d
+        elif "strata" in self.float_unavailable:
+            d.update(dict.fromkeys(("near_singular", "distance_to_singular", "near_critical",
+                                    "distance_to_critical", "strata")))
+        reasons = dict(self.float_unavailable)
+        out: dict[str, Any] = finite(d, reasons)  # valid JSON: a non-finite float is null, with its reason
+        out["float_unavailable"] = reasons
+        return out
 
     def __repr__(self) -> str:
         rank = "?" if self.local is None else (f"{self.local.lower}" if self.exact
@@ -276,7 +291,9 @@ class PointGeometry(ResultMixin):
             ]
             if o.distance is not None:
                 near, far = o.distance
-                lines.append(f"  to critical set  {near:.6g} <= distance <= {far:.6g} (Frobenius, in (A, V))")
+                lines.append(f"  to critical set  {near:.6g} <= distance <= {far:.6g} (Frobenius, in (A, V))"
+                             if math.isfinite(far) else
+                             f"  to critical set  distance >= {near:.6g}, beyond float64's range (Frobenius, in (A, V))")
         if self.strata is not None:
             st = self.strata
             ra, rv = st.numerical_ranks
@@ -295,6 +312,7 @@ class PointGeometry(ResultMixin):
                 lines.append(f"  Jacobian         {len(n.singular_values)} singular values (column-normalized), "
                              f"{_values(n.singular_values[:3])} .. {_values(n.singular_values[-3:])}; "
                              f"rank at rtol {n.rtol:g}: {n.rank_at_rtol}")
+        lines += [f"  float64          unavailable: {why}" for why in self.float_unavailable.values()]
         lines += [f"  note             {x}" for x in self.notes]
         lines.append(f"  seed {self.seed}, {self.seconds:.2f} s, ag-attention {__version__}")
         return "\n".join(_printable(line) for line in lines)
@@ -451,9 +469,12 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
     "near-singular" and "near-critical"); the exact verdicts do not depend on it.
     ``timeout``: seconds for the whole call (None: no limit), checked between
     steps and inside each large rank; past it
-    :class:`~ag_attention.ComputationTimeoutError` is raised.
+    :class:`~ag_attention.ComputationTimeoutError` is raised.  A float64 part
+    that cannot be trusted at the weights' scale is not computed, and one
+    that contradicts a proven exact verdict is set aside: ``float_unavailable``
+    says why (the exact verdicts hold at every scale).
     """
-    from .._numeric.strata import check_rtol, one_layer_strata
+    from .._numeric.strata import check_rtol
 
     rtol = check_rtol(rtol)
     if timeout is not None:
@@ -493,14 +514,48 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         notes.append(f"the float64 rank is skipped ({arch.parameter_count:,} parameters > "
                      f"{NUMERICAL_DEFAULT_MAX_PARAMETERS:,} and the exact local rank is proven): numerical=True "
                      "computes it (an SVD of the whole Jacobian)")
-    num_at = _numerical(net, seed, samples, rtol) if want_numeric else None
-    strata = None
-    if one is not None:
-        strata = one_layer_strata(one.A, one.V, rtol)
+    num_at, strata, unavailable = _float_parts(net, local, one, want_numeric, seed, samples, rtol)
     if one is not None and local is not None and local.exact and generic is not None:
         by_rank = local.lower < generic
         if arch.parametrization == "AV" or arch.ranks[0] >= arch.widths[0]:
             if by_rank != one.critical_form:  # pragma: no cover - Lemma A.3 says they agree
                 notes.append(f"Lemma A.3 predicts critical={one.critical_form}, the exact rank says {by_rank}")
     return PointGeometry(net, local, generic, certified, cert, layers, one, num_at, seed, time.perf_counter() - t0,
-                         tuple(notes), strata, rtol)
+                         tuple(notes), strata, rtol, unavailable)
+
+
+def _float_parts(net: Network, local: LocalRank | None, one: OneLayerPoint | None, want_numeric: bool, seed: int,
+                 samples: int | None, rtol: float) -> tuple[NumericalAtPoint | None, NearStrata | None, dict[str, str]]:
+    """The float64 parts (the Jacobian's spectrum when ``want_numeric``; one layer's distances to the strata) and
+    why a part is unavailable: its values would leave float64's range at the weights' scale (checked first), or
+    it contradicts a proven exact verdict or is not finite (checked after): :mod:`.trust`. A float verdict is
+    never reported beside an exact one it contradicts."""
+    from .._numeric.strata import one_layer_strata
+
+    unavailable: dict[str, str] = {}
+    num_at = strata = None
+    if want_numeric:
+        why = jacobian_range(net, seed)
+        if why is None:
+            try:
+                with np.errstate(all="ignore"):
+                    num_at = _numerical(net, seed, samples, rtol)
+            except (np.linalg.LinAlgError, FloatingPointError, OverflowError) as exc:
+                why = f"the Jacobian's spectrum failed in float64 ({type(exc).__name__}: {exc}); the exact verdicts stand"
+            else:
+                num_at, why = check_numerical(num_at, local)
+        if why is not None:
+            unavailable["numerical"] = why
+    if one is not None:
+        why = strata_range(one.A, one.V)
+        if why is None:
+            try:
+                with np.errstate(all="ignore"):
+                    strata = one_layer_strata(one.A, one.V, rtol)
+            except (np.linalg.LinAlgError, FloatingPointError, OverflowError, InvalidArgumentError) as exc:
+                why = f"one layer's distances to the strata failed in float64 ({exc}); the exact verdicts stand"
+            else:
+                strata, why = check_strata(strata, one)
+        if why is not None:
+            unavailable["strata"] = why
+    return num_at, strata, unavailable
