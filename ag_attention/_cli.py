@@ -192,6 +192,11 @@ def cmd_point(args: argparse.Namespace) -> int:
 
     if args.temperature is not None and not args.normalized:
         raise InvalidArgumentError("--temperature: only with --normalized (softmax attention)")
+    plot = None
+    if args.plot is not None:
+        from ._point.plot import check_plot_path, plot_point
+
+        plot = check_plot_path(args.plot)  # before the work: a figure that cannot be written is said now
     names = None
     if args.names is not None:
         names = _read_names(args.names)
@@ -201,11 +206,6 @@ def cmd_point(args: argparse.Namespace) -> int:
                        normalized=args.normalized, temperature=args.temperature or 1.0,
                        denominator=args.denominator, heads=args.heads, names=names, require_tokens=True,
                        max_parameters=None if args.normalized else exact_parameter_limit())
-    plot = None
-    if args.plot is not None:
-        from ._point.plot import check_plot_path, plot_point
-
-        plot = check_plot_path(args.plot)  # before the work
     arch = net.architecture
     if not arch.normalized and arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:
         from ._point.estimate import estimate_point
@@ -215,10 +215,17 @@ def cmd_point(args: argparse.Namespace) -> int:
               + ("" if args.timeout is None else f"; --timeout {args.timeout:g} s"), file=sys.stderr)
     g = point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol,
                        numerical=True if plot is not None else None, timeout=args.timeout)
+    _emit(args, g, allow_nan=False)  # first: a figure that fails never loses the result
     if plot is not None:
-        written = plot_point(g, plot)
+        sys.stdout.flush()
+        try:
+            written = plot_point(g, plot)
+        except Exception as exc:  # matplotlib's own errors included: the report is printed already
+            reason = str(exc) if isinstance(exc, AgAttentionError) else f"{type(exc).__name__}: {exc}"
+            print(f"ag-attention: error: --plot {plot}: not written ({reason}); the report above is complete",
+                  file=sys.stderr)
+            return EXIT_USAGE
         print(f"ag-attention: spectrum plot written to {written}", file=sys.stderr)
-    _emit(args, g, allow_nan=False)  # the report's non-finite floats are null, with their reasons
     return 0
 
 

@@ -71,6 +71,8 @@ def _create_temporary(target: Path, mode: int) -> tuple[int, Path]:
             return os.open(tmp, flags, mode), tmp
         except FileExistsError as exc:  # taken (or planted): draw another name
             last = exc
+        except OSError as exc:  # no such directory, no permission, a read-only file system: named, not raw
+            raise output_error(target, exc) from None
     raise output_error(target, last or OSError(errno.EEXIST, "no free temporary name"))
 
 

@@ -115,3 +115,11 @@ def test_reserve_fails_on_a_file_system_without_room(tmp_path: Path) -> None:
         assert sorted(p.name for p in mnt.iterdir()) == ["empty"]
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_a_missing_directory_is_an_output_error_naming_the_path(tmp_path: Path) -> None:
+    """The temporary file could not be created (no such directory): a raw FileNotFoundError came out."""
+    target = tmp_path / "nodir" / "x.png"
+    with pytest.raises(OutputError, match=r"cannot write .*nodir/x\.png: No such file or directory") as err:
+        atomic_write(target, b"x")
+    assert err.value.errno == errno.ENOENT and err.value.path == str(target)

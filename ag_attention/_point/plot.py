@@ -4,7 +4,8 @@ Left: the singular values of the column-normalized Jacobian (float64, log scale)
 ``rtol * s_1`` and the exact local rank marked (the proven rank beside the measured spectrum). Right, for one plain
 layer: the singular values of ``A`` and of ``V`` with their own ``rtol`` lines (near-singular when every value but
 the first of each is below it). Written atomically, in the format of the file's suffix (``.png``, ``.pdf``,
-``.svg``), never through a link planted at the name.
+``.svg``), never through a link planted at the name; the name is checked before the work starts
+(:func:`check_plot_path`), and the CLI prints the report before it draws, so a figure that fails loses nothing.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._errors import InvalidArgumentError
-from .._files import atomic_open
+from .._errors import InvalidArgumentError, OutputError
+from .._files import atomic_open, reserve
 
 if TYPE_CHECKING:
     from .report import PointGeometry
@@ -27,10 +28,27 @@ FORMATS = ("png", "pdf", "svg")
 
 
 def check_plot_path(path: str | os.PathLike[str]) -> Path:
-    """``path`` if its suffix is a format written here, else :class:`InvalidArgumentError` naming it."""
+    """``path`` if a figure can be written there, checked before the work starts, else
+    :class:`InvalidArgumentError` naming it: its suffix a format written here, its directory existing and
+    writable (a probe file is created and removed there), the name neither a directory nor a symbolic link
+    (a link is never written through, nor silently replaced)."""
     p = Path(path)
+    where = f"--plot {p}"
     if p.suffix.lower().lstrip(".") not in FORMATS:
-        raise InvalidArgumentError(f"--plot {p}: the file name must end in " + ", ".join("." + f for f in FORMATS))
+        raise InvalidArgumentError(f"{where}: the file name must end in " + ", ".join("." + f for f in FORMATS))
+    if p.is_symlink():
+        raise InvalidArgumentError(f"{where}: a symbolic link is there (never written through): remove it or "
+                                   "choose another name")
+    if p.is_dir():
+        raise InvalidArgumentError(f"{where}: a directory, not a file name")
+    parent = p.parent
+    if not parent.is_dir():
+        raise InvalidArgumentError(f"{where}: {parent} " + ("is not a directory" if parent.exists() else
+                                                            "does not exist (no such directory)"))
+    try:
+        reserve(parent, 0)  # creates and removes a probe file: writable in fact, not only by its mode bits
+    except OutputError as exc:
+        raise InvalidArgumentError(f"{where}: {exc}") from None
     return p
 
 
@@ -38,7 +56,8 @@ def plot_point(g: PointGeometry, path: str | os.PathLike[str]) -> Path:
     """Draw the spectra of ``g`` into ``path`` (see the module docstring); the path written."""
     target = check_plot_path(path)
     if g.numerical is None or not g.numerical.singular_values:
-        raise InvalidArgumentError("--plot: the report has no float64 spectrum (point_geometry(numerical=True))")
+        why = g.float_unavailable.get("numerical") or "point_geometry(numerical=True) computes it"
+        raise InvalidArgumentError(f"{target}: the report has no float64 spectrum to draw: {why}")
     try:
         import matplotlib
     except ImportError:

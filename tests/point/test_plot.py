@@ -1,6 +1,7 @@
 """ag-attention point --plot: the Jacobian's spectrum and one layer's singular values, drawn atomically."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -36,4 +37,50 @@ def test_cli_point_plot_writes_the_spectrum_and_refuses_bad_names(tmp_path):
     (tmp_path / "target").write_text("keep")
     (tmp_path / "link.svg").symlink_to(tmp_path / "target")
     r = run_cli("point", str(path), "-t", "2", "--plot", str(tmp_path / "link.svg"))
-    assert (tmp_path / "target").read_text() == "keep"  # replaced atomically, never written through the link
+    assert (tmp_path / "target").read_text() == "keep"  # never written through the link, nor replaced silently
+    assert r.returncode == 2 and "a symbolic link is there" in r.stderr
+
+
+def _student(tmp_path):
+    path = tmp_path / "w.npz"
+    np.savez(path, **{"layers.0.heads.0.A": np.diag([0.41, 3.2e-5]), "layers.0.heads.0.V": np.eye(2)})
+    return path
+
+
+@pytest.mark.parametrize("name, message", [
+    ("nodir/x.png", r"nodir does not exist"),
+    ("file.txt/x.png", r"file.txt is not a directory"),
+    ("adir.png", "a directory, not a file name"),
+    ("link.svg", "a symbolic link is there"),
+])
+def test_cli_point_checks_the_plot_path_before_the_work(tmp_path, name, message):
+    """`point --plot nodir/x.png` computed everything, then failed with a traceback and lost the result: the
+    path is checked first (exit 2, nothing computed)."""
+    (tmp_path / "file.txt").write_text("x")
+    (tmp_path / "adir.png").mkdir()
+    (tmp_path / "target").write_text("keep")
+    (tmp_path / "link.svg").symlink_to(tmp_path / "target")
+    r = run_cli("point", str(_student(tmp_path)), "-t", "2", "--plot", str(tmp_path / name))
+    assert r.returncode == 2 and re.search(message, r.stderr) and "Traceback" not in r.stderr
+    assert r.stdout == "" and (tmp_path / "target").read_text() == "keep"
+
+
+def test_a_plot_that_fails_after_the_work_loses_nothing(tmp_path, monkeypatch, capsys):
+    """matplotlib failing (here: made to fail) after the computation: the report is printed first, then the
+    failure as an exit-2 message."""
+    from ag_attention._cli import main
+    from ag_attention._point import plot as plot_module
+
+    def broken(g, path):
+        raise RuntimeError("Agg cannot draw here")
+
+    monkeypatch.setattr(plot_module, "plot_point", broken)
+    status = main(["point", str(_student(tmp_path)), "-t", "2", "--json", "--plot", str(tmp_path / "s.png")])
+    out, err = capsys.readouterr()
+    assert status == 2 and json.loads(out)["local_rank"] == 7
+    assert "--plot" in err and "RuntimeError: Agg cannot draw here" in err and "the report above is complete" in err
+    # no spectrum at this scale: the report, then why there is no figure
+    np.savez(tmp_path / "big.npz", **{"layers.0.heads.0.A": np.eye(2) * 1e200, "layers.0.heads.0.V": np.eye(2)})
+    r = run_cli("point", str(tmp_path / "big.npz"), "-t", "2", "--plot", str(tmp_path / "big.png"))
+    assert r.returncode == 2 and "Geometry at the point" in r.stdout and "no float64 spectrum to draw" in r.stderr
+    assert "this scale overflows float64" in r.stderr and not (tmp_path / "big.png").exists()
