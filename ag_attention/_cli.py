@@ -436,7 +436,8 @@ def _add_point_command(sub: Any) -> None:
                    help="heads per layer of a checkpoint (in_proj_weight, q_proj/k_proj/v_proj, ...): not stored in "
                         "a state dict (default: the file's __metadata__ heads)")
     p.add_argument("--names", default=None, metavar="FILE",
-                   help="a JSON mapping of the file's tensor names to layers.<l>.<q|k|v|o>")
+                   help="a JSON mapping of the file's tensor names to layers.<l>.<q|k|v|o> (a regular file of at "
+                        "most 1 MiB)")
     p.add_argument("--causal", action="store_true", help="a causal mask")
     p.add_argument("--skip", action="store_true", help="skip connections")
     p.add_argument("--normalized", action="store_true", help="softmax attention (float64 only)")
@@ -454,7 +455,8 @@ def _add_point_command(sub: Any) -> None:
                         "estimated time and memory are printed first for networks of 1,024 parameters or more")
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="draw the Jacobian's singular values (and for one layer those of A and V) into FILE "
-                        "(.png, .pdf or .svg); computes the float64 spectrum if it was not")
+                        "(.png, .pdf or .svg); computes the float64 spectrum if it was not. FILE is checked before "
+                        "the work, the report printed before the figure is drawn (a figure that fails: exit 2)")
     _add_output(p)
     p.set_defaults(func=cmd_point)
 
