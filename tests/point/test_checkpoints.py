@@ -194,6 +194,9 @@ def test_a_tensor_name_cannot_add_lines_to_the_report_or_to_an_error(tmp_path):
     assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "\\x1b[2K\\u202e'" in r.stdout
     d = json.loads(run_cli("point", str(tmp_path / "forged.safetensors"), "--json").stdout)
     assert FORGED in d["point"]["not_used"]
+    net = Network.load(tmp_path / "forged.safetensors")  # the API: the notes name it escaped, one line each
+    assert FORGED in net.ignored and any("'embed\\n  critical" in n for n in net.notes)
+    assert all(n.isprintable() for n in net.notes) and str(point_geometry(net)).count("\n") == len(lines) - 1
     # in an error: a nonzero bias, a NaN weight
     bad = {**tensors, FORGED + ".in_proj_bias": ("F32", np.ones(3 * E, "<f4"))}
     write_safetensors(tmp_path / "bias.safetensors", bad, metadata={"heads": "2", "tokens": "2"})
