@@ -204,7 +204,7 @@ def cmd_point(args: argparse.Namespace) -> int:
 
     net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
                        normalized=args.normalized, temperature=args.temperature or 1.0,
-                       denominator=args.denominator, heads=args.heads, names=names, require_tokens=True,
+                       denominator=args.denominator, heads=args.heads, names=names,
                        max_parameters=None if args.normalized else exact_parameter_limit())
     arch = net.architecture
     if not arch.normalized and arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:
@@ -422,19 +422,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def _add_point_command(sub: Any) -> None:
     p = sub.add_parser(
         "point", help="geometry at given weights: local rank, critical or not, fiber, Theorem 3.4 (one layer)",
-        description="The geometry of a network at its own weights, read from a .npz or .safetensors file whose "
-                    "arrays are named layers.{l}.heads.{h}.{Q,K,V} (or .A with --rank), l and h from 0, or saved as "
-                    "checkpoints are (torch MultiheadAttention's in_proj_weight and out_proj.weight, q_proj/k_proj/"
-                    "v_proj/o_proj, query/key/value; --heads, --names FILE): each head's V is W_O,h W_v,h. Floats "
+        description="The geometry of a network at its own weights, read from a .npz, .safetensors, or (PyTorch's "
+                    "torch.load(weights_only=True)) .pt/.bin file, arrays named layers.{l}.heads.{h}.{Q,K,V} (or .A "
+                    "with --rank), l and h from 0, or saved as checkpoints are "
+                    "(MultiheadAttention in_proj_weight/out_proj, q_proj/k_proj/v_proj/o_proj with grouped-query "
+                    "attention, BERT query/key/value, GPT-2 Conv1D c_attn/c_proj, fused Wqkv/qkv_proj; --heads, "
+                    "--names FILE): each head's V is W_O,h W_v,h. Floats "
                     "become their exact binary value in their own format, bf16 and fp8 included (or multiples of 1/N "
                     "with --denominator N).")
-    p.add_argument("weights", help="a .npz or .safetensors file")
+    p.add_argument("weights", help="a .npz, .safetensors, .pt or .bin file")
     p.add_argument("--tokens", "-t", type=integer("--tokens"), default=None,
                    help="sequence length t (required unless the .safetensors file's __metadata__ gives tokens)")
     p.add_argument("--rank", type=integer("--rank"), default=None, help="the bound a on rank A, when the file gives A")
     p.add_argument("--heads", type=integer("--heads"), default=None,
-                   help="heads per layer of a checkpoint (in_proj_weight, q_proj/k_proj/v_proj, ...): not stored in "
-                        "a state dict (default: the file's __metadata__ heads)")
+                   help="heads per layer (default: the file's __metadata__ heads, or its names'; a contradiction is "
+                        "refused): required when a checkpoint's layout leaves it open")
     p.add_argument("--names", default=None, metavar="FILE",
                    help="a JSON mapping of the file's tensor names to layers.<l>.<q|k|v|o> (a regular file of at "
                         "most 1 MiB)")

@@ -1,20 +1,21 @@
 """Checkpoints as people save them: the attention weights found under their usual names, mapped to the model.
 
 Recognized, per attention layer (a *prefix* such as ``layers.0.self_attn.`` or ``encoder.layer.3.attention.``;
-layers are ordered by the integers in their prefixes):
+layers are ordered by the integers in their prefixes), each with the label the report's first line shows:
 
-* ``torch.nn.MultiheadAttention``: ``in_proj_weight`` (``3E x E``: ``W_q``, ``W_k``, ``W_v`` stacked), or
-  ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight`` (separate key/value sizes); ``out_proj.weight``;
-* per-projection modules: ``q_proj``/``k_proj``/``v_proj`` with ``o_proj`` or ``out_proj``, and
-  ``query``/``key``/``value`` (with ``output.dense`` or ``output``), each ``.weight``;
+* ``MultiheadAttention in_proj_weight/out_proj`` (``torch.nn.MultiheadAttention``): ``in_proj_weight``
+  (``3E x E``: ``W_q``, ``W_k``, ``W_v`` stacked), or ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight``;
+  ``out_proj.weight``;
+* ``q_proj/k_proj/v_proj/o_proj`` (``o_proj`` or ``out_proj``), each ``.weight``;
+* ``BERT query/key/value/output.dense`` (``query``/``key``/``value`` with ``output.dense`` or ``output``);
 * a user mapping ``names`` (source name -> ``q``, ``k``, ``v``, ``o`` of a layer, e.g.
   ``{"blk.attn.wq": "layers.0.q", ...}``), applied first.
 
 Every other tensor (embeddings, norms, MLPs, biases that are exactly zero) is listed as not used, every one by
 its name (escaped: :func:`~ag_attention._point.safetensors.shown_name`), never silently dropped or used. A nonzero
-bias of a projection (``in_proj_bias``, ``q_proj.bias``, ..., and ``<name>.bias`` beside any weight
-``<name>.weight`` used, such as BERT's ``attention.output.dense.bias``) is refused by name: the model has none
-(docs/math/model.md), affine attention is not modelled. Two layouts for the same projection of a layer
+bias of a projection (``in_proj_bias``, ``q_proj.bias``, ..., and ``<name>.bias`` beside any
+weight ``<name>.weight`` used, such as BERT's ``attention.output.dense.bias``) is refused by name: the model has
+none (docs/math/model.md), affine attention is not modelled. Two layouts for the same projection of a layer
 (``in_proj_weight`` beside ``q_proj_weight``) are refused naming both: which one the model uses is not in the file.
 
 **How the projections enter the model** (docs/math/point.md, checkpoints): with ``h`` heads of size ``d_h = E/h``
@@ -29,8 +30,9 @@ score scale ``1/sqrt(d_h)`` is dropped: it multiplies the function by a constant
 symmetries ``(W_{O,h} M^{-1}, M W_{v,h})``; the package analyses the folded point in the parametrization with ``V``
 free (its neuromanifold contains the factored one, equal when ``d_h >= E``), and says so in a note.
 
-The number of heads is not stored in a state dict: it is given (``heads=``), or read from a ``.safetensors``
-file's ``__metadata__`` (``"heads"``), or refused when the layout needs it.
+The number of heads is not stored in a state dict: it comes from the file (the package's names, a ``.safetensors``
+``__metadata__`` ``"heads"``, a torch module's ``num_heads``) or is given (``heads=``), and is required only when
+the layout leaves it open (:attr:`Recognized.needs_heads`).
 """
 
 from __future__ import annotations
@@ -39,32 +41,39 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
-from fractions import Fraction
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .layouts import layer_heads
 from .safetensors import loads_json, shown_name
 
-__all__ = ["attention_entries", "Translation", "translate", "PACKAGE_NAME", "read_names_file", "MAX_NAMES_BYTES"]
+__all__ = ["attention_entries", "Recognized", "recognize", "Translation", "translate", "PACKAGE_NAME",
+           "read_names_file", "MAX_NAMES_BYTES", "LAYOUTS"]
 
 PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
-_PACKAGE_LAYER = re.compile(r"^layers\.\d+\.heads\.\d+\.")
+_PACKAGE_LAYER = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.")
 
-# suffix -> (role, how): role q/k/v/o/qkv, or a bias of it
-_SUFFIXES: tuple[tuple[str, str], ...] = (
-    ("in_proj_weight", "qkv"), ("in_proj_bias", "qkv bias"),
-    ("q_proj_weight", "q"), ("k_proj_weight", "k"), ("v_proj_weight", "v"),
-    ("out_proj.weight", "o"), ("out_proj.bias", "o bias"),
-    ("q_proj.weight", "q"), ("k_proj.weight", "k"), ("v_proj.weight", "v"), ("o_proj.weight", "o"),
-    ("q_proj.bias", "q bias"), ("k_proj.bias", "k bias"), ("v_proj.bias", "v bias"), ("o_proj.bias", "o bias"),
-    ("query.weight", "q"), ("key.weight", "k"), ("value.weight", "v"),
-    ("query.bias", "q bias"), ("key.bias", "k bias"), ("value.bias", "v bias"),
+#: the labels of the layouts recognized (the report's first line names the one read)
+MHA, PROJ, BERT = ("MultiheadAttention in_proj_weight/out_proj", "q_proj/k_proj/v_proj/o_proj",
+                   "BERT query/key/value/output.dense")
+LAYOUTS = (MHA, PROJ, BERT, "mapping")
+
+# suffix -> role, layout: role q/k/v/o/qkv (``T``: stored transposed, a Conv1D), or a bias of one; the layout of
+# an output projection (None) is that of its layer's queries
+_SUFFIXES: tuple[tuple[str, str, str | None], ...] = (
+    ("in_proj_weight", "qkv", MHA), ("in_proj_bias", "qkv bias", MHA),
+    ("q_proj_weight", "q", MHA), ("k_proj_weight", "k", MHA), ("v_proj_weight", "v", MHA),
+    ("out_proj.weight", "o", None), ("out_proj.bias", "o bias", None),
+    ("q_proj.weight", "q", PROJ), ("k_proj.weight", "k", PROJ), ("v_proj.weight", "v", PROJ),
+    ("o_proj.weight", "o", None),
+    ("q_proj.bias", "q bias", PROJ), ("k_proj.bias", "k bias", PROJ), ("v_proj.bias", "v bias", PROJ),
+    ("o_proj.bias", "o bias", None),
+    ("query.weight", "q", BERT), ("key.weight", "k", BERT), ("value.weight", "v", BERT),
+    ("query.bias", "q bias", BERT), ("key.bias", "k bias", BERT), ("value.bias", "v bias", BERT),
 )
-
-
 #: a names file larger than this is refused unread (a mapping of thousands of tensor names takes a few hundred kB)
 MAX_NAMES_BYTES = 1 << 20
 
@@ -108,6 +117,11 @@ def read_names_file(path: str | os.PathLike[str]) -> dict[str, str]:
     return names
 
 
+def _shape(value: Any) -> tuple[int, ...]:
+    shape = getattr(value, "shape", None)  # NumPy, torch: no copy
+    return tuple(int(n) for n in (np.shape(value) if shape is None else shape))
+
+
 def attention_entries(arrays: dict[str, Any], names: dict[str, str] | None = None) -> int:
     """Entries of the weight tensors a translation reads (no biases, no ignored tensors), from their shapes alone.
 
@@ -118,17 +132,10 @@ def attention_entries(arrays: dict[str, Any], names: dict[str, str] | None = Non
     """
     total = 0
     for key, value in arrays.items():
-        role = None
-        if names is not None and key in names:
-            role = "mapped"
-        else:
-            for suffix, r in _SUFFIXES:
-                if key == suffix or key.endswith("." + suffix):
-                    role = r
-                    break
-        if role is None or role.endswith("bias"):
+        found = _role_of(key, names)
+        if found is None or found[1].endswith("bias"):
             continue
-        total += int(np.prod(np.shape(value)))
+        total += int(np.prod(_shape(value)))
     return total
 
 
@@ -137,14 +144,47 @@ class Translation:
     """The package's weights from a checkpoint, with what was recognized and what was ignored."""
 
     weights: dict[str, np.ndarray]  # layers.{l}.heads.{h}.{Q,K,V}: object arrays of Fractions
-    layout: str  # "package names", "MultiheadAttention", "q/k/v/o projections", "query/key/value", "mapping"
+    layout: str  # "package names", or the labels of LAYOUTS read (joined by " + ")
     layers: tuple[str, ...]  # the source prefix of each layer, in order
     ignored: tuple[str, ...]  # tensors not used
     notes: tuple[str, ...]
     head_sizes: tuple[int, ...] = ()  # d_h of each layer (the dropped score scale is 1/sqrt(d_h))
+    key_value_heads: tuple[int, ...] = ()  # key/value heads of each layer (fewer than the heads: grouped-query)
+
+
+@dataclass
+class Recognized:
+    """What a checkpoint holds, from its names and shapes alone (no weight converted): the layers and their
+    projections by role, the tensors not used, the zero biases; or the package's own names."""
+
+    package: bool
+    layout: str = "package names"
+    order: tuple[str, ...] = ()
+    roles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sources: dict[tuple[str, str], str] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+    zero: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    heads: int | None = None  # the heads the file's names give (the package's names)
+
+    @property
+    def needs_heads(self) -> bool:
+        """The number of heads is open: some layer's queries have more than one row (one head of 64 and two of
+        32 are different functions of the same weights)."""
+        if self.package:
+            return False
+        for prefix in self.order:
+            r = self.roles[prefix]
+            rows = (_shape(r["q"])[0] if "q" in r else _shape(r["qkv"])[1] if "qkv" in r
+                    else _shape(r["qkvT"])[0] if "qkvT" in r else 1)
+            if rows > 1:
+                return True
+        return False
 
 
 def _is_zero(value: Any) -> bool:
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed (bf16: as float32)
+        value = value.detach().cpu().float().numpy()
     arr = np.asarray(value)
     return bool(arr.size == 0 or not np.any(arr.astype(np.float64) != 0))
 
@@ -154,25 +194,24 @@ def _layer_key(prefix: str) -> tuple[Any, ...]:
 
 
 #: roles that give the same projection of a layer: two of them is a file with two competing layouts
-_SAME_PROJECTION = {"qkv": ("qkv", "q", "k", "v"), "q": ("q", "qkv"), "k": ("k", "qkv"), "v": ("v", "qkv"), "o": ("o",)}
-_ROLE_NAMES = {"qkv": "stacked query/key/value", "q": "query", "k": "key", "v": "value", "o": "output"}
+_SAME_PROJECTION = {"qkv": ("qkv", "qkvT", "q", "k", "v"), "qkvT": ("qkvT", "qkv", "q", "k", "v"),
+                    "q": ("q", "qkv", "qkvT"), "k": ("k", "qkv", "qkvT"), "v": ("v", "qkv", "qkvT"),
+                    "o": ("o", "oT"), "oT": ("oT", "o")}
+_ROLE_NAMES = {"qkv": "stacked query/key/value", "qkvT": "stacked query/key/value", "q": "query", "k": "key",
+               "v": "value", "o": "output", "oT": "output"}
 
 
-def _role_of(key: str, names: dict[str, str] | None) -> tuple[str, str, str] | None:
-    """``(layer prefix, role, layout)`` of a tensor name (role ``q``, ``k``, ``v``, ``o``, ``qkv``, or one of
-    them followed by `` bias``), or None when it is not an attention weight."""
+def _role_of(key: str, names: dict[str, str] | None) -> tuple[str, str, str | None] | None:
+    """``(layer prefix, role, layout)`` of a tensor name (role ``q``, ``k``, ``v``, ``o``, ``qkv``, ``qkvT``,
+    ``oT``, or one of them followed by `` bias``), or None when it is not an attention weight."""
     if names is not None and key in names:
         m = re.fullmatch(r"layers\.(\d{1,6})\.(q|k|v|o)", names[key])
         if m is None:
-            raise InvalidArgumentError(f"names: {key!r} -> {names[key]!r}: the target must be "
+            raise InvalidArgumentError(f"names: {shown_name(key)} -> {shown_name(names[key])}: the target must be "
                                        "'layers.<l>.<q|k|v|o>'")
         return f"layers.{int(m.group(1)):06d}", m.group(2), "mapping"
-    for suffix, role in _SUFFIXES:
+    for suffix, role, layout in _SUFFIXES:
         if key == suffix or key.endswith("." + suffix):
-            layout = ("MultiheadAttention" if suffix in ("in_proj_weight", "in_proj_bias")
-                      or suffix.endswith("_proj_weight") else
-                      "query/key/value" if suffix.split(".")[0] in ("query", "key", "value") else
-                      "q/k/v/o projections")
             return key[: len(key) - len(suffix)], role, layout
     return None
 
@@ -190,7 +229,7 @@ def _add(roles: dict[str, dict[str, Any]], sources: dict[tuple[str, str], str], 
         if other in layer:
             first = shown_name(sources[(prefix, other)])
             if other == role:
-                raise InvalidArgumentError(f"{shown_name(key)}: a second {role!r} weight for the layer "
+                raise InvalidArgumentError(f"{shown_name(key)}: a second {role.rstrip('T')!r} weight for the layer "
                                            f"{_where(prefix)} (first: {first})")
             raise InvalidArgumentError(f"layer {_where(prefix)}: two layouts give the {_ROLE_NAMES[role]} "
                                        f"projection: {first} ({_ROLE_NAMES[other]}) and {shown_name(key)} "
@@ -223,120 +262,155 @@ def _biases(arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources:
     return zero
 
 
-def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray], *, heads: int | None = None,
-              names: dict[str, str] | None = None) -> Translation:
-    """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
-    ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion)."""
+def recognize(arrays: dict[str, Any], names: dict[str, str] | None = None,
+              metadata: dict[str, str] | None = None) -> Recognized:
+    """The layers and projections of a checkpoint from its names and shapes (module docstring); nonzero biases
+    and competing layouts refused by name before any weight is converted."""
     if names is not None:
         if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
             raise InvalidArgumentError("names: a mapping of source names to 'layers.<l>.<q|k|v|o>' is expected")
         missing = sorted(set(names) - set(arrays))
         if missing:
-            raise InvalidArgumentError(f"names: {missing[0]!r} is not in the file")
-    if heads is not None and (isinstance(heads, bool) or not isinstance(heads, int) or heads < 1):
-        raise InvalidArgumentError(f"heads={heads!r}: must be a positive integer")
+            raise InvalidArgumentError(f"names: {shown_name(missing[0])} is not in the file")
     if names is None and any(_PACKAGE_LAYER.match(k) for k in arrays):  # the package's names (checked by the caller)
-        return Translation(dict(arrays), "package names", (), (), ())
-    roles: dict[str, dict[str, Any]] = {}  # prefix -> role -> tensor
-    sources: dict[tuple[str, str], str] = {}
-    ignored: list[str] = []
+        heads = {int(m.group(2)) for k in arrays if (m := _PACKAGE_LAYER.match(k))}
+        return Recognized(True, heads=1 + max(heads))
+    rec = Recognized(False, "")
     biases: list[tuple[str, str, str]] = []  # (name, prefix, role)
-    layout = set()
+    kinds: dict[str, str] = {}  # prefix -> layout of its queries
     for key, value in arrays.items():
         found = _role_of(key, names)
         if found is None:
-            ignored.append(key)
+            rec.ignored.append(key)
             continue
         prefix, role, kind = found
-        layout.add(kind)
+        if kind is not None:
+            kinds[prefix] = kind
         if role.endswith(" bias"):
             biases.append((key, prefix, role[: -len(" bias")]))
         else:
-            _add(roles, sources, prefix, role, key, value)
-    # "query.weight"-style layers keep their output projection under "output.dense.weight" beside the prefix
-    for prefix in list(roles):
+            _add(rec.roles, rec.sources, prefix, role, key, value)
+    _output_dense(arrays, rec)
+    rec.zero = _biases(arrays, biases, rec.sources, rec.ignored)
+    if not rec.roles:
+        raise InvalidArgumentError("weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
+                                   "a known layout: " + ", ".join(LAYOUTS[:-1]) + "); give a mapping (names=, "
+                                   "--names FILE)")
+    rec.order = tuple(sorted(rec.roles, key=_layer_key))
+    rec.layout = " + ".join(sorted({kinds.get(p, PROJ) for p in rec.order}))
+    return rec
+
+
+def _output_dense(arrays: dict[str, Any], rec: Recognized) -> None:
+    """``query.weight``-style layers keep their output projection under ``output.dense.weight`` beside the prefix
+    (BERT: ``attention.self.query`` and ``attention.output.dense``)."""
+    for prefix in list(rec.roles):
         for tail in ("output.dense.weight", "output.weight"):
             parent = prefix[: prefix.rstrip(".").rfind(".") + 1] if prefix.rstrip(".").count(".") else ""
             for candidate in (prefix + tail, parent + tail):
-                if candidate in arrays and candidate in ignored and "o" not in roles[prefix]:
-                    roles[prefix]["o"] = arrays[candidate]
-                    sources[(prefix, "o")] = candidate
-                    ignored.remove(candidate)
-    zero = _biases(arrays, biases, sources, ignored)
-    if not roles:
-        raise InvalidArgumentError("weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
-                                   "a known layout: in_proj_weight, q_proj/k_proj/v_proj, query/key/value); "
-                                   "give a mapping (names=, --names FILE)")
-    order = sorted(roles, key=_layer_key)
+                if (candidate in arrays and candidate in rec.ignored and "o" not in rec.roles[prefix]
+                        and "oT" not in rec.roles[prefix]):
+                    rec.roles[prefix]["o"] = arrays[candidate]
+                    rec.sources[(prefix, "o")] = candidate
+                    rec.ignored.remove(candidate)
+
+
+def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray], *, heads: int | None = None,
+              names: dict[str, str] | None = None, metadata: dict[str, str] | None = None) -> Translation:
+    """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
+    ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion)."""
+    if heads is not None and (isinstance(heads, bool) or not isinstance(heads, int) or heads < 1):
+        raise InvalidArgumentError(f"heads={heads!r}: must be a positive integer")
+    rec = recognize(arrays, names, metadata)
+    if rec.package:
+        return Translation(dict(arrays), "package names", (), (), ())
+    if heads is None and rec.needs_heads:
+        raise InvalidArgumentError(f"layer {_where(rec.order[0])}: the number of heads is not stored in the weights: "
+                                   "give heads= (--heads), or a .safetensors __metadata__ \"heads\"")
     out: dict[str, np.ndarray] = {}
-    notes: list[str] = []
+    notes: list[str] = list(rec.notes)
     sizes: list[int] = []
-    for l, prefix in enumerate(order):
-        sizes.append(_layer(l, prefix, roles[prefix], sources, convert, heads, out, notes))
+    groups: list[int] = []
+    for l, prefix in enumerate(rec.order):
+        d_h, kv = layer_heads(l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes)
+        sizes.append(d_h)
+        groups.append(kv)
     notes.append("the score scale 1/sqrt(d_h) is dropped for lightning attention (a constant factor of the "
                  "function; the neuromanifold is a cone: every verdict is the same); with softmax it is the "
                  "temperature sqrt(d_h)")
-    if zero:
-        notes.append(f"{len(zero)} bias(es) of the attention projections are exactly zero (the model has none: the "
-                     "function is the same), not used: " + ", ".join(shown_name(k) for k in zero))
-    if ignored:
-        notes.append(f"ignored {len(ignored)} tensor(s) that are not attention weights: "
-                     + ", ".join(shown_name(k) for k in ignored))
-    return Translation(out, " + ".join(sorted(layout)), tuple(order), tuple(zero + ignored), tuple(notes),
-                       tuple(sizes))
+    if rec.zero:
+        notes.append(f"{len(rec.zero)} bias(es) of the attention projections are exactly zero (the model has none: "
+                     "the function is the same), not used: " + ", ".join(shown_name(k) for k in rec.zero))
+    if rec.ignored:
+        notes.append(f"ignored {len(rec.ignored)} tensor(s) that are not attention weights: "
+                     + ", ".join(shown_name(k) for k in rec.ignored))
+    return Translation(out, rec.layout, rec.order, tuple(rec.zero + rec.ignored), tuple(notes), tuple(sizes),
+                       tuple(groups))
 
 
-def _layer(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str, str], str],
-           convert: Callable[[Any, str], np.ndarray], heads: int | None, out: dict[str, np.ndarray],
-           notes: list[str]) -> int:
-    """Layer ``l`` (its source ``prefix``, its projections ``r`` by role) as the package's heads, into ``out``
-    (and ``notes``); its head size ``d_h``."""
-    where = _where(prefix)
+def _stored(metadata: dict[str, str], name: str, where: str) -> int | None:
+    if name not in metadata:
+        return None
+    try:
+        value = int(metadata[name])
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise InvalidArgumentError(f"{where}: __metadata__ {name}={shown_name(metadata[name])} is not a positive "
+                                   "integer")
+    return value
 
-    def source(role: str) -> str:
-        return shown_name(sources[(prefix, role)])
 
-    if "qkv" in r:
-        W = convert(r.pop("qkv"), source("qkv"))
-        if W.shape[0] % 3:
-            raise InvalidArgumentError(f"{source('qkv')}: {W.shape[0]} rows, not 3 E")
-        E = W.shape[0] // 3
-        r["q"], r["k"], r["v"] = W[:E], W[E:2 * E], W[2 * E:]
-        for role in "qkv":
-            sources[(prefix, role)] = sources[(prefix, "qkv")]
-    missing = [role for role in "qkv" if role not in r]
+def _given(value: Any, name: str) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
+    return value
+
+
+def settle_arguments(rec: Recognized, tokens: int | None, heads: int | None, metadata: dict[str, str],
+                     where: str, stored_in: str = "its __metadata__") -> tuple[int, int | None]:
+    """The token count and the number of heads: from the file (its metadata; the heads also from the package's
+    names) or given, the same convention in the API and the CLI. A value given that the file contradicts, or
+    metadata that contradicts the names, is refused naming both; everything neither stored nor given is named
+    in one message (the heads only when :attr:`Recognized.needs_heads`)."""
+    tokens, heads = _given(tokens, "tokens"), _given(heads, "heads")
+    stored_tokens, stored_heads = _stored(metadata, "tokens", where), _stored(metadata, "heads", where)
+    if rec.heads is not None and stored_heads is not None and stored_heads != rec.heads:
+        raise InvalidArgumentError(f"{where}: its __metadata__ says heads={stored_heads}, its weights name "
+                                   f"{rec.heads} head(s) per layer (layers.<l>.heads.0 to {rec.heads - 1})")
+    for name, given, stored, how in (("tokens", tokens, stored_tokens, stored_in),
+                                     ("heads", heads, stored_heads, stored_in),
+                                     ("heads", heads, rec.heads, "its weights' names")):
+        if given is not None and stored is not None and given != stored:
+            raise InvalidArgumentError(f"{where}: {name}={given} given, but the file says {name}={stored} ({how})")
+    tokens = tokens or stored_tokens
+    heads = heads or stored_heads or rec.heads
+    missing = []
+    if tokens is None:
+        missing.append(("the token count t", "tokens=", "--tokens T", "the geometry depends on t"))
+    if heads is None and rec.needs_heads:
+        missing.append(("the number of heads", "heads=", "--heads H", "one head of 64 and two of 32 are different "
+                        "functions of the same weights"))
     if missing:
-        raise InvalidArgumentError(f"layer {where}: no {missing[0]!r} projection (found: "
-                                   + ", ".join(source(x) for x in sorted(r)) + ")")
-    q, k, v = (r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object
-               else convert(r[x], source(x)) for x in "qkv")
-    if q.shape != k.shape:
-        raise InvalidArgumentError(f"layer {where}: query {q.shape} and key {k.shape} projections differ in shape")
-    inner, d_in = q.shape
-    h = heads
-    if h is None:
-        if inner == 1:
-            h = 1
-        else:
-            raise InvalidArgumentError(f"layer {where}: the number of heads is not stored in the weights: give "
-                                       "heads= (--heads), or a .safetensors __metadata__ \"heads\"")
-    if inner % h or v.shape[0] % h:
-        raise InvalidArgumentError(f"heads={h}: does not divide the projections' {inner} (query) and "
-                                   f"{v.shape[0]} (value) rows of layer {where}")
-    dq, dv = inner // h, v.shape[0] // h
-    if "o" in r:
-        o = convert(r["o"], source("o"))
-        if o.shape[1] != v.shape[0]:
-            raise InvalidArgumentError(f"{source('o')}: {o.shape[1]} columns, the value projection "
-                                       f"has {v.shape[0]} rows")
-    else:
-        o = np.array([[Fraction(int(i == j)) for j in range(v.shape[0])] for i in range(v.shape[0])], dtype=object)
-        notes.append(f"layer {l + 1} ({where}): no output projection: W_O = I (the heads concatenated)")
-    for hh in range(h):
-        out[f"layers.{l}.heads.{hh}.Q"] = q[hh * dq:(hh + 1) * dq]
-        out[f"layers.{l}.heads.{hh}.K"] = k[hh * dq:(hh + 1) * dq]
-        out[f"layers.{l}.heads.{hh}.V"] = o[:, hh * dv:(hh + 1) * dv].dot(v[hh * dv:(hh + 1) * dv])
-    if dv < min(o.shape[0], d_in):
-        notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
-                     "analysed with V free (a neuromanifold that contains this one)")
-    return dq
+        raise InvalidArgumentError(
+            f"{where}: {' and '.join(m[0] for m in missing)} {'is' if len(missing) == 1 else 'are'} not stored in "
+            f"the file: give {' and '.join(m[1] for m in missing)} ({' '.join(m[2] for m in missing)}; or a "
+            f".safetensors __metadata__ {' and '.join(repr(m[1][:-1]) for m in missing)}): "
+            + "; ".join(m[3] for m in missing))
+    assert tokens is not None
+    return tokens, heads
+
+
+def module_arguments(module: Any) -> dict[str, str]:
+    """What a torch module (duck-typed) says beyond its state dict, as metadata: its heads (``num_heads``,
+    ``num_attention_heads`` or ``n_head`` of its submodules or its ``config``; refused when they differ)."""
+    config = getattr(module, "config", None)
+    parts = list(module.named_modules()) if callable(getattr(module, "named_modules", None)) else [("", module)]
+    counts = set()
+    for key in ("num_heads", "num_attention_heads", "n_head"):
+        counts |= {int(getattr(sub, key)) for _, sub in parts + [("config", config)]
+                   if isinstance(getattr(sub, key, None), int) and not isinstance(getattr(sub, key), bool)}
+    if len(counts) > 1:
+        raise InvalidArgumentError(f"{type(module).__name__}: attention submodules with {sorted(counts)} heads: one "
+                                   "number of heads for every layer is needed (the architecture has one)")
+    return {"heads": str(counts.pop())} if counts else {}

@@ -195,7 +195,8 @@ class PointGeometry(ResultMixin):
         d: dict[str, Any] = {
             "architecture": arch.to_dict(),
             "parameters": self.parameters,
-            "point": {"source": self.network.source, "conversion": self.network.conversion,
+            "point": {"source": self.network.source, "layout": self.network.layout,
+                      "conversion": self.network.conversion,
                       "floats": self.network.floats, "factored_layers": list(self.network.factored),
                       "not_used": list(self.network.ignored)},
             "local_rank": self.local_rank,
@@ -246,7 +247,8 @@ class PointGeometry(ResultMixin):
 
     def __str__(self) -> str:
         arch = self.network.architecture
-        lines = [f"Geometry at the point: {arch.describe()}, {self.parameters} parameters",
+        read = f" (read as {self.network.layout})" if self.network.layout else ""
+        lines = [f"Geometry at the point: {arch.describe()}, {self.parameters} parameters{read}",
                  f"  point            {self.network.source}; {self.network.conversion}"]
         if self.local is not None:
             lo, hi = self.local.lower, self.local.upper

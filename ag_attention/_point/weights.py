@@ -49,6 +49,7 @@ from .._architecture import Architecture
 from .._network import ObjectArithmetic
 from .._errors import InvalidArgumentError
 from .._resources import format_bytes
+from .files import tensor_to_numpy
 
 __all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
 
@@ -99,8 +100,8 @@ def to_fraction(value: Any, name: str, denominator: int | None = None) -> Fracti
 
 def _matrix(value: Any, name: str, denominator: int | None) -> np.ndarray:
     """A 2-d object array of Fractions from an array, a nested list or a tensor."""
-    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed
-        value = value.detach().cpu().numpy()
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed (bf16: through float32)
+        value = tensor_to_numpy(value)
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "iuf" and value.dtype != object:
             raise InvalidArgumentError(f"{name}: an array of {value.dtype} is not an array of numbers")
@@ -174,6 +175,7 @@ class Network:
     factored: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()  # how a checkpoint's layout was mapped (docs/math/point.md, point-checkpoints)
     ignored: tuple[str, ...] = ()  # a checkpoint's tensors read but not used (zero biases, embeddings, norms, ...)
+    layout: str = ""  # a checkpoint's layout read and its heads ("GPT-2 Conv1D c_attn/c_proj, 12 heads")
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -273,92 +275,91 @@ class Network:
         return cls(arch, layers, conversion, floats, source, tuple(factored))
 
     @classmethod
-    def from_checkpoint(cls, arrays: Mapping[str, Any], *, heads: int | None = None,
-                        names: dict[str, str] | None = None, source: str = "checkpoint", **kwargs: Any) -> "Network":
-        """The network of a checkpoint's tensors as people save them: the package's names, or
-        ``torch.nn.MultiheadAttention`` (``in_proj_weight``, ``out_proj.weight``), ``q_proj``/``k_proj``/``v_proj``/
-        ``o_proj``, ``query``/``key``/``value``, or a mapping ``names`` (source name -> ``layers.<l>.<q|k|v|o>``);
-        every other tensor listed as ignored. Each head's ``V`` is ``W_O,h W_v,h`` (exact), the score scale is
-        dropped (docs/math/point.md, point-checkpoints, says why). ``heads``: the number of heads (not stored in a state dict)."""
-        from .checkpoints import attention_entries, translate
+    def from_checkpoint(cls, arrays: Mapping[str, Any], *, tokens: int | None = None, heads: int | None = None,
+                        names: dict[str, str] | None = None, source: str = "checkpoint",
+                        metadata: Mapping[str, str] | None = None, stored_in: str = "its __metadata__",
+                        **kwargs: Any) -> "Network":
+        """The network of a checkpoint's tensors as people save them: the package's names, or a layout of
+        :data:`~ag_attention._point.checkpoints.LAYOUTS` (``torch.nn.MultiheadAttention``, ``q_proj``/``k_proj``/
+        ``v_proj``/``o_proj`` with grouped-query attention, BERT's ``query``/``key``/``value``, GPT-2's ``Conv1D``
+        ``c_attn``/``c_proj``, fused ``Wqkv``/``qkv_proj``), or a mapping ``names`` (source name ->
+        ``layers.<l>.<q|k|v|o>``); every other tensor listed as ignored. Each head's ``V`` is ``W_O,h W_v,h``
+        (exact), the score scale is dropped (docs/math/point.md, point-checkpoints, says why).
+
+        ``tokens`` and ``heads``: from the file (``metadata``, a ``.safetensors`` ``__metadata__``; the heads also
+        from the package's names) or given, as in the CLI: a value given that the file contradicts is refused
+        naming both, and every one neither stored nor given is named in one message (the heads only when the
+        layout leaves them open: one head of 64 and two of 32 are different functions of the same weights);
+        ``stored_in`` names where ``metadata`` came from, in those messages."""
+        from .checkpoints import attention_entries, recognize, settle_arguments, translate
 
         if not isinstance(arrays, Mapping):
             raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(arrays).__name__}")
+        arrays, meta = dict(arrays), dict(metadata or {})
+        rec = recognize(arrays, names, meta)  # names and shapes only: nothing converted yet
+        tokens, heads = settle_arguments(rec, tokens, heads, meta, source, stored_in)
         denominator = kwargs.get("denominator")
         limit = kwargs.get("max_parameters")
-        if limit is not None:  # before any conversion: the network has at least 3/4 of these entries as parameters
-            entries = attention_entries(dict(arrays), names)
+        if limit is not None and not rec.package:  # the network has at least 3/4 of these entries as parameters
+            entries = attention_entries(arrays, names)
             if 3 * entries // 4 > limit:
                 raise InvalidArgumentError(
-                    f"weights: {entries:,} attention weights (at least {3 * entries // 4:,} parameters), more than the "
-                    f"{limit:,} whose exact local rank fits in the memory available here; refused before converting them")
-        tr = translate(dict(arrays), lambda value, name: _matrix(value, name, denominator), heads=heads, names=names)
+                    f"weights: {entries:,} attention weights ({rec.layout}, at least {3 * entries // 4:,} parameters), "
+                    f"more than the {limit:,} whose exact local rank fits in the memory available here; refused "
+                    "before converting them")
+        tr = translate(arrays, lambda value, name: _matrix(value, name, denominator), heads=heads, names=names,
+                       metadata=meta)
         if tr.layout == "package names":
-            return cls.from_weights(tr.weights, source=source, **kwargs)
+            return cls.from_weights(tr.weights, source=source, tokens=tokens, **kwargs)
         floats = any(_has_floats(v) for k, v in arrays.items() if k not in tr.ignored)
         if kwargs.get("normalized"):  # softmax is not homogeneous: the score scale 1/sqrt(d_h) is a temperature
             if len(set(tr.head_sizes)) > 1:
                 raise InvalidArgumentError(f"softmax layers with head sizes {list(tr.head_sizes)}: one temperature "
                                            "sqrt(d_h) for all layers is needed (the architecture has one)")
             kwargs["temperature"] = float(kwargs.get("temperature", 1.0)) * math.sqrt(tr.head_sizes[0])
-        net = cls.from_weights(tr.weights, source=f"{source} ({tr.layout})", **kwargs)
+        net = cls.from_weights(tr.weights, source=f"{source} ({tr.layout})", tokens=tokens, **kwargs)
         conversion = net.conversion
         if floats:
             d = kwargs.get("denominator")
             conversion = ("exact binary value of each float" if d is None else f"floats rounded to multiples of 1/{d}")
             conversion += "; V = W_O,h W_v,h exactly"
+        H = net.architecture.heads
+        layout = f"{tr.layout}, {H} head{'s' if H > 1 else ''}"
+        if min(tr.key_value_heads) < H:
+            layout += f" (grouped-query: {'/'.join(str(k) for k in sorted(set(tr.key_value_heads)))} key/value heads)"
         return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes,
-                                   ignored=tr.ignored)
+                                   ignored=tr.ignored, layout=layout)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, require_tokens: bool = False, **kwargs: Any) -> "Network":
-        """The network stored in a ``.npz`` or ``.safetensors`` file (arrays named as in :meth:`from_weights`, or a
-        checkpoint's layout: :meth:`from_checkpoint`, with ``heads=`` and ``names=``).
+    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
+        """The network stored in a ``.npz``, ``.safetensors``, ``.pt`` or ``.bin`` file (arrays named as in
+        :meth:`from_weights`, or a checkpoint's layout: :meth:`from_checkpoint`, with ``tokens=``, ``heads=`` and
+        ``names=``); a ``.pt`` / ``.bin`` file only through ``torch.load(weights_only=True)``, where PyTorch is
+        installed (:mod:`ag_attention._point.files`).
 
         A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``) and the number of
-        heads (``"heads"``): used when not given (or None); a value that contradicts it is refused, naming both.
-        Without either, ``tokens`` is 2 and the network's notes say so; ``require_tokens=True`` (the CLI) refuses
-        instead: the geometry depends on ``t``."""
+        heads (``"heads"``); otherwise they are required (``tokens=``, and ``heads=`` when the layout leaves it
+        open), as in the CLI: the geometry depends on both."""
         p = Path(path)
         arrays, metadata = read_weights_file(p)
-        if "heads" in metadata:
-            try:
-                stored_heads = int(metadata["heads"])
-            except ValueError:
-                raise InvalidArgumentError(f"{p}: __metadata__ heads={metadata['heads']!r} is not an integer") from None
-            if kwargs.get("heads") is not None and kwargs["heads"] != stored_heads:
-                raise InvalidArgumentError(f"{p}: heads={kwargs['heads']} given, but the file says heads={stored_heads} "
-                                           "(its __metadata__)")
-            kwargs["heads"] = stored_heads
-        if "tokens" in metadata:
-            try:
-                stored = int(metadata["tokens"])
-            except ValueError:
-                raise InvalidArgumentError(f"{p}: __metadata__ tokens={metadata['tokens']!r} is not an integer") from None
-            given = kwargs.get("tokens")
-            if given is not None and given != stored:
-                raise InvalidArgumentError(f"{p}: tokens={given} given, but the file says tokens={stored} "
-                                           "(its __metadata__)")
-            kwargs["tokens"] = stored
-        elif kwargs.get("tokens") is None:
-            if require_tokens:
-                raise InvalidArgumentError(f"{p}: the token count t is not stored in the file (no __metadata__ "
-                                           "tokens): give --tokens T (the geometry depends on t)")
-            kwargs["tokens"] = 2
-            net = cls.from_checkpoint(arrays, source=str(p), **kwargs)
-            return dataclasses.replace(net, notes=net.notes + ("t = 2 by default: the file does not store the "
-                                                               "token count (tokens=, or __metadata__ tokens)",))
-        return cls.from_checkpoint(arrays, source=str(p), **kwargs)
+        return cls.from_checkpoint(arrays, source=str(p), metadata=metadata, **kwargs)
 
     @classmethod
     def from_torch(cls, module_or_state_dict: Any, **kwargs: Any) -> "Network":
-        """The network of a PyTorch module (its ``state_dict()``) or a state dict, named as in
-        :meth:`from_weights` (duck-typed: torch itself is never imported here)."""
+        """The network of a PyTorch module (its ``state_dict()``) or a state dict, as in :meth:`from_checkpoint`
+        (duck-typed: torch itself is never imported here). A module's own ``num_heads`` (every attention
+        submodule's, e.g. ``torch.nn.MultiheadAttention``'s, or its ``config.num_attention_heads`` / ``n_head``)
+        gives the heads; a module with rotary position embeddings (a ``rotary_emb`` submodule, an ``inv_freq``
+        buffer, ``config.rope_theta``) is refused saying why; ``tokens=`` is required."""
+        from .checkpoints import module_arguments
+
         obj = module_or_state_dict
         state = obj.state_dict() if hasattr(obj, "state_dict") and callable(obj.state_dict) else obj
         if not isinstance(state, Mapping):
             raise InvalidArgumentError(f"from_torch: a module or a state dict is expected, got {type(obj).__name__}")
-        return cls.from_checkpoint(dict(state), source=f"torch {type(obj).__name__}", **kwargs)
+        metadata = module_arguments(obj) if state is not obj else {}
+        return cls.from_checkpoint(dict(state), source=f"torch {type(obj).__name__}", metadata=metadata,
+                                   stored_in="the module's num_heads", **kwargs)
 
     def forward(self, X: Any, *, exact: bool = False) -> np.ndarray:
         """The network's outputs on inputs ``X`` (``(N, t, d_0)``, or one sequence ``(t, d_0)``), in the model of
@@ -434,7 +435,7 @@ class Network:
 
 def _has_floats(value: Any) -> bool:
     if hasattr(value, "detach") and hasattr(value, "cpu"):
-        value = value.detach().cpu().numpy()
+        value = tensor_to_numpy(value)
     if isinstance(value, np.ndarray):
         return value.dtype.kind == "f" or (value.dtype == object and any(isinstance(v, float) for v in value.flat))
     try:
@@ -489,114 +490,9 @@ def read_arrays(path: Path) -> dict[str, np.ndarray]:
     return read_weights_file(path)[0]
 
 
-def read_weights_file(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """The arrays of a ``.npz`` or ``.safetensors`` file and its metadata (a ``.safetensors`` file's
-    ``__metadata__``; none for ``.npz``), after checking it is a regular file of sane size; every float dtype
-    of a ``.safetensors`` file (``BF16``, ``F16``, the 8-bit floats, ...) by its exact value
-    (docs/math/point.md). A ``.npz`` member's ``.npy`` header is read first and must declare the bytes the
-    member holds, within the memory available, before its array is allocated (:func:`_npz_members`)."""
-    suffix = path.suffix.lower()
-    if suffix not in (".npz", ".safetensors"):
-        raise InvalidArgumentError(f"{path}: a .npz or .safetensors file is expected")
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise InvalidArgumentError(f"{path}: {exc.strerror or exc}") from None
-    import stat
+def read_weights_file(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """The arrays of a ``.npz``, ``.safetensors``, ``.pt`` or ``.bin`` file and its metadata, the file checked
+    first (:func:`ag_attention._point.files.read_weights_file`; at most :data:`MAX_FILE_BYTES`)."""
+    from .files import read_weights_file as read
 
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidArgumentError(f"{path}: not a regular file")
-    if st.st_size > MAX_FILE_BYTES:
-        raise InvalidArgumentError(f"{path}: {st.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} read here")
-    try:
-        if suffix == ".npz":
-            with open(path, "rb") as f:
-                magic = f.read(4)
-            if magic not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (or an empty one)
-                what = "a .npy array" if magic == b"\x93NUM" else f"it starts with {magic!r}"
-                raise InvalidArgumentError(f"{path}: not a .npz archive ({what}): save with numpy.savez")
-            return _read_npz(path), {}
-        from .safetensors import read_safetensors
-
-        return read_safetensors(path, MAX_FILE_BYTES)
-    except InvalidArgumentError:  # the reader's own message names the file already
-        raise
-    except (OSError, ValueError, KeyError, EOFError) as exc:
-        raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
-    except Exception as exc:  # zipfile: BadZipFile (truncated, a bad CRC); zlib.error; NotImplementedError
-        if type(exc).__name__ in ("BadZipFile", "error", "NotImplementedError"):
-            raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
-        raise
-
-
-def _npz_members(path: Path, archive: Any) -> list[tuple[Any, str, tuple[int, ...], bool, np.dtype, int]]:
-    """Each member of a ``.npz`` archive from its ``.npy`` header alone, before any array is allocated:
-    ``(zip info, array name, shape, Fortran order, dtype, header bytes)``; a member whose header declares
-    other bytes than it holds (``prod(shape) * itemsize`` against the member's unpacked size), a name given
-    twice, pickled objects or a member that is no ``.npy`` array is refused, naming it."""
-    from numpy.lib import format as npy
-
-    from .safetensors import shown_name
-
-    infos = archive.infolist()
-    declared = sum(info.file_size for info in infos)  # as the archive declares them (a small file can claim TBs)
-    if declared > MAX_FILE_BYTES:
-        raise InvalidArgumentError(f"{path}: its arrays would take {declared:,} bytes unpacked, more than "
-                                   f"the {MAX_FILE_BYTES:,} read here")
-    members = []
-    seen: set[str] = set()
-    for info in infos:
-        where = f"{path}: member {shown_name(info.filename)}"
-        if info.filename in seen:  # a zip may hold a name twice: readers would disagree on which is meant
-            raise InvalidArgumentError(f"{where} appears twice in the archive")
-        seen.add(info.filename)
-        if not info.filename.endswith(".npy"):
-            raise InvalidArgumentError(f"{where}: not a .npy array (save with numpy.savez)")
-        with archive.open(info) as fh:
-            try:
-                version = npy.read_magic(fh)
-                if version == (1, 0):
-                    shape, fortran, dtype = npy.read_array_header_1_0(fh)
-                elif version == (2, 0):
-                    shape, fortran, dtype = npy.read_array_header_2_0(fh)
-                else:
-                    raise ValueError(f".npy format version {version} (1.0 and 2.0 are read here)")
-            except (ValueError, EOFError) as exc:
-                raise InvalidArgumentError(f"{where}: not a readable .npy header ({exc})") from None
-            header = fh.tell()
-        if dtype.hasobject or dtype.itemsize == 0:
-            raise InvalidArgumentError(f"{where}: an array of {dtype} is not an array of numbers (objects are "
-                                       "never unpickled)")
-        nbytes = math.prod(shape) * dtype.itemsize
-        if header + nbytes != info.file_size:
-            raise InvalidArgumentError(f"{where} declares shape {shape} of {dtype}, {nbytes:,} bytes, but holds "
-                                       f"{info.file_size - header:,} after its header (corrupt or forged)")
-        members.append((info, info.filename[:-4], shape, fortran, dtype, header))
-    return members
-
-
-def _read_npz(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of a ``.npz`` archive: every member's header checked first (:func:`_npz_members`), their total
-    size against the memory available (:func:`ag_attention._resources.require_memory`), then each array read
-    into exactly the bytes its header declares."""
-    import zipfile
-
-    from .._resources import MemoryEstimate, require_memory
-    from .safetensors import shown_name
-
-    with zipfile.ZipFile(path) as archive:
-        members = _npz_members(path, archive)
-        sizes = {f"{shown_name(info.filename)} ({dtype} {shape})": math.prod(shape) * dtype.itemsize
-                 for info, _, shape, _, dtype, _ in members}
-        require_memory(MemoryEstimate(sum(sizes.values()), sizes), f"reading {path}",
-                       "use a smaller file, or free memory")
-        out: dict[str, np.ndarray] = {}
-        for info, name, shape, fortran, dtype, header in members:
-            buffer = bytearray(math.prod(shape) * dtype.itemsize)
-            with archive.open(info) as fh:
-                fh.read(header)
-                got = fh.readinto(buffer)  # type: ignore[attr-defined]  # a ZipExtFile, typed IO[bytes]
-            if got != len(buffer):  # the archive's entry claimed more than its data holds
-                raise InvalidArgumentError(f"{path}: member {shown_name(info.filename)} ends before its data")
-            out[name] = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-    return out
+    return read(path, MAX_FILE_BYTES)

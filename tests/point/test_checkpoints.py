@@ -12,7 +12,7 @@ import pytest
 
 from ag_attention import Network, point_geometry
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._point.checkpoints import MAX_NAMES_BYTES, read_names_file
+from ag_attention._point.checkpoints import BERT, MAX_NAMES_BYTES, MHA, PROJ, read_names_file
 from ag_attention._point.checkpoints import translate as _translate
 from ag_attention._point.weights import to_fraction
 from ag_attention._point.safetensors import write_safetensors
@@ -57,14 +57,14 @@ def _layouts(P):
             "encoder.layer.0.attention.self.value.weight": P["v"],
             "encoder.layer.0.attention.output.dense.weight": P["o"],
             "encoder.layer.0.output.dense.weight": np.ones((E, 3 * E))}  # the MLP's, not attention's
-    return {"MultiheadAttention": mha, "q/k/v/o projections": proj, "query/key/value": bert}
+    return {MHA: mha, PROJ: proj, BERT: bert}
 
 
 def test_the_same_network_saved_three_ways_gives_the_same_report():
     P = _projections()
     reports = []
     for layout, arrays in _layouts(P).items():
-        net = Network.from_checkpoint(arrays, heads=H)
+        net = Network.from_checkpoint(arrays, heads=H, tokens=2)
         assert layout in net.source and net.architecture.heads == H and net.architecture.ranks == (DH,)
         assert any("score scale" in n for n in net.notes) and net.conversion.startswith("exact binary value")
         g = point_geometry(net).to_dict()
@@ -84,39 +84,42 @@ def test_the_same_network_saved_three_ways_gives_the_same_report():
 
 
 def test_unrelated_tensors_and_zero_biases_are_listed_and_ignored():
-    tr = translate(_layouts(_projections())["MultiheadAttention"], heads=H)
+    tr = translate(_layouts(_projections())[MHA], heads=H)
     assert set(tr.ignored) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
     assert any("ignored 2 tensor(s)" in n and "embed.weight, norm.weight" in n for n in tr.notes)
     assert any("2 bias(es) of the attention projections are exactly zero" in n
                and "attn.in_proj_bias, attn.out_proj.bias" in n for n in tr.notes)
-    bert = translate(_layouts(_projections())["query/key/value"], heads=H)
+    bert = translate(_layouts(_projections())[BERT], heads=H)
     assert bert.ignored == ("encoder.layer.0.output.dense.weight",)
 
 
 def test_what_cannot_be_mapped_is_refused_by_name():
     P = _projections()
-    mha = _layouts(P)["MultiheadAttention"]
-    with pytest.raises(InvalidArgumentError, match="number of heads is not stored"):
-        Network.from_checkpoint(mha)
+    mha = _layouts(P)[MHA]
+    with pytest.raises(InvalidArgumentError, match="the token count t and the number of heads are not stored in the "
+                                                   r"file: give tokens= and heads= \(--tokens T --heads H"):
+        Network.from_checkpoint(mha)  # both named in one message
+    with pytest.raises(InvalidArgumentError, match="the number of heads is not stored"):
+        Network.from_checkpoint(mha, tokens=2)
     with pytest.raises(InvalidArgumentError, match="heads=3: does not divide"):
-        Network.from_checkpoint(mha, heads=3)
+        Network.from_checkpoint(mha, heads=3, tokens=2)
     with pytest.raises(InvalidArgumentError, match="attn.in_proj_bias: a nonzero bias"):
-        Network.from_checkpoint({**mha, "attn.in_proj_bias": np.ones(3 * E)}, heads=H)
+        Network.from_checkpoint({**mha, "attn.in_proj_bias": np.ones(3 * E)}, heads=H, tokens=2)
     with pytest.raises(InvalidArgumentError, match="no attention weights found"):
-        Network.from_checkpoint({"embed.weight": np.ones((3, 3))})
+        Network.from_checkpoint({"embed.weight": np.ones((3, 3))}, tokens=2)
     with pytest.raises(InvalidArgumentError, match="no 'v' projection"):
-        Network.from_checkpoint({"a.q_proj.weight": P["q"], "a.k_proj.weight": P["k"]}, heads=H)
+        Network.from_checkpoint({"a.q_proj.weight": P["q"], "a.k_proj.weight": P["k"]}, heads=H, tokens=2)
 
 
 def test_a_mapping_names_the_tensors_of_any_layout():
     P = _projections()
     arrays = {"blk.wq": P["q"], "blk.wk": P["k"], "blk.wv": P["v"], "blk.wo": P["o"], "tok": np.ones((2, 2))}
     names = {"blk.wq": "layers.0.q", "blk.wk": "layers.0.k", "blk.wv": "layers.0.v", "blk.wo": "layers.0.o"}
-    net = Network.from_checkpoint(arrays, heads=H, names=names)
-    ref = Network.from_checkpoint(_layouts(P)["MultiheadAttention"], heads=H)
+    net = Network.from_checkpoint(arrays, heads=H, tokens=2, names=names)
+    ref = Network.from_checkpoint(_layouts(P)[MHA], heads=H, tokens=2)
     assert all(np.array_equal(a[n], b[n]) for a, b in zip(net.weights[0], ref.weights[0]) for n in "QKV")
-    with pytest.raises(InvalidArgumentError, match="'blk.wq' -> 'q0'"):
-        Network.from_checkpoint(arrays, heads=H, names={**names, "blk.wq": "q0"})
+    with pytest.raises(InvalidArgumentError, match="names: blk.wq -> q0: the target"):
+        Network.from_checkpoint(arrays, heads=H, tokens=2, names={**names, "blk.wq": "q0"})
 
 
 def test_two_layers_are_ordered_by_their_indices():
@@ -129,7 +132,7 @@ def test_two_layers_are_ordered_by_their_indices():
 
 def test_the_cli_reads_a_checkpoint_with_its_heads(tmp_path):
     P = _projections()
-    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     write_safetensors(tmp_path / "mha.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
     d = json.loads(run_cli("point", str(tmp_path / "mha.safetensors"), "--json").stdout)
     assert d["architecture"]["heads"] == 2 and any("ignored 2 tensor(s)" in n for n in d["notes"])
@@ -183,7 +186,7 @@ def test_a_tensor_name_cannot_add_lines_to_the_report_or_to_an_error(tmp_path):
     """A name with a newline, an escape sequence and a bidi override is printed escaped: the text report keeps
     its lines (no forged "critical YES"), the JSON has the name itself, and an error naming it is one line."""
     P = _projections()
-    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     tensors[FORGED] = ("F32", np.ones(2, "<f4"))
     write_safetensors(tmp_path / "forged.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
     r = run_cli("point", str(tmp_path / "forged.safetensors"))
@@ -215,23 +218,23 @@ def test_two_layouts_for_one_projection_are_refused_naming_both():
     """in_proj_weight beside q_proj_weight: the q_proj_weight was dropped unlisted; which one the model uses is
     not in the file, so both are named and the file refused."""
     P = _projections()
-    arrays = {**_layouts(P)["MultiheadAttention"], "attn.q_proj_weight": P["q"]}
+    arrays = {**_layouts(P)[MHA], "attn.q_proj_weight": P["q"]}
     message = (r"layer attn\.: two layouts give the query projection: attn\.in_proj_weight \(stacked "
                r"query/key/value\) and attn\.q_proj_weight \(query\)")
     with pytest.raises(InvalidArgumentError, match=message):
-        Network.from_checkpoint(arrays, heads=H)
+        Network.from_checkpoint(arrays, heads=H, tokens=2)
     separate = {"attn.q_proj_weight": P["q"], "attn.k_proj_weight": P["k"], "attn.v_proj_weight": P["v"],
                 "attn.in_proj_weight": np.vstack([P["q"], P["k"], P["v"]])}
     with pytest.raises(InvalidArgumentError, match=r"attn\.q_proj_weight \(query\) and attn\.in_proj_weight"):
-        Network.from_checkpoint(separate, heads=H)
+        Network.from_checkpoint(separate, heads=H, tokens=2)
     separate.pop("attn.in_proj_weight")
     with pytest.raises(InvalidArgumentError, match=r"attn\.q_proj\.weight: a second 'q' weight .* attn\.q_proj_weight"):
-        Network.from_checkpoint({**separate, "attn.q_proj.weight": P["q"]}, heads=H)
+        Network.from_checkpoint({**separate, "attn.q_proj.weight": P["q"]}, heads=H, tokens=2)
 
 
 def test_the_cli_refuses_two_layouts_by_name(tmp_path):
     P = _projections()
-    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     tensors["attn.q_proj_weight"] = ("F32", P["q"].astype("<f4"))
     write_safetensors(tmp_path / "both.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
     r = run_cli("point", str(tmp_path / "both.safetensors"))
@@ -243,17 +246,17 @@ def test_a_bias_of_bert_s_output_projection_is_refused_unless_zero(tmp_path):
     """attention.output.dense.bias (BERT) was listed as "not attention weights" and treated as zero: it is the
     output projection's bias, refused when nonzero and named in a note when exactly zero."""
     P = _projections()
-    bert = _layouts(P)["query/key/value"]
+    bert = _layouts(P)[BERT]
     with pytest.raises(InvalidArgumentError, match=r"encoder\.layer\.0\.attention\.output\.dense\.bias: a nonzero bias "
                                                    r"of the output projection .* affine attention is not modelled"):
-        Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.ones(E)}, heads=H)
-    zero = Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.zeros(E)}, heads=H)
+        Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.ones(E)}, heads=H, tokens=2)
+    zero = Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.zeros(E)}, heads=H, tokens=2)
     assert any("exactly zero" in n and "encoder.layer.0.attention.output.dense.bias" in n for n in zero.notes)
     assert "encoder.layer.0.attention.output.dense.bias" in zero.ignored
     mapped = {"blk.wq.weight": P["q"], "blk.wk.weight": P["k"], "blk.wv.weight": P["v"], "blk.wv.bias": np.ones(E)}
     names = {"blk.wq.weight": "layers.0.q", "blk.wk.weight": "layers.0.k", "blk.wv.weight": "layers.0.v"}
     with pytest.raises(InvalidArgumentError, match=r"blk\.wv\.bias: a nonzero bias of the value projection"):
-        Network.from_checkpoint(mapped, heads=H, names=names)
+        Network.from_checkpoint(mapped, heads=H, tokens=2, names=names)
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in bert.items()}
     tensors["encoder.layer.0.attention.output.dense.bias"] = ("F32", np.full(E, 0.5, "<f4"))
     write_safetensors(tmp_path / "bert.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
@@ -264,7 +267,7 @@ def test_a_bias_of_bert_s_output_projection_is_refused_unless_zero(tmp_path):
 def test_every_tensor_not_used_is_listed_by_name():
     P = _projections()
     extra = {f"mlp.{i}.weight": np.ones((2, 2)) for i in range(12)}
-    tr = translate({**_layouts(P)["q/k/v/o projections"], **extra}, heads=H)
+    tr = translate({**_layouts(P)[PROJ], **extra}, heads=H)
     note = next(n for n in tr.notes if n.startswith("ignored 12 tensor(s)"))
     assert all(name in note for name in extra) and "..." not in note and set(tr.ignored) == set(extra)
 
@@ -284,7 +287,7 @@ def test_a_names_file_is_read_only_from_a_small_regular_file(tmp_path, make, mes
     with pytest.raises(InvalidArgumentError, match=rf"--names {re.escape(str(path))}: .*{message}"):
         read_names_file(path)
     P = _projections()
-    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)["MultiheadAttention"].items()}
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     write_safetensors(tmp_path / "w.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
     r = subprocess.run([sys.executable, "-m", "ag_attention", "point", str(tmp_path / "w.safetensors"), "--names",
                         str(path)], capture_output=True, text=True, timeout=60)
@@ -303,3 +306,45 @@ def test_a_names_file_maps_a_checkpoint(tmp_path):
     r = run_cli("point", str(tmp_path / "w.safetensors"), "--names", str(tmp_path / "names.json"), "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["point"]["source"].endswith("(mapping)")
+
+
+def test_tokens_and_heads_come_from_the_file_or_are_required_as_in_the_cli(tmp_path):
+    """One convention (issue 37): the API refuses what the CLI refuses; every missing argument in one message; a
+    value given that the file contradicts (its names or its __metadata__) is refused, never ignored."""
+    P = _projections()
+    mha = _layouts(P)[MHA]
+    with pytest.raises(InvalidArgumentError, match="the token count t is not stored"):
+        Network.from_torch(mha, heads=H)  # was t = 2, silently
+    with pytest.raises(InvalidArgumentError, match="the token count t and the number of heads are not stored"):
+        Network.from_torch(mha)
+    rng = generator(3)
+    two = {f"layers.0.heads.{h}.{n}": ("F32", rng.standard_normal((2 if n != "V" else 3, 3)).astype("<f4"))
+           for h in range(2) for n in "QKV"}
+    write_safetensors(tmp_path / "two.safetensors", two)
+    with pytest.raises(InvalidArgumentError, match=r"heads=5 given, but the file says heads=2 \(its weights' names\)"):
+        Network.load(tmp_path / "two.safetensors", tokens=2, heads=5)  # was ignored
+    assert Network.load(tmp_path / "two.safetensors", tokens=2, heads=2).architecture.heads == 2
+    write_safetensors(tmp_path / "seven.safetensors", two, metadata={"heads": "7", "tokens": "2"})
+    with pytest.raises(InvalidArgumentError, match=r"its __metadata__ says heads=7, its weights name 2 head\(s\)"):
+        Network.load(tmp_path / "seven.safetensors")  # was ignored
+    one = {k: v for k, v in two.items() if ".heads.0." in k}
+    write_safetensors(tmp_path / "one.safetensors", one, metadata={"tokens": "2"})
+    assert Network.load(tmp_path / "one.safetensors").architecture.heads == 1  # one head needs no heads=
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in mha.items()}
+    write_safetensors(tmp_path / "mha.safetensors", tensors, metadata={"heads": "2"})
+    with pytest.raises(InvalidArgumentError, match=r"heads=4 given, but the file says heads=2 \(its __metadata__\)"):
+        Network.load(tmp_path / "mha.safetensors", tokens=2, heads=4)
+    write_safetensors(tmp_path / "bare.safetensors", tensors)
+    r = run_cli("point", str(tmp_path / "bare.safetensors"))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "the token count t and the number of heads are not stored" in r.stderr and "--tokens T --heads H" in r.stderr
+    r = run_cli("point", str(tmp_path / "two.safetensors"), "-t", "2", "--heads", "5")
+    assert r.returncode == 2 and "heads=5 given, but the file says heads=2" in r.stderr
+
+
+def test_the_report_s_first_line_names_the_layout_read():
+    net = Network.from_checkpoint(_layouts(_projections())[MHA], heads=H, tokens=2)
+    assert net.layout == f"{MHA}, 2 heads"
+    first = str(point_geometry(net)).splitlines()[0]
+    assert first.endswith(f"(read as {MHA}, 2 heads)")
+    assert point_geometry(net).to_dict()["point"]["layout"] == net.layout

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from ag_attention import Architecture, Network, point_geometry
+from ag_attention import Architecture, InvalidArgumentError, Network, point_geometry
 
 from tests.helpers import generator, run_cli
 
@@ -128,8 +128,9 @@ def test_cli_point_asks_for_the_token_count_the_file_does_not_store(tmp_path):
     assert r.returncode == 2 and "token count t is not stored" in r.stderr and "--tokens" in r.stderr
     from ag_attention import Network
 
-    net = Network.load(path)  # the Python API keeps t = 2 and says so
-    assert net.architecture.tokens == 2 and any("t = 2 by default" in n for n in net.notes)
+    with pytest.raises(InvalidArgumentError, match="token count t is not stored"):  # the API as the CLI
+        Network.load(path)
+    assert Network.load(path, tokens=2).architecture.tokens == 2
 
 
 def test_cli_point_refuses_a_rank_above_the_bound_and_odd_options(tmp_path):

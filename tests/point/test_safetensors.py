@@ -28,11 +28,11 @@ def test_bfloat16_is_read_exactly_and_gives_the_report_of_the_same_float32_value
     arrays, meta = read_safetensors(tmp_path / "w.safetensors", BIG)
     assert meta == {} and all(arrays[f"layers.0.heads.0.{n}"].dtype == np.float32 for n in raw)
     assert all(np.array_equal(arrays[f"layers.0.heads.0.{n}"], exact[n]) for n in raw)
-    net = Network.load(tmp_path / "w.safetensors")
+    net = Network.load(tmp_path / "w.safetensors", tokens=2)
     assert net.weights[0][0]["V"][1, 2] == Fraction(float(exact["V"][1, 2]))
     write_safetensors(tmp_path / "f32.safetensors", {f"layers.0.heads.0.{n}": ("F32", e) for n, e in exact.items()})
     a = point_geometry(net).to_dict()
-    b = point_geometry(Network.load(tmp_path / "f32.safetensors")).to_dict()
+    b = point_geometry(Network.load(tmp_path / "f32.safetensors", tokens=2)).to_dict()
     keep = ("local_rank", "generic_dimension", "critical", "singular", "boundary", "rank_A", "rank_V")
     assert {k: a[k] for k in keep} == {k: b[k] for k in keep}
 
@@ -50,13 +50,13 @@ def test_fp8_and_fp16_files(tmp_path):
     Q = np.array([[1.5, -0.25]], dtype="<f2")
     write_safetensors(tmp_path / "w.safetensors", {"layers.0.heads.0.V": ("F8_E4M3", V),
                                                    "layers.0.heads.0.Q": ("F16", Q), "layers.0.heads.0.K": ("F16", Q)})
-    net = Network.load(tmp_path / "w.safetensors")
+    net = Network.load(tmp_path / "w.safetensors", tokens=2)
     assert net.weights[0][0]["V"].tolist() == [[1, 2], [-1, Fraction(1, 512)]]
     bad = np.array([[0x7F]], dtype=np.uint8)  # NaN in E4M3
     write_safetensors(tmp_path / "nan.safetensors", {"layers.0.heads.0.V": ("F8_E4M3", bad),
                                                      "layers.0.heads.0.A": ("F32", np.ones((1, 1), "<f4"))})
     with pytest.raises(InvalidArgumentError, match=r"V\[0, 0\] = nan"):
-        Network.load(tmp_path / "nan.safetensors")
+        Network.load(tmp_path / "nan.safetensors", tokens=2)
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 62, reason="this platform's long double is a float64")
@@ -64,7 +64,7 @@ def test_float128_keeps_its_precision(tmp_path):
     V = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 2]], dtype=np.longdouble)
     V[2, 2] += np.longdouble(2) ** -60  # rank 3 exactly; 2 + 2^-60 rounds to 2 in float64 (rank 2)
     np.savez(tmp_path / "w.npz", **{"layers.0.heads.0.A": np.eye(3, dtype=np.longdouble), "layers.0.heads.0.V": V})
-    net = Network.load(tmp_path / "w.npz")
+    net = Network.load(tmp_path / "w.npz", tokens=2)
     assert net.weights[0][0]["V"][2, 2] == 2 + Fraction(1, 2**60)
     assert point_geometry(net).to_dict()["rank_V"] == 3
 

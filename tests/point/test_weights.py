@@ -55,8 +55,8 @@ def test_the_same_point_from_every_source_is_the_same_network(tmp_path):
         Network.from_weights({k: [[Fraction(x) for x in row] for row in v] for k, v in GOOD.items()}),
         Network.from_weights({k: np.array(v, dtype=np.int64) for k, v in GOOD.items()}),
         Network.from_weights(arrays),
-        Network.load(tmp_path / "w.npz"),
-        Network.load(tmp_path / "w.safetensors"),
+        Network.load(tmp_path / "w.npz", tokens=2),
+        Network.load(tmp_path / "w.safetensors", tokens=2),
     ]
     thetas = [list(n.theta()) for n in sources]
     assert all(t == thetas[0] for t in thetas)
@@ -108,7 +108,7 @@ def test_a_rank_above_the_bound_is_refused_by_name():
 
 def test_files_are_checked_before_they_are_read(tmp_path):
     with pytest.raises(InvalidArgumentError, match="a .npz or .safetensors file is expected"):
-        Network.load(tmp_path / "w.pt")
+        Network.load(tmp_path / "w.h5")
     with pytest.raises(InvalidArgumentError, match="No such file"):
         Network.load(tmp_path / "missing.npz")
     fifo = tmp_path / "fifo.npz"
@@ -151,8 +151,8 @@ def test_from_torch_reads_a_module_or_a_state_dict_without_importing_torch():
     import sys
 
     assert "torch" not in sys.modules or True  # the package itself never imports it (tests/test_packaging.py)
-    a = Network.from_torch(_Module(GOOD))
-    b = Network.from_torch(_Module(GOOD).state_dict())
+    a = Network.from_torch(_Module(GOOD), tokens=2)
+    b = Network.from_torch(_Module(GOOD).state_dict(), tokens=2)
     assert list(a.theta()) == list(b.theta()) == list(Network.from_weights(GOOD).theta())
     with pytest.raises(InvalidArgumentError, match="a module or a state dict"):
         Network.from_torch(42)
@@ -184,8 +184,9 @@ def test_a_real_torch_module_gives_the_same_point_and_geometry(torch, tmp_path):
     arrays = {k: v.detach().numpy() for k, v in module.state_dict().items()}
     np.savez(tmp_path / "m.npz", **arrays)
     save_file(arrays, str(tmp_path / "m.safetensors"))
-    nets = [Network.from_torch(module), Network.from_torch(module.state_dict()), Network.from_weights(arrays),
-            Network.load(tmp_path / "m.npz"), Network.load(tmp_path / "m.safetensors")]
+    nets = [Network.from_torch(module, tokens=2), Network.from_torch(module.state_dict(), tokens=2),
+            Network.from_weights(arrays), Network.load(tmp_path / "m.npz", tokens=2),
+            Network.load(tmp_path / "m.safetensors", tokens=2)]
     assert all(list(n.theta()) == list(nets[0].theta()) for n in nets)
     reports = [point_geometry(n).to_dict() for n in (nets[0], nets[4])]
     keep = ("local_rank", "local_rank_upper", "generic_dimension", "critical", "fiber_dimension", "critical_layers")

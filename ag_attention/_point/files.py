@@ -1,0 +1,143 @@
+"""Weight files read safely: ``.npz`` and ``.safetensors``.
+
+Every file is checked to be a regular file of at most ``max_bytes`` before it is opened for reading.
+
+* ``.safetensors``: :mod:`.safetensors` (the header checked before a byte of data is read);
+* ``.npz``: every member's ``.npy`` header read from the archive first, and required to declare the bytes the
+  member holds, within the memory available, before its array is allocated (:func:`_npz_members`); pickled
+  objects are never read.
+
+A torch tensor in bf16 or an 8-bit float (:func:`tensor_to_numpy`) becomes float32 (exact: every such value is
+a float32).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidArgumentError
+from .safetensors import read_safetensors, shown_name
+
+__all__ = ["read_weights_file", "tensor_to_numpy", "SUFFIXES"]
+
+#: the weight files read
+SUFFIXES = (".npz", ".safetensors")
+def tensor_to_numpy(tensor: Any) -> np.ndarray:
+    """A torch tensor (duck-typed) as a NumPy array of the same values: bf16 and the 8-bit floats, which NumPy
+    lacks, through float32 (exact: each of their values is a float32)."""
+    t = tensor.detach().cpu()
+    try:
+        out: np.ndarray = t.numpy()
+    except TypeError:  # "Got unsupported ScalarType BFloat16"
+        out = t.float().numpy()
+    return out
+
+
+def read_weights_file(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[str, str]]:
+    """The arrays of a weights file (module docstring) and its metadata (a ``.safetensors`` file's
+    ``__metadata__``; none for the others), after checking it is a regular file of at most ``max_bytes``;
+    every failure an :class:`InvalidArgumentError` naming the file."""
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise InvalidArgumentError(f"{path}: a .npz or .safetensors file is expected")
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise InvalidArgumentError(f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidArgumentError(f"{path}: not a regular file")
+    if st.st_size > max_bytes:
+        raise InvalidArgumentError(f"{path}: {st.st_size:,} bytes, more than the {max_bytes:,} read here")
+    try:
+        if suffix == ".npz":
+            with open(path, "rb") as f:
+                magic = f.read(4)
+            if magic not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (or an empty one)
+                what = "a .npy array" if magic == b"\x93NUM" else f"it starts with {magic!r}"
+                raise InvalidArgumentError(f"{path}: not a .npz archive ({what}): save with numpy.savez")
+            return _read_npz(path, max_bytes), {}
+        return read_safetensors(path, max_bytes)
+    except InvalidArgumentError:  # the reader's own message names the file already
+        raise
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
+    except Exception as exc:  # zipfile: BadZipFile (truncated, a bad CRC); zlib.error; NotImplementedError
+        if type(exc).__name__ in ("BadZipFile", "error", "NotImplementedError"):
+            raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
+        raise
+
+
+def _npz_members(path: Path, archive: Any, max_bytes: int) -> list[tuple[Any, str, tuple[int, ...], bool, np.dtype, int]]:
+    """Each member of a ``.npz`` archive from its ``.npy`` header alone, before any array is allocated:
+    ``(zip info, array name, shape, Fortran order, dtype, header bytes)``; a member whose header declares
+    other bytes than it holds (``prod(shape) * itemsize`` against the member's unpacked size), a name given
+    twice, pickled objects or a member that is no ``.npy`` array is refused, naming it."""
+    from numpy.lib import format as npy
+
+    infos = archive.infolist()
+    declared = sum(info.file_size for info in infos)  # as the archive declares them (a small file can claim TBs)
+    if declared > max_bytes:
+        raise InvalidArgumentError(f"{path}: its arrays would take {declared:,} bytes unpacked, more than "
+                                   f"the {max_bytes:,} read here")
+    members = []
+    seen: set[str] = set()
+    for info in infos:
+        where = f"{path}: member {shown_name(info.filename)}"
+        if info.filename in seen:  # a zip may hold a name twice: readers would disagree on which is meant
+            raise InvalidArgumentError(f"{where} appears twice in the archive")
+        seen.add(info.filename)
+        if not info.filename.endswith(".npy"):
+            raise InvalidArgumentError(f"{where}: not a .npy array (save with numpy.savez)")
+        with archive.open(info) as fh:
+            try:
+                version = npy.read_magic(fh)
+                if version == (1, 0):
+                    shape, fortran, dtype = npy.read_array_header_1_0(fh)
+                elif version == (2, 0):
+                    shape, fortran, dtype = npy.read_array_header_2_0(fh)
+                else:
+                    raise ValueError(f".npy format version {version} (1.0 and 2.0 are read here)")
+            except (ValueError, EOFError) as exc:
+                raise InvalidArgumentError(f"{where}: not a readable .npy header ({exc})") from None
+            header = fh.tell()
+        if dtype.hasobject or dtype.itemsize == 0:
+            raise InvalidArgumentError(f"{where}: an array of {dtype} is not an array of numbers (objects are "
+                                       "never unpickled)")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if header + nbytes != info.file_size:
+            raise InvalidArgumentError(f"{where} declares shape {shape} of {dtype}, {nbytes:,} bytes, but holds "
+                                       f"{info.file_size - header:,} after its header (corrupt or forged)")
+        members.append((info, info.filename[:-4], shape, fortran, dtype, header))
+    return members
+
+
+def _read_npz(path: Path, max_bytes: int) -> dict[str, np.ndarray]:
+    """The arrays of a ``.npz`` archive: every member's header checked first (:func:`_npz_members`), their total
+    size against the memory available (:func:`ag_attention._resources.require_memory`), then each array read
+    into exactly the bytes its header declares."""
+    import zipfile
+
+    from .._resources import MemoryEstimate, require_memory
+
+    with zipfile.ZipFile(path) as archive:
+        members = _npz_members(path, archive, max_bytes)
+        sizes = {f"{shown_name(info.filename)} ({dtype} {shape})": math.prod(shape) * dtype.itemsize
+                 for info, _, shape, _, dtype, _ in members}
+        require_memory(MemoryEstimate(sum(sizes.values()), sizes), f"reading {path}",
+                       "use a smaller file, or free memory")
+        out: dict[str, np.ndarray] = {}
+        for info, name, shape, fortran, dtype, header in members:
+            buffer = bytearray(math.prod(shape) * dtype.itemsize)
+            with archive.open(info) as fh:
+                fh.read(header)
+                got = fh.readinto(buffer)  # type: ignore[attr-defined]  # a ZipExtFile, typed IO[bytes]
+            if got != len(buffer):  # the archive's entry claimed more than its data holds
+                raise InvalidArgumentError(f"{path}: member {shown_name(info.filename)} ends before its data")
+            out[name] = np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return out

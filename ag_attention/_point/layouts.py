@@ -1,0 +1,95 @@
+"""One attention layer of a checkpoint as the package's heads: its projections, stacked or transposed.
+
+A layer's projections arrive by role (:mod:`.checkpoints`): ``q``, ``k``, ``v``, ``o`` (``torch.nn.Linear``
+weights, ``out x in``), ``qkv`` (the three stacked, ``W_q`` square), or ``qkvT`` / ``oT`` (a GPT-2 ``Conv1D``
+stores ``W^T``: ``x W + b``). With ``h`` heads of size ``d_h``,
+head ``i`` is ``Q = W_{q,i}``, ``K = W_{k,i}``, ``V = W_{O,i} W_{v,i}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidArgumentError
+from .safetensors import shown_name
+
+__all__ = ["layer_heads"]
+
+
+def _where(prefix: str) -> str:
+    return shown_name(prefix) if prefix else "(top level)"
+
+
+def _split_stacked(W: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``W_q``, ``W_k``, ``W_v`` of a stacked projection: ``W_q`` square (``E`` rows for ``E`` inputs), the other
+    rows in two equal parts (fewer than ``E`` each: grouped-query attention)."""
+    rows, E = W.shape
+    rest = rows - E
+    if rest <= 0 or rest % 2:
+        raise InvalidArgumentError(f"{name}: {rows} rows for {E} inputs: not E query rows and two equal key and "
+                                   "value parts")
+    kv = rest // 2
+    return W[:E], W[E:E + kv], W[E + kv:]
+
+
+def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str, str], str],
+                convert: Callable[[Any, str], np.ndarray], h: int, out: dict[str, np.ndarray],
+                notes: list[str]) -> tuple[int, int]:
+    """Layer ``l`` (its source ``prefix``, its projections ``r`` by role) as ``h`` package heads, into ``out``
+    (and ``notes``); its head size ``d_h`` and its number of key/value heads."""
+    where = _where(prefix)
+    r = dict(r)
+
+    def source(role: str) -> str:
+        return shown_name(sources[(prefix, role)])
+
+    for stacked in ("qkv", "qkvT"):
+        if stacked in r:
+            W = convert(r.pop(stacked), source(stacked))
+            r["q"], r["k"], r["v"] = _split_stacked(W.T if stacked == "qkvT" else W, source(stacked))
+            for role in "qkv":
+                sources[(prefix, role)] = sources[(prefix, stacked)]
+    if "oT" in r:
+        r["o"] = convert(r.pop("oT"), source("oT")).T
+        sources[(prefix, "o")] = sources[(prefix, "oT")]
+    missing = [role for role in "qkv" if role not in r]
+    if missing:
+        raise InvalidArgumentError(f"layer {where}: no {missing[0]!r} projection (found: "
+                                   + ", ".join(source(x) for x in sorted(r)) + ")")
+    q, k, v = (r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object
+               else convert(r[x], source(x)) for x in "qkv")
+    inner, d_in = q.shape
+    if k.shape[1] != d_in or v.shape[1] != d_in:
+        raise InvalidArgumentError(f"layer {where}: query {q.shape}, key {k.shape} and value {v.shape} projections "
+                                   "do not read the same inputs")
+    if inner % h:
+        raise InvalidArgumentError(f"heads={h}: does not divide the {inner} query rows of layer {where}")
+    dq = inner // h
+    if q.shape != k.shape or v.shape[0] % h:
+        raise InvalidArgumentError(f"layer {where}: query {q.shape}, key {k.shape} and value {v.shape} projections: "
+                                   f"not {h} heads of queries, keys and values")
+    kv = h
+    dv = v.shape[0] // kv
+    group = h // kv
+    if "o" in r:
+        o = convert(r["o"], source("o")) if not (isinstance(r["o"], np.ndarray) and r["o"].dtype == object) else r["o"]
+        if o.shape[1] != h * dv:
+            raise InvalidArgumentError(f"{source('o')}: {o.shape[1]} columns, the {h} heads give {h * dv} values")
+    else:
+        if kv != h:
+            raise InvalidArgumentError(f"layer {where}: grouped-query attention without an output projection")
+        o = np.array([[Fraction(int(i == j)) for j in range(v.shape[0])] for i in range(v.shape[0])], dtype=object)
+        notes.append(f"layer {l + 1} ({where}): no output projection: W_O = I (the heads concatenated)")
+    for i in range(h):
+        g = i // group
+        out[f"layers.{l}.heads.{i}.Q"] = q[i * dq:(i + 1) * dq]
+        out[f"layers.{l}.heads.{i}.K"] = k[g * dq:(g + 1) * dq]
+        out[f"layers.{l}.heads.{i}.V"] = o[:, i * dv:(i + 1) * dv].dot(v[g * dv:(g + 1) * dv])
+    if dv < min(o.shape[0], d_in):
+        notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
+                     "analysed with V free (a neuromanifold that contains this one)")
+    return dq, kv
