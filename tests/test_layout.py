@@ -45,6 +45,7 @@ NOT_A_MIRROR = {
     "tests/test_packaging.py": "the wheel: built, installed and run outside the checkout",
     "tests/test_layout.py": "this file: the layout of the tests",
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
+    "tests/point/test_torch.py": "every checkpoint reader against the torch module it reads (with PyTorch installed)",
 }
 
 #: modules another engineer is writing together with their test modules: the test modules are allowed even before

@@ -6,14 +6,20 @@ layers are ordered by the integers in their prefixes), each with the label the r
 * ``MultiheadAttention in_proj_weight/out_proj`` (``torch.nn.MultiheadAttention``): ``in_proj_weight``
   (``3E x E``: ``W_q``, ``W_k``, ``W_v`` stacked), or ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight``;
   ``out_proj.weight``;
-* ``q_proj/k_proj/v_proj/o_proj`` (``o_proj`` or ``out_proj``), each ``.weight``;
+* ``q_proj/k_proj/v_proj/o_proj`` (OPT, BART, ...: ``o_proj`` or ``out_proj``), each ``.weight``;
 * ``BERT query/key/value/output.dense`` (``query``/``key``/``value`` with ``output.dense`` or ``output``);
+* ``GPT-2 Conv1D c_attn/c_proj``: ``attn.c_attn.weight`` (``E x 3E``: a ``Conv1D`` stores ``W^T``, the
+  queries, keys and values side by side) and ``attn.c_proj.weight`` (``W_O^T``); GPT-2's ``attn.bias`` /
+  ``attn.masked_bias`` are its causal mask buffers, not weights (named in a note);
+* ``fused Wqkv`` (MPT, Phi: ``Wqkv.weight`` with ``out_proj``) and ``fused qkv_proj`` (Phi-3: ``qkv_proj.weight``
+  with ``o_proj``): ``W_q``, ``W_k``, ``W_v`` stacked, ``W_q`` square (``E x E``), ``W_k`` and ``W_v`` the rest
+  in equal parts;
 * a user mapping ``names`` (source name -> ``q``, ``k``, ``v``, ``o`` of a layer, e.g.
   ``{"blk.attn.wq": "layers.0.q", ...}``), applied first.
 
 Every other tensor (embeddings, norms, MLPs, biases that are exactly zero) is listed as not used, every one by
 its name (escaped: :func:`~ag_attention._point.safetensors.shown_name`), never silently dropped or used. A nonzero
-bias of a projection (``in_proj_bias``, ``q_proj.bias``, ..., and ``<name>.bias`` beside any
+bias of a projection (``in_proj_bias``, ``q_proj.bias``, ``c_attn.bias``, ..., and ``<name>.bias`` beside any
 weight ``<name>.weight`` used, such as BERT's ``attention.output.dense.bias``) is refused by name: the model has
 none (docs/math/model.md), affine attention is not modelled. Two layouts for the same projection of a layer
 (``in_proj_weight`` beside ``q_proj_weight``) are refused naming both: which one the model uses is not in the file.
@@ -57,9 +63,10 @@ PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
 _PACKAGE_LAYER = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.")
 
 #: the labels of the layouts recognized (the report's first line names the one read)
-MHA, PROJ, BERT = ("MultiheadAttention in_proj_weight/out_proj", "q_proj/k_proj/v_proj/o_proj",
-                   "BERT query/key/value/output.dense")
-LAYOUTS = (MHA, PROJ, BERT, "mapping")
+MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ = ("MultiheadAttention in_proj_weight/out_proj", "q_proj/k_proj/v_proj/o_proj",
+                                         "BERT query/key/value/output.dense", "GPT-2 Conv1D c_attn/c_proj",
+                                         "fused Wqkv", "fused qkv_proj")
+LAYOUTS = (MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ, "mapping")
 
 # suffix -> role, layout: role q/k/v/o/qkv (``T``: stored transposed, a Conv1D), or a bias of one; the layout of
 # an output projection (None) is that of its layer's queries
@@ -73,7 +80,15 @@ _SUFFIXES: tuple[tuple[str, str, str | None], ...] = (
     ("o_proj.bias", "o bias", None),
     ("query.weight", "q", BERT), ("key.weight", "k", BERT), ("value.weight", "v", BERT),
     ("query.bias", "q bias", BERT), ("key.bias", "k bias", BERT), ("value.bias", "v bias", BERT),
+    ("attn.c_attn.weight", "qkvT", GPT2), ("attn.c_attn.bias", "qkv bias", GPT2),
+    ("attn.c_proj.weight", "oT", None), ("attn.c_proj.bias", "o bias", None),
+    ("Wqkv.weight", "qkv", WQKV), ("Wqkv.bias", "qkv bias", WQKV),
+    ("qkv_proj.weight", "qkv", QKV_PROJ), ("qkv_proj.bias", "qkv bias", QKV_PROJ),
 )
+#: GPT-2's causal mask buffers (``h.0.attn.bias``, lower triangular ones; ``attn.masked_bias``): not weights
+_GPT2_MASK = re.compile(r"(^|\.)attn\.(bias|masked_bias)$")
+
+
 #: a names file larger than this is refused unread (a mapping of thousands of tensor names takes a few hundred kB)
 MAX_NAMES_BYTES = 1 << 20
 
@@ -212,7 +227,8 @@ def _role_of(key: str, names: dict[str, str] | None) -> tuple[str, str, str | No
         return f"layers.{int(m.group(1)):06d}", m.group(2), "mapping"
     for suffix, role, layout in _SUFFIXES:
         if key == suffix or key.endswith("." + suffix):
-            return key[: len(key) - len(suffix)], role, layout
+            keep = len("attn.") if suffix.startswith("attn.c_") else 0  # GPT-2's layer: its attn. module
+            return key[: len(key) - len(suffix) + keep], role, layout
     return None
 
 
@@ -298,6 +314,10 @@ def recognize(arrays: dict[str, Any], names: dict[str, str] | None = None,
                                    "--names FILE)")
     rec.order = tuple(sorted(rec.roles, key=_layer_key))
     rec.layout = " + ".join(sorted({kinds.get(p, PROJ) for p in rec.order}))
+    masks = [k for k in rec.ignored if _GPT2_MASK.search(k)]
+    if masks and GPT2 in rec.layout:
+        rec.notes.append(f"{len(masks)} causal mask buffer(s) of GPT-2, not weights: " + ", ".join(
+            shown_name(k) for k in masks) + "; GPT-2 is causal (causal=True, --causal)")
     return rec
 
 

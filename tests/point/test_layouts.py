@@ -1,9 +1,16 @@
-"""A layer's projections as the package's heads (ag_attention._point.layouts)."""
+"""A layer's projections as the package's heads (ag_attention._point.layouts), and the layouts people save (issue
+37): GPT-2's Conv1D c_attn/c_proj, fused Wqkv/qkv_proj; each read without torch (tests/point/test_torch.py runs
+the torch modules)."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
+from ag_attention import Network
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._point.checkpoints import GPT2, MHA, QKV_PROJ, WQKV, recognize
 from ag_attention._point.layouts import layer_heads
 from tests.helpers import generator
 
@@ -33,3 +40,86 @@ def test_a_layer_s_heads_are_the_rows_of_its_projections_however_stacked():
         assert found[0][f"layers.0.heads.{i}.Q"].tolist() == _exact(W["q"][s], "").tolist()
         assert found[0][f"layers.0.heads.{i}.V"].tolist() == (_exact(W["o"][:, s], "").dot(_exact(W["v"][s], ""))).tolist()
     assert all(f.keys() == found[0].keys() and all(f[k].tolist() == found[0][k].tolist() for k in f) for f in found)
+
+
+def _shaped(*shape):
+    """A read-only array of the shape with no memory behind it (the readers look at shapes first)."""
+    return np.broadcast_to(np.float32(0.01), shape)
+
+
+def gpt2_small():
+    """A state dict of GPT-2 small's names and shapes: 12 layers x 12 heads, d = 768, head 64 (zero biases)."""
+    E = 768
+    sd = {"wte.weight": _shaped(50257, E), "wpe.weight": _shaped(1024, E), "ln_f.weight": _shaped(E)}
+    for i in range(12):
+        p = f"h.{i}."
+        sd.update({p + "ln_1.weight": _shaped(E), p + "attn.bias": np.tril(np.ones((1, 1, 4, 4), np.float32)),
+                   p + "attn.c_attn.weight": _shaped(E, 3 * E), p + "attn.c_attn.bias": np.zeros(3 * E, np.float32),
+                   p + "attn.c_proj.weight": _shaped(E, E), p + "attn.c_proj.bias": np.zeros(E, np.float32),
+                   p + "mlp.c_fc.weight": _shaped(E, 4 * E), p + "mlp.c_proj.weight": _shaped(4 * E, E)})
+    return sd
+
+
+def test_gpt2_small_is_recognized_from_its_names_and_shapes():
+    sd = gpt2_small()
+    rec = recognize(sd)
+    assert rec.layout == GPT2 and rec.order == tuple(f"h.{i}.attn." for i in range(12)) and rec.needs_heads
+    assert all(set(rec.roles[p]) == {"qkvT", "oT"} for p in rec.order)
+    assert rec.sources[("h.11.attn.", "oT")] == "h.11.attn.c_proj.weight"  # never the MLP's c_proj
+    assert "h.3.mlp.c_proj.weight" in rec.ignored and len(rec.zero) == 24
+    assert any("12 causal mask buffer(s) of GPT-2" in n and "h.0.attn.bias" in n for n in rec.notes)
+    # refused from the shapes, before a weight is converted, naming the layout; and the heads asked for
+    with pytest.raises(InvalidArgumentError, match=rf"attention weights \({GPT2}, at least 21,233,664 parameters\)"):
+        Network.from_checkpoint(sd, tokens=2, heads=12, max_parameters=10**6)
+    with pytest.raises(InvalidArgumentError, match="the number of heads is not stored"):
+        Network.from_checkpoint(sd, tokens=2)
+    with pytest.raises(InvalidArgumentError, match=r"h\.0\.attn\.c_attn\.bias: a nonzero bias of the stacked"):
+        recognize({**sd, "h.0.attn.c_attn.bias": np.ones(3 * 768, np.float32)})
+
+
+def _weights(seed=1, kv=H):
+    rng = generator(seed)
+    return {"q": rng.standard_normal((E, E)), "k": rng.standard_normal((kv * DH, E)),
+            "v": rng.standard_normal((kv * DH, E)), "o": rng.standard_normal((E, E))}
+
+
+def _reference(W, X, heads=H):
+    """Multi-head or grouped-query attention without softmax (repeat_kv: query head i uses key/value head
+    i // (heads / kv)), the score scale 1/sqrt(d_h) kept: the checkpoint's own lightning function."""
+    kv = W["k"].shape[0] // DH
+    q, k, v = X @ W["q"].T, X @ W["k"].T, X @ W["v"].T
+    out = []
+    for i in range(heads):
+        g = i // (heads // kv)
+        s, t = slice(i * DH, (i + 1) * DH), slice(g * DH, (g + 1) * DH)
+        out.append((q[:, s] @ k[:, t].T / math.sqrt(DH)) @ v[:, t])
+    return np.concatenate(out, axis=1) @ W["o"].T
+
+
+def _same_function(net, W, heads=H):
+    X = generator(7).standard_normal((3, 2, E))
+    got = net.forward(X) / math.sqrt(DH)
+    assert np.allclose(got, np.stack([_reference(W, x, heads) for x in X]), rtol=1e-12, atol=1e-12)
+
+
+def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention():
+    W = _weights()
+    stacked = np.vstack([W["q"], W["k"], W["v"]])
+    layouts = {
+        MHA: {"attn.in_proj_weight": stacked, "attn.out_proj.weight": W["o"]},
+        GPT2: {"h.0.attn.c_attn.weight": stacked.T, "h.0.attn.c_attn.bias": np.zeros(3 * E),
+               "h.0.attn.c_proj.weight": W["o"].T, "h.0.mlp.c_proj.weight": np.ones((4 * E, E))},
+        WQKV: {"blocks.0.attn.Wqkv.weight": stacked, "blocks.0.attn.out_proj.weight": W["o"]},
+        QKV_PROJ: {"layers.0.self_attn.qkv_proj.weight": stacked, "layers.0.self_attn.o_proj.weight": W["o"]},
+    }
+    nets = {name: Network.from_checkpoint(sd, tokens=2, heads=H) for name, sd in layouts.items()}
+    for name, net in nets.items():
+        assert net.layout == f"{name}, 2 heads" and f"({name})" in net.source
+        _same_function(net, W)
+        assert [h[n].tolist() for h in net.weights[0] for n in "QKV"] == \
+            [h[n].tolist() for h in nets[MHA].weights[0] for n in "QKV"]
+    assert nets[GPT2].ignored == ("h.0.attn.c_attn.bias", "h.0.mlp.c_proj.weight")
+    with pytest.raises(InvalidArgumentError, match=r"blocks\.0\.attn\.Wqkv\.weight: 9 rows for 4 inputs"):
+        Network.from_checkpoint({"blocks.0.attn.Wqkv.weight": stacked[:9]}, tokens=2, heads=H)
+    with pytest.raises(InvalidArgumentError, match="two layouts give the stacked query/key/value projection"):
+        Network.from_checkpoint({**layouts[GPT2], "h.0.attn.in_proj_weight": stacked}, tokens=2, heads=H)
