@@ -1,14 +1,17 @@
-"""Weight files read safely: ``.npz`` and ``.safetensors``.
+"""Weight files read safely: ``.npz``, ``.safetensors``, and ``.pt`` / ``.bin`` through ``torch.load``.
 
 Every file is checked to be a regular file of at most ``max_bytes`` before it is opened for reading.
 
 * ``.safetensors``: :mod:`.safetensors` (the header checked before a byte of data is read);
 * ``.npz``: every member's ``.npy`` header read from the archive first, and required to declare the bytes the
   member holds, within the memory available, before its array is allocated (:func:`_npz_members`); pickled
-  objects are never read.
-
-A torch tensor in bf16 or an 8-bit float (:func:`tensor_to_numpy`) becomes float32 (exact: every such value is
-a float32).
+  objects are never read;
+* ``.pt`` / ``.bin`` (PyTorch's ``torch.save``, Hugging Face's ``pytorch_model.bin``): only through
+  ``torch.load(path, weights_only=True)``, PyTorch's restricted unpickler, which rebuilds tensors and plain
+  containers and refuses any other object (never an unrestricted unpickle: a pickle can run any code). Without
+  PyTorch such a file is refused (exit 2), saying how to convert it to ``.safetensors``. The file must hold a
+  state dict: a mapping of names to tensors, or one under ``"state_dict"`` (a Lightning checkpoint); a tensor in
+  bf16 or an 8-bit float becomes float32 (exact: every such value is a float32).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +28,15 @@ import numpy as np
 from .._errors import InvalidArgumentError
 from .safetensors import read_safetensors, shown_name
 
-__all__ = ["read_weights_file", "tensor_to_numpy", "SUFFIXES"]
+__all__ = ["read_weights_file", "tensor_to_numpy", "read_torch_file", "SUFFIXES"]
 
 #: the weight files read
-SUFFIXES = (".npz", ".safetensors")
+SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin")
+#: how a .pt / .bin file becomes a .safetensors file (named when PyTorch is missing here)
+CONVERT = ("python -c \"import torch, safetensors.torch as s; s.save_file(torch.load('model.pt', "
+           "weights_only=True), 'model.safetensors')\" (where PyTorch is installed)")
+
+
 def tensor_to_numpy(tensor: Any) -> np.ndarray:
     """A torch tensor (duck-typed) as a NumPy array of the same values: bf16 and the 8-bit floats, which NumPy
     lacks, through float32 (exact: each of their values is a float32)."""
@@ -45,7 +54,7 @@ def read_weights_file(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[
     every failure an :class:`InvalidArgumentError` naming the file."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise InvalidArgumentError(f"{path}: a .npz or .safetensors file is expected")
+        raise InvalidArgumentError(f"{path}: a .npz, .safetensors, .pt or .bin file is expected")
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -54,6 +63,8 @@ def read_weights_file(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[
         raise InvalidArgumentError(f"{path}: not a regular file")
     if st.st_size > max_bytes:
         raise InvalidArgumentError(f"{path}: {st.st_size:,} bytes, more than the {max_bytes:,} read here")
+    if suffix in (".pt", ".pth", ".bin"):
+        return read_torch_file(path), {}
     try:
         if suffix == ".npz":
             with open(path, "rb") as f:
@@ -71,6 +82,36 @@ def read_weights_file(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[
         if type(exc).__name__ in ("BadZipFile", "error", "NotImplementedError"):
             raise InvalidArgumentError(f"{path}: not a readable {suffix} file ({exc})") from None
         raise
+
+
+def read_torch_file(path: Path) -> dict[str, np.ndarray]:
+    """A ``.pt`` / ``.bin`` state dict through ``torch.load(weights_only=True)`` (module docstring), its tensors as
+    NumPy arrays; refused without PyTorch, naming how to convert the file."""
+    try:
+        import torch  # optional: only a .pt / .bin file needs it (the package never imports it otherwise)
+    except ImportError:
+        raise InvalidArgumentError(
+            f"{path}: a PyTorch file is read only by torch.load(weights_only=True), and PyTorch is not installed "
+            f"here (no pickle is ever unpickled without it): install torch, or convert the file to .safetensors: "
+            f"{CONVERT}") from None
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises UnpicklingError, RuntimeError, EOFError, ... with its reason
+        reason = " ".join(str(exc).split())[:300]
+        raise InvalidArgumentError(f"{path}: not readable by torch.load(weights_only=True) "
+                                   f"({type(exc).__name__}: {reason})") from None
+    if isinstance(obj, Mapping) and "state_dict" in obj and isinstance(obj["state_dict"], Mapping):
+        obj = obj["state_dict"]
+    if not isinstance(obj, Mapping):
+        raise InvalidArgumentError(f"{path}: holds a {type(obj).__name__}, not a state dict (a mapping of names to "
+                                   "tensors): save model.state_dict()")
+    out: dict[str, np.ndarray] = {}
+    for key, value in obj.items():
+        if not isinstance(key, str) or not isinstance(value, torch.Tensor):
+            raise InvalidArgumentError(f"{path}: entry {shown_name(key)}: {type(value).__name__}, not a tensor "
+                                       "(a state dict maps names to tensors)")
+        out[key] = tensor_to_numpy(value)
+    return out
 
 
 def _npz_members(path: Path, archive: Any, max_bytes: int) -> list[tuple[Any, str, tuple[int, ...], bool, np.dtype, int]]:

@@ -107,7 +107,7 @@ def test_a_rank_above_the_bound_is_refused_by_name():
 
 
 def test_files_are_checked_before_they_are_read(tmp_path):
-    with pytest.raises(InvalidArgumentError, match="a .npz or .safetensors file is expected"):
+    with pytest.raises(InvalidArgumentError, match="a .npz, .safetensors, .pt or .bin file is expected"):
         Network.load(tmp_path / "w.h5")
     with pytest.raises(InvalidArgumentError, match="No such file"):
         Network.load(tmp_path / "missing.npz")
