@@ -23,6 +23,9 @@ bias of a projection (``in_proj_bias``, ``q_proj.bias``, ``c_attn.bias``, ..., a
 weight ``<name>.weight`` used, such as BERT's ``attention.output.dense.bias``) is refused by name: the model has
 none (docs/math/model.md), affine attention is not modelled. Two layouts for the same projection of a layer
 (``in_proj_weight`` beside ``q_proj_weight``) are refused naming both: which one the model uses is not in the file.
+Rotary position embeddings (a tensor named ``rotary_emb``/``inv_freq``/``rope``, or a ``rope``/``rotary`` entry
+of the metadata) are refused, saying why: the rotation of ``q`` and ``k`` depends on the position, so the layer's
+score is not ``x_i^T A x_j`` with one ``A``, and the layer is not the paper's attention.
 
 **How the projections enter the model** (docs/math/point.md, checkpoints): with ``h`` heads of size ``d_h = E/h``
 and ``W_{q,h}``, ``W_{k,h}``, ``W_{v,h}`` the rows of head ``h`` and ``W_{O,h}`` the columns of head ``h`` of the
@@ -85,6 +88,8 @@ _SUFFIXES: tuple[tuple[str, str, str | None], ...] = (
     ("Wqkv.weight", "qkv", WQKV), ("Wqkv.bias", "qkv bias", WQKV),
     ("qkv_proj.weight", "qkv", QKV_PROJ), ("qkv_proj.bias", "qkv bias", QKV_PROJ),
 )
+#: names of rotary position embeddings (refused: the layer is not the paper's attention)
+_ROTARY = re.compile(r"(^|[._])(rotary_emb|rotary|inv_freq|rope|freqs_cis)([._]|$)", re.IGNORECASE)
 #: GPT-2's causal mask buffers (``h.0.attn.bias``, lower triangular ones; ``attn.masked_bias``): not weights
 _GPT2_MASK = re.compile(r"(^|\.)attn\.(bias|masked_bias)$")
 
@@ -278,10 +283,24 @@ def _biases(arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources:
     return zero
 
 
+def _refuse_rotary(arrays: dict[str, Any], metadata: dict[str, str] | None) -> None:
+    """Rotary position embeddings, by a tensor's name or a metadata entry, refused saying why."""
+    why = ("rotary position embeddings: the model rotates each query and key by an angle that depends on the "
+           "token's position, so its score is not x_i^T A x_j with one matrix A and the layer is not the attention "
+           "of the package's model (docs/math/model.md); refused, not read as attention without them")
+    for key in arrays:
+        if _ROTARY.search(key):
+            raise InvalidArgumentError(f"{shown_name(key)}: {why}")
+    for key, value in (metadata or {}).items():
+        if re.search(r"rope|rotary", key, re.IGNORECASE) or (
+                "position" in key.lower() and re.search(r"\brope\b|rotary", str(value), re.IGNORECASE)):
+            raise InvalidArgumentError(f"metadata {shown_name(key)} = {shown_name(value)}: {why}")
+
+
 def recognize(arrays: dict[str, Any], names: dict[str, str] | None = None,
               metadata: dict[str, str] | None = None) -> Recognized:
-    """The layers and projections of a checkpoint from its names and shapes (module docstring); nonzero biases
-    and competing layouts refused by name before any weight is converted."""
+    """The layers and projections of a checkpoint from its names and shapes (module docstring); nonzero biases,
+    rotary embeddings and competing layouts refused by name before any weight is converted."""
     if names is not None:
         if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
             raise InvalidArgumentError("names: a mapping of source names to 'layers.<l>.<q|k|v|o>' is expected")
@@ -291,6 +310,7 @@ def recognize(arrays: dict[str, Any], names: dict[str, str] | None = None,
     if names is None and any(_PACKAGE_LAYER.match(k) for k in arrays):  # the package's names (checked by the caller)
         heads = {int(m.group(2)) for k in arrays if (m := _PACKAGE_LAYER.match(k))}
         return Recognized(True, heads=1 + max(heads))
+    _refuse_rotary(arrays, metadata)
     rec = Recognized(False, "")
     biases: list[tuple[str, str, str]] = []  # (name, prefix, role)
     kinds: dict[str, str] = {}  # prefix -> layout of its queries
@@ -358,6 +378,9 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     notes.append("the score scale 1/sqrt(d_h) is dropped for lightning attention (a constant factor of the "
                  "function; the neuromanifold is a cone: every verdict is the same); with softmax it is the "
                  "temperature sqrt(d_h)")
+    if PROJ in rec.layout:
+        notes.append("q_proj/k_proj/v_proj are also the names of models with rotary position embeddings (LLaMA, "
+                     "Mistral, Qwen), whose rotation is not stored in the weights: the network read has none")
     if rec.zero:
         notes.append(f"{len(rec.zero)} bias(es) of the attention projections are exactly zero (the model has none: "
                      "the function is the same), not used: " + ", ".join(shown_name(k) for k in rec.zero))
@@ -423,9 +446,16 @@ def settle_arguments(rec: Recognized, tokens: int | None, heads: int | None, met
 
 def module_arguments(module: Any) -> dict[str, str]:
     """What a torch module (duck-typed) says beyond its state dict, as metadata: its heads (``num_heads``,
-    ``num_attention_heads`` or ``n_head`` of its submodules or its ``config``; refused when they differ)."""
+    ``num_attention_heads`` or ``n_head`` of its submodules or its ``config``; refused when they differ); rotary
+    position embeddings (a ``rotary_emb`` submodule, an ``inv_freq`` buffer, ``config.rope_theta``) refused."""
     config = getattr(module, "config", None)
     parts = list(module.named_modules()) if callable(getattr(module, "named_modules", None)) else [("", module)]
+    for name, sub in parts:
+        if _ROTARY.search(name) or hasattr(sub, "inv_freq"):
+            _refuse_rotary({name or type(sub).__name__ + ".inv_freq": None}, None)
+    for key in ("rope_theta", "rotary_dim", "rope_scaling"):
+        if config is not None and getattr(config, key, None) is not None:
+            _refuse_rotary({}, {f"config.{key}": str(getattr(config, key))})
     counts = set()
     for key in ("num_heads", "num_attention_heads", "n_head"):
         counts |= {int(getattr(sub, key)) for _, sub in parts + [("config", config)]

@@ -1,6 +1,6 @@
 """A layer's projections as the package's heads (ag_attention._point.layouts), and the layouts people save (issue
-37): GPT-2's Conv1D c_attn/c_proj, fused Wqkv/qkv_proj; each read without torch (tests/point/test_torch.py runs
-the torch modules)."""
+37): GPT-2's Conv1D c_attn/c_proj, fused Wqkv/qkv_proj, rotary embeddings refused; each
+read without torch (tests/point/test_torch.py runs the torch modules)."""
 
 import math
 from fractions import Fraction
@@ -12,7 +12,8 @@ from ag_attention import Network
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._point.checkpoints import GPT2, MHA, QKV_PROJ, WQKV, recognize
 from ag_attention._point.layouts import layer_heads
-from tests.helpers import generator
+from ag_attention._point.safetensors import write_safetensors
+from tests.helpers import generator, run_cli
 
 E, H = 4, 2
 DH = E // H
@@ -123,3 +124,24 @@ def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention()
         Network.from_checkpoint({"blocks.0.attn.Wqkv.weight": stacked[:9]}, tokens=2, heads=H)
     with pytest.raises(InvalidArgumentError, match="two layouts give the stacked query/key/value projection"):
         Network.from_checkpoint({**layouts[GPT2], "h.0.attn.in_proj_weight": stacked}, tokens=2, heads=H)
+
+
+@pytest.mark.parametrize("extra, named", [
+    ({"model.layers.0.self_attn.rotary_emb.inv_freq": np.ones(1)}, r"model\.layers\.0\.self_attn\.rotary_emb\.inv_freq"),
+    ({"transformer.freqs_cis": np.ones((4, 2))}, r"transformer\.freqs_cis"),
+], ids=["llama-inv_freq", "freqs_cis"])
+def test_rotary_embeddings_are_refused_saying_why(extra, named):
+    sd = {f"model.layers.0.self_attn.{r}_proj.weight": w for r, w in _weights().items()}
+    with pytest.raises(InvalidArgumentError, match=rf"^{named}: rotary position embeddings: .* depends on the token's "
+                                                   "position, so its score is not x_i\\^T A x_j with one matrix A"):
+        Network.from_checkpoint({**sd, **extra}, tokens=2, heads=H)
+
+
+def test_rotary_metadata_is_refused_and_the_projections_note_what_is_not_stored(tmp_path):
+    sd = {f"model.layers.0.self_attn.{r}_proj.weight": ("F32", w.astype("<f4")) for r, w in _weights().items()}
+    write_safetensors(tmp_path / "rope.safetensors", sd, metadata={"tokens": "2", "heads": "2", "rope_theta": "1e4"})
+    r = run_cli("point", str(tmp_path / "rope.safetensors"))
+    assert r.returncode == 2 and "metadata rope_theta = 1e4: rotary position embeddings" in r.stderr
+    write_safetensors(tmp_path / "plain.safetensors", sd, metadata={"tokens": "2", "heads": "2"})
+    net = Network.load(tmp_path / "plain.safetensors")
+    assert any("rotary position embeddings" in n and "not stored in the weights" in n for n in net.notes)

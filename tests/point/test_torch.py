@@ -90,7 +90,32 @@ def _modules(torch):
         def before_norm(self, x):  # what the package models with skip connections: dense(attention(x)) + x
             return self.output.dense(getattr(self, "self")(x)) + x
 
-    return GPT2, BertAttention
+    class LlamaAttention(nn.Module):
+        """LLaMA's attention with grouped-query heads (num_key_value_heads), without the rotary embedding."""
+
+        def __init__(self, heads=4, kv=2, rotary=False):
+            super().__init__()
+            self.num_heads, self.num_key_value_heads, self.head_dim = heads, kv, E // heads
+            d = self.head_dim
+            self.q_proj = nn.Linear(E, heads * d, bias=False, dtype=torch.float64)
+            self.k_proj = nn.Linear(E, kv * d, bias=False, dtype=torch.float64)
+            self.v_proj = nn.Linear(E, kv * d, bias=False, dtype=torch.float64)
+            self.o_proj = nn.Linear(heads * d, E, bias=False, dtype=torch.float64)
+            if rotary:
+                self.rotary_emb = nn.Module()
+                self.rotary_emb.register_buffer("inv_freq", torch.ones(d // 2), persistent=False)
+
+        def forward(self, x):
+            n, t, _ = x.shape
+            h, kv, d = self.num_heads, self.num_key_value_heads, self.head_dim
+            q = self.q_proj(x).view(n, t, h, d).transpose(1, 2)
+            k, v = (p(x).view(n, t, kv, d).transpose(1, 2).repeat_interleave(h // kv, dim=1)
+                    for p in (self.k_proj, self.v_proj))
+            w = q @ k.transpose(-1, -2) / math.sqrt(d)
+            w = w.masked_fill(~torch.tril(torch.ones(t, t, dtype=torch.bool)), float("-inf")).softmax(-1)
+            return self.o_proj((w @ v).transpose(1, 2).reshape(n, t, h * d))
+
+    return GPT2, BertAttention, LlamaAttention
 
 
 @pytest.fixture
@@ -104,7 +129,7 @@ def _inputs(torch):
 
 
 def test_gpt2_conv1d_attention(torch, modules):
-    GPT2, _ = modules
+    GPT2, _, _ = modules
     model = GPT2()
     X = _inputs(torch)
     net = Network.from_torch(model, tokens=T, normalized=True, causal=True)  # heads: the module's num_heads
@@ -120,7 +145,7 @@ def test_gpt2_conv1d_attention(torch, modules):
 
 
 def test_bert_attention_with_its_residual(torch, modules):
-    _, BertAttention = modules
+    _, BertAttention, _ = modules
     model = BertAttention()
     X = _inputs(torch)
     net = Network.from_torch(model, tokens=T, normalized=True, skip=True)
@@ -137,6 +162,16 @@ def test_a_module_s_heads_are_its_own(torch):
     with pytest.raises(InvalidArgumentError, match=r"heads=4 given, but the file says heads=2 \(the module's "
                                                    r"num_heads\)"):
         Network.from_torch(mha, tokens=T, heads=4)
+
+
+def test_a_module_with_rotary_embeddings_is_refused_saying_why(torch, modules):
+    _, _, LlamaAttention = modules
+    with pytest.raises(InvalidArgumentError, match=r"^rotary_emb: rotary position embeddings: .* depends on the "
+                                                   "token's position"):
+        Network.from_torch(LlamaAttention(rotary=True), tokens=T)
+    # its state dict does not hold the rotation (inv_freq is not persistent): read, with a note saying so
+    net = Network.from_torch(LlamaAttention(rotary=True, kv=4).state_dict(), tokens=T, heads=4)
+    assert any("rotary position embeddings" in n and "not stored in the weights" in n for n in net.notes)
 
 
 def test_gpt2_small_shaped_twelve_layers_of_twelve_heads(torch):
