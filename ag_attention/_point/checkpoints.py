@@ -6,14 +6,15 @@ layers are ordered by the integers in their prefixes), each with the label the r
 * ``MultiheadAttention in_proj_weight/out_proj`` (``torch.nn.MultiheadAttention``): ``in_proj_weight``
   (``3E x E``: ``W_q``, ``W_k``, ``W_v`` stacked), or ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight``;
   ``out_proj.weight``;
-* ``q_proj/k_proj/v_proj/o_proj`` (OPT, BART, ...: ``o_proj`` or ``out_proj``), each ``.weight``;
+* ``q_proj/k_proj/v_proj/o_proj`` (LLaMA, Mistral, Qwen, OPT, BART: ``o_proj`` or ``out_proj``), each
+  ``.weight``; keys and values with fewer rows than the queries are grouped-query attention (:mod:`.layouts`);
 * ``BERT query/key/value/output.dense`` (``query``/``key``/``value`` with ``output.dense`` or ``output``);
 * ``GPT-2 Conv1D c_attn/c_proj``: ``attn.c_attn.weight`` (``E x 3E``: a ``Conv1D`` stores ``W^T``, the
   queries, keys and values side by side) and ``attn.c_proj.weight`` (``W_O^T``); GPT-2's ``attn.bias`` /
   ``attn.masked_bias`` are its causal mask buffers, not weights (named in a note);
 * ``fused Wqkv`` (MPT, Phi: ``Wqkv.weight`` with ``out_proj``) and ``fused qkv_proj`` (Phi-3: ``qkv_proj.weight``
   with ``o_proj``): ``W_q``, ``W_k``, ``W_v`` stacked, ``W_q`` square (``E x E``), ``W_k`` and ``W_v`` the rest
-  in equal parts;
+  in equal parts (grouped-query attention when they are smaller);
 * a user mapping ``names`` (source name -> ``q``, ``k``, ``v``, ``o`` of a layer, e.g.
   ``{"blk.attn.wq": "layers.0.q", ...}``), applied first.
 

@@ -1,9 +1,18 @@
-"""One attention layer of a checkpoint as the package's heads: its projections, stacked or transposed.
+"""One attention layer of a checkpoint as the package's heads: stacked, transposed and grouped projections.
 
 A layer's projections arrive by role (:mod:`.checkpoints`): ``q``, ``k``, ``v``, ``o`` (``torch.nn.Linear``
 weights, ``out x in``), ``qkv`` (the three stacked, ``W_q`` square), or ``qkvT`` / ``oT`` (a GPT-2 ``Conv1D``
-stores ``W^T``: ``x W + b``). With ``h`` heads of size ``d_h``,
-head ``i`` is ``Q = W_{q,i}``, ``K = W_{k,i}``, ``V = W_{O,i} W_{v,i}``.
+stores ``W^T``: ``x W + b``). With ``h`` query heads of size ``d_h`` and ``h_kv`` key/value heads:
+
+* ``h_kv = h``: multi-head attention, head ``i`` is ``Q = W_{q,i}``, ``K = W_{k,i}``, ``V = W_{O,i} W_{v,i}``;
+* ``h_kv < h`` (``h_kv`` dividing ``h``): *grouped-query attention* (LLaMA 2/3, Mistral, Qwen:
+  ``num_key_value_heads``), seen from the shapes: the keys and values have ``h_kv d_h`` rows. Query head ``i``
+  uses key/value head ``g(i) = i // (h / h_kv)`` (``repeat_kv`` of the reference implementations), so head ``i``
+  is ``Q = W_{q,i}``, ``K = W_{k,g(i)}``, ``V = W_{O,i} W_{v,g(i)}``: exactly the same function as the checkpoint's
+  (a GQA layer is the multi-head layer whose heads in one group share ``W_k`` and ``W_v``). The geometry reported
+  is then that of the ambient multi-head model at a GQA point (docs/math/point.md, grouped-query attention): the
+  heads of a group share the row space of ``K`` in ``A_i = W_{q,i}^T W_{k,g}`` and the right factor ``W_{v,g}``
+  of ``V_i``, constraints of the GQA submodel whose own dimension is not computed here; a note says so.
 """
 
 from __future__ import annotations
@@ -69,10 +78,11 @@ def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str,
     if inner % h:
         raise InvalidArgumentError(f"heads={h}: does not divide the {inner} query rows of layer {where}")
     dq = inner // h
-    if q.shape != k.shape or v.shape[0] % h:
-        raise InvalidArgumentError(f"layer {where}: query {q.shape}, key {k.shape} and value {v.shape} projections: "
-                                   f"not {h} heads of queries, keys and values")
-    kv = h
+    kv = k.shape[0] // dq
+    if not kv or k.shape[0] % dq or h % kv or v.shape[0] % kv:
+        raise InvalidArgumentError(f"layer {where}: heads={h} of size {dq} ({inner} query rows): the {k.shape[0]} "
+                                   f"key rows and {v.shape[0]} value rows are not key/value heads of size {dq} in a "
+                                   "number dividing the heads (multi-head or grouped-query attention)")
     dv = v.shape[0] // kv
     group = h // kv
     if "o" in r:
@@ -89,6 +99,11 @@ def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str,
         out[f"layers.{l}.heads.{i}.Q"] = q[i * dq:(i + 1) * dq]
         out[f"layers.{l}.heads.{i}.K"] = k[g * dq:(g + 1) * dq]
         out[f"layers.{l}.heads.{i}.V"] = o[:, i * dv:(i + 1) * dv].dot(v[g * dv:(g + 1) * dv])
+    if kv < h:
+        notes.append(f"layer {l + 1} ({where}): grouped-query attention, {h} query heads sharing {kv} key/value "
+                     f"heads (groups of {group}): read exactly as {h} heads with W_k and W_v of a group repeated; the "
+                     f"geometry reported is that of the ambient {h}-head model at this GQA point (the GQA "
+                     "submodel's own dimension is not computed)")
     if dv < min(o.shape[0], d_in):
         notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
                      "analysed with V free (a neuromanifold that contains this one)")

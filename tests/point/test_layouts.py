@@ -1,5 +1,5 @@
 """A layer's projections as the package's heads (ag_attention._point.layouts), and the layouts people save (issue
-37): GPT-2's Conv1D c_attn/c_proj, fused Wqkv/qkv_proj, rotary embeddings refused; each
+37): GPT-2's Conv1D c_attn/c_proj, fused Wqkv/qkv_proj, grouped-query attention, rotary embeddings refused; each
 read without torch (tests/point/test_torch.py runs the torch modules)."""
 
 import math
@@ -10,7 +10,7 @@ import pytest
 
 from ag_attention import Network
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._point.checkpoints import GPT2, MHA, QKV_PROJ, WQKV, recognize
+from ag_attention._point.checkpoints import GPT2, MHA, PROJ, QKV_PROJ, WQKV, recognize
 from ag_attention._point.layouts import layer_heads
 from ag_attention._point.safetensors import write_safetensors
 from tests.helpers import generator, run_cli
@@ -124,6 +124,37 @@ def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention()
         Network.from_checkpoint({"blocks.0.attn.Wqkv.weight": stacked[:9]}, tokens=2, heads=H)
     with pytest.raises(InvalidArgumentError, match="two layouts give the stacked query/key/value projection"):
         Network.from_checkpoint({**layouts[GPT2], "h.0.attn.in_proj_weight": stacked}, tokens=2, heads=H)
+
+
+def test_grouped_query_attention_is_read_exactly_as_heads_sharing_keys_and_values():
+    """LLaMA-style (num_key_value_heads < num_heads): 2 query heads sharing 1 key/value head, separately and
+    through a fused qkv_proj (Phi-3); then 4 heads over 2. Each query head gets its group's K and W_v: the
+    checkpoint's own function, exactly."""
+    W = _weights(2, kv=1)
+    sd = {f"model.layers.0.self_attn.{r}_proj.weight": W[r] for r in "qkvo"}
+    net = Network.from_checkpoint(sd, tokens=2, heads=H)
+    assert net.layout == f"{PROJ}, 2 heads (grouped-query: 1 key/value heads)"
+    assert net.architecture.heads == 2 and net.architecture.ranks == (DH,)
+    K0, K1 = (net.weights[0][h]["K"] for h in range(2))
+    assert K0.tolist() == K1.tolist()  # the group shares its key projection
+    assert any("grouped-query attention, 2 query heads sharing 1 key/value heads (groups of 2)" in n
+               and "ambient 2-head model" in n and "own dimension is not computed" in n for n in net.notes)
+    _same_function(net, W)
+    fused = {"model.layers.0.self_attn.qkv_proj.weight": np.vstack([W["q"], W["k"], W["v"]]),
+             "model.layers.0.self_attn.o_proj.weight": W["o"]}
+    _same_function(Network.from_checkpoint(fused, tokens=2, heads=H), W)
+    # 4 heads of size 1 over 2 key/value heads: groups of 2
+    W4 = {**W, "k": generator(3).standard_normal((2, E)), "v": generator(4).standard_normal((2, E))}
+    sd4 = {f"a.{r}_proj.weight": W4[r] for r in "qkvo"}
+    net4 = Network.from_checkpoint(sd4, tokens=2, heads=4)
+    assert [net4.weights[0][i]["K"].tolist() for i in range(4)] == [W4["k"][g:g + 1].tolist() for g in (0, 0, 1, 1)]
+    with pytest.raises(InvalidArgumentError, match="heads=3: does not divide the 4 query rows"):
+        Network.from_checkpoint(sd4, tokens=2, heads=3)
+    odd = {**sd4, "a.k_proj.weight": generator(5).standard_normal((3, E)),
+           "a.v_proj.weight": generator(6).standard_normal((3, E))}
+    with pytest.raises(InvalidArgumentError, match=r"the 3 key rows and 3 value rows are not key/value heads of size 1 "
+                                                   "in a number dividing the heads"):
+        Network.from_checkpoint(odd, tokens=2, heads=4)
 
 
 @pytest.mark.parametrize("extra, named", [

@@ -164,6 +164,26 @@ def test_a_module_s_heads_are_its_own(torch):
         Network.from_torch(mha, tokens=T, heads=4)
 
 
+def test_llama_grouped_query_attention(torch, modules):
+    _, _, LlamaAttention = modules
+    model = LlamaAttention()
+    X = _inputs(torch)
+    net = Network.from_torch(model, tokens=T, normalized=True, causal=True)
+    assert net.architecture.heads == 4 and net.layout.endswith("4 heads (grouped-query: 2 key/value heads)")
+    with torch.no_grad():
+        expected = model(X).numpy()
+    assert np.allclose(net.forward(X.numpy()), expected, rtol=1e-10, atol=1e-12)
+    # lightning: the same projections without the softmax, times sqrt(d_h)
+    light = Network.from_torch(model.state_dict(), tokens=T, heads=4, causal=True)
+    with torch.no_grad():
+        h, kv, d = 4, 2, E // 4
+        q = model.q_proj(X).view(4, T, h, d).transpose(1, 2)
+        k, v = (p(X).view(4, T, kv, d).transpose(1, 2).repeat_interleave(2, dim=1) for p in (model.k_proj, model.v_proj))
+        w = (q @ k.transpose(-1, -2) / math.sqrt(d)) * torch.tril(torch.ones(T, T, dtype=torch.float64))
+        lightning = model.o_proj((w @ v).transpose(1, 2).reshape(4, T, E)).numpy()
+    assert np.allclose(light.forward(X.numpy()) / math.sqrt(d), lightning, rtol=1e-10, atol=1e-12)
+
+
 def test_a_module_with_rotary_embeddings_is_refused_saying_why(torch, modules):
     _, _, LlamaAttention = modules
     with pytest.raises(InvalidArgumentError, match=r"^rotary_emb: rotary position embeddings: .* depends on the "
