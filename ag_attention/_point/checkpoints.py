@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .grouped import GroupedLayer
 from .layouts import layer_heads
 from .safetensors import loads_json, shown_name
 
@@ -171,6 +172,7 @@ class Translation:
     notes: tuple[str, ...]
     head_sizes: tuple[int, ...] = ()  # d_h of each layer (the dropped score scale is 1/sqrt(d_h))
     key_value_heads: tuple[int, ...] = ()  # key/value heads of each layer (fewer than the heads: grouped-query)
+    grouped: tuple[GroupedLayer, ...] = ()  # each layer in its own factored parametrization (when grouped-query)
 
 
 @dataclass
@@ -372,10 +374,12 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     notes: list[str] = list(rec.notes)
     sizes: list[int] = []
     groups: list[int] = []
+    own: list[GroupedLayer] = []
     for l, prefix in enumerate(rec.order):
-        d_h, kv = layer_heads(l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes)
+        d_h, kv, layer = layer_heads(l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes)
         sizes.append(d_h)
         groups.append(kv)
+        own.append(layer)
     notes.append("the score scale 1/sqrt(d_h) is dropped for lightning attention (a constant factor of the "
                  "function; the neuromanifold is a cone: every verdict is the same); with softmax it is the "
                  "temperature sqrt(d_h)")
@@ -388,8 +392,9 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     if rec.ignored:
         notes.append(f"ignored {len(rec.ignored)} tensor(s) that are not attention weights: "
                      + ", ".join(shown_name(k) for k in rec.ignored))
+    grouped = tuple(own) if any(kv < len(layer.Q) for kv, layer in zip(groups, own)) else ()
     return Translation(out, rec.layout, rec.order, tuple(rec.zero + rec.ignored), tuple(notes), tuple(sizes),
-                       tuple(groups))
+                       tuple(groups), grouped)
 
 
 def _stored(metadata: dict[str, str], name: str, where: str) -> int | None:

@@ -9,10 +9,10 @@ stores ``W^T``: ``x W + b``). With ``h`` query heads of size ``d_h`` and ``h_kv`
   ``num_key_value_heads``), seen from the shapes: the keys and values have ``h_kv d_h`` rows. Query head ``i``
   uses key/value head ``g(i) = i // (h / h_kv)`` (``repeat_kv`` of the reference implementations), so head ``i``
   is ``Q = W_{q,i}``, ``K = W_{k,g(i)}``, ``V = W_{O,i} W_{v,g(i)}``: exactly the same function as the checkpoint's
-  (a GQA layer is the multi-head layer whose heads in one group share ``W_k`` and ``W_v``). The geometry reported
-  is then that of the ambient multi-head model at a GQA point (docs/math/point.md, grouped-query attention): the
-  heads of a group share the row space of ``K`` in ``A_i = W_{q,i}^T W_{k,g}`` and the right factor ``W_{v,g}``
-  of ``V_i``, constraints of the GQA submodel whose own dimension is not computed here; a note says so.
+  (a GQA layer is the multi-head layer whose heads in one group share ``W_k`` and ``W_v``). The report's
+  geometry is then the ambient multi-head model's at a GQA point, and the GQA model's own (its dimension, its
+  symmetries, the local rank in its parametrization) is :mod:`.grouped`'s, from the factors returned here
+  (docs/math/point.md, grouped-query attention).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .grouped import GroupedLayer
 from .safetensors import shown_name
 
 __all__ = ["layer_heads"]
@@ -47,9 +48,10 @@ def _split_stacked(W: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np
 
 def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str, str], str],
                 convert: Callable[[Any, str], np.ndarray], h: int, out: dict[str, np.ndarray],
-                notes: list[str]) -> tuple[int, int]:
+                notes: list[str]) -> tuple[int, int, GroupedLayer]:
     """Layer ``l`` (its source ``prefix``, its projections ``r`` by role) as ``h`` package heads, into ``out``
-    (and ``notes``); its head size ``d_h`` and its number of key/value heads."""
+    (and ``notes``); its head size ``d_h``, its number of key/value heads, and the layer in its own factored
+    parametrization (:class:`~ag_attention._point.grouped.GroupedLayer`)."""
     where = _where(prefix)
     r = dict(r)
 
@@ -102,9 +104,12 @@ def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str,
     if kv < h:
         notes.append(f"layer {l + 1} ({where}): grouped-query attention, {h} query heads sharing {kv} key/value "
                      f"heads (groups of {group}): read exactly as {h} heads with W_k and W_v of a group repeated; the "
-                     f"geometry reported is that of the ambient {h}-head model at this GQA point (the GQA "
-                     "submodel's own dimension is not computed)")
+                     f"ambient geometry reported is that of the {h}-head model at this GQA point (where a GQA point "
+                     "is critical as a rule: its function lies in the smaller GQA model), the GQA model's own in "
+                     "the note on grouped-query attention")
     if dv < min(o.shape[0], d_in):
         notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
                      "analysed with V free (a neuromanifold that contains this one)")
-    return dq, kv
+    own = GroupedLayer(tuple(q[i * dq:(i + 1) * dq] for i in range(h)), tuple(o[:, i * dv:(i + 1) * dv] for i in range(h)),
+                       tuple(k[g * dq:(g + 1) * dq] for g in range(kv)), tuple(v[g * dv:(g + 1) * dv] for g in range(kv)))
+    return dq, kv, own

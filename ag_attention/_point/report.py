@@ -42,6 +42,7 @@ from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
 from .._results import ResultMixin
 from .._numeric.strata import NearStrata
 from .._resources import Deadline
+from .grouped import MAX_PARAMETERS as GROUPED_MAX, GroupedGeometry, grouped_geometry
 from .geometry import LocalRank, local_rank
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .trust import check_numerical, check_strata, finite, jacobian_range, strata_range
@@ -131,6 +132,7 @@ class PointGeometry(ResultMixin):
     strata: NearStrata | None = None  # one plain layer: float64 distances to Theorem 3.4's strata at rtol
     rtol: float = 1e-3
     float_unavailable: dict[str, str] = field(default_factory=dict)  # "numerical" / "strata" -> why not computed
+    grouped: GroupedGeometry | None = None  # a grouped-query checkpoint in its own parametrization (grouped.py)
 
     # ------------------------------------------------------------------ what it says
     @property
@@ -219,6 +221,7 @@ class PointGeometry(ResultMixin):
             "seed": self.seed,
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
+            "grouped_query": None if self.grouped is None else self.grouped.to_dict(),
             "provenance": provenance(),
         }
         if self.one_layer is not None:
@@ -522,8 +525,12 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         if arch.parametrization == "AV" or arch.ranks[0] >= arch.widths[0]:
             if by_rank != one.critical_form:  # pragma: no cover - Lemma A.3 says they agree
                 notes.append(f"Lemma A.3 predicts critical={one.critical_form}, the exact rank says {by_rank}")
+    grouped = grouped_geometry(arch, net.grouped, seed) if net.grouped else None
+    if net.grouped:
+        notes.append(grouped.note() if grouped is not None else "grouped-query attention: its own model is not "
+                     f"analysed (softmax, or more than {GROUPED_MAX:,} parameters)")
     return PointGeometry(net, local, generic, certified, cert, layers, one, num_at, seed, time.perf_counter() - t0,
-                         tuple(notes), strata, rtol, unavailable)
+                         tuple(notes), strata, rtol, unavailable, grouped)
 
 
 def _float_parts(net: Network, local: LocalRank | None, one: OneLayerPoint | None, want_numeric: bool, seed: int,

@@ -50,6 +50,7 @@ from .._network import ObjectArithmetic
 from .._errors import InvalidArgumentError
 from .._resources import format_bytes
 from .files import tensor_to_numpy
+from .grouped import GroupedLayer
 
 __all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
 
@@ -176,6 +177,7 @@ class Network:
     notes: tuple[str, ...] = ()  # how a checkpoint's layout was mapped (docs/math/point.md, point-checkpoints)
     ignored: tuple[str, ...] = ()  # a checkpoint's tensors read but not used (zero biases, embeddings, norms, ...)
     layout: str = ""  # a checkpoint's layout read and its heads ("GPT-2 Conv1D c_attn/c_proj, 12 heads")
+    grouped: tuple[GroupedLayer, ...] = ()  # a grouped-query checkpoint in its own parametrization (grouped.py)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -328,7 +330,7 @@ class Network:
         if min(tr.key_value_heads) < H:
             layout += f" (grouped-query: {'/'.join(str(k) for k in sorted(set(tr.key_value_heads)))} key/value heads)"
         return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes,
-                                   ignored=tr.ignored, layout=layout)
+                                   ignored=tr.ignored, layout=layout, grouped=tr.grouped)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
