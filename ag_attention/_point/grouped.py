@@ -97,6 +97,14 @@ class GroupedGeometry:
         return (f"{self.dimension_lower}" if self.certified
                 else f"between {self.dimension_lower} and {self.dimension_upper}")
 
+    def summary(self) -> str:
+        """One line: the GQA model's dimension, the local rank in it, the verdict."""
+        local = (f"{self.local_lower}" if self.local_lower == self.local_upper
+                 else f"{self.local_lower}..{self.local_upper}")
+        crit = {True: "critical", False: "not critical", None: "critical not decided"}[self.critical]
+        return (f"GQA model: dimension {self.dimension_text()}{' (certified)' if self.certified else ''}, local "
+                f"rank {local}, {crit}")
+
     def note(self) -> str:
         local = (f"{self.local_lower}" if self.local_lower == self.local_upper
                  else f"between {self.local_lower} and {self.local_upper}")

@@ -253,6 +253,9 @@ class PointGeometry(ResultMixin):
         read = f" (read as {self.network.layout})" if self.network.layout else ""
         lines = [f"Geometry at the point: {arch.describe()}, {self.parameters} parameters{read}",
                  f"  point            {self.network.source}; {self.network.conversion}"]
+        if self.network.grouped:  # the verdicts below are the ambient multi-head model's: say so first
+            lines.append(f"  grouped-query    {self.grouped.summary() if self.grouped else 'its own model not analysed'}"
+                         f"; below: the ambient {arch.heads}-head model at this GQA point")
         if self.local is not None:
             lo, hi = self.local.lower, self.local.upper
             rank = f"{lo} (exact)" if self.exact else f"{lo} <= rank <= {hi} (not decided)"

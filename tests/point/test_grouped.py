@@ -76,4 +76,6 @@ def test_the_cli_reports_the_gqa_model(tmp_path):
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
     assert first.endswith("(read as q_proj/k_proj/v_proj/o_proj, 2 heads (grouped-query: 1 key/value heads))")
+    assert r.stdout.splitlines()[2] == ("  grouped-query    GQA model: dimension 36 (certified), local rank 36, not "
+                                        "critical; below: the ambient 2-head model at this GQA point")
     assert "the GQA model has dimension 36 (certified" in r.stdout
