@@ -282,7 +282,7 @@ class Network:
                         metadata: Mapping[str, str] | None = None, stored_in: str = "its __metadata__",
                         **kwargs: Any) -> "Network":
         """The network of a checkpoint's tensors as people save them: the package's names, or a layout of
-        :data:`~ag_attention._point.checkpoints.LAYOUTS` (``torch.nn.MultiheadAttention``, ``q_proj``/``k_proj``/
+        ``ag_attention._point.checkpoints.LAYOUTS`` (``torch.nn.MultiheadAttention``, ``q_proj``/``k_proj``/
         ``v_proj``/``o_proj`` with grouped-query attention, BERT's ``query``/``key``/``value``, GPT-2's ``Conv1D``
         ``c_attn``/``c_proj``, fused ``Wqkv``/``qkv_proj``), or a mapping ``names`` (source name ->
         ``layers.<l>.<q|k|v|o>``); every other tensor listed as ignored. Each head's ``V`` is ``W_O,h W_v,h``
@@ -337,7 +337,7 @@ class Network:
         """The network stored in a ``.npz``, ``.safetensors``, ``.pt`` or ``.bin`` file (arrays named as in
         :meth:`from_weights`, or a checkpoint's layout: :meth:`from_checkpoint`, with ``tokens=``, ``heads=`` and
         ``names=``); a ``.pt`` / ``.bin`` file only through ``torch.load(weights_only=True)``, where PyTorch is
-        installed (:mod:`ag_attention._point.files`).
+        installed (``ag_attention/_point/files.py``).
 
         A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``) and the number of
         heads (``"heads"``); otherwise they are required (``tokens=``, and ``heads=`` when the layout leaves it
