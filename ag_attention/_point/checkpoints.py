@@ -41,8 +41,9 @@ symmetries ``(W_{O,h} M^{-1}, M W_{v,h})``; the package analyses the folded poin
 free (its neuromanifold contains the factored one, equal when ``d_h >= E``), and says so in a note.
 
 The number of heads is not stored in a state dict: it comes from the file (the package's names, a ``.safetensors``
-``__metadata__`` ``"heads"``, a torch module's ``num_heads``) or is given (``heads=``), and is required only when
-the layout leaves it open (:attr:`Recognized.needs_heads`).
+``__metadata__`` ``"heads"``, Hugging Face's ``config.json`` beside it: :func:`read_config`, a torch module's
+``num_heads``) or is given (``heads=``), and is required only when the layout leaves it open
+(:attr:`Recognized.needs_heads`).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from .layouts import layer_heads
 from .safetensors import loads_json, shown_name
 
 __all__ = ["attention_entries", "Recognized", "recognize", "Translation", "translate", "PACKAGE_NAME",
-           "read_names_file", "MAX_NAMES_BYTES", "LAYOUTS"]
+           "read_names_file", "read_config", "MAX_NAMES_BYTES", "LAYOUTS"]
 
 PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
 _PACKAGE_LAYER = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.")
@@ -100,15 +101,11 @@ _GPT2_MASK = re.compile(r"(^|\.)attn\.(bias|masked_bias)$")
 MAX_NAMES_BYTES = 1 << 20
 
 
-def read_names_file(path: str | os.PathLike[str]) -> dict[str, str]:
-    """A names file (the CLI's ``--names FILE``): a JSON object of source tensor name -> ``layers.<l>.<q|k|v|o>``.
-
-    Read only from a regular file of at most :data:`MAX_NAMES_BYTES` (1 MiB): it is opened without blocking and
-    checked (``fstat``) before a byte is read, so a FIFO never hangs and ``/dev/zero`` is never read until memory
-    runs out; the JSON is parsed strictly (:func:`~ag_attention._point.safetensors.loads_json`: nesting limited,
-    no key twice). Every failure is an :class:`InvalidArgumentError` naming the path.
-    """
-    where = f"--names {os.fspath(path)}"
+def _read_small_json(path: str | os.PathLike[str], where: str, what: str) -> Any:
+    """The JSON in a regular file of at most :data:`MAX_NAMES_BYTES` (1 MiB): opened without blocking and checked
+    (``fstat``) before a byte is read, so a FIFO never hangs and ``/dev/zero`` is never read until memory runs
+    out; parsed strictly (:func:`~ag_attention._point.safetensors.loads_json`: nesting limited, no key twice).
+    Every failure is an :class:`InvalidArgumentError` starting with ``where``."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -118,8 +115,8 @@ def read_names_file(path: str | os.PathLike[str]) -> dict[str, str]:
         if not stat.S_ISREG(st.st_mode):
             raise InvalidArgumentError(f"{where}: not a regular file (a FIFO, a device or a directory is never read)")
         if st.st_size > MAX_NAMES_BYTES:
-            raise InvalidArgumentError(f"{where}: {st.st_size:,} bytes, more than the {MAX_NAMES_BYTES:,} (1 MiB) a "
-                                       "names file may have")
+            raise InvalidArgumentError(f"{where}: {st.st_size:,} bytes, more than the {MAX_NAMES_BYTES:,} (1 MiB) "
+                                       f"{what} may have")
         chunks, size = [], 0
         while size <= MAX_NAMES_BYTES:
             chunk = os.read(fd, MAX_NAMES_BYTES + 1 - size)
@@ -132,11 +129,66 @@ def read_names_file(path: str | os.PathLike[str]) -> dict[str, str]:
     finally:
         os.close(fd)
     if size > MAX_NAMES_BYTES:  # it grew while it was read
-        raise InvalidArgumentError(f"{where}: more than the {MAX_NAMES_BYTES:,} bytes (1 MiB) a names file may have")
-    names = loads_json(b"".join(chunks), where)
+        raise InvalidArgumentError(f"{where}: more than the {MAX_NAMES_BYTES:,} bytes (1 MiB) {what} may have")
+    return loads_json(b"".join(chunks), where)
+
+
+def read_names_file(path: str | os.PathLike[str]) -> dict[str, str]:
+    """A names file (the CLI's ``--names FILE``): a JSON object of source tensor name -> ``layers.<l>.<q|k|v|o>``,
+    read only from a regular file of at most :data:`MAX_NAMES_BYTES` (1 MiB) (:func:`_read_small_json`). Every
+    failure is an :class:`InvalidArgumentError` naming the path.
+    """
+    where = f"--names {os.fspath(path)}"
+    names = _read_small_json(path, where, "a names file")
     if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
         raise InvalidArgumentError(f"{where}: a JSON object of tensor name -> \"layers.<l>.<q|k|v|o>\" is expected")
     return names
+
+
+#: the keys of a Hugging Face config.json that give the number of heads (GPT-2: n_head; MPT: n_heads)
+_CONFIG_HEADS = ("num_attention_heads", "n_head", "n_heads", "num_heads")
+
+
+def _position_keys(obj: Any, path: str = "", depth: int = 0) -> list[tuple[str, Any]]:
+    """Entries of a config (nested objects too: MPT's ``attn_config``) that make attention depend on positions:
+    rotary embeddings (a key naming rope or rotary, ``position_embedding_type`` rotary) and ALiBi."""
+    found: list[tuple[str, Any]] = []
+    if not isinstance(obj, dict) or depth > 4:
+        return found
+    for key, value in obj.items():
+        name = f"{path}{key}"
+        if isinstance(value, dict):
+            found += _position_keys(value, name + ".", depth + 1)
+        elif value not in (None, False) and (re.search(r"rope|rotary", key, re.IGNORECASE) or (
+                key == "position_embedding_type" and re.search(r"rotary|rope", str(value), re.IGNORECASE))
+                or (key == "alibi" and value is True)):
+            found.append((name, value))
+    return found
+
+
+def read_config(weights: str | os.PathLike[str]) -> dict[str, str]:
+    """What the Hugging Face ``config.json`` beside a weights file says (none when there is none, or when it has
+    neither ``model_type`` nor ``architectures``: another program's), as metadata: the number of heads
+    (``num_attention_heads``, ``n_head``, ...). Attention that depends on positions is refused,
+    naming the entry: rotary embeddings (``rope_theta``, ``rotary_dim``, ``partial_rotary_factor``, ...; LLaMA's
+    weights do not store them) and ALiBi (``alibi``: a bias ``m (j - i)`` added to each score)."""
+    path = os.path.join(os.path.dirname(os.fspath(weights)) or ".", "config.json")
+    if not os.path.isfile(path):  # none, or no regular file (a FIFO, a link to a device): not a model's config
+        return {}
+    config = _read_small_json(path, path, "a config.json")
+    if not isinstance(config, dict) or not ({"model_type", "architectures"} & set(config)):
+        return {}  # some other program's config.json: not read further
+    for key, value in _position_keys(config):
+        if key.endswith("alibi"):
+            raise InvalidArgumentError(f"{path}: {shown_name(key)} = {value}: ALiBi adds to each score a bias that "
+                                       "depends on the positions of the two tokens, so the layer is not the attention "
+                                       "of the package's model (docs/math/model.md); refused")
+        _refuse_rotary({}, {key: str(value)}, where=path)
+    heads = {int(config[k]) for k in _CONFIG_HEADS if isinstance(config.get(k), int) and not isinstance(config[k], bool)}
+    if len(heads) > 1:
+        raise InvalidArgumentError(f"{path}: two numbers of heads ({sorted(heads)}): which one the model uses is not "
+                                   "clear")
+    return {"heads": str(heads.pop())} if heads else {}
 
 
 def _shape(value: Any) -> tuple[int, ...]:
@@ -286,7 +338,7 @@ def _biases(arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources:
     return zero
 
 
-def _refuse_rotary(arrays: dict[str, Any], metadata: dict[str, str] | None) -> None:
+def _refuse_rotary(arrays: dict[str, Any], metadata: dict[str, str] | None, where: str = "metadata") -> None:
     """Rotary position embeddings, by a tensor's name or a metadata entry, refused saying why."""
     why = ("rotary position embeddings: the model rotates each query and key by an angle that depends on the "
            "token's position, so its score is not x_i^T A x_j with one matrix A and the layer is not the attention "
@@ -297,7 +349,7 @@ def _refuse_rotary(arrays: dict[str, Any], metadata: dict[str, str] | None) -> N
     for key, value in (metadata or {}).items():
         if re.search(r"rope|rotary", key, re.IGNORECASE) or (
                 "position" in key.lower() and re.search(r"\brope\b|rotary", str(value), re.IGNORECASE)):
-            raise InvalidArgumentError(f"metadata {shown_name(key)} = {shown_name(value)}: {why}")
+            raise InvalidArgumentError(f"{where} {shown_name(key)} = {shown_name(value)}: {why}")
 
 
 def recognize(arrays: dict[str, Any], names: dict[str, str] | None = None,
@@ -425,9 +477,9 @@ def settle_arguments(rec: Recognized, tokens: int | None, heads: int | None, met
     tokens, heads = _given(tokens, "tokens"), _given(heads, "heads")
     stored_tokens, stored_heads = _stored(metadata, "tokens", where), _stored(metadata, "heads", where)
     if rec.heads is not None and stored_heads is not None and stored_heads != rec.heads:
-        raise InvalidArgumentError(f"{where}: its __metadata__ says heads={stored_heads}, its weights name "
+        raise InvalidArgumentError(f"{where}: {stored_in} says heads={stored_heads}, its weights name "
                                    f"{rec.heads} head(s) per layer (layers.<l>.heads.0 to {rec.heads - 1})")
-    for name, given, stored, how in (("tokens", tokens, stored_tokens, stored_in),
+    for name, given, stored, how in (("tokens", tokens, stored_tokens, "its __metadata__"),
                                      ("heads", heads, stored_heads, stored_in),
                                      ("heads", heads, rec.heads, "its weights' names")):
         if given is not None and stored is not None and given != stored:

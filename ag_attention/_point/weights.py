@@ -50,6 +50,7 @@ from .._network import ObjectArithmetic
 from .._errors import InvalidArgumentError
 from .._resources import format_bytes
 from .files import tensor_to_numpy
+from .safetensors import shown_name
 from .grouped import GroupedLayer
 
 __all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
@@ -340,11 +341,26 @@ class Network:
         installed (``ag_attention/_point/files.py``).
 
         A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``) and the number of
-        heads (``"heads"``); otherwise they are required (``tokens=``, and ``heads=`` when the layout leaves it
-        open), as in the CLI: the geometry depends on both."""
+        heads (``"heads"``), and so may Hugging Face's ``config.json`` beside the file (``num_attention_heads``,
+        ``n_head``; rotary embeddings or ALiBi there are refused); otherwise they are required (``tokens=``, and
+        ``heads=`` when the layout leaves it open), as in the CLI: the geometry depends on both."""
+        from .checkpoints import read_config
+
         p = Path(path)
         arrays, metadata = read_weights_file(p)
-        return cls.from_checkpoint(arrays, source=str(p), metadata=metadata, **kwargs)
+        config = read_config(p)
+        stored_in = "its __metadata__"
+        if "heads" in config:
+            if "heads" in metadata and metadata["heads"] != config["heads"]:
+                raise InvalidArgumentError(f"{p}: its __metadata__ says heads={shown_name(metadata['heads'])}, the "
+                                           f"config.json beside it heads={config['heads']}")
+            if "heads" not in metadata:
+                metadata, stored_in = {**metadata, "heads": config["heads"]}, "the config.json beside it"
+        net = cls.from_checkpoint(arrays, source=str(p), metadata=metadata, stored_in=stored_in, **kwargs)
+        if stored_in != "its __metadata__":
+            net = dataclasses.replace(net, notes=net.notes + (f"heads={config['heads']} from the config.json beside "
+                                                              "the file",))
+        return net
 
     @classmethod
     def from_torch(cls, module_or_state_dict: Any, **kwargs: Any) -> "Network":

@@ -348,3 +348,33 @@ def test_the_report_s_first_line_names_the_layout_read():
     first = str(point_geometry(net)).splitlines()[0]
     assert first.endswith(f"(read as {MHA}, 2 heads)")
     assert point_geometry(net).to_dict()["point"]["layout"] == net.layout
+
+
+def test_a_config_json_beside_the_file_gives_the_heads_or_refuses_positions(tmp_path):
+    """Hugging Face's config.json beside a checkpoint: its num_attention_heads / n_head are the file's heads (no
+    heads= needed), its rotary embeddings and ALiBi are refused by name (LLaMA's weights do not store them), and a
+    config.json of another program (no model_type, no architectures) is not read."""
+    P = _projections()
+    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[PROJ].items()}
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "opt", "num_attention_heads": 2}))
+    net = Network.load(tmp_path / "model.safetensors", tokens=2)
+    assert net.architecture.heads == 2 and "heads=2 from the config.json beside the file" in net.notes
+    with pytest.raises(InvalidArgumentError, match=r"heads=4 given, but the file says heads=2 \(the config.json "):
+        Network.load(tmp_path / "model.safetensors", tokens=2, heads=4)
+    r = run_cli("point", str(tmp_path / "model.safetensors"), "-t", "2")
+    assert r.returncode == 0 and "heads=2" in r.stdout.splitlines()[0], r.stderr
+    config.write_text(json.dumps({"model_type": "llama", "num_attention_heads": 2, "rope_theta": 10000.0}))
+    with pytest.raises(InvalidArgumentError, match=r"config\.json rope_theta = 10000\.0: rotary position embeddings"):
+        Network.load(tmp_path / "model.safetensors", tokens=2)
+    config.write_text(json.dumps({"model_type": "mpt", "n_heads": 2, "attn_config": {"alibi": True}}))
+    with pytest.raises(InvalidArgumentError, match=r"config\.json: attn_config\.alibi = True: ALiBi adds to each score"):
+        Network.load(tmp_path / "model.safetensors", tokens=2)
+    config.write_text(json.dumps({"num_heads": 7, "rope": 1}))  # not a model's config: not read
+    with pytest.raises(InvalidArgumentError, match="the number of heads is not stored"):
+        Network.load(tmp_path / "model.safetensors", tokens=2)
+    write_safetensors(tmp_path / "meta.safetensors", tensors, metadata={"heads": "4"})
+    config.write_text(json.dumps({"architectures": ["OPTForCausalLM"], "num_attention_heads": 2}))
+    with pytest.raises(InvalidArgumentError, match="its __metadata__ says heads=4, the config.json beside it heads=2"):
+        Network.load(tmp_path / "meta.safetensors", tokens=2)
