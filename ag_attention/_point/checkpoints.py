@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .files import tensor_to_numpy
 from .grouped import GroupedLayer
 from .layouts import layer_heads
 from .safetensors import loads_json, shown_name
@@ -258,8 +259,8 @@ class Recognized:
 
 
 def _is_zero(value: Any) -> bool:
-    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed (bf16: as float32)
-        value = value.detach().cpu().float().numpy()
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed (bf16: as float32, exact)
+        value = tensor_to_numpy(value)
     arr = np.asarray(value)
     return bool(arr.size == 0 or not np.any(arr.astype(np.float64) != 0))
 

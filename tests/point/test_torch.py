@@ -248,3 +248,12 @@ def test_gpt2_small_shaped_twelve_layers_of_twelve_heads(torch):
             s = np.exp(s - s.max(-1, keepdims=True))
             got = got + (s / s.sum(-1, keepdims=True)) @ (x @ V.T)
         assert np.allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_a_tiny_float64_bias_is_not_zero(torch):
+    """A float64 bias of 1e-300 is nonzero (as float32 it would underflow to 0 and be dropped): refused by name."""
+    sd = {"attn.in_proj_weight": torch.randn(3 * E, E, dtype=torch.float64),
+          "attn.in_proj_bias": torch.full((3 * E,), 1e-300, dtype=torch.float64),
+          "attn.out_proj.weight": torch.randn(E, E, dtype=torch.float64)}
+    with pytest.raises(InvalidArgumentError, match=r"attn\.in_proj_bias: a nonzero bias"):
+        Network.from_torch(sd, tokens=T, heads=H)
