@@ -12,8 +12,15 @@ Their number for generic ``u`` is the ED degree of ``X`` with respect to
 ``Q`` (Draisma, Horobeţ, Ottaviani, Sturmfels, Thomas, *The Euclidean
 distance degree of an algebraic variety*, 2016).
 
-The count is taken over the algebraic closure of GF(p) with ``u`` (and a
-generic ``Q``) random mod ``p``, for two primes and two seeds: each count
+The generators are parsed here (:func:`parse_polynomial`: numbers, the
+variables, ``+ - * / ^`` and parentheses, nothing else) and the Macaulay2
+input is written from the parsed polynomials in internal variable names, so
+no text of the caller reaches Macaulay2.  The count is taken over the
+algebraic closure of GF(p) with ``u`` (and a generic ``Q``) random mod ``p``,
+for two primes drawn from the seed below 2^15 (Macaulay2's small-prime
+arithmetic) and two seeds; a prime dividing a coefficient of a generator or
+of the metric (so that the reduction mod ``p`` would be another variety) is
+skipped, with a note, and another drawn.  Each count
 equals the count over ``C`` unless the random choices or the prime are
 unlucky (a *probabilistic* result, stated with its primes and seeds); the
 two must agree, or the call says so.  The published values this reproduces
@@ -35,14 +42,200 @@ from typing import Any
 from .._errors import ComputationError, InvalidArgumentError
 from .._results import ResultMixin
 
-__all__ = ["IdealEDDegree", "ideal_ed_degree", "PRIMES"]
+__all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE"]
 
-#: the two primes of the count (Macaulay2's small-prime arithmetic below 2^15)
-PRIMES = (32003, 32009)
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
-_POLY = re.compile(r"^[A-Za-z0-9_+\-*/^() \t]+$")
-_RESERVED = {"i", "e", "ii", "pi", "end", "or", "and", "not", "if", "then", "else", "for", "do", "while", "in",
-             "from", "to", "new", "of", "list", "return", "break", "try", "when"}
+#: the primes of the count are drawn from the seed in this range (Macaulay2's small-prime arithmetic below 2^15)
+PRIME_RANGE = (2 ** 14, 2 ** 15)
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_MAX_EXPONENT = 1000
+_TOKEN = re.compile(r"[ \t]*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))")
+
+Poly = dict[tuple[int, ...], Fraction]
+
+
+def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
+    out = dict(a)
+    for m, c in b.items():
+        v = out.get(m, Fraction(0)) + sign * c
+        if v:
+            out[m] = v
+        else:
+            out.pop(m, None)
+    return out
+
+
+def _mul(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            out = _add(out, {tuple(x + y for x, y in zip(ma, mb)): ca * cb})
+    return out
+
+
+def parse_polynomial(text: str, variables: Sequence[str]) -> Poly:
+    """``text`` as an exact polynomial ``{exponents: coefficient}`` in ``variables``.
+
+    The grammar, and nothing else (spaces and tabs between tokens)::
+
+        expr   := [+|-] term {(+|-) term}
+        term   := power {(*|/) power}        -- "/" only by a nonzero constant
+        power  := atom [(^|**) integer]      -- 0 <= integer <= 1000
+        atom   := number | variable | "(" expr ")"
+        number := digits [. digits]          -- decimals are exact rationals
+
+    A sign is allowed only at the start of an expression (``x*(-y)``, not
+    ``x*-y``; ``x--y`` is refused).  Anything else raises ValueError with the
+    position.
+    """
+    n = len(variables)
+    index = {v: i for i, v in enumerate(variables)}
+    tokens: list[tuple[str, str, int]] = []
+    pos = 0
+    while pos < len(text):
+        if text[pos:].strip(" \t") == "":
+            break
+        m = _TOKEN.match(text, pos)
+        if not m:
+            at = len(text) - len(text[pos:].lstrip(" \t"))
+            raise ValueError(f"unexpected {text[at]!r} at position {at}")
+        kind = m.lastgroup or ""
+        tokens.append((kind, m.group(kind), m.start(kind)))
+        pos = m.end()
+    tokens.append(("end", "", len(text)))
+    k = 0
+
+    def peek() -> tuple[str, str, int]:
+        return tokens[k]
+
+    def fail(what: str) -> ValueError:
+        kind, tok, at = tokens[k]
+        return ValueError(f"{what} expected at position {at}, found " + ("the end" if kind == "end" else repr(tok)))
+
+    def const(c: Fraction) -> Poly:
+        return {(0,) * n: c} if c else {}
+
+    def expr() -> Poly:
+        nonlocal k
+        sign = 1
+        if peek()[1] in ("+", "-"):
+            sign = -1 if peek()[1] == "-" else 1
+            k += 1
+        out = _mul(const(Fraction(sign)), term())
+        while peek()[1] in ("+", "-"):
+            s = -1 if peek()[1] == "-" else 1
+            k += 1
+            out = _add(out, term(), s)
+        return out
+
+    def term() -> Poly:
+        nonlocal k
+        out = power()
+        while peek()[1] in ("*", "/"):
+            op = peek()[1]
+            k += 1
+            at = peek()[2]
+            rhs = power()
+            if op == "*":
+                out = _mul(out, rhs)
+            else:
+                if not rhs or set(rhs) != {(0,) * n}:
+                    raise ValueError(f"division by {'zero' if not rhs else 'a non-constant'} at position {at}")
+                out = _mul(out, const(1 / rhs[(0,) * n]))
+        return out
+
+    def power() -> Poly:
+        nonlocal k
+        base = atom()
+        if peek()[1] in ("^", "**"):
+            k += 1
+            kind, tok, at = peek()
+            if kind != "num" or "." in tok:
+                raise fail("a nonnegative integer exponent")
+            e = int(tok)
+            if e > _MAX_EXPONENT:
+                raise ValueError(f"exponent {e} at position {at} is above {_MAX_EXPONENT}")
+            k += 1
+            out = const(Fraction(1))
+            for _ in range(e):
+                out = _mul(out, base)
+            return out
+        return base
+
+    def atom() -> Poly:
+        nonlocal k
+        kind, tok, at = peek()
+        if kind == "num":
+            k += 1
+            return const(Fraction(tok))
+        if kind == "name":
+            if tok not in index:
+                raise ValueError(f"{tok!r} at position {at} is not among the variables")
+            k += 1
+            return {tuple(int(i == index[tok]) for i in range(n)): Fraction(1)}
+        if tok == "(":
+            k += 1
+            out = expr()
+            if peek()[1] != ")":
+                raise fail("')'")
+            k += 1
+            return out
+        raise fail("a number, a variable or '('")
+
+    out = expr()
+    if peek()[0] != "end":
+        raise fail("an operator or the end")
+    return out
+
+
+def _render(poly: Poly, names: Sequence[str]) -> str:
+    """``poly`` as text in ``names`` (highest degree first; exact rational coefficients)."""
+    if not poly:
+        return "0"
+    parts = []
+    for m in sorted(poly, key=lambda m: (-sum(m), tuple(-e for e in m))):
+        c = poly[m]
+        mono = "*".join(v if e == 1 else f"{v}^{e}" for v, e in zip(names, m) if e)
+        mag = abs(c)
+        text = str(mag) if not mono else (mono if mag == 1 else f"{mag}*{mono}")
+        parts.append(("- " if c < 0 else "+ ") + text)
+    first = parts[0]
+    return " ".join([("-" + first[2:]) if first.startswith("-") else first[2:], *parts[1:]])
+
+
+def _mod_p(poly: Poly, p: int, n: int) -> str:
+    """``poly`` reduced mod ``p`` as Macaulay2 text in x0, x1, ... (every coefficient is a unit mod p)."""
+    if not poly:
+        return "0_R"
+    terms = []
+    for m, c in poly.items():
+        r = c.numerator % p * pow(c.denominator, -1, p) % p
+        mono = "*".join(f"x{i}^{e}" for i, e in enumerate(m) if e)
+        terms.append(f"{r}*{mono}" if mono else str(r))
+    return " + ".join(terms)
+
+
+def _primes_in_range() -> list[int]:
+    lo, hi = PRIME_RANGE
+    sieve = bytearray([1]) * hi
+    sieve[0:2] = b"\x00\x00"
+    for i in range(2, int(hi ** 0.5) + 1):
+        if sieve[i]:
+            sieve[i * i::i] = bytearray(len(sieve[i * i::i]))
+    return [q for q in range(lo, hi) if sieve[q]]
+
+
+def _bad_reduction(polys: Sequence[Poly], metric: Any, p: int) -> str | None:
+    """Why ``p`` must not be used (a coefficient of a generator or an entry of the metric vanishes mod p), or None."""
+    for g, poly in enumerate(polys):
+        for m, c in poly.items():
+            if c.numerator % p == 0 or c.denominator % p == 0:
+                return f"{p} divides the coefficient {c} of generator {g}"
+    if not isinstance(metric, str):
+        for i, row in enumerate(metric):
+            for j, q in enumerate(row):
+                if q and (q.numerator % p == 0 or q.denominator % p == 0):
+                    return f"{p} divides metric[{i}][{j}] = {q}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -85,47 +278,48 @@ class IdealEDDegree(ResultMixin):
         ])
 
 
-def _checked(variables: Sequence[str], generators: Sequence[Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _checked(variables: Sequence[str], generators: Sequence[Any]
+             ) -> tuple[tuple[str, ...], list[Poly], tuple[str, ...], list[str]]:
+    """``(names, parsed generators, their text, notes)``; "0" generators are dropped (said)."""
     if isinstance(variables, str) or not isinstance(variables, Sequence) or not variables:
         raise InvalidArgumentError(f"variables={variables!r}: a non-empty list of names is expected")
-    names = tuple(str(v) for v in variables)
+    names = tuple(v if isinstance(v, str) else repr(v) for v in variables)
     for v in names:
-        if not _NAME.match(v) or v in _RESERVED:
-            raise InvalidArgumentError(f"variables: {v!r} is not a plain name (a letter, then letters or digits; "
-                                       "not a Macaulay2 keyword)")
+        if not _NAME.match(v):
+            raise InvalidArgumentError(f"variables: {v!r} is not a name (a letter, then letters, digits or _)")
     if len(set(names)) != len(names):
         raise InvalidArgumentError(f"variables: {sorted(v for v in names if names.count(v) > 1)[0]!r} is repeated")
     if isinstance(generators, str) or not isinstance(generators, Sequence) or not generators:
         raise InvalidArgumentError(f"generators={generators!r}: a non-empty list of polynomials is expected")
-    polys = []
-    for g in generators:
-        text = str(g).replace("**", "^")
-        if not _POLY.match(text):
-            raise InvalidArgumentError(f"generators: {str(g)!r} is not a polynomial in the variables (digits, "
-                                       "+ - * / ^ and parentheses only)")
-        unknown = sorted(set(re.findall(r"[A-Za-z][A-Za-z0-9]*", text)) - set(names))
-        if unknown:
-            raise InvalidArgumentError(f"generators: {str(g)!r} uses {unknown[0]!r}, not among the variables")
-        polys.append(text)
-    return names, tuple(polys)
+    polys, notes = [], []
+    for i, g in enumerate(generators):
+        if not isinstance(g, (str, int)) or isinstance(g, bool):
+            raise InvalidArgumentError(f"generators[{i}] = {g!r}: a polynomial as text is expected")
+        try:
+            poly = parse_polynomial(str(g), names)
+        except ValueError as exc:
+            raise InvalidArgumentError(f"generators[{i}] = {str(g)!r} is not a polynomial in the variables "
+                                       f"(numbers, variables, + - * / ^, parentheses): {exc}") from None
+        if not poly:
+            notes.append(f"generators[{i}] = {str(g)!r} is zero: dropped")
+            continue
+        if set(poly) == {(0,) * len(names)}:
+            raise InvalidArgumentError(f"generators[{i}] = {str(g)!r} is a nonzero constant: the ideal is the unit "
+                                       "ideal and V(I) is empty")
+        polys.append(poly)
+    return names, polys, tuple(_render(q, names) for q in polys), notes
 
 
-def _metric(metric: Any, n: int, p: int, rng: random.Random) -> tuple[str, list[list[int]]]:
-    """``(kind, Q mod p)``."""
+def _rational_metric(metric: Any, n: int) -> Any:
+    """``metric`` checked: a kind (str) or a symmetric n x n matrix of Fractions."""
     if isinstance(metric, str):
-        if metric == "euclidean":
-            return "euclidean", [[int(i == j) for j in range(n)] for i in range(n)]
-        if metric == "generic":
-            Q = [[0] * n for _ in range(n)]
-            for i in range(n):
-                for j in range(i, n):
-                    Q[i][j] = Q[j][i] = rng.randrange(1, p)
-            return "generic", Q
+        if metric in ("euclidean", "generic"):
+            return metric
         raise InvalidArgumentError(f"metric={metric!r}: 'euclidean', 'generic' or a symmetric n x n matrix")
     try:
         rows = [[Fraction(x) for x in row] for row in metric]
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"metric: not a matrix of rationals ({exc})") from None
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise InvalidArgumentError(f"metric: not a matrix of rationals ({type(exc).__name__}: {exc})") from None
     if len(rows) != n or any(len(r) != n for r in rows):
         raise InvalidArgumentError(f"metric: a {n} x {n} matrix is expected (one row per variable)")
     for i in range(n):
@@ -133,19 +327,24 @@ def _metric(metric: Any, n: int, p: int, rng: random.Random) -> tuple[str, list[
             if rows[i][j] != rows[j][i]:
                 raise InvalidArgumentError(f"metric[{i}][{j}] = {rows[i][j]} != metric[{j}][{i}] = {rows[j][i]}: "
                                            "the metric must be symmetric")
-    Q = []
-    for i, row in enumerate(rows):
-        out = []
-        for j, q in enumerate(row):
-            if q.denominator % p == 0:
-                raise InvalidArgumentError(f"metric[{i}][{j}] = {q}: its denominator is divisible by {p}")
-            out.append(q.numerator % p * pow(q.denominator, -1, p) % p)
-        Q.append(out)
-    return "given", Q
+    return rows
 
 
-def _one_count(names: tuple[str, ...], polys: tuple[str, ...], metric: Any, p: int, seed: int, method: str,
-               timeout: float, backend: Any, cache: bool) -> tuple[str, int, dict[str, int]]:
+def _metric(metric: Any, n: int, p: int, rng: random.Random) -> tuple[str, list[list[int]]]:
+    """``(kind, Q mod p)`` for a metric checked by :func:`_rational_metric`."""
+    if metric == "euclidean":
+        return "euclidean", [[int(i == j) for j in range(n)] for i in range(n)]
+    if metric == "generic":
+        Q = [[0] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(i, n):
+                Q[i][j] = Q[j][i] = rng.randrange(1, p)
+        return "generic", Q
+    return "given", [[q.numerator % p * pow(q.denominator, -1, p) % p for q in row] for row in metric]
+
+
+def _one_count(names: tuple[str, ...], polys: Sequence[Poly], metric: Any, p: int, seed: int, method: str,
+               timeout: float, backend: Any, cache: bool, shown: str) -> tuple[str, int, dict[str, int]]:
     from .._algebra.msolve import count_solutions
     from .._m2.jobs import run_json
     from .._m2.schema import Where
@@ -156,7 +355,9 @@ def _one_count(names: tuple[str, ...], polys: tuple[str, ...], metric: Any, p: i
     q_text = "matrix(kk, {" + ", ".join("{" + ", ".join(map(str, row)) + "}" for row in Q) + "})"
     u_text = "matrix(kk, {" + ", ".join("{" + str(x) + "}" for x in u) + "})"
     count_in_m2 = method == "m2"
-    body = (f"kk = ZZ/{p};\nR = kk[{', '.join(names)}];\nI = ideal({', '.join(polys)});\n"
+    n = len(names)
+    gens = ", ".join(_mod_p(q, p, n) for q in polys) if polys else "0_R"
+    body = (f"kk = ZZ/{p};\nR = kk[{', '.join(f'x{i}' for i in range(n))}];\nI = ideal({gens});\n"
             f"Q = {q_text};\nu = {u_text};\n"
             "(xs, es, m2count) = if codim I == 0 then ({}, {}, 1) else (E = edSystem(I, Q, u); "
             "(apply(gens ring E, toString), apply(flatten entries gens E, toString), "
@@ -168,7 +369,7 @@ def _one_count(names: tuple[str, ...], polys: tuple[str, ...], metric: Any, p: i
               "codimension": Where(int, lambda v: v >= 0, "a codimension"),
               "degree": Where(int, lambda v: v >= 0, "a degree")}
     t0 = time.perf_counter()
-    short = ", ".join(polys)
+    short = shown
     short = short if len(short) <= 60 else short[:57] + "..."
     job = run_json(body, schema=schema, backend=backend, timeout=timeout, cache=cache,
                    label=f"Lagrange conditions of V({short}) ({kind} metric, GF({p}))")
@@ -194,8 +395,18 @@ def _one_count(names: tuple[str, ...], polys: tuple[str, ...], metric: Any, p: i
 def ideal_ed_degree(variables: Sequence[str], generators: Sequence[Any], *, metric: Any = "euclidean",
                     method: str = "msolve", seed: int = 0, timeout: float = 300.0, backend: Any = "auto",
                     cache: bool = True) -> IdealEDDegree:
-    """The ED degree of the affine variety ``V(generators)`` in ``C^len(variables)`` (see the module docstring).
+    """The ED degree of the affine variety ``V(generators)`` in ``C^len(variables)``: the number of critical
+    points of ``x -> (x - u)^T Q (x - u)`` on its smooth points for generic data ``u`` (DHOST 2016).
 
+    ``variables``: names (a letter, then letters, digits or ``_``).
+    ``generators``: polynomials as text in those names, with numbers
+    (integers, decimals, fractions ``a/b``), ``+ - * / ^`` (or ``**``) and
+    parentheses only; a sign only at the start of an expression or after
+    ``(``.  Anything else, a zero divisor or a nonzero constant generator
+    raises :class:`~ag_attention.InvalidArgumentError`; a zero generator is dropped (noted).
+    The count is probabilistic: modulo two primes below 2^15 drawn from
+    ``seed`` (a prime dividing a coefficient is skipped, noted), with data
+    random mod each prime; the two counts must agree.
     ``metric``: ``"euclidean"`` (the identity), ``"generic"`` (a random symmetric
     form), or a symmetric matrix of rationals (one row per variable, e.g. the
     Bombieri–Weyl weights as a diagonal).  ``method``: ``"msolve"`` counts the
@@ -208,23 +419,38 @@ def ideal_ed_degree(variables: Sequence[str], generators: Sequence[Any], *, metr
     """
     from .._m2.backend import check_timeout
 
-    names, polys = _checked(variables, generators)
+    names, polys, shown, notes = _checked(variables, generators)
     if method not in ("msolve", "m2"):
         raise InvalidArgumentError(f"method={method!r}: 'msolve' or 'm2'")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgumentError(f"seed={seed!r}: must be an integer")
     timeout = check_timeout(timeout)
+    metric = _rational_metric(metric, len(names))
     t0 = time.perf_counter()
+    rng = random.Random(seed)
+    candidates = _primes_in_range()
+    primes: list[int] = []
+    while len(primes) < 2:
+        p = candidates.pop(rng.randrange(len(candidates)))
+        why = _bad_reduction(polys, metric, p)
+        if why is None:
+            primes.append(p)
+        elif len(notes) > 40:
+            raise InvalidArgumentError("generators: too many primes in the range divide a coefficient "
+                                       f"({why}); scale the coefficients")
+        else:
+            notes.append(f"prime {p} skipped: {why}")
     counts = []
     kind, variety = "euclidean", {}  # type: tuple[str, dict[str, int]]
-    for i, p in enumerate(PRIMES):
-        kind, c, variety = _one_count(names, polys, metric, p, seed + i, method, timeout, backend, cache)
+    text = ", ".join(shown) if shown else "0"
+    for i, p in enumerate(primes):
+        kind, c, variety = _one_count(names, polys, metric, p, seed + i, method, timeout, backend, cache, text)
         counts.append((p, seed + i, c))
     values = {c for _, _, c in counts}
     if len(values) != 1:
-        raise ComputationError(f"the counts modulo {PRIMES[0]} and {PRIMES[1]} differ ({counts[0][2]} and "
-                               f"{counts[1][2]}): an unlucky prime or data; rerun with another seed", seed=seed)
-    notes: tuple[str, ...] = ()
-    return IdealEDDegree(names, polys, kind, counts[0][2], tuple(counts), variety["dimension"],
+        raise ComputationError(f"the counts modulo {primes[0]} and {primes[1]} differ ({counts[0][2]} and "
+                               f"{counts[1][2]}): an unlucky prime or data; rerun with another seed (the primes "
+                               "are drawn from it)", seed=seed)
+    return IdealEDDegree(names, shown or ("0",), kind, counts[0][2], tuple(counts), variety["dimension"],
                          variety["codimension"], variety["degree"], f"Macaulay2 edSystem, counted by {method}",
-                         time.perf_counter() - t0, notes)
+                         time.perf_counter() - t0, tuple(notes))

@@ -46,7 +46,7 @@ def test_edd_m2_values(name, variables, generators, value):
     r = ideal_ed_degree(variables, generators, cache=False)
     assert isinstance(r, IdealEDDegree) and r.value == value
     assert [c for _, _, c in r.counts] == [value, value]  # both primes
-    assert "probabilistic" in r.certificate and "GF(32003)" in r.certificate
+    assert "probabilistic" in r.certificate and all(f"GF({p})" in r.certificate for p, _, _ in r.counts)
 
 
 def test_the_metric_changes_the_count_of_the_symmetric_determinant():
@@ -68,8 +68,20 @@ def test_bombieri_weights_on_the_twisted_cubic():
 @pytest.mark.parametrize("variables,generators,metric,match", [
     ("x", ["x"], "euclidean", "variables="),
     (["x", "x"], ["x"], "euclidean", "repeated"),
-    (["x", "e"], ["x"], "euclidean", "'e' is not a plain name"),
-    (["x", "y"], ["x + z"], "euclidean", "uses 'z'"),
+    (["x", "2y"], ["x"], "euclidean", "'2y' is not a name"),
+    (["x", "y"], ["x + z"], "euclidean", "'z' at position 4 is not among the variables"),
+    # Macaulay2 comments, separators and Python's unary minus after an operator: refused by the grammar
+    (["x", "y"], ["x--y"], "euclidean", r"generators\[0\] = 'x--y' .* position 2"),
+    (["x", "y"], ["x -* y *- ^2"], "euclidean", r"generators\[0\] .* position 3"),
+    (["x", "y"], ["x^2 - 1", "y; x"], "euclidean", r"generators\[1\] .* unexpected ';'"),
+    (["x", "y"], ["x\ny"], "euclidean", r"generators\[0\] .* unexpected '\\n'"),
+    (["x", "y"], ["x*-y"], "euclidean", "position 2"),
+    (["x", "y"], ["x/0"], "euclidean", "division by zero"),
+    (["x", "y"], ["x/y"], "euclidean", "division by a non-constant"),
+    (["x", "y"], ["x^-1"], "euclidean", "nonnegative integer exponent"),
+    (["x", "y"], [""], "euclidean", "found the end"),
+    (["x", "y"], ["1"], "euclidean", r"generators\[0\] = '1' is a nonzero constant"),
+    (["x", "y"], ["x^2 + y^2 - 1"], [[1, 0], [0, "1/0"]], "metric: not a matrix of rationals"),
     (["x", "y"], ["x; run \"ls\""], "euclidean", "not a polynomial"),
     (["x", "y"], ["x^2 + y^2 - 1"], "bombieri", "metric='bombieri'"),
     (["x", "y"], ["x^2 + y^2 - 1"], [[1, 2], [3, 1]], r"metric\[0\]\[1\] = 2 != metric\[1\]\[0\] = 3"),
@@ -78,3 +90,33 @@ def test_bombieri_weights_on_the_twisted_cubic():
 def test_bad_input_names_the_value(variables, generators, metric, match):
     with pytest.raises(InvalidArgumentError, match=match):
         ideal_ed_degree(variables, generators, metric=metric)
+
+
+def test_a_coefficient_divisible_by_both_old_primes_counts():
+    """Issue 38: 1024384027 = 32003 * 32009, the two primes that were fixed, so the cubic term vanished in both
+    counts and the answer was 2 (a circle's); the primes are now drawn from the seed and checked."""
+    r = ideal_ed_degree(["x", "y"], ["x^2 + y^2 - 1 + 1024384027*x^3"], cache=False)
+    assert r.value == 7 and r.degree == 3 and r.generators == ("1024384027*x^3 + x^2 + y^2 - 1",)
+
+
+def test_a_prime_dividing_a_coefficient_is_skipped_and_said():
+    first = ideal_ed_degree(["x", "y"], ["x^2 + y^2 - 1"], cache=False)
+    (p, _, _), (q, _, _) = first.counts
+    r = ideal_ed_degree(["x", "y"], [f"x^2 + y^2 - 1 + {p * q}*x^3"], cache=False)
+    assert r.value == 7 and {p, q}.isdisjoint(c[0] for c in r.counts)
+    assert any(f"prime {p} skipped: {p} divides the coefficient {p * q}" in n for n in r.notes)
+    g = ideal_ed_degree(["x", "y"], ["x^2 + y^2 - 1"], metric=[[p, 0], [0, 1]], cache=False)
+    assert g.value == 4 and any(f"{p} divides metric[0][0]" in n for n in g.notes)
+
+
+def test_names_of_the_host_language_are_plain_variables():
+    """Variables are renamed internally: Macaulay2's own names (``e``, ``run``, ``kk``, ``edSystem``) are fine."""
+    r = ideal_ed_degree(["e", "run", "kk", "edSystem"], ["e^2 + run^2 + kk^2 + edSystem^2 - 1"], cache=False)
+    assert r.value == 2 and r.variables == ("e", "run", "kk", "edSystem")
+
+
+def test_zero_generators_and_exact_rationals():
+    r = ideal_ed_degree(["x", "y"], ["0", "x^2/4 + 0.25*y**2 - (1)"], cache=False)
+    assert r.value == 2 and r.generators == ("1/4*x^2 + 1/4*y^2 - 1",)
+    assert r.notes[0] == "generators[0] = '0' is zero: dropped"
+    assert ideal_ed_degree(["x", "y"], ["0"], cache=False).value == 1  # V(0) = C^2: the data itself
