@@ -16,6 +16,7 @@ from ._version import __version__
 from ._architecture import Architecture, parse_sizes
 from ._argtypes import integer, nonempty, positive_float, seconds
 from ._errors import AgAttentionError, ComputationTimeoutError, InvalidArgumentError, M2Error, MSolveError, OutputError
+from ._point.checkpoints import MODELS
 from ._progress import quiet
 from ._provenance import provenance
 
@@ -190,8 +191,11 @@ def _read_names(path: str) -> dict[str, str]:
 def cmd_point(args: argparse.Namespace) -> int:
     from ._point import Network, point_geometry
 
-    if args.temperature is not None and not args.normalized:
-        raise InvalidArgumentError("--temperature: only with --normalized (softmax attention)")
+    if args.normalized and args.model == "lightning":
+        raise InvalidArgumentError("--normalized and --as lightning: choose one")
+    normalized = True if args.normalized else None if args.model is None else args.model == "normalized"
+    if args.temperature is not None and not normalized:
+        raise InvalidArgumentError("--temperature: only with softmax attention, said explicitly (--as normalized)")
     plot = None
     if args.plot is not None:
         from ._point.plot import check_plot_path, plot_point
@@ -203,9 +207,9 @@ def cmd_point(args: argparse.Namespace) -> int:
     from ._point.weights import exact_parameter_limit
 
     net = Network.load(args.weights, tokens=args.tokens, rank=args.rank, causal=args.causal, skip=args.skip,
-                       normalized=args.normalized, temperature=args.temperature or 1.0,
+                       normalized=normalized, temperature=args.temperature or 1.0,
                        denominator=args.denominator, heads=args.heads, names=names,
-                       max_parameters=None if args.normalized else exact_parameter_limit())
+                       max_parameters=exact_parameter_limit())
     arch = net.architecture
     if not arch.normalized and arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:
         from ._point.estimate import estimate_point
@@ -442,9 +446,13 @@ def _add_point_command(sub: Any) -> None:
                         "most 1 MiB)")
     p.add_argument("--causal", action="store_true", help="a causal mask")
     p.add_argument("--skip", action="store_true", help="skip connections")
-    p.add_argument("--normalized", action="store_true", help="softmax attention (float64 only)")
+    p.add_argument("--as", dest="model", choices=MODELS, default=None,
+                   help="the model analysed: normalized (softmax) or lightning (softmax removed). Default: the model "
+                        "the layout was trained as: normalized for every checkpoint layout (MultiheadAttention, "
+                        "q_proj/..., BERT, GPT-2, fused), lightning for the package's names and a --names mapping")
+    p.add_argument("--normalized", action="store_true", help="softmax attention (float64 only): --as normalized")
     p.add_argument("--temperature", type=positive_float("--temperature"), default=None,
-                   help="softmax temperature (default 1; needs --normalized)")
+                   help="softmax temperature (default 1, times sqrt(d_h) for a checkpoint's score scale; needs --as normalized)")
     p.add_argument("--denominator", type=integer("--denominator"), default=None,
                    help="round every float to the nearest multiple of 1/N (default: its exact binary value)")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the sample inputs (default 0)")

@@ -64,7 +64,8 @@ from .layouts import layer_heads
 from .safetensors import loads_json, shown_name
 
 __all__ = ["attention_entries", "Recognized", "recognize", "Translation", "translate", "PACKAGE_NAME",
-           "read_names_file", "read_config", "MAX_NAMES_BYTES", "LAYOUTS"]
+           "read_names_file", "read_config", "MAX_NAMES_BYTES", "LAYOUTS", "TRAINED_AS", "MODELS", "trained_softmax",
+           "model_line"]
 
 PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
 _PACKAGE_LAYER = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.")
@@ -74,6 +75,13 @@ MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ = ("MultiheadAttention in_proj_weight/out_
                                          "BERT query/key/value/output.dense", "GPT-2 Conv1D c_attn/c_proj",
                                          "fused Wqkv", "fused qkv_proj")
 LAYOUTS = (MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ, "mapping")
+#: the model each layout was trained as (an extension point: one entry per layout). Every known layout is a
+#: softmax layer (MultiheadAttention, LLaMA, BERT, GPT-2, MPT, Phi), analysed as normalized attention by default
+#: (``--as lightning`` removes the softmax); a user's mapping does not say, and is read as lightning
+TRAINED_AS: dict[str, str | None] = {MHA: "softmax", PROJ: "softmax", BERT: "softmax", GPT2: "softmax",
+                                     WQKV: "softmax", QKV_PROJ: "softmax", "mapping": None}
+#: the models ``--as`` chooses from
+MODELS = ("normalized", "lightning")
 
 # suffix -> role, layout: role q/k/v/o/qkv (``T``: stored transposed, a Conv1D), or a bias of one; the layout of
 # an output projection (None) is that of its layer's queries
@@ -226,6 +234,7 @@ class Translation:
     head_sizes: tuple[int, ...] = ()  # d_h of each layer (the dropped score scale is 1/sqrt(d_h))
     key_value_heads: tuple[int, ...] = ()  # key/value heads of each layer (fewer than the heads: grouped-query)
     grouped: tuple[GroupedLayer, ...] = ()  # each layer in its own factored parametrization (when grouped-query)
+    factors: tuple[GroupedLayer, ...] = ()  # every layer's factors (W_q,h, W_k,g, W_O,h, W_v,g): the per-head table
 
 
 @dataclass
@@ -412,9 +421,11 @@ def _output_dense(arrays: dict[str, Any], rec: Recognized) -> None:
 
 
 def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray], *, heads: int | None = None,
-              names: dict[str, str] | None = None, metadata: dict[str, str] | None = None) -> Translation:
+              names: dict[str, str] | None = None, metadata: dict[str, str] | None = None,
+              products: bool = True) -> Translation:
     """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
-    ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion)."""
+    ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion).
+    ``products=False``: only the factors (``Translation.factors``), no ``V = W_O,h W_v,h`` formed."""
     if heads is not None and (isinstance(heads, bool) or not isinstance(heads, int) or heads < 1):
         raise InvalidArgumentError(f"heads={heads!r}: must be a positive integer")
     rec = recognize(arrays, names, metadata)
@@ -429,13 +440,11 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     groups: list[int] = []
     own: list[GroupedLayer] = []
     for l, prefix in enumerate(rec.order):
-        d_h, kv, layer = layer_heads(l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes)
+        d_h, kv, layer = layer_heads(l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes,
+                                     products)
         sizes.append(d_h)
         groups.append(kv)
         own.append(layer)
-    notes.append("the score scale 1/sqrt(d_h) is dropped for lightning attention (a constant factor of the "
-                 "function; the neuromanifold is a cone: every verdict is the same); with softmax it is the "
-                 "temperature sqrt(d_h)")
     if PROJ in rec.layout:
         notes.append("q_proj/k_proj/v_proj are also the names of models with rotary position embeddings (LLaMA, "
                      "Mistral, Qwen), whose rotation is not stored in the weights: the network read has none")
@@ -447,7 +456,43 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
                      + ", ".join(shown_name(k) for k in rec.ignored))
     grouped = tuple(own) if any(kv < len(layer.Q) for kv, layer in zip(groups, own)) else ()
     return Translation(out, rec.layout, rec.order, tuple(rec.zero + rec.ignored), tuple(notes), tuple(sizes),
-                       tuple(groups), grouped)
+                       tuple(groups), grouped, tuple(own))
+
+
+def trained_softmax(layout: str) -> bool:
+    """Whether every layout read (``Recognized.layout``, labels joined by `` + ``) was trained with softmax
+    (:data:`TRAINED_AS`); the package's own names and a mapping keep lightning."""
+    kinds = [TRAINED_AS.get(k) for k in layout.split(" + ")] if layout and layout != "package names" else [None]
+    return all(k == "softmax" for k in kinds)
+
+
+def model_line(layout: str, shown: str, normalized: bool, requested: bool, causal: bool,
+               head_sizes: tuple[int, ...], temperature: float) -> str:
+    """The report's first words: the model analysed, the layout read (``shown``: with its heads), and what was
+    dropped or folded (the score scale ``1/sqrt(d_h)``, the softmax, GPT-2's causal mask). ``layout``: the labels
+    read (``Recognized.layout``); ``requested``: the model was chosen (``--as``, ``normalized=``), not the layout's
+    default (:data:`TRAINED_AS`)."""
+    softmax = trained_softmax(layout)
+    sizes = sorted(set(head_sizes))
+    scale = "1/sqrt(d_h)" + (f" (d_h = {sizes[0]})" if len(sizes) == 1 else "")
+    dropped: list[str] = []
+    kept = ""
+    if normalized:
+        model = "softmax (normalized) attention, " + ("as trained" if softmax and not requested else "requested")
+        kept = f"the score scale {scale} kept as the temperature {temperature:.6g}"
+    else:
+        if softmax:
+            model = "lightning attention (--as lightning: the trained model's softmax removed)"
+            dropped.append("the softmax")
+        elif "mapping" in layout:
+            model = "lightning attention (a mapping does not say which model was trained: --as normalized for softmax)"
+        else:
+            model = "lightning attention"
+        dropped.append(f"the score scale {scale} (a constant factor of a lightning layer: the same verdicts)")
+    if GPT2 in layout and not causal:
+        dropped.append("GPT-2's causal mask (--causal keeps it)")
+    tail = "; ".join(x for x in (kept, ("dropped " + ", ".join(dropped)) if dropped else "") if x)
+    return f"{model}, read as {shown}" + (f"; {tail}" if tail else "")
 
 
 def _stored(metadata: dict[str, str], name: str, where: str) -> int | None:

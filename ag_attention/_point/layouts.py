@@ -48,10 +48,11 @@ def _split_stacked(W: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np
 
 def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str, str], str],
                 convert: Callable[[Any, str], np.ndarray], h: int, out: dict[str, np.ndarray],
-                notes: list[str]) -> tuple[int, int, GroupedLayer]:
+                notes: list[str], products: bool = True) -> tuple[int, int, GroupedLayer]:
     """Layer ``l`` (its source ``prefix``, its projections ``r`` by role) as ``h`` package heads, into ``out``
     (and ``notes``); its head size ``d_h``, its number of key/value heads, and the layer in its own factored
-    parametrization (:class:`~ag_attention._point.grouped.GroupedLayer`)."""
+    parametrization (:class:`~ag_attention._point.grouped.GroupedLayer`). ``products=False``: the factors only,
+    nothing written into ``out`` (the per-head table at real sizes never forms ``W_O,h W_v,h``)."""
     where = _where(prefix)
     r = dict(r)
 
@@ -96,7 +97,7 @@ def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str,
             raise InvalidArgumentError(f"layer {where}: grouped-query attention without an output projection")
         o = np.array([[Fraction(int(i == j)) for j in range(v.shape[0])] for i in range(v.shape[0])], dtype=object)
         notes.append(f"layer {l + 1} ({where}): no output projection: W_O = I (the heads concatenated)")
-    for i in range(h):
+    for i in range(h if products else 0):
         g = i // group
         out[f"layers.{l}.heads.{i}.Q"] = q[i * dq:(i + 1) * dq]
         out[f"layers.{l}.heads.{i}.K"] = k[g * dq:(g + 1) * dq]

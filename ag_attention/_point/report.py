@@ -65,11 +65,13 @@ class LayerAtPoint:
 
     @property
     def rank_deficient(self) -> bool:
-        """Some head has ``rank A`` below ``min(a_i, d_{i-1})`` or ``rank V`` below ``min(d_i, d_{i-1})``."""
+        """Some head has ``rank A`` below ``min(a_i, d_{i-1})`` or ``rank V`` below ``min(d_i, d_{i-1})`` (and below
+        the head size for a checkpoint's ``V_h = W_O,h W_v,h``, whose rank is at most that by construction)."""
         return any(r < self.full_a for r in self.ranks_A) or any(r < self.full_v for r in self.ranks_V)
 
     full_a: int = 0
-    full_v: int = 0
+    full_v: int = 0  # min(d_i, d_{i-1}), and the head size when V_h = W_O,h W_v,h (a checkpoint's factored product)
+    factored_v: bool = False
 
     @property
     def critical(self) -> bool | None:
@@ -83,7 +85,8 @@ class LayerAtPoint:
 
     def to_dict(self) -> dict[str, Any]:
         return {"layer": self.index, "rank_bound": self.rank_bound, "rank_A": list(self.ranks_A),
-                "rank_V": list(self.ranks_V), "rank_deficient": self.rank_deficient,
+                "rank_V": list(self.ranks_V), "full_rank_A": self.full_a, "full_rank_V": self.full_v,
+                "rank_deficient": self.rank_deficient,
                 "local_rank": None if self.local is None else self.local.to_dict(),
                 "generic_dimension": self.generic, "critical": self.critical}
 
@@ -197,7 +200,7 @@ class PointGeometry(ResultMixin):
         d: dict[str, Any] = {
             "architecture": arch.to_dict(),
             "parameters": self.parameters,
-            "point": {"source": self.network.source, "layout": self.network.layout,
+            "point": {"source": self.network.source, "layout": self.network.layout, "model": self.network.model,
                       "conversion": self.network.conversion,
                       "floats": self.network.floats, "factored_layers": list(self.network.factored),
                       "not_used": list(self.network.ignored)},
@@ -250,8 +253,12 @@ class PointGeometry(ResultMixin):
 
     def __str__(self) -> str:
         arch = self.network.architecture
-        read = f" (read as {self.network.layout})" if self.network.layout else ""
-        lines = [f"Geometry at the point: {arch.describe()}, {self.parameters} parameters{read}",
+        if self.network.model:  # a checkpoint: the model analysed, the layout read, what was dropped
+            head = f"Geometry at the point: {self.network.model}: {arch.describe()}, {self.parameters} parameters"
+        else:
+            read = f" (read as {self.network.layout})" if self.network.layout else ""
+            head = f"Geometry at the point: {arch.describe()}, {self.parameters} parameters{read}"
+        lines = [head,
                  f"  point            {self.network.source}; {self.network.conversion}"]
         if self.network.grouped:  # the verdicts below are the ambient multi-head model's: say so first
             lines.append(f"  grouped-query    {self.grouped.summary() if self.grouped else 'its own model not analysed'}"
@@ -272,9 +279,10 @@ class PointGeometry(ResultMixin):
                     lines.append(f"  drop ...         {len(cert.beyond_symmetries) - 8} more (all in the JSON report)")
         cert = "certified" if self.generic_certified else "lower bound"
         lines.append(f"  generic dim      {self.generic_dimension} ({cert}: {self.generic_certificate})")
-        crit = {True: "yes: the local rank is below the generic dimension", False: "no",
+        crit = {True: "yes: the local rank is below the generic dimension", False: "no: the local rank reaches it",
                 None: "not decided"}[self.critical]
-        lines.append(f"  critical         {crit}")
+        lines.append(f"  critical         {crit} (a critical point of the parametrization theta -> phi_theta, "
+                     "not of a loss)")
         if self.fiber_dimension is not None:
             lines.append(f"  fiber (tangent)  dimension {self.fiber_dimension}; the symmetries span "
                          f"{self.local.symmetry_rank if self.local else '?'}"
@@ -284,7 +292,10 @@ class PointGeometry(ResultMixin):
             loc = "" if ly.local is None else (f"; its own local rank {ly.local.lower}"
                                                + ("" if ly.local.exact else f"..{ly.local.upper}")
                                                + f" of {ly.generic}")
-            lines.append(f"  layer {ly.index}          rank A {list(ly.ranks_A)}, rank V {list(ly.ranks_V)}{loc}{flag}")
+            fv = (f" (V_h = W_O,h W_v,h: at most {ly.full_v}, the head size)" if ly.factored_v
+                  else f" (at most {ly.full_v})")
+            lines.append(f"  layer {ly.index}          rank A {list(ly.ranks_A)} (at most {ly.full_a}), rank V "
+                         f"{list(ly.ranks_V)}{fv}{loc}{flag}")
         if self.one_layer is not None:
             o = self.one_layer
             lines += [
@@ -435,8 +446,12 @@ def _layers(net: Network, seed: int, deep: bool, deadline: Deadline) -> tuple[La
         if deep and not arch.normalized:
             sub = _layer_network(net, i)
             local, generic, certified, _ = _ranks(sub, seed, None, deadline, f"layer {layer.index}")
+        full_v = min(layer.d_out, layer.d_in)
+        factored = len(net.head_sizes) > i
+        if factored:  # V_h = W_O,h W_v,h has rank at most the head size by construction: not a deficiency
+            full_v = min(full_v, net.head_sizes[i])
         out.append(LayerAtPoint(layer.index, layer.rank, ranks_a, ranks_v, local, generic, certified,
-                                full_a=min(layer.rank, layer.d_in), full_v=min(layer.d_out, layer.d_in)))
+                                full_a=min(layer.rank, layer.d_in), full_v=full_v, factored_v=factored))
     return tuple(out)
 
 

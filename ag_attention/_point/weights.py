@@ -179,6 +179,9 @@ class Network:
     ignored: tuple[str, ...] = ()  # a checkpoint's tensors read but not used (zero biases, embeddings, norms, ...)
     layout: str = ""  # a checkpoint's layout read and its heads ("GPT-2 Conv1D c_attn/c_proj, 12 heads")
     grouped: tuple[GroupedLayer, ...] = ()  # a grouped-query checkpoint in its own parametrization (grouped.py)
+    model: str = ""  # a checkpoint's model analysed, its layout and what was dropped (the report's first line)
+    head_sizes: tuple[int, ...] = ()  # a checkpoint's d_h per layer: V_h = W_O,h W_v,h has rank <= d_h
+    factors: tuple[GroupedLayer, ...] = ()  # a checkpoint's factors per layer (W_q,h, W_k,g, W_O,h, W_v,g)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -267,7 +270,7 @@ class Network:
                 ranks = tuple(min(bound, w) for w in widths[:-1])
                 use_a = False
         arch = Architecture(widths, None if use_a else ranks, tokens=tokens, parametrization="AV" if use_a else "QKV",
-                            heads=heads, skip=skip, normalized=normalized, temperature=temperature, causal=causal)
+                            heads=heads, skip=skip, normalized=bool(normalized), temperature=temperature, causal=causal)
         layers = tuple(tuple(mats[(l, h)] for h in range(heads)) for l in range(depth))
         if not floats:
             conversion = "exact (no floats)"
@@ -294,13 +297,16 @@ class Network:
         naming both, and every one neither stored nor given is named in one message (the heads only when the
         layout leaves them open: one head of 64 and two of 32 are different functions of the same weights);
         ``stored_in`` names where ``metadata`` came from, in those messages."""
-        from .checkpoints import attention_entries, recognize, settle_arguments, translate
+        from .checkpoints import attention_entries, model_line, recognize, settle_arguments, trained_softmax, translate
 
         if not isinstance(arrays, Mapping):
             raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(arrays).__name__}")
         arrays, meta = dict(arrays), dict(metadata or {})
         rec = recognize(arrays, names, meta)  # names and shapes only: nothing converted yet
         tokens, heads = settle_arguments(rec, tokens, heads, meta, source, stored_in)
+        requested = kwargs.get("normalized") is not None
+        if kwargs.get("normalized") is None:  # the model the layout was trained as (TRAINED_AS)
+            kwargs["normalized"] = not rec.package and trained_softmax(rec.layout)
         denominator = kwargs.get("denominator")
         limit = kwargs.get("max_parameters")
         if limit is not None and not rec.package:  # the network has at least 3/4 of these entries as parameters
@@ -308,14 +314,14 @@ class Network:
             if 3 * entries // 4 > limit:
                 raise InvalidArgumentError(
                     f"weights: {entries:,} attention weights ({rec.layout}, at least {3 * entries // 4:,} parameters), "
-                    f"more than the {limit:,} whose exact local rank fits in the memory available here; refused "
-                    "before converting them")
+                    f"more than the {limit:,} whose local rank fits in the memory available here; refused "
+                    "before converting them (point --per-head gives every head's geometry at any size)")
         tr = translate(arrays, lambda value, name: _matrix(value, name, denominator), heads=heads, names=names,
                        metadata=meta)
         if tr.layout == "package names":
             return cls.from_weights(tr.weights, source=source, tokens=tokens, **kwargs)
         floats = any(_has_floats(v) for k, v in arrays.items() if k not in tr.ignored)
-        if kwargs.get("normalized"):  # softmax is not homogeneous: the score scale 1/sqrt(d_h) is a temperature
+        if kwargs["normalized"]:  # softmax is not homogeneous: the score scale 1/sqrt(d_h) is a temperature
             if len(set(tr.head_sizes)) > 1:
                 raise InvalidArgumentError(f"softmax layers with head sizes {list(tr.head_sizes)}: one temperature "
                                            "sqrt(d_h) for all layers is needed (the architecture has one)")
@@ -330,8 +336,12 @@ class Network:
         layout = f"{tr.layout}, {H} head{'s' if H > 1 else ''}"
         if min(tr.key_value_heads) < H:
             layout += f" (grouped-query: {'/'.join(str(k) for k in sorted(set(tr.key_value_heads)))} key/value heads)"
+        arch = net.architecture
+        model = model_line(tr.layout, layout, arch.normalized, requested, arch.causal, tr.head_sizes,
+                           arch.temperature)
         return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes,
-                                   ignored=tr.ignored, layout=layout, grouped=tr.grouped)
+                                   ignored=tr.ignored, layout=layout, grouped=tr.grouped, model=model,
+                                   head_sizes=tr.head_sizes, factors=tr.factors)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":

@@ -64,9 +64,10 @@ def test_the_same_network_saved_three_ways_gives_the_same_report():
     P = _projections()
     reports = []
     for layout, arrays in _layouts(P).items():
-        net = Network.from_checkpoint(arrays, heads=H, tokens=2)
+        net = Network.from_checkpoint(arrays, heads=H, tokens=2, normalized=False)  # --as lightning
         assert layout in net.source and net.architecture.heads == H and net.architecture.ranks == (DH,)
-        assert any("score scale" in n for n in net.notes) and net.conversion.startswith("exact binary value")
+        assert "dropped the softmax, the score scale 1/sqrt(d_h)" in net.model
+        assert net.conversion.startswith("exact binary value")
         g = point_geometry(net).to_dict()
         reports.append({k: g[k] for k in ("local_rank", "generic_dimension", "critical", "fiber_dimension")})
         X = generator(5).standard_normal((3, 2, E))
@@ -175,7 +176,8 @@ def test_a_real_multihead_attention_module(torch):
             heads.append((q[..., s] @ k[..., s].transpose(1, 2) / math.sqrt(DH)) @ v[..., s])
         lightning = mha.out_proj(torch.cat(heads, dim=-1))
     assert np.allclose(soft.forward(X.numpy()), expected.numpy(), rtol=1e-10, atol=1e-12)
-    light = Network.from_torch(mha, heads=H, tokens=2)
+    assert Network.from_torch(mha, heads=H, tokens=2).architecture.normalized  # the model trained, by default
+    light = Network.from_torch(mha, heads=H, tokens=2, normalized=False)
     assert np.allclose(light.forward(X.numpy()) / math.sqrt(DH), lightning.numpy(), rtol=1e-10, atol=1e-12)
 
 
@@ -342,12 +344,24 @@ def test_tokens_and_heads_come_from_the_file_or_are_required_as_in_the_cli(tmp_p
     assert r.returncode == 2 and "heads=5 given, but the file says heads=2" in r.stderr
 
 
-def test_the_report_s_first_line_names_the_layout_read():
+def test_the_report_s_first_line_names_the_model_the_layout_and_what_was_dropped():
+    """Issue 37: a softmax layout is analysed as softmax by default, and the first line says so; --as lightning
+    names the softmax and the score scale as dropped."""
     net = Network.from_checkpoint(_layouts(_projections())[MHA], heads=H, tokens=2)
-    assert net.layout == f"{MHA}, 2 heads"
+    assert net.layout == f"{MHA}, 2 heads" and net.architecture.normalized
+    assert net.architecture.temperature == pytest.approx(math.sqrt(DH))
     first = str(point_geometry(net)).splitlines()[0]
-    assert first.endswith(f"(read as {MHA}, 2 heads)")
-    assert point_geometry(net).to_dict()["point"]["layout"] == net.layout
+    assert first.startswith(f"Geometry at the point: softmax (normalized) attention, as trained, read as {MHA}, "
+                            "2 heads; the score scale 1/sqrt(d_h) (d_h = 2) kept as the temperature 1.41421:")
+    d = point_geometry(net).to_dict()
+    assert d["point"]["layout"] == net.layout and d["point"]["model"] == net.model
+    light = Network.from_checkpoint(_layouts(_projections())[MHA], heads=H, tokens=2, normalized=False)
+    first = str(point_geometry(light)).splitlines()[0]
+    assert first.startswith("Geometry at the point: lightning attention (--as lightning: the trained model's "
+                            f"softmax removed), read as {MHA}, 2 heads; dropped the softmax, the score scale")
+    own = Network.from_weights({"layers.0.heads.0.Q": [[1, 0]], "layers.0.heads.0.K": [[0, 1]],
+                                "layers.0.heads.0.V": [[1, 1]]})
+    assert str(point_geometry(own)).splitlines()[0] == "Geometry at the point: widths 2,1 ranks 1 t=2, 6 parameters"
 
 
 def test_a_config_json_beside_the_file_gives_the_heads_or_refuses_positions(tmp_path):

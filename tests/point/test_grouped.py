@@ -17,7 +17,8 @@ def _checkpoint(E, h, kv, seed=0, integers=False):
 
 
 def _network(W, h, tokens=2):
-    return Network.from_checkpoint({f"a.{r}_proj.weight": W[r] for r in "qkvo"}, tokens=tokens, heads=h)
+    return Network.from_checkpoint({f"a.{r}_proj.weight": W[r] for r in "qkvo"}, tokens=tokens, heads=h,
+                                   normalized=False)  # the lightning GQA model
 
 
 @pytest.mark.parametrize("E, h, kv", [(4, 2, 1), (4, 4, 2), (4, 4, 1), (6, 3, 1), (6, 2, 1), (8, 4, 1), (8, 4, 2)])
@@ -72,10 +73,11 @@ def test_the_cli_reports_the_gqa_model(tmp_path):
     W = _checkpoint(4, 2, 1, integers=True)
     tensors = {f"model.layers.0.self_attn.{r}_proj.weight": ("F32", W[r].astype("<f4")) for r in "qkvo"}
     write_safetensors(tmp_path / "gqa.safetensors", tensors, metadata={"tokens": "2", "heads": "2"})
-    r = run_cli("point", str(tmp_path / "gqa.safetensors"))
+    r = run_cli("point", str(tmp_path / "gqa.safetensors"), "--as", "lightning")
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
-    assert first.endswith("(read as q_proj/k_proj/v_proj/o_proj, 2 heads (grouped-query: 1 key/value heads))")
+    assert ("read as q_proj/k_proj/v_proj/o_proj, 2 heads (grouped-query: 1 key/value heads); dropped the softmax"
+            in first)
     assert r.stdout.splitlines()[2] == ("  grouped-query    GQA model: dimension 36 (certified), local rank 36, not "
                                         "critical; below: the ambient 2-head model at this GQA point")
     assert "the GQA model has dimension 36 (certified" in r.stdout

@@ -113,7 +113,7 @@ def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention()
         WQKV: {"blocks.0.attn.Wqkv.weight": stacked, "blocks.0.attn.out_proj.weight": W["o"]},
         QKV_PROJ: {"layers.0.self_attn.qkv_proj.weight": stacked, "layers.0.self_attn.o_proj.weight": W["o"]},
     }
-    nets = {name: Network.from_checkpoint(sd, tokens=2, heads=H) for name, sd in layouts.items()}
+    nets = {name: Network.from_checkpoint(sd, tokens=2, heads=H, normalized=False) for name, sd in layouts.items()}
     for name, net in nets.items():
         assert net.layout == f"{name}, 2 heads" and f"({name})" in net.source
         _same_function(net, W)
@@ -132,7 +132,7 @@ def test_grouped_query_attention_is_read_exactly_as_heads_sharing_keys_and_value
     checkpoint's own function, exactly."""
     W = _weights(2, kv=1)
     sd = {f"model.layers.0.self_attn.{r}_proj.weight": W[r] for r in "qkvo"}
-    net = Network.from_checkpoint(sd, tokens=2, heads=H)
+    net = Network.from_checkpoint(sd, tokens=2, heads=H, normalized=False)
     assert net.layout == f"{PROJ}, 2 heads (grouped-query: 1 key/value heads)"
     assert net.architecture.heads == 2 and net.architecture.ranks == (DH,)
     K0, K1 = (net.weights[0][h]["K"] for h in range(2))
@@ -142,7 +142,7 @@ def test_grouped_query_attention_is_read_exactly_as_heads_sharing_keys_and_value
     _same_function(net, W)
     fused = {"model.layers.0.self_attn.qkv_proj.weight": np.vstack([W["q"], W["k"], W["v"]]),
              "model.layers.0.self_attn.o_proj.weight": W["o"]}
-    _same_function(Network.from_checkpoint(fused, tokens=2, heads=H), W)
+    _same_function(Network.from_checkpoint(fused, tokens=2, heads=H, normalized=False), W)
     # 4 heads of size 1 over 2 key/value heads: groups of 2
     W4 = {**W, "k": generator(3).standard_normal((2, E)), "v": generator(4).standard_normal((2, E))}
     sd4 = {f"a.{r}_proj.weight": W4[r] for r in "qkvo"}
