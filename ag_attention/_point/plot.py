@@ -20,9 +20,10 @@ from .._errors import InvalidArgumentError, OutputError
 from .._files import atomic_open, reserve
 
 if TYPE_CHECKING:
+    from .heads import HeadsTable
     from .report import PointGeometry
 
-__all__ = ["FORMATS", "check_plot_path", "plot_point"]
+__all__ = ["FORMATS", "check_plot_path", "plot_point", "plot_heads"]
 
 FORMATS = ("png", "pdf", "svg")
 
@@ -95,6 +96,42 @@ def plot_point(g: PointGeometry, path: str | os.PathLike[str]) -> Path:
         bx.legend(fontsize=7)
     fig.tight_layout()
     with atomic_open(target, "wb") as fh:  # never through a planted link; a full disk is an OutputError
+        fig.savefig(fh, format=target.suffix.lower().lstrip("."))
+    plt.close(fig)
+    return target
+
+
+def plot_heads(table: HeadsTable, path: str | os.PathLike[str]) -> Path:
+    """The heads x layers figure of a per-head table (``point --per-head --plot FILE``): each head's output scale
+    relative to its layer's largest (log colour scale), dead heads marked ``x``, heads critical by their ranks
+    ``o``, near-dead ``.``."""
+    target = check_plot_path(path)
+    try:
+        import matplotlib
+    except ImportError:
+        raise InvalidArgumentError("--plot needs matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+
+    grid = table.grid("scale")
+    shown = np.where(grid > 0, grid, np.nan)
+    low = float(np.nanmin(shown)) if np.any(np.isfinite(shown)) else table.rtol
+    fig, ax = plt.subplots(figsize=(1.2 + 0.45 * grid.shape[1], 1.0 + 0.35 * grid.shape[0]))
+    im = ax.imshow(shown, origin="lower", aspect="auto", cmap="viridis",
+                   norm=LogNorm(vmin=min(low, table.rtol), vmax=1.0))
+    for h in table.heads:
+        mark = "x" if h.dead else "o" if h.critical else "." if h.near_dead else ""
+        if mark:
+            ax.plot(h.layer - 1, h.head - 1, mark, color="C3", ms=8, mfc="none")
+    ax.set_xticks(range(grid.shape[1]), [str(i + 1) for i in range(grid.shape[1])])
+    ax.set_yticks(range(grid.shape[0]), [str(i + 1) for i in range(grid.shape[0])])
+    ax.set_xlabel("layer")
+    ax.set_ylabel("head")
+    ax.set_title(f"output scale per head (x dead, o critical by its ranks, . below rtol {table.rtol:g})", fontsize=8)
+    fig.colorbar(im, ax=ax, label="scale / layer's largest")
+    fig.tight_layout()
+    with atomic_open(target, "wb") as fh:
         fig.savefig(fh, format=target.suffix.lower().lstrip("."))
     plt.close(fig)
     return target

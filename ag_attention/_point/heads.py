@@ -1,0 +1,424 @@
+"""Every head's geometry at real sizes: ``A_h = W_q,h^T W_k,h`` and ``V_h = W_O,h W_v,h`` from their factors.
+
+A checkpoint stores each head as thin factors (``d_h x d``), so its two matrices are products of rank at most
+``d_h``; everything here is computed from the factors, never from the ``d x d`` products (GPT-2-small, 144
+heads, d = 768, in seconds: ``bench/heads.py``). Per head (docs/math/point.md, point-heads):
+
+* **exact ranks** of ``A_h`` and ``V_h`` at the exact binary values of the floats: the rank over GF(p)
+  (``p`` below 2^21, BLAS: :func:`ag_attention._exact.linalg.rank`) is a lower bound on the rank over QQ; it
+  is the rank over QQ when it equals ``d_h`` (the factors' own bound: ``rank L R <= d_h``), and otherwise the
+  rank over QQ is computed exactly (FLINT, the factors scaled to integers): a rank below ``d_h`` is never a
+  guess. ``A_h = 0`` or ``V_h = 0`` (a *dead* head) is decided the same way;
+* the **singular values** in float64 (from the QR factors of the two factors: ``L R = U_1 (R_1 R_2^T) U_2^T``,
+  a ``d_h x d_h`` SVD), with their error bound ``4 d_h eps ||L|| ||R||`` stated;
+* **near-equal blocks**: consecutive singular values closer than ``rtol`` times the largest (within a block the
+  singular vectors, a basis of the head's subspaces, are not identifiable);
+* **distances to the rank strata** (Eckart-Young): the relative distance of ``A_h`` to ``rank <= j`` is
+  ``sqrt(sum_{i >= j} s_i^2) / ||A_h||_F``; the numerical rank at ``rtol``;
+* **near-dead**: the head's output scale (``||A_h|| ||V_h||``, invariant under the rescaling; ``||V_h||`` with
+  softmax) below ``rtol`` times the layer's largest;
+* the **verdict** the head ranks prove: a head is a critical point of its own parametrization ``(W_q, W_k, V)
+  -> phi`` when ``V_h = 0`` (its ``W_q,h``, ``W_k,h`` are kernel directions), ``A_h = 0`` (lightning: its
+  ``V_h``), or ``rank A_h < d_h <= d`` (then ``rank W_q,h < d_h`` or ``rank W_k,h < d_h``, and the image of
+  ``(dQ, dK) -> dQ^T K + Q^T dK`` has dimension ``d (r_Q + r_K) - r_Q r_K < d_h (2d - d_h)``): its local rank is
+  below Theorem 3.2's (3.9's) ``dim M_1``. The layer is then critical whenever its dimension is the heads'
+  count ``H dim M_1`` (true on every size computed, not proven at these sizes); ``point`` decides it where the
+  dimension is computed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import os
+import re
+from pathlib import Path
+
+import flint
+import numpy as np
+
+from .._errors import InvalidArgumentError
+from .._exact import linalg
+from .._exact.modular_lu import BLAS_PRIMES
+from .._numeric.strata import check_rtol, numerical_rank
+from .._results import ResultMixin
+from .files import tensor_to_numpy
+from .grouped import GroupedLayer
+from .safetensors import shown_name
+
+__all__ = ["FactorAtPoint", "HeadAtPoint", "HeadsTable", "head_table", "load_head_table", "network_head_table",
+           "residues", "product_rank", "product_singular_values", "near_equal_blocks", "PRIME"]
+
+#: the prime of the modular ranks: below 2^21, so a product of centred residues with an inner dimension up to
+#: 4,096 is exact in float64 (the BLAS route)
+PRIME = BLAS_PRIMES[0]
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def residues(M: np.ndarray, p: int) -> np.ndarray:
+    """The exact value of every entry of ``M`` modulo ``p`` (int64 in ``[0, p)``): a float by its exact binary
+    value ``m 2^e`` (denominators are powers of two, invertible mod an odd ``p``), a Fraction by its own."""
+    if M.dtype == object:
+        out = np.empty(M.shape, dtype=np.int64)
+        for idx, v in np.ndenumerate(M):
+            q = Fraction(v)
+            out[idx] = q.numerator % p * pow(q.denominator, -1, p) % p
+        return out
+    X = np.asarray(M, dtype=np.float64)  # float16/32/bf16 are exact in float64
+    m, e = np.frexp(X)
+    mant = np.ldexp(m, 53).astype(np.int64)  # |m| < 1: an exact integer below 2^53
+    e = e.astype(np.int64) - 53
+    low = int(e.min()) if e.size else 0
+    powers = np.array([pow(2, x, p) for x in range(low, int(e.max()) + 1 if e.size else low + 1)], dtype=np.int64)
+    return np.remainder(mant, p) * powers[e - low] % p
+
+
+def _modular_product(L: np.ndarray, R: np.ndarray, p: int) -> np.ndarray:
+    """``L R mod p`` of residues, through float64 BLAS on centred residues (exact: inner dimension <= 4,096)."""
+    half = p // 2
+    out = np.zeros((L.shape[0], R.shape[1]), dtype=np.float64)
+    for s in range(0, L.shape[1], 4096):
+        cl = np.where(L[:, s:s + 4096] > half, L[:, s:s + 4096] - p, L[:, s:s + 4096]).astype(np.float64)
+        cr = np.where(R[s:s + 4096] > half, R[s:s + 4096] - p, R[s:s + 4096]).astype(np.float64)
+        out = np.remainder(out + cl @ cr, p)
+    return out.astype(np.int64)
+
+
+def _integers(M: np.ndarray) -> list[list[int]]:
+    """``M`` times one power of two (or the common denominator): Python integers, the same rank."""
+    if M.dtype == object:
+        den = math.lcm(*(Fraction(v).denominator for v in M.flat)) if M.size else 1
+        return [[int(Fraction(v) * den) for v in row] for row in M]
+    X = np.asarray(M, dtype=np.float64)
+    m, e = np.frexp(X)
+    mant = np.ldexp(m, 53).astype(np.int64)
+    e = e.astype(np.int64) - 53
+    low = int(e[mant != 0].min()) if np.any(mant) else 0
+    return [[int(a) << int(b - low) if a else 0 for a, b in zip(ra, rb)] for ra, rb in zip(mant, e)]
+
+
+def product_rank(L: np.ndarray, R: np.ndarray, p: int = PRIME) -> tuple[int, int, str]:
+    """The rank over QQ of ``L R`` at the exact values, its largest possible value ``min(rows, inner, cols)``,
+    and how it was proven: the GF(p) rank when it reaches that bound (a lower bound that meets the upper one),
+    else the exact integer rank (FLINT) of the product of the factors scaled to integers."""
+    m, k = L.shape
+    n = R.shape[1]
+    bound = min(m, k, n)
+    if bound == 0:
+        return 0, 0, "empty"
+    Lp, Rp = residues(L, p), residues(R, p)
+    if k <= min(m, n) and linalg.rank(Lp, p) == k and linalg.rank(Rp, p) == k:
+        return k, bound, f"GF({p}): both factors of rank {k} = the bound"
+    r = linalg.rank(_modular_product(Lp, Rp, p), p)
+    if r == bound:
+        return r, bound, f"GF({p}) rank = the bound"
+    exact = flint.fmpz_mat(_integers(L)) * flint.fmpz_mat(_integers(R))
+    return int(exact.rank()), bound, f"exact over QQ (FLINT; GF({p}) gave {r})"
+
+
+def product_singular_values(L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, float]:
+    """The singular values of ``L R`` in float64 from the factors (``L = U_1 R_1``, ``R^T = U_2 R_2``, so
+    ``L R = U_1 (R_1 R_2^T) U_2^T``: an SVD of the inner size), and their error bound
+    ``4 k eps ||L||_2 ||R||_2``."""
+    Lf, Rf = np.asarray(L, dtype=np.float64), np.asarray(R, dtype=np.float64)
+    k = Lf.shape[1]
+    if k >= min(Lf.shape[0], Rf.shape[1]):
+        s = np.linalg.svd(Lf @ Rf, compute_uv=False)
+        nl, nr = (np.linalg.norm(x, 2) if x.size else 0.0 for x in (Lf, Rf))
+    else:
+        r1: np.ndarray = np.linalg.qr(Lf, mode="r")  # type: ignore[assignment]
+        r2: np.ndarray = np.linalg.qr(Rf.T, mode="r")  # type: ignore[assignment]
+        s = np.linalg.svd(r1 @ r2.T, compute_uv=False)
+        nl, nr = (np.linalg.norm(x, 2) if x.size else 0.0 for x in (r1, r2))
+    return s, 4 * k * _EPS * float(nl) * float(nr)
+
+
+def near_equal_blocks(s: np.ndarray, rtol: float) -> tuple[tuple[int, int], ...]:
+    """``(first index, size)`` of each run of two or more consecutive singular values above ``rtol`` times the
+    largest that differ by at most ``rtol`` times the largest (a basis of those directions is not identifiable)."""
+    if s.size == 0 or not s[0] > 0:
+        return ()
+    top = float(s[0])
+    kept = s[s > rtol * top]
+    blocks, start = [], 0
+    for i in range(1, kept.size + 1):
+        if i == kept.size or kept[i - 1] - kept[i] > rtol * top:
+            if i - start >= 2:
+                blocks.append((start, i - start))
+            start = i
+    return tuple(blocks)
+
+
+def _tails(s: np.ndarray) -> tuple[float, ...]:
+    """The relative distance to ``rank <= j`` for ``j = 0 .. len(s) - 1`` (Eckart-Young)."""
+    sq = np.asarray(s, dtype=np.float64) ** 2
+    total = float(sq.sum())
+    if total <= 0:
+        return tuple(0.0 for _ in sq)
+    tail = np.cumsum(sq[::-1])[::-1]
+    return tuple(float(math.sqrt(x / total)) for x in tail)
+
+
+@dataclass(frozen=True)
+class FactorAtPoint:
+    """``A_h`` or ``V_h`` of one head: exact rank, spectrum, blocks, distances to the rank strata."""
+
+    rank: int  # over QQ, exact
+    bound: int  # the largest rank the factors allow (d_h, or the matrix's sides)
+    method: str  # how the rank was proven
+    singular_values: tuple[float, ...]
+    error: float  # float64 error bound of the singular values
+    numerical_rank: int  # above rtol times the largest
+    distances: tuple[float, ...]  # relative distance to rank <= j, j = 0 .. bound - 1
+    blocks: tuple[tuple[int, int], ...]
+
+    @property
+    def zero(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def norm(self) -> float:
+        return float(math.sqrt(sum(x * x for x in self.singular_values)))
+
+    @property
+    def to_lower(self) -> float | None:
+        """The relative distance to ``rank <= rank - 1`` (how far the head is from losing one rank)."""
+        return self.distances[self.rank - 1] if 0 < self.rank <= len(self.distances) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "bound": self.bound, "method": self.method,
+                "singular_values": list(self.singular_values), "error": self.error,
+                "numerical_rank": self.numerical_rank, "distance_to_rank": list(self.distances),
+                "distance_to_lower_rank": self.to_lower, "near_equal_blocks": [list(b) for b in self.blocks]}
+
+
+@dataclass(frozen=True)
+class HeadAtPoint:
+    """One head: its ``A_h`` and ``V_h``, dead / near-dead, and the verdict its ranks prove."""
+
+    layer: int  # 1-based
+    head: int  # 1-based
+    size: int  # d_h
+    width: int  # d
+    A: FactorAtPoint
+    V: FactorAtPoint
+    scale: float  # the head's output scale relative to its layer's largest
+    dead: str  # "V_h = 0", "A_h = 0" (lightning: softmax with A_h = 0 averages), or ""
+    near_dead: bool
+    critical: bool  # a critical point of its own parametrization, proven from its ranks
+    reason: str  # why (the missing directions), or why not decided
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layer": self.layer, "head": self.head, "head_size": self.size, "A": self.A.to_dict(),
+                "V": self.V.to_dict(), "dead": self.dead or None, "scale": self.scale, "near_dead": self.near_dead,
+                "critical": self.critical, "reason": self.reason}
+
+
+def _factor(L: np.ndarray, R: np.ndarray, rtol: float, p: int) -> FactorAtPoint:
+    rank, bound, method = product_rank(L, R, p)
+    s, err = product_singular_values(L, R)
+    s = s[:bound]
+    return FactorAtPoint(rank, bound, method, tuple(float(x) for x in s), err, numerical_rank(s, rtol), _tails(s),
+                         near_equal_blocks(s, rtol))
+
+
+def _verdict(A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normalized: bool) -> tuple[bool, str]:
+    """Critical of the head's own parametrization, from its exact ranks (module docstring), with the kernel
+    directions beyond the symmetries; or why its ranks do not decide it."""
+    if V.zero:
+        return True, (f"dead (V_h = 0): W_q,h and W_k,h ({2 * size * width:,} entries) are kernel directions, "
+                      f"beyond the {size}^2{'' if normalized else ' + 1'} of the symmetries")
+    if A.zero and not normalized:
+        return True, "dead (A_h = 0): the entries of V_h (W_O,h and W_v,h) are kernel directions"
+    if A.rank < size <= width:
+        return True, (f"rank A_h = {A.rank} < d_h = {size}: W_q,h or W_k,h has rank < {size}, and (dQ, dK) -> "
+                      f"dQ^T K + Q^T dK loses rank: kernel directions beyond GL_{size}")
+    return False, "its ranks do not drop: not decided by them (the layer's local rank decides)"
+
+
+def head_table(layers: Sequence[GroupedLayer], *, normalized: bool, rtol: float = 1e-3, model: str = "",
+               p: int = PRIME) -> "HeadsTable":
+    """The table of every head of ``layers`` (each in its factors: :class:`~ag_attention._point.grouped.GroupedLayer`,
+    float or exact arrays) at ``rtol`` (module docstring); ``normalized``: softmax (``A_h = 0`` is then not dead)."""
+    rtol = check_rtol(rtol)
+    t0 = time.perf_counter()
+    heads: list[HeadAtPoint] = []
+    for l, layer in enumerate(layers):
+        found = []
+        for h, (Q, W_O) in enumerate(zip(layer.Q, layer.W_O)):
+            g = h // layer.group
+            K, W_v = layer.K[g], layer.W_v[g]
+            A = _factor(Q.T, K, rtol, p)
+            V = _factor(W_O, W_v, rtol, p)
+            found.append((h, Q.shape[0], Q.shape[1], A, V, V.norm if normalized else A.norm * V.norm))
+        top = max((f[5] for f in found), default=0.0)
+        for h, size, width, A, V, scale in found:
+            rel = scale / top if top > 0 else 0.0
+            critical, reason = _verdict(A, V, size, width, normalized)
+            dead = "V_h = 0" if V.zero else "A_h = 0" if A.zero and not normalized else ""
+            heads.append(HeadAtPoint(l + 1, h + 1, size, width, A, V, rel, dead, rel < rtol and not dead, critical,
+                                     reason))
+    return HeadsTable(tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model)
+
+
+@dataclass(frozen=True)
+class HeadsTable(ResultMixin):
+    """Every head's geometry (module docstring): ``heads`` in layer-major order."""
+
+    heads: tuple[HeadAtPoint, ...]
+    layers: int
+    normalized: bool
+    rtol: float
+    prime: int
+    seconds: float
+    model: str = ""
+
+    def dead(self) -> list[HeadAtPoint]:
+        return [h for h in self.heads if h.dead]
+
+    def critical(self) -> list[HeadAtPoint]:
+        return [h for h in self.heads if h.critical]
+
+    def grid(self, what: str = "scale") -> np.ndarray:
+        """A ``heads x layers`` array of ``scale``, ``rank_A``, ``rank_V`` or ``critical`` (the figure's data)."""
+        per = max((h.head for h in self.heads), default=0)
+        out = np.full((per, self.layers), np.nan)
+        for h in self.heads:
+            out[h.head - 1, h.layer - 1] = {"scale": h.scale, "rank_A": h.A.rank, "rank_V": h.V.rank,
+                                            "critical": float(h.critical)}[what]
+        return out
+
+    def plot(self, path: Any) -> Any:
+        """Draw the heads x layers figure into ``path`` (matplotlib): the relative output scale, dead and
+        critical heads marked; returns the path written."""
+        from .plot import plot_heads
+
+        return plot_heads(self, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "normalized": self.normalized, "rtol": self.rtol, "prime": self.prime,
+                "layers": self.layers, "heads": [h.to_dict() for h in self.heads],
+                "dead": [[h.layer, h.head] for h in self.dead()],
+                "critical": [[h.layer, h.head] for h in self.critical()], "seconds": round(self.seconds, 3)}
+
+    def lines(self) -> list[str]:
+        """One line per head (the report's table)."""
+        out = []
+        for h in self.heads:
+            a, v = h.A, h.V
+            flag = (f"  {h.reason.split(':')[0]}: critical (its own parametrization, proven)" if h.critical
+                    else "  near-dead" if h.near_dead else "")
+            blocks = [f"{n}: {', '.join(f'{s}x{c}' for s, c in f.blocks)}" for n, f in (("A", a), ("V", v))
+                      if f.blocks]
+            out.append(f"  head {h.layer}.{h.head:<9} rank A {a.rank}/{a.bound}, V {v.rank}/{v.bound}; "
+                       f"s_A {_range(a)}, s_V {_range(v)}; to rank-1 lower A {_dist(a)}, V {_dist(v)}; "
+                       f"scale {h.scale:.3g}" + (f"; near-equal {'; '.join(blocks)}" if blocks else "") + flag)
+        return out
+
+    def __str__(self) -> str:
+        n = len(self.heads)
+        head = (f"Heads at the point: {n} heads in {self.layers} layer{'s' if self.layers > 1 else ''}"
+                + (f", {self.model}" if self.model else "") + f"; rtol {self.rtol:g}")
+        summary = (f"  ranks            exact over QQ at the floats' binary values (GF({self.prime}) where full, "
+                   f"FLINT otherwise); singular values float64; {len(self.dead())} dead, "
+                   f"{sum(h.near_dead for h in self.heads)} near-dead, {len(self.critical())} critical by their ranks")
+        return "\n".join([head, summary, *self.lines(), f"  {self.seconds:.2f} s"])
+
+
+def _range(f: FactorAtPoint) -> str:
+    s = [x for x in f.singular_values if x > 0]
+    return "0" if not s else f"{s[0]:.3g}..{s[-1]:.3g}"
+
+
+def _dist(f: FactorAtPoint) -> str:
+    return "-" if f.to_lower is None else f"{f.to_lower:.2g}"
+
+
+def _floats(value: Any, name: str) -> np.ndarray:
+    """A tensor as a float64 matrix, exactly (float16, bf16 and float32 are exact in float64); non-finite refused."""
+    if hasattr(value, "detach") and hasattr(value, "cpu"):
+        value = tensor_to_numpy(value)
+    arr = np.asarray(value)
+    if arr.dtype == object:
+        return arr
+    if arr.dtype.kind not in "iuf" or arr.ndim != 2:
+        raise InvalidArgumentError(f"{name}: a matrix of numbers is expected, got {arr.dtype} of shape {arr.shape}")
+    out = arr.astype(np.float64)
+    if not np.all(np.isfinite(out)):
+        raise InvalidArgumentError(f"{name}: weights must be finite numbers")
+    return out
+
+
+_OWN = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.(Q|K|V|A)$")
+
+
+def _own_layers(arrays: dict[str, Any]) -> list[GroupedLayer]:
+    """The package's names as factors: ``A_h = Q^T K`` (or ``A^T`` times ``I``), ``V_h = V I``."""
+    found: dict[int, dict[int, dict[str, np.ndarray]]] = {}
+    for key, value in arrays.items():
+        m = _OWN.match(key)
+        if m is None:
+            raise InvalidArgumentError(f"{shown_name(key)}: not a weight name layers.<l>.heads.<h>.<Q|K|V|A>")
+        found.setdefault(int(m.group(1)), {}).setdefault(int(m.group(2)), {})[m.group(3)] = _floats(value, key)
+    out = []
+    for l in sorted(found):
+        heads = [found[l][h] for h in sorted(found[l])]
+        d = heads[0]["V"].shape[1]
+        eye = np.eye(d)
+        out.append(GroupedLayer(tuple(h["A"].T if "A" in h else h["Q"] for h in heads),
+                                tuple(h["V"] for h in heads),
+                                tuple(eye if "A" in h else h["K"] for h in heads), tuple(eye for _ in heads)))
+    return out
+
+
+def load_head_table(path: str | os.PathLike[str], *, heads: int | None = None, names: dict[str, str] | None = None,
+                    normalized: bool | None = None, rtol: float = 1e-3) -> HeadsTable:
+    """The per-head table of a weights file at any size (``point --per-head``): read as ``point`` reads it (the
+    layouts of :mod:`.checkpoints`, the heads from the file, its ``config.json`` or ``heads=``), the factors kept
+    in float64 (exactly the stored values), no ``d x d`` product formed and no rational converted.
+    ``normalized``: softmax (default: the model the layout was trained as)."""
+    from .checkpoints import read_config, recognize, trained_softmax, translate
+    from .weights import read_weights_file
+
+    p = Path(path)
+    arrays, metadata = read_weights_file(p)
+    metadata = {**read_config(p), **metadata}
+    rec = recognize(arrays, names, metadata)
+    if rec.package:
+        softmax = bool(normalized)
+        return head_table(_own_layers(arrays), normalized=softmax, rtol=rtol,
+                          model=f"{'softmax' if softmax else 'lightning'} attention, package names")
+    stored = int(metadata["heads"]) if str(metadata.get("heads", "")).isdigit() else None
+    if heads is not None and stored is not None and heads != stored:
+        raise InvalidArgumentError(f"{p}: heads={heads} given, but the file says heads={stored}")
+    heads = heads or stored
+    if heads is None and rec.needs_heads:
+        raise InvalidArgumentError(f"{p}: the number of heads is not stored in the file: give heads= (--heads)")
+    tr = translate(arrays, _floats, heads=heads, names=names, metadata=metadata, products=False)
+    softmax = trained_softmax(tr.layout) if normalized is None else normalized
+    H = len(tr.factors[0].Q)
+    model = (f"{'softmax (normalized)' if softmax else 'lightning'} attention, read as {tr.layout}, "
+             f"{H} head{'s' if H > 1 else ''}")
+    return head_table(tr.factors, normalized=softmax, rtol=rtol, model=model)
+
+
+def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable:
+    """The per-head table of a :class:`~ag_attention.Network` (its exact weights): a checkpoint's factors, or the
+    package's ``Q``, ``K``, ``V``."""
+    arch = net.architecture
+    if net.factors:
+        layers = list(net.factors)
+    else:
+        layers = []
+        for layer in net.weights:
+            d = layer[0]["V"].shape[1]
+            eye = np.array([[Fraction(int(i == j)) for j in range(d)] for i in range(d)], dtype=object)
+            layers.append(GroupedLayer(tuple(h["A"].T if "A" in h else h["Q"] for h in layer),
+                                       tuple(h["V"] for h in layer),
+                                       tuple(eye if "A" in h else h["K"] for h in layer), tuple(eye for _ in layer)))
+    return head_table(layers, normalized=arch.normalized, rtol=rtol, model=net.model)
