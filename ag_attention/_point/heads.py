@@ -42,7 +42,7 @@ from pathlib import Path
 import flint
 import numpy as np
 
-from .._errors import InvalidArgumentError
+from .._errors import ComputationError, InvalidArgumentError
 from .._exact import linalg
 from .._exact.modular_lu import BLAS_PRIMES
 from .._numeric.strata import check_rtol, numerical_rank
@@ -106,6 +106,8 @@ def product_rank(L: np.ndarray, R: np.ndarray, p: int = PRIME) -> tuple[int, int
     """The rank over QQ of ``L R`` at the exact values, its largest possible value ``min(rows, inner, cols)``,
     and how it was proven: the GF(p) rank when it reaches that bound (a lower bound that meets the upper one),
     else the exact integer rank (FLINT) of the product of the factors scaled to integers."""
+    if p >= 1 << 21:
+        raise ValueError(f"product_rank: the prime {p} must be below 2^21 (the products run in float64)")
     m, k = L.shape
     n = R.shape[1]
     bound = min(m, k, n)
@@ -407,9 +409,9 @@ def load_head_table(path: str | os.PathLike[str], *, heads: int | None = None, n
     return head_table(tr.factors, normalized=softmax, rtol=rtol, model=model)
 
 
-def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable:
+def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable | None:
     """The per-head table of a :class:`~ag_attention.Network` (its exact weights): a checkpoint's factors, or the
-    package's ``Q``, ``K``, ``V``."""
+    package's ``Q``, ``K``, ``V``; None when the weights leave float64's range (the exact verdicts stand)."""
     arch = net.architecture
     if net.factors:
         layers = list(net.factors)
@@ -421,4 +423,101 @@ def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable:
             layers.append(GroupedLayer(tuple(h["A"].T if "A" in h else h["Q"] for h in layer),
                                        tuple(h["V"] for h in layer),
                                        tuple(eye if "A" in h else h["K"] for h in layer), tuple(eye for _ in layer)))
-    return head_table(layers, normalized=arch.normalized, rtol=rtol, model=net.model)
+    try:
+        with np.errstate(all="ignore"):
+            table = head_table(layers, normalized=arch.normalized, rtol=rtol, model=net.model)
+    except (OverflowError, np.linalg.LinAlgError):  # weights past float64's range (trust.py says so)
+        return None
+    values = [x for h in table.heads for f in (h.A, h.V) for x in f.singular_values]
+    return table if all(math.isfinite(x) for x in values) and math.isfinite(sum(h.scale for h in table.heads)) else None
+
+
+def _left_null(M: np.ndarray) -> list[list[Fraction]]:
+    """A basis of ``{n : n^T M = 0}`` over QQ (``M`` exact, ``a x d``): FLINT's integer nullspace of ``M^T``."""
+    rows = _integers(np.asarray(M.T, dtype=object))
+    if not rows or not rows[0]:
+        return []
+    basis, nullity = flint.fmpz_mat(rows).nullspace()
+    return [[Fraction(int(basis[i, j])) for i in range(basis.nrows())] for j in range(nullity)]
+
+
+def head_kernel(net: Any, p: int) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Kernel vectors of ``d phi_theta`` that the heads' own ranks exhibit, exact rationals reduced mod ``p`` (rows
+    of a ``k x P`` int64 array), and what each head contributes, in words:
+
+    * ``V_h = 0``: every entry of ``Q_h`` and ``K_h`` (or ``A_h``): ``phi`` is linear in ``V_h``, so moving the
+      head's scores changes nothing to first order (softmax too);
+    * ``A_h = 0`` (lightning): every entry of ``V_h`` (``phi`` is linear in ``A_h`` as well);
+    * ``rank A_h < a``: ``(dQ, dK) = (n e_j^T, 0)`` for ``n^T K_h = 0`` and ``(0, n e_j^T)`` for ``n^T Q_h = 0``
+      (``dQ^T K + Q^T dK = 0``: ``A_h`` does not move), beyond ``GL_a`` when a factor has rank below ``a``.
+
+    Each is a kernel vector at every input (``phi`` depends on the head through ``(A_h, V_h)`` only), so with the
+    symmetry tangents their GF(p) rank ``r`` proves ``rank d phi_theta <= P - r`` (docs/math/point.md,
+    point-heads)."""
+    arch = net.architecture
+    P = arch.parameter_count
+    where = {(b.layer, b.head, b.name): b.slice for b in arch.blocks}
+    rows: list[np.ndarray] = []
+    said: list[str] = []
+
+    def unit(sl: slice) -> None:
+        for i in range(sl.start, sl.stop):
+            v = np.zeros(P, dtype=np.int64)
+            v[i] = 1
+            rows.append(v)
+
+    for l, layer in enumerate(net.weights):
+        for h, w in enumerate(layer):
+            blocks = {n: where[(l + 1, h, n)] for n in w}
+            A = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
+            if not any(v != 0 for v in w["V"].flat):
+                names = [n for n in ("A", "Q", "K") if n in blocks]
+                for n in names:
+                    unit(blocks[n])
+                said.append(f"layer {l + 1} head {h + 1}: V = 0, so {' and '.join(names)} "
+                            f"({sum(blocks[n].stop - blocks[n].start for n in names)} entries)")
+            elif not arch.normalized and not any(v != 0 for v in A.flat):
+                unit(blocks["V"])
+                said.append(f"layer {l + 1} head {h + 1}: A = 0, so V ({blocks['V'].stop - blocks['V'].start} "
+                            "entries)")
+            elif "Q" in w and (rank := product_rank(np.asarray(w["Q"].T, dtype=object), w["K"])[0]) < w["Q"].shape[0]:
+                a, d = w["Q"].shape
+                found = 0
+                for other, name in ((w["K"], "Q"), (w["Q"], "K")):
+                    for null in _left_null(other):
+                        for j in range(d):
+                            v = np.zeros(P, dtype=np.int64)
+                            block = np.zeros((a, d), dtype=object)
+                            block[:, j] = null
+                            v[blocks[name]] = residues(np.asarray(block, dtype=object), p).ravel()
+                            rows.append(v)
+                            found += 1
+                said.append(f"layer {l + 1} head {h + 1}: rank A = {rank} < {a}, so {found} directions of Q and K "
+                            "that keep A")
+    return (np.array(rows, dtype=np.int64) if rows else np.zeros((0, P), dtype=np.int64)), tuple(said)
+
+
+def with_head_kernel(net: Any, local: Any) -> Any:
+    """``local`` (a :class:`~ag_attention._point.geometry.LocalRank`) with the upper bound of :func:`head_kernel`
+    and the symmetry tangents, where it is lower (a dead or rank-deficient head decided: issue 37)."""
+    import dataclasses
+
+    from .._exact.field import GFp
+    from .._models.symmetries import symmetry_tangents
+
+    p = local.primes[0]
+    S, said = head_kernel(net, p)
+    theta = net.theta_mod(p)
+    if not S.shape[0] or theta is None:
+        return local
+    T, _ = symmetry_tangents(net.architecture, theta, GFp(p))
+    r = int(linalg.rank(np.remainder(np.vstack([np.asarray(T, dtype=np.int64), S]), p), p))
+    upper = net.architecture.parameter_count - r
+    if upper >= local.upper:
+        return local
+    note = (f"heads' kernel: rank <= {upper} = P - {r}, the GF({p}) rank of the symmetry tangents with the "
+            f"directions the heads' ranks exhibit ({'; '.join(said)})")
+    if upper < local.lower:  # pragma: no cover - both bounds are proven
+        raise ComputationError(f"the heads' kernel directions bound the rank by {upper}, below the proven rank "
+                               f"{local.lower} (bug)")
+    return dataclasses.replace(local, upper=upper, notes=local.notes + (note,))

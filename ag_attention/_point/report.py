@@ -44,6 +44,7 @@ from .._numeric.strata import NearStrata
 from .._resources import Deadline
 from .grouped import MAX_PARAMETERS as GROUPED_MAX, GroupedGeometry, grouped_geometry
 from .geometry import LocalRank, local_rank
+from .heads import HeadsTable, network_head_table, with_head_kernel
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .trust import check_numerical, check_strata, finite, jacobian_range, strata_range
 from .weights import Network
@@ -136,6 +137,7 @@ class PointGeometry(ResultMixin):
     rtol: float = 1e-3
     float_unavailable: dict[str, str] = field(default_factory=dict)  # "numerical" / "strata" -> why not computed
     grouped: GroupedGeometry | None = None  # a grouped-query checkpoint in its own parametrization (grouped.py)
+    heads: HeadsTable | None = None  # every head's ranks, spectra and verdicts (heads.py)
 
     # ------------------------------------------------------------------ what it says
     @property
@@ -225,6 +227,7 @@ class PointGeometry(ResultMixin):
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
             "grouped_query": None if self.grouped is None else self.grouped.to_dict(),
+            "heads": None if self.heads is None else self.heads.to_dict(),
             "provenance": provenance(),
         }
         if self.one_layer is not None:
@@ -267,6 +270,7 @@ class PointGeometry(ResultMixin):
             lo, hi = self.local.lower, self.local.upper
             rank = f"{lo} (exact)" if self.exact else f"{lo} <= rank <= {hi} (not decided)"
             lines.append(f"  local rank       {rank}: {self.local.method}")
+            lines += [f"  {n[:13]:<15}  {n[15:]}" for n in self.local.notes if n.startswith("heads' kernel")]
             sym = self.parameters - self.local.symmetry_rank
             lines.append(f"  symmetry bound   {sym} = P - {self.local.symmetry_rank} (symmetry tangents at the point: "
                          + ", ".join(f"{f.name} {f.rank}" for f in self.local.families) + ")")
@@ -296,6 +300,7 @@ class PointGeometry(ResultMixin):
                   else f" (at most {ly.full_v})")
             lines.append(f"  layer {ly.index}          rank A {list(ly.ranks_A)} (at most {ly.full_a}), rank V "
                          f"{list(ly.ranks_V)}{fv}{loc}{flag}")
+        lines += self.heads.lines() if self.heads is not None else []
         if self.one_layer is not None:
             o = self.one_layer
             lines += [
@@ -407,6 +412,8 @@ def _ranks(net: Network, seed: int, samples: int | None, deadline: Deadline,
     if dim.upper_bound < local.upper:
         local = dataclasses.replace(local, upper=dim.upper_bound, notes=local.notes + (
             f"upper bound {dim.upper_bound}: dim M's proven upper bound (the rank is at most the generic rank)",))
+    if not local.exact:  # a dead or rank-deficient head: its own kernel directions, exact (heads.py)
+        local = with_head_kernel(net, local)
     if not local.exact:
         local = _certify(net, local, seed, deadline)
     return local, dim.dimension, dim.certified, dim.certificate
@@ -548,7 +555,7 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         notes.append(grouped.note() if grouped is not None else "grouped-query attention: its own model is not "
                      f"analysed (softmax, or more than {GROUPED_MAX:,} parameters)")
     return PointGeometry(net, local, generic, certified, cert, layers, one, num_at, seed, time.perf_counter() - t0,
-                         tuple(notes), strata, rtol, unavailable, grouped)
+                         tuple(notes), strata, rtol, unavailable, grouped, network_head_table(net, rtol))
 
 
 def _float_parts(net: Network, local: LocalRank | None, one: OneLayerPoint | None, want_numeric: bool, seed: int,

@@ -144,3 +144,35 @@ def test_point_per_head_on_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("Heads at the point: 8 heads in 2 layers, lightning attention")
     assert (tmp_path / "heads.png").stat().st_size > 0 and "heads x layers figure written" in r.stderr
+
+
+def _mha(dead=False, rank_one=False):
+    rng = generator(6)
+    W = rng.standard_normal((12, 4)).astype(np.float32)  # E = 4, 2 heads of 2: W_q, W_k, W_v stacked
+    if dead:
+        W[8 + 2: 8 + 4] = 0  # W_v of head 2: V_2 = 0
+    if rank_one:
+        W[1] = 0  # one query row of head 1: rank A_1 = 1
+    return {"attn.in_proj_weight": W, "attn.out_proj.weight": rng.standard_normal((4, 4)).astype(np.float32)}
+
+
+@pytest.mark.parametrize("plant, rank, said", [
+    ("dead", 43, "layer 1 head 2: V = 0, so Q and K (16 entries)"),
+    ("rank_one", 52, "layer 1 head 1: rank A = 1 < 2, so 4 directions of Q and K that keep A"),
+])
+def test_the_point_report_decides_a_dead_and_a_rank_one_head(plant, rank, said):
+    """Issue 37: with one head's W_O,h W_v,h exactly 0 the report said "43 <= rank <= 54 (not decided)"; the
+    head's own kernel directions (exact, no lifting) with the symmetry tangents prove the rank and the verdict."""
+    from ag_attention import Network, point_geometry
+
+    net = Network.from_checkpoint(_mha(**{plant: True}), tokens=3, heads=2, normalized=False)
+    g = point_geometry(net)
+    assert g.exact and g.local_rank == rank and g.generic_dimension == 54 and g.critical is True
+    text = str(g)
+    assert said in text and "heads' kernel    rank <= " in text
+    assert "critical (its own parametrization, proven)" in text
+    d = g.to_dict()
+    assert len(d["heads"]["critical"]) == 1
+    healthy = point_geometry(Network.from_checkpoint(_mha(), tokens=3, heads=2, normalized=False))
+    assert healthy.critical is False and "heads' kernel" not in str(healthy)
+    assert "rank-deficient" not in str(healthy)  # rank V_h = 2 = d_h < d = 4: full for a factored product
