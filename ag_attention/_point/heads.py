@@ -53,6 +53,7 @@ from .grouped import GroupedLayer
 from .safetensors import shown_name
 
 __all__ = ["FactorAtPoint", "HeadAtPoint", "HeadsTable", "head_table", "load_head_table", "network_head_table",
+           "head_kernel", "with_head_kernel", "softmax_head_bound",
            "residues", "product_rank", "product_singular_values", "near_equal_blocks", "PRIME"]
 
 #: the prime of the modular ranks: below 2^21, so a product of centred residues with an inner dimension up to
@@ -530,3 +531,23 @@ def with_head_kernel(net: Any, local: Any) -> Any:
         raise ComputationError(f"the heads' kernel directions bound the rank by {upper}, below the proven rank "
                                f"{local.lower} (bug)")
     return dataclasses.replace(local, upper=upper, notes=local.notes + (note,))
+
+
+def softmax_head_bound(net: Any) -> Any:
+    """For softmax attention (no exact local rank), the proven upper bound :func:`head_kernel` and the symmetry
+    tangents give when a head is dead (``V_h = 0``) or rank-deficient, as a
+    :class:`~ag_attention._point.geometry.LocalRank` with the trivial lower bound 0; None otherwise. Below a
+    certified generic dimension it decides the point critical (issue 37: a dead head of a softmax checkpoint)."""
+    from .._exact.field import GFp
+    from .geometry import PRIMES, LocalRank, _families
+
+    p = PRIMES[0]
+    theta = net.theta_mod(p)
+    if theta is None or not head_kernel(net, p)[0].shape[0]:
+        return None
+    P = net.architecture.parameter_count
+    rank, shares = _families(net.architecture, GFp(p), theta)  # the families softmax keeps (no rescaling)
+    start = LocalRank(0, P - rank, P, "an upper bound only (the float64 rank below measures it)", (p,), 0, rank,
+                      shares)
+    bound = with_head_kernel(net, start)
+    return None if bound is start else bound

@@ -44,7 +44,7 @@ from .._numeric.strata import NearStrata
 from .._resources import Deadline
 from .grouped import MAX_PARAMETERS as GROUPED_MAX, GroupedGeometry, grouped_geometry
 from .geometry import LocalRank, local_rank
-from .heads import HeadsTable, network_head_table, with_head_kernel
+from .heads import HeadsTable, network_head_table, softmax_head_bound, with_head_kernel
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .trust import check_numerical, check_strata, finite, jacobian_range, strata_range
 from .weights import Network
@@ -147,7 +147,7 @@ class PointGeometry(ResultMixin):
     @property
     def local_rank(self) -> int | None:
         """The local rank when proven, else its proven lower bound (None for softmax: see ``numerical``)."""
-        return None if self.local is None else self.local.value
+        return None if self.local is None or self.network.architecture.normalized else self.local.value
 
     @property
     def exact(self) -> bool:
@@ -268,7 +268,8 @@ class PointGeometry(ResultMixin):
                          f"; below: the ambient {arch.heads}-head model at this GQA point")
         if self.local is not None:
             lo, hi = self.local.lower, self.local.upper
-            rank = f"{lo} (exact)" if self.exact else f"{lo} <= rank <= {hi} (not decided)"
+            rank = (f"{lo} (exact)" if self.exact else f"rank <= {hi} (softmax: no exact lower bound)"
+                    if self.network.architecture.normalized else f"{lo} <= rank <= {hi} (not decided)")
             lines.append(f"  local rank       {rank}: {self.local.method}")
             lines += [f"  {n[:13]:<15}  {n[15:]}" for n in self.local.notes if n.startswith("heads' kernel")]
             sym = self.parameters - self.local.symmetry_rank
@@ -526,7 +527,7 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         num = numerical_dimension(arch, seed=seed)
         generic, certified = num.dimension, bool(num.certified)
         cert = "float64 rank with a clear gap" + (", certified by ball arithmetic" if certified else "")
-        local = None
+        local = softmax_head_bound(net)  # None, or the upper bound a dead or rank-deficient head proves
         notes.append("softmax attention: the local rank is float64 (numerical), never a proof")
     else:
         local, generic, certified, cert = _ranks(net, seed, samples, deadline, "the network")

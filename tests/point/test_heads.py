@@ -176,3 +176,15 @@ def test_the_point_report_decides_a_dead_and_a_rank_one_head(plant, rank, said):
     healthy = point_geometry(Network.from_checkpoint(_mha(), tokens=3, heads=2, normalized=False))
     assert healthy.critical is False and "heads' kernel" not in str(healthy)
     assert "rank-deficient" not in str(healthy)  # rank V_h = 2 = d_h < d = 4: full for a factored product
+
+
+def test_a_softmax_checkpoint_s_dead_head_is_decided_by_its_kernel_directions():
+    """The default model of a checkpoint (softmax): no exact lower bound, but V_h = 0 makes W_q,h, W_k,h kernel
+    directions, so the local rank is at most 44 against the certified softmax dimension 56: critical, proven."""
+    from ag_attention import Network, point_geometry
+
+    g = point_geometry(Network.from_checkpoint(_mha(dead=True), tokens=3, heads=2))
+    assert g.network.architecture.normalized and g.generic_dimension == 56 and g.generic_certified
+    assert g.local.upper == 44 and g.local_rank is None and g.critical is True
+    assert "rank <= 44 (softmax: no exact lower bound)" in str(g)
+    assert point_geometry(Network.from_checkpoint(_mha(), tokens=3, heads=2)).critical is None  # as --normalized
