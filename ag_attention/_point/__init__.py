@@ -5,6 +5,8 @@
 * :mod:`.geometry`: the local rank at the weights, proven bounds;
 * :mod:`.onelayer`: one layer's stratum, Theorem 3.4's verdicts, fiber,
   distance to the critical set;
+* :mod:`.heads`: every head's exact ranks, spectra and verdicts from its factors, at any size (``--per-head``),
+  and the kernel directions a dead or rank-deficient head exhibits;
 * :mod:`.report`: :func:`point_geometry` and :class:`PointGeometry`.
 """
 

@@ -21,9 +21,13 @@ heads, d = 768, in seconds: ``bench/heads.py``). Per head (docs/math/point.md, p
   -> phi`` when ``V_h = 0`` (its ``W_q,h``, ``W_k,h`` are kernel directions), ``A_h = 0`` (lightning: its
   ``V_h``), or ``rank A_h < d_h <= d`` (then ``rank W_q,h < d_h`` or ``rank W_k,h < d_h``, and the image of
   ``(dQ, dK) -> dQ^T K + Q^T dK`` has dimension ``d (r_Q + r_K) - r_Q r_K < d_h (2d - d_h)``): its local rank is
-  below Theorem 3.2's (3.9's) ``dim M_1``. The layer is then critical whenever its dimension is the heads'
-  count ``H dim M_1`` (true on every size computed, not proven at these sizes); ``point`` decides it where the
-  dimension is computed.
+  below Theorem 3.2's (3.9's) ``dim M_1``. The layer's local rank is at most the sum of its heads' bounds, so
+  it is critical whenever its dimension is the heads' count ``H dim M_1`` (the secant not defective: not proven
+  at these sizes); ``point`` decides it where the dimension is computed.
+
+At a network's exact weights (:func:`head_kernel`, :func:`with_head_kernel`, :func:`softmax_head_bound`) the
+kernel directions those verdicts name, exact rationals, bound the whole network's local rank from above with the
+symmetry tangents: what decides a dead or rank-deficient head in ``point``'s report (lightning and softmax).
 """
 
 from __future__ import annotations
@@ -216,6 +220,26 @@ class HeadAtPoint:
     near_dead: bool
     critical: bool  # a critical point of its own parametrization, proven from its ranks
     reason: str  # why (the missing directions), or why not decided
+    outputs: int = 0  # d' (the rows of W_O,h)
+    normalized: bool = False
+
+    @property
+    def generic(self) -> int:
+        """``dim M_1`` of one head (Theorem 3.2: ``a(2d - a) + d d' - 1``; softmax, Theorem 3.9: one more)."""
+        a, d = min(self.size, self.width), self.width
+        return a * (2 * d - a) + d * self.outputs - (0 if self.normalized else 1)
+
+    @property
+    def bound(self) -> int:
+        """A proven upper bound on the head's own local rank, from its ranks (module docstring)."""
+        a, d, dd = min(self.size, self.width), self.width, self.width * self.outputs
+        if self.V.zero:
+            return dd  # only dV moves phi
+        if self.A.zero and not self.normalized:
+            return a * (2 * d - a)  # only dA moves phi
+        if self.A.rank < a:  # r_Q or r_K below a: the tangent image of (Q, K) -> Q^T K is at most d(2a-1)-a(a-1)
+            return d * (2 * a - 1) - a * (a - 1) + dd - (0 if self.normalized else 1)
+        return self.generic
 
     def to_dict(self) -> dict[str, Any]:
         return {"layer": self.layer, "head": self.head, "head_size": self.size, "A": self.A.to_dict(),
@@ -246,15 +270,15 @@ def _verdict(A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normaliz
 
 
 def _layer(layer: GroupedLayer, normalized: bool, rtol: float,
-           p: int) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float]]:
-    """Each head of one layer: ``(index, d_h, d, A_h, V_h, output scale)``."""
+           p: int) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int]]:
+    """Each head of one layer: ``(index, d_h, d, A_h, V_h, output scale, d')``."""
     found = []
     for h, (Q, W_O) in enumerate(zip(layer.Q, layer.W_O)):
         g = h // layer.group
         K, W_v = layer.K[g], layer.W_v[g]
         A = _factor(Q.T, K, rtol, p)
         V = _factor(W_O, W_v, rtol, p)
-        found.append((h, Q.shape[0], Q.shape[1], A, V, V.norm if normalized else A.norm * V.norm))
+        found.append((h, Q.shape[0], Q.shape[1], A, V, V.norm if normalized else A.norm * V.norm, W_O.shape[0]))
     return found
 
 
@@ -269,12 +293,12 @@ def head_table(layers: Sequence[GroupedLayer], *, normalized: bool, rtol: float 
         found_layers = [_layer(layer, normalized, rtol, p) for layer in layers]  # busy core: 44 s against 4 s)
     for l, found in enumerate(found_layers):
         top = max((f[5] for f in found), default=0.0)
-        for h, size, width, A, V, scale in found:
+        for h, size, width, A, V, scale, outputs in found:
             rel = scale / top if top > 0 else 0.0
             critical, reason = _verdict(A, V, size, width, normalized)
             dead = "V_h = 0" if V.zero else "A_h = 0" if A.zero and not normalized else ""
             heads.append(HeadAtPoint(l + 1, h + 1, size, width, A, V, rel, dead, rel < rtol and not dead, critical,
-                                     reason))
+                                     reason, outputs, normalized))
     return HeadsTable(tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model)
 
 
@@ -316,7 +340,9 @@ class HeadsTable(ResultMixin):
         return {"model": self.model, "normalized": self.normalized, "rtol": self.rtol, "prime": self.prime,
                 "layers": self.layers, "heads": [h.to_dict() for h in self.heads],
                 "dead": [[h.layer, h.head] for h in self.dead()],
-                "critical": [[h.layer, h.head] for h in self.critical()], "seconds": round(self.seconds, 3)}
+                "critical": [[h.layer, h.head] for h in self.critical()],
+                "layers_bounds": [{"layer": l, "local_rank_upper": u, "heads_count": c, "critical_heads": k}
+                                  for l, u, c, k in self.layer_bounds()], "seconds": round(self.seconds, 3)}
 
     def lines(self) -> list[str]:
         """One line per head (the report's table)."""
@@ -339,7 +365,27 @@ class HeadsTable(ResultMixin):
         summary = (f"  ranks            exact over QQ at the floats' binary values (GF({self.prime}) where full, "
                    f"FLINT otherwise); singular values float64; {len(self.dead())} dead, "
                    f"{sum(h.near_dead for h in self.heads)} near-dead, {len(self.critical())} critical by their ranks")
-        return "\n".join([head, summary, *self.lines(), f"  {self.seconds:.2f} s"])
+        return "\n".join([head, summary, *self.lines(), *self.layer_lines(), f"  {self.seconds:.2f} s"])
+
+    def layer_bounds(self) -> list[tuple[int, int, int, list[int]]]:
+        """Per layer ``(layer, upper bound on its local rank, H dim M_1, critical heads)``: the local rank is at
+        most the sum of its heads' (the differential is their sum on disjoint parameters), each bounded by its
+        ranks; ``H dim M_1`` bounds ``dim M`` (the heads' secant), equal where the secant is not defective."""
+        out = []
+        for l in range(1, self.layers + 1):
+            heads = [h for h in self.heads if h.layer == l]
+            out.append((l, sum(h.bound for h in heads), sum(h.generic for h in heads),
+                        [h.head for h in heads if h.critical]))
+        return out
+
+    def layer_lines(self) -> list[str]:
+        out = []
+        for l, upper, count, critical in self.layer_bounds():
+            if critical:
+                out.append(f"  layer {l:<11}  local rank <= {upper:,} < {count:,} = the heads' count H dim M_1 "
+                           f"(heads {critical} critical by their ranks): critical if dim M = H dim M_1 (the heads' "
+                           "secant not defective: not proven at this size; point decides it where dim M is computed)")
+        return out
 
 
 def _range(f: FactorAtPoint) -> str:

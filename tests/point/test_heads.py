@@ -85,6 +85,11 @@ def test_a_planted_dead_head_and_a_planted_rank_one_head_are_found_and_decided(t
     text = str(table)
     assert "1 dead, 0 near-dead, 2 critical by their ranks" in text and "head 1.2" in text
     assert table.grid("critical")[1, 0] == 1 and table.grid("rank_A")[2, 1] == 1
+    # the layers' proven bounds: a dead head moves only through V (d d' = 64), a rank-one A loses d - 1 + ... = 6
+    count = H * (D * (2 * E - D) + E * E)  # softmax: Theorem 3.9's one-head dimension, H times
+    assert table.layer_bounds() == [(1, count - (D * (2 * E - D)), count, [2]),
+                                    (2, count - (D * (2 * E - D) - (E * (2 * D - 1) - D * (D - 1))), count, [3])]
+    assert "critical if dim M = H dim M_1 (the heads' secant not defective" in text
     light = load_head_table(_gpt2(tmp_path, dead=[(0, 1)]), normalized=False)
     assert not light.normalized and "lightning" in light.model
 
