@@ -290,7 +290,13 @@ class Network:
         ``v_proj``/``o_proj`` with grouped-query attention, BERT's ``query``/``key``/``value``, GPT-2's ``Conv1D``
         ``c_attn``/``c_proj``, fused ``Wqkv``/``qkv_proj``), or a mapping ``names`` (source name ->
         ``layers.<l>.<q|k|v|o>``); every other tensor listed as ignored. Each head's ``V`` is ``W_O,h W_v,h``
-        (exact), the score scale is dropped (docs/math/point.md, point-checkpoints, says why).
+        (exact).
+
+        ``normalized``: None (default) analyses the model the layout was trained as
+        (``checkpoints.TRAINED_AS``): softmax for every checkpoint layout, the score scale ``1/sqrt(d_h)`` then
+        the temperature ``sqrt(d_h)``; lightning for the package's names and a mapping. ``normalized=False`` (the
+        CLI's ``--as lightning``) removes the softmax and drops the scale (a constant factor of a lightning layer);
+        :attr:`model` names the model, the layout and what was dropped (docs/math/point.md, point-checkpoints).
 
         ``tokens`` and ``heads``: from the file (``metadata``, a ``.safetensors`` ``__metadata__``; the heads also
         from the package's names) or given, as in the CLI: a value given that the file contradicts is refused
