@@ -8,6 +8,7 @@ head's exact ranks, spectra, blocks and distances. ``--dead L.H`` zeroes head ``
 and ``--rank-one L.H`` keeps one query row of it: both must be found and decided.
 
     python bench/heads.py [--layers 12] [--heads 12] [--width 768] [--seed 0] [--dead 3.5] [--rank-one 7.2]
+                          [--keep gpt2.safetensors]
 """
 
 from __future__ import annotations
@@ -58,9 +59,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dead", type=_pair, action="append", default=[])
     ap.add_argument("--rank-one", type=_pair, action="append", default=[])
+    ap.add_argument("--keep", metavar="FILE", help="write the checkpoint here (and keep it) instead of a temporary file")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "gpt2.safetensors"
+        path = Path(args.keep) if args.keep else Path(tmp) / "gpt2.safetensors"
         t0 = time.perf_counter()
         gpt2_like(path, args.layers, args.heads, args.width, args.seed, args.dead, args.rank_one)
         written = time.perf_counter() - t0
