@@ -296,7 +296,7 @@ class Network:
         (``checkpoints.TRAINED_AS``): softmax for every checkpoint layout, the score scale ``1/sqrt(d_h)`` then
         the temperature ``sqrt(d_h)``; lightning for the package's names and a mapping. ``normalized=False`` (the
         CLI's ``--as lightning``) removes the softmax and drops the scale (a constant factor of a lightning layer);
-        :attr:`model` names the model, the layout and what was dropped (docs/math/point.md, point-checkpoints).
+        ``model`` names the model, the layout and what was dropped (docs/math/point.md, point-checkpoints).
 
         ``tokens`` and ``heads``: from the file (``metadata``, a ``.safetensors`` ``__metadata__``; the heads also
         from the package's names) or given, as in the CLI: a value given that the file contradicts is refused
