@@ -41,7 +41,7 @@ from . import modular_lu
 
 __all__ = [
     "rank", "rank_rational", "rank_memory", "uses_blas", "BLAS_MIN_SIDE", "rank_python_flint", "fastpath_available", "set_threads", "threads",
-    "rref_mod_p", "nullspace_mod_p", "rref_rational", "rational", "IntegerNumber", "RationalNumber",
+    "rref_mod_p", "nullspace_mod_p", "integer_product_rank", "integer_nullspace", "rref_rational", "rational", "IntegerNumber", "RationalNumber",
     "integer_polynomial_ring", "rational_polynomial_ring", "modular_polynomial_ring",
     "IntegerPolynomial", "RationalPolynomial", "ModularPolynomial",
     "IntegerPolynomialRing", "RationalPolynomialRing", "ModularPolynomialRing",
@@ -300,6 +300,25 @@ def rank_rational(rows: Sequence[Sequence[int | Rational]]) -> int:
             q = Fraction(v)
             entries.append(flint.fmpq(q.numerator, q.denominator))
     return int(flint.fmpq_mat(m, n, entries).rank())
+
+
+def integer_product_rank(L: Sequence[Sequence[int]], R: Sequence[Sequence[int]]) -> int:
+    """Exact rank of the product ``L R`` of two integer matrices (FLINT's ``fmpz_mat``: the product formed exactly).
+
+    >>> integer_product_rank([[1], [2]], [[3, 4]])
+    1
+    """
+    return int((flint.fmpz_mat(L) * flint.fmpz_mat(R)).rank())
+
+
+def integer_nullspace(rows: Sequence[Sequence[int]]) -> list[list[int]]:
+    """A basis of the right nullspace over QQ of an integer matrix, as integer vectors (FLINT's ``nullspace``).
+
+    >>> integer_nullspace([[1, 1]])
+    [[1, -1]]
+    """
+    basis, nullity = flint.fmpz_mat(rows).nullspace()
+    return [[int(basis[i, j]) for i in range(basis.nrows())] for j in range(nullity)]
 
 
 def _integer_rows(rows: Sequence[Sequence[int | Rational]]) -> list[list[int]] | None:

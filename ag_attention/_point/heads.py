@@ -43,7 +43,6 @@ import os
 import re
 from pathlib import Path
 
-import flint
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -125,8 +124,8 @@ def product_rank(L: np.ndarray, R: np.ndarray, p: int = PRIME) -> tuple[int, int
     r = linalg.rank(_modular_product(Lp, Rp, p), p)
     if r == bound:
         return r, bound, f"GF({p}) rank = the bound"
-    exact = flint.fmpz_mat(_integers(L)) * flint.fmpz_mat(_integers(R))
-    return int(exact.rank()), bound, f"exact over QQ (FLINT; GF({p}) gave {r})"
+    exact = linalg.integer_product_rank(_integers(L), _integers(R))
+    return exact, bound, f"exact over QQ (FLINT; GF({p}) gave {r})"
 
 
 def product_singular_values(L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, float]:
@@ -493,8 +492,7 @@ def _left_null(M: np.ndarray) -> list[list[Fraction]]:
     rows = _integers(np.asarray(M.T, dtype=object))
     if not rows or not rows[0]:
         return []
-    basis, nullity = flint.fmpz_mat(rows).nullspace()
-    return [[Fraction(int(basis[i, j])) for i in range(basis.nrows())] for j in range(nullity)]
+    return [[Fraction(v) for v in vector] for vector in linalg.integer_nullspace(rows)]
 
 
 def head_kernel(net: Any, p: int) -> tuple[np.ndarray, tuple[str, ...]]:
