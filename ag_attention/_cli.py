@@ -222,17 +222,7 @@ def cmd_point(args: argparse.Namespace) -> int:
     g = point_geometry(net, seed=args.seed, samples=args.samples, rtol=args.rtol,
                        numerical=True if plot is not None else None, timeout=args.timeout)
     _emit(args, g, allow_nan=False)  # first: a figure that fails never loses the result
-    if plot is not None:
-        sys.stdout.flush()
-        try:
-            written = plot_point(g, plot)
-        except Exception as exc:  # matplotlib's own errors included: the report is printed already
-            reason = str(exc) if isinstance(exc, AgAttentionError) else f"{type(exc).__name__}: {exc}"
-            print(f"ag-attention: error: --plot {plot}: not written ({reason}); the report above is complete",
-                  file=sys.stderr)
-            return EXIT_USAGE
-        print(f"ag-attention: spectrum plot written to {written}", file=sys.stderr)
-    return 0
+    return 0 if plot is None else _plot_after(lambda: plot_point(g, plot), plot, "report", "spectrum plot")
 
 
 def _per_head(args: argparse.Namespace, names: dict[str, str] | None, normalized: bool | None, plot: Any) -> int:
@@ -241,16 +231,21 @@ def _per_head(args: argparse.Namespace, names: dict[str, str] | None, normalized
 
     table = load_head_table(args.weights, heads=args.heads, names=names, normalized=normalized, rtol=args.rtol)
     _emit(args, table, allow_nan=False)
-    if plot is not None:
-        sys.stdout.flush()
-        try:
-            written = table.plot(plot)
-        except Exception as exc:  # matplotlib's own errors included: the table is printed already
-            reason = str(exc) if isinstance(exc, AgAttentionError) else f"{type(exc).__name__}: {exc}"
-            print(f"ag-attention: error: --plot {plot}: not written ({reason}); the table above is complete",
-                  file=sys.stderr)
-            return EXIT_USAGE
-        print(f"ag-attention: heads x layers figure written to {written}", file=sys.stderr)
+    return 0 if plot is None else _plot_after(lambda: table.plot(plot), plot, "table", "heads x layers figure")
+
+
+def _plot_after(draw: Any, plot: Any, printed: str, figure: str) -> int:
+    """Draw ``--plot`` after the printed result: a failure (matplotlib's own errors included) is an exit-2
+    message that loses nothing, the result being printed already."""
+    sys.stdout.flush()
+    try:
+        written = draw()
+    except Exception as exc:
+        reason = str(exc) if isinstance(exc, AgAttentionError) else f"{type(exc).__name__}: {exc}"
+        print(f"ag-attention: error: --plot {plot}: not written ({reason}); the {printed} above is complete",
+              file=sys.stderr)
+        return EXIT_USAGE
+    print(f"ag-attention: {figure} written to {written}", file=sys.stderr)
     return 0
 
 
