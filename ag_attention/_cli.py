@@ -26,6 +26,7 @@ ESTIMATE_FROM_PARAMETERS = 1024
 #: default seconds per Macaulay2 job of `reproduce theorem-3.4`
 M2_TIMEOUT = 900.0
 THEOREM_34_OPTIONS = ("--max-m2-size", "--backend", "--m2-timeout", "--no-m2", "--full")
+ICL_OPTIONS = ("dims", "heads", "context", "steps")  # reproduce icl only
 
 
 class _Parser(argparse.ArgumentParser):
@@ -367,6 +368,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--wide: only for `reproduce certification`, not {args.what}")
     if args.wide and args.quick:
         raise InvalidArgumentError("--wide and --quick: choose one")
+    if args.what != "icl":
+        for name in ICL_OPTIONS:
+            if getattr(args, name) is not None:
+                raise InvalidArgumentError(f"--{name}: only for `reproduce icl`, not {args.what}")
     if args.what != "theorem-3.4":
         for option in THEOREM_34_OPTIONS:
             if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
@@ -396,9 +401,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         report = reproduce_related(args.out, quick=args.quick, seed=args.seed)
     elif args.what == "icl":
-        from ._reproduce.icl import reproduce_icl
+        from ._reproduce.icl import LIMITS, reproduce_icl
 
-        report = reproduce_icl(args.out, quick=args.quick, seed=args.seed)
+        sizes = {name: getattr(args, name) for name in ICL_OPTIONS}
+        for name, value in sizes.items():
+            low, high = LIMITS[name]
+            if value is not None and not low <= value <= high:
+                raise InvalidArgumentError(f"--{name}={value}: must be an integer in {low}..{high:,}")
+        report = reproduce_icl(args.out, quick=args.quick, seed=args.seed, **sizes)
     elif args.what == "landscape":
         from ._reproduce.landscape import reproduce_landscape
 
@@ -668,7 +678,8 @@ REPRODUCE_HELP = {
                   "--quick, --seed"),
     "related": ("published results about lightning attention, recomputed", "--quick, --seed"),
     "icl": ("training dynamics of in-context learning (Zhang, Singh, Latham, Saxe 2025): the plateaus of merged and "
-            "separate key-query heads, predicted as critical values on the rank strata", "--quick, --seed"),
+            "separate key-query heads, predicted as critical values on the rank strata; heads added one at a time "
+            "(Zhang, Saxe, Latham 2026)", "--quick, --seed, --dims, --heads, --context, --steps"),
 }
 
 
@@ -706,6 +717,13 @@ def _add_reproduce_command(sub: Any) -> None:
     c = p.add_argument_group("certification only")
     c.add_argument("--wide", action="store_true", default=None,
                    help="also sweeps/certification-wide.toml (widths <= 4, heads <= 3: 41,220 networks)")
+    i = p.add_argument_group("icl only (any of them: the quick setting, or the full run's D = 4, with it replaced)")
+    i.add_argument("--dims", type=integer("--dims"), default=None, help="input dimension D (default 4; 1..12)")
+    i.add_argument("--heads", type=integer("--heads"), default=None,
+                   help="rank-one heads of the saddle-to-saddle run, and merged heads (default 5, 2, 1 and 8)")
+    i.add_argument("--context", type=integer("--context"), default=None, help="context tokens N (default 31)")
+    i.add_argument("--steps", type=integer("--steps"), default=None,
+                   help="gradient steps of every run (default 3,000 merged, 60,000 separate)")
     g = p.add_argument_group("theorem-3.4 only")
     g.add_argument("--max-m2-size", type=integer("--max-m2-size"), default=None,
                    help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "

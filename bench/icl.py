@@ -2,8 +2,9 @@
 
 Prints, side by side:
 
-* the wall time of ``ag-attention reproduce icl --quick`` from an empty cache (issue 29's target: 2 minutes) and, with ``--full``, of
-  the full run;
+* the wall and CPU time of ``ag-attention reproduce icl --quick`` and of ``--heads 3 --dims 3 --quick`` (issue 38's
+  saddle-to-saddle run), each from an empty cache (issue 29's target: 2 minutes), and with ``--full`` of the full run
+  (the CPU time is the child's user + system: on a shared machine the wall time also counts the others' work);
 * one full-batch gradient step of the trainer (the loss as a quadratic form in ``Theta``, ``O((D+1)^6)``) against
   the same step computed token by token (predictions ``v^T C W x_q`` for every sequence, then the gradient), on the
   quick setting's training set, and the largest relative difference of the two gradients.
@@ -46,14 +47,17 @@ def main() -> int:
     ap.add_argument("--full", action="store_true", help="also time the full run (a few minutes)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        runs = [("--quick",)] + ([()] if args.full else [])
-        for extra in runs:
+        runs = [("--quick",), ("--heads", "3", "--dims", "3", "--quick")] + ([()] if args.full else [])
+        for i, extra in enumerate(runs):
             t0 = time.perf_counter()
-            env = dict(os.environ, AG_ATTENTION_CACHE_DIR=f"{tmp}/cache{len(extra)}")  # no cached ED count
+            before = os.times()
+            env = dict(os.environ, AG_ATTENTION_CACHE_DIR=f"{tmp}/cache{i}")  # no cached ED count
             proc = subprocess.run([sys.executable, "-m", "ag_attention", "reproduce", "icl", *extra, "--out",
-                                   f"{tmp}/icl{len(extra)}", "--quiet"], capture_output=True, text=True, env=env)
-            print(f"reproduce icl {' '.join(extra) or '(full)'}: {time.perf_counter() - t0:.1f} s (exit "
-                  f"{proc.returncode}; target for --quick: 120 s)")
+                                   f"{tmp}/icl{i}", "--quiet"], capture_output=True, text=True, env=env)
+            after = os.times()
+            cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+            print(f"reproduce icl {' '.join(extra) or '(full)'}: {time.perf_counter() - t0:.1f} s wall, {cpu:.1f} s "
+                  f"CPU (exit {proc.returncode}; target for --quick: 120 s)")
     # one gradient step, both ways, on the quick setting's training set
     s = QUICK
     rng = np.random.default_rng(0)

@@ -6,10 +6,7 @@ limit), their completeness is counted by real msolve, the trainer is checked aga
 the plateau finder on curves whose plateaus are known, and the quick reproduction end to end through the CLI.
 """
 
-import json
 import math
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
@@ -21,13 +18,18 @@ from ag_attention._reproduce.icl import (
     Setting,
     critical_values,
     eigenvalues,
+    embedded_fixed_point,
+    estimate,
     find_plateaus,
     forward_agreement,
     gains,
     make_task,
     network_of,
     plateau_predictions,
+    record_schedule,
     reproduce_icl,
+    sampling_error,
+    settings_for,
     stratum_ed_degree,
     subset_is_critical,
     train,
@@ -124,28 +126,60 @@ def test_bad_training_arguments_are_refused():
         reproduce_icl(quick="yes")
 
 
-def test_quick_reproduction_end_to_end(tmp_path):
-    """The CLI's quick run (about 16 s; the issue's limit is 2 minutes): every check passes, the plateaus of the
-    table lie at their predicted critical values, the files are written."""
-    out = tmp_path / "icl"
-    proc = subprocess.run([sys.executable, "-m", "ag_attention", "reproduce", "icl", "--quick", "--out", str(out),
-                           "--json"], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads((out / "report.json").read_text())
-    assert report["checks"] and all(c["passed"] for c in report["checks"])
-    data = json.loads((out / "icl.json").read_text())
-    runs = data["settings"][0]["runs"]
-    assert {(r["regime"], r["heads"]) for r in runs} == {("merged", 8)} | {("separate", h) for h in QUICK.heads_separate}
-    merged = next(r for r in runs if r["regime"] == "merged")
-    assert [p["stratum"] for p in merged["plateaus"]] == [0, 4]
-    one = next(r for r in runs if r["regime"] == "separate" and r["heads"] == 1)
-    assert [p["stratum"] for p in one["plateaus"]] == [0, 1]
-    for r in runs:
-        for p in r["plateaus"]:
-            predicted = float(Fraction(p["predicted"]))
-            assert abs(p["test_loss"] - predicted) < 0.05 * predicted
-    for name in ("icl.png", "icl.svg", "report.md"):
-        assert (out / name).stat().st_size > 0
+@pytest.mark.parametrize("bad, name", [(dict(dims=0), "dims"), (dict(heads=-1), "heads"), (dict(heads=()), "heads"),
+                                       (dict(context=0), "context"), (dict(steps=True), "steps"),
+                                       (dict(dims=12, steps=10_000_000), "estimated")])
+def test_bad_sizes_are_refused_by_name(bad, name):
+    with pytest.raises(InvalidArgumentError, match=name):
+        settings_for(True, **bad)
+
+
+def test_sizes_replace_the_quick_setting_and_the_predictions_follow():
+    (s,) = settings_for(True, dims=3, heads=3, context=15, steps=5000)
+    assert (s.D, s.heads_separate, s.heads_merged, s.N, s.steps_separate, s.steps_merged) == (3, (3,), 3, 15, 5000, 5000)
+    assert s.seeds == QUICK.seeds and settings_for(True) == (QUICK,)
+    assert settings_for(False, heads=[4, 2])[0].seeds == (0, 1, 2, 3, 4)
+    seconds, held = estimate(QUICK)
+    assert 1 < seconds < 120 and held < 2**30
+    assert plateau_predictions(eigenvalues(3), 15)[1] == 1 - gains(eigenvalues(3), 15)[0]
+
+
+def test_the_saddles_are_fixed_points_with_zero_heads_added():
+    """arXiv:2512.20607, Theorem 1 (type III): the m-head fixed point plus zero heads is a fixed point of the H-head
+    network, exactly; one more head lowers the loss cubically, by -2 lambda_j^2 eps^3, while a head and a direction
+    are left."""
+    lam = eigenvalues(4)
+    for m in range(5):
+        grad, descent = embedded_fixed_point(lam, 31, tuple(range(m)), 5)
+        assert grad == 0
+        assert descent == (None if m == 4 else -2 * lam[m] ** 2)
+    assert embedded_fixed_point(lam, 31, (0, 1), 2) == (0, None)  # every head used: the stratum's minimum
+    with pytest.raises(InvalidArgumentError, match="S="):
+        embedded_fixed_point(lam, 31, (0, 0), 3)
+
+
+def test_records_are_uniform_and_logarithmic():
+    grid = record_schedule(60_000, 10)
+    assert {0, 1, 2, 3, 10, 60_000} <= grid and 6_000 < len(grid) < 7_000
+    assert len(record_schedule(10_000_000, 10)) < 7_000
+
+
+def test_find_plateaus_through_the_jitter_of_a_finite_step():
+    """A final plateau whose records alternate by 3e-4 (relative) step to step: found (the review's L_4)."""
+    steps = np.arange(0, 60001, 10)
+    u = np.log10(np.maximum(steps, 1))
+    L = 0.2 + 0.8 / (1 + np.exp((u - 3) * 40)) + 3e-5 * (-1.0) ** (steps // 10)
+    found = find_plateaus(steps, L)
+    assert [round(p["loss"], 3) for p in found] == [1.0, 0.2]
+    assert found[-1]["last_step"] == 60_000
+
+
+def test_sampling_error_is_the_spread_of_the_squared_error():
+    """At Theta = 0 the squared error is y_q^2, E y^4 = 3 (T^2 + 2 tr Lambda^2): sd = sqrt(3.8) at D = 4."""
+    task = make_task(4, 7, 100, 400, seed=1)
+    e = sampling_error(task, np.zeros(125), 40_000, seed=2)
+    assert abs(e["sd"] - math.sqrt(3.8)) < 0.15 and abs(e["population_estimate"] - 1) < 0.05
+    assert e["se_train"] == pytest.approx(e["sd"] / 10) and e["se_test"] == pytest.approx(e["sd"] / 20)
 
 
 def test_settings_are_plain_data():
