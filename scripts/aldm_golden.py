@@ -4,11 +4,16 @@
 Their repository, ``yuliaalexandr/algebraic-invariants-of-lightning-self-attention``, holds the drivers
 ``generateInvariants(t>1).m2`` and ``generateInvariants(t=1).m2`` and one helper per family of invariants.  This
 script runs **their** code, pinned to commit ``d57db8210fbd`` (every file's git blob id is checked before
-anything runs), in Macaulay2 1.21, and writes for each case one gzip'd JSON file under ``tests/data/aldm/``: their
-coordinates (labels and the parametrization their driver computes), the members of every family as their
-helpers return them, and, where asked, the implicit ideal their driver eliminates (minimal generators, codim,
-degree, Hilbert numerator).  The tests (``tests/reproduce/related/test_their_code.py``) and ``ag-attention
-reproduce related`` read these files; nothing is fetched at test time.
+anything runs), in Macaulay2 1.21, and writes for each case one gzip'd JSON file under
+``ag_attention/_reproduce/related/data/aldm/`` (package data: the wheel ships them): their parameter ring (one
+name per variable), their coordinates (labels and the parametrization their driver computes), the members of every
+family as their helpers return them, and, where asked, the implicit ideal their driver eliminates (minimal
+generators, codim, degree, Hilbert numerator).  Beside them it writes ``MANIFEST.json``: the sha256 of every golden
+file in the directory and the commit and blob ids of their code.  The loader
+(``ag_attention/_reproduce/related/their_code.py``: ``load_golden``) refuses a file whose digest, schema or
+provenance is not the expected one.  The tests (``tests/reproduce/related/test_their_code.py``,
+``tests/reproduce/related/test_golden.py``) and ``ag-attention reproduce related`` read these files; nothing is
+fetched at test time.
 
 How their code is run (the deviations are recorded in each file):
 
@@ -27,7 +32,8 @@ How their code is run (the deviations are recorded in each file):
 Usage (the repository from ``git clone`` or the library's ``fetch`` mirror; a bare git directory works)::
 
     python scripts/aldm_golden.py --repo /path/to/algebraic-invariants-of-lightning-self-attention \\
-        [--cases 3,1,2 4,2,2 ...] [--ideal] [--timeout 1800] [--out tests/data/aldm]
+        [--cases 3,1,2 4,2,2 ...] [--ideal] [--timeout 1800] [--out ag_attention/_reproduce/related/data/aldm]
+    python scripts/aldm_golden.py --fix-ring [--out DIR]
 
 All cases take about 6 minutes here (their resultant quartics: about 30 s at d = 3, not finished in 13 and in
 20 minutes at (4, 2, 2), hence --no-resultants there, the default without --cases; their implicit ideal at (3,2,2) and (3,3,2): under a minute each, at t = 1,
@@ -36,6 +42,11 @@ d = 3: about 3 minutes).  The golden files come from these three calls:
     python scripts/aldm_golden.py --repo REPO --cases 2,1,2 2,2,2 3,1,2 3,2,2 3,3,2 --ideal
     python scripts/aldm_golden.py --repo REPO --cases 4,2,2 4,3,2 4,4,2 --no-resultants
     python scripts/aldm_golden.py --repo REPO --cases 2,1,1 3,1,1 3,1,3 --ideal
+
+``--fix-ring`` migrates files written before ``parameter_ring`` was one name per variable (it was split at every
+comma: ``["a_(1", "1)", ...]``): the names are joined again (:func:`fix_ring`), the files rewritten and the manifest
+written; Macaulay2 is not run.  The three calls above, run again with the fixed parser (6.5 minutes here), gave
+the migrated files byte for byte, all 11 (the same manifest).
 """
 
 from __future__ import annotations
@@ -56,20 +67,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-REPOSITORY = "yuliaalexandr/algebraic-invariants-of-lightning-self-attention"
-COMMIT = "d57db8210fbd5b6396709d2534f11bffab06dbdf"
-COMMIT_DATE = "2026-04-09T15:53:42-07:00"
-BLOBS = {
-    "generateInvariants(t>1).m2": "2bcc30675e9b2ce2d780d2e50ac2659a3cd5c07b",
-    "generateInvariants(t=1).m2": "3800b90961dcf77d14a7be1ad6409dd2aed81d44",
-    "linearRelations.m2": "33e44cac7a13eff5d47ff1d1aa69e4163a164368",
-    "lowRankA.m2": "00ee15da6b6403f1ac7c23d2f14f84cc6e037f28",
-    "crossColumnCubics.m2": "9bfa4cb1027ad28b2c355bc54ba30bdf6c87fdf7",
-    "contextSyzygies.m2": "405fa476c954501241a0a92dea70c3998231b274",
-    "veroneseInvariants.m2": "acf05cc8e598d3b2b24319cac5ab44ee540b6302",
-    "quarticResultants.m2": "50a6c9543ff7affe08399f2434348cea2a1bf035",
-    "singleContextInvariants.m2": "3af844af1c7d977eb78c40f493f71f1042589ea4",
-}
+# one source for what the files record and what the loader expects
+from ag_attention._reproduce.related.invariants import REPOSITORY  # noqa: E402
+from ag_attention._reproduce.related.their_code import (GOLDEN_DIRECTORY, GOLDEN_SCHEMA, MANIFEST,  # noqa: E402
+                                                        golden_manifest)
+from ag_attention._reproduce.related.their_code import THEIR_BLOBS as BLOBS  # noqa: E402
+from ag_attention._reproduce.related.their_code import THEIR_COMMIT as COMMIT  # noqa: E402
+from ag_attention._reproduce.related.their_code import THEIR_COMMIT_DATE as COMMIT_DATE  # noqa: E402
+
 #: the driver lines executed verbatim (1-based, inclusive)
 CROSS_LINES = ((50, 55), (61, 65), (88, 88))
 CROSS_IDEAL_LINES = ((72, 75),)
@@ -251,6 +256,48 @@ def parse_terms(text: str) -> list[list]:
     return out
 
 
+def ring_names(text: str) -> list[str]:
+    """The variables of Macaulay2's ``toString(gens R)`` (``{a_(1,1), a_(1,2), v_1}``), one name per variable: split
+    at the commas outside parentheses (``a_(1,1)`` is one name)."""
+    inner = text.strip()
+    if not (inner.startswith("{") and inner.endswith("}")):
+        raise GoldenError(f"not a Macaulay2 list of variables: {text!r}")
+    names, depth, current = [], 0, ""
+    for ch in inner[1:-1]:
+        if ch == "," and depth == 0:
+            names.append(current.strip())
+            current = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            raise GoldenError(f"unbalanced parentheses in {text!r}")
+        current += ch
+    if depth:
+        raise GoldenError(f"unbalanced parentheses in {text!r}")
+    if current.strip():
+        names.append(current.strip())
+    return names
+
+
+def fix_ring(pieces: list[str]) -> list[str]:
+    """The migration of ``--fix-ring``: the files written before ``ring_names`` kept ``parameter_ring`` split at every
+    comma (``["a_(1", "1)", "v_1"]``); joined again, one name per variable (``["a_(1,1)", "v_1"]``).  A list that is
+    already one name per variable comes back unchanged."""
+    names: list[str] = []
+    depth = 0
+    for piece in pieces:
+        if depth:
+            names[-1] += "," + piece  # Macaulay2 writes a_(1,1), no space inside the parentheses
+        else:
+            names.append(piece)
+        depth += piece.count("(") - piece.count(")")
+        if depth < 0:
+            raise GoldenError(f"unbalanced parentheses in the ring {pieces!r}")
+    if depth:
+        raise GoldenError(f"unbalanced parentheses in the ring {pieces!r}")
+    return names
+
+
 def parse_output(text: str, t: int) -> dict:
     labels, coords, families, skipped = [], [], {}, []
     ideals: dict[str, dict] = {}
@@ -259,7 +306,7 @@ def parse_output(text: str, t: int) -> dict:
     for line in text.splitlines():
         tag, _, rest = line.partition(" ")
         if tag == "RING_R":
-            ring = [s.strip() for s in rest.strip("{}").split(",")]
+            ring = ring_names(rest)
         elif tag == "LABEL":
             labels.append(json.loads(rest.replace("{", "[").replace("}", "]")))
         elif tag == "COORD":
@@ -319,7 +366,7 @@ def golden(files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, timeou
         "parametrization": "their scaled coefficient (coefficient / number of its terms) in parameter_ring",
         "polynomials": "lists of [coefficient 'p/q', [[variable index (0-based), exponent], ...]]",
     }
-    return {"_seconds": seconds, "schema": "ag-attention/aldm-golden/v1", "provenance": provenance,
+    return {"_seconds": seconds, "schema": GOLDEN_SCHEMA, "provenance": provenance,
             "case": {"d": d, "at": at, "t": t, "d_prime": 1, "targetRow": 1, "targetCol": 1},
             "conventions": conventions, **parsed}
 
@@ -333,15 +380,49 @@ def write(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def write_manifest(directory: Path) -> Path:
+    """``MANIFEST.json`` of the golden files in ``directory`` (sha256 of each, their provenance), written atomically."""
+    path = directory / MANIFEST
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(golden_manifest(directory), indent=1) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def migrate_ring(directory: Path) -> list[Path]:
+    """``--fix-ring``: every golden file of ``directory`` with its ``parameter_ring`` one name per variable
+    (:func:`fix_ring`), rewritten when it changes (byte-reproducibly, as :func:`write`); then the manifest.  The
+    files changed."""
+    changed = []
+    for path in sorted(directory.glob("d*_at*_t*.json.gz")):
+        with gzip.open(path, "rt") as fh:
+            data = json.load(fh)
+        ring = fix_ring(data["parameter_ring"])
+        if ring != data["parameter_ring"]:
+            data["parameter_ring"] = ring
+            write(path, data)
+            changed.append(path)
+    write_manifest(directory)
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repo", required=True, type=Path, help="their repository (a clone or a bare git directory)")
+    ap.add_argument("--repo", type=Path, help="their repository (a clone or a bare git directory)")
+    ap.add_argument("--fix-ring", action="store_true",
+                    help="only migrate the files in --out: parameter_ring one name per variable, then the manifest")
     ap.add_argument("--cases", nargs="*", help="d,at,t triples (default: every member case and every ideal case)")
     ap.add_argument("--ideal", action="store_true", help="also their implicit ideal (only with --cases)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per case (default 1800)")
-    ap.add_argument("--out", type=Path, default=ROOT / "tests" / "data" / "aldm")
+    ap.add_argument("--out", type=Path, default=Path(str(GOLDEN_DIRECTORY)))
     ap.add_argument("--no-resultants", action="store_true", help="skip their quarticResultants helper (slow at d = 4)")
     args = ap.parse_args(argv)
+    if args.fix_ring:
+        changed = migrate_ring(args.out)
+        print(f"{len(changed)} files migrated in {args.out}; {args.out / MANIFEST} written")
+        return 0
+    if args.repo is None:
+        ap.error("--repo is needed (or --fix-ring)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that run_m2 kills Macaulay2's process group
     if args.cases:
         cases = [(tuple(int(x) for x in c.split(",")), args.ideal) for c in args.cases]
@@ -368,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"({d},{at},{t}): {len(data['labels'])} coordinates, {n} members, Macaulay2 {seconds:.1f} s"
               + (f", ideal {len(data['ideal']['generators'])} generators" if ideal else "")
               + f" -> {path} ({path.stat().st_size:,} bytes, {time.perf_counter() - t0:.1f} s)", flush=True)
+    print(f"{write_manifest(args.out)}: the sha256 of every golden file in {args.out}", flush=True)
     return 1 if failed else 0
 
 

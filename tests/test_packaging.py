@@ -53,6 +53,17 @@ def test_the_wheel_holds_the_macaulay2_package(wheel):
     assert data == (ROOT / "m2scripts" / "LightningAttention.m2").read_bytes()  # the content, not a link
 
 
+def test_the_wheel_holds_the_golden_files_and_their_manifest(wheel):
+    """reproduce related reads the golden files of their Macaulay2 code as package data: every file of the
+    manifest, and the manifest, ship with their bytes."""
+    where = ROOT / "ag_attention" / "_reproduce" / "related" / "data" / "aldm"
+    manifest = json.loads((where / "MANIFEST.json").read_text())
+    assert len(manifest["sha256"]) == 11
+    with zipfile.ZipFile(wheel) as z:
+        for name in [*manifest["sha256"], "MANIFEST.json"]:
+            assert z.read(f"ag_attention/_reproduce/related/data/aldm/{name}") == (where / name).read_bytes(), name
+
+
 def test_installed_wheel_runs_macaulay2_from_outside_the_checkout(wheel, tmp_path, m2_local):
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])

@@ -3,8 +3,8 @@ published work, one entry point (:func:`reproduce_related`, in :mod:`.run`).
 
 * :mod:`.invariants`: Alexandr, Duan, Montúfar, *Algebraic invariants of lightning self-attention*
   (arXiv:2604.15632), their families rebuilt from the definitions;
-* :mod:`.their_code`: the same work's own Macaulay2 code (golden files of what it computes, ``tests/data/aldm``),
-  compared member by member and ideal by ideal;
+* :mod:`.their_code`: the same work's own Macaulay2 code (golden files of what it computes, package data in
+  ``data/aldm`` checked against their manifest), compared member by member and ideal by ideal;
 * :mod:`.heads`: the multi-head poster (OpenReview 7vPmnHdAPl);
 * :mod:`.boundaries`: the ED degree of decision boundaries (arXiv:2602.06105).
 

@@ -1,10 +1,11 @@
-"""Their Macaulay2 code's outputs (golden files, tests/data/aldm) against the package
-(ag_attention._reproduce.related.their_code).
+"""Their Macaulay2 code's outputs (golden files, package data: ag_attention/_reproduce/related/data/aldm) against
+the package (ag_attention._reproduce.related.their_code).
 
 The golden files were written by ``scripts/aldm_golden.py`` from their repository at d57db82; nothing is fetched
 here.  Coordinates are compared exactly, families by the span of their members per degree (probabilistic ranks
 modulo two primes), cubics per torus multidegree exactly, and their implicit ideals by exact substitution and,
-with real Macaulay2, by ideal equality and Hilbert data.  A changed member, generator or file makes them fail.
+with real Macaulay2, by ideal equality and Hilbert data.  A changed member, generator or file makes them fail
+(test_golden.py: the files against their manifest and schema).
 """
 
 import gzip
@@ -19,6 +20,7 @@ from ag_attention._reproduce.related.their_code import (
     FAMILY_OF,
     GOLDEN_DIRECTORY,
     IDEAL_CASES,
+    MANIFEST,
     MEMBER_CASES,
     MULTIDEGREE_CASES,
     by_multidegree,
@@ -26,6 +28,7 @@ from ag_attention._reproduce.related.their_code import (
     compare_family,
     compare_ideal,
     compare_spans,
+    golden_manifest,
     load_golden,
     their_code_section,
 )
@@ -33,6 +36,14 @@ from ag_attention._reproduce.report import Report
 from tests.helpers import slow_unless_asked
 
 COMMIT = "d57db8210fbd5b6396709d2534f11bffab06dbdf"
+
+
+def _rewritten(tmp_path, name, raw):
+    """``raw`` as golden file ``name`` in ``tmp_path``, with a manifest that records it (else the loader refuses
+    the changed bytes before comparing anything)."""
+    with gzip.open(tmp_path / name, "wt") as fh:
+        json.dump(raw, fh)
+    (tmp_path / MANIFEST).write_text(json.dumps(golden_manifest(tmp_path)))
 
 
 def test_every_case_has_its_golden_file_with_provenance():
@@ -97,11 +108,10 @@ def test_their_cubics_at_d4_span_200_of_the_400(case):
 
 def test_a_changed_member_makes_the_spans_differ(tmp_path):
     path = GOLDEN_DIRECTORY / "d3_at1_t2.json.gz"
-    raw = json.loads(gzip.open(path, "rt").read())
+    raw = json.loads(gzip.decompress(path.read_bytes()))
     member = raw["families"]["lowRank"]["members"][0]
     member[0][0] = str(Fraction(member[0][0]) + 1)
-    with gzip.open(tmp_path / path.name, "wt") as fh:
-        json.dump(raw, fh)
+    _rewritten(tmp_path, path.name, raw)
     g = load_golden(3, 1, 2, directory=tmp_path)
     (c,) = compare_family(g, "lowRank")
     assert not c.equal and c.rank_union > c.rank_ours
@@ -109,11 +119,10 @@ def test_a_changed_member_makes_the_spans_differ(tmp_path):
 
 def test_a_changed_generator_of_J_does_not_vanish(tmp_path):
     path = GOLDEN_DIRECTORY / "d2_at1_t2.json.gz"
-    raw = json.loads(gzip.open(path, "rt").read())
+    raw = json.loads(gzip.decompress(path.read_bytes()))
     gen = next(g for g in raw["ideal"]["generators"] if len(g) > 1)
     gen[0][0] = str(Fraction(gen[0][0]) * 2)
-    with gzip.open(tmp_path / path.name, "wt") as fh:
-        json.dump(raw, fh)
+    _rewritten(tmp_path, path.name, raw)
     c = compare_ideal(load_golden(2, 1, 2, directory=tmp_path), m2=False)
     assert c.vanishing == c.generators - 1 and not c.agrees
 
@@ -159,10 +168,11 @@ def test_spans_by_values_are_spans():
 
 
 def test_missing_and_bad_files_are_named(tmp_path):
-    with pytest.raises(InvalidArgumentError, match="no golden file"):
+    with pytest.raises(InvalidArgumentError, match="d5_at1_t2.json.gz: no golden file"):
         load_golden(5, 1, 2)
     (tmp_path / "d2_at1_t2.json.gz").write_bytes(b"not gzip")
-    with pytest.raises(InvalidArgumentError, match="not a golden file"):
+    (tmp_path / MANIFEST).write_text(json.dumps(golden_manifest(tmp_path)))
+    with pytest.raises(InvalidArgumentError, match="d2_at1_t2.json.gz: not a gzip'd file"):
         load_golden(2, 1, 2, directory=tmp_path)
     with pytest.raises(InvalidArgumentError, match="family"):
         compare_family(load_golden(2, 1, 2), "nonsense")
@@ -178,6 +188,7 @@ def test_the_section_without_golden_files_says_so(monkeypatch, tmp_path):
     assert "missing" in out["skipped"] and any("not compared" in f for f in report.findings)
     (tmp_path / "partial").mkdir()  # a directory of that name without the files is not taken for them
     shutil.copy(GOLDEN_DIRECTORY / "d2_at1_t2.json.gz", tmp_path / "partial")
+    shutil.copy(GOLDEN_DIRECTORY / MANIFEST, tmp_path / "partial")
     monkeypatch.setattr(their_code, "GOLDEN_DIRECTORY", tmp_path / "partial")
     assert "incomplete" in their_code_section(Report("r"), True, 0)["skipped"]
 
