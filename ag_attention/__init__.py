@@ -17,6 +17,8 @@ implementation (their names may move between versions, these do not):
   closure, counted in the weights with msolve or on the implicit side with Macaulay2) and
   :func:`critical_points` (every critical point of a data set's loss, the real ones isolated and classified);
   :func:`ideal_ed_degree` (the ED degree of any variety given by its ideal, for a given metric);
+  :class:`PolynomialModel`, :func:`model_ed_degree` and :func:`model_critical_points` (the same for the image of
+  any polynomial parametrization: deep linear and linear convolutional networks, or anyone's model);
 * grids of architectures: :func:`sweep` (local cores or a Dask cluster, Parquet);
 * where a result came from: :func:`provenance`; errors derive from :class:`AgAttentionError`.
 
@@ -54,6 +56,8 @@ from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
 from ._exact.onelayer import CertificateKind, PointVerdict
 from ._landscape import BoundaryED, boundary_ed_degree, CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, IdealEDDegree, Nearest, Route, critical_points, ed_degree, ideal_ed_degree
+from ._landscape import (ModelCriticalPoint, ModelCriticalPoints, ModelEDDegree, PolynomialModel, model_critical_points,
+                         model_ed_degree, polynomial_model)
 from ._point import Network, PointGeometry, point_geometry
 from ._numeric.strata import NearStrata
 from ._point.onelayer import certify
@@ -99,6 +103,13 @@ __all__ = [
     "ed_degree",
     "ideal_ed_degree",
     "IdealEDDegree",
+    "PolynomialModel",
+    "polynomial_model",
+    "model_ed_degree",
+    "model_critical_points",
+    "ModelEDDegree",
+    "ModelCriticalPoints",
+    "ModelCriticalPoint",
     "EDDegree",
     "EDCount",
     "critical_points",

@@ -5,6 +5,9 @@
 * :mod:`.ed`: :func:`ed_degree` by counting (msolve) or on the implicit side (Macaulay2);
 * :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated;
 * :mod:`.ideal_ed`: :func:`ideal_ed_degree`, the ED degree of any variety given by its ideal, for a given metric;
+* :mod:`.model` and :mod:`.models`: any polynomial model (:class:`PolynomialModel`: a layer, a deep linear or
+  linear convolutional network, or anyone's polynomials), its ED degree (:func:`model_ed_degree`) and the critical
+  points of a loss on it (:func:`model_critical_points`);
 * :mod:`.square` and :mod:`.numerical`: the square system of the numerical route and its problems (monodromy,
   parameter homotopies, certification: the numerical room, :mod:`ag_attention._numeric`).
 """
@@ -13,7 +16,11 @@ from .boundary import BoundaryED, boundary_ed_degree
 from .critical import CriticalFamily, CriticalPoint, CriticalPoints, Nearest, Route, critical_points
 from .ed import EDCount, EDDegree, ed_degree
 from .ideal_ed import IdealEDDegree, ideal_ed_degree
+from .model import PolynomialModel, polynomial_model
+from .models import ModelCriticalPoint, ModelCriticalPoints, ModelEDDegree, model_critical_points, model_ed_degree
 
 __all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "Nearest", "Route",
            "critical_points",
-           "boundary_ed_degree", "BoundaryED", "ideal_ed_degree", "IdealEDDegree"]
+           "boundary_ed_degree", "BoundaryED", "ideal_ed_degree", "IdealEDDegree",
+           "PolynomialModel", "polynomial_model", "ModelEDDegree", "ModelCriticalPoint", "ModelCriticalPoints",
+           "model_ed_degree", "model_critical_points"]

@@ -42,7 +42,7 @@ from typing import Any
 from .._errors import ComputationError, InvalidArgumentError
 from .._results import ResultMixin
 
-__all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE"]
+__all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE", "draw_primes"]
 
 #: the primes of the count are drawn from the seed in this range (Macaulay2's small-prime arithmetic below 2^15)
 PRIME_RANGE = (2 ** 14, 2 ** 15)
@@ -238,6 +238,27 @@ def _bad_reduction(polys: Sequence[Poly], metric: Any, p: int) -> str | None:
     return None
 
 
+def draw_primes(polys: Sequence[Poly], metric: Any, seed: int, notes: list[str], what: str) -> list[int]:
+    """Two primes of :data:`PRIME_RANGE` drawn from ``seed``, skipping (and noting) any prime dividing a
+    coefficient of ``polys`` or an entry of ``metric`` (a matrix of Fractions, or a kind)."""
+    rng = random.Random(seed)
+    candidates = _primes_in_range()
+    primes: list[int] = []
+    skipped = 0
+    while len(primes) < 2:
+        p = candidates.pop(rng.randrange(len(candidates)))
+        why = _bad_reduction(polys, metric, p)
+        if why is None:
+            primes.append(p)
+        elif skipped > 40:
+            raise InvalidArgumentError(f"{what}: too many primes in the range divide a coefficient ({why}); scale "
+                                       "the coefficients")
+        else:
+            skipped += 1
+            notes.append(f"prime {p} skipped: {why}")
+    return primes
+
+
 @dataclass(frozen=True)
 class IdealEDDegree(ResultMixin):
     """The ED degree of ``V(I)`` for a metric: the count modulo each prime, and the variety's dimension and degree."""
@@ -344,7 +365,10 @@ def _metric(metric: Any, n: int, p: int, rng: random.Random) -> tuple[str, list[
 
 
 def _one_count(names: tuple[str, ...], polys: Sequence[Poly], metric: Any, p: int, seed: int, method: str,
-               timeout: float, backend: Any, cache: bool, shown: str) -> tuple[str, int, dict[str, int]]:
+               timeout: float, backend: Any, cache: bool, shown: str,
+               ideal: str | None = None) -> tuple[str, int, dict[str, int]]:
+    """``(metric kind, count, the variety's dimension/codimension/degree)`` modulo ``p``.  ``ideal``: Macaulay2
+    code that defines ``R = kk[x0, ...]`` and ``I`` itself (e.g. by elimination), instead of ``polys``."""
     from .._algebra.msolve import count_solutions
     from .._m2.jobs import run_json
     from .._m2.schema import Where
@@ -357,8 +381,9 @@ def _one_count(names: tuple[str, ...], polys: Sequence[Poly], metric: Any, p: in
     count_in_m2 = method == "m2"
     n = len(names)
     gens = ", ".join(_mod_p(q, p, n) for q in polys) if polys else "0_R"
-    body = (f"kk = ZZ/{p};\nR = kk[{', '.join(f'x{i}' for i in range(n))}];\nI = ideal({gens});\n"
-            f"Q = {q_text};\nu = {u_text};\n"
+    prelude = ideal if ideal is not None else \
+        f"kk = ZZ/{p};\nR = kk[{', '.join(f'x{i}' for i in range(n))}];\nI = ideal({gens});\n"
+    body = (prelude + f"Q = {q_text};\nu = {u_text};\n"
             "(xs, es, m2count) = if codim I == 0 then ({}, {}, 1) else (E = edSystem(I, Q, u); "
             "(apply(gens ring E, toString), apply(flatten entries gens E, toString), "
             + ("if dim E == 0 then degree E else -1" if count_in_m2 else "-2") + "));\n"
@@ -427,19 +452,7 @@ def ideal_ed_degree(variables: Sequence[str], generators: Sequence[Any], *, metr
     timeout = check_timeout(timeout)
     metric = _rational_metric(metric, len(names))
     t0 = time.perf_counter()
-    rng = random.Random(seed)
-    candidates = _primes_in_range()
-    primes: list[int] = []
-    while len(primes) < 2:
-        p = candidates.pop(rng.randrange(len(candidates)))
-        why = _bad_reduction(polys, metric, p)
-        if why is None:
-            primes.append(p)
-        elif len(notes) > 40:
-            raise InvalidArgumentError("generators: too many primes in the range divide a coefficient "
-                                       f"({why}); scale the coefficients")
-        else:
-            notes.append(f"prime {p} skipped: {why}")
+    primes = draw_primes(polys, metric, seed, notes, "generators")
     counts = []
     kind, variety = "euclidean", {}  # type: tuple[str, dict[str, int]]
     text = ", ".join(shown) if shown else "0"

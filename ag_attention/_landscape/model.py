@@ -1,0 +1,535 @@
+"""Any polynomial model ``x: C^m -> C^n``, and its critical equations on a slice of its fibers.
+
+docs/math/landscape.md (landscape-models).  A model is ``n`` polynomials ``x_1(theta), ..., x_n(theta)`` with
+rational coefficients in ``m`` parameters: one lightning layer (:meth:`PolynomialModel.from_layer`, the reduced
+coordinates in ``(A, V)``), a deep linear network (:meth:`PolynomialModel.deep_linear`, the entries of
+``W_L ... W_1``), a linear convolutional network (:meth:`PolynomialModel.linear_convolutional`, the coefficients of
+a product of polynomials), or anyone's (:func:`polynomial_model`: polynomials as text, or a Python function of the
+parameters).  Its image's closure ``X`` is the *neuromanifold*; the squared loss ``(x - u)^T Q (x - u)`` (or
+``x^T G x - 2 w^T x + c`` on data) is studied in the parameters.
+
+**The slice.**  The generic fiber of ``x`` has dimension ``k = m - r`` (``r`` the generic rank of the Jacobian
+``J``, the dimension of ``X``; computed exactly modulo a prime at a random point: a lower bound that is the value
+with probability about ``1 - deg / p``).  The parameters are restricted to an affine subspace ``L`` of dimension
+``r``: ``theta = theta_0 + B y`` (random, or the solutions of given linear *gauge* equations); a generic ``L``
+meets the generic fiber in ``delta`` points (the *fiber degree*, counted), transversally.  On ``L`` the critical
+equations of the loss are ``J_L(y)^T Q (x_L(y) - u) = 0`` (``r`` equations, ``r`` unknowns).  Where ``J_L`` has
+full rank ``r``, ``x_L`` is a local isomorphism onto ``X`` and a solution is a critical point of the distance on
+``X``; where it drops rank (the *ramification*: the critical locus of the parametrization, where whole families
+of spurious solutions live) the solutions are removed with a Rabinowitsch variable ``s``: ``s h(y) = 1``,
+``h = det(R J_L)`` for a random ``r x n`` matrix ``R`` (Cauchy–Binet: a random combination of the maximal minors
+of ``J_L``; it vanishes on the ramification, and for a generic ``R`` at none of the finitely many solutions).  For
+generic data every critical point of the distance on the smooth points of ``X`` has exactly ``delta`` preimages on
+``L`` (Draisma et al. 2016: the critical points of generic data avoid any proper closed subset of ``X``), so
+``ED degree = (solutions) / delta``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._architecture import Architecture
+from .._errors import ComputationTimeoutError, InvalidArgumentError
+from .._exact import linalg
+from .ideal_ed import Poly, parse_polynomial
+from .system import polynomial_text
+
+__all__ = ["PolynomialModel", "polynomial_model", "Slice", "ModelSystem", "model_system", "MAX_PARAMETERS",
+           "MAX_TERMS"]
+
+#: the largest number of parameters (and of coordinates) a model may have
+MAX_PARAMETERS = 200
+#: the largest number of terms ``h = det(R J_L)`` may have (a bound computed before it is built)
+MAX_TERMS = 100_000
+
+
+def _name_ok(name: str) -> bool:
+    return bool(name) and name[0].isascii() and name[0].isalpha() and all(
+        c.isascii() and (c.isalnum() or c == "_") for c in name)
+
+
+@dataclass(frozen=True, eq=False)
+class PolynomialModel:
+    """``n`` polynomials with rational coefficients in ``m`` named parameters (exponent tuple -> coefficient)."""
+
+    parameters: tuple[str, ...]
+    polynomials: tuple[Poly, ...]
+    name: str
+
+    @property
+    def m(self) -> int:
+        return len(self.parameters)
+
+    @property
+    def n(self) -> int:
+        return len(self.polynomials)
+
+    @property
+    def degree(self) -> int:
+        return max((sum(e) for f in self.polynomials for e in f), default=0)
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.m} parameters, {self.n} coordinates, degree {self.degree})"
+
+    def evaluate(self, theta: Sequence[Any]) -> list[Any]:
+        """``x(theta)`` (exact for exact input)."""
+        if len(theta) != self.m:
+            raise InvalidArgumentError(f"theta: {self.m} values expected (one per parameter), got {len(theta)}")
+        out = []
+        for f in self.polynomials:
+            total: Any = 0
+            for e, c in f.items():
+                term: Any = c
+                for v, k in zip(theta, e):
+                    if k:
+                        term = term * v ** k
+                total = total + term
+            out.append(total)
+        return out
+
+    # ---------------------------------------------------------------- families
+    @classmethod
+    def from_layer(cls, arch: Architecture) -> PolynomialModel:
+        """One plain lightning layer ``(d, d', a)``: its reduced coordinates (the coefficients of the quadrics
+        ``(A_k . z)(V_m . z)``) in the entries of ``A`` (``a >= d``) or of ``A = P K`` (``P`` of size ``d x a``,
+        ``K`` of size ``a x d``: rank ``<= a``) and ``V``.  Parameters ``a{k}_{l}`` (or ``p``, ``k``), ``v{m}_{l}``."""
+        from .._models.coordinates import check_one_layer
+        from .._models.parametrization import Parametrization
+
+        arch = check_one_layer(arch, what="PolynomialModel.from_layer")
+        if arch.heads != 1 or arch.skip or arch.normalized:
+            raise InvalidArgumentError("PolynomialModel.from_layer: one plain lightning layer (one head, no skip "
+                                       "connection, no softmax)")
+        d, e = arch.widths
+        a = min(arch.ranks[0], d)
+        P = Parametrization(Architecture.single_layer(d, e, None, tokens=2), coords="reduced", params="AV")
+        names_v = [f"v{m}_{l}" for m in range(1, e + 1) for l in range(1, d + 1)]
+        if a >= d:
+            names = [f"a{k}_{l}" for k in range(1, d + 1) for l in range(1, d + 1)] + names_v
+            return cls(tuple(names), tuple(_to_poly(f) for f in P.polynomials), f"lightning layer {arch.describe()}")
+        names = ([f"p{k}_{c}" for k in range(1, d + 1) for c in range(1, a + 1)]
+                 + [f"k{c}_{l}" for c in range(1, a + 1) for l in range(1, d + 1)] + names_v)
+        ctx = linalg.rational_polynomial_ring(names)
+        g = dict(zip(names, ctx.gens()))
+        A = [sum((g[f"p{k}_{c}"] * g[f"k{c}_{l}"] for c in range(1, a + 1)), ctx.constant(0))
+             for k in range(1, d + 1) for l in range(1, d + 1)]
+        subs = A + [g[v] for v in names_v]
+        polys = [_to_poly(_compose_int(f, subs, ctx)) for f in P.polynomials]
+        return cls(tuple(names), tuple(polys), f"lightning layer {arch.describe()}")
+
+    @classmethod
+    def deep_linear(cls, widths: Sequence[int]) -> PolynomialModel:
+        """The linear network ``x -> W_L ... W_1 x`` with ``widths = (d_0, ..., d_L)``: the entries of the
+        product (``d_L x d_0``, row by row) in the entries of ``W_i`` (``d_i x d_(i-1)``, parameters
+        ``w{i}_{row}_{col}``)."""
+        widths = _positive_ints(widths, "widths", at_least=2)
+        names, mats = [], []
+        for i in range(1, len(widths)):
+            rows, cols = widths[i], widths[i - 1]
+            mats.append([[f"w{i}_{r}_{c}" for c in range(1, cols + 1)] for r in range(1, rows + 1)])
+            names += [n for row in mats[-1] for n in row]
+        _check_size(len(names), "parameters")
+        ctx = linalg.rational_polynomial_ring(names)
+        g = dict(zip(names, ctx.gens()))
+        P = [[g[n] for n in row] for row in mats[0]]
+        for M in mats[1:]:
+            P = [[sum((g[M[i][k]] * P[k][j] for k in range(len(P))), ctx.constant(0)) for j in range(len(P[0]))]
+                 for i in range(len(M))]
+        polys = [_to_poly(f) for row in P for f in row]
+        return cls(tuple(names), tuple(polys), f"deep linear network {'-'.join(map(str, widths))}")
+
+    @classmethod
+    def linear_convolutional(cls, filters: Sequence[int]) -> PolynomialModel:
+        """The linear convolutional network with stride one and filter sizes ``k_1, ..., k_L`` (Kohn, Montúfar,
+        Shahverdi, Trager 2023): its end-to-end filter is the convolution of the filters, i.e. the coefficients of
+        the product of the polynomials ``sum_j w{i}_{j} z^(j-1)`` (``k_1 + ... + k_L - L + 1`` coordinates)."""
+        ks = _positive_ints(filters, "filters", at_least=1)
+        if any(k < 1 for k in ks):
+            raise InvalidArgumentError(f"filters={list(ks)!r}: each filter size must be >= 1")
+        names = [f"w{i}_{j}" for i, k in enumerate(ks, 1) for j in range(1, k + 1)]
+        _check_size(len(names), "parameters")
+        ctx = linalg.rational_polynomial_ring(names)
+        g = dict(zip(names, ctx.gens()))
+        prod: list[Any] = [ctx.constant(1)]
+        for i, k in enumerate(ks, 1):
+            w = [g[f"w{i}_{j}"] for j in range(1, k + 1)]
+            out = [ctx.constant(0)] * (len(prod) + k - 1)
+            for a_, pa in enumerate(prod):
+                for b_, wb in enumerate(w):
+                    out[a_ + b_] = out[a_ + b_] + pa * wb
+            prod = out
+        return cls(tuple(names), tuple(_to_poly(f) for f in prod),
+                   f"linear convolutional network, filters {'-'.join(map(str, ks))}, stride 1")
+
+
+def _positive_ints(values: Any, what: str, at_least: int) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise InvalidArgumentError(f"{what}={values!r}: a list of positive integers is expected")
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InvalidArgumentError(f"{what}[{i}] = {v!r}: a positive integer is expected")
+        out.append(int(v))
+    if len(out) < at_least:
+        raise InvalidArgumentError(f"{what}={list(out)!r}: at least {at_least} expected")
+    return tuple(out)
+
+
+def _check_size(k: int, what: str) -> None:
+    if k > MAX_PARAMETERS:
+        raise InvalidArgumentError(f"{k} {what}: at most {MAX_PARAMETERS} (the symbolic routes would not finish)")
+
+
+def _to_poly(f: Any) -> Poly:
+    """A python-flint polynomial (integer or rational coefficients) as ``{exponents: Fraction}``."""
+    out: Poly = {}
+    for e, c in f.to_dict().items():
+        q = Fraction(int(c.p), int(c.q)) if hasattr(c, "q") else Fraction(int(c))
+        if q:
+            out[tuple(int(x) for x in e)] = q
+    return out
+
+
+def _compose_int(f: Any, subs: Sequence[Any], ctx: Any) -> Any:
+    total = ctx.constant(0)
+    for e, c in f.to_dict().items():
+        term = ctx.constant(int(c))
+        for s, k in zip(subs, e):
+            if k:
+                term = term * s ** k
+        total += term
+    return total
+
+
+def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = None) -> PolynomialModel:
+    """A model from its parameters and its coordinates.
+
+    ``parameters``: names (a letter, then letters, digits or ``_``), or a count ``m`` (names ``t1, ..., tm``).
+    ``polynomials``: a list of texts in the grammar of :func:`~ag_attention.ideal_ed_degree` (numbers, the
+    parameters, ``+ - * / ^``, parentheses; a sympy expression's ``str`` qualifies), or a function: it is called
+    once with a numpy object array of the parameters as exact polynomials (python-flint, supporting ``+ - *``,
+    ``**`` with integer exponents, ``@`` of object arrays, and rational constants) and returns the coordinates
+    (any nesting of lists or arrays, flattened in C order; numbers allowed).
+
+    >>> M = polynomial_model(["a", "b"], ["a*b", "a^2", "b^2"], name="a cone")
+    >>> M.describe()
+    'a cone (2 parameters, 3 coordinates, degree 2)'
+    >>> polynomial_model(2, lambda t: [t[0] * t[1], t[0] ** 2]).parameters
+    ('t1', 't2')
+    """
+    if isinstance(parameters, (int, np.integer)) and not isinstance(parameters, bool):
+        if parameters < 1:
+            raise InvalidArgumentError(f"parameters={parameters!r}: at least one parameter")
+        _check_size(int(parameters), "parameters")
+        names = tuple(f"t{i}" for i in range(1, int(parameters) + 1))
+    elif isinstance(parameters, Sequence) and not isinstance(parameters, (str, bytes)) and parameters:
+        names = tuple(parameters)
+        for v in names:
+            if not isinstance(v, str) or not _name_ok(v):
+                raise InvalidArgumentError(f"parameters: {v!r} is not a name (a letter, then letters, digits or _)")
+        if len(set(names)) != len(names):
+            raise InvalidArgumentError(f"parameters: {sorted(v for v in names if names.count(v) > 1)[0]!r} is "
+                                       "repeated")
+        _check_size(len(names), "parameters")
+    else:
+        raise InvalidArgumentError(f"parameters={parameters!r}: a non-empty list of names or a positive count")
+    if callable(polynomials):
+        polys = _from_callable(polynomials, names)
+    else:
+        if isinstance(polynomials, (str, bytes)) or not isinstance(polynomials, Sequence) or not polynomials:
+            raise InvalidArgumentError("polynomials: a non-empty list of polynomials (text) or a function is "
+                                       f"expected, got {polynomials!r}")
+        polys = []
+        for i, f in enumerate(polynomials):
+            if isinstance(f, bool) or not isinstance(f, (str, int, Fraction)) and not hasattr(f, "free_symbols"):
+                raise InvalidArgumentError(f"polynomials[{i}] = {f!r}: a polynomial as text is expected")
+            try:
+                polys.append(parse_polynomial(str(f), names))
+            except ValueError as exc:
+                raise InvalidArgumentError(f"polynomials[{i}] = {str(f)!r} is not a polynomial in the parameters "
+                                           f"(numbers, parameters, + - * / ^, parentheses): {exc}") from None
+    _check_size(len(polys), "coordinates")
+    if all(set(f) <= {(0,) * len(names)} for f in polys):
+        raise InvalidArgumentError("polynomials: every coordinate is constant (the image is a point)")
+    return PolynomialModel(names, tuple(polys), name or f"model x({', '.join(names[:4])}"
+                           + (", ..." if len(names) > 4 else "") + ")")
+
+
+def _flatten(value: Any, out: list[Any], depth: int) -> None:
+    """Lists, tuples and arrays flattened in C order; a polynomial is a leaf (numpy would read it as a sequence of
+    its coefficients, so ``np.asarray`` is not used on it)."""
+    if depth > 32:
+        raise InvalidArgumentError("polynomials: the function's result is nested more than 32 deep")
+    if isinstance(value, np.ndarray):
+        for v in value.reshape(-1) if value.dtype == object else value.reshape(-1).tolist():
+            _flatten(v, out, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _flatten(v, out, depth + 1)
+    else:
+        out.append(value)
+
+
+def _from_callable(f: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> list[Poly]:
+    ctx = linalg.rational_polynomial_ring(names)
+    theta = np.empty(len(names), dtype=object)
+    for i, g in enumerate(ctx.gens()):  # one by one: numpy would read a polynomial as a sequence of terms
+        theta[i] = g
+    try:
+        out = f(theta)
+    except Exception as exc:  # the caller's function: its error is reported, named
+        raise InvalidArgumentError(f"polynomials: the function raised {type(exc).__name__}: {exc}") from None
+    flat: list[Any] = []
+    _flatten(out, flat, 0)
+    if not flat:
+        raise InvalidArgumentError("polynomials: the function returned no coordinate")
+    polys = []
+    for i, v in enumerate(flat):
+        if isinstance(v, (int, Fraction, np.integer)) and not isinstance(v, bool):
+            polys.append({(0,) * len(names): Fraction(int(v)) if not isinstance(v, Fraction) else v} if v else {})
+        elif hasattr(v, "to_dict") and getattr(v, "context", lambda: None)() == ctx:
+            polys.append(_to_poly(v))
+        else:
+            raise InvalidArgumentError(f"polynomials: coordinate {i} returned by the function is {v!r} "
+                                       f"({type(v).__name__}), not a polynomial in the parameters (floats are "
+                                       "not exact: use fractions.Fraction)")
+    return polys
+
+
+# ------------------------------------------------------------------ the slice and the system
+@dataclass(frozen=True)
+class Slice:
+    """``theta = base + directions @ y``: an affine subspace of the parameters, of dimension ``len(directions[0])``
+    (exact rationals, or residues mod a prime); ``gauge`` the equations it was given by (empty: random)."""
+
+    base: tuple[Any, ...]
+    directions: tuple[tuple[Any, ...], ...]  # m rows, r columns
+    gauge: tuple[str, ...] = ()
+
+
+def _jacobian_mod(model: PolynomialModel, point: Sequence[int], p: int) -> np.ndarray:
+    """``J`` at ``point`` modulo ``p`` (``n x m`` int64)."""
+    J = np.zeros((model.n, model.m), dtype=np.int64)
+    for i, f in enumerate(model.polynomials):
+        for e, c in f.items():
+            cm = c.numerator % p * pow(c.denominator, -1, p) % p
+            for j, k in enumerate(e):
+                if k:
+                    v = cm * k % p
+                    for jj, kk in enumerate(e):
+                        if kk:
+                            v = v * pow(point[jj], kk - (jj == j), p) % p
+                    J[i, j] = (J[i, j] + v) % p
+    return J
+
+
+def generic_rank(model: PolynomialModel, p: int, rng: random.Random) -> int:
+    """The rank of ``J`` at a random point modulo ``p``: the dimension of ``X`` with high probability (never more)."""
+    point = [rng.randrange(p) for _ in range(model.m)]
+    return int(linalg.rank(_jacobian_mod(model, point, p), p))
+
+
+def random_slice(model: PolynomialModel, r: int, rng: random.Random, p: int) -> Slice:
+    """A random affine subspace of dimension ``r`` (residues mod ``p``; ``p = 0``: small integers, so that the
+    rational system stays small)."""
+    draw = (lambda: rng.randrange(p)) if p else (lambda: rng.randint(-9, 9))
+    return Slice(tuple(draw() for _ in range(model.m)), tuple(tuple(draw() for _ in range(r))
+                                                               for _ in range(model.m)))
+
+
+def gauge_slice(model: PolynomialModel, gauge: Sequence[str]) -> Slice:
+    """The affine subspace given by linear equations in the parameters (exact, over QQ)."""
+    rows = []
+    for i, g in enumerate(gauge):
+        if not isinstance(g, str):
+            raise InvalidArgumentError(f"gauge[{i}] = {g!r}: a linear equation (text) is expected")
+        try:
+            poly = parse_polynomial(g, model.parameters)
+        except ValueError as exc:
+            raise InvalidArgumentError(f"gauge[{i}] = {g!r} is not a polynomial in the parameters: {exc}") from None
+        if any(sum(e) > 1 for e in poly):
+            raise InvalidArgumentError(f"gauge[{i}] = {g!r} is not linear in the parameters")
+        row = [poly.get(tuple(int(j == k) for j in range(model.m)), Fraction(0)) for k in range(model.m)]
+        if not any(row):
+            raise InvalidArgumentError(f"gauge[{i}] = {g!r} has no parameter")
+        rows.append(row + [-poly.get((0,) * model.m, Fraction(0))])
+    R, rank = linalg.rref_rational(rows)
+    if rank < len(rows):
+        raise InvalidArgumentError(f"gauge: the {len(rows)} equations are dependent (rank {rank})")
+    pivots = [next(j for j, v in enumerate(row) if v) for row in R[:rank]]
+    if model.m in pivots:
+        raise InvalidArgumentError("gauge: the equations have no common solution")
+    free = [j for j in range(model.m) if j not in pivots]
+    base = [Fraction(0)] * model.m
+    for row, piv in zip(R, pivots):
+        base[piv] = Fraction(row[model.m])
+    dirs = [[Fraction(0)] * len(free) for _ in range(model.m)]
+    for c, j in enumerate(free):
+        dirs[j][c] = Fraction(1)
+        for row, piv in zip(R, pivots):
+            dirs[piv][c] = -Fraction(row[j])
+    return Slice(tuple(base), tuple(tuple(r) for r in dirs), tuple(gauge))
+
+
+@dataclass(frozen=True)
+class ModelSystem:
+    """The critical equations of a loss on a slice (module docstring), as text for msolve."""
+
+    variables: tuple[str, ...]  # y1, ..., yr, then s
+    polynomials: tuple[str, ...]
+    prime: int  # 0: over QQ
+    slice: Slice
+    loss: Any = None  # over QQ: the loss as a polynomial in y1..yr (python-flint), for the Hessians
+
+
+class _SliceRing:
+    """The model restricted to a slice, as python-flint polynomials in ``y1..yr`` (and ``s``)."""
+
+    def __init__(self, model: PolynomialModel, sl: Slice, p: int) -> None:
+        r = len(sl.directions[0]) if sl.directions else 0
+        self.r, self.p = r, p
+        self.names = tuple(f"y{j}" for j in range(1, r + 1)) + ("s",)
+        self.ctx: Any
+        if p:
+            self.ctx = linalg.modular_polynomial_ring(self.names, p)
+        else:
+            self.ctx = linalg.rational_polynomial_ring(self.names)
+        gens = self.ctx.gens()
+        self.y, self.s = gens[:r], gens[r]
+        theta = [self.scalar(b) + sum((self.scalar(row[c]) * self.y[c] for c in range(r) if row[c]),
+                                      self.ctx.constant(0)) for b, row in zip(sl.base, sl.directions)]
+        src: Any = linalg.modular_polynomial_ring(model.parameters, p) if p else \
+            linalg.rational_polynomial_ring(model.parameters)
+        self.x: list[Any] = []
+        for f in model.polynomials:
+            if p:
+                g = src.from_dict({e: c.numerator % p * pow(c.denominator, -1, p) % p for e, c in f.items()})
+            else:
+                g = src.from_dict({e: linalg.rational(c) for e, c in f.items()})
+            self.x.append(g.compose(*theta, ctx=self.ctx) if f else self.ctx.constant(0))
+        self.J = [[xi.derivative(c) for c in range(r)] for xi in self.x]
+
+    def scalar(self, c: Any) -> Any:
+        c = Fraction(c)
+        if self.p:
+            return self.ctx.constant(c.numerator % self.p * pow(c.denominator % self.p, -1, self.p) % self.p)
+        return self.ctx.constant(linalg.rational(c))
+
+    def ramification(self, rng: random.Random, end: float | None = None) -> Any:
+        """``h = det(R J_L)`` for a random ``R`` (module docstring), or an error when it would be too large."""
+        r, n = self.r, len(self.x)
+        deg = max((f.total_degree() for row in self.J for f in row), default=0)
+        terms = math.comb(r + r * max(deg, 0), r)
+        if terms > MAX_TERMS:
+            raise InvalidArgumentError(f"the ramification polynomial det(R J) of this model on its slice could have "
+                                       f"{terms:,} terms (r = {r}, entries of degree {deg}; limit {MAX_TERMS:,}): "
+                                       "too large for the symbolic route; use method='implicit' or a smaller model")
+        draw = (lambda: rng.randrange(1, self.p)) if self.p else (lambda: rng.randint(1, 99))
+        Rm = [[draw() for _ in range(n)] for _ in range(r)]
+        M = [[sum((self.scalar(Rm[a][i]) * self.J[i][c] for i in range(n) if not self.J[i][c].is_zero()),
+                  self.ctx.constant(0)) for c in range(r)] for a in range(r)]
+        return bareiss_determinant(M, self.ctx.constant(0), self.ctx.constant(1), end)
+
+
+def bareiss_determinant(M: list[list[Any]], zero: Any, one: Any, end: float | None = None) -> Any:
+    """The determinant of a square matrix of polynomials, fraction-free (Bareiss: every division exact); a
+    :class:`~ag_attention.ComputationTimeoutError` once ``time.monotonic()`` passes ``end``."""
+    n = len(M)
+    if n == 0:
+        return one
+    M = [row[:] for row in M]
+    sign, prev = 1, one
+    for k in range(n - 1):
+        if M[k][k] == zero:
+            swap = next((i for i in range(k + 1, n) if M[i][k] != zero), None)
+            if swap is None:
+                return zero
+            M[k], M[swap] = M[swap], M[k]
+            sign = -sign
+        for i in range(k + 1, n):
+            if end is not None and time.monotonic() > end:
+                raise ComputationTimeoutError(f"building the ramification polynomial (a {n} x {n} determinant)",
+                                              0.0)
+            for j in range(k + 1, n):
+                M[i][j] = (M[i][j] * M[k][k] - M[i][k] * M[k][j]) / prev
+        prev = M[k][k]
+    return M[n - 1][n - 1] if sign > 0 else -M[n - 1][n - 1]
+
+
+def model_system(model: PolynomialModel, sl: Slice, Q: Sequence[Sequence[Any]], u: Sequence[Any], *, prime: int,
+                 rng: random.Random, constant: Any = 0, end: float | None = None) -> ModelSystem:
+    """``J_L^T (Q x_L - u) = 0, s h = 1`` on the slice ``sl`` (``Q``, ``u`` exact or residues mod ``prime``): the
+    critical points of ``x^T Q x - 2 u^T x`` (for the distance to ``u'`` take ``u = Q u'``)."""
+    S = _SliceRing(model, sl, prime)
+    n = len(S.x)
+    res = [sum((S.scalar(Q[i][j]) * S.x[j] for j in range(n) if Q[i][j]), S.ctx.constant(0)) - S.scalar(u[i])
+           for i in range(n)]
+    eqs = [sum((S.J[i][c] * res[i] for i in range(n) if not S.J[i][c].is_zero()), S.ctx.constant(0))
+           for c in range(S.r)]
+    h = S.ramification(rng, end)
+    if h == S.ctx.constant(0):
+        raise InvalidArgumentError(f"the parametrization restricted to the slice has rank < {S.r} everywhere: the "
+                                   "gauge is not transversal to the fibers (or the random slice is special: "
+                                   "another seed)")
+    eqs.append(S.s * h - S.ctx.constant(1))
+    loss = None
+    if not prime:
+        quad = sum((S.scalar(Q[i][j]) * S.x[i] * S.x[j] for i in range(n) for j in range(n) if Q[i][j]),
+                   S.ctx.constant(0))
+        loss = quad - sum((S.scalar(2 * Fraction(u[i])) * S.x[i] for i in range(n) if u[i]), S.ctx.constant(0)) \
+            + S.scalar(constant)
+    return ModelSystem(S.names, tuple(polynomial_text(f, S.names) for f in eqs), prime, sl, loss)
+
+
+def fiber_system(model: PolynomialModel, sl: Slice, *, prime: int, rng: random.Random,
+                 end: float | None = None) -> ModelSystem:
+    """``x_L(y) = x_L(y*)``, ``s h = 1`` for a random ``y*``: its solutions are the fiber through ``y*`` on the
+    slice (their number is the fiber degree ``delta``)."""
+    S = _SliceRing(model, sl, prime)
+    point = [rng.randrange(prime) for _ in range(S.r)] + [0]
+    eqs = [xi - S.scalar(int(xi(*point))) for xi in S.x]
+    eqs = [f for f in eqs if not f.is_zero()]
+    h = S.ramification(rng, end)
+    eqs.append(S.s * h - S.ctx.constant(1))
+    return ModelSystem(S.names, tuple(polynomial_text(f, S.names) for f in eqs), prime, sl)
+
+
+def regularized_system(model: PolynomialModel, Q: Sequence[Sequence[Any]], u: Sequence[Any], regularization: Any,
+                       *, prime: int, constant: Any = 0) -> ModelSystem:
+    """``grad (x^T Q x - 2 u^T x + c + lambda |theta|^2) = 0`` in every parameter (no slice, no removal: the
+    regularization leaves finitely many critical points for generic data), as text for msolve.  Over QQ
+    (``prime == 0``) its ``loss`` is kept for the Hessians."""
+    names = tuple(f"z{j}" for j in range(1, model.m + 1))
+    ctx: Any = linalg.modular_polynomial_ring(names, prime) if prime else linalg.rational_polynomial_ring(names)
+
+    def scalar(c: Any) -> Any:
+        c = Fraction(c)
+        if prime:
+            return ctx.constant(c.numerator % prime * pow(c.denominator % prime, -1, prime) % prime)
+        return ctx.constant(linalg.rational(c))
+
+    x: list[Any] = []
+    for f in model.polynomials:
+        if prime:
+            x.append(ctx.from_dict({e: c.numerator % prime * pow(c.denominator, -1, prime) % prime
+                                    for e, c in f.items()}))
+        else:
+            x.append(ctx.from_dict({e: linalg.rational(c) for e, c in f.items()}))
+    n = len(x)
+    zero = ctx.constant(0)
+    loss = sum((scalar(Q[i][j]) * x[i] * x[j] for i in range(n) for j in range(n) if Q[i][j]), zero)
+    loss = loss - sum((scalar(2 * Fraction(u[i])) * x[i] for i in range(n) if u[i]), zero) + scalar(constant)
+    loss = loss + scalar(regularization) * sum((g * g for g in ctx.gens()), zero)
+    eqs = [loss.derivative(j) for j in range(model.m)]
+    sl = Slice(tuple(0 for _ in range(model.m)), tuple(tuple(int(i == j) for j in range(model.m))
+                                                       for i in range(model.m)))
+    return ModelSystem(names, tuple(polynomial_text(f, names) for f in eqs), prime, sl,
+                       None if prime else loss)

@@ -1,0 +1,148 @@
+"""The landscape of any polynomial model (``model_ed_degree``, ``model_critical_points``) with the real msolve and
+Macaulay2: the layer's own numbers through the general API, known ED degrees of other families, metamorphic
+relations, and every bad input an ``InvalidArgumentError`` naming it."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ag_attention import (Architecture, InvalidArgumentError, PolynomialModel, critical_points, ed_degree,
+                          model_critical_points, model_ed_degree, polynomial_model)
+from ag_attention._landscape.metrics import gram
+
+X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
+Y = [[[1], [0]], [[0], [2]], [[1], [1]], [[-1], [0]], [[0], [1]]]
+
+
+@pytest.mark.parametrize("d, e, a, metric", [(2, 1, None, "euclidean"), (2, 1, None, "generic"),
+                                             (2, 1, 1, "euclidean"), (2, 2, None, "euclidean")])
+def test_the_layer_through_the_general_api_gives_its_ed_degree(msolve, d, e, a, metric):
+    arch = Architecture.single_layer(d, e, a, tokens=2)
+    mine = model_ed_degree(PolynomialModel.from_layer(arch), metric=metric)
+    theirs = ed_degree(arch, metric=metric, method="count")
+    assert mine.final and mine.ed_degree == theirs.ed_degree
+    assert all(c["solutions"] == c["fiber"] * mine.ed_degree for c in mine.counts)
+
+
+@pytest.mark.m2
+def test_the_two_routes_agree_and_auto_falls_back_to_the_implicit_one(msolve, m2_local):
+    # (3,1,1): the ramification determinant would be too large, so auto takes the implicit route (39, as the
+    # layer's own count); the deep linear 3-1-3 network: both routes give 3 (Eckart-Young) and 39 (generic)
+    arch = Architecture.single_layer(3, 1, 1, tokens=2)
+    r = model_ed_degree(PolynomialModel.from_layer(arch), metric="euclidean", backend="local")
+    assert r.ed_degree == 39 == ed_degree(arch, metric="euclidean", method="count").ed_degree
+    assert [x.name for x in r.routes] == ["parametric", "implicit"] and r.routes[0].outcome.startswith("not run")
+    M = PolynomialModel.deep_linear([3, 1, 3])
+    for metric, value in (("euclidean", 3), ("generic", 39)):
+        both = model_ed_degree(M, metric=metric, method="both", backend="local")
+        assert both.ed_degree == value and {c["route"] for c in both.counts} == {"parametric", "implicit"}
+        assert both.closure["dimension"] == both.dimension == 5
+
+
+def test_the_layer_critical_points_through_the_general_api(msolve):
+    arch = Architecture.single_layer(2, 1, None, tokens=2)
+    theirs = critical_points(arch, X, Y)
+    G, w, c = gram(X, Y, 2, 1)
+    mine = model_critical_points(PolynomialModel.from_layer(arch), loss=(G, list(w), c), gauge=["v1_1 - 1"])
+    assert mine.final and (mine.complex_count, mine.fiber_degree) == (theirs.complex_pure, 1) == (14, 1)
+    assert len(mine.points) == len(theirs.points) == 6 and mine.minima == theirs.minima == 3
+    for p, q in zip(mine.points, theirs.points):  # the same critical values (proven intervals meet)
+        assert p.loss[0] <= q.loss[1] + 1e-9 and q.loss[0] <= p.loss[1] + 1e-9
+        assert p.signature == q.signature
+
+
+def test_a_function_and_text_give_the_same_model(msolve):
+    def rank_one(t):  # the 2 x 2 matrices u v^T
+        return t[:2].reshape(2, 1) @ t[2:].reshape(1, 2)
+
+    f = polynomial_model(4, rank_one)
+    g = polynomial_model(["a", "b", "c", "e"], ["a*c", "a*e", "b*c", "b*e"])
+    assert f.polynomials == g.polynomials and f.parameters == ("t1", "t2", "t3", "t4")
+    assert model_ed_degree(f, metric="generic").ed_degree == 6
+    assert model_ed_degree(g, metric="euclidean").ed_degree == 2
+
+
+def test_permuting_coordinates_with_the_metric_keeps_the_ed_degree(msolve):
+    M = PolynomialModel.deep_linear([2, 1, 2])
+    Q = [[2, 1, 0, 0], [1, 3, 1, 0], [0, 1, 5, 1], [0, 0, 1, 7]]
+    perm = [2, 0, 3, 1]
+    P = polynomial_model(M.parameters, [_text(M.polynomials[i], M.parameters) for i in perm])
+    Qp = [[Q[i][j] for j in perm] for i in perm]
+    assert model_ed_degree(M, metric=Q).ed_degree == model_ed_degree(P, metric=Qp).ed_degree == 6
+
+
+def _text(poly, names):
+    return " + ".join(f"({c})*" + "*".join(f"{v}^{k}" for v, k in zip(names, e) if k) for e, c in poly.items())
+
+
+@pytest.mark.parametrize("scale", [Fraction(1, 1000), Fraction(7, 3), Fraction(10 ** 6)])
+def test_scaling_the_target_scales_the_critical_values(msolve, scale):
+    # x = W2 W1 is homogeneous of degree 2: target c^2 u has the critical points c theta, losses times c^4
+    M = PolynomialModel.deep_linear([2, 1, 2])
+    u = [Fraction(3), Fraction(-1, 2), Fraction(1, 3), Fraction(5)]
+    base = model_critical_points(M, target=u, gauge=["w2_1_1 - 1"])
+    big = model_critical_points(M, target=[scale ** 2 * x for x in u], gauge=[f"w2_1_1 - {scale}"])
+    assert base.final and big.final and base.complex_count == big.complex_count == 2
+    assert [p.signature for p in base.points] == [p.signature for p in big.points] == ["minimum", "saddle"]
+    for p, q in zip(base.points, big.points):
+        lo, hi = float(scale) ** 4 * p.loss[0], float(scale) ** 4 * p.loss[1]
+        assert q.loss[0] <= hi * (1 + 1e-9) + 1e-300 and lo * (1 - 1e-9) <= q.loss[1] + 1e-300
+
+
+def test_gaussian_float_targets_are_taken_exactly(msolve):
+    rng = np.random.default_rng(0)
+    u = rng.standard_normal(4) * 10.0 ** rng.integers(-3, 4, size=4)
+    r = model_critical_points(PolynomialModel.deep_linear([2, 1, 2]), target=u, gauge=["w2_1_1 - 1"])
+    # Eckart-Young: two critical points (the two singular values), the larger one the minimum
+    assert r.final and r.complex_count == 2 and [p.signature for p in r.points] == ["minimum", "saddle"]
+    s = np.linalg.svd(u.reshape(2, 2), compute_uv=False)
+    assert r.points[0].loss[0] <= s[1] ** 2 * (1 + 1e-9) and s[1] ** 2 <= r.points[0].loss[1] * (1 + 1e-9) + 1e-12
+
+
+def test_regularized_loss_counts_every_critical_point(msolve):
+    r = model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[3], regularization=1)
+    assert r.final and r.complex_count == 5 and sorted(p.signature for p in r.points) == ["minimum", "minimum",
+                                                                                          "saddle"]
+
+
+def test_a_deadline_is_kept_and_said(msolve):
+    r = model_ed_degree(PolynomialModel.linear_convolutional([2, 2, 2, 2]), metric="generic", timeout=3)
+    assert not r.final and r.ed_degree is None and "NOT DECIDED" in r.headline()
+    assert "time limit" in r.status or "timed out" in r.status
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda: polynomial_model(["x", "1y"], ["x"]), "'1y' is not a name"),
+    (lambda: polynomial_model(["x", "x"], ["x"]), "'x' is repeated"),
+    (lambda: polynomial_model(["x"], ["x--1"]), "polynomials[0] = 'x--1'"),
+    (lambda: polynomial_model(["x"], ["x -- comment"]), "polynomials[0]"),
+    (lambda: polynomial_model(["x"], ["sqrt(x)"]), "polynomials[0]"),
+    (lambda: polynomial_model(["x"], ["3"]), "every coordinate is constant"),
+    (lambda: polynomial_model(1, lambda t: [t[0] * 0.5]), "raised TypeError"),
+    (lambda: polynomial_model(1, lambda t: [t[0], 0.5]), "coordinate 1"),
+    (lambda: polynomial_model(1, lambda t: 1 / 0), "ZeroDivisionError"),
+    (lambda: polynomial_model(0, ["x"]), "at least one parameter"),
+    (lambda: PolynomialModel.deep_linear([2]), "at least 2"),
+    (lambda: PolynomialModel.deep_linear([2, 0]), "widths[1] = 0"),
+    (lambda: PolynomialModel.linear_convolutional([2, True]), "filters[1] = True"),
+    (lambda: model_ed_degree("x^2"), "not a PolynomialModel"),
+    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), metric="cosine"), "metric='cosine'"),
+    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), method="magic"), "method='magic'"),
+    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), seed=-1), "seed=-1"),
+    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), gauge=["w1_1_1^2 - 1"]), "not linear"),
+    (lambda: model_ed_degree(PolynomialModel.deep_linear([2, 1, 2]), gauge=["w1_1_1 - 1", "w1_1_2 - 1"],
+                             method="parametric"), "leaves 2 free parameters"),
+    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], loss=([[1]], [1], 0)),
+     "exactly one of target"),
+    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1, 2]), "target: 1 numbers"),
+    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=["a"]), "target"),
+    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], regularization=-1),
+     "regularization=-1"),
+    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], metric=[[1, 2], [3, 4]]),
+     "metric"),
+])
+def test_bad_input_is_named(call, text):
+    with pytest.raises(InvalidArgumentError) as info:
+        call()
+    assert text in str(info.value)
