@@ -352,7 +352,7 @@ def _weights_of(weights: Any, V: Any, arch: Architecture) -> tuple[np.ndarray, n
 
 
 # ------------------------------------------------------------------ msolve over QQ
-_NUMBER = re.compile(r"(-?\d+)\s*(?:/\s*2\^(\d+))?")
+_NUMBER = re.compile(r"(-?\d+)\s*(?:/\s*(?:2\^(\d+)|(\d+)))?")
 
 
 def parse_real_solutions(text: str, nvars: int) -> list[list[tuple[Fraction, Fraction]]] | None:
@@ -364,14 +364,15 @@ def parse_real_solutions(text: str, nvars: int) -> list[list[tuple[Fraction, Fra
     if re.match(r"\[\s*1\s*,", s):
         return None
     body = s[s.rfind("[1,"):] if "[1," in s else s
-    intervals = re.findall(r"\[\s*(-?\d+(?:\s*/\s*2\^\d+)?)\s*,\s*(-?\d+(?:\s*/\s*2\^\d+)?)\s*\]", body)
+    num = r"-?\d+(?:\s*/\s*(?:2\^\d+|\d+))?"  # an integer, a dyadic a / 2^k, or an exact rational a / b
+    intervals = re.findall(rf"\[\s*({num})\s*,\s*({num})\s*\]", body)
 
     def value(t: str) -> Fraction:
         m = _NUMBER.fullmatch(t.replace(" ", ""))
         if m is None:
             raise MSolveOutputError(f"cannot read the number {t!r} in msolve's real solutions", output=text[:2000])
-        num, power = int(m.group(1)), m.group(2)
-        return Fraction(num, 2 ** int(power)) if power else Fraction(num)
+        num, power, den = int(m.group(1)), m.group(2), m.group(3)
+        return Fraction(num, 2 ** int(power)) if power else Fraction(num, int(den)) if den else Fraction(num)
 
     flat = [(value(a), value(b)) for a, b in intervals]
     if len(flat) % nvars:
