@@ -227,9 +227,9 @@ def model_ed_degree(model: PolynomialModel, *, metric: Any = "euclidean", method
     ``metric``: ``"euclidean"`` (the identity on the model's coordinates), ``"generic"`` (a random symmetric form:
     the generic ED degree, an invariant of ``X``), or a symmetric ``n x n`` matrix of rationals (e.g. a data Gram
     form).  ``method``: ``"parametric"``, ``"implicit"``, ``"both"`` (each must give the same value), or
-    ``"auto"`` (parametric; implicit when the parametric system would be too large).  ``gauge``: linear equations
-    in the parameters that fix the fibers (default: a random affine slice).  ``timeout`` bounds the call: a run
-    that ends at it returns a result that is not final and says why.
+    ``"auto"`` (parametric within half the time; implicit when that is too large, fails or runs out of its half).
+    ``gauge``: linear equations in the parameters that fix the fibers (default: a random affine slice).
+    ``timeout`` bounds the call: a run that ends at it returns a result that is not final and says why.
 
     >>> from ag_attention import PolynomialModel
     >>> r = model_ed_degree(PolynomialModel.deep_linear([2, 1, 2]), metric="generic")   # 2 x 2 of rank 1
@@ -260,8 +260,9 @@ def model_ed_degree(model: PolynomialModel, *, metric: Any = "euclidean", method
         k += 1
         t1 = time.perf_counter()
         try:
-            if route == "parametric":
-                got, dimension = _parametric(model, metric, gauge_, primes, seed, end, backend)
+            if route == "parametric":  # auto: half the time, the other half for the implicit route
+                share = time.monotonic() + timeout / 2 if method == "auto" else end
+                got, dimension = _parametric(model, metric, gauge_, primes, seed, share, backend)
                 fiber = got[0]["fiber"]
             else:
                 got, closure = _implicit(model, metric, primes, seed, end, backend, cache)
@@ -275,6 +276,8 @@ def model_ed_degree(model: PolynomialModel, *, metric: Any = "euclidean", method
         except AgAttentionError as exc:
             routes.append(Route(route, time.perf_counter() - t1, f"failed: {exc}"))
             status = f"{route} route: {exc}"
+            if route == "parametric" and method == "auto" and "implicit" not in order:
+                order.append("implicit")
             continue
         counts += got
         vals = {c["value"] for c in got}
