@@ -88,6 +88,20 @@ def test_every_tutorial_is_in_the_toctree() -> None:
         assert "{code-cell}" in (DOCS / "tutorials" / f"{page}.md").read_text(), page
 
 
+def test_every_manual_page_is_in_the_toctree_and_the_readme_links_it() -> None:
+    """The manual (docs/manual/) holds what the README used to: every page is in its toctree and the README's map."""
+    index = (DOCS / "manual" / "index.md").read_text()
+    toctree = re.search(r"```\{toctree\}(.*?)```", index, re.S)
+    assert toctree is not None
+    listed = {line.strip() for line in toctree.group(1).splitlines() if line.strip() and ":" not in line}
+    pages = {p.stem for p in (DOCS / "manual").glob("*.md")} - {"index"}
+    assert pages == listed
+    assert "manual/index" in (DOCS / "index.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    for page in pages:
+        assert f"(docs/manual/{page}.md)" in readme, f"the README's map omits docs/manual/{page}.md"
+
+
 def test_the_cli_page_has_every_command(tmp_path: Path) -> None:
     from ag_attention._cli import build_parser
 

@@ -39,6 +39,31 @@ def test_the_readme_imports_only_from_the_top_level():
     assert deep == [], f"the README teaches deep imports: {deep}"
 
 
+def test_the_readme_is_a_door():
+    """The README is short and gives the two commands; CI runs its test command (.ci/run)."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250, "the README is a door: the manual lives in docs/manual/"
+    commands = re.search(r"## The two commands\n.*?```sh\n(.*?)```", readme, re.S)
+    assert commands is not None
+    assert [line.split("#")[0].strip() for line in commands.group(1).splitlines() if line.split("#")[0].strip()] == \
+        ["make reproduce", "make test"]
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    assert ci[-1] == "make test"
+
+
+def test_the_readme_links_and_paths_exist():
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    paths = re.findall(r"`((?:docs|bench|examples|m2scripts|ag_attention|tests|sweeps|scripts)/[\w./-]*)`", readme)
+    assert links and paths
+    for target in links + paths:
+        assert (ROOT / target).exists(), f"the README names {target}, which does not exist"
+    for room in ("_exact", "_m2", "_models", "_algebra", "_landscape", "_numeric", "_point", "_reproduce", "_sweep"):
+        assert f"`ag_attention/{room}/`" in readme, f"the README's map of the package omits {room}"
+    assert "tests/data/aldm" not in readme  # the golden files are package data now
+
+
 def test_errors_share_one_base():
     for name in ag_attention.__all__:
         obj = getattr(ag_attention, name)
