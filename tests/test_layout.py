@@ -24,6 +24,8 @@ NO_TEST_MODULE = {
     "ag_attention/__main__.py": "python -m ag_attention: only calls _cli.main (tests/test_cli.py runs the command)",
     "ag_attention/_algebra/__init__.py": "re-exports of _algebra/degree.py",
     "ag_attention/_exact/__init__.py": "empty package file",
+    "ag_attention/_reproduce/icl_dynamics.py": "the training and plateau detection of icl.py, split from it: tested "
+                                               "with it (tests/reproduce/test_icl.py, test_icl_report.py)",
     "ag_attention/_exact/onelayer.py": "re-exports of differentials, factorization, rational and singular (each tested)",
     "ag_attention/_m2/__init__.py": "empty package file",
     "ag_attention/_models/__init__.py": "empty package file",
@@ -46,6 +48,10 @@ NOT_A_MIRROR = {
     "tests/test_layout.py": "this file: the layout of the tests",
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
     "tests/point/test_torch.py": "every checkpoint reader against the torch module it reads (with PyTorch installed)",
+    "tests/reproduce/related/test_golden.py": "the golden files of _reproduce/related/their_code.py: their manifest, "
+                                              "schema and every way a file can be damaged (apart from the checks)",
+    "tests/reproduce/test_icl_report.py": "reproduce icl's report read together with its JSON (icl.py and "
+                                          "icl_dynamics.py at once)",
 }
 
 #: modules another engineer is writing together with their test modules: the test modules are allowed even before
