@@ -42,7 +42,8 @@ from .._exact import linalg
 from .ideal_ed import Poly, parse_polynomial
 from .system import polynomial_text
 
-__all__ = ["PolynomialModel", "polynomial_model", "Slice", "ModelSystem", "model_system", "MAX_PARAMETERS",
+__all__ = ["PolynomialModel", "polynomial_model", "Slice", "ModelSystem", "model_system", "identity_slice",
+           "parse_exclusions", "MAX_PARAMETERS",
            "MAX_TERMS"]
 
 #: the largest number of parameters (and of coordinates) a model may have
@@ -147,27 +148,56 @@ class PolynomialModel:
         return cls(tuple(names), tuple(polys), f"deep linear network {'-'.join(map(str, widths))}")
 
     @classmethod
-    def linear_convolutional(cls, filters: Sequence[int]) -> PolynomialModel:
-        """The linear convolutional network with stride one and filter sizes ``k_1, ..., k_L`` (Kohn, Montúfar,
-        Shahverdi, Trager 2023): its end-to-end filter is the convolution of the filters, i.e. the coefficients of
-        the product of the polynomials ``sum_j w{i}_{j} z^(j-1)`` (``k_1 + ... + k_L - L + 1`` coordinates)."""
+    def linear_convolutional(cls, filters: Sequence[int], strides: Sequence[int] | None = None) -> PolynomialModel:
+        """The linear convolutional network with filter sizes ``k_1, ..., k_L`` and strides ``s_1, ..., s_L``
+        (default 1; Kohn, Montúfar, Shahverdi, Trager 2023; Shahverdi 2024): its end-to-end filter is the
+        coefficient vector of ``p_L(t^(S_L)) ... p_2(t^(S_2)) p_1(t)``, ``p_i(t) = sum_j w{i}_{j} t^(j-1)`` and
+        ``S_i = s_1 ... s_(i-1)`` (the last stride never matters); with stride one, the convolution of the filters
+        (``k_1 + ... + k_L - L + 1`` coordinates)."""
         ks = _positive_ints(filters, "filters", at_least=1)
-        if any(k < 1 for k in ks):
-            raise InvalidArgumentError(f"filters={list(ks)!r}: each filter size must be >= 1")
+        ss = (1,) * len(ks) if strides is None else _positive_ints(strides, "strides", at_least=len(ks))
+        if len(ss) != len(ks):
+            raise InvalidArgumentError(f"strides={list(ss)!r}: one per filter ({len(ks)}) expected")
         names = [f"w{i}_{j}" for i, k in enumerate(ks, 1) for j in range(1, k + 1)]
         _check_size(len(names), "parameters")
         ctx = linalg.rational_polynomial_ring(names)
         g = dict(zip(names, ctx.gens()))
         prod: list[Any] = [ctx.constant(1)]
+        step = 1
         for i, k in enumerate(ks, 1):
             w = [g[f"w{i}_{j}"] for j in range(1, k + 1)]
-            out = [ctx.constant(0)] * (len(prod) + k - 1)
+            out = [ctx.constant(0)] * (len(prod) + (k - 1) * step)
             for a_, pa in enumerate(prod):
                 for b_, wb in enumerate(w):
-                    out[a_ + b_] = out[a_ + b_] + pa * wb
+                    out[a_ + b_ * step] = out[a_ + b_ * step] + pa * wb
             prod = out
+            step *= ss[i - 1]
+        _check_size(len(prod), "coordinates")
+        stride = "stride 1" if set(ss) == {1} else f"strides {'-'.join(map(str, ss))}"
         return cls(tuple(names), tuple(_to_poly(f) for f in prod),
-                   f"linear convolutional network, filters {'-'.join(map(str, ks))}, stride 1")
+                   f"linear convolutional network, filters {'-'.join(map(str, ks))}, {stride}")
+
+    @staticmethod
+    def regression_loss(inputs: Any, targets: Any) -> tuple[list[list[Fraction]], list[Fraction], Fraction]:
+        """``(G, w, c)`` with ``sum_i |W x_i - y_i|^2 = vec(W)^T G vec(W) - 2 w^T vec(W) + c`` for a model whose
+        coordinates are a ``d_out x d_in`` matrix ``W`` row by row (:meth:`deep_linear`): ``inputs`` ``N x d_in``,
+        ``targets`` ``N x d_out`` (rows are samples; exact rationals, floats by their exact binary value)."""
+        Xa, Ya = np.asarray(inputs, dtype=object), np.asarray(targets, dtype=object)
+        if Xa.ndim != 2 or Ya.ndim != 2 or Xa.shape[0] != Ya.shape[0] or Xa.shape[0] == 0:
+            raise InvalidArgumentError(f"inputs {Xa.shape} and targets {Ya.shape}: two matrices with one row per "
+                                       "sample (the same number of rows, at least one) are expected")
+        try:
+            X = [[Fraction(v) for v in row] for row in Xa]
+            Y = [[Fraction(v) for v in row] for row in Ya]
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidArgumentError(f"inputs/targets: not finite numbers ({exc})") from None
+        din, dout = len(X[0]), len(Y[0])
+        C = [[sum((x[a] * x[b] for x in X), Fraction(0)) for b in range(din)] for a in range(din)]
+        G = [[C[a % din][b % din] if a // din == b // din else Fraction(0) for b in range(din * dout)]
+             for a in range(din * dout)]
+        w = [sum((y[r] * x[col] for x, y in zip(X, Y)), Fraction(0)) for r in range(dout) for col in range(din)]
+        c = sum((v * v for y in Y for v in y), Fraction(0))
+        return G, w, c
 
 
 def _positive_ints(values: Any, what: str, at_least: int) -> tuple[int, ...]:
@@ -215,9 +245,10 @@ def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = No
     ``parameters``: names (a letter, then letters, digits or ``_``), or a count ``m`` (names ``t1, ..., tm``).
     ``polynomials``: a list of texts in the grammar of :func:`~ag_attention.ideal_ed_degree` (numbers, the
     parameters, ``+ - * / ^``, parentheses; a sympy expression's ``str`` qualifies), or a function: it is called
-    once with a numpy object array of the parameters as exact polynomials (python-flint, supporting ``+ - *``,
-    ``**`` with integer exponents, ``@`` of object arrays, and rational constants) and returns the coordinates
-    (any nesting of lists or arrays, flattened in C order; numbers allowed).
+    once with a numpy object array of the parameters as exact polynomials (``+ - *``, ``**`` with non-negative
+    integer exponents, ``/`` by a number, ``@`` of object arrays; constants ``int`` or ``fractions.Fraction``: a
+    float is refused) and returns the coordinates (any nesting of lists or arrays, flattened in C order; numbers
+    allowed).
 
     >>> M = polynomial_model(["a", "b"], ["a*b", "a^2", "b^2"], name="a cone")
     >>> M.describe()
@@ -278,11 +309,62 @@ def _flatten(value: Any, out: list[Any], depth: int) -> None:
         out.append(value)
 
 
+class _Poly:
+    """A parameter polynomial handed to a user's function: ``+ - *``, ``**`` (a non-negative integer), ``/`` by a
+    nonzero number, with ints and ``Fraction`` on either side (python-flint alone refuses ``Fraction * poly``)."""
+
+    __slots__ = ("p",)
+    __array_priority__ = 1000
+
+    def __init__(self, p: Any) -> None:
+        self.p = p
+
+    @staticmethod
+    def _of(x: Any) -> Any:
+        if isinstance(x, _Poly):
+            return x.p
+        if isinstance(x, bool) or not isinstance(x, (int, Fraction, np.integer)):
+            raise TypeError(f"{x!r} ({type(x).__name__}) is not exact: use int or fractions.Fraction")
+        return linalg.rational(Fraction(int(x)) if isinstance(x, np.integer) else x)
+
+    def __add__(self, o: Any) -> _Poly:
+        return _Poly(self.p + self._of(o))
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> _Poly:
+        return _Poly(self.p - self._of(o))
+
+    def __rsub__(self, o: Any) -> _Poly:
+        return _Poly(self._of(o) - self.p)
+
+    def __mul__(self, o: Any) -> _Poly:
+        return _Poly(self.p * self._of(o))
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> _Poly:
+        return _Poly(-self.p)
+
+    def __pos__(self) -> _Poly:
+        return self
+
+    def __truediv__(self, o: Any) -> _Poly:
+        if isinstance(o, _Poly) or self._of(o) == 0:
+            raise TypeError("a polynomial may only be divided by a nonzero number")
+        return _Poly(self.p * (1 / self._of(o)))
+
+    def __pow__(self, k: Any) -> _Poly:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise TypeError(f"exponent {k!r}: a non-negative integer is expected")
+        return _Poly(self.p ** int(k))
+
+
 def _from_callable(f: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> list[Poly]:
     ctx = linalg.rational_polynomial_ring(names)
     theta = np.empty(len(names), dtype=object)
     for i, g in enumerate(ctx.gens()):  # one by one: numpy would read a polynomial as a sequence of terms
-        theta[i] = g
+        theta[i] = _Poly(g)
     try:
         out = f(theta)
     except Exception as exc:  # the caller's function: its error is reported, named
@@ -295,8 +377,8 @@ def _from_callable(f: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> li
     for i, v in enumerate(flat):
         if isinstance(v, (int, Fraction, np.integer)) and not isinstance(v, bool):
             polys.append({(0,) * len(names): Fraction(int(v)) if not isinstance(v, Fraction) else v} if v else {})
-        elif hasattr(v, "to_dict") and getattr(v, "context", lambda: None)() == ctx:
-            polys.append(_to_poly(v))
+        elif isinstance(v, _Poly):
+            polys.append(_to_poly(v.p))
         else:
             raise InvalidArgumentError(f"polynomials: coordinate {i} returned by the function is {v!r} "
                                        f"({type(v).__name__}), not a polynomial in the parameters (floats are "
@@ -406,8 +488,10 @@ class _SliceRing:
         self.y, self.s = gens[:r], gens[r]
         theta = [self.scalar(b) + sum((self.scalar(row[c]) * self.y[c] for c in range(r) if row[c]),
                                       self.ctx.constant(0)) for b, row in zip(sl.base, sl.directions)]
+        self.theta = theta
         src: Any = linalg.modular_polynomial_ring(model.parameters, p) if p else \
             linalg.rational_polynomial_ring(model.parameters)
+        self.src = src
         self.x: list[Any] = []
         for f in model.polynomials:
             if p:
@@ -422,6 +506,34 @@ class _SliceRing:
         if self.p:
             return self.ctx.constant(c.numerator % self.p * pow(c.denominator % self.p, -1, self.p) % self.p)
         return self.ctx.constant(linalg.rational(c))
+
+    def restrict(self, f: Poly) -> Any:
+        """A polynomial in the model's parameters, restricted to the slice."""
+        p = self.p
+        if p:
+            g = self.src.from_dict({e: c.numerator % p * pow(c.denominator, -1, p) % p for e, c in f.items()})
+        else:
+            g = self.src.from_dict({e: linalg.rational(c) for e, c in f.items()})
+        return g.compose(*self.theta, ctx=self.ctx) if f else self.ctx.constant(0)
+
+    def removal(self, remove: Any, rng: random.Random, end: float | None) -> Any:
+        """The polynomial ``h`` of ``s h = 1``: the ramification's (``"ramification"``), the product of the given
+        polynomials (``exclude``: a list of :data:`Poly`), or None (nothing removed)."""
+        if isinstance(remove, str):
+            h = self.ramification(rng, end)
+            if h == self.ctx.constant(0):
+                raise InvalidArgumentError(f"the parametrization restricted to the slice has rank < {self.r} "
+                                           "everywhere: the gauge is not transversal to the fibers (or the random "
+                                           "slice is special: another seed)")
+            return h
+        if not remove:
+            return None
+        h = self.ctx.constant(1)
+        for f in remove:
+            h = h * self.restrict(f)
+        if h == self.ctx.constant(0):
+            raise InvalidArgumentError("exclude: a polynomial vanishes on the whole slice (nothing would be left)")
+        return h
 
     def ramification(self, rng: random.Random, end: float | None = None) -> Any:
         """``h = det(R J_L)`` for a random ``R`` (module docstring), or an error when it would be too large."""
@@ -465,28 +577,32 @@ def bareiss_determinant(M: list[list[Any]], zero: Any, one: Any, end: float | No
 
 
 def model_system(model: PolynomialModel, sl: Slice, Q: Sequence[Sequence[Any]], u: Sequence[Any], *, prime: int,
-                 rng: random.Random, constant: Any = 0, end: float | None = None) -> ModelSystem:
+                 rng: random.Random, constant: Any = 0, end: float | None = None, remove: Any = "ramification",
+                 regularization: Sequence[Any] | None = None) -> ModelSystem:
     """``J_L^T (Q x_L - u) = 0, s h = 1`` on the slice ``sl`` (``Q``, ``u`` exact or residues mod ``prime``): the
-    critical points of ``x^T Q x - 2 u^T x`` (for the distance to ``u'`` take ``u = Q u'``)."""
+    critical points of ``x^T Q x - 2 u^T x`` (for the distance to ``u'`` take ``u = Q u'``).  ``remove``:
+    ``"ramification"``, or polynomials (:data:`Poly` in the model's parameters) that must not vanish, or ``()``.
+    ``regularization``: weights ``lambda_j`` adding ``sum_j lambda_j theta_j^2`` to the loss (then ``sl`` is
+    usually the identity: every parameter free)."""
     S = _SliceRing(model, sl, prime)
     n = len(S.x)
-    res = [sum((S.scalar(Q[i][j]) * S.x[j] for j in range(n) if Q[i][j]), S.ctx.constant(0)) - S.scalar(u[i])
-           for i in range(n)]
-    eqs = [sum((S.J[i][c] * res[i] for i in range(n) if not S.J[i][c].is_zero()), S.ctx.constant(0))
-           for c in range(S.r)]
-    h = S.ramification(rng, end)
-    if h == S.ctx.constant(0):
-        raise InvalidArgumentError(f"the parametrization restricted to the slice has rank < {S.r} everywhere: the "
-                                   "gauge is not transversal to the fibers (or the random slice is special: "
-                                   "another seed)")
-    eqs.append(S.s * h - S.ctx.constant(1))
-    loss = None
-    if not prime:
-        quad = sum((S.scalar(Q[i][j]) * S.x[i] * S.x[j] for i in range(n) for j in range(n) if Q[i][j]),
-                   S.ctx.constant(0))
-        loss = quad - sum((S.scalar(2 * Fraction(u[i])) * S.x[i] for i in range(n) if u[i]), S.ctx.constant(0)) \
-            + S.scalar(constant)
-    return ModelSystem(S.names, tuple(polynomial_text(f, S.names) for f in eqs), prime, sl, loss)
+    zero = S.ctx.constant(0)
+    quad = sum((S.scalar(Q[i][j]) * S.x[i] * S.x[j] for i in range(n) for j in range(n) if Q[i][j]), zero)
+    loss = quad - sum((S.scalar(2 * Fraction(u[i])) * S.x[i] for i in range(n) if u[i]), zero) + S.scalar(constant)
+    if regularization is not None:
+        loss = loss + sum((S.scalar(lam) * t * t for lam, t in zip(regularization, S.theta) if lam), zero)
+    eqs = [loss.derivative(c) for c in range(S.r)]
+    h = S.removal(remove, rng, end)
+    names = S.names
+    if h is None:
+        names = names[:-1]
+        ctx = linalg.modular_polynomial_ring(names, prime) if prime else linalg.rational_polynomial_ring(names)
+        eqs = [f.compose(*(ctx.gens()[:S.r] + (ctx.constant(0),)), ctx=ctx) for f in eqs]
+        if not prime:
+            loss = loss.compose(*(ctx.gens()[:S.r] + (ctx.constant(0),)), ctx=ctx)
+    else:
+        eqs.append(S.s * h - S.ctx.constant(1))
+    return ModelSystem(names, tuple(polynomial_text(f, names) for f in eqs), prime, sl, None if prime else loss)
 
 
 def fiber_system(model: PolynomialModel, sl: Slice, *, prime: int, rng: random.Random,
@@ -502,34 +618,34 @@ def fiber_system(model: PolynomialModel, sl: Slice, *, prime: int, rng: random.R
     return ModelSystem(S.names, tuple(polynomial_text(f, S.names) for f in eqs), prime, sl)
 
 
-def regularized_system(model: PolynomialModel, Q: Sequence[Sequence[Any]], u: Sequence[Any], regularization: Any,
-                       *, prime: int, constant: Any = 0) -> ModelSystem:
-    """``grad (x^T Q x - 2 u^T x + c + lambda |theta|^2) = 0`` in every parameter (no slice, no removal: the
-    regularization leaves finitely many critical points for generic data), as text for msolve.  Over QQ
-    (``prime == 0``) its ``loss`` is kept for the Hessians."""
-    names = tuple(f"z{j}" for j in range(1, model.m + 1))
-    ctx: Any = linalg.modular_polynomial_ring(names, prime) if prime else linalg.rational_polynomial_ring(names)
+def parse_exclusions(model: PolynomialModel, exclude: Any) -> Any:
+    """``exclude`` checked: ``"ramification"``, ``"torus"`` (every parameter nonzero), ``"none"``, or a list of
+    polynomials (text in the parameters) that must not vanish; the list as :data:`Poly`, or the string."""
+    if isinstance(exclude, str):
+        if exclude == "ramification":
+            return exclude
+        if exclude == "none":
+            return ()
+        if exclude == "torus":
+            return tuple({tuple(int(i == j) for i in range(model.m)): Fraction(1)} for j in range(model.m))
+        raise InvalidArgumentError(f"exclude={exclude!r}: 'ramification', 'torus', 'none' or a list of polynomials")
+    if not isinstance(exclude, Sequence):
+        raise InvalidArgumentError(f"exclude={exclude!r}: 'ramification', 'torus', 'none' or a list of polynomials")
+    out = []
+    for i, f in enumerate(exclude):
+        if not isinstance(f, str):
+            raise InvalidArgumentError(f"exclude[{i}] = {f!r}: a polynomial (text) is expected")
+        try:
+            poly = parse_polynomial(f, model.parameters)
+        except ValueError as exc:
+            raise InvalidArgumentError(f"exclude[{i}] = {f!r} is not a polynomial in the parameters: {exc}") from None
+        if not poly:
+            raise InvalidArgumentError(f"exclude[{i}] = {f!r} is zero: it vanishes everywhere")
+        out.append(poly)
+    return tuple(out)
 
-    def scalar(c: Any) -> Any:
-        c = Fraction(c)
-        if prime:
-            return ctx.constant(c.numerator % prime * pow(c.denominator % prime, -1, prime) % prime)
-        return ctx.constant(linalg.rational(c))
 
-    x: list[Any] = []
-    for f in model.polynomials:
-        if prime:
-            x.append(ctx.from_dict({e: c.numerator % prime * pow(c.denominator, -1, prime) % prime
-                                    for e, c in f.items()}))
-        else:
-            x.append(ctx.from_dict({e: linalg.rational(c) for e, c in f.items()}))
-    n = len(x)
-    zero = ctx.constant(0)
-    loss = sum((scalar(Q[i][j]) * x[i] * x[j] for i in range(n) for j in range(n) if Q[i][j]), zero)
-    loss = loss - sum((scalar(2 * Fraction(u[i])) * x[i] for i in range(n) if u[i]), zero) + scalar(constant)
-    loss = loss + scalar(regularization) * sum((g * g for g in ctx.gens()), zero)
-    eqs = [loss.derivative(j) for j in range(model.m)]
-    sl = Slice(tuple(0 for _ in range(model.m)), tuple(tuple(int(i == j) for j in range(model.m))
-                                                       for i in range(model.m)))
-    return ModelSystem(names, tuple(polynomial_text(f, names) for f in eqs), prime, sl,
-                       None if prime else loss)
+def identity_slice(model: PolynomialModel) -> Slice:
+    """Every parameter free (``theta = y``)."""
+    return Slice(tuple(0 for _ in range(model.m)), tuple(tuple(int(i == j) for j in range(model.m))
+                                                         for i in range(model.m)))

@@ -30,8 +30,8 @@ from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._results import ResultMixin
 from .critical import Route
 from .ideal_ed import _metric, _one_count, _rational_metric, draw_primes
-from .model import (PolynomialModel, Slice, fiber_system, gauge_slice, generic_rank, model_system, random_slice,
-                    regularized_system)
+from .model import (PolynomialModel, Slice, fiber_system, gauge_slice, generic_rank, identity_slice, model_system,
+                    parse_exclusions, random_slice)
 
 __all__ = ["ModelEDDegree", "ModelCriticalPoint", "ModelCriticalPoints", "model_ed_degree",
            "model_critical_points", "MODEL_METHODS"]
@@ -433,16 +433,21 @@ def _classify(box: list[tuple[Fraction, Fraction]], S: Any, model: PolynomialMod
 
 def model_critical_points(model: PolynomialModel, *, target: Any = None, metric: Any = "euclidean",
                           loss: Any = None, regularization: Any = None, gauge: Sequence[str] | None = None,
-                          seed: int = 0, timeout: float = 300.0, backend: Any = "auto") -> ModelCriticalPoints:
+                          exclude: Any = None, seed: int = 0, timeout: float = 300.0,
+                          backend: Any = "auto") -> ModelCriticalPoints:
     """Every critical point of ``(x - u)^T Q (x - u)`` (``target=u``, ``metric=Q``) or of ``x^T G x - 2 w^T x + c``
-    (``loss=(G, w, c)``, e.g. a squared loss on data): the complex count (msolve, two primes), the real points
-    (msolve's isolation over QQ) and their Hessian signatures (ball arithmetic).  Numbers are exact rationals
-    (floats by their exact binary value).
+    (``loss=(G, w, c)``, e.g. a squared loss on data: :meth:`PolynomialModel.regression_loss`): the complex count
+    (msolve, two primes), the real points (msolve's isolation over QQ) and their Hessian signatures (ball
+    arithmetic).  Numbers are exact rationals (floats by their exact binary value).
 
-    Without ``regularization`` the critical points are those off the ramification, on a slice of the parameters
-    (module docstring); with a random slice a real fiber may miss it: give ``gauge`` (linear equations, e.g.
-    ``["w1_1_1 - 1"]``) to meet every real fiber.  With ``regularization=lam`` the loss gains ``lam |theta|^2`` and
-    *every* critical point in the parameters is counted (no slice, no removal: what Mehta et al. 2018 count).
+    Without ``regularization`` the critical points are counted on a slice of the parameters (module docstring),
+    random or given by ``gauge`` (linear equations, e.g. ``["w1_1_1 - 1"]``; a random real slice may miss a real
+    fiber, a gauge meets every real fiber it is transversal to).  With ``regularization`` (a positive number, or
+    one nonnegative weight per parameter) the loss gains ``sum_j lambda_j theta_j^2`` and the critical points are
+    counted in all the parameters (what Mehta et al. 2018 and Bharadwaj, Hoşten 2023 count).  ``exclude``: what is
+    removed (``s h = 1``): ``"ramification"`` (the default without regularization: the critical locus of the
+    parametrization on the slice), ``"none"`` (the default with regularization: every critical point), ``"torus"``
+    (every parameter nonzero), or polynomials in the parameters that must not vanish.
 
     >>> from ag_attention import PolynomialModel
     >>> M = PolynomialModel.deep_linear([1, 1, 1])                  # x = w2 * w1
@@ -459,22 +464,20 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
     model = _check_model(model, "model_critical_points")
     seed, timeout, gauge_ = _check_common(seed, timeout, gauge)
     G, w, c = _loss_form(model, target, metric, loss)
-    lam = None
-    if regularization is not None:
-        lam = _vector([regularization], 1, "regularization")[0]
-        if lam <= 0:
-            raise InvalidArgumentError(f"regularization={regularization!r}: must be positive")
-        if gauge_:
-            raise InvalidArgumentError("gauge: not with regularization (the regularized loss has no symmetry to fix)")
+    lam = _regularization(regularization, model.m)
+    if lam is not None and gauge_:
+        raise InvalidArgumentError("gauge: not with regularization (the regularized loss has no symmetry to fix)")
+    remove = parse_exclusions(model, exclude if exclude is not None else ("none" if lam is not None
+                                                                            else "ramification"))
     t0 = time.perf_counter()
     end = time.monotonic() + timeout
     rng = random.Random(seed)
     if lam is None:
         r = generic_rank(model, DEFAULT_PRIME, rng)
         sl = _slice_for(model, gauge_, r, rng, 0)
-        S = model_system(model, sl, G, w, prime=0, rng=rng, constant=c, end=end)
     else:
-        S = regularized_system(model, G, w, lam, prime=0, constant=c)
+        sl = identity_slice(model)
+    S = model_system(model, sl, G, w, prime=0, rng=rng, constant=c, end=end, remove=remove, regularization=lam)
     label = f"critical points of {model.name}"
     routes: list[Route] = []
     boxes = None
@@ -491,7 +494,7 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
     try:
         for p in (DEFAULT_PRIME, SECOND_PRIME):
             counts.append(_count_mod(S.variables, S.polynomials, p, _left(end, label), label, backend)[0])
-        if lam is None:
+        if lam is None and remove == "ramification":
             from .._algebra.msolve import count_solutions
 
             F = fiber_system(model, S.slice, prime=DEFAULT_PRIME, rng=rng, end=end)
@@ -510,16 +513,34 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
         raise ComputationError(f"{label}: {len(boxes)} real solutions isolated but {count} complex counted: a "
                                "contradiction; no result is reported", seed=seed)
     points = sorted((_classify(b, S, model) for b in (boxes or [])), key=lambda p: p.loss[0])
-    notes = _critical_notes(lam, gauge_, count, fiber)
+    notes = _critical_notes(lam, remove, gauge_, count, fiber)
     return ModelCriticalPoints(model.name, count, fiber, tuple(points), boxes is not None, tuple(routes), gauge_,
                                seed, time.perf_counter() - t0, tuple(notes), lam is not None)
 
 
-def _critical_notes(lam: Fraction | None, gauge: tuple[str, ...], count: int | None, fiber: int | None) -> list[str]:
+def _regularization(value: Any, m: int) -> list[Fraction] | None:
+    if value is None:
+        return None
+    many = isinstance(value, (list, tuple, np.ndarray))
+    lam = _vector(value if many else [value], m if many else 1, "regularization")
+    if any(v < 0 for v in lam) or not any(lam):
+        raise InvalidArgumentError(f"regularization={value!r}: weights must be nonnegative and not all zero")
+    return lam if many else lam * m
+
+
+def _critical_notes(lam: Sequence[Fraction] | None, remove: Any, gauge: tuple[str, ...], count: int | None,
+                    fiber: int | None) -> list[str]:
+    if remove == "ramification":
+        removed = ("critical points on the ramification (where the parametrization's differential drops rank: e.g. "
+                   "zero weights) are not enumerated")
+    elif remove:
+        removed = f"critical points where one of the {len(remove)} excluded polynomials vanishes are not counted"
+    else:
+        removed = "nothing removed: every critical point counted"
     if lam is not None:
-        return [f"regularized loss (+ {lam} |theta|^2): every critical point in the parameters, none removed"]
-    notes = ["critical points on the ramification (where the parametrization's differential drops rank: e.g. zero "
-             "weights) are not enumerated"]
+        return [f"regularized loss (+ sum_j lambda_j theta_j^2, lambda = {', '.join(map(str, lam[:6]))}"
+                + (", ..." if len(lam) > 6 else "") + f"): critical points in all the parameters; {removed}"]
+    notes = [removed]
     if not gauge:
         notes.append("random slice: a real fiber that misses it is not seen (give a gauge that meets every real "
                      "fiber)")
