@@ -6,7 +6,10 @@ The parts, one module each (``docs/related.md`` states the results with the numb
    self-attention* (arXiv:2604.15632): their families rebuilt from the definitions, and what their own Macaulay2
    code computes (golden files), compared member by member and ideal by ideal;
 2. :mod:`.heads`: the multi-head poster (OpenReview 7vPmnHdAPl) against the certified dimensions;
-3. :mod:`.boundaries`: the ED degree of decision boundaries (arXiv:2602.06105).
+3. :mod:`.boundaries`: the ED degree of decision boundaries (arXiv:2602.06105);
+4. :mod:`.models`: other families through the general landscape API, against published counts (linear
+   convolutional networks: Shahverdi, arXiv:2401.16613; deep linear networks: Bharadwaj and Hoşten,
+   arXiv:2301.12651, their repository's raw outputs).
 
 The shared report plumbing (checks, tables, files written atomically) is :mod:`ag_attention._reproduce.report`.
 """
@@ -24,6 +27,7 @@ from ..report import Report, written
 from .boundaries import boundary_checks
 from .heads import POSTER, heads_section
 from .invariants import REPOSITORY, invariants_section, m2_section
+from .models import models_section
 from .their_code import their_code_section
 
 __all__ = ["reproduce_related"]
@@ -44,7 +48,8 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     report = Report(
-        "Related results: invariants of lightning attention, multi-head fibers, decision boundaries",
+        "Related results: invariants of lightning attention, multi-head fibers, decision boundaries, other "
+        "families",
         summary=("1. The families of equations of Alexandr, Duan and Montúfar (arXiv:2604.15632, code "
                  f"{REPOSITORY}), rebuilt from their definitions, checked exactly on the parametrization and compared "
                  "with the package's minimal generators per torus multidegree; what their own Macaulay2 code computes "
@@ -52,7 +57,9 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
                  "dimension of "
                  f"multi-head attention ({POSTER}) against every multi-head row of the certification grids and a "
                  "certified softmax grid. 3. The ED degree of decision boundaries (Alexandr et al., arXiv:2602.06105) "
-                 "against a general cubic's. docs/related.md states the results."),
+                 "against a general cubic's. 4. Linear convolutional and deep linear networks through the general "
+                 "landscape API against published counts (Shahverdi, arXiv:2401.16613; Bharadwaj and Hoşten, "
+                 "arXiv:2301.12651). docs/related.md states the results."),
         meta={"quick": quick, "seed": seed},
     )
     tmp = tempfile.TemporaryDirectory(prefix="ag-attention-related-") if out is None else None
@@ -63,6 +70,7 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
         data["their_code"] = their_code_section(report, quick, seed)
         data["heads"] = heads_section(report, base, quick, seed, 1 if quick and workers is None else workers)
         data["boundaries"] = boundary_checks(report, quick, seed)
+        data["models"] = models_section(report, quick, seed)
         report.record_engines(msolve=True, macaulay2=True)
         if tmp is None:
             written(report, lambda: atomic_write(base / "related.json", json.dumps(data, indent=1, default=str) + "\n"))

@@ -1,0 +1,45 @@
+"""Other families through the general landscape API against published counts
+(ag_attention._reproduce.related.models): linear convolutional networks (Shahverdi's theorem: the Segre product's
+generic ED degree) and regularized deep linear networks (Bharadwaj and Hoşten's raw outputs)."""
+
+import ag_attention._reproduce.related.models as related
+from ag_attention._landscape.formula import segre_product_ed_degree
+from ag_attention._reproduce.report import Report
+from tests.helpers import slow_unless_asked
+
+
+def test_the_outside_tables_are_reproduced_row_by_row(msolve):
+    _tables(quick=True)
+
+
+@slow_unless_asked
+def test_the_full_outside_tables(msolve):
+    _tables(quick=False)
+
+
+def _tables(quick):
+    report = Report("models", summary="item 4")
+    data = related.models_section(report, quick, 0)
+    assert report.passed, [c for c in report.checks if not c.passed]
+    lcn = [r for r in related.LCN_ROWS if r[2] or not quick]
+    dln = [r for r in related.DLN_ROWS if r[2] or not quick]
+    assert len(data["lcn"]) == len(lcn) and len(data["dln"]) == len(dln)
+    for row in data["lcn"]:  # a count, the real points among them, the minima among those
+        assert row["ours"] == row["theirs"] == segre_product_ed_degree(tuple(k - 1 for k in row["filters"]))
+        assert 0 < row["minima"] <= row["real"] <= row["ours"] and row["final"]
+    for row, (_, theirs, _) in zip(data["dln"], dln):
+        assert row["ours"] == list(theirs) and row["minima"] >= 1
+    tables = [t.to_markdown() for t in report.tables[-2:]]
+    assert "| (2, 2, 2) | (1, 1, 1) | 34 | 34 |" in tables[0]
+    assert "| (2, 1, 1, 2, 2) | 33, 16 | 33, 16 |" in tables[1]
+
+
+def test_strides_do_not_change_the_count_and_a_wrong_number_fails(msolve, monkeypatch):
+    # Shahverdi: the count depends on the filter sizes only; the stride-2 network has another map (4 coordinates)
+    assert related.lcn_count((2, 2), (2, 1), seed=3).complex_count == 6 == related.lcn_count((2, 2), (1, 1), 3) \
+        .complex_count
+    monkeypatch.setattr(related, "LCN_ROWS", (((2, 3), (1, 1), True),))
+    monkeypatch.setattr(related, "DLN_ROWS", (((1, 1, 1, 1, 1), (5, 3), True),))  # their 4, made wrong
+    report = Report("models", summary="item 4")
+    related.models_section(report, True, 0)
+    assert [c.passed for c in report.checks] == [True, False]
