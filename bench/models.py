@@ -4,7 +4,7 @@ Each row: :func:`ag_attention.model_ed_degree` on a :class:`~ag_attention.Polyno
 metric), its route, fiber degree and seconds; beside it the reference: the layer's own :func:`ag_attention.ed_degree`
 for ``from_layer`` rows (what the general API replaces), and for the rank-one deep linear networks the generic ED
 degree of the Segre product ``P^(a-1) x P^(b-1)`` from Draisma, Horobeţ, Ottaviani, Sturmfels, Thomas (2016,
-Thm. 5.8, the Chern class formula for a smooth projective variety; :func:`segre_generic_ed`) and ``min(a, b)``
+Thm. 5.8, the Chern class formula; ``ag_attention._landscape.formula.segre_product_ed_degree``) and ``min(a, b)``
 (Eckart–Young) for the Euclidean metric.
 
     python bench/models.py [--quick] [--timeout 300]
@@ -13,24 +13,15 @@ Thm. 5.8, the Chern class formula for a smooth projective variety; :func:`segre_
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 from ag_attention import Architecture, PolynomialModel, ed_degree, model_ed_degree
+from ag_attention._landscape.formula import segre_product_ed_degree
 
 
 def segre_generic_ed(a: int, b: int) -> int:
-    """The generic ED degree of the Segre variety ``P^(a-1) x P^(b-1)`` in ``P^(ab-1)``: DHOST Thm. 5.8,
-    ``sum_i (-1)^i (2^(N-i+1) - 1) deg c_i(X)`` with ``N = dim X``, the Chern classes of ``X`` from those of the
-    factors (``c(P^n) = (1 + h)^(n+1)``) and ``deg h1^i h2^j = binom(i + j, i)`` for ``i = a - 1``, ``j = b - 1``."""
-    n1, n2 = a - 1, b - 1
-    N = n1 + n2
-    total = 0
-    for i in range(N + 1):  # c_i(X) = sum_{p+q=i} binom(n1+1, p) binom(n2+1, q) h1^p h2^q
-        ci = sum(math.comb(n1 + 1, p) * math.comb(n2 + 1, i - p) * math.comb(N - i, n1 - p)
-                 for p in range(0, i + 1) if 0 <= n1 - p <= N - i and i - p <= n2 + 1)
-        total += (-1) ** i * (2 ** (N - i + 1) - 1) * ci
-    return total
+    """The generic ED degree of the Segre variety ``P^(a-1) x P^(b-1)`` (the package's Chern class formula)."""
+    return segre_product_ed_degree((a - 1, b - 1))
 
 
 def main() -> None:
