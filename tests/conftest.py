@@ -4,12 +4,53 @@ import tempfile
 
 import pytest
 
-from tests.helpers import ROOT, generator
+from tests.helpers import ROOT, SLOW_TESTS_ASKED, generator
 
 os.environ.setdefault("HOME", "/tmp")
 # Macaulay2 results never come from a cache left by an earlier run
 _CACHE = tempfile.mkdtemp(prefix="ag-attention-test-cache-")
 os.environ["AG_ATTENTION_CACHE_DIR"] = _CACHE
+
+
+#: Cases of a parametrized test marked ``slow`` one by one (a whole test carries ``@pytest.mark.slow``): the larger
+#: sizes of a grid whose smaller cases, which make test runs, prove the same behaviour.
+SLOW_CASES = {
+    # 45 s: the 68 critical points of two outputs; d_out = 1 (14 points, also under every BLAS variation) stays
+    "tests/landscape/test_critical.py::test_gaussian_float_data_at_every_scale[2-6-68]",
+    # 10 s: the largest of six layers whose generator degrees Macaulay2's kernel confirms
+    "tests/algebra/test_interpolation.py::test_generator_degrees_agree_with_macaulay2s_kernel[3-1-3]",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """The one slow convention: a test marked ``slow`` (a large case or a measurement that a faster test already
+    proves, or a reproduction's full sizes) is skipped unless ``AG_ATTENTION_SLOW_TESTS=1``; ``make test-all``
+    runs it, ``make test`` does not."""
+    skip = pytest.mark.skip(reason="slow: make test-all (AG_ATTENTION_SLOW_TESTS=1) runs it")
+    for item in items:
+        if item.nodeid in SLOW_CASES:
+            item.add_marker(pytest.mark.slow)
+        if not SLOW_TESTS_ASKED and item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
+        # under pytest-xdist (make test: --dist loadgroup) the tests sharing an expensive fixture run on one worker,
+        # so that it runs once, not once per worker: the container image (m2_container builds a missing one), and the
+        # module- or session-scoped fixtures of a test module or of a directory's conftest.py (a reproduction run, a
+        # sweep, a Dask cluster); this file's own (Macaulay2, msolve, PyTorch found) cost nothing twice
+        group = "container" if "m2_container" in getattr(item, "fixturenames", ()) else _shared_fixture_home(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _shared_fixture_home(item) -> str | None:
+    """Where the broadest fixture ``item`` shares with other tests is defined (a test module or a directory), if it
+    is not a function's fixture, pytest's own or this file's."""
+    info = getattr(item, "_fixtureinfo", None)
+    homes = []
+    for name in getattr(info, "names_closure", ()):
+        defs = info.name2fixturedefs.get(name)
+        if defs and defs[-1].scope != "function" and defs[-1].baseid not in ("", "tests"):
+            homes.append(defs[-1].baseid)
+    return min(homes, key=len) if homes else None
 
 
 @pytest.fixture

@@ -427,6 +427,7 @@ def test_reproduce_lists_every_file_it_wrote(tmp_path):
     assert listed == present and {"report.md", "report.json"} <= listed
 
 
+@pytest.mark.serial
 def test_dim_of_long_sequences_says_its_estimate_first_and_stops_at_its_timeout():
     """The issue: `dim --tokens 5000` ran 564 s with no estimate and no --timeout.  On 3,000 tokens (about 20 s of
     Jacobian) the estimate comes first on standard error, and --timeout 2 stops the work with exit 3 within the

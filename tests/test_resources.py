@@ -70,7 +70,6 @@ SHAPES = [
 ]
 
 
-@pytest.mark.slow
 def test_memory_estimates_bound_what_numpy_allocates():
     """The estimate is at least the peak of what numpy and Python allocate during the computation (tracemalloc
     counts every array), and at most twice that.

@@ -89,6 +89,7 @@ def deep_grid():
                     yield widths, ranks
 
 
+@pytest.mark.slow
 def test_cor38_on_a_grid():
     """Inside the (refined) hypotheses the formula holds and is certified; the paper's
     hypotheses alone are not enough (counterexamples below)."""
