@@ -1,12 +1,17 @@
 # The two commands of the README:
 #   make reproduce   set everything up, run the main job (Theorem 3.4 reproduction)
-#   make test        set everything up, run the whole test suite
+#   make test        set everything up, run the test suite (what proves behaviour; about 10 minutes on 2 cores)
+# and beyond them:
+#   make test-all    the same with the tests marked slow (large cases, measurements) and every numeric variation
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 OUT     ?= results
 PYTEST_ARGS ?=
+# pytest's worker processes (pytest-xdist): one per core (nproc), at most 4 (each may run Macaulay2, msolve or a Dask
+# cluster beside it); PYTEST_WORKERS=0 runs the tests in pytest's own process
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 4 ] && n=4; echo $$n)
 
-.PHONY: setup setup-container reproduce test typecheck docs docs-build bench clean lock variations
+.PHONY: setup setup-container reproduce test test-all test-setup typecheck docs docs-build bench clean lock variations
 
 setup:
 	@bash scripts/setup.sh
@@ -22,19 +27,43 @@ reproduce: setup
 # themselves and fail, or are skipped with the reason where no engine runs.
 # PyTorch is installed where a CPU build can be had (scripts/setup-torch.sh says why not elsewhere); the
 # torch tests are then required, else skipped with the reason.
-test: setup
+# pytest runs on every core (PYTEST_WORKERS); --dist loadgroup keeps the tests of one xdist_group on one worker.  The
+# tests marked serial (a bound on wall-clock time) run after it, in one process with nothing beside them.  Any failure
+# fails make test; so does a pytest run that collected no tests (exit 5; in neither of the two runs).
+PYTEST_ENV = AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 \
+	AG_ATTENTION_REQUIRE_TORCH=$$(grep -qx installed .stamps/torch 2>/dev/null && echo 1 || echo 0)
+ifeq ($(PYTEST_WORKERS),0)
+PYTEST_RUN = $(PYTEST_ENV) $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make $@: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
+	exit $$status
+else
+PYTEST_RUN = $(PYTEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not serial" $(PYTEST_ARGS); \
+	parallel=$$?; echo "[$@] pytest, the tests marked serial (alone)"; \
+	$(PYTEST_ENV) $(PY) -m pytest -m serial $(PYTEST_ARGS); serial=$$?; \
+	if [ $$parallel -eq 5 ] && [ $$serial -eq 5 ]; then \
+		echo "make $@: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
+	for status in $$parallel $$serial; do [ $$status -eq 0 ] || [ $$status -eq 5 ] || exit $$status; done
+endif
+
+test-setup: setup
 	@bash scripts/setup-container.sh || echo "[setup] container set-up failed (above); the container tests will report why" >&2
 	@bash scripts/setup-torch.sh
 	@echo "[test] mypy" && $(PY) -m mypy
-	@echo "[test] numeric tests under other BLAS kernels, threads and seeds (scripts/numeric-variations.sh --quick)" && PY=$(PY) bash scripts/numeric-variations.sh --quick
-	@echo "[test] docs (Sphinx, warnings are errors; doctests)" && $(MAKE) --no-print-directory docs-build
-	@AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 \
-	AG_ATTENTION_REQUIRE_TORCH=$$(grep -qx installed .stamps/torch 2>/dev/null && echo 1 || echo 0) \
-	$(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
-	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
-	exit $$status
 
-# every numeric variation (BLAS kernels, threads, seed; make test runs three of them)
+# the tests that prove behaviour (those marked slow are skipped, tests/conftest.py), numeric variations: SkylakeX and
+# a seed (scripts/numeric-variations.sh --quick), the docs
+test: test-setup
+	@echo "[test] numeric tests under the SkylakeX kernel and another seed (scripts/numeric-variations.sh --quick)" && PY=$(PY) bash scripts/numeric-variations.sh --quick
+	@echo "[test] docs (Sphinx, warnings are errors; doctests)" && $(MAKE) --no-print-directory docs-build
+	@echo "[test] pytest"; $(PYTEST_RUN)
+
+# everything: the tests marked slow too (AG_ATTENTION_SLOW_TESTS=1) and every numeric variation
+test-all: test-setup
+	@echo "[test-all] numeric tests under other BLAS kernels, threads and seeds (scripts/numeric-variations.sh)" && PY=$(PY) bash scripts/numeric-variations.sh
+	@echo "[test-all] docs (Sphinx, warnings are errors; doctests)" && $(MAKE) --no-print-directory docs-build
+	@echo "[test-all] pytest, the slow tests too"; export AG_ATTENTION_SLOW_TESTS=1; $(PYTEST_RUN)
+
+# every numeric variation (BLAS kernels, threads, seed; make test runs two of them, make test-all all)
 variations: setup
 	@PY=$(PY) bash scripts/numeric-variations.sh
 

@@ -23,7 +23,12 @@
 # Prints one line per variation (pass count, seconds) and exits non-zero if any variation fails.
 #
 #   bash scripts/numeric-variations.sh            # all variations
-#   bash scripts/numeric-variations.sh --quick    # baseline, SkylakeX (with AVX-512), Sandybridge and seed only
+#   bash scripts/numeric-variations.sh --quick    # SkylakeX (without AVX-512: Sandybridge) and seed; the baseline's
+#                                                 # fingerprint only
+#
+# --quick is what make test runs beside its own pytest run of every test under this machine's own kernel: the
+# baseline variation then only prints the fingerprint the SkylakeX variation is compared with (its tests would repeat
+# that run), and Sandybridge, threads=1, Haswell, Prescott and ARMV8 are left to make test-all (make variations).
 #
 # Environment: PY (default .venv/bin/python), AG_ATTENTION_VARIATION_SEED (default 1729), KEEP_LOGS=1 to keep the
 # pytest logs (their directory is printed either way when a variation fails).
@@ -144,8 +149,10 @@ has_flags() {  # x86 CPU flags needed by a core type
 }
 
 machine=$(uname -m)
-# name|environment|core type expected ("" = any)|threads expected|compare the fingerprint (a BLAS variation)
-VARIATIONS=("baseline|OPENBLAS_NUM_THREADS=2||2|yes")
+# name|environment|core type expected ("" = any)|threads expected|compare the fingerprint (a BLAS variation)|run the
+# tests (no: the fingerprint only)
+if [ $QUICK = 1 ]; then VARIATIONS=("baseline|OPENBLAS_NUM_THREADS=2||2|yes|no")
+else VARIATIONS=("baseline|OPENBLAS_NUM_THREADS=2||2|yes"); fi
 [ $QUICK = 1 ] || VARIATIONS+=("threads=1|OPENBLAS_NUM_THREADS=1||1|yes")
 case "$machine" in
     x86_64)
@@ -156,8 +163,11 @@ case "$machine" in
         # SkylakeX in the quick set too: the kernel under which the landscape's monodromy once stalled (issue 36)
         if has_flags avx512f avx512dq avx512bw avx512vl; then VARIATIONS+=("SkylakeX|OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2|SkylakeX|2|yes")
         else echo "skip SkylakeX: this CPU has no AVX-512"; fi
-        if has_flags avx; then VARIATIONS+=("Sandybridge|OPENBLAS_CORETYPE=Sandybridge OPENBLAS_NUM_THREADS=2|Sandybridge|2|yes")
-        else echo "skip Sandybridge: this CPU has no AVX"; fi
+        # --quick: Sandybridge only where SkylakeX cannot run (one other kernel than the baseline's either way)
+        if [ $QUICK = 0 ] || ! has_flags avx512f avx512dq avx512bw avx512vl; then
+            if has_flags avx; then VARIATIONS+=("Sandybridge|OPENBLAS_CORETYPE=Sandybridge OPENBLAS_NUM_THREADS=2|Sandybridge|2|yes")
+            else echo "skip Sandybridge: this CPU has no AVX"; fi
+        fi
         [ $QUICK = 1 ] || VARIATIONS+=("Prescott|OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=2|Prescott|2|yes")
         ;;
     aarch64|arm64)
@@ -171,7 +181,7 @@ failed=0
 reference=""
 total_start=$(date +%s)
 for v in "${VARIATIONS[@]}"; do
-    IFS='|' read -r name assignments core threads compare <<<"$v"
+    IFS='|' read -r name assignments core threads compare run_tests <<<"$v"
     read -ra envs <<<"$assignments"
     log="$LOGS/${name//[^A-Za-z0-9=]/_}.log"
     start=$(date +%s.%N)
@@ -187,7 +197,9 @@ for v in "${VARIATIONS[@]}"; do
         problem="OpenBLAS runs the $got_core kernel, not $core"
     fi
 
-    if [ -z "$problem" ]; then
+    if [ -z "$problem" ] && [ "${run_tests:-yes}" = no ]; then
+        counts="fingerprint only"
+    elif [ -z "$problem" ]; then
         selection=("${TESTS[@]}")
         # all of tests/exact where its random points or the first run are at stake (see TESTS)
         [ "$compare" = no ] || [ -z "$reference" ] && selection+=("${EXACT[@]}")
