@@ -31,7 +31,7 @@ import numpy as np
 from .._network import OperatorArithmetic
 
 __all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero",
-           "top_eigenvalue", "ball", "interval", "evaluate", "signature", "ComplexBall", "ComplexBallMatrix",
+           "top_eigenvalue", "ball", "interval", "evaluate", "power", "signature", "ComplexBall", "ComplexBallMatrix",
            "complex_ball", "complex_box", "complex_matrix", "some_minor_excludes_zero", "strictly_inside",
            "ball_bounds", "boxes_disjoint", "midpoints", "around"]
 
@@ -180,9 +180,23 @@ def evaluate(terms: Any, values: list[Any]) -> Any:
         term = _ball(c)
         for v, k in zip(values, exps):
             if k:
-                term *= v ** k
+                term *= power(v, int(k))
         total += term
     return total
+
+
+def power(v: Any, k: int) -> Any:
+    """``v ** k`` for a ball and an integer ``k >= 0`` by repeated squaring: python-flint's ``arb ** int`` is
+    ``nan`` for a ball that contains 0 (``arb(0, 1e-38) ** 2``), which an exact zero coordinate of a solution is
+    (msolve isolates it in a box around 0)."""
+    out, base = flint.arb(1), v
+    while k:
+        if k & 1:
+            out = out * base
+        k >>= 1
+        if k:
+            base = base * base
+    return out
 
 
 def signature(H: list[list[Any]], bits: tuple[int, ...] = (200, 1000)) -> tuple[int, int, int]:

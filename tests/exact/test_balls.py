@@ -57,3 +57,18 @@ def test_balls_travel_as_integers_and_come_back_holding_the_original():
     c = Certified(np.array([1.0, 2.0]), 1e-9, True, box, None, list(box))
     d = pickle.loads(pickle.dumps(c))
     assert d.real is True and all(y.contains(x) for x, y in zip(c.box, d.box)) and len(d.key) == 2
+
+
+def test_integer_powers_of_a_ball_around_zero_are_not_nan():
+    # python-flint's arb ** 2 is nan for a ball containing 0; an exact zero coordinate of a critical point is
+    # such a ball (msolve's box around 0), and its loss and Hessian came out nan ("undecided")
+    import flint
+
+    from ag_attention._exact.balls import evaluate, power
+
+    x = flint.arb(0, 1e-38)
+    assert power(x, 0) == 1 and abs(float(power(x, 2).mid())) < 1e-70 and power(x, 2).rad() < 1e-70
+    assert float(power(flint.arb(3), 5).mid()) == 243.0
+    # x^2 y + 1 at x in 0 +/- 1e-38, y = 2: a ball around 1
+    value = evaluate({(2, 1): 1, (0, 0): 1}, [x, flint.arb(2)])
+    assert value.contains(1) and value.rad() < 1e-60
