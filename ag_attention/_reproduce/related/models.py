@@ -38,10 +38,11 @@ LCN_ROWS: tuple[tuple[tuple[int, ...], tuple[int, ...], bool], ...] = (
     ((4, 4), (1, 1), False))
 
 #: (d_i, H, m, d_x, d_y) -> (N_C, N_C*) from their repository's raw outputs (commit eb15bfd), and the quick flag
+#: ((2, 1, 1, 2, 3): 73, 48 agree too, docs/related.md, but its torus count took 451 s: not in the run)
 DLN_ROWS: tuple[tuple[tuple[int, int, int, int, int], tuple[int, int], bool], ...] = (
     ((1, 1, 1, 1, 1), (5, 4), True), ((1, 1, 1, 2, 2), (9, 8), True), ((1, 1, 2, 2, 2), (17, 16), True),
     ((1, 2, 1, 1, 1), (17, 16), True), ((2, 1, 1, 1, 1), (9, 0), True), ((2, 1, 1, 2, 2), (33, 16), True),
-    ((3, 1, 1, 1, 1), (13, 0), True), ((1, 2, 2, 2, 2), (81, 80), False), ((2, 1, 1, 2, 3), (73, 48), False),
+    ((3, 1, 1, 1, 1), (13, 0), True), ((1, 2, 2, 2, 2), (81, 80), False),
     ((2, 1, 2, 1, 2), (33, 16), False), ((3, 1, 1, 2, 1), (13, 0), False), ((3, 1, 1, 1, 2), (73, 0), False),
     ((1, 1, 2, 3, 4), (33, 32), False))
 
