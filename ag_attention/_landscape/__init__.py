@@ -5,8 +5,8 @@
 * :mod:`.ed`: :func:`ed_degree` by counting (msolve) or on the implicit side (Macaulay2);
 * :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated;
 * :mod:`.ideal_ed`: :func:`ideal_ed_degree`, the ED degree of any variety given by its ideal, for a given metric;
-* :mod:`.model` and :mod:`.models`: any polynomial model (:class:`PolynomialModel`: a layer, a deep linear or
-  linear convolutional network, or anyone's polynomials), its ED degree (:func:`model_ed_degree`) and the critical
+* :mod:`.model`, :mod:`.model_system` and :mod:`.models`: any polynomial model (:class:`PolynomialModel`: a layer,
+  a deep linear or linear convolutional network, or anyone's polynomials), its ED degree (:func:`model_ed_degree`) and the critical
   points of a loss on it (:func:`model_critical_points`);
 * :mod:`.square` and :mod:`.numerical`: the square system of the numerical route and its problems (monodromy,
   parameter homotopies, certification: the numerical room, :mod:`ag_attention._numeric`).

@@ -30,8 +30,9 @@ from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._results import ResultMixin
 from .critical import Route
 from .ideal_ed import _metric, _one_count, _rational_metric, draw_primes
-from .model import (PolynomialModel, Slice, fiber_system, gauge_slice, generic_rank, identity_slice, model_system,
-                    parse_exclusions, random_slice)
+from .model import PolynomialModel
+from .model_system import (Slice, fiber_system, gauge_slice, generic_rank, identity_slice, model_system,
+                           parse_exclusions, random_slice)
 
 __all__ = ["ModelEDDegree", "ModelCriticalPoint", "ModelCriticalPoints", "model_ed_degree",
            "model_critical_points", "MODEL_METHODS"]

@@ -1,57 +1,10 @@
-"""The model, its slice and its systems (``_landscape/model.py``): exact pieces checked on their own."""
+"""The model (``_landscape/model.py``): built from a function of the parameters, exactly."""
 
-import random
 from fractions import Fraction
 
 import pytest
 
 from ag_attention import InvalidArgumentError, PolynomialModel, polynomial_model
-from ag_attention._exact import linalg
-from ag_attention._landscape.model import (bareiss_determinant, fiber_system, gauge_slice, generic_rank,
-                                           model_system, random_slice)
-from ag_attention._models.parametrization import laplace_determinant
-
-
-@pytest.mark.parametrize("n", [1, 2, 3, 4])
-def test_bareiss_equals_laplace_on_polynomial_matrices(n):
-    ctx = linalg.rational_polynomial_ring(["a", "b", "c"])
-    a, b, c = ctx.gens()
-    rng = random.Random(n)
-    pool = [a, b, c, a * b - 1, c * c + a, ctx.constant(0), ctx.constant(3)]
-    M = [[rng.choice(pool) * rng.randint(-3, 3) + rng.choice(pool) for _ in range(n)] for _ in range(n)]
-    M[0][0] = ctx.constant(0)  # a zero pivot: a row swap
-    assert bareiss_determinant(M, ctx.constant(0), ctx.constant(1)) == laplace_determinant(M, ctx.constant(0))
-
-
-def test_a_gauge_is_an_exact_affine_subspace():
-    M = PolynomialModel.deep_linear([2, 1, 2])
-    sl = gauge_slice(M, ["w2_1_1 - 1/3", "w1_1_1 + 2*w1_1_2 - 5"])
-    for y in ([0, 0], [1, -2], [Fraction(1, 7), 4]):
-        theta = [b + sum(d * v for d, v in zip(row, y)) for b, row in zip(sl.base, sl.directions)]
-        assert theta[2] == Fraction(1, 3) and theta[0] + 2 * theta[1] == 5
-    with pytest.raises(InvalidArgumentError, match="dependent"):
-        gauge_slice(M, ["w2_1_1 - 1", "2*w2_1_1 - 2"])
-    with pytest.raises(InvalidArgumentError, match="no common solution"):
-        gauge_slice(M, ["w2_1_1 - 1", "w2_1_1 - 2"])
-    with pytest.raises(InvalidArgumentError, match="has no parameter"):
-        gauge_slice(M, ["3"])
-
-
-def test_the_rank_and_the_fiber_of_rank_one_matrices(msolve):
-    from ag_attention._algebra.msolve import count_solutions
-
-    M = PolynomialModel.deep_linear([3, 1, 3])  # (u, v) -> u v^T: dimension 5, fiber C^* (one scaling)
-    p = 32003
-    rng = random.Random(0)
-    r = generic_rank(M, p, rng)
-    assert r == 5
-    sl = random_slice(M, r, rng, p)
-    F = fiber_system(M, sl, prime=p, rng=rng)
-    # a random hyperplane meets the hyperbola {(c u, v / c)} in 2 points
-    assert count_solutions(F.variables, F.polynomials, p, timeout=60, label="fiber").count == 2
-    Q = [[int(i == j) for j in range(9)] for i in range(9)]
-    S = model_system(M, sl, Q, [rng.randrange(p) for _ in range(9)], prime=p, rng=rng)
-    assert count_solutions(S.variables, S.polynomials, p, timeout=60, label="ED").count == 2 * 3
 
 
 def test_a_function_of_the_parameters_may_return_arrays_and_numbers():
@@ -64,3 +17,18 @@ def test_a_function_of_the_parameters_may_return_arrays_and_numbers():
         polynomial_model(["a"], lambda t: ["a"])
     with pytest.raises(InvalidArgumentError, match="returned no coordinate"):
         polynomial_model(["a"], lambda t: [])
+
+
+def test_the_families_have_their_coordinates():
+    # W2 W1 of widths 1-1-1; a product of two linear filters; strides place the second filter's taps
+    assert PolynomialModel.deep_linear([1, 1, 1]).polynomials == ({(1, 1): Fraction(1)},)
+    lcn = PolynomialModel.linear_convolutional([2, 2])
+    assert lcn.n == 3 and lcn.evaluate([1, 2, 3, 4]) == [3, 10, 8]  # (1 + 2t)(3 + 4t)
+    strided = PolynomialModel.linear_convolutional([2, 2], [2, 1])
+    assert strided.n == 4 and strided.evaluate([1, 2, 3, 4]) == [3, 6, 4, 8]  # (1 + 2t)(3 + 4t^2)
+    with pytest.raises(InvalidArgumentError, match="one per filter"):
+        PolynomialModel.linear_convolutional([2, 2], [1, 1, 1])
+    G, w, c = PolynomialModel.regression_loss([[1, 2]], [[3]])  # |W x - y|^2, x = (1, 2), y = 3
+    assert (G, w, c) == ([[1, 2], [2, 4]], [3, 6], 9)
+    with pytest.raises(InvalidArgumentError, match="one row per sample"):
+        PolynomialModel.regression_loss([[1, 2]], [[3], [4]])
