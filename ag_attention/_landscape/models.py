@@ -460,7 +460,7 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
     (5, ['minimum', 'minimum', 'saddle'])
     """
     from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-    from .critical import _count_mod, _real_boxes
+    from .critical import _real_boxes
 
     model = _check_model(model, "model_critical_points")
     seed, timeout, gauge_ = _check_common(seed, timeout, gauge)
@@ -489,23 +489,8 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
                             "positive-dimensional" if boxes is None else f"ok: {len(boxes)} real"))
     except AgAttentionError as exc:
         routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1, f"failed: {exc}"))
-    t1 = time.perf_counter()
-    counts: list[int | None] = []
-    fiber = 1 if lam is not None else None
-    try:
-        for p in (DEFAULT_PRIME, SECOND_PRIME):
-            counts.append(_count_mod(S.variables, S.polynomials, p, _left(end, label), label, backend)[0])
-        if lam is None and remove == "ramification":
-            from .._algebra.msolve import count_solutions
-
-            F = fiber_system(model, S.slice, prime=DEFAULT_PRIME, rng=rng, end=end)
-            fiber = count_solutions(F.variables, F.polynomials, DEFAULT_PRIME, timeout=_left(end, label),
-                                    label=f"fiber of {model.name}", backend=backend).count
-        routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1,
-                            f"ok: {counts[0]} complex" if counts[0] is not None else "not zero-dimensional"))
-    except AgAttentionError as exc:
-        routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1, f"failed: {exc}"))
-        counts = []
+    counts, fiber = _complex_count(S, model, lam is None and remove == "ramification", rng, end, label, backend,
+                                   routes)
     if len(counts) == 2 and counts[0] != counts[1]:
         raise ComputationError(f"{label}: msolve counts {counts[0]} modulo {DEFAULT_PRIME} and {counts[1]} modulo "
                                f"{SECOND_PRIME}: an unlucky prime; no count is reported", seed=seed)
@@ -517,6 +502,32 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
     notes = _critical_notes(lam, remove, gauge_, count, fiber)
     return ModelCriticalPoints(model.name, count, fiber, tuple(points), boxes is not None, tuple(routes), gauge_,
                                seed, time.perf_counter() - t0, tuple(notes), lam is not None)
+
+
+def _complex_count(S: Any, model: PolynomialModel, with_fiber: bool, rng: random.Random, end: float, label: str,
+                   backend: Any, routes: list[Route]) -> tuple[list[int | None], int | None]:
+    """msolve's counts of ``S`` modulo two primes (empty when a job failed, said in ``routes``) and, ``with_fiber``,
+    the fiber degree on ``S``'s slice (1 without a slice)."""
+    from .._algebra.msolve import count_solutions
+    from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
+    from .critical import _count_mod
+
+    t1 = time.perf_counter()
+    counts: list[int | None] = []
+    fiber: int | None = None if with_fiber else 1
+    try:
+        for p in (DEFAULT_PRIME, SECOND_PRIME):
+            counts.append(_count_mod(S.variables, S.polynomials, p, _left(end, label), label, backend)[0])
+        if with_fiber:
+            F = fiber_system(model, S.slice, prime=DEFAULT_PRIME, rng=rng, end=end)
+            fiber = count_solutions(F.variables, F.polynomials, DEFAULT_PRIME, timeout=_left(end, label),
+                                    label=f"fiber of {model.name}", backend=backend).count
+        routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1,
+                            f"ok: {counts[0]} complex" if counts[0] is not None else "not zero-dimensional"))
+    except AgAttentionError as exc:
+        routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1, f"failed: {exc}"))
+        counts = []
+    return counts, fiber
 
 
 def _regularization(value: Any, m: int) -> list[Fraction] | None:
