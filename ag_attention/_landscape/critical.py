@@ -57,6 +57,15 @@ from .system import check_layer, critical_system, polynomial_text
 __all__ = ["CriticalPoint", "CriticalFamily", "CriticalPoints", "critical_points", "parse_real_solutions"]
 
 
+def hessian_class(positive: int, negative: int, undecided: int) -> str:
+    """A critical point's class from the Hessian's eigenvalues proven positive, proven negative and undecided."""
+    if undecided:
+        return "undecided"
+    if negative == 0:
+        return "minimum"
+    return "maximum" if positive == 0 else "saddle"
+
+
 @dataclass(frozen=True)
 class CriticalPoint:
     """One real critical point: its box, loss, ranks and Hessian signature (each certified or said not to be)."""
@@ -83,13 +92,7 @@ class CriticalPoint:
 
     @property
     def signature(self) -> str:
-        if self.undecided:
-            return "undecided"
-        if self.negative == 0:
-            return "minimum"
-        if self.positive == 0:
-            return "maximum"
-        return "saddle"
+        return hessian_class(self.positive, self.negative, self.undecided)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "source": self.source, "signature": self.signature, "loss": list(self.loss),

@@ -67,16 +67,21 @@ def random_slice(model: PolynomialModel, r: int, rng: random.Random, p: int) -> 
                                                                for _ in range(model.m)))
 
 
+def _parameter_polynomial(model: PolynomialModel, text: Any, what: str, expected: str) -> Poly:
+    """``text`` parsed in the model's parameters, or an error naming ``what``."""
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"{what} = {text!r}: {expected} is expected")
+    try:
+        return parse_polynomial(text, model.parameters)
+    except ValueError as exc:
+        raise InvalidArgumentError(f"{what} = {text!r} is not a polynomial in the parameters: {exc}") from None
+
+
 def gauge_slice(model: PolynomialModel, gauge: Sequence[str]) -> Slice:
     """The affine subspace given by linear equations in the parameters (exact, over QQ)."""
     rows = []
     for i, g in enumerate(gauge):
-        if not isinstance(g, str):
-            raise InvalidArgumentError(f"gauge[{i}] = {g!r}: a linear equation (text) is expected")
-        try:
-            poly = parse_polynomial(g, model.parameters)
-        except ValueError as exc:
-            raise InvalidArgumentError(f"gauge[{i}] = {g!r} is not a polynomial in the parameters: {exc}") from None
+        poly = _parameter_polynomial(model, g, f"gauge[{i}]", "a linear equation (text)")
         if any(sum(e) > 1 for e in poly):
             raise InvalidArgumentError(f"gauge[{i}] = {g!r} is not linear in the parameters")
         row = [poly.get(tuple(int(j == k) for j in range(model.m)), Fraction(0)) for k in range(model.m)]
@@ -273,12 +278,7 @@ def parse_exclusions(model: PolynomialModel, exclude: Any) -> Any:
         raise InvalidArgumentError(f"exclude={exclude!r}: 'ramification', 'torus', 'none' or a list of polynomials")
     out = []
     for i, f in enumerate(exclude):
-        if not isinstance(f, str):
-            raise InvalidArgumentError(f"exclude[{i}] = {f!r}: a polynomial (text) is expected")
-        try:
-            poly = parse_polynomial(f, model.parameters)
-        except ValueError as exc:
-            raise InvalidArgumentError(f"exclude[{i}] = {f!r} is not a polynomial in the parameters: {exc}") from None
+        poly = _parameter_polynomial(model, f, f"exclude[{i}]", "a polynomial (text)")
         if not poly:
             raise InvalidArgumentError(f"exclude[{i}] = {f!r} is zero: it vanishes everywhere")
         out.append(poly)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._results import ResultMixin
-from .critical import Route
+from .critical import Route, hessian_class
 from .ideal_ed import _metric, _one_count, _rational_metric, draw_primes
 from .model import PolynomialModel
 from .model_system import (Slice, fiber_system, gauge_slice, generic_rank, identity_slice, model_system,
@@ -314,11 +314,7 @@ class ModelCriticalPoint:
 
     @property
     def signature(self) -> str:
-        if self.undecided:
-            return "undecided"
-        if self.negative == 0:
-            return "minimum"
-        return "maximum" if self.positive == 0 else "saddle"
+        return hessian_class(self.positive, self.negative, self.undecided)
 
     def to_dict(self) -> dict[str, Any]:
         return {"parameters": self.parameters, "image": list(self.image), "loss": list(self.loss),
