@@ -27,8 +27,6 @@ implementation (their names may move between versions, these do not):
 7
 """
 
-from ._version import __version__
-
 from ._algebra.closure_degree import DegreeResult, degree
 from ._algebra.equations import closure_equations
 from ._algebra.interpolation import LowDegreeEquations, low_degree_equations
@@ -55,19 +53,39 @@ from ._errors import (
 from ._exact.dimension import DimensionResult, dimension
 from ._exact.fibers import FiberResult, fibers
 from ._exact.onelayer import CertificateKind, PointVerdict
-from ._landscape import BoundaryED, boundary_ed_degree, CriticalFamily, CriticalPoint, CriticalPoints, EDCount, EDDegree, IdealEDDegree, Nearest, Route, critical_points, ed_degree, ideal_ed_degree
-from ._landscape import (ModelCriticalPoint, ModelCriticalPoints, ModelEDDegree, PolynomialModel, model_critical_points,
-                         model_ed_degree, polynomial_model)
-from ._point import Network, PointGeometry, point_geometry
-from ._numeric.strata import NearStrata
-from ._point.onelayer import certify
+from ._landscape import (
+    BoundaryED,
+    CriticalFamily,
+    CriticalPoint,
+    CriticalPoints,
+    EDCount,
+    EDDegree,
+    IdealEDDegree,
+    ModelCriticalPoint,
+    ModelCriticalPoints,
+    ModelEDDegree,
+    Nearest,
+    PolynomialModel,
+    Route,
+    boundary_ed_degree,
+    critical_points,
+    ed_degree,
+    ideal_ed_degree,
+    model_critical_points,
+    model_ed_degree,
+    polynomial_model,
+)
 from ._m2.implicitize import Implicitization, implicitize
 from ._models.bounds import UpperBound, upper_bounds
 from ._models.formulas import expected_dimension
 from ._models.parametrization import Parametrization
 from ._numeric import NumericalResult, numerical_dimension
+from ._numeric.strata import NearStrata
+from ._point import Network, PointGeometry, point_geometry
+from ._point.onelayer import certify
 from ._provenance import provenance
 from ._sweep import SweepResult, sweep
+from ._version import __version__
 
 __all__ = [
     # networks

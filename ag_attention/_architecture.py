@@ -72,8 +72,9 @@ def parse_int(text: str, name: str) -> int:
     """An integer written in ASCII digits (no ``1_0``, no other scripts' digits), or an error naming ``name``."""
     s = str(text).strip()
     if len(s) > MAX_DIGITS:  # before the regex and int(): Python refuses to convert more than 4,300 digits
-        raise InvalidArgumentError(f"{name}={s[:20]}... ({len(s):,} characters): too large; integers here have at "
-                                   f"most {MAX_DIGITS} digits")
+        raise InvalidArgumentError(
+            f"{name}={s[:20]}... ({len(s):,} characters): too large; integers here have at most {MAX_DIGITS} digits"
+        )
     if not _INTEGER.fullmatch(s):
         raise InvalidArgumentError(f"{name}={text!r}: must be an integer written with the digits 0-9")
     return int(s)
@@ -136,9 +137,9 @@ def _checked_ranks(sizes: tuple[int, ...], ranks: Sizes | None, parametrization:
         for i, (a, d) in enumerate(zip(rank_sizes, sizes)):
             if a != d:
                 raise InvalidArchitectureError(
-                    f"ranks[{i}]", a,
-                    f"the AV parametrization has A free of rank d_{i}={d}; "
-                    "use parametrization='QKV' for a rank bound",
+                    f"ranks[{i}]",
+                    a,
+                    f"the AV parametrization has A free of rank d_{i}={d}; use parametrization='QKV' for a rank bound",
                 )
     return rank_sizes
 
@@ -228,7 +229,9 @@ class Architecture:
         if len(sizes) < 2:
             raise InvalidArchitectureError("widths", widths, "needs at least two entries d_0, d_1 (one layer)")
         if not isinstance(parametrization, str) or parametrization not in PARAMETRIZATIONS:
-            raise InvalidArchitectureError("parametrization", parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}")
+            raise InvalidArchitectureError(
+                "parametrization", parametrization, f"must be one of {', '.join(PARAMETRIZATIONS)}"
+            )
         rank_sizes = _checked_ranks(sizes, ranks, parametrization)
         n_tokens = _as_int("tokens", tokens)
         if n_tokens < 1:
@@ -260,8 +263,10 @@ class Architecture:
         1,000 layers asked for it thousands of times, quadratic in the depth)."""
         cached = self.__dict__.get("_layers")
         if cached is None:
-            cached = tuple(LayerShape(i + 1, self.widths[i], self.widths[i + 1], self.ranks[i], self.heads)
-                           for i in range(self.depth))
+            cached = tuple(
+                LayerShape(i + 1, self.widths[i], self.widths[i + 1], self.ranks[i], self.heads)
+                for i in range(self.depth)
+            )
             object.__setattr__(self, "_layers", cached)
         return cached
 
@@ -367,26 +372,26 @@ class Architecture:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Architecture":
+    def from_dict(cls, data: dict[str, Any]) -> Architecture:
         if not isinstance(data, Mapping):
             raise InvalidArchitectureError("data", data, "must be a mapping of field names to values")
         known = {"widths", "ranks", "tokens", "parametrization", "heads", "skip", "normalized", "temperature", "causal"}
         unknown = set(data) - known
         if unknown:
             first = sorted(unknown, key=str)[0]
-            raise InvalidArchitectureError(str(first), data[first], f"unknown field (known: {', '.join(sorted(known))})")
+            raise InvalidArchitectureError(
+                str(first), data[first], f"unknown field (known: {', '.join(sorted(known))})"
+            )
         return cls(**data)
 
     @classmethod
-    def single_layer(
-        cls, d: int, d_out: int, a: int | None = None, tokens: int = 2, **kwargs: Any
-    ) -> "Architecture":
+    def single_layer(cls, d: int, d_out: int, a: int | None = None, tokens: int = 2, **kwargs: Any) -> Architecture:
         """One layer ``R^d -> R^{d'}`` (``a=None``: the AV parametrization, A free)."""
         if a is None:
             return cls((d, d_out), None, tokens, parametrization="AV", **kwargs)
         return cls((d, d_out), (a,), tokens, **kwargs)
 
-    def with_(self, **changes: Any) -> "Architecture":
+    def with_(self, **changes: Any) -> Architecture:
         data = self.to_dict()
         data.update(changes)
         if data["parametrization"] == "AV" and "ranks" not in changes:
@@ -402,10 +407,13 @@ def parse_sizes(text: str, field_name: str) -> tuple[int, ...]:
     out = []
     for i, s in enumerate(items):
         if len(s) > MAX_DIGITS:  # Python refuses int() of more than 4,300 digits
-            raise InvalidArchitectureError(f"{field_name}[{i}]", f"{s[:20]}... ({len(s):,} digits)",
-                                           f"too large (at most {MAX_DIGITS} digits)")
+            raise InvalidArchitectureError(
+                f"{field_name}[{i}]", f"{s[:20]}... ({len(s):,} digits)", f"too large (at most {MAX_DIGITS} digits)"
+            )
         if not _INTEGER.fullmatch(s):
-            raise InvalidArchitectureError(f"{field_name}[{i}]", s, "must be a positive integer written with the digits 0-9")
+            raise InvalidArchitectureError(
+                f"{field_name}[{i}]", s, "must be a positive integer written with the digits 0-9"
+            )
         out.append(int(s))
     return _as_sizes(field_name, out)
 

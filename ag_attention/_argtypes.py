@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from ._architecture import parse_int
 from ._errors import InvalidArgumentError
@@ -18,7 +18,7 @@ MAX_SECONDS = 1e7
 
 def shown(text: str, limit: int = 40) -> str:
     """``text`` as an error message quotes it: whole when short, else its start and its length."""
-    return repr(text) if len(text) <= limit else f"{text[:limit // 2]!r}... ({len(text):,} characters)"
+    return repr(text) if len(text) <= limit else f"{text[: limit // 2]!r}... ({len(text):,} characters)"
 
 
 def integer(name: str) -> Callable[[str], int]:

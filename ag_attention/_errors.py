@@ -93,8 +93,10 @@ class ComputationTimeoutError(ComputationError):
     def __init__(self, what: str, seconds: float):
         self.what = what
         self.seconds = seconds
-        super().__init__(f"time limit of {_seconds(seconds)} s reached during {what}: stopped (raise --timeout / "
-                         "timeout=, or use a smaller network)")
+        super().__init__(
+            f"time limit of {_seconds(seconds)} s reached during {what}: stopped (raise --timeout / "
+            "timeout=, or use a smaller network)"
+        )
 
 
 class OutputError(AgAttentionError):

@@ -28,13 +28,13 @@ import contextlib
 import errno
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 from ._errors import OutputError
 
-__all__ = ["OutputError", "atomic_write", "atomic_open", "open_nofollow", "reserve", "fsync_directory",
-           "output_error"]
+__all__ = ["OutputError", "atomic_write", "atomic_open", "open_nofollow", "reserve", "fsync_directory", "output_error"]
 
 _TMP_ATTEMPTS = 16
 
@@ -77,8 +77,9 @@ def _create_temporary(target: Path, mode: int) -> tuple[int, Path]:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "wb", *, permissions: int = 0o644,
-                encoding: str = "utf-8") -> Iterator[IO[Any]]:
+def atomic_open(
+    path: str | os.PathLike[str], mode: str = "wb", *, permissions: int = 0o644, encoding: str = "utf-8"
+) -> Iterator[IO[Any]]:
     """A file object whose content replaces ``path`` atomically when the block ends without an error.
 
     ``mode`` is ``"wb"`` or ``"w"`` (text, ``encoding``).  On any error the

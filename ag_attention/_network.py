@@ -39,8 +39,20 @@ from ._architecture import Architecture
 from ._errors import InvalidArgumentError
 from ._resources import MemoryEstimate, require_memory
 
-__all__ = ["Arithmetic", "OperatorArithmetic", "ObjectArithmetic", "unflatten", "forward", "jacobian", "random_parameters", "random_inputs", "random_seeds", "jacobian_memory",
-           "inputs_memory", "attention_weights"]
+__all__ = [
+    "Arithmetic",
+    "OperatorArithmetic",
+    "ObjectArithmetic",
+    "unflatten",
+    "forward",
+    "jacobian",
+    "random_parameters",
+    "random_inputs",
+    "random_seeds",
+    "jacobian_memory",
+    "inputs_memory",
+    "attention_weights",
+]
 
 
 class Arithmetic(Protocol):
@@ -96,7 +108,9 @@ class OperatorArithmetic:
         return out
 
 
-def jacobian_memory(arch: Architecture, samples: int, rows_per_sample: int | None = None, *, exact: bool = True) -> MemoryEstimate:
+def jacobian_memory(
+    arch: Architecture, samples: int, rows_per_sample: int | None = None, *, exact: bool = True
+) -> MemoryEstimate:
     """Peak memory of :func:`jacobian` (forward caches, backward adjoints, the Jacobian), from sizes alone.
 
     ``rows_per_sample`` is the number ``k`` of seeded output combinations
@@ -145,10 +159,10 @@ def unflatten(arch: Architecture, theta: np.ndarray) -> list[list[dict[str, np.n
     """Split a flat parameter vector into ``weights[layer][head][name]`` matrices."""
     theta = np.asarray(theta)
     if theta.shape != (arch.parameter_count,):
-        raise InvalidArgumentError(f"theta: parameter vector has shape {theta.shape}, expected ({arch.parameter_count},)")
-    weights: list[list[dict[str, np.ndarray]]] = [
-        [dict() for _ in range(arch.heads)] for _ in range(arch.depth)
-    ]
+        raise InvalidArgumentError(
+            f"theta: parameter vector has shape {theta.shape}, expected ({arch.parameter_count},)"
+        )
+    weights: list[list[dict[str, np.ndarray]]] = [[dict() for _ in range(arch.heads)] for _ in range(arch.depth)]
     for b in arch.blocks:
         weights[b.layer - 1][b.head][b.name] = theta[b.slice].reshape(b.rows, b.cols)
     return weights
@@ -178,7 +192,9 @@ def random_inputs(arch: Architecture, ops: Arithmetic, rng: np.random.Generator,
     return ops.random(rng, (samples, arch.tokens, arch.widths[0]))
 
 
-def random_seeds(arch: Architecture, ops: Arithmetic, rng: np.random.Generator, samples: int, k: int) -> np.ndarray | None:
+def random_seeds(
+    arch: Architecture, ops: Arithmetic, rng: np.random.Generator, samples: int, k: int
+) -> np.ndarray | None:
     """Backward seeds for :func:`jacobian`: ``k`` random combinations of each sample's ``t d_L`` outputs, or None
     (every output) when ``k`` is at least their number."""
     return None if k >= arch.output_size else ops.random(rng, (samples, k, arch.tokens, arch.widths[-1]))
@@ -225,7 +241,9 @@ def _softmax(ops: Arithmetic, S: np.ndarray, tau: float, mask: np.ndarray | None
     return out
 
 
-def _head_forward(arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray], X: np.ndarray) -> tuple[np.ndarray, _Head]:
+def _head_forward(
+    arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray], X: np.ndarray
+) -> tuple[np.ndarray, _Head]:
     """One head's output ``W Xv`` and its cache."""
     Xv = ops.einsum("ntk,mk->ntm", X, w["V"])
     if arch.parametrization == "QKV":
@@ -280,13 +298,25 @@ def attention_weights(arch: Architecture, ops: Arithmetic, theta: np.ndarray, X:
 
 def _check_inputs(arch: Architecture, ops: Arithmetic, X: np.ndarray) -> None:
     if arch.normalized and ops.exact:
-        raise InvalidArgumentError("ops: normalized (softmax) attention is not polynomial: use a floating-point arithmetic")
+        raise InvalidArgumentError(
+            "ops: normalized (softmax) attention is not polynomial: use a floating-point arithmetic"
+        )
     if X.ndim != 3 or X.shape[1:] != (arch.tokens, arch.widths[0]):
         raise InvalidArgumentError(f"X: inputs have shape {X.shape}, expected (N, {arch.tokens}, {arch.widths[0]})")
 
 
-def _head_backward(arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray], c: _Head, Ybar: np.ndarray,
-                   Hin: np.ndarray, J: np.ndarray, li: int, h: int, rows: int) -> list[np.ndarray]:
+def _head_backward(
+    arch: Architecture,
+    ops: Arithmetic,
+    w: dict[str, np.ndarray],
+    c: _Head,
+    Ybar: np.ndarray,
+    Hin: np.ndarray,
+    J: np.ndarray,
+    li: int,
+    h: int,
+    rows: int,
+) -> list[np.ndarray]:
     """One head's share of the backward pass: its weights' columns of ``J``, and its parts of the adjoint
     of the layer's input (none for the first layer)."""
     Wbar = ops.einsum("nrim,njm->nrij", Ybar, c.Xv)
@@ -348,7 +378,8 @@ def jacobian(
     R = arch.output_size if seeds is None else seeds.shape[1]
     require_memory(
         jacobian_memory(arch, N, None if seeds is None else R, exact=ops.exact),
-        f"the Jacobian of {arch.describe()} on {N} samples", "use fewer samples or a smaller network",
+        f"the Jacobian of {arch.describe()} on {N} samples",
+        "use fewer samples or a smaller network",
     )
     # forward pass, keeping what the backward pass needs
     inputs: list[np.ndarray] = []

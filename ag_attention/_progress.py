@@ -68,8 +68,17 @@ def _size() -> dict[str, Any]:
 
 def bar(total: int | None = None, desc: str = "", unit: str = "it", **kwargs: Any) -> Any:
     """A tqdm bar on standard error; silent under :func:`quiet`, shown after :data:`DELAY` seconds."""
-    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, delay=DELAY, leave=False,
-                disable=True if is_quiet() else None, **_size(), **kwargs)
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit=unit,
+        file=sys.stderr,
+        delay=DELAY,
+        leave=False,
+        disable=True if is_quiet() else None,
+        **_size(),
+        **kwargs,
+    )
 
 
 def track(items: Iterable[T], desc: str, unit: str = "it") -> Iterator[T]:

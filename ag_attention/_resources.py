@@ -80,7 +80,9 @@ def parse_bytes(text: str, name: str = "AG_ATTENTION_MEMORY_LIMIT") -> int:
     """``"8G"`` -> 8 GiB; a clear error naming ``name`` otherwise."""
     value = parse_size(str(text))
     if value is None:
-        raise InvalidArgumentError(f"{name}={text!r}: must be a number of bytes, optionally with K, M, G or T (e.g. 8G)")
+        raise InvalidArgumentError(
+            f"{name}={text!r}: must be a number of bytes, optionally with K, M, G or T (e.g. 8G)"
+        )
     if value < 1:
         raise InvalidArgumentError(f"{name}={text!r}: must be positive")
     return int(value)
@@ -152,7 +154,10 @@ def cgroup_room(proc_cgroup: str = "/proc/self/cgroup", root: str = "/sys/fs/cgr
             usage = _read_int(directory / usage_name) or 0
             room = max(0, limit - usage)
             if best is None or room < best[0]:
-                best = (room, f"cgroup limit {format_bytes(limit)} ({directory / limit_name}), {format_bytes(usage)} in use")
+                best = (
+                    room,
+                    f"cgroup limit {format_bytes(limit)} ({directory / limit_name}), {format_bytes(usage)} in use",
+                )
     return best
 
 
@@ -228,10 +233,10 @@ class MemoryEstimate:
         top = sorted(self.parts.items(), key=lambda kv: -kv[1])[:n]
         return ", ".join(f"{name} {format_bytes(b)}" for name, b in top)
 
-    def __add__(self, other: "MemoryEstimate") -> "MemoryEstimate":
+    def __add__(self, other: MemoryEstimate) -> MemoryEstimate:
         return MemoryEstimate(self.peak + other.peak, {**self.parts, **other.parts})
 
-    def __or__(self, other: "MemoryEstimate") -> "MemoryEstimate":
+    def __or__(self, other: MemoryEstimate) -> MemoryEstimate:
         """Stages run one after the other: the larger peak."""
         return MemoryEstimate(max(self.peak, other.peak), {**self.parts, **other.parts})
 

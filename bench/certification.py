@@ -20,7 +20,6 @@ import argparse
 import resource
 import tempfile
 import time
-
 from pathlib import Path
 
 from ag_attention import dimension, upper_bounds
@@ -59,8 +58,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-certification-") as tmp:
         t0, c0 = time.perf_counter(), _cpu()
         with quiet():
-            report = reproduce_certification(args.out or tmp, mode="wide" if args.wide else "standard",
-                                             samples=args.samples)
+            report = reproduce_certification(
+                args.out or tmp, mode="wide" if args.wide else "standard", samples=args.samples
+            )
         wall, cpu = time.perf_counter() - t0, _cpu() - c0
         with quiet():
             before, before_seconds = _before(Path(args.out or tmp) / "sweeps" / "certification" / "results.parquet")
@@ -72,11 +72,15 @@ def main() -> None:
     for finding in report.findings:
         print(f"finding: {finding}")
     for check in report.checks:
-        print(f"check: {check.claim} [{check.case}]: {check.observed} / {check.expected}, "
-              f"{'pass' if check.passed else 'FAIL'}, {check.seconds:.1f} s")
+        print(
+            f"check: {check.claim} [{check.case}]: {check.observed} / {check.expected}, "
+            f"{'pass' if check.passed else 'FAIL'}, {check.seconds:.1f} s"
+        )
     print(f"certification report ({'wide' if args.wide else 'standard'}): {wall:.1f} s wall, {cpu:.1f} s CPU")
-    print(f"side by side on sweeps/certification.toml, certified with the bounds of before / now "
-          f"({before_seconds:.1f} s to recompute):")
+    print(
+        f"side by side on sweeps/certification.toml, certified with the bounds of before / now "
+        f"({before_seconds:.1f} s to recompute):"
+    )
     now = {row[0]: row[1] for row in report.tables[0].rows}
     for v, (c, n) in sorted(before.items()):
         print(f"  {v}: {c} / {now.get(v, '?')} of {n}")

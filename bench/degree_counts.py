@@ -42,8 +42,10 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    print(f"msolve {msolve_version(find_msolve())}; sizes with formula degree < {args.below}; "
-          f"timeout {args.timeout:.0f} s per msolve run")
+    print(
+        f"msolve {msolve_version(find_msolve())}; sizes with formula degree < {args.below}; "
+        f"timeout {args.timeout:.0f} s per msolve run"
+    )
     print(f"{'d,dp,a,t':>10} {'formula':>8} {'count/fiber':>11} {'run 1 s':>8} {'run 2 s':>8} {'total s':>8}  agree")
     rows = []
     for d, e, a, t, _ in sizes(args.below):
@@ -52,19 +54,29 @@ def main() -> None:
         t0 = time.perf_counter()
         try:
             r = degree(arch, method="count", timeout=args.timeout, cache=False)
-            row = {"size": [d, e, a, t], "formula": formula, "count": r.degree,
-                   "runs": [round(c.seconds, 2) for c in r.counts], "seconds": round(time.perf_counter() - t0, 2)}
+            row = {
+                "size": [d, e, a, t],
+                "formula": formula,
+                "count": r.degree,
+                "runs": [round(c.seconds, 2) for c in r.counts],
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
         except MSolveTimeoutError:
             row = {"size": [d, e, a, t], "formula": formula, "count": None, "runs": [], "seconds": None}
         rows.append(row)
         runs = row["runs"] + [None, None]
-        print(f"{f'{d},{e},{a},{t}':>10} {formula:>8} {str(row['count'] or 'timeout'):>11} "
-              f"{str(runs[0]):>8} {str(runs[1]):>8} {str(row['seconds']):>8}  "
-              f"{'yes' if row['count'] == formula else 'NO' if row['count'] else '-'}", flush=True)
+        print(
+            f"{f'{d},{e},{a},{t}':>10} {formula:>8} {str(row['count'] or 'timeout'):>11} "
+            f"{str(runs[0]):>8} {str(runs[1]):>8} {str(row['seconds']):>8}  "
+            f"{'yes' if row['count'] == formula else 'NO' if row['count'] else '-'}",
+            flush=True,
+        )
     done = [r for r in rows if r["count"] is not None]
-    print(f"{len(done)} of {len(rows)} sizes counted; all agree with the formula: "
-          f"{all(r['count'] == r['formula'] for r in done)}; slowest size: "
-          f"{max((r['seconds'], r['size']) for r in done) if done else None}")
+    print(
+        f"{len(done)} of {len(rows)} sizes counted; all agree with the formula: "
+        f"{all(r['count'] == r['formula'] for r in done)}; slowest size: "
+        f"{max((r['seconds'], r['size']) for r in done) if done else None}"
+    )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

@@ -40,7 +40,9 @@ def figure3(full_rows: bool) -> float:
     for delta in range(3, 11):
         r = dimension(Architecture((delta,) * 3, (2, 2), tokens=3), samples=250, full_rows=full_rows)
         assert r.dimension == r.expected.value and r.certified, r
-        print(f"{delta:>5} {r.parameters:>5} {r.main.rows:>6} {r.dimension:>5} {r.expected.value:>8} {str(r.certified):>9} {r.seconds:>8.3f}")
+        print(
+            f"{delta:>5} {r.parameters:>5} {r.main.rows:>6} {r.dimension:>5} {r.expected.value:>8} {str(r.certified):>9} {r.seconds:>8.3f}"
+        )
     total = time.perf_counter() - t0
     print(f"total {total:.2f} s for 8 architectures (8/8 equal to Cor. 3.8, all certified)")
     return total
@@ -48,7 +50,9 @@ def figure3(full_rows: bool) -> float:
 
 def large(quick: bool) -> None:
     print("\nLarge networks (t = 3, default sampling)")
-    print(f"{'architecture':<34} {'P':>5} {'rows':>5} {'dim':>5} {'cert':>5} {'assembly':>9} {'rank':>7} {'symm.':>7} {'total':>7}")
+    print(
+        f"{'architecture':<34} {'P':>5} {'rows':>5} {'dim':>5} {'cert':>5} {'assembly':>9} {'rank':>7} {'symm.':>7} {'total':>7}"
+    )
     for widths, ranks in LARGE[:2] if quick else LARGE:
         arch = Architecture(widths, ranks, tokens=3)
         r = dimension(arch)
@@ -64,8 +68,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="skip the two largest networks")
     args = ap.parse_args()
-    print(f"ag-attention dimension benchmark: {platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"FLINT threads {linalg.set_threads()}, direct FLINT copy {'on' if linalg.fastpath_available() else 'off'}")
+    print(
+        f"ag-attention dimension benchmark: {platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"FLINT threads {linalg.set_threads()}, direct FLINT copy {'on' if linalg.fastpath_available() else 'off'}"
+    )
     figure3(full_rows=False)
     figure3(full_rows=True)
     large(args.quick)

@@ -65,8 +65,14 @@ from ag_attention._landscape.square import SquareSystem, square_system  # noqa: 
 
 DEFAULT = [(2, 1, 2, "generic"), (3, 1, 3, "generic"), (2, 2, 2, "generic"), (3, 1, 3, "euclidean")]
 QUICK = [(2, 1, 2, "generic")]
-EXPECTED = {(2, 1, 2, "generic"): 14, (3, 1, 3, "generic"): 543, (2, 2, 2, "generic"): 284,
-            (3, 1, 3, "euclidean"): 75, (2, 1, 2, "euclidean"): 6, (2, 2, 2, "euclidean"): 28}
+EXPECTED = {
+    (2, 1, 2, "generic"): 14,
+    (3, 1, 3, "generic"): 543,
+    (2, 2, 2, "generic"): 284,
+    (3, 1, 3, "euclidean"): 75,
+    (2, 1, 2, "euclidean"): 6,
+    (2, 2, 2, "euclidean"): 28,
+}
 
 
 def sizes_of(text: str) -> list[tuple[int, int, int, str]]:
@@ -90,7 +96,7 @@ def seed_pair(S: SquareSystem, l: np.ndarray, rng: np.random.Generator) -> tuple
     u = np.concatenate([A.reshape(-1), V.reshape(-1)])[None, :]
     x, J = S._x(u)[0], S._Jx(u)[0]  # (n_x,), (n_x, n_u)
     _, sv, vh = np.linalg.svd(J.T)
-    kernel = vh[int(np.sum(sv > 1e-10 * sv[0])):].conj().T  # J^T kernel = 0
+    kernel = vh[int(np.sum(sv > 1e-10 * sv[0])) :].conj().T  # J^T kernel = 0
     eta = kernel @ (rng.standard_normal(kernel.shape[1]) + 1j * rng.standard_normal(kernel.shape[1]))
     w0 = S._tables()["G"] @ x - eta
     theta0 = np.concatenate([u[0], [0.0]])
@@ -104,8 +110,9 @@ def _cc(z: complex) -> str:
     return f"toCC({z.real:.16e},{z.imag:.16e})"
 
 
-def m2_script(S: SquareSystem, l: np.ndarray, theta0: np.ndarray, w0: np.ndarray, told: int | None,
-              gate: bool = True) -> str:
+def m2_script(
+    S: SquareSystem, l: np.ndarray, theta0: np.ndarray, w0: np.ndarray, told: int | None, gate: bool = True
+) -> str:
     """The M2 job: the parametric system, the seed's residual, ``monodromySolve``, and the RESULT line."""
     d, e, n_x, nA = S.d, S.e, S.n_x, S.d * S.d
     u = [f"a_({k},{j})" for k in range(1, d + 1) for j in range(1, d + 1)]
@@ -118,8 +125,10 @@ def m2_script(S: SquareSystem, l: np.ndarray, theta0: np.ndarray, w0: np.ndarray
     refresh = "updateFirstDirectedEdge HG; " if told else ""  # the augmented rounds need it (module docstring)
     options = "Verbose => true, StoppingCriterion => crit"
     if told:
-        options += (f", TargetSolutionCount => {told}, NumberOfNodes => 4, NumberOfEdges => 1, "
-                    "AugmentGraphFunction => completeGraphAugment, AugmentNodeCount => 1, AugmentNumberOfRepeats => 10")
+        options += (
+            f", TargetSolutionCount => {told}, NumberOfNodes => 4, NumberOfEdges => 1, "
+            "AugmentGraphFunction => completeGraphAugment, AugmentNodeCount => 1, AugmentNumberOfRepeats => 10"
+        )
     lines = [
         'needsPackage "MonodromySolver";',
         "setRandomSeed 0;",
@@ -153,8 +162,9 @@ def run_job(argv: list[str], cwd: str, out_path: Path, timeout: float) -> tuple[
     ``timeout`` s: ``(return code, timed out, wall seconds)``."""
     t0 = time.perf_counter()
     with open(out_path, "w") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True,
-                                env={**os.environ, "HOME": cwd})
+        proc = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True, env={**os.environ, "HOME": cwd}
+        )
         try:
             rc, timed_out = proc.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:
@@ -169,19 +179,43 @@ def run_m2(script: str, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="engines-") as tmp:
         path, out_path = Path(tmp) / "job.m2", Path(tmp) / "out.txt"
         path.write_text(script)
-        rc, timed_out, wall = run_job(["M2", "-q", "--silent", "--stop", "--no-debug", "--no-readline",
-                                       "--no-randomize", str(path), "-e", "exit 0"], tmp, out_path, timeout)
+        rc, timed_out, wall = run_job(
+            [
+                "M2",
+                "-q",
+                "--silent",
+                "--stop",
+                "--no-debug",
+                "--no-readline",
+                "--no-randomize",
+                str(path),
+                "-e",
+                "exit 0",
+            ],
+            tmp,
+            out_path,
+            timeout,
+        )
         text = out_path.read_text(errors="replace")
-    row: dict = {"wall": wall, "timeout": timed_out, "rc": rc,
-                 "paths": sum(int(v) for v in re.findall(r"trackedPaths : (\d+)", text)),
-                 "known": max((int(v) for v in re.findall(r": (\d+) known sols", text)), default=0),
-                 "failed": len(re.findall(r"a path failed", text))}
+    row: dict = {
+        "wall": wall,
+        "timeout": timed_out,
+        "rc": rc,
+        "paths": sum(int(v) for v in re.findall(r"trackedPaths : (\d+)", text)),
+        "known": max((int(v) for v in re.findall(r": (\d+) known sols", text)), default=0),
+        "failed": len(re.findall(r"a path failed", text)),
+    }
     seed = re.search(r"SEED residual=(\S+)", text)
     row["residual"] = seed.group(1) if seed else None
     res = re.search(r"RESULT solutions=(\d+) best=(\d+) npaths=(\S+) nodes=(\d+) seconds=(\S+)", text)
     if res:
-        row.update(solutions=int(res.group(1)), best=int(res.group(2)), npaths=res.group(3),
-                   nodes=int(res.group(4)), seconds=float(res.group(5)))
+        row.update(
+            solutions=int(res.group(1)),
+            best=int(res.group(2)),
+            npaths=res.group(3),
+            nodes=int(res.group(4)),
+            seconds=float(res.group(5)),
+        )
     elif not timed_out:
         errors = [s.strip() for s in text.splitlines() if "error" in s and "back trace" not in s]
         row["error"] = " | ".join(errors[:3]) or text.strip()[-500:]
@@ -191,6 +225,7 @@ def run_m2(script: str, timeout: float) -> dict:
 def phc_polynomials(S: SquareSystem, l: np.ndarray, w0: np.ndarray) -> list[str]:
     """The square system at the target ``w0`` as PHCpack strings (variables ``a11.., v11.., lam``)."""
     import sympy as sp
+
     d, e, n_x, nA = S.d, S.e, S.n_x, S.d * S.d
     names = [f"a{k}{j}" for k in range(1, d + 1) for j in range(1, d + 1)]
     names += [f"v{m}{j}" for m in range(1, e + 1) for j in range(1, d + 1)]
@@ -215,6 +250,7 @@ def phc_polynomials(S: SquareSystem, l: np.ndarray, w0: np.ndarray) -> list[str]
             mon = "*".join(f"{v}^{k}" if k > 1 else str(v) for v, k in zip([*names, "lam"], monom) if k)
             terms.append(f"({c.real:.17e} + {c.imag:.17e}*i)" + (f"*{mon}" if mon else ""))
         return " + ".join(terms) + ";"
+
     return [text(f) for f in F]
 
 
@@ -234,15 +270,20 @@ def run_phc(pols: list[str], timeout: float, tasks: int) -> dict:
     """PHCpack's blackbox solver on ``pols`` in its own process group (killed after ``timeout`` s): the solutions,
     the regular ones (residual < 1e-8, rco > 1e-12), its root counts and the paths it started."""
     import json
+
     with tempfile.TemporaryDirectory(prefix="engines-phc-") as tmp:
         Path(tmp, "pols.json").write_text(json.dumps(pols))
         Path(tmp, "job.py").write_text(PHC_JOB)
-        rc, timed_out, wall = run_job(["/usr/bin/python3", "job.py", "pols.json", str(tasks)], tmp,
-                                      Path(tmp) / "out.txt", timeout)
+        rc, timed_out, wall = run_job(
+            ["/usr/bin/python3", "job.py", "pols.json", str(tasks)], tmp, Path(tmp) / "out.txt", timeout
+        )
         text = Path(tmp, "out.txt").read_text(errors="replace")
     row: dict = {"wall": wall, "timeout": timed_out, "rc": rc}
-    for key, pat in (("total_degree", r"total degree\s*:\s*(\d+)"), ("mixed_volume", r"mixed volume\s*:\s*(\d+)"),
-                     ("multihomogeneous", r"-homogeneous Bezout number\s*:\s*(\d+)")):
+    for key, pat in (
+        ("total_degree", r"total degree\s*:\s*(\d+)"),
+        ("mixed_volume", r"mixed volume\s*:\s*(\d+)"),
+        ("multihomogeneous", r"-homogeneous Bezout number\s*:\s*(\d+)"),
+    ):
         m = re.search(pat, text, re.IGNORECASE)
         if m:
             row[key] = int(m.group(1))
@@ -287,10 +328,15 @@ def scaling(size: tuple[int, ...], workers: list[str], seconds: float) -> None:
         state = Path(tmp) / "state.npz"
         first = monodromy_solve(S, z0, p0, seed=0, chart0=c0, timeout=seconds, save=state, fingerprint=fp)
         before = Monodromy.resume(S, state, fingerprint=fp)
-        print(f"({d},{e},{a}) generic, {S.n} unknowns: a state of {first.count:,} solutions and {len(before.queue):,} "
-              f"queued pairs after {seconds:g} s; load {os.getloadavg()[0]:.1f}", flush=True)
-        print(f"  | {'workers':<28} {'paths':>8} {'seconds':>8} {'paths/s':>8} {'solutions':>10} "
-              f"{'driver CPU us/path':>19}")
+        print(
+            f"({d},{e},{a}) generic, {S.n} unknowns: a state of {first.count:,} solutions and {len(before.queue):,} "
+            f"queued pairs after {seconds:g} s; load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        print(
+            f"  | {'workers':<28} {'paths':>8} {'seconds':>8} {'paths/s':>8} {'solutions':>10} "
+            f"{'driver CPU us/path':>19}"
+        )
         for w in workers:
             copy = Path(tmp) / f"state-{w}.npz"
             shutil.copy(state, copy)
@@ -303,8 +349,10 @@ def scaling(size: tuple[int, ...], workers: list[str], seconds: float) -> None:
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             paths = r.paths - before.paths
             driver = f"{1e6 * cpu / max(paths, 1):>19.0f}" if w != "1" else f"{'(tracks itself)':>19}"
-            print(f"  | {r.executor[:28]:<28} {paths:>8,} {wall:>8.1f} {paths / wall:>8.0f} {r.count:>10,} {driver}",
-                  flush=True)
+            print(
+                f"  | {r.executor[:28]:<28} {paths:>8,} {wall:>8.1f} {paths / wall:>8.0f} {r.count:>10,} {driver}",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -312,22 +360,32 @@ def main() -> None:
     ap.add_argument("--sizes", default="default", help="default | quick | D,E,A,FORM;... (a >= d)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per M2 job")
     ap.add_argument("--ours-timeout", type=float, default=600.0, help="seconds of our monodromy")
-    ap.add_argument("--modes", default="default,told", help="M2 modes: default, told (told the expected count); phc: PHCpack's blackbox solver")
+    ap.add_argument(
+        "--modes",
+        default="default,told",
+        help="M2 modes: default, told (told the expected count); phc: PHCpack's blackbox solver",
+    )
     ap.add_argument("--phc-tasks", type=int, default=2, help="PHCpack's threads (mode phc)")
     ap.add_argument("--m2-system", choices=("gate", "poly"), default="gate", help="GateSystem or PolySystem")
     ap.add_argument("--keep", metavar="DIR", help="also write each M2 script to DIR")
-    ap.add_argument("--workers", default="1", help="ours with each of these numbers of workers (e.g. 1,2; with --scaling also dN: a Dask cluster of N)")
+    ap.add_argument(
+        "--workers",
+        default="1",
+        help="ours with each of these numbers of workers (e.g. 1,2; with --scaling also dN: a Dask cluster of N)",
+    )
     ap.add_argument("--scaling", metavar="D,E,A", help="paths/s against --workers in the steady state, generic form")
     ap.add_argument("--scaling-seconds", type=float, default=90.0)
     args = ap.parse_args()
     if args.scaling:
-        scaling(tuple(int(v) for v in args.scaling.split(",")), args.workers.split(","),
-                args.scaling_seconds)
+        scaling(tuple(int(v) for v in args.scaling.split(",")), args.workers.split(","), args.scaling_seconds)
         return
     modes = args.modes.split(",")
     load = os.getloadavg()[0]
-    print(f"MonodromySolver (M2 1.21, {args.m2_system} system) vs ag_attention's monodromy; {os.cpu_count()} cores, "
-          f"load {load:.1f} at start{' (loaded: another job is running)' if load > 0.8 else ''}", flush=True)
+    print(
+        f"MonodromySolver (M2 1.21, {args.m2_system} system) vs ag_attention's monodromy; {os.cpu_count()} cores, "
+        f"load {load:.1f} at start{' (loaded: another job is running)' if load > 0.8 else ''}",
+        flush=True,
+    )
     blocks = []
     for d, e, a, kind in sizes_of(args.sizes):
         if a < d:
@@ -346,15 +404,20 @@ def main() -> None:
             if mode == "phc":
                 phc = run_phc(phc_polynomials(S, l, w0), args.timeout, args.phc_tasks)
                 print(f"  {head}\n    PHCpack: {phc}", flush=True)
-                counts = ", ".join(f"{k} {phc[k]}" for k in ("total_degree", "multihomogeneous", "mixed_volume")
-                                   if k in phc)
+                counts = ", ".join(
+                    f"{k} {phc[k]}" for k in ("total_degree", "multihomogeneous", "mixed_volume") if k in phc
+                )
                 if "seconds" in phc:
-                    lines.append(f"  | {'PHCpack':<14} {phc['regular']:>7} {'-':>6} {'-':>7} "
-                                 f"{phc['seconds']:>16.1f} ({phc['wall']:.0f}) {'-':>8}   root counts: {counts}")
+                    lines.append(
+                        f"  | {'PHCpack':<14} {phc['regular']:>7} {'-':>6} {'-':>7} "
+                        f"{phc['seconds']:>16.1f} ({phc['wall']:.0f}) {'-':>8}   root counts: {counts}"
+                    )
                 else:
-                    lines.append(f"  | {'PHCpack':<14} {'-':>7} {'-':>6} {'-':>7} "
-                                 f"{('timeout after %.0f s' % args.timeout) if phc['timeout'] else 'error':>22} "
-                                 f"{'-':>8}   root counts: {counts} {phc.get('error', '')[:200]}")
+                    lines.append(
+                        f"  | {'PHCpack':<14} {'-':>7} {'-':>6} {'-':>7} "
+                        f"{('timeout after %.0f s' % args.timeout) if phc['timeout'] else 'error':>22} "
+                        f"{'-':>8}   root counts: {counts} {phc.get('error', '')[:200]}"
+                    )
                 continue
             told = exp if mode == "told" else None
             if mode == "told" and not exp:
@@ -371,13 +434,17 @@ def main() -> None:
             print(f"    ours ({workers} worker{'s' if workers > 1 else ''}): {ours.to_dict()}", flush=True)
             secs = f"{ours.seconds_monodromy:.1f} + {ours.seconds_certification:.1f} cert"
             label = "ours" if workers == 1 else f"ours, {workers} Dask"
-            lines.append(f"  | {label:<14} {ours.found:>7} {ours.certified:>6} {ours.paths:>7} {secs:>22} "
-                         f"{ours.paths / max(ours.seconds_monodromy, 1e-9):>8.0f}   stop: {ours.stop}")
+            lines.append(
+                f"  | {label:<14} {ours.found:>7} {ours.certified:>6} {ours.paths:>7} {secs:>22} "
+                f"{ours.paths / max(ours.seconds_monodromy, 1e-9):>8.0f}   stop: {ours.stop}"
+            )
         blocks.append((head, lines))
 
-    print(f"\nload {os.getloadavg()[0]:.1f} at the end.  sols: distinct solutions found (M2: the most any node of its "
-          "graph holds); paths: paths tracked (M2: the Verbose log's sum); seconds: M2's monodromySolve (whole job), "
-          "ours: monodromy + certification; paths/s over the monodromy seconds.")
+    print(
+        f"\nload {os.getloadavg()[0]:.1f} at the end.  sols: distinct solutions found (M2: the most any node of its "
+        "graph holds); paths: paths tracked (M2: the Verbose log's sum); seconds: M2's monodromySolve (whole job), "
+        "ours: monodromy + certification; paths/s over the monodromy seconds."
+    )
     print(f"  | {'engine':<14} {'sols':>7} {'cert.':>6} {'paths':>7} {'seconds':>22} {'paths/s':>8}")
     for head, lines in blocks:
         print(head)

@@ -28,16 +28,21 @@ from pathlib import Path
 from ag_attention import Architecture
 from ag_attention._models.formulas import expected_dimension
 from ag_attention._numeric import certify_dimension
-
 from ag_attention._reproduce.figure3 import figure3_rows, plot_figure3
 
 
 def grid_architectures() -> dict[str, list[Architecture]]:
-    single = [Architecture((d, e), (a,), tokens=t, normalized=True)
-              for d, e, a, t in itertools.product(range(1, 6), range(1, 5), range(1, 6), (1, 2, 3))]
-    deep = [Architecture(w, r, tokens=t, normalized=True)
-            for L in (2, 3) for t in (2, 3)
-            for w in itertools.product(range(1, 7), repeat=L + 1) for r in itertools.product(range(1, 4), repeat=L)]
+    single = [
+        Architecture((d, e), (a,), tokens=t, normalized=True)
+        for d, e, a, t in itertools.product(range(1, 6), range(1, 5), range(1, 6), (1, 2, 3))
+    ]
+    deep = [
+        Architecture(w, r, tokens=t, normalized=True)
+        for L in (2, 3)
+        for t in (2, 3)
+        for w in itertools.product(range(1, 7), repeat=L + 1)
+        for r in itertools.product(range(1, 4), repeat=L)
+    ]
     full = [a for a in deep if a.depth == 2 and a.tokens == 3]
     rest = [a for a in deep if not (a.depth == 2 and a.tokens == 3)]
     return {"single layers (Thm. 3.9)": single, "deep networks (Eq. 16)": full + random.Random(0).sample(rest, 600)}
@@ -55,12 +60,15 @@ def grids() -> None:
             agree += e.applies and c.certified and c.lower == e.value
             if not c.certified:
                 hyp = "applies" if e.applies else "fails: " + "; ".join(e.failed_hypotheses)
-                open_cases.append(f"  {arch.describe()}: lower {c.lower}, upper {c.upper} "
-                                  f"({e.formula} gives {e.value}, {hyp})")
+                open_cases.append(
+                    f"  {arch.describe()}: lower {c.lower}, upper {c.upper} ({e.formula} gives {e.value}, {hyp})"
+                )
         total = time.perf_counter() - t0
-        print(f"{name}: {len(archs)} networks in {total:.1f} s, {len(archs) - len(open_cases)} certified; "
-              f"formula hypotheses hold for {applies}, certified equal to it for {agree}; "
-              f"{len(open_cases)} where the bounds do not meet:")
+        print(
+            f"{name}: {len(archs)} networks in {total:.1f} s, {len(archs) - len(open_cases)} certified; "
+            f"formula hypotheses hold for {applies}, certified equal to it for {agree}; "
+            f"{len(open_cases)} where the bounds do not meet:"
+        )
         print("\n".join(open_cases))
 
 
@@ -72,19 +80,25 @@ def main() -> None:
     t0 = time.perf_counter()
     rows = figure3_rows()
     total = time.perf_counter() - t0
-    print(f"{'delta':>5} {'attention':<11} {'estimated':>9} {'expected':>8} {'gap':>6} {'lower':>6} {'upper':>6} "
-          f"{'certified':>9} {'seconds':>8}")
+    print(
+        f"{'delta':>5} {'attention':<11} {'estimated':>9} {'expected':>8} {'gap':>6} {'lower':>6} {'upper':>6} "
+        f"{'certified':>9} {'seconds':>8}"
+    )
     right = certified = 0
     for r in rows:
         ok = r["estimated"] == r["expected"]
         right += ok
         certified += bool(r["certified"])
         gap = "exact" if r["gap"] is None else f"{r['gap']:.1f}"
-        print(f"{r['delta']:>5} {'normalized' if r['normalized'] else 'lightning':<11} {str(r['estimated']):>9} "
-              f"{r['expected']:>8} {gap:>6} {str(r['lower']):>6} {str(r['upper']):>6} {str(r['certified']):>9} "
-              f"{r['seconds']:>8.3f}{'' if ok else '  WRONG'}")
-    print(f"total {total:.2f} s for {len(rows)} architectures, {right}/{len(rows)} equal to Eq. 16 / Cor. 3.8, "
-          f"{certified}/{len(rows)} certified")
+        print(
+            f"{r['delta']:>5} {'normalized' if r['normalized'] else 'lightning':<11} {str(r['estimated']):>9} "
+            f"{r['expected']:>8} {gap:>6} {str(r['lower']):>6} {str(r['upper']):>6} {str(r['certified']):>9} "
+            f"{r['seconds']:>8.3f}{'' if ok else '  WRONG'}"
+        )
+    print(
+        f"total {total:.2f} s for {len(rows)} architectures, {right}/{len(rows)} equal to Eq. 16 / Cor. 3.8, "
+        f"{certified}/{len(rows)} certified"
+    )
     if len(sys.argv) > 1:
         out = Path(sys.argv[1])
         out.mkdir(parents=True, exist_ok=True)

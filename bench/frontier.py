@@ -93,34 +93,55 @@ def _worker(spec: dict) -> dict:
         if method == "kernel":
             from ag_attention._m2.implicitize import implicitize
 
-            r = implicitize(arch, coords="reduced" if t >= 2 else "full", field=spec["field"], timeout=timeout,
-                            cache=False)
+            r = implicitize(
+                arch, coords="reduced" if t >= 2 else "full", field=spec["field"], timeout=timeout, cache=False
+            )
             secs = time.perf_counter() - t0
             degs: dict[int, int] = {}
             for g in r.generator_degrees:
                 degs[g] = degs.get(g, 0) + 1
-            return {"status": "ok", "seconds": secs, "degree": r.degree, "dimension": r.dimension,
-                    "codimension": r.codimension, "generators": len(r.generator_strings),
-                    "generator_degrees": {str(k): v for k, v in sorted(degs.items())}, "field": r.field,
-                    "backend": r.backend, "m2_version": r.m2_version, "m2_seconds": r.seconds,
-                    "ambient_dimension": r.ambient_dimension}
+            return {
+                "status": "ok",
+                "seconds": secs,
+                "degree": r.degree,
+                "dimension": r.dimension,
+                "codimension": r.codimension,
+                "generators": len(r.generator_strings),
+                "generator_degrees": {str(k): v for k, v in sorted(degs.items())},
+                "field": r.field,
+                "backend": r.backend,
+                "m2_version": r.m2_version,
+                "m2_seconds": r.seconds,
+                "ambient_dimension": r.ambient_dimension,
+            }
         if method in ("interp3", "interp4"):
             from ag_attention._algebra.interpolation import low_degree_equations
 
             k = int(method[-1])
             r = low_degree_equations(arch.with_(tokens=2), max_degree=k)  # reduced coordinates: any t >= 2
             secs = time.perf_counter() - t0
-            return {"status": "ok", "seconds": secs,
-                    "generator_count": {str(D): n for D, n in r.generator_count.items()},
-                    "ideal_dimension": {str(D): r.ideal_dimension(D) for D in sorted(r.blocks)},
-                    "primes": list(r.primes), "verified": r.verified}
+            return {
+                "status": "ok",
+                "seconds": secs,
+                "generator_count": {str(D): n for D, n in r.generator_count.items()},
+                "ideal_dimension": {str(D): r.ideal_dimension(D) for D in sorted(r.blocks)},
+                "primes": list(r.primes),
+                "verified": r.verified,
+            }
         if method in ("count", "formula"):
             from ag_attention._algebra.closure_degree import degree
 
             r = degree(arch, method=method, timeout=timeout, cache=False)
             secs = time.perf_counter() - t0
-            return {"status": "ok", "seconds": secs, "degree": r.degree, "dimension": r.dimension,
-                    "fiber": r.fiber_size, "counts": [c.to_dict() for c in r.counts], "msolve": r.msolve}
+            return {
+                "status": "ok",
+                "seconds": secs,
+                "degree": r.degree,
+                "dimension": r.dimension,
+                "fiber": r.fiber_size,
+                "counts": [c.to_dict() for c in r.counts],
+                "msolve": r.msolve,
+            }
         raise ValueError(f"unknown method {method}")
     except InsufficientMemoryError as exc:
         return {"status": "refused", "reason": str(exc), "seconds": time.perf_counter() - t0}
@@ -141,7 +162,7 @@ def _descendants(root: int) -> list[int]:
                 text = fh.read()
         except OSError:
             continue
-        fields = text[text.rfind(")") + 2:].split()
+        fields = text[text.rfind(")") + 2 :].split()
         parent[int(entry)] = int(fields[1])
     out, frontier = [], [root]
     while frontier:
@@ -190,13 +211,20 @@ def run_job(size: tuple[int, int, int, int], method: str, timeout: float, field:
     lines = [ln for ln in out.splitlines() if ln.startswith(MARKER)]
     if not lines:
         tail = " ".join(err.split())[-300:]
-        return {"status": "error", "reason": f"worker exited with {proc.returncode}: {tail or 'no output'}",
-                "wall": wall}
-    res = json.loads(lines[-1][len(MARKER):])
+        return {
+            "status": "error",
+            "reason": f"worker exited with {proc.returncode}: {tail or 'no output'}",
+            "wall": wall,
+        }
+    res = json.loads(lines[-1][len(MARKER) :])
     res["wall"] = wall
     if res["status"] == "ok" and res["seconds"] > timeout:  # e.g. two msolve runs, each under the limit
-        res = {"status": "timeout", "reason": f"finished in {res['seconds']:.1f} s > {timeout:g} s",
-               "late_result": res, "wall": wall}
+        res = {
+            "status": "timeout",
+            "reason": f"finished in {res['seconds']:.1f} s > {timeout:g} s",
+            "late_result": res,
+            "wall": wall,
+        }
     return res
 
 
@@ -247,8 +275,7 @@ def cell(method: str, r: dict) -> str:
     if st == "ok":
         if method == "kernel":
             degs = " ".join(f"{k}:{v}" for k, v in r["generator_degrees"].items())
-            return (f"deg {r['degree']}, dim {r['dimension']}, {r['generators']} gens [{degs}] "
-                    f"({_fmt_s(r['seconds'])})")
+            return f"deg {r['degree']}, dim {r['dimension']}, {r['generators']} gens [{degs}] ({_fmt_s(r['seconds'])})"
         if method.startswith("interp"):
             counts = "+".join(str(v) for _, v in sorted(r["generator_count"].items(), key=lambda kv: int(kv[0])))
             return f"{counts} ({_fmt_s(r['seconds'])})"
@@ -312,8 +339,9 @@ def largest(rows: list[dict], methods, timeout: float) -> list[str]:
     lines = []
     for t in sorted({r["tokens"] for r in rows}, reverse=True):
         fam = [r for r in rows if r["tokens"] == t]
-        lines.append(f"\nLargest size reached within {timeout:g} s, t = {t} "
-                     f"({'reduced' if t >= 2 else 'full'} coordinates):")
+        lines.append(
+            f"\nLargest size reached within {timeout:g} s, t = {t} ({'reduced' if t >= 2 else 'full'} coordinates):"
+        )
         for m in methods:
             ok = [r for r in fam if r["cells"][m]["status"] == "ok"]
             timed = [r for r in fam if r["cells"][m]["status"] == "timeout"]
@@ -323,9 +351,11 @@ def largest(rows: list[dict], methods, timeout: float) -> list[str]:
             else:
                 by_n = max(ok, key=lambda r: (r["coordinates"], r["formula_degree"] or 0))
                 by_deg = max(ok, key=lambda r: (r["formula_degree"] or 0, r["coordinates"]))
-                text = (f"most coordinates {by_n['label']} ({by_n['coordinates']} coordinates, degree "
-                        f"{by_n['formula_degree']}); largest degree {by_deg['label']} (degree {by_deg['formula_degree']}, "
-                        f"{by_deg['coordinates']} coordinates); {len(ok)}/{len(fam)} sizes")
+                text = (
+                    f"most coordinates {by_n['label']} ({by_n['coordinates']} coordinates, degree "
+                    f"{by_n['formula_degree']}); largest degree {by_deg['label']} (degree {by_deg['formula_degree']}, "
+                    f"{by_deg['coordinates']} coordinates); {len(ok)}/{len(fam)} sizes"
+                )
             if timed:
                 text += f"; first timeout {timed[0]['label']}"
             if other:
@@ -340,7 +370,9 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per size and method (default 300)")
     ap.add_argument("--sizes", default=None, help="e.g. '3,2,3;4,1,4;3,1,1,1' (d,d',a[,t]; t = 2 by default)")
     ap.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated subset of {','.join(METHODS)}")
-    ap.add_argument("--kernel-field", default="ZZ/32003", help="field of the Macaulay2 kernel: ZZ/p (default ZZ/32003) or QQ")
+    ap.add_argument(
+        "--kernel-field", default="ZZ/32003", help="field of the Macaulay2 kernel: ZZ/p (default ZZ/32003) or QQ"
+    )
     ap.add_argument("--json", default=None, help="write all rows as JSON to this file")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -359,14 +391,22 @@ def main() -> None:
 
     info = versions()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    print(f"Frontier of one layer: {len(sizes)} sizes x {len(methods)} methods, limit {args.timeout:g} s per cell, "
-          f"no cache, one job at a time")
-    print(f"Macaulay2 {info['macaulay2']} (kernel over {args.kernel_field}); msolve {info['msolve']}; "
-          f"python {info['python']}; {info['cpus']} CPUs; {started}")
-    print("kernel: degree, dimension of the affine cone, minimal generators [degree:number]; interpK: minimal "
-          "generators of degree 1+2+...+K; count, formula: degree. N = coordinates (reduced for t = 2, full for t = 1).")
-    print("A timeout skips the method on every later size of the same t with at least as many coordinates "
-          "and at least the same degree.\n")
+    print(
+        f"Frontier of one layer: {len(sizes)} sizes x {len(methods)} methods, limit {args.timeout:g} s per cell, "
+        f"no cache, one job at a time"
+    )
+    print(
+        f"Macaulay2 {info['macaulay2']} (kernel over {args.kernel_field}); msolve {info['msolve']}; "
+        f"python {info['python']}; {info['cpus']} CPUs; {started}"
+    )
+    print(
+        "kernel: degree, dimension of the affine cone, minimal generators [degree:number]; interpK: minimal "
+        "generators of degree 1+2+...+K; count, formula: degree. N = coordinates (reduced for t = 2, full for t = 1)."
+    )
+    print(
+        "A timeout skips the method on every later size of the same t with at least as many coordinates "
+        "and at least the same degree.\n"
+    )
     print("| size | N | " + " | ".join(methods) + " | agree |")
     print("|---|---|" + "---|" * len(methods) + "---|", flush=True)
 
@@ -382,8 +422,7 @@ def main() -> None:
             if m.startswith("interp") and t < 2:
                 cells[m] = {"status": "n/a", "reason": "t = 1"}
                 continue
-            blocker = next((lab for (n0, g0, lab) in timed_out.get((m, t), [])
-                            if n >= n0 and (deg or 0) >= g0), None)
+            blocker = next((lab for (n0, g0, lab) in timed_out.get((m, t), []) if n >= n0 and (deg or 0) >= g0), None)
             if blocker is not None:
                 cells[m] = {"status": "skipped", "because": blocker}
                 continue
@@ -391,11 +430,20 @@ def main() -> None:
             cells[m] = r
             if r["status"] == "timeout":
                 timed_out.setdefault((m, t), []).append((n, deg or 0, label(size)))
-        row = {"size": [d, e, a], "tokens": t, "label": label(size), "coordinates": n, "formula_degree": deg,
-               "cells": cells, "agree": agreement(cells)}
+        row = {
+            "size": [d, e, a],
+            "tokens": t,
+            "label": label(size),
+            "coordinates": n,
+            "formula_degree": deg,
+            "cells": cells,
+            "agree": agreement(cells),
+        }
         rows.append(row)
-        print(f"| {row['label']} | {n} | " + " | ".join(cell(m, cells[m]) for m in methods) + f" | {row['agree']} |",
-              flush=True)
+        print(
+            f"| {row['label']} | {n} | " + " | ".join(cell(m, cells[m]) for m in methods) + f" | {row['agree']} |",
+            flush=True,
+        )
         if args.json:
             _write_json(args.json, rows, methods, args, info, started, time.perf_counter() - t_start, final=False)
     for line in largest(rows, methods, args.timeout):
@@ -407,9 +455,17 @@ def main() -> None:
 
 
 def _write_json(path, rows, methods, args, info, started, seconds, final: bool) -> None:
-    data = {"benchmark": "bench/frontier.py", "started": started, "complete": final, "seconds": round(seconds, 1),
-            "timeout": args.timeout, "methods": methods, "kernel_field": args.kernel_field, "versions": info,
-            "rows": rows}
+    data = {
+        "benchmark": "bench/frontier.py",
+        "started": started,
+        "complete": final,
+        "seconds": round(seconds, 1),
+        "timeout": args.timeout,
+        "methods": methods,
+        "kernel_field": args.kernel_field,
+        "versions": info,
+        "rows": rows,
+    }
     if final:
         data["largest"] = largest(rows, methods, args.timeout)[1:]
     tmp = path + ".tmp"

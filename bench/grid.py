@@ -49,8 +49,7 @@ def _cpu() -> float:
 
 
 def _timed(run: SweepResult, cpu: float) -> str:
-    return (f"{run.seconds:.1f} s ({_cpu() - cpu:.1f} CPU s in all; load average {os.getloadavg()[0]:.1f} "
-            "at the end)")
+    return f"{run.seconds:.1f} s ({_cpu() - cpu:.1f} CPU s in all; load average {os.getloadavg()[0]:.1f} at the end)"
 
 
 def main() -> None:
@@ -69,30 +68,47 @@ def main() -> None:
             cpu = _cpu()
             r = sweep(GRIDS / "findings-t2.toml", out / "findings-t2", workers=args.workers, overwrite=True)
             t = r.summary["total"]
-            print(f"t = 2, L = 2, 3, widths 1..4: {t['rows']} architectures, {t['certified']} certified exact, "
-                  f"{_timed(r, cpu)}")
-            print(f"  Cor. 3.8 with the hypotheses found here: applies to {t['formula_applies']}, "
-                  f"exact and equal on {t['applies_agrees']}")
-            print(f"  the paper's hypotheses hold on {t['paper_hypotheses_hold']}; "
-                  f"the formula is proven wrong on {t['paper_proven_wrong']} of them")
-            print(f"  effective ranks before the last layer >= 2: {t['effective_eligible']}, "
-                  f"dimension = Cor. 3.8 on the effective widths: {t['effective_agrees']}")
+            print(
+                f"t = 2, L = 2, 3, widths 1..4: {t['rows']} architectures, {t['certified']} certified exact, "
+                f"{_timed(r, cpu)}"
+            )
+            print(
+                f"  Cor. 3.8 with the hypotheses found here: applies to {t['formula_applies']}, "
+                f"exact and equal on {t['applies_agrees']}"
+            )
+            print(
+                f"  the paper's hypotheses hold on {t['paper_hypotheses_hold']}; "
+                f"the formula is proven wrong on {t['paper_proven_wrong']} of them"
+            )
+            print(
+                f"  effective ranks before the last layer >= 2: {t['effective_eligible']}, "
+                f"dimension = Cor. 3.8 on the effective widths: {t['effective_agrees']}"
+            )
             if args.dask:
                 t0 = time.perf_counter()
                 with LocalDaskCluster(workers=2, threads=1) as address:
                     started = time.perf_counter() - t0
-                    d = sweep(GRIDS / "findings-t2.toml", out / "findings-t2-dask", scheduler=address, workers=2,
-                              overwrite=True)
+                    d = sweep(
+                        GRIDS / "findings-t2.toml",
+                        out / "findings-t2-dask",
+                        scheduler=address,
+                        workers=2,
+                        overwrite=True,
+                    )
                 same, differ = _same_rows(r, d)
-                print(f"  on a local Dask cluster ({address}, 2 worker processes x 1 thread): {d.seconds:.1f} s "
-                      f"(+ {started:.1f} s to start it); rows {'identical' if same else f'DIFFER ({differ})'} "
-                      "(all columns but seconds)")
+                print(
+                    f"  on a local Dask cluster ({address}, 2 worker processes x 1 thread): {d.seconds:.1f} s "
+                    f"(+ {started:.1f} s to start it); rows {'identical' if same else f'DIFFER ({differ})'} "
+                    "(all columns but seconds)"
+                )
         if args.only in (None, "t1"):
             cpu = _cpu()
             r = sweep(GRIDS / "findings-t1.toml", out / "findings-t1", workers=args.workers, overwrite=True)
             t = r.summary["total"]
-            print(f"t = 1, L = 1..3, widths 1..4: {t['rows']} architectures, {t['certified']} certified exact, "
-                  f"{_timed(r, cpu)}")
+            print(
+                f"t = 1, L = 1..3, widths 1..4: {t['rows']} architectures, {t['certified']} certified exact, "
+                f"{_timed(r, cpu)}"
+            )
         if args.out:
             print(f"results, summaries and plots in {out}")
 

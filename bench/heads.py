@@ -24,8 +24,9 @@ from ag_attention._point.heads import load_head_table
 from ag_attention._point.safetensors import write_safetensors
 
 
-def gpt2_like(path: Path, layers: int, heads: int, E: int, seed: int, dead: list[tuple[int, int]],
-              rank_one: list[tuple[int, int]]) -> None:
+def gpt2_like(
+    path: Path, layers: int, heads: int, E: int, seed: int, dead: list[tuple[int, int]], rank_one: list[tuple[int, int]]
+) -> None:
     rng = np.random.default_rng(seed)
     d = E // heads
     tensors: dict[str, tuple[str, np.ndarray]] = {}
@@ -33,10 +34,10 @@ def gpt2_like(path: Path, layers: int, heads: int, E: int, seed: int, dead: list
         qkv = (rng.standard_normal((E, 3 * E)) / np.sqrt(E)).astype("<f4")  # Conv1D: x W, W = [W_q; W_k; W_v]^T
         for L, H in dead:
             if L == l + 1:
-                qkv[:, 2 * E + (H - 1) * d: 2 * E + H * d] = 0  # W_v,h = 0: V_h = 0
+                qkv[:, 2 * E + (H - 1) * d : 2 * E + H * d] = 0  # W_v,h = 0: V_h = 0
         for L, H in rank_one:
             if L == l + 1:
-                qkv[:, (H - 1) * d + 1: H * d] = 0  # one query row left: rank A_h = 1
+                qkv[:, (H - 1) * d + 1 : H * d] = 0  # one query row left: rank A_h = 1
         p = f"h.{l}."
         tensors[p + "attn.c_attn.weight"] = ("F32", qkv)
         tensors[p + "attn.c_attn.bias"] = ("F32", np.zeros(3 * E, "<f4"))
@@ -59,7 +60,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dead", type=_pair, action="append", default=[])
     ap.add_argument("--rank-one", type=_pair, action="append", default=[])
-    ap.add_argument("--keep", metavar="FILE", help="write the checkpoint here (and keep it) instead of a temporary file")
+    ap.add_argument(
+        "--keep", metavar="FILE", help="write the checkpoint here (and keep it) instead of a temporary file"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep) if args.keep else Path(tmp) / "gpt2.safetensors"
@@ -73,8 +76,10 @@ def main() -> None:
     for h in table.heads:
         if h.dead or h.critical or h.near_dead:
             print(f"  head {h.layer}.{h.head}: {h.reason}")
-    print(f"{len(table.heads)} heads ({args.layers} layers x {args.heads}, d = {args.width}): written in {written:.1f} s, "
-          f"read and analysed in {seconds:.1f} s (the table alone: {table.seconds:.1f} s; target <= 60 s)")
+    print(
+        f"{len(table.heads)} heads ({args.layers} layers x {args.heads}, d = {args.width}): written in {written:.1f} s, "
+        f"read and analysed in {seconds:.1f} s (the table alone: {table.seconds:.1f} s; target <= 60 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -52,12 +52,18 @@ def main() -> int:
             t0 = time.perf_counter()
             before = os.times()
             env = dict(os.environ, AG_ATTENTION_CACHE_DIR=f"{tmp}/cache{i}")  # no cached ED count
-            proc = subprocess.run([sys.executable, "-m", "ag_attention", "reproduce", "icl", *extra, "--out",
-                                   f"{tmp}/icl{i}", "--quiet"], capture_output=True, text=True, env=env)
+            proc = subprocess.run(
+                [sys.executable, "-m", "ag_attention", "reproduce", "icl", *extra, "--out", f"{tmp}/icl{i}", "--quiet"],
+                capture_output=True,
+                text=True,
+                env=env,
+            )
             after = os.times()
             cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-            print(f"reproduce icl {' '.join(extra) or '(full)'}: {time.perf_counter() - t0:.1f} s wall, {cpu:.1f} s "
-                  f"CPU (exit {proc.returncode}; target for --quick: 120 s)")
+            print(
+                f"reproduce icl {' '.join(extra) or '(full)'}: {time.perf_counter() - t0:.1f} s wall, {cpu:.1f} s "
+                f"CPU (exit {proc.returncode}; target for --quick: 120 s)"
+            )
     # one gradient step, both ways, on the quick setting's training set
     s = QUICK
     rng = np.random.default_rng(0)
@@ -89,12 +95,16 @@ def main() -> int:
         gv_q = np.einsum("abc,hbc->ha", g, W)
         gW_q = np.einsum("abc,ha->hbc", g, v)
     quad_seconds = (time.perf_counter() - t0) / reps
-    diff = max(float(np.max(np.abs(gv_q - gv_t)) / np.max(np.abs(gv_t))),
-               float(np.max(np.abs(gW_q - gW_t)) / np.max(np.abs(gW_t))))
-    print(f"one gradient step, {P:,} sequences of {N + 1} tokens, {H} heads: quadratic form {quad_seconds * 1e3:.3f} ms "
-          f"(after a {setup:.2f} s Gram matrix) against token by token {token_seconds * 1e3:.1f} ms "
-          f"({token_seconds / quad_seconds:,.0f} times); losses {loss_q:.6f} / {loss_t:.6f}, gradients differ by "
-          f"{diff:.1e} (relative)")
+    diff = max(
+        float(np.max(np.abs(gv_q - gv_t)) / np.max(np.abs(gv_t))),
+        float(np.max(np.abs(gW_q - gW_t)) / np.max(np.abs(gW_t))),
+    )
+    print(
+        f"one gradient step, {P:,} sequences of {N + 1} tokens, {H} heads: quadratic form {quad_seconds * 1e3:.3f} ms "
+        f"(after a {setup:.2f} s Gram matrix) against token by token {token_seconds * 1e3:.1f} ms "
+        f"({token_seconds / quad_seconds:,.0f} times); losses {loss_q:.6f} / {loss_t:.6f}, gradients differ by "
+        f"{diff:.1e} (relative)"
+    )
     return 0
 
 

@@ -36,8 +36,9 @@ WORKER = (
 
 def timed(tree: Path, size: tuple[int, ...]) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    r = subprocess.run([sys.executable, "-c", WORKER, *map(str, size)], cwd=tree, env=env, capture_output=True,
-                       text=True)
+    r = subprocess.run(
+        [sys.executable, "-c", WORKER, *map(str, size)], cwd=tree, env=env, capture_output=True, text=True
+    )
     if r.returncode != 0:
         return {"error": r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"}
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -59,13 +60,17 @@ def main() -> None:
             for size in sizes:
                 now, before = timed(ROOT, size), timed(old, size)
                 if "error" in now or "error" in before:
-                    print(f"  {str(size[:3]) + ', ' + str(size[3]):<22} now: {now.get('error', 'ok')}; "
-                          f"before: {before.get('error', 'ok')}")
+                    print(
+                        f"  {str(size[:3]) + ', ' + str(size[3]):<22} now: {now.get('error', 'ok')}; "
+                        f"before: {before.get('error', 'ok')}"
+                    )
                     continue
                 counts = "+".join(str(now["counts"][D]) for D in sorted(now["counts"], key=int))
                 same = "" if now["counts"] == before["counts"] else "  (counts DIFFER)"
-                print(f"  {str(size[:3]) + ', ' + str(size[3]):<22} {counts:<22} {now['seconds']:>8.1f} "
-                      f"{before['seconds']:>9.1f} {before['seconds'] / now['seconds']:>8.1f}x{same}")
+                print(
+                    f"  {str(size[:3]) + ', ' + str(size[3]):<22} {counts:<22} {now['seconds']:>8.1f} "
+                    f"{before['seconds']:>9.1f} {before['seconds'] / now['seconds']:>8.1f}x{same}"
+                )
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
 

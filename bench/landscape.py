@@ -78,8 +78,17 @@ def one_row(size: tuple[int, int, int], kind: str, args: argparse.Namespace) -> 
             Path(args.save_dir).mkdir(parents=True, exist_ok=True)
             save = Path(args.save_dir) / f"monodromy-{d}{e}{a}-{kind}-t{t}.npz"
         resume = save if save is not None and save.exists() and args.resume else None
-        m = monodromy_ed(arch, G, fiber=fiber, seed=0, timeout=args.timeout, max_solutions=args.cap * fiber + 1,
-                         workers=args.workers, save=save, resume=resume)
+        m = monodromy_ed(
+            arch,
+            G,
+            fiber=fiber,
+            seed=0,
+            timeout=args.timeout,
+            max_solutions=args.cap * fiber + 1,
+            workers=args.workers,
+            save=save,
+            resume=resume,
+        )
         row["monodromy"] = {**m.to_dict(), "ed": -(-m.found // fiber), "seconds": round(time.perf_counter() - t0, 1)}
     except AgAttentionError as exc:
         row["monodromy"] = {"error": str(exc), "seconds": round(time.perf_counter() - t0, 1)}
@@ -88,8 +97,12 @@ def one_row(size: tuple[int, int, int], kind: str, args: argparse.Namespace) -> 
         try:
             r = ed_degree(arch, metric=kind, method="count", timeout=args.count_timeout, seed=0)
             if r.final:
-                row["count"] = {"ed": r.ed_degree, "seconds": round(time.perf_counter() - t0, 1),
-                                "per_prime": [c.seconds for c in r.counts], "msolve": r.msolve}
+                row["count"] = {
+                    "ed": r.ed_degree,
+                    "seconds": round(time.perf_counter() - t0, 1),
+                    "per_prime": [c.seconds for c in r.counts],
+                    "msolve": r.msolve,
+                }
             else:  # the counts did not finish within the limit
                 row["count"] = {"timeout": args.count_timeout, "seconds": round(time.perf_counter() - t0, 1)}
         except MSolveTimeoutError:
@@ -104,10 +117,17 @@ def show(row: dict) -> str:
     if "error" in m:
         mono = f"error: {m['error'][:60]}"
     else:
-        stop = {"trace test": "trace", "known count": "known", "max_solutions": "cap", "time limit": "time",
-                "interrupted": "int"}.get(m["stop"], m["stop"][:5])
-        mono = (f"{m['ed']:>6} (>= {m['certified_images']:>6} proven) {stop:>5} {m['paths']:>7} paths "
-                f"{m['seconds_monodromy']:>7.1f} + {m['seconds_certification']:>6.1f} s")
+        stop = {
+            "trace test": "trace",
+            "known count": "known",
+            "max_solutions": "cap",
+            "time limit": "time",
+            "interrupted": "int",
+        }.get(m["stop"], m["stop"][:5])
+        mono = (
+            f"{m['ed']:>6} (>= {m['certified_images']:>6} proven) {stop:>5} {m['paths']:>7} paths "
+            f"{m['seconds_monodromy']:>7.1f} + {m['seconds_certification']:>6.1f} s"
+        )
     if "ed" in c:
         count = f"{c['ed']:>6} {c['seconds']:>7.1f} s"
     elif "timeout" in c:
@@ -132,12 +152,13 @@ def critical(args: argparse.Namespace) -> None:
         X = [rng.standard_normal((2, d)) for _ in range(samples)]
         Y = [rng.standard_normal((2, e)) for _ in range(samples)]
         t0 = time.perf_counter()
-        r = critical_points(Architecture.single_layer(d, e, a, tokens=2), X, Y, method="homotopy",
-                            timeout=args.timeout)
-        print(f"critical points {size}, {samples} Gaussian sequences: {r.complex_certified} certified (monodromy "
-              f"{r.complex_generic} for a random target, stopped by {r.monodromy['stop'] if r.monodromy else '-'}), "
-              f"{len(r.points)} real: {r.minima} minima, {r.saddles} saddles; {time.perf_counter() - t0:.1f} s",
-              flush=True)
+        r = critical_points(Architecture.single_layer(d, e, a, tokens=2), X, Y, method="homotopy", timeout=args.timeout)
+        print(
+            f"critical points {size}, {samples} Gaussian sequences: {r.complex_certified} certified (monodromy "
+            f"{r.complex_generic} for a random target, stopped by {r.monodromy['stop'] if r.monodromy else '-'}), "
+            f"{len(r.points)} real: {r.minima} minima, {r.saddles} saddles; {time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
 
 
 REACH = [(3, 1, 2), (3, 2, 2), (4, 1, 1), (4, 1, 2), (4, 1, 3), (4, 1, 4)]
@@ -151,42 +172,73 @@ def reach(args: argparse.Namespace) -> None:
 
     save_dir = Path(args.save_dir or "results/landscape")
     save_dir.mkdir(parents=True, exist_ok=True)
-    print(f"reach: generic form, monodromy alone, {args.timeout:g} s per size this run, {args.workers} worker(s); "
-          f"load {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"  | {'size':9} {'predicted':>13} {'degree':>7} {'proven >=':>10} {'found':>8} {'Bezout <=':>14} "
-          f"{'status':<34} {'s (run)':>8} {'s (all)':>8}  file")
-    for size in (REACH if args.sizes == "all" else sizes_of(args.sizes)):
+    print(
+        f"reach: generic form, monodromy alone, {args.timeout:g} s per size this run, {args.workers} worker(s); "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    print(
+        f"  | {'size':9} {'predicted':>13} {'degree':>7} {'proven >=':>10} {'found':>8} {'Bezout <=':>14} "
+        f"{'status':<34} {'s (run)':>8} {'s (all)':>8}  file"
+    )
+    for size in REACH if args.sizes == "all" else sizes_of(args.sizes):
         d, e, a = size
         arch = Architecture.single_layer(d, e, a, tokens=2)
         path = save_dir / f"monodromy-{d}{e}{a}.npz"
         t0 = time.perf_counter()
-        r = ed_degree(arch, metric="generic", method="monodromy", timeout=args.timeout, workers=args.workers,
-                      save=path, resume=path if path.exists() else None)
+        r = ed_degree(
+            arch,
+            metric="generic",
+            method="monodromy",
+            timeout=args.timeout,
+            workers=args.workers,
+            save=path,
+            resume=path if path.exists() else None,
+        )
         run = time.perf_counter() - t0
         m = r.monodromy or {}
         degree = next((v for side, source, v in r.bounds if side == "lower" and source.startswith("the degree")), None)
         status = f"decided: {r.ed_degree:,}" if r.final else f"not decided ({m.get('stop')})"
         predicted = (r.prediction or {}).get("value")
         total = json.loads(str(np.load(path)["meta"]))["seconds"] if path.exists() else run
-        row = {"reach": list(size), "predicted": predicted, "degree": degree, "lower_bound": r.lower_bound,
-               "found": m.get("found"), "upper_bound": r.upper_bound, "final": r.final, "ed_degree": r.ed_degree,
-               "stop": m.get("stop"), "seconds_run": round(run, 1), "seconds_all": round(total, 1),
-               "workers": args.workers, "executor": m.get("executor"), "file": str(path),
-               "trace_deviation": m.get("trace_deviation")}
+        row = {
+            "reach": list(size),
+            "predicted": predicted,
+            "degree": degree,
+            "lower_bound": r.lower_bound,
+            "found": m.get("found"),
+            "upper_bound": r.upper_bound,
+            "final": r.final,
+            "ed_degree": r.ed_degree,
+            "stop": m.get("stop"),
+            "seconds_run": round(run, 1),
+            "seconds_all": round(total, 1),
+            "workers": args.workers,
+            "executor": m.get("executor"),
+            "file": str(path),
+            "trace_deviation": m.get("trace_deviation"),
+        }
         with Path(args.out).open("a") as f:
             f.write(json.dumps(row) + "\n")
         shown = "-" if predicted is None else f"{predicted:,}"
-        print(f"  | {str(size):9} {shown:>13} {degree or '-':>7} {r.lower_bound:>10,} {m.get('found') or 0:>8,} "
-              f"{r.upper_bound:>14,} {status:<34} {run:>8.0f} {total:>8.0f}  {path}", flush=True)
+        print(
+            f"  | {str(size):9} {shown:>13} {degree or '-':>7} {r.lower_bound:>10,} {m.get('found') or 0:>8,} "
+            f"{r.upper_bound:>14,} {status:<34} {run:>8.0f} {total:>8.0f}  {path}",
+            flush=True,
+        )
     rng = np.random.default_rng(1)
     X = [rng.standard_normal((2, 3)) for _ in range(8)]
     Y = [rng.standard_normal((2, 1)) for _ in range(8)]
     t0 = time.perf_counter()
-    c = critical_points(Architecture.single_layer(3, 1, 1, tokens=2), X, Y, timeout=max(args.timeout, 300),
-                        workers=args.workers)
-    print(f"critical points of (3,1,1), 8 Gaussian sequences (seed 1): {c.complex_certified} certified, "
-          f"{c.complex_pure} counted by msolve, {len(c.points)} real ({c.minima} minima), final {c.final}; "
-          f"{time.perf_counter() - t0:.1f} s (target: 120 s)", flush=True)
+    c = critical_points(
+        Architecture.single_layer(3, 1, 1, tokens=2), X, Y, timeout=max(args.timeout, 300), workers=args.workers
+    )
+    print(
+        f"critical points of (3,1,1), 8 Gaussian sequences (seed 1): {c.complex_certified} certified, "
+        f"{c.complex_pure} counted by msolve, {len(c.points)} real ({c.minima} minima), final {c.final}; "
+        f"{time.perf_counter() - t0:.1f} s (target: 120 s)",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -215,8 +267,11 @@ def main() -> int:
         for line in out.read_text().splitlines():
             r = json.loads(line)
             done.add((tuple(r["size"]), r["metric"], r.get("tokens", 2)))
-    print(f"{os.cpu_count()} cores; monodromy {args.timeout:g} s (with its certification), count "
-          f"{args.count_timeout:g} s; cap {args.cap}; {args.workers} worker(s)", flush=True)
+    print(
+        f"{os.cpu_count()} cores; monodromy {args.timeout:g} s (with its certification), count "
+        f"{args.count_timeout:g} s; cap {args.cap}; {args.workers} worker(s)",
+        flush=True,
+    )
     print(f"{'size':10} {'metric':9} | {'monodromy: ED (proven bound) stop paths seconds':66} | count", flush=True)
     rows = []
     for size in sizes_of(args.sizes):
@@ -233,8 +288,10 @@ def main() -> int:
     both = [r for r in rows if "ed" in r.get("count", {}) and "ed" in r.get("monodromy", {})]
     agree = [r for r in both if r["count"]["ed"] == r["monodromy"]["ed"]]
     proven = [r for r in both if r["count"]["ed"] == r["monodromy"]["certified_images"]]
-    print(f"both routes finished on {len(both)} rows; they agree on {len(agree)}; the certified bound equals the count "
-          f"on {len(proven)}")
+    print(
+        f"both routes finished on {len(both)} rows; they agree on {len(agree)}; the certified bound equals the count "
+        f"on {len(proven)}"
+    )
     predicted = [r for r in rows if r.get("segre") is not None]
     matched = [r for r in predicted if r["segre"] in (r.get("count", {}).get("ed"), r.get("monodromy", {}).get("ed"))]
     print(f"the Segre formula applies to {len(predicted)} generic rows; a finished route equals it on {len(matched)}")

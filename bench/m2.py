@@ -24,8 +24,8 @@ from ag_attention import Architecture
 from ag_attention._errors import M2TimeoutError
 from ag_attention._m2.implicitize import implicitize
 from ag_attention._m2.jobs import run_json
-from ag_attention._m2.schema import NUMBER_STRING
 from ag_attention._m2.runner import ContainerBackend, LocalBackend
+from ag_attention._m2.schema import NUMBER_STRING
 
 SIZES = [(2, 1, 2), (2, 2, 2), (2, 3, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3), (2, 4, 2), (3, 2, 1), (3, 2, 3)]
 
@@ -77,11 +77,15 @@ def implicitization(backend, timeout: float, sizes) -> None:
                     t0 = time.perf_counter()
                     r = implicitize(arch, coords=coords, field=field, backend=backend, timeout=timeout, cache=False)
                     secs = time.perf_counter() - t0
-                    print(f"  {label:<22} {coords:<8} {field:<9} {r.ambient_dimension:>4} {r.dimension:>4} {r.degree:>5} "
-                          f"{len(r.generator_strings):>5} {secs:>8.2f}s")
+                    print(
+                        f"  {label:<22} {coords:<8} {field:<9} {r.ambient_dimension:>4} {r.dimension:>4} {r.degree:>5} "
+                        f"{len(r.generator_strings):>5} {secs:>8.2f}s"
+                    )
                     reached[(coords, field)] = label
                 except M2TimeoutError:
-                    print(f"  {label:<22} {coords:<8} {field:<9} {'':>4} {'':>4} {'':>5} {'':>5} {'> ' + format(timeout, 'g'):>8}s")
+                    print(
+                        f"  {label:<22} {coords:<8} {field:<9} {'':>4} {'':>4} {'':>5} {'':>5} {'> ' + format(timeout, 'g'):>8}s"
+                    )
             if coords == "reduced" and d * e * d * (d + 1) // 2 > 18:
                 break  # full coordinates of the large sizes: skip
     for (coords, field), label in sorted(reached.items()):
@@ -97,8 +101,12 @@ def plain_vs_graded(backend, timeout: float) -> None:
             'result = hashTable {"gens" => numgens I, "seconds" => toString t};'
         )
         try:
-            job = run_json(body, schema={"gens": int, "seconds": NUMBER_STRING}, backend=backend, timeout=timeout, cache=False)
-            print(f"  Homogenize => {hom:<5}  {job.payload['gens']} generators, {float(job.payload['seconds']):.1f} s of M2 CPU")
+            job = run_json(
+                body, schema={"gens": int, "seconds": NUMBER_STRING}, backend=backend, timeout=timeout, cache=False
+            )
+            print(
+                f"  Homogenize => {hom:<5}  {job.payload['gens']} generators, {float(job.payload['seconds']):.1f} s of M2 CPU"
+            )
         except M2TimeoutError:
             print(f"  Homogenize => {hom:<5}  > {timeout:g} s")
 
@@ -113,7 +121,13 @@ def low_degree(backend, timeout: float) -> None:
             '"seconds" => toString t};'
         )
         try:
-            job = run_json(body, schema={"gens": int, "degrees": [int], "seconds": NUMBER_STRING}, backend=backend, timeout=timeout, cache=False)
+            job = run_json(
+                body,
+                schema={"gens": int, "degrees": [int], "seconds": NUMBER_STRING},
+                backend=backend,
+                timeout=timeout,
+                cache=False,
+            )
             p = job.payload
             print(f"  degree <= {k}: {p['gens']} minimal equations, {float(p['seconds']):.1f} s of M2 CPU")
         except M2TimeoutError:

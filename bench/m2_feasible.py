@@ -75,27 +75,49 @@ def cases(has: set[str]) -> list[Case]:
     add("lightningParametrization", [(4, 4), (8, 8), (12, 12)], lambda d, e: "", "P = lightningParametrization(%d, %e)")
     add("closureDegree", [(8, 8), (12, 12)], lambda d, e: _par(d, e), "closureDegree P")
     add("closureIdeal", small, lambda d, e: _par(d, e), "closureIdeal P")
-    add("closureIdeal", [(3, 2, 1), (4, 1, 1), (3, 3, 1), (4, 2, 1)], lambda d, e, a: _par(d, e, a),
-        "closureIdeal P")
-    add("singularLocusIdeal", [(2, 1), (3, 1), (2, 2)], lambda d, e: _par(d, e) + " closureIdeal P;",
-        "singularLocusIdeal P")
+    add("closureIdeal", [(3, 2, 1), (4, 1, 1), (3, 3, 1), (4, 2, 1)], lambda d, e, a: _par(d, e, a), "closureIdeal P")
+    add(
+        "singularLocusIdeal",
+        [(2, 1), (3, 1), (2, 2)],
+        lambda d, e: _par(d, e) + " closureIdeal P;",
+        "singularLocusIdeal P",
+    )
     add("restrictedClosureIdeal", small, lambda d, e: _par(d, e), "restrictedClosureIdeal P")
     add("baseLocusType", small, lambda d, e: _par(d, e), "baseLocusType P")
-    add("fiberComponents", small, lambda d, e: _par(d, e) + " " + _rank_one_point(d, e),
-        "fiberComponents(P, pt)")
-    add("jacobianRankAt", small, lambda d, e: _par(d, e) + " " + _rank_one_point(d, e) + " I = closureIdeal P;",
-        "jacobianRankAt(I, pt)")
-    add("lowDegreeEquations", [(2, 2, 3), (2, 2, 4), (3, 1, 3), (3, 1, 4), (3, 2, 3), (4, 1, 3)],
-        lambda d, e, k: _par(d, e, ring="ZZ/32003"), "lowDegreeEquations(P, %k)")
-    add("lowDegreeEquations", [(2, 2, 3), (3, 1, 3), (3, 2, 2), (3, 2, 3), (4, 1, 3), (3, 2, 4), (4, 2, 3)],
-        lambda d, e, k: "", "lowDegreeEquations(%d, %e, %k)")
-    add("edDegree", [(2, 1), (2, 2)],
-        lambda d, e: _par(d, e, ring="ZZ/32003") + " setRandomSeed 0; kk = ZZ/32003; I = standardGrading closureIdeal P;"
-        " n = numgens ring I; u = random(kk^n, kk^1);",
-        "edDegree(I, id_(kk^n), u)")
-    add("theorem34Checks", [(2, 1), (2, 2), (3, 1), (2, 3)],
+    add("fiberComponents", small, lambda d, e: _par(d, e) + " " + _rank_one_point(d, e), "fiberComponents(P, pt)")
+    add(
+        "jacobianRankAt",
+        small,
+        lambda d, e: _par(d, e) + " " + _rank_one_point(d, e) + " I = closureIdeal P;",
+        "jacobianRankAt(I, pt)",
+    )
+    add(
+        "lowDegreeEquations",
+        [(2, 2, 3), (2, 2, 4), (3, 1, 3), (3, 1, 4), (3, 2, 3), (4, 1, 3)],
+        lambda d, e, k: _par(d, e, ring="ZZ/32003"),
+        "lowDegreeEquations(P, %k)",
+    )
+    add(
+        "lowDegreeEquations",
+        [(2, 2, 3), (3, 1, 3), (3, 2, 2), (3, 2, 3), (4, 1, 3), (3, 2, 4), (4, 2, 3)],
+        lambda d, e, k: "",
+        "lowDegreeEquations(%d, %e, %k)",
+    )
+    add(
+        "edDegree",
+        [(2, 1), (2, 2)],
+        lambda d, e: (
+            _par(d, e, ring="ZZ/32003") + " setRandomSeed 0; kk = ZZ/32003; I = standardGrading closureIdeal P;"
+            " n = numgens ring I; u = random(kk^n, kk^1);"
+        ),
+        "edDegree(I, id_(kk^n), u)",
+    )
+    add(
+        "theorem34Checks",
+        [(2, 1), (2, 2), (3, 1), (2, 3)],
         lambda d, e: _par(d, e) + " " + _rank_one_point(d, e) + ' pts = {{"rank one", pt}};',
-        'theorem34Checks(P, pts, pts)')
+        "theorem34Checks(P, pts, pts)",
+    )
     return out
 
 
@@ -108,16 +130,18 @@ def _expression(case: Case) -> str:
 
 
 def _script(case: Case, package: Path) -> str:
-    return "\n".join([
-        f'needsPackage("LightningAttention", FileName => "{package}");',
-        case.setup,
-        f"t0 = currentTime(); c0 = cpuTime(); r = ({_expression(case)}); c1 = cpuTime();",
-        'print("CPU " | toString(c1 - c0));',
-        'print("RESULT " | (if instance(r, Ideal) then "ideal of " | toString(numgens r) | " generators"'
-        ' else if instance(r, List) then "list of " | toString(#r) | ": " | toString r'
-        ' else if instance(r, HashTable) then toString class r | " with " | toString(#r) | " keys" else toString r));',
-        "exit 0;",
-    ])
+    return "\n".join(
+        [
+            f'needsPackage("LightningAttention", FileName => "{package}");',
+            case.setup,
+            f"t0 = currentTime(); c0 = cpuTime(); r = ({_expression(case)}); c1 = cpuTime();",
+            'print("CPU " | toString(c1 - c0));',
+            'print("RESULT " | (if instance(r, Ideal) then "ideal of " | toString(numgens r) | " generators"'
+            ' else if instance(r, List) then "list of " | toString(#r) | ": " | toString r'
+            ' else if instance(r, HashTable) then toString class r | " with " | toString(#r) | " keys" else toString r));',
+            "exit 0;",
+        ]
+    )
 
 
 def run(case: Case, timeout: float, m2: str, package: Path) -> tuple[str, float | None, float, str]:
@@ -128,8 +152,15 @@ def run(case: Case, timeout: float, m2: str, package: Path) -> tuple[str, float 
         env = dict(os.environ, HOME=os.environ.get("HOME", "/root"))
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run([m2, "--script", str(path)], capture_output=True, text=True,
-                                  timeout=timeout, env=env, cwd=tmp, start_new_session=True)
+            proc = subprocess.run(
+                [m2, "--script", str(path)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=env,
+                cwd=tmp,
+                start_new_session=True,
+            )
         except subprocess.TimeoutExpired:
             return "timeout", None, time.perf_counter() - t0, ""
         wall = time.perf_counter() - t0
@@ -145,7 +176,7 @@ def run(case: Case, timeout: float, m2: str, package: Path) -> tuple[str, float 
 
 def _exported(package: Path) -> set[str]:
     text = package.read_text()
-    block = text[text.index("export {"):]
+    block = text[text.index("export {") :]
     block = block[: block.index("}")]
     return set(re.findall(r'"(\w+)"', block))
 
@@ -164,15 +195,16 @@ def main() -> None:
     if args.only:
         has &= set(args.only.split(","))
     version = subprocess.run([m2, "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"Macaulay2 {version}, {os.cpu_count()} cores; timeout {args.timeout:g} s per size; "
-          f"package {args.package}\nCPU s: M2's cpuTime of the function alone; wall s: the whole M2 process (start-up, set-up, function)")
+    print(
+        f"Macaulay2 {version}, {os.cpu_count()} cores; timeout {args.timeout:g} s per size; "
+        f"package {args.package}\nCPU s: M2's cpuTime of the function alone; wall s: the whole M2 process (start-up, set-up, function)"
+    )
     print(f"{'function':24s} {'size':12s} {'status':8s} {'CPU s':>9s} {'wall s':>7s}  result")
     start = time.perf_counter()
     stopped: dict[str, list[tuple[int, ...]]] = {}
     for case in cases(has):
         key = case.function + ("/interp" if "%d" in case.timed and "lowDegree" in case.function else "")
-        if any(len(s) == len(case.size) and all(x >= y for x, y in zip(case.size, s))
-               for s in stopped.get(key, [])):
+        if any(len(s) == len(case.size) and all(x >= y for x, y in zip(case.size, s)) for s in stopped.get(key, [])):
             print(f"{case.function:24s} {case.label:12s} {'skipped':8s} {'':>9s}  (a smaller size timed out)")
             continue
         left = args.budget - (time.perf_counter() - start)
@@ -182,8 +214,10 @@ def main() -> None:
         status, seconds, wall, result = run(case, min(args.timeout, left), m2, args.package)
         if status == "timeout":
             stopped.setdefault(key, []).append(case.size)
-            print(f"{case.function:24s} {case.label:12s} {'timeout':8s} {'':>9s} {'>' + format(wall, '.0f'):>7s}",
-                  flush=True)
+            print(
+                f"{case.function:24s} {case.label:12s} {'timeout':8s} {'':>9s} {'>' + format(wall, '.0f'):>7s}",
+                flush=True,
+            )
         elif status == "error":
             print(f"{case.function:24s} {case.label:12s} {'error':8s} {'':>9s} {wall:7.1f}  {result}", flush=True)
         else:

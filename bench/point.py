@@ -38,8 +38,10 @@ def network_file(path: Path, layers: int, heads: int, width: int, rank: int, tok
     for l in range(layers):
         for h in range(heads):
             for name, shape in (("Q", (rank, width)), ("K", (rank, width)), ("V", (width, width))):
-                arrays[f"layers.{l}.heads.{h}.{name}"] = ("F32", (rng.standard_normal(shape) / np.sqrt(width))
-                                                          .astype(np.float32))
+                arrays[f"layers.{l}.heads.{h}.{name}"] = (
+                    "F32",
+                    (rng.standard_normal(shape) / np.sqrt(width)).astype(np.float32),
+                )
     write_safetensors(path, arrays, {"tokens": str(tokens)})
 
 
@@ -74,10 +76,10 @@ def main() -> None:
     from ag_attention import Network, point_geometry
     from ag_attention._exact import linalg
     from ag_attention._exact.modular_lu import rank_blas, rank_blas_flops
-    from ag_attention._point.estimate import estimate_point, matrix_product_rate
-    from ag_attention._point.geometry import local_rank
     from ag_attention._exact.spans import output_span
     from ag_attention._models.formulas import prove
+    from ag_attention._point.estimate import estimate_point, matrix_product_rate
+    from ag_attention._point.geometry import local_rank
 
     print(f"float64 matrix product here: {matrix_product_rate() / 1e9:.0f} GFLOP/s")
     for size in args.sizes.split(","):
@@ -99,8 +101,11 @@ def main() -> None:
         t0 = time.perf_counter()
         r = local_rank(net, dimension_bound=bound)
         t_local = time.perf_counter() - t0
-        print(f"  exact local rank at the weights              {t_local:8.2f} s   {r.lower}"
-              + (" (exact)" if r.exact else f" <= rank <= {r.upper}") + f"; {r.method}")
+        print(
+            f"  exact local rank at the weights              {t_local:8.2f} s   {r.lower}"
+            + (" (exact)" if r.exact else f" <= rank <= {r.upper}")
+            + f"; {r.method}"
+        )
         J, p = same_matrix(net)
         m, n = J.shape
         t0 = time.perf_counter()
@@ -108,22 +113,32 @@ def main() -> None:
         t_blas = time.perf_counter() - t0
         flops = rank_blas_flops(m, n, rb)
         print(f"  the same {m:,} x {n:,} matrix over GF({p}):")
-        print(f"    BLAS LU (the package)                      {t_blas:8.2f} s   rank {rb}  "
-              f"({flops / t_blas / 1e9:.1f} GFLOP/s, {flops / t_blas / matrix_product_rate():.2f} of the product's)")
+        print(
+            f"    BLAS LU (the package)                      {t_blas:8.2f} s   rank {rb}  "
+            f"({flops / t_blas / 1e9:.1f} GFLOP/s, {flops / t_blas / matrix_product_rate():.2f} of the product's)"
+        )
         if not args.no_flint:
             t0 = time.perf_counter()
-            rf = linalg.rank_python_flint(J, p) if not linalg.fastpath_available() else linalg._rank_ctypes(linalg._load(), J, p)
+            rf = (
+                linalg.rank_python_flint(J, p)
+                if not linalg.fastpath_available()
+                else linalg._rank_ctypes(linalg._load(), J, p)
+            )
             t_flint = time.perf_counter() - t0
-            print(f"    FLINT nmod_mat LU (raw, what it replaces)  {t_flint:8.2f} s   rank {rf}  "
-                  f"(x{t_flint / t_blas:.1f} the BLAS time){'' if rf == rb else '  RANKS DIFFER'}")
+            print(
+                f"    FLINT nmod_mat LU (raw, what it replaces)  {t_flint:8.2f} s   rank {rf}  "
+                f"(x{t_flint / t_blas:.1f} the BLAS time){'' if rf == rb else '  RANKS DIFFER'}"
+            )
         del J
         t0 = time.perf_counter()
         g = point_geometry(net, timeout=None)
         t_all = time.perf_counter() - t0
         ratio = t_all / est.seconds
-        print(f"  point_geometry (the whole report)           {t_all:8.2f} s   critical: {g.critical}; "
-              f"estimate {est.seconds:.1f} s: measured / estimated = {ratio:.2f}"
-              + ("" if 0.5 <= ratio <= 2 else "  (OUTSIDE the factor 2)"))
+        print(
+            f"  point_geometry (the whole report)           {t_all:8.2f} s   critical: {g.critical}; "
+            f"estimate {est.seconds:.1f} s: measured / estimated = {ratio:.2f}"
+            + ("" if 0.5 <= ratio <= 2 else "  (OUTSIDE the factor 2)")
+        )
 
 
 if __name__ == "__main__":

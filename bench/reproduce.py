@@ -45,18 +45,31 @@ NOW = "import sys\nfrom ag_attention._cli import main\nsys.exit(main(sys.argv[1:
 def run(name: str, code: str, env: dict[str, str], base: Path) -> dict:
     out, cache = base / name / "out", base / name / "cache"
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", code, "reproduce", "theorem-3.4", "--out", str(out), "--quiet"],
-                       env={**os.environ, **env, "AG_ATTENTION_CACHE_DIR": str(cache)}, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-c", code, "reproduce", "theorem-3.4", "--out", str(out), "--quiet"],
+        env={**os.environ, **env, "AG_ATTENTION_CACHE_DIR": str(cache)},
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if r.returncode != 0:
         print(f"{name}: exit {r.returncode}\n{r.stderr[-2000:]}")
     report = json.loads((out / "report.json").read_text())
     with open(out / "checks.csv") as fh:
-        rows = [{k: re.sub(r"\(\d+\.\d+ s\)", "(s)", v) for k, v in row.items() if k != "seconds"}
-                for row in csv.DictReader(fh)]
-    return {"name": name, "wall": wall, "seconds": report["meta"]["seconds"], "passed": report["passed"],
-            "checks": len(report["checks"]), "parts": report["meta"].get("seconds_by_part", {}),
-            "slots": report["meta"].get("m2_jobs_at_once"), "rows": rows}
+        rows = [
+            {k: re.sub(r"\(\d+\.\d+ s\)", "(s)", v) for k, v in row.items() if k != "seconds"}
+            for row in csv.DictReader(fh)
+        ]
+    return {
+        "name": name,
+        "wall": wall,
+        "seconds": report["meta"]["seconds"],
+        "passed": report["passed"],
+        "checks": len(report["checks"]),
+        "parts": report["meta"].get("seconds_by_part", {}),
+        "slots": report["meta"].get("m2_jobs_at_once"),
+        "rows": rows,
+    }
 
 
 def main() -> None:
@@ -74,8 +87,10 @@ def main() -> None:
     print(f"  {'schedule':<20} {'job s':>7} {'wall s':>7} {'checks':>7}  parts (s)")
     for r in runs:
         parts = ", ".join(f"{k} {v}" for k, v in r["parts"].items())
-        print(f"  {r['name']:<20} {r['seconds']:>7.1f} {r['wall']:>7.1f} {r['checks']:>7}  {parts}"
-              f"  [{'PASSED' if r['passed'] else 'FAILED'}, M2 jobs at once: {r['slots']}]")
+        print(
+            f"  {r['name']:<20} {r['seconds']:>7.1f} {r['wall']:>7.1f} {r['checks']:>7}  {parts}"
+            f"  [{'PASSED' if r['passed'] else 'FAILED'}, M2 jobs at once: {r['slots']}]"
+        )
     if len(runs) == 2:
         same = runs[0]["rows"] == runs[1]["rows"]
         print(f"  same checks, in the same order (but their seconds): {same}")

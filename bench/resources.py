@@ -86,14 +86,22 @@ def _mib(n: int) -> str:
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
-    print(f"Memory estimates against the measured peak RSS (VmHWM), {platform.machine()}, "
-          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores")
+    print(
+        f"Memory estimates against the measured peak RSS (VmHWM), {platform.machine()}, "
+        f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores"
+    )
     print(f"{'shape':<58} {'base':>8} {'estimate':>10} {'base+est.':>10} {'peak RSS':>10} {'(b+e)/peak':>10} {'s':>6}")
     worst = 0.0
     for kind, spec in SHAPES:
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", _MEASURE, kind, json.dumps(spec)], capture_output=True,
-                             text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+        out = subprocess.run(
+            [sys.executable, "-c", _MEASURE, kind, json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            check=False,
+        )
         if out.returncode != 0:
             print(f"{_label(kind, spec)}: failed\n{out.stderr}", file=sys.stderr)
             return 1
@@ -101,8 +109,10 @@ def main() -> int:
         predicted = m["base"] + m["estimate"]
         ratio = predicted / m["peak"]
         worst = max(worst, abs(ratio - 1.0))
-        print(f"{_label(kind, spec):<58} {_mib(m['base']):>8} {_mib(m['estimate']):>10} {_mib(predicted):>10} "
-              f"{_mib(m['peak']):>10} {ratio:>10.2f} {time.perf_counter() - t0:>6.1f}")
+        print(
+            f"{_label(kind, spec):<58} {_mib(m['base']):>8} {_mib(m['estimate']):>10} {_mib(predicted):>10} "
+            f"{_mib(m['peak']):>10} {ratio:>10.2f} {time.perf_counter() - t0:>6.1f}"
+        )
     print(f"largest deviation of (base + estimate) from the peak RSS: {worst:.0%} (six shapes)")
     return 0
 

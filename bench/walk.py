@@ -130,15 +130,23 @@ def load() -> dict[str, ModuleInfo]:
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         cls.methods[item.name] = item
-                        if any(isinstance(d, ast.Name) and d.id in ("property", "cached_property")
-                               or isinstance(d, ast.Attribute) and d.attr == "cached_property"
-                               for d in item.decorator_list):
+                        if any(
+                            isinstance(d, ast.Name)
+                            and d.id in ("property", "cached_property")
+                            or isinstance(d, ast.Attribute)
+                            and d.attr == "cached_property"
+                            for d in item.decorator_list
+                        ):
                             cls.properties.add(item.name)
                     elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                         cls.fields[item.target.id] = item.annotation
                 info.classes[node.name] = cls
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and isinstance(node.value, ast.Name):
+            elif (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Name)
+            ):
                 info.aliases[node.targets[0].id] = node.value.id
         modules[name] = info
     for info in modules.values():  # imports anywhere in the module (function-level ones too: they run)
@@ -331,7 +339,11 @@ class Graph:
                     if callee is not None:
                         out.append((callee, node.lineno, node.col_offset))
                     for arg in [*node.args, *(k.value for k in node.keywords)]:
-                        ref = self.resolve_expr_target(module, arg) if isinstance(arg, (ast.Name, ast.Attribute)) else None
+                        ref = (
+                            self.resolve_expr_target(module, arg)
+                            if isinstance(arg, (ast.Name, ast.Attribute))
+                            else None
+                        )
                         if isinstance(ref, tuple) and self.function(ref) is not None:
                             out.append((ref, arg.lineno, arg.col_offset))
                 elif self.properties and isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -349,7 +361,9 @@ class Graph:
             if c is None:
                 hooked.append((t, line, col))
             else:  # a class called: the constructor code written for it (none for a plain dataclass)
-                hooked += [(h, line, col) for name in ("__new__", "__init__", "__post_init__") if (h := self.method(c, name))]
+                hooked += [
+                    (h, line, col) for name in ("__new__", "__init__", "__post_init__") if (h := self.method(c, name))
+                ]
         out = hooked
         out.sort(key=lambda x: (x[1], x[2]))
         seen: set[tuple[Target, int, int]] = set()

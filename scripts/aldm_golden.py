@@ -56,7 +56,6 @@ import gzip
 import hashlib
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -69,8 +68,12 @@ sys.path.insert(0, str(ROOT))
 
 # one source for what the files record and what the loader expects
 from ag_attention._reproduce.related.invariants import REPOSITORY  # noqa: E402
-from ag_attention._reproduce.related.their_code import (GOLDEN_DIRECTORY, GOLDEN_SCHEMA, MANIFEST,  # noqa: E402
-                                                        golden_manifest)
+from ag_attention._reproduce.related.their_code import (
+    GOLDEN_DIRECTORY,
+    GOLDEN_SCHEMA,
+    MANIFEST,  # noqa: E402
+    golden_manifest,
+)
 from ag_attention._reproduce.related.their_code import THEIR_BLOBS as BLOBS  # noqa: E402
 from ag_attention._reproduce.related.their_code import THEIR_COMMIT as COMMIT  # noqa: E402
 from ag_attention._reproduce.related.their_code import THEIR_COMMIT_DATE as COMMIT_DATE  # noqa: E402
@@ -87,7 +90,7 @@ IDEAL_CASES = ((2, 1, 1), (2, 1, 2), (2, 2, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3),
 M2 = ("M2", "-q", "--silent", "--stop", "--no-debug", "--no-readline", "--no-randomize")
 
 # ours: print a polynomial as  c|i^e,i^e;c|...  (0-based variable indices, exact rational coefficients)
-PRINT = r'''
+PRINT = r"""
 termsOf = f -> concatenate between(";", apply(listForm f, ec -> toString(ec#1) | "|" |
     concatenate between(",", apply(select(#(ec#0), i -> (ec#0)#i > 0), i -> toString i | "^" | toString((ec#0)#i)))));
 out = openOut(outFile);
@@ -95,9 +98,9 @@ say = s -> (out << s << endl);
 emitPoly = (tag, f) -> say(tag | " " | toString(first degree f) | " " | termsOf f);
 family = (name, source, call, rels) -> (say("FAMILY " | name | " " | source | " " | call);
     scan(rels, f -> if f != 0 then emitPoly("MEMBER", f)));
-'''
+"""
 
-CROSS_TAIL = r'''
+CROSS_TAIL = r"""
 say("RING_R " | toString(gens R));
 scan(idxList, idx -> say("LABEL " | toString apply(toList idx, p -> toList p)));
 scan(scaled, c -> emitPoly("COORD", c));
@@ -125,9 +128,9 @@ if withResultants then (
         "gens sliceResultantQuarticsFromList(L, idxList, d, t, at, targetCol, linez)",
         flatten entries gens sliceResultantQuarticsFromList(L, idxList, d, t, at, targetCol, linez))
 ) else say("SKIP quarticResultants not run (--no-resultants): their helper did not finish in 13 minutes at d = 4");
-'''
+"""
 
-SINGLE_TAIL = r'''
+SINGLE_TAIL = r"""
 say("RING_R " | toString(gens R));
 scan(idxList, idx -> say("LABEL " | toString toList idx));
 scan(scaled, c -> emitPoly("COORD", c));
@@ -135,9 +138,9 @@ family("lowRank", "singleContextInvariants.m2", "gens makeSingleContextLowRankId
     flatten entries gens lowRank);
 family("chow21", "singleContextInvariants.m2", "gens makeSingleContextLieIdeal(L, idxList, d)",
     flatten entries gens chow21);
-'''
+"""
 
-IDEAL_TAIL = r'''
+IDEAL_TAIL = r"""
 idealOut = (tag, I) -> (
     JL := sub(I, L);
     scan(flatten entries mingens JL, f -> emitPoly(tag | "GEN", f));
@@ -145,14 +148,14 @@ idealOut = (tag, I) -> (
     h := numerator reduceHilbert hilbertSeries JL;
     say(tag | "HILBERT " | concatenate between(";", apply(listForm h, ec -> toString(ec#1) | "|" | toString(first ec#0)))));
 idealOut("IDEAL", J);
-'''
+"""
 
 # not their code: the t = 1 elimination with the rank constraint their t > 1 driver adds (its line 74)
-SINGLE_RANK_IDEAL = r'''
+SINGLE_RANK_IDEAL = r"""
 gIdealRank = gIdeal + minors(at+1, sub(A, elimL));
 JRank = eliminate(take(gens elimL, #gens R), gIdealRank);
 idealOut("RANKIDEAL", JRank);
-'''
+"""
 
 
 class GoldenError(RuntimeError):
@@ -168,8 +171,9 @@ def read_their_files(repo: Path) -> dict[str, bytes]:
     git_dir = repo / ".git" if (repo / ".git").exists() else repo
     files = {}
     for name, blob in BLOBS.items():
-        proc = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{COMMIT}:{name}"], capture_output=True,
-                              timeout=60)
+        proc = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "show", f"{COMMIT}:{name}"], capture_output=True, timeout=60
+        )
         if proc.returncode != 0:
             raise GoldenError(f"{repo}: cannot read {name} at {COMMIT[:12]}: {proc.stderr.decode().strip()}")
         if git_blob(proc.stdout) != blob:
@@ -180,25 +184,34 @@ def read_their_files(repo: Path) -> dict[str, bytes]:
 
 def driver_lines(text: bytes, spans: tuple[tuple[int, int], ...]) -> str:
     lines = text.decode().splitlines()
-    return "\n".join("\n".join(lines[a - 1:b]) for a, b in spans) + "\n"
+    return "\n".join("\n".join(lines[a - 1 : b]) for a, b in spans) + "\n"
 
 
 def lines_m2(d: int) -> tuple[str, str]:
     from ag_attention._reproduce.related.invariants import DEFAULT_LINES, lines_for
+
     lines = lines_for(d)
     text = "{" + ", ".join("{{%s},{%s}}" % (",".join(map(str, p)), ",".join(map(str, q))) for p, q in lines) + "}"
-    source = ("their driver's list (generateInvariants(t>1).m2, lines 140-153)" if lines == DEFAULT_LINES else
-              "ag_attention._reproduce.related.invariants.lines_for(d): their driver's list is for d = 3 only")
+    source = (
+        "their driver's list (generateInvariants(t>1).m2, lines 140-153)"
+        if lines == DEFAULT_LINES
+        else "ag_attention._reproduce.related.invariants.lines_for(d): their driver's list is for d = 3 only"
+    )
     return text, source
 
 
-def harness(files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, out_file: Path,
-            resultants: bool = True) -> tuple[str, list[str]]:
+def harness(
+    files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, out_file: Path, resultants: bool = True
+) -> tuple[str, list[str]]:
     """The Macaulay2 program of one case and its deviations from their driver."""
-    head = (f'd = {d}; at = {at}; t = {t}; d\' = 1; targetRow = 1; targetCol = 1; outFile = "{out_file}"; '
-            f'withResultants = {"true" if resultants else "false"};\n')
-    deviations = ["the driver is not run as a file: its parameter block and 'restart' are replaced by the "
-                  "assignments of d, at, t (d' = 1, targetRow = targetCol = 1); its set-up lines run verbatim"]
+    head = (
+        f'd = {d}; at = {at}; t = {t}; d\' = 1; targetRow = 1; targetCol = 1; outFile = "{out_file}"; '
+        f"withResultants = {'true' if resultants else 'false'};\n"
+    )
+    deviations = [
+        "the driver is not run as a file: its parameter block and 'restart' are replaced by the "
+        "assignments of d, at, t (d' = 1, targetRow = targetCol = 1); its set-up lines run verbatim"
+    ]
     if t >= 2:
         linez, source = lines_m2(d)
         head += f"linez = {linez};\n"
@@ -207,13 +220,17 @@ def harness(files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, out_f
             body += driver_lines(files["generateInvariants(t>1).m2"], CROSS_IDEAL_LINES)
         body += driver_lines(files["generateInvariants(t>1).m2"], CROSS_LINES[2:])
         prog = head + body + PRINT + CROSS_TAIL + (IDEAL_TAIL if ideal else "")
-        deviations += ["driver line 129 'ideal (makeVeroneseInvariants(...))#\"all\"' fails in Macaulay2 1.21 (no "
-                       "method ideal(Ideal)): gens of the same ideal are kept",
-                       "veronese2 is not built when at < 2 (the helper raises 'r must be at most at')",
-                       f"linez: {source}"]
+        deviations += [
+            "driver line 129 'ideal (makeVeroneseInvariants(...))#\"all\"' fails in Macaulay2 1.21 (no "
+            "method ideal(Ideal)): gens of the same ideal are kept",
+            "veronese2 is not built when at < 2 (the helper raises 'r must be at most at')",
+            f"linez: {source}",
+        ]
         if not resultants:
-            deviations.append("quarticResultants not run (--no-resultants): their helper ran 13 minutes at "
-                              "(d, at, t) = (4, 2, 2) without finishing, on this machine")
+            deviations.append(
+                "quarticResultants not run (--no-resultants): their helper ran 13 minutes at "
+                "(d, at, t) = (4, 2, 2) without finishing, on this machine"
+            )
     else:
         body = driver_lines(files["generateInvariants(t=1).m2"], SINGLE_LINES[:1])
         if ideal:
@@ -221,8 +238,10 @@ def harness(files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, out_f
         body += driver_lines(files["generateInvariants(t=1).m2"], SINGLE_LINES[1:])
         prog = head + body + PRINT + SINGLE_TAIL + (IDEAL_TAIL + SINGLE_RANK_IDEAL if ideal else "")
         if ideal:
-            deviations.append("rank_ideal: their elimination plus minors(at+1, A) (as line 74 of their t > 1 driver "
-                              "does); not their code, stored beside their ideal")
+            deviations.append(
+                "rank_ideal: their elimination plus minors(at+1, A) (as line 74 of their t > 1 driver "
+                "does); not their code, stored beside their ideal"
+            )
     return prog + "close out;\n", deviations
 
 
@@ -230,8 +249,14 @@ def run_m2(workdir: Path, program: str, timeout: float) -> float:
     (workdir / "case.m2").write_text(program)
     env = dict(os.environ, HOME=str(workdir))
     t0 = time.perf_counter()
-    proc = subprocess.Popen([*M2, "case.m2", "-e", "exit 0"], cwd=workdir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [*M2, "case.m2", "-e", "exit 0"],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -335,12 +360,19 @@ def parse_output(text: str, t: int) -> dict:
                 entry["hilbert_numerator"] = [num.get(k, 0) for k in range(max(num) + 1)]
     if len(labels) != len(coords):
         raise GoldenError(f"{len(labels)} labels but {len(coords)} coordinates in Macaulay2's output")
-    return {"parameter_ring": ring, "labels": labels, "parametrization": coords, "families": families,
-            "skipped": skipped, **ideals}
+    return {
+        "parameter_ring": ring,
+        "labels": labels,
+        "parametrization": coords,
+        "families": families,
+        "skipped": skipped,
+        **ideals,
+    }
 
 
-def golden(files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, timeout: float,
-           resultants: bool = True) -> dict:
+def golden(
+    files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, timeout: float, resultants: bool = True
+) -> dict:
     with tempfile.TemporaryDirectory(prefix="aldm-golden-") as tmp:
         work = Path(tmp)
         for name, data in files.items():
@@ -350,25 +382,40 @@ def golden(files: dict[str, bytes], d: int, at: int, t: int, ideal: bool, timeou
         parsed = parse_output((work / "out.txt").read_text(), t)
     version = subprocess.run([M2[0], "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
     driver = "generateInvariants(t>1).m2" if t >= 2 else "generateInvariants(t=1).m2"
-    spans = (CROSS_LINES + (CROSS_IDEAL_LINES if ideal else ())) if t >= 2 else \
-        (SINGLE_LINES + (SINGLE_IDEAL_LINES if ideal else ()))
+    spans = (
+        (CROSS_LINES + (CROSS_IDEAL_LINES if ideal else ()))
+        if t >= 2
+        else (SINGLE_LINES + (SINGLE_IDEAL_LINES if ideal else ()))
+    )
     provenance = {
-        "repository": REPOSITORY, "commit": COMMIT, "commit_date": COMMIT_DATE, "blobs": BLOBS,
-        "driver": driver, "driver_lines_run_verbatim": [list(s) for s in sorted(spans)],
-        "macaulay2": version, "deviations": deviations,
-        "command": "python scripts/aldm_golden.py --repo REPO --cases " + f"{d},{at},{t}" + (" --ideal" if ideal else "")
+        "repository": REPOSITORY,
+        "commit": COMMIT,
+        "commit_date": COMMIT_DATE,
+        "blobs": BLOBS,
+        "driver": driver,
+        "driver_lines_run_verbatim": [list(s) for s in sorted(spans)],
+        "macaulay2": version,
+        "deviations": deviations,
+        "command": "python scripts/aldm_golden.py --repo REPO --cases "
+        + f"{d},{at},{t}"
+        + (" --ideal" if ideal else "")
         + ("" if resultants else " --no-resultants"),
     }
     conventions = {
         "model": "their output entry (V X X^T A X)_(1, targetCol), X d x t with tokens as columns, d' = 1",
         "labels": "per coordinate the sorted list of (coordinate, token) pairs of its x-monomial (t >= 2) or the "
-                  "sorted coordinates (t = 1), 1-based, in their idxList order (the variables of their ring L)",
+        "sorted coordinates (t = 1), 1-based, in their idxList order (the variables of their ring L)",
         "parametrization": "their scaled coefficient (coefficient / number of its terms) in parameter_ring",
         "polynomials": "lists of [coefficient 'p/q', [[variable index (0-based), exponent], ...]]",
     }
-    return {"_seconds": seconds, "schema": GOLDEN_SCHEMA, "provenance": provenance,
-            "case": {"d": d, "at": at, "t": t, "d_prime": 1, "targetRow": 1, "targetCol": 1},
-            "conventions": conventions, **parsed}
+    return {
+        "_seconds": seconds,
+        "schema": GOLDEN_SCHEMA,
+        "provenance": provenance,
+        "case": {"d": d, "at": at, "t": t, "d_prime": 1, "targetRow": 1, "targetCol": 1},
+        "conventions": conventions,
+        **parsed,
+    }
 
 
 def write(path: Path, data: dict) -> None:
@@ -409,8 +456,11 @@ def migrate_ring(directory: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", type=Path, help="their repository (a clone or a bare git directory)")
-    ap.add_argument("--fix-ring", action="store_true",
-                    help="only migrate the files in --out: parameter_ring one name per variable, then the manifest")
+    ap.add_argument(
+        "--fix-ring",
+        action="store_true",
+        help="only migrate the files in --out: parameter_ring one name per variable, then the manifest",
+    )
     ap.add_argument("--cases", nargs="*", help="d,at,t triples (default: every member case and every ideal case)")
     ap.add_argument("--ideal", action="store_true", help="also their implicit ideal (only with --cases)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per case (default 1800)")
@@ -427,8 +477,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.cases:
         cases = [(tuple(int(x) for x in c.split(",")), args.ideal) for c in args.cases]
     else:
-        cases = [(c, c in IDEAL_CASES) for c in MEMBER_CASES] + [(c, True) for c in IDEAL_CASES
-                                                                   if c not in MEMBER_CASES]
+        cases = [(c, c in IDEAL_CASES) for c in MEMBER_CASES] + [
+            (c, True) for c in IDEAL_CASES if c not in MEMBER_CASES
+        ]
     files = read_their_files(args.repo)
     args.out.mkdir(parents=True, exist_ok=True)
     failed = []
@@ -446,9 +497,12 @@ def main(argv: list[str] | None = None) -> int:
         seconds = data.pop("_seconds")  # kept out of the file: the golden files are byte-reproducible
         write(path, data)
         n = sum(len(f["members"]) for f in data["families"].values())
-        print(f"({d},{at},{t}): {len(data['labels'])} coordinates, {n} members, Macaulay2 {seconds:.1f} s"
-              + (f", ideal {len(data['ideal']['generators'])} generators" if ideal else "")
-              + f" -> {path} ({path.stat().st_size:,} bytes, {time.perf_counter() - t0:.1f} s)", flush=True)
+        print(
+            f"({d},{at},{t}): {len(data['labels'])} coordinates, {n} members, Macaulay2 {seconds:.1f} s"
+            + (f", ideal {len(data['ideal']['generators'])} generators" if ideal else "")
+            + f" -> {path} ({path.stat().st_size:,} bytes, {time.perf_counter() - t0:.1f} s)",
+            flush=True,
+        )
     print(f"{write_manifest(args.out)}: the sha256 of every golden file in {args.out}", flush=True)
     return 1 if failed else 0
 

@@ -92,8 +92,11 @@ def no_backends(monkeypatch) -> None:
     """No Macaulay2 anywhere: a local backend without M2 and a container backend without an engine."""
     from ag_attention._m2 import runner
 
-    monkeypatch.setattr(runner, "default_backends", {"local": runner.LocalBackend("/nonexistent/M2"),
-                                                     "container": runner.ContainerBackend(engine="")})
+    monkeypatch.setattr(
+        runner,
+        "default_backends",
+        {"local": runner.LocalBackend("/nonexistent/M2"), "container": runner.ContainerBackend(engine="")},
+    )
 
 
 def run_cli(*args):
@@ -103,9 +106,15 @@ def run_cli(*args):
 
 #: any value a user might pass where a size, a flag or a number is expected (property tests)
 ANY_VALUE = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 10), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4),
-    st.lists(st.integers(-2, 6), max_size=4), st.tuples(st.integers(-2, 6), st.integers(-2, 6)),
-    st.frozensets(st.integers(1, 5), max_size=3), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 10),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=4),
+    st.lists(st.integers(-2, 6), max_size=4),
+    st.tuples(st.integers(-2, 6), st.integers(-2, 6)),
+    st.frozensets(st.integers(1, 5), max_size=3),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
 )
 
 
@@ -116,6 +125,8 @@ SLOW_TESTS_ASKED = os.environ.get("AG_ATTENTION_SLOW_TESTS", "") not in ("", "0"
 def slow_unless_asked(test):
     """Marked ``slow`` and skipped unless ``AG_ATTENTION_SLOW_TESTS=1``: the full sizes of a reproduction, whose
     command (``ag-attention reproduce ...``) makes the same checks."""
-    skip = pytest.mark.skipif(not SLOW_TESTS_ASKED, reason="slow: AG_ATTENTION_SLOW_TESTS=1 runs it "
-                                                           "(the reproduction's command makes the same check)")
+    skip = pytest.mark.skipif(
+        not SLOW_TESTS_ASKED,
+        reason="slow: AG_ATTENTION_SLOW_TESTS=1 runs it (the reproduction's command makes the same check)",
+    )
     return pytest.mark.slow(skip(test))

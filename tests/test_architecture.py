@@ -6,7 +6,6 @@ from hypothesis import strategies as st
 
 from ag_attention import Architecture, InvalidArchitectureError
 from ag_attention._architecture import parse_sizes
-
 from tests.helpers import ANY_VALUE
 
 
@@ -90,12 +89,29 @@ def test_an_absurd_head_count_is_a_cheap_description():
 
 
 @settings(max_examples=300, deadline=None)
-@given(widths=ANY_VALUE, ranks=ANY_VALUE, tokens=ANY_VALUE, heads=ANY_VALUE, skip=ANY_VALUE, normalized=ANY_VALUE, temperature=ANY_VALUE,
-       parametrization=st.one_of(ANY_VALUE, st.sampled_from(["QKV", "AV"])))
-def test_architecture_is_valid_or_an_invalid_architecture_error(widths, ranks, tokens, heads, skip, normalized,
-                                                               temperature, parametrization):
-    kwargs = dict(widths=widths, ranks=ranks, tokens=tokens, heads=heads, skip=skip, normalized=normalized,
-                  temperature=temperature, parametrization=parametrization)
+@given(
+    widths=ANY_VALUE,
+    ranks=ANY_VALUE,
+    tokens=ANY_VALUE,
+    heads=ANY_VALUE,
+    skip=ANY_VALUE,
+    normalized=ANY_VALUE,
+    temperature=ANY_VALUE,
+    parametrization=st.one_of(ANY_VALUE, st.sampled_from(["QKV", "AV"])),
+)
+def test_architecture_is_valid_or_an_invalid_architecture_error(
+    widths, ranks, tokens, heads, skip, normalized, temperature, parametrization
+):
+    kwargs = dict(
+        widths=widths,
+        ranks=ranks,
+        tokens=tokens,
+        heads=heads,
+        skip=skip,
+        normalized=normalized,
+        temperature=temperature,
+        parametrization=parametrization,
+    )
     try:
         arch = Architecture(**kwargs)
     except InvalidArchitectureError as exc:

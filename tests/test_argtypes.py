@@ -16,7 +16,9 @@ def test_integer_reads_ascii_digits(text, value):
 def test_integer_refuses_anything_else_naming_the_option_and_the_text(text):
     with pytest.raises(argparse.ArgumentTypeError) as err:
         integer("--tokens")(text)
-    assert str(err.value) == f"--tokens must be an integer written with the digits 0-9 (at most 100 of them), got {text!r}"
+    assert (
+        str(err.value) == f"--tokens must be an integer written with the digits 0-9 (at most 100 of them), got {text!r}"
+    )
 
 
 @pytest.mark.parametrize("text, value", [("1.5", 1.5), ("2", 2.0), ("1e-3", 0.001), (" 3 ", 3.0)])
@@ -53,7 +55,10 @@ def test_an_argparse_option_exits_2_naming_itself(capsys):
     with pytest.raises(SystemExit) as exit_:
         parser.parse_args(["--tokens", "1_0"])
     assert exit_.value.code == 2
-    assert "--tokens must be an integer written with the digits 0-9 (at most 100 of them), got '1_0'" in capsys.readouterr().err
+    assert (
+        "--tokens must be an integer written with the digits 0-9 (at most 100 of them), got '1_0'"
+        in capsys.readouterr().err
+    )
 
 
 def test_integer_refuses_more_digits_than_python_converts_quoting_only_the_start():

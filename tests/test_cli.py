@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from ag_attention._cli import finish_report, main
 from ag_attention._m2 import runner
 from ag_attention._reproduce.report import Check, Report
-
 from tests.helpers import ROOT, fake_m2, no_backends, run_cli
 
 
@@ -57,8 +56,20 @@ def _exit(argv, capsys):
         (["reproduce", "theorem-3.4", "--m2-timeout", "1e9"], "--m2-timeout"),
         (["implicitize", "--widths", "2,1", "--ranks", "2", "--timeout", "1e7"], "--timeout"),
         (["implicitize", "--widths", "2,1", "--ranks", "2", "--no-completeness"], "--no-completeness"),
-        (["implicitize", "--widths", "2,1", "--ranks", "2", "--method", "interpolate", "--completeness-timeout", "0"],
-         "--completeness-timeout"),
+        (
+            [
+                "implicitize",
+                "--widths",
+                "2,1",
+                "--ranks",
+                "2",
+                "--method",
+                "interpolate",
+                "--completeness-timeout",
+                "0",
+            ],
+            "--completeness-timeout",
+        ),
         # more digits than Python converts (4,300): named, short, no ValueError
         (["dim", "--widths", "7" * 5000 + ",2", "--ranks", "1"], "widths[0]"),
         (["dim", "--widths", "2,2", "--ranks", "1", "--seed", "7" * 5000], "--seed"),
@@ -92,8 +103,14 @@ def test_the_cli_time_limit_is_the_jobs_time_limit():
 def test_a_closed_pipe_ends_quietly():
     """`... --json | head -1`: no BrokenPipeError traceback."""
     cmd = f"{sys.executable} -m ag_attention reproduce corollary-3.8 --quick --json --out {ROOT}/.pytest-out-pipe | head -1"
-    r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        ["bash", "-c", cmd],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.stdout.strip() == "{"
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
     subprocess.run(["rm", "-rf", f"{ROOT}/.pytest-out-pipe"])
@@ -120,15 +137,27 @@ _NUMBER = st.one_of(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(widths=_SIZES, ranks=st.one_of(st.none(), _SIZES), tokens=st.one_of(st.none(), _NUMBER),
-       samples=st.one_of(st.none(), _NUMBER), heads=st.one_of(st.none(), _NUMBER),
-       normalized=st.booleans(), temperature=st.one_of(st.none(), _NUMBER))
-def test_cli_dim_either_answers_or_exits_2(widths, ranks, tokens, samples, heads, normalized, temperature, capsys,
-                                           monkeypatch):
+@given(
+    widths=_SIZES,
+    ranks=st.one_of(st.none(), _SIZES),
+    tokens=st.one_of(st.none(), _NUMBER),
+    samples=st.one_of(st.none(), _NUMBER),
+    heads=st.one_of(st.none(), _NUMBER),
+    normalized=st.booleans(),
+    temperature=st.one_of(st.none(), _NUMBER),
+)
+def test_cli_dim_either_answers_or_exits_2(
+    widths, ranks, tokens, samples, heads, normalized, temperature, capsys, monkeypatch
+):
     monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "200M")  # anything larger is refused, quickly
     argv = ["dim", "--widths", widths]
-    for flag, value in (("--ranks", ranks), ("--tokens", tokens), ("--samples", samples), ("--heads", heads),
-                        ("--temperature", temperature)):
+    for flag, value in (
+        ("--ranks", ranks),
+        ("--tokens", tokens),
+        ("--samples", samples),
+        ("--heads", heads),
+        ("--temperature", temperature),
+    ):
         if value is not None:
             argv += [flag + "=" + value]
     if normalized:
@@ -199,8 +228,14 @@ def test_impossible_sizes_are_refused_with_exit_2(argv, monkeypatch):
     # 20 GiB: what the hardening issue's machine had; the answer must not depend on this machine's RAM
     monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "20G")
     # a subprocess, so a hang or an allocation cannot take the test runner with it (60 s: a hang guard only)
-    r = subprocess.run([sys.executable, "-m", "ag_attention._cli", *argv], capture_output=True, text=True, timeout=60,
-                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [sys.executable, "-m", "ag_attention._cli", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and r.stderr.startswith("ag-attention: error:")
     assert "GiB" in r.stderr or "65,534" in r.stderr
@@ -240,8 +275,25 @@ def test_cli_implicitize_by_interpolation(capsys, msolve):
 
 
 def test_cli_dim_normalized_json_is_certified():
-    out = subprocess.run([sys.executable, "-m", "ag_attention._cli", "dim", "--widths", "4,3", "--ranks", "2",
-                          "--tokens", "3", "--normalized", "--json"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ag_attention._cli",
+            "dim",
+            "--widths",
+            "4,3",
+            "--ranks",
+            "2",
+            "--tokens",
+            "3",
+            "--normalized",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     d = json.loads(out.stdout)
     assert d["certified"] is True and d["dimension"] == d["lower_bound"] == d["upper_bound"] == 24
 
@@ -264,7 +316,17 @@ def test_cli_dim_json_and_summary():
     p = run_cli("dim", "--widths", "4,4,4", "--ranks", "2,2", "--tokens", "3", "--seed", "5", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    for key in ("dimension", "parameters", "fiber_dimension", "expected", "formula_applies", "prime", "seed", "samples", "seconds"):
+    for key in (
+        "dimension",
+        "parameters",
+        "fiber_dimension",
+        "expected",
+        "formula_applies",
+        "prime",
+        "seed",
+        "samples",
+        "seconds",
+    ):
         assert key in d, key
     assert (d["dimension"], d["parameters"], d["fiber_dimension"], d["expected"]) == (38, 64, 26, 38)
     assert d["formula_applies"] is True and d["seed"] == 5 and d["prime"] == 2**31 - 1 and d["certified"] is True
@@ -272,15 +334,18 @@ def test_cli_dim_json_and_summary():
     assert p.returncode == 0 and "dimension        8" in p.stdout and "does not apply" in p.stdout
 
 
-@pytest.mark.parametrize("args, named", [
-    (["--widths", "4,x", "--ranks", "2"], "widths[1]"),
-    (["--widths", "4,4,4", "--ranks", "2"], "ranks"),
-    (["--widths", "4,4", "--ranks", "2", "--tokens", "0"], "tokens"),
-    (["--widths", "4,4", "--ranks", "2", "--prime", "4"], "prime"),
-    (["--widths", "4,4", "--ranks", "2", "--seed", "-1"], "seed"),
-    (["--widths", "4,4", "--ranks", "2", "--temperature", "2"], "temperature"),
-    (["--widths", "4,4", "--ranks", "2", "--tokens", "two"], "--tokens"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--widths", "4,x", "--ranks", "2"], "widths[1]"),
+        (["--widths", "4,4,4", "--ranks", "2"], "ranks"),
+        (["--widths", "4,4", "--ranks", "2", "--tokens", "0"], "tokens"),
+        (["--widths", "4,4", "--ranks", "2", "--prime", "4"], "prime"),
+        (["--widths", "4,4", "--ranks", "2", "--seed", "-1"], "seed"),
+        (["--widths", "4,4", "--ranks", "2", "--temperature", "2"], "temperature"),
+        (["--widths", "4,4", "--ranks", "2", "--tokens", "two"], "--tokens"),
+    ],
+)
 def test_cli_bad_arguments_exit_2_naming_the_value(args, named):
     p = run_cli("dim", *args)
     assert p.returncode == 2 and named in p.stderr and "Traceback" not in p.stderr, p.stderr
@@ -333,8 +398,9 @@ def test_cli_critical_points_of_a_data_file_and_where_weights_sit(tmp_path, caps
     import numpy as np
 
     data = _landscape_data(tmp_path)
-    status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy",
-                             "--json"], capsys)
+    status, out, err = _run(
+        ["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy", "--json"], capsys
+    )
     assert status == 0, err
     r = json.loads(out)
     assert (r["complex_certified"], r["real_pure"], r["minima"]) == (14, 6, 3) and r["complex_pure"] is None
@@ -343,12 +409,16 @@ def test_cli_critical_points_of_a_data_file_and_where_weights_sit(tmp_path, caps
     best = min(r["points"], key=lambda p: p["loss"][0])
     weights = tmp_path / "net.npz"
     np.savez(weights, **{"layers.0.heads.0.A": np.array(best["A"]) * 1.0001, "layers.0.heads.0.V": np.array(best["V"])})
-    status, out, err = _run(["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy",
-                             "--weights", str(weights)], capsys)
+    status, out, err = _run(
+        ["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy", "--weights", str(weights)],
+        capsys,
+    )
     assert status == 0, err
     line = next(x for x in out.splitlines() if x.strip().startswith("weights"))
-    assert "at critical point #0 (minimum" in line and "the global minimum among all real critical points (every " \
-        "one found: certified)" in line
+    assert (
+        "at critical point #0 (minimum" in line
+        and "the global minimum among all real critical points (every one found: certified)" in line
+    )
 
 
 def _elapsed_cli(*args):
@@ -361,15 +431,28 @@ def _elapsed_cli(*args):
 def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
     # (3,1,2) generic is not decided in 8 s: the first line says so, with what is proven; within 8 * 1.1 + 5 s
     # (and the interpreter's start)
-    r, seconds = _elapsed_cli("ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy",
-                              "--timeout", "8", "--workers", "1")
+    r, seconds = _elapsed_cli(
+        "ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy", "--timeout", "8", "--workers", "1"
+    )
     first = r.stdout.splitlines()[0]
     assert r.returncode == 3 and first.startswith("ED degree of widths 3,1 ranks 2 t=2 (generic): NOT DECIDED (")
     assert ">= " in first and "(proven lower bound)" in first and "<= 272,547 (proven upper bound)" in first
     assert "prime 0" not in r.stdout and "a square system of 12 unknowns" in r.stderr  # the estimate, first
     assert seconds < 8 * 1.1 + 5 + 5, seconds
-    r, _ = _elapsed_cli("ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy", "--timeout", "5",
-                        "--workers", "1", "--json")
+    r, _ = _elapsed_cli(
+        "ed-degree",
+        "--widths",
+        "3,1",
+        "--ranks",
+        "2",
+        "--method",
+        "monodromy",
+        "--timeout",
+        "5",
+        "--workers",
+        "1",
+        "--json",
+    )
     d = json.loads(r.stdout)
     assert r.returncode == 3 and d["final"] is False and d["ed_degree"] is None and d["prime"] is None
     assert d["lower_bound"] >= 108 and d["upper_bound"] == 272547 and d["monodromy"]["final"] is False
@@ -377,24 +460,41 @@ def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
 
 def test_cli_a_saved_count_resumes(tmp_path):
     state = tmp_path / "m.npz"
-    r, _ = _elapsed_cli("ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save",
-                        str(state), "--json")
+    r, _ = _elapsed_cli(
+        "ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save", str(state), "--json"
+    )
     first = json.loads(r.stdout)
     assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
-    r, _ = _elapsed_cli("ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "120", "--resume",
-                        str(state), "--save", str(state), "--json")
+    r, _ = _elapsed_cli(
+        "ed-degree",
+        "--widths",
+        "2,2",
+        "--method",
+        "monodromy",
+        "--timeout",
+        "120",
+        "--resume",
+        str(state),
+        "--save",
+        str(state),
+        "--json",
+    )
     d = json.loads(r.stdout)
     assert r.returncode == 0 and d["final"] and d["ed_degree"] == 284 and d["monodromy"]["resumed"]
-    r, _ = _elapsed_cli("ed-degree", "--widths", "2,2", "--metric", "euclidean", "--method", "monodromy",
-                        "--resume", str(state))
+    r, _ = _elapsed_cli(
+        "ed-degree", "--widths", "2,2", "--metric", "euclidean", "--method", "monodromy", "--resume", str(state)
+    )
     assert r.returncode == 2 and "saved for another problem" in r.stderr
 
 
-@pytest.mark.parametrize("arrays, argv, text", [
-    ({"inputs": [[[1.0, 0.0]]]}, [], "no array named 'targets'"),
-    ({"inputs": [[1.0, 0.0]], "targets": [[1.0]]}, [], "must be 3-d"),
-    ({"inputs": [[[1.0, 0.0], [0.0, 1.0]]], "targets": [[[1.0], [0.0]]]}, ["--tokens", "3"], "--tokens=3, but"),
-])
+@pytest.mark.parametrize(
+    "arrays, argv, text",
+    [
+        ({"inputs": [[[1.0, 0.0]]]}, [], "no array named 'targets'"),
+        ({"inputs": [[1.0, 0.0]], "targets": [[1.0]]}, [], "must be 3-d"),
+        ({"inputs": [[[1.0, 0.0], [0.0, 1.0]]], "targets": [[[1.0], [0.0]]]}, ["--tokens", "3"], "--tokens=3, but"),
+    ],
+)
 def test_cli_critical_points_refuses_bad_data_by_name(tmp_path, capsys, arrays, argv, text):
     import numpy as np
 
@@ -458,11 +558,30 @@ def test_cli_ctrl_c_keeps_what_was_found(tmp_path):
     import signal
 
     state = tmp_path / "m.npz"
-    proc = subprocess.Popen([sys.executable, "-m", "ag_attention._cli", "ed-degree", "--widths", "3,1", "--ranks",
-                             "2", "--timeout", "300", "--workers", "1", "--save", str(state), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # (a job started in the background inherits SIGINT ignored: Python then raises nothing)
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ag_attention._cli",
+            "ed-degree",
+            "--widths",
+            "3,1",
+            "--ranks",
+            "2",
+            "--timeout",
+            "300",
+            "--workers",
+            "1",
+            "--save",
+            str(state),
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # (a job started in the background inherits SIGINT ignored: Python then raises nothing)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while not state.exists() and time.monotonic() < deadline:  # the first save: the monodromy is under way
         time.sleep(0.2)
@@ -474,5 +593,6 @@ def test_cli_ctrl_c_keeps_what_was_found(tmp_path):
     # the monodromy's solutions are kept (on disk too), the msolve counts beside it are stopped, not waited for
     assert proc.returncode == 3 and d["final"] is False and d["monodromy"]["stop"] == "interrupted", err
     assert d["monodromy"]["found"] > 100 and "interrupted" in d["status"] and time.monotonic() - t0 < 60
-    assert any("stopped, interrupted" in r["outcome"] or r["outcome"].startswith("stopped at a limit")
-               for r in d["routes"])
+    assert any(
+        "stopped, interrupted" in r["outcome"] or r["outcome"].startswith("stopped at a limit") for r in d["routes"]
+    )

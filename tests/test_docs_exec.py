@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-
 from pathlib import Path
 
 import pytest
@@ -35,19 +34,25 @@ def _build(tmp_path: Path, page: str, builder: str = "html") -> tuple[int, str, 
     )
     (src / "index.md").write_text(page)
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-E", "-b", builder, str(src), str(out)],
-                          capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-E", "-b", builder, str(src), str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     html = (out / "index.html").read_text() if (out / "index.html").exists() else ""
     return proc.returncode, html, proc.stdout + proc.stderr
 
 
 def test_cells_run_and_show_their_output(tmp_path: Path) -> None:
-    page = ("# T\n\n```{code-cell} python\nx = 6 * 7\nprint('printed', x)\nx + 1\n```\n\n"
-            "```{code-cell} python\nx;\n```\n\n"
-            "```{code-cell} bash\necho from bash; pwd > where.txt\n```\n\n"
-            "```{code-cell} python\nprint(open('where.txt').read() != '')\n```\n\n"
-            "```{code-cell} python\n:raises: ZeroDivisionError\n1 / 0\n```\n\n"
-            "```{code-cell} bash\n:returncode: 3\nexit 3\n```\n")
+    page = (
+        "# T\n\n```{code-cell} python\nx = 6 * 7\nprint('printed', x)\nx + 1\n```\n\n"
+        "```{code-cell} python\nx;\n```\n\n"
+        "```{code-cell} bash\necho from bash; pwd > where.txt\n```\n\n"
+        "```{code-cell} python\nprint(open('where.txt').read() != '')\n```\n\n"
+        "```{code-cell} python\n:raises: ZeroDivisionError\n1 / 0\n```\n\n"
+        "```{code-cell} bash\n:returncode: 3\nexit 3\n```\n"
+    )
     code, html, warnings = _build(tmp_path, page)
     assert code == 0, warnings
     assert "printed 42" in html and "43" in html and "from bash" in html
@@ -118,5 +123,3 @@ def test_the_grid_page_is_the_module_docstring(tmp_path: Path) -> None:
     code, html, warnings = _build(tmp_path, "# Grid\n\n```{ag-docstring} ag_attention._sweep.grid\n```\n")
     assert code == 0, warnings
     assert "[product]" in html and "MAX_GRID_BYTES" in html
-
-

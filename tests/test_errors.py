@@ -43,7 +43,8 @@ def test_an_invalid_architecture_names_the_field_and_the_value():
     assert (err.field, err.value, err.reason) == ("widths[1]", 0, "must be positive")
     assert str(err) == "invalid architecture: widths[1]=0: must be positive"
     assert str(InvalidArchitectureError("parametrization", "XY", "QKV or AV")) == (
-        "invalid architecture: parametrization='XY': QKV or AV")
+        "invalid architecture: parametrization='XY': QKV or AV"
+    )
 
 
 def test_insufficient_memory_carries_the_estimate_and_the_limit():

@@ -25,7 +25,7 @@ NO_TEST_MODULE = {
     "ag_attention/_algebra/__init__.py": "re-exports of _algebra/degree.py",
     "ag_attention/_exact/__init__.py": "empty package file",
     "ag_attention/_reproduce/icl_dynamics.py": "the training and plateau detection of icl.py, split from it: tested "
-                                               "with it (tests/reproduce/test_icl.py, test_icl_report.py)",
+    "with it (tests/reproduce/test_icl.py, test_icl_report.py)",
     "ag_attention/_exact/onelayer.py": "re-exports of differentials, factorization, rational and singular (each tested)",
     "ag_attention/_m2/__init__.py": "empty package file",
     "ag_attention/_models/__init__.py": "empty package file",
@@ -49,9 +49,9 @@ NOT_A_MIRROR = {
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
     "tests/point/test_torch.py": "every checkpoint reader against the torch module it reads (with PyTorch installed)",
     "tests/reproduce/related/test_golden.py": "the golden files of _reproduce/related/their_code.py: their manifest, "
-                                              "schema and every way a file can be damaged (apart from the checks)",
+    "schema and every way a file can be damaged (apart from the checks)",
     "tests/reproduce/test_icl_report.py": "reproduce icl's report read together with its JSON (icl.py and "
-                                          "icl_dynamics.py at once)",
+    "icl_dynamics.py at once)",
 }
 
 #: modules another engineer is writing together with their test modules: the test modules are allowed even before
@@ -80,19 +80,26 @@ def all_test_modules() -> list[Path]:
     return sorted(p.relative_to(ROOT) for p in TESTS.rglob("test_*.py") if "__pycache__" not in p.parts)
 
 
-
 def test_the_mirror():
     assert mirror(Path("ag_attention/_exact/linalg.py")) == Path("tests/exact/test_linalg.py")
-    assert mirror(Path("ag_attention/_reproduce/theorem34/report.py")) == Path("tests/reproduce/theorem34/test_report.py")
+    assert mirror(Path("ag_attention/_reproduce/theorem34/report.py")) == Path(
+        "tests/reproduce/theorem34/test_report.py"
+    )
     assert mirror(Path("ag_attention/_cli.py")) == Path("tests/test_cli.py")
 
 
 def test_every_module_has_its_test_module_or_a_reason():
     expected_modules = set(EXPECTED.values())
-    missing = [f"{m} -> {mirror(m)}" for m in package_modules()
-               if not (ROOT / mirror(m)).is_file() and m.as_posix() not in NO_TEST_MODULE
-               and m.as_posix() not in expected_modules]
-    assert missing == [], "modules without a test module (write one, or say why in NO_TEST_MODULE): " + ", ".join(missing)
+    missing = [
+        f"{m} -> {mirror(m)}"
+        for m in package_modules()
+        if not (ROOT / mirror(m)).is_file()
+        and m.as_posix() not in NO_TEST_MODULE
+        and m.as_posix() not in expected_modules
+    ]
+    assert missing == [], "modules without a test module (write one, or say why in NO_TEST_MODULE): " + ", ".join(
+        missing
+    )
 
 
 def test_the_exceptions_are_true_and_give_a_reason():
@@ -107,10 +114,14 @@ def test_the_exceptions_are_true_and_give_a_reason():
 
 def test_every_test_module_mirrors_a_module():
     mirrored = {mirror(m).as_posix() for m in package_modules()}
-    strays = [t.as_posix() for t in all_test_modules()
-              if t.as_posix() not in mirrored and t.as_posix() not in NOT_A_MIRROR and t.as_posix() not in EXPECTED]
-    assert strays == [], "test modules that mirror no module (move their tests, or say why in NOT_A_MIRROR): " + \
-        ", ".join(strays)
+    strays = [
+        t.as_posix()
+        for t in all_test_modules()
+        if t.as_posix() not in mirrored and t.as_posix() not in NOT_A_MIRROR and t.as_posix() not in EXPECTED
+    ]
+    assert strays == [], (
+        "test modules that mirror no module (move their tests, or say why in NOT_A_MIRROR): " + ", ".join(strays)
+    )
 
 
 def test_test_directories_are_packages():
@@ -135,8 +146,11 @@ def _private_uses(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [ROOT / t for t in all_test_modules()] + [TESTS / "conftest.py", TESTS / "helpers.py"],
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    [ROOT / t for t in all_test_modules()] + [TESTS / "conftest.py", TESTS / "helpers.py"],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_tests_use_no_private_names(path):
     assert _private_uses(path) == []
 
@@ -155,8 +169,12 @@ def _module_name(path: Path) -> str:
 def _type_checking_only(node: ast.AST) -> bool:
     """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): its imports never run."""
     test = getattr(node, "test", None)
-    return isinstance(node, ast.If) and (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
-                                         or isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return isinstance(node, ast.If) and (
+        isinstance(test, ast.Name)
+        and test.id == "TYPE_CHECKING"
+        or isinstance(test, ast.Attribute)
+        and test.attr == "TYPE_CHECKING"
+    )
 
 
 def import_graph() -> dict[str, dict[str, str]]:
@@ -261,7 +279,8 @@ def test_no_import_cycles():
     graph = import_graph()
     cycles = import_cycles(graph)
     new = [describe_cycle(graph, c) for c in cycles if frozenset(c) not in KNOWN_CYCLES]
-    assert new == [], "import cycles (break them: a module of the lower layer must not import one above it):\n" + \
-        "\n".join(new)
+    assert new == [], (
+        "import cycles (break them: a module of the lower layer must not import one above it):\n" + "\n".join(new)
+    )
     gone = [sorted(c) for c in KNOWN_CYCLES if list(sorted(c)) not in cycles]
     assert gone == [], f"KNOWN_CYCLES lists cycles that no longer exist (drop them): {gone}"

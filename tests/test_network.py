@@ -12,9 +12,7 @@ from ag_attention import Architecture
 from ag_attention._exact.field import GFp
 from ag_attention._network import forward, jacobian, unflatten
 from ag_attention._numeric import Float64
-
 from tests.helpers import generator
-
 
 P = 2**31 - 1
 
@@ -183,7 +181,9 @@ def test_causal_softmax_attends_to_earlier_tokens_only(rng):
     X2 = X.copy()
     X2[:, 2] += 1.0
     # earlier tokens: unchanged up to rounding; the last token: changed by order one (V x_3 moves by V e)
-    assert np.allclose(forward(arch, F, theta, X2)[:, :2], Y[:, :2]) and not np.allclose(forward(arch, F, theta, X2)[:, 2], Y[:, 2])
+    assert np.allclose(forward(arch, F, theta, X2)[:, :2], Y[:, :2]) and not np.allclose(
+        forward(arch, F, theta, X2)[:, 2], Y[:, 2]
+    )
     J = jacobian(arch, F, theta, X)
     # central differences with h = 1e-6 are off by h^2 f''' (1e-12) and eps |f| / h (1e-10): the tolerance 1e-6 is
     # 10,000 times that, and far below a wrong derivative (order one)
@@ -195,18 +195,27 @@ def test_causal_softmax_attends_to_earlier_tokens_only(rng):
         assert np.allclose(J[:, c], fd, atol=1e-6)
 
 
-@pytest.mark.parametrize("arch", [
-    Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
-    Architecture((2, 2), None, tokens=2, parametrization="AV", normalized=True),
-    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, skip=True, normalized=True),
-], ids=str)
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
+        Architecture((2, 2), None, tokens=2, parametrization="AV", normalized=True),
+        Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, skip=True, normalized=True),
+    ],
+    ids=str,
+)
 def test_softmax_jacobian_matches_central_differences(arch):
     F, rng = Float64(), generator(3)
     theta = rng.standard_normal(arch.parameter_count) * 0.5
     X = rng.standard_normal((2, arch.tokens, arch.widths[0]))
     J = jacobian(arch, F, theta, X)
     h = 1e-6
-    num = np.stack([(forward(arch, F, theta + h * e, X) - forward(arch, F, theta - h * e, X)).ravel() / (2 * h)
-                    for e in np.eye(arch.parameter_count)], axis=1)
+    num = np.stack(
+        [
+            (forward(arch, F, theta + h * e, X) - forward(arch, F, theta - h * e, X)).ravel() / (2 * h)
+            for e in np.eye(arch.parameter_count)
+        ],
+        axis=1,
+    )
     # central differences: off by h^2 f''' + eps |f| / h, about 1e-10 relative (see above): 1e-7 is a margin of 1,000
     assert np.abs(J - num).max() < 1e-7 * max(1.0, np.abs(J).max())

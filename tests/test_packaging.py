@@ -76,11 +76,20 @@ def test_installed_wheel_runs_macaulay2_from_outside_the_checkout(wheel, tmp_pat
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("AG_ATTENTION_M2SCRIPTS", "PYTHONPATH", "VIRTUAL_ENV")}
-    where = _run([str(py), "-c", "import ag_attention._m2.runner as r; print(r.__file__); print(r.package_file())"],
-                 cwd=elsewhere, env=env).stdout.split()
+    where = _run(
+        [str(py), "-c", "import ag_attention._m2.runner as r; print(r.__file__); print(r.package_file())"],
+        cwd=elsewhere,
+        env=env,
+    ).stdout.split()
     assert all(Path(p).is_relative_to(venv) for p in where), where  # the wheel's copy, not the checkout
-    r = subprocess.run([str(venv / "bin" / "ag-attention"), "m2", "doctor", "--json"], cwd=elsewhere, env=env,
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [str(venv / "bin" / "ag-attention"), "m2", "doctor", "--json"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     report = json.loads(r.stdout)
     local = next(b for b in report["backends"] if b["name"] == "local")
     assert local["available"] and local["package_ok"] and local["error"] is None, report
@@ -90,14 +99,20 @@ def test_installed_wheel_runs_macaulay2_from_outside_the_checkout(wheel, tmp_pat
 def test_the_runtime_does_not_import_sympy():
     """sympy is a test dependency (the ``test`` extra), not a runtime one: only an export imports it, inside
     the function, with a clear error where it is missing (``Implicitization.to_sympy``)."""
-    users = [str(p.relative_to(ROOT)) for p in (ROOT / "ag_attention").rglob("*.py")
-             if re.search(r"^(import sympy|from sympy)", p.read_text(), re.MULTILINE)]
+    users = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "ag_attention").rglob("*.py")
+        if re.search(r"^(import sympy|from sympy)", p.read_text(), re.MULTILINE)
+    ]
     assert users == []
-    lazy = [str(p.relative_to(ROOT)) for p in (ROOT / "ag_attention").rglob("*.py")
-            if re.search(r"^\s+(import sympy|from sympy)", p.read_text(), re.MULTILINE)]
+    lazy = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "ag_attention").rglob("*.py")
+        if re.search(r"^\s+(import sympy|from sympy)", p.read_text(), re.MULTILINE)
+    ]
     assert lazy == ["ag_attention/_m2/implicitize.py"]
     text = (ROOT / "pyproject.toml").read_text()
-    runtime = text[text.index("dependencies = ["):text.index("]", text.index("dependencies = ["))]
+    runtime = text[text.index("dependencies = [") : text.index("]", text.index("dependencies = ["))]
     assert "sympy" not in runtime
 
 
@@ -105,13 +120,18 @@ def test_the_package_never_imports_torch():
     """Network.from_torch is duck-typed: only the reader of .pt / .bin files imports torch (inside the function,
     torch.load(weights_only=True)), and importing the package (and reading weights) leaves torch unimported even
     where it is installed."""
-    users = [str(p.relative_to(ROOT)) for p in (ROOT / "ag_attention").rglob("*.py")
-             if re.search(r"^\s*(import torch|from torch)", p.read_text(), re.MULTILINE)]
+    users = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "ag_attention").rglob("*.py")
+        if re.search(r"^\s*(import torch|from torch)", p.read_text(), re.MULTILINE)
+    ]
     assert users == ["ag_attention/_point/files.py"]
     assert not re.search(r"^(import torch|from torch)", (ROOT / users[0]).read_text(), re.MULTILINE)  # deferred
-    code = ("import sys, ag_attention\n"
-            "ag_attention.Network.from_weights({'layers.0.heads.0.A': [[1.5]], 'layers.0.heads.0.V': [[2]]})\n"
-            "print('torch' in sys.modules)")
+    code = (
+        "import sys, ag_attention\n"
+        "ag_attention.Network.from_weights({'layers.0.heads.0.A': [[1.5]], 'layers.0.heads.0.V': [[2]]})\n"
+        "print('torch' in sys.modules)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
 
@@ -147,7 +167,6 @@ def _locked() -> dict[str, tuple[str, str]]:
 def _requirements() -> list:
     """The requirements of pyproject.toml: the dependencies and the extras that scripts/setup.sh installs."""
     import tomllib
-
     from packaging.requirements import Requirement
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -167,7 +186,8 @@ def test_the_lock_pins_every_requirement_of_pyproject_within_its_range():
         name = re.sub(r"[-_.]+", "-", req.name).lower()
         assert name in pins, f"{req} is not in requirements/lock.txt: run scripts/lock.sh"
         assert req.specifier.contains(pins[name][0], prereleases=True), (
-            f"requirements/lock.txt pins {name}=={pins[name][0]}, outside {req}: run scripts/lock.sh")
+            f"requirements/lock.txt pins {name}=={pins[name][0]}, outside {req}: run scripts/lock.sh"
+        )
 
 
 def test_every_pin_carries_hashes_and_the_environment_is_the_locked_one():
@@ -204,8 +224,7 @@ def _citation():
     try:
         import yaml
     except ImportError:  # a user's environment without PyYAML: the top-level keys and their scalar values
-        return {m.group(1): m.group(2).strip().strip('"') or None
-                for m in re.finditer(r"^([a-z-]+):(.*)$", text, re.M)}
+        return {m.group(1): m.group(2).strip().strip('"') or None for m in re.finditer(r"^([a-z-]+):(.*)$", text, re.M)}
     return yaml.safe_load(text)
 
 
@@ -223,14 +242,18 @@ def test_the_citation_file_is_valid_cff_with_the_package_version_license_and_the
         (paper,) = [r for r in cff["references"] if "Lightning Self-Attention" in r["title"]]
         assert paper["title"] == "Geometry of Lightning Self-Attention: Identifiability and Dimension"
         assert [(a["given-names"], a["family-names"]) for a in paper["authors"]] == [
-            ("Nathan W.", "Henry"), ("Giovanni Luca", "Marchetti"), ("Kathlén", "Kohn")]
+            ("Nathan W.", "Henry"),
+            ("Giovanni Luca", "Marchetti"),
+            ("Kathlén", "Kohn"),
+        ]
         assert paper["year"] == 2025 and "ICLR" in paper["conference"]["name"]
-        assert "2408.17221" in paper["url"] and any(i["value"] == "10.48550/arXiv.2408.17221"
-                                                   for i in paper["identifiers"])
+        assert "2408.17221" in paper["url"] and any(
+            i["value"] == "10.48550/arXiv.2408.17221" for i in paper["identifiers"]
+        )
 
 
 def test_the_license_file_is_the_one_pyproject_names():
     text = (ROOT / "LICENSE").read_text()
     assert re.search(r'^license = "MIT"$', (ROOT / "pyproject.toml").read_text(), re.M)
     assert text.startswith("MIT License\n") and "Copyright (c) 2024-2026 the ag-attention authors" in text
-    assert "THE SOFTWARE IS PROVIDED \"AS IS\"" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS"' in text

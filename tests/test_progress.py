@@ -7,7 +7,6 @@ import time
 import pytest
 
 from ag_attention import _progress as progress
-
 from tests.helpers import Terminal
 
 

@@ -15,7 +15,6 @@ from ag_attention._exact.onelayer import certify, quadrics
 from ag_attention._network import forward, unflatten
 from ag_attention._numeric import numerical_dimension
 
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -27,10 +26,27 @@ def test_every_public_name_exists_and_is_documented():
 
 
 def test_the_verbs_and_types_a_user_needs_are_top_level():
-    for name in ("Architecture", "Parametrization", "dimension", "numerical_dimension", "fibers", "implicitize",
-                 "certify", "degree", "DimensionResult", "NumericalResult", "FiberResult", "Implicitization",
-                 "DegreeResult", "PointVerdict", "AgAttentionError", "InvalidArgumentError", "provenance",
-                 "upper_bounds", "UpperBound"):
+    for name in (
+        "Architecture",
+        "Parametrization",
+        "dimension",
+        "numerical_dimension",
+        "fibers",
+        "implicitize",
+        "certify",
+        "degree",
+        "DimensionResult",
+        "NumericalResult",
+        "FiberResult",
+        "Implicitization",
+        "DegreeResult",
+        "PointVerdict",
+        "AgAttentionError",
+        "InvalidArgumentError",
+        "provenance",
+        "upper_bounds",
+        "UpperBound",
+    ):
         assert name in ag_attention.__all__, name
 
 
@@ -45,10 +61,15 @@ def test_the_readme_is_a_door():
     assert len(readme.splitlines()) <= 250, "the README is a door: the manual lives in docs/manual/"
     commands = re.search(r"## The two commands\n.*?```sh\n(.*?)```", readme, re.S)
     assert commands is not None
-    assert [line.split("#")[0].strip() for line in commands.group(1).splitlines() if line.split("#")[0].strip()] == \
-        ["make reproduce", "make test"]
-    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
-          if line.strip() and not line.lstrip().startswith("#")]
+    assert [line.split("#")[0].strip() for line in commands.group(1).splitlines() if line.split("#")[0].strip()] == [
+        "make reproduce",
+        "make test",
+    ]
+    ci = [
+        line.strip()
+        for line in (ROOT / ".ci" / "run").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert ci[-1] == "make test"
 
 

@@ -21,9 +21,7 @@ from ag_attention._resources import (
     parse_size,
     require_memory,
 )
-
 from tests.helpers import ROOT
-
 
 _MEASURE = textwrap.dedent(
     """
@@ -82,8 +80,12 @@ def test_memory_estimates_bound_what_numpy_allocates():
     here: 1.03 to 1.64 times.
     """
     out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, json.dumps(SHAPES)], capture_output=True, text=True, timeout=600,
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [sys.executable, "-c", _MEASURE, json.dumps(SHAPES)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert out.returncode == 0, out.stderr
     for (kind, spec), m in zip(SHAPES, json.loads(out.stdout), strict=True):
@@ -105,9 +107,14 @@ def _fake_cgroups(tmp_path, lines, files):
 
 def test_cgroup_v2_limit_is_read_with_its_usage(tmp_path):
     proc, root = _fake_cgroups(
-        tmp_path, ["0::/ci/job"],
-        {"cgroup.controllers": "memory", "ci/job/memory.max": str(4 * 2**30), "ci/job/memory.current": str(2**30),
-         "ci/memory.max": "max"},
+        tmp_path,
+        ["0::/ci/job"],
+        {
+            "cgroup.controllers": "memory",
+            "ci/job/memory.max": str(4 * 2**30),
+            "ci/job/memory.current": str(2**30),
+            "ci/memory.max": "max",
+        },
     )
     room, source = cgroup_room(proc, root)
     assert room == 3 * 2**30 and "memory.max" in source
@@ -115,11 +122,14 @@ def test_cgroup_v2_limit_is_read_with_its_usage(tmp_path):
 
 def test_cgroup_v1_tightest_ancestor_wins(tmp_path):
     proc, root = _fake_cgroups(
-        tmp_path, ["4:memory:/docker/abc", "1:cpu:/"],
-        {"memory/docker/abc/memory.limit_in_bytes": str(9223372036854771712),  # "unlimited"
-         "memory/docker/abc/memory.usage_in_bytes": str(2**30),
-         "memory/docker/memory.limit_in_bytes": str(2 * 2**30),
-         "memory/docker/memory.usage_in_bytes": str(2**29)},
+        tmp_path,
+        ["4:memory:/docker/abc", "1:cpu:/"],
+        {
+            "memory/docker/abc/memory.limit_in_bytes": str(9223372036854771712),  # "unlimited"
+            "memory/docker/abc/memory.usage_in_bytes": str(2**30),
+            "memory/docker/memory.limit_in_bytes": str(2 * 2**30),
+            "memory/docker/memory.usage_in_bytes": str(2**29),
+        },
     )
     room, source = cgroup_room(proc, root)
     assert room == 2 * 2**30 - 2**29 and "docker/memory.limit_in_bytes" in source

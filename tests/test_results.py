@@ -12,8 +12,13 @@ class _R(ResultMixin):
     n: int
 
     def to_dict(self):
-        return {"n": self.n, "architecture": {"widths": [2, 1], "skip": False}, "certified": True, "s": 0.5,
-                "note": "a|b\nc"}
+        return {
+            "n": self.n,
+            "architecture": {"widths": [2, 1], "skip": False},
+            "certified": True,
+            "s": 0.5,
+            "note": "a|b\nc",
+        }
 
     def __str__(self):
         return f"R n={self.n}"

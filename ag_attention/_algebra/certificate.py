@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import random
 import time
-from math import comb
 from dataclasses import dataclass
+from math import comb
 from typing import Any
 
 from .._architecture import Architecture
@@ -56,8 +56,16 @@ from .._resources import MemoryEstimate, require_memory
 from .degree import DegreeFormula, degree_formula
 from .msolve import MAX_PRIME, SolutionCount, count_solutions
 
-__all__ = ["CountingSystem", "build_system", "system_memory", "certify_degree", "DegreeCertificate", "m2_script",
-           "NORMALIZATIONS", "DEFAULT_PRIME"]
+__all__ = [
+    "CountingSystem",
+    "build_system",
+    "system_memory",
+    "certify_degree",
+    "DegreeCertificate",
+    "m2_script",
+    "NORMALIZATIONS",
+    "DEFAULT_PRIME",
+]
 
 NORMALIZATIONS = ("chart", "affine")
 DEFAULT_PRIME = 2147483647  # 2^31 - 1, the project's default prime (msolve: p < 2^31)
@@ -129,8 +137,9 @@ def _chart_names(d: int, d_out: int, a: int, tokens: int, normalization: str) ->
 Matrix = list[list[ModularPolynomial]]
 
 
-def _chart_weights(ctx: Any, names: tuple[str, ...], d: int, d_out: int, a: int, tokens: int,
-                   prime: int) -> tuple[Matrix, Matrix]:
+def _chart_weights(
+    ctx: Any, names: tuple[str, ...], d: int, d_out: int, a: int, tokens: int, prime: int
+) -> tuple[Matrix, Matrix]:
     """``A`` and ``V`` as polynomials in the chart's unknowns (a name fixed by the normalization is 1)."""
     g = dict(zip(names, ctx.gens()))
     one, zero = ctx.constant(1), ctx.constant(0)
@@ -139,8 +148,10 @@ def _chart_weights(ctx: Any, names: tuple[str, ...], d: int, d_out: int, a: int,
         return g[name] if name in g else one
 
     def identity_and(r: int) -> Matrix:  # [I | K], r x d
-        return [[(one if c == l else zero) if l <= r else var(f"k{c}_{l}") for l in range(1, d + 1)]
-                for c in range(1, r + 1)]
+        return [
+            [(one if c == l else zero) if l <= r else var(f"k{c}_{l}") for l in range(1, d + 1)]
+            for c in range(1, r + 1)
+        ]
 
     if tokens >= 2:
         r = min(a, d)
@@ -187,15 +198,28 @@ def system_memory(d: int, d_out: int, a: int, tokens: int, coords: str, normaliz
     # twice the packed size: FLINT's growth while composing (measured: within that of the peak resident size for
     # (6,3,3), (8,2,8), (10,4,5) with t = 2; above it for t = 1)
     per_term = 2 * (8 + 8 * -(-names // 8)) + 40
-    return MemoryEstimate(400 * coordinates + equations * terms * per_term, {
-        f"{equations:,} equations of up to {terms:,} terms in {names:,} unknowns": equations * terms * per_term,
-        f"the {coordinates:,} coordinate polynomials": 400 * coordinates,
-    })
+    return MemoryEstimate(
+        400 * coordinates + equations * terms * per_term,
+        {
+            f"{equations:,} equations of up to {terms:,} terms in {names:,} unknowns": equations * terms * per_term,
+            f"the {coordinates:,} coordinate polynomials": 400 * coordinates,
+        },
+    )
 
 
-def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, prime: int = DEFAULT_PRIME,
-                 seed: int = 0, normalization: str = "chart", coords: str | None = None,
-                 deadline: float | None = None, timeout: float | None = None) -> CountingSystem:
+def build_system(
+    d: int,
+    d_out: int,
+    a: int | None = None,
+    tokens: int = 2,
+    *,
+    prime: int = DEFAULT_PRIME,
+    seed: int = 0,
+    normalization: str = "chart",
+    coords: str | None = None,
+    deadline: float | None = None,
+    timeout: float | None = None,
+) -> CountingSystem:
     """The counting system for one layer ``(d, d', a, t)``; ``coords`` defaults to reduced (``t >= 2``) / full (``t = 1``).
 
     Its memory (:func:`system_memory`) is checked before anything is built;
@@ -211,9 +235,11 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
         coords = "reduced" if tokens >= 2 else "full"
     if coords == "reduced" and tokens < 2:
         raise InvalidArgumentError("coords='reduced' needs tokens >= 2")
-    require_memory(system_memory(d, d_out, a, tokens, coords, normalization),
-                   f"the counting system of ({d},{d_out},{a}, t={tokens})",
-                   "count a smaller size (--method formula gives the degree of any size)")
+    require_memory(
+        system_memory(d, d_out, a, tokens, coords, normalization),
+        f"the counting system of ({d},{d_out},{a}, t={tokens})",
+        "count a smaller size (--method formula gives the degree of any size)",
+    )
     label = f"building the counting system of ({d},{d_out},{a}, t={tokens})"
 
     def in_time() -> None:
@@ -256,8 +282,18 @@ def build_system(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, p
     if any(t == "0" for t in texts):
         raise InvalidArgumentError("a random linear form vanished identically: take another seed")
     return CountingSystem(
-        d=d, d_out=d_out, rank=a, tokens=tokens, coords=coords, normalization=normalization, prime=prime,
-        seed=seed, variables=names_t, polynomials=texts, dimension=n, ambient=len(P.polynomials),
+        d=d,
+        d_out=d_out,
+        rank=a,
+        tokens=tokens,
+        coords=coords,
+        normalization=normalization,
+        prime=prime,
+        seed=seed,
+        variables=names_t,
+        polynomials=texts,
+        dimension=n,
+        ambient=len(P.polynomials),
         max_degree=max(f.total_degree() for f in equations),
     )
 
@@ -282,37 +318,80 @@ class DegreeCertificate:
     def to_dict(self) -> dict[str, Any]:
         s = self.system
         return {
-            "d": s.d, "d_out": s.d_out, "rank": s.rank, "tokens": s.tokens, "coords": s.coords,
-            "normalization": s.normalization, "prime": s.prime, "seed": s.seed, "shape": s.shape,
-            "count": self.count, "distinct": self.solutions.distinct, "method": self.solutions.method,
-            "formula_degree": self.formula.degree, "fiber": self.formula.fiber, "formula_count": self.formula.count,
-            "agrees": self.agrees, "msolve_seconds": round(self.solutions.seconds, 3),
-            "build_seconds": round(self.build_seconds, 3), "msolve": self.solutions.msolve,
+            "d": s.d,
+            "d_out": s.d_out,
+            "rank": s.rank,
+            "tokens": s.tokens,
+            "coords": s.coords,
+            "normalization": s.normalization,
+            "prime": s.prime,
+            "seed": s.seed,
+            "shape": s.shape,
+            "count": self.count,
+            "distinct": self.solutions.distinct,
+            "method": self.solutions.method,
+            "formula_degree": self.formula.degree,
+            "fiber": self.formula.fiber,
+            "formula_count": self.formula.count,
+            "agrees": self.agrees,
+            "msolve_seconds": round(self.solutions.seconds, 3),
+            "build_seconds": round(self.build_seconds, 3),
+            "msolve": self.solutions.msolve,
         }
 
     def __str__(self) -> str:
         s = self.system
-        return (f"(d, d', a, t) = ({s.d}, {s.d_out}, {s.rank}, {s.tokens}): {self.count} solutions "
-                f"(formula {self.formula.degree} x {self.formula.fiber} = {self.formula.count}, "
-                f"{'agrees' if self.agrees else 'DIFFERS'}), p = {s.prime}, seed = {s.seed}, "
-                f"{self.solutions.seconds:.2f} s msolve")
+        return (
+            f"(d, d', a, t) = ({s.d}, {s.d_out}, {s.rank}, {s.tokens}): {self.count} solutions "
+            f"(formula {self.formula.degree} x {self.formula.fiber} = {self.formula.count}, "
+            f"{'agrees' if self.agrees else 'DIFFERS'}), p = {s.prime}, seed = {s.seed}, "
+            f"{self.solutions.seconds:.2f} s msolve"
+        )
 
 
-def certify_degree(d: int, d_out: int, a: int | None = None, tokens: int = 2, *, prime: int = DEFAULT_PRIME,
-                   seed: int = 0, normalization: str = "chart", method: str = "leading-ideal",
-                   linear_algebra: int = 44, timeout: float = 120.0, coords: str | None = None) -> DegreeCertificate:
+def certify_degree(
+    d: int,
+    d_out: int,
+    a: int | None = None,
+    tokens: int = 2,
+    *,
+    prime: int = DEFAULT_PRIME,
+    seed: int = 0,
+    normalization: str = "chart",
+    method: str = "leading-ideal",
+    linear_algebra: int = 44,
+    timeout: float = 120.0,
+    coords: str | None = None,
+) -> DegreeCertificate:
     """Build the counting system and count its solutions with msolve (raises MSolveTimeoutError on timeout)."""
     t0 = time.perf_counter()
     deadline = time.monotonic() + timeout
-    system = build_system(d, d_out, a, tokens, prime=prime, seed=seed, normalization=normalization, coords=coords,
-                          deadline=deadline, timeout=timeout)
+    system = build_system(
+        d,
+        d_out,
+        a,
+        tokens,
+        prime=prime,
+        seed=seed,
+        normalization=normalization,
+        coords=coords,
+        deadline=deadline,
+        timeout=timeout,
+    )
     built = time.perf_counter() - t0
     left = deadline - time.monotonic()
     label = f"degree ({system.d},{system.d_out},{system.rank},t={system.tokens})"
     if left <= 0:
         raise MSolveTimeoutError(label, timeout)
-    sol = count_solutions(system.variables, system.polynomials, system.prime, method=method, timeout=left,
-                          linear_algebra=linear_algebra, label=label)
+    sol = count_solutions(
+        system.variables,
+        system.polynomials,
+        system.prime,
+        method=method,
+        timeout=left,
+        linear_algebra=linear_algebra,
+        label=label,
+    )
     return DegreeCertificate(degree_formula(d, d_out, a, tokens), system, sol, built)
 
 
@@ -329,8 +408,10 @@ def m2_script(system: CountingSystem, strategy: str = "default") -> str:
 
     pat = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
     polys = [pat.sub(lambda m: ren[m.group(0)], f) for f in system.polynomials]
-    lines = [f"R = ZZ/{system.prime}[x_0..x_{n - 1}, MonomialOrder => GRevLex];",
-             "I = ideal(" + ",\n  ".join(polys) + ");"]
+    lines = [
+        f"R = ZZ/{system.prime}[x_0..x_{n - 1}, MonomialOrder => GRevLex];",
+        "I = ideal(" + ",\n  ".join(polys) + ");",
+    ]
     if strategy == "F4":
         lines += ['G = groebnerBasis(I, Strategy => "F4");', "print degree ideal leadTerm G;"]
     elif strategy == "default":

@@ -32,8 +32,8 @@ from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._m2.cache import ResultCache, cache_disabled_by_env
 from .._m2.runner import check_timeout
 from .._m2.schema import Where
-from .._results import ResultMixin
 from .._models.coordinates import check_one_layer
+from .._results import ResultMixin
 from .certificate import build_system
 from .degree import DegreeFormula, degree_formula
 from .msolve import count_solutions, msolve_backend, msolve_version
@@ -56,8 +56,13 @@ class CountRun:
     cached: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {"prime": self.prime, "seed": self.seed, "count": self.count, "seconds": round(self.seconds, 3),
-                "cached": self.cached}
+        return {
+            "prime": self.prime,
+            "seed": self.seed,
+            "count": self.count,
+            "seconds": round(self.seconds, 3),
+            "cached": self.cached,
+        }
 
 
 @dataclass(frozen=True)
@@ -117,8 +122,10 @@ class DegreeResult(ResultMixin):
         }
 
     def __repr__(self) -> str:
-        return (f"DegreeResult({self.architecture.describe()}: degree {self.degree}, dim {self.dimension}, "
-                f"method {self.method})")
+        return (
+            f"DegreeResult({self.architecture.describe()}: degree {self.degree}, dim {self.dimension}, "
+            f"method {self.method})"
+        )
 
     def __str__(self) -> str:
         lines = [
@@ -130,32 +137,55 @@ class DegreeResult(ResultMixin):
             f"  certificate      {self.certificate}",
         ]
         for c in self.counts:
-            lines.append(f"  count            {c.count} solutions over GF({c.prime}), section seed {c.seed}, "
-                         f"{c.seconds:.2f} s{' (cached)' if c.cached else ''}")
+            lines.append(
+                f"  count            {c.count} solutions over GF({c.prime}), section seed {c.seed}, "
+                f"{c.seconds:.2f} s{' (cached)' if c.cached else ''}"
+            )
         if self.m2 is not None:
-            lines.append(f"  Macaulay2        degree {self.m2['degree']} of the kernel ({self.m2['backend']}, "
-                         f"{self.m2['seconds']:.2f} s)")
+            lines.append(
+                f"  Macaulay2        degree {self.m2['degree']} of the kernel ({self.m2['backend']}, "
+                f"{self.m2['seconds']:.2f} s)"
+            )
         lines.append(f"  {self.seconds:.2f} s")
         return "\n".join(lines)
 
 
-def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache: bool, backend: Any,
-           deadline: float) -> CountRun:
+def _count(
+    formula: DegreeFormula, prime: int, seed: int, timeout: float, cache: bool, backend: Any, deadline: float
+) -> CountRun:
     """One count; building the system and msolve's run together end by ``deadline`` (or MSolveTimeoutError
     naming the whole ``timeout``)."""
-    system = build_system(formula.d, formula.d_out, formula.rank, formula.tokens, prime=prime, seed=seed,
-                          deadline=deadline, timeout=timeout)
+    system = build_system(
+        formula.d,
+        formula.d_out,
+        formula.rank,
+        formula.tokens,
+        prime=prime,
+        seed=seed,
+        deadline=deadline,
+        timeout=timeout,
+    )
     store = None if (not cache or cache_disabled_by_env()) else ResultCache()
     label = f"degree count ({formula.d},{formula.d_out},{formula.rank}, t={formula.tokens}) mod {prime}"
     left = deadline - time.monotonic()
     if left <= 0:
         raise MSolveTimeoutError(label, timeout)
-    key = ResultCache.key("msolve-count", "\n".join(system.variables), "\n".join(system.polynomials), str(prime),
-                          msolve_version(backend=backend, timeout=left))
+    key = ResultCache.key(
+        "msolve-count",
+        "\n".join(system.variables),
+        "\n".join(system.polynomials),
+        str(prime),
+        msolve_version(backend=backend, timeout=left),
+    )
     if store is not None:
         # in form and in sense: a forged count of 0 (or any non-positive number) is recomputed, never a degree
-        hit = store.get(key, schema={"count": Where(int, lambda n: n >= 1, "a positive number of solutions"),
-                                     "seconds": Where(float, lambda s: s >= 0, "seconds >= 0")})
+        hit = store.get(
+            key,
+            schema={
+                "count": Where(int, lambda n: n >= 1, "a positive number of solutions"),
+                "seconds": Where(float, lambda s: s >= 0, "seconds >= 0"),
+            },
+        )
         if hit is not None:
             return CountRun(prime, seed, hit["count"], float(hit["seconds"]), True)
     left = deadline - time.monotonic()
@@ -166,8 +196,9 @@ def _count(formula: DegreeFormula, prime: int, seed: int, timeout: float, cache:
     except MSolveTimeoutError:
         raise MSolveTimeoutError(label, timeout) from None
     if sol.count is None:
-        raise ComputationError(f"{label}: the system is not zero-dimensional (an unlucky section)", prime=prime,
-                               seed=seed)
+        raise ComputationError(
+            f"{label}: the system is not zero-dimensional (an unlucky section)", prime=prime, seed=seed
+        )
     if store is not None:
         store.put(key, {"count": sol.count, "seconds": sol.seconds})
     return CountRun(prime, seed, sol.count, sol.seconds, False)
@@ -178,8 +209,15 @@ def _m2_degree(arch: Architecture, backend: str, timeout: float, cache: bool) ->
 
     coords = "reduced" if arch.tokens >= 2 else "full"
     r = implicitize(arch, coords=coords, field="ZZ/32003", backend=backend, timeout=timeout, cache=cache)
-    return {"degree": r.degree, "dimension": r.dimension, "backend": r.backend, "seconds": r.seconds,
-            "cached": r.cached, "m2_version": r.m2_version, "field": r.field}
+    return {
+        "degree": r.degree,
+        "dimension": r.dimension,
+        "backend": r.backend,
+        "seconds": r.seconds,
+        "cached": r.cached,
+        "m2_version": r.m2_version,
+        "field": r.field,
+    }
 
 
 def _check_arguments(arch: object, method: object, timeout: float, cache: object, count_limit: object) -> float:
@@ -196,8 +234,9 @@ def _check_arguments(arch: object, method: object, timeout: float, cache: object
     return timeout
 
 
-def _counts(arch: Architecture, formula: DegreeFormula, timeout: float, cache: bool,
-            backend: str) -> tuple[tuple[CountRun, ...], str]:
+def _counts(
+    arch: Architecture, formula: DegreeFormula, timeout: float, cache: bool, backend: str
+) -> tuple[tuple[CountRun, ...], str]:
     """The GF(p) counts for every (prime, seed) of COUNT_RUNS, which must agree, and msolve's version."""
     deadline = time.monotonic() + timeout  # the whole job: the version query, building both systems, both counts
     runner = msolve_backend("auto" if backend == "auto" else backend)
@@ -212,8 +251,14 @@ def _counts(arch: Architecture, formula: DegreeFormula, timeout: float, cache: b
     return counts, version
 
 
-def _value_and_certificate(arch: Architecture, method: str, formula: DegreeFormula, counts: tuple[CountRun, ...],
-                           m2: dict[str, Any] | None, count_limit: int) -> tuple[int, str]:
+def _value_and_certificate(
+    arch: Architecture,
+    method: str,
+    formula: DegreeFormula,
+    counts: tuple[CountRun, ...],
+    m2: dict[str, Any] | None,
+    count_limit: int,
+) -> tuple[int, str]:
     """The degree the method gives and what proves it."""
     fiber = formula.fiber
     if m2 is not None:  # method == "m2"
@@ -223,7 +268,9 @@ def _value_and_certificate(arch: Architecture, method: str, formula: DegreeFormu
         )
     if method == "count":
         if counts[0].count % fiber:
-            raise ComputationError(f"{arch.describe()}: the count {counts[0].count} is not a multiple of the fiber {fiber}")
+            raise ComputationError(
+                f"{arch.describe()}: the count {counts[0].count} is not a multiple of the fiber {fiber}"
+            )
         return counts[0].count // fiber, (
             f"GF(p) count: {counts[0].count} solutions of a general linear section pulled back to the weights "
             f"= degree x {fiber} (the generic fiber up to rescaling, Thm. 3.2), the same for two primes and two "
@@ -231,7 +278,9 @@ def _value_and_certificate(arch: Architecture, method: str, formula: DegreeFormu
             "or section changes the count with probability about degree / p"
         )
     value = formula.degree
-    how = "formula (docs/math/degree.md), proven under its hypotheses: " + "; ".join(h.statement for h in formula.hypotheses)
+    how = "formula (docs/math/degree.md), proven under its hypotheses: " + "; ".join(
+        h.statement for h in formula.hypotheses
+    )
     if counts:
         how += f"; confirmed on this size by GF(p) counts ({counts[0].count} = {value} x {fiber}, two primes)"
     elif method == "auto":
@@ -264,14 +313,25 @@ def degree(
     value, how = _value_and_certificate(arch, method, formula, counts, m2, count_limit)
     fiber = formula.fiber
     notes = []
-    for other, v in (("count", counts[0].count // fiber if counts else None), ("m2", m2["degree"] if m2 else None),
-                     ("formula", formula.degree)):
+    for other, v in (
+        ("count", counts[0].count // fiber if counts else None),
+        ("m2", m2["degree"] if m2 else None),
+        ("formula", formula.degree),
+    ):
         if v is not None and v != value:
             notes.append(f"{other} gives {v}, not {value}")
     if notes:
         raise ComputationError(f"{arch.describe()}: the methods disagree: " + "; ".join(notes))
     return DegreeResult(
-        architecture=arch, degree=int(value), dimension=formula.dimension, fiber_size=fiber,
-        method="formula" if method == "auto" else method, certificate=how, formula=formula, counts=counts,
-        m2=m2, seconds=time.perf_counter() - t0, msolve=version,
+        architecture=arch,
+        degree=int(value),
+        dimension=formula.dimension,
+        fiber_size=fiber,
+        method="formula" if method == "auto" else method,
+        certificate=how,
+        formula=formula,
+        counts=counts,
+        m2=m2,
+        seconds=time.perf_counter() - t0,
+        msolve=version,
     )

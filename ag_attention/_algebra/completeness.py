@@ -43,8 +43,15 @@ from .degree import degree_formula
 from .interpolation import LowDegreeEquations
 from .msolve import count_solutions, format_input, minimalize, parse_leading_ideal, run_msolve
 
-__all__ = ["certify_completeness", "LengthCertificate", "artinian_length", "LENGTH_PRIME", "LeadingIdealCertificate", "leading_ideal_test",
-           "projection_system"]
+__all__ = [
+    "certify_completeness",
+    "LengthCertificate",
+    "artinian_length",
+    "LENGTH_PRIME",
+    "LeadingIdealCertificate",
+    "leading_ideal_test",
+    "projection_system",
+]
 
 #: seconds the length test may take (at most ``timeout``). When it certifies it is fast ((4,1,1): 4.4 s);
 #: far from complete the artinian reduction is large ((3,2,3) to degree 4: 721 s for length 2592 > 1287)
@@ -53,8 +60,10 @@ LENGTH_TEST_SECONDS = 30.0
 LEADING_TEST_SECONDS = 600.0
 #: the prime of the length test (any prime is sound: a bad one only fails the test)
 LENGTH_PRIME = 65521
-CRITERION = ("length of R/(J + L) over GF(p), L = dim M integer linear forms, equals deg M: "
-             "then J = I(M) over QQ and R/I(M) is Cohen-Macaulay (docs/math/degree.md, section 7)")
+CRITERION = (
+    "length of R/(J + L) over GF(p), L = dim M integer linear forms, equals deg M: "
+    "then J = I(M) over QQ and R/I(M) is Cohen-Macaulay (docs/math/degree.md, section 7)"
+)
 
 
 @dataclass(frozen=True)
@@ -76,18 +85,28 @@ class LengthCertificate:
 
     def summary(self) -> str:
         if self.certified:
-            return (f"certified complete: length of R/(J + L) = {self.length} = deg M "
-                    f"(and R/I is Cohen-Macaulay)")
+            return f"certified complete: length of R/(J + L) = {self.length} = deg M (and R/I is Cohen-Macaulay)"
         if self.length is None:
             return "not certified: R/(J + L) is not artinian (J has a component of dimension > dim M)"
-        return (f"not certified: length of R/(J + L) = {self.length} > deg M = {self.degree} "
-                "(generators of higher degree are missing, or the closure is not Cohen-Macaulay)")
+        return (
+            f"not certified: length of R/(J + L) = {self.length} > deg M = {self.degree} "
+            "(generators of higher degree are missing, or the closure is not Cohen-Macaulay)"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"certified": self.certified, "criterion": CRITERION, "length": self.length, "degree": self.degree,
-                "degree_source": self.degree_source, "dimension": self.dimension, "prime": self.prime,
-                "seed": self.seed, "msolve": self.msolve, "seconds": round(self.seconds, 3),
-                "summary": self.summary()}
+        return {
+            "certified": self.certified,
+            "criterion": CRITERION,
+            "length": self.length,
+            "degree": self.degree,
+            "degree_source": self.degree_source,
+            "dimension": self.dimension,
+            "prime": self.prime,
+            "seed": self.seed,
+            "msolve": self.msolve,
+            "seconds": round(self.seconds, 3),
+            "summary": self.summary(),
+        }
 
 
 def _term(mono: tuple[int, ...], names: tuple[str, ...]) -> str:
@@ -112,8 +131,9 @@ def _modular_generators(eqs: LowDegreeEquations, prime: int) -> list[str]:
     return polys
 
 
-def artinian_length(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, seed: int = 0,
-                    timeout: float = 600.0, backend: Any = "auto") -> LengthCertificate:
+def artinian_length(
+    eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, seed: int = 0, timeout: float = 600.0, backend: Any = "auto"
+) -> LengthCertificate:
     """The length of ``R/(J + L)`` for the ideal ``J`` of ``eqs`` and ``dim M`` random linear forms ``L``.
 
     The degree and dimension of ``M`` come from the formula (its hypotheses
@@ -134,8 +154,16 @@ def artinian_length(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, seed:
         polys.append("+".join(f"{rng.randrange(1, prime)}*{x}" for x in names))
     t0 = time.perf_counter()
     sol = count_solutions(names, polys, prime, linear_algebra=2, timeout=timeout, label="length test", backend=backend)
-    return LengthCertificate(sol.count, formula.degree, n, prime, seed, time.perf_counter() - t0, sol.msolve,
-                             "formula (docs/math/degree.md, Theorem t >= 2)")
+    return LengthCertificate(
+        sol.count,
+        formula.degree,
+        n,
+        prime,
+        seed,
+        time.perf_counter() - t0,
+        sol.msolve,
+        "formula (docs/math/degree.md, Theorem t >= 2)",
+    )
 
 
 # ----------------------------------------------------------------- leading ideals
@@ -145,7 +173,7 @@ def _det(m: list[list[Any]]) -> Any:
         return m[0][0]
     total = None
     for c in range(len(m)):
-        minor = [row[:c] + row[c + 1:] for row in m[1:]]
+        minor = [row[:c] + row[c + 1 :] for row in m[1:]]
         term = m[0][c] * _det(minor)
         total = term if total is None else (total - term if c % 2 else total + term)
     return total
@@ -156,8 +184,11 @@ def _two_minors(matrix: list[list[Any]]) -> list[Any]:
     import itertools
 
     rows, cols = range(len(matrix)), range(len(matrix[0]))
-    return [matrix[r1][c1] * matrix[r2][c2] - matrix[r1][c2] * matrix[r2][c1]
-            for r1, r2 in itertools.combinations(rows, 2) for c1, c2 in itertools.combinations(cols, 2)]
+    return [
+        matrix[r1][c1] * matrix[r2][c2] - matrix[r1][c2] * matrix[r2][c1]
+        for r1, r2 in itertools.combinations(rows, 2)
+        for c1, c2 in itertools.combinations(cols, 2)
+    ]
 
 
 def projection_system(d: int, e: int, a: int, prime: int) -> tuple[list[str], list[str], int]:
@@ -228,25 +259,43 @@ class LeadingIdealCertificate:
 
     def summary(self) -> str:
         if self.equal:
-            return (f"certified complete: in(J) = in(I) mod {self.prime} ({self.generators_i} monomials, "
-                    f"degrees {self.degrees_i}), so J = I(M) over QQ")
-        return (f"not certified: in(J) has {self.generators_j} minimal monomials, the elimination ideal's in(I) "
-                f"{self.generators_i} (degrees {self.degrees_i}): generators of higher degree are missing")
+            return (
+                f"certified complete: in(J) = in(I) mod {self.prime} ({self.generators_i} monomials, "
+                f"degrees {self.degrees_i}), so J = I(M) over QQ"
+            )
+        return (
+            f"not certified: in(J) has {self.generators_j} minimal monomials, the elimination ideal's in(I) "
+            f"{self.generators_i} (degrees {self.degrees_i}): generators of higher degree are missing"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"certified": self.certified, "criterion": LEADING_CRITERION, "prime": self.prime,
-                "leading_monomials_J": self.generators_j, "leading_monomials_I": self.generators_i,
-                "leading_degrees_I": {str(k): v for k, v in self.degrees_i.items()},
-                "seconds": {"J": round(self.seconds_j, 3), "elimination": round(self.seconds_i, 3)},
-                "msolve": self.msolve, "summary": self.summary()}
+        return {
+            "certified": self.certified,
+            "criterion": LEADING_CRITERION,
+            "prime": self.prime,
+            "leading_monomials_J": self.generators_j,
+            "leading_monomials_I": self.generators_i,
+            "leading_degrees_I": {str(k): v for k, v in self.degrees_i.items()},
+            "seconds": {"J": round(self.seconds_j, 3), "elimination": round(self.seconds_i, 3)},
+            "msolve": self.msolve,
+            "summary": self.summary(),
+        }
 
 
-LEADING_CRITERION = ("leading ideal (DRL) of J mod p equals that of I(M) mod p, the elimination ideal of the Segre "
-                     "variety's prime ideal under the projection: then J = I(M) over QQ (docs/math/degree.md, section 7b)")
+LEADING_CRITERION = (
+    "leading ideal (DRL) of J mod p equals that of I(M) mod p, the elimination ideal of the Segre "
+    "variety's prime ideal under the projection: then J = I(M) over QQ (docs/math/degree.md, section 7b)"
+)
 
 
-def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, timeout: float = 600.0,
-                       backend: Any = "auto", deadline: float | None = None) -> LeadingIdealCertificate:
+def leading_ideal_test(
+    eqs: LowDegreeEquations,
+    *,
+    prime: int = LENGTH_PRIME,
+    timeout: float = 600.0,
+    backend: Any = "auto",
+    deadline: float | None = None,
+) -> LeadingIdealCertificate:
     """Compare the leading ideals of ``J`` (the interpolated generators) and of ``I(M)``, both mod ``prime``.
 
     Two msolve runs (exact linear algebra): a DRL basis of ``J_p`` and an
@@ -269,8 +318,13 @@ def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, ti
         lead_i, seconds_i = known[1], known[2]
     else:
         try:
-            out_i = run_msolve(format_input(variables, prime, system), flags=("-e", str(n_u), "-g", "1", "-l", "2"),
-                               timeout=timeout, label="leading ideal of the elimination ideal", backend=runner)
+            out_i = run_msolve(
+                format_input(variables, prime, system),
+                flags=("-e", str(n_u), "-g", "1", "-l", "2"),
+                timeout=timeout,
+                label="leading ideal of the elimination ideal",
+                backend=runner,
+            )
         except MSolveError as exc:
             _ELIMINATIONS[key] = ("failed", exc, timeout)
             raise
@@ -282,15 +336,28 @@ def leading_ideal_test(eqs: LowDegreeEquations, *, prime: int = LENGTH_PRIME, ti
         left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
         if left <= 0:
             raise MSolveTimeoutError("leading ideal of J (the completeness timeout was used up)", timeout)
-        out_j = run_msolve(format_input(names, prime, polys), flags=("-g", "1", "-l", "2"), timeout=left,
-                           label="leading ideal of J", backend=runner)
+        out_j = run_msolve(
+            format_input(names, prime, polys),
+            flags=("-g", "1", "-l", "2"),
+            timeout=left,
+            label="leading ideal of J",
+            backend=runner,
+        )
         lead_j = minimalize(parse_leading_ideal(out_j.output, list(names)))
         seconds_j = out_j.seconds
     else:
         lead_j, seconds_j = [], 0.0
     degrees = dict(sorted(Counter(sum(m) for m in lead_i).items()))
-    return LeadingIdealCertificate(len(lead_j), len(lead_i), degrees, sorted(lead_j) == sorted(lead_i), prime,
-                                   seconds_j, seconds_i, f"{msolve_version(backend=runner, timeout=timeout)} ({runner.name})")
+    return LeadingIdealCertificate(
+        len(lead_j),
+        len(lead_i),
+        degrees,
+        sorted(lead_j) == sorted(lead_i),
+        prime,
+        seconds_j,
+        seconds_i,
+        f"{msolve_version(backend=runner, timeout=timeout)} ({runner.name})",
+    )
 
 
 #: leading ideals of elimination ideals computed in this process, or the error that stopped one (with its timeout):
@@ -336,8 +403,9 @@ def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backen
             return eqs
         steps.begin(f"leading-ideal test (at most {min(left, LEADING_TEST_SECONDS):.0f} s)")
         try:
-            eqs.leading_test = leading_ideal_test(eqs, timeout=min(left, LEADING_TEST_SECONDS), backend=runner,
-                                                  deadline=deadline)
+            eqs.leading_test = leading_ideal_test(
+                eqs, timeout=min(left, LEADING_TEST_SECONDS), backend=runner, deadline=deadline
+            )
         except MSolveError as exc:  # the elimination is too large (time or memory): "up to degree k"
             eqs.extra["leading_ideal_test"] = f"not run to the end: {exc}"
         steps.end()

@@ -26,14 +26,15 @@ msolve.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from math import comb, lgamma, log, prod
-from typing import Any, Iterator
+from typing import Any
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._models.formulas import Hypothesis
 from .._models.coordinates import check_one_layer
+from .._models.formulas import Hypothesis
 
 __all__ = [
     "DegreeFormula",
@@ -70,8 +71,11 @@ def determinantal_degree(d: int, a: int) -> int:
     """
     d = _positive("d", d)
     a = min(_positive("a", a), d)
-    return _integral_ratio([comb(d + i, a) for i in range(d - a)], [comb(a + i, a) for i in range(d - a)],
-                           f"determinantal degree of ({d}, {a})")
+    return _integral_ratio(
+        [comb(d + i, a) for i in range(d - a)],
+        [comb(a + i, a) for i in range(d - a)],
+        f"determinantal degree of ({d}, {a})",
+    )
 
 
 def symmetric_determinantal_dimension(d: int, r: int) -> int:
@@ -91,8 +95,11 @@ def symmetric_determinantal_degree(d: int, r: int) -> int:
     """
     d = _positive("d", d)
     r = min(_positive("r", r), d)
-    return _integral_ratio([comb(d + k, d - r - k) for k in range(d - r)], [comb(2 * k + 1, k) for k in range(d - r)],
-                           f"symmetric determinantal degree of ({d}, {r})")
+    return _integral_ratio(
+        [comb(d + k, d - r - k) for k in range(d - r)],
+        [comb(2 * k + 1, k) for k in range(d - r)],
+        f"symmetric determinantal degree of ({d}, {r})",
+    )
 
 
 def _integral_ratio(numerators: list[int], denominators: list[int], what: str) -> int:
@@ -176,13 +183,23 @@ class DegreeFormula:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "d": self.d, "d_out": self.d_out, "rank": self.rank, "tokens": self.tokens,
-            "degree": self.degree, "fiber": self.fiber, "count": self.count,
-            "dimension": self.dimension, "domain": self.domain,
-            "domain_dimension": self.domain_dimension, "domain_degree": self.domain_degree,
-            "segre_degree": self.segre_degree, "applies": self.applies,
+            "d": self.d,
+            "d_out": self.d_out,
+            "rank": self.rank,
+            "tokens": self.tokens,
+            "degree": self.degree,
+            "fiber": self.fiber,
+            "count": self.count,
+            "dimension": self.dimension,
+            "domain": self.domain,
+            "domain_dimension": self.domain_dimension,
+            "domain_degree": self.domain_degree,
+            "segre_degree": self.segre_degree,
+            "applies": self.applies,
             "hypotheses": [h.to_dict() for h in self.hypotheses],
-            "explanation": self.explanation, "formula": self.formula, "notes": list(self.notes),
+            "explanation": self.explanation,
+            "formula": self.formula,
+            "notes": list(self.notes),
         }
 
     def __str__(self) -> str:
@@ -190,7 +207,9 @@ class DegreeFormula:
         return f"(d, d', a, t) = ({self.d}, {self.d_out}, {self.rank}, {self.tokens}): {head}; {self.explanation}"
 
 
-def degree_formula(d: int | Architecture, d_out: int | None = None, a: int | None = None, tokens: int = 2) -> DegreeFormula:
+def degree_formula(
+    d: int | Architecture, d_out: int | None = None, a: int | None = None, tokens: int = 2
+) -> DegreeFormula:
     """Degree of the closure of one lightning layer ``R^d -> R^{d'}``, rank ``A <= a``, ``t`` tokens.
 
     ``a=None`` (or ``a >= d``): ``A`` free.  Accepts an :class:`Architecture`
@@ -234,32 +253,54 @@ def degree_formula(d: int | Architecture, d_out: int | None = None, a: int | Non
             Hypothesis("base-point free: (Az)_k (Vz)_m = 0 for all k, m only if A = 0 or V = 0 (Cor. A.1)", True),
             Hypothesis("one plain lightning layer over a field of characteristic 0 (C or Q)", True),
         )
-        why = (f"deg = binom({dom_dim}+{n}, {n}) * deg D = {comb(dom_dim + n, n)} * {dom_deg}"
-               + (" / 2 (d' = 1, a = 1: the projection is 2:1, the swap (u v^T, w z^T) <-> (u z^T, w v^T))"
-                  if swap else " (the projection is birational: generic fibers are the rescalings, Thm. 3.2)"))
+        why = f"deg = binom({dom_dim}+{n}, {n}) * deg D = {comb(dom_dim + n, n)} * {dom_deg}" + (
+            " / 2 (d' = 1, a = 1: the projection is 2:1, the swap (u v^T, w z^T) <-> (u z^T, w v^T))"
+            if swap
+            else " (the projection is birational: generic fibers are the rescalings, Thm. 3.2)"
+        )
         notes = ("reduced and full coordinates (any t >= 2) give the same degree: full = L . reduced with L injective",)
     else:
         r = min(2 * a, d)
         dom_dim = symmetric_determinantal_dimension(d, r) - 1
         dom_deg = symmetric_determinantal_degree(d, r)
-        domain = (f"P(Sym^2) (symmetric {d} x {d}, S = A + A^T free)" if r == d
-                  else f"P(Sym_{{<= {r}}}) (symmetric, rank <= {r} = min(2a, d))")
+        domain = (
+            f"P(Sym^2) (symmetric {d} x {d}, S = A + A^T free)"
+            if r == d
+            else f"P(Sym_{{<= {r}}}) (symmetric, rank <= {r} = min(2a, d))"
+        )
         triple = d_out == 1 and r == 2 and d >= 2
         fiber = 3 if triple else 1
         hyps = (
-            Hypothesis("t = 1: phi(x) = (x^T A x) V x, coordinates = coefficients of the cubics (full coordinates)", True),
+            Hypothesis(
+                "t = 1: phi(x) = (x^T A x) V x, coordinates = coefficients of the cubics (full coordinates)", True
+            ),
             Hypothesis("base-point free: (x^T S x)(V x) = 0 only if S = 0 or V = 0", True),
             Hypothesis("one plain lightning layer over a field of characteristic 0 (C or Q)", True),
         )
-        why = (f"deg = binom({dom_dim}+{n}, {n}) * deg Sym_<={r} = {comb(dom_dim + n, n)} * {dom_deg}"
-               + (" / 3 (d' = 1, rank S = 2: the cubic l1 l2 l is quadric x line in three ways)"
-                  if triple else " (the projection is birational: S and V are determined up to rescaling)"))
-        notes = ("t = 1 sees only S = A + A^T; every symmetric matrix of rank <= min(2a, d) is A + A^T with rank A <= a",)
+        why = f"deg = binom({dom_dim}+{n}, {n}) * deg Sym_<={r} = {comb(dom_dim + n, n)} * {dom_deg}" + (
+            " / 3 (d' = 1, rank S = 2: the cubic l1 l2 l is quadric x line in three ways)"
+            if triple
+            else " (the projection is birational: S and V are determined up to rescaling)"
+        )
+        notes = (
+            "t = 1 sees only S = A + A^T; every symmetric matrix of rank <= min(2a, d) is A + A^T with rank A <= a",
+        )
     seg = segre_degree(dom_dim, dom_deg, n, 1)
     if seg % fiber:  # pragma: no cover - proven integral
         raise ArithmeticError(f"{seg} is not divisible by the fiber size {fiber}")
     return DegreeFormula(
-        d=d, d_out=d_out, rank=a, tokens=tokens, degree=seg // fiber, fiber=fiber,
-        dimension=dom_dim + n + 1, domain=domain, domain_dimension=dom_dim, domain_degree=dom_deg,
-        segre_degree=seg, hypotheses=hyps, explanation=why, notes=notes,
+        d=d,
+        d_out=d_out,
+        rank=a,
+        tokens=tokens,
+        degree=seg // fiber,
+        fiber=fiber,
+        dimension=dom_dim + n + 1,
+        domain=domain,
+        domain_dimension=dom_dim,
+        domain_degree=dom_deg,
+        segre_degree=seg,
+        hypotheses=hyps,
+        explanation=why,
+        notes=notes,
     )

@@ -20,8 +20,8 @@ from typing import Any
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError, M2TimeoutError
-from .._models.coordinates import one_layer_problem
 from .._m2.backend import check_timeout
+from .._models.coordinates import one_layer_problem
 from .completeness import certify_completeness
 from .interpolation import low_degree_equations
 
@@ -42,10 +42,20 @@ def _interpolable(arch: Architecture, coords: str, field: str) -> str | None:
     return None
 
 
-def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree: int | None = None,
-                      coords: str = "reduced", field: str = "QQ", weights: str | None = None,
-                      backend: str = "auto", timeout: float = 300.0, cache: bool = True,
-                      completeness: bool = True, completeness_timeout: float | None = None) -> Any:
+def closure_equations(
+    arch: Architecture,
+    *,
+    method: str = "kernel",
+    max_degree: int | None = None,
+    coords: str = "reduced",
+    field: str = "QQ",
+    weights: str | None = None,
+    backend: str = "auto",
+    timeout: float = 300.0,
+    cache: bool = True,
+    completeness: bool = True,
+    completeness_timeout: float | None = None,
+) -> Any:
     """The ideal of the closure of one layer (see the module docstring for the methods).
 
     ``completeness=False`` skips the completeness tests after an
@@ -57,24 +67,36 @@ def closure_equations(arch: Architecture, *, method: str = "kernel", max_degree:
     if method not in EQUATION_METHODS:
         raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(EQUATION_METHODS)}")
     if max_degree is not None and method == "kernel":
-        raise InvalidArgumentError("--max-degree: only for --method interpolate or auto (the kernel is the whole ideal)")
+        raise InvalidArgumentError(
+            "--max-degree: only for --method interpolate or auto (the kernel is the whole ideal)"
+        )
     if max_degree is not None and (isinstance(max_degree, bool) or not isinstance(max_degree, int) or max_degree < 1):
         raise InvalidArgumentError(f"--max-degree={max_degree!r}: must be a positive integer")
     if method == "kernel" and (not completeness or completeness_timeout is not None):
-        raise InvalidArgumentError("--no-completeness and --completeness-timeout: only for --method interpolate or "
-                                   "auto (the kernel is the whole ideal)")
+        raise InvalidArgumentError(
+            "--no-completeness and --completeness-timeout: only for --method interpolate or "
+            "auto (the kernel is the whole ideal)"
+        )
     why = _interpolable(arch, coords, field)
     if method == "interpolate" and why:
         raise InvalidArgumentError(why)
-    kernel = lambda: implicitize(arch, coords=coords, field=field, weights=weights,  # noqa: E731
-                                 backend=backend, timeout=timeout, cache=cache)
+    kernel = lambda: implicitize(
+        arch,
+        coords=coords,
+        field=field,
+        weights=weights,  # noqa: E731
+        backend=backend,
+        timeout=timeout,
+        cache=cache,
+    )
     if method == "kernel" or why:  # auto on a size interpolation cannot do: the kernel
         return kernel()
     if not isinstance(completeness, bool):
         raise InvalidArgumentError(f"completeness={completeness!r}: must be True or False")
     if not completeness and method == "auto":
-        raise InvalidArgumentError("--no-completeness: only with --method interpolate (auto stops when a test "
-                                   "certifies the ideal complete)")
+        raise InvalidArgumentError(
+            "--no-completeness: only with --method interpolate (auto stops when a test certifies the ideal complete)"
+        )
     limit = check_timeout(timeout if completeness_timeout is None else completeness_timeout, "--completeness-timeout")
     top = DEFAULT_MAX_DEGREE[method] if max_degree is None else max_degree
 

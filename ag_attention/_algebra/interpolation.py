@@ -52,8 +52,17 @@ from .low_degree import Block, LowDegreeEquations
 from .modular import ModularBlock, interpolation_memory, modular_blocks, representative_groups
 from .multidegrees import IndexPermutations, Multidegree, image_points, mu_split
 
-__all__ = ["Block", "LowDegreeEquations", "low_degree_equations", "reduced_coordinate_keys", "coordinate_names",
-           "image_points", "interpolation_memory", "mu_split", "Multidegree"]
+__all__ = [
+    "Block",
+    "LowDegreeEquations",
+    "low_degree_equations",
+    "reduced_coordinate_keys",
+    "coordinate_names",
+    "image_points",
+    "interpolation_memory",
+    "mu_split",
+    "Multidegree",
+]
 
 #: the reduced coordinates' keys ``(k, m, i, j)`` and names (``q12z13``), from :mod:`ag_attention._models.coordinates`
 reduced_coordinate_keys = reduced_keys
@@ -85,7 +94,7 @@ class _Degrees(progress.Steps):
         super().__init__(bar)
         self.max_degree, self.prime = max_degree, 0
 
-    def modulo(self, prime: int, count: int) -> "_Degrees":
+    def modulo(self, prime: int, count: int) -> _Degrees:
         """The ``count``-th prime is next (from the third on, the bar's total grows by its degrees)."""
         if count > 2:
             self.add(self.max_degree)
@@ -99,8 +108,9 @@ class _Degrees(progress.Steps):
             self.begin(f"degree {D} modulo {self.prime}")
 
 
-def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int, seed: int,
-                      degrees: _Degrees) -> tuple[Modular, list[int], dict[int, dict[tuple, list[Generator]]]]:
+def _lift_over_primes(
+    d: int, e: int, a: int, max_degree: int, p: int, seed: int, degrees: _Degrees
+) -> tuple[Modular, list[int], dict[int, dict[tuple, list[Generator]]]]:
     """Blocks modulo ``p``, then further primes until the rational reconstruction is stable.
 
     Returns the blocks modulo the first prime, the primes used and the lifted generators.
@@ -115,7 +125,9 @@ def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int, seed: int
         if _shape(mods[-1]) != _shape(mods[0]):
             raise ComputationError(
                 f"the generator counts of ({d},{e},{a}) differ between primes {used[0]} and {q}: an unlucky point; "
-                "rerun with another seed", prime=q, seed=seed,
+                "rerun with another seed",
+                prime=q,
+                seed=seed,
             )
         new = lift(mods, used)
         if new is not None and new == lifted:
@@ -128,8 +140,9 @@ def _lift_over_primes(d: int, e: int, a: int, max_degree: int, p: int, seed: int
     return mods[0], used, lifted
 
 
-def _every_multidegree(d: int, e: int, first: Modular,
-                       lifted: dict[int, dict[tuple, list[Generator]]]) -> dict[int, list[Block]]:
+def _every_multidegree(
+    d: int, e: int, first: Modular, lifted: dict[int, dict[tuple, list[Generator]]]
+) -> dict[int, list[Block]]:
     """The blocks of every multidegree from those of the representatives, carried by index permutations.
 
     A permutation of the indices is an automorphism of the closure
@@ -159,31 +172,47 @@ def _sizes_of(arch: Any, old_sizes: tuple[Any, ...], old_keywords: dict[str, Any
     if isinstance(arch, Architecture):
         if old_sizes or old_keywords:
             extra = [repr(v) for v in old_sizes] + [f"{k}={v!r}" for k, v in old_keywords.items()]
-            raise InvalidArgumentError(f"low_degree_equations(arch, {', '.join(extra)}): an Architecture gives the "
-                                       "sizes; pass no d, e or a beside it")
+            raise InvalidArgumentError(
+                f"low_degree_equations(arch, {', '.join(extra)}): an Architecture gives the "
+                "sizes; pass no d, e or a beside it"
+            )
         check_one_layer(arch, "reduced", "low_degree_equations")
         return arch.widths[0], arch.widths[1], arch.ranks[0]
     if len(old_sizes) > 2:
-        raise TypeError(f"low_degree_equations() takes an Architecture or at most three sizes d, e, a; got "
-                        f"{1 + len(old_sizes)} positional arguments")
+        raise TypeError(
+            f"low_degree_equations() takes an Architecture or at most three sizes d, e, a; got "
+            f"{1 + len(old_sizes)} positional arguments"
+        )
     given: dict[str, Any] = dict(zip(("d", "e", "a"), (arch, *old_sizes))) if arch is not None else {}
     for k, v in old_keywords.items():
         if k in given:
             raise TypeError(f"low_degree_equations() got multiple values for argument {k!r}")
         given[k] = v
     if not isinstance(given.get("d"), int) or "e" not in given:
-        raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture (one plain lightning layer, t >= 2), "
-                                   "e.g. low_degree_equations(Architecture((2, 1), (2,), tokens=2))")
+        raise InvalidArgumentError(
+            f"arch={arch!r}: must be an Architecture (one plain lightning layer, t >= 2), "
+            "e.g. low_degree_equations(Architecture((2, 1), (2,), tokens=2))"
+        )
     d, e, a = given["d"], given["e"], given.get("a")
-    warnings.warn("low_degree_equations(d, e, a, ...) is deprecated and stops working in the next version: pass an "
-                  f"Architecture, low_degree_equations(Architecture(({d!r}, {e!r}), ({a if a is not None else d!r},), "
-                  "tokens=2), max_degree=...)", DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        "low_degree_equations(d, e, a, ...) is deprecated and stops working in the next version: pass an "
+        f"Architecture, low_degree_equations(Architecture(({d!r}, {e!r}), ({a if a is not None else d!r},), "
+        "tokens=2), max_degree=...)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
     return d, e, a
 
 
-def low_degree_equations(arch: Architecture | int | None = None, *old_sizes: Any, max_degree: int = 3,
-                         prime: int = DEFAULT_PRIME, seed: int = 0, verify: bool = True,
-                         **old_keywords: Any) -> LowDegreeEquations:
+def low_degree_equations(
+    arch: Architecture | int | None = None,
+    *old_sizes: Any,
+    max_degree: int = 3,
+    prime: int = DEFAULT_PRIME,
+    seed: int = 0,
+    verify: bool = True,
+    **old_keywords: Any,
+) -> LowDegreeEquations:
     """All minimal generators of degree ``<= max_degree`` of the ideal of the closure (reduced coordinates, t >= 2).
 
     ``arch`` is one plain lightning layer with ``t >= 2`` tokens (widths
@@ -203,12 +232,15 @@ def low_degree_equations(arch: Architecture | int | None = None, *old_sizes: Any
     d, e, a = _sizes_of(arch, old_sizes, old_keywords)
     a = _check_sizes(d, e, a, max_degree)
     p = check_prime(prime)
-    require_memory(interpolation_memory(d, e, max_degree),
-                   f"the equations of degree <= {max_degree} of ({d},{e},{a}) by interpolation",
-                   "use a smaller --max-degree")
+    require_memory(
+        interpolation_memory(d, e, max_degree),
+        f"the equations of degree <= {max_degree} of ({d},{e},{a}) by interpolation",
+        "use a smaller --max-degree",
+    )
     t0 = time.perf_counter()
-    with progress.bar(total=2 * max_degree, desc=f"equations of degree <= {max_degree} of ({d},{e},{a})",
-                      unit="degree") as bar:
+    with progress.bar(
+        total=2 * max_degree, desc=f"equations of degree <= {max_degree} of ({d},{e},{a})", unit="degree"
+    ) as bar:
         first, used, lifted = _lift_over_primes(d, e, a, max_degree, p, seed, _Degrees(bar, max_degree))
     names = reduced_names(d, e)
     verified = False
@@ -216,6 +248,8 @@ def low_degree_equations(arch: Architecture | int | None = None, *old_sizes: Any
         allg = [g for D in lifted for gens in lifted[D].values() for g in gens]
         verified = verify_on_parametrization(d, e, a, allg)
         if not verified:
-            raise ComputationError(f"a lifted generator of ({d},{e},{a}) does not vanish on the parametrization", seed=seed)
+            raise ComputationError(
+                f"a lifted generator of ({d},{e},{a}) does not vanish on the parametrization", seed=seed
+            )
     blocks = _every_multidegree(d, e, first, lifted)
     return LowDegreeEquations(d, e, a, max_degree, tuple(used), seed, blocks, names, time.perf_counter() - t0, verified)

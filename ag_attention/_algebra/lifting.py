@@ -46,7 +46,9 @@ def crt(residues: list[int], moduli: list[int]) -> int:
     return x
 
 
-def lift(mods: list[dict[int, dict[tuple, ModularBlock]]], primes: list[int]) -> dict[int, dict[tuple, list[Generator]]] | None:
+def lift(
+    mods: list[dict[int, dict[tuple, ModularBlock]]], primes: list[int]
+) -> dict[int, dict[tuple, list[Generator]]] | None:
     """CRT of the canonical generators over the primes, then rational reconstruction; None if one fails."""
     M = math.prod(primes)
     out: dict[int, dict[tuple, list[Generator]]] = {}
@@ -75,11 +77,18 @@ def verify_on_parametrization(d: int, e: int, a: int, gens: list[Generator]) -> 
     """Exact: each generator composed with the parametrization is the zero polynomial over QQ."""
     names = [f"a{k}_{i}" for k in range(d) for i in range(d)] + [f"v{m}_{i}" for m in range(e) for i in range(d)]
     if a < d:  # A = B C: the rank-bounded domain
-        names = [f"b{k}_{r}" for k in range(d) for r in range(a)] + [f"c{r}_{i}" for r in range(a) for i in range(d)] + names[d * d:]
+        names = (
+            [f"b{k}_{r}" for k in range(d) for r in range(a)]
+            + [f"c{r}_{i}" for r in range(a) for i in range(d)]
+            + names[d * d :]
+        )
     ctx = linalg.rational_polynomial_ring(names, "degrevlex")
     g = dict(zip(names, ctx.gens()))
     if a < d:
-        A = [[sum((g[f"b{k}_{r}"] * g[f"c{r}_{i}"] for r in range(a)), ctx.constant(0)) for i in range(d)] for k in range(d)]
+        A = [
+            [sum((g[f"b{k}_{r}"] * g[f"c{r}_{i}"] for r in range(a)), ctx.constant(0)) for i in range(d)]
+            for k in range(d)
+        ]
     else:
         A = [[g[f"a{k}_{i}"] for i in range(d)] for k in range(d)]
     V = [[g[f"v{m}_{i}"] for i in range(d)] for m in range(e)]

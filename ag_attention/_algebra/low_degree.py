@@ -36,7 +36,11 @@ class Block:
     def representative(self) -> Multidegree:
         """The non-increasing member of its orbit under permutations of the indices."""
         a, b, c = self.multidegree
-        return tuple(sorted(map(int, a), reverse=True)), tuple(sorted(map(int, b), reverse=True)), tuple(sorted(map(int, c), reverse=True))
+        return (
+            tuple(sorted(map(int, a), reverse=True)),
+            tuple(sorted(map(int, b), reverse=True)),
+            tuple(sorted(map(int, c), reverse=True)),
+        )
 
 
 @dataclass
@@ -126,8 +130,10 @@ class LowDegreeEquations(ResultMixin):
         if self.length_test.certified:
             return "yes (proven by the length test)"
         if self.leading_test is not None and self.leading_test.certified and self.length_test.length is not None:
-            return (f"no, unless {self.length_test.prime} is an unlucky prime: the complete ideal gives length "
-                    f"{self.length_test.length} > deg M = {self.length_test.degree}")
+            return (
+                f"no, unless {self.length_test.prime} is an unlucky prime: the complete ideal gives length "
+                f"{self.length_test.length} > deg M = {self.length_test.degree}"
+            )
         return None
 
     @property
@@ -135,8 +141,10 @@ class LowDegreeEquations(ResultMixin):
         """What is known about completeness: certified, or every generator of degree <= max_degree is here."""
         for name, t in (("leading-ideal test", self.leading_test), ("length test", self.length_test)):
             if t is not None and t.certified:
-                return (f"certified: these generators (degree <= {self.max_degree}) generate the whole ideal "
-                        f"({name}: {t.summary()})")
+                return (
+                    f"certified: these generators (degree <= {self.max_degree}) generate the whole ideal "
+                    f"({name}: {t.summary()})"
+                )
         text = f"up to degree {self.max_degree}: all minimal generators of degree <= {self.max_degree}; "
         tests = [t.summary() for t in (self.leading_test, self.length_test) if t is not None]
         return text + ("; ".join(tests) if tests else "higher degrees not examined")
@@ -146,16 +154,43 @@ class LowDegreeEquations(ResultMixin):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "d": self.d, "d_out": self.e, "rank": self.a, "coordinates": "reduced", "method": "interpolate",
-            "max_degree": self.max_degree, "primes": list(self.primes), "seed": self.seed,
+            "d": self.d,
+            "d_out": self.e,
+            "rank": self.a,
+            "coordinates": "reduced",
+            "method": "interpolate",
+            "max_degree": self.max_degree,
+            "primes": list(self.primes),
+            "seed": self.seed,
             "generator_count": {str(D): n for D, n in self.generator_count.items()},
             "ideal_dimension": {str(D): self.ideal_dimension(D) for D in sorted(self.blocks)},
             "hilbert_function": {str(D): self.hilbert_function(D) for D in sorted(self.blocks)},
-            "orbits": {str(D): [{"alpha": list(r[0]), "beta": list(r[1]), "gamma": list(r[2]), "multidegrees": n,
-                                 "generators_each": g} for r, n, g in self.orbits(D)] for D in sorted(self.blocks)},
-            "representations": {str(D): [{"A_rows": list(sh[0]), "V_rows": list(sh[1]), "z": list(sh[2]),
-                                          "multiplicity": m, "dimension": dim}
-                                         for sh, m, dim in self.representations(D)] for D in sorted(self.blocks)},
+            "orbits": {
+                str(D): [
+                    {
+                        "alpha": list(r[0]),
+                        "beta": list(r[1]),
+                        "gamma": list(r[2]),
+                        "multidegrees": n,
+                        "generators_each": g,
+                    }
+                    for r, n, g in self.orbits(D)
+                ]
+                for D in sorted(self.blocks)
+            },
+            "representations": {
+                str(D): [
+                    {
+                        "A_rows": list(sh[0]),
+                        "V_rows": list(sh[1]),
+                        "z": list(sh[2]),
+                        "multiplicity": m,
+                        "dimension": dim,
+                    }
+                    for sh, m, dim in self.representations(D)
+                ]
+                for D in sorted(self.blocks)
+            },
             "complete": self.complete,
             "certified_complete": self.certified_complete,
             "cohen_macaulay": self.cohen_macaulay,
@@ -170,8 +205,10 @@ class LowDegreeEquations(ResultMixin):
         }
 
     def __repr__(self) -> str:
-        return (f"LowDegreeEquations(d={self.d}, d'={self.e}, a={self.a}: generators by degree {self.generator_count}, "
-                f"primes {len(self.primes)}, {'verified' if self.verified else 'not verified'})")
+        return (
+            f"LowDegreeEquations(d={self.d}, d'={self.e}, a={self.a}: generators by degree {self.generator_count}, "
+            f"primes {len(self.primes)}, {'verified' if self.verified else 'not verified'})"
+        )
 
     def __str__(self) -> str:
         lines = [
@@ -182,8 +219,10 @@ class LowDegreeEquations(ResultMixin):
             n = self.generator_count[D]
             orbit_text = ", ".join(f"{r} x{size}: {g}" for r, size, g in self.orbits(D)[:4])
             more = f", ... ({len(self.orbits(D)) - 4} more orbits)" if len(self.orbits(D)) > 4 else ""
-            lines.append(f"  degree {D}: {n} minimal generators (dim I_{D} = {self.ideal_dimension(D)})"
-                         + (f"; orbits (alpha, beta, gamma) x size: per multidegree: {orbit_text}{more}" if n else ""))
+            lines.append(
+                f"  degree {D}: {n} minimal generators (dim I_{D} = {self.ideal_dimension(D)})"
+                + (f"; orbits (alpha, beta, gamma) x size: per multidegree: {orbit_text}{more}" if n else "")
+            )
             if n:
                 irreps = self.representations(D)
                 shown = ", ".join(self._irreducible_text(*r) for r in irreps[:6])
@@ -196,8 +235,9 @@ class LowDegreeEquations(ResultMixin):
         ]
         if self.leading_test is not None:
             t = self.leading_test
-            lines.append(f"  leading ideals   {t.summary()}; msolve {t.seconds_j:.2f} s (J) + {t.seconds_i:.2f} s "
-                         "(elimination)")
+            lines.append(
+                f"  leading ideals   {t.summary()}; msolve {t.seconds_j:.2f} s (J) + {t.seconds_i:.2f} s (elimination)"
+            )
         if self.length_test is not None:
             t = self.length_test
             lines.append(f"  length test      {t.summary()}; prime {t.prime}, seed {t.seed}, {t.seconds:.2f} s")

@@ -31,8 +31,15 @@ from .._models.coordinates import reduced_count
 from .._resources import MemoryEstimate, require_memory
 from .multidegrees import IndexPermutations, evaluate_monomials, image_points, monomials_by_multidegree, torus_weights
 
-__all__ = ["ModularBlock", "rref_rows", "level_memory", "minimal_generators", "modular_blocks", "interpolation_memory",
-           "representative_groups"]
+__all__ = [
+    "ModularBlock",
+    "rref_rows",
+    "level_memory",
+    "minimal_generators",
+    "modular_blocks",
+    "interpolation_memory",
+    "representative_groups",
+]
 
 
 def rref_rows(vectors: list[list[int]], p: int, ncols: int) -> tuple[list[list[int]], list[int]]:
@@ -63,15 +70,29 @@ def level_memory(groups: dict, top: bool, D: int) -> MemoryEstimate:
     sizes = [len(m) for m in groups.values()]
     largest = max(sizes)
     held = largest * largest if top else sum(s * s for s in sizes)
-    what = (f"one block of degree {D} ({largest:,} monomials)" if top
-            else f"the bases of I in degree {D} ({len(sizes):,} blocks, {sum(sizes):,} monomials)")
-    return MemoryEstimate(40 * held + 80 * (largest + 20) * largest,
-                          {what: 40 * held, f"the evaluation and kernel of the largest block ({largest:,} monomials)":
-                           80 * (largest + 20) * largest})
+    what = (
+        f"one block of degree {D} ({largest:,} monomials)"
+        if top
+        else f"the bases of I in degree {D} ({len(sizes):,} blocks, {sum(sizes):,} monomials)"
+    )
+    return MemoryEstimate(
+        40 * held + 80 * (largest + 20) * largest,
+        {
+            what: 40 * held,
+            f"the evaluation and kernel of the largest block ({largest:,} monomials)": 80 * (largest + 20) * largest,
+        },
+    )
 
 
-def minimal_generators(mu: tuple, blk: ModularBlock, lower: dict[tuple, ModularBlock], weights: np.ndarray,
-                       p: int, seed: int, perms: IndexPermutations | None = None) -> list[list[int]]:
+def minimal_generators(
+    mu: tuple,
+    blk: ModularBlock,
+    lower: dict[tuple, ModularBlock],
+    weights: np.ndarray,
+    p: int,
+    seed: int,
+    perms: IndexPermutations | None = None,
+) -> list[list[int]]:
     """A canonical complement of ``(S_1 I_{D-1})_mu`` in ``I_mu``: zero on the span's pivots, in RREF.
 
     ``lower`` holds the blocks of degree ``D - 1`` (with their bases of
@@ -116,7 +137,9 @@ def minimal_generators(mu: tuple, blk: ModularBlock, lower: dict[tuple, ModularB
     return generators
 
 
-def representative_groups(d: int, e: int, D: int) -> tuple[dict[tuple, list[tuple[int, ...]]], dict[tuple, list[tuple[int, ...]]]]:
+def representative_groups(
+    d: int, e: int, D: int
+) -> tuple[dict[tuple, list[tuple[int, ...]]], dict[tuple, list[tuple[int, ...]]]]:
     """The monomials of degree ``D`` by multidegree: all of them, and those of the representatives only."""
     weights = torus_weights(d, e)
     groups = monomials_by_multidegree(len(weights), D, weights)
@@ -125,16 +148,28 @@ def representative_groups(d: int, e: int, D: int) -> tuple[dict[tuple, list[tupl
     return groups, reps
 
 
-def _level(d: int, e: int, a: int, D: int, top: bool, lower: dict[tuple, ModularBlock], F: GFp, seed: int,
-           rng: np.random.Generator) -> dict[tuple, ModularBlock]:
+def _level(
+    d: int,
+    e: int,
+    a: int,
+    D: int,
+    top: bool,
+    lower: dict[tuple, ModularBlock],
+    F: GFp,
+    seed: int,
+    rng: np.random.Generator,
+) -> dict[tuple, ModularBlock]:
     """The representatives' blocks of degree ``D`` (their bases dropped at the ``top`` degree, once the
     generators are out)."""
     p = F.p
     weights = torus_weights(d, e)
     perms = IndexPermutations(d, e)
     groups, reps = representative_groups(d, e, D)
-    require_memory(level_memory(reps, top, D),
-                   f"the equations of degree {D} of ({d},{e},{a}) by interpolation", "use a smaller --max-degree")
+    require_memory(
+        level_memory(reps, top, D),
+        f"the equations of degree {D} of ({d},{e},{a}) by interpolation",
+        "use a smaller --max-degree",
+    )
     largest = max(len(m) for m in groups.values())
     points = image_points(d, e, a, largest + 20, F, rng)
     level: dict[tuple, ModularBlock] = {}
@@ -144,16 +179,18 @@ def _level(d: int, e: int, a: int, D: int, top: bool, lower: dict[tuple, Modular
         ideal, _ = rref_rows(basis, p, len(monos))
         blk = ModularBlock(list(monos), len(ideal), ideal, [])
         if ideal:
-            blk.generators = (ideal if D == 1 or not lower
-                              else minimal_generators(mu, blk, lower, weights, p, seed, perms))
+            blk.generators = (
+                ideal if D == 1 or not lower else minimal_generators(mu, blk, lower, weights, p, seed, perms)
+            )
         if top:
             blk.ideal = []
         level[mu] = blk
     return level
 
 
-def modular_blocks(d: int, e: int, a: int, max_degree: int, p: int, seed: int,
-                   step: Callable[[int | None], object] | None = None) -> dict[int, dict[tuple, ModularBlock]]:
+def modular_blocks(
+    d: int, e: int, a: int, max_degree: int, p: int, seed: int, step: Callable[[int | None], object] | None = None
+) -> dict[int, dict[tuple, ModularBlock]]:
     """The representatives' blocks up to ``max_degree`` over GF(p): ``dim I_mu`` and the minimal generators.
 
     One block per orbit of multidegrees under the index permutations (see
@@ -189,4 +226,6 @@ def interpolation_memory(d: int, e: int, max_degree: int) -> MemoryEstimate:
     """
     n = reduced_count(d, e)
     monomials = sum(math.comb(n + D - 1, D) for D in range(1, max_degree + 1))
-    return MemoryEstimate(3 * 550 * monomials, {f"{monomials:,} monomials in {n} coordinates, 3 primes": 3 * 550 * monomials})
+    return MemoryEstimate(
+        3 * 550 * monomials, {f"{monomials:,} monomials in {n} coordinates, 3 primes": 3 * 550 * monomials}
+    )

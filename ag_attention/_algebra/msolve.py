@@ -41,19 +41,19 @@ import shutil
 import sys
 import sysconfig
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     InvalidArgumentError,
+    M2NotFoundError,
     M2TimeoutError,
     MSolveError,
     MSolveExecutionError,
     MSolveNotFoundError,
     MSolveOutputError,
     MSolveTimeoutError,
-    M2NotFoundError,
 )
 from .._m2.container import ContainerBackend, container_end
 from .._m2.runner import VERSION_TIMEOUT, Backend, check_timeout, get_backend
@@ -111,8 +111,15 @@ def _wheel_candidates() -> list[Path]:
             out.append(Path(sysconfig.get_paths()[key]) / "sage_wheels" / "bin" / "msolve")
         except KeyError:  # pragma: no cover
             pass
-    out.append(Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
-               / "site-packages" / "sage_wheels" / "bin" / "msolve")
+    out.append(
+        Path(sys.prefix)
+        / "lib"
+        / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        / "site-packages"
+        / "sage_wheels"
+        / "bin"
+        / "msolve"
+    )
     return out
 
 
@@ -143,8 +150,9 @@ def msolve_available() -> tuple[bool, str]:
     return True, exe
 
 
-def msolve_version(executable: str | None = None, backend: str | Backend = "local",
-                   timeout: float = VERSION_TIMEOUT) -> str:
+def msolve_version(
+    executable: str | None = None, backend: str | Backend = "local", timeout: float = VERSION_TIMEOUT
+) -> str:
     """The version of ``msolve -h`` (``0.10.1``), cached per backend and executable.
 
     The query takes at most ``timeout`` seconds, and never more than
@@ -157,17 +165,20 @@ def msolve_version(executable: str | None = None, backend: str | Backend = "loca
     key = f"{runner.describe()}:{exe}"
     if key not in _VERSIONS:
         # through the runner like every msolve job (timeout, process group, container killed)
-        out = runner.run_program(exe, ["-h"], {}, timeout=limit, label="msolve -h (version query)",
-                                 timeout_error=MSolveTimeoutError)
+        out = runner.run_program(
+            exe, ["-h"], {}, timeout=limit, label="msolve -h (version query)", timeout_error=MSolveTimeoutError
+        )
         m = re.search(r"version\s+([0-9][\w.\-]*)", out.stdout + out.stderr)
         if m:
             _VERSIONS[key] = m.group(1)
         elif runner.name == "local":
             _VERSIONS[key] = "unknown"  # an msolve build that does not print it still runs
         else:
-            raise MSolveNotFoundError(f"{runner.describe()}: `{exe} -h` printed no version "
-                                      f"(exit status {out.returncode}); is msolve in the image? rebuild it with "
-                                      "docker/build.sh")
+            raise MSolveNotFoundError(
+                f"{runner.describe()}: `{exe} -h` printed no version "
+                f"(exit status {out.returncode}); is msolve in the image? rebuild it with "
+                "docker/build.sh"
+            )
     return _VERSIONS[key]
 
 
@@ -222,8 +233,16 @@ def _executable(backend: Backend, executable: str | None) -> str:
     return find_msolve() if backend.name == "local" else "msolve"
 
 
-def run_msolve(text: str, *, flags: Sequence[str] = (), timeout: float = 120.0, threads: int = 1,
-               label: str = "job", executable: str | None = None, backend: str | Backend = "auto") -> MSolveOutput:
+def run_msolve(
+    text: str,
+    *,
+    flags: Sequence[str] = (),
+    timeout: float = 120.0,
+    threads: int = 1,
+    label: str = "job",
+    executable: str | None = None,
+    backend: str | Backend = "auto",
+) -> MSolveOutput:
     """Run msolve on the input ``text`` (see :func:`format_input`); raise on timeout or failure.
 
     The job runs through the Macaulay2 runner's :meth:`Backend.run_program`:
@@ -251,28 +270,40 @@ def run_msolve(text: str, *, flags: Sequence[str] = (), timeout: float = 120.0, 
         memory = re.search(r"(?i)allocat\w* .*failed|enlarging .*failed|out of memory|cannot allocate", out.stderr)
         cap = "no memory limit" if limit is None else f"its memory limit, {limit / 2**30:.1f} GiB from {source}"
         if memory:
-            hint = (f": it ran out of memory under {cap} (msolve said {memory.group(0)!r}); raise it with "
-                    "AG_ATTENTION_M2_MEMORY=8g, or give up this size")
+            hint = (
+                f": it ran out of memory under {cap} (msolve said {memory.group(0)!r}); raise it with "
+                "AG_ATTENTION_M2_MEMORY=8g, or give up this size"
+            )
         elif isinstance(runner, ContainerBackend) and container_end(out.stderr, out.returncode).out_of_memory:
             kills = container_end(out.stderr, out.returncode).oom_kills
-            hint = (f": it ran out of memory: the kernel's out-of-memory killer ended it (the container's cgroup "
-                    f"counts {kills} such kill(s)) under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g")
+            hint = (
+                f": it ran out of memory: the kernel's out-of-memory killer ended it (the container's cgroup "
+                f"counts {kills} such kill(s)) under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g"
+            )
         elif isinstance(runner, ContainerBackend) and runner.outside_end(out):
             hint = f": {runner.outside_end(out)}"
         elif out.returncode in (-11, 139) and limit is not None:  # msolve segfaults when an allocation fails
-            hint = (f" (SIGSEGV): msolve crashes this way when an allocation fails, so probably out of memory "
-                    f"under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g")
+            hint = (
+                f" (SIGSEGV): msolve crashes this way when an allocation fails, so probably out of memory "
+                f"under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g"
+            )
         elif out.returncode == -9:  # an address-space limit never kills: the machine's memory, or a person
             hint = ": killed by SIGKILL (the kernel's out-of-memory killer when the machine's memory ran out, or a kill -9)"
         elif out.returncode == 137:  # a container that does not show its out-of-memory kills
-            hint = f": killed by SIGKILL inside the container (probably out of memory under {cap}, or its own time limit)"
+            hint = (
+                f": killed by SIGKILL inside the container (probably out of memory under {cap}, or its own time limit)"
+            )
         else:
             hint = ""
-        raise MSolveExecutionError(f"{where}: {label} exited with status {out.returncode}{hint}",
-                                   returncode=out.returncode, output=out.stdout + out.stderr)
+        raise MSolveExecutionError(
+            f"{where}: {label} exited with status {out.returncode}{hint}",
+            returncode=out.returncode,
+            output=out.stdout + out.stderr,
+        )
     if not out.stdout.strip():
-        raise MSolveExecutionError(f"{where}: {label} wrote no output", returncode=out.returncode,
-                                   output=out.stdout + out.stderr)
+        raise MSolveExecutionError(
+            f"{where}: {label} wrote no output", returncode=out.returncode, output=out.stdout + out.stderr
+        )
     return MSolveOutput(out.stdout, out.stdout, out.stderr, out.returncode, out.seconds, cmd, runner.name)
 
 
@@ -289,8 +320,9 @@ def _version_within(exe: str, runner: Backend, timeout: float, label: str) -> st
     try:
         return msolve_version(exe, runner, timeout=timeout)
     except MSolveTimeoutError as exc:
-        raise MSolveTimeoutError(f"msolve {label}: version query (msolve -h, {runner.name} backend)",
-                                 exc.seconds) from None
+        raise MSolveTimeoutError(
+            f"msolve {label}: version query (msolve -h, {runner.name} backend)", exc.seconds
+        ) from None
 
 
 # ------------------------------------------------------------------- count
@@ -318,9 +350,18 @@ class SolutionCount:
         return dict(self.__dict__, flags=list(self.flags))
 
 
-def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime: int, *,
-                    method: str = "leading-ideal", linear_algebra: int = 44, timeout: float = 120.0,
-                    threads: int = 1, label: str = "count", backend: str | Backend = "auto") -> SolutionCount:
+def count_solutions(
+    variables: Sequence[str],
+    polynomials: Sequence[str],
+    prime: int,
+    *,
+    method: str = "leading-ideal",
+    linear_algebra: int = 44,
+    timeout: float = 120.0,
+    threads: int = 1,
+    label: str = "count",
+    backend: str | Backend = "auto",
+) -> SolutionCount:
     """Count the solutions of ``polynomials = 0`` over the algebraic closure of GF(``prime``) with msolve.
 
     ``linear_algebra`` is msolve's ``-l``: 44 (default; sparse linearization,
@@ -332,8 +373,10 @@ def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime:
     if linear_algebra not in LINEAR_ALGEBRA:
         raise InvalidArgumentError(f"linear_algebra={linear_algebra!r}: must be one of {LINEAR_ALGEBRA}")
     if method == "parametrization" and prime >= MAX_PRIME_FGLM:
-        raise InvalidArgumentError(f"prime={prime}: msolve's parametrization (FGLM) needs p < 2^30; "
-                                   "use method='leading-ideal' or a smaller prime")
+        raise InvalidArgumentError(
+            f"prime={prime}: msolve's parametrization (FGLM) needs p < 2^30; "
+            "use method='leading-ideal' or a smaller prime"
+        )
     timeout = check_timeout(timeout)
     deadline = time.monotonic() + timeout
     text = format_input(variables, prime, polynomials)
@@ -343,8 +386,15 @@ def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime:
     # the version (recorded in the result) first, within the count's limit like Macaulay2's version query
     version = _version_within(exe, runner, timeout, label)  # cached after the first query
     try:
-        out = run_msolve(text, flags=flags, timeout=_remaining(deadline, timeout, label), threads=threads,
-                         label=label, executable=exe, backend=runner)
+        out = run_msolve(
+            text,
+            flags=flags,
+            timeout=_remaining(deadline, timeout, label),
+            threads=threads,
+            label=label,
+            executable=exe,
+            backend=runner,
+        )
     except MSolveTimeoutError:
         raise MSolveTimeoutError(f"msolve {label} ({runner.name} backend)", timeout) from None
     if method == "leading-ideal":
@@ -359,5 +409,15 @@ def count_solutions(variables: Sequence[str], polynomials: Sequence[str], prime:
             count, distinct, zero = None, None, False
         else:
             count, distinct, zero = head["quotient_dimension"], head["eliminating_degree"], True
-    return SolutionCount(count, distinct, zero, method, prime, out.seconds, len(variables), len(polynomials),
-                         f"{exe} ({version}, {runner.name})", flags)
+    return SolutionCount(
+        count,
+        distinct,
+        zero,
+        method,
+        prime,
+        out.seconds,
+        len(variables),
+        len(polynomials),
+        f"{exe} ({version}, {runner.name})",
+        flags,
+    )

@@ -10,7 +10,7 @@ parametrization (``-P 1``).
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -54,14 +54,16 @@ def _normalize(poly: str, prime: int) -> str:
     out = []
     for term in _TERM_SPLIT.split(poly):
         sign = term[0] if term[:1] in "+-" else ""
-        body = term[len(sign):]
+        body = term[len(sign) :]
         factors = body.split("*")
         matches = [_FACTOR.fullmatch(f) for f in factors]
         if not body or not all(matches):
             big = [int(k) for k in re.findall(r"(?<![\^\d])\d+", body)]
             if prime and any(k >= prime for k in big):
-                raise InvalidArgumentError(f"the term {term!r}: msolve reads its coefficient unreduced modulo "
-                                           f"{prime}; write the polynomial as a sum of coefficient*monomial terms")
+                raise InvalidArgumentError(
+                    f"the term {term!r}: msolve reads its coefficient unreduced modulo "
+                    f"{prime}; write the polynomial as a sum of coefficient*monomial terms"
+                )
             out.append(term)
             continue
         coefficient = 1
@@ -113,8 +115,7 @@ def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str
     if len(set(variables)) != len(variables):
         raise InvalidArgumentError("variables: names must be distinct")
     if isinstance(prime, bool) or not isinstance(prime, int) or not (prime == 0 or 2 < prime < MAX_PRIME):
-        raise InvalidArgumentError(f"prime={prime!r}: msolve needs a prime characteristic 2 < p < 2^31, or 0 "
-                                   "(over QQ)")
+        raise InvalidArgumentError(f"prime={prime!r}: msolve needs a prime characteristic 2 < p < 2^31, or 0 (over QQ)")
     if not polynomials:
         raise InvalidArgumentError("polynomials: at least one polynomial is needed")
     texts = [str(f).replace(" ", "") for f in polynomials]
@@ -123,8 +124,10 @@ def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str
     polys = [_normalize(f, prime) for f in texts]
     vanish = [i for i, f in enumerate(polys) if not f]
     if vanish:  # every coefficient divisible by p: the reduction is another system (a bad prime for it)
-        raise InvalidArgumentError(f"polynomials {vanish[:5]} vanish modulo {prime} (every coefficient is a "
-                                   "multiple of it): choose another prime")
+        raise InvalidArgumentError(
+            f"polynomials {vanish[:5]} vanish modulo {prime} (every coefficient is a "
+            "multiple of it): choose another prime"
+        )
     return ",".join(variables) + "\n" + str(prime) + "\n" + ",\n".join(polys) + "\n"
 
 
@@ -235,8 +238,12 @@ def parse_parametrization(text: str) -> dict:
     m = re.match(r"\[\s*1\s*,", s)
     if m:
         return {"dimension": 1}
-    m = re.match(r"\[\s*0\s*,\s*\[\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*\[([^\]]*)\]\s*,\s*\[([^\]]*)\]\s*,"
-                 r"\s*\[\s*1\s*,\s*\[\s*\[\s*(-?\d+)\s*,", s, re.S)
+    m = re.match(
+        r"\[\s*0\s*,\s*\[\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*\[([^\]]*)\]\s*,\s*\[([^\]]*)\]\s*,"
+        r"\s*\[\s*1\s*,\s*\[\s*\[\s*(-?\d+)\s*,",
+        s,
+        re.S,
+    )
     if not m:
         raise MSolveOutputError("cannot read msolve's parametrization header", output=text)
     names = [v.strip().strip("'\"") for v in m.group(4).split(",") if v.strip()]

@@ -17,8 +17,16 @@ import numpy as np
 from .._exact.field import GFp
 from .._models.coordinates import ReducedKey, reduced_coordinates, reduced_keys
 
-__all__ = ["Multidegree", "torus_weight", "torus_weights", "monomials_by_multidegree", "evaluate_monomials",
-           "image_points", "mu_split", "IndexPermutations"]
+__all__ = [
+    "Multidegree",
+    "torus_weight",
+    "torus_weights",
+    "monomials_by_multidegree",
+    "evaluate_monomials",
+    "image_points",
+    "mu_split",
+    "IndexPermutations",
+]
 
 #: ``(alpha, beta, gamma)``: the exponents of the rows of A, the rows of V and the variables z
 Multidegree = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
@@ -80,7 +88,7 @@ def evaluate_monomials(points: np.ndarray, monos: list[tuple[int, ...]], F: GFp)
 
 def mu_split(mu: tuple, d: int, e: int) -> Multidegree:
     """``(alpha, beta, gamma)`` of a flat multidegree vector."""
-    return tuple(mu[:d]), tuple(mu[d:d + e]), tuple(mu[d + e:])
+    return tuple(mu[:d]), tuple(mu[d : d + e]), tuple(mu[d + e :])
 
 
 class IndexPermutations:
@@ -104,8 +112,11 @@ class IndexPermutations:
     def representative(self, mu: tuple[int, ...]) -> tuple[int, ...]:
         """The flat multidegree with each of ``alpha``, ``beta``, ``gamma`` sorted non-increasing."""
         d, e = self.d, self.e
-        return (tuple(sorted(mu[:d], reverse=True)) + tuple(sorted(mu[d:d + e], reverse=True))
-                + tuple(sorted(mu[d + e:], reverse=True)))
+        return (
+            tuple(sorted(mu[:d], reverse=True))
+            + tuple(sorted(mu[d : d + e], reverse=True))
+            + tuple(sorted(mu[d + e :], reverse=True))
+        )
 
     def carry(self, mu: tuple[int, ...]) -> tuple[tuple[int, ...], np.ndarray]:
         """``(rep, sigma)``: ``mu``'s representative and a variable map sending its monomials to ``mu``'s.
@@ -119,12 +130,13 @@ class IndexPermutations:
         def order(part: tuple[int, ...]) -> np.ndarray:  # rep index r -> the index of mu holding rep[r]
             return np.array(sorted(range(len(part)), key=lambda i: (-part[i], i)), dtype=np.int64)
 
-        oa, ob, oz = order(mu[:d]), order(mu[d:d + e]), order(mu[d + e:])
+        oa, ob, oz = order(mu[:d]), order(mu[d : d + e]), order(mu[d + e :])
         k, m = oa[self._keys[:, 0]], ob[self._keys[:, 1]]
         i, j = oz[self._keys[:, 2]], oz[self._keys[:, 3]]
         lo, hi = np.minimum(i, j), np.maximum(i, j)
-        sigma = np.array([self._index[(int(a), int(b), int(c), int(f))] for a, b, c, f in zip(k, m, lo, hi)],
-                         dtype=np.int64)
+        sigma = np.array(
+            [self._index[(int(a), int(b), int(c), int(f))] for a, b, c, f in zip(k, m, lo, hi)], dtype=np.int64
+        )
         return self.representative(mu), sigma
 
     @staticmethod

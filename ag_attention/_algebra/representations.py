@@ -18,8 +18,8 @@ replace hundreds of polynomials.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from functools import cache
 
 from .._errors import ComputationError
 
@@ -46,7 +46,7 @@ def _strip(shape: tuple[int, ...], k: int) -> Iterable[tuple[int, ...]]:
     yield from rec(0, k, [])
 
 
-@lru_cache(maxsize=None)
+@cache
 def kostka(shape: tuple[int, ...], content: tuple[int, ...]) -> int:
     """Semistandard tableaux of ``shape`` with ``content`` (the weight multiplicity of ``S_shape``).
 
@@ -78,7 +78,7 @@ def schur_dimension(shape: tuple[int, ...], n: int) -> int:
         for j in range(row):
             num *= n + j - i
             arm = row - j - 1
-            leg = sum(1 for r in shape[i + 1:] if r > j)
+            leg = sum(1 for r in shape[i + 1 :] if r > j)
             den *= arm + leg + 1
     return num // den
 

@@ -30,10 +30,32 @@ import numpy as np
 
 from .._network import OperatorArithmetic
 
-__all__ = ["Ball", "Balls", "DeterminantBall", "balls", "determinant", "precision", "contains_zero",
-           "top_eigenvalue", "ball", "interval", "evaluate", "power", "signature", "ComplexBall", "ComplexBallMatrix",
-           "complex_ball", "complex_box", "complex_matrix", "some_minor_excludes_zero", "strictly_inside",
-           "ball_bounds", "boxes_disjoint", "midpoints", "around"]
+__all__ = [
+    "Ball",
+    "Balls",
+    "DeterminantBall",
+    "balls",
+    "determinant",
+    "precision",
+    "contains_zero",
+    "top_eigenvalue",
+    "ball",
+    "interval",
+    "evaluate",
+    "power",
+    "signature",
+    "ComplexBall",
+    "ComplexBallMatrix",
+    "complex_ball",
+    "complex_box",
+    "complex_matrix",
+    "some_minor_excludes_zero",
+    "strictly_inside",
+    "ball_bounds",
+    "boxes_disjoint",
+    "midpoints",
+    "around",
+]
 
 #: a real ball (python-flint's ``arb``)
 Ball = flint.arb
@@ -96,7 +118,6 @@ class Balls(OperatorArithmetic):
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.asarray(np.einsum(spec, a, b, optimize=True), dtype=object)
         return out
-
 
     def softmax(self, S: np.ndarray, tau: float, mask: np.ndarray | None = None) -> np.ndarray:
         """Row softmax of ``S / tau`` on balls; masked entries (``mask`` False) are exactly 0."""
@@ -238,9 +259,15 @@ def complex_box(center: Any, radius: Any) -> np.ndarray:
     ``center`` complex128 (a dyadic point: exact), ``radius`` one float or one per coordinate."""
     center = np.asarray(center, dtype=complex)
     radii = np.broadcast_to(np.asarray(radius, dtype=float), center.shape)
-    return np.array([flint.acb(flint.arb(float(z.real)) + flint.arb(0, float(r)),
-                               flint.arb(float(z.imag)) + flint.arb(0, float(r)))
-                     for z, r in zip(center, radii)], dtype=object)
+    return np.array(
+        [
+            flint.acb(
+                flint.arb(float(z.real)) + flint.arb(0, float(r)), flint.arb(float(z.imag)) + flint.arb(0, float(r))
+            )
+            for z, r in zip(center, radii)
+        ],
+        dtype=object,
+    )
 
 
 def midpoints(values: Any) -> np.ndarray:
@@ -251,8 +278,13 @@ def midpoints(values: Any) -> np.ndarray:
 def around(center: Any, radius: Any) -> np.ndarray:
     """The box ``c_i + [-r_i, r_i] + [-r_i, r_i] i`` around exact complex balls ``c_i`` (their midpoints)."""
     radii = np.broadcast_to(np.asarray(radius, dtype=float), (len(center),))
-    return np.array([flint.acb(z.real.mid() + flint.arb(0, float(r)), z.imag.mid() + flint.arb(0, float(r)))
-                     for z, r in zip(center, radii)], dtype=object)
+    return np.array(
+        [
+            flint.acb(z.real.mid() + flint.arb(0, float(r)), z.imag.mid() + flint.arb(0, float(r)))
+            for z, r in zip(center, radii)
+        ],
+        dtype=object,
+    )
 
 
 def complex_matrix(rows: Any) -> Any:

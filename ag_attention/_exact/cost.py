@@ -26,16 +26,28 @@ from functools import lru_cache
 import numpy as np
 
 from .._architecture import Architecture
-from .._network import jacobian, random_inputs, random_parameters, random_seeds
 from .._errors import InsufficientMemoryError
+from .._network import jacobian, random_inputs, random_parameters, random_seeds
 from .._resources import format_bytes
 from . import linalg
 from .field import GFp
 from .modular_lu import rank_blas_flops
 
-__all__ = ["matrix_product_rate", "rank_seconds", "jacobian_seconds", "assembly_seconds", "DimensionEstimate",
-           "estimate_dimension", "long_sequences", "duration", "BLAS_EFFICIENCY", "BLAS_SECONDS_PER_ENTRY",
-           "FLINT_SHARE", "TIMED_TOKENS", "TOKEN_WORK_ENTRIES"]
+__all__ = [
+    "matrix_product_rate",
+    "rank_seconds",
+    "jacobian_seconds",
+    "assembly_seconds",
+    "DimensionEstimate",
+    "estimate_dimension",
+    "long_sequences",
+    "duration",
+    "BLAS_EFFICIENCY",
+    "BLAS_SECONDS_PER_ENTRY",
+    "FLINT_SHARE",
+    "TIMED_TOKENS",
+    "TOKEN_WORK_ENTRIES",
+]
 
 #: the modular LU's rate as a share of the float64 product's (bench/point.py: 0.38 at 6,144 and 0.47 at 13,824
 #: parameters on a 2-core AMD EPYC)
@@ -68,7 +80,7 @@ def matrix_product_rate() -> float:
         t0 = time.perf_counter()
         a @ a
         best = min(best, time.perf_counter() - t0)
-    return 2 * 1024 ** 3 / max(best, 1e-6)
+    return 2 * 1024**3 / max(best, 1e-6)
 
 
 def rank_seconds(rows: int, cols: int, rank: int, p: int) -> float:
@@ -146,8 +158,10 @@ def long_sequences(arch: Architecture, samples: int | None = None) -> bool:
         plans = first_runs(prove(arch, output_span), samples)
     except InsufficientMemoryError:  # too large for this machine's memory: long (dimension() then says why)
         return True
-    work = sum(plan.samples * min(plan.k, plan.proven.architecture.output_size) * plan.proven.architecture.tokens ** 2
-               for plan in plans)
+    work = sum(
+        plan.samples * min(plan.k, plan.proven.architecture.output_size) * plan.proven.architecture.tokens**2
+        for plan in plans
+    )
     return work >= TOKEN_WORK_ENTRIES
 
 
@@ -168,9 +182,11 @@ class DimensionEstimate:
 
     def describe(self) -> str:
         parts = ", ".join(f"{name} {duration(s)}" for name, s in self.parts)
-        return (f"estimated {duration(self.seconds)} (within a factor 2) and {format_bytes(self.bytes)} at most: {parts} "
-                f"(calibrated here: float64 products at {matrix_product_rate() / 1e9:.0f} GFLOP/s); a rank short of "
-                "its bound doubles the samples and adds a second prime")
+        return (
+            f"estimated {duration(self.seconds)} (within a factor 2) and {format_bytes(self.bytes)} at most: {parts} "
+            f"(calibrated here: float64 products at {matrix_product_rate() / 1e9:.0f} GFLOP/s); a rank short of "
+            "its bound doubles the samples and adds a second prime"
+        )
 
 
 def estimate_dimension(arch: Architecture, prime: int, samples: int | None = None) -> DimensionEstimate:
@@ -195,8 +211,11 @@ def estimate_dimension(arch: Architecture, prime: int, samples: int | None = Non
         pieces = len(jacobian_pieces(a, plan.samples, plan.k))
         long = "" if a.tokens <= TIMED_TOKENS else f" x {rows // plan.samples:,} rows at t = {a.tokens:,}"
         long += "" if pieces == 1 else f" in {pieces:,} pieces"
-        parts += [(f"Jacobian of {plan.samples:,} samples{long}{own}", jac),
-                  (f"rank of {rows:,} x {P:,} over GF({prime})", rank), (f"symmetry tangents {g:,} x {P:,}", sym)]
+        parts += [
+            (f"Jacobian of {plan.samples:,} samples{long}{own}", jac),
+            (f"rank of {rows:,} x {P:,} over GF({prime})", rank),
+            (f"symmetry tangents {g:,} x {P:,}", sym),
+        ]
         total += jac + rank + sym
         peak = max(peak, run_memory(a, plan.samples, plan.k, prime, pieced=True).peak)
     return DimensionEstimate(total, peak, tuple(parts))

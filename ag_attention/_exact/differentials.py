@@ -54,7 +54,11 @@ def differential_on_rank_variety(A: Any, V: Any) -> np.ndarray:
     J = differential(A, V)
     d = A.shape[0]
     _, rref_rows = rank_factorization(A)
-    scaled = integral(np.array(rref_rows, dtype=object).reshape(len(rref_rows), d)) if rref_rows else np.zeros((0, d), dtype=object)
+    scaled = (
+        integral(np.array(rref_rows, dtype=object).reshape(len(rref_rows), d))
+        if rref_rows
+        else np.zeros((0, d), dtype=object)
+    )
     # integer rows of K each scaled separately (same row space)
     K = np.array([integral(row) for row in np.array(scaled, dtype=object)], dtype=object).reshape(-1, d)
     pivots = [next(j for j in range(d) if row[j] != 0) for row in K]

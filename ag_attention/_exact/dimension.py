@@ -152,8 +152,17 @@ def dimension(
         for plan in plans:  # the effective architecture first: its bounds hold for the next
             what = "" if plan.proven is proven else f"effective {plan.proven.architecture.describe()}: "
             prior = None if result is None else (result.dimension, result.upper_bound)
-            runs = measure(plan, prior, prime=prime, seed=seed, max_doublings=max_doublings, recheck=recheck,
-                           stages=stages, what=what, deadline=deadline)  # 2. measure
+            runs = measure(
+                plan,
+                prior,
+                prime=prime,
+                seed=seed,
+                max_doublings=max_doublings,
+                recheck=recheck,
+                stages=stages,
+                what=what,
+                deadline=deadline,
+            )  # 2. measure
             result = decide(plan.proven, runs, result, time.perf_counter() - t0)  # 3. decide
         assert result is not None  # plans holds the architecture's own run
         return result
@@ -173,8 +182,9 @@ def _positive(value: object) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and bool(value >= 1)
 
 
-def _checked(arch: Architecture, prime: int, seed: int, samples: int | None,
-             threads: int | None) -> tuple[int, int, int | None]:
+def _checked(
+    arch: Architecture, prime: int, seed: int, samples: int | None, threads: int | None
+) -> tuple[int, int, int | None]:
     """``prime, seed, samples`` checked (as ints), in the order of the error a user sees first; ``threads`` too."""
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")

@@ -10,9 +10,10 @@ is kept if consistent (docs/math/geometry.md).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from .._errors import ComputationError, InvalidArgumentError
 from .._models.coordinates import reduced_count, reduced_keys
@@ -55,7 +56,9 @@ def _exact_div(f: linalg.RationalPolynomial, g: linalg.RationalPolynomial) -> li
     return q if r.is_zero() else None
 
 
-def _exact_quotients(polys: dict[int, linalg.RationalPolynomial], g: linalg.RationalPolynomial) -> dict[int, linalg.RationalPolynomial] | None:
+def _exact_quotients(
+    polys: dict[int, linalg.RationalPolynomial], g: linalg.RationalPolynomial
+) -> dict[int, linalg.RationalPolynomial] | None:
     """``f / g`` for every ``f`` of ``polys``, or None if ``g`` does not divide one of them."""
     out = {}
     for k, f in polys.items():
@@ -146,8 +149,9 @@ def _linear_factors(g: linalg.RationalPolynomial) -> list[linalg.RationalPolynom
     return candidates
 
 
-def _preimage(ell: linalg.RationalPolynomial, q: list[list[linalg.RationalPolynomial]], rows: list[int],
-              cols: list[int]) -> Preimage | None:
+def _preimage(
+    ell: linalg.RationalPolynomial, q: list[list[linalg.RationalPolynomial]], rows: list[int], cols: list[int]
+) -> Preimage | None:
     """The preimage with ``(V' z)_{m0} = ell`` (``m0 = cols[0]``), scaled to integers, or None if there is none."""
     m0, k0 = cols[0], rows[0]
     d, d_out = len(q), len(q[0])

@@ -138,8 +138,11 @@ class FiberResult(ResultMixin):
             else f"NOT explained: the kernel is larger by {self.excess}"
             + (" (exact)" if self.excess_exact else " (an upper bound: the dimension is a lower bound)")
         )
-        lines += [f"  verdict                  {verdict}", f"  Thm. 3.7 / Cor. 3.8 hypotheses {hyp}",
-                  f"  prime {self.dimension.prime}, seed {self.dimension.seed}, {self.seconds:.2f} s"]
+        lines += [
+            f"  verdict                  {verdict}",
+            f"  Thm. 3.7 / Cor. 3.8 hypotheses {hyp}",
+            f"  prime {self.dimension.prime}, seed {self.dimension.seed}, {self.seconds:.2f} s",
+        ]
         return "\n".join(lines)
 
 
@@ -158,7 +161,8 @@ def fibers(arch: Architecture, *, prime: int | None = None, seed: int = 0) -> Fi
     require_memory(
         run_memory(arch, run.samples, run.seeds_per_sample)
         + MemoryEstimate(8 * run.rows * g, {f"J T^T {run.rows:,} x {g:,}": 8 * run.rows * g}),
-        f"the fiber check of {arch.describe()}", "use a smaller network",
+        f"the fiber check of {arch.describe()}",
+        "use a smaller network",
     )
     ev = evaluate(arch, p, run.seed, run.samples, run.seeds_per_sample)
     T, families = symmetry_tangents(arch, ev.theta, ev.field)

@@ -15,7 +15,7 @@ every rank below its upper bound is re-checked with a second prime.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +57,7 @@ def check_prime(p: object, name: str = "prime") -> int:
     return p
 
 
-@lru_cache(maxsize=None)
+@cache
 def _contracted_length(spec: str, shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> int:
     m = _EINSUM_SPEC.match(spec.replace(" ", ""))
     if not m:

@@ -40,11 +40,32 @@ from .._errors import InvalidArgumentError
 from . import modular_lu
 
 __all__ = [
-    "rank", "rank_rational", "rank_memory", "uses_blas", "BLAS_MIN_SIDE", "rank_python_flint", "fastpath_available", "set_threads", "threads",
-    "rref_mod_p", "nullspace_mod_p", "integer_product_rank", "integer_nullspace", "rref_rational", "rational", "IntegerNumber", "RationalNumber",
-    "integer_polynomial_ring", "rational_polynomial_ring", "modular_polynomial_ring",
-    "IntegerPolynomial", "RationalPolynomial", "ModularPolynomial",
-    "IntegerPolynomialRing", "RationalPolynomialRing", "ModularPolynomialRing",
+    "rank",
+    "rank_rational",
+    "rank_memory",
+    "uses_blas",
+    "BLAS_MIN_SIDE",
+    "rank_python_flint",
+    "fastpath_available",
+    "set_threads",
+    "threads",
+    "rref_mod_p",
+    "nullspace_mod_p",
+    "integer_product_rank",
+    "integer_nullspace",
+    "rref_rational",
+    "rational",
+    "IntegerNumber",
+    "RationalNumber",
+    "integer_polynomial_ring",
+    "rational_polynomial_ring",
+    "modular_polynomial_ring",
+    "IntegerPolynomial",
+    "RationalPolynomial",
+    "ModularPolynomial",
+    "IntegerPolynomialRing",
+    "RationalPolynomialRing",
+    "ModularPolynomialRing",
 ]
 
 #: exact integers and rationals (python-flint's ``fmpz`` and ``fmpq``)

@@ -57,13 +57,14 @@ def rank_blas_flops(rows: int, cols: int, rank: int | None = None) -> float:
     ``2 (m n r - (m + n) r^2 / 2 + r^3 / 3)``, the count of a row-echelon LU."""
     m, n = float(max(rows, cols)), float(min(rows, cols))
     r = n if rank is None else float(min(rank, n))
-    return 2.0 * (m * n * r - (m + n) * r * r / 2 + r ** 3 / 3)
+    return 2.0 * (m * n * r - (m + n) * r * r / 2 + r**3 / 3)
 
 
 def _check(M: np.ndarray, p: int) -> None:
     if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or not 2 < int(p) < MAX_PRIME:
-        raise InvalidArgumentError(f"p={p!r}: rank_blas needs a prime below 2^21 = {MAX_PRIME} "
-                                   "(float64 products of residues must stay exact)")
+        raise InvalidArgumentError(
+            f"p={p!r}: rank_blas needs a prime below 2^21 = {MAX_PRIME} (float64 products of residues must stay exact)"
+        )
     if M.ndim != 2:
         raise InvalidArgumentError(f"M: rank_blas needs a 2-D matrix, got shape {M.shape}")
 
@@ -96,7 +97,7 @@ class _LU:
         """``C <- C - L U`` reduced, in place, exactly (inner dimension in pieces of MAX_INNER)."""
         k = L.shape[1]
         for s in range(0, k, MAX_INNER):
-            C -= L[:, s:s + MAX_INNER] @ U[s:s + MAX_INNER]
+            C -= L[:, s : s + MAX_INNER] @ U[s : s + MAX_INNER]
             self._reduce(C)
 
     def _trsm(self, L: np.ndarray, B: np.ndarray) -> None:
@@ -151,10 +152,10 @@ class _LU:
                 L[[rr, i]] = L[[i, rr]]
                 swaps.append((r0 + rr, r0 + i))
             inv = float(pow(int(col[rr]) % self.ip, -1, self.ip))
-            below = col[rr + 1:]
+            below = col[rr + 1 :]
             below *= inv
             self._reduce(below)  # the multipliers, stored below the pivot
-            L[rr + 1:, rr] = below
+            L[rr + 1 :, rr] = below
             pivots.append(c0 + j)
             rr += 1
         for a, b in swaps:
@@ -179,11 +180,11 @@ class _LU:
         if k:
             A = self.A
             # the pivot rows' multipliers: row r0 + i holds L[r0 + i, pivot j] for j < i, below the diagonal
-            L11 = A[r0:r0 + k, left]
-            U12 = A[r0:r0 + k, h:c1]
+            L11 = A[r0 : r0 + k, left]
+            U12 = A[r0 : r0 + k, h:c1]
             self._trsm(L11, U12)
             if r0 + k < A.shape[0]:
-                self._mul_sub(A[r0 + k:, h:c1], A[r0 + k:, left], U12)
+                self._mul_sub(A[r0 + k :, h:c1], A[r0 + k :, left], U12)
         return left + self.factor(h, c1)
 
 

@@ -29,7 +29,9 @@ def rational_matrix(M: Any, name: str = "M") -> list[list[Any]]:
     if arr is None or arr.ndim != 2 or 0 in arr.shape:
         raise InvalidArgumentError(f"{name}={M!r}: must be a non-empty rectangular matrix (list of equal-length rows)")
     for v in arr.flat:
-        if isinstance(v, bool) or not isinstance(v, (int, Fraction, np.integer, float, linalg.RationalNumber, linalg.IntegerNumber)):
+        if isinstance(v, bool) or not isinstance(
+            v, (int, Fraction, np.integer, float, linalg.RationalNumber, linalg.IntegerNumber)
+        ):
             raise InvalidArgumentError(f"{name}: entry {v!r} is not a rational number (int or Fraction)")
         if isinstance(v, float) and not math.isfinite(v):
             raise InvalidArgumentError(f"{name}: entry {v!r} is not a finite number")

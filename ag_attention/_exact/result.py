@@ -41,7 +41,7 @@ class DimensionResult(ResultMixin):
     expected: Expectation
     runs: tuple[RankRun, ...]
     seconds: float
-    reduction: "DimensionResult | None" = None
+    reduction: DimensionResult | None = None
 
     # -- derived ------------------------------------------------------------
     @property
@@ -110,7 +110,9 @@ class DimensionResult(ResultMixin):
         if self.agrees:
             return "agrees"
         if self.agrees is False:
-            return "DIFFERS (proven)" if self.certified or self.upper_bound < value else "DIFFERS (lower bound above it)"
+            return (
+                "DIFFERS (proven)" if self.certified or self.upper_bound < value else "DIFFERS (lower bound above it)"
+            )
         why = (
             f"only {self.main.rows} rows: too few samples to reach it, use more"
             if self.rows_limit_rank
@@ -160,7 +162,11 @@ class DimensionResult(ResultMixin):
                 f"the symmetry upper bound P - rank(T) = {self.upper_bound}"
             )
         primes = sorted({r.prime for r in self.runs})
-        confirm = f", confirmed with {len(self.runs)} random points over GF({', '.join(map(str, primes))})" if len(self.runs) > 1 else ""
+        confirm = (
+            f", confirmed with {len(self.runs)} random points over GF({', '.join(map(str, primes))})"
+            if len(self.runs) > 1
+            else ""
+        )
         if self.rows_limit_rank:
             return (
                 f"lower bound: dim >= {self.dimension} (rank over GF(p){confirm}); with {self.main.rows} rows "
@@ -217,17 +223,22 @@ class DimensionResult(ResultMixin):
         return "\n".join(lines)
 
 
-def decide(proven: Proven, runs: Sequence[RankRun], reduction: DimensionResult | None, seconds: float) -> DimensionResult:
+def decide(
+    proven: Proven, runs: Sequence[RankRun], reduction: DimensionResult | None, seconds: float
+) -> DimensionResult:
     """The result of the runs of ``proven.architecture``: exact where the bounds meet (a rank above one is a bug).
 
     ``reduction``: the result of the effective architecture (the same
     neuromanifold), whose bounds hold here too.
     """
-    lower, upper = known_bounds(proven, runs, None if reduction is None else (reduction.dimension, reduction.upper_bound))
+    lower, upper = known_bounds(
+        proven, runs, None if reduction is None else (reduction.dimension, reduction.upper_bound)
+    )
     if lower > upper:
         raise ComputationError(
             f"{proven.architecture.describe()}: the rank {lower} exceeds the proven upper bound {upper} (bug)",
-            prime=runs[0].prime, seed=runs[0].seed,
+            prime=runs[0].prime,
+            seed=runs[0].seed,
         )
     return DimensionResult(
         architecture=proven.architecture,

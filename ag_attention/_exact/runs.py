@@ -95,8 +95,15 @@ class Evaluation:
     rng: np.random.Generator
 
 
-def evaluate(arch: Architecture, prime: int, seed: int, samples: int, k: int, deadline: Deadline | None = None,
-             what: str = "Jacobian") -> Evaluation:
+def evaluate(
+    arch: Architecture,
+    prime: int,
+    seed: int,
+    samples: int,
+    k: int,
+    deadline: Deadline | None = None,
+    what: str = "Jacobian",
+) -> Evaluation:
     """Random parameters and inputs from ``seed``, and the Jacobian with ``k`` seeds per sample.
 
     The draws come first, all of them, so the Jacobian is the same whether it
@@ -112,8 +119,16 @@ def evaluate(arch: Architecture, prime: int, seed: int, samples: int, k: int, de
     return Evaluation(F, theta, _assemble(arch, F, theta, X, seeds, k, deadline, what), rng)
 
 
-def _assemble(arch: Architecture, F: GFp, theta: np.ndarray, X: np.ndarray, seeds: np.ndarray | None, k: int,
-              deadline: Deadline | None, what: str) -> np.ndarray:
+def _assemble(
+    arch: Architecture,
+    F: GFp,
+    theta: np.ndarray,
+    X: np.ndarray,
+    seeds: np.ndarray | None,
+    k: int,
+    deadline: Deadline | None,
+    what: str,
+) -> np.ndarray:
     """The Jacobian of ``X`` (``seeds``: ``k`` combinations a sample, None: every output) piece by piece."""
     pieces = jacobian_pieces(arch, X.shape[0], k)
     if deadline is not None:
@@ -126,7 +141,7 @@ def _assemble(arch: Architecture, F: GFp, theta: np.ndarray, X: np.ndarray, seed
         if deadline is not None and i:
             deadline.check(f"{what} (piece {i + 1} of {len(pieces)})")
         if (r0, r1) == (0, R):
-            J[n0 * R:n1 * R] = jacobian(arch, F, theta, X[n0:n1], None if seeds is None else seeds[n0:n1])
+            J[n0 * R : n1 * R] = jacobian(arch, F, theta, X[n0:n1], None if seeds is None else seeds[n0:n1])
             continue
         if seeds is None:  # rows r0..r1 of the identity: output (token i, coordinate m) of row i d_L + m
             part = np.zeros((1, r1 - r0, arch.tokens, arch.widths[-1]), dtype=np.int64)
@@ -134,7 +149,7 @@ def _assemble(arch: Architecture, F: GFp, theta: np.ndarray, X: np.ndarray, seed
             part[0, np.arange(r1 - r0), tokens, coords] = 1
         else:
             part = seeds[n0:n1, r0:r1]
-        J[n0 * R + r0:n0 * R + r1] = jacobian(arch, F, theta, X[n0:n1], part)
+        J[n0 * R + r0 : n0 * R + r1] = jacobian(arch, F, theta, X[n0:n1], part)
     return J
 
 
@@ -152,8 +167,16 @@ def _tangents_in_kernel(ev: Evaluation, T: np.ndarray) -> bool:
     return bool(ok)
 
 
-def rank_run(arch: Architecture, prime: int, seed: int, samples: int, k: int, stages: Stages | None = None,
-             what: str = "", deadline: Deadline | None = None) -> RankRun:
+def rank_run(
+    arch: Architecture,
+    prime: int,
+    seed: int,
+    samples: int,
+    k: int,
+    stages: Stages | None = None,
+    what: str = "",
+    deadline: Deadline | None = None,
+) -> RankRun:
     """The Jacobian's rank and the symmetry rank at the random point of ``seed`` (``what``: the bar's prefix).
 
     ``deadline``: checked between the Jacobian's pieces, inside a rank on the
@@ -212,8 +235,18 @@ def known_bounds(proven: Proven, runs: Sequence[RankRun], prior: tuple[int, int]
     return lower, min(uppers)
 
 
-def measure(plan: Plan, prior: tuple[int, int] | None, *, prime: int, seed: int, max_doublings: int, recheck: bool,
-            stages: Stages, what: str = "", deadline: Deadline | None = None) -> list[RankRun]:
+def measure(
+    plan: Plan,
+    prior: tuple[int, int] | None,
+    *,
+    prime: int,
+    seed: int,
+    max_doublings: int,
+    recheck: bool,
+    stages: Stages,
+    what: str = "",
+    deadline: Deadline | None = None,
+) -> list[RankRun]:
     """The runs of one architecture: the first, more samples while short of the upper bound, the confirmation.
 
     The first run as planned (:func:`ag_attention._exact.sampling.first_runs`);
@@ -277,7 +310,9 @@ def jacobian_rank(
     F = GFp(prime)
     theta = F.from_ints(np.ravel(theta))
     if theta.shape != (arch.parameter_count,):
-        raise InvalidArgumentError(f"theta has {theta.size} entries, the architecture has {arch.parameter_count} parameters")
+        raise InvalidArgumentError(
+            f"theta has {theta.size} entries, the architecture has {arch.parameter_count} parameters"
+        )
 
     def at(n: int) -> int:
         check_run_memory(arch, n, arch.output_size)

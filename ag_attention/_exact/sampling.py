@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._models.formulas import Proven, prove
-from .._models.formulas import new_directions_per_sample
+from .._models.formulas import Proven, new_directions_per_sample, prove
 from .._models.symmetries import symmetry_generators
 from .._network import inputs_memory, jacobian_memory
 from .._resources import MemoryEstimate, require_memory
@@ -136,8 +135,9 @@ def first_runs(proven: Proven, samples: int | None = None, full_rows: bool = Fal
     step: Proven | None = proven
     while step is not None:
         arch = step.architecture
-        n, k = _plan(directions_per_sample(arch, step.directions_per_sample), arch.output_size, step.planning_bound,
-                     samples)
+        n, k = _plan(
+            directions_per_sample(arch, step.directions_per_sample), arch.output_size, step.planning_bound, samples
+        )
         if full_rows:
             k = arch.output_size
         check_exact_sizes(arch)
@@ -210,8 +210,9 @@ def jacobian_pieces(arch: Architecture, samples: int, k: int) -> list[tuple[int,
     return [(n0, n0 + 1, r0, min(R, r0 + rows)) for n0 in range(N) for r0 in range(0, R, rows)]
 
 
-def run_memory(arch: Architecture, samples: int, k: int, prime: int | None = None,
-               pieced: bool = False) -> MemoryEstimate:
+def run_memory(
+    arch: Architecture, samples: int, k: int, prime: int | None = None, pieced: bool = False
+) -> MemoryEstimate:
     """Peak memory of one rank run: inputs, seeds, Jacobian, its FLINT copy, symmetry tangents.
 
     Stages: assembling the Jacobian (forward caches and adjoints), its rank
@@ -236,15 +237,20 @@ def run_memory(arch: Architecture, samples: int, k: int, prime: int | None = Non
         jac = MemoryEstimate(J + piece.peak, {f"Jacobian {rows:,} x {P:,}": J, what: piece.peak})
     fixed = inputs_memory(arch, samples, seeded) + MemoryEstimate(8 * P, {"parameters": 8 * P})
     copy = linalg.rank_memory(rows, P, prime)
-    what = "float64 copy of the Jacobian and products" if linalg.uses_blas(rows, P, prime) else "FLINT copy of the Jacobian"
+    what = (
+        "float64 copy of the Jacobian and products"
+        if linalg.uses_blas(rows, P, prime)
+        else "FLINT copy of the Jacobian"
+    )
     rank_stage = MemoryEstimate(J + copy, {what: copy})
     g = symmetry_generators(arch)
-    sym_stage = MemoryEstimate(J + 2 * 8 * g * P + linalg.rank_memory(g, P), {f"symmetry tangents {g:,} x {P:,}": 2 * 8 * g * P})
+    sym_stage = MemoryEstimate(
+        J + 2 * 8 * g * P + linalg.rank_memory(g, P), {f"symmetry tangents {g:,} x {P:,}": 2 * 8 * g * P}
+    )
     return fixed + (jac | rank_stage | sym_stage)
 
 
-def check_run_memory(arch: Architecture, samples: int, k: int, prime: int | None = None,
-                     pieced: bool = False) -> None:
+def check_run_memory(arch: Architecture, samples: int, k: int, prime: int | None = None, pieced: bool = False) -> None:
     """Refuse a run that does not fit in memory (before allocating anything of it); ``prime``: the rank's prime
     (below 2^21 a large rank takes the BLAS route, with its own memory); ``pieced``: see :func:`run_memory`."""
     require_memory(

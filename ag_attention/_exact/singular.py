@@ -25,7 +25,8 @@ equations), with exact arithmetic, as a typed verdict
 from __future__ import annotations
 
 import itertools
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +76,9 @@ def symmetric_rank2_jacobian(S: Sequence[Sequence[Any]], prime: int = DEFAULT_PR
 def _check_arguments(dimension: object, rank_bound: object, prime: object) -> None:
     if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 0:
         raise InvalidArgumentError(f"dimension={dimension!r}: must be a non-negative integer (dim M)")
-    if rank_bound is not None and (isinstance(rank_bound, bool) or not isinstance(rank_bound, (int, np.integer)) or rank_bound < 1):
+    if rank_bound is not None and (
+        isinstance(rank_bound, bool) or not isinstance(rank_bound, (int, np.integer)) or rank_bound < 1
+    ):
         raise InvalidArgumentError(f"rank_bound={rank_bound!r}: must be a positive integer or None (A free)")
     check_prime(prime)
 
@@ -98,11 +101,17 @@ def _tangent_images(pre: list[Preimage], a: int, d: int) -> tuple[list[np.ndarra
 def _own_rank(A: list[list[Any]], V: list[list[Any]], a: int, prime: int) -> int:
     """The GF(p) rank of the differential at the given weights (on the rank variety when it is smooth there)."""
     d = len(A)
-    own = differential(A, V) if a >= d or exact_rank(np.array(A, dtype=object)) < a else differential_on_rank_variety(A, V)
+    own = (
+        differential(A, V)
+        if a >= d or exact_rank(np.array(A, dtype=object)) < a
+        else differential_on_rank_variety(A, V)
+    )
     return rank_mod_p(own, prime)
 
 
-def _symmetric_factor_verdict(pre: list[Preimage], prime: int, own_rank: int, span: int, dimension: int) -> PointVerdict:
+def _symmetric_factor_verdict(
+    pre: list[Preimage], prime: int, own_rank: int, span: int, dimension: int
+) -> PointVerdict:
     """``d' = 1, a = 1``: ``phi(u v^T, w z^T) = u w sym(v z^T)``, the cone over the Segre product of
     ``P^(d-1)`` and ``Y = P{symmetric rank <= 2}``, singular at a nonzero point exactly where ``Y`` is."""
     Ap, Vp = pre[0]
@@ -111,13 +120,23 @@ def _symmetric_factor_verdict(pre: list[Preimage], prime: int, own_rank: int, sp
     vrow, zrow = Ap[u_idx], Vp[0]
     S = [[vrow[i] * zrow[j] + vrow[j] * zrow[i] for j in range(d)] for i in range(d)]
     jr, codim = symmetric_rank2_jacobian(S, prime)
-    return PointVerdict(CertificateKind.SYMMETRIC_MINORS, jr < codim, len(pre), dimension, own_rank, span,
-                        symmetric_rank=exact_rank(np.array(S, dtype=object)), minors_rank=jr,
-                        minors_rank_is_bound=jr == codim, codim=codim)
+    return PointVerdict(
+        CertificateKind.SYMMETRIC_MINORS,
+        jr < codim,
+        len(pre),
+        dimension,
+        own_rank,
+        span,
+        symmetric_rank=exact_rank(np.array(S, dtype=object)),
+        minors_rank=jr,
+        minors_rank_is_bound=jr == codim,
+        codim=codim,
+    )
 
 
-def _single_preimage_verdict(image: np.ndarray, smooth_domain: bool, own_rank: int, span: int,
-                             dimension: int) -> PointVerdict | None:
+def _single_preimage_verdict(
+    image: np.ndarray, smooth_domain: bool, own_rank: int, span: int, dimension: int
+) -> PointVerdict | None:
     """A birational map with a single preimage: singular, smooth or critical (None: undecided)."""
     if not smooth_domain:
         return PointVerdict(CertificateKind.SINGULAR_DOMAIN, True, 1, dimension, own_rank, span)

@@ -19,8 +19,25 @@ from .ideal_ed import IdealEDDegree, ideal_ed_degree
 from .model import PolynomialModel, polynomial_model
 from .models import ModelCriticalPoint, ModelCriticalPoints, ModelEDDegree, model_critical_points, model_ed_degree
 
-__all__ = ["EDDegree", "EDCount", "ed_degree", "CriticalPoints", "CriticalPoint", "CriticalFamily", "Nearest", "Route",
-           "critical_points",
-           "boundary_ed_degree", "BoundaryED", "ideal_ed_degree", "IdealEDDegree",
-           "PolynomialModel", "polynomial_model", "ModelEDDegree", "ModelCriticalPoint", "ModelCriticalPoints",
-           "model_ed_degree", "model_critical_points"]
+__all__ = [
+    "EDDegree",
+    "EDCount",
+    "ed_degree",
+    "CriticalPoints",
+    "CriticalPoint",
+    "CriticalFamily",
+    "Nearest",
+    "Route",
+    "critical_points",
+    "boundary_ed_degree",
+    "BoundaryED",
+    "ideal_ed_degree",
+    "IdealEDDegree",
+    "PolynomialModel",
+    "polynomial_model",
+    "ModelEDDegree",
+    "ModelCriticalPoint",
+    "ModelCriticalPoints",
+    "model_ed_degree",
+    "model_critical_points",
+]

@@ -12,10 +12,11 @@ without being started.  On Ctrl-C (or any error of the caller) every job's proce
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Callable
+from typing import Any
 
 from .._errors import AgAttentionError, MSolveTimeoutError
 
@@ -135,11 +136,12 @@ class Beside:
             if o.state == "failed" and o.error is not None:
                 raise o.error
 
-    def __enter__(self) -> "Beside":
+    def __enter__(self) -> Beside:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc is not None:  # interrupted or failed: the jobs' processes go now, not at their time limits
             from .._m2.process import kill_all_jobs
 

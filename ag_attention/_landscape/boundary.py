@@ -72,12 +72,20 @@ class BoundaryED(ResultMixin):
         note: str = ""  # why a draw is degenerate
 
         def to_dict(self) -> dict[str, Any]:
-            return {"seed": self.seed, "prime": self.prime, "solutions": self.solutions,
-                    "seconds": round(self.seconds, 3), **({"note": self.note} if self.note else {})}
+            return {
+                "seed": self.seed,
+                "prime": self.prime,
+                "solutions": self.solutions,
+                "seconds": round(self.seconds, 3),
+                **({"note": self.note} if self.note else {}),
+            }
 
         def describe(self) -> str:
-            return (f"seed {self.seed}: {self.solutions} over GF({self.prime})" if self.solutions is not None else
-                    f"seed {self.seed}: degenerate ({self.note})")
+            return (
+                f"seed {self.seed}: {self.solutions} over GF({self.prime})"
+                if self.solutions is not None
+                else f"seed {self.seed}: degenerate ({self.note})"
+            )
 
     architecture: Architecture
     ed_degree: int
@@ -105,9 +113,11 @@ class BoundaryED(ResultMixin):
     @property
     def certificate(self) -> str:
         a, b = self.agreeing
-        text = (f"probabilistic: two independent draws agree, seed {a.seed} ({a.solutions} solutions over "
-                f"GF({a.prime})) and seed {b.seed} ({b.solutions} over GF({b.prime})) (msolve; each draw its own "
-                "weights, readout and data point)")
+        text = (
+            f"probabilistic: two independent draws agree, seed {a.seed} ({a.solutions} solutions over "
+            f"GF({a.prime})) and seed {b.seed} ({b.solutions} over GF({b.prime})) (msolve; each draw its own "
+            "weights, readout and data point)"
+        )
         if self.special:
             text += "; special draws: " + ", ".join(w.describe() for w in self.special)
         return text
@@ -115,22 +125,32 @@ class BoundaryED(ResultMixin):
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
-        return {"architecture": self.architecture.to_dict(), "ed_degree": self.ed_degree,
-                "general_cubic": self.general_cubic, "unknowns": self.unknowns,
-                "draws": [w.to_dict() for w in self.draws],
-                "agreeing_seeds": [w.seed for w in self.agreeing],
-                "special_seeds": [w.seed for w in self.special],
-                "certificate": self.certificate, "seed": self.seed,
-                "seconds": round(self.seconds, 3), "provenance": provenance(msolve=_msolve_version())}
+        return {
+            "architecture": self.architecture.to_dict(),
+            "ed_degree": self.ed_degree,
+            "general_cubic": self.general_cubic,
+            "unknowns": self.unknowns,
+            "draws": [w.to_dict() for w in self.draws],
+            "agreeing_seeds": [w.seed for w in self.agreeing],
+            "special_seeds": [w.seed for w in self.special],
+            "certificate": self.certificate,
+            "seed": self.seed,
+            "seconds": round(self.seconds, 3),
+            "provenance": provenance(msolve=_msolve_version()),
+        }
 
     def __str__(self) -> str:
-        lines = [f"ED degree of a decision boundary of {self.architecture.describe()}: {self.ed_degree} (a general "
-                 f"cubic in {self.unknowns} unknowns: {self.general_cubic})",
-                 f"  draws            {len(self.draws)}: " + ", ".join(
-                     w.describe() + (" (special)" if w.solutions != self.ed_degree else "") for w in self.draws)]
+        lines = [
+            f"ED degree of a decision boundary of {self.architecture.describe()}: {self.ed_degree} (a general "
+            f"cubic in {self.unknowns} unknowns: {self.general_cubic})",
+            f"  draws            {len(self.draws)}: "
+            + ", ".join(w.describe() + (" (special)" if w.solutions != self.ed_degree else "") for w in self.draws),
+        ]
         if self.special:
-            lines.append(f"  special          {len(self.special)} draw(s) not generic, not used: "
-                         + ", ".join(f"seed {w.seed}" for w in self.special))
+            lines.append(
+                f"  special          {len(self.special)} draw(s) not generic, not used: "
+                + ", ".join(f"seed {w.seed}" for w in self.special)
+            )
         lines.append(f"  certificate      {self.certificate}")
         return "\n".join(lines)
 
@@ -183,8 +203,9 @@ def _weights(arch: Architecture, seed: int) -> tuple[list[list[int]], list[list[
     return A, V, r
 
 
-def _count(arch: Architecture, A: Any, V: Any, r: Any, prime: int, data_seed: int, *, timeout: float,
-           backend: str) -> tuple[int | None, str]:
+def _count(
+    arch: Architecture, A: Any, V: Any, r: Any, prime: int, data_seed: int, *, timeout: float, backend: str
+) -> tuple[int | None, str]:
     """The number of solutions of the Lagrange conditions mod ``prime`` at the data point drawn from
     ``data_seed``, or ``(None, why)`` for a degenerate boundary."""
     from .._algebra.msolve import count_solutions
@@ -200,9 +221,14 @@ def _count(arch: Architecture, A: Any, V: Any, r: Any, prime: int, data_seed: in
     lam = g[-1]
     eqs = [g[k] - ring.constant(urng.randrange(prime)) - lam * F.derivative(names[k]) for k in range(n)] + [F]
     texts = [polynomial_text(f, names) for f in eqs]
-    sol = count_solutions(names, texts, prime, timeout=timeout,
-                          label=f"ED degree of a decision boundary of {arch.describe()} mod {prime}",
-                          backend=backend)
+    sol = count_solutions(
+        names,
+        texts,
+        prime,
+        timeout=timeout,
+        label=f"ED degree of a decision boundary of {arch.describe()} mod {prime}",
+        backend=backend,
+    )
     if sol.count is None:
         return None, "the Lagrange conditions are not zero-dimensional"
     return sol.count, ""
@@ -226,19 +252,27 @@ def check_size(arch: Architecture, timeout: float) -> None:
     terms = t * t * d * d * (d + 1) // 2
     per_term = 8 * (-(-(n + 1) * 8 // 64)) + 8  # packed 8-bit exponents in words, and the coefficient
     # F, and one derivative of it alive at a time while the equations are made (each at most as large)
-    require_memory(MemoryEstimate(2 * terms * per_term, {f"boundary polynomial, about {terms:,} terms in {n:,} "
-                                                         "variables": 2 * terms * per_term}),
-                   f"the decision boundary of {arch.describe()}", "fewer tokens or a smaller width")
+    require_memory(
+        MemoryEstimate(
+            2 * terms * per_term,
+            {f"boundary polynomial, about {terms:,} terms in {n:,} variables": 2 * terms * per_term},
+        ),
+        f"the decision boundary of {arch.describe()}",
+        "fewer tokens or a smaller width",
+    )
     build = SECONDS_PER_PRODUCT * t * t * d * d * e
     if build > timeout:
-        raise InvalidArgumentError(f"tokens={t}, widths {d},{e}: building the boundary polynomial alone takes about "
-                                   f"{build:,.0f} s ({t * t * d * d * e:,} products), above timeout={timeout:g} s; "
-                                   "its ED degree over n = t d variables is out of reach anyway (a general cubic "
-                                   f"in {n:,} variables has one of about 2^{n:,})")
+        raise InvalidArgumentError(
+            f"tokens={t}, widths {d},{e}: building the boundary polynomial alone takes about "
+            f"{build:,.0f} s ({t * t * d * d * e:,} products), above timeout={timeout:g} s; "
+            "its ED degree over n = t d variables is out of reach anyway (a general cubic "
+            f"in {n:,} variables has one of about 2^{n:,})"
+        )
 
 
-def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 300.0, backend: str = "auto",
-                       max_draws: int = MAX_DRAWS) -> BoundaryED:
+def boundary_ed_degree(
+    arch: Architecture, *, seed: int = 0, timeout: float = 300.0, backend: str = "auto", max_draws: int = MAX_DRAWS
+) -> BoundaryED:
     """The ED degree of a random decision boundary of the one-layer ``arch`` (see the module docstring).
 
     The value rests on two independent draws that agree: draw ``k`` takes weights, readout and data point from
@@ -256,8 +290,9 @@ def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 30
     """
     arch = check_one_layer(arch, what="boundary_ed_degree")
     if arch.heads != 1 or arch.skip or arch.normalized:
-        raise InvalidArgumentError("boundary_ed_degree: one plain lightning layer (one head, no skip connection, "
-                                   "no softmax)")
+        raise InvalidArgumentError(
+            "boundary_ed_degree: one plain lightning layer (one head, no skip connection, no softmax)"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     if isinstance(max_draws, bool) or not isinstance(max_draws, int) or max_draws < 2:
@@ -275,8 +310,9 @@ def boundary_ed_degree(arch: Architecture, *, seed: int = 0, timeout: float = 30
         count, note = _count(arch, A, V, r, prime, s * 1000 + 17 + offset, timeout=timeout, backend=backend)
         draws.append(BoundaryED.Draw(s, prime, count, time.perf_counter() - t1, note))
         if count is not None and sum(w.solutions == count for w in draws) == 2:
-            return BoundaryED(arch, count, general_cubic_ed_degree(n), n, tuple(draws), seed,
-                              time.perf_counter() - t0)
+            return BoundaryED(arch, count, general_cubic_ed_degree(n), n, tuple(draws), seed, time.perf_counter() - t0)
     raise ComputationError(
         f"the ED degree of a decision boundary of {arch.describe()}: no two of {max_draws} independent draws "
-        "agree (" + ", ".join(w.describe() for w in draws) + "): raise max_draws or use another seed", seed=seed)
+        "agree (" + ", ".join(w.describe() for w in draws) + "): raise max_draws or use another seed",
+        seed=seed,
+    )

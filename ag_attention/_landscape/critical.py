@@ -38,9 +38,10 @@ import math
 import random
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -95,10 +96,18 @@ class CriticalPoint:
         return hessian_class(self.positive, self.negative, self.undecided)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "source": self.source, "signature": self.signature, "loss": list(self.loss),
-                "hessian": {"positive": self.positive, "negative": self.negative, "undecided": self.undecided},
-                "rank_A": self.rank_A, "rank_V": self.rank_V, "A": self.A.tolist(), "V": self.V.tolist(),
-                "box": {k: [str(lo), str(hi)] for k, (lo, hi) in self.box.items()}}
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "signature": self.signature,
+            "loss": list(self.loss),
+            "hessian": {"positive": self.positive, "negative": self.negative, "undecided": self.undecided},
+            "rank_A": self.rank_A,
+            "rank_V": self.rank_V,
+            "A": self.A.tolist(),
+            "V": self.V.tolist(),
+            "box": {k: [str(lo), str(hi)] for k, (lo, hi) in self.box.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -112,8 +121,13 @@ class CriticalFamily:
     loss: tuple[float, float] | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"where": self.where, "dimension": self.dimension, "complex": self.complex, "real": self.real,
-                "loss": None if self.loss is None else list(self.loss)}
+        return {
+            "where": self.where,
+            "dimension": self.dimension,
+            "complex": self.complex,
+            "real": self.real,
+            "loss": None if self.loss is None else list(self.loss),
+        }
 
 
 CRITICAL_METHODS = ("auto", "msolve", "homotopy")
@@ -147,27 +161,45 @@ class Nearest:
     at: bool = False  # the weights sit at the nearest critical point (relative distance below AT)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "signature": self.point.signature, "critical_loss": list(self.point.loss),
-                "distance": self.distance, "relative_distance": self.relative, "least_loss": self.least_loss,
-                "loss": self.loss, "least_critical_loss": self.least, "complete": self.complete,
-                "at_critical_point": self.at, "verdict": self.verdict()}
+        return {
+            "index": self.index,
+            "signature": self.point.signature,
+            "critical_loss": list(self.point.loss),
+            "distance": self.distance,
+            "relative_distance": self.relative,
+            "least_loss": self.least_loss,
+            "loss": self.loss,
+            "least_critical_loss": self.least,
+            "complete": self.complete,
+            "at_critical_point": self.at,
+            "verdict": self.verdict(),
+        }
 
     def verdict(self) -> str:
         """One line: at the global minimum (certified), or how far above the least critical loss the weights are."""
-        where = (f"at critical point #{self.index} ({self.point.signature}, relative distance {self.relative:.1g} in "
-                 "the function space)" if self.at else
-                 f"not at a critical point (the nearest, #{self.index}, a {self.point.signature}, is at relative "
-                 f"distance {self.relative:.2g})")
+        where = (
+            f"at critical point #{self.index} ({self.point.signature}, relative distance {self.relative:.1g} in "
+            "the function space)"
+            if self.at
+            else f"not at a critical point (the nearest, #{self.index}, a {self.point.signature}, is at relative "
+            f"distance {self.relative:.2g})"
+        )
         gap = self.loss - self.least
         scale = max(abs(self.least), 1e-300)
         if self.at and self.least_loss and self.point.signature == "minimum":
             if self.complete:
-                return (f"{where}: the global minimum among all real critical points (every one found: "
-                        f"certified), loss {self.loss:.6g}")
-            return (f"{where}: the least loss among the real critical points found, {self.loss:.6g} (not certified "
-                    "global: the set of real critical points is not known to be complete)")
-        return (f"{where}; its loss {self.loss:.6g} is {gap:.3g} above the least critical loss {self.least:.6g} "
-                f"({100 * gap / scale:.3g}% higher{', among all real critical points: certified' if self.complete else ', among those found'})")
+                return (
+                    f"{where}: the global minimum among all real critical points (every one found: "
+                    f"certified), loss {self.loss:.6g}"
+                )
+            return (
+                f"{where}: the least loss among the real critical points found, {self.loss:.6g} (not certified "
+                "global: the set of real critical points is not known to be complete)"
+            )
+        return (
+            f"{where}; its loss {self.loss:.6g} is {gap:.3g} above the least critical loss {self.least:.6g} "
+            f"({100 * gap / scale:.3g}% higher{', among all real critical points: certified' if self.complete else ', among those found'})"
+        )
 
     def __str__(self) -> str:
         return self.verdict()
@@ -253,29 +285,61 @@ class CriticalPoints(ResultMixin):
         lowest = min(losses)
         least_here = sum(self.points[least].loss) / 2 <= lowest  # (a family of the critical locus may be lower)
         complete = self.final and self.real_complete and all(f.dimension >= 0 for f in self.families)
-        return Nearest(k, self.points[k], dist[k], dist[k] / norm, k == least and least_here, loss, lowest,
-                       complete, dist[k] / norm < AT)
+        return Nearest(
+            k,
+            self.points[k],
+            dist[k],
+            dist[k] / norm,
+            k == least and least_here,
+            loss,
+            lowest,
+            complete,
+            dist[k] / norm < AT,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
-        return {"architecture": self.architecture.to_dict(), "final": self.final, "status": self.status or None,
-                "samples": self.samples, "conversion": self.conversion,
-                "method": self.method, "complex_pure": self.complex_pure,
-                "complex_certified": self.complex_certified, "complex_generic": self.complex_generic,
-                "complex_generic_final": self.generic_final,
-                "real_pure": len(self.points), "real_complete": self.real_complete, "minima": self.minima,
-                "saddles": self.saddles, "points": [p.to_dict() for p in self.points],
-                "families": [f.to_dict() for f in self.families], "prime": self.prime, "seed": self.seed,
-                "seconds": round(self.seconds, 3), "routes": [r.to_dict() for r in self.routes],
-                "monodromy": self.monodromy, "certification": self.certification, "notes": list(self.notes),
-                "provenance": provenance(msolve=self.msolve)}
+        return {
+            "architecture": self.architecture.to_dict(),
+            "final": self.final,
+            "status": self.status or None,
+            "samples": self.samples,
+            "conversion": self.conversion,
+            "method": self.method,
+            "complex_pure": self.complex_pure,
+            "complex_certified": self.complex_certified,
+            "complex_generic": self.complex_generic,
+            "complex_generic_final": self.generic_final,
+            "real_pure": len(self.points),
+            "real_complete": self.real_complete,
+            "minima": self.minima,
+            "saddles": self.saddles,
+            "points": [p.to_dict() for p in self.points],
+            "families": [f.to_dict() for f in self.families],
+            "prime": self.prime,
+            "seed": self.seed,
+            "seconds": round(self.seconds, 3),
+            "routes": [r.to_dict() for r in self.routes],
+            "monodromy": self.monodromy,
+            "certification": self.certification,
+            "notes": list(self.notes),
+            "provenance": provenance(msolve=self.msolve),
+        }
 
     def table(self) -> list[dict[str, Any]]:
         """One row per real critical point: kind, signature, loss (midpoint), ranks."""
-        return [{"kind": p.kind, "signature": p.signature, "loss": (p.loss[0] + p.loss[1]) / 2,
-                 "rank A": p.rank_A, "rank V": p.rank_V, "source": p.source}
-                for p in sorted(self.points, key=lambda q: q.loss[0])]
+        return [
+            {
+                "kind": p.kind,
+                "signature": p.signature,
+                "loss": (p.loss[0] + p.loss[1]) / 2,
+                "rank A": p.rank_A,
+                "rank V": p.rank_V,
+                "source": p.source,
+            }
+            for p in sorted(self.points, key=lambda q: q.loss[0])
+        ]
 
     def _classes(self) -> str:
         text = f"{_noun(self.minima, 'minimum', 'minima')}, {_noun(self.saddles, 'saddle', 'saddles')}"
@@ -283,40 +347,52 @@ class CriticalPoints(ResultMixin):
         return text + (f", {undecided} undecided" if undecided else "")
 
     def __repr__(self) -> str:
-        return (f"CriticalPoints({self.architecture.describe()}, {self.samples} sequences: {self.complex_pure} "
-                f"complex pure, {len(self.points)} real, {_noun(self.minima, 'minimum', 'minima')})")
+        return (
+            f"CriticalPoints({self.architecture.describe()}, {self.samples} sequences: {self.complex_pure} "
+            f"complex pure, {len(self.points)} real, {_noun(self.minima, 'minimum', 'minima')})"
+        )
 
     def __str__(self) -> str:
-        head = (f"Critical points of the squared loss of {self.architecture.describe()} on {self.samples} "
-                f"sequences ({self.conversion})")
+        head = (
+            f"Critical points of the squared loss of {self.architecture.describe()} on {self.samples} "
+            f"sequences ({self.conversion})"
+        )
         if not self.final:
             head += f": NOT FINAL ({self.status}; what was found is below)"
         lines = [head]
-        real = (f"{len(self.points)} real" if self.real_complete
-                else f"at least {len(self.points)} real (certified)")
+        real = f"{len(self.points)} real" if self.real_complete else f"at least {len(self.points)} real (certified)"
         if self.complex_pure is not None:
-            lines.append(f"  pure             {self.complex_pure} complex (msolve, two primes), {real}: "
-                         f"{self._classes()}")
+            lines.append(
+                f"  pure             {self.complex_pure} complex (msolve, two primes), {real}: {self._classes()}"
+            )
         if self.complex_certified is not None:
-            generic = (f"{self.complex_generic}" if self.generic_final or self.generic_final is None
-                       else f">= {self.complex_generic} (the monodromy stopped at "
-                            + ("msolve's count of these data" if (self.monodromy or {}).get("stop") == "known count"
-                               else "a limit") + ")")
-            lines.append(f"  certified        {self.complex_certified} distinct complex solutions proven (Krawczyk: a "
-                         f"lower bound), {generic} for a generic target (monodromy)")
+            generic = (
+                f"{self.complex_generic}"
+                if self.generic_final or self.generic_final is None
+                else f">= {self.complex_generic} (the monodromy stopped at "
+                + ("msolve's count of these data" if (self.monodromy or {}).get("stop") == "known count" else "a limit")
+                + ")"
+            )
+            lines.append(
+                f"  certified        {self.complex_certified} distinct complex solutions proven (Krawczyk: a "
+                f"lower bound), {generic} for a generic target (monodromy)"
+            )
             if self.complex_pure is None:
                 lines.append(f"  pure             {real}: {self._classes()}")
         for row in self.table():
-            lines.append(f"    {row['kind']:<22} {row['signature']:<10} loss {row['loss']:.6g}  rank A {row['rank A']}, "
-                         f"rank V {row['rank V']}")
+            lines.append(
+                f"    {row['kind']:<22} {row['signature']:<10} loss {row['loss']:.6g}  rank A {row['rank A']}, "
+                f"rank V {row['rank V']}"
+            )
         for f in self.families:
             if f.complex is not None:
                 what = f"{f.complex} complex, {f.real} real"
             elif f.dimension < 0:
                 what = "not computed (did not finish within the time limit)"
             elif f.where in ("V = 0", "A = 0"):
-                what = (f"a linear space of dimension {f.dimension} in the weights" if f.dimension
-                        else "the origin alone")
+                what = (
+                    f"a linear space of dimension {f.dimension} in the weights" if f.dimension else "the origin alone"
+                )
             elif f.dimension < 0:
                 what = "not computed (did not finish within the time limit)"
             else:
@@ -336,11 +412,15 @@ def _weights_of(weights: Any, V: Any, arch: Architecture) -> tuple[np.ndarray, n
     if V is None and hasattr(weights, "weights") and hasattr(weights, "architecture"):
         net = weights
         if net.architecture.depth != 1 or net.architecture.heads != 1:
-            raise InvalidArgumentError(f"nearest: a one-layer one-head network is needed, got "
-                                       f"{net.architecture.describe()}")
+            raise InvalidArgumentError(
+                f"nearest: a one-layer one-head network is needed, got {net.architecture.describe()}"
+            )
         head = net.weights[0][0]
-        A = np.array(head["A"], dtype=float) if "A" in head else \
-            np.array(head["Q"], dtype=float).T @ np.array(head["K"], dtype=float)
+        A = (
+            np.array(head["A"], dtype=float)
+            if "A" in head
+            else np.array(head["Q"], dtype=float).T @ np.array(head["K"], dtype=float)
+        )
         Vm = np.array(head["V"], dtype=float)
     else:
         try:
@@ -366,7 +446,7 @@ def parse_real_solutions(text: str, nvars: int) -> list[list[tuple[Fraction, Fra
         return []
     if re.match(r"\[\s*1\s*,", s):
         return None
-    body = s[s.rfind("[1,"):] if "[1," in s else s
+    body = s[s.rfind("[1,") :] if "[1," in s else s
     num = r"-?\d+(?:\s*/\s*(?:2\^\d+|\d+))?"  # an integer, a dyadic a / 2^k, or an exact rational a / b
     intervals = re.findall(rf"\[\s*({num})\s*,\s*({num})\s*\]", body)
 
@@ -379,25 +459,37 @@ def parse_real_solutions(text: str, nvars: int) -> list[list[tuple[Fraction, Fra
 
     flat = [(value(a), value(b)) for a, b in intervals]
     if len(flat) % nvars:
-        raise MSolveOutputError(f"msolve's real solutions: {len(flat)} intervals for {nvars} unknowns",
-                                output=text[:2000])
-    return [flat[i:i + nvars] for i in range(0, len(flat), nvars)]
+        raise MSolveOutputError(
+            f"msolve's real solutions: {len(flat)} intervals for {nvars} unknowns", output=text[:2000]
+        )
+    return [flat[i : i + nvars] for i in range(0, len(flat), nvars)]
 
 
-def _real_boxes(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
-                backend: Any) -> list[list[tuple[Fraction, Fraction]]] | None:
+def _real_boxes(
+    variables: Sequence[str], polys: Sequence[str], timeout: float, label: str, backend: Any
+) -> list[list[tuple[Fraction, Fraction]]] | None:
     """msolve's real root isolation over QQ of an integer system: boxes with dyadic endpoints, each holding exactly
     one real solution (None: not zero-dimensional over QQ)."""
     from .._algebra.msolve import run_msolve
     from .._algebra.msolve_text import format_input
 
-    out = run_msolve(format_input(list(variables), 0, list(polys)), timeout=timeout,
-                     label=f"{label} (real solutions)", backend=backend)
+    out = run_msolve(
+        format_input(list(variables), 0, list(polys)),
+        timeout=timeout,
+        label=f"{label} (real solutions)",
+        backend=backend,
+    )
     return parse_real_solutions(out.output, len(variables))
 
 
-def _count(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
-           backend: Any, deadline: float | None = None) -> tuple[int | None, str]:
+def _count(
+    variables: Sequence[str],
+    polys: Sequence[str],
+    timeout: float,
+    label: str,
+    backend: Any,
+    deadline: float | None = None,
+) -> tuple[int | None, str]:
     """The number of complex solutions of an integer system, counted by msolve modulo two primes (each text
     reduced modulo its prime); the two counts must agree.  ``(count, msolve's version)``.  Each job gets at most
     ``timeout`` seconds and ends by ``deadline`` (``time.monotonic()``)."""
@@ -409,9 +501,11 @@ def _count(variables: Sequence[str], polys: Sequence[str], timeout: float, label
         n, version = _count_mod(variables, polys, prime, _left(timeout, deadline, label), label, backend)
         counts.append(n)
     if counts[0] != counts[1]:
-        raise ComputationError(f"{label}: msolve counts {counts[0]} solutions modulo {DEFAULT_PRIME} and "
-                               f"{counts[1]} modulo {SECOND_PRIME}: one prime is unlucky (a bad reduction); no "
-                               "count is reported")
+        raise ComputationError(
+            f"{label}: msolve counts {counts[0]} solutions modulo {DEFAULT_PRIME} and "
+            f"{counts[1]} modulo {SECOND_PRIME}: one prime is unlucky (a bad reduction); no "
+            "count is reported"
+        )
     return counts[0], version
 
 
@@ -425,15 +519,22 @@ def _left(timeout: float, deadline: float | None, label: str) -> float:
     return left
 
 
-def _solve(variables: Sequence[str], polys: Sequence[str], timeout: float, label: str,
-           backend: Any, deadline: float | None = None) -> tuple[list[list[tuple[Fraction, Fraction]]] | None,
-                                                             int | None]:
+def _solve(
+    variables: Sequence[str],
+    polys: Sequence[str],
+    timeout: float,
+    label: str,
+    backend: Any,
+    deadline: float | None = None,
+) -> tuple[list[list[tuple[Fraction, Fraction]]] | None, int | None]:
     """Real boxes over QQ and the number of complex solutions (two primes) of an integer system."""
     boxes = _real_boxes(variables, polys, _left(timeout, deadline, label), label, backend)
     count, _ = _count(variables, polys, timeout, label, backend, deadline)
     if boxes is not None and count is not None and len(boxes) > count:
-        raise ComputationError(f"{label}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
-                               "ones: a contradiction (no result is reported)")
+        raise ComputationError(
+            f"{label}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
+            "ones: a contradiction (no result is reported)"
+        )
     return boxes, count
 
 
@@ -476,8 +577,17 @@ def _hessian_terms(loss: Any, names: tuple[str, ...]) -> list[list[Any]]:
     return terms
 
 
-def _point(box: list[tuple[Fraction, Fraction]], variables: Sequence[str], loss: Any, names: list[str], ring: Any,
-           cut: Sequence[int], d: int, e: int, a: int) -> CriticalPoint:
+def _point(
+    box: list[tuple[Fraction, Fraction]],
+    variables: Sequence[str],
+    loss: Any,
+    names: list[str],
+    ring: Any,
+    cut: Sequence[int],
+    d: int,
+    e: int,
+    a: int,
+) -> CriticalPoint:
     """One real solution: ball arithmetic on its box (see the module docstring).
 
     The Hessian is taken at the balanced point of the same rescaling orbit (``|A| = |V|``: the loss is
@@ -499,16 +609,19 @@ def _point(box: list[tuple[Fraction, Fraction]], variables: Sequence[str], loss:
     vals = [scaled(n) for n in names]
     value = evaluate(loss.to_dict(), vals)
     H = [[evaluate(t, vals) for t in row] for row in _hessian_terms(loss, tuple(names))]
-    direction = [float(v.mid()) if n[0] in "ab" else -float(v.mid()) if n[0] == "v" else 0.0
-                 for n, v in zip(names, vals)]
+    direction = [
+        float(v.mid()) if n[0] in "ab" else -float(v.mid()) if n[0] == "v" else 0.0 for n, v in zip(names, vals)
+    ]
     drop = int(np.argmax(np.abs(direction)))  # the coordinate plane without it is transversal to the orbit
     keep = [k for k in range(len(names)) if k != drop]
     pos, neg, und = signature([[H[i][j] for j in keep] for i in keep])
     vdict = dict(zip(names, vals))
     if a < d:
         B = [[vdict[f"b{k}_{cc}"] for cc in range(1, a + 1)] for k in range(1, d + 1)]
-        Cm = [[ball(1 if cc == l else 0) if l <= a else vdict[f"k{cc}_{l}"] for l in range(1, d + 1)]
-              for cc in range(1, a + 1)]
+        Cm = [
+            [ball(1 if cc == l else 0) if l <= a else vdict[f"k{cc}_{l}"] for l in range(1, d + 1)]
+            for cc in range(1, a + 1)
+        ]
         Am = [[sum((B[k][cc] * Cm[cc][l] for cc in range(a)), ball(0)) for l in range(d)] for k in range(d)]
     else:
         Am = [[vdict[f"a{k}_{l}"] for l in range(1, d + 1)] for k in range(1, d + 1)]
@@ -520,8 +633,9 @@ def _point(box: list[tuple[Fraction, Fraction]], variables: Sequence[str], loss:
     def mid(M: list[list[Any]]) -> np.ndarray:
         return np.array([[float(x.mid()) for x in row] for row in M])
 
-    return CriticalPoint(kind, named, mid(Am), mid(Vm), (float(value.lower()), float(value.upper())), ra, rv,
-                         pos, neg, und)
+    return CriticalPoint(
+        kind, named, mid(Am), mid(Vm), (float(value.lower()), float(value.upper())), ra, rv, pos, neg, und
+    )
 
 
 def _linear_families(d: int, e: int, w: np.ndarray, c: Any) -> list[CriticalFamily]:
@@ -538,11 +652,16 @@ def _linear_families(d: int, e: int, w: np.ndarray, c: Any) -> list[CriticalFami
     loss_c = float(c)
     out = []
     # V = 0: the gradient in V is -2 sum_i w_i dx_i/dV (linear in A); the gradient in A vanishes
-    for where, fixed, free in (("V = 0", range(n_a, len(names)), range(n_a)), ("A = 0", range(n_a), range(n_a, len(names)))):
+    for where, fixed, free in (
+        ("V = 0", range(n_a, len(names)), range(n_a)),
+        ("A = 0", range(n_a), range(n_a, len(names))),
+    ):
         rows = []
         for v in fixed:  # d/d(fixed variable) of -2 w^T x at fixed = 0: linear in the free variables
-            grad = sum((x[i].derivative(names[v]) * ring.constant(linalg.rational(Fraction(w[i]))) for i in range(len(x))),
-                       ring.constant(0))
+            grad = sum(
+                (x[i].derivative(names[v]) * ring.constant(linalg.rational(Fraction(w[i]))) for i in range(len(x))),
+                ring.constant(0),
+            )
             coeff = grad.to_dict()
             row = [Fraction(0)] * len(free)
             for exps, cc in coeff.items():
@@ -556,8 +675,17 @@ def _linear_families(d: int, e: int, w: np.ndarray, c: Any) -> list[CriticalFami
     return out
 
 
-def _rank_one_family(arch: Any, G: Any, w: np.ndarray, d: int, e: int, seed: int, timeout: float, backend: Any,
-                     deadline: float | None = None) -> list[CriticalFamily]:
+def _rank_one_family(
+    arch: Any,
+    G: Any,
+    w: np.ndarray,
+    d: int,
+    e: int,
+    seed: int,
+    timeout: float,
+    backend: Any,
+    deadline: float | None = None,
+) -> list[CriticalFamily]:
     """The critical points with ``A = p q^T, V = r q^T`` (``A``, ``V`` nonzero), solved by msolve."""
     from .._exact import linalg
     from .._models.parametrization import Parametrization
@@ -572,7 +700,9 @@ def _rank_one_family(arch: Any, G: Any, w: np.ndarray, d: int, e: int, seed: int
     gg = dict(zip(pn, ring2.gens()))
     one, zero = ring2.constant(1), ring2.constant(0)
     q = [one] + [gg[f"q{k}"] for k in range(2, d + 1)]
-    subs = [gg[f"p{k + 1}"] * q[l] for k in range(d) for l in range(d)] + [gg[f"r{m + 1}"] * q[l] for m in range(e) for l in range(d)]
+    subs = [gg[f"p{k + 1}"] * q[l] for k in range(d) for l in range(d)] + [
+        gg[f"r{m + 1}"] * q[l] for m in range(e) for l in range(d)
+    ]
 
     def scalar(v: Any) -> Any:
         return ring2.constant(linalg.rational(Fraction(v)))
@@ -583,14 +713,17 @@ def _rank_one_family(arch: Any, G: Any, w: np.ndarray, d: int, e: int, seed: int
     resid = [sum((scalar(G[i, j]) * xs[j] for j in range(n) if G[i, j] != 0), zero) - scalar(w[i]) for i in range(n)]
     eqs = []
     for name in names:
-        dxs = [_compose(f.derivative(name), subs, zero, scalar) if f.derivative(name) != 0 else zero for f in P.polynomials]
+        dxs = [
+            _compose(f.derivative(name), subs, zero, scalar) if f.derivative(name) != 0 else zero for f in P.polynomials
+        ]
         eqs.append(sum((dxs[i] * resid[i] for i in range(n)), zero))
     rng = random.Random(seed + 31)
     eqs.append(sum((scalar(rng.randrange(1, 1 << 30)) * gg[f"r{m}"] for m in range(1, e + 1)), zero) - one)
     texts = [polynomial_text(f, pn) for f in eqs if not f.is_zero()]
     try:
-        boxes, count = _solve(pn, texts, timeout, f"critical points of {arch.describe()} on rank [A; V] = 1",
-                              backend, deadline)
+        boxes, count = _solve(
+            pn, texts, timeout, f"critical points of {arch.describe()} on rank [A; V] = 1", backend, deadline
+        )
     except MSolveTimeoutError:
         out.append(CriticalFamily("A = p q^T, V = r q^T", -1, None, None, None))
         return out
@@ -615,10 +748,11 @@ def _sequences(values: Any, what: str, rows: int, cols: int, denominator: int | 
         if arr.ndim == 1 and cols == 1 and arr.shape[0] == rows:
             arr = arr.reshape(rows, 1)
         if arr.shape != (rows, cols):
-            raise InvalidArgumentError(f"{what}[{idx}]: shape {arr.shape}, expected {rows} x {cols} "
-                                       "(tokens as rows)")
-        entries = [[to_fraction(v, f"{what}[{idx}][{i}][{j}]", denominator) for j, v in enumerate(row)]
-                   for i, row in enumerate(arr)]
+            raise InvalidArgumentError(f"{what}[{idx}]: shape {arr.shape}, expected {rows} x {cols} (tokens as rows)")
+        entries = [
+            [to_fraction(v, f"{what}[{idx}][{i}][{j}]", denominator) for j, v in enumerate(row)]
+            for i, row in enumerate(arr)
+        ]
         for i, row in enumerate(entries):
             for j, q in enumerate(row):
                 if q and not (-DATA_EXPONENT < _log2(q) < DATA_EXPONENT):
@@ -627,7 +761,8 @@ def _sequences(values: Any, what: str, rows: int, cols: int, denominator: int | 
                         f"{what}[{idx}][{i}][{j}]: {shown} is outside the range of the data handled here (2^-"
                         f"{DATA_EXPONENT} < |entry| < 2^{DATA_EXPONENT}, so that the loss's coefficients, of degree "
                         "6 in the data, stay within float64); rescale the data: (cX, c^3 Y) has the same critical "
-                        "points as (X, Y)")
+                        "points as (X, Y)"
+                    )
         out.append(np.array(entries, dtype=object))
     return out
 
@@ -646,10 +781,22 @@ def _log2(q: Fraction) -> float:
     return bits(abs(q.numerator)) - bits(q.denominator)
 
 
-def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: str = "auto", seed: int = 0,
-                    timeout: float = 300.0, msolve_timeout: float | None = None, denominator: int | None = None,
-                    backend: str = "auto", workers: int | None = None, scheduler: str | None = None,
-                    save: Any = None, resume: Any = None) -> CriticalPoints:
+def critical_points(
+    arch: Architecture,
+    inputs: Any,
+    targets: Any,
+    *,
+    method: str = "auto",
+    seed: int = 0,
+    timeout: float = 300.0,
+    msolve_timeout: float | None = None,
+    denominator: int | None = None,
+    backend: str = "auto",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    save: Any = None,
+    resume: Any = None,
+) -> CriticalPoints:
     """Every critical point of ``L(A, V) = sum_n |f(X_n) - Y_n|^2`` for one layer, classified (module docstring).
 
     ``inputs``: ``N`` sequences ``X_n`` (``t x d``, tokens as rows); ``targets``: ``N`` outputs ``Y_n``
@@ -678,8 +825,9 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     """
     d, e, a, t = check_layer(arch, "critical_points")
     if arch.heads != 1 or arch.skip or arch.normalized:
-        raise InvalidArgumentError("critical_points: one plain lightning layer (one head, no skip connection, "
-                                   "no softmax)")
+        raise InvalidArgumentError(
+            "critical_points: one plain lightning layer (one head, no skip connection, no softmax)"
+        )
     if method not in CRITICAL_METHODS:
         raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(CRITICAL_METHODS)}")
     timeout = check_timeout(timeout)
@@ -688,13 +836,16 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     cap = msolve_timeout if msolve_timeout is not None else (None if method == "msolve" else 60.0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    if denominator is not None and (isinstance(denominator, bool) or not isinstance(denominator, int)
-                                    or denominator < 1):
+    if denominator is not None and (
+        isinstance(denominator, bool) or not isinstance(denominator, int) or denominator < 1
+    ):
         raise InvalidArgumentError(f"denominator={denominator!r}: must be a positive integer")
-    if method == "msolve" and (save is not None or resume is not None or scheduler is not None
-                               or workers not in (None, 1)):
-        raise InvalidArgumentError("workers, scheduler, save and resume belong to the homotopy: not with "
-                                   "method='msolve'")
+    if method == "msolve" and (
+        save is not None or resume is not None or scheduler is not None or workers not in (None, 1)
+    ):
+        raise InvalidArgumentError(
+            "workers, scheduler, save and resume belong to the homotopy: not with method='msolve'"
+        )
     X = _sequences(inputs, "inputs", t, d, denominator)
     Y = _sequences(targets, "targets", t, e, denominator)
     if len(X) != len(Y):
@@ -710,8 +861,10 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     G, w, c = gram(X, Y, d, e, arch.causal)
     assert w is not None
     if all(v == 0 for v in w):
-        raise InvalidArgumentError("targets: every target is 0 (or the inputs see none of them): the only critical "
-                                   "value is the loss at A = 0 or V = 0")
+        raise InvalidArgumentError(
+            "targets: every target is 0 (or the inputs see none of them): the only critical "
+            "value is the loss at A = 0 or V = 0"
+        )
     from .numerical import homotopy_solutions
     from .system import loss_polynomial
 
@@ -728,14 +881,27 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
         # root isolation (often the longest); alone (method msolve), the real points first
         jobs: list[tuple[str, Any]] = []
         if system is not None:
-            jobs = [(f"count {prime}", functools.partial(_count_job, system.variables, system.polynomials, prime,
-                                                         label, backend)) for prime in (DEFAULT_PRIME, SECOND_PRIME)]
+            jobs = [
+                (
+                    f"count {prime}",
+                    functools.partial(_count_job, system.variables, system.polynomials, prime, label, backend),
+                )
+                for prime in (DEFAULT_PRIME, SECOND_PRIME)
+            ]
         if a >= d:  # its msolve jobs each within the cap, all by the deadline (building its system takes time too)
-            jobs.append(("families", lambda left: _rank_one_family(arch, G, np.asarray(w), d, e, seed,
-                                                                   timeout if cap is None else cap, backend, end)))
+            jobs.append(
+                (
+                    "families",
+                    lambda left: _rank_one_family(
+                        arch, G, np.asarray(w), d, e, seed, timeout if cap is None else cap, backend, end
+                    ),
+                )
+            )
         if system is not None:
-            isolation = ("isolation", functools.partial(_isolation_job, system.variables, system.polynomials, label,
-                                                        backend))
+            isolation = (
+                "isolation",
+                functools.partial(_isolation_job, system.variables, system.polynomials, label, backend),
+            )
             jobs = [isolation] + jobs if method == "msolve" else jobs + [isolation]
         for name, job in jobs:
             beside.submit(name, job, None if name == "families" else cap)
@@ -749,26 +915,48 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
             from .estimate import choose_workers
 
             try:
-                hom = homotopy_solutions(arch, G, list(w), seed=seed, deadline=end, known=known,
-                                         workers=choose_workers(arch, workers, scheduler), scheduler=scheduler,
-                                         save=save, resume=resume)
+                hom = homotopy_solutions(
+                    arch,
+                    G,
+                    list(w),
+                    seed=seed,
+                    deadline=end,
+                    known=known,
+                    workers=choose_workers(arch, workers, scheduler),
+                    scheduler=scheduler,
+                    save=save,
+                    resume=resume,
+                )
             except AgAttentionError as exc:
                 if method == "homotopy":
                     raise
-                routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
-                                    f"failed: {exc}"))
+                routes.append(
+                    Route(
+                        "homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1, f"failed: {exc}"
+                    )
+                )
             else:
                 stop = hom.monodromy["stop"]
-                routes.append(Route("homotopy (monodromy, parameter homotopy, Krawczyk)", time.perf_counter() - t1,
-                                    f"{'ok' if hom.final else 'stopped at a limit'}: {hom.base_count} over a random "
-                                    f"target (monodromy stopped: {stop}), {hom.arrived} carried to the data, "
-                                    f"{hom.certified} certified, {len(hom.real)} of them real"
-                                    + (f", {hom.certification.unchecked} not certified for lack of time"
-                                       if hom.certification.unchecked else "")))
+                routes.append(
+                    Route(
+                        "homotopy (monodromy, parameter homotopy, Krawczyk)",
+                        time.perf_counter() - t1,
+                        f"{'ok' if hom.final else 'stopped at a limit'}: {hom.base_count} over a random "
+                        f"target (monodromy stopped: {stop}), {hom.arrived} carried to the data, "
+                        f"{hom.certified} certified, {len(hom.real)} of them real"
+                        + (
+                            f", {hom.certification.unchecked} not certified for lack of time"
+                            if hom.certification.unchecked
+                            else ""
+                        ),
+                    )
+                )
                 if not hom.final:
-                    notes.append(f"the homotopy stopped at {stop!r} (trace deviation "
-                                 f"{hom.monodromy.get('trace_deviation')}): more critical points may exist than were "
-                                 f"found; rerun with a larger --timeout (this one: {timeout:g} s)")
+                    notes.append(
+                        f"the homotopy stopped at {stop!r} (trace deviation "
+                        f"{hom.monodromy.get('trace_deviation')}): more critical points may exist than were "
+                        f"found; rerun with a larger --timeout (this one: {timeout:g} s)"
+                    )
         boxes = count = version = None
         isolated = False
         if hom is not None and hom.monodromy.get("stop") == "interrupted":  # Ctrl-C: nothing more is waited for
@@ -779,33 +967,57 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
             # every critical point certified, as many as msolve counts, each proven real or not: the isolation
             # would only repeat the real ones (a cross-check); it is not waited for
             first = beside.wait(f"count {DEFAULT_PRIME}")
-            if first.ok and first.value[0] is not None and hom.certified >= first.value[0] and \
-                    all(p.real is not None for p in hom.certification.solutions) and \
-                    beside.wait("isolation", max(2.0, 0.25 * (time.perf_counter() - t0))).state == "running":
-                beside.abandon("isolation", f"not needed: the {hom.certified} certified critical points are all "
-                                            "of msolve's count, each proven real or not real")
+            if (
+                first.ok
+                and first.value[0] is not None
+                and hom.certified >= first.value[0]
+                and all(p.real is not None for p in hom.certification.solutions)
+                and beside.wait("isolation", max(2.0, 0.25 * (time.perf_counter() - t0))).state == "running"
+            ):
+                beside.abandon(
+                    "isolation",
+                    f"not needed: the {hom.certified} certified critical points are all "
+                    "of msolve's count, each proven real or not real",
+                )
         if system is not None:
-            outcomes = {name: beside.wait(name) for name in (f"count {DEFAULT_PRIME}", f"count {SECOND_PRIME}",
-                                                              "isolation")}
+            outcomes = {
+                name: beside.wait(name) for name in (f"count {DEFAULT_PRIME}", f"count {SECOND_PRIME}", "isolation")
+            }
             o = outcomes["isolation"]
             isolated = o.ok
             boxes = o.value if o.ok else None
-            _route(routes, "msolve real root isolation over QQ", o, cap, timeout,
-                   lambda b: "positive-dimensional over QQ" if b is None else f"ok: {len(b)} real")
+            _route(
+                routes,
+                "msolve real root isolation over QQ",
+                o,
+                cap,
+                timeout,
+                lambda b: "positive-dimensional over QQ" if b is None else f"ok: {len(b)} real",
+            )
             if isolated and boxes is None:
-                notes.append("msolve over QQ finds the critical equations (critical locus removed, on a random "
-                             "slice) positive-dimensional: the loss has a family of critical points off the "
-                             "critical locus of the parametrization on these data, or the random slice and removal "
-                             f"(seed {seed}) are special; rerun with another seed to tell")
+                notes.append(
+                    "msolve over QQ finds the critical equations (critical locus removed, on a random "
+                    "slice) positive-dimensional: the loss has a family of critical points off the "
+                    "critical locus of the parametrization on these data, or the random slice and removal "
+                    f"(seed {seed}) are special; rerun with another seed to tell"
+                )
             c1, c2 = outcomes[f"count {DEFAULT_PRIME}"], outcomes[f"count {SECOND_PRIME}"]
             both = _Both(c1, c2)
-            _route(routes, "msolve count modulo two primes", both.outcome, cap, timeout,
-                   lambda v: "not zero-dimensional modulo p" if v[0] is None else f"ok: {v[0]} complex")
+            _route(
+                routes,
+                "msolve count modulo two primes",
+                both.outcome,
+                cap,
+                timeout,
+                lambda v: "not zero-dimensional modulo p" if v[0] is None else f"ok: {v[0]} complex",
+            )
             if both.outcome.ok:
                 if c1.value[0] != c2.value[0]:
-                    raise ComputationError(f"{label}: msolve counts {c1.value[0]} solutions modulo {DEFAULT_PRIME} "
-                                           f"and {c2.value[0]} modulo {SECOND_PRIME}: one prime is unlucky (a bad "
-                                           "reduction); no count is reported")
+                    raise ComputationError(
+                        f"{label}: msolve counts {c1.value[0]} solutions modulo {DEFAULT_PRIME} "
+                        f"and {c2.value[0]} modulo {SECOND_PRIME}: one prime is unlucky (a bad "
+                        "reduction); no count is reported"
+                    )
                 count, version = c1.value
             for name, out in outcomes.items():
                 if out.state == "failed" and out.error is not None:
@@ -823,8 +1035,7 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
     names, loss = loss_polynomial(arch, G, list(w), c)
     points: list[CriticalPoint] = []
     if boxes is not None and system is not None:
-        points = [_point(box, system.variables, loss, names, None, system.slice_coefficients, d, e, a)
-                  for box in boxes]
+        points = [_point(box, system.variables, loss, names, None, system.slice_coefficients, d, e, a) for box in boxes]
     elif hom is not None:
         points = [_certified_point(hom.system, s, G, np.asarray(w), c) for s in hom.real]
     if boxes is not None and hom is not None:
@@ -839,36 +1050,72 @@ def critical_points(arch: Architecture, inputs: Any, targets: Any, *, method: st
         everything = hom.final and (count is None or hom.certified >= count)
         real_complete = decided and everything and hom.certification.unchecked == 0
         if system is not None and not isolated:
-            notes.append("msolve's real root isolation did not finish: the real points are the certified ones"
-                         + (" (all of them: every critical point certified, realness decided for each)"
-                            if real_complete else " (a lower bound)")
-                         + ("" if real_complete else f"; rerun with a larger --msolve-timeout (this one: "
-                            f"{cap if cap is not None else timeout:g} s) or --timeout"))
+            notes.append(
+                "msolve's real root isolation did not finish: the real points are the certified ones"
+                + (
+                    " (all of them: every critical point certified, realness decided for each)"
+                    if real_complete
+                    else " (a lower bound)"
+                )
+                + (
+                    ""
+                    if real_complete
+                    else f"; rerun with a larger --msolve-timeout (this one: "
+                    f"{cap if cap is not None else timeout:g} s) or --timeout"
+                )
+            )
     if a < d:
-        notes.append(f"a = {a} < d = {d}: the critical points on the critical locus of the chart (rank A < a, "
-                     "rank [A; V] <= 1) are not enumerated")
+        notes.append(
+            f"a = {a} < d = {d}: the critical points on the critical locus of the chart (rank A < a, "
+            "rank [A; V] <= 1) are not enumerated"
+        )
     if a == 1 and e == 1 and points:  # the generic fiber is 2 (Cor. A.2): weights in pairs with one function
         functions = _distinct_functions(points)
-        notes.append(f"d' = a = 1: each critical point of the neuromanifold has 2 preimages in the weights (the "
-                     f"generic fiber, Cor. A.2): the {len(points)} real points in the weights are {functions} points "
-                     f"of the function space ({sum(1 for p in _first_of_each(points) if p.signature == 'minimum')} "
-                     "of them minima)")
-    conversion = ("exact rationals" if denominator is None else f"rounded to multiples of 1/{denominator}")
+        notes.append(
+            f"d' = a = 1: each critical point of the neuromanifold has 2 preimages in the weights (the "
+            f"generic fiber, Cor. A.2): the {len(points)} real points in the weights are {functions} points "
+            f"of the function space ({sum(1 for p in _first_of_each(points) if p.signature == 'minimum')} "
+            "of them minima)"
+        )
+    conversion = "exact rationals" if denominator is None else f"rounded to multiples of 1/{denominator}"
     if hom is not None and count is not None and hom.base_count != count:
-        notes.append(f"monodromy found {hom.base_count} solutions for a random target with these inputs and msolve "
-                     f"counts {count} at the data's target: "
-                     + ("the data's target is special (fewer critical points)" if count < hom.base_count
-                        else "the monodromy stopped early"))
+        notes.append(
+            f"monodromy found {hom.base_count} solutions for a random target with these inputs and msolve "
+            f"counts {count} at the data's target: "
+            + (
+                "the data's target is special (fewer critical points)"
+                if count < hom.base_count
+                else "the monodromy stopped early"
+            )
+        )
     complete_count = count is not None or (hom is not None and hom.final)
     final = complete_count and real_complete and all(f.dimension >= 0 for f in families)
     status = "" if final else _unfinished(count, hom, real_complete, families)
-    return CriticalPoints(arch, len(X), conversion, count, tuple(points), families, DEFAULT_PRIME, seed,
-                          time.perf_counter() - t0, tuple(notes), method,
-                          hom.certified if hom is not None else None, hom.base_count if hom is not None else None,
-                          real_complete, tuple(routes), version,
-                          hom.monodromy if hom is not None else None,
-                          hom.certification.to_dict() if hom is not None else None, c, (G, w), final, status,
-                          hom.base_final if hom is not None else None)
+    return CriticalPoints(
+        arch,
+        len(X),
+        conversion,
+        count,
+        tuple(points),
+        families,
+        DEFAULT_PRIME,
+        seed,
+        time.perf_counter() - t0,
+        tuple(notes),
+        method,
+        hom.certified if hom is not None else None,
+        hom.base_count if hom is not None else None,
+        real_complete,
+        tuple(routes),
+        version,
+        hom.monodromy if hom is not None else None,
+        hom.certification.to_dict() if hom is not None else None,
+        c,
+        (G, w),
+        final,
+        status,
+        hom.base_final if hom is not None else None,
+    )
 
 
 def _first_of_each(points: Sequence[CriticalPoint]) -> list[CriticalPoint]:
@@ -889,9 +1136,11 @@ def _unfinished(count: int | None, hom: Any, real_complete: bool, families: Sequ
     """Why a result is not final, in a few words."""
     why = []
     if count is None and (hom is None or not hom.final):
-        why.append("the complex critical points are not all known ("
-                   + ("the homotopy stopped at a limit, " if hom is not None else "")
-                   + "msolve's count did not finish)")
+        why.append(
+            "the complex critical points are not all known ("
+            + ("the homotopy stopped at a limit, " if hom is not None else "")
+            + "msolve's count did not finish)"
+        )
     if not real_complete:
         why.append("the real ones found are a lower bound")
     if any(f.dimension < 0 for f in families):
@@ -928,26 +1177,30 @@ def _route(routes: list[Route], name: str, o: Outcome, cap: float | None, timeou
         routes.append(Route(name, o.seconds, f"failed: {o.error}"))
 
 
-def _isolation_job(variables: Sequence[str], polys: Sequence[str], label: str, backend: Any,
-                   timeout: float) -> list[list[tuple[Fraction, Fraction]]] | None:
+def _isolation_job(
+    variables: Sequence[str], polys: Sequence[str], label: str, backend: Any, timeout: float
+) -> list[list[tuple[Fraction, Fraction]]] | None:
     """:func:`_real_boxes` with the time limit last (a job of :class:`~.beside.Beside`)."""
     return _real_boxes(variables, polys, timeout, label, backend)
 
 
-def _count_job(variables: Sequence[str], polys: Sequence[str], prime: int, label: str, backend: Any,
-               timeout: float) -> tuple[int | None, str]:
+def _count_job(
+    variables: Sequence[str], polys: Sequence[str], prime: int, label: str, backend: Any, timeout: float
+) -> tuple[int | None, str]:
     """:func:`_count_mod` with the time limit last (a job of :class:`~.beside.Beside`)."""
     return _count_mod(variables, polys, prime, timeout, label, backend)
 
 
-def _count_mod(variables: Sequence[str], polys: Sequence[str], prime: int, timeout: float, label: str,
-               backend: Any) -> tuple[int | None, str]:
+def _count_mod(
+    variables: Sequence[str], polys: Sequence[str], prime: int, timeout: float, label: str, backend: Any
+) -> tuple[int | None, str]:
     """msolve's count of the complex solutions of an integer system modulo ``prime`` (the text reduced modulo it):
     ``(count, msolve's version)``."""
     from .._algebra.msolve import count_solutions
 
-    sol = count_solutions(variables, polys, prime, timeout=timeout, label=f"{label} (count mod {prime})",
-                          backend=backend)
+    sol = count_solutions(
+        variables, polys, prime, timeout=timeout, label=f"{label} (count mod {prime})", backend=backend
+    )
     return sol.count, sol.msolve
 
 
@@ -955,20 +1208,30 @@ def _check(arch: Architecture, hom: Any, boxes: Any, count: int | None, method: 
     """The routes' numbers must not contradict each other (module docstring); a contradiction is refused."""
     where = f"critical_points of {arch.describe()}"
     if boxes is not None and count is not None and len(boxes) > count:
-        raise ComputationError(f"{where}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
-                               "ones (real <= complex fails): no result is reported", seed=seed)
+        raise ComputationError(
+            f"{where}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
+            "ones (real <= complex fails): no result is reported",
+            seed=seed,
+        )
     if hom is None:
         return
     if count is not None and hom.certified > count:
-        raise ComputationError(f"{where}: {hom.certified} distinct solutions are certified (proven) but msolve "
-                               f"counts {count}: msolve's count is wrong (an unlucky prime); no result is reported",
-                               seed=seed)
+        raise ComputationError(
+            f"{where}: {hom.certified} distinct solutions are certified (proven) but msolve "
+            f"counts {count}: msolve's count is wrong (an unlucky prime); no result is reported",
+            seed=seed,
+        )
     if boxes is not None and len(hom.real) > len(boxes):
-        raise ComputationError(f"{where}: {len(hom.real)} real solutions are certified (proven) but msolve isolates "
-                               f"{len(boxes)}: a contradiction; no result is reported", seed=seed)
+        raise ComputationError(
+            f"{where}: {len(hom.real)} real solutions are certified (proven) but msolve isolates "
+            f"{len(boxes)}: a contradiction; no result is reported",
+            seed=seed,
+        )
     if hom.certified - hom.certification.conjugates > hom.arrived:
-        raise ComputationError(f"{where}: {hom.certified} certified from {hom.arrived} candidates and "
-                               f"{hom.certification.conjugates} conjugates (a bug)")
+        raise ComputationError(
+            f"{where}: {hom.certified} certified from {hom.arrived} candidates and "
+            f"{hom.certification.conjugates} conjugates (a bug)"
+        )
 
 
 def _certified_point(S: Any, cert: Any, G: np.ndarray, w: np.ndarray, c: Any) -> CriticalPoint:
@@ -996,15 +1259,27 @@ def _certified_point(S: Any, cert: Any, G: np.ndarray, w: np.ndarray, c: Any) ->
     pos, neg = max(pos - 1, 0), max(neg - 1, 0)  # the border's own pair of eigenvalues
     d, e = S.d, S.e
     box: dict[str, tuple[Fraction, Fraction]] = {}
-    for name, ball in [(f"a{k + 1}_{l + 1}", A[k][l]) for k in range(d) for l in range(d)] + \
-            [(f"v{m + 1}_{l + 1}", V[m][l]) for m in range(e) for l in range(d)]:
+    for name, ball in [(f"a{k + 1}_{l + 1}", A[k][l]) for k in range(d) for l in range(d)] + [
+        (f"v{m + 1}_{l + 1}", V[m][l]) for m in range(e) for l in range(d)
+    ]:
         box[name] = (Fraction(float(ball.lower())), Fraction(float(ball.upper())))
 
     def mid(M: list[list[Any]]) -> np.ndarray:
         return np.array([[float(v.mid()) for v in row] for row in M])
 
-    return CriticalPoint("pure", box, mid(A), mid(V), (float(loss.lower()), float(loss.upper())),
-                         _rank_text(A, S.a), _rank_text(V), pos, neg, und, "krawczyk")
+    return CriticalPoint(
+        "pure",
+        box,
+        mid(A),
+        mid(V),
+        (float(loss.lower()), float(loss.upper())),
+        _rank_text(A, S.a),
+        _rank_text(V),
+        pos,
+        neg,
+        und,
+        "krawczyk",
+    )
 
 
 def _target_of(S: Any, w: np.ndarray) -> np.ndarray:
@@ -1021,6 +1296,8 @@ def _match(arch: Architecture, hom: Any, points: list[CriticalPoint], G: np.ndar
         x = q.coordinates
         scale = 1 + float(np.max(np.abs(x)))
         if min(float(np.max(np.abs(x - y))) for y in xs) > 1e-6 * scale:
-            raise ComputationError(f"critical_points of {arch.describe()}: a certified real critical point (loss "
-                                   f"{sum(q.loss) / 2:.6g}) is none of msolve's real points: a contradiction; no "
-                                   "result is reported")
+            raise ComputationError(
+                f"critical_points of {arch.describe()}: a certified real critical point (loss "
+                f"{sum(q.loss) / 2:.6g}) is none of msolve's real points: a contradiction; no "
+                "result is reported"
+            )

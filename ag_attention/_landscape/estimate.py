@@ -62,8 +62,9 @@ def choose_workers(arch: Architecture, workers: int | None, scheduler: str | Non
     return cores if expected * 24 / paths_per_second(n) > AUTO_SECONDS else 1
 
 
-def landscape_estimate(arch: Architecture, timeout: float | None, workers: int | None = 1,
-                       scheduler: str | None = None) -> str:
+def landscape_estimate(
+    arch: Architecture, timeout: float | None, workers: int | None = 1, scheduler: str | None = None
+) -> str:
     """One line: the problem's size, its proven bounds, the prediction, and the time scale against ``timeout``."""
     from .._algebra.degree import degree_formula
 
@@ -74,13 +75,18 @@ def landscape_estimate(arch: Architecture, timeout: float | None, workers: int |
     upper = ed_upper_bound(d, e, a, fiber).value
     segre = segre_ed_degree(d, e, a).value
     guess = segre if segre is not None else None
-    parts = [f"one layer ({d},{e},{a}), t = {t}: a square system of {n} unknowns",
-             f"generic ED degree >= {f.degree:,} (degree, proven), <= {upper:,} (Bezout, proven)"]
+    parts = [
+        f"one layer ({d},{e},{a}), t = {t}: a square system of {n} unknowns",
+        f"generic ED degree >= {f.degree:,} (degree, proven), <= {upper:,} (Bezout, proven)",
+    ]
     if segre is not None:
         parts.append(f"the Segre formula predicts {segre:,} (a conjecture)")
     workers = choose_workers(arch, workers, scheduler)
-    where = "a Dask cluster" if scheduler else (f"a local Dask cluster of {workers} worker processes" if workers > 1
-                                                else "this process")
+    where = (
+        "a Dask cluster"
+        if scheduler
+        else (f"a local Dask cluster of {workers} worker processes" if workers > 1 else "this process")
+    )
     if guess is not None:
         solutions = guess * fiber
         seconds = solutions * 24 / paths_per_second(n, workers) + solutions * certify_seconds(n) / workers

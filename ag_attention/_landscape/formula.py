@@ -78,8 +78,12 @@ class SegrePrediction:
     status: str
 
     def to_dict(self) -> dict[str, object]:
-        return {"size": [self.d, self.d_out, self.a], "segre_factors": list(self.dims), "value": self.value,
-                "status": self.status}
+        return {
+            "size": [self.d, self.d_out, self.a],
+            "segre_factors": list(self.dims),
+            "value": self.value,
+            "status": self.status,
+        }
 
 
 def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
@@ -100,8 +104,9 @@ def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
     r = min(a, d)
     k = d * d_out - 1
     if d_out == 1 and r == 1 and d >= 2:
-        return SegrePrediction(d, d_out, a, (), None, "does not apply: the projection is 2:1 (d' = a = 1), not "
-                               "birational")
+        return SegrePrediction(
+            d, d_out, a, (), None, "does not apply: the projection is 2:1 (d' = a = 1), not birational"
+        )
     if r == d:
         dims: tuple[int, ...] = (d * d - 1, k)
     elif r == 1:
@@ -110,16 +115,28 @@ def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
         from .polar import polar_prediction
 
         p = polar_prediction(d, d_out, a)
-        return SegrePrediction(d, d_out, a, (), p.value,
-                               f"conjecture: the generic ED degree of the Segre product upstairs, P(D_{r}) singular: "
-                               "its polar degrees from the Chern-Mather classes of the determinantal variety "
-                               "(polar.py: torus localization on its Nash blowup, and Schubert2; proven for the "
-                               "product); for the neuromanifold an argument, not reviewed (docs/math/landscape.md, "
-                               "landscape-polar)")
+        return SegrePrediction(
+            d,
+            d_out,
+            a,
+            (),
+            p.value,
+            f"conjecture: the generic ED degree of the Segre product upstairs, P(D_{r}) singular: "
+            "its polar degrees from the Chern-Mather classes of the determinantal variety "
+            "(polar.py: torus localization on its Nash blowup, and Schubert2; proven for the "
+            "product); for the neuromanifold an argument, not reviewed (docs/math/landscape.md, "
+            "landscape-polar)",
+        )
     dims = tuple(n for n in dims if n > 0)
-    return SegrePrediction(d, d_out, a, dims, segre_product_ed_degree(dims),
-                           "conjecture: the generic ED degree of the Segre product upstairs (proven for it); equal "
-                           "to the neuromanifold's at every size counted, not proven for the neuromanifold")
+    return SegrePrediction(
+        d,
+        d_out,
+        a,
+        dims,
+        segre_product_ed_degree(dims),
+        "conjecture: the generic ED degree of the Segre product upstairs (proven for it); equal "
+        "to the neuromanifold's at every size counted, not proven for the neuromanifold",
+    )
 
 
 @dataclass(frozen=True)
@@ -136,8 +153,14 @@ class BezoutBound:
     value: int  # bezout // fiber
 
     def to_dict(self) -> dict[str, object]:
-        return {"size": [self.d, self.d_out, self.a], "groups": list(self.groups), "bezout": self.bezout,
-                "fiber": self.fiber, "value": self.value, "status": "proven upper bound"}
+        return {
+            "size": [self.d, self.d_out, self.a],
+            "groups": list(self.groups),
+            "bezout": self.bezout,
+            "fiber": self.fiber,
+            "value": self.value,
+            "status": "proven upper bound",
+        }
 
 
 def _mhom_coefficient(rows: Sequence[tuple[tuple[int, ...], int]], target: tuple[int, ...]) -> int:
@@ -150,7 +173,7 @@ def _mhom_coefficient(rows: Sequence[tuple[tuple[int, ...], int]], target: tuple
             for used, c in table.items():
                 for g, dg in enumerate(degrees):
                     if dg and used[g] < target[g]:
-                        key = used[:g] + (used[g] + 1,) + used[g + 1:]
+                        key = used[:g] + (used[g] + 1,) + used[g + 1 :]
                         nxt[key] = nxt.get(key, 0) + c * dg
             table = nxt
     return table.get(target, 0)

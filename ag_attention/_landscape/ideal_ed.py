@@ -45,7 +45,7 @@ from .._results import ResultMixin
 __all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE", "draw_primes"]
 
 #: the primes of the count are drawn from the seed in this range (Macaulay2's small-prime arithmetic below 2^15)
-PRIME_RANGE = (2 ** 14, 2 ** 15)
+PRIME_RANGE = (2**14, 2**15)
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _MAX_EXPONENT = 1000
 _TOKEN = re.compile(r"[ \t]*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))")
@@ -218,9 +218,9 @@ def _primes_in_range() -> list[int]:
     lo, hi = PRIME_RANGE
     sieve = bytearray([1]) * hi
     sieve[0:2] = b"\x00\x00"
-    for i in range(2, int(hi ** 0.5) + 1):
+    for i in range(2, int(hi**0.5) + 1):
         if sieve[i]:
-            sieve[i * i::i] = bytearray(len(sieve[i * i::i]))
+            sieve[i * i :: i] = bytearray(len(sieve[i * i :: i]))
     return [q for q in range(lo, hi) if sieve[q]]
 
 
@@ -251,8 +251,9 @@ def draw_primes(polys: Sequence[Poly], metric: Any, seed: int, notes: list[str],
         if why is None:
             primes.append(p)
         elif skipped > 40:
-            raise InvalidArgumentError(f"{what}: too many primes in the range divide a coefficient ({why}); scale "
-                                       "the coefficients")
+            raise InvalidArgumentError(
+                f"{what}: too many primes in the range divide a coefficient ({why}); scale the coefficients"
+            )
         else:
             skipped += 1
             notes.append(f"prime {p} skipped: {why}")
@@ -278,29 +279,43 @@ class IdealEDDegree(ResultMixin):
     @property
     def certificate(self) -> str:
         runs = "; ".join(f"GF({p}), seed {s}: {c}" for p, s, c in self.counts)
-        return (f"probabilistic: the critical points of the squared {self.metric} distance to random data, counted "
-                f"over the algebraic closure of GF(p) ({runs}; {self.method})")
+        return (
+            f"probabilistic: the critical points of the squared {self.metric} distance to random data, counted "
+            f"over the algebraic closure of GF(p) ({runs}; {self.method})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"variables": list(self.variables), "generators": list(self.generators), "metric": self.metric,
-                "ed_degree": self.value, "counts": [{"prime": p, "seed": s, "count": c} for p, s, c in self.counts],
-                "dimension": self.dimension, "codimension": self.codimension, "degree": self.degree,
-                "method": self.method, "certificate": self.certificate, "seconds": round(self.seconds, 3),
-                "notes": list(self.notes)}
+        return {
+            "variables": list(self.variables),
+            "generators": list(self.generators),
+            "metric": self.metric,
+            "ed_degree": self.value,
+            "counts": [{"prime": p, "seed": s, "count": c} for p, s, c in self.counts],
+            "dimension": self.dimension,
+            "codimension": self.codimension,
+            "degree": self.degree,
+            "method": self.method,
+            "certificate": self.certificate,
+            "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
+        }
 
     def __str__(self) -> str:
-        return "\n".join([
-            f"ED degree of V({', '.join(self.generators)}) in {len(self.variables)} variables",
-            f"  ED degree        {self.value} ({self.metric} metric)",
-            f"  variety          dimension {self.dimension}, codimension {self.codimension}, degree {self.degree}",
-            f"  certificate      {self.certificate}",
-            *[f"  note             {n}" for n in self.notes],
-            f"  {self.seconds:.2f} s",
-        ])
+        return "\n".join(
+            [
+                f"ED degree of V({', '.join(self.generators)}) in {len(self.variables)} variables",
+                f"  ED degree        {self.value} ({self.metric} metric)",
+                f"  variety          dimension {self.dimension}, codimension {self.codimension}, degree {self.degree}",
+                f"  certificate      {self.certificate}",
+                *[f"  note             {n}" for n in self.notes],
+                f"  {self.seconds:.2f} s",
+            ]
+        )
 
 
-def _checked(variables: Sequence[str], generators: Sequence[Any]
-             ) -> tuple[tuple[str, ...], list[Poly], tuple[str, ...], list[str]]:
+def _checked(
+    variables: Sequence[str], generators: Sequence[Any]
+) -> tuple[tuple[str, ...], list[Poly], tuple[str, ...], list[str]]:
     """``(names, parsed generators, their text, notes)``; "0" generators are dropped (said)."""
     if isinstance(variables, str) or not isinstance(variables, Sequence) or not variables:
         raise InvalidArgumentError(f"variables={variables!r}: a non-empty list of names is expected")
@@ -319,14 +334,17 @@ def _checked(variables: Sequence[str], generators: Sequence[Any]
         try:
             poly = parse_polynomial(str(g), names)
         except ValueError as exc:
-            raise InvalidArgumentError(f"generators[{i}] = {str(g)!r} is not a polynomial in the variables "
-                                       f"(numbers, variables, + - * / ^, parentheses): {exc}") from None
+            raise InvalidArgumentError(
+                f"generators[{i}] = {str(g)!r} is not a polynomial in the variables "
+                f"(numbers, variables, + - * / ^, parentheses): {exc}"
+            ) from None
         if not poly:
             notes.append(f"generators[{i}] = {str(g)!r} is zero: dropped")
             continue
         if set(poly) == {(0,) * len(names)}:
-            raise InvalidArgumentError(f"generators[{i}] = {str(g)!r} is a nonzero constant: the ideal is the unit "
-                                       "ideal and V(I) is empty")
+            raise InvalidArgumentError(
+                f"generators[{i}] = {str(g)!r} is a nonzero constant: the ideal is the unit ideal and V(I) is empty"
+            )
         polys.append(poly)
     return names, polys, tuple(_render(q, names) for q in polys), notes
 
@@ -346,8 +364,9 @@ def _rational_metric(metric: Any, n: int) -> Any:
     for i in range(n):
         for j in range(n):
             if rows[i][j] != rows[j][i]:
-                raise InvalidArgumentError(f"metric[{i}][{j}] = {rows[i][j]} != metric[{j}][{i}] = {rows[j][i]}: "
-                                           "the metric must be symmetric")
+                raise InvalidArgumentError(
+                    f"metric[{i}][{j}] = {rows[i][j]} != metric[{j}][{i}] = {rows[j][i]}: the metric must be symmetric"
+                )
     return rows
 
 
@@ -364,9 +383,19 @@ def _metric(metric: Any, n: int, p: int, rng: random.Random) -> tuple[str, list[
     return "given", [[q.numerator % p * pow(q.denominator, -1, p) % p for q in row] for row in metric]
 
 
-def _one_count(names: tuple[str, ...], polys: Sequence[Poly], metric: Any, p: int, seed: int, method: str,
-               timeout: float, backend: Any, cache: bool, shown: str,
-               ideal: str | None = None) -> tuple[str, int, dict[str, int]]:
+def _one_count(
+    names: tuple[str, ...],
+    polys: Sequence[Poly],
+    metric: Any,
+    p: int,
+    seed: int,
+    method: str,
+    timeout: float,
+    backend: Any,
+    cache: bool,
+    shown: str,
+    ideal: str | None = None,
+) -> tuple[str, int, dict[str, int]]:
     """``(metric kind, count, the variety's dimension/codimension/degree)`` modulo ``p``.  ``ideal``: Macaulay2
     code that defines ``R = kk[x0, ...]`` and ``I`` itself (e.g. by elimination), instead of ``polys``."""
     from .._algebra.msolve import count_solutions
@@ -381,23 +410,39 @@ def _one_count(names: tuple[str, ...], polys: Sequence[Poly], metric: Any, p: in
     count_in_m2 = method == "m2"
     n = len(names)
     gens = ", ".join(_mod_p(q, p, n) for q in polys) if polys else "0_R"
-    prelude = ideal if ideal is not None else \
-        f"kk = ZZ/{p};\nR = kk[{', '.join(f'x{i}' for i in range(n))}];\nI = ideal({gens});\n"
-    body = (prelude + f"Q = {q_text};\nu = {u_text};\n"
-            "(xs, es, m2count) = if codim I == 0 then ({}, {}, 1) else (E = edSystem(I, Q, u); "
-            "(apply(gens ring E, toString), apply(flatten entries gens E, toString), "
-            + ("if dim E == 0 then degree E else -1" if count_in_m2 else "-2") + "));\n"
-            'result = hashTable {"unknowns" => xs, "equations" => es, "m2_count" => m2count, '
-            '"dimension" => dim I, "codimension" => codim I, "degree" => degree I};\n')
-    schema = {"unknowns": [str], "equations": [str], "m2_count": Where(int, lambda v: v >= -2, "a count"),
-              "dimension": Where(int, lambda v: v >= -1, "a dimension"),
-              "codimension": Where(int, lambda v: v >= 0, "a codimension"),
-              "degree": Where(int, lambda v: v >= 0, "a degree")}
+    prelude = (
+        ideal
+        if ideal is not None
+        else f"kk = ZZ/{p};\nR = kk[{', '.join(f'x{i}' for i in range(n))}];\nI = ideal({gens});\n"
+    )
+    body = (
+        prelude + f"Q = {q_text};\nu = {u_text};\n"
+        "(xs, es, m2count) = if codim I == 0 then ({}, {}, 1) else (E = edSystem(I, Q, u); "
+        "(apply(gens ring E, toString), apply(flatten entries gens E, toString), "
+        + ("if dim E == 0 then degree E else -1" if count_in_m2 else "-2")
+        + "));\n"
+        'result = hashTable {"unknowns" => xs, "equations" => es, "m2_count" => m2count, '
+        '"dimension" => dim I, "codimension" => codim I, "degree" => degree I};\n'
+    )
+    schema = {
+        "unknowns": [str],
+        "equations": [str],
+        "m2_count": Where(int, lambda v: v >= -2, "a count"),
+        "dimension": Where(int, lambda v: v >= -1, "a dimension"),
+        "codimension": Where(int, lambda v: v >= 0, "a codimension"),
+        "degree": Where(int, lambda v: v >= 0, "a degree"),
+    }
     t0 = time.perf_counter()
     short = shown
     short = short if len(short) <= 60 else short[:57] + "..."
-    job = run_json(body, schema=schema, backend=backend, timeout=timeout, cache=cache,
-                   label=f"Lagrange conditions of V({short}) ({kind} metric, GF({p}))")
+    job = run_json(
+        body,
+        schema=schema,
+        backend=backend,
+        timeout=timeout,
+        cache=cache,
+        label=f"Lagrange conditions of V({short}) ({kind} metric, GF({p}))",
+    )
     variety = {k: int(job.payload[k]) for k in ("dimension", "codimension", "degree")}
     if variety["dimension"] < 0:
         raise InvalidArgumentError("generators: the ideal is the unit ideal: V(I) is empty")
@@ -407,19 +452,37 @@ def _one_count(names: tuple[str, ...], polys: Sequence[Poly], metric: Any, p: in
         c = int(job.payload["m2_count"])
     else:
         left = max(1.0, timeout - (time.perf_counter() - t0))
-        sol = count_solutions(job.payload["unknowns"], job.payload["equations"], p, timeout=left,
-                              label=f"ED count mod {p}", backend="auto")
+        sol = count_solutions(
+            job.payload["unknowns"],
+            job.payload["equations"],
+            p,
+            timeout=left,
+            label=f"ED count mod {p}",
+            backend="auto",
+        )
         c = -1 if sol.count is None else int(sol.count)
     if c < 0:
-        raise ComputationError("the Lagrange conditions are not zero-dimensional: the data or the metric are not "
-                               "generic for this variety (another seed), or V(I) has a component inside the "
-                               "isotropic quadric of the metric", prime=p, seed=seed)
+        raise ComputationError(
+            "the Lagrange conditions are not zero-dimensional: the data or the metric are not "
+            "generic for this variety (another seed), or V(I) has a component inside the "
+            "isotropic quadric of the metric",
+            prime=p,
+            seed=seed,
+        )
     return kind, c, variety
 
 
-def ideal_ed_degree(variables: Sequence[str], generators: Sequence[Any], *, metric: Any = "euclidean",
-                    method: str = "msolve", seed: int = 0, timeout: float = 300.0, backend: Any = "auto",
-                    cache: bool = True) -> IdealEDDegree:
+def ideal_ed_degree(
+    variables: Sequence[str],
+    generators: Sequence[Any],
+    *,
+    metric: Any = "euclidean",
+    method: str = "msolve",
+    seed: int = 0,
+    timeout: float = 300.0,
+    backend: Any = "auto",
+    cache: bool = True,
+) -> IdealEDDegree:
     """The ED degree of the affine variety ``V(generators)`` in ``C^len(variables)``: the number of critical
     points of ``x -> (x - u)^T Q (x - u)`` on its smooth points for generic data ``u`` (DHOST 2016).
 
@@ -461,9 +524,22 @@ def ideal_ed_degree(variables: Sequence[str], generators: Sequence[Any], *, metr
         counts.append((p, seed + i, c))
     values = {c for _, _, c in counts}
     if len(values) != 1:
-        raise ComputationError(f"the counts modulo {primes[0]} and {primes[1]} differ ({counts[0][2]} and "
-                               f"{counts[1][2]}): an unlucky prime or data; rerun with another seed (the primes "
-                               "are drawn from it)", seed=seed)
-    return IdealEDDegree(names, shown or ("0",), kind, counts[0][2], tuple(counts), variety["dimension"],
-                         variety["codimension"], variety["degree"], f"Macaulay2 edSystem, counted by {method}",
-                         time.perf_counter() - t0, tuple(notes))
+        raise ComputationError(
+            f"the counts modulo {primes[0]} and {primes[1]} differ ({counts[0][2]} and "
+            f"{counts[1][2]}): an unlucky prime or data; rerun with another seed (the primes "
+            "are drawn from it)",
+            seed=seed,
+        )
+    return IdealEDDegree(
+        names,
+        shown or ("0",),
+        kind,
+        counts[0][2],
+        tuple(counts),
+        variety["dimension"],
+        variety["codimension"],
+        variety["degree"],
+        f"Macaulay2 edSystem, counted by {method}",
+        time.perf_counter() - t0,
+        tuple(notes),
+    )

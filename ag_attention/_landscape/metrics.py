@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
-from collections.abc import Iterable, Iterator
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,8 +54,9 @@ def evaluation_matrix(X: Any, d: int, e: int, causal: bool = False) -> np.ndarra
     return E
 
 
-def gram(inputs: Iterable[Any], targets: Sequence[Any] | None, d: int, e: int,
-         causal: bool = False) -> tuple[np.ndarray, np.ndarray | None, Any]:
+def gram(
+    inputs: Iterable[Any], targets: Sequence[Any] | None, d: int, e: int, causal: bool = False
+) -> tuple[np.ndarray, np.ndarray | None, Any]:
     """``(G, w, c)`` with ``sum_n |E(X_n) x - Y_n|^2 = x^T G x - 2 w^T x + c`` (``w, c`` None without targets).
 
     Exact: the sequences are taken :data:`GRAM_CHUNK` at a time, their ``E`` stacked and brought to integers over
@@ -87,8 +88,10 @@ def gram(inputs: Iterable[Any], targets: Sequence[Any] | None, d: int, e: int,
         if targets is not None:
             Y = np.asarray(targets[idx], dtype=object).reshape(-1)
             if Y.shape[0] != E.shape[0]:
-                raise InvalidArgumentError(f"targets[{idx}] has {Y.shape[0]} entries, the outputs {E.shape[0]} "
-                                           f"(t x d' = {E.shape[0] // e} x {e})")
+                raise InvalidArgumentError(
+                    f"targets[{idx}] has {Y.shape[0]} entries, the outputs {E.shape[0]} "
+                    f"(t x d' = {E.shape[0] // e} x {e})"
+                )
             Ys.append(Y)
         if len(Es) >= GRAM_CHUNK:
             flush()
@@ -137,28 +140,33 @@ def data_inputs(d: int, t: int, samples: int, seed: int) -> Iterator[np.ndarray]
         yield np.array([[rng.randint(-9, 9) for _ in range(d)] for _ in range(t)], dtype=object)
 
 
-def metric(kind: str, d: int, e: int, t: int, *, seed: int, samples: int | None = None,
-           causal: bool = False) -> tuple[np.ndarray, str]:
+def metric(
+    kind: str, d: int, e: int, t: int, *, seed: int, samples: int | None = None, causal: bool = False
+) -> tuple[np.ndarray, str]:
     """The form ``G`` of ``kind`` (:data:`METRICS`) on the reduced coordinates, and its description."""
     n = len(reduced_keys(d, e))
     rng = random.Random(seed)
     if kind == "euclidean":
-        return np.eye(n, dtype=int).astype(object), ("identity on the reduced coordinates (each the plain coefficient "
-                                                     "of its monomial; a rescaling of the coordinates changes the count)")
+        return np.eye(n, dtype=int).astype(object), (
+            "identity on the reduced coordinates (each the plain coefficient "
+            "of its monomial; a rescaling of the coordinates changes the count)"
+        )
     if kind == "generic":
         G = np.zeros((n, n), dtype=object)
         for i in range(n):
             for j in range(i, n):
-                G[i, j] = G[j, i] = Fraction(rng.randint(-10**6, 10**6))
+                G[i, j] = G[j, i] = Fraction(rng.randint(-(10**6), 10**6))
         return G, f"a random symmetric form (seed {seed})"
     if kind == "data":
         N = samples if samples is not None else -(-n // (t * e)) + 2
         if isinstance(N, bool) or not isinstance(N, int) or N < 1:
             raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
         if N > MAX_DATA_SAMPLES:
-            raise InvalidArgumentError(f"samples={N:,}: at most {MAX_DATA_SAMPLES:,} sequences (the data form has "
-                                       f"rank at most {n}, the reduced coordinates; more sequences only cost time, "
-                                       "about 0.4 ms each)")
+            raise InvalidArgumentError(
+                f"samples={N:,}: at most {MAX_DATA_SAMPLES:,} sequences (the data form has "
+                f"rank at most {n}, the reduced coordinates; more sequences only cost time, "
+                "about 0.4 ms each)"
+            )
         G, _, _ = gram(data_inputs(d, t, N, seed), None, d, e, causal)
         return G, f"the Gram form of the squared loss on {N} random input sequences of {t} tokens (seed {seed})"
     raise InvalidArgumentError(f"metric={kind!r}: must be one of {', '.join(METRICS)}")

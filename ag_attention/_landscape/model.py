@@ -45,8 +45,12 @@ MAX_PARAMETERS = 200
 
 
 def _name_ok(name: str) -> bool:
-    return bool(name) and name[0].isascii() and name[0].isalpha() and all(
-        c.isascii() and (c.isalnum() or c == "_") for c in name)
+    return (
+        bool(name)
+        and name[0].isascii()
+        and name[0].isalpha()
+        and all(c.isascii() and (c.isalnum() or c == "_") for c in name)
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,7 +87,7 @@ class PolynomialModel:
                 term: Any = c
                 for v, k in zip(theta, e):
                     if k:
-                        term = term * v ** k
+                        term = term * v**k
                 total = total + term
             out.append(total)
         return out
@@ -99,8 +103,9 @@ class PolynomialModel:
 
         arch = check_one_layer(arch, what="PolynomialModel.from_layer")
         if arch.heads != 1 or arch.skip or arch.normalized:
-            raise InvalidArgumentError("PolynomialModel.from_layer: one plain lightning layer (one head, no skip "
-                                       "connection, no softmax)")
+            raise InvalidArgumentError(
+                "PolynomialModel.from_layer: one plain lightning layer (one head, no skip connection, no softmax)"
+            )
         d, e = arch.widths
         a = min(arch.ranks[0], d)
         P = Parametrization(Architecture.single_layer(d, e, None, tokens=2), coords="reduced", params="AV")
@@ -108,12 +113,18 @@ class PolynomialModel:
         if a >= d:
             names = [f"a{k}_{l}" for k in range(1, d + 1) for l in range(1, d + 1)] + names_v
             return cls(tuple(names), tuple(_to_poly(f) for f in P.polynomials), f"lightning layer {arch.describe()}")
-        names = ([f"p{k}_{c}" for k in range(1, d + 1) for c in range(1, a + 1)]
-                 + [f"k{c}_{l}" for c in range(1, a + 1) for l in range(1, d + 1)] + names_v)
+        names = (
+            [f"p{k}_{c}" for k in range(1, d + 1) for c in range(1, a + 1)]
+            + [f"k{c}_{l}" for c in range(1, a + 1) for l in range(1, d + 1)]
+            + names_v
+        )
         ctx = linalg.rational_polynomial_ring(names)
         g = dict(zip(names, ctx.gens()))
-        A = [sum((g[f"p{k}_{c}"] * g[f"k{c}_{l}"] for c in range(1, a + 1)), ctx.constant(0))
-             for k in range(1, d + 1) for l in range(1, d + 1)]
+        A = [
+            sum((g[f"p{k}_{c}"] * g[f"k{c}_{l}"] for c in range(1, a + 1)), ctx.constant(0))
+            for k in range(1, d + 1)
+            for l in range(1, d + 1)
+        ]
         subs = A + [g[v] for v in names_v]
         polys = [_to_poly(_compose_int(f, subs, ctx)) for f in P.polynomials]
         return cls(tuple(names), tuple(polys), f"lightning layer {arch.describe()}")
@@ -134,8 +145,10 @@ class PolynomialModel:
         g = dict(zip(names, ctx.gens()))
         P = [[g[n] for n in row] for row in mats[0]]
         for M in mats[1:]:
-            P = [[sum((g[M[i][k]] * P[k][j] for k in range(len(P))), ctx.constant(0)) for j in range(len(P[0]))]
-                 for i in range(len(M))]
+            P = [
+                [sum((g[M[i][k]] * P[k][j] for k in range(len(P))), ctx.constant(0)) for j in range(len(P[0]))]
+                for i in range(len(M))
+            ]
         polys = [_to_poly(f) for row in P for f in row]
         return cls(tuple(names), tuple(polys), f"deep linear network {'-'.join(map(str, widths))}")
 
@@ -166,8 +179,11 @@ class PolynomialModel:
             step *= ss[i - 1]
         _check_size(len(prod), "coordinates")
         stride = "stride 1" if set(ss) == {1} else f"strides {'-'.join(map(str, ss))}"
-        return cls(tuple(names), tuple(_to_poly(f) for f in prod),
-                   f"linear convolutional network, filters {'-'.join(map(str, ks))}, {stride}")
+        return cls(
+            tuple(names),
+            tuple(_to_poly(f) for f in prod),
+            f"linear convolutional network, filters {'-'.join(map(str, ks))}, {stride}",
+        )
 
     @staticmethod
     def regression_loss(inputs: Any, targets: Any) -> tuple[list[list[Fraction]], list[Fraction], Fraction]:
@@ -176,8 +192,10 @@ class PolynomialModel:
         ``targets`` ``N x d_out`` (rows are samples; exact rationals, floats by their exact binary value)."""
         Xa, Ya = np.asarray(inputs, dtype=object), np.asarray(targets, dtype=object)
         if Xa.ndim != 2 or Ya.ndim != 2 or Xa.shape[0] != Ya.shape[0] or Xa.shape[0] == 0:
-            raise InvalidArgumentError(f"inputs {Xa.shape} and targets {Ya.shape}: two matrices with one row per "
-                                       "sample (the same number of rows, at least one) are expected")
+            raise InvalidArgumentError(
+                f"inputs {Xa.shape} and targets {Ya.shape}: two matrices with one row per "
+                "sample (the same number of rows, at least one) are expected"
+            )
         try:
             X = [[Fraction(v) for v in row] for row in Xa]
             Y = [[Fraction(v) for v in row] for row in Ya]
@@ -185,8 +203,10 @@ class PolynomialModel:
             raise InvalidArgumentError(f"inputs/targets: not finite numbers ({exc})") from None
         din, dout = len(X[0]), len(Y[0])
         C = [[sum((x[a] * x[b] for x in X), Fraction(0)) for b in range(din)] for a in range(din)]
-        G = [[C[a % din][b % din] if a // din == b // din else Fraction(0) for b in range(din * dout)]
-             for a in range(din * dout)]
+        G = [
+            [C[a % din][b % din] if a // din == b // din else Fraction(0) for b in range(din * dout)]
+            for a in range(din * dout)
+        ]
         w = [sum((y[r] * x[col] for x, y in zip(X, Y)), Fraction(0)) for r in range(dout) for col in range(din)]
         c = sum((v * v for y in Y for v in y), Fraction(0))
         return G, w, c
@@ -226,7 +246,7 @@ def _compose_int(f: Any, subs: Sequence[Any], ctx: Any) -> Any:
         term = ctx.constant(int(c))
         for s, k in zip(subs, e):
             if k:
-                term = term * s ** k
+                term = term * s**k
         total += term
     return total
 
@@ -259,8 +279,7 @@ def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = No
             if not isinstance(v, str) or not _name_ok(v):
                 raise InvalidArgumentError(f"parameters: {v!r} is not a name (a letter, then letters, digits or _)")
         if len(set(names)) != len(names):
-            raise InvalidArgumentError(f"parameters: {sorted(v for v in names if names.count(v) > 1)[0]!r} is "
-                                       "repeated")
+            raise InvalidArgumentError(f"parameters: {sorted(v for v in names if names.count(v) > 1)[0]!r} is repeated")
         _check_size(len(names), "parameters")
     else:
         raise InvalidArgumentError(f"parameters={parameters!r}: a non-empty list of names or a positive count")
@@ -268,8 +287,9 @@ def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = No
         polys = _from_callable(polynomials, names)
     else:
         if isinstance(polynomials, (str, bytes)) or not isinstance(polynomials, Sequence) or not polynomials:
-            raise InvalidArgumentError("polynomials: a non-empty list of polynomials (text) or a function is "
-                                       f"expected, got {polynomials!r}")
+            raise InvalidArgumentError(
+                f"polynomials: a non-empty list of polynomials (text) or a function is expected, got {polynomials!r}"
+            )
         polys = []
         for i, f in enumerate(polynomials):
             if isinstance(f, bool) or not isinstance(f, (str, int, Fraction)) and not hasattr(f, "free_symbols"):
@@ -277,13 +297,16 @@ def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = No
             try:
                 polys.append(parse_polynomial(str(f), names))
             except ValueError as exc:
-                raise InvalidArgumentError(f"polynomials[{i}] = {str(f)!r} is not a polynomial in the parameters "
-                                           f"(numbers, parameters, + - * / ^, parentheses): {exc}") from None
+                raise InvalidArgumentError(
+                    f"polynomials[{i}] = {str(f)!r} is not a polynomial in the parameters "
+                    f"(numbers, parameters, + - * / ^, parentheses): {exc}"
+                ) from None
     _check_size(len(polys), "coordinates")
     if all(set(f) <= {(0,) * len(names)} for f in polys):
         raise InvalidArgumentError("polynomials: every coordinate is constant (the image is a point)")
-    return PolynomialModel(names, tuple(polys), name or f"model x({', '.join(names[:4])}"
-                           + (", ..." if len(names) > 4 else "") + ")")
+    return PolynomialModel(
+        names, tuple(polys), name or f"model x({', '.join(names[:4])}" + (", ..." if len(names) > 4 else "") + ")"
+    )
 
 
 def _flatten(value: Any, out: list[Any], depth: int) -> None:
@@ -372,7 +395,9 @@ def _from_callable(f: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> li
         elif isinstance(v, _Poly):
             polys.append(_to_poly(v.p))
         else:
-            raise InvalidArgumentError(f"polynomials: coordinate {i} returned by the function is {v!r} "
-                                       f"({type(v).__name__}), not a polynomial in the parameters (floats are "
-                                       "not exact: use fractions.Fraction)")
+            raise InvalidArgumentError(
+                f"polynomials: coordinate {i} returned by the function is {v!r} "
+                f"({type(v).__name__}), not a polynomial in the parameters (floats are "
+                "not exact: use fractions.Fraction)"
+            )
     return polys

@@ -20,8 +20,19 @@ from .ideal_ed import Poly, parse_polynomial
 from .model import PolynomialModel
 from .system import polynomial_text
 
-__all__ = ["Slice", "ModelSystem", "model_system", "fiber_system", "identity_slice", "parse_exclusions",
-           "generic_rank", "random_slice", "gauge_slice", "bareiss_determinant", "MAX_TERMS"]
+__all__ = [
+    "Slice",
+    "ModelSystem",
+    "model_system",
+    "fiber_system",
+    "identity_slice",
+    "parse_exclusions",
+    "generic_rank",
+    "random_slice",
+    "gauge_slice",
+    "bareiss_determinant",
+    "MAX_TERMS",
+]
 
 #: the largest number of terms ``h = det(R J_L)`` may have (a bound computed before it is built)
 MAX_TERMS = 100_000
@@ -63,8 +74,7 @@ def random_slice(model: PolynomialModel, r: int, rng: random.Random, p: int) -> 
     """A random affine subspace of dimension ``r`` (residues mod ``p``; ``p = 0``: small integers, so that the
     rational system stays small)."""
     draw = (lambda: rng.randrange(p)) if p else (lambda: rng.randint(-9, 9))
-    return Slice(tuple(draw() for _ in range(model.m)), tuple(tuple(draw() for _ in range(r))
-                                                               for _ in range(model.m)))
+    return Slice(tuple(draw() for _ in range(model.m)), tuple(tuple(draw() for _ in range(r)) for _ in range(model.m)))
 
 
 def _parameter_polynomial(model: PolynomialModel, text: Any, what: str, expected: str) -> Poly:
@@ -131,11 +141,16 @@ class _SliceRing:
             self.ctx = linalg.rational_polynomial_ring(self.names)
         gens = self.ctx.gens()
         self.y, self.s = gens[:r], gens[r]
-        theta = [self.scalar(b) + sum((self.scalar(row[c]) * self.y[c] for c in range(r) if row[c]),
-                                      self.ctx.constant(0)) for b, row in zip(sl.base, sl.directions)]
+        theta = [
+            self.scalar(b) + sum((self.scalar(row[c]) * self.y[c] for c in range(r) if row[c]), self.ctx.constant(0))
+            for b, row in zip(sl.base, sl.directions)
+        ]
         self.theta = theta
-        src: Any = linalg.modular_polynomial_ring(model.parameters, p) if p else \
-            linalg.rational_polynomial_ring(model.parameters)
+        src: Any = (
+            linalg.modular_polynomial_ring(model.parameters, p)
+            if p
+            else linalg.rational_polynomial_ring(model.parameters)
+        )
         self.src = src
         self.x: list[Any] = []
         for f in model.polynomials:
@@ -167,9 +182,11 @@ class _SliceRing:
         if isinstance(remove, str):
             h = self.ramification(rng, end)
             if h == self.ctx.constant(0):
-                raise InvalidArgumentError(f"the parametrization restricted to the slice has rank < {self.r} "
-                                           "everywhere: the gauge is not transversal to the fibers (or the random "
-                                           "slice is special: another seed)")
+                raise InvalidArgumentError(
+                    f"the parametrization restricted to the slice has rank < {self.r} "
+                    "everywhere: the gauge is not transversal to the fibers (or the random "
+                    "slice is special: another seed)"
+                )
             return h
         if not remove:
             return None
@@ -186,13 +203,23 @@ class _SliceRing:
         deg = max((f.total_degree() for row in self.J for f in row), default=0)
         terms = math.comb(r + r * max(deg, 0), r)
         if terms > MAX_TERMS:
-            raise InvalidArgumentError(f"the ramification polynomial det(R J) of this model on its slice could have "
-                                       f"{terms:,} terms (r = {r}, entries of degree {deg}; limit {MAX_TERMS:,}): "
-                                       "too large for the symbolic route; use method='implicit' or a smaller model")
+            raise InvalidArgumentError(
+                f"the ramification polynomial det(R J) of this model on its slice could have "
+                f"{terms:,} terms (r = {r}, entries of degree {deg}; limit {MAX_TERMS:,}): "
+                "too large for the symbolic route; use method='implicit' or a smaller model"
+            )
         draw = (lambda: rng.randrange(1, self.p)) if self.p else (lambda: rng.randint(1, 99))
         Rm = [[draw() for _ in range(n)] for _ in range(r)]
-        M = [[sum((self.scalar(Rm[a][i]) * self.J[i][c] for i in range(n) if not self.J[i][c].is_zero()),
-                  self.ctx.constant(0)) for c in range(r)] for a in range(r)]
+        M = [
+            [
+                sum(
+                    (self.scalar(Rm[a][i]) * self.J[i][c] for i in range(n) if not self.J[i][c].is_zero()),
+                    self.ctx.constant(0),
+                )
+                for c in range(r)
+            ]
+            for a in range(r)
+        ]
         return bareiss_determinant(M, self.ctx.constant(0), self.ctx.constant(1), end)
 
 
@@ -213,17 +240,26 @@ def bareiss_determinant(M: list[list[Any]], zero: Any, one: Any, end: float | No
             sign = -sign
         for i in range(k + 1, n):
             if end is not None and time.monotonic() > end:
-                raise ComputationTimeoutError(f"building the ramification polynomial (a {n} x {n} determinant)",
-                                              0.0)
+                raise ComputationTimeoutError(f"building the ramification polynomial (a {n} x {n} determinant)", 0.0)
             for j in range(k + 1, n):
                 M[i][j] = (M[i][j] * M[k][k] - M[i][k] * M[k][j]) / prev
         prev = M[k][k]
     return M[n - 1][n - 1] if sign > 0 else -M[n - 1][n - 1]
 
 
-def model_system(model: PolynomialModel, sl: Slice, Q: Sequence[Sequence[Any]], u: Sequence[Any], *, prime: int,
-                 rng: random.Random, constant: Any = 0, end: float | None = None, remove: Any = "ramification",
-                 regularization: Sequence[Any] | None = None) -> ModelSystem:
+def model_system(
+    model: PolynomialModel,
+    sl: Slice,
+    Q: Sequence[Sequence[Any]],
+    u: Sequence[Any],
+    *,
+    prime: int,
+    rng: random.Random,
+    constant: Any = 0,
+    end: float | None = None,
+    remove: Any = "ramification",
+    regularization: Sequence[Any] | None = None,
+) -> ModelSystem:
     """``J_L^T (Q x_L - u) = 0, s h = 1`` on the slice ``sl`` (``Q``, ``u`` exact or residues mod ``prime``): the
     critical points of ``x^T Q x - 2 u^T x`` (for the distance to ``u'`` take ``u = Q u'``).  ``remove``:
     ``"ramification"``, or polynomials (:data:`Poly` in the model's parameters) that must not vanish, or ``()``.
@@ -242,16 +278,17 @@ def model_system(model: PolynomialModel, sl: Slice, Q: Sequence[Sequence[Any]], 
     if h is None:
         names = names[:-1]
         ctx = linalg.modular_polynomial_ring(names, prime) if prime else linalg.rational_polynomial_ring(names)
-        eqs = [f.compose(*(ctx.gens()[:S.r] + (ctx.constant(0),)), ctx=ctx) for f in eqs]
+        eqs = [f.compose(*(ctx.gens()[: S.r] + (ctx.constant(0),)), ctx=ctx) for f in eqs]
         if not prime:
-            loss = loss.compose(*(ctx.gens()[:S.r] + (ctx.constant(0),)), ctx=ctx)
+            loss = loss.compose(*(ctx.gens()[: S.r] + (ctx.constant(0),)), ctx=ctx)
     else:
         eqs.append(S.s * h - S.ctx.constant(1))
     return ModelSystem(names, tuple(polynomial_text(f, names) for f in eqs), prime, sl, None if prime else loss)
 
 
-def fiber_system(model: PolynomialModel, sl: Slice, *, prime: int, rng: random.Random,
-                 end: float | None = None) -> ModelSystem:
+def fiber_system(
+    model: PolynomialModel, sl: Slice, *, prime: int, rng: random.Random, end: float | None = None
+) -> ModelSystem:
     """``x_L(y) = x_L(y*)``, ``s h = 1`` for a random ``y*``: its solutions are the fiber through ``y*`` on the
     slice (their number is the fiber degree ``delta``)."""
     S = _SliceRing(model, sl, prime)
@@ -287,5 +324,6 @@ def parse_exclusions(model: PolynomialModel, exclude: Any) -> Any:
 
 def identity_slice(model: PolynomialModel) -> Slice:
     """Every parameter free (``theta = y``)."""
-    return Slice(tuple(0 for _ in range(model.m)), tuple(tuple(int(i == j) for j in range(model.m))
-                                                         for i in range(model.m)))
+    return Slice(
+        tuple(0 for _ in range(model.m)), tuple(tuple(int(i == j) for j in range(model.m)) for i in range(model.m))
+    )

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,11 +32,25 @@ from .._results import ResultMixin
 from .critical import Route, hessian_class
 from .ideal_ed import _metric, _one_count, _rational_metric, draw_primes
 from .model import PolynomialModel
-from .model_system import (Slice, fiber_system, gauge_slice, generic_rank, identity_slice, model_system,
-                           parse_exclusions, random_slice)
+from .model_system import (
+    Slice,
+    fiber_system,
+    gauge_slice,
+    generic_rank,
+    identity_slice,
+    model_system,
+    parse_exclusions,
+    random_slice,
+)
 
-__all__ = ["ModelEDDegree", "ModelCriticalPoint", "ModelCriticalPoints", "model_ed_degree",
-           "model_critical_points", "MODEL_METHODS"]
+__all__ = [
+    "ModelEDDegree",
+    "ModelCriticalPoint",
+    "ModelCriticalPoints",
+    "model_ed_degree",
+    "model_critical_points",
+    "MODEL_METHODS",
+]
 
 MODEL_METHODS = ("auto", "parametric", "implicit", "both")
 
@@ -70,12 +85,16 @@ class ModelEDDegree(ResultMixin):
         if not self.final:
             return f"not decided: {self.status}"
         runs = "; ".join(
-            f"GF({c['prime']}), seed {c['seed']}: " + (f"{c['solutions']} solutions / fiber {c['fiber']}"
-                                                       if c["route"] == "parametric" else f"{c['value']}")
-            + f" ({c['route']})" for c in self.counts)
-        return ("probabilistic: the critical points of the squared distance to random data, counted over the "
-                f"algebraic closure of GF(p) ({runs}); every count agrees (a bad prime or unlucky random choice "
-                "changes a count with probability about degree / p)")
+            f"GF({c['prime']}), seed {c['seed']}: "
+            + (f"{c['solutions']} solutions / fiber {c['fiber']}" if c["route"] == "parametric" else f"{c['value']}")
+            + f" ({c['route']})"
+            for c in self.counts
+        )
+        return (
+            "probabilistic: the critical points of the squared distance to random data, counted over the "
+            f"algebraic closure of GF(p) ({runs}); every count agrees (a bad prime or unlucky random choice "
+            "changes a count with probability about degree / p)"
+        )
 
     def headline(self) -> str:
         what = f"ED degree of {self.model} ({self.metric} metric)"
@@ -84,24 +103,44 @@ class ModelEDDegree(ResultMixin):
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
-        return {"model": self.model, "parameters": self.parameters, "coordinates": self.coordinates,
-                "dimension": self.dimension, "metric": self.metric, "final": self.final,
-                "ed_degree": self.ed_degree, "status": self.status, "certificate": self.certificate,
-                "fiber_degree": self.fiber_degree, "gauge": list(self.gauge), "counts": list(self.counts),
-                "closure": self.closure, "routes": [r.to_dict() for r in self.routes], "seed": self.seed,
-                "seconds": round(self.seconds, 3), "notes": list(self.notes), "provenance": provenance()}
+        return {
+            "model": self.model,
+            "parameters": self.parameters,
+            "coordinates": self.coordinates,
+            "dimension": self.dimension,
+            "metric": self.metric,
+            "final": self.final,
+            "ed_degree": self.ed_degree,
+            "status": self.status,
+            "certificate": self.certificate,
+            "fiber_degree": self.fiber_degree,
+            "gauge": list(self.gauge),
+            "counts": list(self.counts),
+            "closure": self.closure,
+            "routes": [r.to_dict() for r in self.routes],
+            "seed": self.seed,
+            "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
+            "provenance": provenance(),
+        }
 
     def __str__(self) -> str:
-        lines = [self.headline(),
-                 f"  model            {self.parameters} parameters, {self.coordinates} coordinates, image of "
-                 f"dimension {self.dimension}",
-                 f"  certificate      {self.certificate}"]
+        lines = [
+            self.headline(),
+            f"  model            {self.parameters} parameters, {self.coordinates} coordinates, image of "
+            f"dimension {self.dimension}",
+            f"  certificate      {self.certificate}",
+        ]
         if self.fiber_degree is not None:
-            lines.append(f"  fiber            {self.fiber_degree} points of the slice per point of the image"
-                         + (f" (gauge {', '.join(self.gauge)})" if self.gauge else " (random slice)"))
+            lines.append(
+                f"  fiber            {self.fiber_degree} points of the slice per point of the image"
+                + (f" (gauge {', '.join(self.gauge)})" if self.gauge else " (random slice)")
+            )
         if self.closure is not None:
-            lines.append(f"  closure          dimension {self.closure['dimension']}, codimension "
-                         f"{self.closure['codimension']}, degree {self.closure['degree']} (Macaulay2)")
+            lines.append(
+                f"  closure          dimension {self.closure['dimension']}, codimension "
+                f"{self.closure['codimension']}, degree {self.closure['degree']} (Macaulay2)"
+            )
         lines += [f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)" for r in self.routes]
         lines.append(f"  seed {self.seed}, {self.seconds:.2f} s")
         lines += [f"  note             {n}" for n in self.notes]
@@ -110,9 +149,11 @@ class ModelEDDegree(ResultMixin):
 
 def _check_model(model: Any, what: str) -> PolynomialModel:
     if not isinstance(model, PolynomialModel):
-        raise InvalidArgumentError(f"{what}: model={model!r} is not a PolynomialModel (make one with "
-                                   "polynomial_model, PolynomialModel.from_layer, .deep_linear or "
-                                   ".linear_convolutional)")
+        raise InvalidArgumentError(
+            f"{what}: model={model!r} is not a PolynomialModel (make one with "
+            "polynomial_model, PolynomialModel.from_layer, .deep_linear or "
+            ".linear_convolutional)"
+        )
     return model
 
 
@@ -143,14 +184,23 @@ def _slice_for(model: PolynomialModel, gauge: tuple[str, ...], r: int, rng: rand
     sl = gauge_slice(model, gauge)
     free = len(sl.directions[0]) if sl.directions else 0
     if free != r:
-        raise InvalidArgumentError(f"gauge: leaves {free} free parameters, but the image has dimension {r}: a gauge "
-                                   f"must fix the {model.m - r}-dimensional fibers with exactly {model.m - r} "
-                                   "independent linear equations")
+        raise InvalidArgumentError(
+            f"gauge: leaves {free} free parameters, but the image has dimension {r}: a gauge "
+            f"must fix the {model.m - r}-dimensional fibers with exactly {model.m - r} "
+            "independent linear equations"
+        )
     return sl
 
 
-def _parametric(model: PolynomialModel, metric: Any, gauge: tuple[str, ...], primes: Sequence[int], seed: int,
-                end: float, backend: Any) -> tuple[list[dict[str, Any]], int]:
+def _parametric(
+    model: PolynomialModel,
+    metric: Any,
+    gauge: tuple[str, ...],
+    primes: Sequence[int],
+    seed: int,
+    end: float,
+    backend: Any,
+) -> tuple[list[dict[str, Any]], int]:
     from .._algebra.msolve import count_solutions
 
     counts, dims = [], []
@@ -164,27 +214,55 @@ def _parametric(model: PolynomialModel, metric: Any, gauge: tuple[str, ...], pri
         u = [sum(Q[a][b] * u0[b] for b in range(model.n)) % p for a in range(model.n)]
         label = f"critical equations of {model.name} (GF({p}))"
         S = model_system(model, sl, Q, u, prime=p, rng=rng, end=end)
-        sol = count_solutions(S.variables, S.polynomials, p, timeout=_left(end, label), label=label,
-                              backend=backend)
+        sol = count_solutions(S.variables, S.polynomials, p, timeout=_left(end, label), label=label, backend=backend)
         F = fiber_system(model, sl, prime=p, rng=rng, end=end)
-        fib = count_solutions(F.variables, F.polynomials, p, timeout=_left(end, label),
-                              label=f"fiber of {model.name} (GF({p}))", backend=backend)
+        fib = count_solutions(
+            F.variables,
+            F.polynomials,
+            p,
+            timeout=_left(end, label),
+            label=f"fiber of {model.name} (GF({p}))",
+            backend=backend,
+        )
         if sol.count is None:
-            raise ComputationError(f"{label}: not zero-dimensional (the slice or the data are special for this "
-                                   "model, or the critical points form a family off the ramification): another "
-                                   "seed, or method='implicit'", prime=p, seed=seed + i)
+            raise ComputationError(
+                f"{label}: not zero-dimensional (the slice or the data are special for this "
+                "model, or the critical points form a family off the ramification): another "
+                "seed, or method='implicit'",
+                prime=p,
+                seed=seed + i,
+            )
         if fib.count is None or fib.count == 0:
-            raise ComputationError(f"the fiber of {model.name} on the slice is not finite (modulo {p}): the slice "
-                                   "is not transversal to the fibers", prime=p, seed=seed + i)
+            raise ComputationError(
+                f"the fiber of {model.name} on the slice is not finite (modulo {p}): the slice "
+                "is not transversal to the fibers",
+                prime=p,
+                seed=seed + i,
+            )
         if sol.count % fib.count:
-            raise ComputationError(f"{label}: {sol.count} solutions is not a multiple of the fiber degree "
-                                   f"{fib.count}: a bad prime or an unlucky choice; no value is reported", prime=p,
-                                   seed=seed + i)
-        counts.append({"route": "parametric", "prime": p, "seed": seed + i, "solutions": int(sol.count),
-                       "fiber": int(fib.count), "value": int(sol.count) // int(fib.count), "metric": kind})
+            raise ComputationError(
+                f"{label}: {sol.count} solutions is not a multiple of the fiber degree "
+                f"{fib.count}: a bad prime or an unlucky choice; no value is reported",
+                prime=p,
+                seed=seed + i,
+            )
+        counts.append(
+            {
+                "route": "parametric",
+                "prime": p,
+                "seed": seed + i,
+                "solutions": int(sol.count),
+                "fiber": int(fib.count),
+                "value": int(sol.count) // int(fib.count),
+                "metric": kind,
+            }
+        )
     if len(set(dims)) != 1:
-        raise ComputationError(f"the Jacobian's generic rank differs modulo {primes[0]} and {primes[1]} ({dims}): "
-                               "an unlucky point; rerun with another seed", seed=seed)
+        raise ComputationError(
+            f"the Jacobian's generic rank differs modulo {primes[0]} and {primes[1]} ({dims}): "
+            "an unlucky point; rerun with another seed",
+            seed=seed,
+        )
     return counts, dims[0]
 
 
@@ -202,26 +280,48 @@ def _implicit_prelude(model: PolynomialModel, p: int) -> str:
 
     xs = ", ".join(f"x{i}" for i in range(n))
     gens = ", ".join(f"x{i} - ({text(f)})" for i, f in enumerate(model.polynomials))
-    return (f"kk = ZZ/{p};\nS = kk[{', '.join(ts)}, {xs}, MonomialOrder => Eliminate {m}];\n"
-            f"I0 = ideal({gens});\nR = kk[{xs}];\nI = sub(ideal selectInSubring(1, gens gb I0), R);\n")
+    return (
+        f"kk = ZZ/{p};\nS = kk[{', '.join(ts)}, {xs}, MonomialOrder => Eliminate {m}];\n"
+        f"I0 = ideal({gens});\nR = kk[{xs}];\nI = sub(ideal selectInSubring(1, gens gb I0), R);\n"
+    )
 
 
-def _implicit(model: PolynomialModel, metric: Any, primes: Sequence[int], seed: int, end: float, backend: Any,
-              cache: bool) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def _implicit(
+    model: PolynomialModel, metric: Any, primes: Sequence[int], seed: int, end: float, backend: Any, cache: bool
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     counts: list[dict[str, Any]] = []
     variety: dict[str, int] = {}
     names = tuple(f"x{i}" for i in range(model.n))
     for i, p in enumerate(primes):
         label = f"{model.name}"
-        kind, c, variety = _one_count(names, [], metric, p, seed + i, "msolve", _left(end, label), backend, cache,
-                                      model.name, ideal=_implicit_prelude(model, p))
+        kind, c, variety = _one_count(
+            names,
+            [],
+            metric,
+            p,
+            seed + i,
+            "msolve",
+            _left(end, label),
+            backend,
+            cache,
+            model.name,
+            ideal=_implicit_prelude(model, p),
+        )
         counts.append({"route": "implicit", "prime": p, "seed": seed + i, "value": int(c), "metric": kind})
     return counts, variety
 
 
-def model_ed_degree(model: PolynomialModel, *, metric: Any = "euclidean", method: str = "auto",
-                    gauge: Sequence[str] | None = None, seed: int = 0, timeout: float = 300.0,
-                    backend: Any = "auto", cache: bool = True) -> ModelEDDegree:
+def model_ed_degree(
+    model: PolynomialModel,
+    *,
+    metric: Any = "euclidean",
+    method: str = "auto",
+    gauge: Sequence[str] | None = None,
+    seed: int = 0,
+    timeout: float = 300.0,
+    backend: Any = "auto",
+    cache: bool = True,
+) -> ModelEDDegree:
     """The ED degree of the closure ``X`` of a model's image: the number of critical points of
     ``x -> (x - u)^T Q (x - u)`` on its smooth points for generic data ``u`` (module docstring).
 
@@ -253,8 +353,12 @@ def model_ed_degree(model: PolynomialModel, *, metric: Any = "euclidean", method
     fiber = None
     values: dict[str, int] = {}
     status = "decided"
-    order = {"auto": ["parametric"], "parametric": ["parametric"], "implicit": ["implicit"],
-             "both": ["parametric", "implicit"]}[method]
+    order = {
+        "auto": ["parametric"],
+        "parametric": ["parametric"],
+        "implicit": ["implicit"],
+        "both": ["parametric", "implicit"],
+    }[method]
     k = 0
     while k < len(order):
         route = order[k]
@@ -283,9 +387,12 @@ def model_ed_degree(model: PolynomialModel, *, metric: Any = "euclidean", method
         counts += got
         vals = {c["value"] for c in got}
         if len(vals) != 1:
-            raise ComputationError(f"{route} route: the counts modulo {primes[0]} and {primes[1]} differ "
-                                   f"({[c['value'] for c in got]}): an unlucky prime or choice; no value is "
-                                   "reported (another seed draws other primes)", seed=seed)
+            raise ComputationError(
+                f"{route} route: the counts modulo {primes[0]} and {primes[1]} differ "
+                f"({[c['value'] for c in got]}): an unlucky prime or choice; no value is "
+                "reported (another seed draws other primes)",
+                seed=seed,
+            )
         values[route] = vals.pop()
         routes.append(Route(route, time.perf_counter() - t1, f"ok: {values[route]}"))
     if len(set(values.values())) > 1:
@@ -294,9 +401,23 @@ def model_ed_degree(model: PolynomialModel, *, metric: Any = "euclidean", method
     if value is not None:
         status = "decided"
     kind = counts[0]["metric"] if counts else ("given" if not isinstance(metric, str) else metric)
-    return ModelEDDegree(model.name, model.m, model.n, dimension, kind, value, fiber, tuple(counts), tuple(routes),
-                         seed, time.perf_counter() - t0, gauge_, closure, tuple(notes),
-                         status if value is None else "decided")
+    return ModelEDDegree(
+        model.name,
+        model.m,
+        model.n,
+        dimension,
+        kind,
+        value,
+        fiber,
+        tuple(counts),
+        tuple(routes),
+        seed,
+        time.perf_counter() - t0,
+        gauge_,
+        closure,
+        tuple(notes),
+        status if value is None else "decided",
+    )
 
 
 # ------------------------------------------------------------------ critical points of one loss
@@ -317,9 +438,13 @@ class ModelCriticalPoint:
         return hessian_class(self.positive, self.negative, self.undecided)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"parameters": self.parameters, "image": list(self.image), "loss": list(self.loss),
-                "signature": self.signature, "hessian": {"positive": self.positive, "negative": self.negative,
-                                                          "undecided": self.undecided}}
+        return {
+            "parameters": self.parameters,
+            "image": list(self.image),
+            "loss": list(self.loss),
+            "signature": self.signature,
+            "hessian": {"positive": self.positive, "negative": self.negative, "undecided": self.undecided},
+        }
 
 
 @dataclass(frozen=True)
@@ -349,37 +474,56 @@ class ModelCriticalPoints(ResultMixin):
     def headline(self) -> str:
         what = f"critical points of the loss on {self.model}"
         if not self.final:
-            return f"{what}: NOT FINAL (" + "; ".join(r.outcome for r in self.routes if not r.outcome.startswith(
-                "ok")) + ")"
+            return (
+                f"{what}: NOT FINAL ("
+                + "; ".join(r.outcome for r in self.routes if not r.outcome.startswith("ok"))
+                + ")"
+            )
         where = "in the parameters" if self.regularized else "on the slice"
-        per = f", {self.complex_count // self.fiber_degree} in function space" if self.fiber_degree and \
-            self.complex_count is not None and not self.regularized else ""
-        return (f"{what}: {self.complex_count} complex {where}{per}; {len(self.points)} real, "
-                f"{self.minima} minima")
+        per = (
+            f", {self.complex_count // self.fiber_degree} in function space"
+            if self.fiber_degree and self.complex_count is not None and not self.regularized
+            else ""
+        )
+        return f"{what}: {self.complex_count} complex {where}{per}; {len(self.points)} real, {self.minima} minima"
 
     def to_dict(self) -> dict[str, Any]:
         from .._provenance import provenance
 
-        return {"model": self.model, "final": self.final, "complex": self.complex_count,
-                "fiber_degree": self.fiber_degree, "real": len(self.points), "minima": self.minima,
-                "real_complete": self.real_complete, "points": [p.to_dict() for p in self.points],
-                "gauge": list(self.gauge), "routes": [r.to_dict() for r in self.routes], "seed": self.seed,
-                "seconds": round(self.seconds, 3), "notes": list(self.notes), "provenance": provenance(),
-                "certificate": "complex count: probabilistic (msolve modulo two primes); real points: proven "
-                               "(msolve's real root isolation over QQ, one real solution per box); loss and "
-                               "Hessian signs: proven (ball arithmetic on each box)"}
+        return {
+            "model": self.model,
+            "final": self.final,
+            "complex": self.complex_count,
+            "fiber_degree": self.fiber_degree,
+            "real": len(self.points),
+            "minima": self.minima,
+            "real_complete": self.real_complete,
+            "points": [p.to_dict() for p in self.points],
+            "gauge": list(self.gauge),
+            "routes": [r.to_dict() for r in self.routes],
+            "seed": self.seed,
+            "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
+            "provenance": provenance(),
+            "certificate": "complex count: probabilistic (msolve modulo two primes); real points: proven "
+            "(msolve's real root isolation over QQ, one real solution per box); loss and "
+            "Hessian signs: proven (ball arithmetic on each box)",
+        }
 
     def __str__(self) -> str:
         lines = [self.headline()]
-        lines += [f"  {i + 1:>3}. loss in [{p.loss[0]:.6g}, {p.loss[1]:.6g}]  {p.signature}"
-                  for i, p in enumerate(self.points)]
+        lines += [
+            f"  {i + 1:>3}. loss in [{p.loss[0]:.6g}, {p.loss[1]:.6g}]  {p.signature}"
+            for i, p in enumerate(self.points)
+        ]
         lines += [f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)" for r in self.routes]
         lines += [f"  note             {n}" for n in self.notes]
         return "\n".join(lines)
 
 
-def _loss_form(model: PolynomialModel, target: Any, metric: Any,
-               loss: Any) -> tuple[list[list[Fraction]], list[Fraction], Fraction]:
+def _loss_form(
+    model: PolynomialModel, target: Any, metric: Any, loss: Any
+) -> tuple[list[list[Fraction]], list[Fraction], Fraction]:
     n = model.n
     if (target is None) == (loss is None):
         raise InvalidArgumentError("give exactly one of target (with metric) and loss=(G, w, c)")
@@ -403,8 +547,9 @@ def _loss_form(model: PolynomialModel, target: Any, metric: Any,
 
 def _vector(values: Any, n: int, what: str) -> list[Fraction]:
     try:
-        out = [Fraction(v) if not isinstance(v, float) else Fraction(v) for v in np.asarray(values, dtype=object)
-               .ravel()]
+        out = [
+            Fraction(v) if not isinstance(v, float) else Fraction(v) for v in np.asarray(values, dtype=object).ravel()
+        ]
     except (TypeError, ValueError, ZeroDivisionError) as exc:
         raise InvalidArgumentError(f"{what}: not a vector of numbers ({exc})") from None
     if len(out) != n:
@@ -421,17 +566,26 @@ def _classify(box: list[tuple[Fraction, Fraction]], S: Any, model: PolynomialMod
     H = [[evaluate(S.loss.derivative(i).derivative(j).to_dict(), vals) for j in range(r)] for i in range(r)]
     pos, neg, und = signature(H) if r else (0, 0, 0)
     y = [float((lo + hi) / 2) for lo, hi in box[:r]]
-    theta = [float(b) + sum(float(d) * yy for d, yy in zip(row, y)) for b, row in zip(S.slice.base,
-                                                                                    S.slice.directions)]
+    theta = [float(b) + sum(float(d) * yy for d, yy in zip(row, y)) for b, row in zip(S.slice.base, S.slice.directions)]
     image = tuple(float(v) for v in model.evaluate(theta))
-    return ModelCriticalPoint(dict(zip(model.parameters, theta)), image,
-                              (float(value.lower()), float(value.upper())), pos, neg, und)
+    return ModelCriticalPoint(
+        dict(zip(model.parameters, theta)), image, (float(value.lower()), float(value.upper())), pos, neg, und
+    )
 
 
-def model_critical_points(model: PolynomialModel, *, target: Any = None, metric: Any = "euclidean",
-                          loss: Any = None, regularization: Any = None, gauge: Sequence[str] | None = None,
-                          exclude: Any = None, seed: int = 0, timeout: float = 300.0,
-                          backend: Any = "auto") -> ModelCriticalPoints:
+def model_critical_points(
+    model: PolynomialModel,
+    *,
+    target: Any = None,
+    metric: Any = "euclidean",
+    loss: Any = None,
+    regularization: Any = None,
+    gauge: Sequence[str] | None = None,
+    exclude: Any = None,
+    seed: int = 0,
+    timeout: float = 300.0,
+    backend: Any = "auto",
+) -> ModelCriticalPoints:
     """Every critical point of ``(x - u)^T Q (x - u)`` (``target=u``, ``metric=Q``) or of ``x^T G x - 2 w^T x + c``
     (``loss=(G, w, c)``, e.g. a squared loss on data: :meth:`PolynomialModel.regression_loss`): the complex count
     (msolve, two primes), the real points (msolve's isolation over QQ) and their Hessian signatures (ball
@@ -464,8 +618,9 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
     lam = _regularization(regularization, model.m)
     if lam is not None and gauge_:
         raise InvalidArgumentError("gauge: not with regularization (the regularized loss has no symmetry to fix)")
-    remove = parse_exclusions(model, exclude if exclude is not None else ("none" if lam is not None
-                                                                            else "ramification"))
+    remove = parse_exclusions(
+        model, exclude if exclude is not None else ("none" if lam is not None else "ramification")
+    )
     t0 = time.perf_counter()
     end = time.monotonic() + timeout
     rng = random.Random(seed)
@@ -481,27 +636,56 @@ def model_critical_points(model: PolynomialModel, *, target: Any = None, metric:
     t1 = time.perf_counter()
     try:
         boxes = _real_boxes(S.variables, S.polynomials, _left(end, label), label, backend)
-        routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1,
-                            "positive-dimensional" if boxes is None else f"ok: {len(boxes)} real"))
+        routes.append(
+            Route(
+                "msolve real root isolation over QQ",
+                time.perf_counter() - t1,
+                "positive-dimensional" if boxes is None else f"ok: {len(boxes)} real",
+            )
+        )
     except AgAttentionError as exc:
         routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1, f"failed: {exc}"))
-    counts, fiber = _complex_count(S, model, lam is None and remove == "ramification", rng, end, label, backend,
-                                   routes)
+    counts, fiber = _complex_count(S, model, lam is None and remove == "ramification", rng, end, label, backend, routes)
     if len(counts) == 2 and counts[0] != counts[1]:
-        raise ComputationError(f"{label}: msolve counts {counts[0]} modulo {DEFAULT_PRIME} and {counts[1]} modulo "
-                               f"{SECOND_PRIME}: an unlucky prime; no count is reported", seed=seed)
+        raise ComputationError(
+            f"{label}: msolve counts {counts[0]} modulo {DEFAULT_PRIME} and {counts[1]} modulo "
+            f"{SECOND_PRIME}: an unlucky prime; no count is reported",
+            seed=seed,
+        )
     count = counts[0] if counts else None
     if boxes is not None and count is not None and len(boxes) > count:
-        raise ComputationError(f"{label}: {len(boxes)} real solutions isolated but {count} complex counted: a "
-                               "contradiction; no result is reported", seed=seed)
+        raise ComputationError(
+            f"{label}: {len(boxes)} real solutions isolated but {count} complex counted: a "
+            "contradiction; no result is reported",
+            seed=seed,
+        )
     points = sorted((_classify(b, S, model) for b in (boxes or [])), key=lambda p: p.loss[0])
     notes = _critical_notes(lam, remove, gauge_, count, fiber)
-    return ModelCriticalPoints(model.name, count, fiber, tuple(points), boxes is not None, tuple(routes), gauge_,
-                               seed, time.perf_counter() - t0, tuple(notes), lam is not None)
+    return ModelCriticalPoints(
+        model.name,
+        count,
+        fiber,
+        tuple(points),
+        boxes is not None,
+        tuple(routes),
+        gauge_,
+        seed,
+        time.perf_counter() - t0,
+        tuple(notes),
+        lam is not None,
+    )
 
 
-def _complex_count(S: Any, model: PolynomialModel, with_fiber: bool, rng: random.Random, end: float, label: str,
-                   backend: Any, routes: list[Route]) -> tuple[list[int | None], int | None]:
+def _complex_count(
+    S: Any,
+    model: PolynomialModel,
+    with_fiber: bool,
+    rng: random.Random,
+    end: float,
+    label: str,
+    backend: Any,
+    routes: list[Route],
+) -> tuple[list[int | None], int | None]:
     """msolve's counts of ``S`` modulo two primes (empty when a job failed, said in ``routes``) and, ``with_fiber``,
     the fiber degree on ``S``'s slice (1 without a slice)."""
     from .._algebra.msolve import count_solutions
@@ -516,10 +700,21 @@ def _complex_count(S: Any, model: PolynomialModel, with_fiber: bool, rng: random
             counts.append(_count_mod(S.variables, S.polynomials, p, _left(end, label), label, backend)[0])
         if with_fiber:
             F = fiber_system(model, S.slice, prime=DEFAULT_PRIME, rng=rng, end=end)
-            fiber = count_solutions(F.variables, F.polynomials, DEFAULT_PRIME, timeout=_left(end, label),
-                                    label=f"fiber of {model.name}", backend=backend).count
-        routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1,
-                            f"ok: {counts[0]} complex" if counts[0] is not None else "not zero-dimensional"))
+            fiber = count_solutions(
+                F.variables,
+                F.polynomials,
+                DEFAULT_PRIME,
+                timeout=_left(end, label),
+                label=f"fiber of {model.name}",
+                backend=backend,
+            ).count
+        routes.append(
+            Route(
+                "msolve count modulo two primes",
+                time.perf_counter() - t1,
+                f"ok: {counts[0]} complex" if counts[0] is not None else "not zero-dimensional",
+            )
+        )
     except AgAttentionError as exc:
         routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1, f"failed: {exc}"))
         counts = []
@@ -536,23 +731,30 @@ def _regularization(value: Any, m: int) -> list[Fraction] | None:
     return lam if many else lam * m
 
 
-def _critical_notes(lam: Sequence[Fraction] | None, remove: Any, gauge: tuple[str, ...], count: int | None,
-                    fiber: int | None) -> list[str]:
+def _critical_notes(
+    lam: Sequence[Fraction] | None, remove: Any, gauge: tuple[str, ...], count: int | None, fiber: int | None
+) -> list[str]:
     if remove == "ramification":
-        removed = ("critical points on the ramification (where the parametrization's differential drops rank: e.g. "
-                   "zero weights) are not enumerated")
+        removed = (
+            "critical points on the ramification (where the parametrization's differential drops rank: e.g. "
+            "zero weights) are not enumerated"
+        )
     elif remove:
         removed = f"critical points where one of the {len(remove)} excluded polynomials vanishes are not counted"
     else:
         removed = "nothing removed: every critical point counted"
     if lam is not None:
-        return [f"regularized loss (+ sum_j lambda_j theta_j^2, lambda = {', '.join(map(str, lam[:6]))}"
-                + (", ..." if len(lam) > 6 else "") + f"): critical points in all the parameters; {removed}"]
+        return [
+            f"regularized loss (+ sum_j lambda_j theta_j^2, lambda = {', '.join(map(str, lam[:6]))}"
+            + (", ..." if len(lam) > 6 else "")
+            + f"): critical points in all the parameters; {removed}"
+        ]
     notes = [removed]
     if not gauge:
-        notes.append("random slice: a real fiber that misses it is not seen (give a gauge that meets every real "
-                     "fiber)")
+        notes.append("random slice: a real fiber that misses it is not seen (give a gauge that meets every real fiber)")
     if fiber and count is not None and count % fiber:
-        notes.append(f"{count} complex points on the slice is not a multiple of the fiber degree {fiber}: the loss "
-                     "is not generic (some critical points have fewer preimages)")
+        notes.append(
+            f"{count} complex points on the slice is not a multiple of the fiber degree {fiber}: the loss "
+            "is not generic (some critical points have fewer preimages)"
+        )
     return notes

@@ -20,9 +20,10 @@ and reads the answers; the solving is the numerical room's
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,13 +67,27 @@ class MonodromyCount:
         return self.stop in _monodromy.FINAL_STOPS and self.unchecked == 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"found": self.found, "certified": self.certified, "certified_images": self.images,
-                "final": self.complete, "fiber": self.fiber, "paths": self.paths, "failures": self.failures,
-                "loops": self.loops, "stop": self.stop, "stopping_rule": _monodromy.STOPPING_RULE,
-                "trace_deviation": self.trace, "known_count": self.known, "not_certified": self.not_certified,
-                "unchecked": self.unchecked, "executor": self.executor, "checkpoint": self.checkpoint,
-                "resumed": self.resumed, "seconds_monodromy": round(self.seconds_monodromy, 3),
-                "seconds_certification": round(self.seconds_certification, 3)}
+        return {
+            "found": self.found,
+            "certified": self.certified,
+            "certified_images": self.images,
+            "final": self.complete,
+            "fiber": self.fiber,
+            "paths": self.paths,
+            "failures": self.failures,
+            "loops": self.loops,
+            "stop": self.stop,
+            "stopping_rule": _monodromy.STOPPING_RULE,
+            "trace_deviation": self.trace,
+            "known_count": self.known,
+            "not_certified": self.not_certified,
+            "unchecked": self.unchecked,
+            "executor": self.executor,
+            "checkpoint": self.checkpoint,
+            "resumed": self.resumed,
+            "seconds_monodromy": round(self.seconds_monodromy, 3),
+            "seconds_certification": round(self.seconds_certification, 3),
+        }
 
 
 def distinct_images(S: SquareSystem, solutions: Sequence[_certify.Certified]) -> int:
@@ -138,10 +153,21 @@ def _state(S: SquareSystem, seed: int, resume: Any) -> _monodromy.Monodromy:
     return _monodromy.Monodromy(S, z0, p0, seed=seed, chart0=c0, fingerprint=S.fingerprint(seed))
 
 
-def monodromy_ed(arch: Architecture, G: Any, *, fiber: int, seed: int = 0, timeout: float = 300.0,
-                 max_solutions: int | None = None, known: Any = None, workers: int | None = 1,
-                 scheduler: str | None = None, save: Any = None, resume: Any = None,
-                 deadline: float | None = None) -> MonodromyCount:
+def monodromy_ed(
+    arch: Architecture,
+    G: Any,
+    *,
+    fiber: int,
+    seed: int = 0,
+    timeout: float = 300.0,
+    max_solutions: int | None = None,
+    known: Any = None,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    save: Any = None,
+    resume: Any = None,
+    deadline: float | None = None,
+) -> MonodromyCount:
     """The ED problem of ``G`` (exact, on the reduced coordinates) solved by monodromy over a random complex target
     (from ``seed``), every solution certified there (module docstring).
 
@@ -152,33 +178,85 @@ def monodromy_ed(arch: Architecture, G: Any, *, fiber: int, seed: int = 0, timeo
     monodromy stops.  ``workers`` / ``scheduler``: where paths and certifications run
     (:func:`ag_attention._numeric.executors.executor`); ``save`` / ``resume``: the monodromy's state file."""
     with _homotopy.one_blas_thread():
-        return _monodromy_ed(arch, G, fiber, seed, deadline if deadline is not None else time.monotonic() + timeout,
-                             max_solutions, known, workers, scheduler, save, resume)
+        return _monodromy_ed(
+            arch,
+            G,
+            fiber,
+            seed,
+            deadline if deadline is not None else time.monotonic() + timeout,
+            max_solutions,
+            known,
+            workers,
+            scheduler,
+            save,
+            resume,
+        )
 
 
-def _monodromy_ed(arch: Architecture, G: Any, fiber: int, seed: int, end: float, max_solutions: int | None,
-                  known: Any, workers: int | None, scheduler: str | None, save: Any, resume: Any) -> MonodromyCount:
+def _monodromy_ed(
+    arch: Architecture,
+    G: Any,
+    fiber: int,
+    seed: int,
+    end: float,
+    max_solutions: int | None,
+    known: Any,
+    workers: int | None,
+    scheduler: str | None,
+    save: Any,
+    resume: Any,
+) -> MonodromyCount:
     S = square_system(arch, G)
     state = _state(S, seed, resume)
     z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S.n_chart)[0]  # type: ignore[index]
     per = _certification_seconds(S, z0, p0, c0)
-    with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers,
-                            scheduler=scheduler) as ex:
+    with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers, scheduler=scheduler) as ex:
+
         def stop_at(found: int) -> float:
             return end - (1.5 * per * found / ex.workers + 1.0)
 
         t0 = time.monotonic()
-        mono = state.run(ex, deadline=stop_at, known=known, max_solutions=max_solutions, save=save,
-                         desc=f"monodromy {arch.describe()}")
+        mono = state.run(
+            ex,
+            deadline=stop_at,
+            known=known,
+            max_solutions=max_solutions,
+            save=save,
+            desc=f"monodromy {arch.describe()}",
+        )
         t1 = time.monotonic()
-        cert = _certify.certify_solutions(S, mono.solutions, list(mono.base), float_parameter=mono.base,
-                                          real_system=False, keep=S.off_critical_locus, charts=mono.charts,
-                                          desc=f"certify {arch.describe()}", deadline=_after(mono.stop, end),
-                                          executor=ex)
+        cert = _certify.certify_solutions(
+            S,
+            mono.solutions,
+            list(mono.base),
+            float_parameter=mono.base,
+            real_system=False,
+            keep=S.off_critical_locus,
+            charts=mono.charts,
+            desc=f"certify {arch.describe()}",
+            deadline=_after(mono.stop, end),
+            executor=ex,
+        )
     images = distinct_images(S, cert.solutions)
-    return MonodromyCount(mono.count, cert.count, images, fiber, mono.paths, mono.failures, mono.loops, mono.stop,
-                          t1 - t0, time.monotonic() - t1, cert.failed + cert.duplicates, mono.trace, cert.unchecked,
-                          mono.executor, mono.checkpoint, mono.known, mono.resumed)
+    return MonodromyCount(
+        mono.count,
+        cert.count,
+        images,
+        fiber,
+        mono.paths,
+        mono.failures,
+        mono.loops,
+        mono.stop,
+        t1 - t0,
+        time.monotonic() - t1,
+        cert.failed + cert.duplicates,
+        mono.trace,
+        cert.unchecked,
+        mono.executor,
+        mono.checkpoint,
+        mono.known,
+        mono.resumed,
+    )
 
 
 @dataclass(frozen=True)
@@ -213,9 +291,20 @@ class HomotopySolutions:
         return (self.base_final or self.complete_at_target) and self.certification.unchecked == 0
 
 
-def homotopy_solutions(arch: Architecture, G: Any, w: Sequence[Any], *, seed: int = 0, timeout: float = 300.0,
-                       known: Any = None, workers: int | None = 1, scheduler: str | None = None, save: Any = None,
-                       resume: Any = None, deadline: float | None = None) -> HomotopySolutions:
+def homotopy_solutions(
+    arch: Architecture,
+    G: Any,
+    w: Sequence[Any],
+    *,
+    seed: int = 0,
+    timeout: float = 300.0,
+    known: Any = None,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    save: Any = None,
+    resume: Any = None,
+    deadline: float | None = None,
+) -> HomotopySolutions:
     """Every critical point (off the critical locus) of ``x^T G x - 2 w^T x`` in the weights of one layer, ``G``
     and ``w`` exact and real (a data set's Gram form and target); see the module docstring.
 
@@ -228,13 +317,34 @@ def homotopy_solutions(arch: Architecture, G: Any, w: Sequence[Any], *, seed: in
     if size == 0:
         raise InvalidArgumentError("the target w is 0: every critical point is the origin of the closure")
     with _homotopy.one_blas_thread():
-        return _homotopy_solutions(arch, G, w, size, seed, deadline if deadline is not None
-                                   else time.monotonic() + timeout, known, workers, scheduler, save, resume)
+        return _homotopy_solutions(
+            arch,
+            G,
+            w,
+            size,
+            seed,
+            deadline if deadline is not None else time.monotonic() + timeout,
+            known,
+            workers,
+            scheduler,
+            save,
+            resume,
+        )
 
 
-def _homotopy_solutions(arch: Architecture, G: Any, w: list[Fraction], size: Fraction, seed: int, end_time: float,
-                        known: Any, workers: int | None, scheduler: str | None, save: Any,
-                        resume: Any) -> HomotopySolutions:
+def _homotopy_solutions(
+    arch: Architecture,
+    G: Any,
+    w: list[Fraction],
+    size: Fraction,
+    seed: int,
+    end_time: float,
+    known: Any,
+    workers: int | None,
+    scheduler: str | None,
+    save: Any,
+    resume: Any,
+) -> HomotopySolutions:
     S = square_system(arch, G, w_scale=size)
     target = S.target(w)
     target_f = np.array([float(v) for v in target], dtype=complex)
@@ -247,8 +357,7 @@ def _homotopy_solutions(arch: Architecture, G: Any, w: list[Fraction], size: Fra
     def known_now() -> int | None:
         return known() if callable(known) else known
 
-    with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers,
-                            scheduler=scheduler) as ex:
+    with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers, scheduler=scheduler) as ex:
         use_known = known is not None
         while True:
             paths0, t_run = state.paths, time.monotonic()
@@ -259,20 +368,43 @@ def _homotopy_solutions(arch: Architecture, G: Any, w: list[Fraction], size: Fra
                 return end_time - ((3 * rate * ex.workers + 1.5 * per) * found / ex.workers + 2.0)
 
             t0 = time.monotonic()
-            mono = state.run(ex, deadline=stop_at, known=known_now if use_known else None, save=save,
-                             desc=f"monodromy {arch.describe()}")
+            mono = state.run(
+                ex,
+                deadline=stop_at,
+                known=known_now if use_known else None,
+                save=save,
+                desc=f"monodromy {arch.describe()}",
+            )
             t1 = time.monotonic()
             seconds_mono += t1 - t0
             end_time = _after(mono.stop, end_time)
             left = max(1.0, end_time - t1 - 1.5 * per * mono.count / ex.workers)
-            end = _homotopy.parameter_homotopy(S, mono.solutions, mono.base, target_f, timeout=left, seed=seed,
-                                               options=final_options, chart=mono.charts, real=True)
+            end = _homotopy.parameter_homotopy(
+                S,
+                mono.solutions,
+                mono.base,
+                target_f,
+                timeout=left,
+                seed=seed,
+                options=final_options,
+                chart=mono.charts,
+                real=True,
+            )
             seconds_hom += time.monotonic() - t1
             rows = np.flatnonzero(end.ok)
             assert end.chart is not None
-            cert = _certify.certify_solutions(S, end.z[rows], list(target), float_parameter=target_f,
-                                              real_system=True, keep=S.off_critical_locus, charts=end.chart[rows],
-                                              desc=f"certify {arch.describe()}", deadline=end_time, executor=ex)
+            cert = _certify.certify_solutions(
+                S,
+                end.z[rows],
+                list(target),
+                float_parameter=target_f,
+                real_system=True,
+                keep=S.off_critical_locus,
+                charts=end.chart[rows],
+                desc=f"certify {arch.describe()}",
+                deadline=end_time,
+                executor=ex,
+            )
             k = known_now()
             complete = k is not None and cert.count >= k
             if mono.stop == "trace test" or complete or time.monotonic() >= end_time - 1.0:
@@ -283,5 +415,16 @@ def _homotopy_solutions(arch: Architecture, G: Any, w: list[Fraction], size: Fra
     reasons: dict[str, int] = {}
     for r in end.reason[~end.ok]:
         reasons[str(r)] = reasons.get(str(r), 0) + 1
-    return HomotopySolutions(S, target, mono.count, int(rows.size), cert, mono.to_dict(), seconds_mono, seconds_hom,
-                             reasons, mono.stop == "trace test", complete)
+    return HomotopySolutions(
+        S,
+        target,
+        mono.count,
+        int(rows.size),
+        cert,
+        mono.to_dict(),
+        seconds_mono,
+        seconds_hom,
+        reasons,
+        mono.stop == "trace test",
+        complete,
+    )

@@ -51,16 +51,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 from math import comb, prod
 
 from .._errors import InvalidArgumentError
 
-__all__ = ["PolarPrediction", "chern_mather_determinantal", "chern_mather_projective_space",
-           "chern_mather_segre_product", "determinantal_degree", "determinantal_segre_chern_mather",
-           "determinantal_segre_ed_degree", "determinantal_segre_polar_degrees", "ed_degree_from_chern_mather",
-           "polar_degrees", "polar_prediction"]
+__all__ = [
+    "PolarPrediction",
+    "chern_mather_determinantal",
+    "chern_mather_projective_space",
+    "chern_mather_segre_product",
+    "determinantal_degree",
+    "determinantal_segre_chern_mather",
+    "determinantal_segre_ed_degree",
+    "determinantal_segre_polar_degrees",
+    "ed_degree_from_chern_mather",
+    "polar_degrees",
+    "polar_prediction",
+]
 
 
 def _positive(name: str, value: object) -> int:
@@ -135,8 +144,9 @@ def _localize(d: int, r: int, sigma: Sequence[int], tau: Sequence[int]) -> tuple
                     nash = [diff[ij] - w0 for ij in e_index if ij != (i0, j0)]
                     den = prod(tangent)
                     if den == 0:
-                        raise ValueError("the torus weights leave a tangent weight zero (choose distinct "
-                                         "sigma_i - tau_j)")
+                        raise ValueError(
+                            "the torus weights leave a tangent weight zero (choose distinct sigma_i - tau_j)"
+                        )
                     e = _elementary_symmetric(nash)
                     h = -w0
                     for i in range(m + 1):
@@ -149,14 +159,15 @@ def _localize(d: int, r: int, sigma: Sequence[int], tau: Sequence[int]) -> tuple
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _chern_mather_determinantal(d: int, r: int) -> tuple[int, ...]:
     # sigma_i - tau_j = i - d*j: distinct for distinct (i, j), so every tangent weight is nonzero
     return _localize(d, r, list(range(d)), [d * j for j in range(d)])
 
 
-def chern_mather_determinantal(d: int, r: int,
-                               weights: tuple[Sequence[int], Sequence[int]] | None = None) -> tuple[int, ...]:
+def chern_mather_determinantal(
+    d: int, r: int, weights: tuple[Sequence[int], Sequence[int]] | None = None
+) -> tuple[int, ...]:
     """``(mu_0, ..., mu_m)``, ``mu_i = deg(c^M_i(P(D_r)) . h^(m-i))`` for the ``d x d`` matrices of rank ``<= r``
     (``m = r(2d - r) - 1``), exact: ``mu_0`` is the degree, ``mu_m`` the Euler characteristic weighted by the
     local Euler obstruction. Proven (Nash blowup and torus localization: see the module docstring).
@@ -173,8 +184,9 @@ def chern_mather_determinantal(d: int, r: int,
     if weights is not None:
         sigma, tau = (list(w) for w in weights)
         if len(sigma) != d or len(tau) != d or len({a - b for a in sigma for b in tau}) != d * d:
-            raise InvalidArgumentError(f"weights={weights!r}: two lists of {d} integers with every difference "
-                                       "sigma_i - tau_j distinct")
+            raise InvalidArgumentError(
+                f"weights={weights!r}: two lists of {d} integers with every difference sigma_i - tau_j distinct"
+            )
         return _localize(d, r, sigma, tau)
     return _chern_mather_determinantal(d, r)  # cached after the arguments are checked (True == 1 as a key)
 
@@ -207,8 +219,7 @@ def chern_mather_segre_product(*factors: Sequence[int]) -> tuple[int, ...]:
         M = m1 + m2
         new = []
         for k in range(M + 1):
-            new.append(sum(comb(M - k, m1 - a) * out[a] * mu[k - a]
-                           for a in range(max(0, k - m2), min(k, m1) + 1)))
+            new.append(sum(comb(M - k, m1 - a) * out[a] * mu[k - a] for a in range(max(0, k - m2), min(k, m1) + 1)))
         out = tuple(new)
     return out
 
@@ -245,8 +256,9 @@ def determinantal_segre_chern_mather(d: int, d_out: int, a: int) -> tuple[int, .
     """Chern–Mather degrees of the Segre product ``P(D_r) x P^(dd'-1)`` upstairs of ``(d, d', a)``,
     ``r = min(a, d)``."""
     d, d_out, a = _size(d, d_out, a)
-    return chern_mather_segre_product(chern_mather_determinantal(d, min(a, d)),
-                                      chern_mather_projective_space(d * d_out - 1))
+    return chern_mather_segre_product(
+        chern_mather_determinantal(d, min(a, d)), chern_mather_projective_space(d * d_out - 1)
+    )
 
 
 def determinantal_segre_polar_degrees(d: int, d_out: int, a: int) -> tuple[int, ...]:
@@ -283,9 +295,15 @@ class PolarPrediction:
     status: str
 
     def to_dict(self) -> dict[str, object]:
-        return {"size": [self.d, self.d_out, self.a], "rank": self.rank, "singular": self.singular,
-                "polar_degrees": list(self.polar_degrees), "upstairs": self.upstairs, "value": self.value,
-                "status": self.status}
+        return {
+            "size": [self.d, self.d_out, self.a],
+            "rank": self.rank,
+            "singular": self.singular,
+            "polar_degrees": list(self.polar_degrees),
+            "upstairs": self.upstairs,
+            "value": self.value,
+            "status": self.status,
+        }
 
 
 def polar_prediction(d: int, d_out: int, a: int) -> PolarPrediction:
@@ -308,9 +326,27 @@ def polar_prediction(d: int, d_out: int, a: int) -> PolarPrediction:
     upstairs = sum(polar)
     singular = 1 < r < d
     if d_out == 1 and r == 1 and d >= 2:
-        return PolarPrediction(d, d_out, a, r, singular, polar, upstairs, None,
-                               "does not apply: the projection is 2:1 (d' = a = 1), not birational")
-    return PolarPrediction(d, d_out, a, r, singular, polar, upstairs, upstairs,
-                           "the generic ED degree of the Segre product upstairs (proven for it, from "
-                           + ("Chern-Mather classes" if singular else "Chern classes")
-                           + "); for the neuromanifold: equal where counted, argued (not reviewed) where not")
+        return PolarPrediction(
+            d,
+            d_out,
+            a,
+            r,
+            singular,
+            polar,
+            upstairs,
+            None,
+            "does not apply: the projection is 2:1 (d' = a = 1), not birational",
+        )
+    return PolarPrediction(
+        d,
+        d_out,
+        a,
+        r,
+        singular,
+        polar,
+        upstairs,
+        upstairs,
+        "the generic ED degree of the Segre product upstairs (proven for it, from "
+        + ("Chern-Mather classes" if singular else "Chern classes")
+        + "); for the neuromanifold: equal where counted, argued (not reviewed) where not",
+    )

@@ -49,9 +49,10 @@ box of complex balls (the Krawczyk test of :mod:`ag_attention._numeric.certify`)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -130,8 +131,9 @@ class SquareSystem:
         seed (a saved state is refused for another one)."""
         import hashlib
 
-        h = hashlib.sha256(f"square system {self.d},{self.e},{self.a}; {self.scale_G}; {self.scale_x}; seed {seed}; "
-                           .encode())
+        h = hashlib.sha256(
+            f"square system {self.d},{self.e},{self.a}; {self.scale_G}; {self.scale_x}; seed {seed}; ".encode()
+        )
         for v in self.G.flat:
             h.update(f"{v},".encode())
         return h.hexdigest()
@@ -169,13 +171,13 @@ class SquareSystem:
         theta = np.asarray(theta, dtype=complex)
         B = theta.shape[0]
         d, e, a = self.d, self.e, self.a
-        V = theta[:, self.n_A:self.n_A + e * d].reshape(B, e, d)
+        V = theta[:, self.n_A : self.n_A + e * d].reshape(B, e, d)
         if not self.charted:
-            return theta[:, :d * d].reshape(B, d, d), V
+            return theta[:, : d * d].reshape(B, d, d), V
         _, R = self.split_chart(chart)
         assert R is not None
-        Bm = theta[:, :d * a].reshape(B, d, a)
-        K = theta[:, d * a:self.n_A].reshape(B, a, d - a)
+        Bm = theta[:, : d * a].reshape(B, d, a)
+        K = theta[:, d * a : self.n_A].reshape(B, a, d - a)
         CR = R[:, :a, :] + np.matmul(K, R[:, a:, :])
         return np.matmul(Bm, CR), V
 
@@ -204,10 +206,10 @@ class SquareSystem:
         """How far each point is from its chart's center: ``max(|K|, |l| |V|)`` (1 at the center)."""
         theta = np.asarray(theta, dtype=complex)
         l, _ = self.split_chart(chart)
-        V = theta[:, self.n_A:self.n_A + self.e * self.d]
+        V = theta[:, self.n_A : self.n_A + self.e * self.d]
         q = np.linalg.norm(l, axis=1) * np.linalg.norm(V, axis=1)
         if self.charted:
-            K = theta[:, self.d * self.a:self.n_A]
+            K = theta[:, self.d * self.a : self.n_A]
             q = np.maximum(q, np.max(np.abs(K), axis=1) if K.shape[1] else 0.0)
         return q
 
@@ -303,9 +305,23 @@ class SquareSystem:
             layer[k] = seen.get(pos, 0)
             seen[pos] = layer[k] + 1
         layers = [(hpos[layer == L], hterm[layer == L]) for L in range(int(layer.max()) + 1)]
-        self._cache.update({"pos1": pos1, "pos2": pos2, "c": cf, "p": p, "q": q, "Sx": Sx,
-                            "G": Gf, "n_u": n_u, "col_coef": coef, "col_other": other, "G_rows": Gf[rows],
-                            "i": np.asarray(i, dtype=np.int64), "H_layers": layers})
+        self._cache.update(
+            {
+                "pos1": pos1,
+                "pos2": pos2,
+                "c": cf,
+                "p": p,
+                "q": q,
+                "Sx": Sx,
+                "G": Gf,
+                "n_u": n_u,
+                "col_coef": coef,
+                "col_other": other,
+                "G_rows": Gf[rows],
+                "i": np.asarray(i, dtype=np.int64),
+                "H_layers": layers,
+            }
+        )
         return self._cache
 
     def _r_hessian(self, r: np.ndarray) -> np.ndarray:
@@ -345,14 +361,14 @@ class SquareSystem:
         u = np.concatenate([A.reshape(Bn, -1), V.reshape(Bn, -1)], axis=1)
         n_u, m = d * d + e * d, self.n_A + e * d
         Ju = np.zeros((Bn, n_u, m), dtype=complex)
-        Ju[:, d * d:, self.n_A:] = np.eye(e * d)
+        Ju[:, d * d :, self.n_A :] = np.eye(e * d)
         if not self.charted:
-            Ju[:, :d * d, :d * d] = np.eye(d * d)
+            Ju[:, : d * d, : d * d] = np.eye(d * d)
             return u, Ju, None
         _, R = self.split_chart(chart)
         assert R is not None
-        Bm = theta[:, :d * a].reshape(Bn, d, a)
-        K = theta[:, d * a:self.n_A].reshape(Bn, a, d - a)
+        Bm = theta[:, : d * a].reshape(Bn, d, a)
+        K = theta[:, d * a : self.n_A].reshape(Bn, a, d - a)
         CR = R[:, :a, :] + np.matmul(K, R[:, a:, :])  # (B, a, d)
         J4 = np.zeros((Bn, d, d, m), dtype=complex)  # [A row k, A column j, unknown]
         for k in range(d):
@@ -362,11 +378,18 @@ class SquareSystem:
             for l in range(d - a):
                 col = d * a + c * (d - a) + l
                 J4[:, :, :, col] = Bm[:, :, c, None] * R[:, None, a + l, :]  # dA / dK_cl = B_.c R_(a+l).
-        Ju[:, :d * d, :] = J4.reshape(Bn, d * d, m)
+        Ju[:, : d * d, :] = J4.reshape(Bn, d * d, m)
         return u, Ju, R
 
-    def evaluate(self, theta: np.ndarray, w: np.ndarray, jacobian: bool = True, dw: np.ndarray | None = None, *,
-                 chart: np.ndarray) -> Any:
+    def evaluate(
+        self,
+        theta: np.ndarray,
+        w: np.ndarray,
+        jacobian: bool = True,
+        dw: np.ndarray | None = None,
+        *,
+        chart: np.ndarray,
+    ) -> Any:
         """``F`` (``(B, n)``) and its Jacobian (``(B, n, n)`` or None) at points ``theta`` (``(B, n)``) in charts
         ``chart`` (``(B, n_chart)``) for parameters ``w`` (``(B, n_x)`` or ``(n_x,)``); with ``dw``, also
         ``dF/dw . dw`` (a third array)."""
@@ -386,8 +409,8 @@ class SquareSystem:
         # A free: the chart's map is the identity (Ju = I), every product with it is skipped (measured at (4,1,4):
         # 40 % of an evaluation)
         F[:, :m] = np.matmul(g[:, None, :], Ju)[:, 0, :] if self.charted else g
-        F[:, self.n_A:m] += lam[:, None] * l
-        F[:, m] = np.einsum("bj,bj->b", l, theta[:, self.n_A:m]) - 1
+        F[:, self.n_A : m] += lam[:, None] * l
+        F[:, m] = np.einsum("bj,bj->b", l, theta[:, self.n_A : m]) - 1
         out: list[Any] = [F]
         if jacobian:
             Jt = np.matmul(Jx, Ju) if self.charted else Jx  # (B, n_x, m)
@@ -401,7 +424,7 @@ class SquareSystem:
             H += np.matmul(Ju.transpose(0, 2, 1), np.matmul(rH, Ju)) if self.charted else rH
             if self.charted:
                 assert R is not None
-                gA = g[:, :d * d].reshape(Bn, d, d)
+                gA = g[:, : d * d].reshape(Bn, d, d)
                 GR = np.matmul(gA, R.transpose(0, 2, 1))  # (B, d, d): sum_j gA_kj R_(l)j
                 for k in range(d):
                     for c in range(a):
@@ -409,8 +432,8 @@ class SquareSystem:
                             i1, i2 = k * a + c, d * a + c * (d - a) + ll
                             H[:, i1, i2] += GR[:, k, a + ll]
                             H[:, i2, i1] += GR[:, k, a + ll]
-            JF[:, self.n_A:m, m] = l
-            JF[:, m, self.n_A:m] = l
+            JF[:, self.n_A : m, m] = l
+            JF[:, m, self.n_A : m] = l
             out.append(JF)
         else:
             out.append(None)
@@ -431,7 +454,7 @@ class SquareSystem:
         d, e = self.d, self.e
         A = rng.standard_normal((1, d, d)) + 1j * rng.standard_normal((1, d, d))
         if self.charted:
-            A = np.matmul(A[:, :, :self.a], A[:, :self.a, :])  # rank a
+            A = np.matmul(A[:, :, : self.a], A[:, : self.a, :])  # rank a
         A = A * size
         V = rng.standard_normal((1, e, d)) + 1j * rng.standard_normal((1, e, d))
         chart = self.random_chart(rng, real=False)[None, :]
@@ -454,8 +477,9 @@ class SquareSystem:
         return self.seed(rng, size=float(np.exp(rng.uniform(-1.0, 6.0))))
 
     # ---------------------------------------------------------------- balls (one box)
-    def ball_evaluate(self, box: np.ndarray, w: Sequence[Any], jacobian: bool = True, *,
-                      chart: np.ndarray) -> tuple[np.ndarray, Any]:
+    def ball_evaluate(
+        self, box: np.ndarray, w: Sequence[Any], jacobian: bool = True, *, chart: np.ndarray
+    ) -> tuple[np.ndarray, Any]:
         """``F`` and its Jacobian on a box (complex balls, :func:`balls.complex_box`), for the exact parameter
         ``w`` (Fractions, complex floats or balls) and chart (complex floats, exact): balls holding the value at
         every point of the box (the Jacobian's: an interval extension, for the Krawczyk test)."""
@@ -466,8 +490,8 @@ class SquareSystem:
         zero = cb(0)
         theta = list(box)
         chart = np.asarray(chart, dtype=complex)
-        l = [cb(v) for v in chart[:e * d]]
-        Vb = theta[self.n_A:m]
+        l = [cb(v) for v in chart[: e * d]]
+        Vb = theta[self.n_A : m]
         Ju = [[zero] * m for _ in range(n_u)]
         for j in range(e * d):
             Ju[d * d + j][self.n_A + j] = cb(1)
@@ -527,8 +551,9 @@ class SquareSystem:
             JF[m, self.n_A + j] = l[j]
         return Fv, JF
 
-    def ball_weights(self, box: np.ndarray, chart: np.ndarray) -> tuple[list[list[Any]], list[list[Any]],
-                                                                         list[list[Any]] | None]:
+    def ball_weights(
+        self, box: np.ndarray, chart: np.ndarray
+    ) -> tuple[list[list[Any]], list[list[Any]], list[list[Any]] | None]:
         """Balls holding ``A`` (this system's scale), ``V`` and, in the chart, ``B`` on a box."""
         d, e, a = self.d, self.e, self.a
         cb = balls.complex_ball
@@ -546,11 +571,12 @@ class SquareSystem:
         d, e, a = self.d, self.e, self.a
         cb = balls.complex_ball
         zero = cb(0)
-        R = [[cb(v) for v in chart[e * d + i * d:e * d + (i + 1) * d]] for i in range(d)]
+        R = [[cb(v) for v in chart[e * d + i * d : e * d + (i + 1) * d]] for i in range(d)]
         Bm = [[theta[k * a + c] for c in range(a)] for k in range(d)]
         K = [[theta[d * a + c * (d - a) + l_] for l_ in range(d - a)] for c in range(a)]
-        CR = [[R[c][j] + sum((K[c][l_] * R[a + l_][j] for l_ in range(d - a)), zero) for j in range(d)]
-              for c in range(a)]
+        CR = [
+            [R[c][j] + sum((K[c][l_] * R[a + l_][j] for l_ in range(d - a)), zero) for j in range(d)] for c in range(a)
+        ]
         A = [[sum((Bm[k][c] * CR[c][j] for c in range(a)), zero) for j in range(d)] for k in range(d)]
         return R, Bm, CR, A
 
@@ -566,8 +592,13 @@ class SquareSystem:
     def ball_invariants(self, box: np.ndarray, chart: np.ndarray) -> list[Any]:
         """Balls holding :meth:`invariants` on a box."""
         A, V, _ = self.ball_weights(box, chart)
-        return [A[k][l] * V[mm][j] for k in range(self.d) for l in range(self.d) for mm in range(self.e)
-                for j in range(self.d)]
+        return [
+            A[k][l] * V[mm][j]
+            for k in range(self.d)
+            for l in range(self.d)
+            for mm in range(self.e)
+            for j in range(self.d)
+        ]
 
     def off_critical_locus(self, box: np.ndarray, chart: np.ndarray) -> bool:
         """Proven: every point of the box is off the critical locus of the parametrization (Lemma A.3): a
@@ -593,10 +624,14 @@ def square_memory(d: int, e: int, a: int, batch: int = 1024) -> Any:
     exact = 120 * n_x * n_x
     tables = 8 * n_x * n_x * (1 + n_u)  # G, and its rows per column of J_x (at most n_x of them)
     tracker = 16 * batch * (6 * n_x * n_u + 8 * n * n)
-    return MemoryEstimate(exact + tables + tracker, {
-        f"the form G, {n_x:,} x {n_x:,} exact rationals": exact,
-        f"float64 tables of {n_x:,} coordinates": tables,
-        f"{batch} paths' Jacobians": tracker})
+    return MemoryEstimate(
+        exact + tables + tracker,
+        {
+            f"the form G, {n_x:,} x {n_x:,} exact rationals": exact,
+            f"float64 tables of {n_x:,} coordinates": tables,
+            f"{batch} paths' Jacobians": tracker,
+        },
+    )
 
 
 def square_system(arch: Architecture, G: Any, *, w_scale: Any = None) -> SquareSystem:
@@ -632,6 +667,10 @@ def square_system(arch: Architecture, G: Any, *, w_scale: Any = None) -> SquareS
             tp.append(idx[0])
             tq.append(idx[1])
             tc.append(Fraction(int(c)))
-    x_terms = (np.array(ti, dtype=np.int64), np.array(tp, dtype=np.int64), np.array(tq, dtype=np.int64),
-               np.array(tc, dtype=object))
+    x_terms = (
+        np.array(ti, dtype=np.int64),
+        np.array(tp, dtype=np.int64),
+        np.array(tq, dtype=np.int64),
+        np.array(tc, dtype=object),
+    )
     return SquareSystem(d, e, a, G, scale_G, scale_x, x_terms, n_x)

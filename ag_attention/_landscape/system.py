@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,8 @@ def check_layer(arch: Architecture, what: str = "the loss landscape") -> tuple[i
     if arch.tokens < 2:
         raise InvalidArgumentError(
             f"tokens={arch.tokens}: {what} is computed for t >= 2 (reduced coordinates; for t = 1 the critical "
-            "locus of the parametrization is not the one of Lemma A.3: use method='m2', the implicit side)")
+            "locus of the parametrization is not the one of Lemma A.3: use method='m2', the implicit side)"
+        )
     a = min(arch.ranks[0], d)
     return d, e, a, arch.tokens
 
@@ -123,8 +125,9 @@ def _minor_combination(M: list[list[Any]], size: int, rng: random.Random, scalar
     return total
 
 
-def critical_system(arch: Architecture, G: Any, w: Sequence[Any], *, prime: int, seed: int = 0,
-                    remove_critical: bool = True) -> CriticalSystem:
+def critical_system(
+    arch: Architecture, G: Any, w: Sequence[Any], *, prime: int, seed: int = 0, remove_critical: bool = True
+) -> CriticalSystem:
     """The system ``J^T (G x - w) = 0``, ``l(V) = 1`` (and ``s h = 1``) of one layer (see the module docstring).
 
     ``G``: an ``n x n`` symmetric matrix and ``w`` a vector of length ``n``
@@ -138,11 +141,21 @@ def critical_system(arch: Architecture, G: Any, w: Sequence[Any], *, prime: int,
     n = len(P.polynomials)
     G = np.asarray(G, dtype=object)
     if G.shape != (n, n) or len(w) != n:
-        raise InvalidArgumentError(f"G must be {n} x {n} and w of length {n} (the reduced coordinates of "
-                                   f"({d},{e})), got {G.shape} and {len(w)}")
+        raise InvalidArgumentError(
+            f"G must be {n} x {n} and w of length {n} (the reduced coordinates of "
+            f"({d},{e})), got {G.shape} and {len(w)}"
+        )
     rng = random.Random(seed)
     ch = _chart_ring(d, e, a, prime, extra=["s"] if remove_critical else [])
-    names, chart, all_names, g, scalar, zero, one = ch.names, ch.chart, ch.all_names, ch.gens, ch.scalar, ch.zero, ch.one
+    names, chart, all_names, g, scalar, zero, one = (
+        ch.names,
+        ch.chart,
+        ch.all_names,
+        ch.gens,
+        ch.scalar,
+        ch.zero,
+        ch.one,
+    )
     A, V, Bm, x = ch.A, ch.V, ch.B, ch.x
     r = [sum((scalar(G[i, j]) * x[j] for j in range(n) if G[i, j] != 0), zero) - scalar(w[i]) for i in range(n)]
     equations = []
@@ -160,8 +173,9 @@ def critical_system(arch: Architecture, G: Any, w: Sequence[Any], *, prime: int,
             h1 = sum((scalar(rng.randrange(1, 1 << 30)) * A[k][l] for k in range(d) for l in range(d)), zero)
         equations.append(g["s"] * h1 * h2 - one)
     texts = tuple(polynomial_text(f, all_names) for f in equations)
-    return CriticalSystem(d, e, a, t, prime, tuple(all_names), texts, remove_critical,
-                          "A = B [I | K]" if chart else "A free", tuple(cut))
+    return CriticalSystem(
+        d, e, a, t, prime, tuple(all_names), texts, remove_critical, "A = B [I | K]" if chart else "A free", tuple(cut)
+    )
 
 
 @dataclass(frozen=True)
@@ -198,12 +212,15 @@ def _chart_ring(d: int, e: int, a: int, prime: int, extra: Sequence[str] = ()) -
 
         def scalar(c: Any) -> Any:
             return ctx.constant(linalg.rational(Fraction(c)))
+
     g = dict(zip(all_names, ctx.gens()))
     zero, one = ctx.constant(0), ctx.constant(1)
     Bm = None
     if chart:
         Bm = [[g[f"b{k}_{c}"] for c in range(1, a + 1)] for k in range(1, d + 1)]
-        C = [[(one if c == l else zero) if l <= a else g[f"k{c}_{l}"] for l in range(1, d + 1)] for c in range(1, a + 1)]
+        C = [
+            [(one if c == l else zero) if l <= a else g[f"k{c}_{l}"] for l in range(1, d + 1)] for c in range(1, a + 1)
+        ]
         A = [[sum((Bm[k][c] * C[c][l] for c in range(a)), zero) for l in range(d)] for k in range(d)]
     else:
         A = [[g[f"a{k}_{l}"] for l in range(1, d + 1)] for k in range(1, d + 1)]
@@ -233,6 +250,6 @@ def _compose(f: Any, subs: list[Any], zero: Any, scalar: Any) -> Any:
         term = scalar(int(c))
         for s, k in zip(subs, exps):
             if k:
-                term = term * s ** k
+                term = term * s**k
         total += term
     return total

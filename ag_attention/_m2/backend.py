@@ -17,9 +17,9 @@ import signal
 import threading
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .._errors import InvalidArgumentError, M2MemoryError, M2NotFoundError, M2TimeoutError
 from .jobdir import job_directory
@@ -127,17 +127,25 @@ class Backend(ABC):
         m = OUT_OF_MEMORY.search(text)
         if m:
             line = next((ln.strip() for ln in text.splitlines() if m.group(0) in ln), m.group(0))
-            return M2MemoryError(self._memory_message(label, f"{line!r}, {exit_status(out.returncode)}"),
-                                 limit=self.memory_limit()[0], output=text[-2000:])
+            return M2MemoryError(
+                self._memory_message(label, f"{line!r}, {exit_status(out.returncode)}"),
+                limit=self.memory_limit()[0],
+                output=text[-2000:],
+            )
         limit = self.memory_limit()[0]
         if limit is None or not _silent_end(out):
             return None
         # Macaulay2 reports its own errors (`error: ...`) and its crashes (`-- SIGSEGV` and a stack trace);
         # an allocation that fails where nothing checks it ends it without a word
-        evidence = (f"Macaulay2 ended with {exit_status(out.returncode)} and printed nothing, as it does when an "
-                    "allocation fails where nothing reports it; not certain: any other failure prints a message")
-        return M2MemoryError(self._memory_message(label, evidence, certain=False), limit=limit,
-                             output=(out.stderr + printable(out.stdout))[-2000:])
+        evidence = (
+            f"Macaulay2 ended with {exit_status(out.returncode)} and printed nothing, as it does when an "
+            "allocation fails where nothing reports it; not certain: any other failure prints a message"
+        )
+        return M2MemoryError(
+            self._memory_message(label, evidence, certain=False),
+            limit=limit,
+            output=(out.stderr + printable(out.stdout))[-2000:],
+        )
 
     def _memory_message(self, label: str, evidence: str, certain: bool = True) -> str:
         limit, source = self.memory_limit()
@@ -147,8 +155,10 @@ class Backend(ABC):
             return f"{label} {ran_out} ({evidence}); {where}"
         kind = "of address space (RLIMIT_AS)" if self.name == "local" else "(--memory)"
         start = " (Macaulay2 needs about 240 MiB just to start)" if limit < 512 * 2**20 else ""
-        return (f"{label} {ran_out} ({evidence}): the {self.name} backend limits Macaulay2 to "
-                f"{size(limit)} {kind}, from {source}{start}; {how_to_raise(self.name, limit)}")
+        return (
+            f"{label} {ran_out} ({evidence}): the {self.name} backend limits Macaulay2 to "
+            f"{size(limit)} {kind}, from {source}{start}; {how_to_raise(self.name, limit)}"
+        )
 
     def _environment(self, jobdir: Path) -> dict[str, str]:
         """Environment of the client process: minimal, with ``HOME`` the job directory."""
@@ -162,12 +172,16 @@ class Backend(ABC):
         """Macaulay2's version string (``1.21``), cached; the query takes at most ``timeout`` seconds."""
         with self._lock:
             if self._version is None:
-                out = self.run('print version#"VERSION";\n', timeout=min(VERSION_TIMEOUT, check_timeout(timeout)),
-                               label="version query", with_package=False)
+                out = self.run(
+                    'print version#"VERSION";\n',
+                    timeout=min(VERSION_TIMEOUT, check_timeout(timeout)),
+                    label="version query",
+                    with_package=False,
+                )
                 lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
                 if out.returncode != 0 or not lines:
                     raise M2NotFoundError(
-                        f"{self.describe()}: Macaulay2 did not report its version to `print version#\"VERSION\"` "
+                        f'{self.describe()}: Macaulay2 did not report its version to `print version#"VERSION"` '
                         f"({exit_status(out.returncode)}, {_what_was_printed(out)})"
                     )
                 self._version = printable(lines[-1])
@@ -179,15 +193,28 @@ class Backend(ABC):
         Raises M2TimeoutError on timeout and M2MemoryError when Macaulay2 ran out of memory.
         """
         files = {"job.m2": script}
-        out = self._job(files, lambda jobdir, name, limit: self._command(jobdir, name, limit), timeout=timeout,
-                        label=label, with_package=with_package)
+        out = self._job(
+            files,
+            lambda jobdir, name, limit: self._command(jobdir, name, limit),
+            timeout=timeout,
+            label=label,
+            with_package=with_package,
+        )
         oom = self._out_of_memory(out, label)
         if oom is not None:
             raise oom
         return out
 
-    def run_program(self, executable: str, args: Sequence[str], files: dict[str, str], *, timeout: float,
-                    label: str = "job", timeout_error: type[Exception] | None = None) -> M2Output:
+    def run_program(
+        self,
+        executable: str,
+        args: Sequence[str],
+        files: dict[str, str],
+        *,
+        timeout: float,
+        label: str = "job",
+        timeout_error: type[Exception] | None = None,
+    ) -> M2Output:
         """Run another program of the toolchain (msolve) with a Macaulay2 job's guarantees.
 
         The same job directory (``files`` written into it; ``{job}`` in
@@ -198,6 +225,7 @@ class Backend(ABC):
         the container.  On timeout raises ``timeout_error(label, timeout)``
         (default M2TimeoutError).
         """
+
         def command(jobdir: Path, name: str, limit: float) -> list[str]:
             return self._program_command(jobdir, name, limit, executable, list(args))
 
@@ -212,8 +240,15 @@ class Backend(ABC):
         """The argument list running ``executable args`` for :meth:`run_program`."""
         raise M2NotFoundError(f"the {self.name} backend runs Macaulay2 only")
 
-    def _job(self, files: dict[str, str], command: Callable[[Path, str, float], list[str]], *, timeout: float,
-             label: str, with_package: bool) -> M2Output:
+    def _job(
+        self,
+        files: dict[str, str],
+        command: Callable[[Path, str, float], list[str]],
+        *,
+        timeout: float,
+        label: str,
+        with_package: bool,
+    ) -> M2Output:
         """A fresh job directory with ``files``, ``command(jobdir, name, timeout)`` run and supervised in it."""
         timeout = check_timeout(timeout)
         name = f"ag-attention-{uuid.uuid4().hex[:12]}"
@@ -223,8 +258,16 @@ class Backend(ABC):
             for filename, text in files.items():
                 log.debug("%s:\n%s", filename, text[:20000])
             with terminate_with_cleanup():
-                done = supervise(cmd, cwd=jobdir, env=self._environment(jobdir), preexec=self._preexec(),
-                                 timeout=timeout, on_kill=lambda: self._on_timeout(name), label=label, where=self.name)
+                done = supervise(
+                    cmd,
+                    cwd=jobdir,
+                    env=self._environment(jobdir),
+                    preexec=self._preexec(),
+                    timeout=timeout,
+                    on_kill=lambda: self._on_timeout(name),
+                    label=label,
+                    where=self.name,
+                )
         if done is None:
             raise M2TimeoutError(f"{label} ({self.name} backend)", timeout)
         # bytes, decoded here: output that is not UTF-8 is the parser's error, never a UnicodeDecodeError

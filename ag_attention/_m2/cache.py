@@ -80,9 +80,11 @@ def _warn_write_failed(path: Path, reason: str) -> None:
     global _warned
     with _warn_lock:
         first, _warned = not _warned, True
-    message = (f"cannot write the Macaulay2 result cache ({path}: {reason}); results are returned "
-               "but not cached (set AG_ATTENTION_CACHE_DIR to a writable directory, or AG_ATTENTION_NO_CACHE=1); "
-               "further failures are not reported")
+    message = (
+        f"cannot write the Macaulay2 result cache ({path}: {reason}); results are returned "
+        "but not cached (set AG_ATTENTION_CACHE_DIR to a writable directory, or AG_ATTENTION_NO_CACHE=1); "
+        "further failures are not reported"
+    )
     if first:
         log.warning("%s", message)
         warnings.warn(message, CacheWriteWarning, stacklevel=3)
@@ -139,8 +141,10 @@ def _directory_problem(path: Path, st: os.stat_result) -> str | None:
 
 
 def _unsafe(problem: str) -> str:
-    return (f"the Macaulay2 result cache is not used, since another user could plant results in it: {problem}; "
-            "results are computed, but neither read from it nor written to it")
+    return (
+        f"the Macaulay2 result cache is not used, since another user could plant results in it: {problem}; "
+        "results are computed, but neither read from it nor written to it"
+    )
 
 
 class ResultCache:
@@ -238,8 +242,11 @@ class ResultCache:
             if exc.errno == errno.ENOENT:
                 return None
             if exc.errno == errno.ELOOP:
-                _warn_unsafe(path, f"cache entry {path} is a symbolic link: ignored (not followed); the result is "
-                                   "computed again and stored in its place")
+                _warn_unsafe(
+                    path,
+                    f"cache entry {path} is a symbolic link: ignored (not followed); the result is "
+                    "computed again and stored in its place",
+                )
                 return None
             log.warning("cache entry %s unreadable (%s); recomputing", path, exc)
             return None
@@ -252,8 +259,11 @@ class ResultCache:
                 return None
             problem = self._entry_problem(st)
             if problem:
-                _warn_unsafe(path, f"cache entry {path} {problem}: ignored, as ssh ignores such keys; the result is "
-                                   "computed again and stored in its place")
+                _warn_unsafe(
+                    path,
+                    f"cache entry {path} {problem}: ignored, as ssh ignores such keys; the result is "
+                    "computed again and stored in its place",
+                )
                 return None
             with os.fdopen(fd, "rb") as fh:
                 fd = -1

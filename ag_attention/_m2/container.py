@@ -32,6 +32,8 @@ memory (137 and ``N >= 1``) is told apart from a container killed by hand
 
 from __future__ import annotations
 
+import ctypes
+import dataclasses
 import logging
 import math
 import os
@@ -39,20 +41,26 @@ import re
 import shutil
 import signal
 import subprocess
-from pathlib import Path
-
-import ctypes
-import dataclasses
 import sys
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
 
 from .._errors import InvalidArgumentError, M2ExecutionError, M2MemoryError, M2NotFoundError
 from .backend import HOW_TO_GET_M2, Backend, M2Output, stderr_note
 from .memory import MEMORY_ENV
 from .parse import exit_status, printable
 
-__all__ = ["ContainerBackend", "DEFAULT_IMAGE", "ENGINE_TIMEOUT", "ENTRYPOINT", "WATCHDOG", "watch_parent", "ContainerEnd",
-           "container_end"]
+__all__ = [
+    "ContainerBackend",
+    "DEFAULT_IMAGE",
+    "ENGINE_TIMEOUT",
+    "ENTRYPOINT",
+    "WATCHDOG",
+    "watch_parent",
+    "ContainerEnd",
+    "container_end",
+]
 
 log = logging.getLogger(__name__)
 
@@ -183,8 +191,13 @@ _IMAGE_MISSING = re.compile(r"no such image|image not known|not found|no such ob
 def _probe_engine(exe: str) -> tuple[bool, str]:
     """(does ``exe info`` run?, why not / the engine's version)."""
     try:
-        r = subprocess.run([exe, "info"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, timeout=ENGINE_TIMEOUT)
+        r = subprocess.run(
+            [exe, "info"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=ENGINE_TIMEOUT,
+        )
     except subprocess.TimeoutExpired:
         return False, f"`{exe} info` did not answer within {ENGINE_TIMEOUT:g} s"
     except OSError as exc:
@@ -197,7 +210,10 @@ def _probe_engine(exe: str) -> tuple[bool, str]:
         return True, f"{exe} (no version: `{exe} --version` failed: {exc})"
     text = v.stdout.decode("utf-8", "backslashreplace").strip()
     if v.returncode != 0 or not text:
-        return True, f"{exe} (prints no version: `{exe} --version` gave {exit_status(v.returncode)}, {stderr_note(v.stderr)})"
+        return (
+            True,
+            f"{exe} (prints no version: `{exe} --version` gave {exit_status(v.returncode)}, {stderr_note(v.stderr)})",
+        )
     return True, text.splitlines()[0].strip()
 
 
@@ -236,8 +252,14 @@ class ContainerBackend(Backend):
 
     name = "container"
 
-    def __init__(self, image: str = DEFAULT_IMAGE, engine: str | None = None, memory: str | int | None = None,
-                 pids: int = 512, grace: float = 30.0):
+    def __init__(
+        self,
+        image: str = DEFAULT_IMAGE,
+        engine: str | None = None,
+        memory: str | int | None = None,
+        pids: int = 512,
+        grace: float = 30.0,
+    ):
         super().__init__(memory)
         self.image = image
         self._engine = engine
@@ -263,16 +285,23 @@ class ContainerBackend(Backend):
             return False, getattr(self, "_problem", "no container engine")
         about = self._engine_detail or engine
         try:
-            r = subprocess.run([engine, "image", "inspect", self.image], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=ENGINE_TIMEOUT * 2)
+            r = subprocess.run(
+                [engine, "image", "inspect", self.image],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=ENGINE_TIMEOUT * 2,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return False, f"`{engine} image inspect {self.image}` failed: {exc}"
         if r.returncode != 0:
             err = r.stderr.decode("utf-8", "backslashreplace")
             if _IMAGE_MISSING.search(err):
                 return False, f"the image {self.image} is missing (engine: {about}): build it with docker/build.sh"
-            return False, (f"`{engine} image inspect {self.image}` failed ({exit_status(r.returncode)}, "
-                           f"{stderr_note(err)}; engine: {about})")
+            return False, (
+                f"`{engine} image inspect {self.image}` failed ({exit_status(r.returncode)}, "
+                f"{stderr_note(err)}; engine: {about})"
+            )
         return True, f"{about}, image {self.image}"
 
     def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
@@ -281,25 +310,54 @@ class ContainerBackend(Backend):
     def _program_command(self, jobdir: Path, name: str, timeout: float, executable: str, args: list[str]) -> list[str]:
         engine = self.engine
         if engine is None:
-            raise M2NotFoundError(f"container backend: {getattr(self, '_problem', 'no container engine')}. " + HOW_TO_GET_M2)
+            raise M2NotFoundError(
+                f"container backend: {getattr(self, '_problem', 'no container engine')}. " + HOW_TO_GET_M2
+            )
         # the container limits itself too (its shell runs the job under coreutils' timeout), so even
         # a container nobody is left to kill ends shortly after the job's limit
         limit = str(math.ceil(timeout + self.grace))
         memory = self.memory_limit()[0]
         # the watchdog kills the container when this Python dies, even by SIGKILL (no watchdog without an interpreter)
-        watchdog = [sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), engine, name] if sys.executable else []
+        watchdog = (
+            [sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), engine, name] if sys.executable else []
+        )
         return [
             *watchdog,
-            engine, "run", "--rm", "--name", name, "--label", f"ag-attention.pid={os.getpid()}",
-            "--network", "none", "--read-only", "--user", "1000:1000",
+            engine,
+            "run",
+            "--rm",
+            "--name",
+            name,
+            "--label",
+            f"ag-attention.pid={os.getpid()}",
+            "--network",
+            "none",
+            "--read-only",
+            "--user",
+            "1000:1000",
             *(["--memory", f"{max(1, memory // 2**20)}m"] if memory is not None else []),
-            "--pids-limit", str(self.pids),
-            "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-            "--tmpfs", "/tmp:rw,size=512m", "--tmpfs", "/home/m2:rw,size=64m",
-            "-e", "HOME=/home/m2",
-            "-v", f"{jobdir}:/job:ro",
-            "--entrypoint", "sh",
-            self.image, "-c", ENTRYPOINT, "ag-attention-job", limit, executable,
+            "--pids-limit",
+            str(self.pids),
+            "--cap-drop",
+            "ALL",
+            "--security-opt",
+            "no-new-privileges",
+            "--tmpfs",
+            "/tmp:rw,size=512m",
+            "--tmpfs",
+            "/home/m2:rw,size=64m",
+            "-e",
+            "HOME=/home/m2",
+            "-v",
+            f"{jobdir}:/job:ro",
+            "--entrypoint",
+            "sh",
+            self.image,
+            "-c",
+            ENTRYPOINT,
+            "ag-attention-job",
+            limit,
+            executable,
             *(a.replace("{job}", "/job") for a in args),
         ]
 
@@ -325,15 +383,20 @@ class ContainerBackend(Backend):
             return found
         output = (out.stderr + printable(out.stdout))[-2000:]
         if end.out_of_memory:
-            evidence = (f"Macaulay2 was killed with SIGKILL inside the container, exit status 137, by the kernel's "
-                        f"out-of-memory killer: the container's cgroup counts {end.oom_kills} such kill(s)")
+            evidence = (
+                f"Macaulay2 was killed with SIGKILL inside the container, exit status 137, by the kernel's "
+                f"out-of-memory killer: the container's cgroup counts {end.oom_kills} such kill(s)"
+            )
             return M2MemoryError(self._memory_message(label, evidence), limit=self.memory_limit()[0], output=output)
         if end.reported and end.oom_kills is None:  # a cgroup that does not show its kills
-            evidence = ("Macaulay2 was killed with SIGKILL inside the container, exit status 137, and the container "
-                        "does not show its out-of-memory kills; the out-of-memory killer, or the container's own "
-                        "time limit")
-            return M2MemoryError(self._memory_message(label, evidence, certain=False), limit=self.memory_limit()[0],
-                                 output=output)
+            evidence = (
+                "Macaulay2 was killed with SIGKILL inside the container, exit status 137, and the container "
+                "does not show its out-of-memory kills; the out-of-memory killer, or the container's own "
+                "time limit"
+            )
+            return M2MemoryError(
+                self._memory_message(label, evidence, certain=False), limit=self.memory_limit()[0], output=output
+            )
         return None
 
     def run(self, script: str, *, timeout: float, label: str = "job", with_package: bool = True) -> M2Output:
@@ -349,15 +412,21 @@ class ContainerBackend(Backend):
         end = container_end(out.stderr, out.returncode)
         engine = self.engine or "podman"
         if end.killed_from_outside:
-            return (f"the container was killed from outside (exit status 137: SIGKILL of its first process, as "
-                    f"`{engine} kill` or a `{engine} stop` past its grace period do), not by the out-of-memory killer")
+            return (
+                f"the container was killed from outside (exit status 137: SIGKILL of its first process, as "
+                f"`{engine} kill` or a `{engine} stop` past its grace period do), not by the out-of-memory killer"
+            )
         if end.stopped_from_outside:
             sig = signal.Signals(end.status - 128).name
-            return (f"the container was stopped from outside (exit status {end.status}: {sig} to the container, "
-                    f"as `{engine} stop` sends), not by the out-of-memory killer")
+            return (
+                f"the container was stopped from outside (exit status {end.status}: {sig} to the container, "
+                f"as `{engine} stop` sends), not by the out-of-memory killer"
+            )
         if end.status == 128 + signal.SIGKILL and end.oom_kills == 0:
-            return ("Macaulay2 was killed with SIGKILL inside the container, not by the out-of-memory killer (its "
-                    "cgroup counts no such kill): the container's own time limit, or a `kill -9` from outside")
+            return (
+                "Macaulay2 was killed with SIGKILL inside the container, not by the out-of-memory killer (its "
+                "cgroup counts no such kill): the container's own time limit, or a `kill -9` from outside"
+            )
         return None
 
     def _environment(self, jobdir: Path) -> dict[str, str]:

@@ -91,8 +91,14 @@ def doctor(timeout: float = 120) -> Doctor:
         try:
             entry.version = backend.version(timeout=min(VERSION_TIMEOUT, timeout))
             t0 = time.perf_counter()
-            job = run_json('result = hashTable {"ok" => true};', schema={"ok": bool}, backend=backend, timeout=timeout,
-                           label="doctor", cache=False)
+            job = run_json(
+                'result = hashTable {"ok" => true};',
+                schema={"ok": bool},
+                backend=backend,
+                timeout=timeout,
+                label="doctor",
+                cache=False,
+            )
             entry.overhead_seconds = time.perf_counter() - t0
             entry.package_ok = job.payload.get("ok") is True
         except AgAttentionError as exc:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -53,7 +53,9 @@ def check_field(field_: str) -> str:
     return f"ZZ/{p}"
 
 
-def parametrization_call(arch: Architecture, coords: str = "reduced", field_: str = "QQ", weights: str | None = None) -> str:
+def parametrization_call(
+    arch: Architecture, coords: str = "reduced", field_: str = "QQ", weights: str | None = None
+) -> str:
     """The Macaulay2 expression building the layer's parametrization (validated input only)."""
     check_one_layer(arch, coords, "Macaulay2 implicitization")
     field_ = check_field(field_)
@@ -67,7 +69,7 @@ def parametrization_call(arch: Architecture, coords: str = "reduced", field_: st
     else:
         rank = str(a)
     return (
-        f'lightningParametrization({d}, {e}, AttentionRank => {rank}, Tokens => {arch.tokens}, '
+        f"lightningParametrization({d}, {e}, AttentionRank => {rank}, Tokens => {arch.tokens}, "
         f'Coordinates => "{coords}", Weights => "{weights}", CoefficientRing => {field_})'
     )
 
@@ -92,15 +94,24 @@ def _terms_match(payload: dict[str, Any]) -> bool:
 
 #: what the implicitization job returns
 RESULT_SCHEMA = Where(
-    {"generators": [str], "terms": [[([int], (int, int))]], "variables": [str], "dimension": int,
-     "codimension": int, "degree": int, "m2_version": str},
+    {
+        "generators": [str],
+        "terms": [[([int], (int, int))]],
+        "variables": [str],
+        "dimension": int,
+        "codimension": int,
+        "degree": int,
+        "m2_version": str,
+    },
     _terms_match,
     "generators given by their terms in the variables",
 )
 
 #: Macaulay2: the terms of a polynomial as {exponents, {numerator, denominator}} (a representative mod p)
-TERMS_OF = ("termsOf = g -> apply(listForm g, t -> {t#0, if instance(t#1, QQ) then {numerator t#1, denominator t#1} "
-          "else {lift(t#1, ZZ), 1}});\n")
+TERMS_OF = (
+    "termsOf = g -> apply(listForm g, t -> {t#0, if instance(t#1, QQ) then {numerator t#1, denominator t#1} "
+    "else {lift(t#1, ZZ), 1}});\n"
+)
 
 
 def _terms(raw: list[Any]) -> tuple[tuple[Term, ...], ...]:
@@ -150,8 +161,10 @@ class Implicitization(ResultMixin):
         if self.prime is None:
             return [linalg.rational_polynomial(self.ring, g) for g in self.generator_terms]
         p = self.prime
-        return [linalg.modular_polynomial(self.ring, [(e, c.numerator * pow(c.denominator, -1, p)) for e, c in g])
-                for g in self.generator_terms]
+        return [
+            linalg.modular_polynomial(self.ring, [(e, c.numerator * pow(c.denominator, -1, p)) for e, c in g])
+            for g in self.generator_terms
+        ]
 
     @property
     def generator_degrees(self) -> list[int]:
@@ -185,8 +198,14 @@ class Implicitization(ResultMixin):
         domain = sympy.QQ if self.prime is None else sympy.GF(self.prime)
         out = []
         for g in self.generator_terms:
-            terms = {tuple(e): (sympy.Rational(c.numerator, c.denominator) if self.prime is None
-                                else c.numerator * pow(c.denominator, -1, self.prime)) for e, c in g}
+            terms = {
+                tuple(e): (
+                    sympy.Rational(c.numerator, c.denominator)
+                    if self.prime is None
+                    else c.numerator * pow(c.denominator, -1, self.prime)
+                )
+                for e, c in g
+            }
             out.append(sympy.Poly.from_dict(terms, *gens, domain=domain))
         return out
 
@@ -194,8 +213,10 @@ class Implicitization(ResultMixin):
         """Macaulay2 code defining ``R`` and ``I`` (this closure's ideal), ready for ``load`` or a session."""
         ring = "QQ" if self.prime is None else f"ZZ/{self.prime}"
         gens = ",\n  ".join(self.generator_strings) or "0_R"
-        return (f"-- {self.architecture.describe()}, {self.coordinates} coordinates (ag-attention)\n"
-                f"R = {ring}[{', '.join(self.variables)}];\nI = ideal(\n  {gens});\n")
+        return (
+            f"-- {self.architecture.describe()}, {self.coordinates} coordinates (ag-attention)\n"
+            f"R = {ring}[{', '.join(self.variables)}];\nI = ideal(\n  {gens});\n"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -250,8 +271,10 @@ class Implicitization(ResultMixin):
         if not self.cached:
             return ""
         if self.requested_backend and self.requested_backend != self.backend:
-            return (f" (from the cache: computed by the {self.backend} backend, not by the {self.requested_backend} "
-                    "backend asked for; --no-cache recomputes)")
+            return (
+                f" (from the cache: computed by the {self.backend} backend, not by the {self.requested_backend} "
+                "backend asked for; --no-cache recomputes)"
+            )
         return " (cached)"
 
 
@@ -295,8 +318,7 @@ def implicitize(
     """
     call = parametrization_call(arch, coords, field, weights)
     body = (
-        TERMS_OF
-        + f"P = {call};\n"
+        TERMS_OF + f"P = {call};\n"
         "I = closureIdeal P;\n"
         "result = hashTable {\n"
         '  "generators" => apply(flatten entries gens I, toString),\n'
@@ -309,8 +331,11 @@ def implicitize(
         "};\n"
     )
     label = f"implicitize {arch.describe()} ({coords}, {field})"
-    schema = Where(RESULT_SCHEMA, lambda v: _coordinates_wrong(v, arch, coords) is None,
-                   f"a closure in the coordinates of {arch.describe()} ({coords})")
+    schema = Where(
+        RESULT_SCHEMA,
+        lambda v: _coordinates_wrong(v, arch, coords) is None,
+        f"a closure in the coordinates of {arch.describe()} ({coords})",
+    )
     job = run_json(body, schema=schema, backend=backend, timeout=timeout, label=label, cache=cache)
     wrong = _inconsistent(job, arch, coords)
     if wrong and job.cached:  # a cache entry consistent in itself but not with this job: recompute it

@@ -19,13 +19,22 @@ import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .._errors import M2NotFoundError
 from .process import stat_fields
 
-__all__ = ["job_directory", "clean_stale_job_dirs", "package_file", "process_start", "boot_id", "PACKAGE_NAME", "JOBDIR_PREFIX", "OWNER_FILE"]
+__all__ = [
+    "job_directory",
+    "clean_stale_job_dirs",
+    "package_file",
+    "process_start",
+    "boot_id",
+    "PACKAGE_NAME",
+    "JOBDIR_PREFIX",
+    "OWNER_FILE",
+]
 
 log = logging.getLogger(__name__)
 

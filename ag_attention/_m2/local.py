@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .. import _progress as progress
 from .._errors import M2NotFoundError, M2TimeoutError
@@ -35,8 +35,7 @@ class LocalBackend(Backend):
 
     name = "local"
 
-    def __init__(self, executable: str | None = None, memory: str | int | None = None,
-                 sessions: bool | None = None):
+    def __init__(self, executable: str | None = None, memory: str | int | None = None, sessions: bool | None = None):
         super().__init__(memory)
         self.executable = executable or shutil.which("M2")
         self.sessions = sessions

@@ -17,8 +17,17 @@ import re
 from .._errors import InvalidArgumentError
 from .._resources import parse_size
 
-__all__ = ["parse_memory", "memory_setting", "how_to_raise", "size", "MEMORY_ENV", "DEFAULT_MEMORY", "MIN_MEMORY",
-           "MAX_MEMORY", "OUT_OF_MEMORY"]
+__all__ = [
+    "parse_memory",
+    "memory_setting",
+    "how_to_raise",
+    "size",
+    "MEMORY_ENV",
+    "DEFAULT_MEMORY",
+    "MIN_MEMORY",
+    "MAX_MEMORY",
+    "OUT_OF_MEMORY",
+]
 
 #: the memory limit of a job: local, address space (RLIMIT_AS); container, ``--memory``
 MEMORY_ENV = "AG_ATTENTION_M2_MEMORY"
@@ -68,7 +77,9 @@ def parse_memory(value: object, what: str = "memory") -> int | None:
         text = str(value).strip().lower()
         if text in _NO_LIMIT:
             return None
-        parsed = int(text) if text.isascii() and text.isdigit() else parse_size(text)  # bytes exactly (a float rounds above 2^53)
+        parsed = (
+            int(text) if text.isascii() and text.isdigit() else parse_size(text)
+        )  # bytes exactly (a float rounds above 2^53)
         if parsed is None:
             raise InvalidArgumentError(
                 f"{what}={value!r}: must be a size such as 4g, 512m or 4GiB (bytes without a unit), or unlimited"
@@ -101,5 +112,7 @@ def how_to_raise(name: str, limit: int | None) -> str:
     """How to give the ``name`` backend (``local``, ``container``) more than ``limit``."""
     more = size(2 * limit) if limit else "8 GiB"
     cls = "LocalBackend" if name == "local" else "ContainerBackend"
-    return (f"raise it with {MEMORY_ENV}={more.replace(' GiB', 'g').replace(' MiB', 'm')} "
-            f"(or {cls}(memory=...); {MEMORY_ENV}=unlimited removes it)")
+    return (
+        f"raise it with {MEMORY_ENV}={more.replace(' GiB', 'g').replace(' MiB', 'm')} "
+        f"(or {cls}(memory=...); {MEMORY_ENV}=unlimited removes it)"
+    )

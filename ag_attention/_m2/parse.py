@@ -36,7 +36,7 @@ def parse_error(stderr: str, script_name: str = "job.m2") -> tuple[str, str | No
         msg = [m.group("msg").strip()]
         origin = m.group("loc").rsplit("/", 1)[-1]
         in_script = origin if origin.startswith(script_name + ":") else None
-        for more in lines[n + 1:]:
+        for more in lines[n + 1 :]:
             s = more.strip()
             t = _TRACE_LINE.match(s)
             if t:
@@ -89,16 +89,18 @@ def extract_result(stdout: str, stderr: str, returncode: int, *, script_name: st
         if err is not None:
             raise M2ExecutionError(err[0], location=err[1], output=stderr or shown)
         raise M2ExecutionError(
-            f"Macaulay2 {'was' if returncode < 0 else 'ended with'} {exit_status(returncode)} without an error message", output=(stderr + shown)[-2000:]
+            f"Macaulay2 {'was' if returncode < 0 else 'ended with'} {exit_status(returncode)} without an error message",
+            output=(stderr + shown)[-2000:],
         )
     start = stdout.rfind(BEGIN)
     if start < 0:
-        raise M2OutputError("Macaulay2 finished without printing a result (no result marker)",
-                            output=printable(stdout + stderr))
+        raise M2OutputError(
+            "Macaulay2 finished without printing a result (no result marker)", output=printable(stdout + stderr)
+        )
     end = stdout.find(END, start)
     if end < 0:
         raise M2OutputError("Macaulay2's result is truncated (no end marker)", output=printable(stdout))
-    text = stdout[start + len(BEGIN):end].strip()
+    text = stdout[start + len(BEGIN) : end].strip()
     bad = _UNDECODABLE.search(text)
     if bad:
         byte = bad.group(0).encode("utf-8", "surrogateescape")[0]
@@ -113,6 +115,4 @@ def extract_result(stdout: str, stderr: str, returncode: int, *, script_name: st
 
 
 # ------------------------------------------------------------------ polynomials
-_TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+)|(?P<var>[A-Za-z][A-Za-z0-9']*(?:_(?:\d+|\([\d,\s]+\)))?)|(?P<op>[-+*/^()]))"
-)
+_TOKEN = re.compile(r"\s*(?:(?P<num>\d+)|(?P<var>[A-Za-z][A-Za-z0-9']*(?:_(?:\d+|\([\d,\s]+\)))?)|(?P<op>[-+*/^()]))")

@@ -21,14 +21,25 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .. import _progress as progress
 
-__all__ = ["Finished", "supervise", "group_members", "stat_fields", "terminate_with_cleanup", "die_with_parent",
-           "limit_address_space", "spawn", "kill_all_jobs", "track", "untrack"]
+__all__ = [
+    "Finished",
+    "supervise",
+    "group_members",
+    "stat_fields",
+    "terminate_with_cleanup",
+    "die_with_parent",
+    "limit_address_space",
+    "spawn",
+    "kill_all_jobs",
+    "track",
+    "untrack",
+]
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +52,7 @@ def stat_fields(pid: int) -> list[str] | None:
     except OSError:
         return None
     # comm may hold spaces and parentheses
-    return text[text.rfind(")") + 2:].split()
+    return text[text.rfind(")") + 2 :].split()
 
 
 def group_members(pgid: int) -> list[int]:
@@ -104,7 +115,7 @@ class _Spawner:
     def __init__(self) -> None:
         import queue
 
-        self._requests: "queue.Queue[tuple[list[str], dict[str, object], list[object], threading.Event]]" = queue.Queue()
+        self._requests: queue.Queue[tuple[list[str], dict[str, object], list[object], threading.Event]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -117,7 +128,7 @@ class _Spawner:
                 box.append(exc)
             done.set()
 
-    def popen(self, cmd: list[str], **kw: object) -> "subprocess.Popen[bytes]":
+    def popen(self, cmd: list[str], **kw: object) -> subprocess.Popen[bytes]:
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._serve, name="ag-attention-spawner", daemon=True)
@@ -134,7 +145,7 @@ class _Spawner:
 _spawner = _Spawner()
 
 
-def spawn(cmd: list[str], **kw: object) -> "subprocess.Popen[bytes]":
+def spawn(cmd: list[str], **kw: object) -> subprocess.Popen[bytes]:
     """``subprocess.Popen(cmd, **kw)`` from a thread that lives as long as the process (see :class:`_Spawner`)."""
     return _spawner.popen(cmd, **kw)
 
@@ -212,8 +223,17 @@ class Finished:
     seconds: float
 
 
-def supervise(cmd: list[str], *, cwd: Path, env: dict[str, str], preexec: Callable[[], None], timeout: float,
-              on_kill: Callable[[], None], label: str, where: str) -> Finished | None:
+def supervise(
+    cmd: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    preexec: Callable[[], None],
+    timeout: float,
+    on_kill: Callable[[], None],
+    label: str,
+    where: str,
+) -> Finished | None:
     """Run ``cmd`` in its own process group for at most ``timeout`` seconds; None when it timed out.
 
     On a timeout or an interruption (KeyboardInterrupt, SIGTERM via
@@ -224,8 +244,14 @@ def supervise(cmd: list[str], *, cwd: Path, env: dict[str, str], preexec: Callab
     """
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec,
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=preexec,
     )
     track(proc.pid)
     try:

@@ -58,9 +58,9 @@ from .jobdir import (
     OWNER_FILE,
     PACKAGE_NAME,
     boot_id,
-    process_start,
     clean_stale_job_dirs,
     package_file,
+    process_start,
 )
 from .local import LocalBackend
 from .memory import DEFAULT_MEMORY, MEMORY_ENV, MIN_MEMORY, parse_memory

@@ -46,7 +46,8 @@ ag_attention._errors.M2OutputError: Macaulay2's result does not make sense: resu
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._errors import M2OutputError
 
@@ -79,7 +80,14 @@ def _is_number_string(text: str) -> bool:
 #: a decimal number as Macaulay2's ``toString`` of a real prints it
 NUMBER_STRING = Where(str, _is_number_string, "a decimal number")
 
-_NAMES = {int: "an integer", str: "a string", bool: "a boolean", float: "a number", type(None): "null", object: "anything"}
+_NAMES = {
+    int: "an integer",
+    str: "a string",
+    bool: "a boolean",
+    float: "a number",
+    type(None): "null",
+    object: "anything",
+}
 
 
 def describe(spec: Any) -> str:
@@ -107,8 +115,18 @@ def _got(value: Any) -> str:
 
 
 #: the keys whose numbers :func:`sense` checks
-SENSE_KEYS = ("dimension", "codimension", "degree", "generators", "generator_degrees", "terms", "rank_one_dimension",
-              "jacobian_rank", "count", "seconds")
+SENSE_KEYS = (
+    "dimension",
+    "codimension",
+    "degree",
+    "generators",
+    "generator_degrees",
+    "terms",
+    "rank_one_dimension",
+    "jacobian_rank",
+    "count",
+    "seconds",
+)
 
 #: _check's answers that are about sense (the form was right): validate says so
 _SENSE = "\x00sense\x00"
@@ -171,10 +189,18 @@ def sense(value: dict[str, Any], keys: Any = None) -> str | None:
     degrees = got.get("generator_degrees")
     terms_list = got.get("terms")
     if degrees is None and isinstance(terms_list, list):  # the degrees of the generators, from their terms
-        degrees = [max((sum(ex) for ex in (t[0] for t in gen if isinstance(t, (list, tuple)) and t
-                                            and isinstance(t[0], list))
-                        if all(_integer(e) is not None for e in ex)), default=0)
-                   for gen in terms_list if isinstance(gen, list)]
+        degrees = [
+            max(
+                (
+                    sum(ex)
+                    for ex in (t[0] for t in gen if isinstance(t, (list, tuple)) and t and isinstance(t[0], list))
+                    if all(_integer(e) is not None for e in ex)
+                ),
+                default=0,
+            )
+            for gen in terms_list
+            if isinstance(gen, list)
+        ]
         degrees = [d for d in degrees if d >= 1] if len(degrees) == len(terms_list) else None
         if degrees is not None and len(degrees) != len(terms_list):
             degrees = None  # a constant or zero generator: said below
@@ -188,9 +214,11 @@ def sense(value: dict[str, Any], keys: Any = None) -> str | None:
         if degree is not None and codim is not None and codim >= 1 and len(ints) == len(degrees) >= codim:
             bound = math.prod(ints[:codim])
             if degree > bound:
-                return (f"degree {degree} is above {bound}, the product of the {codim} largest generator degrees "
-                        f"{ints[:codim]} (Bezout: the top-dimensional part of an ideal of codimension {codim} lies "
-                        "in a complete intersection of those degrees)")
+                return (
+                    f"degree {degree} is above {bound}, the product of the {codim} largest generator degrees "
+                    f"{ints[:codim]} (Bezout: the top-dimensional part of an ideal of codimension {codim} lies "
+                    "in a complete intersection of those degrees)"
+                )
     terms = got.get("terms")
     if isinstance(terms, list):
         if count is not None and len(terms) != count:
@@ -278,5 +306,5 @@ def validate(value: Any, spec: Any, *, label: str = "") -> None:
     if bad:
         what = f" for {label}" if label else ""
         if bad.startswith(_SENSE):
-            raise M2OutputError(f"Macaulay2's result{what} does not make sense: {bad[len(_SENSE):]}")
+            raise M2OutputError(f"Macaulay2's result{what} does not make sense: {bad[len(_SENSE) :]}")
         raise M2OutputError(f"Macaulay2's result{what} does not have the expected form: {bad}")

@@ -115,16 +115,23 @@ class Session:
         cmd = [str(backend.executable), "-q", "--silent", "--no-debug", "--no-readline", "--no-randomize"]
         # started from a thread that lives as long as Python: its parent-death signal fires only when Python dies
         self.proc = spawn(
-            cmd, cwd=self.dir, env=backend._environment(self.dir), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, preexec_fn=backend._preexec(),
+            cmd,
+            cwd=self.dir,
+            env=backend._environment(self.dir),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=backend._preexec(),
         )
         track(self.proc.pid)
         self._out = b""
         self._err = b""
         try:
             pkg = str(self.dir).replace("\\", "\\\\").replace('"', '\\"')
-            out, err, alive = self._command(f'path = prepend("{pkg}/", path); needsPackage "LightningAttention";',
-                                            min(timeout, START_TIMEOUT))
+            out, err, alive = self._command(
+                f'path = prepend("{pkg}/", path); needsPackage "LightningAttention";', min(timeout, START_TIMEOUT)
+            )
         except BaseException:
             self.close()
             raise
@@ -161,10 +168,10 @@ class Session:
             open_fds = 2
             searched = 0  # out[:searched] holds no marker line
             while True:
-                at = (b"\n" + bytes(out[max(0, searched - len(line_marker)):])).find(line_marker)
+                at = (b"\n" + bytes(out[max(0, searched - len(line_marker)) :])).find(line_marker)
                 if at >= 0:
                     text = bytes(out)
-                    return text[:text.rfind(marker)], bytes(err), True
+                    return text[: text.rfind(marker)], bytes(err), True
                 searched = len(out)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

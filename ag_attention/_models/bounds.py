@@ -42,11 +42,10 @@ minimum, the one the engine and the certificates use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
-
-from collections.abc import Callable
 
 from .._architecture import Architecture
 from .monomials import monomial_count
@@ -149,9 +148,12 @@ def _one_token(arch: Architecture) -> UpperBound | None:
         return None
     flags, forms, m = _one_token_terms(arch.widths, arch.ranks)
     value = flags + sum(forms) + m - arch.depth
-    return UpperBound(value, "one-token",
-                      f"t = 1: f factors through symmetric forms ({'+'.join(map(str, forms))}) on nested row spaces "
-                      f"(flags {flags}) and M ({m}), modulo {arch.depth} rescaling(s)")
+    return UpperBound(
+        value,
+        "one-token",
+        f"t = 1: f factors through symmetric forms ({'+'.join(map(str, forms))}) on nested row spaces "
+        f"(flags {flags}) and M ({m}), modulo {arch.depth} rescaling(s)",
+    )
 
 
 def _parallel_tokens(arch: Architecture, spans: Spans | None) -> UpperBound | None:
@@ -161,20 +163,26 @@ def _parallel_tokens(arch: Architecture, spans: Spans | None) -> UpperBound | No
     l = arch.ranks.index(1) + 1  # 1-based
     L = arch.depth
     d = arch.widths[l - 1]
-    flags, forms, m = _one_token_terms(arch.widths[l - 1:], arch.ranks[l - 1:])
+    flags, forms, m = _one_token_terms(arch.widths[l - 1 :], arch.ranks[l - 1 :])
     tail = flags + sum(forms[1:]) + m
     if l == 1:
         value = 2 * d + tail - (L + 1)
-        return UpperBound(value, "parallel-tokens",
-                          f"rank-one layer 1: f_i = s_i sigma^e h(X X^T k), q and k in C^{d}, "
-                          f"the one-token tail {tail}, modulo {L + 1} rescalings")
-    prefix = best_upper_bound(arch.with_(widths=arch.widths[:l], ranks=arch.ranks[:l - 1]), spans)
+        return UpperBound(
+            value,
+            "parallel-tokens",
+            f"rank-one layer 1: f_i = s_i sigma^e h(X X^T k), q and k in C^{d}, "
+            f"the one-token tail {tail}, modulo {L + 1} rescalings",
+        )
+    prefix = best_upper_bound(arch.with_(widths=arch.widths[:l], ranks=arch.ranks[: l - 1]), spans)
     if prefix is None or effective_architecture(arch).widths[:l] != arch.widths[:l]:
         return None  # GL_{d_{l-1}} acts freely only when the prefix's outputs span C^{d_{l-1}}
     value = prefix.value + 2 * d + tail - d * d - (L - l + 2)
-    return UpperBound(value, "parallel-tokens",
-                      f"rank-one layer {l}: the first {l - 1} layer(s) (dim <= {prefix.value}), q and k in C^{d}, "
-                      f"the one-token tail {tail}, modulo GL_{d} and {L - l + 2} rescalings")
+    return UpperBound(
+        value,
+        "parallel-tokens",
+        f"rank-one layer {l}: the first {l - 1} layer(s) (dim <= {prefix.value}), q and k in C^{d}, "
+        f"the one-token tail {tail}, modulo GL_{d} and {L - l + 2} rescalings",
+    )
 
 
 def _width_one(arch: Architecture, spans: Spans | None) -> UpperBound | None:
@@ -193,13 +201,20 @@ def _width_one(arch: Architecture, spans: Spans | None) -> UpperBound | None:
         else:
             # the first l layers of the effective network (the same functions), their output in C^1
             widths = (*e[:l], 1)
-            prefix = best_upper_bound(eff.with_(widths=widths) if eff.parametrization == "AV"
-                                      else eff.with_(widths=widths, ranks=eff.ranks[:l]), spans)
+            prefix = best_upper_bound(
+                eff.with_(widths=widths)
+                if eff.parametrization == "AV"
+                else eff.with_(widths=widths, ranks=eff.ranks[:l]),
+                spans,
+            )
             if prefix is None:
                 continue
-            bound = UpperBound(prefix.value + d_out - 1, "width-one",
-                               f"layer {l} has effective width 1: its output Y (dim <= {prefix.value}, {prefix.name}) "
-                               f"and c in C^{d_out}, modulo one rescaling")
+            bound = UpperBound(
+                prefix.value + d_out - 1,
+                "width-one",
+                f"layer {l} has effective width 1: its output Y (dim <= {prefix.value}, {prefix.name}) "
+                f"and c in C^{d_out}, modulo one rescaling",
+            )
         if best is None or bound.value < best.value:
             best = bound
     return best
@@ -216,8 +231,10 @@ def one_layer_bounds(d: int, d_out: int, a: int, heads: int, tokens: int) -> lis
     H, t = heads, tokens
     if t >= 2:
         one = 2 * a * d + d * d_out - matrix_product_fiber(a, d) - 1
-        one_why = (f"one head: 2ad + dd' - {matrix_product_fiber(a, d)} - 1 (the fiber of (Q, K) -> Q^T K, "
-                   "and the rescaling acting freely)")
+        one_why = (
+            f"one head: 2ad + dd' - {matrix_product_fiber(a, d)} - 1 (the fiber of (Q, K) -> Q^T K, "
+            "and the rescaling acting freely)"
+        )
         span = d_out * d * _sym2(d)
         span_why = f"T in C^{d_out} (x) C^{d} (x) Sym^2 C^{d}"
         mix = _low_rank(d * d, d_out * d, H)
@@ -230,9 +247,11 @@ def one_layer_bounds(d: int, d_out: int, a: int, heads: int, tokens: int) -> lis
         span_why = f"cubic maps C^{d} -> C^{d_out}"
         mix = _low_rank(_sym2(d), d_out * d, H)
         mix_why = f"sum_h sym(A_h) (x) V_h: a {_sym2(d)} x {d_out * d} matrix of rank <= {H}"
-    out = [UpperBound(H * one, "heads", one_why if H == 1 else f"{H} x ({one_why})"),
-           UpperBound(span, "span", span_why),
-           UpperBound(mix, "head-mixing", mix_why)]
+    out = [
+        UpperBound(H * one, "heads", one_why if H == 1 else f"{H} x ({one_why})"),
+        UpperBound(span, "span", span_why),
+        UpperBound(mix, "head-mixing", mix_why),
+    ]
     u = H * d_out
     if u < d:
         if t >= 2:
@@ -276,7 +295,7 @@ def effective_architecture(arch: Architecture) -> Architecture:
 
 def _block(arch: Architecture, first: int, last: int) -> Architecture:
     """Layers ``first..last`` (1-based, inclusive) of ``arch`` as a network of their own."""
-    return arch.with_(widths=arch.widths[first - 1:last + 1], ranks=arch.ranks[first - 1:last])
+    return arch.with_(widths=arch.widths[first - 1 : last + 1], ranks=arch.ranks[first - 1 : last])
 
 
 def _direct(arch: Architecture, spans: Spans | None) -> list[UpperBound]:
@@ -301,7 +320,7 @@ def _full_span(arch: Architecture, first: int, k: int, spans: Spans | None) -> s
     docs/math/bounds.md (bounds-composition)), or by ``spans``, a proven lower
     bound on the span (the engine's: a rank over GF(p) of the block's outputs).
     """
-    if arch.widths[k] <= min(arch.widths[first - 1:k]):
+    if arch.widths[k] <= min(arch.widths[first - 1 : k]):
         return "widths"
     if spans is not None and spans(_block(arch, first, k)) >= arch.widths[k]:
         return "GF(p) rank of the outputs"
@@ -334,8 +353,15 @@ def _best_segmentation(arch: Architecture, spans: Spans | None) -> tuple[int, st
                 how = None if arch.skip else _full_span(arch, first, last, spans)
                 junction = 0 if how is None else arch.widths[last] ** 2
                 rest = best[last + 1]
-                gl = "" if arch.skip else (f" - GL_{arch.widths[last]} ({junction}, span by {how})" if how
-                                           else f" (no GL_{arch.widths[last]}: span not proven)")
+                gl = (
+                    ""
+                    if arch.skip
+                    else (
+                        f" - GL_{arch.widths[last]} ({junction}, span by {how})"
+                        if how
+                        else f" (no GL_{arch.widths[last]}: span not proven)"
+                    )
+                )
                 value += rest[0] - junction
                 text = f"{text} + {rest[1]}{gl}"
             if choice is None or value < choice[0]:

@@ -35,8 +35,9 @@ the matrix (``A[..., k, i]``: a batch of points at once).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache, reduce
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -291,11 +292,15 @@ def one_layer_problem(arch: object, coords: str | None = None, what: str = "this
     if not isinstance(arch, Architecture):
         return f"arch={arch!r}: must be an Architecture"
     if arch.depth != 1:
-        return (f"widths={arch.widths}: {what} is for one layer (one plain lightning layer; "
-                "the dimension engine handles deep networks)")
+        return (
+            f"widths={arch.widths}: {what} is for one layer (one plain lightning layer; "
+            "the dimension engine handles deep networks)"
+        )
     if not arch.is_lightning or not arch.is_plain:
-        return (f"architecture {arch.describe()}: {what} is for one plain lightning layer "
-                "(one head, no skip connection, no causal mask, no softmax)")
+        return (
+            f"architecture {arch.describe()}: {what} is for one plain lightning layer "
+            "(one head, no skip connection, no causal mask, no softmax)"
+        )
     if coords is not None and coords not in COORDINATES:
         return f"coords={coords!r}: must be one of {', '.join(COORDINATES)}"
     if coords == "reduced" and arch.tokens < 2:

@@ -99,8 +99,13 @@ class Expectation:
 
     def fields(self) -> dict[str, Any]:
         """What a result's ``to_dict()`` says of the formula: value, name, whether it applies, what fails."""
-        return {"expected": self.value, "formula": self.formula, "formula_applies": self.applies,
-                "failed_hypotheses": self.failed_hypotheses, "conjectural": self.conjectural}
+        return {
+            "expected": self.value,
+            "formula": self.formula,
+            "formula_applies": self.applies,
+            "failed_hypotheses": self.failed_hypotheses,
+            "conjectural": self.conjectural,
+        }
 
     @property
     def paper_hypotheses_hold(self) -> bool:
@@ -207,8 +212,10 @@ def _one_layer(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Exp
     note = cap_note.strip()
     bound = best_upper_bound(arch)
     if arch.tokens == 1 and bound is not None:
-        note = ("t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
-                f"so dim <= {bound.value} ({bound.describe()}, derived by ag-attention)")
+        note = (
+            "t = 1: phi(x) = (x^T A x) V x depends on A only through A + A^T, "
+            f"so dim <= {bound.value} ({bound.describe()}, derived by ag-attention)"
+        )
     return Expectation("Cor. 3.3", cor33(d, d_out, a), tuple(hyps), note=note)
 
 

@@ -35,6 +35,7 @@ def orbit_counts(d: int, others: int, max_degree: int) -> tuple[int, ...]:
     ``2..t``: the orbit sums.  An orbit is token 1's monomial with a multiset
     of ``others`` monomials (one per other token, degree 0 allowed).
     """
+
     def count(deg: int) -> int:
         return comb(deg + d - 1, d - 1)
 
@@ -70,7 +71,7 @@ def monomial_count(arch: Architecture) -> tuple[int, str] | None:
     """
     if arch.depth > MAX_SPAN_DEPTH:
         return None
-    d, t, n = arch.widths[0], arch.tokens, 3 ** arch.depth
+    d, t, n = arch.widths[0], arch.tokens, 3**arch.depth
     degrees = range(1, n + 1, 2) if arch.skip else range(n, n + 1)  # a skip connection adds odd degrees below 3^L
     if arch.causal and t > 1:  # token i is a polynomial in tokens 1..i
         if t > MAX_CAUSAL_TOKENS:

@@ -26,9 +26,10 @@ Indices are 1-based like the paper's.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -242,7 +243,7 @@ def laplace_determinant(M: list[list[Any]], zero: Any) -> Any:
         return M[0][0]
     total = zero
     for j in range(n):
-        minor = [row[:j] + row[j + 1:] for row in M[1:]]
+        minor = [row[:j] + row[j + 1 :] for row in M[1:]]
         term = M[0][j] * laplace_determinant(minor, zero)
         total = total + term if j % 2 == 0 else total - term
     return total

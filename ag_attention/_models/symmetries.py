@@ -79,7 +79,9 @@ def _attention_families(T: _Rows, weights: list[list[dict[str, np.ndarray]]]) ->
                     T.view(row, "K", layer.index, h)[c, :] = T.ops.neg(K[r, :])  # -(E_rc^T K)[c] = -K[r]
             hs = f" head {h + 1}" if layer.heads > 1 else ""
             families.append(
-                SymmetryFamily(f"GL_{layer.rank} on (Q{layer.index}, K{layer.index}){hs}", "attention", slice(s, T.start()))
+                SymmetryFamily(
+                    f"GL_{layer.rank} on (Q{layer.index}, K{layer.index}){hs}", "attention", slice(s, T.start())
+                )
             )
     return families
 
@@ -129,7 +131,9 @@ def _scaling_family(T: _Rows, weights: list[list[dict[str, np.ndarray]]]) -> Sym
     return SymmetryFamily("rescaling (c A_i, V_i / c)", "scaling", slice(s, T.start()))
 
 
-def symmetry_tangents(arch: Architecture, theta: np.ndarray, ops: Arithmetic) -> tuple[np.ndarray, list[SymmetryFamily]]:
+def symmetry_tangents(
+    arch: Architecture, theta: np.ndarray, ops: Arithmetic
+) -> tuple[np.ndarray, list[SymmetryFamily]]:
     """Matrix (one row per generator) of symmetry tangents at ``theta``, and the families.
 
     Entries are in the arithmetic of ``ops`` (residues mod p for GF(p)).

@@ -46,5 +46,15 @@ from .gap import GapRank, gap_rank
 from .result import NumericalResult
 from .spectrum import numeric_memory
 
-__all__ = ["Float64", "GapRank", "NoClearGapError", "gap_rank", "NumericalResult", "numerical_dimension",
-           "new_directions_per_sample", "numeric_memory", "RankCertificate", "certify_dimension"]
+__all__ = [
+    "Float64",
+    "GapRank",
+    "NoClearGapError",
+    "gap_rank",
+    "NumericalResult",
+    "numerical_dimension",
+    "new_directions_per_sample",
+    "numeric_memory",
+    "RankCertificate",
+    "certify_dimension",
+]

@@ -50,12 +50,23 @@ from .._exact.linalg import rank as rank_mod_p
 from .._models.formulas import new_directions_per_sample
 from .._models.symmetries import symmetry_tangents
 from .._network import jacobian
+from . import spectrum as _spectrum
 from .float64 import Float64
 from .gap import gap_rank
-from . import spectrum as _spectrum
 
-__all__ = ["RankCertificate", "certify_dimension", "default_certificate_samples", "CERTIFY_MAX_PARAMETERS", "rational_point", "pivoted_selection", "ball_minor",
-           "symmetry_upper_bound", "WEIGHT_DENOMINATOR", "INPUT_DENOMINATOR", "PIVOT_TIE"]
+__all__ = [
+    "RankCertificate",
+    "certify_dimension",
+    "default_certificate_samples",
+    "CERTIFY_MAX_PARAMETERS",
+    "rational_point",
+    "pivoted_selection",
+    "ball_minor",
+    "symmetry_upper_bound",
+    "WEIGHT_DENOMINATOR",
+    "INPUT_DENOMINATOR",
+    "PIVOT_TIE",
+]
 
 #: weights are multiples of 1 / WEIGHT_DENOMINATOR, inputs of 1 / INPUT_DENOMINATOR (dyadic: exact in float64)
 WEIGHT_DENOMINATOR = 64
@@ -103,24 +114,28 @@ class RankCertificate:
     def describe(self) -> str:
         low = "none" if self.lower is None else str(self.lower)
         if self.certified:
-            return (f"certified: lower bound {low} by ball arithmetic = upper bound {self.upper} by the symmetry "
-                    "families 1 and 2")
-        return (f"not certified: lower bound {low} by ball arithmetic, upper bound {self.upper} by the symmetry "
-                f"families 1 and 2{'; ' + self.note if self.note else ''}")
+            return (
+                f"certified: lower bound {low} by ball arithmetic = upper bound {self.upper} by the symmetry "
+                "families 1 and 2"
+            )
+        return (
+            f"not certified: lower bound {low} by ball arithmetic, upper bound {self.upper} by the symmetry "
+            f"families 1 and 2{'; ' + self.note if self.note else ''}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = self.determinant
         return {
             "lower_bound": self.lower,
             "lower_bound_method": "lower bound by ball arithmetic: an r x r minor of the Jacobian at a dyadic "
-                                  "point and dyadic inputs whose determinant ball (python-flint arb) excludes 0",
+            "point and dyadic inputs whose determinant ball (python-flint arb) excludes 0",
             "determinant_ball": None if d is None else d.text,
             "determinant_excludes_zero": None if d is None else d.excludes_zero,
             "minor_size": None if d is None else d.size,
             "bits": self.bits,
             "upper_bound": self.upper,
             "upper_bound_method": "upper bound by the symmetry families 1 and 2: P - rank over GF(p) of their "
-                                  "tangents at the same point",
+            "tangents at the same point",
             "symmetry_rank": self.symmetry_rank,
             "symmetry_prime": self.prime,
             "certificate_samples": self.samples,
@@ -172,8 +187,9 @@ def pivoted_selection(A: np.ndarray, r: int) -> list[int]:
     return chosen
 
 
-def ball_minor(arch: Architecture, theta: np.ndarray, X: np.ndarray, rows: list[int], cols: list[int],
-               bits: int) -> DeterminantBall:
+def ball_minor(
+    arch: Architecture, theta: np.ndarray, X: np.ndarray, rows: list[int], cols: list[int], bits: int
+) -> DeterminantBall:
     """The determinant ball of the minor (``rows``, ``cols``) of the Jacobian on ``X`` (rows as in
     :func:`ag_attention._network.jacobian` without seeds), recomputed in ball arithmetic at ``bits`` bits.
 
@@ -209,8 +225,15 @@ def symmetry_upper_bound(arch: Architecture, theta: np.ndarray, prime: int = DEF
     return arch.parameter_count - rT, rT
 
 
-def certify_dimension(arch: Architecture, *, seed: int = 0, samples: int | None = None, bits: int = 128,
-                      min_gap: float = 4.0, rank: int | None = None) -> RankCertificate:
+def certify_dimension(
+    arch: Architecture,
+    *,
+    seed: int = 0,
+    samples: int | None = None,
+    bits: int = 128,
+    min_gap: float = 4.0,
+    rank: int | None = None,
+) -> RankCertificate:
     """Proven lower and upper bounds on the dimension of the normalized network ``arch`` (module docstring).
 
     ``samples`` defaults to enough dyadic input sequences that the directions they can add exceed ``1.5 P``
@@ -218,7 +241,9 @@ def certify_dimension(arch: Architecture, *, seed: int = 0, samples: int | None 
     at the dyadic point).  The temperature only rescales ``A``: the computation is at ``tau = 1``.
     """
     if not arch.normalized:
-        raise InvalidArgumentError("certify_dimension: for normalized (softmax) attention; lightning is exact over GF(p)")
+        raise InvalidArgumentError(
+            "certify_dimension: for normalized (softmax) attention; lightning is exact over GF(p)"
+        )
     t0 = time.perf_counter()
     work = arch if arch.temperature == 1.0 else arch.with_(temperature=1.0)
     P = work.parameter_count
@@ -276,5 +301,6 @@ def certify_dimension(arch: Architecture, *, seed: int = 0, samples: int | None 
         note = ""
     if lower is not None and lower > upper:  # impossible for a correct implementation: say so loudly
         note = f"contradiction: lower bound {lower} above the symmetry bound {upper}"
-    return RankCertificate(lower, upper, P, r, det, rT, DEFAULT_PRIME, samples, int(seed),
-                           time.perf_counter() - t0, note)
+    return RankCertificate(
+        lower, upper, P, r, det, rT, DEFAULT_PRIME, samples, int(seed), time.perf_counter() - t0, note
+    )

@@ -32,16 +32,25 @@ number of (regular) solutions at that parameter.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from .. import _progress
 from .._exact import balls
 
-__all__ = ["BallSystem", "Certified", "Certification", "krawczyk", "certify_solutions", "certify_each", "distinct",
-           "RADII"]
+__all__ = [
+    "BallSystem",
+    "Certified",
+    "Certification",
+    "krawczyk",
+    "certify_solutions",
+    "certify_each",
+    "distinct",
+    "RADII",
+]
 
 #: the radii tried for each box, relative to ``1 + |c|`` (the first that passes is kept); the smallest last, for
 #: ill-conditioned points (at (3,1,2), three of 7,965 with condition numbers 1.5e7 to 5.8e7 failed from 1e-11 up:
@@ -63,8 +72,9 @@ class BallSystem(Protocol):
 
     def evaluate(self, z: np.ndarray, p: np.ndarray, jacobian: bool = True, **chart: Any) -> Any: ...
 
-    def ball_evaluate(self, box: np.ndarray, w: Sequence[Any], jacobian: bool = True,
-                      **chart: Any) -> tuple[np.ndarray, Any]: ...
+    def ball_evaluate(
+        self, box: np.ndarray, w: Sequence[Any], jacobian: bool = True, **chart: Any
+    ) -> tuple[np.ndarray, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -80,8 +90,14 @@ class Certified:
     key: list[Any] | None = field(default=None, repr=False)  # balls of the chart-free invariants
 
     def __getstate__(self) -> dict[str, Any]:  # balls as integers (a Dask worker sends it back): balls.ball_parts
-        return {"center": self.center, "radius": self.radius, "real": self.real, "box": balls.ball_parts(self.box),
-                "chart": self.chart, "key": None if self.key is None else balls.ball_parts(self.key)}
+        return {
+            "center": self.center,
+            "radius": self.radius,
+            "real": self.real,
+            "box": balls.ball_parts(self.box),
+            "chart": self.chart,
+            "key": None if self.key is None else balls.ball_parts(self.key),
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name in ("center", "radius", "real", "chart"):
@@ -117,20 +133,36 @@ class Certification:
         return sum(1 for s in self.solutions if s.real is False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"certified": self.count, "real": self.real, "not_real": self.nonreal,
-                "realness_undecided": self.count - self.real - self.nonreal, "candidates": self.candidates,
-                "failed": self.failed, "duplicates": self.duplicates, "conjugates_added": self.conjugates,
-                "unchecked": self.unchecked,
-                "seconds": round(self.seconds, 3), "method": "Krawczyk test in ball arithmetic",
-                "bits": self.bits, "radii": list(self.radii)}
+        return {
+            "certified": self.count,
+            "real": self.real,
+            "not_real": self.nonreal,
+            "realness_undecided": self.count - self.real - self.nonreal,
+            "candidates": self.candidates,
+            "failed": self.failed,
+            "duplicates": self.duplicates,
+            "conjugates_added": self.conjugates,
+            "unchecked": self.unchecked,
+            "seconds": round(self.seconds, 3),
+            "method": "Krawczyk test in ball arithmetic",
+            "bits": self.bits,
+            "radii": list(self.radii),
+        }
 
 
 def _charted(system: Any) -> bool:
     return bool(getattr(system, "n_chart", 0))
 
 
-def krawczyk(system: Any, center: np.ndarray, radius: Any, parameter: Sequence[Any],
-             Y: np.ndarray, chart: np.ndarray | None = None, refine: int = 2) -> np.ndarray | None:
+def krawczyk(
+    system: Any,
+    center: np.ndarray,
+    radius: Any,
+    parameter: Sequence[Any],
+    Y: np.ndarray,
+    chart: np.ndarray | None = None,
+    refine: int = 2,
+) -> np.ndarray | None:
     """The box ``c_i + [-r_i, r_i](1 + i)`` (``radius``: one ``r`` or one per coordinate) if the Krawczyk
     test proves it holds exactly one solution of ``F(.; parameter)``; None otherwise.
 
@@ -177,9 +209,16 @@ def _scaled_inverse(J: np.ndarray, d: np.ndarray) -> np.ndarray | None:
     return Y if np.isfinite(Y).all() else None
 
 
-def certify_each(system: Any, candidates: np.ndarray, parameter: Sequence[Any], float_parameter: np.ndarray,
-                 real_system: bool, charts: np.ndarray | None = None, keep: Callable[..., bool] | None = None,
-                 wall_deadline: float | None = None) -> list[Certified | None | str]:
+def certify_each(
+    system: Any,
+    candidates: np.ndarray,
+    parameter: Sequence[Any],
+    float_parameter: np.ndarray,
+    real_system: bool,
+    charts: np.ndarray | None = None,
+    keep: Callable[..., bool] | None = None,
+    wall_deadline: float | None = None,
+) -> list[Certified | None | str]:
     """Each candidate through :func:`krawczyk` (and ``keep``), independently: its certified box, None (failed), or
     :data:`UNTRIED` (not tried before ``wall_deadline``, a ``time.time()``).  The task a Dask worker runs."""
     out: list[Certified | None | str] = []
@@ -196,10 +235,20 @@ def certify_each(system: Any, candidates: np.ndarray, parameter: Sequence[Any], 
     return out
 
 
-def certify_solutions(system: Any, candidates: np.ndarray, parameter: Sequence[Any], *, float_parameter:
-                      np.ndarray, real_system: bool, conjugates: bool = True,
-                      keep: Callable[..., bool] | None = None, charts: np.ndarray | None = None,
-                      desc: str = "certify", deadline: float | None = None, executor: Any = None) -> Certification:
+def certify_solutions(
+    system: Any,
+    candidates: np.ndarray,
+    parameter: Sequence[Any],
+    *,
+    float_parameter: np.ndarray,
+    real_system: bool,
+    conjugates: bool = True,
+    keep: Callable[..., bool] | None = None,
+    charts: np.ndarray | None = None,
+    desc: str = "certify",
+    deadline: float | None = None,
+    executor: Any = None,
+) -> Certification:
     """Certify each candidate (rows of ``candidates``, in the charts ``charts``) by :func:`krawczyk`, at the radii
     :data:`RADII`.
 
@@ -226,9 +275,17 @@ def certify_solutions(system: Any, candidates: np.ndarray, parameter: Sequence[A
                     bar.update()
                     if deadline is not None and time.monotonic() > deadline:
                         break
-                    got.extend(certify_each(system, candidates[row:row + 1], parameter, float_parameter,
-                                            real_system, None if not charted or charts is None
-                                            else charts[row:row + 1], keep))
+                    got.extend(
+                        certify_each(
+                            system,
+                            candidates[row : row + 1],
+                            parameter,
+                            float_parameter,
+                            real_system,
+                            None if not charted or charts is None else charts[row : row + 1],
+                            keep,
+                        )
+                    )
         except KeyboardInterrupt:  # what is certified so far is kept: the rest untried
             pass
         got.extend([UNTRIED] * (len(candidates) - len(got)))
@@ -308,8 +365,14 @@ def _meets(a: Certified, b: Certified) -> bool:
     return not balls.boxes_disjoint(a.box, b.box)
 
 
-def _certify_one(system: Any, c: np.ndarray, parameter: Sequence[Any], float_parameter: np.ndarray,
-                 real_system: bool, chart: np.ndarray | None = None) -> Certified | None:
+def _certify_one(
+    system: Any,
+    c: np.ndarray,
+    parameter: Sequence[Any],
+    float_parameter: np.ndarray,
+    real_system: bool,
+    chart: np.ndarray | None = None,
+) -> Certified | None:
     kw = {"chart": None if chart is None else chart[None, :]} if _charted(system) else {}
     scale = 1 + float(np.max(np.abs(c)))
     tries: list[tuple[np.ndarray, bool]] = []

@@ -10,8 +10,7 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
-from .._models.formulas import expected_dimension
-from .._models.formulas import new_directions_per_sample
+from .._models.formulas import expected_dimension, new_directions_per_sample
 from .._resources import require_memory
 from .certified import CERTIFY_MAX_PARAMETERS, RankCertificate, certify_dimension, default_certificate_samples
 from .result import NumericalResult
@@ -29,8 +28,9 @@ def _positive_number(name: str, value: object) -> float:
     return v
 
 
-def _check_arguments(arch: object, seed: object, min_gap: object, raise_on_no_gap: object, max_doublings: object,
-                     certify: object = None) -> float:
+def _check_arguments(
+    arch: object, seed: object, min_gap: object, raise_on_no_gap: object, max_doublings: object, certify: object = None
+) -> float:
     """``min_gap`` as a float once every argument is valid."""
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
@@ -55,8 +55,15 @@ def _sample_count(arch: Architecture, samples: object, per_sample: int) -> int:
     return int(samples)
 
 
-def _doubled(work: Architecture, seed: int, samples: int, min_gap: float, max_doublings: int,
-             history: list[tuple[int, int | None]], steps: Steps) -> tuple[Spectrum, int]:
+def _doubled(
+    work: Architecture,
+    seed: int,
+    samples: int,
+    min_gap: float,
+    max_doublings: int,
+    history: list[tuple[int, int | None]],
+    steps: Steps,
+) -> tuple[Spectrum, int]:
     """The spectrum with ``samples``, confirmed by doubling them, and doubled again while the rank grows.
 
     (The per-sample bound is only an upper bound on what a sample contributes.)
@@ -130,14 +137,18 @@ def numerical_dimension(
     per_sample = new_directions_per_sample(arch)
     adaptive = samples is None
     samples = _sample_count(arch, samples, per_sample)
-    require_memory(numeric_memory(work, samples), f"{arch.describe()} with {samples:,} samples (float64)",
-                   "use fewer samples (--samples) or a smaller network")
+    require_memory(
+        numeric_memory(work, samples),
+        f"{arch.describe()} with {samples:,} samples (float64)",
+        "use fewer samples (--samples) or a smaller network",
+    )
     t0 = time.perf_counter()
     history: list[tuple[int, int | None]] = []
     # one bar for the spectra (samples and assembly, SVD) of the first run and its doublings, on standard error
     with progress.bar(desc=f"numerical dimension of {arch.describe()}", unit="step") as bar:
-        spec, samples = _doubled(work, seed, samples, min_gap, int(max_doublings) if adaptive else 0, history,
-                                 Steps(bar))
+        spec, samples = _doubled(
+            work, seed, samples, min_gap, int(max_doublings) if adaptive else 0, history, Steps(bar)
+        )
     undecided = undecided_reason(arch, spec, samples, per_sample)
     g = spec.gap
     certificate: RankCertificate | None = None
@@ -145,14 +156,28 @@ def numerical_dimension(
         certify = arch.parameter_count <= CERTIFY_MAX_PARAMETERS
     if certify and arch.normalized:
         n_cert = default_certificate_samples(work)
-        certificate = certify_dimension(work, seed=int(seed), min_gap=min_gap,
-                                        samples=n_cert if adaptive else min(n_cert, samples))
+        certificate = certify_dimension(
+            work, seed=int(seed), min_gap=min_gap, samples=n_cert if adaptive else min(n_cert, samples)
+        )
     value = None if undecided else g.rank
     if certificate is not None and certificate.certified:
         value = certificate.lower
-    result = NumericalResult(arch, value, arch.parameter_count, expected_dimension(arch), g,
-                             spec.singular_values, int(seed), samples, spec.rows, time.perf_counter() - t0,
-                             tuple(history), undecided, work.temperature, certificate)
+    result = NumericalResult(
+        arch,
+        value,
+        arch.parameter_count,
+        expected_dimension(arch),
+        g,
+        spec.singular_values,
+        int(seed),
+        samples,
+        spec.rows,
+        time.perf_counter() - t0,
+        tuple(history),
+        undecided,
+        work.temperature,
+        certificate,
+    )
     if value is None and g.rank is None and raise_on_no_gap:
         raise NoClearGapError(f"{arch.describe()}: {undecided or g.reason}", seed=int(seed))
     return result

@@ -70,8 +70,15 @@ class LocalExecutor:
     def describe(self) -> str:
         return "one process"
 
-    def submit(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
-               which: np.ndarray, careful: bool = False) -> None:
+    def submit(
+        self,
+        job: int,
+        z: np.ndarray,
+        charts: np.ndarray | None,
+        vertex_sets: np.ndarray,
+        which: np.ndarray,
+        careful: bool = False,
+    ) -> None:
         self._pools[careful].add(job, z, charts, vertex_sets, which)
 
     def pending(self) -> int:
@@ -110,8 +117,9 @@ class DaskExecutor:
 
     kind = "Dask"
 
-    def __init__(self, client: Any, address: str, system: Any, options: TrackerOptions, careful: TrackerOptions,
-                 *, local: bool) -> None:
+    def __init__(
+        self, client: Any, address: str, system: Any, options: TrackerOptions, careful: TrackerOptions, *, local: bool
+    ) -> None:
         from .._sweep.store import require
 
         self._distributed = require("distributed")
@@ -140,8 +148,15 @@ class DaskExecutor:
             return FIRST_CHUNK
         return int(min(MAX_CHUNK, max(MIN_CHUNK, self._rate * TASK_SECONDS)))
 
-    def submit(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
-               which: np.ndarray, careful: bool = False) -> None:
+    def submit(
+        self,
+        job: int,
+        z: np.ndarray,
+        charts: np.ndarray | None,
+        vertex_sets: np.ndarray,
+        which: np.ndarray,
+        careful: bool = False,
+    ) -> None:
         z = np.atleast_2d(z)
         B = z.shape[0]
         # over the idle workers, at least SPLIT paths a task (a batch of few paths is slow per path), at most a
@@ -152,9 +167,19 @@ class DaskExecutor:
             rows = np.arange(start, min(B, start + size))
             used = np.unique(which[rows])
             local = np.searchsorted(used, which[rows])  # only the polylines this chunk uses travel with it
-            fut = self.client.submit(track_job, self._system, job, z[rows],
-                                     None if charts is None else charts[rows], vertex_sets[used], local,
-                                     self.options[careful], self.deadline, 1, pure=False)
+            fut = self.client.submit(
+                track_job,
+                self._system,
+                job,
+                z[rows],
+                None if charts is None else charts[rows],
+                vertex_sets[used],
+                local,
+                self.options[careful],
+                self.deadline,
+                1,
+                pure=False,
+            )
             self._futures[fut] = (job, rows)
 
     def pending(self) -> int:
@@ -184,8 +209,9 @@ class DaskExecutor:
                 error = fut.exception() if fut.status == "error" else None
                 why = f"{type(error).__name__}: {error}" if error is not None else f"task {fut.status}"
                 hint = " (is ag-attention installed on the workers?)" if isinstance(error, ImportError) else ""
-                raise ComputationError(f"a path-tracking task failed on the Dask cluster at {self.address}: "
-                                       f"{str(why)[:300]}{hint}")
+                raise ComputationError(
+                    f"a path-tracking task failed on the Dask cluster at {self.address}: {str(why)[:300]}{hint}"
+                )
             ends: Ends = fut.result()
             ends.index = rows[ends.index]
             if ends.seconds > 0.05 and rows.size:
@@ -198,8 +224,17 @@ class DaskExecutor:
     def recharts(self) -> int:
         return 0
 
-    def map_certify(self, system: Any, candidates: np.ndarray, parameter: Any, float_parameter: np.ndarray,
-                    real_system: bool, charts: np.ndarray | None, keep: Any, wall_deadline: float | None) -> list[Any]:
+    def map_certify(
+        self,
+        system: Any,
+        candidates: np.ndarray,
+        parameter: Any,
+        float_parameter: np.ndarray,
+        real_system: bool,
+        charts: np.ndarray | None,
+        keep: Any,
+        wall_deadline: float | None,
+    ) -> list[Any]:
         """:func:`~ag_attention._numeric.certify.certify_each` on chunks of the candidates, on the workers (about
         four chunks per worker thread); the results in the candidates' order."""
         from .certify import UNTRIED, certify_each
@@ -209,17 +244,30 @@ class DaskExecutor:
         futures = []
         for start in range(0, N, size):
             rows = slice(start, min(N, start + size))
-            futures.append(self.client.submit(certify_each, self._system, candidates[rows], parameter,
-                                              float_parameter, real_system, None if charts is None else charts[rows],
-                                              keep, wall_deadline, pure=False))
+            futures.append(
+                self.client.submit(
+                    certify_each,
+                    self._system,
+                    candidates[rows],
+                    parameter,
+                    float_parameter,
+                    real_system,
+                    None if charts is None else charts[rows],
+                    keep,
+                    wall_deadline,
+                    pure=False,
+                )
+            )
         out: list[Any] = []
         try:
             for fut, start in zip(futures, range(0, N, size)):
                 try:
                     out.extend(fut.result())
                 except Exception as exc:
-                    raise ComputationError(f"a certification task failed on the Dask cluster at {self.address}: "
-                                           f"{type(exc).__name__}: {str(exc)[:300]}") from None
+                    raise ComputationError(
+                        f"a certification task failed on the Dask cluster at {self.address}: "
+                        f"{type(exc).__name__}: {str(exc)[:300]}"
+                    ) from None
         except KeyboardInterrupt:  # what came back is kept: the rest untried
             pass
         finally:
@@ -240,8 +288,15 @@ class DaskExecutor:
 
 
 @contextlib.contextmanager
-def executor(system: Any, options: TrackerOptions, careful: TrackerOptions, *, workers: int | None = 1,
-             scheduler: str | None = None, timeout: float = 60.0) -> Iterator[LocalExecutor | DaskExecutor]:
+def executor(
+    system: Any,
+    options: TrackerOptions,
+    careful: TrackerOptions,
+    *,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    timeout: float = 60.0,
+) -> Iterator[LocalExecutor | DaskExecutor]:
     """The executor for ``workers`` / ``scheduler`` (module docstring), closed (its cluster stopped) on exit.
     ``timeout``: seconds to reach the scheduler or start the local cluster."""
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -124,9 +124,7 @@ def _gap_text(i: int, gaps: np.ndarray, logs: np.ndarray, resolved: np.ndarray, 
     return "within the noise"
 
 
-def gap_rank(
-    s: np.ndarray, *, min_gap: float = 4.0, min_margin: float = 2.0, size: int | None = None
-) -> GapRank:
+def gap_rank(s: np.ndarray, *, min_gap: float = 4.0, min_margin: float = 2.0, size: int | None = None) -> GapRank:
     """Rank from singular values ``s`` (descending) by the largest gap, in orders of magnitude.
 
     A rank ``r < len(s)`` needs the gap between ``s_r`` and ``s_{r+1}`` to span
@@ -169,26 +167,66 @@ def gap_rank(
     if gaps.size and best >= min_gap and best - runner >= min_margin:
         r = int(order[0]) + 1
         if float(logs[r - 1]) - noise >= min_margin:
-            return GapRank(r, best, runner, float(rel[r - 1]), float(rel[r]), True, "clear gap", noise_level,
-                           _resolved_runner_up(logs, gaps, resolved, r - 1), int(s.size))
-        return GapRank(None, best, runner, float(rel[r - 1]), float(rel[r]), False,
-                       f"the largest gap lies at the float64 noise level: s_{r} is within {min_margin:g} orders of "
-                       f"magnitude of eps x {max(size or 0, s.size)} x s_1 = {noise_level:.1e} s_1, so it is noise",
-                       noise_level, _resolved_runner_up(logs, gaps, resolved, r - 1), int(s.size))
+            return GapRank(
+                r,
+                best,
+                runner,
+                float(rel[r - 1]),
+                float(rel[r]),
+                True,
+                "clear gap",
+                noise_level,
+                _resolved_runner_up(logs, gaps, resolved, r - 1),
+                int(s.size),
+            )
+        return GapRank(
+            None,
+            best,
+            runner,
+            float(rel[r - 1]),
+            float(rel[r]),
+            False,
+            f"the largest gap lies at the float64 noise level: s_{r} is within {min_margin:g} orders of "
+            f"magnitude of eps x {max(size or 0, s.size)} x s_1 = {noise_level:.1e} s_1, so it is noise",
+            noise_level,
+            _resolved_runner_up(logs, gaps, resolved, r - 1),
+            int(s.size),
+        )
     headroom = float(logs[-1]) - noise  # orders between s_min and the noise level
     spread = -float(logs[-1])
     if spread < min_gap and headroom >= min_gap and headroom - best >= min_margin:
-        return GapRank(int(s.size), headroom, best, float(rel[-1]), 0.0, True,
-                       f"full rank: s_min = {rel[-1]:.1e} s_1, {headroom:.1f} orders above the float64 noise level",
-                       noise_level, _resolved_runner_up(logs, gaps, resolved, None), int(s.size))
+        return GapRank(
+            int(s.size),
+            headroom,
+            best,
+            float(rel[-1]),
+            0.0,
+            True,
+            f"full rank: s_min = {rel[-1]:.1e} s_1, {headroom:.1f} orders above the float64 noise level",
+            noise_level,
+            _resolved_runner_up(logs, gaps, resolved, None),
+            int(s.size),
+        )
     largest = _gap_text(int(order[0]), gaps, logs, resolved, noise) if gaps.size else "none"
     second = _gap_text(int(order[1]), gaps, logs, resolved, noise) if gaps.size > 1 else "none"
-    span = (f"the spectrum spans {spread:.1f} orders, smallest singular value {rel[-1]:.1e} s_1" if resolved[-1]
-            else f"the spectrum reaches the float64 noise level eps x {max(size or 0, s.size)} x s_1 = "
-                 f"{noise_level:.1e} s_1")
-    reason = (
-        f"no clear gap: largest {largest} (need {min_gap}), runner-up {second} "
-        f"(need a margin of {min_margin}); {span}"
+    span = (
+        f"the spectrum spans {spread:.1f} orders, smallest singular value {rel[-1]:.1e} s_1"
+        if resolved[-1]
+        else f"the spectrum reaches the float64 noise level eps x {max(size or 0, s.size)} x s_1 = "
+        f"{noise_level:.1e} s_1"
     )
-    return GapRank(None, best, runner, float(rel[-1]), 0.0, False, reason, noise_level,
-                   _resolved_runner_up(logs, gaps, resolved, None), int(s.size))
+    reason = (
+        f"no clear gap: largest {largest} (need {min_gap}), runner-up {second} (need a margin of {min_margin}); {span}"
+    )
+    return GapRank(
+        None,
+        best,
+        runner,
+        float(rel[-1]),
+        0.0,
+        False,
+        reason,
+        noise_level,
+        _resolved_runner_up(logs, gaps, resolved, None),
+        int(s.size),
+    )

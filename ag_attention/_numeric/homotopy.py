@@ -33,17 +33,32 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from .. import _progress
 from .._errors import InvalidArgumentError
 
-__all__ = ["ParametricSystem", "TrackerOptions", "TrackResult", "track", "parameter_homotopy", "newton",
-           "Deduplicator", "random_parameter", "CAREFUL", "Ends", "Polylines", "track_job", "join_ends", "set_threads", "one_blas_thread", "numpy_friendly_malloc",
-           "CONVERGED"]
+__all__ = [
+    "ParametricSystem",
+    "TrackerOptions",
+    "TrackResult",
+    "track",
+    "parameter_homotopy",
+    "newton",
+    "Deduplicator",
+    "random_parameter",
+    "CAREFUL",
+    "Ends",
+    "Polylines",
+    "track_job",
+    "join_ends",
+    "set_threads",
+    "one_blas_thread",
+    "numpy_friendly_malloc",
+    "CONVERGED",
+]
 
 
 class ParametricSystem(Protocol):
@@ -61,8 +76,9 @@ class ParametricSystem(Protocol):
     @property
     def n_parameters(self) -> int: ...
 
-    def evaluate(self, z: np.ndarray, p: np.ndarray, jacobian: bool = True, dp: np.ndarray | None = None,
-                 **chart: Any) -> Any:
+    def evaluate(
+        self, z: np.ndarray, p: np.ndarray, jacobian: bool = True, dp: np.ndarray | None = None, **chart: Any
+    ) -> Any:
         """``(F, dF/dz)`` on a batch (``dF/dz`` None without ``jacobian``); with ``dp``, ``(F, dF/dz, dF/dp . dp)``."""
 
 
@@ -74,8 +90,9 @@ def _charts(system: Any) -> int:
     return int(getattr(system, "n_chart", 0))
 
 
-def _evaluate(system: Any, z: np.ndarray, p: np.ndarray, jacobian: bool, dp: np.ndarray | None,
-              chart: np.ndarray | None) -> Any:
+def _evaluate(
+    system: Any, z: np.ndarray, p: np.ndarray, jacobian: bool, dp: np.ndarray | None, chart: np.ndarray | None
+) -> Any:
     if _charts(system):
         return system.evaluate(z, p, jacobian, dp, chart=chart)
     return system.evaluate(z, p, jacobian, dp) if dp is not None else system.evaluate(z, p, jacobian)
@@ -109,8 +126,10 @@ class TrackerOptions:
 
     def __post_init__(self) -> None:
         if not (0 < self.min_step < self.initial_step <= self.max_step <= 1):
-            raise InvalidArgumentError(f"step sizes: need 0 < min_step < initial_step <= max_step <= 1, got "
-                                       f"{self.min_step}, {self.initial_step}, {self.max_step}")
+            raise InvalidArgumentError(
+                f"step sizes: need 0 < min_step < initial_step <= max_step <= 1, got "
+                f"{self.min_step}, {self.initial_step}, {self.max_step}"
+            )
         if self.max_steps < 1 or self.batch < 1:
             raise InvalidArgumentError(f"max_steps={self.max_steps}, batch={self.batch}: must be positive")
 
@@ -162,8 +181,9 @@ def _inverse(J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, good
 
 
-def newton(system: Any, z: np.ndarray, p: np.ndarray, iterations: int = 3,
-           chart: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def newton(
+    system: Any, z: np.ndarray, p: np.ndarray, iterations: int = 3, chart: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``iterations`` Newton steps on ``F(.; p)`` from each row of ``z`` (in its chart); the points and the last
     correction's norm (relative to ``1 + |z|``; ``inf`` where a step failed)."""
     z = np.array(z, dtype=complex)
@@ -200,8 +220,9 @@ class _Paths:
     def __len__(self) -> int:
         return int(self.t.size)
 
-    def add(self, z: np.ndarray, pa: np.ndarray, pb: np.ndarray, tag: np.ndarray,
-            chart: np.ndarray | None = None) -> None:
+    def add(
+        self, z: np.ndarray, pa: np.ndarray, pb: np.ndarray, tag: np.ndarray, chart: np.ndarray | None = None
+    ) -> None:
         k = z.shape[0]
         if k == 0:
             return
@@ -244,8 +265,9 @@ class _Paths:
             half = B // 2
 
             def part(sl: slice) -> tuple[np.ndarray, ...]:
-                return _predict_correct(system, z[sl], t[sl], hh[sl], pa[sl], dp[sl],
-                                        None if chart is None else chart[sl])
+                return _predict_correct(
+                    system, z[sl], t[sl], hh[sl], pa[sl], dp[sl], None if chart is None else chart[sl]
+                )
 
             # the second half on the pool's thread, the first here; the pool's half is always waited for, also when
             # an interrupt (Ctrl-C) comes meanwhile, which then goes on (no future is left behind)
@@ -336,11 +358,13 @@ def _pool() -> Any:
     return _POOL[0]
 
 
-def _predict_correct(system: Any, z: np.ndarray, t: np.ndarray, hh: np.ndarray, pa: np.ndarray, dp: np.ndarray,
-                     chart: np.ndarray | None) -> tuple[np.ndarray, ...]:
+def _predict_correct(
+    system: Any, z: np.ndarray, t: np.ndarray, hh: np.ndarray, pa: np.ndarray, dp: np.ndarray, chart: np.ndarray | None
+) -> tuple[np.ndarray, ...]:
     """One predictor-corrector step of a batch: the corrected points, their ``t``, whether every linear solve
     succeeded, and the three Newton corrections (relative to ``1 + |z|``)."""
     with np.errstate(all="ignore"):
+
         def velocity(zz: np.ndarray, tt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             _, J, rhs = _evaluate(system, zz, pa + tt[:, None] * dp, True, dp, chart)
             v, ok = _solve(J, rhs)
@@ -369,17 +393,28 @@ def _predict_correct(system: Any, z: np.ndarray, t: np.ndarray, hh: np.ndarray, 
         return zp, tn, ok, corrections[0], corrections[1], corrections[2]
 
 
-def track(system: Any, z0: np.ndarray, pa: np.ndarray, pb: np.ndarray,
-          options: TrackerOptions = TrackerOptions(), deadline: float | None = None,
-          chart: np.ndarray | None = None) -> TrackResult:
+def track(
+    system: Any,
+    z0: np.ndarray,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    options: TrackerOptions = TrackerOptions(),
+    deadline: float | None = None,
+    chart: np.ndarray | None = None,
+) -> TrackResult:
     """Every path from ``z0`` (``(B, n)``, solutions over ``pa``, in the charts ``chart``) along
     ``(1 - t) pa + t pb`` (``pa``, ``pb``: ``(m,)`` or ``(B, m)``); see the module docstring.  The result's
     ``chart`` holds each path's chart at its end (moved along the way)."""
     z0 = np.atleast_2d(np.asarray(z0, dtype=complex))
     B = z0.shape[0]
     paths = _Paths(system, options)
-    paths.add(z0, np.broadcast_to(np.asarray(pa, dtype=complex), (B, system.n_parameters)),
-              np.broadcast_to(np.asarray(pb, dtype=complex), (B, system.n_parameters)), np.arange(B), chart)
+    paths.add(
+        z0,
+        np.broadcast_to(np.asarray(pa, dtype=complex), (B, system.n_parameters)),
+        np.broadcast_to(np.asarray(pb, dtype=complex), (B, system.n_parameters)),
+        np.arange(B),
+        chart,
+    )
     z = z0.copy()
     charts = paths.chart.copy()
     ok = np.zeros(B, dtype=bool)
@@ -448,16 +483,19 @@ class Polylines:
     def __len__(self) -> int:
         return len(self.paths) + self._waiting
 
-    def add(self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
-            which: np.ndarray) -> None:
+    def add(
+        self, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray, which: np.ndarray
+    ) -> None:
         """Start the paths of ``job``: row ``i`` of ``z`` (in the chart ``charts[i]``) along the polyline
         ``vertex_sets[which[i]]`` (``vertex_sets``: ``(L, k + 1, m)``, ``k >= 1`` edges)."""
         z = np.atleast_2d(np.asarray(z, dtype=complex))
         vertex_sets = np.asarray(vertex_sets, dtype=complex)
         which = np.asarray(which, dtype=np.int64)
         if vertex_sets.ndim != 3 or vertex_sets.shape[1] < 2 or which.shape != (z.shape[0],):
-            raise InvalidArgumentError(f"a job needs vertex sets (L, k + 1 >= 2, m) and one index per start, got "
-                                       f"{vertex_sets.shape} and {which.shape} for {z.shape[0]} starts")
+            raise InvalidArgumentError(
+                f"a job needs vertex sets (L, k + 1 >= 2, m) and one index per start, got "
+                f"{vertex_sets.shape} and {which.shape} for {z.shape[0]} starts"
+            )
         if job in self._jobs:
             raise InvalidArgumentError(f"job {job} is already under way")
         self._jobs[job] = (vertex_sets, which)
@@ -479,8 +517,13 @@ class Polylines:
             self._tag_job.extend([job] * k)
             self._tag_row.extend(rows.tolist())
             self._tag_edge.extend([0] * k)
-            self.paths.add(z[rows], vertex_sets[which[rows], 0], vertex_sets[which[rows], 1], tags,
-                           None if charts is None else charts[rows])
+            self.paths.add(
+                z[rows],
+                vertex_sets[which[rows], 0],
+                vertex_sets[which[rows], 1],
+                tags,
+                None if charts is None else charts[rows],
+            )
             self._waiting -= k
             room -= k
             if first + k == z.shape[0]:
@@ -510,15 +553,21 @@ class Polylines:
                 rows = np.array([self._tag_row[tags[k]] for k in ks])
                 for k in ks:
                     self._tag_edge[tags[k]] = edge
-                self.paths.add(zz[sel], vs[which[rows], edge], vs[which[rows], edge + 1], tags[sel],
-                               cc[sel] if _charts(self.system) else None)
-                self.paths.steps[-len(ks):] = st[sel]  # steps count over the whole polyline
+                self.paths.add(
+                    zz[sel],
+                    vs[which[rows], edge],
+                    vs[which[rows], edge + 1],
+                    tags[sel],
+                    cc[sel] if _charts(self.system) else None,
+                )
+                self.paths.steps[-len(ks) :] = st[sel]  # steps count over the whole polyline
         if failed.size:
             reasons = dict(zip(self.paths.tag[failed].tolist(), why))
             zz, tags, st, cc = self.paths.take(failed)
             for k, tag in enumerate(tags):
                 out.setdefault(self._tag_job[tag], []).append(
-                    (self._tag_row[tag], zz[k], cc[k], False, str(reasons[int(tag)]), int(st[k])))
+                    (self._tag_row[tag], zz[k], cc[k], False, str(reasons[int(tag)]), int(st[k]))
+                )
         return [self._finish(job, items) for job, items in out.items()]
 
     def _finish(self, job: int, items: list[tuple[int, np.ndarray, np.ndarray | None, bool, str, int]]) -> Ends:
@@ -556,9 +605,17 @@ class Polylines:
         return jobs
 
 
-def track_job(system: Any, job: int, z: np.ndarray, charts: np.ndarray | None, vertex_sets: np.ndarray,
-              which: np.ndarray, options: TrackerOptions, wall_deadline: float | None = None,
-              threads: int | None = None) -> Ends:
+def track_job(
+    system: Any,
+    job: int,
+    z: np.ndarray,
+    charts: np.ndarray | None,
+    vertex_sets: np.ndarray,
+    which: np.ndarray,
+    options: TrackerOptions,
+    wall_deadline: float | None = None,
+    threads: int | None = None,
+) -> Ends:
     """Every path of one job to its end (:class:`Polylines`), stopped at ``wall_deadline`` (``time.time()``; the
     unfinished paths are returned as failed with the reason ``"time limit"``): the task a Dask worker runs.
     ``threads``: threads stepping a batch (1 on a worker process: the cluster has a process per core)."""
@@ -582,10 +639,18 @@ def track_job(system: Any, job: int, z: np.ndarray, charts: np.ndarray | None, v
     if not done.all():  # the time limit: the rest as failed, where they were
         rows = np.flatnonzero(~done)
         P.drop()
-        parts.append(Ends(job, rows, np.atleast_2d(np.asarray(z, dtype=complex))[rows],
-                          None if not nc or charts is None else np.asarray(charts)[rows],
-                          np.zeros(rows.size, dtype=bool), np.array(["time limit"] * rows.size, dtype=object),
-                          np.full(rows.size, np.inf), np.zeros(rows.size, dtype=np.int64)))
+        parts.append(
+            Ends(
+                job,
+                rows,
+                np.atleast_2d(np.asarray(z, dtype=complex))[rows],
+                None if not nc or charts is None else np.asarray(charts)[rows],
+                np.zeros(rows.size, dtype=bool),
+                np.array(["time limit"] * rows.size, dtype=object),
+                np.full(rows.size, np.inf),
+                np.zeros(rows.size, dtype=np.int64),
+            )
+        )
     out = join_ends(job, parts, nc)
     out.seconds = time.perf_counter() - t0
     return out
@@ -594,16 +659,31 @@ def track_job(system: Any, job: int, z: np.ndarray, charts: np.ndarray | None, v
 def join_ends(job: int, parts: list[Ends], n_chart: int) -> Ends:
     """Several :class:`Ends` of one job as one, rows sorted."""
     if not parts:
-        return Ends(job, np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=complex), None,
-                    np.zeros(0, dtype=bool), np.zeros(0, dtype=object), np.zeros(0), np.zeros(0, dtype=np.int64))
+        return Ends(
+            job,
+            np.zeros(0, dtype=np.int64),
+            np.zeros((0, 0), dtype=complex),
+            None,
+            np.zeros(0, dtype=bool),
+            np.zeros(0, dtype=object),
+            np.zeros(0),
+            np.zeros(0, dtype=np.int64),
+        )
     index = np.concatenate([e.index for e in parts])
     order = np.argsort(index, kind="stable")
     chart = None
     if n_chart and all(e.chart is not None for e in parts):
         chart = np.concatenate([e.chart for e in parts if e.chart is not None])[order]
-    return Ends(job, index[order], np.concatenate([e.z for e in parts])[order], chart,
-                np.concatenate([e.ok for e in parts])[order], np.concatenate([e.reason for e in parts])[order],
-                np.concatenate([e.last for e in parts])[order], np.concatenate([e.steps for e in parts])[order])
+    return Ends(
+        job,
+        index[order],
+        np.concatenate([e.z for e in parts])[order],
+        chart,
+        np.concatenate([e.ok for e in parts])[order],
+        np.concatenate([e.reason for e in parts])[order],
+        np.concatenate([e.last for e in parts])[order],
+        np.concatenate([e.steps for e in parts])[order],
+    )
 
 
 # ------------------------------------------------------------------ deduplication
@@ -661,14 +741,14 @@ class Deduplicator:
 
     def array(self) -> np.ndarray:
         """The points kept, in the order they were added (a view: do not write to it)."""
-        return self._points[:self._size]
+        return self._points[: self._size]
 
     def chart_array(self, n_chart: int) -> np.ndarray | None:
         if not n_chart:
             return None
         if self._charts is None:
             return np.zeros((self._size, n_chart), dtype=complex)
-        return self._charts[:self._size]
+        return self._charts[: self._size]
 
 
 def random_parameter(rng: np.random.Generator, like: np.ndarray) -> np.ndarray:
@@ -681,9 +761,19 @@ def random_parameter(rng: np.random.Generator, like: np.ndarray) -> np.ndarray:
 CAREFUL = TrackerOptions(initial_step=0.005, max_step=0.02, max_steps=40000, max_correction=1e-3)
 
 
-def parameter_homotopy(system: Any, z: np.ndarray, pa: np.ndarray, pb: np.ndarray, *,
-                       options: TrackerOptions = TrackerOptions(), timeout: float | None = None, retries: int = 3,
-                       seed: int = 0, chart: np.ndarray | None = None, real: bool = False) -> TrackResult:
+def parameter_homotopy(
+    system: Any,
+    z: np.ndarray,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    *,
+    options: TrackerOptions = TrackerOptions(),
+    timeout: float | None = None,
+    retries: int = 3,
+    seed: int = 0,
+    chart: np.ndarray | None = None,
+    real: bool = False,
+) -> TrackResult:
     """The solutions ``z`` over ``pa`` (in the charts ``chart``) carried to ``pb`` (then refined by Newton there).
 
     ``real``: the target ``pb`` is real and every point is first moved to a real chart (and stays in real charts),
@@ -721,8 +811,11 @@ def parameter_homotopy(system: Any, z: np.ndarray, pa: np.ndarray, pb: np.ndarra
         q = random_parameter(rng, pa)
         mid = track(system, z, pa, q, options, deadline, chart)
         ok = np.flatnonzero(mid.ok)
-        end = _refine(system, track(system, mid.z[ok], q, pb, options, deadline,
-                                    None if not nc or mid.chart is None else mid.chart[ok]), pb)
+        end = _refine(
+            system,
+            track(system, mid.z[ok], q, pb, options, deadline, None if not nc or mid.chart is None else mid.chart[ok]),
+            pb,
+        )
         steps[ok] += mid.steps[ok] + end.steps
         good = np.flatnonzero(end.ok)
         keys = _invariants(system, end.z[good], None if not nc or end.chart is None else end.chart[good])
@@ -730,9 +823,13 @@ def parameter_homotopy(system: Any, z: np.ndarray, pa: np.ndarray, pb: np.ndarra
             ends.add(end.z[row], keys[k], None if not nc or end.chart is None else end.chart[row])
     found = ends.array()
     B = z.shape[0]
-    out = TrackResult(np.full((B, system.n), np.nan, dtype=complex), np.zeros(B, dtype=bool), steps,
-                      np.array(["no route reached it"] * B, dtype=object),
-                      None if not nc else np.zeros((B, nc), dtype=complex))
+    out = TrackResult(
+        np.full((B, system.n), np.nan, dtype=complex),
+        np.zeros(B, dtype=bool),
+        steps,
+        np.array(["no route reached it"] * B, dtype=object),
+        None if not nc else np.zeros((B, nc), dtype=complex),
+    )
     m = min(B, found.shape[0])
     out.z[:m] = found[:m]
     out.ok[:m] = True

@@ -33,9 +33,10 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -55,19 +56,29 @@ from .homotopy import (
     random_parameter,
 )
 
-__all__ = ["MonodromyResult", "Monodromy", "monodromy_solve", "STOPPING_RULE", "TRACE_TOLERANCE", "LOOP_OPTIONS",
-           "FINAL_STOPS", "FORMAT"]
+__all__ = [
+    "MonodromyResult",
+    "Monodromy",
+    "monodromy_solve",
+    "STOPPING_RULE",
+    "TRACE_TOLERANCE",
+    "LOOP_OPTIONS",
+    "FINAL_STOPS",
+    "FORMAT",
+]
 
 #: the trace test passes below this relative deviation from an affine trace
 TRACE_TOLERANCE = 1e-8
 #: the stops after which the set is taken as complete (the others are limits: the result is a lower bound)
 FINAL_STOPS = ("trace test", "known count")
 #: the stopping rule, as results state it
-STOPPING_RULE = ("every solution through every loop, then the trace test (the sum of the solutions' coordinates "
-                 f"affine along a random pencil of parameters, to {TRACE_TOLERANCE:g} relative); if it fails, a "
-                 "fresh loop and random start pairs carried to the base, and again; it stops only when the trace "
-                 "test passes, when the solutions found reach a count known otherwise, or at a limit (the time "
-                 "limit, a cap, an interrupt), which it says")
+STOPPING_RULE = (
+    "every solution through every loop, then the trace test (the sum of the solutions' coordinates "
+    f"affine along a random pencil of parameters, to {TRACE_TOLERANCE:g} relative); if it fails, a "
+    "fresh loop and random start pairs carried to the base, and again; it stops only when the trace "
+    "test passes, when the solutions found reach a count known otherwise, or at a limit (the time "
+    "limit, a cap, an interrupt), which it says"
+)
 #: the tracker of the loops: Newton's third correction to 1e-6 (the ends are refined to 1e-8 at the base; a path
 #: that jumps only finds a solution found anyway: measured on (2,2,2), 1.9 times fewer steps than 1e-9, no jump in
 #: 4 x 284 paths against a careful tracker)
@@ -110,11 +121,23 @@ class MonodromyResult:
         return self.stop in FINAL_STOPS
 
     def to_dict(self) -> dict[str, Any]:
-        return {"solutions": self.count, "final": self.final, "stop": self.stop, "loops": self.loops,
-                "paths": self.paths, "failures": self.failures, "recharts": self.recharts,
-                "seconds": round(self.seconds, 3), "trace_deviation": self.trace, "known_count": self.known,
-                "injected": self.injected, "executor": self.executor, "checkpoint": self.checkpoint,
-                "resumed": self.resumed, "stopping_rule": STOPPING_RULE}
+        return {
+            "solutions": self.count,
+            "final": self.final,
+            "stop": self.stop,
+            "loops": self.loops,
+            "paths": self.paths,
+            "failures": self.failures,
+            "recharts": self.recharts,
+            "seconds": round(self.seconds, 3),
+            "trace_deviation": self.trace,
+            "known_count": self.known,
+            "injected": self.injected,
+            "executor": self.executor,
+            "checkpoint": self.checkpoint,
+            "resumed": self.resumed,
+            "stopping_rule": STOPPING_RULE,
+        }
 
 
 Deadline = float | Callable[[int], float] | None
@@ -124,8 +147,17 @@ Known = int | Callable[[], int | None] | None
 class Monodromy:
     """The state of one monodromy solve (module docstring); :meth:`run` advances it on an executor."""
 
-    def __init__(self, system: Any, z0: np.ndarray, p0: np.ndarray, *, seed: int = 0,
-                 chart0: np.ndarray | None = None, fingerprint: str = "", loops: int = 3) -> None:
+    def __init__(
+        self,
+        system: Any,
+        z0: np.ndarray,
+        p0: np.ndarray,
+        *,
+        seed: int = 0,
+        chart0: np.ndarray | None = None,
+        fingerprint: str = "",
+        loops: int = 3,
+    ) -> None:
         if loops < 1:
             raise InvalidArgumentError(f"loops={loops}: must be positive")
         self.system = system
@@ -137,8 +169,9 @@ class Monodromy:
         c0 = None if not self.nc else np.atleast_2d(np.asarray(chart0, dtype=complex))
         z0r, last = newton(system, np.atleast_2d(z0), self.p0, iterations=3, chart=c0)
         if not np.isfinite(last[0]) or last[0] > 1e-6:
-            raise InvalidArgumentError("monodromy: the start point is not a regular solution over p0 "
-                                       f"(Newton's last correction {last[0]:.2e})")
+            raise InvalidArgumentError(
+                f"monodromy: the start point is not a regular solution over p0 (Newton's last correction {last[0]:.2e})"
+            )
         self.found = Deduplicator(system.n, seed=seed)
         self.found.add(z0r[0], _invariants(system, z0r, c0)[0], None if c0 is None else c0[0])
         self.corners: list[np.ndarray] = []  # per loop: (4, m) vertices p0 -> q1 -> q2 -> p0
@@ -188,8 +221,13 @@ class Monodromy:
         pts = self.found.array()[rows]
         charts = self.found.chart_array(self.nc)
         job = self._job("loop", take, len(take))
-        ex.submit(job, pts, None if charts is None else charts[rows], np.stack([self.corners[j] for j in used]),
-                  which.astype(np.int64))
+        ex.submit(
+            job,
+            pts,
+            None if charts is None else charts[rows],
+            np.stack([self.corners[j] for j in used]),
+            which.astype(np.int64),
+        )
 
     def _inject(self, ex: Any, k: int) -> None:
         """``k`` random start pairs of the system (``random_start``), each carried to ``p0``: solutions there that
@@ -246,8 +284,9 @@ class Monodromy:
                 got += e.index.size
         return parts
 
-    def _segment(self, ex: Any, z: np.ndarray, charts: np.ndarray | None, ends_at: list[np.ndarray],
-                 until: Callable[[], bool]) -> list[tuple[np.ndarray, np.ndarray | None]] | None:
+    def _segment(
+        self, ex: Any, z: np.ndarray, charts: np.ndarray | None, ends_at: list[np.ndarray], until: Callable[[], bool]
+    ) -> list[tuple[np.ndarray, np.ndarray | None]] | None:
         """``z`` (over ``p0``) carried to each parameter of ``ends_at``, refined there: one ``(points, charts)`` per
         parameter, or None when a path failed twice (the second time carefully) or ``until()`` said stop."""
         N, K = z.shape[0], len(ends_at)
@@ -282,7 +321,7 @@ class Monodromy:
                 break
         if todo.size:
             return None
-        return [(out_z[k * N:(k + 1) * N], None if out_c is None else out_c[k * N:(k + 1) * N]) for k in range(K)]
+        return [(out_z[k * N : (k + 1) * N], None if out_c is None else out_c[k * N : (k + 1) * N]) for k in range(K)]
 
     def _collisions(self, z: np.ndarray, charts: np.ndarray | None, done: np.ndarray, N: int, K: int) -> np.ndarray:
         """Rows whose end another path of the same parameter also reached (a path jumped: both are retracked)."""
@@ -300,8 +339,9 @@ class Monodromy:
                 if index is None:  # within tolerance of an earlier end: find which, mark both
                     scale = 1 + np.max(np.abs(key))
                     for idx, other in first.items():
-                        if np.max(np.abs(seen.key_list[idx] - key)) <= seen.tol * max(scale, 1 + np.max(np.abs(
-                                seen.key_list[idx]))):
+                        if np.max(np.abs(seen.key_list[idx] - key)) <= seen.tol * max(
+                            scale, 1 + np.max(np.abs(seen.key_list[idx]))
+                        ):
                             bad.extend([other, int(r)])
                             break
                 else:
@@ -330,8 +370,17 @@ class Monodromy:
         return None
 
     # ------------------------------------------------------------ the run
-    def run(self, ex: Any, *, deadline: Deadline = None, known: Known = None, max_solutions: int | None = None,
-            save: str | Path | None = None, save_every: float = 60.0, desc: str = "monodromy") -> MonodromyResult:
+    def run(
+        self,
+        ex: Any,
+        *,
+        deadline: Deadline = None,
+        known: Known = None,
+        max_solutions: int | None = None,
+        save: str | Path | None = None,
+        save_every: float = 60.0,
+        desc: str = "monodromy",
+    ) -> MonodromyResult:
         """Advance until the stopping rule or a limit (module docstring); the result (its state stays here, so a
         later ``run`` continues).  ``deadline``: ``time.monotonic()`` to stop at, or a function of the number of
         solutions found giving it; ``known``: a count known otherwise (or a function returning it, None while
@@ -360,8 +409,13 @@ class Monodromy:
             with _progress.bar(desc=desc, unit="path") as bar:
                 shown = self.paths
                 while True:
-                    if self.trace is not None and self.trace < TRACE_TOLERANCE and self.traced_at == len(self.found) \
-                            and not self.queue and not ex.pending():  # (a resumed state that had passed it)
+                    if (
+                        self.trace is not None
+                        and self.trace < TRACE_TOLERANCE
+                        and self.traced_at == len(self.found)
+                        and not self.queue
+                        and not ex.pending()
+                    ):  # (a resumed state that had passed it)
                         stop = "trace test"
                         break
                     k = known_now()
@@ -398,10 +452,13 @@ class Monodromy:
                     if self.paths != shown:
                         bar.update(self.paths - shown)
                         shown = self.paths
-                        bar.set_postfix_str(f"solutions {len(self.found)}, failures {self.failures}, loops "
-                                            f"{len(self.corners)}", refresh=False)
-                    if save is not None and time.monotonic() - last_save > min(save_every, FIRST_SAVE
-                                                                                if last_save == t0 else save_every):
+                        bar.set_postfix_str(
+                            f"solutions {len(self.found)}, failures {self.failures}, loops {len(self.corners)}",
+                            refresh=False,
+                        )
+                    if save is not None and time.monotonic() - last_save > min(
+                        save_every, FIRST_SAVE if last_save == t0 else save_every
+                    ):
                         self._requeue_copy_save(save)
                         last_save = time.monotonic()
         except KeyboardInterrupt:
@@ -422,10 +479,24 @@ class Monodromy:
         charts = self.found.chart_array(self.nc)
         if len(sols):
             sols, _ = newton(self.system, sols, self.p0, iterations=2, chart=charts)
-        return MonodromyResult(sols, self.p0, len(self.corners), self.paths, self.failures, self.seconds, stop,
-                               list(self.history), charts, 0 if ex is None else ex.recharts, self.trace, known,
-                               "one process" if ex is None else ex.describe(), self.injected, self.checkpoint,
-                               self.resumed)
+        return MonodromyResult(
+            sols,
+            self.p0,
+            len(self.corners),
+            self.paths,
+            self.failures,
+            self.seconds,
+            stop,
+            list(self.history),
+            charts,
+            0 if ex is None else ex.recharts,
+            self.trace,
+            known,
+            "one process" if ex is None else ex.describe(),
+            self.injected,
+            self.checkpoint,
+            self.resumed,
+        )
 
     # ------------------------------------------------------------ checkpoints
     def _requeue_copy_save(self, path: str | Path) -> None:
@@ -441,22 +512,39 @@ class Monodromy:
         self._write(path, list(self.queue))
 
     def _write(self, path: str | Path, queued: list[tuple[int, int]]) -> None:
-        meta = {"format": FORMAT, "fingerprint": self.fingerprint, "seed": self.seed, "paths": self.paths,
-                "failures": self.failures, "injected": self.injected, "history": self.history, "trace": self.trace,
-                "traced_at": self.traced_at, "round_mark": self.round_mark, "quiet": self.quiet,
-                "seconds": self.seconds + (0.0 if self._run_start is None else time.monotonic() - self._run_start),
-                "rng": self.rng.bit_generator.state, "n": self.system.n,
-                "n_chart": self.nc, "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        meta = {
+            "format": FORMAT,
+            "fingerprint": self.fingerprint,
+            "seed": self.seed,
+            "paths": self.paths,
+            "failures": self.failures,
+            "injected": self.injected,
+            "history": self.history,
+            "trace": self.trace,
+            "traced_at": self.traced_at,
+            "round_mark": self.round_mark,
+            "quiet": self.quiet,
+            "seconds": self.seconds + (0.0 if self._run_start is None else time.monotonic() - self._run_start),
+            "rng": self.rng.bit_generator.state,
+            "n": self.system.n,
+            "n_chart": self.nc,
+            "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
         charts = self.found.chart_array(self.nc)
-        arrays = {"meta": np.array(json.dumps(meta)), "p0": self.p0, "points": self.found.array(),
-                  "charts": np.zeros((len(self.found), 0), dtype=complex) if charts is None else charts,
-                  "corners": np.stack(self.corners), "queued": np.array(queued, dtype=np.int64).reshape(-1, 2)}
+        arrays = {
+            "meta": np.array(json.dumps(meta)),
+            "p0": self.p0,
+            "points": self.found.array(),
+            "charts": np.zeros((len(self.found), 0), dtype=complex) if charts is None else charts,
+            "corners": np.stack(self.corners),
+            "queued": np.array(queued, dtype=np.int64).reshape(-1, 2),
+        }
         with atomic_open(path, "wb") as fh:
             np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
         self.checkpoint = str(path)
 
     @classmethod
-    def resume(cls, system: Any, path: str | Path, *, fingerprint: str = "") -> "Monodromy":
+    def resume(cls, system: Any, path: str | Path, *, fingerprint: str = "") -> Monodromy:
         """The state saved in ``path`` (by :meth:`save`), for ``system``; refused when the file is not such a state
         or belongs to another problem (its fingerprint)."""
         where = f"resume file {path}"
@@ -475,20 +563,39 @@ class Monodromy:
         if not ok:
             raise InvalidArgumentError(f"{where}: not a saved monodromy state of this format ({FORMAT!r})")
         if meta["fingerprint"] != fingerprint:
-            raise InvalidArgumentError(f"{where}: saved for another problem (fingerprint {meta['fingerprint'][:16]} "
-                                       f"is not this problem's {fingerprint[:16]}: another size, form, data or "
-                                       "seed)")
+            raise InvalidArgumentError(
+                f"{where}: saved for another problem (fingerprint {meta['fingerprint'][:16]} "
+                f"is not this problem's {fingerprint[:16]}: another size, form, data or "
+                "seed)"
+            )
         nc = _charts(system)
         points, charts, corners, queued = data["points"], data["charts"], data["corners"], data["queued"]
         m = int(np.asarray(data["p0"]).size)
-        shapes_ok = (meta["n"] == system.n and meta["n_chart"] == nc and points.ndim == 2 and len(points) >= 1
-                     and points.shape[1] == system.n and charts.shape == (len(points), nc) and corners.ndim == 3
-                     and corners.shape[1:] == (4, m) and queued.ndim == 2 and queued.shape[1] == 2
-                     and (queued.size == 0 or (queued[:, 0].min() >= 0 and queued[:, 0].max() < len(points)
-                                               and queued[:, 1].min() >= 0 and queued[:, 1].max() < len(corners))))
+        shapes_ok = (
+            meta["n"] == system.n
+            and meta["n_chart"] == nc
+            and points.ndim == 2
+            and len(points) >= 1
+            and points.shape[1] == system.n
+            and charts.shape == (len(points), nc)
+            and corners.ndim == 3
+            and corners.shape[1:] == (4, m)
+            and queued.ndim == 2
+            and queued.shape[1] == 2
+            and (
+                queued.size == 0
+                or (
+                    queued[:, 0].min() >= 0
+                    and queued[:, 0].max() < len(points)
+                    and queued[:, 1].min() >= 0
+                    and queued[:, 1].max() < len(corners)
+                )
+            )
+        )
         if not shapes_ok:
-            raise InvalidArgumentError(f"{where}: its arrays do not fit this system ({system.n} unknowns, "
-                                       f"{nc} chart coordinates)")
+            raise InvalidArgumentError(
+                f"{where}: its arrays do not fit this system ({system.n} unknowns, {nc} chart coordinates)"
+            )
         self = cls.__new__(cls)
         self.system, self.nc, self.fingerprint, self.seed = system, nc, fingerprint, int(meta["seed"])
         self.rng = np.random.default_rng()
@@ -512,12 +619,25 @@ class Monodromy:
         return self
 
 
-def monodromy_solve(system: Any, z0: np.ndarray, p0: np.ndarray, *, seed: int = 0, loops: int = 3,
-                    max_solutions: int | None = None, timeout: float | None = None, known: Known = None,
-                    options: TrackerOptions = LOOP_OPTIONS, desc: str = "monodromy",
-                    chart0: np.ndarray | None = None, workers: int | None = 1, scheduler: str | None = None,
-                    save: str | Path | None = None, resume: str | Path | None = None,
-                    fingerprint: str = "") -> MonodromyResult:
+def monodromy_solve(
+    system: Any,
+    z0: np.ndarray,
+    p0: np.ndarray,
+    *,
+    seed: int = 0,
+    loops: int = 3,
+    max_solutions: int | None = None,
+    timeout: float | None = None,
+    known: Known = None,
+    options: TrackerOptions = LOOP_OPTIONS,
+    desc: str = "monodromy",
+    chart0: np.ndarray | None = None,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    save: str | Path | None = None,
+    resume: str | Path | None = None,
+    fingerprint: str = "",
+) -> MonodromyResult:
     """All solutions over ``p0`` of the component through ``z0`` (module docstring), in this process
     (``workers=1``), on a local Dask cluster of ``workers`` processes, or on the cluster at ``scheduler``.
     ``timeout``: seconds, after which what was found is returned (``stop = "time limit"``)."""

@@ -103,7 +103,9 @@ class NumericalResult(ResultMixin):
         if self.dimension is None:
             return "no verdict: " + (self.undecided or self.gap.reason)
         if self.certified:
-            return "agrees (certified)" if self.dimension == value else f"differs (certified: {self.dimension} vs {value})"
+            return (
+                "agrees (certified)" if self.dimension == value else f"differs (certified: {self.dimension} vs {value})"
+            )
         if self.dimension == value:
             return "agrees (numerically)"
         return f"differs numerically ({self.dimension} vs {value}; float64 rank, not a proof)"
@@ -135,8 +137,11 @@ class NumericalResult(ResultMixin):
         if g.rank is None:
             at = None
         elif g.to_noise_level:
-            at = ("full rank: s_rank to the float64 noise level eps * size * s_1" if g.rank == g.values
-                  else "s_rank to the float64 noise level eps * size * s_1 (s_rank+1 is noise)")
+            at = (
+                "full rank: s_rank to the float64 noise level eps * size * s_1"
+                if g.rank == g.values
+                else "s_rank to the float64 noise level eps * size * s_1 (s_rank+1 is noise)"
+            )
         else:
             at = "between s_rank and s_rank+1"
         return {
@@ -176,30 +181,46 @@ class NumericalResult(ResultMixin):
         else:
             verdict = self.comparison()
             formula = f"{e.formula} gives {e.value} ({verdict}; {e.hypotheses_text()}{'; a conjecture' if e.conjectural else ''})"
-        dim = "no verdict (" + (self.undecided or self.gap.reason) + ")" if self.dimension is None else str(self.dimension)
+        dim = (
+            "no verdict (" + (self.undecided or self.gap.reason) + ")"
+            if self.dimension is None
+            else str(self.dimension)
+        )
         c = self._certificate()
         how = "(certified)" if self.certified else "(numerical, float64: not certified)"
         bounds = []
         if c is not None:
             low = "none" if c.lower is None else str(c.lower)
-            ball = "" if c.determinant is None else (
-                f": {c.determinant.size} x {c.determinant.size} minor, determinant {c.determinant.text} at "
-                f"{c.determinant.bits} bits{'' if c.determinant.excludes_zero else ' (contains 0)'}")
+            ball = (
+                ""
+                if c.determinant is None
+                else (
+                    f": {c.determinant.size} x {c.determinant.size} minor, determinant {c.determinant.text} at "
+                    f"{c.determinant.bits} bits{'' if c.determinant.excludes_zero else ' (contains 0)'}"
+                )
+            )
             bounds = [
                 f"  lower bound      {low}  (lower bound by ball arithmetic{ball})",
                 f"  upper bound      {c.upper}  (upper bound by the symmetry families 1 and 2: P - rank_p of "
                 f"{c.symmetry_rank} tangents)",
                 f"  certificate      {c.describe()}",
             ]
-        return "\n".join([
-            self.architecture.describe(),
-            f"  dimension        {dim}  {how}",
-            *bounds,
-            f"  parameters       {self.parameters}",
-            f"  singular values  {self.gap.summary()}",
-            f"  formula          {formula}",
-            *([f"  temperature      {self.architecture.temperature:g} only rescales A (phi_(A,V,tau) = phi_(A/tau,V,1)): "
-               f"same neuromanifold, computed at tau = {self.computed_temperature:g}"]
-              if self.architecture.temperature != self.computed_temperature else []),
-            f"  seed {self.seed}, {self.samples} samples, {self.rows} rows, {self.seconds:.2f} s",
-        ])
+        return "\n".join(
+            [
+                self.architecture.describe(),
+                f"  dimension        {dim}  {how}",
+                *bounds,
+                f"  parameters       {self.parameters}",
+                f"  singular values  {self.gap.summary()}",
+                f"  formula          {formula}",
+                *(
+                    [
+                        f"  temperature      {self.architecture.temperature:g} only rescales A (phi_(A,V,tau) = phi_(A/tau,V,1)): "
+                        f"same neuromanifold, computed at tau = {self.computed_temperature:g}"
+                    ]
+                    if self.architecture.temperature != self.computed_temperature
+                    else []
+                ),
+                f"  seed {self.seed}, {self.samples} samples, {self.rows} rows, {self.seconds:.2f} s",
+            ]
+        )

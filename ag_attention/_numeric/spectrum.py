@@ -20,8 +20,16 @@ from .._resources import MemoryEstimate
 from .float64 import Float64
 from .gap import GapRank, gap_rank
 
-__all__ = ["sample_weights", "rows_per_sample", "numeric_memory", "saturated_fraction", "Steps", "Spectrum", "spectrum",
-           "undecided_reason"]
+__all__ = [
+    "sample_weights",
+    "rows_per_sample",
+    "numeric_memory",
+    "saturated_fraction",
+    "Steps",
+    "Spectrum",
+    "spectrum",
+    "undecided_reason",
+]
 
 
 def sample_weights(arch: Architecture, rng: np.random.Generator) -> np.ndarray:
@@ -106,7 +114,9 @@ def undecided_reason(arch: Architecture, spec: Spectrum, samples: int, per_sampl
         return ""
     P, r = arch.parameter_count, spec.gap.rank
     paths = (arch.heads + int(arch.skip)) ** arch.depth
-    capacity = min(spec.rows, samples * arch.output_size, paths * arch.widths[0] * arch.widths[-1] + samples * per_sample)
+    capacity = min(
+        spec.rows, samples * arch.output_size, paths * arch.widths[0] * arch.widths[-1] + samples * per_sample
+    )
     if r < P and r >= capacity:
         return (
             f"too few samples: the rank {r} reaches the {capacity} directions that {samples} samples x "
@@ -115,8 +125,14 @@ def undecided_reason(arch: Architecture, spec: Spectrum, samples: int, per_sampl
     return ""
 
 
-def spectrum(arch: Architecture, seed: int, samples: int, min_gap: float, steps: Steps | None = None,
-             theta: np.ndarray | None = None) -> Spectrum:
+def spectrum(
+    arch: Architecture,
+    seed: int,
+    samples: int,
+    min_gap: float,
+    steps: Steps | None = None,
+    theta: np.ndarray | None = None,
+) -> Spectrum:
     """Singular values of the column-normalized Jacobian at a seeded point (or at ``theta``, float64
     parameters in the order of ``arch.blocks``), and their gap rank."""
     steps = steps or Steps()

@@ -84,8 +84,10 @@ class NearStrata:
     @property
     def numerical_ranks(self) -> tuple[int, int]:
         """``(rank A, rank V)`` at ``rtol`` (singular values above ``rtol`` times the largest)."""
-        return (numerical_rank(np.array(self.singular_values_A), self.rtol),
-                numerical_rank(np.array(self.singular_values_V), self.rtol))
+        return (
+            numerical_rank(np.array(self.singular_values_A), self.rtol),
+            numerical_rank(np.array(self.singular_values_V), self.rtol),
+        )
 
     def verdict(self) -> str:
         if self.near_critical:
@@ -97,18 +99,25 @@ class NearStrata:
     def to_dict(self) -> dict[str, Any]:
         ra, rv = self.numerical_ranks
         return {
-            "rtol": self.rtol, "singular_values_A": list(self.singular_values_A),
-            "singular_values_V": list(self.singular_values_V), "numerical_rank_A": ra, "numerical_rank_V": rv,
-            "balanced_scale": self.scale, "norm": self.norm,
-            "distance_to_singular": self.distance_to_singular, "relative_distance_to_singular": self.relative_to_singular,
+            "rtol": self.rtol,
+            "singular_values_A": list(self.singular_values_A),
+            "singular_values_V": list(self.singular_values_V),
+            "numerical_rank_A": ra,
+            "numerical_rank_V": rv,
+            "balanced_scale": self.scale,
+            "norm": self.norm,
+            "distance_to_singular": self.distance_to_singular,
+            "relative_distance_to_singular": self.relative_to_singular,
             "near_singular": self.near_singular,
             "nearest_singular": {"A": self.nearest_singular[0].tolist(), "V": self.nearest_singular[1].tolist()},
-            "distance_to_critical": self.distance_to_critical, "relative_distance_to_critical": self.relative_to_critical,
-            "near_critical": self.near_critical, "nearest_critical_part": self.critical_part,
+            "distance_to_critical": self.distance_to_critical,
+            "relative_distance_to_critical": self.relative_to_critical,
+            "near_critical": self.near_critical,
+            "nearest_critical_part": self.critical_part,
             "nearest_critical": {"A": self.nearest_critical[0].tolist(), "V": self.nearest_critical[1].tolist()},
             "verdict": self.verdict(),
             "status": "float64 measurement (relative error about 1e-15 times the conditioning), at the balanced "
-                      "representative ||A|| = ||V||; not a proof",
+            "representative ||A|| = ||V||; not a proof",
         }
 
 
@@ -150,5 +159,15 @@ def one_layer_strata(A: Any, V: Any, rtol: float = RTOL) -> NearStrata:
         options.append((float(math.sqrt(max(0.0, float(np.trace(M) - w[-1])))), "pair", pair))
     dist, part, nearest = min(options, key=lambda o: o[0])
     # the singular values of the given A and V (the balanced ones are c and 1 / c times them)
-    return NearStrata(rtol, tuple(float(x) for x in sA / c), tuple(float(x) for x in sV * c), c, norm,
-                      d_sing, dist, (A1, V1), nearest, part)
+    return NearStrata(
+        rtol,
+        tuple(float(x) for x in sA / c),
+        tuple(float(x) for x in sV * c),
+        c,
+        norm,
+        d_sing,
+        dist,
+        (A1, V1),
+        nearest,
+        part,
+    )

@@ -45,8 +45,15 @@ from .._resources import Deadline
 from .geometry import PRIMES, samples_for
 from .weights import Network
 
-__all__ = ["KernelCertificate", "KernelDirection", "kernel_certificate", "verification_size", "MAX_MONOMIALS",
-           "MAX_PARAMETERS", "MAX_LIFT_PRIMES"]
+__all__ = [
+    "KernelCertificate",
+    "KernelDirection",
+    "kernel_certificate",
+    "verification_size",
+    "MAX_MONOMIALS",
+    "MAX_PARAMETERS",
+    "MAX_LIFT_PRIMES",
+]
 
 #: the symbolic verification is refused above this many monomials per output (C(t d_0 + 3^L, 3^L))
 MAX_MONOMIALS = 60_000
@@ -69,12 +76,15 @@ class KernelDirection:
     blocks: tuple[tuple[int, int, str, int], ...]
 
     def describe(self) -> str:
-        return ", ".join(f"layer {l} head {h} {m} ({n} {'entry' if n == 1 else 'entries'})"
-                         for l, h, m, n in self.blocks)
+        return ", ".join(
+            f"layer {l} head {h} {m} ({n} {'entry' if n == 1 else 'entries'})" for l, h, m, n in self.blocks
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "blocks": [{"layer": l, "head": h, "matrix": m, "entries": n}
-                                                for l, h, m, n in self.blocks]}
+        return {
+            "index": self.index,
+            "blocks": [{"layer": l, "head": h, "matrix": m, "entries": n} for l, h, m, n in self.blocks],
+        }
 
 
 @dataclass(frozen=True)
@@ -91,21 +101,29 @@ class KernelCertificate:
 
     @property
     def method(self) -> str:
-        return (f"{len(self.vectors)} kernel vectors of d phi over GF(p) for {len(self.primes)} primes, lifted to QQ "
-                f"(CRT and rational reconstruction) and verified exactly: the directional derivative along each is "
-                f"the zero polynomial in the inputs (up to {self.monomials:,} monomials)")
+        return (
+            f"{len(self.vectors)} kernel vectors of d phi over GF(p) for {len(self.primes)} primes, lifted to QQ "
+            f"(CRT and rational reconstruction) and verified exactly: the directional derivative along each is "
+            f"the zero polynomial in the inputs (up to {self.monomials:,} monomials)"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"upper": self.upper, "verified_kernel_vectors": len(self.vectors), "primes": list(self.primes),
-                "beyond_symmetries": [d.to_dict() for d in self.beyond_symmetries], "monomials": self.monomials,
-                "seconds": round(self.seconds, 3), "method": self.method,
-                "vectors": [[str(x) for x in v] for v in self.vectors]}
+        return {
+            "upper": self.upper,
+            "verified_kernel_vectors": len(self.vectors),
+            "primes": list(self.primes),
+            "beyond_symmetries": [d.to_dict() for d in self.beyond_symmetries],
+            "monomials": self.monomials,
+            "seconds": round(self.seconds, 3),
+            "method": self.method,
+            "vectors": [[str(x) for x in v] for v in self.vectors],
+        }
 
 
 def verification_size(net: Network) -> int:
     """Monomials of degree at most ``3^L`` in the ``t d_0`` inputs: the size of one symbolic output (a bound)."""
     arch = net.architecture
-    n, D = arch.tokens * arch.widths[0], 3 ** arch.depth
+    n, D = arch.tokens * arch.widths[0], 3**arch.depth
     return math.comb(n + D, D)
 
 
@@ -118,8 +136,10 @@ def refusal(net: Network) -> str | None:
         return f"{arch.parameter_count:,} parameters (the kernel certificate is tried up to {MAX_PARAMETERS:,})"
     size = verification_size(net)
     if size > MAX_MONOMIALS:
-        return (f"the exact verification expands outputs of degree {3 ** arch.depth} in {arch.tokens * arch.widths[0]} "
-                f"inputs: up to {size:,} monomials each (tried up to {MAX_MONOMIALS:,})")
+        return (
+            f"the exact verification expands outputs of degree {3**arch.depth} in {arch.tokens * arch.widths[0]} "
+            f"inputs: up to {size:,} monomials each (tried up to {MAX_MONOMIALS:,})"
+        )
     return None
 
 
@@ -173,26 +193,26 @@ class _Dual:
         self.a, self.b = a, b
 
     @staticmethod
-    def of(x: Any) -> "_Dual":
+    def of(x: Any) -> _Dual:
         return x if isinstance(x, _Dual) else _Dual(x, 0)
 
-    def __add__(self, o: Any) -> "_Dual":
+    def __add__(self, o: Any) -> _Dual:
         o = _Dual.of(o)
         return _Dual(self.a + o.a, self.b + o.b)
 
     __radd__ = __add__
 
-    def __sub__(self, o: Any) -> "_Dual":
+    def __sub__(self, o: Any) -> _Dual:
         o = _Dual.of(o)
         return _Dual(self.a - o.a, self.b - o.b)
 
-    def __rsub__(self, o: Any) -> "_Dual":
+    def __rsub__(self, o: Any) -> _Dual:
         return _Dual.of(o) - self
 
-    def __neg__(self) -> "_Dual":
+    def __neg__(self) -> _Dual:
         return _Dual(-self.a, -self.b)
 
-    def __mul__(self, o: Any) -> "_Dual":
+    def __mul__(self, o: Any) -> _Dual:
         o = _Dual.of(o)
         return _Dual(self.a * o.a, self.a * o.b + self.b * o.a)
 
@@ -226,7 +246,9 @@ def _blocks(net: Network, w: np.ndarray) -> tuple[tuple[int, int, str, int], ...
     return tuple(out)
 
 
-def _beyond_symmetries(net: Network, vectors: list[list[Fraction]], p: int, theta: np.ndarray) -> tuple[KernelDirection, ...]:
+def _beyond_symmetries(
+    net: Network, vectors: list[list[Fraction]], p: int, theta: np.ndarray
+) -> tuple[KernelDirection, ...]:
     """Kernel vectors independent of the symmetry tangents (mod p), each reduced against the span so far."""
     arch = net.architecture
     F = GFp(p)
@@ -249,8 +271,9 @@ def _beyond_symmetries(net: Network, vectors: list[list[Fraction]], p: int, thet
     return tuple(out)
 
 
-def kernel_certificate(net: Network, lower: int, *, seed: int = 0,
-                       deadline: Deadline | None = None) -> KernelCertificate | str:
+def kernel_certificate(
+    net: Network, lower: int, *, seed: int = 0, deadline: Deadline | None = None
+) -> KernelCertificate | str:
     """Verified kernel vectors at ``net``'s weights (see the module docstring), or the reason there are none.
 
     ``lower``: the proven lower bound on the rank (the kernel searched has
@@ -294,18 +317,24 @@ def kernel_certificate(net: Network, lower: int, *, seed: int = 0,
         lifted = _lift(bases, primes) if rows else []
     else:
         if short and not primes:
-            return (f"the Jacobian on the certificate's inputs stayed below the proven rank {lower} for {short} "
-                    "primes: no kernel of the right dimension to lift")
-        return (f"the kernel over GF(p) did not lift to QQ with {len(primes)} primes (its entries are too large "
-                "for rational reconstruction)")
+            return (
+                f"the Jacobian on the certificate's inputs stayed below the proven rank {lower} for {short} "
+                "primes: no kernel of the right dimension to lift"
+            )
+        return (
+            f"the kernel over GF(p) did not lift to QQ with {len(primes)} primes (its entries are too large "
+            "for rational reconstruction)"
+        )
     assert lifted is not None
     monomials = verification_size(net)
     for i, v in enumerate(lifted):
         if deadline is not None:
             deadline.check(f"kernel certificate (exact verification, vector {i + 1} of {len(lifted)})")
         if not derivative_vanishes(net, v):
-            return (f"lifted kernel vector {i + 1} of {len(lifted)} is not a kernel vector over QQ: the rank over "
-                    "GF(p) on these inputs was below the true rank")
+            return (
+                f"lifted kernel vector {i + 1} of {len(lifted)} is not a kernel vector over QQ: the rank over "
+                "GF(p) on these inputs was below the true rank"
+            )
     p0 = primes[0]
     theta0 = net.theta_mod(p0)
     if theta0 is None:  # pragma: no cover - p0 was usable above

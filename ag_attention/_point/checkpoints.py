@@ -63,42 +63,83 @@ from .grouped import GroupedLayer
 from .layouts import layer_heads
 from .safetensors import loads_json, shown_name
 
-__all__ = ["attention_entries", "Recognized", "recognize", "Translation", "translate", "PACKAGE_NAME",
-           "read_names_file", "read_config", "MAX_NAMES_BYTES", "LAYOUTS", "TRAINED_AS", "MODELS", "trained_softmax",
-           "model_line"]
+__all__ = [
+    "attention_entries",
+    "Recognized",
+    "recognize",
+    "Translation",
+    "translate",
+    "PACKAGE_NAME",
+    "read_names_file",
+    "read_config",
+    "MAX_NAMES_BYTES",
+    "LAYOUTS",
+    "TRAINED_AS",
+    "MODELS",
+    "trained_softmax",
+    "model_line",
+]
 
 PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
 _PACKAGE_LAYER = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.")
 
 #: the labels of the layouts recognized (the report's first line names the one read)
-MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ = ("MultiheadAttention in_proj_weight/out_proj", "q_proj/k_proj/v_proj/o_proj",
-                                         "BERT query/key/value/output.dense", "GPT-2 Conv1D c_attn/c_proj",
-                                         "fused Wqkv", "fused qkv_proj")
+MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ = (
+    "MultiheadAttention in_proj_weight/out_proj",
+    "q_proj/k_proj/v_proj/o_proj",
+    "BERT query/key/value/output.dense",
+    "GPT-2 Conv1D c_attn/c_proj",
+    "fused Wqkv",
+    "fused qkv_proj",
+)
 LAYOUTS = (MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ, "mapping")
 #: the model each layout was trained as (an extension point: one entry per layout). Every known layout is a
 #: softmax layer (MultiheadAttention, LLaMA, BERT, GPT-2, MPT, Phi), analysed as normalized attention by default
 #: (``--as lightning`` removes the softmax); a user's mapping does not say, and is read as lightning
-TRAINED_AS: dict[str, str | None] = {MHA: "softmax", PROJ: "softmax", BERT: "softmax", GPT2: "softmax",
-                                     WQKV: "softmax", QKV_PROJ: "softmax", "mapping": None}
+TRAINED_AS: dict[str, str | None] = {
+    MHA: "softmax",
+    PROJ: "softmax",
+    BERT: "softmax",
+    GPT2: "softmax",
+    WQKV: "softmax",
+    QKV_PROJ: "softmax",
+    "mapping": None,
+}
 #: the models ``--as`` chooses from
 MODELS = ("normalized", "lightning")
 
 # suffix -> role, layout: role q/k/v/o/qkv (``T``: stored transposed, a Conv1D), or a bias of one; the layout of
 # an output projection (None) is that of its layer's queries
 _SUFFIXES: tuple[tuple[str, str, str | None], ...] = (
-    ("in_proj_weight", "qkv", MHA), ("in_proj_bias", "qkv bias", MHA),
-    ("q_proj_weight", "q", MHA), ("k_proj_weight", "k", MHA), ("v_proj_weight", "v", MHA),
-    ("out_proj.weight", "o", None), ("out_proj.bias", "o bias", None),
-    ("q_proj.weight", "q", PROJ), ("k_proj.weight", "k", PROJ), ("v_proj.weight", "v", PROJ),
+    ("in_proj_weight", "qkv", MHA),
+    ("in_proj_bias", "qkv bias", MHA),
+    ("q_proj_weight", "q", MHA),
+    ("k_proj_weight", "k", MHA),
+    ("v_proj_weight", "v", MHA),
+    ("out_proj.weight", "o", None),
+    ("out_proj.bias", "o bias", None),
+    ("q_proj.weight", "q", PROJ),
+    ("k_proj.weight", "k", PROJ),
+    ("v_proj.weight", "v", PROJ),
     ("o_proj.weight", "o", None),
-    ("q_proj.bias", "q bias", PROJ), ("k_proj.bias", "k bias", PROJ), ("v_proj.bias", "v bias", PROJ),
+    ("q_proj.bias", "q bias", PROJ),
+    ("k_proj.bias", "k bias", PROJ),
+    ("v_proj.bias", "v bias", PROJ),
     ("o_proj.bias", "o bias", None),
-    ("query.weight", "q", BERT), ("key.weight", "k", BERT), ("value.weight", "v", BERT),
-    ("query.bias", "q bias", BERT), ("key.bias", "k bias", BERT), ("value.bias", "v bias", BERT),
-    ("attn.c_attn.weight", "qkvT", GPT2), ("attn.c_attn.bias", "qkv bias", GPT2),
-    ("attn.c_proj.weight", "oT", None), ("attn.c_proj.bias", "o bias", None),
-    ("Wqkv.weight", "qkv", WQKV), ("Wqkv.bias", "qkv bias", WQKV),
-    ("qkv_proj.weight", "qkv", QKV_PROJ), ("qkv_proj.bias", "qkv bias", QKV_PROJ),
+    ("query.weight", "q", BERT),
+    ("key.weight", "k", BERT),
+    ("value.weight", "v", BERT),
+    ("query.bias", "q bias", BERT),
+    ("key.bias", "k bias", BERT),
+    ("value.bias", "v bias", BERT),
+    ("attn.c_attn.weight", "qkvT", GPT2),
+    ("attn.c_attn.bias", "qkv bias", GPT2),
+    ("attn.c_proj.weight", "oT", None),
+    ("attn.c_proj.bias", "o bias", None),
+    ("Wqkv.weight", "qkv", WQKV),
+    ("Wqkv.bias", "qkv bias", WQKV),
+    ("qkv_proj.weight", "qkv", QKV_PROJ),
+    ("qkv_proj.bias", "qkv bias", QKV_PROJ),
 )
 #: names of rotary position embeddings (refused: the layer is not the paper's attention)
 _ROTARY = re.compile(r"(^|[._])(rotary_emb|rotary|inv_freq|rope|freqs_cis)([._]|$)", re.IGNORECASE)
@@ -124,8 +165,9 @@ def _read_small_json(path: str | os.PathLike[str], where: str, what: str) -> Any
         if not stat.S_ISREG(st.st_mode):
             raise InvalidArgumentError(f"{where}: not a regular file (a FIFO, a device or a directory is never read)")
         if st.st_size > MAX_NAMES_BYTES:
-            raise InvalidArgumentError(f"{where}: {st.st_size:,} bytes, more than the {MAX_NAMES_BYTES:,} (1 MiB) "
-                                       f"{what} may have")
+            raise InvalidArgumentError(
+                f"{where}: {st.st_size:,} bytes, more than the {MAX_NAMES_BYTES:,} (1 MiB) {what} may have"
+            )
         chunks, size = [], 0
         while size <= MAX_NAMES_BYTES:
             chunk = os.read(fd, MAX_NAMES_BYTES + 1 - size)
@@ -150,7 +192,7 @@ def read_names_file(path: str | os.PathLike[str]) -> dict[str, str]:
     where = f"--names {os.fspath(path)}"
     names = _read_small_json(path, where, "a names file")
     if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
-        raise InvalidArgumentError(f"{where}: a JSON object of tensor name -> \"layers.<l>.<q|k|v|o>\" is expected")
+        raise InvalidArgumentError(f'{where}: a JSON object of tensor name -> "layers.<l>.<q|k|v|o>" is expected')
     return names
 
 
@@ -168,9 +210,11 @@ def _position_keys(obj: Any, path: str = "", depth: int = 0) -> list[tuple[str, 
         name = f"{path}{key}"
         if isinstance(value, dict):
             found += _position_keys(value, name + ".", depth + 1)
-        elif value not in (None, False) and (re.search(r"rope|rotary", key, re.IGNORECASE) or (
-                key == "position_embedding_type" and re.search(r"rotary|rope", str(value), re.IGNORECASE))
-                or (key == "alibi" and value is True)):
+        elif value not in (None, False) and (
+            re.search(r"rope|rotary", key, re.IGNORECASE)
+            or (key == "position_embedding_type" and re.search(r"rotary|rope", str(value), re.IGNORECASE))
+            or (key == "alibi" and value is True)
+        ):
             found.append((name, value))
     return found
 
@@ -189,14 +233,19 @@ def read_config(weights: str | os.PathLike[str]) -> dict[str, str]:
         return {}  # some other program's config.json: not read further
     for key, value in _position_keys(config):
         if key.endswith("alibi"):
-            raise InvalidArgumentError(f"{path}: {shown_name(key)} = {value}: ALiBi adds to each score a bias that "
-                                       "depends on the positions of the two tokens, so the layer is not the attention "
-                                       "of the package's model (docs/math/model.md); refused")
+            raise InvalidArgumentError(
+                f"{path}: {shown_name(key)} = {value}: ALiBi adds to each score a bias that "
+                "depends on the positions of the two tokens, so the layer is not the attention "
+                "of the package's model (docs/math/model.md); refused"
+            )
         _refuse_rotary({}, {key: str(value)}, where=path)
-    heads = {int(config[k]) for k in _CONFIG_HEADS if isinstance(config.get(k), int) and not isinstance(config[k], bool)}
+    heads = {
+        int(config[k]) for k in _CONFIG_HEADS if isinstance(config.get(k), int) and not isinstance(config[k], bool)
+    }
     if len(heads) > 1:
-        raise InvalidArgumentError(f"{path}: two numbers of heads ({sorted(heads)}): which one the model uses is not "
-                                   "clear")
+        raise InvalidArgumentError(
+            f"{path}: two numbers of heads ({sorted(heads)}): which one the model uses is not clear"
+        )
     return {"heads": str(heads.pop())} if heads else {}
 
 
@@ -260,8 +309,15 @@ class Recognized:
             return False
         for prefix in self.order:
             r = self.roles[prefix]
-            rows = (_shape(r["q"])[0] if "q" in r else _shape(r["qkv"])[1] if "qkv" in r
-                    else _shape(r["qkvT"])[0] if "qkvT" in r else 1)
+            rows = (
+                _shape(r["q"])[0]
+                if "q" in r
+                else _shape(r["qkv"])[1]
+                if "qkv" in r
+                else _shape(r["qkvT"])[0]
+                if "qkvT" in r
+                else 1
+            )
             if rows > 1:
                 return True
         return False
@@ -279,11 +335,24 @@ def _layer_key(prefix: str) -> tuple[Any, ...]:
 
 
 #: roles that give the same projection of a layer: two of them is a file with two competing layouts
-_SAME_PROJECTION = {"qkv": ("qkv", "qkvT", "q", "k", "v"), "qkvT": ("qkvT", "qkv", "q", "k", "v"),
-                    "q": ("q", "qkv", "qkvT"), "k": ("k", "qkv", "qkvT"), "v": ("v", "qkv", "qkvT"),
-                    "o": ("o", "oT"), "oT": ("oT", "o")}
-_ROLE_NAMES = {"qkv": "stacked query/key/value", "qkvT": "stacked query/key/value", "q": "query", "k": "key",
-               "v": "value", "o": "output", "oT": "output"}
+_SAME_PROJECTION = {
+    "qkv": ("qkv", "qkvT", "q", "k", "v"),
+    "qkvT": ("qkvT", "qkv", "q", "k", "v"),
+    "q": ("q", "qkv", "qkvT"),
+    "k": ("k", "qkv", "qkvT"),
+    "v": ("v", "qkv", "qkvT"),
+    "o": ("o", "oT"),
+    "oT": ("oT", "o"),
+}
+_ROLE_NAMES = {
+    "qkv": "stacked query/key/value",
+    "qkvT": "stacked query/key/value",
+    "q": "query",
+    "k": "key",
+    "v": "value",
+    "o": "output",
+    "oT": "output",
+}
 
 
 def _role_of(key: str, names: dict[str, str] | None) -> tuple[str, str, str | None] | None:
@@ -292,8 +361,9 @@ def _role_of(key: str, names: dict[str, str] | None) -> tuple[str, str, str | No
     if names is not None and key in names:
         m = re.fullmatch(r"layers\.(\d{1,6})\.(q|k|v|o)", names[key])
         if m is None:
-            raise InvalidArgumentError(f"names: {shown_name(key)} -> {shown_name(names[key])}: the target must be "
-                                       "'layers.<l>.<q|k|v|o>'")
+            raise InvalidArgumentError(
+                f"names: {shown_name(key)} -> {shown_name(names[key])}: the target must be 'layers.<l>.<q|k|v|o>'"
+            )
         return f"layers.{int(m.group(1)):06d}", m.group(2), "mapping"
     for suffix, role, layout in _SUFFIXES:
         if key == suffix or key.endswith("." + suffix):
@@ -306,8 +376,9 @@ def _where(prefix: str) -> str:
     return shown_name(prefix) if prefix else "(top level)"
 
 
-def _add(roles: dict[str, dict[str, Any]], sources: dict[tuple[str, str], str], prefix: str, role: str, key: str,
-         value: Any) -> None:
+def _add(
+    roles: dict[str, dict[str, Any]], sources: dict[tuple[str, str], str], prefix: str, role: str, key: str, value: Any
+) -> None:
     """Record ``key`` as the ``role`` weight of the layer ``prefix``; a second one, or one of a competing layout
     (``in_proj_weight`` beside ``q_proj_weight``), is refused naming both (never one silently dropped)."""
     layer = roles.setdefault(prefix, {})
@@ -315,18 +386,23 @@ def _add(roles: dict[str, dict[str, Any]], sources: dict[tuple[str, str], str], 
         if other in layer:
             first = shown_name(sources[(prefix, other)])
             if other == role:
-                raise InvalidArgumentError(f"{shown_name(key)}: a second {role.rstrip('T')!r} weight for the layer "
-                                           f"{_where(prefix)} (first: {first})")
-            raise InvalidArgumentError(f"layer {_where(prefix)}: two layouts give the {_ROLE_NAMES[role]} "
-                                       f"projection: {first} ({_ROLE_NAMES[other]}) and {shown_name(key)} "
-                                       f"({_ROLE_NAMES[role]}); which one the model uses is not in the file: keep "
-                                       "one")
+                raise InvalidArgumentError(
+                    f"{shown_name(key)}: a second {role.rstrip('T')!r} weight for the layer "
+                    f"{_where(prefix)} (first: {first})"
+                )
+            raise InvalidArgumentError(
+                f"layer {_where(prefix)}: two layouts give the {_ROLE_NAMES[role]} "
+                f"projection: {first} ({_ROLE_NAMES[other]}) and {shown_name(key)} "
+                f"({_ROLE_NAMES[role]}); which one the model uses is not in the file: keep "
+                "one"
+            )
     layer[role] = value
     sources[(prefix, role)] = key
 
 
-def _biases(arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources: dict[tuple[str, str], str],
-            ignored: list[str]) -> list[str]:
+def _biases(
+    arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources: dict[tuple[str, str], str], ignored: list[str]
+) -> list[str]:
     """The biases of the attention projections, each exactly zero (listed, returned) or refused by name: the
     recognized ones (``in_proj_bias``, ``q_proj.bias``, ...), and ``<name>.bias`` beside every weight
     ``<name>.weight`` used (BERT's ``attention.output.dense.bias``, a mapped tensor's)."""
@@ -343,27 +419,32 @@ def _biases(arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources:
             raise InvalidArgumentError(
                 f"{shown_name(key)}: a nonzero bias of the {_ROLE_NAMES[role]} projection of layer {_where(prefix)}: "
                 "the checkpoint's model has biases; affine attention is not modelled (the package's model, "
-                "docs/math/model.md, has none): refused, not treated as zero")
+                "docs/math/model.md, has none): refused, not treated as zero"
+            )
         zero.append(key)
     return zero
 
 
 def _refuse_rotary(arrays: dict[str, Any], metadata: dict[str, str] | None, where: str = "metadata") -> None:
     """Rotary position embeddings, by a tensor's name or a metadata entry, refused saying why."""
-    why = ("rotary position embeddings: the model rotates each query and key by an angle that depends on the "
-           "token's position, so its score is not x_i^T A x_j with one matrix A and the layer is not the attention "
-           "of the package's model (docs/math/model.md); refused, not read as attention without them")
+    why = (
+        "rotary position embeddings: the model rotates each query and key by an angle that depends on the "
+        "token's position, so its score is not x_i^T A x_j with one matrix A and the layer is not the attention "
+        "of the package's model (docs/math/model.md); refused, not read as attention without them"
+    )
     for key in arrays:
         if _ROTARY.search(key):
             raise InvalidArgumentError(f"{shown_name(key)}: {why}")
     for key, value in (metadata or {}).items():
         if re.search(r"rope|rotary", key, re.IGNORECASE) or (
-                "position" in key.lower() and re.search(r"\brope\b|rotary", str(value), re.IGNORECASE)):
+            "position" in key.lower() and re.search(r"\brope\b|rotary", str(value), re.IGNORECASE)
+        ):
             raise InvalidArgumentError(f"{where} {shown_name(key)} = {shown_name(value)}: {why}")
 
 
-def recognize(arrays: dict[str, Any], names: dict[str, str] | None = None,
-              metadata: dict[str, str] | None = None) -> Recognized:
+def recognize(
+    arrays: dict[str, Any], names: dict[str, str] | None = None, metadata: dict[str, str] | None = None
+) -> Recognized:
     """The layers and projections of a checkpoint from its names and shapes (module docstring); nonzero biases,
     rotary embeddings and competing layouts refused by name before any weight is converted."""
     if names is not None:
@@ -394,15 +475,20 @@ def recognize(arrays: dict[str, Any], names: dict[str, str] | None = None,
     _output_dense(arrays, rec)
     rec.zero = _biases(arrays, biases, rec.sources, rec.ignored)
     if not rec.roles:
-        raise InvalidArgumentError("weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
-                                   "a known layout: " + ", ".join(LAYOUTS[:-1]) + "); give a mapping (names=, "
-                                   "--names FILE)")
+        raise InvalidArgumentError(
+            "weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
+            "a known layout: " + ", ".join(LAYOUTS[:-1]) + "); give a mapping (names=, "
+            "--names FILE)"
+        )
     rec.order = tuple(sorted(rec.roles, key=_layer_key))
     rec.layout = " + ".join(sorted({kinds.get(p, PROJ) for p in rec.order}))
     masks = [k for k in rec.ignored if _GPT2_MASK.search(k)]
     if masks and GPT2 in rec.layout:
-        rec.notes.append(f"{len(masks)} causal mask buffer(s) of GPT-2, not weights: " + ", ".join(
-            shown_name(k) for k in masks) + "; GPT-2 is causal (causal=True, --causal)")
+        rec.notes.append(
+            f"{len(masks)} causal mask buffer(s) of GPT-2, not weights: "
+            + ", ".join(shown_name(k) for k in masks)
+            + "; GPT-2 is causal (causal=True, --causal)"
+        )
     return rec
 
 
@@ -413,16 +499,26 @@ def _output_dense(arrays: dict[str, Any], rec: Recognized) -> None:
         for tail in ("output.dense.weight", "output.weight"):
             parent = prefix[: prefix.rstrip(".").rfind(".") + 1] if prefix.rstrip(".").count(".") else ""
             for candidate in (prefix + tail, parent + tail):
-                if (candidate in arrays and candidate in rec.ignored and "o" not in rec.roles[prefix]
-                        and "oT" not in rec.roles[prefix]):
+                if (
+                    candidate in arrays
+                    and candidate in rec.ignored
+                    and "o" not in rec.roles[prefix]
+                    and "oT" not in rec.roles[prefix]
+                ):
                     rec.roles[prefix]["o"] = arrays[candidate]
                     rec.sources[(prefix, "o")] = candidate
                     rec.ignored.remove(candidate)
 
 
-def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray], *, heads: int | None = None,
-              names: dict[str, str] | None = None, metadata: dict[str, str] | None = None,
-              products: bool = True) -> Translation:
+def translate(
+    arrays: dict[str, Any],
+    convert: Callable[[Any, str], np.ndarray],
+    *,
+    heads: int | None = None,
+    names: dict[str, str] | None = None,
+    metadata: dict[str, str] | None = None,
+    products: bool = True,
+) -> Translation:
     """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
     ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion).
     ``products=False``: only the factors (``Translation.factors``), no ``V = W_O,h W_v,h`` formed."""
@@ -432,31 +528,49 @@ def translate(arrays: dict[str, Any], convert: Callable[[Any, str], np.ndarray],
     if rec.package:
         return Translation(dict(arrays), "package names", (), (), ())
     if heads is None and rec.needs_heads:
-        raise InvalidArgumentError(f"layer {_where(rec.order[0])}: the number of heads is not stored in the weights: "
-                                   "give heads= (--heads), or a .safetensors __metadata__ \"heads\"")
+        raise InvalidArgumentError(
+            f"layer {_where(rec.order[0])}: the number of heads is not stored in the weights: "
+            'give heads= (--heads), or a .safetensors __metadata__ "heads"'
+        )
     out: dict[str, np.ndarray] = {}
     notes: list[str] = list(rec.notes)
     sizes: list[int] = []
     groups: list[int] = []
     own: list[GroupedLayer] = []
     for l, prefix in enumerate(rec.order):
-        d_h, kv, layer = layer_heads(l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes,
-                                     products)
+        d_h, kv, layer = layer_heads(
+            l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes, products
+        )
         sizes.append(d_h)
         groups.append(kv)
         own.append(layer)
     if PROJ in rec.layout:
-        notes.append("q_proj/k_proj/v_proj are also the names of models with rotary position embeddings (LLaMA, "
-                     "Mistral, Qwen), whose rotation is not stored in the weights: the network read has none")
+        notes.append(
+            "q_proj/k_proj/v_proj are also the names of models with rotary position embeddings (LLaMA, "
+            "Mistral, Qwen), whose rotation is not stored in the weights: the network read has none"
+        )
     if rec.zero:
-        notes.append(f"{len(rec.zero)} bias(es) of the attention projections are exactly zero (the model has none: "
-                     "the function is the same), not used: " + ", ".join(shown_name(k) for k in rec.zero))
+        notes.append(
+            f"{len(rec.zero)} bias(es) of the attention projections are exactly zero (the model has none: "
+            "the function is the same), not used: " + ", ".join(shown_name(k) for k in rec.zero)
+        )
     if rec.ignored:
-        notes.append(f"ignored {len(rec.ignored)} tensor(s) that are not attention weights: "
-                     + ", ".join(shown_name(k) for k in rec.ignored))
+        notes.append(
+            f"ignored {len(rec.ignored)} tensor(s) that are not attention weights: "
+            + ", ".join(shown_name(k) for k in rec.ignored)
+        )
     grouped = tuple(own) if any(kv < len(layer.Q) for kv, layer in zip(groups, own)) else ()
-    return Translation(out, rec.layout, rec.order, tuple(rec.zero + rec.ignored), tuple(notes), tuple(sizes),
-                       tuple(groups), grouped, tuple(own))
+    return Translation(
+        out,
+        rec.layout,
+        rec.order,
+        tuple(rec.zero + rec.ignored),
+        tuple(notes),
+        tuple(sizes),
+        tuple(groups),
+        grouped,
+        tuple(own),
+    )
 
 
 def trained_softmax(layout: str) -> bool:
@@ -466,8 +580,15 @@ def trained_softmax(layout: str) -> bool:
     return all(k == "softmax" for k in kinds)
 
 
-def model_line(layout: str, shown: str, normalized: bool, requested: bool, causal: bool,
-               head_sizes: tuple[int, ...], temperature: float) -> str:
+def model_line(
+    layout: str,
+    shown: str,
+    normalized: bool,
+    requested: bool,
+    causal: bool,
+    head_sizes: tuple[int, ...],
+    temperature: float,
+) -> str:
     """The report's first words: the model analysed, the layout read (``shown``: with its heads), and what was
     dropped or folded (the score scale ``1/sqrt(d_h)``, the softmax, GPT-2's causal mask). ``layout``: the labels
     read (``Recognized.layout``); ``requested``: the model was chosen (``--as``, ``normalized=``), not the layout's
@@ -503,8 +624,9 @@ def _stored(metadata: dict[str, str], name: str, where: str) -> int | None:
     except ValueError:
         value = 0
     if value < 1:
-        raise InvalidArgumentError(f"{where}: __metadata__ {name}={shown_name(metadata[name])} is not a positive "
-                                   "integer")
+        raise InvalidArgumentError(
+            f"{where}: __metadata__ {name}={shown_name(metadata[name])} is not a positive integer"
+        )
     return value
 
 
@@ -514,8 +636,14 @@ def _given(value: Any, name: str) -> int | None:
     return value
 
 
-def settle_arguments(rec: Recognized, tokens: int | None, heads: int | None, metadata: dict[str, str],
-                     where: str, stored_in: str = "its __metadata__") -> tuple[int, int | None]:
+def settle_arguments(
+    rec: Recognized,
+    tokens: int | None,
+    heads: int | None,
+    metadata: dict[str, str],
+    where: str,
+    stored_in: str = "its __metadata__",
+) -> tuple[int, int | None]:
     """The token count and the number of heads: from the file (its metadata; the heads also from the package's
     names) or given, the same convention in the API and the CLI. A value given that the file contradicts, or
     metadata that contradicts the names, is refused naming both; everything neither stored nor given is named
@@ -523,11 +651,15 @@ def settle_arguments(rec: Recognized, tokens: int | None, heads: int | None, met
     tokens, heads = _given(tokens, "tokens"), _given(heads, "heads")
     stored_tokens, stored_heads = _stored(metadata, "tokens", where), _stored(metadata, "heads", where)
     if rec.heads is not None and stored_heads is not None and stored_heads != rec.heads:
-        raise InvalidArgumentError(f"{where}: {stored_in} says heads={stored_heads}, its weights name "
-                                   f"{rec.heads} head(s) per layer (layers.<l>.heads.0 to {rec.heads - 1})")
-    for name, given, stored, how in (("tokens", tokens, stored_tokens, "its __metadata__"),
-                                     ("heads", heads, stored_heads, stored_in),
-                                     ("heads", heads, rec.heads, "its weights' names")):
+        raise InvalidArgumentError(
+            f"{where}: {stored_in} says heads={stored_heads}, its weights name "
+            f"{rec.heads} head(s) per layer (layers.<l>.heads.0 to {rec.heads - 1})"
+        )
+    for name, given, stored, how in (
+        ("tokens", tokens, stored_tokens, "its __metadata__"),
+        ("heads", heads, stored_heads, stored_in),
+        ("heads", heads, rec.heads, "its weights' names"),
+    ):
         if given is not None and stored is not None and given != stored:
             raise InvalidArgumentError(f"{where}: {name}={given} given, but the file says {name}={stored} ({how})")
     tokens = tokens or stored_tokens
@@ -536,14 +668,21 @@ def settle_arguments(rec: Recognized, tokens: int | None, heads: int | None, met
     if tokens is None:
         missing.append(("the token count t", "tokens=", "--tokens T", "the geometry depends on t"))
     if heads is None and rec.needs_heads:
-        missing.append(("the number of heads", "heads=", "--heads H", "one head of 64 and two of 32 are different "
-                        "functions of the same weights"))
+        missing.append(
+            (
+                "the number of heads",
+                "heads=",
+                "--heads H",
+                "one head of 64 and two of 32 are different functions of the same weights",
+            )
+        )
     if missing:
         raise InvalidArgumentError(
             f"{where}: {' and '.join(m[0] for m in missing)} {'is' if len(missing) == 1 else 'are'} not stored in "
             f"the file: give {' and '.join(m[1] for m in missing)} ({' '.join(m[2] for m in missing)}; or a "
             f".safetensors __metadata__ {' and '.join(repr(m[1][:-1]) for m in missing)}): "
-            + "; ".join(m[3] for m in missing))
+            + "; ".join(m[3] for m in missing)
+        )
     assert tokens is not None
     return tokens, heads
 
@@ -562,9 +701,14 @@ def module_arguments(module: Any) -> dict[str, str]:
             _refuse_rotary({}, {f"config.{key}": str(getattr(config, key))})
     counts = set()
     for key in ("num_heads", "num_attention_heads", "n_head"):
-        counts |= {int(getattr(sub, key)) for _, sub in parts + [("config", config)]
-                   if isinstance(getattr(sub, key, None), int) and not isinstance(getattr(sub, key), bool)}
+        counts |= {
+            int(getattr(sub, key))
+            for _, sub in parts + [("config", config)]
+            if isinstance(getattr(sub, key, None), int) and not isinstance(getattr(sub, key), bool)
+        }
     if len(counts) > 1:
-        raise InvalidArgumentError(f"{type(module).__name__}: attention submodules with {sorted(counts)} heads: one "
-                                   "number of heads for every layer is needed (the architecture has one)")
+        raise InvalidArgumentError(
+            f"{type(module).__name__}: attention submodules with {sorted(counts)} heads: one "
+            "number of heads for every layer is needed (the architecture has one)"
+        )
     return {"heads": str(counts.pop())} if counts else {}

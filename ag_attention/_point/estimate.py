@@ -26,8 +26,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._architecture import Architecture
-from .._exact.cost import (BLAS_EFFICIENCY, BLAS_SECONDS_PER_ENTRY, FLINT_SHARE, duration, jacobian_seconds,
-                           matrix_product_rate, rank_seconds)
+from .._exact.cost import (
+    BLAS_EFFICIENCY,
+    BLAS_SECONDS_PER_ENTRY,
+    FLINT_SHARE,
+    duration,
+    jacobian_seconds,
+    matrix_product_rate,
+    rank_seconds,
+)
 from .._exact.sampling import run_memory
 from .._exact.spans import output_span
 from .._models.formulas import prove
@@ -36,8 +43,15 @@ from .._resources import format_bytes
 from .geometry import primes_for, samples_for
 from .weights import Network
 
-__all__ = ["PointEstimate", "estimate_point", "matrix_product_rate", "BLAS_EFFICIENCY", "BLAS_SECONDS_PER_ENTRY",
-           "FLINT_SHARE"]
+__all__ = [
+    "PointEstimate",
+    "estimate_point",
+    "matrix_product_rate",
+    "BLAS_EFFICIENCY",
+    "BLAS_SECONDS_PER_ENTRY",
+    "FLINT_SHARE",
+]
+
 
 @dataclass(frozen=True)
 class PointEstimate:
@@ -51,14 +65,21 @@ class PointEstimate:
 
     def describe(self) -> str:
         parts = ", ".join(f"{name} {duration(s)}" for name, s in self.parts if s >= 0.05)
-        return (f"estimated {duration(self.seconds)} (within a factor 2) and {format_bytes(self.bytes)} at most"
-                + (f": {parts}" if parts else "")
-                + f"; a critical point adds up to {duration(self.critical_extra)} "
-                f"(calibrated here: float64 products at {self.rate / 1e9:.0f} GFLOP/s)")
+        return (
+            f"estimated {duration(self.seconds)} (within a factor 2) and {format_bytes(self.bytes)} at most"
+            + (f": {parts}" if parts else "")
+            + f"; a critical point adds up to {duration(self.critical_extra)} "
+            f"(calibrated here: float64 products at {self.rate / 1e9:.0f} GFLOP/s)"
+        )
 
     def to_dict(self) -> dict[str, object]:
-        return {"seconds": round(self.seconds, 1), "bytes": self.bytes, "critical_extra": round(self.critical_extra, 1),
-                "parts": {k: round(v, 2) for k, v in self.parts}, "matrix_product_flops": round(self.rate)}
+        return {
+            "seconds": round(self.seconds, 1),
+            "bytes": self.bytes,
+            "critical_extra": round(self.critical_extra, 1),
+            "parts": {k: round(v, 2) for k, v in self.parts},
+            "matrix_product_flops": round(self.rate),
+        }
 
 
 def _piece(net: Network, samples: int | None) -> tuple[float, float, int]:

@@ -33,8 +33,10 @@ __all__ = ["read_weights_file", "tensor_to_numpy", "read_torch_file", "SUFFIXES"
 #: the weight files read
 SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin")
 #: how a .pt / .bin file becomes a .safetensors file (named when PyTorch is missing here)
-CONVERT = ("python -c \"import torch, safetensors.torch as s; s.save_file(torch.load('model.pt', "
-           "weights_only=True), 'model.safetensors')\" (where PyTorch is installed)")
+CONVERT = (
+    "python -c \"import torch, safetensors.torch as s; s.save_file(torch.load('model.pt', "
+    "weights_only=True), 'model.safetensors')\" (where PyTorch is installed)"
+)
 
 
 def tensor_to_numpy(tensor: Any) -> np.ndarray:
@@ -93,28 +95,36 @@ def read_torch_file(path: Path) -> dict[str, np.ndarray]:
         raise InvalidArgumentError(
             f"{path}: a PyTorch file is read only by torch.load(weights_only=True), and PyTorch is not installed "
             f"here (no pickle is ever unpickled without it): install torch, or convert the file to .safetensors: "
-            f"{CONVERT}") from None
+            f"{CONVERT}"
+        ) from None
     try:
         obj = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises UnpicklingError, RuntimeError, EOFError, ... with its reason
         reason = " ".join(str(exc).split())[:300]
-        raise InvalidArgumentError(f"{path}: not readable by torch.load(weights_only=True) "
-                                   f"({type(exc).__name__}: {reason})") from None
+        raise InvalidArgumentError(
+            f"{path}: not readable by torch.load(weights_only=True) ({type(exc).__name__}: {reason})"
+        ) from None
     if isinstance(obj, Mapping) and "state_dict" in obj and isinstance(obj["state_dict"], Mapping):
         obj = obj["state_dict"]
     if not isinstance(obj, Mapping):
-        raise InvalidArgumentError(f"{path}: holds a {type(obj).__name__}, not a state dict (a mapping of names to "
-                                   "tensors): save model.state_dict()")
+        raise InvalidArgumentError(
+            f"{path}: holds a {type(obj).__name__}, not a state dict (a mapping of names to "
+            "tensors): save model.state_dict()"
+        )
     out: dict[str, np.ndarray] = {}
     for key, value in obj.items():
         if not isinstance(key, str) or not isinstance(value, torch.Tensor):
-            raise InvalidArgumentError(f"{path}: entry {shown_name(key)}: {type(value).__name__}, not a tensor "
-                                       "(a state dict maps names to tensors)")
+            raise InvalidArgumentError(
+                f"{path}: entry {shown_name(key)}: {type(value).__name__}, not a tensor "
+                "(a state dict maps names to tensors)"
+            )
         out[key] = tensor_to_numpy(value)
     return out
 
 
-def _npz_members(path: Path, archive: Any, max_bytes: int) -> list[tuple[Any, str, tuple[int, ...], bool, np.dtype, int]]:
+def _npz_members(
+    path: Path, archive: Any, max_bytes: int
+) -> list[tuple[Any, str, tuple[int, ...], bool, np.dtype, int]]:
     """Each member of a ``.npz`` archive from its ``.npy`` header alone, before any array is allocated:
     ``(zip info, array name, shape, Fortran order, dtype, header bytes)``; a member whose header declares
     other bytes than it holds (``prod(shape) * itemsize`` against the member's unpacked size), a name given
@@ -124,8 +134,9 @@ def _npz_members(path: Path, archive: Any, max_bytes: int) -> list[tuple[Any, st
     infos = archive.infolist()
     declared = sum(info.file_size for info in infos)  # as the archive declares them (a small file can claim TBs)
     if declared > max_bytes:
-        raise InvalidArgumentError(f"{path}: its arrays would take {declared:,} bytes unpacked, more than "
-                                   f"the {max_bytes:,} read here")
+        raise InvalidArgumentError(
+            f"{path}: its arrays would take {declared:,} bytes unpacked, more than the {max_bytes:,} read here"
+        )
     members = []
     seen: set[str] = set()
     for info in infos:
@@ -148,12 +159,15 @@ def _npz_members(path: Path, archive: Any, max_bytes: int) -> list[tuple[Any, st
                 raise InvalidArgumentError(f"{where}: not a readable .npy header ({exc})") from None
             header = fh.tell()
         if dtype.hasobject or dtype.itemsize == 0:
-            raise InvalidArgumentError(f"{where}: an array of {dtype} is not an array of numbers (objects are "
-                                       "never unpickled)")
+            raise InvalidArgumentError(
+                f"{where}: an array of {dtype} is not an array of numbers (objects are never unpickled)"
+            )
         nbytes = math.prod(shape) * dtype.itemsize
         if header + nbytes != info.file_size:
-            raise InvalidArgumentError(f"{where} declares shape {shape} of {dtype}, {nbytes:,} bytes, but holds "
-                                       f"{info.file_size - header:,} after its header (corrupt or forged)")
+            raise InvalidArgumentError(
+                f"{where} declares shape {shape} of {dtype}, {nbytes:,} bytes, but holds "
+                f"{info.file_size - header:,} after its header (corrupt or forged)"
+            )
         members.append((info, info.filename[:-4], shape, fortran, dtype, header))
     return members
 
@@ -168,10 +182,13 @@ def _read_npz(path: Path, max_bytes: int) -> dict[str, np.ndarray]:
 
     with zipfile.ZipFile(path) as archive:
         members = _npz_members(path, archive, max_bytes)
-        sizes = {f"{shown_name(info.filename)} ({dtype} {shape})": math.prod(shape) * dtype.itemsize
-                 for info, _, shape, _, dtype, _ in members}
-        require_memory(MemoryEstimate(sum(sizes.values()), sizes), f"reading {path}",
-                       "use a smaller file, or free memory")
+        sizes = {
+            f"{shown_name(info.filename)} ({dtype} {shape})": math.prod(shape) * dtype.itemsize
+            for info, _, shape, _, dtype, _ in members
+        }
+        require_memory(
+            MemoryEstimate(sum(sizes.values()), sizes), f"reading {path}", "use a smaller file, or free memory"
+        )
         out: dict[str, np.ndarray] = {}
         for info, name, shape, fortran, dtype, header in members:
             buffer = bytearray(math.prod(shape) * dtype.itemsize)

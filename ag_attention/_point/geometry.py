@@ -28,7 +28,6 @@ is float64 with the singular-value gap, never a proof.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,17 +38,28 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import ComputationError
-from .._resources import Deadline
 from .._exact import linalg
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp
 from .._exact.modular_lu import BLAS_PRIMES
 from .._exact.sampling import check_run_memory, sampling_plan
 from .._models.symmetries import symmetry_tangents
 from .._network import jacobian, random_inputs, random_seeds
+from .._resources import Deadline
 from .weights import Network
 
-__all__ = ["LocalRank", "SymmetryShare", "local_rank", "exact_one_layer_rank", "output_span_at", "composition_at_point",
-           "PRIMES", "MAX_DOUBLINGS", "BLAS_FROM_PARAMETERS", "primes_for", "samples_for"]
+__all__ = [
+    "LocalRank",
+    "SymmetryShare",
+    "local_rank",
+    "exact_one_layer_rank",
+    "output_span_at",
+    "composition_at_point",
+    "PRIMES",
+    "MAX_DOUBLINGS",
+    "BLAS_FROM_PARAMETERS",
+    "primes_for",
+    "samples_for",
+]
 
 #: primes tried in turn: the first that divides no denominator of the point is used, the next confirms
 PRIMES = (DEFAULT_PRIME, SECOND_PRIME, 2147483587, 2147483579, 2147483563, 2147483549)
@@ -125,11 +135,20 @@ class LocalRank:
         return self.parameters - self.upper, self.parameters - self.lower
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lower": self.lower, "upper": self.upper, "exact": self.exact, "exact_over_QQ": self.exact_qq,
-                "method": self.method, "primes": list(self.primes), "samples": self.samples,
-                "symmetry_rank": self.symmetry_rank, "families": [f.to_dict() for f in self.families],
-                "seconds": round(self.seconds, 3), "notes": list(self.notes),
-                "kernel_certificate": None if self.certificate is None else self.certificate.to_dict()}
+        return {
+            "lower": self.lower,
+            "upper": self.upper,
+            "exact": self.exact,
+            "exact_over_QQ": self.exact_qq,
+            "method": self.method,
+            "primes": list(self.primes),
+            "samples": self.samples,
+            "symmetry_rank": self.symmetry_rank,
+            "families": [f.to_dict() for f in self.families],
+            "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
+            "kernel_certificate": None if self.certificate is None else self.certificate.to_dict(),
+        }
 
 
 def _reduction(net: Network, avoid: tuple[int, ...] = ()) -> tuple[int, np.ndarray]:
@@ -140,12 +159,21 @@ def _reduction(net: Network, avoid: tuple[int, ...] = ()) -> tuple[int, np.ndarr
         theta = net.theta_mod(p)
         if theta is not None:
             return p, theta
-    raise ComputationError("every prime of the list divides a denominator of the weights: give them with "
-                           "denominator= (rounded), or as other rationals")
+    raise ComputationError(
+        "every prime of the list divides a denominator of the weights: give them with "
+        "denominator= (rounded), or as other rationals"
+    )
 
 
-def _rank_at(arch: Architecture, F: GFp, theta: np.ndarray, samples: int, k: int, seed: int,
-             progress: Callable[[int], None] | None = None) -> int:
+def _rank_at(
+    arch: Architecture,
+    F: GFp,
+    theta: np.ndarray,
+    samples: int,
+    k: int,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> int:
     """The rank over GF(p) of ``k`` random combinations of each sample's outputs' gradients (all when ``k`` is
     the output size): a lower bound on the rank of ``d phi_theta``, as the full Jacobian's is."""
     check_run_memory(arch, samples, k, F.p)
@@ -161,8 +189,9 @@ def _families(arch: Architecture, F: GFp, theta: np.ndarray) -> tuple[int, tuple
     shares = []
     for fam in families:
         block = T[fam.rows]
-        shares.append(SymmetryShare(fam.name, fam.kind, block.shape[0],
-                                    linalg.rank(block, F.p) if block.shape[0] else 0))
+        shares.append(
+            SymmetryShare(fam.name, fam.kind, block.shape[0], linalg.rank(block, F.p) if block.shape[0] else 0)
+        )
     return total, tuple(shares)
 
 
@@ -175,8 +204,14 @@ def exact_one_layer_rank(net: Network) -> int | None:
     ``(Q, K) -> Q^T K``, ``(dQ, dK) -> dQ^T K + Q^T dK``.
     """
     arch = net.architecture
-    if not (arch.depth == 1 and arch.heads == 1 and not arch.skip and not arch.causal and not arch.normalized
-            and arch.tokens >= 2):
+    if not (
+        arch.depth == 1
+        and arch.heads == 1
+        and not arch.skip
+        and not arch.causal
+        and not arch.normalized
+        and arch.tokens >= 2
+    ):
         return None
     from .._exact.onelayer import differential
     from .._exact.rational import exact_rank
@@ -188,7 +223,7 @@ def exact_one_layer_rank(net: Network) -> int | None:
         D = differential(A.tolist(), V.tolist())
         return int(exact_rank(D))
     Q, K = w["Q"], w["K"]
-    A = (Q.T.dot(K))
+    A = Q.T.dot(K)
     D = np.asarray(differential(A.tolist(), V.tolist()), dtype=object)  # columns: A entries (row-major), then V
     d = A.shape[0]
     a = Q.shape[0]
@@ -217,8 +252,14 @@ def _rank_bar(desc: str, total: int, deadline: Deadline | None) -> Any:
     return b, moved
 
 
-def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
-               dimension_bound: int | None = None, deadline: Deadline | None = None) -> LocalRank:
+def local_rank(
+    net: Network,
+    *,
+    seed: int = 0,
+    samples: int | None = None,
+    dimension_bound: int | None = None,
+    deadline: Deadline | None = None,
+) -> LocalRank:
     """Proven bounds on the rank of the differential at the network's weights (see the module docstring).
 
     ``samples``: input sequences for the Jacobian (default :func:`samples_for`:
@@ -233,8 +274,9 @@ def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
     """
     arch = net.architecture
     if arch.normalized:
-        raise ComputationError("softmax attention has no exact local rank: use the float64 rank "
-                               "(PointGeometry.numerical)")
+        raise ComputationError(
+            "softmax attention has no exact local rank: use the float64 rank (PointGeometry.numerical)"
+        )
     t0 = time.perf_counter()
     P = arch.parameter_count
     p, theta = _reduction(net)
@@ -287,19 +329,35 @@ def local_rank(net: Network, *, seed: int = 0, samples: int | None = None,
     method = f"rank over GF({p}) of the Jacobian on {n:,} random input sequences{combos}"
     if exact is not None:
         if not lower <= exact <= upper:  # pragma: no cover - each bound is proven
-            raise ComputationError(f"the exact rank {exact} lies outside the proven bounds [{lower}, {upper}] (bug)",
-                                   prime=p, seed=seed)
-        notes.append(f"the one-layer differential in reduced coordinates has rank {exact} over QQ (the whole "
-                     "function: exact)")
-        return LocalRank(exact, exact, P, "exact rank over QQ of the differential in reduced coordinates",
-                         tuple(primes), n, symmetry_rank, shares, time.perf_counter() - t0, True, tuple(notes))
+            raise ComputationError(
+                f"the exact rank {exact} lies outside the proven bounds [{lower}, {upper}] (bug)", prime=p, seed=seed
+            )
+        notes.append(
+            f"the one-layer differential in reduced coordinates has rank {exact} over QQ (the whole function: exact)"
+        )
+        return LocalRank(
+            exact,
+            exact,
+            P,
+            "exact rank over QQ of the differential in reduced coordinates",
+            tuple(primes),
+            n,
+            symmetry_rank,
+            shares,
+            time.perf_counter() - t0,
+            True,
+            tuple(notes),
+        )
     if lower > upper:  # pragma: no cover - a rank above a proven bound is a bug
         raise ComputationError(f"the rank {lower} exceeds the proven upper bound {upper} (bug)", prime=p, seed=seed)
     if lower < upper:
-        notes.append(f"the lower bound {lower} (primes {', '.join(map(str, primes))}, up to {n:,} samples) stays "
-                     f"below the upper bound {upper}: kernel directions beyond the symmetries, or too few samples")
-    return LocalRank(lower, upper, P, method, tuple(primes), n, symmetry_rank, shares, time.perf_counter() - t0,
-                     False, tuple(notes))
+        notes.append(
+            f"the lower bound {lower} (primes {', '.join(map(str, primes))}, up to {n:,} samples) stays "
+            f"below the upper bound {upper}: kernel directions beyond the symmetries, or too few samples"
+        )
+    return LocalRank(
+        lower, upper, P, method, tuple(primes), n, symmetry_rank, shares, time.perf_counter() - t0, False, tuple(notes)
+    )
 
 
 def output_span_at(net: Network, seed: int = 0) -> int:

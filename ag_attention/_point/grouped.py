@@ -94,31 +94,51 @@ class GroupedGeometry:
         return False if self.local_lower >= self.dimension_upper else None
 
     def dimension_text(self) -> str:
-        return (f"{self.dimension_lower}" if self.certified
-                else f"between {self.dimension_lower} and {self.dimension_upper}")
+        return (
+            f"{self.dimension_lower}"
+            if self.certified
+            else f"between {self.dimension_lower} and {self.dimension_upper}"
+        )
 
     def summary(self) -> str:
         """One line: the GQA model's dimension, the local rank in it, the verdict."""
-        local = (f"{self.local_lower}" if self.local_lower == self.local_upper
-                 else f"{self.local_lower}..{self.local_upper}")
+        local = (
+            f"{self.local_lower}" if self.local_lower == self.local_upper else f"{self.local_lower}..{self.local_upper}"
+        )
         crit = {True: "critical", False: "not critical", None: "critical not decided"}[self.critical]
-        return (f"GQA model: dimension {self.dimension_text()}{' (certified)' if self.certified else ''}, local "
-                f"rank {local}, {crit}")
+        return (
+            f"GQA model: dimension {self.dimension_text()}{' (certified)' if self.certified else ''}, local "
+            f"rank {local}, {crit}"
+        )
 
     def note(self) -> str:
-        local = (f"{self.local_lower}" if self.local_lower == self.local_upper
-                 else f"between {self.local_lower} and {self.local_upper}")
+        local = (
+            f"{self.local_lower}"
+            if self.local_lower == self.local_upper
+            else f"between {self.local_lower} and {self.local_upper}"
+        )
         crit = {True: "critical", False: "not critical", None: "not decided"}[self.critical]
-        how = ("certified: the rank at a random point meets P minus the symmetries" if self.certified
-               else "not certified: the bounds differ")
-        return (f"grouped-query attention in its own parametrization ({self.parameters} parameters, symmetries of "
-                f"rank {self.symmetries}): the GQA model has dimension {self.dimension_text()} ({how}); the local "
-                f"rank at the point is {local}: {crit} in the GQA model (docs/math/point.md, grouped-query attention)")
+        how = (
+            "certified: the rank at a random point meets P minus the symmetries"
+            if self.certified
+            else "not certified: the bounds differ"
+        )
+        return (
+            f"grouped-query attention in its own parametrization ({self.parameters} parameters, symmetries of "
+            f"rank {self.symmetries}): the GQA model has dimension {self.dimension_text()} ({how}); the local "
+            f"rank at the point is {local}: {crit} in the GQA model (docs/math/point.md, grouped-query attention)"
+        )
 
     def to_dict(self) -> dict[str, object]:
-        return {"parameters": self.parameters, "symmetries": self.symmetries,
-                "dimension": [self.dimension_lower, self.dimension_upper], "certified": self.certified,
-                "local_rank": [self.local_lower, self.local_upper], "critical": self.critical, "prime": self.prime}
+        return {
+            "parameters": self.parameters,
+            "symmetries": self.symmetries,
+            "dimension": [self.dimension_lower, self.dimension_upper],
+            "certified": self.certified,
+            "local_rank": [self.local_lower, self.local_upper],
+            "critical": self.critical,
+            "prime": self.prime,
+        }
 
 
 def parameters(layers: tuple[GroupedLayer, ...]) -> int:
@@ -147,8 +167,9 @@ def _mod(layer: GroupedLayer, p: int) -> GroupedLayer | None:
 
 
 def _random(like: GroupedLayer, F: GFp, rng: np.random.Generator) -> GroupedLayer:
-    return GroupedLayer(*(tuple(F.random(rng, M.shape) for M in group)
-                          for group in (like.Q, like.W_O, like.K, like.W_v)))
+    return GroupedLayer(
+        *(tuple(F.random(rng, M.shape) for M in group) for group in (like.Q, like.W_O, like.K, like.W_v))
+    )
 
 
 def _psi(arch: Architecture, layers: tuple[GroupedLayer, ...], F: GFp) -> np.ndarray:
@@ -201,27 +222,26 @@ def _tangents(layers: tuple[GroupedLayer, ...], F: GFp) -> np.ndarray:
         h, kv, r = len(ly.Q), len(ly.K), ly.group
         sizes = [M.size for M in ly.Q] + [M.size for M in ly.W_O] + [M.size for M in ly.K] + [M.size for M in ly.W_v]
         starts = np.concatenate([[0], np.cumsum(sizes)])[:-1] + offset
-        q0, o0, k0, v0 = starts[:h], starts[h:2 * h], starts[2 * h:2 * h + kv], starts[2 * h + kv:]
+        q0, o0, k0, v0 = starts[:h], starts[h : 2 * h], starts[2 * h : 2 * h + kv], starts[2 * h + kv :]
         d_h = ly.K[0].shape[0]
         for g in range(kv):
             for a in range(g * r, (g + 1) * r):  # GL_r mixing the group's heads: dQ_a = Q_b, dW_O,b = -W_O,a
                 for b in range(g * r, (g + 1) * r):
                     row = np.zeros(P, dtype=np.int64)
-                    row[q0[a]:q0[a] + ly.Q[a].size] = ly.Q[b].ravel()
-                    row[o0[b]:o0[b] + ly.W_O[b].size] = F.sub(row[o0[b]:o0[b] + ly.W_O[b].size],
-                                                              ly.W_O[a].ravel())
+                    row[q0[a] : q0[a] + ly.Q[a].size] = ly.Q[b].ravel()
+                    row[o0[b] : o0[b] + ly.W_O[b].size] = F.sub(row[o0[b] : o0[b] + ly.W_O[b].size], ly.W_O[a].ravel())
                     rows.append(row)
             for a in range(d_h):
                 for b in range(d_h):
                     E = np.zeros((d_h, d_h), dtype=np.int64)
                     E[a, b] = 1
                     key = np.zeros(P, dtype=np.int64)  # (E K_g, -E^T Q_i)
-                    key[k0[g]:k0[g] + ly.K[g].size] = F.einsum("ab,bc->ac", E, ly.K[g]).ravel()
+                    key[k0[g] : k0[g] + ly.K[g].size] = F.einsum("ab,bc->ac", E, ly.K[g]).ravel()
                     value = np.zeros(P, dtype=np.int64)  # (E W_v,g, -W_O,i E)
-                    value[v0[g]:v0[g] + ly.W_v[g].size] = F.einsum("ab,bc->ac", E, ly.W_v[g]).ravel()
+                    value[v0[g] : v0[g] + ly.W_v[g].size] = F.einsum("ab,bc->ac", E, ly.W_v[g]).ravel()
                     for i in range(g * r, (g + 1) * r):
-                        key[q0[i]:q0[i] + ly.Q[i].size] = F.neg(F.einsum("ba,bc->ac", E, ly.Q[i])).ravel()
-                        value[o0[i]:o0[i] + ly.W_O[i].size] = F.neg(F.einsum("ca,ab->cb", ly.W_O[i], E)).ravel()
+                        key[q0[i] : q0[i] + ly.Q[i].size] = F.neg(F.einsum("ba,bc->ac", E, ly.Q[i])).ravel()
+                        value[o0[i] : o0[i] + ly.W_O[i].size] = F.neg(F.einsum("ca,ab->cb", ly.W_O[i], E)).ravel()
                     rows += [key, value]
         offset += sum(sizes)
     return np.array(rows, dtype=np.int64)
@@ -238,8 +258,13 @@ def _ranks(arch: Architecture, layers: tuple[GroupedLayer, ...], F: GFp, rng: np
 
 def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> int | None:
     """The local rank over QQ for one plain layer (module docstring); None otherwise."""
-    if not (arch.depth == 1 and not arch.skip and not arch.causal and arch.tokens >= 2
-            and parameters(layers) <= EXACT_MAX_PARAMETERS):
+    if not (
+        arch.depth == 1
+        and not arch.skip
+        and not arch.causal
+        and arch.tokens >= 2
+        and parameters(layers) <= EXACT_MAX_PARAMETERS
+    ):
         return None
     from .._exact.onelayer import differential
     from .._exact.rational import exact_rank
@@ -251,20 +276,26 @@ def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> i
         g = i // ly.group
         A, V = ly.Q[i].T.dot(ly.K[g]), ly.W_O[i].dot(ly.W_v[g])
         D = np.asarray(differential(A.tolist(), V.tolist()), dtype=object)
-        blocks.append((D[:, :d * d].reshape(-1, d, d), D[:, d * d:].reshape(D.shape[0], V.shape[0], d)))
+        blocks.append((D[:, : d * d].reshape(-1, d, d), D[:, d * d :].reshape(D.shape[0], V.shape[0], d)))
     cols: list[np.ndarray] = []
     for i, (DA, _) in enumerate(blocks):  # dQ_i[c, a]: dA[a, b] += K[c, b]
         cols += [DA[:, a, :].dot(ly.K[i // ly.group][c]) for c in range(ly.Q[i].shape[0]) for a in range(d)]
     for i, (_, DV) in enumerate(blocks):  # dW_O,i[c, a]: dV[c, b] += W_v[a, b]
-        cols += [DV[:, c, :].dot(ly.W_v[i // ly.group][a]) for c in range(DV.shape[1]) for a in range(ly.W_O[i].shape[1])]
+        cols += [
+            DV[:, c, :].dot(ly.W_v[i // ly.group][a]) for c in range(DV.shape[1]) for a in range(ly.W_O[i].shape[1])
+        ]
     for g in range(len(ly.K)):  # dK_g[c, b]: dA_i[a, b] += Q_i[c, a] for i in g
         heads = range(g * ly.group, (g + 1) * ly.group)
-        cols += [sum(blocks[i][0][:, :, b].dot(ly.Q[i][c]) for i in heads) for c in range(ly.K[g].shape[0])
-                 for b in range(d)]
+        cols += [
+            sum(blocks[i][0][:, :, b].dot(ly.Q[i][c]) for i in heads) for c in range(ly.K[g].shape[0]) for b in range(d)
+        ]
     for g in range(len(ly.K)):  # dW_v,g[a, b]: dV_i[c, b] += W_O,i[c, a] for i in g
         heads = range(g * ly.group, (g + 1) * ly.group)
-        cols += [sum(blocks[i][1][:, :, b].dot(ly.W_O[i][:, a]) for i in heads) for a in range(ly.W_v[g].shape[0])
-                 for b in range(d)]
+        cols += [
+            sum(blocks[i][1][:, :, b].dot(ly.W_O[i][:, a]) for i in heads)
+            for a in range(ly.W_v[g].shape[0])
+            for b in range(d)
+        ]
     return int(exact_rank(np.column_stack(cols)))
 
 

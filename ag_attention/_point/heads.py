@@ -33,15 +33,14 @@ symmetry tangents: what decides a dead or rank-deficient head in ``point``'s rep
 from __future__ import annotations
 
 import math
+import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import os
-import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -55,9 +54,22 @@ from .files import tensor_to_numpy
 from .grouped import GroupedLayer
 from .safetensors import shown_name
 
-__all__ = ["FactorAtPoint", "HeadAtPoint", "HeadsTable", "head_table", "load_head_table", "network_head_table",
-           "head_kernel", "with_head_kernel", "softmax_head_bound",
-           "residues", "product_rank", "product_singular_values", "near_equal_blocks", "PRIME"]
+__all__ = [
+    "FactorAtPoint",
+    "HeadAtPoint",
+    "HeadsTable",
+    "head_table",
+    "load_head_table",
+    "network_head_table",
+    "head_kernel",
+    "with_head_kernel",
+    "softmax_head_bound",
+    "residues",
+    "product_rank",
+    "product_singular_values",
+    "near_equal_blocks",
+    "PRIME",
+]
 
 #: the prime of the modular ranks: below 2^21, so a product of centred residues with an inner dimension up to
 #: 4,096 is exact in float64 (the BLAS route)
@@ -88,8 +100,8 @@ def _modular_product(L: np.ndarray, R: np.ndarray, p: int) -> np.ndarray:
     half = p // 2
     out = np.zeros((L.shape[0], R.shape[1]), dtype=np.float64)
     for s in range(0, L.shape[1], 4096):
-        cl = np.where(L[:, s:s + 4096] > half, L[:, s:s + 4096] - p, L[:, s:s + 4096]).astype(np.float64)
-        cr = np.where(R[s:s + 4096] > half, R[s:s + 4096] - p, R[s:s + 4096]).astype(np.float64)
+        cl = np.where(L[:, s : s + 4096] > half, L[:, s : s + 4096] - p, L[:, s : s + 4096]).astype(np.float64)
+        cr = np.where(R[s : s + 4096] > half, R[s : s + 4096] - p, R[s : s + 4096]).astype(np.float64)
         out = np.remainder(out + cl @ cr, p)
     return out.astype(np.int64)
 
@@ -198,10 +210,17 @@ class FactorAtPoint:
         return self.distances[self.rank - 1] if 0 < self.rank <= len(self.distances) else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "bound": self.bound, "method": self.method,
-                "singular_values": list(self.singular_values), "error": self.error,
-                "numerical_rank": self.numerical_rank, "distance_to_rank": list(self.distances),
-                "distance_to_lower_rank": self.to_lower, "near_equal_blocks": [list(b) for b in self.blocks]}
+        return {
+            "rank": self.rank,
+            "bound": self.bound,
+            "method": self.method,
+            "singular_values": list(self.singular_values),
+            "error": self.error,
+            "numerical_rank": self.numerical_rank,
+            "distance_to_rank": list(self.distances),
+            "distance_to_lower_rank": self.to_lower,
+            "near_equal_blocks": [list(b) for b in self.blocks],
+        }
 
 
 @dataclass(frozen=True)
@@ -241,35 +260,57 @@ class HeadAtPoint:
         return self.generic
 
     def to_dict(self) -> dict[str, Any]:
-        return {"layer": self.layer, "head": self.head, "head_size": self.size, "A": self.A.to_dict(),
-                "V": self.V.to_dict(), "dead": self.dead or None, "scale": self.scale, "near_dead": self.near_dead,
-                "critical": self.critical, "reason": self.reason}
+        return {
+            "layer": self.layer,
+            "head": self.head,
+            "head_size": self.size,
+            "A": self.A.to_dict(),
+            "V": self.V.to_dict(),
+            "dead": self.dead or None,
+            "scale": self.scale,
+            "near_dead": self.near_dead,
+            "critical": self.critical,
+            "reason": self.reason,
+        }
 
 
 def _factor(L: np.ndarray, R: np.ndarray, rtol: float, p: int) -> FactorAtPoint:
     rank, bound, method = product_rank(L, R, p)
     s, err = product_singular_values(L, R)
     s = s[:bound]
-    return FactorAtPoint(rank, bound, method, tuple(float(x) for x in s), err, numerical_rank(s, rtol), _tails(s),
-                         near_equal_blocks(s, rtol))
+    return FactorAtPoint(
+        rank,
+        bound,
+        method,
+        tuple(float(x) for x in s),
+        err,
+        numerical_rank(s, rtol),
+        _tails(s),
+        near_equal_blocks(s, rtol),
+    )
 
 
 def _verdict(A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normalized: bool) -> tuple[bool, str]:
     """Critical of the head's own parametrization, from its exact ranks (module docstring), with the kernel
     directions beyond the symmetries; or why its ranks do not decide it."""
     if V.zero:
-        return True, (f"dead (V_h = 0): W_q,h and W_k,h ({2 * size * width:,} entries) are kernel directions, "
-                      f"beyond the {size}^2{'' if normalized else ' + 1'} of the symmetries")
+        return True, (
+            f"dead (V_h = 0): W_q,h and W_k,h ({2 * size * width:,} entries) are kernel directions, "
+            f"beyond the {size}^2{'' if normalized else ' + 1'} of the symmetries"
+        )
     if A.zero and not normalized:
         return True, "dead (A_h = 0): the entries of V_h (W_O,h and W_v,h) are kernel directions"
     if A.rank < size <= width:
-        return True, (f"rank A_h = {A.rank} < d_h = {size}: W_q,h or W_k,h has rank < {size}, and (dQ, dK) -> "
-                      f"dQ^T K + Q^T dK loses rank: kernel directions beyond GL_{size}")
+        return True, (
+            f"rank A_h = {A.rank} < d_h = {size}: W_q,h or W_k,h has rank < {size}, and (dQ, dK) -> "
+            f"dQ^T K + Q^T dK loses rank: kernel directions beyond GL_{size}"
+        )
     return False, "its ranks do not drop: not decided by them (the layer's local rank decides)"
 
 
-def _layer(layer: GroupedLayer, normalized: bool, rtol: float,
-           p: int) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int]]:
+def _layer(
+    layer: GroupedLayer, normalized: bool, rtol: float, p: int
+) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int]]:
     """Each head of one layer: ``(index, d_h, d, A_h, V_h, output scale, d')``."""
     found = []
     for h, (Q, W_O) in enumerate(zip(layer.Q, layer.W_O)):
@@ -281,8 +322,9 @@ def _layer(layer: GroupedLayer, normalized: bool, rtol: float,
     return found
 
 
-def head_table(layers: Sequence[GroupedLayer], *, normalized: bool, rtol: float = 1e-3, model: str = "",
-               p: int = PRIME) -> "HeadsTable":
+def head_table(
+    layers: Sequence[GroupedLayer], *, normalized: bool, rtol: float = 1e-3, model: str = "", p: int = PRIME
+) -> HeadsTable:
     """The table of every head of ``layers`` (each in its factors: :class:`~ag_attention._point.grouped.GroupedLayer`,
     float or exact arrays) at ``rtol`` (module docstring); ``normalized``: softmax (``A_h = 0`` is then not dead)."""
     rtol = check_rtol(rtol)
@@ -296,8 +338,23 @@ def head_table(layers: Sequence[GroupedLayer], *, normalized: bool, rtol: float 
             rel = scale / top if top > 0 else 0.0
             critical, reason = _verdict(A, V, size, width, normalized)
             dead = "V_h = 0" if V.zero else "A_h = 0" if A.zero and not normalized else ""
-            heads.append(HeadAtPoint(l + 1, h + 1, size, width, A, V, rel, dead, rel < rtol and not dead, critical,
-                                     reason, outputs, normalized))
+            heads.append(
+                HeadAtPoint(
+                    l + 1,
+                    h + 1,
+                    size,
+                    width,
+                    A,
+                    V,
+                    rel,
+                    dead,
+                    rel < rtol and not dead,
+                    critical,
+                    reason,
+                    outputs,
+                    normalized,
+                )
+            )
     return HeadsTable(tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model)
 
 
@@ -324,8 +381,12 @@ class HeadsTable(ResultMixin):
         per = max((h.head for h in self.heads), default=0)
         out = np.full((per, self.layers), np.nan)
         for h in self.heads:
-            out[h.head - 1, h.layer - 1] = {"scale": h.scale, "rank_A": h.A.rank, "rank_V": h.V.rank,
-                                            "critical": float(h.critical)}[what]
+            out[h.head - 1, h.layer - 1] = {
+                "scale": h.scale,
+                "rank_A": h.A.rank,
+                "rank_V": h.V.rank,
+                "critical": float(h.critical),
+            }[what]
         return out
 
     def plot(self, path: Any) -> Any:
@@ -336,34 +397,54 @@ class HeadsTable(ResultMixin):
         return plot_heads(self, path)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model": self.model, "normalized": self.normalized, "rtol": self.rtol, "prime": self.prime,
-                "layers": self.layers, "heads": [h.to_dict() for h in self.heads],
-                "dead": [[h.layer, h.head] for h in self.dead()],
-                "critical": [[h.layer, h.head] for h in self.critical()],
-                "layers_bounds": [{"layer": l, "local_rank_upper": u, "heads_count": c, "critical_heads": k}
-                                  for l, u, c, k in self.layer_bounds()], "seconds": round(self.seconds, 3)}
+        return {
+            "model": self.model,
+            "normalized": self.normalized,
+            "rtol": self.rtol,
+            "prime": self.prime,
+            "layers": self.layers,
+            "heads": [h.to_dict() for h in self.heads],
+            "dead": [[h.layer, h.head] for h in self.dead()],
+            "critical": [[h.layer, h.head] for h in self.critical()],
+            "layers_bounds": [
+                {"layer": l, "local_rank_upper": u, "heads_count": c, "critical_heads": k}
+                for l, u, c, k in self.layer_bounds()
+            ],
+            "seconds": round(self.seconds, 3),
+        }
 
     def lines(self) -> list[str]:
         """One line per head (the report's table)."""
         out = []
         for h in self.heads:
             a, v = h.A, h.V
-            flag = (f"  {h.reason.split(':')[0]}: critical (its own parametrization, proven)" if h.critical
-                    else "  near-dead" if h.near_dead else "")
-            blocks = [f"{n}: {', '.join(f'{s}x{c}' for s, c in f.blocks)}" for n, f in (("A", a), ("V", v))
-                      if f.blocks]
-            out.append(f"  head {h.layer}.{h.head:<9} rank A {a.rank}/{a.bound}, V {v.rank}/{v.bound}; "
-                       f"s_A {_range(a)}, s_V {_range(v)}; to rank-1 lower A {_dist(a)}, V {_dist(v)}; "
-                       f"scale {h.scale:.3g}" + (f"; near-equal {'; '.join(blocks)}" if blocks else "") + flag)
+            flag = (
+                f"  {h.reason.split(':')[0]}: critical (its own parametrization, proven)"
+                if h.critical
+                else "  near-dead"
+                if h.near_dead
+                else ""
+            )
+            blocks = [f"{n}: {', '.join(f'{s}x{c}' for s, c in f.blocks)}" for n, f in (("A", a), ("V", v)) if f.blocks]
+            out.append(
+                f"  head {h.layer}.{h.head:<9} rank A {a.rank}/{a.bound}, V {v.rank}/{v.bound}; "
+                f"s_A {_range(a)}, s_V {_range(v)}; to rank-1 lower A {_dist(a)}, V {_dist(v)}; "
+                f"scale {h.scale:.3g}" + (f"; near-equal {'; '.join(blocks)}" if blocks else "") + flag
+            )
         return out
 
     def __str__(self) -> str:
         n = len(self.heads)
-        head = (f"Heads at the point: {n} heads in {self.layers} layer{'s' if self.layers > 1 else ''}"
-                + (f", {self.model}" if self.model else "") + f"; rtol {self.rtol:g}")
-        summary = (f"  ranks            exact over QQ at the floats' binary values (GF({self.prime}) where full, "
-                   f"FLINT otherwise); singular values float64; {len(self.dead())} dead, "
-                   f"{sum(h.near_dead for h in self.heads)} near-dead, {len(self.critical())} critical by their ranks")
+        head = (
+            f"Heads at the point: {n} heads in {self.layers} layer{'s' if self.layers > 1 else ''}"
+            + (f", {self.model}" if self.model else "")
+            + f"; rtol {self.rtol:g}"
+        )
+        summary = (
+            f"  ranks            exact over QQ at the floats' binary values (GF({self.prime}) where full, "
+            f"FLINT otherwise); singular values float64; {len(self.dead())} dead, "
+            f"{sum(h.near_dead for h in self.heads)} near-dead, {len(self.critical())} critical by their ranks"
+        )
         return "\n".join([head, summary, *self.lines(), *self.layer_lines(), f"  {self.seconds:.2f} s"])
 
     def layer_bounds(self) -> list[tuple[int, int, int, list[int]]]:
@@ -373,17 +454,20 @@ class HeadsTable(ResultMixin):
         out = []
         for l in range(1, self.layers + 1):
             heads = [h for h in self.heads if h.layer == l]
-            out.append((l, sum(h.bound for h in heads), sum(h.generic for h in heads),
-                        [h.head for h in heads if h.critical]))
+            out.append(
+                (l, sum(h.bound for h in heads), sum(h.generic for h in heads), [h.head for h in heads if h.critical])
+            )
         return out
 
     def layer_lines(self) -> list[str]:
         out = []
         for l, upper, count, critical in self.layer_bounds():
             if critical:
-                out.append(f"  layer {l:<11}  local rank <= {upper:,} < {count:,} = the heads' count H dim M_1 "
-                           f"(heads {critical} critical by their ranks): critical if dim M = H dim M_1 (the heads' "
-                           "secant not defective: not proven at this size; point decides it where dim M is computed)")
+                out.append(
+                    f"  layer {l:<11}  local rank <= {upper:,} < {count:,} = the heads' count H dim M_1 "
+                    f"(heads {critical} critical by their ranks): critical if dim M = H dim M_1 (the heads' "
+                    "secant not defective: not proven at this size; point decides it where dim M is computed)"
+                )
         return out
 
 
@@ -427,14 +511,25 @@ def _own_layers(arrays: dict[str, Any]) -> list[GroupedLayer]:
         heads = [found[l][h] for h in sorted(found[l])]
         d = heads[0]["V"].shape[1]
         eye = np.eye(d)
-        out.append(GroupedLayer(tuple(h["A"].T if "A" in h else h["Q"] for h in heads),
-                                tuple(h["V"] for h in heads),
-                                tuple(eye if "A" in h else h["K"] for h in heads), tuple(eye for _ in heads)))
+        out.append(
+            GroupedLayer(
+                tuple(h["A"].T if "A" in h else h["Q"] for h in heads),
+                tuple(h["V"] for h in heads),
+                tuple(eye if "A" in h else h["K"] for h in heads),
+                tuple(eye for _ in heads),
+            )
+        )
     return out
 
 
-def load_head_table(path: str | os.PathLike[str], *, heads: int | None = None, names: dict[str, str] | None = None,
-                    normalized: bool | None = None, rtol: float = 1e-3) -> HeadsTable:
+def load_head_table(
+    path: str | os.PathLike[str],
+    *,
+    heads: int | None = None,
+    names: dict[str, str] | None = None,
+    normalized: bool | None = None,
+    rtol: float = 1e-3,
+) -> HeadsTable:
     """The per-head table of a weights file at any size (``point --per-head``): read as ``point`` reads it (the
     layouts of :mod:`.checkpoints`, the heads from the file, its ``config.json`` or ``heads=``), the factors kept
     in float64 (exactly the stored values), no ``d x d`` product formed and no rational converted.
@@ -448,8 +543,12 @@ def load_head_table(path: str | os.PathLike[str], *, heads: int | None = None, n
     rec = recognize(arrays, names, metadata)
     if rec.package:
         softmax = bool(normalized)
-        return head_table(_own_layers(arrays), normalized=softmax, rtol=rtol,
-                          model=f"{'softmax' if softmax else 'lightning'} attention, package names")
+        return head_table(
+            _own_layers(arrays),
+            normalized=softmax,
+            rtol=rtol,
+            model=f"{'softmax' if softmax else 'lightning'} attention, package names",
+        )
     stored = int(metadata["heads"]) if str(metadata.get("heads", "")).isdigit() else None
     if heads is not None and stored is not None and heads != stored:
         raise InvalidArgumentError(f"{p}: heads={heads} given, but the file says heads={stored}")
@@ -459,8 +558,10 @@ def load_head_table(path: str | os.PathLike[str], *, heads: int | None = None, n
     tr = translate(arrays, _floats, heads=heads, names=names, metadata=metadata, products=False)
     softmax = trained_softmax(tr.layout) if normalized is None else normalized
     H = len(tr.factors[0].Q)
-    model = (f"{'softmax (normalized)' if softmax else 'lightning'} attention, read as {tr.layout}, "
-             f"{H} head{'s' if H > 1 else ''}")
+    model = (
+        f"{'softmax (normalized)' if softmax else 'lightning'} attention, read as {tr.layout}, "
+        f"{H} head{'s' if H > 1 else ''}"
+    )
     return head_table(tr.factors, normalized=softmax, rtol=rtol, model=model)
 
 
@@ -475,9 +576,14 @@ def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable | None:
         for layer in net.weights:
             d = layer[0]["V"].shape[1]
             eye = np.array([[Fraction(int(i == j)) for j in range(d)] for i in range(d)], dtype=object)
-            layers.append(GroupedLayer(tuple(h["A"].T if "A" in h else h["Q"] for h in layer),
-                                       tuple(h["V"] for h in layer),
-                                       tuple(eye if "A" in h else h["K"] for h in layer), tuple(eye for _ in layer)))
+            layers.append(
+                GroupedLayer(
+                    tuple(h["A"].T if "A" in h else h["Q"] for h in layer),
+                    tuple(h["V"] for h in layer),
+                    tuple(eye if "A" in h else h["K"] for h in layer),
+                    tuple(eye for _ in layer),
+                )
+            )
     try:
         with np.errstate(all="ignore"):
             table = head_table(layers, normalized=arch.normalized, rtol=rtol, model=net.model)
@@ -528,12 +634,13 @@ def head_kernel(net: Any, p: int) -> tuple[np.ndarray, tuple[str, ...]]:
                 names = [n for n in ("A", "Q", "K") if n in blocks]
                 for n in names:
                     unit(blocks[n])
-                said.append(f"layer {l + 1} head {h + 1}: V = 0, so {' and '.join(names)} "
-                            f"({sum(blocks[n].stop - blocks[n].start for n in names)} entries)")
+                said.append(
+                    f"layer {l + 1} head {h + 1}: V = 0, so {' and '.join(names)} "
+                    f"({sum(blocks[n].stop - blocks[n].start for n in names)} entries)"
+                )
             elif not arch.normalized and not any(v != 0 for v in A.flat):
                 unit(blocks["V"])
-                said.append(f"layer {l + 1} head {h + 1}: A = 0, so V ({blocks['V'].stop - blocks['V'].start} "
-                            "entries)")
+                said.append(f"layer {l + 1} head {h + 1}: A = 0, so V ({blocks['V'].stop - blocks['V'].start} entries)")
             elif "Q" in w and (rank := product_rank(np.asarray(w["Q"].T, dtype=object), w["K"])[0]) < w["Q"].shape[0]:
                 a, d = w["Q"].shape
                 found = 0
@@ -546,8 +653,9 @@ def head_kernel(net: Any, p: int) -> tuple[np.ndarray, tuple[str, ...]]:
                             v[blocks[name]] = residues(np.asarray(block, dtype=object), p).ravel()
                             rows.append(v)
                             found += 1
-                said.append(f"layer {l + 1} head {h + 1}: rank A = {rank} < {a}, so {found} directions of Q and K "
-                            "that keep A")
+                said.append(
+                    f"layer {l + 1} head {h + 1}: rank A = {rank} < {a}, so {found} directions of Q and K that keep A"
+                )
     return (np.array(rows, dtype=np.int64) if rows else np.zeros((0, P), dtype=np.int64)), tuple(said)
 
 
@@ -569,11 +677,14 @@ def with_head_kernel(net: Any, local: Any) -> Any:
     upper = net.architecture.parameter_count - r
     if upper >= local.upper:
         return local
-    note = (f"heads' kernel: rank <= {upper} = P - {r}, the GF({p}) rank of the symmetry tangents with the "
-            f"directions the heads' ranks exhibit ({'; '.join(said)})")
+    note = (
+        f"heads' kernel: rank <= {upper} = P - {r}, the GF({p}) rank of the symmetry tangents with the "
+        f"directions the heads' ranks exhibit ({'; '.join(said)})"
+    )
     if upper < local.lower:  # pragma: no cover - both bounds are proven
-        raise ComputationError(f"the heads' kernel directions bound the rank by {upper}, below the proven rank "
-                               f"{local.lower} (bug)")
+        raise ComputationError(
+            f"the heads' kernel directions bound the rank by {upper}, below the proven rank {local.lower} (bug)"
+        )
     return dataclasses.replace(local, upper=upper, notes=local.notes + (note,))
 
 
@@ -591,7 +702,6 @@ def softmax_head_bound(net: Any) -> Any:
         return None
     P = net.architecture.parameter_count
     rank, shares = _families(net.architecture, GFp(p), theta)  # the families softmax keeps (no rescaling)
-    start = LocalRank(0, P - rank, P, "an upper bound only (the float64 rank below measures it)", (p,), 0, rank,
-                      shares)
+    start = LocalRank(0, P - rank, P, "an upper bound only (the float64 rank below measures it)", (p,), 0, rank, shares)
     bound = with_head_kernel(net, start)
     return None if bound is start else bound

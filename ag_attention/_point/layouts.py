@@ -40,15 +40,24 @@ def _split_stacked(W: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np
     rows, E = W.shape
     rest = rows - E
     if rest <= 0 or rest % 2:
-        raise InvalidArgumentError(f"{name}: {rows} rows for {E} inputs: not E query rows and two equal key and "
-                                   "value parts")
+        raise InvalidArgumentError(
+            f"{name}: {rows} rows for {E} inputs: not E query rows and two equal key and value parts"
+        )
     kv = rest // 2
-    return W[:E], W[E:E + kv], W[E + kv:]
+    return W[:E], W[E : E + kv], W[E + kv :]
 
 
-def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str, str], str],
-                convert: Callable[[Any, str], np.ndarray], h: int, out: dict[str, np.ndarray],
-                notes: list[str], products: bool = True) -> tuple[int, int, GroupedLayer]:
+def layer_heads(
+    l: int,
+    prefix: str,
+    r: dict[str, Any],
+    sources: dict[tuple[str, str], str],
+    convert: Callable[[Any, str], np.ndarray],
+    h: int,
+    out: dict[str, np.ndarray],
+    notes: list[str],
+    products: bool = True,
+) -> tuple[int, int, GroupedLayer]:
     """Layer ``l`` (its source ``prefix``, its projections ``r`` by role) as ``h`` package heads, into ``out``
     (and ``notes``); its head size ``d_h``, its number of key/value heads, and the layer in its own factored
     parametrization (:class:`~ag_attention._point.grouped.GroupedLayer`). ``products=False``: the factors only,
@@ -70,22 +79,27 @@ def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str,
         sources[(prefix, "o")] = sources[(prefix, "oT")]
     missing = [role for role in "qkv" if role not in r]
     if missing:
-        raise InvalidArgumentError(f"layer {where}: no {missing[0]!r} projection (found: "
-                                   + ", ".join(source(x) for x in sorted(r)) + ")")
-    q, k, v = (r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object
-               else convert(r[x], source(x)) for x in "qkv")
+        raise InvalidArgumentError(
+            f"layer {where}: no {missing[0]!r} projection (found: " + ", ".join(source(x) for x in sorted(r)) + ")"
+        )
+    q, k, v = (
+        r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object else convert(r[x], source(x)) for x in "qkv"
+    )
     inner, d_in = q.shape
     if k.shape[1] != d_in or v.shape[1] != d_in:
-        raise InvalidArgumentError(f"layer {where}: query {q.shape}, key {k.shape} and value {v.shape} projections "
-                                   "do not read the same inputs")
+        raise InvalidArgumentError(
+            f"layer {where}: query {q.shape}, key {k.shape} and value {v.shape} projections do not read the same inputs"
+        )
     if inner % h:
         raise InvalidArgumentError(f"heads={h}: does not divide the {inner} query rows of layer {where}")
     dq = inner // h
     kv = k.shape[0] // dq
     if not kv or k.shape[0] % dq or h % kv or v.shape[0] % kv:
-        raise InvalidArgumentError(f"layer {where}: heads={h} of size {dq} ({inner} query rows): the {k.shape[0]} "
-                                   f"key rows and {v.shape[0]} value rows are not key/value heads of size {dq} in a "
-                                   "number dividing the heads (multi-head or grouped-query attention)")
+        raise InvalidArgumentError(
+            f"layer {where}: heads={h} of size {dq} ({inner} query rows): the {k.shape[0]} "
+            f"key rows and {v.shape[0]} value rows are not key/value heads of size {dq} in a "
+            "number dividing the heads (multi-head or grouped-query attention)"
+        )
     dv = v.shape[0] // kv
     group = h // kv
     if "o" in r:
@@ -99,18 +113,26 @@ def layer_heads(l: int, prefix: str, r: dict[str, Any], sources: dict[tuple[str,
         notes.append(f"layer {l + 1} ({where}): no output projection: W_O = I (the heads concatenated)")
     for i in range(h if products else 0):
         g = i // group
-        out[f"layers.{l}.heads.{i}.Q"] = q[i * dq:(i + 1) * dq]
-        out[f"layers.{l}.heads.{i}.K"] = k[g * dq:(g + 1) * dq]
-        out[f"layers.{l}.heads.{i}.V"] = o[:, i * dv:(i + 1) * dv].dot(v[g * dv:(g + 1) * dv])
+        out[f"layers.{l}.heads.{i}.Q"] = q[i * dq : (i + 1) * dq]
+        out[f"layers.{l}.heads.{i}.K"] = k[g * dq : (g + 1) * dq]
+        out[f"layers.{l}.heads.{i}.V"] = o[:, i * dv : (i + 1) * dv].dot(v[g * dv : (g + 1) * dv])
     if kv < h:
-        notes.append(f"layer {l + 1} ({where}): grouped-query attention, {h} query heads sharing {kv} key/value "
-                     f"heads (groups of {group}): read exactly as {h} heads with W_k and W_v of a group repeated; the "
-                     f"ambient geometry reported is that of the {h}-head model at this GQA point (where a GQA point "
-                     "is critical as a rule: its function lies in the smaller GQA model), the GQA model's own in "
-                     "the note on grouped-query attention")
+        notes.append(
+            f"layer {l + 1} ({where}): grouped-query attention, {h} query heads sharing {kv} key/value "
+            f"heads (groups of {group}): read exactly as {h} heads with W_k and W_v of a group repeated; the "
+            f"ambient geometry reported is that of the {h}-head model at this GQA point (where a GQA point "
+            "is critical as a rule: its function lies in the smaller GQA model), the GQA model's own in "
+            "the note on grouped-query attention"
+        )
     if dv < min(o.shape[0], d_in):
-        notes.append(f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
-                     "analysed with V free (a neuromanifold that contains this one)")
-    own = GroupedLayer(tuple(q[i * dq:(i + 1) * dq] for i in range(h)), tuple(o[:, i * dv:(i + 1) * dv] for i in range(h)),
-                       tuple(k[g * dq:(g + 1) * dq] for g in range(kv)), tuple(v[g * dv:(g + 1) * dv] for g in range(kv)))
+        notes.append(
+            f"layer {l + 1} ({where}): V = W_O,h W_v,h has rank <= {dv} (the head size) here; it is "
+            "analysed with V free (a neuromanifold that contains this one)"
+        )
+    own = GroupedLayer(
+        tuple(q[i * dq : (i + 1) * dq] for i in range(h)),
+        tuple(o[:, i * dv : (i + 1) * dv] for i in range(h)),
+        tuple(k[g * dq : (g + 1) * dq] for g in range(kv)),
+        tuple(v[g * dv : (g + 1) * dv] for g in range(kv)),
+    )
     return dq, kv, own

@@ -60,8 +60,14 @@ __all__ = ["OneLayerPoint", "one_layer_point", "critical_distance", "plain_one_l
 
 def plain_one_layer(net: Network) -> bool:
     arch = net.architecture
-    return (arch.depth == 1 and arch.heads == 1 and not arch.skip and not arch.causal and not arch.normalized
-            and arch.tokens >= 2)
+    return (
+        arch.depth == 1
+        and arch.heads == 1
+        and not arch.skip
+        and not arch.causal
+        and not arch.normalized
+        and arch.tokens >= 2
+    )
 
 
 @dataclass(frozen=True)
@@ -95,10 +101,16 @@ class OneLayerPoint:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "rank_A": self.rank_A, "rank_V": self.rank_V, "orbit": [self.to_a, self.to_v, self.to_both],
-            "stratum": self.stratum, "rank_bound": self.rank_bound, "dimension": self.dimension,
-            "singular": self.singular, "certificate": self.verdict.to_dict(),
-            "critical_form": self.critical_form, "boundary": self.boundary,
+            "rank_A": self.rank_A,
+            "rank_V": self.rank_V,
+            "orbit": [self.to_a, self.to_v, self.to_both],
+            "stratum": self.stratum,
+            "rank_bound": self.rank_bound,
+            "dimension": self.dimension,
+            "singular": self.singular,
+            "certificate": self.verdict.to_dict(),
+            "critical_form": self.critical_form,
+            "boundary": self.boundary,
             "preimages": [{"A": _strings(A), "V": _strings(V)} for A, V in self.preimages],
             "irrational_preimages": self.irrational_preimages,
             "distance_to_critical": None if self.distance is None else list(self.distance),
@@ -117,8 +129,11 @@ _SCALE_BITS = 256
 
 def _exponent(M: np.ndarray) -> int | None:
     """About ``log2`` of the largest entry of ``M`` (exact rationals), or None when ``M`` is zero."""
-    exps = [abs(q.numerator).bit_length() - q.denominator.bit_length()
-            for q in (Fraction(v) for v in np.asarray(M, dtype=object).ravel()) if q != 0]
+    exps = [
+        abs(q.numerator).bit_length() - q.denominator.bit_length()
+        for q in (Fraction(v) for v in np.asarray(M, dtype=object).ravel())
+        if q != 0
+    ]
     return max(exps) if exps else None
 
 
@@ -162,7 +177,7 @@ def _critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
     nA, nV = norm2(A), norm2(V)
     if nA == 0 or nV == 0:
         return (0.0, 0.0)
-    M = (A.T.dot(A) + V.T.dot(V))
+    M = A.T.dot(A) + V.T.dot(V)
     trace = nA + nV
     top = top_eigenvalue([[Fraction(v) for v in row] for row in M])
     if top is not None:
@@ -215,22 +230,51 @@ def one_layer_point(net: Network, dimension: int) -> OneLayerPoint:
     described = ""
     if not any(v != 0 for v in x):
         dim_a = d * d if bound is None else bound * (2 * d - bound)
-        described = (f"the point 0: its fiber is all of {{A = 0}} (V free: dimension {V.shape[0] * d}) and "
-                     f"{{V = 0}} (A free{'' if bound is None else f' of rank <= {bound}'}: dimension {dim_a}), "
-                     "two linear families (a determinantal one for rank-bounded A) meeting at (0, 0)")
+        described = (
+            f"the point 0: its fiber is all of {{A = 0}} (V free: dimension {V.shape[0] * d}) and "
+            f"{{V = 0}} (A free{'' if bound is None else f' of rank <= {bound}'}: dimension {dim_a}), "
+            "two linear families (a determinantal one for rank-bounded A) meeting at (0, 0)"
+        )
     else:
         fb = fiber(x, d, V.shape[0])
-        pre = tuple(_exact_preimage(Ap, Vp, x) for Ap, Vp in fb.preimages
-                    if bound is None or exact_rank(np.array(Ap, dtype=object)) <= bound)
+        pre = tuple(
+            _exact_preimage(Ap, Vp, x)
+            for Ap, Vp in fb.preimages
+            if bound is None or exact_rank(np.array(Ap, dtype=object)) <= bound
+        )
         irrational = 2 * fb.irrational_pairs
     # on the critical set the distance is 0 exactly (the enclosure would only say "at most 1e-29")
     distance = (0.0, 0.0) if critical else critical_distance(A, V)
-    return OneLayerPoint(A, V, bound, rank_a, rank_v, rank_a - both, rank_v - both, both, dimension, verdict,
-                         critical, boundary, pre, irrational, distance, described)
+    return OneLayerPoint(
+        A,
+        V,
+        bound,
+        rank_a,
+        rank_v,
+        rank_a - both,
+        rank_v - both,
+        both,
+        dimension,
+        verdict,
+        critical,
+        boundary,
+        pre,
+        irrational,
+        distance,
+        described,
+    )
 
 
-def certify(A: Any, V: Any, *, arch: Architecture | None = None, dimension: int | None = None,
-            rank_bound: int | None = None, tokens: int | None = None, prime: int | None = None) -> PointVerdict:
+def certify(
+    A: Any,
+    V: Any,
+    *,
+    arch: Architecture | None = None,
+    dimension: int | None = None,
+    rank_bound: int | None = None,
+    tokens: int | None = None,
+    prime: int | None = None,
+) -> PointVerdict:
     """Is ``phi_{A,V}`` a singular point of the (rank-bounded) neuromanifold of one layer?  With a certificate.
 
     The public verb (a thin wrapper of :class:`~ag_attention.Network` and
@@ -264,15 +308,17 @@ def certify(A: Any, V: Any, *, arch: Architecture | None = None, dimension: int 
     if tokens < 2:
         raise InvalidArgumentError(f"tokens={tokens!r}: Theorem 3.4's geometry is that of t >= 2 tokens")
     try:
-        net = Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": V}, rank=rank_bound,
-                                   tokens=tokens, source="certify(A, V)")
+        net = Network.from_weights(
+            {"layers.0.heads.0.A": A, "layers.0.heads.0.V": V}, rank=rank_bound, tokens=tokens, source="certify(A, V)"
+        )
     except InvalidArgumentError as exc:  # name the arguments as the caller wrote them
         raise InvalidArgumentError(str(exc).replace("layers.0.heads.0.", "").replace("weights: ", "")) from None
     dim = exact_dimension(net.architecture)
     if dimension is not None and dimension != dim.dimension:
         raise InvalidArgumentError(
             f"dimension={dimension!r}: dim M of this layer is {dim.dimension} ({dim.certificate}); leave dimension= "
-            "out (it is computed)")
+            "out (it is computed)"
+        )
     w = net.weights[0][0]
     Am = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
     arch = net.architecture
@@ -292,8 +338,10 @@ def _from_architecture(arch: Any, A: Any, V: Any, rank_bound: int | None, tokens
     shapes = (np.shape(np.asarray(A, dtype=object)), np.shape(np.asarray(V, dtype=object)))
     d, e = arch.widths
     if len(shapes[0]) != 2 or len(shapes[1]) != 2 or (shapes[0][0], shapes[1][0]) != (d, e):
-        raise InvalidArgumentError(f"arch={arch.describe()}: widths ({d}, {e}) are not the weights' shapes "
-                                   f"(A {'x'.join(map(str, shapes[0]))}, V {'x'.join(map(str, shapes[1]))}; "
-                                   "A is d x d, V is d' x d)")
+        raise InvalidArgumentError(
+            f"arch={arch.describe()}: widths ({d}, {e}) are not the weights' shapes "
+            f"(A {'x'.join(map(str, shapes[0]))}, V {'x'.join(map(str, shapes[1]))}; "
+            "A is d x d, V is d' x d)"
+        )
     free = arch.parametrization == "AV" or arch.ranks[0] >= d
     return (None if free else arch.ranks[0]), arch.tokens

@@ -38,14 +38,16 @@ def check_plot_path(path: str | os.PathLike[str]) -> Path:
     if p.suffix.lower().lstrip(".") not in FORMATS:
         raise InvalidArgumentError(f"{where}: the file name must end in " + ", ".join("." + f for f in FORMATS))
     if p.is_symlink():
-        raise InvalidArgumentError(f"{where}: a symbolic link is there (never written through): remove it or "
-                                   "choose another name")
+        raise InvalidArgumentError(
+            f"{where}: a symbolic link is there (never written through): remove it or choose another name"
+        )
     if p.is_dir():
         raise InvalidArgumentError(f"{where}: a directory, not a file name")
     parent = p.parent
     if not parent.is_dir():
-        raise InvalidArgumentError(f"{where}: {parent} " + ("is not a directory" if parent.exists() else
-                                                            "does not exist (no such directory)"))
+        raise InvalidArgumentError(
+            f"{where}: {parent} " + ("is not a directory" if parent.exists() else "does not exist (no such directory)")
+        )
     try:
         reserve(parent, 0)  # creates and removes a probe file: writable in fact, not only by its mode bits
     except OutputError as exc:
@@ -75,8 +77,13 @@ def plot_point(g: PointGeometry, path: str | os.PathLike[str]) -> Path:
     ax.semilogy(np.arange(1, len(s) + 1), np.maximum(s, floor), "o-", ms=3, lw=1, label="singular values")
     ax.axhline(n.rtol * s[0], color="C3", ls="--", lw=1, label=f"rtol {n.rtol:g} x s_1: rank {n.rank_at_rtol}")
     if g.local_rank is not None:
-        ax.axvline(g.local_rank + 0.5, color="C2", ls=":", lw=1,
-                   label=f"local rank {g.local_rank} ({'exact' if g.exact else 'lower bound'})")
+        ax.axvline(
+            g.local_rank + 0.5,
+            color="C2",
+            ls=":",
+            lw=1,
+            label=f"local rank {g.local_rank} ({'exact' if g.exact else 'lower bound'})",
+        )
     ax.set_xlabel("index")
     ax.set_ylabel("singular value (column-normalized Jacobian)")
     ax.set_title(f"{g.network.architecture.describe()}: {g.parameters} parameters", fontsize=9)
@@ -87,8 +94,14 @@ def plot_point(g: PointGeometry, path: str | os.PathLike[str]) -> Path:
         for values, name, marker in ((st.singular_values_A, "A", "s"), (st.singular_values_V, "V", "^")):
             v = np.asarray(values, dtype=float)
             if v.size:
-                bx.semilogy(np.arange(1, v.size + 1), np.maximum(v, max(float(v[0]) * 1e-18, 1e-300)), marker + "-",
-                            ms=4, lw=1, label=f"{name}: {', '.join(f'{x:.2g}' for x in v[:4])}")
+                bx.semilogy(
+                    np.arange(1, v.size + 1),
+                    np.maximum(v, max(float(v[0]) * 1e-18, 1e-300)),
+                    marker + "-",
+                    ms=4,
+                    lw=1,
+                    label=f"{name}: {', '.join(f'{x:.2g}' for x in v[:4])}",
+                )
                 bx.axhline(st.rtol * v[0], ls="--", lw=0.8, color="C0" if name == "A" else "C1")
         bx.set_xlabel("index")
         bx.set_ylabel("singular value")
@@ -118,8 +131,9 @@ def plot_heads(table: HeadsTable, path: str | os.PathLike[str]) -> Path:
     shown = np.where(grid > 0, grid, np.nan)
     low = float(np.nanmin(shown)) if np.any(np.isfinite(shown)) else table.rtol
     fig, ax = plt.subplots(figsize=(1.2 + 0.45 * grid.shape[1], 1.0 + 0.35 * grid.shape[0]))
-    im = ax.imshow(shown, origin="lower", aspect="auto", cmap="viridis",
-                   norm=LogNorm(vmin=min(low, table.rtol), vmax=1.0))
+    im = ax.imshow(
+        shown, origin="lower", aspect="auto", cmap="viridis", norm=LogNorm(vmin=min(low, table.rtol), vmax=1.0)
+    )
     for h in table.heads:
         mark = "x" if h.dead else "o" if h.critical else "." if h.near_dead else ""
         if mark:

@@ -37,13 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from .._version import __version__
 from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
-from .._results import ResultMixin
 from .._numeric.strata import NearStrata
 from .._resources import Deadline
-from .grouped import MAX_PARAMETERS as GROUPED_MAX, GroupedGeometry, grouped_geometry
+from .._results import ResultMixin
+from .._version import __version__
 from .geometry import LocalRank, local_rank
+from .grouped import MAX_PARAMETERS as GROUPED_MAX
+from .grouped import GroupedGeometry, grouped_geometry
 from .heads import HeadsTable, network_head_table, softmax_head_bound, with_head_kernel
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .trust import check_numerical, check_strata, finite, jacobian_range, strata_range
@@ -85,11 +86,18 @@ class LayerAtPoint:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"layer": self.index, "rank_bound": self.rank_bound, "rank_A": list(self.ranks_A),
-                "rank_V": list(self.ranks_V), "full_rank_A": self.full_a, "full_rank_V": self.full_v,
-                "rank_deficient": self.rank_deficient,
-                "local_rank": None if self.local is None else self.local.to_dict(),
-                "generic_dimension": self.generic, "critical": self.critical}
+        return {
+            "layer": self.index,
+            "rank_bound": self.rank_bound,
+            "rank_A": list(self.ranks_A),
+            "rank_V": list(self.ranks_V),
+            "full_rank_A": self.full_a,
+            "full_rank_V": self.full_v,
+            "rank_deficient": self.rank_deficient,
+            "local_rank": None if self.local is None else self.local.to_dict(),
+            "generic_dimension": self.generic,
+            "critical": self.critical,
+        }
 
 
 @dataclass(frozen=True)
@@ -112,10 +120,16 @@ class NumericalAtPoint:
         return numerical_rank(np.array(self.singular_values), self.rtol)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "gap": self.gap, "smallest_kept": self.smallest_kept,
-                "largest_dropped": self.largest_dropped, "samples": self.samples,
-                "singular_values": list(self.singular_values), "rtol": self.rtol,
-                "rank_at_rtol": self.rank_at_rtol}
+        return {
+            "rank": self.rank,
+            "gap": self.gap,
+            "smallest_kept": self.smallest_kept,
+            "largest_dropped": self.largest_dropped,
+            "samples": self.samples,
+            "singular_values": list(self.singular_values),
+            "rtol": self.rtol,
+            "rank_at_rtol": self.rank_at_rtol,
+        }
 
 
 @dataclass(frozen=True)
@@ -202,10 +216,15 @@ class PointGeometry(ResultMixin):
         d: dict[str, Any] = {
             "architecture": arch.to_dict(),
             "parameters": self.parameters,
-            "point": {"source": self.network.source, "layout": self.network.layout, "model": self.network.model,
-                      "conversion": self.network.conversion,
-                      "floats": self.network.floats, "factored_layers": list(self.network.factored),
-                      "not_used": list(self.network.ignored)},
+            "point": {
+                "source": self.network.source,
+                "layout": self.network.layout,
+                "model": self.network.model,
+                "conversion": self.network.conversion,
+                "floats": self.network.floats,
+                "factored_layers": list(self.network.factored),
+                "not_used": list(self.network.ignored),
+            },
             "local_rank": self.local_rank,
             "local_rank_upper": None if self.local is None else self.local.upper,
             "exact": self.exact,
@@ -232,27 +251,49 @@ class PointGeometry(ResultMixin):
         }
         if self.one_layer is not None:
             o = self.one_layer
-            d.update({"rank_A": o.rank_A, "rank_V": o.rank_V, "singular": o.singular, "boundary": o.boundary,
-                      "preimages": len(o.preimages) + o.irrational_preimages, "one_layer": o.to_dict()})
+            d.update(
+                {
+                    "rank_A": o.rank_A,
+                    "rank_V": o.rank_V,
+                    "singular": o.singular,
+                    "boundary": o.boundary,
+                    "preimages": len(o.preimages) + o.irrational_preimages,
+                    "one_layer": o.to_dict(),
+                }
+            )
         if self.strata is not None:
             st = self.strata
-            d.update({"near_singular": st.near_singular, "distance_to_singular": st.relative_to_singular,
-                      "near_critical": st.near_critical, "distance_to_critical": st.relative_to_critical,
-                      "strata": st.to_dict()})
+            d.update(
+                {
+                    "near_singular": st.near_singular,
+                    "distance_to_singular": st.relative_to_singular,
+                    "near_critical": st.near_critical,
+                    "distance_to_critical": st.relative_to_critical,
+                    "strata": st.to_dict(),
+                }
+            )
         elif "strata" in self.float_unavailable:
-            d.update(dict.fromkeys(("near_singular", "distance_to_singular", "near_critical",
-                                    "distance_to_critical", "strata")))
+            d.update(
+                dict.fromkeys(
+                    ("near_singular", "distance_to_singular", "near_critical", "distance_to_critical", "strata")
+                )
+            )
         reasons = dict(self.float_unavailable)
         out: dict[str, Any] = finite(d, reasons)  # valid JSON: a non-finite float is null, with its reason
         out["float_unavailable"] = reasons
         return out
 
     def __repr__(self) -> str:
-        rank = "?" if self.local is None else (f"{self.local.lower}" if self.exact
-                                               else f"{self.local.lower}..{self.local.upper}")
+        rank = (
+            "?"
+            if self.local is None
+            else (f"{self.local.lower}" if self.exact else f"{self.local.lower}..{self.local.upper}")
+        )
         crit = {True: "critical", False: "not critical", None: "critical: undecided"}[self.critical]
-        return (f"PointGeometry({self.network.architecture.describe()}: local rank {rank} of generic "
-                f"{self.generic_dimension}, {crit})")
+        return (
+            f"PointGeometry({self.network.architecture.describe()}: local rank {rank} of generic "
+            f"{self.generic_dimension}, {crit})"
+        )
 
     def __str__(self) -> str:
         arch = self.network.architecture
@@ -261,20 +302,29 @@ class PointGeometry(ResultMixin):
         else:
             read = f" (read as {self.network.layout})" if self.network.layout else ""
             head = f"Geometry at the point: {arch.describe()}, {self.parameters} parameters{read}"
-        lines = [head,
-                 f"  point            {self.network.source}; {self.network.conversion}"]
+        lines = [head, f"  point            {self.network.source}; {self.network.conversion}"]
         if self.network.grouped:  # the verdicts below are the ambient multi-head model's: say so first
-            lines.append(f"  grouped-query    {self.grouped.summary() if self.grouped else 'its own model not analysed'}"
-                         f"; below: the ambient {arch.heads}-head model at this GQA point")
+            lines.append(
+                f"  grouped-query    {self.grouped.summary() if self.grouped else 'its own model not analysed'}"
+                f"; below: the ambient {arch.heads}-head model at this GQA point"
+            )
         if self.local is not None:
             lo, hi = self.local.lower, self.local.upper
-            rank = (f"{lo} (exact)" if self.exact else f"rank <= {hi} (softmax: no exact lower bound)"
-                    if self.network.architecture.normalized else f"{lo} <= rank <= {hi} (not decided)")
+            rank = (
+                f"{lo} (exact)"
+                if self.exact
+                else f"rank <= {hi} (softmax: no exact lower bound)"
+                if self.network.architecture.normalized
+                else f"{lo} <= rank <= {hi} (not decided)"
+            )
             lines.append(f"  local rank       {rank}: {self.local.method}")
             lines += [f"  {n[:13]:<15}  {n[15:]}" for n in self.local.notes if n.startswith("heads' kernel")]
             sym = self.parameters - self.local.symmetry_rank
-            lines.append(f"  symmetry bound   {sym} = P - {self.local.symmetry_rank} (symmetry tangents at the point: "
-                         + ", ".join(f"{f.name} {f.rank}" for f in self.local.families) + ")")
+            lines.append(
+                f"  symmetry bound   {sym} = P - {self.local.symmetry_rank} (symmetry tangents at the point: "
+                + ", ".join(f"{f.name} {f.rank}" for f in self.local.families)
+                + ")"
+            )
             cert = self.local.certificate
             if cert is not None:
                 lines.append(f"  kernel proof     rank <= {cert.upper}: {cert.method}")
@@ -284,23 +334,40 @@ class PointGeometry(ResultMixin):
                     lines.append(f"  drop ...         {len(cert.beyond_symmetries) - 8} more (all in the JSON report)")
         cert = "certified" if self.generic_certified else "lower bound"
         lines.append(f"  generic dim      {self.generic_dimension} ({cert}: {self.generic_certificate})")
-        crit = {True: "yes: the local rank is below the generic dimension", False: "no: the local rank reaches it",
-                None: "not decided"}[self.critical]
-        lines.append(f"  critical         {crit} (a critical point of the parametrization theta -> phi_theta, "
-                     "not of a loss)")
+        crit = {
+            True: "yes: the local rank is below the generic dimension",
+            False: "no: the local rank reaches it",
+            None: "not decided",
+        }[self.critical]
+        lines.append(
+            f"  critical         {crit} (a critical point of the parametrization theta -> phi_theta, not of a loss)"
+        )
         if self.fiber_dimension is not None:
-            lines.append(f"  fiber (tangent)  dimension {self.fiber_dimension}; the symmetries span "
-                         f"{self.local.symmetry_rank if self.local else '?'}"
-                         + (" (they explain it)" if self.explained else " (directions beyond the symmetries)"))
+            lines.append(
+                f"  fiber (tangent)  dimension {self.fiber_dimension}; the symmetries span "
+                f"{self.local.symmetry_rank if self.local else '?'}"
+                + (" (they explain it)" if self.explained else " (directions beyond the symmetries)")
+            )
         for ly in self.layers:
             flag = (" rank-deficient" if ly.rank_deficient else "") + (" critical by itself" if ly.critical else "")
-            loc = "" if ly.local is None else (f"; its own local rank {ly.local.lower}"
-                                               + ("" if ly.local.exact else f"..{ly.local.upper}")
-                                               + f" of {ly.generic}")
-            fv = (f" (V_h = W_O,h W_v,h: at most {ly.full_v}, the head size)" if ly.factored_v
-                  else f" (at most {ly.full_v})")
-            lines.append(f"  layer {ly.index}          rank A {list(ly.ranks_A)} (at most {ly.full_a}), rank V "
-                         f"{list(ly.ranks_V)}{fv}{loc}{flag}")
+            loc = (
+                ""
+                if ly.local is None
+                else (
+                    f"; its own local rank {ly.local.lower}"
+                    + ("" if ly.local.exact else f"..{ly.local.upper}")
+                    + f" of {ly.generic}"
+                )
+            )
+            fv = (
+                f" (V_h = W_O,h W_v,h: at most {ly.full_v}, the head size)"
+                if ly.factored_v
+                else f" (at most {ly.full_v})"
+            )
+            lines.append(
+                f"  layer {ly.index}          rank A {list(ly.ranks_A)} (at most {ly.full_a}), rank V "
+                f"{list(ly.ranks_V)}{fv}{loc}{flag}"
+            )
         lines += self.heads.lines() if self.heads is not None else []
         if self.one_layer is not None:
             o = self.one_layer
@@ -308,17 +375,22 @@ class PointGeometry(ResultMixin):
                 f"  stratum          {o.stratum}",
                 f"  singular         {o.singular} ({o.verdict})",
                 f"  critical form    {o.critical_form} (A = 0, V = 0, or A = u v^T, V = w v^T: Lemma A.3)",
-                f"  boundary         {o.boundary}" + ("" if o.boundary is not None else
-                                                       " (outside Theorem 3.4's hypotheses: not decided)"),
-                (f"  fiber            {o.fiber}" if o.fiber else
-                 f"  preimages        {len(o.preimages)} rational up to rescaling"
-                 + (f", {o.irrational_preimages} not over QQ" if o.irrational_preimages else "")),
+                f"  boundary         {o.boundary}"
+                + ("" if o.boundary is not None else " (outside Theorem 3.4's hypotheses: not decided)"),
+                (
+                    f"  fiber            {o.fiber}"
+                    if o.fiber
+                    else f"  preimages        {len(o.preimages)} rational up to rescaling"
+                    + (f", {o.irrational_preimages} not over QQ" if o.irrational_preimages else "")
+                ),
             ]
             if o.distance is not None:
                 near, far = o.distance
-                lines.append(f"  to critical set  {near:.6g} <= distance <= {far:.6g} (Frobenius, in (A, V))"
-                             if math.isfinite(far) else
-                             f"  to critical set  distance >= {near:.6g}, beyond float64's range (Frobenius, in (A, V))")
+                lines.append(
+                    f"  to critical set  {near:.6g} <= distance <= {far:.6g} (Frobenius, in (A, V))"
+                    if math.isfinite(far)
+                    else f"  to critical set  distance >= {near:.6g}, beyond float64's range (Frobenius, in (A, V))"
+                )
         if self.strata is not None:
             st = self.strata
             ra, rv = st.numerical_ranks
@@ -331,12 +403,16 @@ class PointGeometry(ResultMixin):
             ]
         if self.numerical is not None:
             n = self.numerical
-            lines.append(f"  float64 rank     {n.rank if n.rank is not None else 'no verdict'} ({n.gap}; "
-                         f"{n.samples} samples; a measurement, not a proof)")
+            lines.append(
+                f"  float64 rank     {n.rank if n.rank is not None else 'no verdict'} ({n.gap}; "
+                f"{n.samples} samples; a measurement, not a proof)"
+            )
             if n.singular_values:
-                lines.append(f"  Jacobian         {len(n.singular_values)} singular values (column-normalized), "
-                             f"{_values(n.singular_values[:3])} .. {_values(n.singular_values[-3:])}; "
-                             f"rank at rtol {n.rtol:g}: {n.rank_at_rtol}")
+                lines.append(
+                    f"  Jacobian         {len(n.singular_values)} singular values (column-normalized), "
+                    f"{_values(n.singular_values[:3])} .. {_values(n.singular_values[-3:])}; "
+                    f"rank at rtol {n.rtol:g}: {n.rank_at_rtol}"
+                )
         lines += [f"  float64          unavailable: {why}" for why in self.float_unavailable.values()]
         lines += [f"  note             {x}" for x in self.notes]
         lines.append(f"  seed {self.seed}, {self.seconds:.2f} s, ag-attention {__version__}")
@@ -365,8 +441,9 @@ def _numerical(net: Network, seed: int, samples: int | None, rtol: float = 1e-3)
     except NoClearGapError as exc:
         return NumericalAtPoint(None, f"no clear gap: {exc}", None, None, n, rtol=rtol)
     g = spec.gap
-    return NumericalAtPoint(g.rank, g.describe(), g.smallest_kept, g.largest_dropped, n,
-                            tuple(float(x) for x in spec.singular_values), rtol)
+    return NumericalAtPoint(
+        g.rank, g.describe(), g.smallest_kept, g.largest_dropped, n, tuple(float(x) for x in spec.singular_values), rtol
+    )
 
 
 def _layer_network(net: Network, i: int) -> Network:
@@ -375,14 +452,23 @@ def _layer_network(net: Network, i: int) -> Network:
 
     arch = net.architecture
     layer = arch.layers[i]
-    sub = Architecture((layer.d_in, layer.d_out), None if arch.parametrization == "AV" else (layer.rank,),
-                       tokens=arch.tokens, parametrization=arch.parametrization, heads=arch.heads,
-                       skip=arch.skip, normalized=arch.normalized, temperature=arch.temperature, causal=arch.causal)
+    sub = Architecture(
+        (layer.d_in, layer.d_out),
+        None if arch.parametrization == "AV" else (layer.rank,),
+        tokens=arch.tokens,
+        parametrization=arch.parametrization,
+        heads=arch.heads,
+        skip=arch.skip,
+        normalized=arch.normalized,
+        temperature=arch.temperature,
+        causal=arch.causal,
+    )
     return Network(sub, (net.weights[i],), net.conversion, net.floats, f"layer {i + 1} of {net.source}")
 
 
-def _ranks(net: Network, seed: int, samples: int | None, deadline: Deadline,
-           what: str) -> tuple[LocalRank, int | None, bool, str]:
+def _ranks(
+    net: Network, seed: int, samples: int | None, deadline: Deadline, what: str
+) -> tuple[LocalRank, int | None, bool, str]:
     """The local rank at the point, and the generic dimension: ``(local, dim M, certified, certificate)``.
 
     The local rank is bounded above by the architecture's proven upper bound
@@ -405,14 +491,25 @@ def _ranks(net: Network, seed: int, samples: int | None, deadline: Deadline,
     bound = proven.bound.value if proven.bound is not None else None
     local = local_rank(net, seed=seed, samples=samples, dimension_bound=bound, deadline=deadline)
     if proven.bound is not None and local.lower == proven.bound.value:
-        return local, bound, True, (f"dim M = {bound}: the local rank at the point, {local.lower} (proven lower "
-                                    f"bound), reaches the proven upper bound {bound} ({proven.bound.name}: "
-                                    f"{proven.bound.detail})")
+        return (
+            local,
+            bound,
+            True,
+            (
+                f"dim M = {bound}: the local rank at the point, {local.lower} (proven lower "
+                f"bound), reaches the proven upper bound {bound} ({proven.bound.name}: "
+                f"{proven.bound.detail})"
+            ),
+        )
     deadline.check(f"{what}: dimension at a random point")
     dim = dimension(arch, seed=seed, prime=primes_for(arch)[0])
     if dim.upper_bound < local.upper:
-        local = dataclasses.replace(local, upper=dim.upper_bound, notes=local.notes + (
-            f"upper bound {dim.upper_bound}: dim M's proven upper bound (the rank is at most the generic rank)",))
+        local = dataclasses.replace(
+            local,
+            upper=dim.upper_bound,
+            notes=local.notes
+            + (f"upper bound {dim.upper_bound}: dim M's proven upper bound (the rank is at most the generic rank)",),
+        )
     if not local.exact:  # a dead or rank-deficient head: its own kernel directions, exact (heads.py)
         local = with_head_kernel(net, local)
     if not local.exact:
@@ -433,10 +530,13 @@ def _certify(net: Network, local: LocalRank, seed: int, deadline: Deadline) -> L
     if cert.upper >= local.upper:
         return local
     if cert.upper < local.lower:  # pragma: no cover - both bounds are proven
-        raise ComputationError(f"verified kernel vectors bound the rank by {cert.upper}, below the proven rank "
-                               f"{local.lower} (bug)")
-    note = (f"upper bound {cert.upper}: {len(cert.vectors)} verified kernel vectors over QQ "
-            f"({len(cert.beyond_symmetries)} beyond the symmetry tangents)")
+        raise ComputationError(
+            f"verified kernel vectors bound the rank by {cert.upper}, below the proven rank {local.lower} (bug)"
+        )
+    note = (
+        f"upper bound {cert.upper}: {len(cert.vectors)} verified kernel vectors over QQ "
+        f"({len(cert.beyond_symmetries)} beyond the symmetry tangents)"
+    )
     return dataclasses.replace(local, upper=cert.upper, certificate=cert, notes=local.notes + (note,))
 
 
@@ -458,13 +558,26 @@ def _layers(net: Network, seed: int, deep: bool, deadline: Deadline) -> tuple[La
         factored = len(net.head_sizes) > i
         if factored:  # V_h = W_O,h W_v,h has rank at most the head size by construction: not a deficiency
             full_v = min(full_v, net.head_sizes[i])
-        out.append(LayerAtPoint(layer.index, layer.rank, ranks_a, ranks_v, local, generic, certified,
-                                full_a=min(layer.rank, layer.d_in), full_v=full_v, factored_v=factored))
+        out.append(
+            LayerAtPoint(
+                layer.index,
+                layer.rank,
+                ranks_a,
+                ranks_v,
+                local,
+                generic,
+                certified,
+                full_a=min(layer.rank, layer.d_in),
+                full_v=full_v,
+                factored_v=factored,
+            )
+        )
     return tuple(out)
 
 
-def _sharpen(net: Network, local: LocalRank, layers: tuple[LayerAtPoint, ...], seed: int,
-             notes: list[str]) -> LocalRank:
+def _sharpen(
+    net: Network, local: LocalRank, layers: tuple[LayerAtPoint, ...], seed: int, notes: list[str]
+) -> LocalRank:
     """The upper bound of the composition at the point (its layers' own local ranks, minus the free ``GL``
     between them), where it is below the symmetry bound."""
     import dataclasses
@@ -479,8 +592,9 @@ def _sharpen(net: Network, local: LocalRank, layers: tuple[LayerAtPoint, ...], s
     if value < local.lower:  # pragma: no cover - both bounds are proven
         raise ComputationError(f"the composition bound {value} is below the proven rank {local.lower} (bug)")
     notes.append(f"upper bound {value} from the layers at the point: {detail} (docs/math/point.md)")
-    return dataclasses.replace(local, upper=value,
-                               notes=local.notes + (f"composition at the point: {value} ({detail})",))
+    return dataclasses.replace(
+        local, upper=value, notes=local.notes + (f"composition at the point: {value} ({detail})",)
+    )
 
 
 #: above this many parameters the float64 rank is not computed by default when the exact one is proven (the SVD
@@ -488,8 +602,15 @@ def _sharpen(net: Network, local: LocalRank, layers: tuple[LayerAtPoint, ...], s
 NUMERICAL_DEFAULT_MAX_PARAMETERS = 1500
 
 
-def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
-                   numerical: bool | None = None, rtol: float = 1e-3, timeout: float | None = None) -> PointGeometry:
+def point_geometry(
+    net: Network,
+    *,
+    seed: int = 0,
+    samples: int | None = None,
+    numerical: bool | None = None,
+    rtol: float = 1e-3,
+    timeout: float | None = None,
+) -> PointGeometry:
     """The geometry of ``net`` at its weights (see the module docstring).
 
     ``numerical`` (default: when the weights were floats, and always for
@@ -514,8 +635,9 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
         timeout = check_timeout(timeout)
     deadline = Deadline(timeout)
     if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 1):
-        raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer (input sequences), or None "
-                                   "for the automatic number")
+        raise InvalidArgumentError(
+            f"samples={samples!r}: must be a positive integer (input sequences), or None for the automatic number"
+        )
     from .._numeric import numerical_dimension
 
     if not isinstance(net, Network):
@@ -539,12 +661,20 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
     if local is not None and arch.depth > 1 and not local.exact and all(ly.local is not None for ly in layers):
         local = _sharpen(net, local, layers, seed, notes)
     want_numeric = (net.floats or arch.normalized) if numerical is None else numerical
-    if (numerical is None and want_numeric and not arch.normalized and local is not None and local.exact
-            and arch.parameter_count > NUMERICAL_DEFAULT_MAX_PARAMETERS):
+    if (
+        numerical is None
+        and want_numeric
+        and not arch.normalized
+        and local is not None
+        and local.exact
+        and arch.parameter_count > NUMERICAL_DEFAULT_MAX_PARAMETERS
+    ):
         want_numeric = False  # the exact rank is proven; the float64 SVD of a large Jacobian only repeats it
-        notes.append(f"the float64 rank is skipped ({arch.parameter_count:,} parameters > "
-                     f"{NUMERICAL_DEFAULT_MAX_PARAMETERS:,} and the exact local rank is proven): numerical=True "
-                     "computes it (an SVD of the whole Jacobian)")
+        notes.append(
+            f"the float64 rank is skipped ({arch.parameter_count:,} parameters > "
+            f"{NUMERICAL_DEFAULT_MAX_PARAMETERS:,} and the exact local rank is proven): numerical=True "
+            "computes it (an SVD of the whole Jacobian)"
+        )
     num_at, strata, unavailable = _float_parts(net, local, one, want_numeric, seed, samples, rtol)
     if one is not None and local is not None and local.exact and generic is not None:
         by_rank = local.lower < generic
@@ -553,14 +683,41 @@ def point_geometry(net: Network, *, seed: int = 0, samples: int | None = None,
                 notes.append(f"Lemma A.3 predicts critical={one.critical_form}, the exact rank says {by_rank}")
     grouped = grouped_geometry(arch, net.grouped, seed) if net.grouped else None
     if net.grouped:
-        notes.append(grouped.note() if grouped is not None else "grouped-query attention: its own model is not "
-                     f"analysed (softmax, or more than {GROUPED_MAX:,} parameters)")
-    return PointGeometry(net, local, generic, certified, cert, layers, one, num_at, seed, time.perf_counter() - t0,
-                         tuple(notes), strata, rtol, unavailable, grouped, network_head_table(net, rtol))
+        notes.append(
+            grouped.note()
+            if grouped is not None
+            else "grouped-query attention: its own model is not "
+            f"analysed (softmax, or more than {GROUPED_MAX:,} parameters)"
+        )
+    return PointGeometry(
+        net,
+        local,
+        generic,
+        certified,
+        cert,
+        layers,
+        one,
+        num_at,
+        seed,
+        time.perf_counter() - t0,
+        tuple(notes),
+        strata,
+        rtol,
+        unavailable,
+        grouped,
+        network_head_table(net, rtol),
+    )
 
 
-def _float_parts(net: Network, local: LocalRank | None, one: OneLayerPoint | None, want_numeric: bool, seed: int,
-                 samples: int | None, rtol: float) -> tuple[NumericalAtPoint | None, NearStrata | None, dict[str, str]]:
+def _float_parts(
+    net: Network,
+    local: LocalRank | None,
+    one: OneLayerPoint | None,
+    want_numeric: bool,
+    seed: int,
+    samples: int | None,
+    rtol: float,
+) -> tuple[NumericalAtPoint | None, NearStrata | None, dict[str, str]]:
     """The float64 parts (the Jacobian's spectrum when ``want_numeric``; one layer's distances to the strata) and
     why a part is unavailable: its values would leave float64's range at the weights' scale (checked first), or
     it contradicts a proven exact verdict or is not finite (checked after): :mod:`.trust`. A float verdict is
@@ -576,7 +733,9 @@ def _float_parts(net: Network, local: LocalRank | None, one: OneLayerPoint | Non
                 with np.errstate(all="ignore"):
                     num_at = _numerical(net, seed, samples, rtol)
             except (np.linalg.LinAlgError, FloatingPointError, OverflowError) as exc:
-                why = f"the Jacobian's spectrum failed in float64 ({type(exc).__name__}: {exc}); the exact verdicts stand"
+                why = (
+                    f"the Jacobian's spectrum failed in float64 ({type(exc).__name__}: {exc}); the exact verdicts stand"
+                )
             else:
                 num_at, why = check_numerical(num_at, local)
         if why is not None:

@@ -41,10 +41,20 @@ __all__ = ["DTYPES", "read_safetensors", "write_safetensors", "fp8_table", "show
 
 #: dtype name -> (NumPy dtype of the raw bytes, bytes per entry)
 DTYPES: dict[str, tuple[str, int]] = {
-    "F64": ("<f8", 8), "F32": ("<f4", 4), "F16": ("<f2", 2), "BF16": ("<u2", 2),
-    "F8_E4M3": ("u1", 1), "F8_E5M2": ("u1", 1),
-    "I64": ("<i8", 8), "I32": ("<i4", 4), "I16": ("<i2", 2), "I8": ("i1", 1),
-    "U64": ("<u8", 8), "U32": ("<u4", 4), "U16": ("<u2", 2), "U8": ("u1", 1),
+    "F64": ("<f8", 8),
+    "F32": ("<f4", 4),
+    "F16": ("<f2", 2),
+    "BF16": ("<u2", 2),
+    "F8_E4M3": ("u1", 1),
+    "F8_E5M2": ("u1", 1),
+    "I64": ("<i8", 8),
+    "I32": ("<i4", 4),
+    "I16": ("<i2", 2),
+    "I8": ("i1", 1),
+    "U64": ("<u8", 8),
+    "U32": ("<u4", 4),
+    "U16": ("<u2", 2),
+    "U8": ("u1", 1),
 }
 #: a header longer than this is refused (the format's own reference implementation caps it at 100 MB)
 MAX_HEADER = 100_000_000
@@ -103,9 +113,11 @@ def loads_json(raw: bytes, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         out: dict[str, Any] = {}
         for key, value in items:
             if key in out:
-                raise InvalidArgumentError(f"{where}: the key {shown_name(key)} appears twice in one JSON object "
-                                           "(readers that keep the first and readers that keep the last would "
-                                           "disagree)")
+                raise InvalidArgumentError(
+                    f"{where}: the key {shown_name(key)} appears twice in one JSON object "
+                    "(readers that keep the first and readers that keep the last would "
+                    "disagree)"
+                )
             out[key] = value
         return out
 
@@ -162,15 +174,21 @@ def _check_tiling(where: str, plan: list[tuple[str, str, list[int], int, int]], 
     at, before = 0, ""  # the end of the bytes covered so far, and the tensor they end with
     for name, _, _, begin, end in sorted(plan, key=lambda p: (p[3], p[4])):
         if begin < at:
-            raise InvalidArgumentError(f"{where}: tensor {shown_name(name)} (bytes {begin:,}..{end:,}) overlaps "
-                                       f"tensor {before}: two tensors may not share bytes")
+            raise InvalidArgumentError(
+                f"{where}: tensor {shown_name(name)} (bytes {begin:,}..{end:,}) overlaps "
+                f"tensor {before}: two tensors may not share bytes"
+            )
         if begin > at:
-            raise InvalidArgumentError(f"{where}: bytes {at:,}..{begin:,} of the data belong to no tensor (a hole "
-                                       f"before tensor {shown_name(name)}): the offsets must tile the data")
+            raise InvalidArgumentError(
+                f"{where}: bytes {at:,}..{begin:,} of the data belong to no tensor (a hole "
+                f"before tensor {shown_name(name)}): the offsets must tile the data"
+            )
         at, before = end, f"{shown_name(name)} (bytes {begin:,}..{end:,})"
     if at != body:
-        raise InvalidArgumentError(f"{where}: bytes {at:,}..{body:,} of the data belong to no tensor (after the "
-                                   "last one): the offsets must cover the data exactly")
+        raise InvalidArgumentError(
+            f"{where}: bytes {at:,}..{body:,} of the data belong to no tensor (after the "
+            "last one): the offsets must cover the data exactly"
+        )
 
 
 def read_safetensors(path: Path, max_bytes: int) -> tuple[dict[str, np.ndarray], dict[str, str]]:
@@ -183,14 +201,17 @@ def read_safetensors(path: Path, max_bytes: int) -> tuple[dict[str, np.ndarray],
             raise InvalidArgumentError(f"{where}: not a .safetensors file ({size} bytes: no header length)")
         n = int.from_bytes(head, "little")
         if n > size - 8 or n > MAX_HEADER:
-            raise InvalidArgumentError(f"{where}: not a .safetensors file (its header claims {n:,} bytes, the file "
-                                       f"has {size - 8:,} after the length)")
+            raise InvalidArgumentError(
+                f"{where}: not a .safetensors file (its header claims {n:,} bytes, the file "
+                f"has {size - 8:,} after the length)"
+            )
         header = loads_json(f.read(n), f"{where}: not a .safetensors file (its header)")
         if not isinstance(header, dict):
             raise InvalidArgumentError(f"{where}: not a .safetensors file (its header is not a JSON object)")
         metadata = header.pop("__metadata__", None) or {}
-        if not isinstance(metadata, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                                     for k, v in metadata.items()):
+        if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+        ):
             raise InvalidArgumentError(f"{where}: its __metadata__ must map strings to strings")
         body = size - 8 - n
         plan: list[tuple[str, str, list[int], int, int]] = []
@@ -201,21 +222,29 @@ def read_safetensors(path: Path, max_bytes: int) -> tuple[dict[str, np.ndarray],
                 raise InvalidArgumentError(f"{where}: tensor {shown}: a dtype, a shape and data_offsets are expected")
             dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
             if dtype not in DTYPES:
-                raise InvalidArgumentError(f"{where}: tensor {shown} has dtype {_cut(dtype)}; read here: "
-                                           + ", ".join(DTYPES))
-            if (not isinstance(shape, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0
-                                                       for k in shape)):
+                raise InvalidArgumentError(
+                    f"{where}: tensor {shown} has dtype {_cut(dtype)}; read here: " + ", ".join(DTYPES)
+                )
+            if not isinstance(shape, list) or not all(
+                isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in shape
+            ):
                 raise InvalidArgumentError(f"{where}: tensor {shown}: shape {_cut(shape)} is not a list of sizes")
-            if (not isinstance(offsets, list) or len(offsets) != 2
-                    or not all(isinstance(k, int) and not isinstance(k, bool) for k in offsets)):
-                raise InvalidArgumentError(f"{where}: tensor {shown}: data_offsets {_cut(offsets)} are not two "
-                                           "integers")
+            if (
+                not isinstance(offsets, list)
+                or len(offsets) != 2
+                or not all(isinstance(k, int) and not isinstance(k, bool) for k in offsets)
+            ):
+                raise InvalidArgumentError(
+                    f"{where}: tensor {shown}: data_offsets {_cut(offsets)} are not two integers"
+                )
             begin, end = offsets
             need = int(np.prod(shape, dtype=object)) * DTYPES[dtype][1]
             if not 0 <= begin <= end <= body or end - begin != need:
-                raise InvalidArgumentError(f"{where}: tensor {shown} ({dtype} {_cut(shape)}) declares bytes "
-                                           f"{_cut(begin)}..{_cut(end)} of {body:,}: it needs {need:,} bytes inside "
-                                           "the file (truncated or corrupt)")
+                raise InvalidArgumentError(
+                    f"{where}: tensor {shown} ({dtype} {_cut(shape)}) declares bytes "
+                    f"{_cut(begin)}..{_cut(end)} of {body:,}: it needs {need:,} bytes inside "
+                    "the file (truncated or corrupt)"
+                )
             total += need * (4 if dtype in ("BF16", "F8_E4M3", "F8_E5M2") else 1)  # decoded to float32
             if total > max_bytes:
                 raise InvalidArgumentError(f"{where}: its tensors would take more than {max_bytes:,} bytes in memory")
@@ -231,8 +260,9 @@ def read_safetensors(path: Path, max_bytes: int) -> tuple[dict[str, np.ndarray],
     return out, dict(metadata)
 
 
-def write_safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]],
-                      metadata: dict[str, str] | None = None) -> None:
+def write_safetensors(
+    path: Path, tensors: dict[str, tuple[str, np.ndarray]], metadata: dict[str, str] | None = None
+) -> None:
     """Write raw tensors ``name -> (dtype, array of the raw dtype)`` (e.g. ``("BF16", uint16 array)``): for tests
     and for saving in the dtypes NumPy has no type for. Written atomically (a temporary file, then a rename)."""
     header: dict[str, Any] = {}

@@ -99,9 +99,15 @@ class Record:
     distance: float | None  # one layer: distance to the critical pairs
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "loss": self.loss, "singular_A": [list(s) for s in self.singular_A],
-                "singular_V": [list(s) for s in self.singular_V], "ratio": self.ratio,
-                "numerical_rank": self.numerical_rank, "distance": self.distance}
+        return {
+            "step": self.step,
+            "loss": self.loss,
+            "singular_A": [list(s) for s in self.singular_A],
+            "singular_V": [list(s) for s in self.singular_V],
+            "ratio": self.ratio,
+            "numerical_rank": self.numerical_rank,
+            "distance": self.distance,
+        }
 
 
 @dataclass(frozen=True)
@@ -130,11 +136,22 @@ class TrainingRun:
 
     def to_dict(self) -> dict[str, Any]:
         ra, rv = self.ranks()
-        return {"architecture": self.architecture.to_dict(), "teacher": self.teacher, "samples": self.samples,
-                "seed": self.seed, "steps": self.steps, "generic_dimension": self.generic_dimension,
-                "end": self.end, "final_loss": self.final.loss, "ranks_A": list(ra), "ranks_V": list(rv),
-                "final_ratio": self.final.ratio, "final_distance": self.final.distance,
-                "seconds": round(self.seconds, 3), "records": [r.to_dict() for r in self.records]}
+        return {
+            "architecture": self.architecture.to_dict(),
+            "teacher": self.teacher,
+            "samples": self.samples,
+            "seed": self.seed,
+            "steps": self.steps,
+            "generic_dimension": self.generic_dimension,
+            "end": self.end,
+            "final_loss": self.final.loss,
+            "ranks_A": list(ra),
+            "ranks_V": list(rv),
+            "final_ratio": self.final.ratio,
+            "final_distance": self.final.distance,
+            "seconds": round(self.seconds, 3),
+            "records": [r.to_dict() for r in self.records],
+        }
 
 
 def _numerical_rank(s: tuple[float, ...]) -> int:
@@ -177,15 +194,24 @@ def _classify(arch: Architecture, record: Record) -> str:
     return "smooth"
 
 
-def train(arch: Architecture, teacher: str, samples: int, *, seed: int = 0, steps: int = 2000,
-          record_every: int = 100, init_scale: float = 0.5) -> TrainingRun:
+def train(
+    arch: Architecture,
+    teacher: str,
+    samples: int,
+    *,
+    seed: int = 0,
+    steps: int = 2000,
+    record_every: int = 100,
+    init_scale: float = 0.5,
+) -> TrainingRun:
     """One teacher-student run of :data:`TEACHERS` ``teacher`` on ``samples`` input sequences (see the module
     docstring); the student starts from weights of standard deviation ``init_scale / sqrt(d_in)``."""
     from .._exact.dimension import dimension
 
     if arch.normalized:
-        raise InvalidArgumentError("training: lightning attention only (the geometry measured is that of a "
-                                   "polynomial parametrization)")
+        raise InvalidArgumentError(
+            "training: lightning attention only (the geometry measured is that of a polynomial parametrization)"
+        )
     for name, value in (("samples", samples), ("steps", steps), ("record_every", record_every)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
@@ -221,5 +247,15 @@ def train(arch: Architecture, teacher: str, samples: int, *, seed: int = 0, step
         lr = min(lr * 1.5, 100.0)
         if step % record_every == 0 or step == steps:
             records.append(_record(arch, theta, step, loss, generic, seed))
-    return TrainingRun(arch, teacher, samples, seed, steps, generic, tuple(records), _classify(arch, records[-1]),
-                       time.perf_counter() - t0, theta)
+    return TrainingRun(
+        arch,
+        teacher,
+        samples,
+        seed,
+        steps,
+        generic,
+        tuple(records),
+        _classify(arch, records[-1]),
+        time.perf_counter() - t0,
+        theta,
+    )

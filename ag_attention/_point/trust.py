@@ -64,8 +64,10 @@ class _Range:
         bits = FLOAT_BITS if squared else 2 * FLOAT_BITS
         for e, side in ((high, "overflows"), (low, "underflows")):
             if self.out is None and math.isfinite(e) and abs(e) > bits and (e > 0) == (side == "overflows"):
-                self.out = (f"{side} float64 ({what}: about 2^{e:.0f} = 1e{e * _DECIMAL:+.0f}, beyond the "
-                            f"2^±{bits} {'whose squares ' if squared else ''}float64 holds)")
+                self.out = (
+                    f"{side} float64 ({what}: about 2^{e:.0f} = 1e{e * _DECIMAL:+.0f}, beyond the "
+                    f"2^±{bits} {'whose squares ' if squared else ''}float64 holds)"
+                )
 
     def reason(self, part: str) -> str | None:
         return None if self.out is None else f"{part}: this scale {self.out}; the exact verdicts stand"
@@ -106,21 +108,26 @@ def _lightning_magnitudes(net: Network, seed: int, seen: _Range) -> None:
             y = -math.inf
             Y = np.zeros((X.shape[0], arch.tokens, layer.d_out))
         else:
-            sub = Architecture((layer.d_in, layer.d_out), None if arch.parametrization == "AV" else (layer.rank,),
-                               tokens=arch.tokens, parametrization=arch.parametrization, heads=arch.heads,
-                               causal=arch.causal)
+            sub = Architecture(
+                (layer.d_in, layer.d_out),
+                None if arch.parametrization == "AV" else (layer.rank,),
+                tokens=arch.tokens,
+                parametrization=arch.parametrization,
+                heads=arch.heads,
+                causal=arch.causal,
+            )
             theta = np.empty(sub.parameter_count, dtype=np.float64)
             for b in sub.blocks:
-                theta[b.slice] = [float(Fraction(q) / Fraction(2) ** int(scale[b.name]))
-                                  for q in heads[b.head][b.name].ravel()]
+                theta[b.slice] = [
+                    float(Fraction(q) / Fraction(2) ** int(scale[b.name])) for q in heads[b.head][b.name].ravel()
+                ]
             with np.errstate(all="ignore"):
                 Y = forward(sub, Float64(), theta, X)
             size = float(np.max(np.abs(Y))) if Y.size else 0.0
             y = sum(scale.values()) + 3 * m + (math.log2(size) if size > 0 else -math.inf)
             Y = Y / size if size > 0 else Y
             a = scale["A"] if "A" in scale else scale["Q"] + scale["K"]
-            seen.see(a + 2 * m - 1, a + 2 * m + math.log2(layer.d_in ** 2), f"the scores of layer {l + 1}",
-                     squared=False)
+            seen.see(a + 2 * m - 1, a + 2 * m + math.log2(layer.d_in**2), f"the scores of layer {l + 1}", squared=False)
         columns += [(l, y - scale[n], f"the Jacobian's columns of the {n}s of layer {l + 1}") for n in kinds]
         gain = y - m + math.log2(3)
         if arch.skip:  # x + y: the larger of the two, renormalized
@@ -134,7 +141,7 @@ def _lightning_magnitudes(net: Network, seed: int, seen: _Range) -> None:
         seen.see(y, y, f"the output of layer {l + 1}", squared=False)
         X, m = Y, y
     for l, c, what in columns:
-        total = c + sum(gains[l + 1:])
+        total = c + sum(gains[l + 1 :])
         seen.see(total, total, what)
 
 
@@ -169,7 +176,7 @@ def _softmax_magnitudes(net: Network, seen: _Range) -> None:
         gains.append((gain[0], gain[1]))
         lo, hi = out
     for l, dl, dh, what in columns:
-        later = gains[l + 1:]
+        later = gains[l + 1 :]
         seen.see(dl + sum(g[0] for g in later), dh + sum(g[1] for g in later), what)
 
 
@@ -193,14 +200,21 @@ def check_numerical(num: NumericalAtPoint, local: LocalRank | None) -> tuple[Num
     if local is None:
         return num, None
     if num.rank_at_rtol > local.upper:
-        return None, (f"the float64 Jacobian has {num.rank_at_rtol} singular values above rtol {num.rtol:g} times "
-                      f"the largest, more than the proven upper bound {local.upper} on the rank: float64 does not "
-                      "resolve this point; the exact verdicts stand")
+        return None, (
+            f"the float64 Jacobian has {num.rank_at_rtol} singular values above rtol {num.rtol:g} times "
+            f"the largest, more than the proven upper bound {local.upper} on the rank: float64 does not "
+            "resolve this point; the exact verdicts stand"
+        )
     if num.rank is not None and not local.lower <= num.rank <= local.upper:
         proven = str(local.lower) if local.exact else f"between {local.lower} and {local.upper}"
-        return dataclasses.replace(num, rank=None, gap=(
-            f"no verdict: the gap ({num.gap}) says rank {num.rank}, the local rank is {proven}, proven; float64 "
-            "does not resolve this point")), None
+        return dataclasses.replace(
+            num,
+            rank=None,
+            gap=(
+                f"no verdict: the gap ({num.gap}) says rank {num.rank}, the local rank is {proven}, proven; float64 "
+                "does not resolve this point"
+            ),
+        ), None
     return num, None
 
 
@@ -208,9 +222,15 @@ def check_strata(st: NearStrata, one: OneLayerPoint) -> tuple[NearStrata | None,
     """One layer's float64 distances checked against its exact ranks: ``(st, None)`` when consistent, else
     ``(None, reason)``: a value not finite, a numerical rank above the exact one, or a point exactly on the
     singular stratum or the critical set measured away from it."""
-    values = [st.scale, st.norm, st.distance_to_singular, st.distance_to_critical, *st.singular_values_A,
-              *st.singular_values_V, *(float(x) for M in (*st.nearest_singular, *st.nearest_critical)
-                                       for x in np.ravel(M))]
+    values = [
+        st.scale,
+        st.norm,
+        st.distance_to_singular,
+        st.distance_to_critical,
+        *st.singular_values_A,
+        *st.singular_values_V,
+        *(float(x) for M in (*st.nearest_singular, *st.nearest_critical) for x in np.ravel(M)),
+    ]
     if not all(math.isfinite(x) for x in values):
         return None, "one layer's distances to the strata are not finite in float64; the exact verdicts stand"
     ra, rv = st.numerical_ranks
@@ -222,8 +242,10 @@ def check_strata(st: NearStrata, one: OneLayerPoint) -> tuple[NearStrata | None,
     elif one.critical_form and not st.near_critical:
         contradiction = "the point is exactly on the critical set, measured away from it"
     if contradiction:
-        return None, (f"one layer's float64 distances contradict the exact verdicts ({contradiction}): float64 "
-                      "does not resolve this point; the exact verdicts stand")
+        return None, (
+            f"one layer's float64 distances contradict the exact verdicts ({contradiction}): float64 "
+            "does not resolve this point; the exact verdicts stand"
+        )
     return st, None
 
 

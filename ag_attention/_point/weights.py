@@ -46,12 +46,12 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
-from .._network import ObjectArithmetic
 from .._errors import InvalidArgumentError
+from .._network import ObjectArithmetic
 from .._resources import format_bytes
 from .files import tensor_to_numpy
-from .safetensors import shown_name
 from .grouped import GroupedLayer
+from .safetensors import shown_name
 
 __all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
 
@@ -121,8 +121,10 @@ def _matrix(value: Any, name: str, denominator: int | None) -> np.ndarray:
         bad = np.argwhere(~np.isfinite(arr))
         if bad.size:
             i, j = (int(x) for x in bad[0])
-            raise InvalidArgumentError(f"{name}[{i}, {j}] = {float(arr[i, j])!r}: weights must be finite numbers "
-                                       f"({len(bad)} entr{'y is' if len(bad) == 1 else 'ies are'} not)")
+            raise InvalidArgumentError(
+                f"{name}[{i}, {j}] = {float(arr[i, j])!r}: weights must be finite numbers "
+                f"({len(bad)} entr{'y is' if len(bad) == 1 else 'ies are'} not)"
+            )
     out = np.empty(arr.shape, dtype=object)
     for (i, j), v in np.ndenumerate(arr):
         out[i, j] = to_fraction(v.item() if isinstance(v, np.generic) else v, f"{name}[{i}, {j}]", denominator)
@@ -185,10 +187,20 @@ class Network:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_weights(cls, weights: Mapping[str, Any], *, tokens: int = 2, rank: int | None = None,
-                     causal: bool = False, skip: bool = False, normalized: bool = False, temperature: float = 1.0,
-                     denominator: int | None = None, source: str = "arrays",
-                     max_parameters: int | None = None) -> "Network":
+    def from_weights(
+        cls,
+        weights: Mapping[str, Any],
+        *,
+        tokens: int = 2,
+        rank: int | None = None,
+        causal: bool = False,
+        skip: bool = False,
+        normalized: bool = False,
+        temperature: float = 1.0,
+        denominator: int | None = None,
+        source: str = "arrays",
+        max_parameters: int | None = None,
+    ) -> Network:
         """The network of ``weights``, a mapping ``layers.{l}.heads.{h}.{Q,K,V}`` (or ``.A``) -> matrix.
 
         ``rank`` is the bound on ``rank A`` when ``A`` is given (default: ``A``
@@ -198,9 +210,12 @@ class Network:
         ``exact_parameter_limit()``, the most parameters whose exact local rank fits in memory).
         """
         if not isinstance(weights, Mapping):
-            raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(weights).__name__}")
-        if denominator is not None and (isinstance(denominator, bool) or not isinstance(denominator, int)
-                                        or denominator < 1):
+            raise InvalidArgumentError(
+                f"weights: a mapping of names to matrices is expected, got {type(weights).__name__}"
+            )
+        if denominator is not None and (
+            isinstance(denominator, bool) or not isinstance(denominator, int) or denominator < 1
+        ):
             raise InvalidArgumentError(f"denominator={denominator!r}: must be a positive integer")
         if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
             raise InvalidArgumentError(f"rank={rank!r}: must be a positive integer")
@@ -209,7 +224,8 @@ class Network:
             match = NAME.fullmatch(key) if isinstance(key, str) else None
             if match is None:
                 raise InvalidArgumentError(
-                    f"weights: {_shown(str(key))} is not a weight name; expected layers.<l>.heads.<h>.<Q|K|V|A>")
+                    f"weights: {_shown(str(key))} is not a weight name; expected layers.<l>.heads.<h>.<Q|K|V|A>"
+                )
             found.setdefault((int(match.group(1)), int(match.group(2))), {})[match.group(3)] = value
         if not found:
             raise InvalidArgumentError("weights: no arrays named layers.<l>.heads.<h>.<Q|K|V|A>")
@@ -218,12 +234,15 @@ class Network:
         for l in range(depth):
             for h in range(heads):
                 if (l, h) not in found:
-                    raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.* is missing ({depth} layers and "
-                                               f"{heads} heads are named)")
+                    raise InvalidArgumentError(
+                        f"weights: layers.{l}.heads.{h}.* is missing ({depth} layers and {heads} heads are named)"
+                    )
         for (l, h), names in sorted(found.items()):
             if "A" in names and ("Q" in names or "K" in names):
-                raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.A is not expected beside "
-                                           f"layers.{l}.heads.{h}.Q and .K (give A, V or Q, K, V)")
+                raise InvalidArgumentError(
+                    f"weights: layers.{l}.heads.{h}.A is not expected beside "
+                    f"layers.{l}.heads.{h}.Q and .K (give A, V or Q, K, V)"
+                )
         av = {names.keys() >= {"A"} for names in found.values()}
         if len(av) != 1:
             raise InvalidArgumentError("weights: some heads give A and others Q, K: choose one for the whole network")
@@ -238,14 +257,16 @@ class Network:
                 raise InvalidArgumentError(
                     f"weights: {total:,} parameters, more than the {max_parameters:,} whose exact local rank fits in "
                     f"the memory available here (its Jacobian and rank take about {EXACT_BYTES_PER_SQUARE} P^2 bytes: "
-                    f"{format_bytes(EXACT_BYTES_PER_SQUARE * total ** 2)}); refused before converting them")
+                    f"{format_bytes(EXACT_BYTES_PER_SQUARE * total**2)}); refused before converting them"
+                )
         mats: dict[tuple[int, int], dict[str, np.ndarray]] = {}
         for (l, h), names in sorted(found.items()):
             extra = sorted(set(names) - set(want))
             missing = [n for n in want if n not in names]
             if extra:
-                raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.{extra[0]} is not expected beside "
-                                           f"{', '.join(want)}")
+                raise InvalidArgumentError(
+                    f"weights: layers.{l}.heads.{h}.{extra[0]} is not expected beside {', '.join(want)}"
+                )
             if missing:
                 raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.{missing[0]} is missing")
             mats[(l, h)] = {}
@@ -269,8 +290,17 @@ class Network:
                         factored.append(l + 1)
                 ranks = tuple(min(bound, w) for w in widths[:-1])
                 use_a = False
-        arch = Architecture(widths, None if use_a else ranks, tokens=tokens, parametrization="AV" if use_a else "QKV",
-                            heads=heads, skip=skip, normalized=bool(normalized), temperature=temperature, causal=causal)
+        arch = Architecture(
+            widths,
+            None if use_a else ranks,
+            tokens=tokens,
+            parametrization="AV" if use_a else "QKV",
+            heads=heads,
+            skip=skip,
+            normalized=bool(normalized),
+            temperature=temperature,
+            causal=causal,
+        )
         layers = tuple(tuple(mats[(l, h)] for h in range(heads)) for l in range(depth))
         if not floats:
             conversion = "exact (no floats)"
@@ -281,10 +311,18 @@ class Network:
         return cls(arch, layers, conversion, floats, source, tuple(factored))
 
     @classmethod
-    def from_checkpoint(cls, arrays: Mapping[str, Any], *, tokens: int | None = None, heads: int | None = None,
-                        names: dict[str, str] | None = None, source: str = "checkpoint",
-                        metadata: Mapping[str, str] | None = None, stored_in: str = "its __metadata__",
-                        **kwargs: Any) -> "Network":
+    def from_checkpoint(
+        cls,
+        arrays: Mapping[str, Any],
+        *,
+        tokens: int | None = None,
+        heads: int | None = None,
+        names: dict[str, str] | None = None,
+        source: str = "checkpoint",
+        metadata: Mapping[str, str] | None = None,
+        stored_in: str = "its __metadata__",
+        **kwargs: Any,
+    ) -> Network:
         """The network of a checkpoint's tensors as people save them: the package's names, or a layout of
         ``ag_attention._point.checkpoints.LAYOUTS`` (``torch.nn.MultiheadAttention``, ``q_proj``/``k_proj``/
         ``v_proj``/``o_proj`` with grouped-query attention, BERT's ``query``/``key``/``value``, GPT-2's ``Conv1D``
@@ -306,7 +344,9 @@ class Network:
         from .checkpoints import attention_entries, model_line, recognize, settle_arguments, trained_softmax, translate
 
         if not isinstance(arrays, Mapping):
-            raise InvalidArgumentError(f"weights: a mapping of names to matrices is expected, got {type(arrays).__name__}")
+            raise InvalidArgumentError(
+                f"weights: a mapping of names to matrices is expected, got {type(arrays).__name__}"
+            )
         arrays, meta = dict(arrays), dict(metadata or {})
         rec = recognize(arrays, names, meta)  # names and shapes only: nothing converted yet
         tokens, heads = settle_arguments(rec, tokens, heads, meta, source, stored_in)
@@ -321,36 +361,48 @@ class Network:
                 raise InvalidArgumentError(
                     f"weights: {entries:,} attention weights ({rec.layout}, at least {3 * entries // 4:,} parameters), "
                     f"more than the {limit:,} whose local rank fits in the memory available here; refused "
-                    "before converting them (point --per-head gives every head's geometry at any size)")
-        tr = translate(arrays, lambda value, name: _matrix(value, name, denominator), heads=heads, names=names,
-                       metadata=meta)
+                    "before converting them (point --per-head gives every head's geometry at any size)"
+                )
+        tr = translate(
+            arrays, lambda value, name: _matrix(value, name, denominator), heads=heads, names=names, metadata=meta
+        )
         if tr.layout == "package names":
             return cls.from_weights(tr.weights, source=source, tokens=tokens, **kwargs)
         floats = any(_has_floats(v) for k, v in arrays.items() if k not in tr.ignored)
         if kwargs["normalized"]:  # softmax is not homogeneous: the score scale 1/sqrt(d_h) is a temperature
             if len(set(tr.head_sizes)) > 1:
-                raise InvalidArgumentError(f"softmax layers with head sizes {list(tr.head_sizes)}: one temperature "
-                                           "sqrt(d_h) for all layers is needed (the architecture has one)")
+                raise InvalidArgumentError(
+                    f"softmax layers with head sizes {list(tr.head_sizes)}: one temperature "
+                    "sqrt(d_h) for all layers is needed (the architecture has one)"
+                )
             kwargs["temperature"] = float(kwargs.get("temperature", 1.0)) * math.sqrt(tr.head_sizes[0])
         net = cls.from_weights(tr.weights, source=f"{source} ({tr.layout})", tokens=tokens, **kwargs)
         conversion = net.conversion
         if floats:
             d = kwargs.get("denominator")
-            conversion = ("exact binary value of each float" if d is None else f"floats rounded to multiples of 1/{d}")
+            conversion = "exact binary value of each float" if d is None else f"floats rounded to multiples of 1/{d}"
             conversion += "; V = W_O,h W_v,h exactly"
         H = net.architecture.heads
         layout = f"{tr.layout}, {H} head{'s' if H > 1 else ''}"
         if min(tr.key_value_heads) < H:
             layout += f" (grouped-query: {'/'.join(str(k) for k in sorted(set(tr.key_value_heads)))} key/value heads)"
         arch = net.architecture
-        model = model_line(tr.layout, layout, arch.normalized, requested, arch.causal, tr.head_sizes,
-                           arch.temperature)
-        return dataclasses.replace(net, conversion=conversion, floats=floats or net.floats, notes=tr.notes,
-                                   ignored=tr.ignored, layout=layout, grouped=tr.grouped, model=model,
-                                   head_sizes=tr.head_sizes, factors=tr.factors)
+        model = model_line(tr.layout, layout, arch.normalized, requested, arch.causal, tr.head_sizes, arch.temperature)
+        return dataclasses.replace(
+            net,
+            conversion=conversion,
+            floats=floats or net.floats,
+            notes=tr.notes,
+            ignored=tr.ignored,
+            layout=layout,
+            grouped=tr.grouped,
+            model=model,
+            head_sizes=tr.head_sizes,
+            factors=tr.factors,
+        )
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> "Network":
+    def load(cls, path: str | os.PathLike[str], **kwargs: Any) -> Network:
         """The network stored in a ``.npz``, ``.safetensors``, ``.pt`` or ``.bin`` file (arrays named as in
         :meth:`from_weights`, or a checkpoint's layout: :meth:`from_checkpoint`, with ``tokens=``, ``heads=`` and
         ``names=``); a ``.pt`` / ``.bin`` file only through ``torch.load(weights_only=True)``, where PyTorch is
@@ -368,18 +420,21 @@ class Network:
         stored_in = "its __metadata__"
         if "heads" in config:
             if "heads" in metadata and metadata["heads"] != config["heads"]:
-                raise InvalidArgumentError(f"{p}: its __metadata__ says heads={shown_name(metadata['heads'])}, the "
-                                           f"config.json beside it heads={config['heads']}")
+                raise InvalidArgumentError(
+                    f"{p}: its __metadata__ says heads={shown_name(metadata['heads'])}, the "
+                    f"config.json beside it heads={config['heads']}"
+                )
             if "heads" not in metadata:
                 metadata, stored_in = {**metadata, "heads": config["heads"]}, "the config.json beside it"
         net = cls.from_checkpoint(arrays, source=str(p), metadata=metadata, stored_in=stored_in, **kwargs)
         if stored_in != "its __metadata__":
-            net = dataclasses.replace(net, notes=net.notes + (f"heads={config['heads']} from the config.json beside "
-                                                              "the file",))
+            net = dataclasses.replace(
+                net, notes=net.notes + (f"heads={config['heads']} from the config.json beside the file",)
+            )
         return net
 
     @classmethod
-    def from_torch(cls, module_or_state_dict: Any, **kwargs: Any) -> "Network":
+    def from_torch(cls, module_or_state_dict: Any, **kwargs: Any) -> Network:
         """The network of a PyTorch module (its ``state_dict()``) or a state dict, as in :meth:`from_checkpoint`
         (duck-typed: torch itself is never imported here). A module's own ``num_heads`` (every attention
         submodule's, e.g. ``torch.nn.MultiheadAttention``'s, or its ``config.num_attention_heads`` / ``n_head``)
@@ -392,8 +447,13 @@ class Network:
         if not isinstance(state, Mapping):
             raise InvalidArgumentError(f"from_torch: a module or a state dict is expected, got {type(obj).__name__}")
         metadata = module_arguments(obj) if state is not obj else {}
-        return cls.from_checkpoint(dict(state), source=f"torch {type(obj).__name__}", metadata=metadata,
-                                   stored_in="the module's num_heads", **kwargs)
+        return cls.from_checkpoint(
+            dict(state),
+            source=f"torch {type(obj).__name__}",
+            metadata=metadata,
+            stored_in="the module's num_heads",
+            **kwargs,
+        )
 
     def forward(self, X: Any, *, exact: bool = False) -> np.ndarray:
         """The network's outputs on inputs ``X`` (``(N, t, d_0)``, or one sequence ``(t, d_0)``), in the model of
@@ -419,8 +479,10 @@ class Network:
         if one:
             arr = arr[None]
         if arr.ndim != 3 or arr.shape[1:] != (arch.tokens, arch.widths[0]):
-            raise InvalidArgumentError(f"X: inputs of shape {np.shape(X)}, expected (N, {arch.tokens}, "
-                                       f"{arch.widths[0]}) or ({arch.tokens}, {arch.widths[0]})")
+            raise InvalidArgumentError(
+                f"X: inputs of shape {np.shape(X)}, expected (N, {arch.tokens}, "
+                f"{arch.widths[0]}) or ({arch.tokens}, {arch.widths[0]})"
+            )
         if exact:
             if arch.normalized:
                 raise InvalidArgumentError("exact=True: softmax attention is not rational; use exact=False")
@@ -429,8 +491,16 @@ class Network:
                 Xe[idx] = to_fraction(v.item() if isinstance(v, np.generic) else v, f"X{list(idx)}")
             out = network_forward(arch, ObjectArithmetic(), self.theta(), Xe)
         else:
-            Xf = np.array([[[float(to_fraction(v.item() if isinstance(v, np.generic) else v, "X")) for v in row]
-                            for row in seq] for seq in arr], dtype=np.float64)
+            Xf = np.array(
+                [
+                    [
+                        [float(to_fraction(v.item() if isinstance(v, np.generic) else v, "X")) for v in row]
+                        for row in seq
+                    ]
+                    for seq in arr
+                ],
+                dtype=np.float64,
+            )
             out = network_forward(arch, Float64(), self.theta_float(), Xf)
         return out[0] if one else out
 
@@ -457,8 +527,12 @@ class Network:
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """``layers.{l}.heads.{h}.{name}`` -> float64 matrix (for saving with NumPy or safetensors)."""
-        return {f"layers.{l}.heads.{h}.{n}": np.array(m, dtype=np.float64)
-                for l, layer in enumerate(self.weights) for h, head in enumerate(layer) for n, m in head.items()}
+        return {
+            f"layers.{l}.heads.{h}.{n}": np.array(m, dtype=np.float64)
+            for l, layer in enumerate(self.weights)
+            for h, head in enumerate(layer)
+            for n, m in head.items()
+        }
 
     def describe(self) -> str:
         return f"{self.architecture.describe()} from {self.source} ({self.conversion})"
@@ -478,8 +552,9 @@ def _has_floats(value: Any) -> bool:
         return False
 
 
-def _shapes(mats: dict[tuple[int, int], dict[str, np.ndarray]], depth: int, heads: int,
-            use_a: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _shapes(
+    mats: dict[tuple[int, int], dict[str, np.ndarray]], depth: int, heads: int, use_a: bool
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Widths and ranks from the shapes, every inconsistency named."""
     widths: list[int] = []
     ranks: list[int] = []
@@ -491,14 +566,16 @@ def _shapes(mats: dict[tuple[int, int], dict[str, np.ndarray]], depth: int, head
             if d_in is None:
                 d_out, d_in = V.shape
                 if l > 0 and d_in != widths[-1]:
-                    raise InvalidArgumentError(f"{where}.V has {d_in} columns, but layer {l - 1} outputs "
-                                               f"{widths[-1]} features")
+                    raise InvalidArgumentError(
+                        f"{where}.V has {d_in} columns, but layer {l - 1} outputs {widths[-1]} features"
+                    )
             if V.shape != (d_out, d_in):
                 raise InvalidArgumentError(f"{where}.V has shape {V.shape}, head 0 of layer {l} has {(d_out, d_in)}")
             if use_a:
                 if m["A"].shape != (d_in, d_in):
-                    raise InvalidArgumentError(f"{where}.A has shape {m['A'].shape}, expected {(d_in, d_in)} "
-                                               f"(d_in = {d_in}, the columns of V)")
+                    raise InvalidArgumentError(
+                        f"{where}.A has shape {m['A'].shape}, expected {(d_in, d_in)} (d_in = {d_in}, the columns of V)"
+                    )
                 a = d_in
             else:
                 Q, K = m["Q"], m["K"]
@@ -506,12 +583,15 @@ def _shapes(mats: dict[tuple[int, int], dict[str, np.ndarray]], depth: int, head
                     a = Q.shape[0]
                 for n, M in (("Q", Q), ("K", K)):
                     if M.shape != (a, d_in):
-                        raise InvalidArgumentError(f"{where}.{n} has shape {M.shape}, expected {(a, d_in)} "
-                                                   f"(rank {a} from head 0's Q, d_in = {d_in} from V)")
+                        raise InvalidArgumentError(
+                            f"{where}.{n} has shape {M.shape}, expected {(a, d_in)} "
+                            f"(rank {a} from head 0's Q, d_in = {d_in} from V)"
+                        )
         assert d_in is not None and d_out is not None and a is not None
         if l > 0 and d_in != widths[-1]:
-            raise InvalidArgumentError(f"layers.{l}.heads.0.V has {d_in} columns, but layer {l - 1} outputs "
-                                       f"{widths[-1]} features")
+            raise InvalidArgumentError(
+                f"layers.{l}.heads.0.V has {d_in} columns, but layer {l - 1} outputs {widths[-1]} features"
+            )
         if l == 0:
             widths.append(d_in)
         widths.append(d_out)

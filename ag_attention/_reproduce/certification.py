@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import InvalidArgumentError
-from .conjectures import Row, describe, sweep_grid
 from .._files import atomic_write
+from .conjectures import Row, describe, sweep_grid
 from .report import Check, Report, Table, written
 
 __all__ = ["GRIDS", "variant_of", "reproduce_certification", "independent_check"]
@@ -65,9 +65,14 @@ def independent_check(row: Row, seed: int) -> dict[str, Any]:
     prime = SECOND_PRIME if row["prime"] != SECOND_PRIME else DEFAULT_PRIME
     second = dimension(arch, prime=prime, seed=seed + 1, recheck=False, threads=1)
     numeric = numerical_dimension(arch, seed=seed + 2, raise_on_no_gap=False)
-    return {"architecture": describe(row), "certified": row["dimension"], "second_prime": prime,
-            "second_rank": second.dimension, "float64": numeric.dimension,
-            "agrees": second.dimension == row["dimension"] and numeric.dimension in (row["dimension"], None)}
+    return {
+        "architecture": describe(row),
+        "certified": row["dimension"],
+        "second_prime": prime,
+        "second_rank": second.dimension,
+        "float64": numeric.dimension,
+        "agrees": second.dimension == row["dimension"] and numeric.dimension in (row["dimension"], None),
+    }
 
 
 def _per_variant(rows: list[Row]) -> tuple[Table, dict[str, tuple[int, int]]]:
@@ -79,16 +84,24 @@ def _per_variant(rows: list[Row]) -> tuple[Table, dict[str, tuple[int, int]]]:
         if r["certified"]:
             counts[v][0] += 1
             closers[v][r["bound"] or "?"] += 1
-    table = Table("Certified per variant", ["variant", "certified", "networks", "fraction", "closed by"],
-                  [[v, c, n, f"{c / n:.1%}", ", ".join(f"{k} {m}" for k, m in closers[v].most_common())]
-                   for v, (c, n) in sorted(counts.items())])
+    table = Table(
+        "Certified per variant",
+        ["variant", "certified", "networks", "fraction", "closed by"],
+        [
+            [v, c, n, f"{c / n:.1%}", ", ".join(f"{k} {m}" for k, m in closers[v].most_common())]
+            for v, (c, n) in sorted(counts.items())
+        ],
+    )
     return table, {v: (c, n) for v, (c, n) in counts.items()}
 
 
 def _open_cases(rows: list[Row]) -> Table:
-    return Table("Uncertified cases", ["architecture", "lower", "upper", "why open"],
-                 [[describe(r), r["dimension"], r["upper_bound"], r["certificate"]] for r in rows if not r["certified"]],
-                 note="lower: the GF(p) rank (proven); upper: the smallest proven upper bound")
+    return Table(
+        "Uncertified cases",
+        ["architecture", "lower", "upper", "why open"],
+        [[describe(r), r["dimension"], r["upper_bound"], r["certificate"]] for r in rows if not r["certified"]],
+        note="lower: the GF(p) rank (proven); upper: the smallest proven upper bound",
+    )
 
 
 def _check_sample(rows: list[Row], samples: int, seed: int, report: Report) -> list[dict[str, Any]]:
@@ -101,27 +114,40 @@ def _check_sample(rows: list[Row], samples: int, seed: int, report: Report) -> l
     results = [independent_check(r, seed) for r in certified[::step][:samples]]
     bad = [e for e in results if not e["agrees"]]
     silent = sum(e["float64"] is None for e in results)
-    report.add(Check("certified values agree with an independent computation", f"{len(results)} certified rows",
-                     "rank over a second prime at another point + float64 numerical rank", len(results),
-                     len(results) - len(bad), not bad, time.perf_counter() - t0,
-                     {"disagreements": bad, "float64_without_verdict": silent}))
-    report.findings.append(f"independent check of {len(results)} certified values: {len(results) - len(bad)} agree "
-                           f"(second prime: all ranks equal = {all(e['second_rank'] == e['certified'] for e in results)}; "
-                           f"float64: {len(results) - silent} with a clear gap, {silent} without a verdict)")
+    report.add(
+        Check(
+            "certified values agree with an independent computation",
+            f"{len(results)} certified rows",
+            "rank over a second prime at another point + float64 numerical rank",
+            len(results),
+            len(results) - len(bad),
+            not bad,
+            time.perf_counter() - t0,
+            {"disagreements": bad, "float64_without_verdict": silent},
+        )
+    )
+    report.findings.append(
+        f"independent check of {len(results)} certified values: {len(results) - len(bad)} agree "
+        f"(second prime: all ranks equal = {all(e['second_rank'] == e['certified'] for e in results)}; "
+        f"float64: {len(results) - silent} with a clear gap, {silent} without a verdict)"
+    )
     return results
 
 
-def reproduce_certification(out: Path | str | None, *, mode: str = "standard", seed: int = 0,
-                            workers: int | None = None, samples: int = 100) -> Report:
+def reproduce_certification(
+    out: Path | str | None, *, mode: str = "standard", seed: int = 0, workers: int | None = None, samples: int = 100
+) -> Report:
     """Sweep the certification grids and report what is certified, by which bound, and what is open."""
     if mode not in GRIDS:
         raise InvalidArgumentError(f"mode={mode!r}: must be one of {', '.join(GRIDS)}")
     report = Report(
         "Certification: which lightning dimensions are proven exact",
-        summary=("A dimension is certified when the GF(p) rank (a proven lower bound) meets a proven upper bound: "
-                 "the symmetry tangents, the effective architecture, or a bound of docs/math/bounds.md. "
-                 "Per variant: the fraction certified and the bounds that closed the cases; every open case "
-                 "with its bounds; a sample of certified values recomputed over a second prime and in float64."),
+        summary=(
+            "A dimension is certified when the GF(p) rank (a proven lower bound) meets a proven upper bound: "
+            "the symmetry tangents, the effective architecture, or a bound of docs/math/bounds.md. "
+            "Per variant: the fraction certified and the bounds that closed the cases; every open case "
+            "with its bounds; a sample of certified values recomputed over a second prime and in float64."
+        ),
         meta={"mode": mode, "seed": seed},
     )
     tmp = tempfile.TemporaryDirectory(prefix="ag-attention-certification-") if out is None else None
@@ -131,35 +157,73 @@ def reproduce_certification(out: Path | str | None, *, mode: str = "standard", s
         grids: dict[str, dict[str, Any]] = {}
         by_grid: dict[str, list[Row]] = {}
         for name in GRIDS[mode]:
-            grids[name], rows = sweep_grid(name, base, seed=seed, workers=workers, report=report, case=name,
-                                           who="the certification report runs")
+            grids[name], rows = sweep_grid(
+                name, base, seed=seed, workers=workers, report=report, case=name, who="the certification report runs"
+            )
             by_grid[name] = [r for r in rows if r["error"] is None and not r["normalized"]]
         # the wide grid repeats the standard one's networks: one row per network
         rows = list({describe(r): r for grid_rows in by_grid.values() for r in grid_rows}.values())
         table, counts = _per_variant(rows)
         report.tables.append(table)
-        report.tables.append(Table("Closing bounds", ["bound", "certified cases"],
-                                   [[k, m] for k, m in Counter(r["bound"] for r in rows if r["certified"]).most_common()]))
+        report.tables.append(
+            Table(
+                "Closing bounds",
+                ["bound", "certified cases"],
+                [[k, m] for k, m in Counter(r["bound"] for r in rows if r["certified"]).most_common()],
+            )
+        )
         report.tables.append(_open_cases(rows))
         certified = sum(c for c, _ in counts.values())
-        report.findings.append(f"{certified} of {len(rows)} dimensions certified ({certified / max(len(rows), 1):.1%}); "
-                               + "; ".join(f"{v}: {c}/{n}" for v, (c, n) in sorted(counts.items())))
+        report.findings.append(
+            f"{certified} of {len(rows)} dimensions certified ({certified / max(len(rows), 1):.1%}); "
+            + "; ".join(f"{v}: {c}/{n}" for v, (c, n) in sorted(counts.items()))
+        )
         for name, grid_rows in by_grid.items():
             share = sum(r["certified"] for r in grid_rows) / max(len(grid_rows), 1)
-            report.findings.append(f"sweeps/{name}: {share:.2%} certified ({len(grid_rows)} networks, "
-                                   f"{grids[name]['seconds']} s)")
+            report.findings.append(
+                f"sweeps/{name}: {share:.2%} certified ({len(grid_rows)} networks, {grids[name]['seconds']} s)"
+            )
             if name == "certification.toml":
-                report.add(Check(f"at least {TARGET:.0%} certified on the standard grid", name,
-                                 "certified / networks", f">= {TARGET:.0%}", f"{share:.2%}", share >= TARGET))
+                report.add(
+                    Check(
+                        f"at least {TARGET:.0%} certified on the standard grid",
+                        name,
+                        "certified / networks",
+                        f">= {TARGET:.0%}",
+                        f"{share:.2%}",
+                        share >= TARGET,
+                    )
+                )
         checked = _check_sample(rows, samples, seed, report)
-        report.meta["grids"] = {k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)"
-                                for k, g in grids.items()}
+        report.meta["grids"] = {
+            k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)" for k, g in grids.items()
+        }
         if tmp is None:
-            written(report, lambda: atomic_write(base / "certification.json", json.dumps({
-                "grids": grids, "independent_checks": checked,
-                "rows": [{"architecture": describe(r), "variant": variant_of(r), "lower": r["dimension"],
-                          "upper": r["upper_bound"], "certified": r["certified"], "bound": r["bound"]}
-                         for r in rows]}, indent=1) + "\n"))
+            written(
+                report,
+                lambda: atomic_write(
+                    base / "certification.json",
+                    json.dumps(
+                        {
+                            "grids": grids,
+                            "independent_checks": checked,
+                            "rows": [
+                                {
+                                    "architecture": describe(r),
+                                    "variant": variant_of(r),
+                                    "lower": r["dimension"],
+                                    "upper": r["upper_bound"],
+                                    "certified": r["certified"],
+                                    "bound": r["bound"],
+                                }
+                                for r in rows
+                            ],
+                        },
+                        indent=1,
+                    )
+                    + "\n",
+                ),
+            )
             report.meta["rows"] = "certification.json"
             written(report, lambda: report.write(base))
     finally:

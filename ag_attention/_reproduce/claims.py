@@ -23,7 +23,7 @@ class Claim(enum.Enum):
 #: each result in a line (docs/math/dimension.md and docs/math/geometry.md give them in full)
 STATEMENT = {
     Claim.THM_32: "fibers: only the rescalings (cA, V/c) generically; pair and swap at rank-one pairs; "
-                  "{A' = 0 or V' = 0} over 0",
+    "{A' = 0 or V' = 0} over 0",
     Claim.COR_33: "dim M = a(2d - a) + d d' - 1 (d' > 1 or a > 1; t >= 2)",
     Claim.THM_34_SINGULAR: "the singular points of M are exactly the phi(A, V) with rank A <= 1 and rank V <= 1",
     Claim.COR_A1: "phi(A, V) = 0 only if A = 0 or V = 0 (no base points)",

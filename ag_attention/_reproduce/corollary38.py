@@ -18,8 +18,8 @@ reported as findings, with both numbers.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .._architecture import Architecture
 from .._exact.dimension import DimensionResult, dimension
@@ -96,10 +96,16 @@ QUICK_GRID: tuple[Case, ...] = tuple(c for c in GRID if sum(c.widths) <= 14)
 def _check(res: DimensionResult, claim: str, method: str, expected: int | None, topic: Claim | None) -> Check:
     """The computed dimension against ``expected`` (passes only when certified)."""
     return Check(
-        claim, res.architecture.describe(), method, expected, res.dimension,
-        res.dimension == expected and res.certified, res.seconds,
+        claim,
+        res.architecture.describe(),
+        method,
+        expected,
+        res.dimension,
+        res.dimension == expected and res.certified,
+        res.seconds,
         {"certificate": res.certificate, "prime": res.prime, "seed": res.seed},
-        topic=topic, techniques=(method,),
+        topic=topic,
+        techniques=(method,),
     )
 
 
@@ -107,17 +113,37 @@ def _check_row(case: Case, res: DimensionResult) -> list[Check]:
     arch, exp = res.architecture, res.expected
     checks = []
     if exp.applies:
-        checks.append(_check(res, f"{exp.formula}: dim = formula (hypotheses hold)", "GF(p) Jacobian rank + symmetry bound",
-                             exp.value, Claim.COR_38 if arch.depth > 1 else Claim.COR_33))
+        checks.append(
+            _check(
+                res,
+                f"{exp.formula}: dim = formula (hypotheses hold)",
+                "GF(p) Jacobian rank + symmetry bound",
+                exp.value,
+                Claim.COR_38 if arch.depth > 1 else Claim.COR_33,
+            )
+        )
     eff = effective_architecture(arch)
     if arch.depth > 1 and eff != arch and all(a >= 2 for a in eff.ranks[:-1]) and arch.tokens >= 2:
-        checks.append(_check(res, "M(arch) = M(effective arch): dim = Cor. 3.8 there",
-                             f"exact rank; effective widths {','.join(map(str, eff.widths))}",
-                             cor38(eff.widths, eff.ranks), Claim.COR_38))
+        checks.append(
+            _check(
+                res,
+                "M(arch) = M(effective arch): dim = Cor. 3.8 there",
+                f"exact rank; effective widths {','.join(map(str, eff.widths))}",
+                cor38(eff.widths, eff.ranks),
+                Claim.COR_38,
+            )
+        )
     bound = best_upper_bound(arch)
     if arch.tokens == 1 and bound is not None:  # t = 1 is outside the paper's formulas: a result of this package
-        checks.append(_check(res, "t = 1: dim = the proven bound from f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x",
-                             "exact rank + proven upper bound (" + bound.describe() + ")", bound.value, None))
+        checks.append(
+            _check(
+                res,
+                "t = 1: dim = the proven bound from f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x",
+                "exact rank + proven upper bound (" + bound.describe() + ")",
+                bound.value,
+                None,
+            )
+        )
     return checks
 
 
@@ -167,13 +193,31 @@ def reproduce_corollary_38(cases: Iterable[Case] = GRID, *, seed: int = 0) -> Re
     report.tables.append(
         Table(
             "Dimensions",
-            ["category", "widths", "ranks", "t", "params", "dim", "certified", "upper bound", "formula", "value",
-             "paper hyp.", "applies", "agrees", "s"],
+            [
+                "category",
+                "widths",
+                "ranks",
+                "t",
+                "params",
+                "dim",
+                "certified",
+                "upper bound",
+                "formula",
+                "value",
+                "paper hyp.",
+                "applies",
+                "agrees",
+                "s",
+            ],
             rows,
             note="certified: the dimension meets a proven upper bound (exact), else it is a lower bound; "
-                 "agrees: null where there is no formula or the bounds do not decide.",
-            formats={"certified": lambda v, row: "exact" if v else f"<= {row['upper bound']}",
-                     "agrees": lambda v, row: {True: "yes", False: "NO", None: "-" if row["value"] is None else "undecided"}[v]},
+            "agrees: null where there is no formula or the bounds do not decide.",
+            formats={
+                "certified": lambda v, row: "exact" if v else f"<= {row['upper bound']}",
+                "agrees": lambda v, row: {True: "yes", False: "NO", None: "-" if row["value"] is None else "undecided"}[
+                    v
+                ],
+            },
         )
     )
     return report

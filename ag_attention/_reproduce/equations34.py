@@ -27,8 +27,9 @@ smooth, or when one predicted smooth is not proven smooth by the equations.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -42,8 +43,15 @@ from .._models.orbits import Orbit, orbit_representatives
 from .claims import Claim
 from .report import Check, Report, Table
 
-__all__ = ["EQUATION_GRID", "FULL_EQUATION_GRID", "QUICK_EQUATION_GRID", "CERTIFY_COMPLETENESS", "jacobian_rank_at",
-           "jacobian_rank_rational", "equation_checks"]
+__all__ = [
+    "EQUATION_GRID",
+    "FULL_EQUATION_GRID",
+    "QUICK_EQUATION_GRID",
+    "CERTIFY_COMPLETENESS",
+    "jacobian_rank_at",
+    "jacobian_rank_rational",
+    "equation_checks",
+]
 
 #: (d, d', a, k): sizes past Macaulay2's kernel (> 300 s) and the degree of the equations used; at
 #: degree <= 3 the orbits rank A = 1, rank V = 2 of (3, 2, 3) have rank 20 < 22 and those of (2, 4, 2)
@@ -72,11 +80,15 @@ def _jacobian_rows(gens: list[dict[tuple[int, ...], Fraction]], x: list[int], n:
     return rows
 
 
-def jacobian_rank_at(gens: list[dict[tuple[int, ...], Fraction]], x: list[int], n: int, prime: int = DEFAULT_PRIME) -> int:
+def jacobian_rank_at(
+    gens: list[dict[tuple[int, ...], Fraction]], x: list[int], n: int, prime: int = DEFAULT_PRIME
+) -> int:
     """Rank over GF(p) of the Jacobian of ``gens`` (monomial -> coefficient, variables ``0..n-1``) at ``x``."""
     rows = _jacobian_rows(gens, x, n)
-    residues = np.array([[int(q.numerator) * pow(int(q.denominator), -1, prime) % prime
-                          for q in map(Fraction, row)] for row in rows], dtype=np.int64).reshape(len(gens), n)
+    residues = np.array(
+        [[int(q.numerator) * pow(int(q.denominator), -1, prime) % prime for q in map(Fraction, row)] for row in rows],
+        dtype=np.int64,
+    ).reshape(len(gens), n)
     return linalg.rank(residues, prime)
 
 
@@ -85,9 +97,15 @@ def jacobian_rank_rational(gens: list[dict[tuple[int, ...], Fraction]], x: list[
     return linalg.rank_rational(_jacobian_rows(gens, x, n).tolist())
 
 
-def _orbit_check(report: Report, size: tuple[int, int, int, int], eqs: LowDegreeEquations,
-                 gens: list[dict[tuple[int, ...], Fraction]], codim: int, orbit: Orbit,
-                 singular_rule: Callable[[int, int, int, Orbit], tuple[bool, str]]) -> None:
+def _orbit_check(
+    report: Report,
+    size: tuple[int, int, int, int],
+    eqs: LowDegreeEquations,
+    gens: list[dict[tuple[int, ...], Fraction]],
+    codim: int,
+    orbit: Orbit,
+    singular_rule: Callable[[int, int, int, Orbit], tuple[bool, str]],
+) -> None:
     """One orbit of one size: proven smooth, consistent with (or, complete ideal: proven) singular."""
     d, e, a, k = size
     complete = eqs.certified_complete
@@ -100,28 +118,49 @@ def _orbit_check(report: Report, size: tuple[int, int, int, int], eqs: LowDegree
     rank_qq = None
     if singular:
         passed = not smooth_proven
-        observed = (f"rank {r} < codim {codim}: consistent (singularity itself is certified pointwise)"
-                    if passed else f"rank {r} = codim: proven smooth, predicted singular")
+        observed = (
+            f"rank {r} < codim {codim}: consistent (singularity itself is certified pointwise)"
+            if passed
+            else f"rank {r} = codim: proven smooth, predicted singular"
+        )
         if passed and complete:  # the whole ideal: the rank over QQ decides
             rank_qq = jacobian_rank_rational(gens, x, n)
             passed = rank_qq < codim
-            observed = (f"rank over QQ {rank_qq} < codim {codim} with the certified complete ideal: "
-                        "proven singular" if passed else f"rank over QQ {rank_qq} = codim: smooth")
+            observed = (
+                f"rank over QQ {rank_qq} < codim {codim} with the certified complete ideal: proven singular"
+                if passed
+                else f"rank over QQ {rank_qq} = codim: smooth"
+            )
     else:
         passed = smooth_proven
-        observed = (f"rank {r} = codim {codim}: smooth (proven)" if passed
-                    else f"rank {r} < codim {codim}: not proven smooth by the equations of degree <= {k}")
-    report.add(Check(
-        "Thm. 3.4 by the closure's equations: singular iff rank A <= 1 and rank V <= 1 (refined: " + why + ")",
-        f"d={d}, d'={e}, a={a}, orbit {orbit.label}",
-        f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} (interpolation, verified over QQ"
-        + ("; certified complete: the rank over QQ decides singular points)" if complete else ")"),
-        "singular" if singular else "smooth", observed, passed, time.perf_counter() - t1,
-        {"rank": r, "rank_qq": rank_qq, "codim": codim, "generators": len(gens), "max_degree": k,
-         "complete": complete},
-        topic=Claim.THM_34_SINGULAR, size=(d, e, min(a, d)),
-        techniques=("equations of the closure by interpolation (Jacobian at every orbit)",),
-    ))
+        observed = (
+            f"rank {r} = codim {codim}: smooth (proven)"
+            if passed
+            else f"rank {r} < codim {codim}: not proven smooth by the equations of degree <= {k}"
+        )
+    report.add(
+        Check(
+            "Thm. 3.4 by the closure's equations: singular iff rank A <= 1 and rank V <= 1 (refined: " + why + ")",
+            f"d={d}, d'={e}, a={a}, orbit {orbit.label}",
+            f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} (interpolation, verified over QQ"
+            + ("; certified complete: the rank over QQ decides singular points)" if complete else ")"),
+            "singular" if singular else "smooth",
+            observed,
+            passed,
+            time.perf_counter() - t1,
+            {
+                "rank": r,
+                "rank_qq": rank_qq,
+                "codim": codim,
+                "generators": len(gens),
+                "max_degree": k,
+                "complete": complete,
+            },
+            topic=Claim.THM_34_SINGULAR,
+            size=(d, e, min(a, d)),
+            techniques=("equations of the closure by interpolation (Jacobian at every orbit)",),
+        )
+    )
 
 
 def equation_checks(
@@ -144,15 +183,29 @@ def equation_checks(
         found[(d, e, a)] = eqs
         gens = [g for D in sorted(eqs.blocks) for g in eqs.generators_of_degree(D)]
         codim = len(eqs.variables) - dimension(d, e, a)
-        rows.append([d, e, a, len(eqs.variables), codim, k,
-                     ", ".join(f"{c} of degree {D}" for D, c in eqs.generator_count.items() if c),
-                     eqs.certified_complete, round(eqs.seconds, 1)])
+        rows.append(
+            [
+                d,
+                e,
+                a,
+                len(eqs.variables),
+                codim,
+                k,
+                ", ".join(f"{c} of degree {D}" for D, c in eqs.generator_count.items() if c),
+                eqs.certified_complete,
+                round(eqs.seconds, 1),
+            ]
+        )
         for orbit in orbit_representatives(d, e, a):
             if not orbit.zero:
                 _orbit_check(report, (d, e, a, k), eqs, gens, codim, orbit, singular_rule)
         say(f"  {len(gens)} equations, {time.perf_counter() - t0:.1f} s")
-    report.tables.append(Table("Equations of the closure by interpolation (no Macaulay2)",
-                               ["d", "d'", "a", "coordinates", "codim", "degree <=", "minimal generators", "complete",
-                                "seconds"], rows,
-                               formats={"complete": lambda v, row: "certified" if v else "up to degree k"}))
+    report.tables.append(
+        Table(
+            "Equations of the closure by interpolation (no Macaulay2)",
+            ["d", "d'", "a", "coordinates", "codim", "degree <=", "minimal generators", "complete", "seconds"],
+            rows,
+            formats={"complete": lambda v, row: "certified" if v else "up to degree k"},
+        )
+    )
     return found

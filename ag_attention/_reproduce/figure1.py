@@ -32,8 +32,7 @@ import numpy as np
 
 from .._errors import ComputationError
 from .._exact import linalg
-from .._exact.onelayer import fiber
-from .._exact.onelayer import CertificateKind, certify
+from .._exact.onelayer import CertificateKind, certify, fiber
 from .report import pyplot, save_figure
 
 __all__ = ["draw_figure1", "render_figure1", "slice_point", "verify_slice"]
@@ -61,10 +60,16 @@ def verify_slice() -> dict[str, object]:
     # the quartic: resultant of the two binary quadrics, on the slice
     c = linalg.rational_polynomial_ring(["c1", "c2", "c3", "c4", "c5", "c6"], "lex").gens()
     res = (c[0] * c[5] - c[3] * c[2]) ** 2 - (c[0] * c[4] - c[3] * c[1]) * (c[1] * c[5] - c[4] * c[2])
-    points: list[tuple[Fraction | int, Fraction | int, Fraction | int]] = [(0, 3, 2), (2, -3, 5), (Fraction(1, 2), 5, -1)]
+    points: list[tuple[Fraction | int, Fraction | int, Fraction | int]] = [
+        (0, 3, 2),
+        (2, -3, 5),
+        (Fraction(1, 2), 5, -1),
+    ]
     for x, y, w in points:
         got = res(*[linalg.rational(v) for v in slice_point(x, y, w)])
-        _require(Fraction(int(got.p), int(got.q)) == F(x, y, w), f"slice formula differs from the resultant at {(x, y, w)}")
+        _require(
+            Fraction(int(got.p), int(got.q)) == F(x, y, w), f"slice formula differs from the resultant at {(x, y, w)}"
+        )
     # on the line x = 1, w = y: F = 0 and grad F = 0 (singular), for every y
     line: list[Fraction | int] = [-3, -2, 0, Fraction(3, 2), 2, 5]
     for y in line:
@@ -84,8 +89,10 @@ def verify_slice() -> dict[str, object]:
     facts["fibers on the singular line y -> (preimages, real preimages)"] = counts
     # the boundary points are critical values: A = u v^T, V = w v^T, rank drop 1
     cert = certify([[1, 1], [1, 1]], [[1, 1]], dimension=5)
-    _require(cert.kind is CertificateKind.RANK_DROP and cert.singular is True and cert.differential_rank == 4,
-             f"boundary point: {cert}")
+    _require(
+        cert.kind is CertificateKind.RANK_DROP and cert.singular is True and cert.differential_rank == 4,
+        f"boundary point: {cert}",
+    )
     facts["boundary point (1,2,1,1,2,1)"] = cert
     # a point of a sheet (y = 5/2, x = 0, w = 2): smooth, one real preimage
     pt = slice_point(0, Fraction(5, 2), 2)
@@ -142,8 +149,9 @@ def _draw_sheets(ax: Any, resolution: int) -> list[Any]:
             colours.append(np.array(to_rgb(colour)) * (0.62 + 0.38 * shade[:, None]))
     faces = np.concatenate(colours)
     # edges in the face's colour: no light seams between neighbouring quadrilaterals
-    surface = Poly3DCollection(np.concatenate(polygons), facecolors=faces, edgecolors=faces, linewidths=0.3,
-                               rasterized=True)  # vector lines and text, raster surfaces: small PDF and SVG
+    surface = Poly3DCollection(
+        np.concatenate(polygons), facecolors=faces, edgecolors=faces, linewidths=0.3, rasterized=True
+    )  # vector lines and text, raster surfaces: small PDF and SVG
     surface.set_gid("sheets")
     ax.add_collection3d(surface)
     return [Patch(facecolor=colour, edgecolor="none", label=label) for _, colour, label in _SHEETS]
@@ -153,15 +161,45 @@ def _draw_lines(ax: Any) -> None:
     """The singular line x = 1, w = y: in M for |y| >= 2, in the closure only for |y| < 2; the boundary points."""
     y_in = np.linspace(2.0, 3.5, 50)
     for sgn in (1, -1):
-        ax.plot(np.ones_like(y_in), sgn * y_in, sgn * y_in, color=_BLACK, lw=2.8, ls="-", zorder=10,
-                label=(r"singular locus in $\mathcal{M}$, where the sheets cross ($|y| > 2$, "
-                       r"$\mathrm{rank}\,A = \mathrm{rank}\,V = 1$)") if sgn == 1 else None)
+        ax.plot(
+            np.ones_like(y_in),
+            sgn * y_in,
+            sgn * y_in,
+            color=_BLACK,
+            lw=2.8,
+            ls="-",
+            zorder=10,
+            label=(
+                r"singular locus in $\mathcal{M}$, where the sheets cross ($|y| > 2$, "
+                r"$\mathrm{rank}\,A = \mathrm{rank}\,V = 1$)"
+            )
+            if sgn == 1
+            else None,
+        )
     y_out = np.linspace(-2.0, 2.0, 60)
-    ax.plot(np.ones_like(y_out), y_out, y_out, color=_VERMILLION, lw=2.4, ls=(0, (4, 2)), zorder=10,
-            label=r"in the Zariski closure, not in $\mathcal{M}$ ($|y| < 2$: a definite quadric, Cor. A.6)")
-    ax.scatter([1, 1], [2, -2], [2, -2], s=80, marker="o", facecolor=_PURPLE, edgecolor=_BLACK, linewidths=1.2,
-               depthshade=False, zorder=11,
-               label=r"the two boundary points $y = \pm 2$: critical values $A = uv^\top$, $V = wv^\top$")
+    ax.plot(
+        np.ones_like(y_out),
+        y_out,
+        y_out,
+        color=_VERMILLION,
+        lw=2.4,
+        ls=(0, (4, 2)),
+        zorder=10,
+        label=r"in the Zariski closure, not in $\mathcal{M}$ ($|y| < 2$: a definite quadric, Cor. A.6)",
+    )
+    ax.scatter(
+        [1, 1],
+        [2, -2],
+        [2, -2],
+        s=80,
+        marker="o",
+        facecolor=_PURPLE,
+        edgecolor=_BLACK,
+        linewidths=1.2,
+        depthshade=False,
+        zorder=11,
+        label=r"the two boundary points $y = \pm 2$: critical values $A = uv^\top$, $V = wv^\top$",
+    )
 
 
 def draw_figure1(*, resolution: int = 160) -> Any:
@@ -180,12 +218,20 @@ def draw_figure1(*, resolution: int = 160) -> Any:
     ax.set_ylim(-3.5, 3.5)
     ax.set_zlim(-9, 9)
     ax.view_init(elev=22, azim=-58)
-    ax.set_title(r"The quartic $\mathrm{Res}(q_1, q_2) = 0$ of lightning self-attention with $d = 2$, $d' = 1$, "
-                 "\n" r"in the affine slice $c_1 = c_3 = c_6 = 1$.  Every feature drawn is checked exactly.",
-                 fontsize=10)
+    ax.set_title(
+        r"The quartic $\mathrm{Res}(q_1, q_2) = 0$ of lightning self-attention with $d = 2$, $d' = 1$, "
+        "\n"
+        r"in the affine slice $c_1 = c_3 = c_6 = 1$.  Every feature drawn is checked exactly.",
+        fontsize=10,
+    )
     lines, labels = ax.get_legend_handles_labels()
-    ax.legend(handles=sheets + lines, labels=[h.get_label() for h in sheets] + labels, loc="upper left", fontsize=7.5,
-              framealpha=0.95)
+    ax.legend(
+        handles=sheets + lines,
+        labels=[h.get_label() for h in sheets] + labels,
+        loc="upper left",
+        fontsize=7.5,
+        framealpha=0.95,
+    )
     fig.tight_layout()
     return fig
 

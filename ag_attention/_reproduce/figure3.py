@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .._architecture import Architecture
 from .._exact.dimension import dimension
+from .._files import atomic_write, output_error
 from .._models.formulas import expected_dimension
 from .._numeric import NoClearGapError, numerical_dimension
 from .._progress import bar
 from .claims import Claim
-from .._files import atomic_write, output_error
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
 __all__ = ["figure3_rows", "reproduce_figure_3", "draw_figure3", "plot_figure3"]
@@ -60,13 +61,29 @@ def _row(delta: int, normalized: bool, samples: int, seed: int) -> dict[str, Any
             certified, lower, upper = num.certified, num.lower_bound, num.upper_bound
         except NoClearGapError:
             est, gap, certified, lower, upper = None, None, False, None, None
-        return {"delta": delta, "normalized": True, "estimated": est, "expected": expected_dimension(arch).value,
-                "gap": gap, "certified": certified, "lower": lower, "upper": upper,
-                "seconds": round(time.perf_counter() - t0, 3)}
+        return {
+            "delta": delta,
+            "normalized": True,
+            "estimated": est,
+            "expected": expected_dimension(arch).value,
+            "gap": gap,
+            "certified": certified,
+            "lower": lower,
+            "upper": upper,
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
     exact = dimension(arch, seed=seed, samples=samples)
-    return {"delta": delta, "normalized": False, "estimated": exact.dimension, "expected": exact.expected.value,
-            "gap": None, "certified": exact.certified, "lower": exact.dimension, "upper": exact.upper_bound,
-            "seconds": round(time.perf_counter() - t0, 3)}
+    return {
+        "delta": delta,
+        "normalized": False,
+        "estimated": exact.dimension,
+        "expected": exact.expected.value,
+        "gap": None,
+        "certified": exact.certified,
+        "lower": exact.dimension,
+        "upper": exact.upper_bound,
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
 
 
 def _normalized_label(rows: list[dict[str, Any]]) -> str:
@@ -79,8 +96,10 @@ def _normalized_label(rows: list[dict[str, Any]]) -> str:
 #: (normalized, colour, line style of the expected value, marker, its size, filled, name, formula): Okabe-Ito
 #: colours, and a line style and a marker of its own for each network, so that the two curves (2 apart on a
 #: scale of 170) stay apart in grey too
-_SERIES = ((True, "#0072B2", "-", "o", 8, False, "normalized (softmax)", "Eq. 16, Conjecture 3.10"),
-           (False, "#D55E00", (0, (5, 2)), "s", 5, True, "lightning", "Cor. 3.8"))
+_SERIES = (
+    (True, "#0072B2", "-", "o", 8, False, "normalized (softmax)", "Eq. 16, Conjecture 3.10"),
+    (False, "#D55E00", (0, (5, 2)), "s", 5, True, "lightning", "Cor. 3.8"),
+)
 
 
 def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> Any:
@@ -94,7 +113,9 @@ def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> A
     from .._sweep.summary import integer_ticks
 
     plt = pyplot()
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7.6), dpi=130, gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
+    fig, (ax, ax2) = plt.subplots(
+        2, 1, figsize=(7.5, 7.6), dpi=130, gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True
+    )
     lightning_expected = {r["delta"]: r["expected"] for r in rows if not r["normalized"]}
     for normalized, color, ls, marker, size, filled, name, formula in _SERIES:
         sel = [r for r in rows if r["normalized"] is normalized]
@@ -103,13 +124,23 @@ def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> A
         deltas = [r["delta"] for r in sel]
         est = [(r["delta"], r["estimated"]) for r in sel if r["estimated"] is not None]
         computed = _normalized_label(sel) if normalized else r"exact rank over $\mathrm{GF}(p)$, certified"
-        style = {"ls": "none", "marker": marker, "ms": size, "mec": color, "mew": 1.4,
-                 "mfc": color if filled else "white"}
+        style = {
+            "ls": "none",
+            "marker": marker,
+            "ms": size,
+            "mec": color,
+            "mew": 1.4,
+            "mfc": color if filled else "white",
+        }
         expected_style = {"ls": ls, "lw": 1.6, "color": color}
         ax.plot(deltas, [r["expected"] for r in sel], **expected_style, label=f"{name}, expected: {formula}")
         if est:
-            ax.plot([d for d, _ in est], [e for _, e in est], **style,
-                    label=f"{name}, computed: {computed} ({len(est)} network{'s' if len(est) != 1 else ''})")
+            ax.plot(
+                [d for d, _ in est],
+                [e for _, e in est],
+                **style,
+                label=f"{name}, computed: {computed} ({len(est)} network{'s' if len(est) != 1 else ''})",
+            )
         # the difference to Cor. 3.8 makes the "+ L" of Eq. 16 visible
         ax2.plot(deltas, [r["expected"] - lightning_expected[r["delta"]] for r in sel], **expected_style)
         if est:
@@ -139,39 +170,68 @@ def plot_figure3(rows: list[dict[str, Any]], path: Path, *, samples: int | None 
         pyplot().close(fig)
 
 
-def reproduce_figure_3(out: str | Path | None = None, *, seed: int = 0, samples: int = 250,
-                       deltas: Iterable[int] = range(3, 11)) -> Report:
+def reproduce_figure_3(
+    out: str | Path | None = None, *, seed: int = 0, samples: int = 250, deltas: Iterable[int] = range(3, 11)
+) -> Report:
     report = Report(
         "Figure 3: dimension of normalized and lightning two-layer networks",
-        summary=("Two-layer networks (L = 2) with t = 3 tokens and attention ranks a_1 = a_2 = 2, all widths equal: "
-                 "delta = d_0 = d_1 = d_2 is the dimension of the input, the hidden layer and the output. "
-                 "Normalized rows: float64 Jacobian on N Gaussian input sequences, rank at the largest gap of the "
-                 "singular values (the gap is in orders of magnitude), and certified: a lower bound by ball "
-                 "arithmetic (a minor of the Jacobian at a dyadic point whose arb determinant ball excludes 0) "
-                 "and an upper bound by the symmetry families 1 and 2 (P minus the GF(p) rank of their tangents); "
-                 "'certified' when they meet. Lightning rows: exact rank over GF(p) with the symmetry upper bound."),
+        summary=(
+            "Two-layer networks (L = 2) with t = 3 tokens and attention ranks a_1 = a_2 = 2, all widths equal: "
+            "delta = d_0 = d_1 = d_2 is the dimension of the input, the hidden layer and the output. "
+            "Normalized rows: float64 Jacobian on N Gaussian input sequences, rank at the largest gap of the "
+            "singular values (the gap is in orders of magnitude), and certified: a lower bound by ball "
+            "arithmetic (a minor of the Jacobian at a dyadic point whose arb determinant ball excludes 0) "
+            "and an upper bound by the symmetry families 1 and 2 (P minus the GF(p) rank of their tangents); "
+            "'certified' when they meet. Lightning rows: exact rank over GF(p) with the symmetry upper bound."
+        ),
         meta={"seed": seed, "samples": samples, "delta": "d_0 = d_1 = d_2 (input, hidden and output width)"},
     )
     rows = figure3_rows(deltas, samples, seed)
     for r in rows:
         kind = "normalized" if r["normalized"] else "lightning"
-        report.add(Check(
-            "Eq. 16 (Conjecture 3.10)" if r["normalized"] else "Cor. 3.8",
-            f"{kind}, delta={r['delta']}",
-            _NORMALIZED_METHOD if r["normalized"] else "GF(p) rank + symmetry bound",
-            r["expected"], r["estimated"] if r["estimated"] is not None else "no clear gap",
-            r["estimated"] == r["expected"] and r["certified"], r["seconds"],
-            {"gap_orders_of_magnitude": r["gap"], "lower_bound": r["lower"], "upper_bound": r["upper"],
-             "certified": r["certified"]},
-            topic=Claim.EQ_16 if r["normalized"] else Claim.COR_38,
-            techniques=(("ball arithmetic (arb) minor", "symmetry families 1 and 2 over GF(p)", "float64 SVD, largest gap")
-                        if r["normalized"] else ("GF(p) rank + symmetry bound",)),
-        ))
-    report.tables.append(Table("Figure 3", ["delta", "normalized", "estimated", "expected", "gap", "lower", "upper",
-                                            "certified", "s"],
-                               [[r["delta"], r["normalized"], r["estimated"], r["expected"], r["gap"], r["lower"],
-                                 r["upper"], r["certified"], r["seconds"]]
-                                for r in rows]))
+        report.add(
+            Check(
+                "Eq. 16 (Conjecture 3.10)" if r["normalized"] else "Cor. 3.8",
+                f"{kind}, delta={r['delta']}",
+                _NORMALIZED_METHOD if r["normalized"] else "GF(p) rank + symmetry bound",
+                r["expected"],
+                r["estimated"] if r["estimated"] is not None else "no clear gap",
+                r["estimated"] == r["expected"] and r["certified"],
+                r["seconds"],
+                {
+                    "gap_orders_of_magnitude": r["gap"],
+                    "lower_bound": r["lower"],
+                    "upper_bound": r["upper"],
+                    "certified": r["certified"],
+                },
+                topic=Claim.EQ_16 if r["normalized"] else Claim.COR_38,
+                techniques=(
+                    ("ball arithmetic (arb) minor", "symmetry families 1 and 2 over GF(p)", "float64 SVD, largest gap")
+                    if r["normalized"]
+                    else ("GF(p) rank + symmetry bound",)
+                ),
+            )
+        )
+    report.tables.append(
+        Table(
+            "Figure 3",
+            ["delta", "normalized", "estimated", "expected", "gap", "lower", "upper", "certified", "s"],
+            [
+                [
+                    r["delta"],
+                    r["normalized"],
+                    r["estimated"],
+                    r["expected"],
+                    r["gap"],
+                    r["lower"],
+                    r["upper"],
+                    r["certified"],
+                    r["seconds"],
+                ]
+                for r in rows
+            ],
+        )
+    )
     if out is not None:
         target = Path(out)
 

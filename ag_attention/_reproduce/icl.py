@@ -59,10 +59,11 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -92,15 +93,43 @@ from .icl_dynamics import (
 )
 from .report import FIGURE_FORMATS, Check, Report, Table, output_directory, pyplot, save_figure, written
 
-__all__ = ["WORK", "SADDLES", "Setting", "QUICK", "FULL", "settings_for", "estimate", "eigenvalues", "gains",
-           "critical_values", "plateau_predictions", "subset_is_critical", "embedded_fixed_point", "Task", "features",
-           "make_task", "Run", "train", "record_schedule", "find_plateaus", "sampling_error", "network_of",
-           "forward_agreement", "stratum_ed_degree", "final_sentence", "reproduce_icl"]
+__all__ = [
+    "WORK",
+    "SADDLES",
+    "Setting",
+    "QUICK",
+    "FULL",
+    "settings_for",
+    "estimate",
+    "eigenvalues",
+    "gains",
+    "critical_values",
+    "plateau_predictions",
+    "subset_is_critical",
+    "embedded_fixed_point",
+    "Task",
+    "features",
+    "make_task",
+    "Run",
+    "train",
+    "record_schedule",
+    "find_plateaus",
+    "sampling_error",
+    "network_of",
+    "forward_agreement",
+    "stratum_ed_degree",
+    "final_sentence",
+    "reproduce_icl",
+]
 
-WORK = ("Zhang, Singh, Latham, Saxe, Training Dynamics of In-Context Learning in Linear Attention "
-        "(arXiv:2501.16265, ICML 2025; code yedizhang/linattn-icl @ 9a481d5)")
-SADDLES = ("Zhang, Saxe, Latham, Saddle-to-Saddle Dynamics Explains A Simplicity Bias Across Neural Network "
-           "Architectures (arXiv:2512.20607, ICLR 2026; its linear self-attention: the separate rank-one heads above)")
+WORK = (
+    "Zhang, Singh, Latham, Saxe, Training Dynamics of In-Context Learning in Linear Attention "
+    "(arXiv:2501.16265, ICML 2025; code yedizhang/linattn-icl @ 9a481d5)"
+)
+SADDLES = (
+    "Zhang, Saxe, Latham, Saddle-to-Saddle Dynamics Explains A Simplicity Bias Across Neural Network "
+    "Architectures (arXiv:2512.20607, ICLR 2026; its linear self-attention: the separate rank-one heads above)"
+)
 #: relative tolerance of the numerical ranks reported at a plateau (singular values of M below it are "off")
 RANK_RTOL = 0.05  # relative to the largest entry of the minimizer M* (not to M: at M = 0 nothing is "on")
 
@@ -133,8 +162,10 @@ class Setting:
 #: about 15 s: D = 4 (their figures' size), one seed
 QUICK = Setting()
 #: about 2 minutes: D = 4 with five seeds and four times the data, and D = 3
-FULL = (Setting(train=80_000, test=400_000, seeds=(0, 1, 2, 3, 4), heads_separate=(5, 3, 2, 1)),
-        Setting(D=3, train=80_000, test=400_000, heads_separate=(4, 2, 1), seeds=(0, 1, 2)))
+FULL = (
+    Setting(train=80_000, test=400_000, seeds=(0, 1, 2, 3, 4), heads_separate=(5, 3, 2, 1)),
+    Setting(D=3, train=80_000, test=400_000, heads_separate=(4, 2, 1), seeds=(0, 1, 2)),
+)
 #: the values ``dims``, ``heads``, ``context`` and ``steps`` may take (the estimate below bounds their product)
 LIMITS = {"dims": (1, 12), "heads": (1, 64), "context": (1, 10_000), "steps": (1, 10_000_000)}
 #: the most a setting may be estimated to take: seconds of arithmetic, bytes held at once
@@ -149,8 +180,13 @@ def _whole(name: str, value: Any) -> int:
     return int(value)
 
 
-def settings_for(quick: bool = False, dims: int | None = None, heads: int | Sequence[int] | None = None,
-                 context: int | None = None, steps: int | None = None) -> tuple[Setting, ...]:
+def settings_for(
+    quick: bool = False,
+    dims: int | None = None,
+    heads: int | Sequence[int] | None = None,
+    context: int | None = None,
+    steps: int | None = None,
+) -> tuple[Setting, ...]:
     """The settings of a reproduction: :data:`QUICK` or :data:`FULL`; with any of ``dims`` (``D``), ``heads``
     (separate rank-one heads, one run each; the merged run gets the most of them), ``context`` (``N``) or ``steps``
     (every run's), the quick setting (``quick``) or the full run's first (five seeds) with those replaced, alone.
@@ -180,7 +216,8 @@ def settings_for(quick: bool = False, dims: int | None = None, heads: int | Sequ
         raise InvalidArgumentError(
             f"dims={setting.D}, heads={list(setting.heads_separate)}, context={setting.N}, steps="
             f"{setting.steps_separate:,}: estimated {seconds:,.0f} s and {held / 2**20:,.0f} MiB, beyond "
-            f"{MAX_SECONDS:,.0f} s or {MAX_BYTES / 2**20:,.0f} MiB: choose smaller values")
+            f"{MAX_SECONDS:,.0f} s or {MAX_BYTES / 2**20:,.0f} MiB: choose smaller values"
+        )
     return (setting,)
 
 
@@ -192,11 +229,14 @@ def estimate(setting: Setting) -> tuple[float, int]:
     n3 = (setting.D + 1) ** 3
     sequences = setting.train + setting.test + SPREAD_SEQUENCES * (setting.D + 2)
     per_seed = sequences * (n3 * n3 + 2 * (setting.N + 1) * (setting.D + 1) ** 2) / 3e9
-    runs = [(setting.heads_merged, setting.steps_merged)] + [(h, setting.steps_separate)
-                                                             for h in setting.heads_separate]
+    runs = [(setting.heads_merged, setting.steps_merged)] + [
+        (h, setting.steps_separate) for h in setting.heads_separate
+    ]
     per_seed += sum(steps * (2.5e-5 + 3 * n3 * n3 / 1e9 + 6 * h * n3 / 1e9) for h, steps in runs)
-    records = max(h * (setting.D + 1) * (setting.D + 2) * 8 * (MAX_RECORDS + RECORDS_PER_DECADE * math.log10(steps) + 2)
-                  for h, steps in runs)
+    records = max(
+        h * (setting.D + 1) * (setting.D + 2) * 8 * (MAX_RECORDS + RECORDS_PER_DECADE * math.log10(steps) + 2)
+        for h, steps in runs
+    )
     held = 2 * n3 * n3 * 8 + records + 3 * 64 * 2**20
     return per_seed * len(setting.seeds), int(held)
 
@@ -225,8 +265,14 @@ def _geometry(task: Task, run: Run, plateau: dict[str, Any], lam: Sequence[Fract
     S = tuple(sorted(int(i) for i in np.argsort(-np.abs(diag))[:rank]))
     MS = np.diag([float(target[i]) if i in S else 0.0 for i in range(D)])
     rel = float(np.linalg.norm(M - MS) / max(np.linalg.norm(MS), 1.0 if not S else 1e-300))
-    out: dict[str, Any] = {"singular_values_M": [float(x) for x in s], "rank_M": rank, "active_heads": active,
-                           "head_sizes": heads, "subset": list(S), "distance_to_M_S": rel}
+    out: dict[str, Any] = {
+        "singular_values_M": [float(x) for x in s],
+        "rank_M": rank,
+        "active_heads": active,
+        "head_sizes": heads,
+        "subset": list(S),
+        "distance_to_M_S": rel,
+    }
     try:
         net = network_of(run, k, task.N, tokens=3)
         geo = point_geometry(net, numerical=True, rtol=1e-3, timeout=timeout)
@@ -257,8 +303,9 @@ def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
     for ax, regime in zip(axes, ("merged", "separate")):
         for m, L in enumerate(predictions):
             ax.axhline(float(L), color="0.6", ls="--", lw=0.8)
-            ax.text(1.0, float(L), f" $L_{m}$", transform=ax.get_yaxis_transform(), va="center", fontsize=8,
-                    color="0.35")
+            ax.text(
+                1.0, float(L), f" $L_{m}$", transform=ax.get_yaxis_transform(), va="center", fontsize=8, color="0.35"
+            )
         seen = set()
         for r in runs:
             if r.regime != regime:
@@ -271,8 +318,16 @@ def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
             label = None if r.heads in seen else f"{r.heads} head{'s' * (r.heads != 1)}"
             seen.add(r.heads)
             keep = r.steps > 0
-            ax.semilogx(r.steps[keep], r.losses[keep], color=color, ls=ls, lw=1.4, alpha=0.85, label=label,
-                        gid=f"run:{regime}:{r.heads}:{r.seed}")
+            ax.semilogx(
+                r.steps[keep],
+                r.losses[keep],
+                color=color,
+                ls=ls,
+                lw=1.4,
+                alpha=0.85,
+                label=label,
+                gid=f"run:{regime}:{r.heads}:{r.seed}",
+            )
             for p in r.plateaus:
                 ax.plot([p["step"]], [p["loss"]], "o", color="black", ms=3.5)
         ax.set_title("merged key-query (A free)" if regime == "merged" else "separate key-query (rank-one heads)")
@@ -280,9 +335,12 @@ def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="lower left")
     axes[0].set_ylabel("training loss (mean squared error)")
-    fig.suptitle(f"In-context linear regression, D = {setting.D}, N = {setting.N} (seeds "
-                 f"{', '.join(map(str, setting.seeds))}): loss curves and detected plateaus (dots);\n"
-                 "dashed: the predicted critical values $L_m$ of the loss on the strata rank M <= m", fontsize=10)
+    fig.suptitle(
+        f"In-context linear regression, D = {setting.D}, N = {setting.N} (seeds "
+        f"{', '.join(map(str, setting.seeds))}): loss curves and detected plateaus (dots);\n"
+        "dashed: the predicted critical values $L_m$ of the loss on the strata rank M <= m",
+        fontsize=10,
+    )
     fig.tight_layout()
     try:
         return save_figure(fig, path)
@@ -304,28 +362,47 @@ def _predictions(report: Report, setting: Setting, seed: int) -> dict[str, Any]:
     crit = critical_values(lam, setting.N)
     t0 = time.perf_counter()
     bad = [S for S in crit if not subset_is_critical(lam, setting.N, S)]
-    report.add(Check("every subset point M_S is a critical point of the population loss on its rank stratum",
-                     f"D={setting.D}, N={setting.N}", "exact gradient over QQ against the tangent space",
-                     f"{len(crit)} of {len(crit)}", f"{len(crit) - len(bad)} of {len(crit)}", not bad,
-                     time.perf_counter() - t0))
+    report.add(
+        Check(
+            "every subset point M_S is a critical point of the population loss on its rank stratum",
+            f"D={setting.D}, N={setting.N}",
+            "exact gradient over QQ against the tangent space",
+            f"{len(crit)} of {len(crit)}",
+            f"{len(crit) - len(bad)} of {len(crit)}",
+            not bad,
+            time.perf_counter() - t0,
+        )
+    )
     saddles = _saddle_check(report, setting, lam)
     eds = []
     if setting.D > MAX_ED_D:
-        report.findings.append(f"D={setting.D}: the ED degrees of the strata are not counted above D = {MAX_ED_D} "
-                               "(the subset points are still checked critical, exactly).")
+        report.findings.append(
+            f"D={setting.D}: the ED degrees of the strata are not counted above D = {MAX_ED_D} "
+            "(the subset points are still checked critical, exactly)."
+        )
     for m in range(1, setting.D if setting.D <= MAX_ED_D else 1):
         t0 = time.perf_counter()
         r = stratum_ed_degree(lam, setting.N, m, seed=seed)
         eds.append({"m": m, "ed_degree": r.value, "counts": [list(c) for c in r.counts]})
-        report.add(Check("the critical points of the loss on {rank M <= m} are exactly the C(D, m) subset points "
-                         "(ED degree for the loss's metric)", f"D={setting.D}, N={setting.N}, m={m}",
-                         "ideal_ed_degree, msolve modulo " + ", ".join(str(p) for p, _, _ in r.counts)
-                         + " (probabilistic)", math.comb(setting.D, m), r.value, r.value == math.comb(setting.D, m),
-                         time.perf_counter() - t0))
-    return {"eigenvalues": [str(l) for l in lam],
-            "predicted_plateaus": [str(p) for p in plateau_predictions(lam, setting.N)],
-            "critical_values": {",".join(map(str, S)) or "-": str(v) for S, v in crit.items()}, "ed_degrees": eds,
-            "saddles": saddles}
+        report.add(
+            Check(
+                "the critical points of the loss on {rank M <= m} are exactly the C(D, m) subset points "
+                "(ED degree for the loss's metric)",
+                f"D={setting.D}, N={setting.N}, m={m}",
+                "ideal_ed_degree, msolve modulo " + ", ".join(str(p) for p, _, _ in r.counts) + " (probabilistic)",
+                math.comb(setting.D, m),
+                r.value,
+                r.value == math.comb(setting.D, m),
+                time.perf_counter() - t0,
+            )
+        )
+    return {
+        "eigenvalues": [str(l) for l in lam],
+        "predicted_plateaus": [str(p) for p in plateau_predictions(lam, setting.N)],
+        "critical_values": {",".join(map(str, S)) or "-": str(v) for S, v in crit.items()},
+        "ed_degrees": eds,
+        "saddles": saddles,
+    }
 
 
 def _saddle_check(report: Report, setting: Setting, lam: Sequence[Fraction]) -> list[dict[str, Any]]:
@@ -339,48 +416,83 @@ def _saddle_check(report: Report, setting: Setting, lam: Sequence[Fraction]) -> 
         grad, descent = embedded_fixed_point(lam, setting.N, tuple(range(m)), H)
         ok &= grad == 0 and (descent is not None and descent < 0) == (m < top)
         rows.append({"m": m, "largest_gradient": str(grad), "cubic_descent": None if descent is None else str(descent)})
-    report.add(Check("the plateau L_m is an m-head fixed point with H - m zero heads added: a fixed point of the "
-                     "H-head network, left by adding one head (loss falls as -2 lambda_j^2 eps^3) while m < min(H, D)",
-                     f"D={setting.D}, N={setting.N}, H={H}, m = 0..{top}",
-                     "exact gradient in every head's (v_h, k_h, q_h) and the cubic term along one new head, over QQ",
-                     f"gradient 0; descent for m < {top}",
-                     "; ".join(f"m={r['m']}: {r['largest_gradient']}, {r['cubic_descent'] or 'none'}" for r in rows),
-                     ok, time.perf_counter() - t0))
+    report.add(
+        Check(
+            "the plateau L_m is an m-head fixed point with H - m zero heads added: a fixed point of the "
+            "H-head network, left by adding one head (loss falls as -2 lambda_j^2 eps^3) while m < min(H, D)",
+            f"D={setting.D}, N={setting.N}, H={H}, m = 0..{top}",
+            "exact gradient in every head's (v_h, k_h, q_h) and the cubic term along one new head, over QQ",
+            f"gradient 0; descent for m < {top}",
+            "; ".join(f"m={r['m']}: {r['largest_gradient']}, {r['cubic_descent'] or 'none'}" for r in rows),
+            ok,
+            time.perf_counter() - t0,
+        )
+    )
     return rows
 
 
 def _run_checks(report: Report, setting: Setting, run: Run, agree: float) -> None:
     pred = plateau_predictions(eigenvalues(setting.D), setting.N)
     case = f"D={setting.D}, N={setting.N}, {run.heads} heads, seed {run.seed}"
-    report.add(Check("the package's forward pass (query's y-output) equals the trainer's quadratic form",
-                     f"{case}, {run.regime}", "float64 on 8 test sequences, largest relative difference",
-                     "< 1e-9", f"{agree:.1e}", agree < 1e-9, run.seconds))
+    report.add(
+        Check(
+            "the package's forward pass (query's y-output) equals the trainer's quadratic form",
+            f"{case}, {run.regime}",
+            "float64 on 8 test sequences, largest relative difference",
+            "< 1e-9",
+            f"{agree:.1e}",
+            agree < 1e-9,
+            run.seconds,
+        )
+    )
     matched = [int(p["stratum"]) for p in run.plateaus]
     last = setting.D if run.regime == "merged" else min(run.heads, setting.D)
-    ok = (bool(matched) and all(abs(p["z_train"]) <= Z_BOUND for p in run.plateaus)
-          and matched == sorted(set(matched)) and matched[0] == 0)
+    ok = (
+        bool(matched)
+        and all(abs(p["z_train"]) <= Z_BOUND for p in run.plateaus)
+        and matched == sorted(set(matched))
+        and matched[0] == 0
+    )
     if run.regime == "merged":
         ok &= matched == [0, setting.D]
         claim = "merged heads: one drop, from the plateau at T (M = 0) to the minimum L*"
         expected = f"L_0 = {float(pred[0]):.4f}, L_{setting.D} = {float(pred[-1]):.4f}"
     else:
-        claim = ("separate rank-one heads: every plateau at the minimum L_m of a stratum {rank M <= m}, m increasing "
-                 f"from 0 (at most min(H, D) = {last}: H rank-one heads reach rank <= H)")
-        expected = f"L_0 .. L_{last} (of " + ", ".join(f"{float(x):.4f}" for x in pred[:last + 1]) + ")"
-    report.add(Check(claim, f"{case}, {run.regime}", "plateaus detected in the training curve against the exact "
-                     f"critical values: |training loss - L_m| <= {Z_BOUND:g} se, se = sd / sqrt(P) the standard error "
-                     "of a mean over the P training sequences; the stratum is rank M at the plateau", expected,
-                     ", ".join(f"L_{p['stratum']}: {p['loss']:.4f} (z = {p['z_train']:+.1f})" for p in run.plateaus)
-                     or "no plateau", ok, run.seconds))
+        claim = (
+            "separate rank-one heads: every plateau at the minimum L_m of a stratum {rank M <= m}, m increasing "
+            f"from 0 (at most min(H, D) = {last}: H rank-one heads reach rank <= H)"
+        )
+        expected = f"L_0 .. L_{last} (of " + ", ".join(f"{float(x):.4f}" for x in pred[: last + 1]) + ")"
+    report.add(
+        Check(
+            claim,
+            f"{case}, {run.regime}",
+            "plateaus detected in the training curve against the exact "
+            f"critical values: |training loss - L_m| <= {Z_BOUND:g} se, se = sd / sqrt(P) the standard error "
+            "of a mean over the P training sequences; the stratum is rank M at the plateau",
+            expected,
+            ", ".join(f"L_{p['stratum']}: {p['loss']:.4f} (z = {p['z_train']:+.1f})" for p in run.plateaus)
+            or "no plateau",
+            ok,
+            run.seconds,
+        )
+    )
     if run.regime == "separate":
-        rank_ok = all(p["geometry"]["rank_M"] == int(p["stratum"]) and p["geometry"]["subset"] == list(range(p["stratum"]))
-                      for p in run.plateaus)
-        report.add(Check("at a plateau of stratum m the matrix M has rank m, on the m largest eigen-directions, and "
-                         "m heads are active (the others at zero: heads are added one at a time)", f"{case}, separate",
-                         f"singular values of M and head sizes |v_hy| |A_h| above {RANK_RTOL} max m*_i",
-                         [int(p["stratum"]) for p in run.plateaus],
-                         [p["geometry"]["rank_M"] for p in run.plateaus],
-                         rank_ok and all(p["geometry"]["active_heads"] == int(p["stratum"]) for p in run.plateaus)))
+        rank_ok = all(
+            p["geometry"]["rank_M"] == int(p["stratum"]) and p["geometry"]["subset"] == list(range(p["stratum"]))
+            for p in run.plateaus
+        )
+        report.add(
+            Check(
+                "at a plateau of stratum m the matrix M has rank m, on the m largest eigen-directions, and "
+                "m heads are active (the others at zero: heads are added one at a time)",
+                f"{case}, separate",
+                f"singular values of M and head sizes |v_hy| |A_h| above {RANK_RTOL} max m*_i",
+                [int(p["stratum"]) for p in run.plateaus],
+                [p["geometry"]["rank_M"] for p in run.plateaus],
+                rank_ok and all(p["geometry"]["active_heads"] == int(p["stratum"]) for p in run.plateaus),
+            )
+        )
 
 
 def _observe(task: Task, run: Run, record: int, pred: Sequence[Fraction], seed: int) -> dict[str, Any]:
@@ -391,8 +503,15 @@ def _observe(task: Task, run: Run, record: int, pred: Sequence[Fraction], seed: 
     spread = sampling_error(task, theta, SPREAD_SEQUENCES, seed=seed * 1_000 + record)
     L = float(pred[rank])
     loss, test = float(run.losses[record]), float(run.test_losses[record])
-    return {"stratum": rank, "predicted": str(pred[rank]), "predicted_float": L, "test_loss": test,
-            "sampling": spread, "z_train": (loss - L) / spread["se_train"], "z_test": (test - L) / spread["se_test"]}
+    return {
+        "stratum": rank,
+        "predicted": str(pred[rank]),
+        "predicted_float": L,
+        "test_loss": test,
+        "sampling": spread,
+        "z_train": (loss - L) / spread["se_train"],
+        "z_test": (test - L) / spread["se_test"],
+    }
 
 
 def _final(task: Task, run: Run, pred: Sequence[Fraction], seed: int) -> dict[str, Any]:
@@ -405,23 +524,42 @@ def _final(task: Task, run: Run, pred: Sequence[Fraction], seed: int) -> dict[st
 
 def _plateau_row(setting: Setting, run: Run, p: dict[str, Any]) -> list[Any]:
     g, L = p["geometry"], p["predicted_float"]
-    return [f"D={setting.D}", run.regime, run.heads, run.seed, f"L_{p['stratum']}", p["first_step"], p["last_step"],
-            f"{L:.5f}", f"{p['loss']:.5f}", f"{p['test_loss']:.5f}", f"{(p['loss'] - L) / L:+.2%}",
-            f"{p['sampling']['se_train']:.5f}", f"{p['z_train']:+.2f}", f"{p['z_test']:+.2f}", g["rank_M"],
-            g["active_heads"], f"{g['distance_to_M_S']:.3f}", g.get("local_rank_float", "-"),
-            g.get("local_rank_exact", "-")]
+    return [
+        f"D={setting.D}",
+        run.regime,
+        run.heads,
+        run.seed,
+        f"L_{p['stratum']}",
+        p["first_step"],
+        p["last_step"],
+        f"{L:.5f}",
+        f"{p['loss']:.5f}",
+        f"{p['test_loss']:.5f}",
+        f"{(p['loss'] - L) / L:+.2%}",
+        f"{p['sampling']['se_train']:.5f}",
+        f"{p['z_train']:+.2f}",
+        f"{p['z_test']:+.2f}",
+        g["rank_M"],
+        g["active_heads"],
+        f"{g['distance_to_M_S']:.3f}",
+        g.get("local_rank_float", "-"),
+        g.get("local_rank_exact", "-"),
+    ]
 
 
-def _one_seed(report: Report, setting: Setting, s: int, seed: int, timeout: float,
-              rows: list[list[Any]]) -> tuple[list[Run], list[dict[str, Any]]]:
+def _one_seed(
+    report: Report, setting: Setting, s: int, seed: int, timeout: float, rows: list[list[Any]]
+) -> tuple[list[Run], list[dict[str, Any]]]:
     """Every run of one seed: trained, its plateaus found and observed, checked; the runs and their JSON."""
     lam = eigenvalues(setting.D)
     pred = plateau_predictions(lam, setting.N)
     crit = critical_values(lam, setting.N)
     task = make_task(setting.D, setting.N, setting.train, setting.test, seed + s)
     plan = [("merged", setting.heads_merged, setting.init_merged, setting.lr_merged, setting.steps_merged)]
-    plan += [("separate", H, setting.init_separate, setting.lr_separate, setting.steps_separate)
-             for H in setting.heads_separate]
+    plan += [
+        ("separate", H, setting.init_separate, setting.lr_separate, setting.steps_separate)
+        for H in setting.heads_separate
+    ]
     runs, entries = [], []
     for regime, heads, init, lr, steps in plan:
         run = train(task, regime, heads, init, lr, steps, s, setting.record_every)
@@ -435,11 +573,22 @@ def _one_seed(report: Report, setting: Setting, s: int, seed: int, timeout: floa
         agree = forward_agreement(task, run, len(run.steps) - 1)
         runs.append(run)
         _run_checks(report, setting, run, agree)
-        entries.append({"regime": regime, "seed": s, "heads": heads, "seconds": round(run.seconds, 2),
-                        "forward_agreement": agree, "plateaus": run.plateaus, "final": _final(task, run, pred, seed + s),
-                        "final_loss": float(run.losses[-1]), "final_test_loss": float(run.test_losses[-1]),
-                        "curve": [[int(a), float(b), float(c)] for a, b, c in
-                                  zip(run.steps, run.losses, run.test_losses)][::10]})
+        entries.append(
+            {
+                "regime": regime,
+                "seed": s,
+                "heads": heads,
+                "seconds": round(run.seconds, 2),
+                "forward_agreement": agree,
+                "plateaus": run.plateaus,
+                "final": _final(task, run, pred, seed + s),
+                "final_loss": float(run.losses[-1]),
+                "final_test_loss": float(run.test_losses[-1]),
+                "curve": [[int(a), float(b), float(c)] for a, b, c in zip(run.steps, run.losses, run.test_losses)][
+                    ::10
+                ],
+            }
+        )
     return runs, entries
 
 
@@ -455,12 +604,22 @@ TABLE_NOTE = (
     "Theorem 3.4's critical point A_h = 0, V_h = 0); |M - M_S| / |M_S|: distance to the predicted critical point "
     "(M_0 = 0: absolute). Local rank: of the package's network at the plateau's weights with t = 3 tokens; exact: the "
     "float weights as rationals, where every tiny head counts; float64: the Jacobian's numerical rank at relative "
-    "tolerance 1e-3.")
+    "tolerance 1e-3."
+)
 
 
-def reproduce_icl(out: str | Path | None = None, *, quick: bool = False, seed: int = 0, dims: int | None = None,
-                  heads: int | Sequence[int] | None = None, context: int | None = None, steps: int | None = None,
-                  settings: Sequence[Setting] | None = None, geometry_timeout: float = 60.0) -> Report:
+def reproduce_icl(
+    out: str | Path | None = None,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    dims: int | None = None,
+    heads: int | Sequence[int] | None = None,
+    context: int | None = None,
+    steps: int | None = None,
+    settings: Sequence[Setting] | None = None,
+    geometry_timeout: float = 60.0,
+) -> Report:
     """Both regimes of :data:`WORK` (the saddles of :data:`SADDLES`), the plateaus detected in the loss curves, the
     critical values predicted on the rank strata, the weights' geometry at each plateau; the report, and with
     ``out`` its files (``report.md``, ``report.json``, ``icl.json``, ``icl.png``).  ``quick``: :data:`QUICK`
@@ -474,14 +633,20 @@ def reproduce_icl(out: str | Path | None = None, *, quick: bool = False, seed: i
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     report = Report(
         "Training dynamics of in-context learning, predicted by the geometry",
-        summary=(f"{WORK}; {SADDLES}: multi-head lightning attention with a skip connection trained on in-context "
-                 "linear regression. Merged key-query heads (A free) drop once; separate rank-one heads go from "
-                 "saddle to saddle, adding one head at a time. Each plateau's loss is predicted as the smallest "
-                 "critical value of the population loss on the stratum {rank M <= m} of the matrix the loss sees "
-                 "(exact rationals; every critical point accounted for by an ED degree), and set against the "
-                 "training and test losses observed, in standard errors of the finite training set."),
-        meta={"quick": quick, "seed": seed, "settings": [s.to_dict() for s in plan],
-              "estimate": [dict(zip(("seconds", "bytes"), estimate(s))) for s in plan]},
+        summary=(
+            f"{WORK}; {SADDLES}: multi-head lightning attention with a skip connection trained on in-context "
+            "linear regression. Merged key-query heads (A free) drop once; separate rank-one heads go from "
+            "saddle to saddle, adding one head at a time. Each plateau's loss is predicted as the smallest "
+            "critical value of the population loss on the stratum {rank M <= m} of the matrix the loss sees "
+            "(exact rationals; every critical point accounted for by an ED degree), and set against the "
+            "training and test losses observed, in standard errors of the finite training set."
+        ),
+        meta={
+            "quick": quick,
+            "seed": seed,
+            "settings": [s.to_dict() for s in plan],
+            "estimate": [dict(zip(("seconds", "bytes"), estimate(s))) for s in plan],
+        },
     )
     data: dict[str, Any] = {"work": WORK, "saddles": SADDLES, "z_bound": Z_BOUND, "settings": []}
     all_runs: list[tuple[Setting, list[Run]]] = []
@@ -496,12 +661,34 @@ def reproduce_icl(out: str | Path | None = None, *, quick: bool = False, seed: i
         all_runs.append((setting, runs))
         data["settings"].append(entry)
         report.findings += _findings(setting, runs, entry["runs"])
-    report.tables.append(Table(
-        "Plateaus: the predicted critical values against the observed losses",
-        ["size", "regime", "heads", "seed", "stratum", "from step", "to step", "predicted L_m", "training loss",
-         "test loss", "training vs predicted", "se (training)", "z (training)", "z (test)", "rank M",
-         "active heads", "|M - M_S| / |M_S|", "local rank (float64, rtol 1e-3)", "local rank (exact)"], rows,
-        note=TABLE_NOTE))
+    report.tables.append(
+        Table(
+            "Plateaus: the predicted critical values against the observed losses",
+            [
+                "size",
+                "regime",
+                "heads",
+                "seed",
+                "stratum",
+                "from step",
+                "to step",
+                "predicted L_m",
+                "training loss",
+                "test loss",
+                "training vs predicted",
+                "se (training)",
+                "z (training)",
+                "z (test)",
+                "rank M",
+                "active heads",
+                "|M - M_S| / |M_S|",
+                "local rank (float64, rtol 1e-3)",
+                "local rank (exact)",
+            ],
+            rows,
+            note=TABLE_NOTE,
+        )
+    )
     report.record_engines(msolve=True)
     if out is not None:
         base = output_directory(out)
@@ -517,39 +704,54 @@ def reproduce_icl(out: str | Path | None = None, *, quick: bool = False, seed: i
 def final_sentence(regime: str, heads: int, seed: int, D: int, final: dict[str, Any]) -> str:
     """The report's sentence on where a run ended, from its JSON ``final`` entry alone (the test reads both)."""
     k, top = final["stratum"], (D if regime == "merged" else min(heads, D))
-    where = (f"at L_{k} = {final['predicted_float']:.4f} (z = {final['z_train']:+.1f})"
-             if abs(final["z_train"]) <= Z_BOUND else
-             f"{'below' if final['z_train'] < 0 else 'above'} L_{k} = {final['predicted_float']:.4f} "
-             f"(z = {final['z_train']:+.1f}: between plateaus)")
-    reach = (f"the minimum of the stratum its {heads} heads can reach" if k == top else
-             f"before reaching L_{top}, the minimum of the stratum its {heads} heads can reach")
-    return (f"{regime}, {heads} head{'s' * (heads != 1)}, seed {seed}: training ended at step {final['step']:,} with training loss "
-            f"{final['loss']:.4f} (test {final['test_loss']:.4f}) and rank M = {k}, {where}, {reach}"
-            f"{'' if final['on_plateau'] else ' (the last stretch not yet flat)'}.")
+    where = (
+        f"at L_{k} = {final['predicted_float']:.4f} (z = {final['z_train']:+.1f})"
+        if abs(final["z_train"]) <= Z_BOUND
+        else f"{'below' if final['z_train'] < 0 else 'above'} L_{k} = {final['predicted_float']:.4f} "
+        f"(z = {final['z_train']:+.1f}: between plateaus)"
+    )
+    reach = (
+        f"the minimum of the stratum its {heads} heads can reach"
+        if k == top
+        else f"before reaching L_{top}, the minimum of the stratum its {heads} heads can reach"
+    )
+    return (
+        f"{regime}, {heads} head{'s' * (heads != 1)}, seed {seed}: training ended at step {final['step']:,} with training loss "
+        f"{final['loss']:.4f} (test {final['test_loss']:.4f}) and rank M = {k}, {where}, {reach}"
+        f"{'' if final['on_plateau'] else ' (the last stretch not yet flat)'}."
+    )
 
 
 def _findings(setting: Setting, runs: list[Run], entries: list[dict[str, Any]]) -> list[str]:
     pred = plateau_predictions(eigenvalues(setting.D), setting.N)
-    out = [f"D={setting.D}, N={setting.N}: the predicted plateaus L_m = " + ", ".join(str(p) for p in pred)
-           + f" (about {', '.join(f'{float(p):.4f}' for p in pred)})."]
+    out = [
+        f"D={setting.D}, N={setting.N}: the predicted plateaus L_m = "
+        + ", ".join(str(p) for p in pred)
+        + f" (about {', '.join(f'{float(p):.4f}' for p in pred)})."
+    ]
     for regime in ("merged", "separate"):
         ps = [p for r in runs if r.regime == regime for p in r.plateaus]
         if not ps:
             continue
         z, zt = [p["z_train"] for p in ps], [p["z_test"] for p in ps]
         se = [p["sampling"]["se_train"] / p["predicted_float"] for p in ps]
-        out.append(f"{regime} heads: {len(ps)} plateaus in {sum(r.regime == regime for r in runs)} runs; training "
-                   f"loss minus prediction from {min(z):+.1f} to {max(z):+.1f} standard errors (se = sd / sqrt(P), "
-                   f"{min(se):.2%} to {max(se):.2%} of L_m at P = {setting.train:,}; bound {Z_BOUND:g}), test loss "
-                   f"from {min(zt):+.1f} to {max(zt):+.1f} of its own (P = {setting.test:,}). The prediction is the "
-                   "population loss: the training loss is a mean over the sequences the weights were fitted to.")
+        out.append(
+            f"{regime} heads: {len(ps)} plateaus in {sum(r.regime == regime for r in runs)} runs; training "
+            f"loss minus prediction from {min(z):+.1f} to {max(z):+.1f} standard errors (se = sd / sqrt(P), "
+            f"{min(se):.2%} to {max(se):.2%} of L_m at P = {setting.train:,}; bound {Z_BOUND:g}), test loss "
+            f"from {min(zt):+.1f} to {max(zt):+.1f} of its own (P = {setting.test:,}). The prediction is the "
+            "population loss: the training loss is a mean over the sequences the weights were fitted to."
+        )
     for r, e in zip(runs, entries):
         out.append(final_sentence(r.regime, r.heads, r.seed, setting.D, e["final"]))
         seen = [int(p["stratum"]) for p in r.plateaus]
         top = min(r.heads, setting.D)
         missing = [m for m in range(top + 1) if m not in seen and m < max(seen, default=0)]
         if r.regime == "separate" and missing:
-            out.append(f"separate, {r.heads} head{'s' * (r.heads != 1)}, seed {r.seed}: the plateaus at " + ", ".join(f"L_{m}" for m in missing)
-                       + " were not resolved (the loss passed them in less than 0.02 decades of steps: the heads "
-                       "learned those directions almost together).")
+            out.append(
+                f"separate, {r.heads} head{'s' * (r.heads != 1)}, seed {r.seed}: the plateaus at "
+                + ", ".join(f"L_{m}" for m in missing)
+                + " were not resolved (the loss passed them in less than 0.02 decades of steps: the heads "
+                "learned those directions almost together)."
+            )
     return out

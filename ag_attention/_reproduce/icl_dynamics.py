@@ -12,9 +12,10 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from .._errors import InvalidArgumentError
 CHUNK_BYTES = 64 * 2**20
 #: the most sequences of a task (training or test): beyond, the float64 Gram matrices gain nothing
 MAX_SEQUENCES = 2_000_000
+
 
 # ---------------------------------------------------------------------------------------------- exact predictions
 def eigenvalues(D: int) -> tuple[Fraction, ...]:
@@ -44,8 +46,11 @@ def critical_values(lam: Sequence[Fraction], N: int) -> dict[tuple[int, ...], Fr
     """Every critical value of the population loss on the strata ``{rank M <= m}``: subset -> ``T - sum r_S``."""
     r = gains(lam, N)
     T = sum(lam, Fraction(0))
-    return {S: T - sum((r[i] for i in S), Fraction(0))
-            for m in range(len(lam) + 1) for S in itertools.combinations(range(len(lam)), m)}
+    return {
+        S: T - sum((r[i] for i in S), Fraction(0))
+        for m in range(len(lam) + 1)
+        for S in itertools.combinations(range(len(lam)), m)
+    }
 
 
 def plateau_predictions(lam: Sequence[Fraction], N: int) -> tuple[Fraction, ...]:
@@ -77,8 +82,9 @@ def subset_is_critical(lam: Sequence[Fraction], N: int, S: Sequence[int]) -> boo
     return True
 
 
-def embedded_fixed_point(lam: Sequence[Fraction], N: int, S: Sequence[int],
-                         heads: int) -> tuple[Fraction, Fraction | None]:
+def embedded_fixed_point(
+    lam: Sequence[Fraction], N: int, S: Sequence[int], heads: int
+) -> tuple[Fraction, Fraction | None]:
     """Exact, in the eigenbasis: the saddles of Zhang, Saxe and Latham (arXiv:2512.20607,
     Theorem 1, type III) for rank-one heads.  The fixed point of an ``|S|``-head network (head ``h`` of ``S``:
     ``v_h = 1``, ``k_h = m*_i e_i``, ``q_h = e_i``, so ``M = M_S``) with ``heads - |S|`` heads of zero weights
@@ -90,8 +96,9 @@ def embedded_fixed_point(lam: Sequence[Fraction], N: int, S: Sequence[int],
     D = len(lam)
     chosen = list(S)
     if len(set(chosen)) != len(chosen) or not all(0 <= i < D for i in chosen) or len(chosen) > heads:
-        raise InvalidArgumentError(f"S={tuple(S)!r}, heads={heads}: distinct directions of 0..{D - 1}, "
-                                   "at most one per head")
+        raise InvalidArgumentError(
+            f"S={tuple(S)!r}, heads={heads}: distinct directions of 0..{D - 1}, at most one per head"
+        )
     w, target = _metric(lam, N)
     M = [[target[i] if i == j and i in chosen else Fraction(0) for j in range(D)] for i in range(D)]
     G = [[2 * w[i][j] * (M[i][j] - (target[i] if i == j else 0)) for j in range(D)] for i in range(D)]
@@ -133,8 +140,11 @@ def stratum_ed_degree(lam: Sequence[Fraction], N: int, m: int, seed: int = 0, ti
     if not 1 <= m < D <= MAX_ED_D:
         raise InvalidArgumentError(f"m={m!r}, D={D}: the strata counted are 1 <= m < D <= {MAX_ED_D}")
     names = [[f"m{i}x{j}" for j in range(D)] for i in range(D)]
-    gens = [_minor(names, r, c) for r in itertools.combinations(range(D), m + 1)
-            for c in itertools.combinations(range(D), m + 1)]
+    gens = [
+        _minor(names, r, c)
+        for r in itertools.combinations(range(D), m + 1)
+        for c in itertools.combinations(range(D), m + 1)
+    ]
     w, _ = _metric(lam, N)
     metric = [[w[k // D][k % D] if k == l else Fraction(0) for l in range(D * D)] for k in range(D * D)]
     return ideal_ed_degree([x for row in names for x in row], gens, metric=metric, seed=seed, timeout=timeout)
@@ -190,8 +200,9 @@ def _chunk(D: int, N: int) -> int:
     return max(1, CHUNK_BYTES // (8 * max((D + 1) ** 3, (N + 1) * (D + 1) * 2)))
 
 
-def _moments(D: int, N: int, total: int, rng: np.random.Generator,
-             chol: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, tuple[np.ndarray, np.ndarray]]:
+def _moments(
+    D: int, N: int, total: int, rng: np.random.Generator, chol: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float, tuple[np.ndarray, np.ndarray]]:
     n3 = (D + 1) ** 3
     per = _chunk(D, N)
     G = np.zeros((n3, n3))
@@ -213,8 +224,12 @@ def _moments(D: int, N: int, total: int, rng: np.random.Generator,
 
 def make_task(D: int, N: int, train: int, test: int, seed: int) -> Task:
     """The training and test sets of one seed (rotation, inputs, tasks), as quadratic forms."""
-    for name, value, low, high in (("D", D, 1, 12), ("N", N, 1, 10_000), ("train", train, 1, MAX_SEQUENCES),
-                                   ("test", test, 1, MAX_SEQUENCES)):
+    for name, value, low, high in (
+        ("D", D, 1, 12),
+        ("N", N, 1, 10_000),
+        ("train", train, 1, MAX_SEQUENCES),
+        ("test", test, 1, MAX_SEQUENCES),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise InvalidArgumentError(f"{name}={value!r}: must be an integer in {low}..{high:,}")
     rng = np.random.default_rng(seed)
@@ -250,8 +265,9 @@ class Run:
         return np.einsum("h,hbc->bc", self.values[k][:, D], self.attention[k][:, :D, :D])
 
 
-def train(task: Task, regime: str, heads: int, init: float, lr: float, steps: int, seed: int,
-          record_every: int = 10) -> Run:
+def train(
+    task: Task, regime: str, heads: int, init: float, lr: float, steps: int, seed: int, record_every: int = 10
+) -> Run:
     """Full-batch gradient descent from their initialisation: ``v_{h,y}`` and ``Q, K`` (or ``A``) Gaussian of scale
     ``init`` (``Q, K`` divided by ``sqrt(D + 1)``), ``v_{h,x} = 0``, ``K``'s and ``A``'s label column on the query side
     zero (trainable, as theirs)."""
@@ -301,8 +317,19 @@ def train(task: Task, regime: str, heads: int, init: float, lr: float, steps: in
             gk = np.einsum("hbc,hc->hb", gW, q)
             gq = np.einsum("hbc,hb->hc", gW, k)
             k, q = k - lr * gk, q - lr * gq
-    return Run(regime, heads, seed, lr, init, np.array(rec_steps), np.array(losses), np.array(tests), vs, Ws,
-               time.perf_counter() - t0)
+    return Run(
+        regime,
+        heads,
+        seed,
+        lr,
+        init,
+        np.array(rec_steps),
+        np.array(losses),
+        np.array(tests),
+        vs,
+        Ws,
+        time.perf_counter() - t0,
+    )
 
 
 #: records per run at most on the uniform grid (beyond, ``record_every`` grows), besides the logarithmic grid
@@ -320,8 +347,14 @@ def record_schedule(steps: int, record_every: int = 10) -> frozenset[int]:
     return frozenset(range(0, steps + 1, every)) | {int(g) for g in grid if g <= steps} | {steps}
 
 
-def find_plateaus(steps: np.ndarray, losses: np.ndarray, flat: float = 0.02, min_decades: float = 0.02,
-                  merge: float = 0.01, bin_decades: float = 0.005) -> list[dict[str, Any]]:
+def find_plateaus(
+    steps: np.ndarray,
+    losses: np.ndarray,
+    flat: float = 0.02,
+    min_decades: float = 0.02,
+    merge: float = 0.01,
+    bin_decades: float = 0.005,
+) -> list[dict[str, Any]]:
     """The plateaus of a loss curve, from the curve alone, in logarithmic time (saddles last in proportion to the
     time already spent).  The records are averaged in bins of ``bin_decades`` of log time first (late in a run the
     records are dense in log time and the step-to-step jitter of gradient descent at a finite step size would
@@ -357,9 +390,16 @@ def find_plateaus(steps: np.ndarray, losses: np.ndarray, flat: float = 0.02, min
     out = []
     for a, b in merged:
         first, last = int(starts[a]), int(ends[b]) - 1
-        mid = int(np.argmin(np.abs(u[first:last + 1] - (u[first] + u[last]) / 2))) + first
-        out.append({"first_step": int(s[first]), "last_step": int(s[last]), "record": int(keep[mid]),
-                    "step": int(s[mid]), "loss": float(L[mid])})
+        mid = int(np.argmin(np.abs(u[first : last + 1] - (u[first] + u[last]) / 2))) + first
+        out.append(
+            {
+                "first_step": int(s[first]),
+                "last_step": int(s[last]),
+                "record": int(keep[mid]),
+                "step": int(s[mid]),
+                "loss": float(L[mid]),
+            }
+        )
     return out
 
 
@@ -382,8 +422,13 @@ def sampling_error(task: Task, theta: np.ndarray, count: int = 20_000, seed: int
         total, total2, done = total + float(r2.sum()), total2 + float(r2 @ r2), done + k
     mean = total / count
     sd = math.sqrt(max(total2 / count - mean * mean, 0.0) * count / (count - 1))
-    return {"population_estimate": mean, "sd": sd, "sequences": count,
-            "se_train": sd / math.sqrt(task.sequences[0]), "se_test": sd / math.sqrt(task.sequences[1])}
+    return {
+        "population_estimate": mean,
+        "sd": sd,
+        "sequences": count,
+        "se_train": sd / math.sqrt(task.sequences[0]),
+        "se_test": sd / math.sqrt(task.sequences[1]),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- the package's network
@@ -421,4 +466,3 @@ def forward_agreement(task: Task, run: Run, record: int) -> float:
     theta = np.einsum("ha,hbc->abc", run.values[record], run.attention[record]).ravel()
     ours = features(tokens, task.N) @ theta
     return float(np.max(np.abs(out - ours)) / max(float(np.max(np.abs(ours))), 1e-300))
-

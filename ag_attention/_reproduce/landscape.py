@@ -30,11 +30,18 @@ import numpy as np
 
 from .. import _progress as progress
 from .._architecture import Architecture
-from .._errors import AgAttentionError, MSolveTimeoutError, M2TimeoutError
+from .._errors import AgAttentionError, M2TimeoutError, MSolveTimeoutError
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
-__all__ = ["Plan", "QUICK", "FULL", "reproduce_landscape", "gradient_descent", "hypersurface_ed_degree",
-           "coordinates_tensor"]
+__all__ = [
+    "Plan",
+    "QUICK",
+    "FULL",
+    "reproduce_landscape",
+    "gradient_descent",
+    "hypersurface_ed_degree",
+    "coordinates_tensor",
+]
 
 
 @dataclass(frozen=True)
@@ -49,12 +56,24 @@ class Plan:
     one_token: bool = True  # t = 1 (euclidean, generic) on the implicit side, at the sizes of m2_sizes
 
 
-QUICK = Plan(sizes=((2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2)), tokens=(2, 3),
-             m2_sizes=((2, 1, 1), (2, 1, 2)), timeout=60.0, data_sets=10, starts=10, samples=5)
-FULL = Plan(sizes=((2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2), (2, 3, 1), (2, 3, 2), (3, 1, 1), (3, 1, 2),
-                   (3, 1, 3)),
-            tokens=(2, 3), m2_sizes=((2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2), (3, 1, 1)),
-            timeout=300.0, data_sets=100, starts=20, samples=5)
+QUICK = Plan(
+    sizes=((2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2)),
+    tokens=(2, 3),
+    m2_sizes=((2, 1, 1), (2, 1, 2)),
+    timeout=60.0,
+    data_sets=10,
+    starts=10,
+    samples=5,
+)
+FULL = Plan(
+    sizes=((2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2), (2, 3, 1), (2, 3, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3)),
+    tokens=(2, 3),
+    m2_sizes=((2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2), (3, 1, 1)),
+    timeout=300.0,
+    data_sets=100,
+    starts=20,
+    samples=5,
+)
 METRIC_NAMES = ("euclidean", "generic", "data")
 SMALLEST = (2, 1, 2)
 #: a run matches a minimum when its function (reduced coordinates) is this close, relative to the minimum's
@@ -131,17 +150,46 @@ def _ed_rows(plan: Plan, seed: int) -> list[_Row]:
                     failed.append(f"implicit: {exc}")
             if t == 1:  # the closure of one token, in its full coordinates, from Macaulay2
                 dim1 = closure[0] if closure else dimension(_arch(size, 1)).dimension
-                rows.append(_Row(size, 1, m, None, None, (), None, m2, m2_s, "; ".join(failed) or "count: needs t >= 2",
-                                 dim1, closure[2] if closure else None,
-                                 size[1] * (size[0] + 2) * (size[0] + 1) * size[0] // 6))
+                rows.append(
+                    _Row(
+                        size,
+                        1,
+                        m,
+                        None,
+                        None,
+                        (),
+                        None,
+                        m2,
+                        m2_s,
+                        "; ".join(failed) or "count: needs t >= 2",
+                        dim1,
+                        closure[2] if closure else None,
+                        size[1] * (size[0] + 2) * (size[0] + 1) * size[0] // 6,
+                    )
+                )
                 b.update(1)
                 continue
             try:
                 deg: int | None = degree(_arch(size, 2)).degree
             except AgAttentionError:
                 deg = None
-            rows.append(_Row(size, t, m, count, count_s, counts, fiber, m2, m2_s, "; ".join(failed),
-                             dimension(_arch(size, 2)).dimension, deg, reduced_count(size[0], size[1])))
+            rows.append(
+                _Row(
+                    size,
+                    t,
+                    m,
+                    count,
+                    count_s,
+                    counts,
+                    fiber,
+                    m2,
+                    m2_s,
+                    "; ".join(failed),
+                    dimension(_arch(size, 2)).dimension,
+                    deg,
+                    reduced_count(size[0], size[1]),
+                )
+            )
             b.update(1)
     return rows
 
@@ -150,28 +198,63 @@ def _ed_table(rows: list[_Row]) -> Table:
     out = []
     for r in rows:
         codim = r.coordinates - r.dimension
-        general = (hypersurface_ed_degree(r.coordinates, r.degree) if codim == 1 and r.degree is not None
-                   else None)
-        out.append([f"({r.size[0]},{r.size[1]},{r.size[2]})", r.t, r.metric, r.count, r.m2,
-                    None if r.count_seconds is None else round(r.count_seconds, 1),
-                    None if r.m2_seconds is None else round(r.m2_seconds, 1),
-                    r.dimension, codim, r.degree, general, r.failed or None])
+        general = hypersurface_ed_degree(r.coordinates, r.degree) if codim == 1 and r.degree is not None else None
+        out.append(
+            [
+                f"({r.size[0]},{r.size[1]},{r.size[2]})",
+                r.t,
+                r.metric,
+                r.count,
+                r.m2,
+                None if r.count_seconds is None else round(r.count_seconds, 1),
+                None if r.m2_seconds is None else round(r.m2_seconds, 1),
+                r.dimension,
+                codim,
+                r.degree,
+                general,
+                r.failed or None,
+            ]
+        )
     return Table(
         "ED degrees of one layer's closure",
-        ["(d,d',a)", "t", "metric", "ED (count)", "ED (implicit)", "count s", "implicit s", "dim", "codim",
-         "degree", "general hypersurface", "not finished"],
+        [
+            "(d,d',a)",
+            "t",
+            "metric",
+            "ED (count)",
+            "ED (implicit)",
+            "count s",
+            "implicit s",
+            "dim",
+            "codim",
+            "degree",
+            "general hypersurface",
+            "not finished",
+        ],
         out,
-        note=("count: the critical equations in the weights (critical locus removed), msolve over two primes, "
-              "divided by the generic fiber; implicit: Macaulay2's closure ideal over GF(32003), Lagrange "
-              "conditions counted by msolve. Both probabilistic (random data, primes). t = 1: the full coordinates "
-              "(the cubics' coefficients), the implicit route only. Euclidean: the identity "
-              "on the reduced coordinates (the plain coefficients of the quadrics; another scaling changes "
-              "it). general hypersurface: the ED degree of a general cone over a hypersurface of that degree "
-              "(codimension 1 only: no variety is determined by its dimension and degree in higher "
-              "codimension)."),
-        formats={c: (lambda v, row: "-" if v is None else str(v))
-                 for c in ("ED (count)", "ED (implicit)", "count s", "implicit s", "degree", "general hypersurface",
-                           "not finished")})
+        note=(
+            "count: the critical equations in the weights (critical locus removed), msolve over two primes, "
+            "divided by the generic fiber; implicit: Macaulay2's closure ideal over GF(32003), Lagrange "
+            "conditions counted by msolve. Both probabilistic (random data, primes). t = 1: the full coordinates "
+            "(the cubics' coefficients), the implicit route only. Euclidean: the identity "
+            "on the reduced coordinates (the plain coefficients of the quadrics; another scaling changes "
+            "it). general hypersurface: the ED degree of a general cone over a hypersurface of that degree "
+            "(codimension 1 only: no variety is determined by its dimension and degree in higher "
+            "codimension)."
+        ),
+        formats={
+            c: (lambda v, row: "-" if v is None else str(v))
+            for c in (
+                "ED (count)",
+                "ED (implicit)",
+                "count s",
+                "implicit s",
+                "degree",
+                "general hypersurface",
+                "not finished",
+            )
+        },
+    )
 
 
 def _ed_checks(report: Report, rows: list[_Row]) -> list[str]:
@@ -179,38 +262,77 @@ def _ed_checks(report: Report, rows: list[_Row]) -> list[str]:
     for r in rows:
         case = f"(d,d',a) = {r.size}, t = {r.t}, {r.metric}"
         if r.counts:
-            report.add(Check("two primes and two random data give the same count", case,
-                             "msolve over GF(2^31-1) and GF(2^31-19)", r.counts[0], r.counts[1],
-                             r.counts[0] == r.counts[1], r.count_seconds or 0.0, size=r.size))
+            report.add(
+                Check(
+                    "two primes and two random data give the same count",
+                    case,
+                    "msolve over GF(2^31-1) and GF(2^31-19)",
+                    r.counts[0],
+                    r.counts[1],
+                    r.counts[0] == r.counts[1],
+                    r.count_seconds or 0.0,
+                    size=r.size,
+                )
+            )
         if r.count is not None and r.m2 is not None:
-            report.add(Check("the count in the weights equals the count on the implicit side", case,
-                             "msolve in the weights / Macaulay2's closure + msolve", r.count, r.m2, r.count == r.m2,
-                             (r.count_seconds or 0.0) + (r.m2_seconds or 0.0), size=r.size))
+            report.add(
+                Check(
+                    "the count in the weights equals the count on the implicit side",
+                    case,
+                    "msolve in the weights / Macaulay2's closure + msolve",
+                    r.count,
+                    r.m2,
+                    r.count == r.m2,
+                    (r.count_seconds or 0.0) + (r.m2_seconds or 0.0),
+                    size=r.size,
+                )
+            )
     value = {(r.size, r.t, r.metric): (r.count if r.count is not None else r.m2) for r in rows}
     for (size, t, m), v in value.items():
         g = value.get((size, 1 if t == 1 else 2, "generic"))  # t = 1 is another variety
         if m != "generic" and v is not None and g is not None:
-            report.add(Check("no special form has more critical points than a generic one",
-                             f"(d,d',a) = {size}, t = {t}, {m}", "the counts above", f"<= {g}", v, v <= g,
-                             size=size))
+            report.add(
+                Check(
+                    "no special form has more critical points than a generic one",
+                    f"(d,d',a) = {size}, t = {t}, {m}",
+                    "the counts above",
+                    f"<= {g}",
+                    v,
+                    v <= g,
+                    size=size,
+                )
+            )
     # the conjecture: data = generic exactly when d' = 1
-    tested = [(size, t) for (size, t, m), v in value.items() if m == "data" and v is not None
-              and value.get((size, 2, "generic")) is not None]
+    tested = [
+        (size, t)
+        for (size, t, m), v in value.items()
+        if m == "data" and v is not None and value.get((size, 2, "generic")) is not None
+    ]
     holds = [(s, t) for s, t in tested if (value[(s, t, "data")] == value[(s, 2, "generic")]) == (s[1] == 1)]
     if tested:
-        report.add(Check("conjecture: the data form's ED degree is the generic one exactly when d' = 1",
-                         f"{len(tested)} (size, t) with both counts", "the counts above", len(tested), len(holds),
-                         len(holds) == len(tested)))
+        report.add(
+            Check(
+                "conjecture: the data form's ED degree is the generic one exactly when d' = 1",
+                f"{len(tested)} (size, t) with both counts",
+                "the counts above",
+                len(tested),
+                len(holds),
+                len(holds) == len(tested),
+            )
+        )
         findings.append(
             f"The data form's ED degree equals the generic one on every size with d' = 1 and is smaller on every "
             f"size with d' >= 2 ({len(holds)} of {len(tested)} (size, t) pairs agree with this; conjecture). "
             "Why d' >= 2 differs: each output coordinate sees the same inputs, so the Gram form of any data set is "
-            "G0 (x) I_{d'} in the (k, m, ij) order (proven: docs/math/landscape.md), a special form.")
+            "G0 (x) I_{d'} in the (k, m, ij) order (proven: docs/math/landscape.md), a special form."
+        )
     reached = [r for r in rows if r.metric == "generic" and r.count is not None]
     if reached:
         top = max(reached, key=lambda r: r.count or 0)
-        findings.append(f"The largest generic ED degree counted: {top.count} at (d,d',a) = {top.size} "
-                        f"({top.count_seconds:.1f} s for two primes).")
+        findings.append(
+            f"The largest generic ED degree counted: {top.count} at (d,d',a) = {top.size} "
+            f"({top.count_seconds:.1f} s for two primes)."
+        )
     return findings
 
 
@@ -228,8 +350,9 @@ def coordinates_tensor(d: int, e: int) -> np.ndarray:
     return T
 
 
-def gradient_descent(G: np.ndarray, w: np.ndarray, c: float, T: np.ndarray, starts: np.ndarray,
-                     steps: int = 10000, tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def gradient_descent(
+    G: np.ndarray, w: np.ndarray, c: float, T: np.ndarray, starts: np.ndarray, steps: int = 10000, tol: float = 1e-8
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gradient descent with backtracking (Armijo) on ``L(a, v) = x^T G x - 2 w^T x + c``, ``x = T(a, v)``, from
     each row of ``starts`` at once (each run its own step), each iterate moved along its rescaling orbit to
     ``|a| = |v|`` (the same function and loss: better conditioned steps).
@@ -257,7 +380,7 @@ def gradient_descent(G: np.ndarray, w: np.ndarray, c: float, T: np.ndarray, star
     step = np.full(len(theta), 1e-2)
     for _ in range(steps):
         gn = np.einsum("sp,sp->s", g, g)
-        active = (gn >= tol ** 2) & (step > 1e-16)
+        active = (gn >= tol**2) & (step > 1e-16)
         if not active.any():
             break
         new = balanced(theta - step[:, None] * g)
@@ -320,18 +443,35 @@ def _data_sets(plan: Plan, seed: int) -> list[_DataSet]:
             reached = [0] * len(minima)
             elsewhere = stalled = 0
             nrng = np.random.default_rng([seed, idx])
-            xs, _, gnorms = gradient_descent(Gf, wf, cf, T, nrng.standard_normal((plan.starts, T.shape[1] + T.shape[2])))
+            xs, _, gnorms = gradient_descent(
+                Gf, wf, cf, T, nrng.standard_normal((plan.starts, T.shape[1] + T.shape[2]))
+            )
             for x, gnorm in zip(xs, gnorms):
-                hit = [k for k, m in enumerate(targets)
-                       if float(np.linalg.norm(x - m)) <= MATCH * max(1.0, float(np.linalg.norm(m)))]
+                hit = [
+                    k
+                    for k, m in enumerate(targets)
+                    if float(np.linalg.norm(x - m)) <= MATCH * max(1.0, float(np.linalg.norm(m)))
+                ]
                 if hit:
                     reached[hit[0]] += 1
                 elif gnorm > CONVERGED:
                     stalled += 1
                 else:
                     elsewhere += 1
-            out.append(_DataSet(idx, int(r.complex_pure or 0), len(r.points), r.minima, r.saddles,
-                                sum(1 for p in r.points if p.undecided), seconds, reached, elsewhere, stalled))
+            out.append(
+                _DataSet(
+                    idx,
+                    int(r.complex_pure or 0),
+                    len(r.points),
+                    r.minima,
+                    r.saddles,
+                    sum(1 for p in r.points if p.undecided),
+                    seconds,
+                    reached,
+                    elsewhere,
+                    stalled,
+                )
+            )
             b.update(1)
     return out
 
@@ -340,14 +480,32 @@ def _data_checks(report: Report, sets: list[_DataSet], ed_data: int | None, samp
     ok = [s for s in sets if not s.error]
     for s in sets:
         if s.error:
-            report.add(Check("every critical point of the data set is found", f"data set {s.index}",
-                             "msolve over QQ", "a zero-dimensional system", s.error, False, s.seconds, size=SMALLEST))
+            report.add(
+                Check(
+                    "every critical point of the data set is found",
+                    f"data set {s.index}",
+                    "msolve over QQ",
+                    "a zero-dimensional system",
+                    s.error,
+                    False,
+                    s.seconds,
+                    size=SMALLEST,
+                )
+            )
     if ed_data is not None:
         same = [s for s in ok if s.complex == ed_data]
-        report.add(Check("each data set has as many complex critical points as the data ED degree",
-                         f"{len(ok)} data sets of (2,1,2), t = 2", "msolve's count mod p",
-                         ed_data, sorted(Counter(s.complex for s in ok).items()), len(same) == len(ok),
-                         sum(s.seconds for s in ok), size=SMALLEST))
+        report.add(
+            Check(
+                "each data set has as many complex critical points as the data ED degree",
+                f"{len(ok)} data sets of (2,1,2), t = 2",
+                "msolve's count mod p",
+                ed_data,
+                sorted(Counter(s.complex for s in ok).items()),
+                len(same) == len(ok),
+                sum(s.seconds for s in ok),
+                size=SMALLEST,
+            )
+        )
     if not ok:
         return []
     real = Counter(s.real for s in ok)
@@ -375,8 +533,10 @@ def _figure(sets: list[_DataSet], path: Path) -> list[Path]:
     plt = pyplot()
     ok = [s for s in sets if not s.error]
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
-    panels = [(axes[0], [s.real for s in ok], "real critical points (pure)", OKABE_ITO["blue"]),
-              (axes[1], [s.minima for s in ok], "local minima (certified)", OKABE_ITO["vermillion"])]
+    panels = [
+        (axes[0], [s.real for s in ok], "real critical points (pure)", OKABE_ITO["blue"]),
+        (axes[1], [s.minima for s in ok], "local minima (certified)", OKABE_ITO["vermillion"]),
+    ]
     for ax, values, label, color in panels:
         counts = Counter(values)
         xs = sorted(counts)
@@ -394,13 +554,20 @@ def _figure(sets: list[_DataSet], path: Path) -> list[Path]:
         share["elsewhere"] += s.elsewhere / max(1, runs)
         share["not converged"] += s.stalled / max(1, runs)
     keys = sorted(k for k in share if isinstance(k, int)) + [k for k in ("elsewhere", "not converged") if share[k]]
-    axes[2].bar([str(k) for k in keys], [share[k] / max(1, len(ok)) for k in keys], color=OKABE_ITO["bluish green"],
-                width=0.7, label=f"{len(ok)} data sets")
+    axes[2].bar(
+        [str(k) for k in keys],
+        [share[k] / max(1, len(ok)) for k in keys],
+        color=OKABE_ITO["bluish green"],
+        width=0.7,
+        label=f"{len(ok)} data sets",
+    )
     axes[2].set_xlabel("minimum reached (1 = least loss)")
     axes[2].set_ylabel("mean share of gradient-descent runs")
     axes[2].legend(fontsize=8)
-    fig.suptitle("The squared loss of one lightning layer ($d = 2$, $d' = 1$, $t = 2$) on random data sets.\n"
-                 "How many real critical points and minima, and where gradient descent ends.")
+    fig.suptitle(
+        "The squared loss of one lightning layer ($d = 2$, $d' = 1$, $t = 2$) on random data sets.\n"
+        "How many real critical points and minima, and where gradient descent ends."
+    )
     fig.tight_layout()
     try:
         return save_figure(fig, path)
@@ -408,8 +575,9 @@ def _figure(sets: list[_DataSet], path: Path) -> list[Path]:
         plt.close(fig)
 
 
-def reproduce_landscape(out: str | Path | None = None, *, quick: bool = False, seed: int = 0,
-                        plan: Plan | None = None) -> Report:
+def reproduce_landscape(
+    out: str | Path | None = None, *, quick: bool = False, seed: int = 0, plan: Plan | None = None
+) -> Report:
     """Run the plan (:data:`QUICK` or :data:`FULL`), return the report (and write it with its figure under
     ``out``)."""
     plan = plan or (QUICK if quick else FULL)
@@ -422,7 +590,8 @@ def reproduce_landscape(out: str | Path | None = None, *, quick: bool = False, s
             "random data; each counted in the weights (critical locus removed, two primes) and, where it "
             "finishes, on the implicit side (Macaulay2's closure ideal); then every critical point of random data "
             "sets of the smallest size, the real ones isolated (msolve) and classified by their Hessian (ball "
-            "arithmetic), and where gradient descent from random starts ends (float64). docs/math/landscape.md"),
+            "arithmetic), and where gradient descent from random starts ends (float64). docs/math/landscape.md"
+        ),
         meta={"seed": seed, "plan": "quick" if plan == QUICK else "full" if plan == FULL else "custom"},
     )
     rows = _ed_rows(plan, seed)
@@ -430,14 +599,42 @@ def reproduce_landscape(out: str | Path | None = None, *, quick: bool = False, s
     report.findings += _ed_checks(report, rows)
     ed_data = next((r.count for r in rows if r.size == SMALLEST and r.metric == "data" and r.t == 2), None)
     sets = _data_sets(plan, seed)
-    report.tables.append(Table(
-        "Random data sets of (d,d',a) = (2,1,2), t = 2",
-        ["data set", "complex", "real", "minima", "saddles", "undecided", "runs at each minimum", "runs elsewhere",
-         "not converged", "seconds"],
-        [[s.index, s.complex, s.real, s.minima, s.saddles, s.undecided, s.reached, s.elsewhere, s.stalled,
-          round(s.seconds, 2)] for s in sets],
-        note=(f"{plan.samples} input sequences per data set (entries in [-3, 3]), {plan.starts} gradient-descent "
-              "runs each; minima sorted by loss")))
+    report.tables.append(
+        Table(
+            "Random data sets of (d,d',a) = (2,1,2), t = 2",
+            [
+                "data set",
+                "complex",
+                "real",
+                "minima",
+                "saddles",
+                "undecided",
+                "runs at each minimum",
+                "runs elsewhere",
+                "not converged",
+                "seconds",
+            ],
+            [
+                [
+                    s.index,
+                    s.complex,
+                    s.real,
+                    s.minima,
+                    s.saddles,
+                    s.undecided,
+                    s.reached,
+                    s.elsewhere,
+                    s.stalled,
+                    round(s.seconds, 2),
+                ]
+                for s in sets
+            ],
+            note=(
+                f"{plan.samples} input sequences per data set (entries in [-3, 3]), {plan.starts} gradient-descent "
+                "runs each; minima sorted by loss"
+            ),
+        )
+    )
     report.findings += _data_checks(report, sets, ed_data, plan.samples)
     report.meta["data_sets"] = len(sets)
     report.meta["seconds_data_sets"] = round(sum(s.seconds for s in sets), 1)

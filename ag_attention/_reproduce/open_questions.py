@@ -63,12 +63,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, partner_key, sweep_grid
 from .._files import atomic_write
+from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, partner_key, sweep_grid
 from .report import Check, Report, Table, pyplot, save_figure, written
 
-__all__ = ["VARIANTS", "CONJECTURES", "Conjecture", "Variant", "reproduce_open_questions", "ambient_bound",
-           "compare", "comparison_figure", "close_figures"]
+__all__ = [
+    "VARIANTS",
+    "CONJECTURES",
+    "Conjecture",
+    "Variant",
+    "reproduce_open_questions",
+    "ambient_bound",
+    "compare",
+    "comparison_figure",
+    "close_figures",
+]
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -82,33 +92,48 @@ class Variant:
 
 
 VARIANTS: tuple[Variant, ...] = (
-    Variant("heads", "several heads (H = 2, 3)", "open-heads.toml", "open-heads-quick.toml",
-            lambda r: r["heads"] >= 2),
+    Variant("heads", "several heads (H = 2, 3)", "open-heads.toml", "open-heads-quick.toml", lambda r: r["heads"] >= 2),
     Variant("skip", "skip connections", "open-skip.toml", "open-skip-quick.toml", lambda r: bool(r["skip"])),
     Variant("causal", "causal masks", "causal.toml", "open-causal-quick.toml", lambda r: bool(r["causal"])),
-    Variant("heads-causal", "two heads with a causal mask", "open-heads-causal.toml",
-            "open-heads-causal-quick.toml", lambda r: bool(r["causal"]) and r["heads"] == 2),
+    Variant(
+        "heads-causal",
+        "two heads with a causal mask",
+        "open-heads-causal.toml",
+        "open-heads-causal-quick.toml",
+        lambda r: bool(r["causal"]) and r["heads"] == 2,
+    ),
 )
 
 
 def _finding(c: dict[str, Any]) -> str:
     n, bad = c["supported"], c["counterexamples"]
-    text = (f"{c['key']} ({c['statement']}; hypotheses: {c['hypotheses']}): supported on {n} certified cases, "
-            f"{len(bad)} counterexample{'s' if len(bad) != 1 else ''}")
+    text = (
+        f"{c['key']} ({c['statement']}; hypotheses: {c['hypotheses']}): supported on {n} certified cases, "
+        f"{len(bad)} counterexample{'s' if len(bad) != 1 else ''}"
+    )
     if bad:
         shown = "; ".join(f"{e['architecture']}: {e['computed']} (predicted {e['predicted']})" for e in bad[:4])
         text += f" ({shown}{'; all in the table' if len(bad) > 4 else ''})"
     depths = {k: sorted({len(e["spec"]["widths"]) - 1 for e in c[k]}) for k in ("holds", "counterexamples")}
-    text += "".join(f"; {'holds' if k == 'holds' else 'counterexamples'} at L = {','.join(map(str, v))}"
-                    for k, v in depths.items() if v)
+    text += "".join(
+        f"; {'holds' if k == 'holds' else 'counterexamples'} at L = {','.join(map(str, v))}"
+        for k, v in depths.items()
+        if v
+    )
     if c["refuted_by_bounds"]:
-        text += (f"; {len(c['refuted_by_bounds'])} more uncertified rows whose certified bounds exclude the prediction "
-                 "(not counted above)")
-    at_lower = sum(e["lower"] == (e["predicted"] if e["predicted"] is not None else e.get("partner_lower"))
-                   for e in c["open"])
+        text += (
+            f"; {len(c['refuted_by_bounds'])} more uncertified rows whose certified bounds exclude the prediction "
+            "(not counted above)"
+        )
+    at_lower = sum(
+        e["lower"] == (e["predicted"] if e["predicted"] is not None else e.get("partner_lower")) for e in c["open"]
+    )
     text += f"; {len(c['open'])} open (uncertified, the prediction within the bounds"
-    text += (f"; the GF(p) lower bound equals the prediction, or the compared row's lower bound, on {at_lower})."
-             if c["open"] else ").")
+    text += (
+        f"; the GF(p) lower bound equals the prediction, or the compared row's lower bound, on {at_lower})."
+        if c["open"]
+        else ")."
+    )
     return text
 
 
@@ -165,11 +190,15 @@ def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> An
     networks = sorted({_network(e) for c in comparisons for k in ("holds", "counterexamples") for e in c[k]})
     marker = {n: _NETWORK_MARKERS[i % len(_NETWORK_MARKERS)] for i, n in enumerate(networks)}
     # outcome by colour and fill (filled: holds, hollow: counterexample), so that it survives printing in grey
-    outcomes = (("holds", OKABE_ITO["bluish green"], True, "certified, holds"),
-                ("counterexamples", OKABE_ITO["vermillion"], False, "certified, counterexample"))
+    outcomes = (
+        ("holds", OKABE_ITO["bluish green"], True, "certified, holds"),
+        ("counterexamples", OKABE_ITO["vermillion"], False, "certified, counterexample"),
+    )
     for ax, c in zip(axes[0], comparisons):
-        bounded = {kind: [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
-                   for kind in ("open", "refuted_by_bounds")}
+        bounded = {
+            kind: [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
+            for kind in ("open", "refuted_by_bounds")
+        }
         values = [e[k] for kind in ("holds", "counterexamples") for e in c[kind] for k in ("predicted", "computed")]
         values += [e[k] for sel in bounded.values() for e in sel for k in ("predicted", "lower", "upper")]
         top = max(values + [1])
@@ -183,25 +212,59 @@ def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> An
             for n in networks:
                 idx = [j for j, e in enumerate(pts) if _network(e) == n]
                 if idx:
-                    ax.plot(xs[idx], ys[idx], ls="none", marker=marker[n], color=color, mec=color, ms=6, mew=1.2,
-                            mfc=color if filled else "none", alpha=0.75, gid=f"{kind}:heads={n[0]}:tokens={n[1]}")
-            handles.append(Line2D([], [], ls="none", marker="o", color=color, mew=1.2, mfc=color if filled else "none",
-                                  label=f"{label} ({len(pts)})"))
-        for i, (kind, color, label) in enumerate((("open", OKABE_ITO["blue"], "open: [lower, upper]"),
-                                                  ("refuted_by_bounds", OKABE_ITO["reddish purple"],
-                                                   "bounds exclude it: [lower, upper]"))):
+                    ax.plot(
+                        xs[idx],
+                        ys[idx],
+                        ls="none",
+                        marker=marker[n],
+                        color=color,
+                        mec=color,
+                        ms=6,
+                        mew=1.2,
+                        mfc=color if filled else "none",
+                        alpha=0.75,
+                        gid=f"{kind}:heads={n[0]}:tokens={n[1]}",
+                    )
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    ls="none",
+                    marker="o",
+                    color=color,
+                    mew=1.2,
+                    mfc=color if filled else "none",
+                    label=f"{label} ({len(pts)})",
+                )
+            )
+        for i, (kind, color, label) in enumerate(
+            (
+                ("open", OKABE_ITO["blue"], "open: [lower, upper]"),
+                ("refuted_by_bounds", OKABE_ITO["reddish purple"], "bounds exclude it: [lower, upper]"),
+            )
+        ):
             sel = bounded[kind]
             if sel:
                 lo = [e["lower"] for e in sel]
                 hi = [e["upper"] for e in sel]
                 xs, _ = jitter([e["predicted"] for e in sel], lo, amplitude, JITTER_SEED + 2 + i)
-                bars = ax.errorbar(xs, [(a + b) / 2 for a, b in zip(lo, hi)],
-                                   yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2, ls="none", color=color, alpha=0.6,
-                                   capsize=2, label=f"{label} ({len(sel)})")
+                bars = ax.errorbar(
+                    xs,
+                    [(a + b) / 2 for a, b in zip(lo, hi)],
+                    yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2,
+                    ls="none",
+                    color=color,
+                    alpha=0.6,
+                    capsize=2,
+                    label=f"{label} ({len(sel)})",
+                )
                 handles.append(bars)
         shown = {n: sum(_network(e) == n for k in ("holds", "counterexamples") for e in c[k]) for n in networks}
-        handles += [Line2D([], [], ls="none", marker=marker[n], color="0.3",
-                           label=f"{_network_label(n)} ({shown[n]})") for n in networks if shown[n]]
+        handles += [
+            Line2D([], [], ls="none", marker=marker[n], color="0.3", label=f"{_network_label(n)} ({shown[n]})")
+            for n in networks
+            if shown[n]
+        ]
         ax.plot([0, top], [0, top], ls=(0, (4, 3)), color="0.45", lw=1, label="_computed = predicted")
         ax.set_xlabel("predicted dimension")
         ax.set_ylabel("computed dimension")
@@ -211,8 +274,11 @@ def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> An
         if handles:
             ax.legend(handles=handles, fontsize=7, loc="upper left")
         ax.text(0, -0.14, _not_shown(c, bounded, amplitude), transform=ax.transAxes, fontsize=6.5, va="top")
-    fig.suptitle(f"Open question: {_QUESTIONS.get(variant.name, variant.title)}\nEach dot is one network, on the "
-                 "dashed line where the prediction holds.", fontsize=10)
+    fig.suptitle(
+        f"Open question: {_QUESTIONS.get(variant.name, variant.title)}\nEach dot is one network, on the "
+        "dashed line where the prediction holds.",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 
@@ -224,10 +290,13 @@ def _not_shown(c: dict[str, Any], bounded: dict[str, list[dict[str, Any]]], ampl
         left = len(c[kind]) - len(bounded[kind])
         if left:
             missing.append(f"{left} {name} without a prediction or a lower bound")
-    symbols = " $P$: parameters, $S$: the dimension of the symmetries." if "P - S" in _PANEL_TITLES.get(c["key"], "") \
-        else ""
-    note = (f"Conjecture {c['key']} of the report.{symbols} Each dot jittered by at most {amplitude:.3g} "
-            "(seeded) so that equal values stay visible")
+    symbols = (
+        " $P$: parameters, $S$: the dimension of the symmetries." if "P - S" in _PANEL_TITLES.get(c["key"], "") else ""
+    )
+    note = (
+        f"Conjecture {c['key']} of the report.{symbols} Each dot jittered by at most {amplitude:.3g} "
+        "(seeded) so that equal values stay visible"
+    )
     return textwrap.fill(note + ("; not shown: " + ", ".join(missing) if missing else "") + ".", 85)
 
 
@@ -248,79 +317,161 @@ def _plot(variant: Variant, comparisons: list[dict[str, Any]], path: Path) -> li
 def _new_report(quick: bool, seed: int) -> Report:
     return Report(
         "Open questions: several heads, skip connections, causal masks",
-        summary=("Dimensions of lightning networks outside the paper's setting, swept over the grids below, "
-                 "against candidate formulas (module docstring of ag_attention._reproduce.open_questions). "
-                 "Only certified rows are evidence (the sweep's certificate, or for one layer the GF(p) lower "
-                 "bound meeting N, the number of reduced coordinates); uncertified rows are open, with their "
-                 "bounds. 'Supported on N cases' is evidence, not a proof."),
+        summary=(
+            "Dimensions of lightning networks outside the paper's setting, swept over the grids below, "
+            "against candidate formulas (module docstring of ag_attention._reproduce.open_questions). "
+            "Only certified rows are evidence (the sweep's certificate, or for one layer the GF(p) lower "
+            "bound meeting N, the number of reduced coordinates); uncertified rows are open, with their "
+            "bounds. 'Supported on N cases' is evidence, not a proof."
+        ),
         meta={"quick": quick, "seed": seed},
     )
 
 
-def _consistency_checks(report: Report, variant: Variant, c: dict[str, Any], cases: list[Row],
-                        ctx: dict[tuple[Any, ...], Row]) -> None:
+def _consistency_checks(
+    report: Report, variant: Variant, c: dict[str, Any], cases: list[Row], ctx: dict[tuple[Any, ...], Row]
+) -> None:
     """The report is consistent: every certified case compared, counterexamples real, uncertified rows open."""
     certified = [r for r in cases if certification(r) is not None]
     conjecture = next(k for k in CONJECTURES if k.key == c["key"])
     applicable_certified = [r for r in certified if conjecture.predict(r, ctx)[0] is not None]
-    report.add(Check(f"{c['key']}: every certified case compared", variant.name,
-                     "certified cases within the hypotheses = holds + counterexamples",
-                     len(applicable_certified), c["certified_applicable"],
-                     len(applicable_certified) == c["certified_applicable"],
-                     details={"supported": c["supported"], "counterexamples": len(c["counterexamples"])}))
+    report.add(
+        Check(
+            f"{c['key']}: every certified case compared",
+            variant.name,
+            "certified cases within the hypotheses = holds + counterexamples",
+            len(applicable_certified),
+            c["certified_applicable"],
+            len(applicable_certified) == c["certified_applicable"],
+            details={"supported": c["supported"], "counterexamples": len(c["counterexamples"])},
+        )
+    )
     bad = [e for e in c["counterexamples"] if e["certificate"] is None or e["computed"] == e["predicted"]]
-    report.add(Check(f"{c['key']}: counterexamples are certified disagreements, all listed",
-                     variant.name, "each listed counterexample certified and != predicted",
-                     len(c["counterexamples"]), len(c["counterexamples"]) - len(bad), not bad))
+    report.add(
+        Check(
+            f"{c['key']}: counterexamples are certified disagreements, all listed",
+            variant.name,
+            "each listed counterexample certified and != predicted",
+            len(c["counterexamples"]),
+            len(c["counterexamples"]) - len(bad),
+            not bad,
+        )
+    )
     leaked = [e for e in c["holds"] + c["counterexamples"] if e["certificate"] is None]
-    report.add(Check(f"{c['key']}: uncertified cases are open, not evidence", variant.name,
-                     "no uncertified row among holds or counterexamples",
-                     0, len(leaked), not leaked, details={"open": len(c["open"])}))
+    report.add(
+        Check(
+            f"{c['key']}: uncertified cases are open, not evidence",
+            variant.name,
+            "no uncertified row among holds or counterexamples",
+            0,
+            len(leaked),
+            not leaked,
+            details={"open": len(c["open"])},
+        )
+    )
     uncertified = [r for r in cases if certification(r) is None]
     listed = sum(e["certificate"] is None for k in ("open", "refuted_by_bounds", "not_applicable") for e in c[k])
-    report.add(Check(f"{c['key']}: every uncertified case listed with its bounds", variant.name,
-                     "uncertified rows = open + refuted by bounds + not applicable (uncertified)",
-                     len(uncertified), listed, len(uncertified) == listed))
+    report.add(
+        Check(
+            f"{c['key']}: every uncertified case listed with its bounds",
+            variant.name,
+            "uncertified rows = open + refuted by bounds + not applicable (uncertified)",
+            len(uncertified),
+            listed,
+            len(uncertified) == listed,
+        )
+    )
 
 
 def _tables(report: Report, c: dict[str, Any]) -> None:
     """A conjecture's counterexamples, the rows its bounds refute, and its open cases."""
-    report.tables.append(Table(
-        f"{c['key']}: counterexamples ({len(c['counterexamples'])})",
-        ["architecture", "parameters", "computed", "predicted", "certificate"],
-        [[e["architecture"], e["parameters"], e["computed"], e["predicted"], e["certificate"]]
-         for e in c["counterexamples"]], note=f"{c['statement']}; hypotheses: {c['hypotheses']}"))
-    report.tables.append(Table(
-        f"{c['key']}: uncertified rows whose bounds exclude the prediction ({len(c['refuted_by_bounds'])})",
-        ["architecture", "lower", "upper", "predicted"],
-        [[e["architecture"], e["lower"], e["upper"], e["predicted"]] for e in c["refuted_by_bounds"]],
-        note="lower <= dim <= upper is proven, so the prediction is wrong here; not counted as "
-             "certified counterexamples"))
-    report.tables.append(Table(
-        f"{c['key']}: open cases ({len(c['open'])})",
-        ["architecture", "lower", "upper", "predicted", "reason"],
-        [[e["architecture"], e["lower"], e["upper"], e["predicted"], e["reason"]] for e in c["open"]]))
+    report.tables.append(
+        Table(
+            f"{c['key']}: counterexamples ({len(c['counterexamples'])})",
+            ["architecture", "parameters", "computed", "predicted", "certificate"],
+            [
+                [e["architecture"], e["parameters"], e["computed"], e["predicted"], e["certificate"]]
+                for e in c["counterexamples"]
+            ],
+            note=f"{c['statement']}; hypotheses: {c['hypotheses']}",
+        )
+    )
+    report.tables.append(
+        Table(
+            f"{c['key']}: uncertified rows whose bounds exclude the prediction ({len(c['refuted_by_bounds'])})",
+            ["architecture", "lower", "upper", "predicted"],
+            [[e["architecture"], e["lower"], e["upper"], e["predicted"]] for e in c["refuted_by_bounds"]],
+            note="lower <= dim <= upper is proven, so the prediction is wrong here; not counted as "
+            "certified counterexamples",
+        )
+    )
+    report.tables.append(
+        Table(
+            f"{c['key']}: open cases ({len(c['open'])})",
+            ["architecture", "lower", "upper", "predicted", "reason"],
+            [[e["architecture"], e["lower"], e["upper"], e["predicted"], e["reason"]] for e in c["open"]],
+        )
+    )
 
 
-def _finish(report: Report, base: Path, out: Path | str | None, grids: dict[str, Any],
-            everything: list[dict[str, Any]], figures: list[str]) -> None:
-    report.tables.insert(0, Table(
-        "Conjectures", ["conjecture", "variant", "statement", "hypotheses", "supported", "counterexamples",
-                        "refuted by bounds", "open", "not applicable"],
-        [[c["key"], c["variant"], c["statement"], c["hypotheses"], c["supported"], len(c["counterexamples"]),
-          len(c["refuted_by_bounds"]), len(c["open"]), len(c["not_applicable"])] for c in everything]))
-    report.meta["grids"] = {k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)"
-                            for k, g in grids.items()}
+def _finish(
+    report: Report,
+    base: Path,
+    out: Path | str | None,
+    grids: dict[str, Any],
+    everything: list[dict[str, Any]],
+    figures: list[str],
+) -> None:
+    report.tables.insert(
+        0,
+        Table(
+            "Conjectures",
+            [
+                "conjecture",
+                "variant",
+                "statement",
+                "hypotheses",
+                "supported",
+                "counterexamples",
+                "refuted by bounds",
+                "open",
+                "not applicable",
+            ],
+            [
+                [
+                    c["key"],
+                    c["variant"],
+                    c["statement"],
+                    c["hypotheses"],
+                    c["supported"],
+                    len(c["counterexamples"]),
+                    len(c["refuted_by_bounds"]),
+                    len(c["open"]),
+                    len(c["not_applicable"]),
+                ]
+                for c in everything
+            ],
+        ),
+    )
+    report.meta["grids"] = {
+        k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)" for k, g in grids.items()
+    }
     if out is not None:
-        written(report, lambda: atomic_write(base / "open-questions.json", json.dumps(
-            {"grids": grids, "comparisons": everything}, indent=2, default=str) + "\n"))
+        written(
+            report,
+            lambda: atomic_write(
+                base / "open-questions.json",
+                json.dumps({"grids": grids, "comparisons": everything}, indent=2, default=str) + "\n",
+            ),
+        )
         report.meta["figures"] = figures
         report.meta["comparisons"] = "open-questions.json"
         written(report, lambda: report.write(base))
 
 
-def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, seed: int = 0,
-                             workers: int | None = None) -> Report:
+def reproduce_open_questions(
+    out: Path | str | None, *, quick: bool = False, seed: int = 0, workers: int | None = None
+) -> Report:
     """Sweep the open questions' grids into ``out/sweeps`` and compare them with the candidate formulas."""
     report = _new_report(quick, seed)
     tmp = None
@@ -335,9 +486,15 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
     figures: list[str] = []
     try:
         for variant in VARIANTS:
-            grids[variant.name], rows = sweep_grid(variant.quick_grid if quick else variant.grid, base, seed=seed,
-                                                   workers=workers, report=report, case=variant.name,
-                                                   who="the open questions run")
+            grids[variant.name], rows = sweep_grid(
+                variant.quick_grid if quick else variant.grid,
+                base,
+                seed=seed,
+                workers=workers,
+                report=report,
+                case=variant.name,
+                who="the open questions run",
+            )
             ctx = {partner_key(r): r for r in rows}
             cases = [r for r in rows if variant.select(r) and r["error"] is None]
             comparisons = [compare(c, cases, ctx) for c in CONJECTURES if c.variant == variant.name]
@@ -347,8 +504,10 @@ def reproduce_open_questions(out: Path | str | None, *, quick: bool = False, see
                 _tables(report, c)
             everything += comparisons
             if out is not None:
-                figures += written(report, lambda: _plot(variant, comparisons,
-                                                         base / f"open-questions-{variant.name}.png")) or []
+                figures += (
+                    written(report, lambda: _plot(variant, comparisons, base / f"open-questions-{variant.name}.png"))
+                    or []
+                )
     finally:
         if tmp is not None:
             tmp.cleanup()

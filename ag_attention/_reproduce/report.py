@@ -21,17 +21,30 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .._errors import ComputationError, InvalidArgumentError, OutputError
 from .._files import atomic_open, atomic_write, output_error, reserve
 from .._provenance import provenance
 from .claims import Claim
 
-__all__ = ["Check", "Report", "Table", "contradiction", "Verdict", "output_directory", "rescue", "written", "pyplot", "save_figure", "FIGURE_FORMATS",
-           "OUTPUT_RESERVE"]
+__all__ = [
+    "Check",
+    "Report",
+    "Table",
+    "contradiction",
+    "Verdict",
+    "output_directory",
+    "rescue",
+    "written",
+    "pyplot",
+    "save_figure",
+    "FIGURE_FORMATS",
+    "OUTPUT_RESERVE",
+]
 
 #: every figure is written in these formats, side by side
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -87,8 +100,13 @@ class Check:
 
 
 _BOUND = re.compile(r"^\s*(<=|>=|<|>|=)\s*(-?\d+(?:\.\d+)?)\b")
-_HOLDS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-          "=": lambda a, b: a == b}
+_HOLDS = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "=": lambda a, b: a == b,
+}
 
 
 def contradiction(check: Check) -> str | None:
@@ -153,8 +171,16 @@ class Verdict:
     def of(cls, label: str, statement: str, evidence: str, checks: Sequence[Check], note: str = "") -> Verdict:
         sizes = sorted({c.size for c in checks if c.size is not None})
         methods = sorted({t for c in checks for t in c.techniques})
-        return cls(label, statement, evidence, len(checks), sum(not c.passed for c in checks), tuple(sizes),
-                   tuple(methods), note)
+        return cls(
+            label,
+            statement,
+            evidence,
+            len(checks),
+            sum(not c.passed for c in checks),
+            tuple(sizes),
+            tuple(methods),
+            note,
+        )
 
     @property
     def passed(self) -> bool | None:
@@ -184,9 +210,17 @@ class Verdict:
         return f"Verdict({self.label!r}, passed={self.passed}, checks={self.checks}, failed={self.failed})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "statement": self.statement, "evidence": self.evidence, "passed": self.passed,
-                "checks": self.checks, "failed": self.failed, "sizes": [list(s) for s in self.sizes],
-                "methods": list(self.methods), "note": self.note}
+        return {
+            "label": self.label,
+            "statement": self.statement,
+            "evidence": self.evidence,
+            "passed": self.passed,
+            "checks": self.checks,
+            "failed": self.failed,
+            "sizes": [list(s) for s in self.sizes],
+            "methods": list(self.methods),
+            "note": self.note,
+        }
 
 
 @dataclass
@@ -222,6 +256,7 @@ class Report:
                 self.engines["macaulay2"] = get_backend(backend).version()
             except AgAttentionError:
                 self.engines["macaulay2"] = "unknown"
+
     #: a file name: the checks are written there as CSV and the Markdown lists only failures
     details_csv: str | None = None
 
@@ -243,8 +278,10 @@ class Report:
         return check
 
     def __repr__(self) -> str:
-        return (f"Report({self.title!r}, passed={self.passed}, checks={len(self.checks)}, "
-                f"failures={len(self.failures)}, findings={len(self.findings)}, tables={len(self.tables)})")
+        return (
+            f"Report({self.title!r}, passed={self.passed}, checks={len(self.checks)}, "
+            f"failures={len(self.failures)}, findings={len(self.findings)}, tables={len(self.tables)})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -261,31 +298,46 @@ class Report:
         }
 
     def _verdicts_markdown(self) -> list[str]:
-        out = [f"## {self.verdict_heading}", "", "| result | statement | verdict | sizes (d, d', a) | evidence | methods |",
-               "|---|---|---|---|---|---|"]
+        out = [
+            f"## {self.verdict_heading}",
+            "",
+            "| result | statement | verdict | sizes (d, d', a) | evidence | methods |",
+            "|---|---|---|---|---|---|",
+        ]
         for v in self.verdicts:
-            out.append(f"| {_fmt(v.label)} | {_fmt(v.statement)}{' (note)' if v.note else ''} | {v.verdict} | "
-                       f"{v.sizes_text()} | {_fmt(v.evidence)} | {_fmt('; '.join(v.methods)) if v.methods else '-'} |")
+            out.append(
+                f"| {_fmt(v.label)} | {_fmt(v.statement)}{' (note)' if v.note else ''} | {v.verdict} | "
+                f"{v.sizes_text()} | {_fmt(v.evidence)} | {_fmt('; '.join(v.methods)) if v.methods else '-'} |"
+            )
         notes = [f"- {v.label}: {v.note}" for v in self.verdicts if v.note]
         if notes:
             out += ["", "Notes:", ""] + notes
         out += ["", "Sizes covered:", ""]
-        out += [f"- {v.label}: " + (", ".join("(" + ",".join(map(str, s)) + ")" for s in v.sizes) or "none")
-                for v in self.verdicts]
+        out += [
+            f"- {v.label}: " + (", ".join("(" + ",".join(map(str, s)) + ")" for s in v.sizes) or "none")
+            for v in self.verdicts
+        ]
         return out + [""]
 
     def _checks_markdown(self) -> list[str]:
         rows = self.failures if self.details_csv else self.checks
         if self.details_csv:
-            out = [f"## Failed checks ({len(rows)} of {len(self.checks)})", "",
-                   f"All {len(self.checks)} checks, one per row, are in `{self.details_csv}` (and in `report.json`).", ""]
+            out = [
+                f"## Failed checks ({len(rows)} of {len(self.checks)})",
+                "",
+                f"All {len(self.checks)} checks, one per row, are in `{self.details_csv}` (and in `report.json`).",
+                "",
+            ]
             if not rows:
                 return out
         else:
             out = ["## Checks", ""]
         out += ["| claim | case | method | expected | observed | verdict | seconds |", "|---|---|---|---|---|---|---|"]
-        out += [f"| {_fmt(c.claim)} | {_fmt(c.case)} | {_fmt(c.method)} | {_fmt(c.expected)} | "
-                f"{_fmt(c.observed)} | {'pass' if c.passed else '**FAIL**'} | {c.seconds:.2f} |" for c in rows]
+        out += [
+            f"| {_fmt(c.claim)} | {_fmt(c.case)} | {_fmt(c.method)} | {_fmt(c.expected)} | "
+            f"{_fmt(c.observed)} | {'pass' if c.passed else '**FAIL**'} | {c.seconds:.2f} |"
+            for c in rows
+        ]
         return out + [""]
 
     def to_markdown(self) -> str:
@@ -321,13 +373,38 @@ class Report:
         """The checks, one per row (``details`` stay in the JSON)."""
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["result", "claim", "case", "d", "d'", "a", "techniques", "method", "expected", "observed", "passed",
-                    "seconds"])
+        w.writerow(
+            [
+                "result",
+                "claim",
+                "case",
+                "d",
+                "d'",
+                "a",
+                "techniques",
+                "method",
+                "expected",
+                "observed",
+                "passed",
+                "seconds",
+            ]
+        )
         for c in self.checks:
             size = list(c.size or ())[:3] + [""] * (3 - len(c.size or ()))
-            w.writerow([c.topic.value if c.topic else "", c.claim, c.case, *size, "; ".join(c.techniques), c.method,
-                        _csv_value(c.expected), _csv_value(c.observed), "true" if c.passed else "false",
-                        f"{c.seconds:.3f}"])
+            w.writerow(
+                [
+                    c.topic.value if c.topic else "",
+                    c.claim,
+                    c.case,
+                    *size,
+                    "; ".join(c.techniques),
+                    c.method,
+                    _csv_value(c.expected),
+                    _csv_value(c.observed),
+                    "true" if c.passed else "false",
+                    f"{c.seconds:.3f}",
+                ]
+            )
         return buf.getvalue()
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
@@ -369,12 +446,15 @@ def output_directory(path: str | os.PathLike[str], reserve_bytes: int = OUTPUT_R
     try:
         reserve(out, reserve_bytes)
     except OutputError as exc:
-        raise OutputError(f"--out={str(path)!r}: {exc}; the outputs need up to {reserve_bytes / 2**20:.0f} MiB",
-                          path=str(out), errno=exc.errno) from None
+        raise OutputError(
+            f"--out={str(path)!r}: {exc}; the outputs need up to {reserve_bytes / 2**20:.0f} MiB",
+            path=str(out),
+            errno=exc.errno,
+        ) from None
     return out
 
 
-def written(report: "Report", write: Callable[[], Any]) -> Any:
+def written(report: Report, write: Callable[[], Any]) -> Any:
     """``write()`` (a figure, a JSON file, the report itself) during a run; when it cannot be written, the
     :class:`~ag_attention.OutputError` is recorded in ``report.meta["not_written"]`` and the run goes on (its
     results are kept; the CLI then exits with status 4 naming what is missing)."""
@@ -385,7 +465,7 @@ def written(report: "Report", write: Callable[[], Any]) -> Any:
         return None
 
 
-def rescue(report: "Report", failed: OutputError) -> Path | None:
+def rescue(report: Report, failed: OutputError) -> Path | None:
     """Write ``report`` into a new directory of the temporary directory after writing it where asked failed;
     the directory, or None when that fails too."""
     try:

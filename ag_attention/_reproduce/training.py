@@ -24,9 +24,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import _progress as progress
 from .._architecture import Architecture
@@ -49,17 +50,27 @@ TWO = Architecture((3, 3, 2), (2, 2), tokens=2)
 #: about 40 s on 2 cores: one layer, 2 data sizes x 3 seeds; two layers, 1 data size x 1 seed
 QUICK = Plan(((ONE, (2, 30), (0, 1, 2), 3000), (TWO, (30,), (0,), 2000)), 250)
 #: about 25 minutes: more seeds, data sizes and steps
-FULL = Plan(((ONE, (2, 5, 30), tuple(range(10)), 10000), (Architecture((2, 2), (2,), tokens=2), (2, 5, 30),
-                                                              tuple(range(10)), 10000),
-             (TWO, (5, 30), tuple(range(5)), 8000)), 500)
+FULL = Plan(
+    (
+        (ONE, (2, 5, 30), tuple(range(10)), 10000),
+        (Architecture((2, 2), (2,), tokens=2), (2, 5, 30), tuple(range(10)), 10000),
+        (TWO, (5, 30), tuple(range(5)), 8000),
+    ),
+    500,
+)
 
 #: a loss above this at the end: the run did not reach the teacher's function (a spurious point, or too slow)
 STUCK = 1e-3
 
 
 def _runs(plan: Plan, seed: int, on_run: Callable[[TrainingRun], None]) -> list[TrainingRun]:
-    jobs = [(arch, teacher, n, s, steps) for arch, sizes, seeds, steps in plan.runs
-            for teacher in TEACHERS for n in sizes for s in seeds]
+    jobs = [
+        (arch, teacher, n, s, steps)
+        for arch, sizes, seeds, steps in plan.runs
+        for teacher in TEACHERS
+        for n in sizes
+        for s in seeds
+    ]
     out = []
     with progress.bar(total=len(jobs), desc="teacher-student runs", unit="run") as b:
         for arch, teacher, n, s, steps in jobs:
@@ -84,46 +95,86 @@ def _summary_rows(runs: list[TrainingRun]) -> list[list[Any]]:
         ends = Counter(r.end for r in rs)
         start_d = [r.records[0].distance for r in rs if r.records[0].distance is not None]
         end_d = [r.final.distance for r in rs if r.final.distance is not None]
-        rows.append([arch, teacher, n, len(rs), ends.get("smooth", 0), ends.get("singular", 0), ends.get("critical", 0),
-                     sum(1 for r in rs if r.final.loss > STUCK), _median([r.final.loss for r in rs]),
-                     _median([r.final.ratio for r in rs if r.final.ratio is not None]),
-                     _median(start_d), _median(end_d)])
+        rows.append(
+            [
+                arch,
+                teacher,
+                n,
+                len(rs),
+                ends.get("smooth", 0),
+                ends.get("singular", 0),
+                ends.get("critical", 0),
+                sum(1 for r in rs if r.final.loss > STUCK),
+                _median([r.final.loss for r in rs]),
+                _median([r.final.ratio for r in rs if r.final.ratio is not None]),
+                _median(start_d),
+                _median(end_d),
+            ]
+        )
     return rows
 
 
 def _checks(report: Report, runs: list[TrainingRun]) -> None:
     increased = [r for r in runs if any(b.loss > a.loss * (1 + 1e-9) for a, b in zip(r.records, r.records[1:]))]
-    report.add(Check("gradient descent with backtracking never increases the loss", f"{len(runs)} runs",
-                     "loss at every record", "non-increasing", f"{len(runs) - len(increased)} of {len(runs)}",
-                     not increased, details={"increased": [(r.teacher, r.samples, r.seed) for r in increased]}))
+    report.add(
+        Check(
+            "gradient descent with backtracking never increases the loss",
+            f"{len(runs)} runs",
+            "loss at every record",
+            "non-increasing",
+            f"{len(runs) - len(increased)} of {len(runs)}",
+            not increased,
+            details={"increased": [(r.teacher, r.samples, r.seed) for r in increased]},
+        )
+    )
     for arch in {r.architecture for r in runs}:
-        generic = [r for r in runs if r.architecture == arch and r.teacher == "generic"
-                   and r.samples == max(x.samples for x in runs if x.architecture == arch)]
+        generic = [
+            r
+            for r in runs
+            if r.architecture == arch
+            and r.teacher == "generic"
+            and r.samples == max(x.samples for x in runs if x.architecture == arch)
+        ]
         fitted = [r for r in generic if r.final.loss < 1e-8]
         if arch.depth == 1 and fitted:
             # N t d' equations >> dim M: zero loss means the teacher's (generic) function, whose fiber is the
             # rescalings only (Thm. 3.2): the student must be at a point of full local rank
             ok = [r for r in fitted if r.final.numerical_rank == r.generic_dimension]
-            report.add(Check(
-                "generic teacher, enough data: a run that reaches zero loss ends at a point of full local rank",
-                arch.describe(), f"the float64 local rank (clear gap) = dim M = {fitted[0].generic_dimension} "
-                "where the final loss < 1e-8", f"{len(fitted)} of {len(fitted)}", f"{len(ok)} of {len(fitted)}",
-                len(ok) == len(fitted), details={"runs": [(r.seed, r.final.loss, r.final.numerical_rank)
-                                                          for r in generic]}))
-        every = [r for r in runs if r.architecture == arch and r.teacher == "critical" and r.samples >= 30
-                 and r.final.distance is not None]
+            report.add(
+                Check(
+                    "generic teacher, enough data: a run that reaches zero loss ends at a point of full local rank",
+                    arch.describe(),
+                    f"the float64 local rank (clear gap) = dim M = {fitted[0].generic_dimension} "
+                    "where the final loss < 1e-8",
+                    f"{len(fitted)} of {len(fitted)}",
+                    f"{len(ok)} of {len(fitted)}",
+                    len(ok) == len(fitted),
+                    details={"runs": [(r.seed, r.final.loss, r.final.numerical_rank) for r in generic]},
+                )
+            )
+        every = [
+            r
+            for r in runs
+            if r.architecture == arch and r.teacher == "critical" and r.samples >= 30 and r.final.distance is not None
+        ]
         # the claim is about students that fit the teacher; a run stopped above STUCK (a stall) is listed apart
         critical = [r for r in every if r.final.loss <= STUCK]
         if critical:
             closer = [r for r in critical if r.final.distance < r.records[0].distance / 2]  # type: ignore[operator]
             stalled = [r for r in every if r.final.loss > STUCK]
-            report.add(Check(
-                f"critical teacher, enough data: a student that fits the teacher (loss <= {STUCK:g}) approaches the "
-                "critical pairs", arch.describe() + (f" ({len(stalled)} stalled run(s) above loss {STUCK:g} left "
-                                                     "out)" if stalled else ""),
-                "distance to {(u v^T, w v^T)} at the end below half the start", f"{len(critical)} of {len(critical)}",
-                f"{len(closer)} of {len(critical)}", len(closer) == len(critical),
-                details={"runs": [(r.seed, r.records[0].distance, r.final.distance, r.final.loss) for r in every]}))
+            report.add(
+                Check(
+                    f"critical teacher, enough data: a student that fits the teacher (loss <= {STUCK:g}) approaches the "
+                    "critical pairs",
+                    arch.describe()
+                    + (f" ({len(stalled)} stalled run(s) above loss {STUCK:g} left out)" if stalled else ""),
+                    "distance to {(u v^T, w v^T)} at the end below half the start",
+                    f"{len(critical)} of {len(critical)}",
+                    f"{len(closer)} of {len(critical)}",
+                    len(closer) == len(critical),
+                    details={"runs": [(r.seed, r.records[0].distance, r.final.distance, r.final.loss) for r in every]},
+                )
+            )
 
 
 def _findings(runs: list[TrainingRun]) -> list[str]:
@@ -137,9 +188,11 @@ def _findings(runs: list[TrainingRun]) -> list[str]:
                     continue
                 ends = Counter(r.end for r in rs)
                 stuck = sum(1 for r in rs if r.final.loss > STUCK)
-                text = (f"{arch.describe()}, {teacher} teacher, N = {n}: {len(rs)} runs end "
-                        + ", ".join(f"{k} {v}" for k, v in sorted(ends.items()))
-                        + f"; median final loss {statistics.median(r.final.loss for r in rs):.1e}")
+                text = (
+                    f"{arch.describe()}, {teacher} teacher, N = {n}: {len(rs)} runs end "
+                    + ", ".join(f"{k} {v}" for k, v in sorted(ends.items()))
+                    + f"; median final loss {statistics.median(r.final.loss for r in rs):.1e}"
+                )
                 d = [r.final.distance for r in rs if r.final.distance is not None]
                 if d:
                     text += f", median distance to the critical pairs {statistics.median(d):.2g}"
@@ -171,11 +224,16 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
     names = {"rank-one A": "rank-one $A$"}
     counts = Counter(r.teacher for r in drawn)
     fig, axes = plt.subplots(2, 2, figsize=(11, 8.2))
-    panels = [(axes[0][0], lambda r, x: x.loss, "loss (mean squared error)"),
-              (axes[0][1], lambda r, x: x.ratio, r"$s_D / s_1$ of the normalized Jacobian"),
-              (axes[1][0], lambda r, x: x.distance, r"distance to the critical pairs $(uv^\top, wv^\top)$"),
-              (axes[1][1], lambda r, x: min(x.singular_A[0]) / max(x.singular_A[0]) if max(x.singular_A[0]) > 0
-               else None, r"$\sigma_{\min}(A) / \sigma_{\max}(A)$")]
+    panels = [
+        (axes[0][0], lambda r, x: x.loss, "loss (mean squared error)"),
+        (axes[0][1], lambda r, x: x.ratio, r"$s_D / s_1$ of the normalized Jacobian"),
+        (axes[1][0], lambda r, x: x.distance, r"distance to the critical pairs $(uv^\top, wv^\top)$"),
+        (
+            axes[1][1],
+            lambda r, x: min(x.singular_A[0]) / max(x.singular_A[0]) if max(x.singular_A[0]) > 0 else None,
+            r"$\sigma_{\min}(A) / \sigma_{\max}(A)$",
+        ),
+    ]
     for ax, value, label in panels:
         seen = set()
         for r in drawn:
@@ -186,9 +244,19 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
             n = counts[r.teacher]
             name = None if r.teacher in seen else f"{names.get(r.teacher, r.teacher)} teacher ({n} run{'s' * (n != 1)})"
             seen.add(r.teacher)
-            ax.semilogy(xs, ys, ls=styles.get(r.teacher, ":"), color=colors.get(r.teacher, OKABE_ITO["black"]), lw=1.5,
-                        marker=markers.get(r.teacher, "D"), markevery=[len(xs) - 1], ms=6, label=name, alpha=0.85,
-                        gid=f"run:{r.teacher}:{r.seed}")
+            ax.semilogy(
+                xs,
+                ys,
+                ls=styles.get(r.teacher, ":"),
+                color=colors.get(r.teacher, OKABE_ITO["black"]),
+                lw=1.5,
+                marker=markers.get(r.teacher, "D"),
+                markevery=[len(xs) - 1],
+                ms=6,
+                label=name,
+                alpha=0.85,
+                gid=f"run:{r.teacher}:{r.seed}",
+            )
         ax.set_xlabel("gradient step")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
@@ -196,9 +264,11 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
     if drawn:
         axes[0][0].legend(fontsize=8)
         a = drawn[0].architecture
-        fig.suptitle(f"Gradient descent on one lightning layer ($d = {a.widths[0]}$, $d' = {a.widths[1]}$, "
-                     f"$a = {a.ranks[0]}$, $t = {a.tokens}$) with $N = {big}$ input sequences.\n"
-                     "The loss and the geometry along each run, a marker where it ends.")
+        fig.suptitle(
+            f"Gradient descent on one lightning layer ($d = {a.widths[0]}$, $d' = {a.widths[1]}$, "
+            f"$a = {a.ranks[0]}$, $t = {a.tokens}$) with $N = {big}$ input sequences.\n"
+            "The loss and the geometry along each run, a marker where it ends."
+        )
     else:
         fig.suptitle("No one-layer run to draw.")
     fig.tight_layout()
@@ -208,8 +278,9 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
         plt.close(fig)
 
 
-def reproduce_training(out: str | Path | None = None, *, quick: bool = False, seed: int = 0,
-                       plan: Plan | None = None) -> Report:
+def reproduce_training(
+    out: str | Path | None = None, *, quick: bool = False, seed: int = 0, plan: Plan | None = None
+) -> Report:
     """Run the plan (:data:`QUICK` or :data:`FULL`), return the report (and write it with its figure under
     ``out``)."""
     plan = plan or (QUICK if quick else FULL)
@@ -224,18 +295,36 @@ def reproduce_training(out: str | Path | None = None, *, quick: bool = False, se
             "normalized Jacobian, D the generic dimension) and, for one layer, the distance to the critical "
             f"pairs. A run ends 'critical' when s_D / s_1 < {CRITICAL_RATIO:g}, 'singular' (one layer) when A and "
             f"V have numerical rank <= 1 (singular values below {RANK_TOLERANCE:g} of the largest count as "
-            "zero), else 'smooth'. Float64 measurements, not proofs (docs/math/point.md)."),
+            "zero), else 'smooth'. Float64 measurements, not proofs (docs/math/point.md)."
+        ),
         meta={"seed": seed, "plan": "quick" if plan == QUICK else "full" if plan == FULL else "custom"},
     )
     runs = _runs(plan, seed, lambda r: None)
-    report.tables.append(Table(
-        "Where the runs end", ["architecture", "teacher", "N", "runs", "smooth", "singular", "critical",
-                               f"loss > {STUCK:g}", "median loss", "median s_D/s_1", "median start distance",
-                               "median end distance"],
-        _summary_rows(runs),
-        note="distance: to the critical pairs (u v^T, w v^T) in the Frobenius norm of (A, V), one layer only",
-        formats={c: (lambda v, row: "-" if v is None else f"{v:.2g}")
-                 for c in ("median loss", "median s_D/s_1", "median start distance", "median end distance")}))
+    report.tables.append(
+        Table(
+            "Where the runs end",
+            [
+                "architecture",
+                "teacher",
+                "N",
+                "runs",
+                "smooth",
+                "singular",
+                "critical",
+                f"loss > {STUCK:g}",
+                "median loss",
+                "median s_D/s_1",
+                "median start distance",
+                "median end distance",
+            ],
+            _summary_rows(runs),
+            note="distance: to the critical pairs (u v^T, w v^T) in the Frobenius norm of (A, V), one layer only",
+            formats={
+                c: (lambda v, row: "-" if v is None else f"{v:.2g}")
+                for c in ("median loss", "median s_D/s_1", "median start distance", "median end distance")
+            },
+        )
+    )
     _checks(report, runs)
     report.findings += _findings(runs)
     report.meta["runs"] = len(runs)

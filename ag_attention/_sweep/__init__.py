@@ -28,5 +28,15 @@ from .run import SweepResult, sweep
 from .store import read_metadata, read_rows
 from .summary import summarize
 
-__all__ = ["sweep", "SweepResult", "Grid", "Spec", "load_grid", "parse_grid", "read_rows", "read_metadata",
-           "summarize", "COLUMNS"]
+__all__ = [
+    "sweep",
+    "SweepResult",
+    "Grid",
+    "Spec",
+    "load_grid",
+    "parse_grid",
+    "read_rows",
+    "read_metadata",
+    "summarize",
+    "COLUMNS",
+]

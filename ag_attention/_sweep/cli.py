@@ -38,30 +38,44 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     from .run import DEFAULT_TIMEOUT
 
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "sweep", help="dimensions of every architecture of a grid file, into DIR/results.parquet",
+        "sweep",
+        help="dimensions of every architecture of a grid file, into DIR/results.parquet",
         description="Compute the dimension of every architecture of a grid file (TOML: [[architecture]] tables "
-                    "and [product] ranges: the docs page 'Sweep grid files', docs/grid.md) on all local cores or a "
-                    "Dask cluster, "
-                    "streaming rows to DIR (crash-safe, resumable), then DIR/results.parquet, summary.md, "
-                    "summary.json and dimension-vs-formula.png/.svg.",
+        "and [product] ranges: the docs page 'Sweep grid files', docs/grid.md) on all local cores or a "
+        "Dask cluster, "
+        "streaming rows to DIR (crash-safe, resumable), then DIR/results.parquet, summary.md, "
+        "summary.json and dimension-vs-formula.png/.svg.",
     )
     p.add_argument("grid", help="grid file (TOML)")
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="Dask scheduler tcp://HOST:PORT (default: local processes)")
-    p.add_argument("--workers", type=integer("--workers"), default=None, metavar="N",
-                   help="local: processes (default: all cores); Dask: workers to wait for (default 1)")
+    p.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler tcp://HOST:PORT (default: local processes)"
+    )
+    p.add_argument(
+        "--workers",
+        type=integer("--workers"),
+        default=None,
+        metavar="N",
+        help="local: processes (default: all cores); Dask: workers to wait for (default 1)",
+    )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--resume", action="store_true",
-                   help="complete the run in DIR: keep its finished rows, compute the rest (the same grid, prime and "
-                        "seed: another grid is refused with exit 2, use --overwrite); stored lines that are not "
-                        "valid rows are moved to DIR/journal.rejected, with a warning")
+    g.add_argument(
+        "--resume",
+        action="store_true",
+        help="complete the run in DIR: keep its finished rows, compute the rest (the same grid, prime and "
+        "seed: another grid is refused with exit 2, use --overwrite); stored lines that are not "
+        "valid rows are moved to DIR/journal.rejected, with a warning",
+    )
     g.add_argument("--overwrite", action="store_true", help="delete the results in DIR first")
     p.add_argument("--prime", type=integer("--prime"), default=None, help="prime p < 2^31 (default 2^31 - 1)")
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of every row (default 0)")
-    p.add_argument("--timeout", type=seconds("--timeout"), default=DEFAULT_TIMEOUT,
-                   help="seconds to wait for the scheduler to answer and connect, for its workers, and through a "
-                        f"loss of all of them (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument(
+        "--timeout",
+        type=seconds("--timeout"),
+        default=DEFAULT_TIMEOUT,
+        help="seconds to wait for the scheduler to answer and connect, for its workers, and through a "
+        f"loss of all of them (default {DEFAULT_TIMEOUT:g})",
+    )
     p.add_argument("--no-plots", action="store_true", help="no dimension-vs-formula plots")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")
@@ -84,9 +98,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JournalWarning)
         try:
-            result = sweep(args.grid, args.out, scheduler=args.scheduler, workers=args.workers, resume=args.resume,
-                           overwrite=args.overwrite, seed=args.seed, timeout=args.timeout, plots=not args.no_plots,
-                           **kwargs)
+            result = sweep(
+                args.grid,
+                args.out,
+                scheduler=args.scheduler,
+                workers=args.workers,
+                resume=args.resume,
+                overwrite=args.overwrite,
+                seed=args.seed,
+                timeout=args.timeout,
+                plots=not args.no_plots,
+                **kwargs,
+            )
         finally:  # rows set aside are said on stderr as a warning of the command, also when the run fails
             for w in caught:
                 if issubclass(w.category, JournalWarning):
@@ -98,8 +121,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     else:
         print(result)
     if result.errors:
-        print(f"ag-attention: {result.errors} architecture(s) failed: see the error column of {result.results}",
-              file=sys.stderr)
+        print(
+            f"ag-attention: {result.errors} architecture(s) failed: see the error column of {result.results}",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     return 0
 

@@ -56,8 +56,14 @@ class LocalDaskCluster:
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
         with open(self._dir / log, "wb") as out:
-            proc = subprocess.Popen(dask_command() + args, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                    cwd=self._dir, start_new_session=True)
+            proc = subprocess.Popen(
+                dask_command() + args,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=self._dir,
+                start_new_session=True,
+            )
         self._procs.append(proc)
         return proc
 
@@ -68,7 +74,9 @@ class LocalDaskCluster:
 
     def _output(self) -> str:
         assert self._dir is not None
-        return "\n".join(f"--- {p.name} ---\n{p.read_text(errors='replace')[-1500:]}" for p in sorted(self._dir.glob("*.log")))
+        return "\n".join(
+            f"--- {p.name} ---\n{p.read_text(errors='replace')[-1500:]}" for p in sorted(self._dir.glob("*.log"))
+        )
 
     def start(self) -> str:
         """Start the scheduler and the workers; their address once every worker has joined."""
@@ -76,12 +84,16 @@ class LocalDaskCluster:
         self._dir = Path(tempfile.mkdtemp(prefix="ag-attention-dask-"))
         try:
             file = self._dir / "scheduler.json"
-            sched = self._start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                 "--scheduler-file", str(file)], "scheduler.log")
+            sched = self._start(
+                ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(file)],
+                "scheduler.log",
+            )
             deadline = time.monotonic() + self.timeout
             while not file.exists():
                 if sched.poll() is not None or time.monotonic() > deadline:
-                    raise ComputationError(f"the Dask scheduler did not start within {self.timeout:g} s:\n{self._output()}")
+                    raise ComputationError(
+                        f"the Dask scheduler did not start within {self.timeout:g} s:\n{self._output()}"
+                    )
                 time.sleep(0.05)
             while True:
                 try:
@@ -91,8 +103,20 @@ class LocalDaskCluster:
                     if time.monotonic() > deadline:
                         raise ComputationError(f"unreadable scheduler file {file}:\n{self._output()}") from None
                     time.sleep(0.05)
-            self._start(["worker", self.address, "--nworkers", str(self.workers), "--nthreads", str(self.threads),
-                         "--no-dashboard", "--local-directory", str(self._dir / "work")], "workers.log")
+            self._start(
+                [
+                    "worker",
+                    self.address,
+                    "--nworkers",
+                    str(self.workers),
+                    "--nthreads",
+                    str(self.threads),
+                    "--no-dashboard",
+                    "--local-directory",
+                    str(self._dir / "work"),
+                ],
+                "workers.log",
+            )
             self._wait_for_workers(deadline)
         except BaseException:
             self.stop()
@@ -106,7 +130,9 @@ class LocalDaskCluster:
             with distributed.Client(self.address, timeout=left, set_as_default=False) as client:
                 client.wait_for_workers(self.workers, timeout=max(1.0, deadline - time.monotonic()))
         except (OSError, TimeoutError) as exc:
-            raise ComputationError(f"the Dask workers did not join within {self.timeout:g} s ({exc}):\n{self._output()}") from None
+            raise ComputationError(
+                f"the Dask workers did not join within {self.timeout:g} s ({exc}):\n{self._output()}"
+            ) from None
 
     def stop(self) -> None:
         """Kill every process group (scheduler, nannies, workers) and remove the working directory."""
@@ -124,6 +150,7 @@ class LocalDaskCluster:
     def __enter__(self) -> str:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()

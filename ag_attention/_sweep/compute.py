@@ -72,8 +72,15 @@ KEY_COLUMNS = ("widths", "ranks", "tokens", "heads", "skip", "normalized", "caus
 #: certificate kinds: how a lightning dimension is known (``certified`` is true for the first three); the column
 #: ``bound`` names the upper bound the rank met (``symmetries``, ``effective-architecture`` or a bound of
 #: docs/math/bounds.md)
-CERTIFICATE_KINDS = ("symmetry-bound", "analytic-bound", "effective-architecture", "lower-bound", "ball-arithmetic",
-                     "numerical", "error")
+CERTIFICATE_KINDS = (
+    "symmetry-bound",
+    "analytic-bound",
+    "effective-architecture",
+    "lower-bound",
+    "ball-arithmetic",
+    "numerical",
+    "error",
+)
 
 
 def certificate_kind(result: Any) -> str:
@@ -81,7 +88,9 @@ def certificate_kind(result: Any) -> str:
     closed = result.closed_by
     if closed is None:
         return "lower-bound"
-    return {"symmetries": "symmetry-bound", "effective-architecture": "effective-architecture"}.get(closed, "analytic-bound")
+    return {"symmetries": "symmetry-bound", "effective-architecture": "effective-architecture"}.get(
+        closed, "analytic-bound"
+    )
 
 
 #: the kinds whose rows are certified (``certified`` true)
@@ -112,8 +121,10 @@ def row_contradiction(row: dict[str, Any]) -> str | None:
         return f"dimension={dim} above its upper_bound={upper}"
     expected = expected_dimension(arch)
     if row["expected"] != expected.value or row["formula_applies"] != expected.applies:
-        return (f"expected={row['expected']} (formula_applies={row['formula_applies']}): the formula gives "
-                f"{expected.value} (applies={expected.applies})")
+        return (
+            f"expected={row['expected']} (formula_applies={row['formula_applies']}): the formula gives "
+            f"{expected.value} (applies={expected.applies})"
+        )
     eff = effective_architecture(arch)
     if list(row["effective_widths"]) != list(eff.widths) or list(row["effective_ranks"]) != list(eff.ranks):
         return "effective_widths/effective_ranks: not the effective architecture of its key"
@@ -126,8 +137,12 @@ def row_contradiction(row: dict[str, Any]) -> str | None:
             return f"certified, but dimension={dim} is below its upper_bound={upper}"
     if row["error"] is not None and (dim is not None or row["certified"]):
         return "an error row with a dimension or a certificate"
-    if row["dimension"] is not None and row["expected"] is not None and row["agrees"] is not None \
-            and row["agrees"] != (dim == row["expected"]):
+    if (
+        row["dimension"] is not None
+        and row["expected"] is not None
+        and row["agrees"] is not None
+        and row["agrees"] != (dim == row["expected"])
+    ):
         return f"agrees={row['agrees']} for dimension={dim} and expected={row['expected']}"
     if not spec.normalized and row["error"] is None and row["prime"] is None:
         return "a lightning row without its prime"
@@ -187,16 +202,35 @@ def _compute(row: dict[str, Any], arch: Architecture, spec: Spec, prime: int, se
         n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)
         d = n.to_dict()
         # certified: a ball-arithmetic lower bound meets the bound of the symmetry families 1 and 2
-        row.update(dimension=n.dimension, agrees=n.agrees, certified=n.certified, upper_bound=n.upper_bound,
-                   certificate_kind="ball-arithmetic" if n.certified else "numerical",
-                   certificate=(d["certificate"] if n.dimension is not None
-                                else "numerical, no verdict: " + (n.undecided or n.gap.reason)),
-                   singular_value_gap=d["singular_value_gap"], samples=n.samples, runs=len(n.history) or 1)
+        row.update(
+            dimension=n.dimension,
+            agrees=n.agrees,
+            certified=n.certified,
+            upper_bound=n.upper_bound,
+            certificate_kind="ball-arithmetic" if n.certified else "numerical",
+            certificate=(
+                d["certificate"]
+                if n.dimension is not None
+                else "numerical, no verdict: " + (n.undecided or n.gap.reason)
+            ),
+            singular_value_gap=d["singular_value_gap"],
+            samples=n.samples,
+            runs=len(n.history) or 1,
+        )
     else:
         r = dimension(arch, prime=prime, seed=seed, threads=1)
-        row.update(dimension=r.dimension, upper_bound=r.upper_bound, agrees=r.agrees, certified=r.certified,
-                   certificate_kind=certificate_kind(r), bound=r.closed_by, certificate=r.certificate, prime=r.prime,
-                   samples=r.samples, runs=len(r.runs))
+        row.update(
+            dimension=r.dimension,
+            upper_bound=r.upper_bound,
+            agrees=r.agrees,
+            certified=r.certified,
+            certificate_kind=certificate_kind(r),
+            bound=r.closed_by,
+            certificate=r.certificate,
+            prime=r.prime,
+            samples=r.samples,
+            runs=len(r.runs),
+        )
 
 
 def compute_chunk(specs: Sequence[Spec], prime: int, seed: int) -> list[dict[str, Any]]:

@@ -39,7 +39,9 @@ __all__ = ["run_dask"]
 #: what every error that stops a distributed run ends with
 KEPT = "the finished rows are kept: --resume completes the run"
 
-_ADDRESS = re.compile(r"(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?P<host>\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+):(?P<port>[0-9]{1,5})")
+_ADDRESS = re.compile(
+    r"(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?P<host>\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+):(?P<port>[0-9]{1,5})"
+)
 
 
 def _scheduler_address(address: object) -> str:
@@ -48,7 +50,9 @@ def _scheduler_address(address: object) -> str:
         raise InvalidArgumentError(f"--scheduler={address!r}: must be an address tcp://HOST:PORT")
     m = _ADDRESS.fullmatch(address.strip())
     if m is None or not 0 < int(m.group("port")) < 65536:
-        raise InvalidArgumentError(f"--scheduler={address!r}: must be an address tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+        raise InvalidArgumentError(
+            f"--scheduler={address!r}: must be an address tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)"
+        )
     scheme = m.group("scheme") or "tcp"
     if scheme not in ("tcp", "tls", "ws", "wss", "ucx"):
         raise InvalidArgumentError(f"--scheduler={address!r}: unknown protocol {scheme!r} (tcp, tls, ws, wss, ucx)")
@@ -105,9 +109,10 @@ def _probe_tcp(address: str, timeout: float, refused: str) -> None:
             pass
     except ConnectionRefusedError:
         raise InvalidArgumentError(f"{refused}: nothing listens at {host}:{port} (connection refused)") from None
-    except (TimeoutError, socket.timeout):
-        raise InvalidArgumentError(f"{refused}: {host}:{port} did not accept a TCP connection within {timeout:g} s "
-                                   "(no route, or a firewall)") from None
+    except TimeoutError:
+        raise InvalidArgumentError(
+            f"{refused}: {host}:{port} did not accept a TCP connection within {timeout:g} s (no route, or a firewall)"
+        ) from None
     except OSError as exc:
         raise InvalidArgumentError(f"{refused} ({brief(exc, 200)})") from None
 
@@ -120,8 +125,9 @@ def _connect(address: str, timeout: float) -> Any:
     try:
         identity = _identity(address, timeout)
     except (TimeoutError, asyncio.TimeoutError):
-        raise InvalidArgumentError(f"{refused} (something there accepted the connection but did not answer "
-                                   "as a Dask scheduler does)") from None
+        raise InvalidArgumentError(
+            f"{refused} (something there accepted the connection but did not answer as a Dask scheduler does)"
+        ) from None
     except OSError as exc:
         raise InvalidArgumentError(f"{refused} ({brief(exc, 200)})") from None
     except Exception as exc:  # whatever spoke there, it is not a scheduler
@@ -177,12 +183,15 @@ def _wait_for_workers(client: Any, address: str, workers: int | None, timeout: f
     except ComputationError:
         raise
     except Exception as exc:  # the scheduler went away while we waited
-        raise ComputationError(f"lost the connection to the Dask scheduler at {address} while waiting for its "
-                               f"workers ({type(exc).__name__}: {brief(exc)})") from None
+        raise ComputationError(
+            f"lost the connection to the Dask scheduler at {address} while waiting for its "
+            f"workers ({type(exc).__name__}: {brief(exc)})"
+        ) from None
 
 
-def run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, seed: int, timeout: float,
-             emit: Emit) -> None:
+def run_dask(
+    client: Any, address: str, chunks: list[list[Spec]], prime: int, seed: int, timeout: float, emit: Emit
+) -> None:
     """Compute ``chunks`` on the Dask cluster of ``client``, each chunk's rows to ``emit`` as it finishes.
 
     Raises :class:`~ag_attention._errors.ComputationError` (never another error of the client) when a task
@@ -194,15 +203,27 @@ def run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, se
     try:
         futures = client.map(compute_chunk, chunks, prime=prime, seed=seed, pure=False)
         pending = set(futures)
-        _wait(distributed, client, address, futures, dict(zip((f.key for f in futures), chunks)), pending,
-              prime, seed, timeout, emit)
+        _wait(
+            distributed,
+            client,
+            address,
+            futures,
+            dict(zip((f.key for f in futures), chunks)),
+            pending,
+            prime,
+            seed,
+            timeout,
+            emit,
+        )
     except AgAttentionError:  # a failed task, a lost cluster, a full disk while the rows are written
         raise
     except (Exception, asyncio.CancelledError) as exc:  # the client lost its scheduler
         left = len(pending) if pending else len(chunks)
         raise ComputationError(
             f"lost the connection to the Dask scheduler at {address} ({type(exc).__name__}: {brief(exc)}) with "
-            f"{left:,} of {len(chunks):,} chunks not finished; {KEPT}", prime=prime, seed=seed,
+            f"{left:,} of {len(chunks):,} chunks not finished; {KEPT}",
+            prime=prime,
+            seed=seed,
         ) from None
     finally:
         if pending:
@@ -210,8 +231,18 @@ def run_dask(client: Any, address: str, chunks: list[list[Spec]], prime: int, se
                 client.cancel(list(pending))
 
 
-def _wait(distributed: Any, client: Any, address: str, futures: list[Any], chunk_of: dict[Any, list[Spec]],
-          pending: set[Any], prime: int, seed: int, timeout: float, emit: Emit) -> None:
+def _wait(
+    distributed: Any,
+    client: Any,
+    address: str,
+    futures: list[Any],
+    chunk_of: dict[Any, list[Spec]],
+    pending: set[Any],
+    prime: int,
+    seed: int,
+    timeout: float,
+    emit: Emit,
+) -> None:
     """Emit each finished chunk, removing it from ``pending``; a ComputationError when the cluster fails."""
     ready = distributed.as_completed(futures, loop=client.loop, raise_errors=False)
     last_ok = last_check = time.monotonic()
@@ -230,12 +261,16 @@ def _wait(distributed: Any, client: Any, address: str, futures: list[Any], chunk
             if fut.status == "cancelled" and client.status != "running":
                 raise ComputationError(
                     f"lost the connection to the Dask scheduler at {address} (client {client.status}) with "
-                    f"{len(pending):,} of {len(chunk_of):,} chunks not finished; {KEPT}", prime=prime, seed=seed)
+                    f"{len(pending):,} of {len(chunk_of):,} chunks not finished; {KEPT}",
+                    prime=prime,
+                    seed=seed,
+                )
             hint = " (is ag-attention installed on the workers?)" if isinstance(exc, ImportError) else ""
             others = f" (and {len(chunk) - 1:,} more architectures of its task)" if len(chunk) > 1 else ""
             raise ComputationError(
                 f"the Dask cluster at {address} failed on {chunk[0].describe()}{others}: {why}{hint}; {KEPT}",
-                prime=prime, seed=seed,
+                prime=prime,
+                seed=seed,
             )
         now = time.monotonic()
         if now - last_check < 1.0:
@@ -247,7 +282,9 @@ def _wait(distributed: Any, client: Any, address: str, futures: list[Any], chunk
             state = "no worker" if client.status == "running" else f"no connection (client {client.status})"
             raise ComputationError(
                 f"the Dask cluster at {address} has had {state} for {timeout:g} s with {len(pending):,} chunks "
-                f"left; {KEPT}", prime=prime, seed=seed,
+                f"left; {KEPT}",
+                prime=prime,
+                seed=seed,
             )
 
 

@@ -136,22 +136,39 @@ class Spec:
 
     def describe(self) -> str:
         """``widths 4,2,4 ranks 2,2 t=3`` (a deep network's lists cut: ``widths 4,4,4,4,4,4,...,4 (1,201 widths)``)."""
-        parts = [f"widths {_listing(self.widths, 'widths')}", f"ranks {_listing(self.ranks, 'ranks')}",
-                 f"t={self.tokens}"]
+        parts = [
+            f"widths {_listing(self.widths, 'widths')}",
+            f"ranks {_listing(self.ranks, 'ranks')}",
+            f"t={self.tokens}",
+        ]
         if self.heads != 1:
             parts.append(f"heads={self.heads}")
         parts += [name for name in ("skip", "normalized", "causal") if getattr(self, name)]
         return " ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"widths": list(self.widths), "ranks": list(self.ranks), "tokens": self.tokens, "heads": self.heads,
-                "skip": self.skip, "normalized": self.normalized, "causal": self.causal}
+        return {
+            "widths": list(self.widths),
+            "ranks": list(self.ranks),
+            "tokens": self.tokens,
+            "heads": self.heads,
+            "skip": self.skip,
+            "normalized": self.normalized,
+            "causal": self.causal,
+        }
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Spec:
         """The key of a stored row (the columns of ``to_dict()``)."""
-        return cls(tuple(int(w) for w in row["widths"]), tuple(int(a) for a in row["ranks"]), int(row["tokens"]),
-                   int(row["heads"]), bool(row["skip"]), bool(row["normalized"]), bool(row["causal"]))
+        return cls(
+            tuple(int(w) for w in row["widths"]),
+            tuple(int(a) for a in row["ranks"]),
+            int(row["tokens"]),
+            int(row["heads"]),
+            bool(row["skip"]),
+            bool(row["normalized"]),
+            bool(row["causal"]),
+        )
 
 
 def _listing(values: Sequence[int], name: str, head: int = 6) -> str:
@@ -173,8 +190,15 @@ def brief(text: object, limit: int = 300) -> str:
 
 def to_architecture(spec: Spec) -> Architecture:
     """The :class:`Architecture` of ``spec``."""
-    return Architecture(spec.widths, spec.ranks, tokens=spec.tokens, heads=spec.heads, skip=spec.skip,
-                        normalized=spec.normalized, causal=spec.causal)
+    return Architecture(
+        spec.widths,
+        spec.ranks,
+        tokens=spec.tokens,
+        heads=spec.heads,
+        skip=spec.skip,
+        normalized=spec.normalized,
+        causal=spec.causal,
+    )
 
 
 @dataclass(frozen=True)
@@ -216,8 +240,13 @@ def _show(value: Any) -> str:
     return f"{text[:_SHOW]}... ({len(text):,} characters)"
 
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def _read_grid_file(p: Path) -> bytes:
@@ -296,8 +325,11 @@ def parse_grid(data: Mapping[str, Any], *, source: str = "<grid>", sha256: str =
         raise InvalidArgumentError(f"{where}: product={_show(products)}: must be a [product] table")
     # sizes first, by arithmetic: nothing is built before the whole grid is known to fit
     total = len(explicit)
-    layers = sum(len(t["widths"]) - 1 for t in explicit
-                 if isinstance(t, Mapping) and isinstance(t.get("widths"), list) and t["widths"])
+    layers = sum(
+        len(t["widths"]) - 1
+        for t in explicit
+        if isinstance(t, Mapping) and isinstance(t.get("widths"), list) and t["widths"]
+    )
     _check_size(where, "architecture", len(explicit), total, layers)
     names = ["product" if len(products) == 1 else f"product[{j}]" for j in range(len(products))]
     axes = [_product_axes(where, name, table) for name, table in zip(names, products)]
@@ -383,11 +415,15 @@ def _explicit(where: str, name: str, table: Any) -> Spec:
     for key in ("widths", "ranks"):
         value = table[key]
         if not isinstance(value, list) or not value:
-            raise InvalidArgumentError(f"{where}: {name}.{key}={_show(value)}: must be a non-empty list of positive integers")
+            raise InvalidArgumentError(
+                f"{where}: {name}.{key}={_show(value)}: must be a non-empty list of positive integers"
+            )
         sizes[key] = tuple(_int(where, f"{name}.{key}[{i}]", v) for i, v in enumerate(value))
     widths, ranks = sizes["widths"], sizes["ranks"]
     if len(widths) < 2:
-        raise InvalidArgumentError(f"{where}: {name}.widths={list(widths)}: needs at least two entries d_0, d_1 (one layer)")
+        raise InvalidArgumentError(
+            f"{where}: {name}.widths={list(widths)}: needs at least two entries d_0, d_1 (one layer)"
+        )
     if len(ranks) != len(widths) - 1:
         raise InvalidArgumentError(
             f"{where}: {name}.ranks={list(ranks)}: needs one rank per layer, {len(widths) - 1} for widths {list(widths)}"
@@ -399,7 +435,9 @@ def _explicit(where: str, name: str, table: Any) -> Spec:
                 "(a grid needs a_i <= d_{i-1})"
             )
     spec = Spec(
-        widths, ranks, _int(where, f"{name}.tokens", table["tokens"]),
+        widths,
+        ranks,
+        _int(where, f"{name}.tokens", table["tokens"]),
         _int(where, f"{name}.heads", table.get("heads", 1)),
         _bool(where, f"{name}.skip", table.get("skip", False)),
         _bool(where, f"{name}.normalized", table.get("normalized", False)),
@@ -446,7 +484,7 @@ def _int_values(where: str, name: str, value: Any) -> tuple[int, ...]:
         m = _RANGE.fullmatch(value)
         if m is None:
             raise InvalidArgumentError(
-                f"{where}: {name}={_show(value)}: must be an integer, a list of integers, or an inclusive range \"LO..HI\""
+                f'{where}: {name}={_show(value)}: must be an integer, a list of integers, or an inclusive range "LO..HI"'
             )
         lo, hi = int(m.group(1)), int(m.group(2))
         if lo < 1:

@@ -50,7 +50,7 @@ def _chunks(specs: Sequence[Spec], workers: int, size: int | None) -> list[list[
     ordered = sorted(specs, key=_cost, reverse=True)
     if size is None:
         size = max(1, min(16, math.ceil(len(ordered) / (8 * workers))))
-    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+    return [ordered[i : i + size] for i in range(0, len(ordered), size)]
 
 
 def _worker_init() -> None:  # pragma: no cover - runs in the worker processes
@@ -84,16 +84,20 @@ def _run_local(chunks: list[list[Spec]], workers: int, prime: int, seed: int, em
                 running = sum(len(c) for f, c in futures.items() if not f.done() or f is fut)
                 raise ComputationError(
                     "a local worker process died (killed, out of memory, or started by a script that calls "
-                    "sweep() outside `if __name__ == \"__main__\":`?) while computing "
+                    'sweep() outside `if __name__ == "__main__":`?) while computing '
                     f"{futures[fut][0].describe()} or another of the {running:,} architectures not finished; "
-                    f"{KEPT}", prime=prime, seed=seed
+                    f"{KEPT}",
+                    prime=prime,
+                    seed=seed,
                 ) from None
             except Exception as exc:  # a bug in a worker: name it briefly, keep the rows
                 chunk = futures[fut]
                 others = f" (or another of the {len(chunk) - 1:,} more of its task)" if len(chunk) > 1 else ""
                 raise ComputationError(
                     f"a local worker failed on {chunk[0].describe()}{others}: {type(exc).__name__}: {brief(exc)}; "
-                    f"{KEPT}", prime=prime, seed=seed,
+                    f"{KEPT}",
+                    prime=prime,
+                    seed=seed,
                 ) from exc
             emit(rows)
         pool.shutdown(wait=True)  # every chunk is done: a clean shutdown releases the pool's queues and locks

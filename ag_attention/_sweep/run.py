@@ -101,14 +101,26 @@ class SweepResult(ResultMixin):
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"out": str(self.out), "total": self.total, "computed": self.computed, "skipped": self.skipped,
-                "errors": self.errors, "seconds": round(self.seconds, 3), "scheduler": self.scheduler,
-                "workers": self.workers, "rejected": self.rejected, "files": self.files(), "summary": self.summary}
+        return {
+            "out": str(self.out),
+            "total": self.total,
+            "computed": self.computed,
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "seconds": round(self.seconds, 3),
+            "scheduler": self.scheduler,
+            "workers": self.workers,
+            "rejected": self.rejected,
+            "files": self.files(),
+            "summary": self.summary,
+        }
 
     def __str__(self) -> str:
         where = f"Dask at {self.scheduler}" if self.scheduler else "local"
-        head = (f"sweep: {self.total:,} architectures, {self.computed:,} computed, {self.skipped:,} already finished, "
-                f"{self.errors:,} failed; {self.seconds:.1f} s ({where}, {self.workers} workers)")
+        head = (
+            f"sweep: {self.total:,} architectures, {self.computed:,} computed, {self.skipped:,} already finished, "
+            f"{self.errors:,} failed; {self.seconds:.1f} s ({where}, {self.workers} workers)"
+        )
         if self.rejected:
             head += f"\n{self.rejected:,} stored lines were not valid rows: set aside in {self.out / REJECTED}"
         files = ", ".join(self.files().values())
@@ -134,14 +146,23 @@ class _Options:
     address: str | None
 
 
-def _check(scheduler: str | None, workers: int | None, resume: bool, overwrite: bool, prime: int, seed: int,
-           timeout: float, plots: bool, chunk_size: int | None) -> _Options:
+def _check(
+    scheduler: str | None,
+    workers: int | None,
+    resume: bool,
+    overwrite: bool,
+    prime: int,
+    seed: int,
+    timeout: float,
+    plots: bool,
+    chunk_size: int | None,
+) -> _Options:
     """The arguments of :func:`sweep` checked, in its order (an InvalidArgumentError names the first bad one)."""
     if getattr(multiprocessing.current_process(), "_inheriting", False):
         # a spawned worker re-imports the caller's main module: an unguarded sweep() there would recurse
         raise InvalidArgumentError(
             "sweep() was called while a worker process imported the main script: call it under "
-            "`if __name__ == \"__main__\":` (local workers are started with multiprocessing's spawn)"
+            '`if __name__ == "__main__":` (local workers are started with multiprocessing\'s spawn)'
         )
     prime = check_prime(prime)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -151,7 +172,11 @@ def _check(scheduler: str | None, workers: int | None, resume: bool, overwrite: 
         workers = _positive_int("workers", workers)
     if chunk_size is not None:
         chunk_size = _positive_int("chunk_size", chunk_size)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (math.isfinite(timeout) and timeout > 0):
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not (math.isfinite(timeout) and timeout > 0)
+    ):
         raise InvalidArgumentError(f"timeout={timeout!r}: must be a positive number of seconds")
     for name, flag in (("resume", resume), ("overwrite", overwrite), ("plots", plots)):
         if not isinstance(flag, bool):
@@ -235,8 +260,14 @@ def sweep(
     o = _check(scheduler, workers, resume, overwrite, prime, seed, timeout, plots, chunk_size)
     require("pyarrow")
     g = grid if isinstance(grid, Grid) else load_grid(grid)
-    settings = {"format": FORMAT, "grid": g.source, "grid_sha256": g.sha256, "description": g.description,
-                "prime": o.prime, "seed": o.seed}
+    settings = {
+        "format": FORMAT,
+        "grid": g.source,
+        "grid_sha256": g.sha256,
+        "description": g.description,
+        "prime": o.prime,
+        "seed": o.seed,
+    }
     t0 = time.perf_counter()
     with elapsed("sweep: the grid's fingerprint"):  # about 3 s for 800,000 networks
         store = Store(out, settings, grid=g.specs, resume=resume, overwrite=overwrite)
@@ -249,11 +280,25 @@ def sweep(
     try:
         summary = _summary(rows, store.dir, g, o, t0, plots)
     except OutputError as exc:
-        raise OutputError(f"{exc}; {store.results} holds every row: once the problem is fixed, --resume writes the "
-                          "summary and plots again (it computes nothing)", path=exc.path, errno=exc.errno) from None
+        raise OutputError(
+            f"{exc}; {store.results} holds every row: once the problem is fixed, --resume writes the "
+            "summary and plots again (it computes nothing)",
+            path=exc.path,
+            errno=exc.errno,
+        ) from None
     errors = _errors(rows, g)
-    return SweepResult(store.dir, len(g.specs), computed, len(g.specs) - todo, errors,
-                       time.perf_counter() - t0, summary, o.address, n_workers, store.rejected)
+    return SweepResult(
+        store.dir,
+        len(g.specs),
+        computed,
+        len(g.specs) - todo,
+        errors,
+        time.perf_counter() - t0,
+        summary,
+        o.address,
+        n_workers,
+        store.rejected,
+    )
 
 
 # ------------------------------------------------------------------ its steps
@@ -300,8 +345,11 @@ def local_cap(requested: int | None) -> int:
     cap = max(1, min(cores, by_memory))
     want = requested or cores
     if want > cap:
-        why = (f"{cores} cores" if cap == cores else
-               f"{format_bytes(room.bytes or 0)} available ({room.source}), {format_bytes(WORKER_BYTES)} per worker")
+        why = (
+            f"{cores} cores"
+            if cap == cores
+            else f"{format_bytes(room.bytes or 0)} available ({room.source}), {format_bytes(WORKER_BYTES)} per worker"
+        )
         print(f"ag-attention sweep: --workers {want}: capped to {cap} ({why})", file=sys.stderr)
     return min(want, cap)
 
@@ -328,8 +376,13 @@ def _execute(store: Store, todo: list[Spec], n_workers: int, client: Any, o: _Op
 
 def _summary(rows: list[Row], out: Path, g: Grid, o: _Options, t0: float, plots: bool) -> dict[str, Any]:
     """Write summary.md, summary.json and the plots of ``rows`` into ``out``: the summary."""
-    info = {"description": g.description, "grid": g.source, "prime": o.prime, "seed": o.seed,
-            "seconds": round(time.perf_counter() - t0, 1)}
+    info = {
+        "description": g.description,
+        "grid": g.source,
+        "prime": o.prime,
+        "seed": o.seed,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
     return write_summary(rows, out, info=info, plots=plots)
 
 

@@ -88,8 +88,16 @@ REJECTED = "journal.rejected"
 MANIFEST = "sweep.json"
 LOCK = ".lock"
 #: every file a sweep writes in its directory (``overwrite`` removes these and nothing else)
-OUTPUT_FILES = (RESULTS, JOURNAL, REJECTED, MANIFEST, "summary.md", "summary.json", "dimension-vs-formula.png",
-                "dimension-vs-formula.svg")
+OUTPUT_FILES = (
+    RESULTS,
+    JOURNAL,
+    REJECTED,
+    MANIFEST,
+    "summary.md",
+    "summary.json",
+    "dimension-vs-formula.png",
+    "dimension-vs-formula.svg",
+)
 #: seconds between two fsyncs of the journal (the first write after this long syncs it)
 FSYNC_SECONDS = 1.0
 #: metadata keys of results.parquet
@@ -124,8 +132,14 @@ def require(module: str) -> Any:
 def arrow_schema(metadata: Mapping[bytes, bytes] | None = None) -> Any:
     """The Arrow schema of :data:`ag_attention._sweep.compute.COLUMNS` (with ``metadata`` and pandas' dtypes)."""
     pa = require("pyarrow")
-    types = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "string": pa.string(),
-             "list<int64>": pa.list_(pa.int64()), "list<string>": pa.list_(pa.string())}
+    types = {
+        "int64": pa.int64(),
+        "float64": pa.float64(),
+        "bool": pa.bool_(),
+        "string": pa.string(),
+        "list<int64>": pa.list_(pa.int64()),
+        "list<string>": pa.list_(pa.string()),
+    }
     fields = [pa.field(name, types[kind.rstrip("?")], nullable=kind.endswith("?")) for name, kind in COLUMNS]
     meta = {PANDAS_KEY: _pandas_metadata(pa.__version__), **(dict(metadata) if metadata else {})}
     return pa.schema(fields, metadata=meta)
@@ -136,14 +150,42 @@ def _pandas_metadata(pyarrow_version: str) -> bytes:
 
     Without it pandas reads an integer column with a null (``prime`` of a softmax row) as float64.
     """
-    dtypes = {"int64": "int64", "int64?": "Int64", "float64": "float64", "float64?": "float64", "bool": "bool",
-              "bool?": "boolean", "string": "object", "string?": "object"}
-    pandas_types = {"int64": "int64", "float64": "float64", "bool": "bool", "string": "unicode",
-                    "list<int64>": "list[int64]", "list<string>": "list[unicode]"}
-    columns = [{"name": name, "field_name": name, "pandas_type": pandas_types[kind.rstrip("?")],
-                "numpy_type": dtypes.get(kind, "object"), "metadata": None} for name, kind in COLUMNS]
-    return json.dumps({"index_columns": [], "column_indexes": [], "columns": columns,
-                       "creator": {"library": "pyarrow", "version": pyarrow_version}}).encode()
+    dtypes = {
+        "int64": "int64",
+        "int64?": "Int64",
+        "float64": "float64",
+        "float64?": "float64",
+        "bool": "bool",
+        "bool?": "boolean",
+        "string": "object",
+        "string?": "object",
+    }
+    pandas_types = {
+        "int64": "int64",
+        "float64": "float64",
+        "bool": "bool",
+        "string": "unicode",
+        "list<int64>": "list[int64]",
+        "list<string>": "list[unicode]",
+    }
+    columns = [
+        {
+            "name": name,
+            "field_name": name,
+            "pandas_type": pandas_types[kind.rstrip("?")],
+            "numpy_type": dtypes.get(kind, "object"),
+            "metadata": None,
+        }
+        for name, kind in COLUMNS
+    ]
+    return json.dumps(
+        {
+            "index_columns": [],
+            "column_indexes": [],
+            "columns": columns,
+            "creator": {"library": "pyarrow", "version": pyarrow_version},
+        }
+    ).encode()
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -174,8 +216,14 @@ def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 # ------------------------------------------------------------------ valid rows
 _INT64 = 2**63
-_KINDS = {"int64": "an integer", "float64": "a number", "bool": "true or false", "string": "a string",
-          "list<int64>": "a list of integers", "list<string>": "a list of strings"}
+_KINDS = {
+    "int64": "an integer",
+    "float64": "a number",
+    "bool": "true or false",
+    "string": "a string",
+    "list<int64>": "a list of integers",
+    "list<string>": "a list of strings",
+}
 
 
 def _is_int(value: object) -> bool:
@@ -239,8 +287,10 @@ class Rejected:
     text: str
 
     def to_json(self) -> bytes:
-        return json.dumps({"source": self.source, "line": self.line, "reason": self.reason,
-                           "text": self.text}).encode() + b"\n"
+        return (
+            json.dumps({"source": self.source, "line": self.line, "reason": self.reason, "text": self.text}).encode()
+            + b"\n"
+        )
 
 
 def _check_row(source: str, number: int, row: Any, text: Any, rejected: list[Rejected], types: bool = True) -> bool:
@@ -291,8 +341,9 @@ def _open_regular(path: Path, flags: int) -> int:
     return fd
 
 
-def _read_journal(path: Path, *, repair: bool, progress: Any = None
-                  ) -> tuple[list[dict[str, Any]], list[bytes], list[Rejected]]:
+def _read_journal(
+    path: Path, *, repair: bool, progress: Any = None
+) -> tuple[list[dict[str, Any]], list[bytes], list[Rejected]]:
     """The journal's valid rows, their lines, and its invalid lines; a torn last line is dropped.
 
     With ``repair`` the torn last line (a crash inside a write) is cut off the file.  ``progress``: a bar
@@ -346,13 +397,15 @@ def _read_results(path: Path, progress: Any = None) -> tuple[list[dict[str, Any]
     try:
         table = pq.read_table(pa.BufferReader(data))
     except (OSError, ValueError) as exc:
-        raise InvalidArgumentError(f"{str(path)!r}: not a readable Parquet file: {exc}; move it away (or "
-                                   "--overwrite)") from None
+        raise InvalidArgumentError(
+            f"{str(path)!r}: not a readable Parquet file: {exc}; move it away (or --overwrite)"
+        ) from None
     if SWEEP_KEY not in (table.schema.metadata or {}):
         raise InvalidArgumentError(f"{str(path)!r}: not the results of an ag-attention sweep (no sweep metadata)")
     expected = arrow_schema()
     typed = [(f.name, f.type) for f in table.schema] == [(f.name, f.type) for f in expected] and all(
-        table.column(f.name).null_count == 0 for f in expected if not f.nullable)
+        table.column(f.name).null_count == 0 for f in expected if not f.nullable
+    )
     rows: list[dict[str, Any]] = []
     rejected: list[Rejected] = []
     every = _Ticks(progress, table.num_rows)
@@ -413,11 +466,22 @@ class Store:
     another grid, and results.parquet only ever holds rows of ``grid``.
     """
 
-    def __init__(self, out: str | os.PathLike[str], settings: Mapping[str, Any], *, grid: Sequence[Spec] = (),
-                 resume: bool = False, overwrite: bool = False) -> None:
+    def __init__(
+        self,
+        out: str | os.PathLike[str],
+        settings: Mapping[str, Any],
+        *,
+        grid: Sequence[Spec] = (),
+        resume: bool = False,
+        overwrite: bool = False,
+    ) -> None:
         self.dir = Path(out)
         self.grid = tuple(grid)
-        self.settings = {**settings, "grid_architectures": len(self.grid), "grid_fingerprint": grid_fingerprint(self.grid)}
+        self.settings = {
+            **settings,
+            "grid_architectures": len(self.grid),
+            "grid_fingerprint": grid_fingerprint(self.grid),
+        }
         self.resume = resume
         self.overwrite = overwrite
         self._fd: int | None = None
@@ -446,8 +510,11 @@ class Store:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise OutputError(f"--out {str(self.dir)!r}: cannot create the directory: {exc.strerror or exc}",
-                              path=str(self.dir), errno=exc.errno) from None
+            raise OutputError(
+                f"--out {str(self.dir)!r}: cannot create the directory: {exc.strerror or exc}",
+                path=str(self.dir),
+                errno=exc.errno,
+            ) from None
         if not self.dir.is_dir():
             raise InvalidArgumentError(f"--out {str(self.dir)!r}: not a directory")
         self._lock()
@@ -553,8 +620,11 @@ class Store:
             return
         here = f"{self.settings.get('grid') or 'the grid'} ({len(self.grid):,} architectures)"
         size = old.get("grid_architectures")
-        there = f"{old.get('grid') or 'another grid'} ({size:,} architectures)" if isinstance(size, int) else \
-            f"another grid ({foreign:,} of its {len(previous):,} rows are not in this one)"
+        there = (
+            f"{old.get('grid') or 'another grid'} ({size:,} architectures)"
+            if isinstance(size, int)
+            else f"another grid ({foreign:,} of its {len(previous):,} rows are not in this one)"
+        )
         raise InvalidArgumentError(
             f"--resume with {here}: the rows in {str(self.dir)!r} were computed for {there}; resuming would mix "
             "two grids in one table: pass --overwrite to start over with this grid, or choose another --out "
@@ -573,7 +643,8 @@ class Store:
         warnings.warn(
             f"{len(rejected):,} {lines.format(self.dir)} ({named}{more}): moved to {path}; "
             f"the {kept:,} valid rows are kept",
-            JournalWarning, stacklevel=2,
+            JournalWarning,
+            stacklevel=2,
         )
 
     # ------------------------------------------------------------- writing
@@ -659,12 +730,16 @@ class Store:
             row = by_key.pop(spec, None)
             if row is not None:
                 ordered.append(row)
-        rejected += [Rejected(str(self.journal), 0, "not an architecture of the grid", json.dumps(row))
-                     for row in by_key.values()]
+        rejected += [
+            Rejected(str(self.journal), 0, "not an architecture of the grid", json.dumps(row))
+            for row in by_key.values()
+        ]
         if rejected:
             self._set_aside(rejected, kept=len(ordered))
-        meta = {PROVENANCE_KEY: json.dumps(metadata.get("provenance")).encode(),
-                SWEEP_KEY: json.dumps({k: v for k, v in metadata.items() if k != "provenance"}).encode()}
+        meta = {
+            PROVENANCE_KEY: json.dumps(metadata.get("provenance")).encode(),
+            SWEEP_KEY: json.dumps({k: v for k, v in metadata.items() if k != "provenance"}).encode(),
+        }
         schema = arrow_schema(meta)
         names = [name for name, _ in COLUMNS]
         table = pa.Table.from_pylist([{n: row.get(n) for n in names} for row in ordered], schema=schema)
@@ -686,4 +761,3 @@ class Store:
             raise output_error(self.journal, exc, "remove") from None
         fsync_directory(self.dir)
         return ordered
-

@@ -46,13 +46,36 @@ from .._files import atomic_open, atomic_write
 from .._models.formulas import cor38
 from .._progress import Steps, bar
 
-__all__ = ["summarize", "variant", "write_summary", "markdown", "plot", "plot_figure", "family", "jitter",
-           "jitter_amplitude", "left_out_note", "COUNTS", "OKABE_ITO", "integer_ticks"]
+__all__ = [
+    "summarize",
+    "variant",
+    "write_summary",
+    "markdown",
+    "plot",
+    "plot_figure",
+    "family",
+    "jitter",
+    "jitter_amplitude",
+    "left_out_note",
+    "COUNTS",
+    "OKABE_ITO",
+    "integer_ticks",
+]
 
 #: the counts of every variant and of the total, in order
 COUNTS = (
-    "rows", "errors", "certified", "with_formula", "formula_applies", "applies_agrees", "applies_differs",
-    "applies_undecided", "paper_hypotheses_hold", "paper_agrees", "paper_proven_wrong", "effective_eligible",
+    "rows",
+    "errors",
+    "certified",
+    "with_formula",
+    "formula_applies",
+    "applies_agrees",
+    "applies_differs",
+    "applies_undecided",
+    "paper_hypotheses_hold",
+    "paper_agrees",
+    "paper_proven_wrong",
+    "effective_eligible",
     "effective_agrees",
 )
 PLOT_FILES = ("dimension-vs-formula.png", "dimension-vs-formula.svg")
@@ -97,8 +120,13 @@ def _count(row: Mapping[str, Any]) -> Counter[str]:
         c["paper_agrees"] += agree
         c["paper_proven_wrong"] += row["agrees"] is False
     eff_ranks = row["effective_ranks"]
-    if (not row["normalized"] and row["heads"] == 1 and not row["skip"] and row["tokens"] >= 2
-            and all(a >= 2 for a in eff_ranks[:-1])):
+    if (
+        not row["normalized"]
+        and row["heads"] == 1
+        and not row["skip"]
+        and row["tokens"] >= 2
+        and all(a >= 2 for a in eff_ranks[:-1])
+    ):
         c["effective_eligible"] += 1
         value = cor38(tuple(row["effective_widths"]), tuple(eff_ranks))
         c["effective_agrees"] += bool(row["certified"]) and row["dimension"] == value
@@ -134,22 +162,43 @@ def summarize(rows: Sequence[Mapping[str, Any]], *, info: Mapping[str, Any] | No
     variants = []
     for v in sorted(groups, key=lambda name: order[name]):
         by_failed = [
-            {"failed_hypotheses": list(hyps), "rows": f["rows"], "agrees": f["agrees"], "differs": f["differs"],
-             "undecided": f["rows"] - f["agrees"] - f["differs"] - f["errors"], "errors": f["errors"]}
+            {
+                "failed_hypotheses": list(hyps),
+                "rows": f["rows"],
+                "agrees": f["agrees"],
+                "differs": f["differs"],
+                "undecided": f["rows"] - f["agrees"] - f["differs"] - f["errors"],
+                "errors": f["errors"],
+            }
             for hyps, f in sorted(failed[v].items(), key=lambda item: (len(item[0]), item[0]))
         ]
-        variants.append({"variant": v, "formula": ", ".join(sorted(formulas[v])) or None, **_counts(groups[v]),
-                         "certificate_kinds": dict(sorted(kinds[v].items())), "by_failed": by_failed})
+        variants.append(
+            {
+                "variant": v,
+                "formula": ", ".join(sorted(formulas[v])) or None,
+                **_counts(groups[v]),
+                "certificate_kinds": dict(sorted(kinds[v].items())),
+                "by_failed": by_failed,
+            }
+        )
     return {**dict(info or {}), "total": _counts(total), "variants": variants}
 
 
 # ------------------------------------------------------------------ writing
 _TABLE = (
-    ("variant", "variant"), ("rows", "rows"), ("certified", "certified"), ("formula", "formula"),
-    ("formula_applies", "applies"), ("applies_agrees", "applies, agrees"), ("applies_differs", "applies, proven different"),
-    ("applies_undecided", "applies, undecided"), ("paper_hypotheses_hold", "paper's hypotheses"),
-    ("paper_proven_wrong", "paper's, proven wrong"), ("effective_eligible", "eff. ranks >= 2"),
-    ("effective_agrees", "= Cor. 3.8 on eff. widths"), ("errors", "errors"),
+    ("variant", "variant"),
+    ("rows", "rows"),
+    ("certified", "certified"),
+    ("formula", "formula"),
+    ("formula_applies", "applies"),
+    ("applies_agrees", "applies, agrees"),
+    ("applies_differs", "applies, proven different"),
+    ("applies_undecided", "applies, undecided"),
+    ("paper_hypotheses_hold", "paper's hypotheses"),
+    ("paper_proven_wrong", "paper's, proven wrong"),
+    ("effective_eligible", "eff. ranks >= 2"),
+    ("effective_agrees", "= Cor. 3.8 on eff. widths"),
+    ("errors", "errors"),
 )
 
 
@@ -174,30 +223,43 @@ def markdown(summary: Mapping[str, Any], *, details: bool = True) -> str:
     for v in summary["variants"]:
         lines.append("| " + " | ".join(_cell(v.get(key)) for key, _ in _TABLE) + " |")
     if len(summary["variants"]) > 1:
-        lines.append("| " + " | ".join(["**all**"] + [_cell(t.get(key)) if key in t else "" for key, _ in _TABLE[1:]]) + " |")
-    lines += ["", "Counts: *applies* = every hypothesis holds (the paper's and those found by ag-attention); "
-              "*agrees* = certified exact and equal (float64 rank for normalized attention, not a proof); "
-              "*proven different* = an exact value or bound excludes the formula.", ""]
+        lines.append(
+            "| " + " | ".join(["**all**"] + [_cell(t.get(key)) if key in t else "" for key, _ in _TABLE[1:]]) + " |"
+        )
+    lines += [
+        "",
+        "Counts: *applies* = every hypothesis holds (the paper's and those found by ag-attention); "
+        "*agrees* = certified exact and equal (float64 rank for normalized attention, not a proof); "
+        "*proven different* = an exact value or bound excludes the formula.",
+        "",
+    ]
     if details:
         for v in summary["variants"]:
             if not v["by_failed"]:
                 continue
-            lines += [f"## {v['variant']}: which hypotheses fail ({v['formula']})", "",
-                      "| failed hypotheses | rows | agrees | proven different | undecided | errors |",
-                      "|---|---|---|---|---|---|"]
+            lines += [
+                f"## {v['variant']}: which hypotheses fail ({v['formula']})",
+                "",
+                "| failed hypotheses | rows | agrees | proven different | undecided | errors |",
+                "|---|---|---|---|---|---|",
+            ]
             for f in v["by_failed"]:
                 hyps = "; ".join(f["failed_hypotheses"]) or "none (the formula applies)"
-                lines.append(f"| {hyps} | {f['rows']:,} | {f['agrees']:,} | {f['differs']:,} | {f['undecided']:,} | "
-                             f"{f['errors']:,} |")
+                lines.append(
+                    f"| {hyps} | {f['rows']:,} | {f['agrees']:,} | {f['differs']:,} | {f['undecided']:,} | "
+                    f"{f['errors']:,} |"
+                )
             lines.append("")
     plots = summary.get("plots")
     if plots:
         lines += ["## Plot", "", f"Dimension against the formula: {', '.join(plots)}."]
         shown = summary.get("plot")
         if shown:
-            text = (f"It shows {shown['plotted']:,} of {shown['rows']:,} rows ({shown['against_formula']:,} against "
-                    f"the formula, {shown['against_upper_bound']:,} without one against their proven upper bound), "
-                    "one marker per variant, each dot jittered a little (seeded) so that equal values stay visible")
+            text = (
+                f"It shows {shown['plotted']:,} of {shown['rows']:,} rows ({shown['against_formula']:,} against "
+                f"the formula, {shown['against_upper_bound']:,} without one against their proven upper bound), "
+                "one marker per variant, each dot jittered a little (seeded) so that equal values stay visible"
+            )
             note = left_out_note(shown["left_out"])
             lines[-1] += " " + text + (f"; {note}." if note else ".")
         lines.append("")
@@ -216,13 +278,23 @@ JITTER_FRACTION = 0.012
 #: the seed of the jitter's generator: the same picture on every run
 JITTER_SEED = 0
 #: the Okabe-Ito palette: colours told apart with every common colour-vision deficiency (Okabe & Ito 2002)
-OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
-             "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000"}
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "black": "#000000",
+}
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*")
-_STATUS = (("certified, formula applies", OKABE_ITO["blue"]),
-           ("certified, formula does not apply", OKABE_ITO["orange"]),
-           ("certified, no formula", OKABE_ITO["bluish green"]),
-           ("not certified (lower bound or float64 rank)", "#999999"))
+_STATUS = (
+    ("certified, formula applies", OKABE_ITO["blue"]),
+    ("certified, formula does not apply", OKABE_ITO["orange"]),
+    ("certified, no formula", OKABE_ITO["bluish green"]),
+    ("not certified (lower bound or float64 rank)", "#999999"),
+)
 
 
 def integer_ticks(ax: Any, axes: str = "xy") -> None:
@@ -262,8 +334,7 @@ def jitter_amplitude(span: float) -> float:
     return JITTER_UNITS if span <= JITTER_SPAN else JITTER_FRACTION * span
 
 
-def jitter(xs: Sequence[float], ys: Sequence[float], amplitude: float,
-           seed: int = JITTER_SEED) -> tuple[Any, Any]:
+def jitter(xs: Sequence[float], ys: Sequence[float], amplitude: float, seed: int = JITTER_SEED) -> tuple[Any, Any]:
     """``xs`` and ``ys`` each moved by a uniform amount in ``[-amplitude, amplitude]`` (seeded: deterministic).
 
     Identical points become a small cloud of as many dots, so none hides another.
@@ -303,8 +374,11 @@ def _placed(rows: Iterable[Mapping[str, Any]]) -> tuple[list[Any], list[Any], Co
     return formula, bound, left, total
 
 
-_LEFT_OUT = {"computation failed": "its computation failed", "no float64 verdict (no clear gap)": "no float64 verdict",
-             "no formula and no upper bound": "no formula and no upper bound to plot against"}
+_LEFT_OUT = {
+    "computation failed": "its computation failed",
+    "no float64 verdict (no clear gap)": "no float64 verdict",
+    "no formula and no upper bound": "no formula and no upper bound to plot against",
+}
 
 
 def left_out_note(left: Mapping[str, int]) -> str:
@@ -313,8 +387,9 @@ def left_out_note(left: Mapping[str, int]) -> str:
     no_dimension = {k: v for k, v in left.items() if k != "no formula and no upper bound"}
     if no_dimension:
         n = sum(no_dimension.values())
-        why = ", ".join(f"{v:,} {_LEFT_OUT[k]}" if len(no_dimension) > 1 else _LEFT_OUT[k]
-                        for k, v in no_dimension.items())
+        why = ", ".join(
+            f"{v:,} {_LEFT_OUT[k]}" if len(no_dimension) > 1 else _LEFT_OUT[k] for k, v in no_dimension.items()
+        )
         parts.append(f"{n:,} row{'s' if n != 1 else ''} without a dimension ({why})")
     if left.get("no formula and no upper bound"):
         n = left["no formula and no upper bound"]
@@ -343,14 +418,27 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
     formula, bound, left, total = _placed(rows)
     if not formula and not bound:
         return "no plot: no row has a dimension" + (f" ({left_out_note(left)})" if left else "")
-    panels = [(pts, xlabel, diagonal) for pts, xlabel, diagonal in (
-        (formula, "dimension predicted by the formula (Cor. 3.3, Cor. 3.8, Thm. 3.9, Eq. 16)",
-         "against the formula; on the line the dimension equals it."),
-        (bound, "proven upper bound on the dimension",
-         "without a formula, against their proven upper bound; on the line the dimension meets it.")) if pts]
+    panels = [
+        (pts, xlabel, diagonal)
+        for pts, xlabel, diagonal in (
+            (
+                formula,
+                "dimension predicted by the formula (Cor. 3.3, Cor. 3.8, Thm. 3.9, Eq. 16)",
+                "against the formula; on the line the dimension equals it.",
+            ),
+            (
+                bound,
+                "proven upper bound on the dimension",
+                "without a formula, against their proven upper bound; on the line the dimension meets it.",
+            ),
+        )
+        if pts
+    ]
     everything = [p for pts, _, _ in panels for p in pts]
-    families = sorted({family(r) for _, _, r in everything},
-                      key=lambda name: next(_family_order(r) for _, _, r in everything if family(r) == name))
+    families = sorted(
+        {family(r) for _, _, r in everything},
+        key=lambda name: next(_family_order(r) for _, _, r in everything if family(r) == name),
+    )
     marker = {name: _MARKERS[i % len(_MARKERS)] for i, name in enumerate(families)}
     fig = Figure(figsize=(5.4 * len(panels) + 2.6, 5.4), layout="constrained")
     FigureCanvasAgg(fig)
@@ -367,30 +455,46 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
         for k, (_, _, row) in enumerate(pts):
             groups[(family(row), _status(row))].append(k)
         for (name, status), idx in sorted(groups.items()):
-            ax.scatter(jx[idx], jy[idx], s=14, marker=marker[name], color=dict(_STATUS)[status], alpha=0.55,
-                       linewidths=0.6)
+            ax.scatter(
+                jx[idx], jy[idx], s=14, marker=marker[name], color=dict(_STATUS)[status], alpha=0.55, linewidths=0.6
+            )
         ax.set_xlabel(xlabel)
         ax.set_ylabel("computed dimension")
         ax.set_title(textwrap.fill(f"{len(pts):,} row{'s' if len(pts) != 1 else ''} {diagonal}", 70), fontsize=8)
         integer_ticks(ax)  # dimensions
     by_family = Counter(family(r) for _, _, r in everything)
     by_status = Counter(_status(r) for _, _, r in everything)
-    variants = [(Line2D([], [], marker=marker[n], linestyle="none", color="black", markerfacecolor="none"),
-                 f"{n} ({by_family[n]:,})") for n in families]
-    statuses = [(Line2D([], [], marker="s", linestyle="none", color=c), f"{n} ({by_status[n]:,})")
-                for n, c in _STATUS if by_status[n]]
+    variants = [
+        (
+            Line2D([], [], marker=marker[n], linestyle="none", color="black", markerfacecolor="none"),
+            f"{n} ({by_family[n]:,})",
+        )
+        for n in families
+    ]
+    statuses = [
+        (Line2D([], [], marker="s", linestyle="none", color=c), f"{n} ({by_status[n]:,})")
+        for n, c in _STATUS
+        if by_status[n]
+    ]
     fig.legend(*zip(*variants), loc="outside right upper", fontsize=7, title="variant (rows)", title_fontsize=7)
     fig.legend(*zip(*statuses), loc="outside right lower", fontsize=7, title="value (rows)", title_fontsize=7)
     fig.suptitle(textwrap.fill(title or "The computed dimension of every row against the formula.", 90), fontsize=9)
-    note = [f"{len(everything):,} of {total:,} rows shown, each a dot jittered by at most "
-            f"{' / '.join(f'{a:.2g}' for a in amplitudes)} (seeded) so that equal values stay visible"]
+    note = [
+        f"{len(everything):,} of {total:,} rows shown, each a dot jittered by at most "
+        f"{' / '.join(f'{a:.2g}' for a in amplitudes)} (seeded) so that equal values stay visible"
+    ]
     if left:
         note.append(left_out_note(left))
     fig.supxlabel(textwrap.fill("; ".join(note), 130), fontsize=7)
-    info = {"rows": total, "plotted": len(everything), "against_formula": len(formula),
-            "against_upper_bound": len(bound), "left_out": dict(left),
-            "legend": {**{n: by_family[n] for n in families}, **{n: by_status[n] for n, _ in _STATUS if by_status[n]}},
-            "jitter": {"amplitudes": amplitudes, "seed": JITTER_SEED}}
+    info = {
+        "rows": total,
+        "plotted": len(everything),
+        "against_formula": len(formula),
+        "against_upper_bound": len(bound),
+        "left_out": dict(left),
+        "legend": {**{n: by_family[n] for n in families}, **{n: by_status[n] for n, _ in _STATUS if by_status[n]}},
+        "jitter": {"amplitudes": amplitudes, "seed": JITTER_SEED},
+    }
     return fig, info
 
 
@@ -418,8 +522,13 @@ def _save(fig: Any, out: Path, steps: Steps | None = None) -> list[str]:
     return written
 
 
-def write_summary(rows: Sequence[Mapping[str, Any]], out: str | os.PathLike[str], *,
-                  info: Mapping[str, Any] | None = None, plots: bool = True) -> dict[str, Any]:
+def write_summary(
+    rows: Sequence[Mapping[str, Any]],
+    out: str | os.PathLike[str],
+    *,
+    info: Mapping[str, Any] | None = None,
+    plots: bool = True,
+) -> dict[str, Any]:
     """Summarize ``rows`` and write ``summary.md``, ``summary.json`` and the plots into ``out``.
 
     ``summary["plot"]`` says what the plot shows (see :func:`plot_figure`): how many rows, which are left out,

@@ -55,8 +55,9 @@ def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.
 class CliReference(SphinxDirective):
     has_content = False
 
-    def _section(self, title: str, label: str, summary: str, parser: argparse.ArgumentParser,
-                 path: list[str]) -> nodes.section:
+    def _section(
+        self, title: str, label: str, summary: str, parser: argparse.ArgumentParser, path: list[str]
+    ) -> nodes.section:
         section = nodes.section(ids=[label], names=[label])
         section += nodes.title(title, "", nodes.literal(title, title))
         self.state.document.note_explicit_target(section)
@@ -65,8 +66,9 @@ class CliReference(SphinxDirective):
         text = _help(parser)
         section += nodes.literal_block(text, text, language="none")
         for name, help_, sub in _commands(parser):
-            section += self._section(" ".join([*path, name]), "cli-" + "-".join([*path[1:], name]), help_, sub,
-                                     [*path, name])
+            section += self._section(
+                " ".join([*path, name]), "cli-" + "-".join([*path[1:], name]), help_, sub, [*path, name]
+            )
         return section
 
     def run(self) -> list[nodes.Node]:

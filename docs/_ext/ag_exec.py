@@ -138,8 +138,9 @@ def _run_python(code: str, page: _Page, filename: str) -> str:
 def _run_bash(code: str, page: _Page) -> tuple[int, str]:
     env = dict(os.environ, PATH=_bin() + os.pathsep + os.environ.get("PATH", ""), COLUMNS="88")
     env.setdefault("MPLBACKEND", "Agg")
-    proc = subprocess.run(["bash", "-e", "-c", code], cwd=page.dir, env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        ["bash", "-e", "-c", code], cwd=page.dir, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
     return proc.returncode, proc.stdout + proc.stderr
 
 

@@ -6,11 +6,22 @@ from ag_attention._algebra.certificate import build_system, certify_degree, m2_s
 from ag_attention._errors import InvalidArgumentError
 
 
-@pytest.mark.parametrize("size, tokens", [
-    ((2, 1, 2), 2), ((2, 2, 2), 2), ((3, 1, 2), 2), ((3, 1, 3), 2), ((2, 3, 2), 2),
-    ((2, 1, 1), 2), ((3, 1, 1), 2),             # d' = 1, a = 1: count = 2 * degree
-    ((2, 1, 1), 1), ((3, 1, 1), 1), ((3, 1, 2), 1), ((2, 2, 1), 1),  # one token (count = 3 * degree for s = 2)
-])
+@pytest.mark.parametrize(
+    "size, tokens",
+    [
+        ((2, 1, 2), 2),
+        ((2, 2, 2), 2),
+        ((3, 1, 2), 2),
+        ((3, 1, 3), 2),
+        ((2, 3, 2), 2),
+        ((2, 1, 1), 2),
+        ((3, 1, 1), 2),  # d' = 1, a = 1: count = 2 * degree
+        ((2, 1, 1), 1),
+        ((3, 1, 1), 1),
+        ((3, 1, 2), 1),
+        ((2, 2, 1), 1),  # one token (count = 3 * degree for s = 2)
+    ],
+)
 def test_count_equals_degree_times_fiber(msolve, size, tokens):
     c = certify_degree(*size, tokens=tokens, timeout=60)
     assert c.count == c.formula.degree * c.formula.fiber, str(c)
@@ -18,8 +29,12 @@ def test_count_equals_degree_times_fiber(msolve, size, tokens):
 
 
 def test_second_prime_seed_and_normalization(msolve):
-    for kwargs in ({"prime": 65521, "seed": 1}, {"normalization": "affine", "seed": 2},
-                   {"method": "parametrization", "prime": 65521, "seed": 3}, {"linear_algebra": 2, "prime": 32003, "seed": 4}):
+    for kwargs in (
+        {"prime": 65521, "seed": 1},
+        {"normalization": "affine", "seed": 2},
+        {"method": "parametrization", "prime": 65521, "seed": 3},
+        {"linear_algebra": 2, "prime": 32003, "seed": 4},
+    ):
         c = certify_degree(3, 1, 1, timeout=60, **kwargs)
         assert c.count == 90, (kwargs, str(c))
     c = certify_degree(2, 1, 1, method="parametrization", prime=1073741789, timeout=60)
@@ -61,5 +76,7 @@ def test_building_stops_at_the_deadline_naming_the_whole_timeout():
     from ag_attention._algebra.certificate import build_system
     from ag_attention._errors import MSolveTimeoutError
 
-    with pytest.raises(MSolveTimeoutError, match="building the counting system of \\(6,3,3, t=2\\) timed out after 5 s"):
+    with pytest.raises(
+        MSolveTimeoutError, match="building the counting system of \\(6,3,3, t=2\\) timed out after 5 s"
+    ):
         build_system(6, 3, 3, deadline=time.monotonic() - 1, timeout=5)

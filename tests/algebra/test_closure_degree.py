@@ -28,8 +28,10 @@ def test_formula_and_count_agree(widths, ranks, tokens, value, fiber):
 
 
 @pytest.mark.m2
-@pytest.mark.parametrize("widths, ranks, tokens", [((2, 1), (2,), 2), ((2, 1), (1,), 2), ((2, 2), (2,), 2),
-                                                   ((3, 1), (1,), 2), ((2, 1), (1,), 1), ((2, 2), (1,), 1)])
+@pytest.mark.parametrize(
+    "widths, ranks, tokens",
+    [((2, 1), (2,), 2), ((2, 1), (1,), 2), ((2, 2), (2,), 2), ((3, 1), (1,), 2), ((2, 1), (1,), 1), ((2, 2), (1,), 1)],
+)
 def test_formula_and_macaulay2_agree(m2_local, widths, ranks, tokens):
     r = degree(Architecture(widths, ranks, tokens=tokens), method="m2", backend=m2_local, cache=False, timeout=300)
     assert r.degree == r.formula.degree and r.m2["degree"] == r.degree
@@ -52,8 +54,12 @@ def test_counts_are_cached(cache_dir):
 
 def test_bad_arguments_are_named():
     arch = Architecture((2, 1), (2,), tokens=2)
-    for kwargs, name in [(dict(method="x"), "method"), (dict(timeout=0), "timeout"), (dict(cache="no"), "cache"),
-                         (dict(count_limit=-1), "count_limit")]:
+    for kwargs, name in [
+        (dict(method="x"), "method"),
+        (dict(timeout=0), "timeout"),
+        (dict(cache="no"), "cache"),
+        (dict(count_limit=-1), "count_limit"),
+    ]:
         with pytest.raises(InvalidArgumentError, match=name):
             degree(arch, **kwargs)
     with pytest.raises(InvalidArgumentError, match="one plain lightning layer"):

@@ -64,7 +64,9 @@ def test_leading_ideal_test_certifies_non_cohen_macaulay_closures(msolve, d, e, 
     cert = leading_ideal_test(r)
     assert cert.certified and cert.generators_i == cert.generators_j and max(cert.degrees_i) == top
     r.leading_test = cert
-    assert r.certified_complete and r.complete.startswith("certified") and r.to_dict()["leading_ideal_test"]["certified"]
+    assert (
+        r.certified_complete and r.complete.startswith("certified") and r.to_dict()["leading_ideal_test"]["certified"]
+    )
 
 
 def test_leading_ideal_test_refuses_what_is_missing(msolve):
@@ -72,7 +74,9 @@ def test_leading_ideal_test_refuses_what_is_missing(msolve):
 
     from ag_attention._algebra.completeness import leading_ideal_test, projection_system
 
-    low = leading_ideal_test(low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=3))  # the 10 quartics are missing
+    low = leading_ideal_test(
+        low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=3)
+    )  # the 10 quartics are missing
     assert not low.certified and low.generators_j < low.generators_i and "not certified" in low.summary()
     r = low_degree_equations(Architecture.single_layer(2, 3, 2), max_degree=4)
     quartic = next(b for b in r.blocks[4] if b.generators)
@@ -119,5 +123,7 @@ def test_an_elimination_is_computed_once_per_process(msolve, monkeypatch):
     monkeypatch.setattr(completeness, "run_msolve", too_slow)
     for k in (2, 3):
         with pytest.raises(MSolveTimeoutError):
-            completeness.leading_ideal_test(low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=k), timeout=5)
+            completeness.leading_ideal_test(
+                low_degree_equations(Architecture.single_layer(2, 2, 2), max_degree=k), timeout=5
+            )
     assert runs.count("slow") == 1 and "J after a failure" not in runs  # no basis of J once the elimination failed

@@ -10,7 +10,6 @@ from ag_attention._algebra.degree import degree_formula, determinantal_degree, s
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._models.formulas import cor33, symmetric_rank_dimension
 
-
 # degrees measured with Macaulay2 (kernel of the parametrization) by the team
 M2_DEGREES = {(2, 1, 2): 4, (3, 1, 2): 108, (3, 2, 1): 756, (3, 2, 3): 1287}
 

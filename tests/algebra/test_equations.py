@@ -52,13 +52,16 @@ def test_the_completeness_tests_can_be_skipped_or_bounded(msolve):
     assert bounded.generator_count == {1: 0, 2: 45, 3: 80}
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(method="kernel", completeness=False), "only for --method interpolate or auto"),
-    (dict(method="kernel", completeness_timeout=5), "only for --method interpolate or auto"),
-    (dict(method="auto", completeness=False), "only with --method interpolate"),
-    (dict(method="interpolate", completeness_timeout=0), "--completeness-timeout=0"),
-    (dict(method="interpolate", completeness_timeout=float("nan")), "--completeness-timeout=nan"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(method="kernel", completeness=False), "only for --method interpolate or auto"),
+        (dict(method="kernel", completeness_timeout=5), "only for --method interpolate or auto"),
+        (dict(method="auto", completeness=False), "only with --method interpolate"),
+        (dict(method="interpolate", completeness_timeout=0), "--completeness-timeout=0"),
+        (dict(method="interpolate", completeness_timeout=float("nan")), "--completeness-timeout=nan"),
+    ],
+)
 def test_completeness_options_are_checked(kwargs, message):
     from ag_attention._algebra.equations import closure_equations
 

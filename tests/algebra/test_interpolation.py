@@ -45,14 +45,22 @@ def test_orbits_group_the_generators():
 
 
 def test_bad_arguments_are_named():
-    for kwargs, name in [(dict(d=0, e=1), "d"), (dict(d=2, e=1, a=0), "a"), (dict(d=2, e=1, max_degree=0), "max_degree")]:
+    for kwargs, name in [
+        (dict(d=0, e=1), "d"),
+        (dict(d=2, e=1, a=0), "a"),
+        (dict(d=2, e=1, max_degree=0), "max_degree"),
+    ]:
         with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgumentError, match=name):
             low_degree_equations(**kwargs)
     with pytest.raises(InvalidArgumentError, match="max_degree=0"):
         low_degree_equations(Architecture.single_layer(2, 1, 1), max_degree=0)
-    for arch, shown in [(Architecture((2, 1), (1,), tokens=1), "tokens=1"), (Architecture((2, 2, 1), (1, 1)), "2 layers|depth|layer"),
-                        (Architecture((2, 1), (1,), heads=2), "heads"), ((2, 1, 1), r"arch=\(2, 1, 1\)"),
-                        (None, "arch=None")]:
+    for arch, shown in [
+        (Architecture((2, 1), (1,), tokens=1), "tokens=1"),
+        (Architecture((2, 2, 1), (1, 1)), "2 layers|depth|layer"),
+        (Architecture((2, 1), (1,), heads=2), "heads"),
+        ((2, 1, 1), r"arch=\(2, 1, 1\)"),
+        (None, "arch=None"),
+    ]:
         with pytest.raises(InvalidArgumentError, match=shown):
             low_degree_equations(arch, max_degree=2)
     with pytest.raises(InvalidArgumentError, match="pass no d, e or a"):
@@ -86,8 +94,9 @@ def test_an_architecture_or_deprecated_raw_sizes():
 def test_generator_degrees_agree_with_macaulay2s_kernel(m2_local, d, e, a):
     from ag_attention._m2.implicitize import implicitize
 
-    m2 = implicitize(Architecture((d, e), (a,), tokens=2), coords="reduced", field="ZZ/32003", backend=m2_local,
-                     timeout=600)
+    m2 = implicitize(
+        Architecture((d, e), (a,), tokens=2), coords="reduced", field="ZZ/32003", backend=m2_local, timeout=600
+    )
     degrees = Counter(m2.generator_degrees)
     top = max(degrees)
     r = low_degree_equations(Architecture.single_layer(d, e, a), max_degree=top)
@@ -110,7 +119,9 @@ def test_equations_show_degrees_and_primes_on_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(progress, "DELAY", 0.0)
     err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)  # in the test body: pytest's capture resets it after set-up
-    r = low_degree_equations(Architecture.single_layer(2, 1, 1), max_degree=3)  # three primes: the bar grows by a third prime's degrees
+    r = low_degree_equations(
+        Architecture.single_layer(2, 1, 1), max_degree=3
+    )  # three primes: the bar grows by a third prime's degrees
     text = err.getvalue()
     assert "equations of degree <= 3 of (2,1,1)" in text
     assert all(f"degree {D} modulo {p}" in text for D in (1, 2, 3) for p in r.primes)

@@ -19,13 +19,13 @@ from ag_attention._algebra.msolve import (
     find_msolve,
     msolve_available,
 )
-
 from tests.helpers import Terminal, fake_msolve, processes_matching
 
 
 @contextlib.contextmanager
 def fails_if_hanging(seconds=120):
     """Turn a hang into a failure (SIGALRM): a generous bound, never a measurement."""
+
     def hung(signum, frame):
         raise AssertionError(f"still running after {seconds} s: hung")
 
@@ -64,15 +64,16 @@ def test_container_msolve_timeout_kills_the_container(m2_container):
     """A count past its timeout ends with MSolveTimeoutError and leaves no container and no msolve behind."""
     import random
     import subprocess
-    import time
 
     from ag_attention._algebra.msolve import MSolveTimeoutError, run_msolve
 
     # 14 dense random quadrics in 14 variables (2^14 solutions): far more than 2 s of F4
     rng = random.Random(0)
     names = [f"x{i}" for i in range(14)]
-    polys = ["+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i + 1:]) + "+1"
-             for _ in range(14)]
+    polys = [
+        "+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i + 1 :]) + "+1"
+        for _ in range(14)
+    ]
     text = ",".join(names) + "\n65521\n" + ",\n".join(polys) + "\n"
     with pytest.raises(MSolveTimeoutError, match="after 2 s"):
         run_msolve(text, flags=("-g", "1"), timeout=2, backend=m2_container, label="slow system")
@@ -80,8 +81,19 @@ def test_container_msolve_timeout_kills_the_container(m2_container):
     # (labelled with its PID): other processes' jobs on the machine do not count
     import os
 
-    names_left = subprocess.run([m2_container.engine, "ps", "-a", "--filter", f"label=ag-attention.pid={os.getpid()}",
-                                 "--format", "{{.Names}}"], capture_output=True, text=True).stdout
+    names_left = subprocess.run(
+        [
+            m2_container.engine,
+            "ps",
+            "-a",
+            "--filter",
+            f"label=ag-attention.pid={os.getpid()}",
+            "--format",
+            "{{.Names}}",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout
     assert names_left.split() == []
     assert processes_matching(f"ag-attention.pid={os.getpid()}") == []
 
@@ -95,8 +107,10 @@ def test_missing_msolve_is_a_clear_error(monkeypatch, tmp_path):
 
 def test_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
     tag = str(3000 + uuid.uuid4().int % 5000)
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
-        tmp_path, f'if [ "$1" = -h ]; then exit 0; fi; sleep {tag}1 & sleep {tag}2 & exec sleep {tag}3'))
+    monkeypatch.setenv(
+        "AG_ATTENTION_MSOLVE",
+        fake_msolve(tmp_path, f'if [ "$1" = -h ]; then exit 0; fi; sleep {tag}1 & sleep {tag}2 & exec sleep {tag}3'),
+    )
     with fails_if_hanging(), pytest.raises(MSolveTimeoutError, match="fake job .*after 1 s"):
         count_solutions(["x"], ["x-1"], 65521, timeout=1, label="fake job")
     assert processes_matching(f"sleep {tag}") == []  # at once: the error comes only once the group is gone
@@ -110,8 +124,10 @@ def test_failing_msolve_is_reported(tmp_path, monkeypatch):
 
 
 def test_msolve_out_of_memory_names_the_limit(tmp_path, monkeypatch):
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
-        tmp_path, "echo 'Allocating memory for hash-column lookup table failed,' >&2; kill -SEGV $$"))
+    monkeypatch.setenv(
+        "AG_ATTENTION_MSOLVE",
+        fake_msolve(tmp_path, "echo 'Allocating memory for hash-column lookup table failed,' >&2; kill -SEGV $$"),
+    )
     with pytest.raises(MSolveExecutionError, match="ran out of memory under its memory limit") as err:
         count_solutions(["x"], ["x-1"], 65521, timeout=10, backend="local")
     assert "AG_ATTENTION_M2_MEMORY" in str(err.value) and "local backend" in str(err.value)
@@ -124,8 +140,10 @@ def test_real_msolve_under_a_small_memory_limit(msolve, monkeypatch):
     monkeypatch.setenv("AG_ATTENTION_M2_MEMORY", "300m")
     rng = random.Random(0)
     names = [f"x{i}" for i in range(12)]
-    polys = ["+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i:]) + "+1"
-             for _ in range(12)]
+    polys = [
+        "+".join(f"{rng.randrange(1, 65521)}*{a}*{b}" for i, a in enumerate(names) for b in names[i:]) + "+1"
+        for _ in range(12)
+    ]
     with pytest.raises(MSolveExecutionError, match="memory"):
         count_solutions(names, polys, 65521, timeout=120, backend="local", linear_algebra=2)
 
@@ -159,8 +177,12 @@ def test_the_version_query_takes_from_the_counts_budget(tmp_path, monkeypatch):
 
     monkeypatch.setattr(msolve, "_VERSIONS", {})
     # -h answers after a second, the count hangs: both together stay within the count's limit
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
-        tmp_path, 'if [ "$1" = -h ]; then sleep 1; echo "msolve version 0.0.1"; exit 0; fi; exec sleep 1000'))
+    monkeypatch.setenv(
+        "AG_ATTENTION_MSOLVE",
+        fake_msolve(
+            tmp_path, 'if [ "$1" = -h ]; then sleep 1; echo "msolve version 0.0.1"; exit 0; fi; exec sleep 1000'
+        ),
+    )
     local = get_backend("local")
     calls = []
     run_program = local.run_program
@@ -181,28 +203,48 @@ def test_the_version_query_takes_from_the_counts_budget(tmp_path, monkeypatch):
     # a version query that hangs is bounded by the count's limit, and says so
     monkeypatch.setattr(msolve, "_VERSIONS", {})
     monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, "exec sleep 1000"))
-    with pytest.raises(MSolveTimeoutError, match=r"msolve count of x: version query \(msolve -h, local backend\) timed out "
-                                                 r"after 1 s"):
+    with pytest.raises(
+        MSolveTimeoutError,
+        match=r"msolve count of x: version query \(msolve -h, local backend\) timed out "
+        r"after 1 s",
+    ):
         count_solutions(["x"], ["x-1"], 65521, timeout=1, label="count of x", backend="local")
     assert msolve.msolve_version.__defaults__[-1] == 60.0  # alone, at most Macaulay2's VERSION_TIMEOUT
 
 
-@pytest.mark.parametrize("ending, said, not_said", [
-    ('echo "ag-attention-container: exit status 137, oom_kill 1" >&2; exit 137',
-     "it ran out of memory: the kernel's out-of-memory killer ended it (the container's cgroup counts 1", "outside"),
-    ("exit 137", "the container was killed from outside (exit status 137: SIGKILL of its first process, as `ENGINE kill`",
-     "ran out of memory"),
-    ('echo "ag-attention-container: exit status 143, oom_kill 0" >&2; exit 143',
-     "the container was stopped from outside (exit status 143: SIGTERM", "ran out of memory"),
-    ('echo "ag-attention-container: exit status 137, oom_kill 0" >&2; exit 137',
-     "killed with SIGKILL inside the container, not by the out-of-memory killer", "ran out of memory"),
-])
+@pytest.mark.parametrize(
+    "ending, said, not_said",
+    [
+        (
+            'echo "ag-attention-container: exit status 137, oom_kill 1" >&2; exit 137',
+            "it ran out of memory: the kernel's out-of-memory killer ended it (the container's cgroup counts 1",
+            "outside",
+        ),
+        (
+            "exit 137",
+            "the container was killed from outside (exit status 137: SIGKILL of its first process, as `ENGINE kill`",
+            "ran out of memory",
+        ),
+        (
+            'echo "ag-attention-container: exit status 143, oom_kill 0" >&2; exit 143',
+            "the container was stopped from outside (exit status 143: SIGTERM",
+            "ran out of memory",
+        ),
+        (
+            'echo "ag-attention-container: exit status 137, oom_kill 0" >&2; exit 137',
+            "killed with SIGKILL inside the container, not by the out-of-memory killer",
+            "ran out of memory",
+        ),
+    ],
+)
 def test_how_msolve_in_a_container_ended(tmp_path, monkeypatch, ending, said, not_said):
     """Q2 for msolve: the container's out-of-memory kill, and a container killed or stopped by hand, told apart."""
     from ag_attention._m2.runner import ContainerBackend
 
     monkeypatch.setattr(msolve, "_VERSIONS", {})
-    engine = fake_msolve(tmp_path, f'case "$*" in *" msolve -h") echo "msolve version 0.10.1"; exit 0 ;; esac\n{ending}')
+    engine = fake_msolve(
+        tmp_path, f'case "$*" in *" msolve -h") echo "msolve version 0.10.1"; exit 0 ;; esac\n{ending}'
+    )
     b = ContainerBackend(engine=engine, memory="1g")
     with pytest.raises(MSolveExecutionError) as err:
         count_solutions(["x"], ["x-1"], 65521, timeout=30, label="count", backend=b)

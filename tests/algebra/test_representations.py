@@ -17,15 +17,26 @@ def _ssyt_count(shape, content):
     seen = set()
     for perm in set(itertools.permutations(letters)):
         t = dict(zip(cells, perm))
-        if all(t[(r, c)] <= t[(r, c + 1)] for (r, c) in cells if (r, c + 1) in t) and \
-           all(t[(r, c)] < t[(r + 1, c)] for (r, c) in cells if (r + 1, c) in t):
+        if all(t[(r, c)] <= t[(r, c + 1)] for (r, c) in cells if (r, c + 1) in t) and all(
+            t[(r, c)] < t[(r + 1, c)] for (r, c) in cells if (r + 1, c) in t
+        ):
             seen.add(perm)
     return len(seen)
 
 
-@pytest.mark.parametrize("shape, content", [((2, 1), (1, 1, 1)), ((3, 1), (2, 1, 1)), ((2, 2), (1, 1, 1, 1)),
-                                            ((3, 2), (2, 2, 1)), ((2, 1, 1), (1, 1, 1, 1)), ((4,), (1, 3)),
-                                            ((2, 2), (3, 1)), ((3, 1, 1), (1, 2, 2))])
+@pytest.mark.parametrize(
+    "shape, content",
+    [
+        ((2, 1), (1, 1, 1)),
+        ((3, 1), (2, 1, 1)),
+        ((2, 2), (1, 1, 1, 1)),
+        ((3, 2), (2, 2, 1)),
+        ((2, 1, 1), (1, 1, 1, 1)),
+        ((4,), (1, 3)),
+        ((2, 2), (3, 1)),
+        ((3, 1, 1), (1, 2, 2)),
+    ],
+)
 def test_kostka_numbers_count_tableaux(shape, content):
     assert kostka(shape, content) == _ssyt_count(shape, content)
 
@@ -33,8 +44,9 @@ def test_kostka_numbers_count_tableaux(shape, content):
 def test_dimensions_are_the_sums_of_weight_multiplicities():
     for n in (1, 2, 3, 4):
         for shape in [(1,), (2,), (1, 1), (2, 1), (2, 2), (3, 1), (2, 2, 2), (4,)]:
-            total = sum(kostka(shape, w) for w in itertools.product(range(sum(shape) + 1), repeat=n)
-                        if sum(w) == sum(shape))
+            total = sum(
+                kostka(shape, w) for w in itertools.product(range(sum(shape) + 1), repeat=n) if sum(w) == sum(shape)
+            )
             assert schur_dimension(shape, n) == total
 
 
@@ -45,7 +57,8 @@ def test_generators_of_3_2_3_are_three_irreducibles():
     assert sorted(r.representations(3)) == [(((1, 1, 1), (3,), (3, 3)), 1, 40), (((3,), (3,), (2, 2, 2)), 1, 40)]
     assert "S(1, 1) x S(1, 1) x S(4)" in str(r)
     assert r.to_dict()["representations"]["2"] == [
-        {"A_rows": [1, 1], "V_rows": [1, 1], "z": [4], "multiplicity": 1, "dimension": 45}]
+        {"A_rows": [1, 1], "V_rows": [1, 1], "z": [4], "multiplicity": 1, "dimension": 45}
+    ]
 
 
 @pytest.mark.parametrize("d, e, a, k", [(3, 1, 1, 3), (2, 2, 2, 4), (3, 1, 3, 4), (4, 1, 1, 3)])

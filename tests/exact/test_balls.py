@@ -7,15 +7,18 @@ from ag_attention import Architecture
 from ag_attention._exact.balls import Balls, balls, determinant, precision
 from ag_attention._network import jacobian
 from ag_attention._numeric import Float64
-
 from tests.helpers import generator
 
 
-@pytest.mark.parametrize("arch", [
-    Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
-    Architecture((2, 2), None, tokens=2, parametrization="AV", normalized=True, causal=True),
-    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, skip=True, normalized=True),
-], ids=str)
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
+        Architecture((2, 2), None, tokens=2, parametrization="AV", normalized=True, causal=True),
+        Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, skip=True, normalized=True),
+    ],
+    ids=str,
+)
 def test_ball_jacobian_encloses_the_float64_jacobian(arch):
     rng = generator(0)
     theta = rng.standard_normal(arch.parameter_count) / 2

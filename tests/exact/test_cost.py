@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
-
 from ag_attention import Architecture
-from ag_attention._exact.cost import (assembly_seconds, duration, estimate_dimension, jacobian_seconds,
-                                      long_sequences, matrix_product_rate, rank_seconds)
+from ag_attention._exact.cost import (
+    assembly_seconds,
+    duration,
+    estimate_dimension,
+    jacobian_seconds,
+    long_sequences,
+    matrix_product_rate,
+    rank_seconds,
+)
 from ag_attention._exact.dimension import BLAS_FROM_PARAMETERS, default_prime, dimension
 from ag_attention._exact.modular_lu import BLAS_PRIMES
-
 from tests.helpers import run_cli
 
 

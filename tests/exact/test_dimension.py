@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from ag_attention import Architecture, InvalidArgumentError, dimension
 from ag_attention._exact.field import SECOND_PRIME
 from ag_attention._models.formulas import cor33, cor38, effective_architecture
-
 from tests.helpers import ANY_VALUE
 
 
@@ -48,9 +47,15 @@ def test_one_token_true_value_differs(d, e, a):
     assert r.certified  # by the proven t = 1 upper bound
 
 
-@pytest.mark.parametrize("widths, ranks, value", [
-    ((4, 4, 4), (2, 2), 34), ((4, 2, 4), (2, 2), 23), ((5, 3, 2), (2, 2), 30), ((4, 2, 4, 4), (2, 2, 2), 25),
-])
+@pytest.mark.parametrize(
+    "widths, ranks, value",
+    [
+        ((4, 4, 4), (2, 2), 34),
+        ((4, 2, 4), (2, 2), 23),
+        ((5, 3, 2), (2, 2), 30),
+        ((4, 2, 4, 4), (2, 2, 2), 25),
+    ],
+)
 def test_deep_one_token_is_certified(widths, ranks, value):
     # f(x) = prod_i (x^T S_i x)^(3^(L-i)) M x: the proven bound from (S_1..S_L, M) meets the rank
     r = dimension(Architecture(widths, ranks, tokens=1))
@@ -261,8 +266,12 @@ def test_doubling_stops_at_the_memory_limit_instead_of_failing(monkeypatch):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(samples=ANY_VALUE, seed=ANY_VALUE, prime=st.one_of(ANY_VALUE, st.sampled_from([101, 2**31 - 1, 2**31, 4, 65521])),
-       max_doublings=ANY_VALUE)
+@given(
+    samples=ANY_VALUE,
+    seed=ANY_VALUE,
+    prime=st.one_of(ANY_VALUE, st.sampled_from([101, 2**31 - 1, 2**31, 4, 65521])),
+    max_doublings=ANY_VALUE,
+)
 def test_dimension_arguments_give_a_result_or_a_named_error(samples, seed, prime, max_doublings, monkeypatch):
     monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "200M")
     arch = Architecture((3, 2), (2,), tokens=2)
@@ -283,7 +292,10 @@ def test_timeout_stops_inside_the_jacobian_of_long_sequences():
     from ag_attention import ComputationTimeoutError
 
     start = time.monotonic()
-    with pytest.raises(ComputationTimeoutError, match=r"^time limit of 1 s reached during Jacobian of 5 samples "
-                                                      r"\(piece \d+ of 35\): stopped"):
+    with pytest.raises(
+        ComputationTimeoutError,
+        match=r"^time limit of 1 s reached during Jacobian of 5 samples "
+        r"\(piece \d+ of 35\): stopped",
+    ):
         dimension(Architecture((3, 3), (2,), tokens=3000), timeout=1)
     assert time.monotonic() - start <= 1 * 1.1 + 5

@@ -7,20 +7,31 @@ from ag_attention._exact.fibers import fibers
 from ag_attention._models.formulas import cor38
 
 
-@pytest.mark.parametrize("widths, ranks, t", [((4, 4, 4), (2, 2), 3), ((4, 2, 4), (2, 2), 3), ((5, 3, 2), (2, 2), 2),
-                                              ((4, 4, 4, 4), (2, 2, 2), 3), ((6, 3, 3, 6), (3, 2, 2), 3)])
+@pytest.mark.parametrize(
+    "widths, ranks, t",
+    [
+        ((4, 4, 4), (2, 2), 3),
+        ((4, 2, 4), (2, 2), 3),
+        ((5, 3, 2), (2, 2), 2),
+        ((4, 4, 4, 4), (2, 2, 2), 3),
+        ((6, 3, 3, 6), (3, 2, 2), 3),
+    ],
+)
 def test_fibers_explained_on_bottlenecks(widths, ranks, t):
     r = fibers(Architecture(widths, ranks, tokens=t))
     assert r.explained and r.excess == 0 and r.in_kernel and r.kernel_check == "exact"
     assert r.fiber_dimension == r.symmetry_dimension == r.dimension.parameters - cor38(widths, ranks)
 
 
-@pytest.mark.parametrize("widths, ranks, t, excess, exact", [
-    ((2, 3, 3), (2, 2), 2, 4, True),  # growing before the last layer
-    ((3, 5, 3), (2, 2), 3, None, True),  # grow then shrink
-    ((4, 4, 4, 4), (1, 2, 2), 3, 4, True),  # a_1 = 1: tokens become parallel (exact: the parallel-tokens bound)
-    ((3, 3), (3,), 1, 3, True),  # t = 1: phi only sees A + A^T
-])
+@pytest.mark.parametrize(
+    "widths, ranks, t, excess, exact",
+    [
+        ((2, 3, 3), (2, 2), 2, 4, True),  # growing before the last layer
+        ((3, 5, 3), (2, 2), 3, None, True),  # grow then shrink
+        ((4, 4, 4, 4), (1, 2, 2), 3, 4, True),  # a_1 = 1: tokens become parallel (exact: the parallel-tokens bound)
+        ((3, 3), (3,), 1, 3, True),  # t = 1: phi only sees A + A^T
+    ],
+)
 def test_fibers_report_the_excess_elsewhere(widths, ranks, t, excess, exact):
     r = fibers(Architecture(widths, ranks, tokens=t))
     assert not r.explained and r.excess > 0 and r.in_kernel

@@ -22,7 +22,10 @@ def test_einsum_is_exact(p, rng):
     b = F.random(rng, (3, 7, 5))
     got = F.einsum("nik,nkj->nij", a, b)
     want = np.array(
-        [[[sum(int(a[n, i, k]) * int(b[n, k, j]) for k in range(7)) % p for j in range(5)] for i in range(40)] for n in range(3)],
+        [
+            [[sum(int(a[n, i, k]) * int(b[n, k, j]) for k in range(7)) % p for j in range(5)] for i in range(40)]
+            for n in range(3)
+        ],
         dtype=np.int64,
     )
     assert np.array_equal(got, want)

@@ -11,7 +11,6 @@ import sympy
 
 from ag_attention._exact import linalg
 from ag_attention._exact.field import DEFAULT_PRIME
-
 from tests.helpers import ROOT
 
 PACKAGE = ROOT / "ag_attention"

@@ -17,8 +17,18 @@ def low_rank(rng, m, n, r, p=P):
     return (B @ C) % p  # exact in int64: r products below 2^42 each, r <= 2^20
 
 
-@pytest.mark.parametrize("m,n,r", [(1, 1, 1), (5, 7, 3), (40, 33, 33), (97, 130, 61), (300, 260, 200),
-                                   (3 * LEAF + 5, 2 * LEAF + 3, LEAF + 1), (1100, 1040, 1000)])
+@pytest.mark.parametrize(
+    "m,n,r",
+    [
+        (1, 1, 1),
+        (5, 7, 3),
+        (40, 33, 33),
+        (97, 130, 61),
+        (300, 260, 200),
+        (3 * LEAF + 5, 2 * LEAF + 3, LEAF + 1),
+        (1100, 1040, 1000),
+    ],
+)
 def test_rank_equals_flint(m, n, r):
     rng = np.random.default_rng([m, n, r])
     M = low_rank(rng, m, n, r)
@@ -69,12 +79,12 @@ def test_linalg_rank_takes_the_blas_route_for_small_primes():
 
 
 def test_costs_from_sizes():
-    assert rank_blas_flops(100, 100) == pytest.approx(2 * (100 ** 3 - 100 ** 3 + 100 ** 3 / 3))
+    assert rank_blas_flops(100, 100) == pytest.approx(2 * (100**3 - 100**3 + 100**3 / 3))
     assert rank_blas_flops(100, 100, 10) < rank_blas_flops(100, 100)
     assert rank_blas_memory(1000, 2000) >= 3 * 8 * 1000 * 2000
 
 
-@pytest.mark.parametrize("p", [2, 2 ** 21 + 17, 2147483647, "7", 7.0])
+@pytest.mark.parametrize("p", [2, 2**21 + 17, 2147483647, "7", 7.0])
 def test_bad_prime(p):
     with pytest.raises(InvalidArgumentError, match="p="):
         rank_blas(np.eye(3, dtype=np.int64), p)
@@ -89,6 +99,6 @@ def test_bad_matrix():
 
 def test_the_route_needs_an_odd_prime_below_2_21():
     assert not linalg.uses_blas(2000, 2000, 2) and linalg.uses_blas(2000, 2000, 3)
-    assert not linalg.uses_blas(2000, 2000, 2 ** 21 + 17) and not linalg.uses_blas(1000, 2000, P)
+    assert not linalg.uses_blas(2000, 2000, 2**21 + 17) and not linalg.uses_blas(1000, 2000, P)
     M = (np.arange(1100 * 1030).reshape(1100, 1030) % 2).astype(np.int64)
     assert linalg.rank(M, 2) == linalg.rank_python_flint(M, 2)  # p = 2 stays with FLINT, as before

@@ -22,17 +22,20 @@ def test_rational_matrix_accepts_exact_entries():
     assert rational_matrix(np.arange(6).reshape(2, 3)) == [[0, 1, 2], [3, 4, 5]]
 
 
-@pytest.mark.parametrize("bad, text", [
-    ([1, 2], "A=[1, 2]: must be a non-empty rectangular matrix"),
-    ([[1, 2], [3]], "A=[[1, 2], [3]]: must be a non-empty rectangular matrix"),
-    ([[]], "A=[[]]: must be a non-empty rectangular matrix"),
-    ("AV", "A='AV': must be a non-empty rectangular matrix"),
-    ([[1, True]], "A: entry True is not a rational number"),
-    ([[1, "2"]], "A: entry '2' is not a rational number"),
-    ([[1, complex(1, 1)]], "A: entry (1+1j) is not a rational number"),
-    ([[1.0, float("nan")]], "A: entry nan is not a finite number"),
-    ([[float("inf")]], "A: entry inf is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "bad, text",
+    [
+        ([1, 2], "A=[1, 2]: must be a non-empty rectangular matrix"),
+        ([[1, 2], [3]], "A=[[1, 2], [3]]: must be a non-empty rectangular matrix"),
+        ([[]], "A=[[]]: must be a non-empty rectangular matrix"),
+        ("AV", "A='AV': must be a non-empty rectangular matrix"),
+        ([[1, True]], "A: entry True is not a rational number"),
+        ([[1, "2"]], "A: entry '2' is not a rational number"),
+        ([[1, complex(1, 1)]], "A: entry (1+1j) is not a rational number"),
+        ([[1.0, float("nan")]], "A: entry nan is not a finite number"),
+        ([[float("inf")]], "A: entry inf is not a finite number"),
+    ],
+)
 def test_rational_matrix_names_the_bad_value(bad, text):
     with pytest.raises(InvalidArgumentError) as err:
         rational_matrix(bad, "A")
@@ -68,12 +71,15 @@ def test_exact_rank_and_rank_mod_p():
     assert exact_rank(np.zeros((0, 3), dtype=object)) == rank_mod_p(np.zeros((0, 3), dtype=object)) == 0
 
 
-@pytest.mark.parametrize("A", [
-    [[1, 2, 3], [2, 4, 6], [1, 0, 1]],  # rank 2
-    [[Fraction(1, 2), 0], [0, Fraction(-3, 4)]],  # rank 2, fractions
-    [[1, 1], [1, 1]],  # rank 1
-    [[0, 0], [0, 0]],  # rank 0
-])
+@pytest.mark.parametrize(
+    "A",
+    [
+        [[1, 2, 3], [2, 4, 6], [1, 0, 1]],  # rank 2
+        [[Fraction(1, 2), 0], [0, Fraction(-3, 4)]],  # rank 2, fractions
+        [[1, 1], [1, 1]],  # rank 1
+        [[0, 0], [0, 0]],  # rank 0
+    ],
+)
 def test_rank_factorization_reproduces_the_matrix(A):
     Q, K = rank_factorization(A)
     r = exact_rank(A)

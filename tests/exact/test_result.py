@@ -20,7 +20,17 @@ def test_agreement_is_claimed_only_when_proven():
 def test_result_object():
     r = dimension(Architecture((4, 4, 4), (2, 2), tokens=3), seed=3)
     d = r.to_dict()
-    for key in ["dimension", "parameters", "fiber_dimension", "expected", "formula_applies", "prime", "seed", "samples", "seconds"]:
+    for key in [
+        "dimension",
+        "parameters",
+        "fiber_dimension",
+        "expected",
+        "formula_applies",
+        "prime",
+        "seed",
+        "samples",
+        "seconds",
+    ]:
         assert key in d
     assert (d["dimension"], d["parameters"], d["fiber_dimension"], d["expected"]) == (38, 64, 26, 38)
     assert "certified" in repr(r) and "seed=3" in repr(r)
@@ -41,7 +51,8 @@ def test_result_as_a_table_row():
     r = dimension(Architecture((2, 3, 3), (2, 2), tokens=2))
     f = r.to_frame()
     assert len(f) == 1 and list(f.columns)[: len(r.to_dict()["architecture"])] == [
-        f"architecture.{k}" for k in r.to_dict()["architecture"]]
+        f"architecture.{k}" for k in r.to_dict()["architecture"]
+    ]
     row = f.iloc[0]
     assert (row["dimension"], row["parameters"], row["certified"]) == (r.dimension, r.parameters, True)
     assert str(f["dimension"].dtype) == "Int64" and str(f["certified"].dtype) == "boolean"

@@ -46,13 +46,16 @@ def test_measure_doubles_while_short_and_confirms_below_the_formula():
     assert runs[0].samples == plan.samples and runs[-1].prime == SECOND_PRIME and runs[-1].seed == 1
     lower, upper = known_bounds(plan.proven, runs)
     assert lower == max(r.rank for r in runs) == 40 <= upper
-    assert [r.prime for r in measure(plan, None, prime=DEFAULT_PRIME, seed=0, max_doublings=4, recheck=False,
-                                     stages=Stages())] == [DEFAULT_PRIME] * (len(runs) - 1)
+    assert [
+        r.prime
+        for r in measure(plan, None, prime=DEFAULT_PRIME, seed=0, max_doublings=4, recheck=False, stages=Stages())
+    ] == [DEFAULT_PRIME] * (len(runs) - 1)
     # one sample is short of dim 13: doubled; a prior (the effective architecture's bounds) that meets: not
     short = Plan(prove(Architecture((3, 3), (1,), tokens=3)), samples=1, k=9, adaptive=True)
     assert len(measure(short, None, prime=DEFAULT_PRIME, seed=0, max_doublings=4, recheck=False, stages=Stages())) > 1
-    assert len(measure(short, (13, 13), prime=DEFAULT_PRIME, seed=0, max_doublings=4, recheck=True,
-                       stages=Stages())) == 1
+    assert (
+        len(measure(short, (13, 13), prime=DEFAULT_PRIME, seed=0, max_doublings=4, recheck=True, stages=Stages())) == 1
+    )
     assert known_bounds(short.proven, [], (13, 13)) == (13, 13)
 
 

@@ -39,8 +39,10 @@ def test_the_plan_aims_at_the_best_upper_bound():
 
 def test_huge_sizes_are_refused_naming_the_size():
     check_exact_sizes(Architecture((4, 4), (2,), tokens=MAX_CONTRACTION))
-    for arch, name in [(Architecture((4, 4), (2,), tokens=MAX_CONTRACTION + 1), "tokens"),
-                       (Architecture((MAX_CONTRACTION + 1, 2), (1,), tokens=2), "widths")]:
+    for arch, name in [
+        (Architecture((4, 4), (2,), tokens=MAX_CONTRACTION + 1), "tokens"),
+        (Architecture((MAX_CONTRACTION + 1, 2), (1,), tokens=2), "widths"),
+    ]:
         with pytest.raises(InvalidArgumentError, match=f"^{name}={MAX_CONTRACTION + 1}: exact GF"):
             check_exact_sizes(arch)
 
@@ -114,8 +116,15 @@ def test_a_refused_doubling_no_longer_leaves_the_issues_rank_short(monkeypatch):
     assert [(p.samples, p.k) for p in first_runs(prove(arch))] == [(5, 7)]
 
 
-@pytest.mark.parametrize("arch", [Architecture((3, 3), (2,), tokens=7), Architecture.single_layer(3, 2, tokens=8),
-                                  Architecture((3, 3, 3), (2, 2), tokens=6, heads=2, skip=True)], ids=str)
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((3, 3), (2,), tokens=7),
+        Architecture.single_layer(3, 2, tokens=8),
+        Architecture((3, 3, 3), (2, 2), tokens=6, heads=2, skip=True),
+    ],
+    ids=str,
+)
 def test_a_sample_adds_at_most_d0_dL_directions_without_a_causal_mask(arch, rng):
     from ag_attention._exact import linalg
     from ag_attention._exact.field import DEFAULT_PRIME, GFp

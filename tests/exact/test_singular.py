@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from ag_attention import CertificateKind, certify
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._models.orbits import orbit_representatives
-
 from tests.helpers import ANY_VALUE
 
 
@@ -45,9 +44,11 @@ def test_d1_a1_is_outside_and_different():
 
 
 @settings(max_examples=100, deadline=None)
-@given(A=st.one_of(ANY_VALUE, st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=3), min_size=1, max_size=3)),
-       V=st.one_of(ANY_VALUE, st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=3), min_size=1, max_size=2)),
-       dim=ANY_VALUE)
+@given(
+    A=st.one_of(ANY_VALUE, st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=3), min_size=1, max_size=3)),
+    V=st.one_of(ANY_VALUE, st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=3), min_size=1, max_size=2)),
+    dim=ANY_VALUE,
+)
 def test_certify_gives_a_verdict_or_a_named_error(A, V, dim):
     try:
         v = certify(A, V, dimension=dim)

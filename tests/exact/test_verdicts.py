@@ -19,9 +19,15 @@ def test_every_orbit_gets_a_kind_and_the_kinds_cover_the_arguments():
             assert isinstance(v.kind, CertificateKind) and v.decided == (v.singular is not None)
             assert v.reason == str(v) and v.to_dict()["kind"] == v.kind.name
             kinds.add(v.kind)
-    assert kinds == {CertificateKind.VERTEX, CertificateKind.IMMERSION, CertificateKind.PAIR_AND_SWAP,
-                     CertificateKind.DOMAIN_EXCESS, CertificateKind.SYMMETRIC_MINORS, CertificateKind.RANK_DROP,
-                     CertificateKind.SINGULAR_DOMAIN}
+    assert kinds == {
+        CertificateKind.VERTEX,
+        CertificateKind.IMMERSION,
+        CertificateKind.PAIR_AND_SWAP,
+        CertificateKind.DOMAIN_EXCESS,
+        CertificateKind.SYMMETRIC_MINORS,
+        CertificateKind.RANK_DROP,
+        CertificateKind.SINGULAR_DOMAIN,
+    }
 
 
 def test_the_numbers_of_each_argument():
@@ -41,10 +47,13 @@ def test_the_numbers_of_each_argument():
     assert pair.kind is CertificateKind.PAIR_AND_SWAP and (pair.preimages, pair.span) == (2, 6)
 
 
-@pytest.mark.parametrize("kind, text", [
-    (CertificateKind.NOT_RATIONAL, "preimages not defined over QQ (use the conjugate-point checks)"),
-    (CertificateKind.UNDECIDED, "undecided by the parametrization"),
-])
+@pytest.mark.parametrize(
+    "kind, text",
+    [
+        (CertificateKind.NOT_RATIONAL, "preimages not defined over QQ (use the conjugate-point checks)"),
+        (CertificateKind.UNDECIDED, "undecided by the parametrization"),
+    ],
+)
 def test_undecided_kinds_render_and_stay_undecided(kind, text):
     v = PointVerdict(kind, None, 2, dimension=5)
     assert not v.decided and str(v) == text and v.summary

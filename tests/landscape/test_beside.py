@@ -12,8 +12,9 @@ from ag_attention._landscape.beside import Beside
 def test_jobs_run_in_order_within_the_deadline(msolve):
     t0 = time.monotonic()
     with Beside(time.monotonic() + 30) as beside:
-        beside.submit("circle", lambda left: count_solutions(["x", "y"], ["x^2+y^2-1", "x-y"], 65521,
-                                                             timeout=left).count)
+        beside.submit(
+            "circle", lambda left: count_solutions(["x", "y"], ["x^2+y^2-1", "x-y"], 65521, timeout=left).count
+        )
         beside.submit("capped", lambda left: left, cap=2.0)
         assert beside.wait("circle").value == 2 and beside.value("circle") == 2
         o = beside.wait("capped")
@@ -43,8 +44,9 @@ def test_an_error_of_the_caller_kills_the_jobs_under_way(tmp_path, monkeypatch):
     from tests.helpers import fake_msolve, processes_matching
 
     tag = f"0.{uuid.uuid4().int % 10**6:06d}"  # a sleep only this test starts
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
-        tmp_path, f'if [ "$1" = -h ]; then exit 0; fi; exec sleep 6{tag}'))
+    monkeypatch.setenv(
+        "AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, f'if [ "$1" = -h ]; then exit 0; fi; exec sleep 6{tag}')
+    )
     t0 = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         with Beside(time.monotonic() + 120) as beside:
@@ -61,8 +63,9 @@ def test_a_job_no_longer_needed_is_abandoned_and_its_process_killed(tmp_path, mo
     from tests.helpers import fake_msolve, processes_matching
 
     tag = f"0.{uuid.uuid4().int % 10**6:06d}"
-    monkeypatch.setenv("AG_ATTENTION_MSOLVE", fake_msolve(
-        tmp_path, f'if [ "$1" = -h ]; then exit 0; fi; exec sleep 7{tag}'))
+    monkeypatch.setenv(
+        "AG_ATTENTION_MSOLVE", fake_msolve(tmp_path, f'if [ "$1" = -h ]; then exit 0; fi; exec sleep 7{tag}')
+    )
     t0 = time.monotonic()
     with Beside(time.monotonic() + 120) as beside:
         beside.submit("long", lambda left: count_solutions(["x"], ["x-1"], 65521, timeout=left))

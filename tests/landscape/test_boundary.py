@@ -2,8 +2,8 @@
 
 import pytest
 
-from ag_attention import Architecture
 import ag_attention._landscape.boundary as boundary
+from ag_attention import Architecture
 from ag_attention._errors import ComputationError, InvalidArgumentError
 from ag_attention._exact import linalg
 from ag_attention._exact.field import DEFAULT_PRIME, SECOND_PRIME
@@ -45,7 +45,10 @@ def test_a_special_draw_is_reported_and_not_used(msolve):
     r = boundary_ed_degree(arch, seed=0)
     assert (r.ed_degree, r.general_cubic) == (28, 93)
     assert [(w.seed, w.prime, w.solutions) for w in r.draws] == [
-        (0, DEFAULT_PRIME, 25), (1, SECOND_PRIME, 28), (2, DEFAULT_PRIME, 28)]
+        (0, DEFAULT_PRIME, 25),
+        (1, SECOND_PRIME, 28),
+        (2, DEFAULT_PRIME, 28),
+    ]
     assert [w.seed for w in r.agreeing] == [1, 2] and [w.seed for w in r.special] == [0]
     d = r.to_dict()
     assert [(w["seed"], w["solutions"]) for w in d["draws"]] == [(0, 25), (1, 28), (2, 28)]
@@ -78,8 +81,11 @@ def test_disagreeing_draws_are_never_resolved_silently(monkeypatch):
     values = iter([10, 11, 12, 13, 14, 15])
     monkeypatch.setattr(boundary, "_count", lambda *args, **kw: (next(values), ""))
     arch = Architecture.single_layer(2, 1, None, tokens=2)
-    with pytest.raises(ComputationError, match=r"no two of 3 independent draws agree \(seed 0: 10 over GF\(\d+\), "
-                                               r"seed 1: 11 over GF\(\d+\), seed 2: 12"):
+    with pytest.raises(
+        ComputationError,
+        match=r"no two of 3 independent draws agree \(seed 0: 10 over GF\(\d+\), "
+        r"seed 1: 11 over GF\(\d+\), seed 2: 12",
+    ):
         boundary_ed_degree(arch, max_draws=3)
     # a degenerate draw is a special draw too, reported with its reason; the value is the first one two draws share
     values2 = iter([(None, "the Lagrange conditions are not zero-dimensional"), (7, ""), (9, ""), (7, "")])
@@ -98,8 +104,14 @@ def test_the_score_is_the_readout_of_the_forward_pass():
     F = boundary_polynomial(arch, A, V, r, ring)
     X = [[1, 2], [-1, 1]]
     # f(X)_i = sum_j (x_i^T A x_j) V x_j
-    f = [sum((sum(X[i][k] * A[k][l] * X[j][l] for k in range(2) for l in range(2)))
-             * sum(V[0][l] * X[j][l] for l in range(2)) for j in range(2)) for i in range(2)]
+    f = [
+        sum(
+            (sum(X[i][k] * A[k][l] * X[j][l] for k in range(2) for l in range(2)))
+            * sum(V[0][l] * X[j][l] for l in range(2))
+            for j in range(2)
+        )
+        for i in range(2)
+    ]
     assert F(*[linalg.rational(v) for v in (1, 2, -1, 1)]) == r[0][0] * f[0] + r[1][0] * f[1]
 
 

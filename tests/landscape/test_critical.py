@@ -34,8 +34,11 @@ def test_counts_and_classes(result):
     assert "3 minima, 3 saddles" in str(result) and result.to_dict()["real_pure"] == 6
     import dataclasses
 
-    one = dataclasses.replace(result, points=tuple(p for p in result.points if p.signature == "minimum")[:1]
-                              + tuple(p for p in result.points if p.signature == "saddle")[:1])
+    one = dataclasses.replace(
+        result,
+        points=tuple(p for p in result.points if p.signature == "minimum")[:1]
+        + tuple(p for p in result.points if p.signature == "saddle")[:1],
+    )
     assert "1 minimum, 1 saddle" in str(one) and "1 minima" not in str(one) and "1 minimum)" in repr(one)
 
 
@@ -70,22 +73,26 @@ def test_msolve_output_is_read():
     assert boxes == [[(Fraction(1, 2), Fraction(3, 4)), (Fraction(-1), Fraction(-1))]]
     # an exact rational solution is printed as a / b (not dyadic): it was read as two intervals short
     boxes = parse_real_solutions("[0, [1,\n[[[3, 3], [-1 / 2, -1 / 2], [-29 / 2^3, -3 / 2^2]]]\n]]:", 3)
-    assert boxes == [[(Fraction(3), Fraction(3)), (Fraction(-1, 2), Fraction(-1, 2)),
-                      (Fraction(-29, 8), Fraction(-3, 4))]]
+    assert boxes == [
+        [(Fraction(3), Fraction(3)), (Fraction(-1, 2), Fraction(-1, 2)), (Fraction(-29, 8), Fraction(-3, 4))]
+    ]
     with pytest.raises(MSolveOutputError, match="3 intervals for 2 unknowns"):
         parse_real_solutions("[0, [1, [[[1, 1], [2, 2], [3, 3]]]]]:", 2)
 
 
-@pytest.mark.parametrize("inputs, targets, kwargs, text", [
-    (X, Y[:4], {}, "5 input sequences but 4 targets"),
-    ([[[1, 0, 0], [0, 1, 0]]], Y[:1], {}, r"inputs\[0\]: shape \(2, 3\)"),
-    ([[[1, float("nan")], [0, 1]]], Y[:1], {}, r"inputs\[0\]\[0\]\[1\]: nan"),
-    ([], [], {}, "no sequence"),
-    (X, Y, {"denominator": 0}, "denominator=0"),
-    ([[[10**5000, 1], [0, 1]]] + X[1:], Y, {}, r"inputs\[0\]\[0\]\[0\]: about 2\^16610 is outside the range"),
-    (X, [[[1e-60], [0]]] + Y[1:], {}, r"targets\[0\]\[0\]\[0\]: about 2\^-199 is outside"),
-    ("data", Y, {}, "inputs: a list"),
-])
+@pytest.mark.parametrize(
+    "inputs, targets, kwargs, text",
+    [
+        (X, Y[:4], {}, "5 input sequences but 4 targets"),
+        ([[[1, 0, 0], [0, 1, 0]]], Y[:1], {}, r"inputs\[0\]: shape \(2, 3\)"),
+        ([[[1, float("nan")], [0, 1]]], Y[:1], {}, r"inputs\[0\]\[0\]\[1\]: nan"),
+        ([], [], {}, "no sequence"),
+        (X, Y, {"denominator": 0}, "denominator=0"),
+        ([[[10**5000, 1], [0, 1]]] + X[1:], Y, {}, r"inputs\[0\]\[0\]\[0\]: about 2\^16610 is outside the range"),
+        (X, [[[1e-60], [0]]] + Y[1:], {}, r"targets\[0\]\[0\]\[0\]: about 2\^-199 is outside"),
+        ("data", Y, {}, "inputs: a list"),
+    ],
+)
 def test_bad_data_are_refused_by_name(inputs, targets, kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         critical_points(LAYER, inputs, targets, **kwargs)
@@ -150,8 +157,11 @@ def test_which_critical_point_training_reached(result):
     far = result.points[-1]
     assert result.nearest(far.A, far.V).index == len(result.points) - 1
     assert near.loss == pytest.approx(sum(best.loss) / 2, rel=1e-3) and near.at and near.complete
-    assert str(near).startswith("at critical point #0 (minimum") and "the global minimum among all real critical " \
-        "points (every one found: certified)" in str(near) and near.to_dict()["verdict"] == str(near)
+    assert (
+        str(near).startswith("at critical point #0 (minimum")
+        and "the global minimum among all real critical points (every one found: certified)" in str(near)
+        and near.to_dict()["verdict"] == str(near)
+    )
     # a saddle's weights: how far above the least critical loss, and which point they sit at
     saddle = next(i for i, p in enumerate(result.points) if p.signature == "saddle")
     there = result.nearest(result.points[saddle].A, result.points[saddle].V)

@@ -49,12 +49,15 @@ def test_macaulay2_agrees_on_the_implicit_side(m2_local, metric, expected):
     assert "Macaulay2" in r.certificate
 
 
-@pytest.mark.parametrize("kwargs, text", [
-    ({"metric": "cosine"}, "metric='cosine'"),
-    ({"method": "homotopy"}, "method='homotopy'"),
-    ({"metric": "generic", "samples": 5}, "samples=5: only for metric='data'"),
-    ({"timeout": -1}, "timeout"),
-])
+@pytest.mark.parametrize(
+    "kwargs, text",
+    [
+        ({"metric": "cosine"}, "metric='cosine'"),
+        ({"method": "homotopy"}, "method='homotopy'"),
+        ({"metric": "generic", "samples": 5}, "samples=5: only for metric='data'"),
+        ({"timeout": -1}, "timeout"),
+    ],
+)
 def test_bad_arguments_are_refused_by_name(kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         ed_degree(LAYER, **kwargs)
@@ -72,12 +75,15 @@ def test_one_token_on_the_implicit_side(m2_local):
     assert ed_degree(two, metric="euclidean", backend="local").ed_degree == 19
 
 
-@pytest.mark.parametrize("arch, kwargs, text", [
-    (Architecture.single_layer(2, 1, None, tokens=1), {"method": "count"}, "tokens=1 with method='count'"),
-    (Architecture.single_layer(2, 1, None, tokens=1), {"metric": "data"}, "metric='data' with tokens=1"),
-    (Architecture((2, 1), (2,), heads=2, tokens=2), {}, "one head"),
-    (Architecture((2, 2, 1), (2, 2), tokens=2), {}, "one layer"),
-])
+@pytest.mark.parametrize(
+    "arch, kwargs, text",
+    [
+        (Architecture.single_layer(2, 1, None, tokens=1), {"method": "count"}, "tokens=1 with method='count'"),
+        (Architecture.single_layer(2, 1, None, tokens=1), {"metric": "data"}, "metric='data' with tokens=1"),
+        (Architecture((2, 1), (2,), heads=2, tokens=2), {}, "one head"),
+        (Architecture((2, 2, 1), (2, 2), tokens=2), {}, "one layer"),
+    ],
+)
 def test_other_architectures_are_refused(arch, kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         ed_degree(arch, **kwargs)

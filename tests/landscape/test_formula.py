@@ -7,11 +7,14 @@ from ag_attention._errors import InvalidArgumentError
 from ag_attention._landscape.formula import segre_ed_degree, segre_product_ed_degree
 
 
-@pytest.mark.parametrize("dims, value", [
-    ((3,), 1),  # a linear space: one critical point
-    ((1, 1), 6),  # the smooth quadric surface of P^3: 2 * 3 (a general quadric in P^n has ED degree 2n)
-    ((1, 2), 10),  # 2 x 3 matrices of rank one with a generic form (Draisma et al.: 10)
-])
+@pytest.mark.parametrize(
+    "dims, value",
+    [
+        ((3,), 1),  # a linear space: one critical point
+        ((1, 1), 6),  # the smooth quadric surface of P^3: 2 * 3 (a general quadric in P^n has ED degree 2n)
+        ((1, 2), 10),  # 2 x 3 matrices of rank one with a generic form (Draisma et al.: 10)
+    ],
+)
 def test_known_segre_values(dims, value):
     assert segre_product_ed_degree(dims) == value
 
@@ -43,8 +46,10 @@ def test_where_it_does_not_apply_it_says_why(size, why):
     assert p.value is None and why in p.status and p.to_dict()["value"] is None
 
 
-@pytest.mark.parametrize("size, value", [((3, 1, 2), 7965), ((3, 2, 2), 876798), ((4, 1, 2), 5815400),
-                                          ((4, 1, 3), 3492368), ((4, 2, 3), 9249111072)])
+@pytest.mark.parametrize(
+    "size, value",
+    [((3, 1, 2), 7965), ((3, 2, 2), 876798), ((4, 1, 2), 5815400), ((4, 1, 3), 3492368), ((4, 2, 3), 9249111072)],
+)
 def test_a_singular_determinantal_factor_is_predicted_from_its_chern_mather_classes(size, value):
     # the values written in docs/math/landscape.md (landscape-polar) before any of these sizes was counted
     p = segre_ed_degree(*size)

@@ -33,12 +33,15 @@ def test_gram_is_the_squared_loss():
     d, e, t = 2, 2, 3
     rng = random.Random(5)
     inputs = list(data_inputs(d, t, 4, seed=3))
-    targets = [np.array([[Fraction(rng.randint(-9, 9), 7) for _ in range(e)] for _ in range(t)], dtype=object)
-               for _ in inputs]
+    targets = [
+        np.array([[Fraction(rng.randint(-9, 9), 7) for _ in range(e)] for _ in range(t)], dtype=object) for _ in inputs
+    ]
     G, w, c = gram(inputs, targets, d, e)
     x = np.array([Fraction(rng.randint(-9, 9), 5) for _ in range(reduced_count(d, e))], dtype=object)
-    loss = sum(sum((v * v for v in (evaluation_matrix(X, d, e).dot(x) - Y.reshape(-1))), Fraction(0))
-               for X, Y in zip(inputs, targets))
+    loss = sum(
+        sum((v * v for v in (evaluation_matrix(X, d, e).dot(x) - Y.reshape(-1))), Fraction(0))
+        for X, Y in zip(inputs, targets)
+    )
     assert x.dot(G).dot(x) - 2 * w.dot(x) + c == loss
     assert (G == G.T).all()
 
@@ -63,11 +66,14 @@ def test_the_data_form_is_a_kronecker_product_in_the_outputs():
             assert G[i, j] == (G1[k * 3 + q, k2 * 3 + q2] if m == m2 else 0)
 
 
-@pytest.mark.parametrize("kind, kwargs, text", [
-    ("cosine", {}, "metric='cosine'"),
-    ("data", {"samples": 0}, "samples=0"),
-    ("data", {"samples": True}, "samples=True"),
-])
+@pytest.mark.parametrize(
+    "kind, kwargs, text",
+    [
+        ("cosine", {}, "metric='cosine'"),
+        ("data", {"samples": 0}, "samples=0"),
+        ("data", {"samples": True}, "samples=True"),
+    ],
+)
 def test_bad_metrics_are_refused_by_name(kind, kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         metric(kind, 2, 1, 2, seed=0, **kwargs)

@@ -7,8 +7,14 @@ import pytest
 
 from ag_attention import InvalidArgumentError, PolynomialModel
 from ag_attention._exact import linalg
-from ag_attention._landscape.model_system import (bareiss_determinant, fiber_system, gauge_slice, generic_rank,
-                                                  model_system, random_slice)
+from ag_attention._landscape.model_system import (
+    bareiss_determinant,
+    fiber_system,
+    gauge_slice,
+    generic_rank,
+    model_system,
+    random_slice,
+)
 from ag_attention._models.parametrization import laplace_determinant
 
 

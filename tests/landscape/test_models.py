@@ -7,16 +7,26 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ag_attention import (Architecture, InvalidArgumentError, PolynomialModel, critical_points, ed_degree,
-                          model_critical_points, model_ed_degree, polynomial_model)
+from ag_attention import (
+    Architecture,
+    InvalidArgumentError,
+    PolynomialModel,
+    critical_points,
+    ed_degree,
+    model_critical_points,
+    model_ed_degree,
+    polynomial_model,
+)
 from ag_attention._landscape.metrics import gram
 
 X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
 Y = [[[1], [0]], [[0], [2]], [[1], [1]], [[-1], [0]], [[0], [1]]]
 
 
-@pytest.mark.parametrize("d, e, a, metric", [(2, 1, None, "euclidean"), (2, 1, None, "generic"),
-                                             (2, 1, 1, "euclidean"), (2, 2, None, "euclidean")])
+@pytest.mark.parametrize(
+    "d, e, a, metric",
+    [(2, 1, None, "euclidean"), (2, 1, None, "generic"), (2, 1, 1, "euclidean"), (2, 2, None, "euclidean")],
+)
 def test_the_layer_through_the_general_api_gives_its_ed_degree(msolve, d, e, a, metric):
     arch = Architecture.single_layer(d, e, a, tokens=2)
     mine = model_ed_degree(PolynomialModel.from_layer(arch), metric=metric)
@@ -76,13 +86,13 @@ def _text(poly, names):
     return " + ".join(f"({c})*" + "*".join(f"{v}^{k}" for v, k in zip(names, e) if k) for e, c in poly.items())
 
 
-@pytest.mark.parametrize("scale", [Fraction(1, 1000), Fraction(7, 3), Fraction(10 ** 6)])
+@pytest.mark.parametrize("scale", [Fraction(1, 1000), Fraction(7, 3), Fraction(10**6)])
 def test_scaling_the_target_scales_the_critical_values(msolve, scale):
     # x = W2 W1 is homogeneous of degree 2: target c^2 u has the critical points c theta, losses times c^4
     M = PolynomialModel.deep_linear([2, 1, 2])
     u = [Fraction(3), Fraction(-1, 2), Fraction(1, 3), Fraction(5)]
     base = model_critical_points(M, target=u, gauge=["w2_1_1 - 1"])
-    big = model_critical_points(M, target=[scale ** 2 * x for x in u], gauge=[f"w2_1_1 - {scale}"])
+    big = model_critical_points(M, target=[scale**2 * x for x in u], gauge=[f"w2_1_1 - {scale}"])
     assert base.final and big.final and base.complex_count == big.complex_count == 2
     assert [p.signature for p in base.points] == [p.signature for p in big.points] == ["minimum", "saddle"]
     for p, q in zip(base.points, big.points):
@@ -102,48 +112,63 @@ def test_gaussian_float_targets_are_taken_exactly(msolve):
 
 def test_regularized_loss_counts_every_critical_point(msolve):
     r = model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[3], regularization=1)
-    assert r.final and r.complex_count == 5 and sorted(p.signature for p in r.points) == ["minimum", "minimum",
-                                                                                          "saddle"]
+    assert (
+        r.final and r.complex_count == 5 and sorted(p.signature for p in r.points) == ["minimum", "minimum", "saddle"]
+    )
 
 
 def test_a_deadline_is_kept_and_said(msolve):
     # the parametric route alone (auto would give the implicit route the other half, which may finish: ED 1)
-    r = model_ed_degree(PolynomialModel.linear_convolutional([2, 2, 2, 2]), metric="generic", method="parametric",
-                        timeout=3)
+    r = model_ed_degree(
+        PolynomialModel.linear_convolutional([2, 2, 2, 2]), metric="generic", method="parametric", timeout=3
+    )
     assert not r.final and r.ed_degree is None and "NOT DECIDED" in r.headline()
     assert "time limit" in r.status or "timed out" in r.status
 
 
-@pytest.mark.parametrize("call, text", [
-    (lambda: polynomial_model(["x", "1y"], ["x"]), "'1y' is not a name"),
-    (lambda: polynomial_model(["x", "x"], ["x"]), "'x' is repeated"),
-    (lambda: polynomial_model(["x"], ["x--1"]), "polynomials[0] = 'x--1'"),
-    (lambda: polynomial_model(["x"], ["x -- comment"]), "polynomials[0]"),
-    (lambda: polynomial_model(["x"], ["sqrt(x)"]), "polynomials[0]"),
-    (lambda: polynomial_model(["x"], ["3"]), "every coordinate is constant"),
-    (lambda: polynomial_model(1, lambda t: [t[0] * 0.5]), "raised TypeError"),
-    (lambda: polynomial_model(1, lambda t: [t[0], 0.5]), "coordinate 1"),
-    (lambda: polynomial_model(1, lambda t: 1 / 0), "ZeroDivisionError"),
-    (lambda: polynomial_model(0, ["x"]), "at least one parameter"),
-    (lambda: PolynomialModel.deep_linear([2]), "at least 2"),
-    (lambda: PolynomialModel.deep_linear([2, 0]), "widths[1] = 0"),
-    (lambda: PolynomialModel.linear_convolutional([2, True]), "filters[1] = True"),
-    (lambda: model_ed_degree("x^2"), "not a PolynomialModel"),
-    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), metric="cosine"), "metric='cosine'"),
-    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), method="magic"), "method='magic'"),
-    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), seed=-1), "seed=-1"),
-    (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), gauge=["w1_1_1^2 - 1"]), "not linear"),
-    (lambda: model_ed_degree(PolynomialModel.deep_linear([2, 1, 2]), gauge=["w1_1_1 - 1", "w1_1_2 - 1"],
-                             method="parametric"), "leaves 2 free parameters"),
-    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], loss=([[1]], [1], 0)),
-     "exactly one of target"),
-    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1, 2]), "target: 1 numbers"),
-    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=["a"]), "target"),
-    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], regularization=-1),
-     "regularization=-1"),
-    (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], metric=[[1, 2], [3, 4]]),
-     "metric"),
-])
+@pytest.mark.parametrize(
+    "call, text",
+    [
+        (lambda: polynomial_model(["x", "1y"], ["x"]), "'1y' is not a name"),
+        (lambda: polynomial_model(["x", "x"], ["x"]), "'x' is repeated"),
+        (lambda: polynomial_model(["x"], ["x--1"]), "polynomials[0] = 'x--1'"),
+        (lambda: polynomial_model(["x"], ["x -- comment"]), "polynomials[0]"),
+        (lambda: polynomial_model(["x"], ["sqrt(x)"]), "polynomials[0]"),
+        (lambda: polynomial_model(["x"], ["3"]), "every coordinate is constant"),
+        (lambda: polynomial_model(1, lambda t: [t[0] * 0.5]), "raised TypeError"),
+        (lambda: polynomial_model(1, lambda t: [t[0], 0.5]), "coordinate 1"),
+        (lambda: polynomial_model(1, lambda t: 1 / 0), "ZeroDivisionError"),
+        (lambda: polynomial_model(0, ["x"]), "at least one parameter"),
+        (lambda: PolynomialModel.deep_linear([2]), "at least 2"),
+        (lambda: PolynomialModel.deep_linear([2, 0]), "widths[1] = 0"),
+        (lambda: PolynomialModel.linear_convolutional([2, True]), "filters[1] = True"),
+        (lambda: model_ed_degree("x^2"), "not a PolynomialModel"),
+        (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), metric="cosine"), "metric='cosine'"),
+        (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), method="magic"), "method='magic'"),
+        (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), seed=-1), "seed=-1"),
+        (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), gauge=["w1_1_1^2 - 1"]), "not linear"),
+        (
+            lambda: model_ed_degree(
+                PolynomialModel.deep_linear([2, 1, 2]), gauge=["w1_1_1 - 1", "w1_1_2 - 1"], method="parametric"
+            ),
+            "leaves 2 free parameters",
+        ),
+        (
+            lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], loss=([[1]], [1], 0)),
+            "exactly one of target",
+        ),
+        (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1, 2]), "target: 1 numbers"),
+        (lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=["a"]), "target"),
+        (
+            lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], regularization=-1),
+            "regularization=-1",
+        ),
+        (
+            lambda: model_critical_points(PolynomialModel.deep_linear([1, 1, 1]), target=[1], metric=[[1, 2], [3, 4]]),
+            "metric",
+        ),
+    ],
+)
 def test_bad_input_is_named(call, text):
     with pytest.raises(InvalidArgumentError) as info:
         call()

@@ -10,28 +10,50 @@ from math import comb, prod
 import pytest
 
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._landscape import polar
 from ag_attention._landscape.formula import segre_ed_degree, segre_product_ed_degree
 from ag_attention._landscape.polar import (
-    chern_mather_determinantal, chern_mather_projective_space, chern_mather_segre_product, determinantal_degree,
-    determinantal_segre_chern_mather, determinantal_segre_ed_degree, determinantal_segre_polar_degrees,
-    ed_degree_from_chern_mather, polar_degrees, polar_prediction,
+    chern_mather_determinantal,
+    chern_mather_projective_space,
+    chern_mather_segre_product,
+    determinantal_degree,
+    determinantal_segre_chern_mather,
+    determinantal_segre_ed_degree,
+    determinantal_segre_polar_degrees,
+    ed_degree_from_chern_mather,
+    polar_degrees,
+    polar_prediction,
 )
 from tests.helpers import SLOW_TESTS_ASKED
 
 
 def slow_unless_asked(test):
     """Marked ``slow`` and skipped unless ``AG_ATTENTION_SLOW_TESTS=1``."""
-    return pytest.mark.slow(pytest.mark.skipif(not SLOW_TESTS_ASKED, reason="slow: AG_ATTENTION_SLOW_TESTS=1 "
-                                               "runs it")(test))
+    return pytest.mark.slow(
+        pytest.mark.skipif(not SLOW_TESTS_ASKED, reason="slow: AG_ATTENTION_SLOW_TESTS=1 runs it")(test)
+    )
+
 
 #: the sizes the package counted (monodromy and msolve agree), docs/math/landscape.md (landscape-formula)
-COUNTED = {(2, 1, 2): 14, (2, 2, 1): 196, (2, 2, 2): 284, (2, 3, 1): 484, (2, 3, 2): 1324, (3, 1, 3): 543,
-           (2, 4, 1): 900}
+COUNTED = {
+    (2, 1, 2): 14,
+    (2, 2, 1): 196,
+    (2, 2, 2): 284,
+    (2, 3, 1): 484,
+    (2, 3, 2): 1324,
+    (3, 1, 3): 543,
+    (2, 4, 1): 900,
+}
 
 #: written down before any count (the report): D_r singular for all but (4, 1, 4)
-PREDICTED = {(3, 1, 2): 7965, (3, 2, 2): 876798, (4, 1, 2): 5815400, (4, 1, 3): 3492368, (4, 2, 2): 4821358736,
-             (4, 2, 3): 9249111072, (4, 1, 4): 35964}
+PREDICTED = {
+    (3, 1, 2): 7965,
+    (3, 2, 2): 876798,
+    (4, 1, 2): 5815400,
+    (4, 1, 3): 3492368,
+    (4, 2, 2): 4821358736,
+    (4, 2, 3): 9249111072,
+    (4, 1, 4): 35964,
+}
 
 
 # --------------------------------------------------------------------------------------- (a) the smooth cases
@@ -45,7 +67,8 @@ def test_smooth_ranks_give_the_chern_class_formula(d, d_out):
         # the Chern–Mather degrees are the Chern degrees of the product of projective spaces
         if dims:
             assert determinantal_segre_chern_mather(d, d_out, r) == chern_mather_segre_product(
-                *(chern_mather_projective_space(n) for n in dims))
+                *(chern_mather_projective_space(n) for n in dims)
+            )
         if d >= 2:
             p, old = polar_prediction(d, d_out, r), segre_ed_degree(d, d_out, r)
             assert p.value == old.value and p.singular is False
@@ -74,6 +97,7 @@ def test_the_two_to_one_sizes_have_no_prediction():
 def _harris_degree(d, r):
     # Harris, Ex. 19.10, in the form prod (d+i)! i! / ((r+i)! (d-r+i)!), written independently of polar.py
     from math import factorial
+
     num = prod(factorial(d + i) * factorial(i) for i in range(d - r))
     den = prod(factorial(r + i) * factorial(d - r + i) for i in range(d - r))
     return num // den
@@ -92,8 +116,14 @@ def test_the_first_degree_is_the_degree_and_the_last_the_euler_characteristic(d)
 
 
 def test_the_known_degrees():
-    assert [determinantal_degree(d, r) for d, r in [(2, 1), (3, 1), (3, 2), (4, 2), (4, 3), (5, 2)]] == \
-        [2, 6, 3, 20, 4, 175]
+    assert [determinantal_degree(d, r) for d, r in [(2, 1), (3, 1), (3, 2), (4, 2), (4, 3), (5, 2)]] == [
+        2,
+        6,
+        3,
+        20,
+        4,
+        175,
+    ]
 
 
 @pytest.mark.parametrize("d", range(2, 6))
@@ -160,12 +190,15 @@ def _direct_segre_localization(d, r, n, seed):
                 for j0 in not_k:
                     w0 = sigma[i0] - tau[j0]
                     for p0 in range(n + 1):
-                        tangent = ([tau[jp] - tau[j] for j in SK for jp in not_k]
-                                   + [sigma[ip] - sigma[i] for i in SI for ip in not_i]
-                                   + [sigma[i] - tau[j] - w0 for i in SI for j in not_k if (i, j) != (i0, j0)]
-                                   + [rho[p] - rho[p0] for p in range(n + 1) if p != p0])
-                        nash = ([sigma[i] - tau[j] - w0 for i, j in e_index if (i, j) != (i0, j0)]
-                                + [rho[p] - rho[p0] for p in range(n + 1) if p != p0])
+                        tangent = (
+                            [tau[jp] - tau[j] for j in SK for jp in not_k]
+                            + [sigma[ip] - sigma[i] for i in SI for ip in not_i]
+                            + [sigma[i] - tau[j] - w0 for i in SI for j in not_k if (i, j) != (i0, j0)]
+                            + [rho[p] - rho[p0] for p in range(n + 1) if p != p0]
+                        )
+                        nash = [sigma[i] - tau[j] - w0 for i, j in e_index if (i, j) != (i0, j0)] + [
+                            rho[p] - rho[p0] for p in range(n + 1) if p != p0
+                        ]
                         e = [1] + [0] * len(nash)
                         for w in nash:
                             for k in range(len(nash), 0, -1):
@@ -257,12 +290,16 @@ def _nash_kernel(d, d_out, A, K, I, V):
     E = _nullspace([[n[a] * k[b] for a in range(d) for b in range(d)] for n in perp for k in K], d * d)
     keys = [(k, m, i, j) for k in range(d) for m in range(d_out) for i in range(d) for j in range(i, d)]
     tensors, images = [], []
-    pairs = [([B[a * d:(a + 1) * d] for a in range(d)], V) for B in E]
-    pairs += [(A, [[int((mm, jj) == (m, j)) for jj in range(d)] for mm in range(d_out)])
-              for m in range(d_out) for j in range(d)]
+    pairs = [([B[a * d : (a + 1) * d] for a in range(d)], V) for B in E]
+    pairs += [
+        (A, [[int((mm, jj) == (m, j)) for jj in range(d)] for mm in range(d_out)])
+        for m in range(d_out)
+        for j in range(d)
+    ]
     for Bm, Wm in pairs:
-        tensors.append([Bm[a][b] * Wm[m][j] for a in range(d) for b in range(d) for m in range(d_out)
-                        for j in range(d)])
+        tensors.append(
+            [Bm[a][b] * Wm[m][j] for a in range(d) for b in range(d) for m in range(d_out) for j in range(d)]
+        )
         images.append([Bm[k][i] * Wm[m][j] + (Bm[k][j] * Wm[m][i] if i != j else 0) for k, m, i, j in keys])
     dim = _rank(tensors)
     return dim, dim - _rank(images)
@@ -356,16 +393,19 @@ def test_schubert2_gives_the_same_chern_mather_degrees(m2_local):
     pairs = [(d, r) for d in range(2, 5) for r in range(1, d + 1)]
     body = "\n".join(f'print("CM {d} {r} " | toString cmDet({d},{r}))' for d, r in pairs)
     text = _run_m2(m2_local, body, 120)
-    got = {(int(a), int(b)): tuple(int(x) for x in re.findall(r"-?\d+", rest))
-           for a, b, rest in re.findall(r"CM (\d+) (\d+) \{([^}]*)\}", text)}
+    got = {
+        (int(a), int(b)): tuple(int(x) for x in re.findall(r"-?\d+", rest))
+        for a, b, rest in re.findall(r"CM (\d+) (\d+) \{([^}]*)\}", text)
+    }
     assert got == {p: chern_mather_determinantal(*p) for p in pairs}
 
 
 def _schubert2_ed_degrees(m2_local, sizes, timeout):
     # the Segre product done in Schubert2 directly (Z x P^n, its Nash bundle, H = h_1 + h_2): a second
     # implementation of the product and of the sum, not only of the Chern–Mather degrees
-    body = "\n".join(f'print("ED {i} " | toString edSegre({d},{min(a, d)},{d * e - 1}))'
-                     for i, (d, e, a) in enumerate(sizes))
+    body = "\n".join(
+        f'print("ED {i} " | toString edSegre({d},{min(a, d)},{d * e - 1}))' for i, (d, e, a) in enumerate(sizes)
+    )
     text = _run_m2(m2_local, body, timeout)
     got = {int(i): int(v) for i, v in re.findall(r"ED (\d+) (-?\d+)", text)}
     assert got == {i: determinantal_segre_ed_degree(*s) for i, s in enumerate(sizes)}
@@ -388,8 +428,10 @@ def test_schubert2_gives_the_predicted_values_for_four_by_four(m2_local):  # abo
 def test_schubert2_on_five_by_five(m2_local):  # about 2 minutes
     body = "\n".join(f'print("CM 5 {r} " | toString cmDet(5,{r}))' for r in range(1, 6))
     text = _run_m2(m2_local, body, 900)
-    got = {int(b): tuple(int(x) for x in re.findall(r"-?\d+", rest))
-           for b, rest in re.findall(r"CM 5 (\d+) \{([^}]*)\}", text)}
+    got = {
+        int(b): tuple(int(x) for x in re.findall(r"-?\d+", rest))
+        for b, rest in re.findall(r"CM 5 (\d+) \{([^}]*)\}", text)
+    }
     assert got == {r: chern_mather_determinantal(5, r) for r in range(1, 6)}
 
 
@@ -428,7 +470,7 @@ def _segre_det_system(k, p, seed):
     u = [rng.randrange(1, p) for _ in range(N)]
     Q = _symmetric(rng, N, p)
     y = [sum(Q[s][t] * (x[t] - u[t]) for t in range(N)) for s in range(N)]
-    Y = [sp.Matrix(3, 3, y[9 * s:9 * s + 9]) for s in range(k + 1)]
+    Y = [sp.Matrix(3, 3, y[9 * s : 9 * s + 9]) for s in range(k + 1)]
     cof = A.adjugate().T
     S = sum((v[s] * Y[s] for s in range(k + 1)), sp.zeros(3, 3))
     eqs = [A.det()] + [S[i, j] - lam * cof[i, j] for i in range(3) for j in range(3)]
@@ -481,8 +523,9 @@ def test_msolve_counts_39_on_the_determinant_cubic():
 @slow_unless_asked
 def test_msolve_counts_810_on_the_determinant_cubic_times_a_line():  # about 10 s
     _msolve()
-    expected = ed_degree_from_chern_mather(chern_mather_segre_product(chern_mather_determinantal(3, 2),
-                                                                      chern_mather_projective_space(1)))
+    expected = ed_degree_from_chern_mather(
+        chern_mather_segre_product(chern_mather_determinantal(3, 2), chern_mather_projective_space(1))
+    )
     assert expected == 810
     assert _count(*_segre_det_system(1, 2**31 - 1, 3), timeout=300) == expected
 

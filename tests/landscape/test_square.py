@@ -20,7 +20,7 @@ def _point(S, rng, real=False):
     d, e = S.d, S.e
     A = rng.standard_normal((1, d, d)) + (0 if real else 1j * rng.standard_normal((1, d, d)))
     if S.charted:
-        A = np.matmul(A[:, :, :S.a], A[:, :S.a, :])
+        A = np.matmul(A[:, :, : S.a], A[:, : S.a, :])
     V = rng.standard_normal((1, e, d)) + (0 if real else 1j * rng.standard_normal((1, e, d)))
     chart = S.random_chart(rng, real=real)[None, :]
     theta = S.pack(A, V, chart)
@@ -41,8 +41,10 @@ def test_derivatives_against_differences_and_balls_against_floats(d, e, a, rng):
     for k in range(S.n):  # central differences: error O(h^2)
         step = np.zeros(S.n, dtype=complex)
         step[k] = h
-        diff = (S.evaluate((z + step)[None], w, False, chart=chart)[0]
-                - S.evaluate((z - step)[None], w, False, chart=chart)[0]) / (2 * h)
+        diff = (
+            S.evaluate((z + step)[None], w, False, chart=chart)[0]
+            - S.evaluate((z - step)[None], w, False, chart=chart)[0]
+        ) / (2 * h)
         assert np.allclose(diff[0], J[0][:, k], rtol=1e-6, atol=1e-6 * np.abs(J).max())
     diff = (S.evaluate(theta, w + h, False, chart=chart)[0] - S.evaluate(theta, w - h, False, chart=chart)[0]) / (2 * h)
     assert np.allclose(diff[0], Fw[0], atol=1e-6 * np.abs(Fw).max())
@@ -62,7 +64,7 @@ def test_charts_move_points_without_moving_them(d, e, a, rng):
     theta, chart, A, V = _point(S, rng)
     # the point is on its slice, and its weights give back its coordinates and the orbit's invariants
     l, _ = S.split_chart(chart)
-    assert np.isclose(np.sum(l[0] * theta[0, S.n_A:S.n_A + e * d]), 1)
+    assert np.isclose(np.sum(l[0] * theta[0, S.n_A : S.n_A + e * d]), 1)
     Aw, Vw = S.weights(theta, chart)
     assert np.allclose(reduced_coordinates(Aw[0], Vw[0]), S.coordinates(theta, chart)[0])
     assert np.allclose(S.invariants(theta, chart)[0], np.einsum("kl,mj->klmj", A[0], V[0]).reshape(-1))
@@ -89,8 +91,10 @@ def test_a_start_pair_is_a_solution(rng):
     assert 100 / 3 < norms[1] / norms[0] < 100 * 3  # x is linear in A: a start of that size
 
 
-@pytest.mark.parametrize("d, e, a, kind, solutions", [(2, 1, 2, "euclidean", 6), (2, 1, 2, "generic", 14),
-                                                     (2, 1, 1, "generic", 20), (2, 2, 2, "data", 68)])
+@pytest.mark.parametrize(
+    "d, e, a, kind, solutions",
+    [(2, 1, 2, "euclidean", 6), (2, 1, 2, "generic", 14), (2, 1, 1, "generic", 20), (2, 2, 2, "data", 68)],
+)
 def test_monodromy_on_it_finds_the_exact_count(d, e, a, kind, solutions):
     # msolve's counts (tests/landscape/test_ed.py, docs/math/landscape.md): ED 6, 14 and 68 with fiber 1, ED 10
     # with fiber 2
@@ -109,7 +113,7 @@ def test_the_scale_of_the_data_is_taken_out():
     S2 = square_system(arch, [[v * 2**40 for v in row] for row in G], w_scale=2.0**60)
     # G at another scale is the same G in the float64 computation, and the targets' scale goes into the weights
     assert np.array_equal(np.vectorize(float)(S1.G), np.vectorize(float)(S2.G))
-    assert S2.scale_G / S1.scale_G == 2 ** 40 and S2.scale_x / S1.scale_x == 2 ** 20
+    assert S2.scale_G / S1.scale_G == 2**40 and S2.scale_x / S1.scale_x == 2**20
     assert list(S2.target([2**60] * S2.n_x)) == [Fraction(2**60) / (S2.scale_G * S2.scale_x)] * S2.n_x
 
 

@@ -9,8 +9,8 @@ import sympy
 
 from ag_attention import Architecture
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._landscape.system import critical_system, polynomial_text
 from ag_attention._exact import linalg
+from ag_attention._landscape.system import critical_system, polynomial_text
 from ag_attention._models.coordinates import reduced_coordinates, reduced_count
 
 
@@ -59,8 +59,10 @@ def test_the_system_vanishes_at_a_critical_point_and_not_elsewhere(d, e, a):
     cut = system.slice_coefficients
     c = Fraction(sum(k * v for k, v in zip(cut, (v for row in V for v in row))))
     assert c != 0
-    scaled = {k: (Fraction(v) * c if k[0] in "ab" else Fraction(v) / c if k[0] == "v" else Fraction(v))
-              for k, v in chart.items()}
+    scaled = {
+        k: (Fraction(v) * c if k[0] in "ab" else Fraction(v) / c if k[0] == "v" else Fraction(v))
+        for k, v in chart.items()
+    }
     assert _values(system, scaled) == [0] * (len(system.polynomials) - 1)  # the gradient and the slice
     # s h - 1 with h != 0 here: the point is off the critical locus (h = value at s = 1 plus 1)
     assert _evaluate(system.polynomials[-1], dict(scaled, s=Fraction(1))) != -1

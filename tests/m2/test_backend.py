@@ -1,14 +1,12 @@
 """What every backend shares (ag_attention._m2.backend): the timeout argument, the version query."""
 
-from pathlib import Path
-
 import signal
+from pathlib import Path
 
 import pytest
 
 from ag_attention._errors import InvalidArgumentError, M2NotFoundError
 from ag_attention._m2.backend import check_timeout, stderr_note
-
 from tests.helpers import fake_m2
 
 
@@ -33,13 +31,16 @@ def test_a_timeout_is_seconds(value, seconds):
     assert check_timeout(value) == seconds and isinstance(check_timeout(value), float)
 
 
-@pytest.mark.parametrize("value, message", [
-    (True, "m2_timeout=True: must be a number of seconds"),
-    ("10", "m2_timeout='10': must be a number of seconds"),
-    (float("nan"), "m2_timeout=nan: must be a number of seconds, above 0 and below 1e7"),
-    (1e7, "m2_timeout=10000000.0: must be a number of seconds, above 0 and below 1e7"),
-    (0, "m2_timeout=0: must be a number of seconds, above 0 and below 1e7"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (True, "m2_timeout=True: must be a number of seconds"),
+        ("10", "m2_timeout='10': must be a number of seconds"),
+        (float("nan"), "m2_timeout=nan: must be a number of seconds, above 0 and below 1e7"),
+        (1e7, "m2_timeout=10000000.0: must be a number of seconds, above 0 and below 1e7"),
+        (0, "m2_timeout=0: must be a number of seconds, above 0 and below 1e7"),
+    ],
+)
 def test_a_bad_timeout_is_named(value, message):
     with pytest.raises(InvalidArgumentError) as err:
         check_timeout(value, "m2_timeout")
@@ -66,15 +67,18 @@ def test_a_job_runs_in_its_own_directory_with_a_minimal_environment(tmp_path, mo
 
 # what Macaulay2 1.21 and its libraries print when an allocation fails (measured under RLIMIT_AS, and the texts
 # of libgc, libstdc++, tcmalloc and flint): every one of them, under a limit, is the limit's error
-@pytest.mark.parametrize("said", [
-    "Insufficient memory for the allocation",  # libgc: 7 of 27 runs of implicitize 4,3 ranks 2 under 256m..600m
-    "GC Warning: Out of Memory! Heap size: 290 MiB. Returning NULL!",
-    "terminate called after throwing an instance of 'std::bad_alloc'",
-    "Could not allocate memory",
-    "Exception (FLINT memory_manager). Unable to allocate memory (1048576).",
-    "FATAL ERROR: Out of memory trying to allocate internal tcmalloc data (bytes, object-size)",
-    "Not enough memory.",
-])
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Insufficient memory for the allocation",  # libgc: 7 of 27 runs of implicitize 4,3 ranks 2 under 256m..600m
+        "GC Warning: Out of Memory! Heap size: 290 MiB. Returning NULL!",
+        "terminate called after throwing an instance of 'std::bad_alloc'",
+        "Could not allocate memory",
+        "Exception (FLINT memory_manager). Unable to allocate memory (1048576).",
+        "FATAL ERROR: Out of memory trying to allocate internal tcmalloc data (bytes, object-size)",
+        "Not enough memory.",
+    ],
+)
 def test_every_allocation_failure_text_names_the_limit(tmp_path, said):
     from ag_attention._errors import M2MemoryError
 
@@ -94,8 +98,11 @@ def test_a_job_that_dies_without_a_word_under_a_limit_probably_ran_out_of_memory
     from ag_attention._m2.memory import MEMORY_ENV
 
     monkeypatch.delenv(MEMORY_ENV, raising=False)
-    for ending, status in [("exit 1", "exit status 1"), ("kill -SEGV $$", "killed by SIGSEGV"),
-                           ("kill -ABRT $$", "killed by SIGABRT")]:
+    for ending, status in [
+        ("exit 1", "exit status 1"),
+        ("kill -SEGV $$", "killed by SIGSEGV"),
+        ("kill -ABRT $$", "killed by SIGABRT"),
+    ]:
         b = fake_m2(tmp_path, ending)
         b.memory = "300m"
         try:
@@ -113,8 +120,11 @@ def test_a_job_that_dies_without_a_word_under_a_limit_probably_ran_out_of_memory
     said = fake_m2(tmp_path, 'echo "job.m2:1:1:(3): error: no method for adjacent objects" >&2; exit 1')
     # a signal this process ignores is ignored by the fake too (dispositions of SIG_IGN survive exec, and a shell
     # cannot reset them): under `nohup cmd &` SIGHUP and SIGINT are, and the fake would end with 0 and no output
-    live = [sig for sig in ("KILL", "TERM", "INT", "HUP") if sig == "KILL"
-            or signal.getsignal(getattr(signal, "SIG" + sig)) is not signal.SIG_IGN]
+    live = [
+        sig
+        for sig in ("KILL", "TERM", "INT", "HUP")
+        if sig == "KILL" or signal.getsignal(getattr(signal, "SIG" + sig)) is not signal.SIG_IGN
+    ]
     for b in [unlimited, said] + [fake_m2(tmp_path, f"kill -{sig} $$") for sig in live]:
         with pytest.raises(M2ExecutionError) as err:
             run_json("result = 1;", schema={}, backend=b, timeout=30, cache=False, label="job")

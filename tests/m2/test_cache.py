@@ -9,7 +9,6 @@ from ag_attention import Architecture
 from ag_attention._m2.cache import ResultCache
 from ag_attention._m2.implicitize import implicitize
 from ag_attention._m2.jobs import run_json
-
 from tests.helpers import ok_m2
 
 
@@ -131,7 +130,10 @@ def test_a_forged_entry_with_a_right_checksum_is_recomputed(m2_local, cache_dir)
     _forge(_entry(cache_dir), dimension=100, codimension=-94, degree=-5)
     again = implicitize(arch, field="ZZ/101", backend=m2_local)
     assert not again.cached and (again.dimension, again.codimension, again.degree) == (4, 2, 3) == (
-        first.dimension, first.codimension, first.degree)
+        first.dimension,
+        first.codimension,
+        first.degree,
+    )
     assert implicitize(arch, field="ZZ/101", backend=m2_local).cached  # rewritten, valid again
     # a plausible forgery: only the degree, 5, where three quadrics of codimension 2 allow at most 2 x 2 = 4
     _forge(_entry(cache_dir), degree=5)
@@ -209,10 +211,17 @@ def test_an_entry_others_can_write_is_not_served(tmp_path, fresh_warnings):
     assert cache.get(key) == {"result": {"x": 2}, "seconds": 1.0}
 
 
-@pytest.mark.parametrize("which, mode, used", [
-    ("cache", 0o777, False), ("cache", 0o775, False), ("cache", 0o1777, True),  # sticky: like /tmp
-    ("subdirectory", 0o777, False), ("ancestor", 0o777, False), ("ancestor", 0o1777, True),
-])
+@pytest.mark.parametrize(
+    "which, mode, used",
+    [
+        ("cache", 0o777, False),
+        ("cache", 0o775, False),
+        ("cache", 0o1777, True),  # sticky: like /tmp
+        ("subdirectory", 0o777, False),
+        ("ancestor", 0o777, False),
+        ("ancestor", 0o1777, True),
+    ],
+)
 def test_a_directory_others_can_write_is_refused_unless_sticky(tmp_path, fresh_warnings, which, mode, used):
     import warnings
 
@@ -225,8 +234,11 @@ def test_a_directory_others_can_write_is_refused_unless_sticky(tmp_path, fresh_w
             assert cache.get(key) == {"result": {"x": 1}, "seconds": 1.0}
             assert cache.put(key, {"result": {"x": 2}, "seconds": 1.0}) == path
         return
-    with pytest.warns(fresh_warnings, match=rf"{directory} is writable by others \(mode {mode:04o}, no sticky bit; "
-                                            rf"chmod go-w {directory}"):
+    with pytest.warns(
+        fresh_warnings,
+        match=rf"{directory} is writable by others \(mode {mode:04o}, no sticky bit; "
+        rf"chmod go-w {directory}",
+    ):
         assert cache.get(key) is None
     assert cache.put(key, {"result": {"x": 2}, "seconds": 1.0}) is None
     assert json.loads(path.read_text())["payload"]["result"] == {"x": 1}  # not written either

@@ -13,7 +13,6 @@ from ag_attention._m2 import runner
 from ag_attention._m2.implicitize import implicitize
 from ag_attention._m2.jobs import run_json
 from ag_attention._m2.runner import ContainerBackend, M2MemoryError
-
 from tests.helpers import processes_matching
 
 
@@ -72,9 +71,11 @@ def test_container_memory_limit_is_a_clear_error(m2_container):
 @pytest.mark.m2
 @pytest.mark.container
 def test_local_and_container_give_the_same_ideal(m2_local, m2_container):
-    for arch, coords in [(Architecture((2, 1), (2,), tokens=2), "reduced"),
-                         (Architecture((2, 1), (2,), tokens=2), "full"),
-                         (Architecture((2, 2), (1,), tokens=2), "reduced")]:
+    for arch, coords in [
+        (Architecture((2, 1), (2,), tokens=2), "reduced"),
+        (Architecture((2, 1), (2,), tokens=2), "full"),
+        (Architecture((2, 2), (1,), tokens=2), "reduced"),
+    ]:
         a = implicitize(arch, coords=coords, backend=m2_local, cache=False)
         b = implicitize(arch, coords=coords, backend=m2_container, cache=False)
         assert (a.backend, b.backend) == ("local", "container")
@@ -107,8 +108,11 @@ run_json("while true do null;\\nresult = hashTable {};", schema={}, backend=b, t
 
 def _containers(engine, pid):
     """The containers of the Python process ``pid`` (labelled by it: other processes' jobs do not count)."""
-    out = subprocess.run([engine, "ps", "-a", "--filter", f"label=ag-attention.pid={pid}", "--format", "{{.Names}}"],
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [engine, "ps", "-a", "--filter", f"label=ag-attention.pid={pid}", "--format", "{{.Names}}"],
+        capture_output=True,
+        text=True,
+    ).stdout
     return [n for n in out.split() if n.startswith("ag-attention-")]
 
 
@@ -126,8 +130,9 @@ def test_killed_client_leaves_no_container(m2_container, sig):
     """Q3: SIGTERM, Python kills the container before exiting; SIGKILL, nothing in Python runs and the watchdog
     beside the engine's client kills it: in both cases promptly, long before the job's own limit (600 + 30 s)."""
     engine = m2_container.engine
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, "600", "30"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, "600", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         assert child.stdout.readline() == "version known\n", child.stderr.read()
         assert _wait_for(lambda: _containers(engine, child.pid), 60), "the container did not start"
@@ -150,7 +155,9 @@ def _run_in_thread(backend, body, schema):
 
     def run():
         try:
-            outcome["result"] = run_json(body, schema=schema, backend=backend, timeout=300, cache=False, label="long job")
+            outcome["result"] = run_json(
+                body, schema=schema, backend=backend, timeout=300, cache=False, label="long job"
+            )
         except Exception as exc:  # the outcome is what the test looks at
             outcome["error"] = exc
 
@@ -206,7 +213,7 @@ def _recording_engine(tmp_path):
         "#!/bin/sh\n"
         f'echo "$*" >> {log}\n'
         'case "$1" in\n'
-        f'  run) echo $$ > {pid}; exec sleep 1000 ;;\n'
+        f"  run) echo $$ > {pid}; exec sleep 1000 ;;\n"
         f'  kill) kill -9 "$(cat {pid})" ;;\n'
         "esac\n"
     )
@@ -220,8 +227,12 @@ def test_the_watchdog_passes_the_client_through(tmp_path):
     def watched(*command):
         import os
 
-        return subprocess.run([sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), "engine", "name",
-                               *command], capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-I", "-S", "-c", WATCHDOG, str(os.getpid()), "engine", "name", *command],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     r = watched("sh", "-c", "echo out; echo err >&2; exit 7")
     assert (r.returncode, r.stdout, r.stderr) == (7, "out\n", "err\n")

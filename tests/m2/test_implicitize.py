@@ -12,9 +12,7 @@ from ag_attention._m2.cache import ResultCache
 from ag_attention._m2.implicitize import TERMS_OF, check_field, implicitize, parametrization_call
 from ag_attention._m2.jobs import run_json
 from ag_attention._models.parametrization import Parametrization
-
 from tests.helpers import ok_m2
-
 
 SIZES = [
     (Architecture((2, 1), (2,), tokens=2), "reduced", "AV"),
@@ -44,7 +42,9 @@ def test_m2_parametrization_equals_python(m2_local):
         assert tuple(got["variables"]) == py.variables
         assert len(got["polynomials"]) == len(py.polynomials)
         for terms, f in zip(got["polynomials"], py.polynomials):
-            assert {tuple(e): flint.fmpq(n, d) for e, (n, d) in terms} == {k: flint.fmpq(v) for k, v in f.to_dict().items()}
+            assert {tuple(e): flint.fmpq(n, d) for e, (n, d) in terms} == {
+                k: flint.fmpq(v) for k, v in f.to_dict().items()
+            }
 
 
 def resultant_of_two_binary_quadrics():
@@ -100,12 +100,14 @@ def test_generators_are_polynomials_over_their_field_and_export(m2_local):
         assert all(0 <= int(c) < 32003 for c in f.coeffs())
     polys = q.to_sympy()
     assert all(isinstance(f, sympy.Poly) and f.gens == sympy.symbols(q.variables) for f in polys)
-    assert [sympy.expand(f.as_expr() - sympy.sympify(str(g).replace("^", "**")))
-            for f, g in zip(polys, q.generators)] == [0] * len(q.generators)
+    assert [
+        sympy.expand(f.as_expr() - sympy.sympify(str(g).replace("^", "**"))) for f, g in zip(polys, q.generators)
+    ] == [0] * len(q.generators)
     assert all(f.get_domain() == sympy.GF(32003) for f in p.to_sympy())
     assert [f.as_expr() for f in p.to_sympy()] == [
         sympy.Poly(sympy.sympify(str(g).replace("^", "**")), *sympy.symbols(p.variables), modulus=32003).as_expr()
-        for g in p.generators]
+        for g in p.generators
+    ]
     labels = q.to_dict()["coordinate_labels"]
     assert len(labels) == q.ambient_dimension and labels[1] == "c_2 = q[1,1]: coefficient of z1*z2"
     code = q.to_m2() + 'result = hashTable {"dim" => dim I, "degree" => degree I, "n" => numgens I};'
@@ -123,10 +125,21 @@ def test_to_sympy_gives_polys_over_the_naturally_ordered_coordinates():
     names = tuple(f"c_{i}" for i in range(1, 13))
     unit = [tuple(int(j == i) for j in range(12)) for i in range(12)]
     terms = (((unit[11], Fraction(1, 2)), (unit[2], Fraction(3))), ((unit[9], Fraction(-1)),))
-    fields = dict(architecture=Architecture((2, 1), (2,), tokens=2), coordinates="reduced", weights="AV",
-                  variables=names, generator_strings=("3*c_3+(1/2)*c_12", "-c_10"), generator_terms=terms,
-                  dimension=10, codimension=2, degree=1, backend="local", m2_version="1.21", seconds=0.0,
-                  cached=False)
+    fields = dict(
+        architecture=Architecture((2, 1), (2,), tokens=2),
+        coordinates="reduced",
+        weights="AV",
+        variables=names,
+        generator_strings=("3*c_3+(1/2)*c_12", "-c_10"),
+        generator_terms=terms,
+        dimension=10,
+        codimension=2,
+        degree=1,
+        backend="local",
+        m2_version="1.21",
+        seconds=0.0,
+        cached=False,
+    )
     first, second = Implicitization(field="QQ", **fields).to_sympy()
     c = sympy.symbols(names)
     assert first.gens == second.gens == c and str(first.gens[2]) == "c_3" and str(first.gens[11]) == "c_12"
@@ -134,7 +147,9 @@ def test_to_sympy_gives_polys_over_the_naturally_ordered_coordinates():
     assert first.monoms() == [unit[2], unit[11]] and second.monoms() == [unit[9]]
     assert first.coeff_monomial(c[11]) == sympy.Rational(1, 2)
     modular = Implicitization(field="ZZ/7", **fields).to_sympy()[0]
-    assert modular.gens == c and modular.get_domain() == sympy.GF(7) and modular.coeff_monomial(c[11]) % 7 == 4  # 1/2, printed -3
+    assert (
+        modular.gens == c and modular.get_domain() == sympy.GF(7) and modular.coeff_monomial(c[11]) % 7 == 4
+    )  # 1/2, printed -3
 
 
 @pytest.mark.m2
@@ -170,23 +185,38 @@ def test_scripts_only_from_validated_data():
 
 #: a result of the right form and sense for the 6 reduced coordinates of (2, 1) (not its true closure: these tests
 #: are about form; a fake M2 prints it)
-_GOOD = {"generators": ["c_1*c_2-c_3"], "terms": [[[[1, 1, 0, 0, 0, 0], [1, 1]], [[0, 0, 1, 0, 0, 0], [-1, 1]]]],
-         "variables": ["c_1", "c_2", "c_3", "c_4", "c_5", "c_6"], "dimension": 5, "codimension": 1, "degree": 2,
-         "m2_version": "fake"}
+_GOOD = {
+    "generators": ["c_1*c_2-c_3"],
+    "terms": [[[[1, 1, 0, 0, 0, 0], [1, 1]], [[0, 0, 1, 0, 0, 0], [-1, 1]]]],
+    "variables": ["c_1", "c_2", "c_3", "c_4", "c_5", "c_6"],
+    "dimension": 5,
+    "codimension": 1,
+    "degree": 2,
+    "m2_version": "fake",
+}
 
 
-@pytest.mark.parametrize("change, complaint", [
-    ({"dimension": "2"}, 'result["dimension"]: expected an integer'),
-    ({"dimension": True}, 'result["dimension"]: expected an integer'),
-    ({"generators": "c_1"}, 'result["generators"]: expected a list of a string'),
-    ({"terms": [[[[1, 1], [1, 1]]]]}, "generators given by their terms in the variables"),
-    ({"variables": ["c_1", "c_2", "c_3"], "dimension": 2,
-      "terms": [[[[1, 1, 0], [1, 1]], [[0, 0, 1], [-1, 1]]]]}, "a closure in the coordinates of widths 2,1 ranks 2"),
-    ({"terms": []}, "1 generators"),
-    ({"degree": None}, 'result["degree"]: expected an integer'),
-    ({"variables": None}, 'result["variables"]'),
-    ("missing", "the key 'codimension' is missing"),
-])
+@pytest.mark.parametrize(
+    "change, complaint",
+    [
+        ({"dimension": "2"}, 'result["dimension"]: expected an integer'),
+        ({"dimension": True}, 'result["dimension"]: expected an integer'),
+        ({"generators": "c_1"}, 'result["generators"]: expected a list of a string'),
+        ({"terms": [[[[1, 1], [1, 1]]]]}, "generators given by their terms in the variables"),
+        (
+            {
+                "variables": ["c_1", "c_2", "c_3"],
+                "dimension": 2,
+                "terms": [[[[1, 1, 0], [1, 1]], [[0, 0, 1], [-1, 1]]]],
+            },
+            "a closure in the coordinates of widths 2,1 ranks 2",
+        ),
+        ({"terms": []}, "1 generators"),
+        ({"degree": None}, 'result["degree"]: expected an integer'),
+        ({"variables": None}, 'result["variables"]'),
+        ("missing", "the key 'codimension' is missing"),
+    ],
+)
 def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, cache_dir, change, complaint):
     from ag_attention._m2.implicitize import implicitize
 
@@ -217,9 +247,11 @@ def test_cache_hits_are_validated_too(tmp_path, cache_dir):
     cache = ResultCache(cache_dir)
     key = entry.stem
     # a valid checksum, but no "result" / a result of the wrong form: recomputed, not a KeyError
-    for stored in ({"seconds": 1.0, "backend": "local"},
-                   {"result": {**_GOOD, "degree": "two"}, "seconds": 1.0, "backend": "local"},
-                   {"result": _GOOD, "seconds": "1", "backend": "local"}):
+    for stored in (
+        {"seconds": 1.0, "backend": "local"},
+        {"result": {**_GOOD, "degree": "two"}, "seconds": 1.0, "backend": "local"},
+        {"result": _GOOD, "seconds": "1", "backend": "local"},
+    ):
         cache.put(key, stored)
         r = implicitize(arch, backend=b)
         assert not r.cached and r.degree == 2
@@ -228,8 +260,12 @@ def test_cache_hits_are_validated_too(tmp_path, cache_dir):
 
 @pytest.mark.parametrize(
     "kwargs, named",
-    [(dict(cache="no"), "cache"), (dict(timeout=True), "timeout"), (dict(timeout=float("nan")), "timeout"),
-     (dict(weights=""), "weights")],
+    [
+        (dict(cache="no"), "cache"),
+        (dict(timeout=True), "timeout"),
+        (dict(timeout=float("nan")), "timeout"),
+        (dict(weights=""), "weights"),
+    ],
 )
 def test_implicitize_refuses_odd_arguments_before_any_job(kwargs, named, monkeypatch):
     # no backend is consulted: the arguments are refused first

@@ -13,7 +13,6 @@ import pytest
 
 from ag_attention._m2 import jobdir, runner
 from ag_attention._m2.runner import package_file
-
 from tests.helpers import fake_m2
 
 

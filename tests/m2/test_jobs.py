@@ -8,7 +8,6 @@ from ag_attention._errors import M2OutputError, M2TimeoutError
 from ag_attention._m2.cache import ResultCache
 from ag_attention._m2.jobs import run_json
 from ag_attention._m2.parse import BEGIN, END
-
 from tests.helpers import fake_m2
 
 
@@ -60,7 +59,9 @@ def test_version_query_and_job_share_one_budget(tmp_path):
     answer = f'echo "{BEGIN}"; echo \'{{"x": 1}}\'; echo "{END}"'
     b = fake_m2(tmp_path, f'if grep -q "version#" "$2"; then sleep 1; echo 1.21; exit 0; fi; {answer}', version=False)
     calls = _recording(b)
-    assert run_json("result = 1;", schema={"x": int}, backend=b, timeout=30, cache=False, label="the job").payload == {"x": 1}
+    assert run_json("result = 1;", schema={"x": int}, backend=b, timeout=30, cache=False, label="the job").payload == {
+        "x": 1
+    }
     (v_label, v_limit, v_took), (j_label, j_limit, _) = calls
     assert (v_label, v_limit, j_label) == ("version query", 30.0, "the job")
     assert j_limit <= 30.0 - v_took and v_took >= 1.0  # the query's second came off the job's limit
@@ -73,7 +74,13 @@ def test_version_query_and_job_share_one_budget(tmp_path):
 
 @pytest.mark.m2
 def test_package_check_passes(m2_local):
-    job = run_json('check "LightningAttention";\nresult = hashTable {"ok" => true};', schema={"ok": bool}, backend=m2_local, timeout=300, cache=False)
+    job = run_json(
+        'check "LightningAttention";\nresult = hashTable {"ok" => true};',
+        schema={"ok": bool},
+        backend=m2_local,
+        timeout=300,
+        cache=False,
+    )
     assert job.payload == {"ok": True}
 
 
@@ -82,7 +89,7 @@ def test_loading_the_package_keeps_core_weights(m2_local):
     """needsPackage "LightningAttention" must not shadow Core's option Weights (weighted rings)."""
     body = (
         "R = QQ[x, y, Weights => {3, 1}];\n"
-        "P = lightningParametrization(2, 1, Weights => \"QKV\", AttentionRank => 1);\n"
+        'P = lightningParametrization(2, 1, Weights => "QKV", AttentionRank => 1);\n'
         'result = hashTable {"lead" => toString leadTerm(x + y^2), "core" => package Weights === Core, '
         '"weights" => P#"weights"};'
     )

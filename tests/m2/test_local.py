@@ -5,7 +5,6 @@ import pytest
 from ag_attention._m2 import runner
 from ag_attention._m2.jobs import run_json
 from ag_attention._m2.runner import MEMORY_ENV, LocalBackend, M2MemoryError
-
 from tests.helpers import fake_m2
 
 
@@ -16,7 +15,9 @@ def test_limit_reaches_the_child_and_out_of_memory_is_named(tmp_path, monkeypatc
     out = b.run("x", timeout=30)
     assert out.stdout.split()[3:5] == [str(300 * 2**20)] * 2  # soft and hard
     # what Macaulay2's GC prints when the limit is hit (measured): M2MemoryError, not a parse error
-    b = fake_m2(tmp_path, 'echo "" >&2; echo " *** out of memory trying to allocate 800000008 bytes, exiting ***" >&2; exit 1')
+    b = fake_m2(
+        tmp_path, 'echo "" >&2; echo " *** out of memory trying to allocate 800000008 bytes, exiting ***" >&2; exit 1'
+    )
     b.memory = "300m"
     with pytest.raises(runner.M2MemoryError) as err:
         run_json("result = 1;", schema={}, backend=b, timeout=30, cache=False, label="big job")
@@ -35,8 +36,10 @@ LIST = 'L = toList(1..100000000);\nresult = hashTable {"n" => #L};'  # 800 MB in
 def test_memory_limit_reaches_macaulay2(m2_local, monkeypatch):
     monkeypatch.delenv(MEMORY_ENV, raising=False)
     body = 'result = hashTable {"limits" => get "/proc/self/limits"};'
-    for backend, want in [(LocalBackend(m2_local.executable), 4 * 2**30),
-                          (LocalBackend(m2_local.executable, memory="1g"), 2**30)]:
+    for backend, want in [
+        (LocalBackend(m2_local.executable), 4 * 2**30),
+        (LocalBackend(m2_local.executable, memory="1g"), 2**30),
+    ]:
         job = run_json(body, schema={"limits": str}, backend=backend, timeout=120, cache=False)
         (line,) = [ln for ln in job.payload["limits"].splitlines() if ln.startswith("Max address space")]
         assert line.split()[3:5] == [str(want)] * 2

@@ -36,7 +36,12 @@ def test_sizes_as_the_user_writes_them():
     from ag_attention._m2.memory import size
 
     assert [size(4 * 2**30), size(300 * 2**20), size(3 * 2**29), size(2048), size(100)] == [
-        "4 GiB", "300 MiB", "1.5 GiB", "2 KiB", "100 bytes"]
+        "4 GiB",
+        "300 MiB",
+        "1.5 GiB",
+        "2 KiB",
+        "100 bytes",
+    ]
 
 
 def test_the_setting_and_where_it_comes_from(monkeypatch):
@@ -59,8 +64,11 @@ def test_how_to_raise_the_limit():
 
     assert how_to_raise("local", 300 * 2**20) == (
         "raise it with AG_ATTENTION_M2_MEMORY=600m (or LocalBackend(memory=...); AG_ATTENTION_M2_MEMORY=unlimited "
-        "removes it)")
-    assert how_to_raise("container", 4 * 2**30).startswith("raise it with AG_ATTENTION_M2_MEMORY=8g (or ContainerBackend(")
+        "removes it)"
+    )
+    assert how_to_raise("container", 4 * 2**30).startswith(
+        "raise it with AG_ATTENTION_M2_MEMORY=8g (or ContainerBackend("
+    )
     assert "AG_ATTENTION_M2_MEMORY=8g" in how_to_raise("local", None)
 
 
@@ -75,8 +83,9 @@ def test_a_limit_beyond_what_the_kernel_takes_is_refused_by_name(monkeypatch):
         with pytest.raises(InvalidArgumentError, match=r"above the largest address-space limit .*unlimited"):
             parse_memory(big)
     monkeypatch.setenv(runner.MEMORY_ENV, "99999999999999999999999999999g")
-    with pytest.raises(InvalidArgumentError,
-                       match=r"^AG_ATTENTION_M2_MEMORY='99999999999999999999999999999g': above the largest"):
+    with pytest.raises(
+        InvalidArgumentError, match=r"^AG_ATTENTION_M2_MEMORY='99999999999999999999999999999g': above the largest"
+    ):
         runner.LocalBackend("/bin/true").run("x", timeout=10)
 
 

@@ -7,10 +7,8 @@ import pytest
 from ag_attention._errors import M2ExecutionError, M2OutputError
 from ag_attention._m2.jobs import run_json
 from ag_attention._m2.parse import BEGIN, END, extract_result, parse_error
-
-from tests.helpers import fake_m2
 from tests.helpers import DATA as TEST_DATA
-
+from tests.helpers import fake_m2
 
 DATA = TEST_DATA / "m2"
 
@@ -20,7 +18,11 @@ DATA = TEST_DATA / "m2"
     [
         ("syntax", "syntax error at ';'", "job.m2:3:15"),
         ("runtime", "division by zero", "job.m2:3:14"),
-        ("package", "lightningParametrization: d must be positive, got 0", "job.m2:3:5 (raised at LightningAttention.m2:86:19)"),
+        (
+            "package",
+            "lightningParametrization: d must be positive, got 0",
+            "job.m2:3:5 (raised at LightningAttention.m2:86:19)",
+        ),
     ],
 )
 def test_error_messages_from_real_m2_output(name, message, location):
@@ -38,7 +40,7 @@ def test_result_markers():
     with pytest.raises(M2OutputError, match="no result marker"):
         extract_result("just text\n", "", 0)
     with pytest.raises(M2OutputError, match="truncated"):
-        extract_result(f"{BEGIN}\n{{\"a\": 1}}\n", "", 0)
+        extract_result(f'{BEGIN}\n{{"a": 1}}\n', "", 0)
     with pytest.raises(M2OutputError, match="not valid JSON"):
         extract_result(f"{BEGIN}\n{{'a': .5}}\n{END}\n", "", 0)
     with pytest.raises(M2ExecutionError, match="status 3 without an error message"):
@@ -61,7 +63,13 @@ def test_output_that_is_not_utf8_is_an_output_error(tmp_path, cache_dir):
 @pytest.mark.m2
 def test_m2_errors_surface_with_message_and_location(m2_local):
     with pytest.raises(M2ExecutionError) as err:
-        run_json("P = lightningParametrization(0, 1);\nresult = hashTable {};", schema={}, backend=m2_local, timeout=60, cache=False)
+        run_json(
+            "P = lightningParametrization(0, 1);\nresult = hashTable {};",
+            schema={},
+            backend=m2_local,
+            timeout=60,
+            cache=False,
+        )
     assert err.value.m2_message == "lightningParametrization: d must be positive, got 0"
     assert err.value.location.startswith("job.m2:3:")
     with pytest.raises(M2ExecutionError, match="syntax error"):

@@ -13,13 +13,13 @@ import pytest
 from ag_attention import _progress as progress
 from ag_attention._errors import M2TimeoutError
 from ag_attention._m2.jobs import run_json
-
 from tests.helpers import Terminal, fake_m2, processes_matching
 
 
 @contextlib.contextmanager
 def fails_if_hanging(seconds=120):
     """Turn a hang into a failure (SIGALRM): a generous bound, never a measurement."""
+
     def hung(signum, frame):
         raise AssertionError(f"still running after {seconds} s: hung")
 
@@ -103,6 +103,13 @@ def test_real_m2_timeout_leaves_nothing_running(m2_local, tmp_path, monkeypatch)
     # this job's directory lives under tmp_path, so other M2 jobs on the machine do not interfere
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with fails_if_hanging(), pytest.raises(M2TimeoutError, match="after 2 s"):
-        run_json("while true do null;\nresult = hashTable {};", schema={}, backend=m2_local, timeout=2, cache=False, label="endless loop")
+        run_json(
+            "while true do null;\nresult = hashTable {};",
+            schema={},
+            backend=m2_local,
+            timeout=2,
+            cache=False,
+            label="endless loop",
+        )
     # checked at once: the error is raised only after the whole group is gone
     assert processes_matching(str(tmp_path)) == []

@@ -7,17 +7,39 @@ from ag_attention._m2 import runner
 
 
 def test_runner_keeps_the_names_others_import():
-    for name in ["M2Output", "M2MemoryError", "Backend", "LocalBackend", "ContainerBackend", "get_backend",
-                 "available_backends", "package_file", "parse_memory", "clean_stale_job_dirs", "check_timeout",
-                 "DEFAULT_IMAGE", "DEFAULT_MEMORY", "MEMORY_ENV", "VERSION_TIMEOUT", "HOW_TO_GET_M2", "BACKENDS",
-                 "OWNER_FILE", "process_start", "boot_id", "default_backends"]:
+    for name in [
+        "M2Output",
+        "M2MemoryError",
+        "Backend",
+        "LocalBackend",
+        "ContainerBackend",
+        "get_backend",
+        "available_backends",
+        "package_file",
+        "parse_memory",
+        "clean_stale_job_dirs",
+        "check_timeout",
+        "DEFAULT_IMAGE",
+        "DEFAULT_MEMORY",
+        "MEMORY_ENV",
+        "VERSION_TIMEOUT",
+        "HOW_TO_GET_M2",
+        "BACKENDS",
+        "OWNER_FILE",
+        "process_start",
+        "boot_id",
+        "default_backends",
+    ]:
         assert hasattr(runner, name), name
     assert set(runner.__all__) <= set(dir(runner))
 
 
 def test_missing_backend_explains_both_ways(monkeypatch):
-    monkeypatch.setattr(runner, "default_backends", {"local": runner.LocalBackend("/nonexistent/M2"),
-                                              "container": runner.ContainerBackend(engine="")})
+    monkeypatch.setattr(
+        runner,
+        "default_backends",
+        {"local": runner.LocalBackend("/nonexistent/M2"), "container": runner.ContainerBackend(engine="")},
+    )
     for name in ("auto", "local", "container"):
         with pytest.raises(M2NotFoundError) as err:
             runner.get_backend(name)

@@ -51,8 +51,10 @@ def _sessions_started(b: LocalBackend) -> int:
 
 def test_a_session_computes_what_a_fresh_process_computes(backend, m2_local):
     """Random numbers (the same seed at every job) and a closure: equal in a session and in a fresh process."""
-    body = ('P = lightningParametrization(2, 1);\nI = closureIdeal P;\n'
-            'result = hashTable {"r" => random(10^9), "degree" => degree I, "gens" => numgens I};')
+    body = (
+        "P = lightningParametrization(2, 1);\nI = closureIdeal P;\n"
+        'result = hashTable {"r" => random(10^9), "degree" => degree I, "gens" => numgens I};'
+    )
     schema = {"r": int, "degree": int, "gens": int}
     fresh = LocalBackend(m2_local.executable, sessions=False)
     a = run_json(body, schema=schema, backend=backend, timeout=120, cache=False).payload
@@ -65,8 +67,13 @@ def test_a_session_computes_what_a_fresh_process_computes(backend, m2_local):
 def test_symbols_of_a_job_do_not_reach_the_next(backend):
     """`x = 5` in one job; `QQ[x]` in the next still sees a symbol (without clearAll it is an error)."""
     run_json('x = 5;\nresult = hashTable {"x" => x};', schema={"x": int}, backend=backend, timeout=60, cache=False)
-    r = run_json('R = QQ[x];\nresult = hashTable {"n" => numgens R};', schema={"n": int}, backend=backend,
-                 timeout=60, cache=False)
+    r = run_json(
+        'R = QQ[x];\nresult = hashTable {"n" => numgens R};',
+        schema={"n": int},
+        backend=backend,
+        timeout=60,
+        cache=False,
+    )
     assert r.payload == {"n": 1} and _sessions_started(backend) == 1
     assert sessions.pool_for(backend).fallbacks == 0  # both ran in the session
 
@@ -87,12 +94,12 @@ def test_an_error_is_a_fresh_process_error_and_the_session_survives(backend, m2_
 def test_a_timeout_kills_the_session_and_the_next_job_gets_a_new_one(backend):
     from ag_attention._m2.process import group_members
 
-    run_json('result = hashTable {};', schema={}, backend=backend, timeout=60, cache=False)
+    run_json("result = hashTable {};", schema={}, backend=backend, timeout=60, cache=False)
     (old,) = sessions.pool_for(backend).pids
     with pytest.raises(M2TimeoutError, match="after 2 s"):
         run_json("while true do null;\nresult = hashTable {};", schema={}, backend=backend, timeout=2, cache=False)
     assert group_members(old) == []  # raised only once the session's process group is gone
-    run_json('result = hashTable {};', schema={}, backend=backend, timeout=60, cache=False)
+    run_json("result = hashTable {};", schema={}, backend=backend, timeout=60, cache=False)
     assert _sessions_started(backend) == 2
 
 
@@ -112,7 +119,7 @@ def test_sessions_off_runs_every_job_fresh(m2_local, monkeypatch):
     monkeypatch.setenv(sessions.SESSIONS_ENV, "0")
     b = LocalBackend(m2_local.executable)
     for _ in range(2):
-        run_json('result = hashTable {};', schema={}, backend=b, timeout=60, cache=False)
+        run_json("result = hashTable {};", schema={}, backend=b, timeout=60, cache=False)
     assert _sessions_started(b) == 0
 
 
@@ -122,8 +129,9 @@ def test_concurrent_jobs_use_at_most_the_slots(m2_local, monkeypatch):
     results = []
 
     def job(i: int) -> None:
-        r = run_json(f'sleep 1;\nresult = hashTable {{"i" => {i}}};', schema={"i": int}, backend=backend,
-                     timeout=60, cache=False)
+        r = run_json(
+            f'sleep 1;\nresult = hashTable {{"i" => {i}}};', schema={"i": int}, backend=backend, timeout=60, cache=False
+        )
         results.append(r.payload["i"])
 
     threads = [threading.Thread(target=job, args=(i,)) for i in range(4)]
@@ -151,8 +159,13 @@ def test_killing_python_ends_its_sessions(m2_local, tmp_path, sig, status):
     """The session of a Python killed with SIGTERM (cleanup) or SIGKILL (parent-death signal) dies with it, even
     though a thread other than the killed job's own started it."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, m2_local.executable], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, m2_local.executable],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout.readline().strip() == "warm", child.stderr.read()
     time.sleep(0.5)  # the endless job is under way
     assert _running_in(tmp_path), "no session is running"

@@ -4,7 +4,6 @@ import pytest
 
 from ag_attention import Architecture, dimension, numerical_dimension
 from ag_attention._models.bounds import BOUND_NAMES, best_upper_bound, one_layer_bounds, upper_bounds
-
 from tests.helpers import seed
 
 
@@ -82,7 +81,11 @@ def test_bounds_keep_their_hypotheses():
 def test_one_layer_bounds_for_several_heads():
     # d = 3, d' = 1, a = 2, two heads, t = 2: heads 2 x 10, span 18, head mixing 2 x (9 + 3 - 2), value space 17
     assert {b.name: b.value for b in one_layer_bounds(3, 1, 2, 2, 2)} == {
-        "heads": 20, "span": 18, "head-mixing": 20, "value-space": 17}
+        "heads": 20,
+        "span": 18,
+        "head-mixing": 20,
+        "value-space": 17,
+    }
     # head mixing needs H <= min(m, n): more heads than that fill the matrices
     assert {b.name: b.value for b in one_layer_bounds(1, 1, 1, 3, 2)}["head-mixing"] == 1
 
@@ -94,13 +97,17 @@ def test_one_layer_bounds_for_several_heads():
 ILL_CONDITIONED_IN_FLOAT64 = Architecture((2, 2, 3, 1), (1, 1, 1), tokens=1, heads=2)
 
 
-@pytest.mark.parametrize("arch", [
-    Architecture((2, 2, 2), (1, 2), tokens=2, heads=2),
-    Architecture((3, 2, 3), (2, 1), tokens=3, heads=2),
-    Architecture((3, 3), (2,), tokens=1, heads=2),
-    ILL_CONDITIONED_IN_FLOAT64,
-    Architecture((2, 2, 2), (2, 1), tokens=2, skip=True),
-], ids=lambda a: a.describe())
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((2, 2, 2), (1, 2), tokens=2, heads=2),
+        Architecture((3, 2, 3), (2, 1), tokens=3, heads=2),
+        Architecture((3, 3), (2,), tokens=1, heads=2),
+        ILL_CONDITIONED_IN_FLOAT64,
+        Architecture((2, 2, 2), (2, 1), tokens=2, skip=True),
+    ],
+    ids=lambda a: a.describe(),
+)
 def test_certified_values_agree_with_a_second_prime_and_float64(arch):
     r = dimension(arch)
     second = dimension(arch, prime=1_000_003, seed=seed(7), recheck=False)
@@ -120,11 +127,15 @@ def test_composition_subtracts_gl_only_where_the_outputs_span():
     assert _bounds(Architecture((2, 2, 3, 1), (1, 1, 1), tokens=1, heads=2))["composition"] == 14
 
 
-@pytest.mark.parametrize("arch, value", [
-    (Architecture((1, 2, 2, 1), None, tokens=2, parametrization="AV"), 1),
-    (Architecture((1, 5, 1, 4), None, tokens=2, heads=3, parametrization="AV"), 4),
-    (Architecture((4, 1, 2, 5, 6), None, tokens=1, parametrization="AV"), 18),
-], ids=lambda a: a.describe() if isinstance(a, Architecture) else str(a))
+@pytest.mark.parametrize(
+    "arch, value",
+    [
+        (Architecture((1, 2, 2, 1), None, tokens=2, parametrization="AV"), 1),
+        (Architecture((1, 5, 1, 4), None, tokens=2, heads=3, parametrization="AV"), 4),
+        (Architecture((4, 1, 2, 5, 6), None, tokens=1, parametrization="AV"), 18),
+    ],
+    ids=lambda a: a.describe() if isinstance(a, Architecture) else str(a),
+)
 def test_av_networks_get_their_bounds(arch, value):
     r = dimension(arch)  # a width-one prefix of an AV network used to be built with capped ranks (refused)
     assert r.certified and r.dimension == value

@@ -57,9 +57,11 @@ def golden_case(d, e, t, A, V):
 
 
 def golden():
-    return {"about": "coordinates of one lightning layer (ag_attention._models.coordinates; "
-                     "m2scripts/LightningAttention.m2): 0-based keys, labels, values at the integer weights A, V",
-            "cases": [golden_case(*c) for c in CASES]}
+    return {
+        "about": "coordinates of one lightning layer (ag_attention._models.coordinates; "
+        "m2scripts/LightningAttention.m2): 0-based keys, labels, values at the integer weights A, V",
+        "cases": [golden_case(*c) for c in CASES],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +91,12 @@ def test_every_arithmetic_gives_the_golden_values(stored, n):
     if t >= 2:
         red = case["reduced"]["values"]
         assert reduced_point(A, V) == red
-        assert Parametrization(Architecture((d, e), (d,), tokens=t), "reduced", "AV").evaluate(
-            [x for r in A for x in r] + [x for r in V for x in r]) == red
+        assert (
+            Parametrization(Architecture((d, e), (d,), tokens=t), "reduced", "AV").evaluate(
+                [x for r in A for x in r] + [x for r in V for x in r]
+            )
+            == red
+        )
         assert C.coordinates(A, V, "reduced", t) == red
 
 
@@ -151,10 +157,12 @@ def test_the_macaulay2_package_reproduces_the_golden_file(m2_local, stored):
         weights = [x for r in case["A"] + case["V"] for x in r]
         for coords in ("reduced", "full") if t >= 2 else ("full",):
             key = f"{n} {coords}"
-            jobs.append(f'"{key}" => (P := {parametrization_call(arch, coords, "QQ", "AV")}; '
-                        f'f := map(QQ, P#"weightRing", matrix {{{{{", ".join(map(str, weights))}}}}}); '
-                        f'hashTable {{"values" => apply(coordinatePolynomials P, p -> toString f p), '
-                        f'"names" => coordinateNames({d}, {e})}})')
+            jobs.append(
+                f'"{key}" => (P := {parametrization_call(arch, coords, "QQ", "AV")}; '
+                f'f := map(QQ, P#"weightRing", matrix {{{{{", ".join(map(str, weights))}}}}}); '
+                f'hashTable {{"values" => apply(coordinatePolynomials P, p -> toString f p), '
+                f'"names" => coordinateNames({d}, {e})}})'
+            )
             schema[key] = {"values": [str], "names": [str]}
     body = "debug LightningAttention;\nresult = hashTable {\n  " + ",\n  ".join(jobs) + "};"
     got = run_json(body, schema=schema, backend=m2_local, timeout=300, cache=False).payload

@@ -6,17 +6,17 @@ import pytest
 from ag_attention import Architecture
 from ag_attention._exact import linalg
 from ag_attention._exact.field import DEFAULT_PRIME, GFp
-from ag_attention._network import jacobian
 from ag_attention._models.formulas import (
-    new_directions_per_sample,
     Expectation,
     Hypothesis,
     cor33,
     cor38,
     expected_dimension,
     is_bottleneck,
+    new_directions_per_sample,
     symmetry_count,
 )
+from ag_attention._network import jacobian
 
 
 def test_cor33_and_its_rank_cap():
@@ -25,10 +25,16 @@ def test_cor33_and_its_rank_cap():
     assert cor33(3, 2, 5) == cor33(3, 2, 3) == 14  # a > d counts as a = d
 
 
-@pytest.mark.parametrize("widths, ranks, value", [
-    ((4, 4, 4), (2, 2), 38), ((4, 4, 4, 4), (2, 2, 2), 49), ((4, 2, 4), (2, 2), 26), ((4, 3, 2), (2, 2), 27),
-    ((12, 12, 12), (6, 6), 2 * (6 * 18 + 144) - 144 - 2),
-])
+@pytest.mark.parametrize(
+    "widths, ranks, value",
+    [
+        ((4, 4, 4), (2, 2), 38),
+        ((4, 4, 4, 4), (2, 2, 2), 49),
+        ((4, 2, 4), (2, 2), 26),
+        ((4, 3, 2), (2, 2), 27),
+        ((12, 12, 12), (6, 6), 2 * (6 * 18 + 144) - 144 - 2),
+    ],
+)
 def test_cor38_is_eq14(widths, ranks, value):
     assert cor38(widths, ranks) == value
 
@@ -38,10 +44,19 @@ def test_cor38_of_one_layer_is_cor33_and_ranks_are_capped():
     assert cor38((3, 3, 3), (5, 7)) == cor38((3, 3, 3), (3, 3))
 
 
-@pytest.mark.parametrize("widths, bottleneck", [
-    ((4, 2, 4), True), ((4, 4, 4), True), ((4, 3, 2), True), ((2, 3, 4), True), ((5,), True),
-    ((2, 3, 2), False), ((3, 2, 3, 2), False), ((4, 2, 3, 1), False),
-])
+@pytest.mark.parametrize(
+    "widths, bottleneck",
+    [
+        ((4, 2, 4), True),
+        ((4, 4, 4), True),
+        ((4, 3, 2), True),
+        ((2, 3, 4), True),
+        ((5,), True),
+        ((2, 3, 2), False),
+        ((3, 2, 3, 2), False),
+        ((4, 2, 3, 1), False),
+    ],
+)
 def test_bottlenecks_shrink_then_grow(widths, bottleneck):
     assert is_bottleneck(widths) is bottleneck
 
@@ -104,32 +119,45 @@ def test_deep_normalized_is_the_conjectured_eq16():
 def test_variants_have_no_formula():
     e = expected_dimension(Architecture((3, 3, 3), (2, 2), tokens=2, heads=2, skip=True, causal=True))
     assert (e.formula, e.value, e.applies, e.paper_hypotheses_hold) == (None, None, False, False)
-    assert e.note == ("the paper states no dimension formula for 2 heads and skip connections and a causal mask "
-                      "(Section 4: open)")
+    assert e.note == (
+        "the paper states no dimension formula for 2 heads and skip connections and a causal mask (Section 4: open)"
+    )
     assert e.failed_hypotheses == ["one head", "no skip connections", "no causal mask"]
     # only the hypotheses that fail are named: two heads without skip or mask break "one head" alone
     two_heads = expected_dimension(Architecture((3, 3), (2,), tokens=2, heads=2))
     assert two_heads.failed_hypotheses == ["one head"] and not two_heads.applies
     assert two_heads.hypotheses_text() == "does not apply, fails: one head"
     assert expected_dimension(Architecture((3, 3), (2,), tokens=2, skip=True)).failed_hypotheses == [
-        "no skip connections"]
-    assert expected_dimension(Architecture((3, 3), (2,), tokens=2, causal=True)).failed_hypotheses == [
-        "no causal mask"]
+        "no skip connections"
+    ]
+    assert expected_dimension(Architecture((3, 3), (2,), tokens=2, causal=True)).failed_hypotheses == ["no causal mask"]
     # one token attends only to itself: a causal mask changes nothing
     assert expected_dimension(Architecture((3, 2), (2,), tokens=1, causal=True)) == expected_dimension(
-        Architecture((3, 2), (2,), tokens=1))
+        Architecture((3, 2), (2,), tokens=1)
+    )
 
 
 def test_expectations_as_dicts():
     e = Expectation("Cor. 3.3", 5, (Hypothesis("t >= 2", True), Hypothesis("found", False, "ag-attention")), note="n")
     assert e.to_dict() == {
-        "formula": "Cor. 3.3", "value": 5, "applies": False, "paper_hypotheses_hold": True, "conjectural": False,
-        "hypotheses": [{"statement": "t >= 2", "holds": True, "source": "paper"},
-                       {"statement": "found", "holds": False, "source": "ag-attention"}],
+        "formula": "Cor. 3.3",
+        "value": 5,
+        "applies": False,
+        "paper_hypotheses_hold": True,
+        "conjectural": False,
+        "hypotheses": [
+            {"statement": "t >= 2", "holds": True, "source": "paper"},
+            {"statement": "found", "holds": False, "source": "ag-attention"},
+        ],
         "note": "n",
     }
-    assert e.fields() == {"expected": 5, "formula": "Cor. 3.3", "formula_applies": False,
-                          "failed_hypotheses": ["found"], "conjectural": False}
+    assert e.fields() == {
+        "expected": 5,
+        "formula": "Cor. 3.3",
+        "formula_applies": False,
+        "failed_hypotheses": ["found"],
+        "conjectural": False,
+    }
     assert not Expectation(None, None).applies and not Expectation(None, None).paper_hypotheses_hold
 
 
@@ -158,22 +186,32 @@ def test_prove_gathers_what_the_architecture_alone_gives():
 
 
 # ----------------------------------------------------------------- Lemma 3.6: what one more sample can add
-@pytest.mark.parametrize("arch, b", [
-    (Architecture((32, 32, 32), (16, 16), tokens=3), 9),  # t^2
-    (Architecture((3, 2), (2,), tokens=3), 6),  # t d_L < t^2
-    (Architecture((4, 4, 4), (2, 2), tokens=2, heads=2), 2 * 4),  # t d_L = 8 < t^2 (H)^L = 16
-    (Architecture((8, 8, 8), (2, 2), tokens=2, heads=2), 16),  # t^2 H^L
-    (Architecture((8, 8, 8), (2, 2), tokens=2, skip=True), 16),  # t^2 (1 + skip)^L
-    (Architecture((3, 3), (2,), tokens=3, normalized=True), 6),  # t (t - 1): softmax rows sum to one
-    (Architecture((3, 3), (2,), tokens=1, normalized=True), 1),  # at least one
-    (Architecture((3, 3, 3), (2, 2), tokens=3, heads=2, normalized=True), 9),  # capped by the outputs t d_L
-])
+@pytest.mark.parametrize(
+    "arch, b",
+    [
+        (Architecture((32, 32, 32), (16, 16), tokens=3), 9),  # t^2
+        (Architecture((3, 2), (2,), tokens=3), 6),  # t d_L < t^2
+        (Architecture((4, 4, 4), (2, 2), tokens=2, heads=2), 2 * 4),  # t d_L = 8 < t^2 (H)^L = 16
+        (Architecture((8, 8, 8), (2, 2), tokens=2, heads=2), 16),  # t^2 H^L
+        (Architecture((8, 8, 8), (2, 2), tokens=2, skip=True), 16),  # t^2 (1 + skip)^L
+        (Architecture((3, 3), (2,), tokens=3, normalized=True), 6),  # t (t - 1): softmax rows sum to one
+        (Architecture((3, 3), (2,), tokens=1, normalized=True), 1),  # at least one
+        (Architecture((3, 3, 3), (2, 2), tokens=3, heads=2, normalized=True), 9),  # capped by the outputs t d_L
+    ],
+)
 def test_the_bound_by_architecture(arch, b):
     assert new_directions_per_sample(arch) == b
 
 
-@pytest.mark.parametrize("arch", [Architecture((4, 4, 4), (2, 2), tokens=3), Architecture((3, 2), (2,), tokens=3),
-                                  Architecture((3, 3, 3), (2, 2), tokens=2, heads=2)], ids=str)
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((4, 4, 4), (2, 2), tokens=3),
+        Architecture((3, 2), (2,), tokens=3),
+        Architecture((3, 3, 3), (2, 2), tokens=2, heads=2),
+    ],
+    ids=str,
+)
 def test_one_more_sample_adds_at_most_the_bound(arch, rng):
     """The bound is a bound: the exact rank grows by at most b with each sample, once the values are seen."""
     F = GFp(DEFAULT_PRIME)

@@ -11,8 +11,10 @@ from ag_attention._models.monomials import MAX_CAUSAL_TOKENS, MAX_SPAN_DEPTH, mo
 
 def _brute_force_orbits(d, others, degree):
     """Monomials in (1 + others) tokens of d variables, up to permuting the other tokens."""
+
     def monomials(deg):
         return [m for m in itertools.product(range(deg + 1), repeat=d) if sum(m) == deg]
+
     seen = set()
     for split in itertools.product(range(degree + 1), repeat=1 + others):
         if sum(split) != degree:
@@ -23,7 +25,9 @@ def _brute_force_orbits(d, others, degree):
     return len(seen)
 
 
-@pytest.mark.parametrize("d, others, degree", [(1, 1, 3), (2, 1, 3), (2, 2, 3), (3, 1, 3), (2, 2, 5), (1, 3, 9), (2, 0, 9)])
+@pytest.mark.parametrize(
+    "d, others, degree", [(1, 1, 3), (2, 1, 3), (2, 2, 3), (3, 1, 3), (2, 2, 5), (1, 3, 9), (2, 0, 9)]
+)
 def test_orbit_counts_match_brute_force(d, others, degree):
     assert orbit_counts(d, others, degree)[degree] == _brute_force_orbits(d, others, degree)
 

@@ -1,6 +1,5 @@
 """Exact one-layer parametrizations: full vs reduced coordinates (docs/math/model.md (model-full-from-reduced))."""
 
-
 import flint
 import numpy as np
 import pytest

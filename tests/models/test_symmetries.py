@@ -10,7 +10,6 @@ from ag_attention._models.formulas import symmetry_count
 from ag_attention._models.symmetries import symmetry_generators, symmetry_tangents
 from ag_attention._network import jacobian
 from ag_attention._numeric import Float64
-
 from tests.helpers import generator
 
 ARCHS = [
@@ -38,8 +37,14 @@ def test_every_tangent_is_in_the_kernel_of_the_jacobian(arch, rng):
     assert families[-1].rows.stop == T.shape[0]
 
 
-@pytest.mark.parametrize("arch", [Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
-                                  Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, normalized=True)], ids=str)
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((3, 2, 2), (2, 1), tokens=3, normalized=True, temperature=0.7),
+        Architecture((2, 2, 2), (1, 2), tokens=2, heads=2, normalized=True),
+    ],
+    ids=str,
+)
 def test_softmax_tangents_are_in_the_kernel_too(arch):
     rng = generator(1)
     F = Float64()
@@ -58,9 +63,12 @@ def test_the_families_of_a_network():
     theta = np.arange(1, arch.parameter_count + 1)
     _, families = symmetry_tangents(arch, theta, GFp(101))
     assert [(f.name, f.kind, f.rows.stop - f.rows.start) for f in families] == [
-        ("GL_2 on (Q1, K1) head 1", "attention", 4), ("GL_2 on (Q1, K1) head 2", "attention", 4),
-        ("GL_1 on (Q2, K2) head 1", "attention", 1), ("GL_1 on (Q2, K2) head 2", "attention", 1),
-        ("GL_3 between layers 1 and 2", "interlayer", 9), ("rescaling (c A_i, V_i / c)", "scaling", 4),
+        ("GL_2 on (Q1, K1) head 1", "attention", 4),
+        ("GL_2 on (Q1, K1) head 2", "attention", 4),
+        ("GL_1 on (Q2, K2) head 1", "attention", 1),
+        ("GL_1 on (Q2, K2) head 2", "attention", 1),
+        ("GL_3 between layers 1 and 2", "interlayer", 9),
+        ("rescaling (c A_i, V_i / c)", "scaling", 4),
     ]
     _, av = symmetry_tangents(Architecture.single_layer(2, 1), np.arange(1, 7), GFp(101))
     assert [(f.kind, f.rows.stop - f.rows.start) for f in av] == [("scaling", 1)]

@@ -14,7 +14,6 @@ from ag_attention._numeric.certified import (
     pivoted_selection,
     rational_point,
 )
-
 from tests.helpers import generator, seed
 
 
@@ -52,8 +51,9 @@ def test_pivoted_selection_does_not_follow_the_rounding():
     assert pivoted_selection(B, 5)[0] == 3
 
 
-@pytest.mark.parametrize("d, e, a, t", [(d, e, a, t) for d in (1, 2, 3, 4) for e in (1, 2, 3) for a in (1, 2, 3, 5)
-                                         for t in (2, 3)])
+@pytest.mark.parametrize(
+    "d, e, a, t", [(d, e, a, t) for d in (1, 2, 3, 4) for e in (1, 2, 3) for a in (1, 2, 3, 5) for t in (2, 3)]
+)
 def test_single_layers_certified_against_theorem_39(d, e, a, t):
     c = certify_dimension(Architecture((d, e), (a,), tokens=t, normalized=True), seed=seed())
     assert c.certified and c.lower == c.upper == _thm39(d, e, a), c.describe()
@@ -67,10 +67,19 @@ def test_one_token_is_not_certified():
     assert "not certified: lower bound 6 by ball arithmetic, upper bound 14" in c.describe()
 
 
-@pytest.mark.parametrize("widths, ranks, t", [
-    ((3, 3, 3), (2, 2), 3), ((4, 2, 4), (2, 2), 3), ((5, 3, 2), (2, 2), 2), ((4, 4, 4, 4), (2, 2, 2), 3),
-    ((6, 4, 3, 3), (3, 2, 2), 2), ((6, 6, 6), (3, 3), 3), ((5, 5, 5, 5), (2, 2, 2), 2),
-], ids=str)
+@pytest.mark.parametrize(
+    "widths, ranks, t",
+    [
+        ((3, 3, 3), (2, 2), 3),
+        ((4, 2, 4), (2, 2), 3),
+        ((5, 3, 2), (2, 2), 2),
+        ((4, 4, 4, 4), (2, 2, 2), 3),
+        ((6, 4, 3, 3), (3, 2, 2), 2),
+        ((6, 6, 6), (3, 3), 3),
+        ((5, 5, 5, 5), (2, 2, 2), 2),
+    ],
+    ids=str,
+)
 def test_deep_networks_certified_against_eq16(widths, ranks, t):
     arch = Architecture(widths, ranks, tokens=t, normalized=True)
     c = certify_dimension(arch, seed=seed())

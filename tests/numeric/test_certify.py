@@ -33,15 +33,21 @@ class Quadratic:
 def test_a_root_is_certified_real_and_a_conjugate_pair_not_real():
     S = Quadratic()
     two = [Fraction(2)]
-    r = certify_solutions(S, np.array([[1.41421356, 1.41421356], [-1.4142135, -1.4142135]]), two,
-                          float_parameter=np.array([2.0]), real_system=True)
+    r = certify_solutions(
+        S,
+        np.array([[1.41421356, 1.41421356], [-1.4142135, -1.4142135]]),
+        two,
+        float_parameter=np.array([2.0]),
+        real_system=True,
+    )
     assert (r.count, r.real, r.failed) == (2, 2, 0)
     for s in r.solutions:  # the exact root is in the box, and the box is small
         assert s.box[0].contains(balls.complex_ball(Fraction(2)).sqrt() * (1 if s.center[0].real > 0 else -1))
         assert s.radius < 1e-8
     minus = [Fraction(-3)]
-    r = certify_solutions(S, np.array([[1.7320508j, 1.7320508j]]), minus, float_parameter=np.array([-3.0]),
-                          real_system=True)
+    r = certify_solutions(
+        S, np.array([[1.7320508j, 1.7320508j]]), minus, float_parameter=np.array([-3.0]), real_system=True
+    )
     # the root i sqrt(3) is proven, proven not real, and its conjugate comes with it
     assert (r.count, r.real, r.nonreal, r.conjugates) == (2, 0, 2, 1)
 
@@ -51,15 +57,20 @@ def test_what_is_not_a_root_is_never_certified():
     two = [Fraction(2)]
     # far from any root, or near a double root (c = 0: z1^2 = 0 is singular), the test does not pass (a real
     # candidate gets two Newton steps first: 0.5 is still far after them)
-    r = certify_solutions(S, np.array([[5 + 5j, 5 + 5j], [0.5, 0.5]]), two, float_parameter=np.array([2.0]),
-                          real_system=True)
+    r = certify_solutions(
+        S, np.array([[5 + 5j, 5 + 5j], [0.5, 0.5]]), two, float_parameter=np.array([2.0]), real_system=True
+    )
     assert (r.count, r.failed) == (0, 2)
-    r = certify_solutions(S, np.array([[1e-9, 1e-9]]), [Fraction(0)], float_parameter=np.array([0.0]),
-                          real_system=True)
+    r = certify_solutions(S, np.array([[1e-9, 1e-9]]), [Fraction(0)], float_parameter=np.array([0.0]), real_system=True)
     assert r.count == 0
     # the same root twice is counted once
-    r = certify_solutions(S, np.array([[1.41421356, 1.41421356], [1.414213562, 1.414213562]]), two,
-                          float_parameter=np.array([2.0]), real_system=True)
+    r = certify_solutions(
+        S,
+        np.array([[1.41421356, 1.41421356], [1.414213562, 1.414213562]]),
+        two,
+        float_parameter=np.array([2.0]),
+        real_system=True,
+    )
     assert (r.count, r.duplicates) == (1, 1)
     # a box that does not contain the root fails the test at any size it is given
     Y = np.linalg.inv(np.array([[2 * 1.5, 0], [-1, 1]]))
@@ -71,8 +82,9 @@ def test_what_is_not_a_root_is_never_certified():
 
 def test_a_complex_system_says_nothing_of_realness():
     S = Quadratic()
-    r = certify_solutions(S, np.array([[1.41421356, 1.41421356]]), [Fraction(2)], float_parameter=np.array([2.0]),
-                          real_system=False)
+    r = certify_solutions(
+        S, np.array([[1.41421356, 1.41421356]]), [Fraction(2)], float_parameter=np.array([2.0]), real_system=False
+    )
     assert r.count == 1 and r.solutions[0].real is None and r.to_dict()["realness_undecided"] == 1
 
 

@@ -9,7 +9,6 @@ from ag_attention import Architecture
 from ag_attention._errors import ComputationError, InvalidArgumentError
 from ag_attention._models.formulas import cor38
 from ag_attention._numeric import NoClearGapError, numerical_dimension
-
 from tests.helpers import ANY_VALUE, seed
 
 
@@ -28,15 +27,20 @@ def test_deep_normalized_eq16(widths, ranks):
     assert r.dimension == cor38(widths, ranks) + len(ranks) == r.expected.value
     assert r.expected.conjectural and r.certified and r.to_dict()["numerical"] is False
     assert r.to_dict()["certified"] is True and r.lower_bound == r.upper_bound == r.dimension
-    uncertified = numerical_dimension(Architecture(widths, ranks, tokens=3, normalized=True), certify=False, seed=seed())
+    uncertified = numerical_dimension(
+        Architecture(widths, ranks, tokens=3, normalized=True), certify=False, seed=seed()
+    )
     assert uncertified.certified is False
 
 
-@pytest.mark.parametrize("widths, ranks, t, value", [
-    ((8, 8), (4,), 2, 112),  # Thm. 3.9: a(2d - a) + d d'
-    ((12, 12), (6,), 3, 252),
-    ((12, 12, 12), (6, 6), 3, 360),  # Eq. 16
-])
+@pytest.mark.parametrize(
+    "widths, ranks, t, value",
+    [
+        ((8, 8), (4,), 2, 112),  # Thm. 3.9: a(2d - a) + d d'
+        ((12, 12), (6,), 3, 252),
+        ((12, 12, 12), (6, 6), 3, 360),  # Eq. 16
+    ],
+)
 def test_default_samples_reach_the_dimension(widths, ranks, t, value):
     # softmax rows sum to one: a sample adds only t (t - 1) directions beyond the values,
     # so the default number of samples must account for it
@@ -90,8 +94,9 @@ def test_too_few_samples_is_no_numerical_verdict():
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(samples=ANY_VALUE, seed=ANY_VALUE, min_gap=ANY_VALUE, raise_on_no_gap=ANY_VALUE)
-def test_numerical_dimension_arguments_give_a_result_or_a_named_error(samples, seed, min_gap, raise_on_no_gap,
-                                                                       monkeypatch):
+def test_numerical_dimension_arguments_give_a_result_or_a_named_error(
+    samples, seed, min_gap, raise_on_no_gap, monkeypatch
+):
     monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "200M")
     arch = Architecture((3, 2), (2,), tokens=2, normalized=True)
     try:

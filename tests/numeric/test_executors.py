@@ -50,10 +50,19 @@ def test_a_dask_cluster_finds_and_certifies_the_same_set_as_one_process(cluster)
     # the certification on the workers: the same boxes' count, realness and failures as in this process
     with executor(S, LOOP_OPTIONS, CAREFUL, scheduler=cluster) as ex:
         assert isinstance(ex, DaskExecutor) and ex.workers == 2
-        there = certify_solutions(S, many.solutions, list(p0), float_parameter=p0, real_system=False,
-                                  keep=S.off_critical_locus, charts=many.charts, executor=ex)
-    here = certify_solutions(S, one.solutions, list(p0), float_parameter=p0, real_system=False,
-                             keep=S.off_critical_locus, charts=one.charts)
+        there = certify_solutions(
+            S,
+            many.solutions,
+            list(p0),
+            float_parameter=p0,
+            real_system=False,
+            keep=S.off_critical_locus,
+            charts=many.charts,
+            executor=ex,
+        )
+    here = certify_solutions(
+        S, one.solutions, list(p0), float_parameter=p0, real_system=False, keep=S.off_critical_locus, charts=one.charts
+    )
     assert (there.count, there.failed, there.unchecked) == (here.count, here.failed, here.unchecked) == (14, 0, 0)
 
 

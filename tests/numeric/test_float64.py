@@ -7,7 +7,6 @@ from ag_attention import Architecture
 from ag_attention._exact.field import DEFAULT_PRIME, GFp
 from ag_attention._network import forward
 from ag_attention._numeric.float64 import Float64
-
 from tests.helpers import generator
 
 
@@ -39,11 +38,20 @@ def test_the_operations_are_numpys():
     assert F.scale(a, 4).tolist() == [6.0, -8.0, 1.0]
     M, N = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
     assert np.array_equal(F.einsum("ij,jk->ik", M, N), M @ N)
-    assert np.array_equal(F.einsum("nik,nkj->nij", np.stack([M, 2 * M]), np.stack([N, N])), np.stack([M @ N, 2 * M @ N]))
+    assert np.array_equal(
+        F.einsum("nik,nkj->nij", np.stack([M, 2 * M]), np.stack([N, N])), np.stack([M @ N, 2 * M @ N])
+    )
 
 
-@pytest.mark.parametrize("arch", [Architecture((3, 2), (2,), tokens=3), Architecture((2, 3, 2), (2, 1), tokens=2, heads=2),
-                                  Architecture((2, 2, 2), None, tokens=2, parametrization="AV", skip=True)], ids=str)
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((3, 2), (2,), tokens=3),
+        Architecture((2, 3, 2), (2, 1), tokens=2, heads=2),
+        Architecture((2, 2, 2), None, tokens=2, parametrization="AV", skip=True),
+    ],
+    ids=str,
+)
 def test_a_lightning_network_in_float64_is_the_exact_one_on_small_integers(arch, rng):
     """Polynomial networks on small integers: float64 computes the integers exactly, GF(p) their residues."""
     theta = rng.integers(-3, 4, size=arch.parameter_count)

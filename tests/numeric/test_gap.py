@@ -6,7 +6,6 @@ import numpy as np
 
 from ag_attention._numeric import gap_rank
 from ag_attention._numeric.gap import NOISE_MARGIN
-
 from tests.helpers import generator
 
 EPS = float(np.finfo(float).eps)
@@ -77,7 +76,9 @@ def test_no_verdict_prints_no_noise_digits():
     # two gaps of 6 orders (ambiguous), the second down to s_3 = 1e-12 s_1, within NOISE_MARGIN of 1000 eps s_1
     g = gap_rank(np.array([1.0, 1e-6, 1e-12, 3e-17]), size=1000)
     assert g.rank is None and g.reported is None and g.describe() == "no clear gap"
-    assert g.reason.startswith("no clear gap: largest 6.7 orders of magnitude to the noise level (need 4.0), "
-                               "runner-up 6.0 orders of magnitude (need a margin of 2.0)")
+    assert g.reason.startswith(
+        "no clear gap: largest 6.7 orders of magnitude to the noise level (need 4.0), "
+        "runner-up 6.0 orders of magnitude (need a margin of 2.0)"
+    )
     assert "e-12" not in g.reason and "e-17" not in g.reason
     assert "the spectrum reaches the float64 noise level eps x 1000 x s_1 = 2.2e-13 s_1" in g.reason

@@ -26,7 +26,7 @@ class Roots:
     def evaluate(self, z, p, jacobian=True, dp=None):
         z = np.asarray(z, dtype=complex)
         p = np.broadcast_to(np.asarray(p, dtype=complex), (z.shape[0], 1))
-        F = z ** self.k - p
+        F = z**self.k - p
         J = (self.k * z ** (self.k - 1))[:, :, None] if jacobian else None
         if dp is None:
             return F, J
@@ -53,7 +53,9 @@ class Reciprocal:
         return F, J, self.parameter_derivative(z, dp)
 
     def parameter_derivative(self, z, dp):
-        return np.asarray(z, dtype=complex) * np.broadcast_to(np.asarray(dp, dtype=complex), (np.asarray(z).shape[0], 1))
+        return np.asarray(z, dtype=complex) * np.broadcast_to(
+            np.asarray(dp, dtype=complex), (np.asarray(z).shape[0], 1)
+        )
 
 
 class Circle:
@@ -103,8 +105,14 @@ def test_parameter_homotopy_to_a_real_target_and_its_failures():
     res = parameter_homotopy(Circle(), start, pa, np.array([2.0 + 0j, 0.0 + 0j]))
     assert res.ok.all() and np.allclose(sorted(res.z[:, 0].real), [-1, 1], atol=1e-10)
     # a tracker allowed one step cannot arrive: every path fails, with its reason, and no end is invented
-    res = parameter_homotopy(Circle(), start, pa, np.array([2.0 + 0j, 0.0 + 0j]), retries=0,
-                             options=TrackerOptions(max_steps=1, initial_step=0.01))
+    res = parameter_homotopy(
+        Circle(),
+        start,
+        pa,
+        np.array([2.0 + 0j, 0.0 + 0j]),
+        retries=0,
+        options=TrackerOptions(max_steps=1, initial_step=0.01),
+    )
     assert not res.ok.any() and set(res.reason) == {"too many steps"}
 
 
@@ -117,10 +125,13 @@ def test_newton_and_the_deduplicator():
     assert d.add(np.array([1.0, 2.0 + 1e-6])) == 1 and len(d) == 2
 
 
-@pytest.mark.parametrize("kwargs, text", [
-    ({"min_step": 0.5}, "step sizes"),
-    ({"max_steps": 0}, "max_steps=0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, text",
+    [
+        ({"min_step": 0.5}, "step sizes"),
+        ({"max_steps": 0}, "max_steps=0"),
+    ],
+)
 def test_bad_tracker_options_are_refused(kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         TrackerOptions(**kwargs)

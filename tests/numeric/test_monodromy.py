@@ -107,8 +107,9 @@ def test_a_saved_state_resumes_where_it_stopped(tmp_path):
     target.write_text("keep")
     link = tmp_path / "link.npz"
     link.symlink_to(target)
-    Monodromy(S, z0, p0, seed=0, chart0=c0, fingerprint=fp).run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL),
-                                                                 max_solutions=5, save=link)
+    Monodromy(S, z0, p0, seed=0, chart0=c0, fingerprint=fp).run(
+        LocalExecutor(S, LOOP_OPTIONS, CAREFUL), max_solutions=5, save=link
+    )
     assert target.read_text() == "keep" and not link.is_symlink()
 
 

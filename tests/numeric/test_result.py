@@ -7,7 +7,6 @@ import pytest
 
 from ag_attention import Architecture
 from ag_attention._numeric import numerical_dimension
-
 from tests.helpers import seed
 
 
@@ -31,8 +30,7 @@ def test_numerical_result_says_what_is_proven():
     d = r.to_dict()
     assert d["certified"] is True and d["lower_bound"] == d["upper_bound"] == 24 and d["bits"] == 128
     assert d["determinant_excludes_zero"] is True and d["minor_size"] == 24
-    r = numerical_dimension(Architecture((3, 2), (2,), tokens=1, normalized=True), raise_on_no_gap=False,
-                            seed=seed())
+    r = numerical_dimension(Architecture((3, 2), (2,), tokens=1, normalized=True), raise_on_no_gap=False, seed=seed())
     assert not r.certified and r.to_dict()["certified"] is False
     assert "lower bound 6 by ball arithmetic, upper bound 14" in str(r)
     lightning = numerical_dimension(Architecture((3, 3), (2,), tokens=2), seed=seed())
@@ -56,10 +54,14 @@ def test_numerical_result_in_a_notebook_and_a_table():
     # no rounding boundary can split the two)
     gap = math.log10((s[23] / s[0]) / (np.finfo(float).eps * max(r.rows, s.size)))
     assert gap > 8  # orders of magnitude: far from a borderline verdict
-    assert repr(r) == ("NumericalResult(widths 4,3 ranks 2 t=3 softmax(tau=1): dim=24, P=28, "
-                       f"gap {gap:.1f} orders to the noise level, certified, seed={seed()})")
-    assert (f"  singular values  gap of {gap:.1f} orders of magnitude from s_24 to the float64 noise level "
-            f"eps x {r.rows} x s_1 (s_25 and below are noise); runner-up") in str(r)
+    assert repr(r) == (
+        "NumericalResult(widths 4,3 ranks 2 t=3 softmax(tau=1): dim=24, P=28, "
+        f"gap {gap:.1f} orders to the noise level, certified, seed={seed()})"
+    )
+    assert (
+        f"  singular values  gap of {gap:.1f} orders of magnitude from s_24 to the float64 noise level "
+        f"eps x {r.rows} x s_1 (s_25 and below are noise); runner-up"
+    ) in str(r)
     d = r.to_dict()
     assert d["singular_value_gap"] == round(gap, 2) and d["gap_to_noise_level"] is True
     assert d["singular_value_gap_raw"] > gap and d["largest_dropped"] == s[24] / s[0]  # the raw numbers, kept

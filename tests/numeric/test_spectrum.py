@@ -4,7 +4,6 @@ import numpy as np
 
 from ag_attention import Architecture
 from ag_attention._numeric import numerical_dimension
-
 from tests.helpers import seed
 
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import pytest
 
 from ag_attention import Architecture, Network, point_geometry
-
 from tests.helpers import generator
 
 
@@ -27,7 +25,9 @@ def rank_one_first_v(seed: int = 3, scale: Fraction = Fraction(1), floats: bool 
     if floats:  # the same point as float32 arrays scaled by 0.37 (an exact binary value, big denominators)
         W = {k: (np.array(v, dtype=np.float64) * 0.37).astype(np.float32) for k, v in W.items()}
         for l in range(2):  # keep V_1 of rank one in float32: an outer product of float16 numbers is exact
-            W["layers.0.heads.0.V"] = np.outer(np.float16([0.37, 0.74, -0.37]), np.float16([2, 0, 1])).astype(np.float32)
+            W["layers.0.heads.0.V"] = np.outer(np.float16([0.37, 0.74, -0.37]), np.float16([2, 0, 1])).astype(
+                np.float32
+            )
     return Network.from_weights(W, tokens=3)
 
 
@@ -55,7 +55,7 @@ def test_every_verified_vector_is_a_kernel_vector_and_a_wrong_one_is_not():
     cert = point_geometry(net).local.certificate
     assert all(derivative_vanishes(net, list(v)) for v in cert.vectors[:5])
     v = list(cert.vectors[0])
-    v[0] += Fraction(1, 10 ** 12)  # off the kernel by a hair: exact arithmetic sees it
+    v[0] += Fraction(1, 10**12)  # off the kernel by a hair: exact arithmetic sees it
     assert not derivative_vanishes(net, v)
     rng = generator(5)
     assert not derivative_vanishes(net, [Fraction(int(x)) for x in rng.integers(-2, 3, 42)])
@@ -74,8 +74,10 @@ def test_the_verdict_survives_a_symmetry_and_float_weights():
 def test_a_smooth_point_needs_no_certificate():
     rng = generator(8)
     arch = Architecture((3, 3, 3), (2, 2), tokens=3)
-    net = Network.from_weights({f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": rng.integers(-4, 5, (b.rows, b.cols))
-                                for b in arch.blocks}, tokens=3)
+    net = Network.from_weights(
+        {f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": rng.integers(-4, 5, (b.rows, b.cols)) for b in arch.blocks},
+        tokens=3,
+    )
     g = point_geometry(net)
     assert g.critical is False and g.local.certificate is None
 
@@ -87,8 +89,10 @@ def test_too_large_for_the_exact_verification_says_why():
 
     rng = generator(2)
     arch = Architecture((3, 3, 3, 3), (2, 2, 2), tokens=3)
-    net = Network.from_weights({f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": rng.integers(-3, 4, (b.rows, b.cols))
-                                for b in arch.blocks}, tokens=3)
+    net = Network.from_weights(
+        {f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": rng.integers(-3, 4, (b.rows, b.cols)) for b in arch.blocks},
+        tokens=3,
+    )
     assert verification_size(net) > MAX_MONOMIALS
     why = refusal(net)
     assert why is not None and "degree 27" in why and kernel_certificate(net, 10) == why

@@ -14,8 +14,8 @@ from ag_attention import Network, point_geometry
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._point.checkpoints import BERT, MAX_NAMES_BYTES, MHA, PROJ, read_names_file
 from ag_attention._point.checkpoints import translate as _translate
-from ag_attention._point.weights import to_fraction
 from ag_attention._point.safetensors import write_safetensors
+from ag_attention._point.weights import to_fraction
 from tests.helpers import generator, run_cli
 
 E, H = 4, 2
@@ -34,6 +34,7 @@ def translate(arrays, **kwargs):
         for idx, v in np.ndenumerate(arr):
             out[idx] = to_fraction(v.item(), name)
         return out
+
     return _translate(arrays, convert, **kwargs)
 
 
@@ -49,14 +50,22 @@ def _reference_mha(P, X):
 
 
 def _layouts(P):
-    mha = {"attn.in_proj_weight": np.vstack([P["q"], P["k"], P["v"]]), "attn.in_proj_bias": np.zeros(3 * E),
-           "attn.out_proj.weight": P["o"], "attn.out_proj.bias": np.zeros(E), "embed.weight": np.ones((10, E)),
-           "norm.weight": np.ones(E)}
+    mha = {
+        "attn.in_proj_weight": np.vstack([P["q"], P["k"], P["v"]]),
+        "attn.in_proj_bias": np.zeros(3 * E),
+        "attn.out_proj.weight": P["o"],
+        "attn.out_proj.bias": np.zeros(E),
+        "embed.weight": np.ones((10, E)),
+        "norm.weight": np.ones(E),
+    }
     proj = {f"model.layers.0.self_attn.{r}_proj.weight": P[r] for r in "qkvo"}
-    bert = {"encoder.layer.0.attention.self.query.weight": P["q"], "encoder.layer.0.attention.self.key.weight": P["k"],
-            "encoder.layer.0.attention.self.value.weight": P["v"],
-            "encoder.layer.0.attention.output.dense.weight": P["o"],
-            "encoder.layer.0.output.dense.weight": np.ones((E, 3 * E))}  # the MLP's, not attention's
+    bert = {
+        "encoder.layer.0.attention.self.query.weight": P["q"],
+        "encoder.layer.0.attention.self.key.weight": P["k"],
+        "encoder.layer.0.attention.self.value.weight": P["v"],
+        "encoder.layer.0.attention.output.dense.weight": P["o"],
+        "encoder.layer.0.output.dense.weight": np.ones((E, 3 * E)),
+    }  # the MLP's, not attention's
     return {MHA: mha, PROJ: proj, BERT: bert}
 
 
@@ -88,8 +97,10 @@ def test_unrelated_tensors_and_zero_biases_are_listed_and_ignored():
     tr = translate(_layouts(_projections())[MHA], heads=H)
     assert set(tr.ignored) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
     assert any("ignored 2 tensor(s)" in n and "embed.weight, norm.weight" in n for n in tr.notes)
-    assert any("2 bias(es) of the attention projections are exactly zero" in n
-               and "attn.in_proj_bias, attn.out_proj.bias" in n for n in tr.notes)
+    assert any(
+        "2 bias(es) of the attention projections are exactly zero" in n and "attn.in_proj_bias, attn.out_proj.bias" in n
+        for n in tr.notes
+    )
     bert = translate(_layouts(_projections())[BERT], heads=H)
     assert bert.ignored == ("encoder.layer.0.output.dense.weight",)
 
@@ -97,8 +108,11 @@ def test_unrelated_tensors_and_zero_biases_are_listed_and_ignored():
 def test_what_cannot_be_mapped_is_refused_by_name():
     P = _projections()
     mha = _layouts(P)[MHA]
-    with pytest.raises(InvalidArgumentError, match="the token count t and the number of heads are not stored in the "
-                                                   r"file: give tokens= and heads= \(--tokens T --heads H"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match="the token count t and the number of heads are not stored in the "
+        r"file: give tokens= and heads= \(--tokens T --heads H",
+    ):
         Network.from_checkpoint(mha)  # both named in one message
     with pytest.raises(InvalidArgumentError, match="the number of heads is not stored"):
         Network.from_checkpoint(mha, tokens=2)
@@ -169,7 +183,7 @@ def test_a_real_multihead_attention_module(torch):
     with torch.no_grad():
         expected, _ = mha(X, X, X, need_weights=False)
         W = mha.in_proj_weight
-        q, k, v = (torch.nn.functional.linear(X, W[i * E:(i + 1) * E]) for i in range(3))
+        q, k, v = (torch.nn.functional.linear(X, W[i * E : (i + 1) * E]) for i in range(3))
         heads = []
         for h in range(H):
             s = slice(h * DH, (h + 1) * DH)
@@ -221,12 +235,18 @@ def test_two_layouts_for_one_projection_are_refused_naming_both():
     not in the file, so both are named and the file refused."""
     P = _projections()
     arrays = {**_layouts(P)[MHA], "attn.q_proj_weight": P["q"]}
-    message = (r"layer attn\.: two layouts give the query projection: attn\.in_proj_weight \(stacked "
-               r"query/key/value\) and attn\.q_proj_weight \(query\)")
+    message = (
+        r"layer attn\.: two layouts give the query projection: attn\.in_proj_weight \(stacked "
+        r"query/key/value\) and attn\.q_proj_weight \(query\)"
+    )
     with pytest.raises(InvalidArgumentError, match=message):
         Network.from_checkpoint(arrays, heads=H, tokens=2)
-    separate = {"attn.q_proj_weight": P["q"], "attn.k_proj_weight": P["k"], "attn.v_proj_weight": P["v"],
-                "attn.in_proj_weight": np.vstack([P["q"], P["k"], P["v"]])}
+    separate = {
+        "attn.q_proj_weight": P["q"],
+        "attn.k_proj_weight": P["k"],
+        "attn.v_proj_weight": P["v"],
+        "attn.in_proj_weight": np.vstack([P["q"], P["k"], P["v"]]),
+    }
     with pytest.raises(InvalidArgumentError, match=r"attn\.q_proj_weight \(query\) and attn\.in_proj_weight"):
         Network.from_checkpoint(separate, heads=H, tokens=2)
     separate.pop("attn.in_proj_weight")
@@ -249,10 +269,15 @@ def test_a_bias_of_bert_s_output_projection_is_refused_unless_zero(tmp_path):
     output projection's bias, refused when nonzero and named in a note when exactly zero."""
     P = _projections()
     bert = _layouts(P)[BERT]
-    with pytest.raises(InvalidArgumentError, match=r"encoder\.layer\.0\.attention\.output\.dense\.bias: a nonzero bias "
-                                                   r"of the output projection .* affine attention is not modelled"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"encoder\.layer\.0\.attention\.output\.dense\.bias: a nonzero bias "
+        r"of the output projection .* affine attention is not modelled",
+    ):
         Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.ones(E)}, heads=H, tokens=2)
-    zero = Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.zeros(E)}, heads=H, tokens=2)
+    zero = Network.from_checkpoint(
+        {**bert, "encoder.layer.0.attention.output.dense.bias": np.zeros(E)}, heads=H, tokens=2
+    )
     assert any("exactly zero" in n and "encoder.layer.0.attention.output.dense.bias" in n for n in zero.notes)
     assert "encoder.layer.0.attention.output.dense.bias" in zero.ignored
     mapped = {"blk.wq.weight": P["q"], "blk.wk.weight": P["k"], "blk.wv.weight": P["v"], "blk.wv.bias": np.ones(E)}
@@ -274,15 +299,19 @@ def test_every_tensor_not_used_is_listed_by_name():
     assert all(name in note for name in extra) and "..." not in note and set(tr.ignored) == set(extra)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: os.mkfifo(p), "not a regular file"),  # opened without blocking: it hung waiting for a writer
-    (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),  # it was read until memory ran out
-    (lambda p: p.mkdir(), "not a regular file"),
-    (lambda p: p.write_bytes(b" " * (MAX_NAMES_BYTES + 1)), r"1,048,577 bytes, more than the 1,048,576 \(1 MiB\)"),
-    (lambda p: p.write_text("[" * 50_000 + "]" * 50_000), "nested more than 64 levels deep"),  # was RecursionError
-    (lambda p: p.write_text('{"blk.wq": "layers.0.q", "blk.wq": "layers.0.k"}'), "the key blk.wq appears twice"),
-    (lambda p: p.write_bytes(b'{"\xff": 1}'), "not UTF-8"),
-], ids=["fifo", "dev-zero", "directory", "too-large", "deep", "key-twice", "not-utf8"])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: os.mkfifo(p), "not a regular file"),  # opened without blocking: it hung waiting for a writer
+        (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),  # it was read until memory ran out
+        (lambda p: p.mkdir(), "not a regular file"),
+        (lambda p: p.write_bytes(b" " * (MAX_NAMES_BYTES + 1)), r"1,048,577 bytes, more than the 1,048,576 \(1 MiB\)"),
+        (lambda p: p.write_text("[" * 50_000 + "]" * 50_000), "nested more than 64 levels deep"),  # was RecursionError
+        (lambda p: p.write_text('{"blk.wq": "layers.0.q", "blk.wq": "layers.0.k"}'), "the key blk.wq appears twice"),
+        (lambda p: p.write_bytes(b'{"\xff": 1}'), "not UTF-8"),
+    ],
+    ids=["fifo", "dev-zero", "directory", "too-large", "deep", "key-twice", "not-utf8"],
+)
 def test_a_names_file_is_read_only_from_a_small_regular_file(tmp_path, make, message):
     path = tmp_path / "names.json"
     make(path)
@@ -291,8 +320,12 @@ def test_a_names_file_is_read_only_from_a_small_regular_file(tmp_path, make, mes
     P = _projections()
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     write_safetensors(tmp_path / "w.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = subprocess.run([sys.executable, "-m", "ag_attention", "point", str(tmp_path / "w.safetensors"), "--names",
-                        str(path)], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "ag_attention", "point", str(tmp_path / "w.safetensors"), "--names", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and f"--names {path}" in r.stderr and re.search(message, r.stderr)
     assert "Traceback" not in r.stderr
 
@@ -320,8 +353,11 @@ def test_tokens_and_heads_come_from_the_file_or_are_required_as_in_the_cli(tmp_p
     with pytest.raises(InvalidArgumentError, match="the token count t and the number of heads are not stored"):
         Network.from_torch(mha)
     rng = generator(3)
-    two = {f"layers.0.heads.{h}.{n}": ("F32", rng.standard_normal((2 if n != "V" else 3, 3)).astype("<f4"))
-           for h in range(2) for n in "QKV"}
+    two = {
+        f"layers.0.heads.{h}.{n}": ("F32", rng.standard_normal((2 if n != "V" else 3, 3)).astype("<f4"))
+        for h in range(2)
+        for n in "QKV"
+    }
     write_safetensors(tmp_path / "two.safetensors", two)
     with pytest.raises(InvalidArgumentError, match=r"heads=5 given, but the file says heads=2 \(its weights' names\)"):
         Network.load(tmp_path / "two.safetensors", tokens=2, heads=5)  # was ignored
@@ -351,16 +387,21 @@ def test_the_report_s_first_line_names_the_model_the_layout_and_what_was_dropped
     assert net.layout == f"{MHA}, 2 heads" and net.architecture.normalized
     assert net.architecture.temperature == pytest.approx(math.sqrt(DH))
     first = str(point_geometry(net)).splitlines()[0]
-    assert first.startswith(f"Geometry at the point: softmax (normalized) attention, as trained, read as {MHA}, "
-                            "2 heads; the score scale 1/sqrt(d_h) (d_h = 2) kept as the temperature 1.41421:")
+    assert first.startswith(
+        f"Geometry at the point: softmax (normalized) attention, as trained, read as {MHA}, "
+        "2 heads; the score scale 1/sqrt(d_h) (d_h = 2) kept as the temperature 1.41421:"
+    )
     d = point_geometry(net).to_dict()
     assert d["point"]["layout"] == net.layout and d["point"]["model"] == net.model
     light = Network.from_checkpoint(_layouts(_projections())[MHA], heads=H, tokens=2, normalized=False)
     first = str(point_geometry(light)).splitlines()[0]
-    assert first.startswith("Geometry at the point: lightning attention (--as lightning: the trained model's "
-                            f"softmax removed), read as {MHA}, 2 heads; dropped the softmax, the score scale")
-    own = Network.from_weights({"layers.0.heads.0.Q": [[1, 0]], "layers.0.heads.0.K": [[0, 1]],
-                                "layers.0.heads.0.V": [[1, 1]]})
+    assert first.startswith(
+        "Geometry at the point: lightning attention (--as lightning: the trained model's "
+        f"softmax removed), read as {MHA}, 2 heads; dropped the softmax, the score scale"
+    )
+    own = Network.from_weights(
+        {"layers.0.heads.0.Q": [[1, 0]], "layers.0.heads.0.K": [[0, 1]], "layers.0.heads.0.V": [[1, 1]]}
+    )
     assert str(point_geometry(own)).splitlines()[0] == "Geometry at the point: widths 2,1 ranks 1 t=2, 6 parameters"
 
 
@@ -383,7 +424,9 @@ def test_a_config_json_beside_the_file_gives_the_heads_or_refuses_positions(tmp_
     with pytest.raises(InvalidArgumentError, match=r"config\.json rope_theta = 10000\.0: rotary position embeddings"):
         Network.load(tmp_path / "model.safetensors", tokens=2)
     config.write_text(json.dumps({"model_type": "mpt", "n_heads": 2, "attn_config": {"alibi": True}}))
-    with pytest.raises(InvalidArgumentError, match=r"config\.json: attn_config\.alibi = True: ALiBi adds to each score"):
+    with pytest.raises(
+        InvalidArgumentError, match=r"config\.json: attn_config\.alibi = True: ALiBi adds to each score"
+    ):
         Network.load(tmp_path / "model.safetensors", tokens=2)
     config.write_text(json.dumps({"num_heads": 7, "rope": 1}))  # not a model's config: not read
     with pytest.raises(InvalidArgumentError, match="the number of heads is not stored"):

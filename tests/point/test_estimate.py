@@ -7,22 +7,27 @@ import pytest
 
 from ag_attention import Architecture, ComputationTimeoutError, InvalidArgumentError, Network, point_geometry
 from ag_attention._point.estimate import estimate_point, matrix_product_rate
-
 from tests.helpers import generator, run_cli
 
 
 def float_network(widths=(24, 24, 24), rank=4, heads=2, tokens=2, seed=0) -> Network:
     rng = generator(seed)
     arch = Architecture(widths, (rank,) * (len(widths) - 1), tokens=tokens, heads=heads)
-    return Network.from_weights({f"layers.{b.layer - 1}.heads.{b.head}.{b.name}":
-                                 (rng.standard_normal((b.rows, b.cols)) / np.sqrt(b.cols)).astype(np.float32)
-                                 for b in arch.blocks}, tokens=tokens)
+    return Network.from_weights(
+        {
+            f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": (
+                rng.standard_normal((b.rows, b.cols)) / np.sqrt(b.cols)
+            ).astype(np.float32)
+            for b in arch.blocks
+        },
+        tokens=tokens,
+    )
 
 
 def test_the_estimate_names_its_parts_and_memory():
     net = float_network()
     est = estimate_point(net)
-    assert est.seconds > 0 and est.critical_extra > 0 and est.bytes > 8 * net.architecture.parameter_count ** 2
+    assert est.seconds > 0 and est.critical_extra > 0 and est.bytes > 8 * net.architecture.parameter_count**2
     assert [name for name, _ in est.parts] == ["local rank", "each layer alone"]
     assert matrix_product_rate() > 1e8
     text = est.describe()
@@ -39,8 +44,9 @@ def test_the_cli_prints_the_estimate_first_and_honours_timeout(tmp_path):
 
     net = float_network()
     path = tmp_path / "net.safetensors"
-    write_safetensors(path, {k: ("F32", np.asarray(v, dtype=np.float32)) for k, v in net.to_arrays().items()},
-                      {"tokens": "2"})
+    write_safetensors(
+        path, {k: ("F32", np.asarray(v, dtype=np.float32)) for k, v in net.to_arrays().items()}, {"tokens": "2"}
+    )
     r = run_cli("point", str(path), "--timeout", "0.001")
     assert r.returncode == 3 and "estimated " in r.stderr and "time limit of" in r.stderr
     assert r.stderr.index("estimated ") < r.stderr.index("time limit of")
@@ -48,8 +54,11 @@ def test_the_cli_prints_the_estimate_first_and_honours_timeout(tmp_path):
 
 
 def test_too_many_parameters_are_refused_before_conversion():
-    huge = {"layers.0.heads.0.Q": np.zeros((600, 2000), np.float32), "layers.0.heads.0.K": np.zeros((600, 2000), np.float32),
-            "layers.0.heads.0.V": np.zeros((2000, 2000), np.float32)}
+    huge = {
+        "layers.0.heads.0.Q": np.zeros((600, 2000), np.float32),
+        "layers.0.heads.0.K": np.zeros((600, 2000), np.float32),
+        "layers.0.heads.0.V": np.zeros((2000, 2000), np.float32),
+    }
     with pytest.raises(InvalidArgumentError, match="6,400,000 parameters, more than the 1,000 .* before converting"):
         Network.from_weights(huge, max_parameters=1000)
 
@@ -58,12 +67,17 @@ def test_a_large_checkpoint_is_refused_before_conversion():
     """A MultiheadAttention state dict of embedding 2,000 (16,000,000 attention weights): refused from its shapes,
     as the package's names are; a small one under the same limit passes."""
     E = 2000
-    big = {"attn.in_proj_weight": np.zeros((3 * E, E), np.float32), "attn.out_proj.weight": np.zeros((E, E), np.float32),
-           "embed.weight": np.zeros((50_000, E), np.float32)}
+    big = {
+        "attn.in_proj_weight": np.zeros((3 * E, E), np.float32),
+        "attn.out_proj.weight": np.zeros((E, E), np.float32),
+        "embed.weight": np.zeros((50_000, E), np.float32),
+    }
     with pytest.raises(InvalidArgumentError, match="16,000,000 attention weights .* before converting"):
         Network.from_checkpoint(big, heads=2, tokens=2, max_parameters=10_000)
     rng = generator(1)
-    small = {"attn.in_proj_weight": rng.standard_normal((12, 4)).astype(np.float32),
-             "attn.out_proj.weight": rng.standard_normal((4, 4)).astype(np.float32)}
+    small = {
+        "attn.in_proj_weight": rng.standard_normal((12, 4)).astype(np.float32),
+        "attn.out_proj.weight": rng.standard_normal((4, 4)).astype(np.float32),
+    }
     net = Network.from_checkpoint(small, heads=2, tokens=2, max_parameters=64)  # exactly its (2 + H) E^2
     assert net.architecture.parameter_count == 64

@@ -46,21 +46,28 @@ def test_a_tensor_numpy_lacks_is_read_through_float32():
 
 
 def _state(rng):
-    return {"attn.in_proj_weight": rng.standard_normal((3 * E, E)).astype(np.float32),
-            "attn.out_proj.weight": rng.standard_normal((E, E)).astype(np.float32)}
+    return {
+        "attn.in_proj_weight": rng.standard_normal((3 * E, E)).astype(np.float32),
+        "attn.out_proj.weight": rng.standard_normal((E, E)).astype(np.float32),
+    }
 
 
 def test_a_torch_file_without_torch_is_refused_naming_how_to_convert(tmp_path, monkeypatch):
     path = tmp_path / "model.pt"
     path.write_bytes(b"PK\x03\x04 a torch.save archive, never unpickled here")
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
-    with pytest.raises(InvalidArgumentError, match=r"model\.pt: a PyTorch file is read only by torch\.load\("
-                                                   r"weights_only=True\), and PyTorch is not installed here .*"
-                                                   r"convert the file to \.safetensors: .*save_file"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"model\.pt: a PyTorch file is read only by torch\.load\("
+        r"weights_only=True\), and PyTorch is not installed here .*"
+        r"convert the file to \.safetensors: .*save_file",
+    ):
         Network.load(path, tokens=2, heads=H)
-    code = ("import sys; sys.modules['torch'] = None\n"
-            "from ag_attention._cli import main\n"
-            f"sys.exit(main(['point', {str(path)!r}, '-t', '2', '--heads', '2']))")
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from ag_attention._cli import main\n"
+        f"sys.exit(main(['point', {str(path)!r}, '-t', '2', '--heads', '2']))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 2 and "PyTorch is not installed" in r.stderr and ".safetensors" in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1

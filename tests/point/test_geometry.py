@@ -6,24 +6,35 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, Network, dimension
-
 from tests.helpers import generator
 
 
 def _random_network(arch: Architecture, seed: int) -> Network:
     rng = generator(seed)
-    return Network.from_weights({
-        f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": [list(map(int, row)) for row in rng.integers(-5, 6, (b.rows, b.cols))]
-        for b in arch.blocks}, tokens=arch.tokens, causal=arch.causal, skip=arch.skip)
+    return Network.from_weights(
+        {
+            f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": [
+                list(map(int, row)) for row in rng.integers(-5, 6, (b.rows, b.cols))
+            ]
+            for b in arch.blocks
+        },
+        tokens=arch.tokens,
+        causal=arch.causal,
+        skip=arch.skip,
+    )
 
 
-@pytest.mark.parametrize("arch", [
-    Architecture((3, 2), (2,), tokens=2),
-    Architecture((3, 3, 3), (2, 2), tokens=2),
-    Architecture((2, 3, 2), (2, 2), tokens=3, heads=2),
-    Architecture((3, 3, 3), (2, 2), tokens=2, causal=True),
-    Architecture((2, 2, 2), (2, 2), tokens=2, skip=True),
-], ids=lambda a: a.describe())
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((3, 2), (2,), tokens=2),
+        Architecture((3, 3, 3), (2, 2), tokens=2),
+        Architecture((2, 3, 2), (2, 2), tokens=3, heads=2),
+        Architecture((3, 3, 3), (2, 2), tokens=2, causal=True),
+        Architecture((2, 2, 2), (2, 2), tokens=2, skip=True),
+    ],
+    ids=lambda a: a.describe(),
+)
 def test_a_generic_point_has_the_generic_rank_proven(arch):
     """At random integer weights the lower bound meets the symmetry bound and equals dim M (certified)."""
     from ag_attention._point.geometry import local_rank

@@ -17,8 +17,9 @@ def _checkpoint(E, h, kv, seed=0, integers=False):
 
 
 def _network(W, h, tokens=2):
-    return Network.from_checkpoint({f"a.{r}_proj.weight": W[r] for r in "qkvo"}, tokens=tokens, heads=h,
-                                   normalized=False)  # the lightning GQA model
+    return Network.from_checkpoint(
+        {f"a.{r}_proj.weight": W[r] for r in "qkvo"}, tokens=tokens, heads=h, normalized=False
+    )  # the lightning GQA model
 
 
 @pytest.mark.parametrize("E, h, kv", [(4, 2, 1), (4, 4, 2), (4, 4, 1), (6, 3, 1), (6, 2, 1), (8, 4, 1), (8, 4, 2)])
@@ -57,11 +58,21 @@ def test_a_gqa_point_is_critical_in_the_ambient_model_and_judged_in_its_own():
     W = _checkpoint(4, 2, 1, integers=True)
     pg = point_geometry(_network(W, 2))
     assert pg.critical and pg.local.lower == 52 < pg.generic_dimension == 54
-    assert pg.grouped.to_dict() == {"parameters": 48, "symmetries": 12, "dimension": [36, 36], "certified": True,
-                                    "local_rank": [36, 36], "critical": False, "prime": pg.grouped.prime}
-    assert any(n.startswith("grouped-query attention in its own parametrization (48 parameters") and
-               "dimension 36 (certified" in n and "local rank at the point is 36: not critical" in n
-               for n in pg.notes)
+    assert pg.grouped.to_dict() == {
+        "parameters": 48,
+        "symmetries": 12,
+        "dimension": [36, 36],
+        "certified": True,
+        "local_rank": [36, 36],
+        "critical": False,
+        "prime": pg.grouped.prime,
+    }
+    assert any(
+        n.startswith("grouped-query attention in its own parametrization (48 parameters")
+        and "dimension 36 (certified" in n
+        and "local rank at the point is 36: not critical" in n
+        for n in pg.notes
+    )
     repeated = dict(W, q=np.vstack([W["q"][:2], W["q"][:2]]))
     g = grouped_geometry(_network(repeated, 2).architecture, _network(repeated, 2).grouped)
     assert (g.local_lower, g.local_upper, g.critical) == (30, 30, True)
@@ -76,8 +87,11 @@ def test_the_cli_reports_the_gqa_model(tmp_path):
     r = run_cli("point", str(tmp_path / "gqa.safetensors"), "--as", "lightning")
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
-    assert ("read as q_proj/k_proj/v_proj/o_proj, 2 heads (grouped-query: 1 key/value heads); dropped the softmax"
-            in first)
-    assert r.stdout.splitlines()[2] == ("  grouped-query    GQA model: dimension 36 (certified), local rank 36, not "
-                                        "critical; below: the ambient 2-head model at this GQA point")
+    assert (
+        "read as q_proj/k_proj/v_proj/o_proj, 2 heads (grouped-query: 1 key/value heads); dropped the softmax" in first
+    )
+    assert r.stdout.splitlines()[2] == (
+        "  grouped-query    GQA model: dimension 36 (certified), local rank 36, not "
+        "critical; below: the ambient 2-head model at this GQA point"
+    )
     assert "the GQA model has dimension 36 (certified" in r.stdout

@@ -7,8 +7,15 @@ import numpy as np
 import pytest
 
 from ag_attention._point.grouped import GroupedLayer
-from ag_attention._point.heads import (PRIME, head_table, load_head_table, near_equal_blocks, product_rank,
-                                       product_singular_values, residues)
+from ag_attention._point.heads import (
+    PRIME,
+    head_table,
+    load_head_table,
+    near_equal_blocks,
+    product_rank,
+    product_singular_values,
+    residues,
+)
 from ag_attention._point.safetensors import write_safetensors
 from tests.helpers import generator, run_cli
 
@@ -25,10 +32,10 @@ def _gpt2(tmp_path, dead=(), rank_one=(), layers=2, seed=0):
         qkv = rng.standard_normal((E, 3 * E)).astype("<f4")
         for L, h in dead:
             if L == l:
-                qkv[:, 2 * E + h * D: 2 * E + (h + 1) * D] = 0
+                qkv[:, 2 * E + h * D : 2 * E + (h + 1) * D] = 0
         for L, h in rank_one:
             if L == l:
-                qkv[:, h * D + 1: (h + 1) * D] = 0
+                qkv[:, h * D + 1 : (h + 1) * D] = 0
         tensors[f"h.{l}.attn.c_attn.weight"] = ("F32", qkv)
         tensors[f"h.{l}.attn.c_proj.weight"] = ("F32", rng.standard_normal((E, E)).astype("<f4"))
     path = tmp_path / "gpt2.safetensors"
@@ -38,12 +45,15 @@ def _gpt2(tmp_path, dead=(), rank_one=(), layers=2, seed=0):
 
 def test_residues_are_the_exact_binary_values_mod_p():
     x = np.array([[0.1, -3.5, 1e-30], [2.0**60, 0.0, -7.25]], dtype=np.float64)
-    expected = [[Fraction(v).numerator % PRIME * pow(Fraction(v).denominator, -1, PRIME) % PRIME for v in row]
-                for row in x.tolist()]
+    expected = [
+        [Fraction(v).numerator % PRIME * pow(Fraction(v).denominator, -1, PRIME) % PRIME for v in row]
+        for row in x.tolist()
+    ]
     assert residues(x, PRIME).tolist() == expected
     assert residues(x.astype(np.float32), PRIME).tolist() == [
         [Fraction(float(v)).numerator % PRIME * pow(Fraction(float(v)).denominator, -1, PRIME) % PRIME for v in row]
-        for row in x.astype(np.float32).tolist()]
+        for row in x.astype(np.float32).tolist()
+    ]
     obj = np.array([[Fraction(1, 3), Fraction(-2)]], dtype=object)
     assert residues(obj, PRIME).tolist() == [[pow(3, -1, PRIME), PRIME - 2]]
 
@@ -87,8 +97,10 @@ def test_a_planted_dead_head_and_a_planted_rank_one_head_are_found_and_decided(t
     assert table.grid("critical")[1, 0] == 1 and table.grid("rank_A")[2, 1] == 1
     # the layers' proven bounds: a dead head moves only through V (d d' = 64), a rank-one A loses d - 1 + ... = 6
     count = H * (D * (2 * E - D) + E * E)  # softmax: Theorem 3.9's one-head dimension, H times
-    assert table.layer_bounds() == [(1, count - (D * (2 * E - D)), count, [2]),
-                                    (2, count - (D * (2 * E - D) - (E * (2 * D - 1) - D * (D - 1))), count, [3])]
+    assert table.layer_bounds() == [
+        (1, count - (D * (2 * E - D)), count, [2]),
+        (2, count - (D * (2 * E - D) - (E * (2 * D - 1) - D * (D - 1))), count, [3]),
+    ]
     assert "critical if dim M = H dim M_1 (the heads' secant not defective" in text
     light = load_head_table(_gpt2(tmp_path, dead=[(0, 1)]), normalized=False)
     assert not light.normalized and "lightning" in light.model
@@ -100,7 +112,7 @@ def test_a_nearly_dead_head_is_near_dead_not_critical(tmp_path):
 
     arrays, meta = read_weights_file(path)
     tensors = {k: ("F32", np.array(v, dtype="<f4")) for k, v in arrays.items()}
-    tensors["h.0.attn.c_attn.weight"][1][:, 2 * E: 2 * E + D] *= np.float32(1e-6)
+    tensors["h.0.attn.c_attn.weight"][1][:, 2 * E : 2 * E + D] *= np.float32(1e-6)
     write_safetensors(path, tensors, metadata=meta)
     table = load_head_table(path)
     first = table.heads[0]
@@ -111,8 +123,9 @@ def test_a_nearly_dead_head_is_near_dead_not_critical(tmp_path):
 def _layers(rng, heads=H):
     Q, K, Wo, Wv = (rng.standard_normal((E, E)) for _ in range(4))
     rows = [slice(h * D, (h + 1) * D) for h in range(heads)]
-    return GroupedLayer(tuple(Q[s] for s in rows), tuple(Wo[:, s] for s in rows), tuple(K[s] for s in rows),
-                        tuple(Wv[s] for s in rows))
+    return GroupedLayer(
+        tuple(Q[s] for s in rows), tuple(Wo[:, s] for s in rows), tuple(K[s] for s in rows), tuple(Wv[s] for s in rows)
+    )
 
 
 def test_permuting_the_heads_permutes_the_table():
@@ -155,16 +168,19 @@ def _mha(dead=False, rank_one=False):
     rng = generator(6)
     W = rng.standard_normal((12, 4)).astype(np.float32)  # E = 4, 2 heads of 2: W_q, W_k, W_v stacked
     if dead:
-        W[8 + 2: 8 + 4] = 0  # W_v of head 2: V_2 = 0
+        W[8 + 2 : 8 + 4] = 0  # W_v of head 2: V_2 = 0
     if rank_one:
         W[1] = 0  # one query row of head 1: rank A_1 = 1
     return {"attn.in_proj_weight": W, "attn.out_proj.weight": rng.standard_normal((4, 4)).astype(np.float32)}
 
 
-@pytest.mark.parametrize("plant, rank, said", [
-    ("dead", 43, "layer 1 head 2: V = 0, so Q and K (16 entries)"),
-    ("rank_one", 52, "layer 1 head 1: rank A = 1 < 2, so 4 directions of Q and K that keep A"),
-])
+@pytest.mark.parametrize(
+    "plant, rank, said",
+    [
+        ("dead", 43, "layer 1 head 2: V = 0, so Q and K (16 entries)"),
+        ("rank_one", 52, "layer 1 head 1: rank A = 1 < 2, so 4 directions of Q and K that keep A"),
+    ],
+)
 def test_the_point_report_decides_a_dead_and_a_rank_one_head(plant, rank, said):
     """Issue 37: with one head's W_O,h W_v,h exactly 0 the report said "43 <= rank <= 54 (not decided)"; the
     head's own kernel directions (exact, no lifting) with the symmetry tangents prove the rank and the verdict."""

@@ -30,8 +30,11 @@ def test_a_layer_s_heads_are_the_rows_of_its_projections_however_stacked():
     W = {r: rng.standard_normal((E, E)) for r in "qkvo"}
     stacked = np.vstack([W["q"], W["k"], W["v"]])
     found = []
-    for roles in ({"q": W["q"], "k": W["k"], "v": W["v"], "o": W["o"]}, {"qkv": stacked, "o": W["o"]},
-                  {"qkvT": stacked.T, "oT": W["o"].T}):
+    for roles in (
+        {"q": W["q"], "k": W["k"], "v": W["v"], "o": W["o"]},
+        {"qkv": stacked, "o": W["o"]},
+        {"qkvT": stacked.T, "oT": W["o"].T},
+    ):
         out, notes = {}, []
         sources = {("a.", role): f"a.{role}" for role in roles}
         assert layer_heads(0, "a.", roles, sources, _exact, H, out, notes)[:2] == (DH, H)
@@ -39,7 +42,9 @@ def test_a_layer_s_heads_are_the_rows_of_its_projections_however_stacked():
     for i in range(H):
         s = slice(i * DH, (i + 1) * DH)
         assert found[0][f"layers.0.heads.{i}.Q"].tolist() == _exact(W["q"][s], "").tolist()
-        assert found[0][f"layers.0.heads.{i}.V"].tolist() == (_exact(W["o"][:, s], "").dot(_exact(W["v"][s], ""))).tolist()
+        assert (
+            found[0][f"layers.0.heads.{i}.V"].tolist() == (_exact(W["o"][:, s], "").dot(_exact(W["v"][s], ""))).tolist()
+        )
     assert all(f.keys() == found[0].keys() and all(f[k].tolist() == found[0][k].tolist() for k in f) for f in found)
 
 
@@ -54,10 +59,18 @@ def gpt2_small():
     sd = {"wte.weight": _shaped(50257, E), "wpe.weight": _shaped(1024, E), "ln_f.weight": _shaped(E)}
     for i in range(12):
         p = f"h.{i}."
-        sd.update({p + "ln_1.weight": _shaped(E), p + "attn.bias": np.tril(np.ones((1, 1, 4, 4), np.float32)),
-                   p + "attn.c_attn.weight": _shaped(E, 3 * E), p + "attn.c_attn.bias": np.zeros(3 * E, np.float32),
-                   p + "attn.c_proj.weight": _shaped(E, E), p + "attn.c_proj.bias": np.zeros(E, np.float32),
-                   p + "mlp.c_fc.weight": _shaped(E, 4 * E), p + "mlp.c_proj.weight": _shaped(4 * E, E)})
+        sd.update(
+            {
+                p + "ln_1.weight": _shaped(E),
+                p + "attn.bias": np.tril(np.ones((1, 1, 4, 4), np.float32)),
+                p + "attn.c_attn.weight": _shaped(E, 3 * E),
+                p + "attn.c_attn.bias": np.zeros(3 * E, np.float32),
+                p + "attn.c_proj.weight": _shaped(E, E),
+                p + "attn.c_proj.bias": np.zeros(E, np.float32),
+                p + "mlp.c_fc.weight": _shaped(E, 4 * E),
+                p + "mlp.c_proj.weight": _shaped(4 * E, E),
+            }
+        )
     return sd
 
 
@@ -80,8 +93,12 @@ def test_gpt2_small_is_recognized_from_its_names_and_shapes():
 
 def _weights(seed=1, kv=H):
     rng = generator(seed)
-    return {"q": rng.standard_normal((E, E)), "k": rng.standard_normal((kv * DH, E)),
-            "v": rng.standard_normal((kv * DH, E)), "o": rng.standard_normal((E, E))}
+    return {
+        "q": rng.standard_normal((E, E)),
+        "k": rng.standard_normal((kv * DH, E)),
+        "v": rng.standard_normal((kv * DH, E)),
+        "o": rng.standard_normal((E, E)),
+    }
 
 
 def _reference(W, X, heads=H):
@@ -108,8 +125,12 @@ def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention()
     stacked = np.vstack([W["q"], W["k"], W["v"]])
     layouts = {
         MHA: {"attn.in_proj_weight": stacked, "attn.out_proj.weight": W["o"]},
-        GPT2: {"h.0.attn.c_attn.weight": stacked.T, "h.0.attn.c_attn.bias": np.zeros(3 * E),
-               "h.0.attn.c_proj.weight": W["o"].T, "h.0.mlp.c_proj.weight": np.ones((4 * E, E))},
+        GPT2: {
+            "h.0.attn.c_attn.weight": stacked.T,
+            "h.0.attn.c_attn.bias": np.zeros(3 * E),
+            "h.0.attn.c_proj.weight": W["o"].T,
+            "h.0.mlp.c_proj.weight": np.ones((4 * E, E)),
+        },
         WQKV: {"blocks.0.attn.Wqkv.weight": stacked, "blocks.0.attn.out_proj.weight": W["o"]},
         QKV_PROJ: {"layers.0.self_attn.qkv_proj.weight": stacked, "layers.0.self_attn.o_proj.weight": W["o"]},
     }
@@ -117,8 +138,9 @@ def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention()
     for name, net in nets.items():
         assert net.layout == f"{name}, 2 heads" and f"({name})" in net.source
         _same_function(net, W)
-        assert [h[n].tolist() for h in net.weights[0] for n in "QKV"] == \
-            [h[n].tolist() for h in nets[MHA].weights[0] for n in "QKV"]
+        assert [h[n].tolist() for h in net.weights[0] for n in "QKV"] == [
+            h[n].tolist() for h in nets[MHA].weights[0] for n in "QKV"
+        ]
     assert nets[GPT2].ignored == ("h.0.attn.c_attn.bias", "h.0.mlp.c_proj.weight")
     with pytest.raises(InvalidArgumentError, match=r"blocks\.0\.attn\.Wqkv\.weight: 9 rows for 4 inputs"):
         Network.from_checkpoint({"blocks.0.attn.Wqkv.weight": stacked[:9]}, tokens=2, heads=H)
@@ -137,34 +159,55 @@ def test_grouped_query_attention_is_read_exactly_as_heads_sharing_keys_and_value
     assert net.architecture.heads == 2 and net.architecture.ranks == (DH,)
     K0, K1 = (net.weights[0][h]["K"] for h in range(2))
     assert K0.tolist() == K1.tolist()  # the group shares its key projection
-    assert any("grouped-query attention, 2 query heads sharing 1 key/value heads (groups of 2)" in n
-               and "that of the 2-head model at this GQA point" in n for n in net.notes)
+    assert any(
+        "grouped-query attention, 2 query heads sharing 1 key/value heads (groups of 2)" in n
+        and "that of the 2-head model at this GQA point" in n
+        for n in net.notes
+    )
     _same_function(net, W)
-    fused = {"model.layers.0.self_attn.qkv_proj.weight": np.vstack([W["q"], W["k"], W["v"]]),
-             "model.layers.0.self_attn.o_proj.weight": W["o"]}
+    fused = {
+        "model.layers.0.self_attn.qkv_proj.weight": np.vstack([W["q"], W["k"], W["v"]]),
+        "model.layers.0.self_attn.o_proj.weight": W["o"],
+    }
     _same_function(Network.from_checkpoint(fused, tokens=2, heads=H, normalized=False), W)
     # 4 heads of size 1 over 2 key/value heads: groups of 2
     W4 = {**W, "k": generator(3).standard_normal((2, E)), "v": generator(4).standard_normal((2, E))}
     sd4 = {f"a.{r}_proj.weight": W4[r] for r in "qkvo"}
     net4 = Network.from_checkpoint(sd4, tokens=2, heads=4)
-    assert [net4.weights[0][i]["K"].tolist() for i in range(4)] == [W4["k"][g:g + 1].tolist() for g in (0, 0, 1, 1)]
+    assert [net4.weights[0][i]["K"].tolist() for i in range(4)] == [W4["k"][g : g + 1].tolist() for g in (0, 0, 1, 1)]
     with pytest.raises(InvalidArgumentError, match="heads=3: does not divide the 4 query rows"):
         Network.from_checkpoint(sd4, tokens=2, heads=3)
-    odd = {**sd4, "a.k_proj.weight": generator(5).standard_normal((3, E)),
-           "a.v_proj.weight": generator(6).standard_normal((3, E))}
-    with pytest.raises(InvalidArgumentError, match=r"the 3 key rows and 3 value rows are not key/value heads of size 1 "
-                                                   "in a number dividing the heads"):
+    odd = {
+        **sd4,
+        "a.k_proj.weight": generator(5).standard_normal((3, E)),
+        "a.v_proj.weight": generator(6).standard_normal((3, E)),
+    }
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"the 3 key rows and 3 value rows are not key/value heads of size 1 "
+        "in a number dividing the heads",
+    ):
         Network.from_checkpoint(odd, tokens=2, heads=4)
 
 
-@pytest.mark.parametrize("extra, named", [
-    ({"model.layers.0.self_attn.rotary_emb.inv_freq": np.ones(1)}, r"model\.layers\.0\.self_attn\.rotary_emb\.inv_freq"),
-    ({"transformer.freqs_cis": np.ones((4, 2))}, r"transformer\.freqs_cis"),
-], ids=["llama-inv_freq", "freqs_cis"])
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        (
+            {"model.layers.0.self_attn.rotary_emb.inv_freq": np.ones(1)},
+            r"model\.layers\.0\.self_attn\.rotary_emb\.inv_freq",
+        ),
+        ({"transformer.freqs_cis": np.ones((4, 2))}, r"transformer\.freqs_cis"),
+    ],
+    ids=["llama-inv_freq", "freqs_cis"],
+)
 def test_rotary_embeddings_are_refused_saying_why(extra, named):
     sd = {f"model.layers.0.self_attn.{r}_proj.weight": w for r, w in _weights().items()}
-    with pytest.raises(InvalidArgumentError, match=rf"^{named}: rotary position embeddings: .* depends on the token's "
-                                                   "position, so its score is not x_i\\^T A x_j with one matrix A"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=rf"^{named}: rotary position embeddings: .* depends on the token's "
+        "position, so its score is not x_i\\^T A x_j with one matrix A",
+    ):
         Network.from_checkpoint({**sd, **extra}, tokens=2, heads=H)
 
 

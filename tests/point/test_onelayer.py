@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, Network, certify, point_geometry
-
 from tests.helpers import generator
 
 U, W = np.array([1, 2, 3]), np.array([2, 5])
@@ -69,9 +68,11 @@ def test_the_distance_to_the_critical_set_is_the_closed_form():
     lo, hi = critical_distance(A.astype(object), (V / 1000).astype(object))
     assert lo <= np.linalg.norm(V) / 1000 <= hi and hi - lo < 1e-12
     # no u, v, w does better (a direct search)
-    best = min(np.sum((A - np.outer(A @ v, v)) ** 2) + np.sum((V - np.outer(V @ v, v)) ** 2)
-               for v in (x / np.linalg.norm(x) for x in rng.standard_normal((2000, 3))))
-    assert best >= lo ** 2 * (1 - 1e-9)
+    best = min(
+        np.sum((A - np.outer(A @ v, v)) ** 2) + np.sum((V - np.outer(V @ v, v)) ** 2)
+        for v in (x / np.linalg.norm(x) for x in rng.standard_normal((2000, 3)))
+    )
+    assert best >= lo**2 * (1 - 1e-9)
 
 
 @pytest.mark.parametrize("zero", ["V", "A"])
@@ -138,12 +139,15 @@ def test_certify_takes_the_point_and_optionally_its_architecture():
     assert certify(A, V, arch=Architecture((2, 1), (1,), tokens=3)) == certify(A, V, rank_bound=1, tokens=3)
     assert certify(A, V, arch=Architecture((2, 1), (2,), tokens=2)) == certify(A, V)
     assert certify(A, V, arch=Architecture.single_layer(2, 1)) == certify(A, V)  # AV: A free
-    for kwargs, named in [(dict(arch=Architecture((3, 1), (2,))), r"widths \(3, 1\) are not the weights' shapes"),
-                          (dict(arch=Architecture((2, 1), (2,)), tokens=2), "tokens=2: arch= gives"),
-                          (dict(arch=Architecture((2, 1), (1,)), rank_bound=1), "rank_bound=1: arch= gives"),
-                          (dict(arch=Architecture((2, 1), (2,), heads=2)), "heads=2"),
-                          (dict(arch=Architecture((2, 1), (2,), tokens=1)), "tokens=1"),
-                          (dict(arch=(2, 1, 2)), r"arch=\(2, 1, 2\)"), (dict(tokens="2"), "tokens='2'")]:
+    for kwargs, named in [
+        (dict(arch=Architecture((3, 1), (2,))), r"widths \(3, 1\) are not the weights' shapes"),
+        (dict(arch=Architecture((2, 1), (2,)), tokens=2), "tokens=2: arch= gives"),
+        (dict(arch=Architecture((2, 1), (1,)), rank_bound=1), "rank_bound=1: arch= gives"),
+        (dict(arch=Architecture((2, 1), (2,), heads=2)), "heads=2"),
+        (dict(arch=Architecture((2, 1), (2,), tokens=1)), "tokens=1"),
+        (dict(arch=(2, 1, 2)), r"arch=\(2, 1, 2\)"),
+        (dict(tokens="2"), "tokens='2'"),
+    ]:
         with pytest.raises(InvalidArgumentError, match=named):
             certify(A, V, **kwargs)
 

@@ -17,8 +17,9 @@ def test_plot_point_draws_a_report_and_needs_a_spectrum(tmp_path):
     g = point_geometry(Network.from_weights(w), numerical=True)
     out = plot_point(g, tmp_path / "spectrum.svg")
     assert out.read_text().lstrip().startswith("<?xml") and "<svg" in out.read_text()
-    exact = point_geometry(Network.from_weights({"layers.0.heads.0.A": [[1, 0], [0, 2]],
-                                                 "layers.0.heads.0.V": [[1, 1]]}))
+    exact = point_geometry(
+        Network.from_weights({"layers.0.heads.0.A": [[1, 0], [0, 2]], "layers.0.heads.0.V": [[1, 1]]})
+    )
     with pytest.raises(InvalidArgumentError, match="no float64 spectrum"):
         plot_point(exact, tmp_path / "x.png")
     with pytest.raises(InvalidArgumentError, match=r"must end in \.png, \.pdf, \.svg"):
@@ -47,12 +48,15 @@ def _student(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("name, message", [
-    ("nodir/x.png", r"nodir does not exist"),
-    ("file.txt/x.png", r"file.txt is not a directory"),
-    ("adir.png", "a directory, not a file name"),
-    ("link.svg", "a symbolic link is there"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("nodir/x.png", r"nodir does not exist"),
+        ("file.txt/x.png", r"file.txt is not a directory"),
+        ("adir.png", "a directory, not a file name"),
+        ("link.svg", "a symbolic link is there"),
+    ],
+)
 def test_cli_point_checks_the_plot_path_before_the_work(tmp_path, name, message):
     """`point --plot nodir/x.png` computed everything, then failed with a traceback and lost the result: the
     path is checked first (exit 2, nothing computed)."""

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, Network, point_geometry
-
 from tests.helpers import generator, run_cli
 
 KEYS = {"architecture", "local_rank", "generic_dimension", "critical", "fiber_dimension", "exact", "provenance"}
@@ -63,9 +62,15 @@ def test_cli_point_rtol_sets_the_float64_verdicts_and_a_bad_one_exits_2(tmp_path
 
 
 def test_the_report_has_every_documented_key_and_says_which_point():
-    g = point_geometry(Network.from_weights({"layers.0.heads.0.Q": [[0.1, 0.2], [0.3, 0.4]],
-                                             "layers.0.heads.0.K": [[1, 0], [0, 1]],
-                                             "layers.0.heads.0.V": [[0.5, 0.7]]}))
+    g = point_geometry(
+        Network.from_weights(
+            {
+                "layers.0.heads.0.Q": [[0.1, 0.2], [0.3, 0.4]],
+                "layers.0.heads.0.K": [[1, 0], [0, 1]],
+                "layers.0.heads.0.V": [[0.5, 0.7]],
+            }
+        )
+    )
     d = g.to_dict()
     assert KEYS | ONE_LAYER_KEYS <= set(d)
     assert d["point"]["conversion"] == "exact binary value of each float" and d["exact"] is True
@@ -77,11 +82,16 @@ def test_the_report_has_every_documented_key_and_says_which_point():
 
 def test_softmax_attention_is_measured_in_float64_only():
     rng = generator(4)
-    w = {"layers.0.heads.0.Q": rng.standard_normal((2, 3)) / 3, "layers.0.heads.0.K": rng.standard_normal((2, 3)) / 3,
-         "layers.0.heads.0.V": rng.standard_normal((2, 3))}
+    w = {
+        "layers.0.heads.0.Q": rng.standard_normal((2, 3)) / 3,
+        "layers.0.heads.0.K": rng.standard_normal((2, 3)) / 3,
+        "layers.0.heads.0.V": rng.standard_normal((2, 3)),
+    }
     g = point_geometry(Network.from_weights(w, normalized=True))
     assert g.local is None and g.local_rank is None and g.critical is None and not g.exact
-    assert g.numerical is not None and g.numerical.rank == g.generic_dimension == 14  # Thm. 3.9: 18 - GL_2, no rescaling
+    assert (
+        g.numerical is not None and g.numerical.rank == g.generic_dimension == 14
+    )  # Thm. 3.9: 18 - GL_2, no rescaling
     assert "float64" in " ".join(g.notes)
 
 
@@ -102,19 +112,27 @@ def test_cli_point_prints_the_documented_json(tmp_path):
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert KEYS <= set(d) and d["local_rank"] == 22 and d["critical"] is True and d["critical_layers"] == [2]
-    one = _save(tmp_path, {"layers.0.heads.0.A": np.outer([1, 2, 3], [1, -1, 2]).astype(float),
-                           "layers.0.heads.0.V": np.outer([2, 5], [1, -1, 2]).astype(float)})
+    one = _save(
+        tmp_path,
+        {
+            "layers.0.heads.0.A": np.outer([1, 2, 3], [1, -1, 2]).astype(float),
+            "layers.0.heads.0.V": np.outer([2, 5], [1, -1, 2]).astype(float),
+        },
+    )
     r = run_cli("point", str(one), "-t", "2", "--json")
     d = json.loads(r.stdout)
     assert KEYS | ONE_LAYER_KEYS <= set(d) and (d["singular"], d["boundary"], d["local_rank"]) == (True, True, 12)
 
 
-@pytest.mark.parametrize("change, named", [
-    (lambda w: {k: v for k, v in w.items() if k != "layers.1.heads.0.V"}, "layers.1.heads.0.V is missing"),
-    (lambda w: {**w, "layers.1.heads.0.B": np.eye(3)}, "layers.1.heads.0.B"),
-    (lambda w: {**w, "layers.0.heads.0.K": np.ones((3, 3))}, "layers.0.heads.0.K has shape (3, 3)"),
-    (lambda w: {**w, "layers.0.heads.0.V": np.full((3, 3), np.nan)}, "layers.0.heads.0.V[0, 0] = nan"),
-])
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        (lambda w: {k: v for k, v in w.items() if k != "layers.1.heads.0.V"}, "layers.1.heads.0.V is missing"),
+        (lambda w: {**w, "layers.1.heads.0.B": np.eye(3)}, "layers.1.heads.0.B"),
+        (lambda w: {**w, "layers.0.heads.0.K": np.ones((3, 3))}, "layers.0.heads.0.K has shape (3, 3)"),
+        (lambda w: {**w, "layers.0.heads.0.V": np.full((3, 3), np.nan)}, "layers.0.heads.0.V[0, 0] = nan"),
+    ],
+)
 def test_cli_point_refuses_a_bad_file_by_name(tmp_path, change, named):
     path = _save(tmp_path, change({k: np.asarray(v, dtype=np.float64) for k, v in _deep(False).items()}))
     r = run_cli("point", str(path), "-t", "2")
@@ -163,14 +181,16 @@ def test_the_float64_rank_of_a_large_network_is_skipped_when_the_exact_rank_is_p
     from ag_attention._point import report as module
 
     rng = np.random.default_rng(1)
-    w = {"layers.0.heads.0.Q": rng.standard_normal((2, 3)), "layers.0.heads.0.K": rng.standard_normal((2, 3)),
-         "layers.0.heads.0.V": rng.standard_normal((3, 3))}
+    w = {
+        "layers.0.heads.0.Q": rng.standard_normal((2, 3)),
+        "layers.0.heads.0.K": rng.standard_normal((2, 3)),
+        "layers.0.heads.0.V": rng.standard_normal((3, 3)),
+    }
     net = Network.from_weights(w, tokens=2)
     monkeypatch.setattr(module, "NUMERICAL_DEFAULT_MAX_PARAMETERS", 10)  # 21 parameters: "large"
     g = point_geometry(net)
     assert g.numerical is None and any("float64 rank is skipped" in n for n in g.notes)
     assert point_geometry(net, numerical=True).numerical is not None
-
 
 
 def test_the_readme_student_checkpoint_is_smooth_exactly_and_near_singular_in_float64():

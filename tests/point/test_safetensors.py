@@ -48,13 +48,17 @@ def test_the_eight_bit_floats_and_half_precision():
 def test_fp8_and_fp16_files(tmp_path):
     V = np.array([[0x38, 0x40], [0xB8, 0x01]], dtype=np.uint8)  # E4M3: 1, 2, -1, 2^-9
     Q = np.array([[1.5, -0.25]], dtype="<f2")
-    write_safetensors(tmp_path / "w.safetensors", {"layers.0.heads.0.V": ("F8_E4M3", V),
-                                                   "layers.0.heads.0.Q": ("F16", Q), "layers.0.heads.0.K": ("F16", Q)})
+    write_safetensors(
+        tmp_path / "w.safetensors",
+        {"layers.0.heads.0.V": ("F8_E4M3", V), "layers.0.heads.0.Q": ("F16", Q), "layers.0.heads.0.K": ("F16", Q)},
+    )
     net = Network.load(tmp_path / "w.safetensors", tokens=2)
     assert net.weights[0][0]["V"].tolist() == [[1, 2], [-1, Fraction(1, 512)]]
     bad = np.array([[0x7F]], dtype=np.uint8)  # NaN in E4M3
-    write_safetensors(tmp_path / "nan.safetensors", {"layers.0.heads.0.V": ("F8_E4M3", bad),
-                                                     "layers.0.heads.0.A": ("F32", np.ones((1, 1), "<f4"))})
+    write_safetensors(
+        tmp_path / "nan.safetensors",
+        {"layers.0.heads.0.V": ("F8_E4M3", bad), "layers.0.heads.0.A": ("F32", np.ones((1, 1), "<f4"))},
+    )
     with pytest.raises(InvalidArgumentError, match=r"V\[0, 0\] = nan"):
         Network.load(tmp_path / "nan.safetensors", tokens=2)
 
@@ -86,17 +90,32 @@ def _header_file(path, header: dict, body: bytes = b"") -> None:
     path.write_bytes(len(text).to_bytes(8, "little") + text + body)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: p.write_bytes(b"\x01\x02"), "no header length"),
-    (lambda p: p.write_bytes((10**12).to_bytes(8, "little") + b"{}"), "header claims"),
-    (lambda p: _header_file(p, {"x": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}}, b"\0" * 8), "dtype 'C64'"),
-    (lambda p: _header_file(p, {"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, b"\0" * 8),
-     "truncated or corrupt"),
-    (lambda p: _header_file(p, {"x": {"dtype": "F32", "shape": [10**6, 10**6], "data_offsets": [0, 4 * 10**12]}}),
-     "truncated or corrupt"),
-    (lambda p: _header_file(p, {"x": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 0]}}), "is not a list of sizes"),
-    (lambda p: _header_file(p, {"__metadata__": {"tokens": 3}}), "__metadata__"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p.write_bytes(b"\x01\x02"), "no header length"),
+        (lambda p: p.write_bytes((10**12).to_bytes(8, "little") + b"{}"), "header claims"),
+        (
+            lambda p: _header_file(p, {"x": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}}, b"\0" * 8),
+            "dtype 'C64'",
+        ),
+        (
+            lambda p: _header_file(p, {"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, b"\0" * 8),
+            "truncated or corrupt",
+        ),
+        (
+            lambda p: _header_file(
+                p, {"x": {"dtype": "F32", "shape": [10**6, 10**6], "data_offsets": [0, 4 * 10**12]}}
+            ),
+            "truncated or corrupt",
+        ),
+        (
+            lambda p: _header_file(p, {"x": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 0]}}),
+            "is not a list of sizes",
+        ),
+        (lambda p: _header_file(p, {"__metadata__": {"tokens": 3}}), "__metadata__"),
+    ],
+)
 def test_bad_safetensors_files_are_refused_by_name(tmp_path, make, message):
     path = tmp_path / "bad.safetensors"
     make(path)
@@ -128,24 +147,47 @@ _V = '"layers.0.heads.0.V": {"dtype": "F32", "shape": [2, 2], "data_offsets": [%
 _BYTES = np.eye(2, dtype="<f4").tobytes() + np.arange(4, dtype="<f4").tobytes()
 
 
-@pytest.mark.parametrize("text, body, message", [
-    # two tensors reading the same bytes: the reference library refuses it, another tool would load other weights
-    ("{" + _A % (0, 16) + ", " + _V % (0, 16) + "}", _BYTES[:16], r"overlaps tensor layers.0.heads.0.A"),
-    ("{" + _A % (0, 16) + ", " + _V % (8, 24) + "}", _BYTES[:24], "overlaps"),
-    # bytes that belong to no tensor: a hole, or trailing bytes
-    ("{" + _A % (0, 16) + ", " + _V % (24, 40) + "}", _BYTES + b"\0" * 8, r"bytes 16\.\.24 of the data belong to no"),
-    ("{" + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES + b"\0" * 4, r"bytes 32\.\.36 .*\(after the last"),
-    # a tensor named twice (the reference library keeps the last when the offsets still tile the data)
-    ("{" + _A % (16, 32) + ", " + _V % (16, 32) + ", " + _A % (0, 16) + "}", _BYTES,
-     "the key layers.0.heads.0.A appears twice"),
-    ('{"__metadata__": {"tokens": "2", "tokens": "3"}, ' + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES,
-     "the key tokens appears twice"),
-    # nested deeper than any header: a clear error, never RecursionError (the reference: "recursion limit")
-    ("[" * 100_000 + "]" * 100_000, b"", "nested more than 64 levels deep"),
-    ('{"x": ' + "{" * 5_000 + "}" * 5_000 + "}", b"", "nested more than 64 levels deep"),
-    ('{"x": {"dtype": "F32", "shape": [NaN], "data_offsets": [0, 0]}}', b"", "NaN is not a JSON number"),
-], ids=["same-bytes", "overlap", "hole", "trailing", "name-twice", "metadata-twice", "deep-array", "deep-object",
-        "nan"])
+@pytest.mark.parametrize(
+    "text, body, message",
+    [
+        # two tensors reading the same bytes: the reference library refuses it, another tool would load other weights
+        ("{" + _A % (0, 16) + ", " + _V % (0, 16) + "}", _BYTES[:16], r"overlaps tensor layers.0.heads.0.A"),
+        ("{" + _A % (0, 16) + ", " + _V % (8, 24) + "}", _BYTES[:24], "overlaps"),
+        # bytes that belong to no tensor: a hole, or trailing bytes
+        (
+            "{" + _A % (0, 16) + ", " + _V % (24, 40) + "}",
+            _BYTES + b"\0" * 8,
+            r"bytes 16\.\.24 of the data belong to no",
+        ),
+        ("{" + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES + b"\0" * 4, r"bytes 32\.\.36 .*\(after the last"),
+        # a tensor named twice (the reference library keeps the last when the offsets still tile the data)
+        (
+            "{" + _A % (16, 32) + ", " + _V % (16, 32) + ", " + _A % (0, 16) + "}",
+            _BYTES,
+            "the key layers.0.heads.0.A appears twice",
+        ),
+        (
+            '{"__metadata__": {"tokens": "2", "tokens": "3"}, ' + _A % (0, 16) + ", " + _V % (16, 32) + "}",
+            _BYTES,
+            "the key tokens appears twice",
+        ),
+        # nested deeper than any header: a clear error, never RecursionError (the reference: "recursion limit")
+        ("[" * 100_000 + "]" * 100_000, b"", "nested more than 64 levels deep"),
+        ('{"x": ' + "{" * 5_000 + "}" * 5_000 + "}", b"", "nested more than 64 levels deep"),
+        ('{"x": {"dtype": "F32", "shape": [NaN], "data_offsets": [0, 0]}}', b"", "NaN is not a JSON number"),
+    ],
+    ids=[
+        "same-bytes",
+        "overlap",
+        "hole",
+        "trailing",
+        "name-twice",
+        "metadata-twice",
+        "deep-array",
+        "deep-object",
+        "nan",
+    ],
+)
 def test_headers_the_reference_library_refuses_are_refused_by_name(tmp_path, text, body, message):
     path = tmp_path / "bad.safetensors"
     _raw_header_file(path, text, body)
@@ -158,9 +200,11 @@ def test_headers_the_reference_library_refuses_are_refused_by_name(tmp_path, tex
 
 def test_the_reference_library_agrees_on_the_tiling_rules(tmp_path):
     safetensors_numpy = pytest.importorskip("safetensors.numpy")
-    cases = {"overlap": ("{" + _A % (0, 16) + ", " + _V % (0, 16) + "}", _BYTES[:16]),
-             "hole": ("{" + _A % (0, 16) + ", " + _V % (24, 40) + "}", _BYTES + b"\0" * 8),
-             "trailing": ("{" + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES + b"\0" * 4)}
+    cases = {
+        "overlap": ("{" + _A % (0, 16) + ", " + _V % (0, 16) + "}", _BYTES[:16]),
+        "hole": ("{" + _A % (0, 16) + ", " + _V % (24, 40) + "}", _BYTES + b"\0" * 8),
+        "trailing": ("{" + _A % (0, 16) + ", " + _V % (16, 32) + "}", _BYTES + b"\0" * 4),
+    }
     for name, (text, body) in cases.items():
         _raw_header_file(tmp_path / f"{name}.safetensors", text, body)
         with pytest.raises(Exception):
@@ -168,8 +212,11 @@ def test_the_reference_library_agrees_on_the_tiling_rules(tmp_path):
         with pytest.raises(InvalidArgumentError):
             read_safetensors(tmp_path / f"{name}.safetensors", BIG)
     # what the library writes (empty tensors included) is read, the same values
-    arrays = {"layers.0.heads.0.A": np.eye(2, dtype="<f4"), "empty": np.zeros((0, 3), "<f4"),
-              "layers.0.heads.0.V": np.arange(4, dtype="<f8").reshape(2, 2)}
+    arrays = {
+        "layers.0.heads.0.A": np.eye(2, dtype="<f4"),
+        "empty": np.zeros((0, 3), "<f4"),
+        "layers.0.heads.0.V": np.arange(4, dtype="<f8").reshape(2, 2),
+    }
     safetensors_numpy.save_file(arrays, str(tmp_path / "ok.safetensors"))
     read, _ = read_safetensors(tmp_path / "ok.safetensors", BIG)
     assert set(read) == set(arrays) and all(np.array_equal(read[k], v) for k, v in arrays.items())

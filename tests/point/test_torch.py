@@ -84,11 +84,11 @@ def _modules(torch):
 
         def __init__(self):
             super().__init__()
-            setattr(self, "self", BertSelfAttention())
+            self.self = BertSelfAttention()
             self.output = BertSelfOutput()
 
         def before_norm(self, x):  # what the package models with skip connections: dense(attention(x)) + x
-            return self.output.dense(getattr(self, "self")(x)) + x
+            return self.output.dense(self.self(x)) + x
 
     class LlamaAttention(nn.Module):
         """LLaMA's attention with grouped-query heads (num_key_value_heads), without the rotary embedding."""
@@ -109,8 +109,10 @@ def _modules(torch):
             n, t, _ = x.shape
             h, kv, d = self.num_heads, self.num_key_value_heads, self.head_dim
             q = self.q_proj(x).view(n, t, h, d).transpose(1, 2)
-            k, v = (p(x).view(n, t, kv, d).transpose(1, 2).repeat_interleave(h // kv, dim=1)
-                    for p in (self.k_proj, self.v_proj))
+            k, v = (
+                p(x).view(n, t, kv, d).transpose(1, 2).repeat_interleave(h // kv, dim=1)
+                for p in (self.k_proj, self.v_proj)
+            )
             w = q @ k.transpose(-1, -2) / math.sqrt(d)
             w = w.masked_fill(~torch.tril(torch.ones(t, t, dtype=torch.bool)), float("-inf")).softmax(-1)
             return self.o_proj((w @ v).transpose(1, 2).reshape(n, t, h * d))
@@ -159,8 +161,11 @@ def test_bert_attention_with_its_residual(torch, modules):
 def test_a_module_s_heads_are_its_own(torch):
     mha = torch.nn.MultiheadAttention(E, H, bias=False, batch_first=True)
     assert Network.from_torch(mha, tokens=T).architecture.heads == H  # its num_heads: no heads= needed
-    with pytest.raises(InvalidArgumentError, match=r"heads=4 given, but the file says heads=2 \(the module's "
-                                                   r"num_heads\)"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"heads=4 given, but the file says heads=2 \(the module's "
+        r"num_heads\)",
+    ):
         Network.from_torch(mha, tokens=T, heads=4)
 
 
@@ -178,7 +183,9 @@ def test_llama_grouped_query_attention(torch, modules):
     with torch.no_grad():
         h, kv, d = 4, 2, E // 4
         q = model.q_proj(X).view(4, T, h, d).transpose(1, 2)
-        k, v = (p(X).view(4, T, kv, d).transpose(1, 2).repeat_interleave(2, dim=1) for p in (model.k_proj, model.v_proj))
+        k, v = (
+            p(X).view(4, T, kv, d).transpose(1, 2).repeat_interleave(2, dim=1) for p in (model.k_proj, model.v_proj)
+        )
         w = (q @ k.transpose(-1, -2) / math.sqrt(d)) * torch.tril(torch.ones(T, T, dtype=torch.float64))
         lightning = model.o_proj((w @ v).transpose(1, 2).reshape(4, T, E)).numpy()
     assert np.allclose(light.forward(X.numpy()) / math.sqrt(d), lightning, rtol=1e-10, atol=1e-12)
@@ -186,8 +193,11 @@ def test_llama_grouped_query_attention(torch, modules):
 
 def test_a_module_with_rotary_embeddings_is_refused_saying_why(torch, modules):
     _, _, LlamaAttention = modules
-    with pytest.raises(InvalidArgumentError, match=r"^rotary_emb: rotary position embeddings: .* depends on the "
-                                                   "token's position"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"^rotary_emb: rotary position embeddings: .* depends on the "
+        "token's position",
+    ):
         Network.from_torch(LlamaAttention(rotary=True), tokens=T)
     # its state dict does not hold the rotation (inv_freq is not persistent): read, with a note saying so
     net = Network.from_torch(LlamaAttention(rotary=True, kv=4).state_dict(), tokens=T, heads=4)
@@ -231,8 +241,11 @@ def test_gpt2_small_shaped_twelve_layers_of_twelve_heads(torch):
     X = torch.randn(2, 5, 768, dtype=torch.float64)
     for i in (0, 11):
         layer = {k: v for k, v in sd.items() if k.startswith(f"h.{i}.")}
-        tr = translate(layer, lambda value, name: np.asarray(value.double() if hasattr(value, "double") else value,
-                                                             np.float64), heads=12)
+        tr = translate(
+            layer,
+            lambda value, name: np.asarray(value.double() if hasattr(value, "double") else value, np.float64),
+            heads=12,
+        )
         assert tr.head_sizes == (64,) and len(tr.weights) == 3 * 12
         W = model.h[i].attn
         with torch.no_grad():
@@ -252,8 +265,10 @@ def test_gpt2_small_shaped_twelve_layers_of_twelve_heads(torch):
 
 def test_a_tiny_float64_bias_is_not_zero(torch):
     """A float64 bias of 1e-300 is nonzero (as float32 it would underflow to 0 and be dropped): refused by name."""
-    sd = {"attn.in_proj_weight": torch.randn(3 * E, E, dtype=torch.float64),
-          "attn.in_proj_bias": torch.full((3 * E,), 1e-300, dtype=torch.float64),
-          "attn.out_proj.weight": torch.randn(E, E, dtype=torch.float64)}
+    sd = {
+        "attn.in_proj_weight": torch.randn(3 * E, E, dtype=torch.float64),
+        "attn.in_proj_bias": torch.full((3 * E,), 1e-300, dtype=torch.float64),
+        "attn.out_proj.weight": torch.randn(E, E, dtype=torch.float64),
+    }
     with pytest.raises(InvalidArgumentError, match=r"attn\.in_proj_bias: a nonzero bias"):
         Network.from_torch(sd, tokens=T, heads=H)

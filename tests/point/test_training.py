@@ -9,13 +9,18 @@ from ag_attention import Architecture, InvalidArgumentError
 from ag_attention._network import forward, jacobian, unflatten
 from ag_attention._numeric.float64 import Float64
 from ag_attention._point.training import TEACHERS, teacher_weights, train
-
 from tests.helpers import generator
 
 
-@pytest.mark.parametrize("arch", [Architecture((3, 2), (3,), tokens=2), Architecture((3, 2), None, tokens=2,
-                                                                                     parametrization="AV"),
-                                  Architecture((3, 3, 2), (2, 2), tokens=2)], ids=lambda a: a.describe())
+@pytest.mark.parametrize(
+    "arch",
+    [
+        Architecture((3, 2), (3,), tokens=2),
+        Architecture((3, 2), None, tokens=2, parametrization="AV"),
+        Architecture((3, 3, 2), (2, 2), tokens=2),
+    ],
+    ids=lambda a: a.describe(),
+)
 def test_teachers_lie_in_their_strata(arch):
     for kind in TEACHERS:
         w = unflatten(arch, teacher_weights(arch, kind, generator(1)))
@@ -61,8 +66,7 @@ def test_a_run_records_its_geometry_and_never_increases_the_loss():
     losses = [r.loss for r in run.records]
     assert all(b <= a for a, b in zip(losses, losses[1:])) and losses[-1] < losses[0] / 100
     assert run.final.distance < run.records[0].distance  # the student approaches the critical pairs
-    assert len(run.final.singular_A) == len(run.final.singular_V) == 1 and run.end in ("smooth", "singular",
-                                                                                       "critical")
+    assert len(run.final.singular_A) == len(run.final.singular_V) == 1 and run.end in ("smooth", "singular", "critical")
     d = run.to_dict()
     assert d["teacher"] == "critical" and len(d["records"]) == 5
 
@@ -71,8 +75,11 @@ def test_runs_are_deterministic_and_bad_settings_are_named():
     arch = Architecture((2, 2), (2,), tokens=2)
     a, b = train(arch, "generic", 5, seed=3, steps=50), train(arch, "generic", 5, seed=3, steps=50)
     assert np.array_equal(a.theta, b.theta) and a.final.loss == b.final.loss
-    for kw, name in [(dict(samples=0), "samples=0"), (dict(steps=-1), "steps=-1"), (dict(record_every=True),
-                                                                                     "record_every=True")]:
+    for kw, name in [
+        (dict(samples=0), "samples=0"),
+        (dict(steps=-1), "steps=-1"),
+        (dict(record_every=True), "record_every=True"),
+    ]:
         args = {"samples": 5, **kw}
         with pytest.raises(InvalidArgumentError, match=name):
             train(arch, "generic", args.pop("samples"), **args)

@@ -16,15 +16,20 @@ from tests.helpers import run_cli
 
 def _strict(text: str) -> dict:
     """JSON as the standard has it: NaN and Infinity are refused."""
+
     def refuse(constant):
         raise ValueError(f"{constant} is not JSON")
+
     return json.loads(text, parse_constant=refuse)
 
 
 def _one_layer(x: float, qkv: bool = False) -> dict[str, np.ndarray]:
     if qkv:
-        return {"layers.0.heads.0.Q": np.array([[x, 0], [0, x]]), "layers.0.heads.0.K": np.array([[x, x], [0, x]]),
-                "layers.0.heads.0.V": np.array([[x, 0], [x, x]])}
+        return {
+            "layers.0.heads.0.Q": np.array([[x, 0], [0, x]]),
+            "layers.0.heads.0.K": np.array([[x, x], [0, x]]),
+            "layers.0.heads.0.V": np.array([[x, 0], [x, x]]),
+        }
     return {"layers.0.heads.0.A": np.array([[x, 0], [0, x]]), "layers.0.heads.0.V": np.array([[x, x], [0, x]])}
 
 
@@ -63,8 +68,10 @@ def test_the_distance_to_the_critical_set_is_enclosed_at_any_scale():
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 62, reason="this platform's long double is a float64")
 def test_a_distance_past_float64_is_null_in_json_with_its_reason(tmp_path):
     x = np.longdouble(10) ** 400
-    w = {"layers.0.heads.0.A": np.array([[x, 0], [0, x]], dtype=np.longdouble),
-         "layers.0.heads.0.V": np.array([[x, x], [0, x]], dtype=np.longdouble)}
+    w = {
+        "layers.0.heads.0.A": np.array([[x, 0], [0, x]], dtype=np.longdouble),
+        "layers.0.heads.0.V": np.array([[x, x], [0, x]], dtype=np.longdouble),
+    }
     g = point_geometry(Network.from_weights(w))
     d = g.to_dict()
     text = json.dumps(d, allow_nan=False)
@@ -94,12 +101,21 @@ def test_deep_networks_are_measured_not_bounded():
     rng = np.random.default_rng(0)
 
     def net(depth):
-        return Network.from_weights({f"layers.{l}.heads.{h}.{n}": rng.standard_normal((2 if n in "QK" else 4, 4))
-                                     for l in range(depth) for h in range(2) for n in "QKV"}, tokens=3)
+        return Network.from_weights(
+            {
+                f"layers.{l}.heads.{h}.{n}": rng.standard_normal((2 if n in "QK" else 4, 4))
+                for l in range(depth)
+                for h in range(2)
+                for n in "QKV"
+            },
+            tokens=3,
+        )
+
     assert jacobian_range(net(4)) is None
     assert "overflows float64" in jacobian_range(net(5))
-    small = Network.from_weights({f"layers.{l}.heads.0.{n}": np.full((2, 2), 1e-50) + np.eye(2) * 1e-51
-                                  for l in range(2) for n in "QKV"})
+    small = Network.from_weights(
+        {f"layers.{l}.heads.0.{n}": np.full((2, 2), 1e-50) + np.eye(2) * 1e-51 for l in range(2) for n in "QKV"}
+    )
     assert "underflows float64" in jacobian_range(small)
 
 
@@ -112,7 +128,9 @@ def test_cli_point_at_extreme_scales_exits_0_with_valid_json(tmp_path):
         d = _strict(r.stdout)
         assert d["exact"] and d["critical"] is False and "numerical" in d["float_unavailable"]
         text = run_cli("point", str(path), "-t", "2")
-        assert text.returncode == 0 and "float64          unavailable: the Jacobian's spectrum: this scale" in text.stdout
+        assert (
+            text.returncode == 0 and "float64          unavailable: the Jacobian's spectrum: this scale" in text.stdout
+        )
     deep = tmp_path / "deep.npz"
     np.savez(deep, **{f"layers.{l}.heads.0.{n}": np.array([[1e50, 0], [1e50, 1e50]]) for l in range(2) for n in "QKV"})
     r = run_cli("point", str(deep), "-t", "2", "--json")  # LinAlgError ("SVD did not converge") before

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from ag_attention import InvalidArgumentError, Network
-
 from tests.helpers import generator, run_cli
 
 GOOD = {
@@ -87,8 +86,16 @@ BAD = [
     ({**GOOD, "layers.1.heads.0.V": [1, 2, 0]}, "layers.1.heads.0.V: a matrix is expected"),
     ({**GOOD, "layers.1.heads.0.V": [[True, False, True]]}, "boolean"),
     ({**GOOD, "layers.0.heads.0.A": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "layers.0.heads.0.A is not expected"),
-    ({"layers.0.heads.0.A": [[1, 0], [0, 1]], "layers.0.heads.0.V": [[1, 1]], "layers.1.heads.0.Q": [[1]],
-      "layers.1.heads.0.K": [[1]], "layers.1.heads.0.V": [[1]]}, "some heads give A"),
+    (
+        {
+            "layers.0.heads.0.A": [[1, 0], [0, 1]],
+            "layers.0.heads.0.V": [[1, 1]],
+            "layers.1.heads.0.Q": [[1]],
+            "layers.1.heads.0.K": [[1]],
+            "layers.1.heads.0.V": [[1]],
+        },
+        "some heads give A",
+    ),
     ({}, "no arrays"),
 ]
 
@@ -172,9 +179,12 @@ def test_a_real_torch_module_gives_the_same_point_and_geometry(torch, tmp_path):
             g = torch.Generator().manual_seed(0)
             self.layers = torch.nn.ModuleList()
             for d_in, d_out in ((3, 3), (3, 2)):
-                head = torch.nn.ParameterDict({n: torch.nn.Parameter(torch.randn(*shape, generator=g))
-                                               for n, shape in (("Q", (2, d_in)), ("K", (2, d_in)),
-                                                                ("V", (d_out, d_in)))})
+                head = torch.nn.ParameterDict(
+                    {
+                        n: torch.nn.Parameter(torch.randn(*shape, generator=g))
+                        for n, shape in (("Q", (2, d_in)), ("K", (2, d_in)), ("V", (d_out, d_in)))
+                    }
+                )
                 layer = torch.nn.Module()
                 layer.heads = torch.nn.ModuleList([head])
                 self.layers.append(layer)
@@ -184,9 +194,13 @@ def test_a_real_torch_module_gives_the_same_point_and_geometry(torch, tmp_path):
     arrays = {k: v.detach().numpy() for k, v in module.state_dict().items()}
     np.savez(tmp_path / "m.npz", **arrays)
     save_file(arrays, str(tmp_path / "m.safetensors"))
-    nets = [Network.from_torch(module, tokens=2), Network.from_torch(module.state_dict(), tokens=2),
-            Network.from_weights(arrays), Network.load(tmp_path / "m.npz", tokens=2),
-            Network.load(tmp_path / "m.safetensors", tokens=2)]
+    nets = [
+        Network.from_torch(module, tokens=2),
+        Network.from_torch(module.state_dict(), tokens=2),
+        Network.from_weights(arrays),
+        Network.load(tmp_path / "m.npz", tokens=2),
+        Network.load(tmp_path / "m.safetensors", tokens=2),
+    ]
     assert all(list(n.theta()) == list(nets[0].theta()) for n in nets)
     reports = [point_geometry(n).to_dict() for n in (nets[0], nets[4])]
     keep = ("local_rank", "local_rank_upper", "generic_dimension", "critical", "fiber_dimension", "critical_layers")
@@ -226,8 +240,11 @@ def test_an_npz_member_is_checked_by_its_npy_header_before_any_allocation(tmp_pa
     huge = tmp_path / "huge.npz"
     _npz_with(huge, {"layers.0.heads.0.V.npy": _npy_header((10**6, 10**6))})
     assert huge.stat().st_size < 300
-    with pytest.raises(InvalidArgumentError, match=r"member layers.0.heads.0.V.npy declares shape \(1000000, "
-                                                   r"1000000\) of float64, 8,000,000,000,000 bytes, but holds 0"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"member layers.0.heads.0.V.npy declares shape \(1000000, "
+        r"1000000\) of float64, 8,000,000,000,000 bytes, but holds 0",
+    ):
         Network.load(huge)
     r = run_cli("point", str(huge), "-t", "2")
     assert r.returncode == 2 and "member layers.0.heads.0.V.npy declares" in r.stderr and "Traceback" not in r.stderr
@@ -260,8 +277,13 @@ def test_an_npz_member_twice_pickled_objects_and_memory_are_refused(tmp_path, mo
     with pytest.raises(InvalidArgumentError, match="an array of object is not an array of numbers"):
         Network.load(objects)
     ok = tmp_path / "ok.npz"
-    np.savez(ok, **{"layers.0.heads.0.A": np.asfortranarray(np.arange(4.0).reshape(2, 2)),
-                    "layers.0.heads.0.V": np.arange(6, dtype=">i4").reshape(3, 2)})
+    np.savez(
+        ok,
+        **{
+            "layers.0.heads.0.A": np.asfortranarray(np.arange(4.0).reshape(2, 2)),
+            "layers.0.heads.0.V": np.arange(6, dtype=">i4").reshape(3, 2),
+        },
+    )
     arrays = read_arrays(ok)
     assert arrays["layers.0.heads.0.A"].tolist() == [[0, 1], [2, 3]] and arrays["layers.0.heads.0.V"][2, 1] == 5
     monkeypatch.setenv("AG_ATTENTION_MEMORY_LIMIT", "1K")

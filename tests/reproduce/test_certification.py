@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from ag_attention._cli import main
 from ag_attention import InvalidArgumentError
+from ag_attention._cli import main
 from ag_attention._reproduce.certification import GRIDS, reproduce_certification, variant_of
 
 
@@ -22,7 +22,13 @@ def test_quick_report_certifies_every_network_and_rechecks_them(tmp_path):
     assert all(c["second_rank"] == c["certified"] for c in checks)
     per_variant = next(t for t in report.tables if t.title == "Certified per variant")
     assert {row[0] for row in per_variant.rows} == {
-        "plain, t = 1", "plain, t >= 2", "2 heads, t = 1", "2 heads, t >= 2", "skip, t = 1", "skip, t >= 2"}
+        "plain, t = 1",
+        "plain, t >= 2",
+        "2 heads, t = 1",
+        "2 heads, t >= 2",
+        "skip, t = 1",
+        "skip, t >= 2",
+    }
     assert (tmp_path / "report.md").read_text().count("| pass |") == len(report.checks)
 
 

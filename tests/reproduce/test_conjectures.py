@@ -15,18 +15,44 @@ from ag_attention._reproduce.conjectures import (
 BY_KEY = {c.key: c for c in CONJECTURES}
 
 
-def row(widths=(3, 2), ranks=(2,), tokens=2, heads=1, skip=False, causal=False, normalized=False, dimension=13,
-        certified=True, kind="symmetry-bound", upper=None, error=None, parameters=None):
-    return {"widths": list(widths), "ranks": list(ranks), "tokens": tokens, "heads": heads, "skip": skip,
-            "causal": causal, "normalized": normalized, "depth": len(ranks), "dimension": dimension,
-            "certified": certified, "certificate_kind": kind, "upper_bound": dimension if upper is None else upper,
-            "error": error, "parameters": parameters}
+def row(
+    widths=(3, 2),
+    ranks=(2,),
+    tokens=2,
+    heads=1,
+    skip=False,
+    causal=False,
+    normalized=False,
+    dimension=13,
+    certified=True,
+    kind="symmetry-bound",
+    upper=None,
+    error=None,
+    parameters=None,
+):
+    return {
+        "widths": list(widths),
+        "ranks": list(ranks),
+        "tokens": tokens,
+        "heads": heads,
+        "skip": skip,
+        "causal": causal,
+        "normalized": normalized,
+        "depth": len(ranks),
+        "dimension": dimension,
+        "certified": certified,
+        "certificate_kind": kind,
+        "upper_bound": dimension if upper is None else upper,
+        "error": error,
+        "parameters": parameters,
+    }
 
 
 def test_describe():
     assert describe(row()) == "widths 3,2 ranks 2 t=2"
     assert describe(row((2, 2, 2), (1, 2), tokens=3, heads=2, skip=True, causal=True)) == (
-        "widths 2,2,2 ranks 1,2 t=3 heads=2 skip causal")
+        "widths 2,2,2 ranks 1,2 t=3 heads=2 skip causal"
+    )
 
 
 def test_the_ambient_bound_of_one_layer():
@@ -71,7 +97,10 @@ def test_partner_predictions_copy_a_certified_row():
     assert translate(skip, {}) == (None, None, "no row without skip in the grid")
     unproven = row((3, 3), (2,), dimension=15, certified=False, upper=16)
     assert translate(skip, {partner_key(unproven): unproven}) == (
-        None, unproven, "the row without skip is not certified")
+        None,
+        unproven,
+        "the row without skip is not certified",
+    )
     # the README's exception: a rank-one first layer makes a causal mask matter
     causal = BY_KEY["causal-unmasked"].predict
     deep = row((2, 2, 2), (1, 2), causal=True)
@@ -104,8 +133,10 @@ def test_compare_sorts_the_rows():
     assert out["certified_applicable"] == 2
     (counter,) = out["counterexamples"]
     assert (counter["computed"], counter["predicted"], counter["compared_with"]) == (15, 16, "widths 3,3 ranks 2 t=2")
-    assert [e["reason"] for e in out["open"]] == ["not certified: lower bound below the upper bound",
-                                                 "the row without skip is not certified"]
+    assert [e["reason"] for e in out["open"]] == [
+        "not certified: lower bound below the upper bound",
+        "the row without skip is not certified",
+    ]
     assert out["open"][0]["within_bounds"] is True and out["open"][1]["partner_upper"] == 7
     (refuted,) = out["refuted_by_bounds"]
     assert refuted["within_bounds"] is False and (refuted["lower"], refuted["upper"]) == (10, 12)

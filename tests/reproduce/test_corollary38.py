@@ -3,7 +3,6 @@
 import json
 
 from ag_attention._reproduce.corollary38 import GRID, reproduce_corollary_38
-
 from tests.helpers import run_cli
 
 
@@ -31,6 +30,8 @@ def test_corollary_38_json_has_booleans_and_lists_and_provenance(tmp_path):
         assert isinstance(named["widths"], list) and isinstance(named["ranks"], list)
         assert all(isinstance(named[k], bool) for k in ("certified", "paper hyp.", "applies"))
         assert named["agrees"] in (True, False, None)
-    assert {"version", "commit", "date", "python", "flint"} <= set(d["provenance"]) and "macaulay2" not in d["provenance"]
+    assert {"version", "commit", "date", "python", "flint"} <= set(d["provenance"]) and "macaulay2" not in d[
+        "provenance"
+    ]
     md = (tmp_path / "report.md").read_text()
     assert "| one layer | 4,3 | 2 |" in md and "NO" in md  # 4,2,4,4 ranks 2,2,2: the formula is proven wrong

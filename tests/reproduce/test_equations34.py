@@ -1,5 +1,6 @@
 """Theorem 3.4 by the closure's equations (ag_attention._reproduce.equations34): proven smooth or singular, a wrong rule caught."""
 
+
 def test_equation_checks_prove_smoothness_and_catch_a_wrong_rule():
     from ag_attention._reproduce.equations34 import equation_checks
     from ag_attention._reproduce.report import Report
@@ -9,6 +10,7 @@ def test_equation_checks_prove_smoothness_and_catch_a_wrong_rule():
             if wrong:
                 return orbit.rank_a <= 1, "wrong: rank A <= 1 alone"
             return orbit.rank_a <= 1 and orbit.rank_v <= 1, "Theorem 3.4"
+
         return singular
 
     dim = lambda d, e, a: a * (2 * d - a) + d * e - 1  # noqa: E731

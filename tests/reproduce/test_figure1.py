@@ -11,7 +11,6 @@ from matplotlib.text import Text
 
 from ag_attention._reproduce.figure1 import draw_figure1, render_figure1, verify_slice
 from ag_attention._reproduce.report import FIGURE_FORMATS
-
 from tests.helpers import ROOT
 
 
@@ -23,8 +22,14 @@ def test_figure1_checks_survive_python_O():
         "from ag_attention._errors import ComputationError\n"
         "try:\n    figure1.verify_slice()\nexcept ComputationError as e:\n    print('refused:', e)\n"
     )
-    r = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    r = subprocess.run(
+        [sys.executable, "-O", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 0 and "refused: Figure 1 check failed" in r.stdout, r.stderr
 
 

@@ -7,7 +7,6 @@ import matplotlib.pyplot as plt
 
 from ag_attention._reproduce.figure3 import draw_figure3, reproduce_figure_3
 from ag_attention._reproduce.report import FIGURE_FORMATS
-
 from tests.helpers import seed
 
 
@@ -55,14 +54,18 @@ def _tick_labels(axis):
 
 def test_figure_3_legend_counts_the_networks_it_shows_and_integer_axes_have_integer_ticks():
     """Two widths (the default locator would put ticks at 3.2, 3.4...), one softmax row without a verdict."""
-    rows = [{"delta": d, "normalized": n, "estimated": e, "expected": x, "certified": e is not None}
-            for d, n, e, x in ((3, True, 25, 25), (3, False, 23, 23), (4, True, None, 40), (4, False, 38, 38))]
+    rows = [
+        {"delta": d, "normalized": n, "estimated": e, "expected": x, "certified": e is not None}
+        for d, n, e, x in ((3, True, 25, 25), (3, False, 23, 23), (4, True, None, 40), (4, False, 38, 38))
+    ]
     fig = draw_figure3(rows, samples=60)
     try:
         fig.canvas.draw()
         ax, lower = fig.axes
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
-        counted = {m.group(1): int(m.group(2)) for m in (re.fullmatch(r"(\w+).*\((\d+) networks?\)", t) for t in labels) if m}
+        counted = {
+            m.group(1): int(m.group(2)) for m in (re.fullmatch(r"(\w+).*\((\d+) networks?\)", t) for t in labels) if m
+        }
         assert counted == {"normalized": 1, "lightning": 2}  # the rows with a computed dimension
         for line in ax.get_lines():
             m = re.search(r"\((\d+) networks?\)$", str(line.get_label()))

@@ -42,8 +42,7 @@ def test_their_spectrum_and_their_notebook_values():
     pred = plateau_predictions(lam, 31)
     # the exact values behind loss_at_saddle(D=4, N=31) of their plot_loss.ipynb: 1, 0.64057971, 0.37737216,
     # 0.2098046, 0.13599507
-    assert pred == (1, Fraction(221, 345), Fraction(27601, 73140), Fraction(567769, 2706180),
-                    Fraction(85873, 631442))
+    assert pred == (1, Fraction(221, 345), Fraction(27601, 73140), Fraction(567769, 2706180), Fraction(85873, 631442))
     assert [round(float(p), 8) for p in pred] == [1.0, 0.64057971, 0.37737216, 0.2098046, 0.13599507]
 
 
@@ -126,9 +125,17 @@ def test_bad_training_arguments_are_refused():
         reproduce_icl(quick="yes")
 
 
-@pytest.mark.parametrize("bad, name", [(dict(dims=0), "dims"), (dict(heads=-1), "heads"), (dict(heads=()), "heads"),
-                                       (dict(context=0), "context"), (dict(steps=True), "steps"),
-                                       (dict(dims=12, steps=10_000_000), "estimated")])
+@pytest.mark.parametrize(
+    "bad, name",
+    [
+        (dict(dims=0), "dims"),
+        (dict(heads=-1), "heads"),
+        (dict(heads=()), "heads"),
+        (dict(context=0), "context"),
+        (dict(steps=True), "steps"),
+        (dict(dims=12, steps=10_000_000), "estimated"),
+    ],
+)
 def test_bad_sizes_are_refused_by_name(bad, name):
     with pytest.raises(InvalidArgumentError, match=name):
         settings_for(True, **bad)
@@ -136,7 +143,14 @@ def test_bad_sizes_are_refused_by_name(bad, name):
 
 def test_sizes_replace_the_quick_setting_and_the_predictions_follow():
     (s,) = settings_for(True, dims=3, heads=3, context=15, steps=5000)
-    assert (s.D, s.heads_separate, s.heads_merged, s.N, s.steps_separate, s.steps_merged) == (3, (3,), 3, 15, 5000, 5000)
+    assert (s.D, s.heads_separate, s.heads_merged, s.N, s.steps_separate, s.steps_merged) == (
+        3,
+        (3,),
+        3,
+        15,
+        5000,
+        5000,
+    )
     assert s.seeds == QUICK.seeds and settings_for(True) == (QUICK,)
     assert settings_for(False, heads=[4, 2])[0].seeds == (0, 1, 2, 3, 4)
     seconds, held = estimate(QUICK)

@@ -23,25 +23,38 @@ RUNS = {"quick": ["--quick"], "dims3-heads3": ["--heads", "3", "--dims", "3", "-
 @pytest.fixture(scope="module", params=sorted(RUNS))
 def reproduction(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(request.param) / "icl"
-    proc = subprocess.run([sys.executable, "-m", "ag_attention", "reproduce", "icl", *RUNS[request.param], "--out",
-                           str(out), "--json"], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ag_attention", "reproduce", "icl", *RUNS[request.param], "--out", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return (request.param, json.loads((out / "report.json").read_text()), json.loads((out / "icl.json").read_text()),
-            (out / "report.md").read_text(), out)
+    return (
+        request.param,
+        json.loads((out / "report.json").read_text()),
+        json.loads((out / "icl.json").read_text()),
+        (out / "report.md").read_text(),
+        out,
+    )
 
 
 def test_every_check_passes_and_the_files_are_written(reproduction):
     name, report, data, _, out = reproduction
-    assert report["checks"] and all(c["passed"] for c in report["checks"]), [c for c in report["checks"]
-                                                                             if not c["passed"]]
+    assert report["checks"] and all(c["passed"] for c in report["checks"]), [
+        c for c in report["checks"] if not c["passed"]
+    ]
     (entry,) = data["settings"]
     runs = entry["runs"]
     if name == "quick":
-        assert {(r["regime"], r["heads"]) for r in runs} == {("merged", 8)} | {("separate", h) for h in
-                                                                               QUICK.heads_separate}
+        assert {(r["regime"], r["heads"]) for r in runs} == {("merged", 8)} | {
+            ("separate", h) for h in QUICK.heads_separate
+        }
     else:
-        assert entry["setting"]["D"] == 3 and {(r["regime"], r["heads"]) for r in runs} == {("merged", 3),
-                                                                                           ("separate", 3)}
+        assert entry["setting"]["D"] == 3 and {(r["regime"], r["heads"]) for r in runs} == {
+            ("merged", 3),
+            ("separate", 3),
+        }
     D = entry["setting"]["D"]
     merged = next(r for r in runs if r["regime"] == "merged")
     assert [p["stratum"] for p in merged["plateaus"]] == [0, D]
@@ -70,8 +83,11 @@ def test_the_text_agrees_with_the_data(reproduction):
         sentence = final_sentence(r["regime"], r["heads"], r["seed"], D, f)
         assert sentence in findings and sentence in text
         # ... and its numbers are the JSON's, read back from the words
-        m = re.search(r"ended at step ([\d,]+) with training loss ([\d.]+) \(test ([\d.]+)\) and rank M = (\d+), "
-                      r"(?:at|below|above) L_(\d+) = ([\d.]+) \(z = ([-+\d.]+)", sentence)
+        m = re.search(
+            r"ended at step ([\d,]+) with training loss ([\d.]+) \(test ([\d.]+)\) and rank M = (\d+), "
+            r"(?:at|below|above) L_(\d+) = ([\d.]+) \(z = ([-+\d.]+)",
+            sentence,
+        )
         assert m, sentence
         step, loss, test, rank, k, L, z = m.groups()
         assert int(step.replace(",", "")) == f["step"] == entry["setting"][f"steps_{r['regime']}"]
@@ -90,8 +106,11 @@ def test_the_text_agrees_with_the_data(reproduction):
     assert len(rows) == len(plateaus)
     col = {c: i for i, c in enumerate(table["columns"])}
     for row, (r, p) in zip(rows, plateaus):
-        assert (row[col["regime"]], row[col["heads"]], row[col["stratum"]]) == (r["regime"], r["heads"],
-                                                                               f"L_{p['stratum']}")
+        assert (row[col["regime"]], row[col["heads"]], row[col["stratum"]]) == (
+            r["regime"],
+            r["heads"],
+            f"L_{p['stratum']}",
+        )
         assert float(row[col["training loss"]]) == round(p["loss"], 5)
         assert float(row[col["test loss"]]) == round(p["test_loss"], 5)
         assert float(row[col["predicted L_m"]]) == round(float(Fraction(p["predicted"])), 5)

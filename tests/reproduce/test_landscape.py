@@ -7,8 +7,9 @@ import pytest
 
 from ag_attention._reproduce import landscape as module
 
-TINY = module.Plan(sizes=((2, 1, 1), (2, 1, 2)), tokens=(2, 3), m2_sizes=((2, 1, 2),), timeout=60.0, data_sets=3,
-                   starts=6, samples=5)
+TINY = module.Plan(
+    sizes=((2, 1, 1), (2, 1, 2)), tokens=(2, 3), m2_sizes=((2, 1, 2),), timeout=60.0, data_sets=3, starts=6, samples=5
+)
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +57,9 @@ def test_a_disagreement_fails_its_check(monkeypatch):
         return value + 1, description, closure
 
     monkeypatch.setattr(ed, "implicit_count", off_by_one)
-    plan = module.Plan(sizes=((2, 1, 2),), tokens=(2,), m2_sizes=((2, 1, 2),), timeout=60.0, data_sets=0, starts=1,
-                       samples=5)
+    plan = module.Plan(
+        sizes=((2, 1, 2),), tokens=(2,), m2_sizes=((2, 1, 2),), timeout=60.0, data_sets=0, starts=1, samples=5
+    )
     report = module.reproduce_landscape(plan=plan)
     failed = [c for c in report.checks if not c.passed]
     assert failed and all(c.claim == "the count in the weights equals the count on the implicit side" for c in failed)

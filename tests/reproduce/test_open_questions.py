@@ -60,8 +60,16 @@ def test_counterexamples_are_certified_disagreements(run: tuple[Any, Path]) -> N
         assert e["certificate"] is not None and e["computed"] != e["predicted"]
     c, e = next((c, e) for c, e in counter if c["key"] == "skip-translate")
     s = e["spec"]
-    r = dimension(Architecture(tuple(s["widths"]), tuple(s["ranks"]), tokens=s["tokens"], heads=s["heads"],
-                               skip=s["skip"], causal=s["causal"]))
+    r = dimension(
+        Architecture(
+            tuple(s["widths"]),
+            tuple(s["ranks"]),
+            tokens=s["tokens"],
+            heads=s["heads"],
+            skip=s["skip"],
+            causal=s["causal"],
+        )
+    )
     assert r.certified and r.dimension == e["computed"] != e["predicted"]
     plain = dimension(Architecture(tuple(s["widths"]), tuple(s["ranks"]), tokens=s["tokens"]))
     assert plain.certified and plain.dimension == e["predicted"]
@@ -135,10 +143,15 @@ def _check_panels(fig: Any, comparisons: list[dict[str, Any]]) -> None:
             if m:
                 key = (int(m.group(1)), int(m.group(2)))
                 cases = [e for k in ("holds", "counterexamples") for e in c[k] if _network(e) == key]
-                assert int(m.group(3)) == len(cases) == sum(len(line.get_xydata()) for k, line in lines.items()
-                                                            if k[1:] == key) > 0, t
-        assert len([t for t in labels if t.startswith("$H = ")]) == len({_network(e) for k in ("holds", "counterexamples")
-                                                                          for e in c[k]})
+                assert (
+                    int(m.group(3))
+                    == len(cases)
+                    == sum(len(line.get_xydata()) for k, line in lines.items() if k[1:] == key)
+                    > 0
+                ), t
+        assert len([t for t in labels if t.startswith("$H = ")]) == len(
+            {_network(e) for k in ("holds", "counterexamples") for e in c[k]}
+        )
         # integer axes, integer ticks; a sentence for a title, not the conjecture's key; no math typed as text
         for axis in (ax.xaxis, ax.yaxis):
             ticks = [t.get_text().replace("\N{MINUS SIGN}", "-") for t in axis.get_ticklabels() if t.get_text()]
@@ -165,8 +178,11 @@ def test_the_figures_show_every_certified_case_as_its_own_dot(run: tuple[Any, Pa
                 if c["not_applicable"]:
                     assert f"not shown: {len(c['not_applicable'])} not applicable" in note, note
             again = comparison_figure(v, mine)  # seeded: the same picture every time
-            assert all(np.array_equal(a.get_xydata(), b.get_xydata())
-                       for ax1, ax2 in zip(fig.axes, again.axes) for a, b in zip(ax1.get_lines(), ax2.get_lines()))
+            assert all(
+                np.array_equal(a.get_xydata(), b.get_xydata())
+                for ax1, ax2 in zip(fig.axes, again.axes)
+                for a, b in zip(ax1.get_lines(), ax2.get_lines())
+            )
         finally:
             close_figures()
 
@@ -174,13 +190,29 @@ def test_the_figures_show_every_certified_case_as_its_own_dot(run: tuple[Any, Pa
 def test_a_small_panel_has_integer_ticks_and_no_empty_entry() -> None:
     """Dimensions 1 and 2 only (a default locator ticks 1.2, 1.4...), no counterexample (no '(0)' entry), two
     networks told apart."""
+
     def case(heads: int, tokens: int, value: int) -> dict[str, Any]:
         spec = {"widths": [1, 1], "ranks": [1], "tokens": tokens, "heads": heads, "skip": False, "causal": False}
-        return {"architecture": f"H={heads} t={tokens}", "spec": spec, "predicted": value, "computed": value,
-                "lower": value, "upper": value, "certificate": "sweep: analytic-bound"}
+        return {
+            "architecture": f"H={heads} t={tokens}",
+            "spec": spec,
+            "predicted": value,
+            "computed": value,
+            "lower": value,
+            "upper": value,
+            "certificate": "sweep: analytic-bound",
+        }
 
-    c = {"key": "heads-symmetry", "variant": "heads", "statement": "dim = P - S", "holds": [case(2, 2, 1), case(3, 2, 2)],
-         "counterexamples": [], "open": [], "refuted_by_bounds": [], "not_applicable": []}
+    c = {
+        "key": "heads-symmetry",
+        "variant": "heads",
+        "statement": "dim = P - S",
+        "holds": [case(2, 2, 1), case(3, 2, 2)],
+        "counterexamples": [],
+        "open": [],
+        "refuted_by_bounds": [],
+        "not_applicable": [],
+    }
     (heads,) = [v for v in VARIANTS if v.name == "heads"]
     fig = comparison_figure(heads, [c])
     try:

@@ -23,8 +23,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 
 @contextlib.contextmanager
 def _small_disk(where: Path, size: str):
@@ -32,7 +30,9 @@ def _small_disk(where: Path, size: str):
     if os.geteuid() != 0 or not shutil.which("mount"):
         pytest.skip("mounting a small tmpfs needs root")
     where.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True).returncode:
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+    ).returncode:
         pytest.skip("cannot mount a tmpfs here")
     try:
         yield where
@@ -41,8 +41,13 @@ def _small_disk(where: Path, size: str):
 
 
 def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "ag_attention._cli", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ag_attention._cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=300,
+    )
 
 
 def test_a_full_disk_is_refused_before_the_computation(tmp_path):
@@ -58,12 +63,18 @@ def test_a_full_disk_is_refused_before_the_computation(tmp_path):
 def test_a_disk_that_fills_during_the_run_loses_nothing(tmp_path, monkeypatch):
     """The reservation passes (made small here), then the report does not fit: it is written to a new
     temporary directory instead, named on stderr (exit 4), no temporary file is left behind."""
-    code = ("import sys; import ag_attention._reproduce.report as r; r.OUTPUT_RESERVE = 1024; "
-            "r.output_directory.__defaults__ = (1024,); from ag_attention._cli import main; sys.exit(main(sys.argv[1:]))")
+    code = (
+        "import sys; import ag_attention._reproduce.report as r; r.OUTPUT_RESERVE = 1024; "
+        "r.output_directory.__defaults__ = (1024,); from ag_attention._cli import main; sys.exit(main(sys.argv[1:]))"
+    )
     with _small_disk(tmp_path / "disk", "24k") as disk:
-        r = subprocess.run([sys.executable, "-c", code, "reproduce", "corollary-3.8", "--quick", "--out",
-                            str(disk / "out")], capture_output=True, text=True, timeout=300,
-                           env={**os.environ, "TMPDIR": str(tmp_path)})
+        r = subprocess.run(
+            [sys.executable, "-c", code, "reproduce", "corollary-3.8", "--quick", "--out", str(disk / "out")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "TMPDIR": str(tmp_path)},
+        )
         assert r.returncode == 4, r.stderr
         assert "No space left on device" in r.stderr and "the report was written to" in r.stderr
         saved = Path(r.stderr.rsplit("the report was written to ", 1)[1].split()[0])
@@ -88,11 +99,20 @@ def test_a_link_planted_at_a_figure_is_replaced_not_followed(tmp_path):
     assert [p.name for p in written] == ["figure.png", "figure.pdf", "figure.svg"]
 
 
-@pytest.mark.parametrize("expected,observed,bad", [
-    ("< 3", 3, True), ("<= 12 (the symmetries)", 13, True), ("> 0", 0, True), ("= 5", 4, True),
-    ("< 3", 2, False), ("<= 12 (the symmetries)", 12, False), ("3 (every binary cubic has 3)", 3, False),
-    ("< 3", "3", False), ("exact", 7, False),
-])
+@pytest.mark.parametrize(
+    "expected,observed,bad",
+    [
+        ("< 3", 3, True),
+        ("<= 12 (the symmetries)", 13, True),
+        ("> 0", 0, True),
+        ("= 5", 4, True),
+        ("< 3", 2, False),
+        ("<= 12 (the symmetries)", 12, False),
+        ("3 (every binary cubic has 3)", 3, False),
+        ("< 3", "3", False),
+        ("exact", 7, False),
+    ],
+)
 def test_a_passed_check_that_contradicts_its_bound_is_refused(expected, observed, bad):
     """Issue 30: a row "expected < 3 | observed 3 | pass" must never be written: the report refuses it."""
     from ag_attention import ComputationError

@@ -17,8 +17,14 @@ def test_the_quick_reproduction_passes_and_writes_its_files(tmp_path):
     assert any(n.startswith("critical teacher, enough data") for n in names)
     (table,) = [t for t in d["tables"] if t["title"] == "Where the runs end"]
     assert sum(row[3] for row in table["rows"]) == 21
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "report.md", "runs.json", "training.pdf",
-                                                          "training.png", "training.svg"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "report.json",
+        "report.md",
+        "runs.json",
+        "training.pdf",
+        "training.png",
+        "training.svg",
+    ]
     runs = json.loads((tmp_path / "runs.json").read_text())
     assert len(runs) == 21 and {r["end"] for r in runs} <= {"smooth", "singular", "critical"}
 
@@ -36,8 +42,10 @@ def test_a_check_fails_when_its_claim_is_false(monkeypatch):
 
     def away(arch, teacher, samples, *, seed, steps, record_every):
         # the run fits the teacher (loss 1e-6 at the end) but ends farther from the critical pairs
-        rec = [Record(s, loss, ((1.0, 1.0, 1.0),), ((1.0, 1.0),), 0.1, 14, d)
-               for s, loss, d in ((0, 1.0, 0.1), (9, 1e-6, 0.5))]
+        rec = [
+            Record(s, loss, ((1.0, 1.0, 1.0),), ((1.0, 1.0),), 0.1, 14, d)
+            for s, loss, d in ((0, 1.0, 0.1), (9, 1e-6, 0.5))
+        ]
         return TrainingRun(arch, teacher, samples, seed, steps, 14, tuple(rec), "smooth", 0.0, np.zeros(15))
 
     monkeypatch.setattr(module, "train", away)
@@ -63,8 +71,10 @@ def test_the_trajectory_figure_counts_the_runs_it_draws(tmp_path, monkeypatch):
     other = Architecture((2, 2), (2,), tokens=2)  # a second one-layer architecture: not drawn under arch's title
 
     def fake(arch, teacher, samples, *, seed, steps, record_every):
-        rec = tuple(Record(s, 1.0 / (s + 1), ((1.0, 0.5, 0.1),), ((1.0, 1.0),), 0.1 / (s + 1), 14, 0.5 / (s + 1))
-                    for s in range(4))
+        rec = tuple(
+            Record(s, 1.0 / (s + 1), ((1.0, 0.5, 0.1),), ((1.0, 1.0),), 0.1 / (s + 1), 14, 0.5 / (s + 1))
+            for s in range(4)
+        )
         return TrainingRun(arch, teacher, samples, seed, steps, 14, rec, "smooth", 0.0, np.zeros(15))
 
     figures = []
@@ -72,8 +82,9 @@ def test_the_trajectory_figure_counts_the_runs_it_draws(tmp_path, monkeypatch):
     monkeypatch.setattr(module, "train", fake)
     monkeypatch.setattr(module, "TEACHERS", ("generic", "critical"))  # no rank-one teacher: no entry for it
     monkeypatch.setattr(module, "save_figure", lambda fig, path: figures.append(fig) or save(fig, path))
-    report = module.reproduce_training(tmp_path, plan=module.Plan(((arch, (5, 30), (0, 1), 3),
-                                                                   (other, (30,), (0, 1), 3)), 1))
+    report = module.reproduce_training(
+        tmp_path, plan=module.Plan(((arch, (5, 30), (0, 1), 3), (other, (30,), (0, 1), 3)), 1)
+    )
     assert report.meta["figures"] == ["training.png", "training.pdf", "training.svg"]
     heads = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml"}
     for ext, head in heads.items():
@@ -81,12 +92,14 @@ def test_the_trajectory_figure_counts_the_runs_it_draws(tmp_path, monkeypatch):
     (fig,) = figures
     fig.canvas.draw()
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    counted = {m.group(1): int(m.group(2)) for m in (re.fullmatch(r"(.*) teacher \((\d+) runs?\)", t) for t in labels)
-               if m}
+    counted = {
+        m.group(1): int(m.group(2)) for m in (re.fullmatch(r"(.*) teacher \((\d+) runs?\)", t) for t in labels) if m
+    }
     assert counted == {"generic": 2, "critical": 2} and len(labels) == 2  # N = 30 only, 2 seeds each
     for ax in fig.axes:
-        drawn = Counter(str(line.get_gid()).split(":")[1] for line in ax.get_lines()
-                        if str(line.get_gid()).startswith("run:"))
+        drawn = Counter(
+            str(line.get_gid()).split(":")[1] for line in ax.get_lines() if str(line.get_gid()).startswith("run:")
+        )
         assert drawn == counted
         ticks = [t.get_text().replace("\N{MINUS SIGN}", "-") for t in ax.get_xticklabels() if t.get_text()]
         assert len(ticks) >= 2 and all(re.fullmatch(r"-?\d+", t) for t in ticks), ticks

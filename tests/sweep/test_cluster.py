@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from ag_attention._sweep.cluster import LocalDaskCluster, dask_command
-
 from tests.helpers import processes_matching
 
 distributed = pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")

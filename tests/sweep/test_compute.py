@@ -19,9 +19,16 @@ from ag_attention._sweep.grid import Spec
 P = 2**31 - 1
 
 
-@pytest.mark.parametrize("closed_by, kind", [(None, "lower-bound"), ("symmetries", "symmetry-bound"),
-                                             ("effective-architecture", "effective-architecture"),
-                                             ("one-token", "analytic-bound"), ("parallel-tokens", "analytic-bound")])
+@pytest.mark.parametrize(
+    "closed_by, kind",
+    [
+        (None, "lower-bound"),
+        ("symmetries", "symmetry-bound"),
+        ("effective-architecture", "effective-architecture"),
+        ("one-token", "analytic-bound"),
+        ("parallel-tokens", "analytic-bound"),
+    ],
+)
 def test_certificate_kind_names_the_proof(closed_by, kind):
     assert certificate_kind(SimpleNamespace(closed_by=closed_by)) == kind
     assert kind in CERTIFICATE_KINDS

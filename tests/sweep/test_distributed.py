@@ -21,7 +21,6 @@ from ag_attention._sweep import Spec, read_rows, sweep  # noqa: E402
 from ag_attention._sweep.cluster import LocalDaskCluster  # noqa: E402
 from ag_attention._sweep.distributed import run_dask  # noqa: E402
 from ag_attention._sweep.store import JOURNAL  # noqa: E402
-
 from tests.helpers import processes_matching  # noqa: E402
 from tests.sweep.guards import bounded  # noqa: E402
 from tests.sweep.small_grid import SMALL, SMALL_SIZE  # noqa: E402
@@ -79,9 +78,14 @@ def test_losing_every_worker_fails_in_time(tmp_path):
     assert 0 < len(read_rows(out / "results.parquet")) < 4002
 
 
-@pytest.mark.parametrize("address, named", [("tcp://127.0.0.1:9", "no Dask scheduler answered"),
-                                             ("not an address", "must be an address"),
-                                             ("http://127.0.0.1:8786", "unknown protocol")])
+@pytest.mark.parametrize(
+    "address, named",
+    [
+        ("tcp://127.0.0.1:9", "no Dask scheduler answered"),
+        ("not an address", "must be an address"),
+        ("http://127.0.0.1:8786", "unknown protocol"),
+    ],
+)
 def test_unreachable_or_bad_scheduler(small_grid, tmp_path, address, named):
     def run():
         with pytest.raises(InvalidArgumentError, match=named) as info:
@@ -130,6 +134,7 @@ def test_the_scheduler_killed_mid_sweep(local_run, small_grid, tmp_path):
     cluster = LocalDaskCluster(workers=2, threads=1, timeout=60)
     cluster.start()
     try:
+
         def kill_when_rows_arrive():
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
@@ -167,8 +172,10 @@ def test_a_client_error_is_a_computation_error():
         status = "running"
 
         def map(self, *args, **kwargs):
-            raise comm.CommClosedError("in <TCP (closed) ConnectionPool.gather local=tcp://127.0.0.1:1 "
-                                       "remote=tcp://127.0.0.1:2>: ConnectionResetError: [Errno 104] Connection reset")
+            raise comm.CommClosedError(
+                "in <TCP (closed) ConnectionPool.gather local=tcp://127.0.0.1:1 "
+                "remote=tcp://127.0.0.1:2>: ConnectionResetError: [Errno 104] Connection reset"
+            )
 
     chunks = [[Spec((2, 2), (2,), 2)], [Spec((2, 1), (1,), 2)]]
     with pytest.raises(ComputationError) as info:

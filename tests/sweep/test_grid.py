@@ -9,7 +9,6 @@ from ag_attention import _progress as progress
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._sweep import Spec, load_grid, parse_grid
 from ag_attention._sweep.grid import MAX_ARCHITECTURES, MAX_GRID_BYTES, MAX_LAYERS, MAX_RANGE
-
 from tests.helpers import ROOT, Terminal
 from tests.sweep.guards import bounded
 
@@ -28,10 +27,10 @@ def _error(tmp_path, text):
         ("colour = 1\n", "colour=1"),
         ("[[architecture]]\nwidths = [2, 2]\nranks = [2]\ntokens = 2\ndepth = 3\n", "architecture[0].depth=3"),
         ("[product]\ndepth = 1\nwidth = 2\ntokens = 2\nwidht = 3\n", "product.widht=3"),
-        ("[product]\ndepth = 2\nwidth = \"0..4\"\ntokens = 2\n", "product.width='0..4'"),
+        ('[product]\ndepth = 2\nwidth = "0..4"\ntokens = 2\n', "product.width='0..4'"),
         ("[product]\ndepth = 2\nwidth = [1, 0]\ntokens = 2\n", "product.width[1]=0"),
-        ("[product]\ndepth = 2\nwidth = \"4..1\"\ntokens = 2\n", "product.width='4..1'"),
-        ("[product]\ndepth = 2\nwidth = \"1-4\"\ntokens = 2\n", "product.width='1-4'"),
+        ('[product]\ndepth = 2\nwidth = "4..1"\ntokens = 2\n', "product.width='4..1'"),
+        ('[product]\ndepth = 2\nwidth = "1-4"\ntokens = 2\n', "product.width='1-4'"),
         ("[product]\ndepth = 2\nwidth = 3\ntokens = true\n", "product.tokens=True"),
         ("[product]\ndepth = 2\nwidth = 3\n", "missing key 'tokens'"),
         ("[[architecture]]\nwidths = [4, 0]\nranks = [2]\ntokens = 2\n", "architecture[0].widths[1]=0"),
@@ -41,9 +40,9 @@ def _error(tmp_path, text):
         ("[[architecture]]\nwidths = [2, 2]\nranks = [2]\ntokens = 0\n", "architecture[0].tokens=0"),
         ("[[architecture]]\nwidths = [2, 2]\nranks = [2]\ntokens = 2\ncausal = 1\n", "architecture[0].causal=1"),
         ("[product]\ndepth = 1\nwidth = 2\ntokens = 2\nrank = 3\n", "the grid is empty"),
-        ("description = \"nothing\"\n", "the grid is empty"),
+        ('description = "nothing"\n', "the grid is empty"),
         ("", "the grid is empty"),
-        ("[product]\ndepth = 3\nwidth = \"1..40\"\ntokens = 2\n", "narrow its ranges"),
+        ('[product]\ndepth = 3\nwidth = "1..40"\ntokens = 2\n', "narrow its ranges"),
         ("[product\n", "not valid TOML"),
     ],
 )
@@ -63,6 +62,7 @@ def test_unreadable_grid_file_is_named(tmp_path):
 # ------------------------------------------------------------------ hostile grid files (issue 20: H6, T3, H3)
 def _refusal(call):
     """The InvalidArgumentError of ``call()``, which must come promptly (a hang fails the test)."""
+
     def run():
         with pytest.raises(InvalidArgumentError) as info:
             call()
@@ -111,13 +111,22 @@ def test_long_values_are_shortened_in_messages(tmp_path):
     assert "product.depth[0]=[[[" in message and "must be an integer" in message and len(message) < 400
 
 
-@pytest.mark.parametrize("table, named", [
-    ({"depth": "1..100000", "width": 2, "tokens": 2}, "product.depth='1..100000': 100,000 values, more than the 10,000"),
-    ({"depth": 1, "width": "1..100000", "tokens": 2}, "product.width='1..100000': 100,000 values"),
-    ({"depth": "1..10000", "width": [1, 2], "tokens": 2}, "more than the 1,000,000 architectures a sweep takes"),
-    ({"depth": "1..9000", "width": 1, "tokens": 2}, "more than the 4,000,000 layers"),
-    ({"depth": 2, "width": "1..9000", "rank": "1..9000", "tokens": 2}, "more than the 1,000,000 architectures a sweep takes"),
-])
+@pytest.mark.parametrize(
+    "table, named",
+    [
+        (
+            {"depth": "1..100000", "width": 2, "tokens": 2},
+            "product.depth='1..100000': 100,000 values, more than the 10,000",
+        ),
+        ({"depth": 1, "width": "1..100000", "tokens": 2}, "product.width='1..100000': 100,000 values"),
+        ({"depth": "1..10000", "width": [1, 2], "tokens": 2}, "more than the 1,000,000 architectures a sweep takes"),
+        ({"depth": "1..9000", "width": 1, "tokens": 2}, "more than the 4,000,000 layers"),
+        (
+            {"depth": 2, "width": "1..9000", "rank": "1..9000", "tokens": 2},
+            "more than the 1,000,000 architectures a sweep takes",
+        ),
+    ],
+)
 def test_huge_products_are_refused_by_counting(table, named):
     message = _refusal(lambda: parse_grid({"product": table}))
     assert named in message, message
@@ -132,7 +141,9 @@ def test_the_count_limits_are_exact():
 
 def test_a_deep_network_is_described_briefly():
     spec = parse_grid({"architecture": [{"widths": [4] * 1201, "ranks": [2] * 1200, "tokens": 2, "heads": 2}]}).specs[0]
-    assert spec.describe() == "widths 4,4,4,4,4,4,...,4 (1,201 widths) ranks 2,2,2,2,2,2,...,2 (1,200 ranks) t=2 heads=2"
+    assert (
+        spec.describe() == "widths 4,4,4,4,4,4,...,4 (1,201 widths) ranks 2,2,2,2,2,2,...,2 (1,200 ranks) t=2 heads=2"
+    )
     assert Spec((4, 2, 4), (2, 2), 3).describe() == "widths 4,2,4 ranks 2,2 t=3"
 
 
@@ -156,11 +167,20 @@ def test_product_semantics():
     assert len(g) == 2 * (1 + 1 + 3 + 3)
     # given ranks: those at most d_{i-1} per layer; skip only with equal widths
     g = parse_grid({"product": {"depth": 2, "width": "2..3", "rank": [2, 3], "tokens": 2, "skip": True}})
-    assert [(s.widths, s.ranks) for s in g] == [((2, 2, 2), (2, 2)), ((3, 3, 3), (2, 2)), ((3, 3, 3), (2, 3)),
-                                              ((3, 3, 3), (3, 2)), ((3, 3, 3), (3, 3))]
+    assert [(s.widths, s.ranks) for s in g] == [
+        ((2, 2, 2), (2, 2)),
+        ((3, 3, 3), (2, 2)),
+        ((3, 3, 3), (2, 3)),
+        ((3, 3, 3), (3, 2)),
+        ((3, 3, 3), (3, 3)),
+    ]
     # the findings grids have the README's sizes; a repeat is computed once
     assert len(load_grid(ROOT / "sweeps" / "findings-t2.toml")) == 4400
     assert len(load_grid(ROOT / "sweeps" / "findings-t1.toml")) == 4440
-    g = parse_grid({"architecture": [{"widths": [2, 2], "ranks": [1], "tokens": 2}],
-                    "product": {"depth": 1, "width": 2, "tokens": 2}})
+    g = parse_grid(
+        {
+            "architecture": [{"widths": [2, 2], "ranks": [1], "tokens": 2}],
+            "product": {"depth": 1, "width": 2, "tokens": 2},
+        }
+    )
     assert len(g) == 2 and g.duplicates == 1

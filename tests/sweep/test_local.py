@@ -11,7 +11,6 @@ import pytest
 from ag_attention._errors import ComputationError
 from ag_attention._sweep import parse_grid, sweep
 from ag_attention._sweep.local import local_workers
-
 from tests.sweep.guards import bounded
 
 pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
@@ -95,12 +94,27 @@ def test_ctrl_c_on_a_local_sweep_leaves_no_semaphore_behind(tmp_path):
     from tests.helpers import ROOT
 
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "ag_attention._cli", "sweep",
-                             str(ROOT / "sweeps" / "certification-wide.toml"), "--out", str(out), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT,
-                            # a runner started in the background (make test under `&`, CI) ignores SIGINT, and an
-                            # ignored signal stays ignored across exec: the sweep would never see the Ctrl-C
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ag_attention._cli",
+            "sweep",
+            str(ROOT / "sweeps" / "certification-wide.toml"),
+            "--out",
+            str(out),
+            "--workers",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=ROOT,
+        # a runner started in the background (make test under `&`, CI) ignores SIGINT, and an
+        # ignored signal stays ignored across exec: the sweep would never see the Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 120
         journal = out / "journal.jsonl"

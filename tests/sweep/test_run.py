@@ -7,28 +7,30 @@ import pytest
 from ag_attention import _progress as progress
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._sweep import parse_grid, sweep
-
 from tests.helpers import Terminal
 from tests.sweep.small_grid import SMALL_SIZE
 
 pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(prime=4), "prime=4: not a prime"),
-    (dict(seed=-1), "seed=-1: must be a non-negative integer"),
-    (dict(seed=True), "seed=True: must be a non-negative integer"),
-    (dict(workers=0), "workers=0: must be a positive integer"),
-    (dict(workers=1.5), "workers=1.5: must be a positive integer"),
-    (dict(chunk_size=0), "chunk_size=0: must be a positive integer"),
-    (dict(timeout=0), "timeout=0: must be a positive number of seconds"),
-    (dict(timeout=float("nan")), "timeout=nan: must be a positive number of seconds"),
-    (dict(timeout=True), "timeout=True: must be a positive number of seconds"),
-    (dict(resume="yes"), "resume='yes': must be True or False"),
-    (dict(plots=None), "plots=None: must be True or False"),
-    (dict(resume=True, overwrite=True), "--resume and --overwrite: choose one"),
-    (dict(scheduler="x"), "--scheduler='x': must be an address tcp://HOST:PORT"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(prime=4), "prime=4: not a prime"),
+        (dict(seed=-1), "seed=-1: must be a non-negative integer"),
+        (dict(seed=True), "seed=True: must be a non-negative integer"),
+        (dict(workers=0), "workers=0: must be a positive integer"),
+        (dict(workers=1.5), "workers=1.5: must be a positive integer"),
+        (dict(chunk_size=0), "chunk_size=0: must be a positive integer"),
+        (dict(timeout=0), "timeout=0: must be a positive number of seconds"),
+        (dict(timeout=float("nan")), "timeout=nan: must be a positive number of seconds"),
+        (dict(timeout=True), "timeout=True: must be a positive number of seconds"),
+        (dict(resume="yes"), "resume='yes': must be True or False"),
+        (dict(plots=None), "plots=None: must be True or False"),
+        (dict(resume=True, overwrite=True), "--resume and --overwrite: choose one"),
+        (dict(scheduler="x"), "--scheduler='x': must be an address tcp://HOST:PORT"),
+    ],
+)
 def test_bad_arguments_are_refused_before_any_work(kwargs, message, tmp_path):
     with pytest.raises(InvalidArgumentError) as err:
         sweep(tmp_path / "missing.toml", tmp_path / "out", **kwargs)
@@ -53,8 +55,14 @@ def test_what_a_sweep_returns(local_run):
 
 def test_a_grid_object_and_a_failed_row(tmp_path):
     """An architecture too large for memory is a row with its error, counted; the others are computed."""
-    grid = parse_grid({"architecture": [{"widths": [2, 2], "ranks": [2], "tokens": 2},
-                                        {"widths": [200, 200, 200], "ranks": [100, 100], "tokens": 3}]})
+    grid = parse_grid(
+        {
+            "architecture": [
+                {"widths": [2, 2], "ranks": [2], "tokens": 2},
+                {"widths": [200, 200, 200], "ranks": [100, 100], "tokens": 3},
+            ]
+        }
+    )
     r = sweep(grid, tmp_path / "out", workers=1, plots=False)
     assert (r.total, r.computed, r.errors) == (2, 2, 1) and r.summary["total"]["errors"] == 1
     by_width = {row["widths"][0]: row for row in r.rows()}
@@ -70,7 +78,11 @@ def test_the_steps_before_the_rows_show_progress(tmp_path, monkeypatch):
     monkeypatch.setattr(progress, "DELAY", 0.0)  # here at once
     err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)
-    sweep(parse_grid({"architecture": [{"widths": [2, 2], "ranks": [2], "tokens": 2}]}), tmp_path / "out", workers=1,
-          plots=False)
+    sweep(
+        parse_grid({"architecture": [{"widths": [2, 2], "ranks": [2], "tokens": 2}]}),
+        tmp_path / "out",
+        workers=1,
+        plots=False,
+    )
     text = err.getvalue()
     assert "sweep: the grid's fingerprint" in text and "sweep: planning the tasks" in text

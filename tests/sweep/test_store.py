@@ -20,7 +20,6 @@ from ag_attention._errors import InvalidArgumentError, OutputError  # noqa: E402
 from ag_attention._sweep import COLUMNS, Spec, parse_grid, read_metadata, read_rows, sweep  # noqa: E402
 from ag_attention._sweep.cli import main as sweep_main  # noqa: E402
 from ag_attention._sweep.store import JOURNAL, JournalWarning, grid_fingerprint  # noqa: E402
-
 from tests.helpers import ROOT, Terminal  # noqa: E402
 from tests.sweep.small_grid import SMALL_SIZE  # noqa: E402
 
@@ -36,8 +35,16 @@ def test_parquet_schema_and_metadata(local_run):
     assert [f.name for f in schema] == [name for name, _ in COLUMNS]
     for name in ("widths", "ranks", "effective_widths", "effective_ranks"):
         assert types[name] == pa.list_(pa.int64()), name
-    for name in ("skip", "causal", "normalized", "formula_applies", "paper_hypotheses_hold", "certified",
-                 "numerical", "agrees"):
+    for name in (
+        "skip",
+        "causal",
+        "normalized",
+        "formula_applies",
+        "paper_hypotheses_hold",
+        "certified",
+        "numerical",
+        "agrees",
+    ):
         assert types[name] == pa.bool_(), name
     for name in ("tokens", "heads", "dimension", "parameters", "expected", "prime", "seed"):
         assert types[name] == pa.int64(), name
@@ -78,8 +85,18 @@ def test_existing_results_need_resume_or_overwrite(local_run, small_grid):
 
 def test_resume_after_kill(local_run, small_grid, tmp_path):
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "ag_attention._sweep", str(small_grid), "--out", str(out), "--workers", "1",
-           "--quiet", "--no-plots"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ag_attention._sweep",
+        str(small_grid),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--quiet",
+        "--no-plots",
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     journal = out / JOURNAL
     deadline = time.monotonic() + 60
@@ -140,15 +157,26 @@ def _plant(directory, names, victims):
 
 def _victims_untouched(victims):
     for victim in victims.iterdir():
-        assert victim.read_text() == f"victim {victim.name}\n" or victim.read_text() == f"victim .{victim.name}\n", victim
+        assert victim.read_text() == f"victim {victim.name}\n" or victim.read_text() == f"victim .{victim.name}\n", (
+            victim
+        )
 
 
 def test_planted_links_are_never_written_through(tmp_path, capsys):
     grid = tmp_path / "grid.toml"
     grid.write_text(TINY)
     out, victims = tmp_path / "out", tmp_path / "victims"
-    names = ["sweep.json.tmp", "results.parquet.tmp", "summary.md.tmp", "summary.json.tmp",  # the old temporaries
-             "sweep.json", "summary.md", "summary.json", "dimension-vs-formula.png", "dimension-vs-formula.svg"]
+    names = [
+        "sweep.json.tmp",
+        "results.parquet.tmp",
+        "summary.md.tmp",
+        "summary.json.tmp",  # the old temporaries
+        "sweep.json",
+        "summary.md",
+        "summary.json",
+        "dimension-vs-formula.png",
+        "dimension-vs-formula.svg",
+    ]
     _plant(out, names, victims)
     assert sweep_main([str(grid), "--out", str(out), "--workers", "1", "--quiet"]) == 0, capsys.readouterr().err
     _victims_untouched(victims)
@@ -188,12 +216,16 @@ def test_a_link_at_the_results_is_not_read_on_resume(tmp_path, capsys):
 def test_invalid_journal_lines_are_set_aside_and_every_valid_row_kept(local_run, tmp_path):
     """Garbled lines and rows that are not rows (L2, T4): moved to journal.rejected, each named; the rest resume."""
     valid = read_rows(local_run.results)[:128]
-    grid = parse_grid({"architecture": [
-        {k: v for k, v in Spec.from_row(r).to_dict().items()} for r in valid]})
+    grid = parse_grid({"architecture": [{k: v for k, v in Spec.from_row(r).to_dict().items()} for r in valid]})
     out = tmp_path / "out"
     out.mkdir()
-    bad = {5: b'{"widths": [1, 2], "ra\x00\xff garbled', 40: b'{"a":1}', 80: None, 100: b"[1, 2]",
-           110: b'{"widths": [2, 2], "ranks": [' + b"[" * 3000 + b"]" * 3000 + b"]}"}
+    bad = {
+        5: b'{"widths": [1, 2], "ra\x00\xff garbled',
+        40: b'{"a":1}',
+        80: None,
+        100: b"[1, 2]",
+        110: b'{"widths": [2, 2], "ranks": [' + b"[" * 3000 + b"]" * 3000 + b"]}",
+    }
     lines, rows = [], iter(valid[:127])
     for number in range(1, 127 + len(bad) + 1):
         if number in bad:
@@ -216,14 +248,20 @@ def test_invalid_journal_lines_are_set_aside_and_every_valid_row_kept(local_run,
     assert "tokens" in rejected[2]["reason"] and "'abc'" in rejected[2]["reason"]
 
 
-@pytest.mark.parametrize("forge, reason", [
-    (lambda r: {**r, "dimension": -5}, "dimension=-5: not between 0 and the"),
-    (lambda r: {**r, "dimension": r["parameters"] + 1}, "not between 0 and the"),
-    (lambda r: {**r, "parameters": r["parameters"] + 1}, "its architecture has"),
-    (lambda r: {**r, "expected": (r["expected"] or 0) + 1}, "the formula gives"),
-    (lambda r: {**r, "certified": True, "certificate_kind": "lower-bound"}, "certified with"),
-    (lambda r: {**r, "upper_bound": r["dimension"] - 1} if r["dimension"] else {**r, "upper_bound": -1}, "upper_bound"),
-])
+@pytest.mark.parametrize(
+    "forge, reason",
+    [
+        (lambda r: {**r, "dimension": -5}, "dimension=-5: not between 0 and the"),
+        (lambda r: {**r, "dimension": r["parameters"] + 1}, "not between 0 and the"),
+        (lambda r: {**r, "parameters": r["parameters"] + 1}, "its architecture has"),
+        (lambda r: {**r, "expected": (r["expected"] or 0) + 1}, "the formula gives"),
+        (lambda r: {**r, "certified": True, "certificate_kind": "lower-bound"}, "certified with"),
+        (
+            lambda r: {**r, "upper_bound": r["dimension"] - 1} if r["dimension"] else {**r, "upper_bound": -1},
+            "upper_bound",
+        ),
+    ],
+)
 def test_a_journal_row_that_contradicts_itself_is_recomputed_not_published(local_run, tmp_path, forge, reason):
     """F1: a row with dimension -5 (true value 61 of 145 parameters) was kept on --resume and published as
     certified: its types were checked, not its sense. Now every bound the row itself implies is checked."""
@@ -245,8 +283,12 @@ def _two_grids(tmp_path):
     six = tmp_path / "six.toml"
     six.write_text('[product]\ndepth = 1\nwidth = "1..2"\ntokens = 2\n')
     three = tmp_path / "three.toml"
-    three.write_text("".join(f"[[architecture]]\nwidths = {w}\nranks = {a}\ntokens = 2\n\n"
-                             for w, a in (([1, 1], [1]), ([2, 2], [2]), ([2, 1], [1]))))
+    three.write_text(
+        "".join(
+            f"[[architecture]]\nwidths = {w}\nranks = {a}\ntokens = 2\n\n"
+            for w, a in (([1, 1], [1]), ([2, 2], [2]), ([2, 1], [1]))
+        )
+    )
     return six, three
 
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from ag_attention import _progress as progress
-
 from ag_attention._sweep.compute import compute_row
 from ag_attention._sweep.grid import Spec
 from ag_attention._sweep.summary import (
@@ -21,7 +20,6 @@ from ag_attention._sweep.summary import (
     variant,
     write_summary,
 )
-
 from tests.helpers import Terminal
 
 P = 2**31 - 1
@@ -44,7 +42,8 @@ def test_variant_names():
     base = {"normalized": False, "tokens": 2, "depth": 3, "heads": 1, "skip": False, "causal": False}
     assert variant(base) == "lightning, t=2, L=3"
     assert variant({**base, "normalized": True, "heads": 2, "skip": True, "causal": True}) == (
-        "normalized, t=2, L=3, heads=2, skip, causal")
+        "normalized, t=2, L=3, heads=2, skip, causal"
+    )
 
 
 def test_counts_per_variant_and_in_total(rows):
@@ -58,8 +57,16 @@ def test_counts_per_variant_and_in_total(rows):
     by_name = {v["variant"]: v for v in s["variants"]}
     deep = by_name["lightning, t=2, L=2"]
     assert deep["rows"] == 1 and deep["effective_eligible"] == deep["effective_agrees"] == 1
-    assert deep["by_failed"] == [{"failed_hypotheses": ["no hidden layer wider than an earlier one (d_0 >= ... >= d_{L-1})"],
-                                  "rows": 1, "agrees": 0, "differs": 1, "undecided": 0, "errors": 0}]
+    assert deep["by_failed"] == [
+        {
+            "failed_hypotheses": ["no hidden layer wider than an earlier one (d_0 >= ... >= d_{L-1})"],
+            "rows": 1,
+            "agrees": 0,
+            "differs": 1,
+            "undecided": 0,
+            "errors": 0,
+        }
+    ]
     assert by_name["lightning, t=1, L=1"]["certificate_kinds"] == {"analytic-bound": 1}
     assert by_name["normalized, t=3, L=1"]["formula"] == "Thm. 3.9"
     assert by_name["lightning, t=2, L=1, heads=2"]["formula"] is None
@@ -71,8 +78,14 @@ def test_counts_per_variant_and_in_total(rows):
 
 
 def test_errors_are_counted_not_compared(rows):
-    failed = {**rows[0], "dimension": None, "agrees": None, "certified": False, "certificate_kind": "error",
-              "error": "InsufficientMemoryError: too large"}
+    failed = {
+        **rows[0],
+        "dimension": None,
+        "agrees": None,
+        "certified": False,
+        "certificate_kind": "error",
+        "error": "InsufficientMemoryError: too large",
+    }
     s = summarize([failed])
     assert (s["total"]["errors"], s["total"]["applies_agrees"], s["total"]["applies_undecided"]) == (1, 0, 1)
     assert s["variants"][0]["by_failed"][0]["errors"] == 1 and s["variants"][0]["by_failed"][0]["undecided"] == 0
@@ -82,7 +95,9 @@ def test_markdown(rows):
     s = summarize(rows, info={"description": "a test grid", "grid": "g.toml", "prime": P, "seed": 0})
     md = markdown(s)
     certified = s["total"]["certified"]
-    assert md.startswith(f"# Sweep summary\n\na test grid\n\n6 architectures; {certified} certified exact; grid g.toml; ")
+    assert md.startswith(
+        f"# Sweep summary\n\na test grid\n\n6 architectures; {certified} certified exact; grid g.toml; "
+    )
     assert "| variant | rows | certified | formula | applies |" in md and f"| **all** | 6 | {certified} |" in md
     assert "## lightning, t=2, L=2: which hypotheses fail (Cor. 3.8)" in md
     assert "| none (the formula applies) | 1 | 1 | 0 | 0 | 0 |" in md
@@ -96,8 +111,9 @@ def test_plot_and_its_absence(rows, tmp_path):
     assert plot(rows, tmp_path, title="t") == ["dimension-vs-formula.png", "dimension-vs-formula.svg"]
     assert (tmp_path / "dimension-vs-formula.png").read_bytes()[:4] == b"\x89PNG"
     failed = {**rows[0], "dimension": None, "error": "InsufficientMemoryError: too large"}
-    assert plot([failed], tmp_path) == ("no plot: no row has a dimension (left out: 1 row without a dimension "
-                                        "(its computation failed))")
+    assert plot([failed], tmp_path) == (
+        "no plot: no row has a dimension (left out: 1 row without a dimension (its computation failed))"
+    )
 
 
 def test_write_summary(rows, tmp_path):
@@ -133,8 +149,14 @@ def _points(fig):
 def many(rows):
     """301 rows as in the issue: each of the six rows 50 times (identical points), one of them failed."""
     out = [dict(r) for r in rows for _ in range(50)]
-    failed = {**rows[0], "dimension": None, "agrees": None, "certified": False, "certificate_kind": "error",
-              "error": "InsufficientMemoryError: too large"}
+    failed = {
+        **rows[0],
+        "dimension": None,
+        "agrees": None,
+        "certified": False,
+        "certificate_kind": "error",
+        "error": "InsufficientMemoryError: too large",
+    }
     return out + [failed]
 
 
@@ -170,8 +192,11 @@ def test_identical_points_are_all_visible_and_the_jitter_is_seeded(many):
     assert len({tuple(p) for p in points}) == len(points) == 300  # 50 copies of each row: 50 distinct dots
     a = max(info["jitter"]["amplitudes"])
     assert 0 < a <= max(0.3, 0.012 * points.max())  # small: 0.3 units, or 1.2% of a wide axis
-    exact = {(r["expected"] if r["expected"] is not None else r["upper_bound"], r["dimension"])
-             for r in many if r["dimension"] is not None}
+    exact = {
+        (r["expected"] if r["expected"] is not None else r["upper_bound"], r["dimension"])
+        for r in many
+        if r["dimension"] is not None
+    }
     for x, y in points:  # each dot within the amplitude of the value it stands for
         assert any(abs(x - ex) <= a + 1e-9 and abs(y - ey) <= a + 1e-9 for ex, ey in exact)
     again, _ = plot_figure(many)

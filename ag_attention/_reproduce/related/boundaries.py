@@ -14,15 +14,38 @@ from ..report import Check, Report, Table
 __all__ = ["BOUNDARY_SIZES", "BOUNDARY_VALUES", "boundary_checks"]
 
 #: (d, d', a, t) of the decision boundaries (the quick run: the first five)
-BOUNDARY_SIZES = ((2, 1, 2, 1), (2, 1, 2, 2), (2, 1, 1, 2), (2, 2, 2, 2), (3, 1, 3, 2), (2, 1, 2, 3), (3, 1, 1, 2),
-                  (3, 1, 2, 2), (3, 2, 3, 2), (2, 1, 2, 4), (3, 1, 3, 3), (4, 1, 4, 2))
+BOUNDARY_SIZES = (
+    (2, 1, 2, 1),
+    (2, 1, 2, 2),
+    (2, 1, 1, 2),
+    (2, 2, 2, 2),
+    (3, 1, 3, 2),
+    (2, 1, 2, 3),
+    (3, 1, 1, 2),
+    (3, 1, 2, 2),
+    (3, 2, 3, 2),
+    (2, 1, 2, 4),
+    (3, 1, 3, 3),
+    (4, 1, 4, 2),
+)
 
 #: the generic ED degree of a decision boundary at each size, as docs/related.md prints it: each value is the
 #: count of two independent draws that agree (seeds 0 and 1, except (3,1,2,2): seed 0 is special there, 25, and
 #: seeds 1 and 2 give 28; seeds 0 to 5 were counted at every size, and only that one draw differs)
-BOUNDARY_VALUES = {(2, 1, 2, 1): 3, (2, 1, 2, 2): 12, (2, 1, 1, 2): 3, (2, 2, 2, 2): 15, (3, 1, 3, 2): 37,
-                   (2, 1, 2, 3): 15, (3, 1, 1, 2): 3, (3, 1, 2, 2): 28, (3, 2, 3, 2): 71, (2, 1, 2, 4): 15,
-                   (3, 1, 3, 3): 52, (4, 1, 4, 2): 69}
+BOUNDARY_VALUES = {
+    (2, 1, 2, 1): 3,
+    (2, 1, 2, 2): 12,
+    (2, 1, 1, 2): 3,
+    (2, 2, 2, 2): 15,
+    (3, 1, 3, 2): 37,
+    (2, 1, 2, 3): 15,
+    (3, 1, 1, 2): 3,
+    (3, 1, 2, 2): 28,
+    (3, 2, 3, 2): 71,
+    (2, 1, 2, 4): 15,
+    (3, 1, 3, 3): 52,
+    (4, 1, 4, 2): 69,
+}
 
 
 def boundary_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
@@ -41,37 +64,72 @@ def boundary_checks(report: Report, quick: bool, seed: int) -> list[dict[str, An
         r = boundary_ed_degree(arch, seed=seed)
         draws = [[w.seed, w.solutions] for w in r.draws]
         special = [[w.seed, w.solutions] for w in r.special]
-        rows.append({"size": [d, e, a, t], "unknowns": r.unknowns, "ed_degree": r.ed_degree,
-                     "general_cubic": r.general_cubic, "draws": draws,
-                     "agreeing_seeds": [w.seed for w in r.agreeing], "special": special,
-                     "seconds": round(time.perf_counter() - t0, 2)})
-        bound = ("a linear form times a quadric: 1 + 2" if a == 1 and e == 1 else
-                 "every binary cubic has 3" if r.unknowns <= 2 else f"below a general cubic's {r.general_cubic}")
+        rows.append(
+            {
+                "size": [d, e, a, t],
+                "unknowns": r.unknowns,
+                "ed_degree": r.ed_degree,
+                "general_cubic": r.general_cubic,
+                "draws": draws,
+                "agreeing_seeds": [w.seed for w in r.agreeing],
+                "special": special,
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
+        )
+        bound = (
+            "a linear form times a quadric: 1 + 2"
+            if a == 1 and e == 1
+            else "every binary cubic has 3"
+            if r.unknowns <= 2
+            else f"below a general cubic's {r.general_cubic}"
+        )
         below = (r.ed_degree == 3) if (a == 1 and e == 1) else (r.ed_degree < r.general_cubic or r.unknowns <= 2)
         documented = BOUNDARY_VALUES.get((d, e, a, t))
-        report.add(Check("a decision boundary's ED degree is below a general cubic's (a = d' = 1: exactly 3), and "
-                         "is the value docs/related.md prints (two independent draws agree)",
-                         f"(d,d',a,t) = ({d},{e},{a},{t})",
-                         "msolve, Lagrange conditions; draws (seed: count) "
-                         + ", ".join(f"{s}: {n}" for s, n in draws),
-                         f"{documented} ({bound})", r.ed_degree, below and r.ed_degree == documented,
-                         time.perf_counter() - t0,
-                         details={"draws": draws, "agreeing_seeds": rows[-1]["agreeing_seeds"], "special": special}))
-    report.tables.append(Table(
-        "3. The ED degree of a decision boundary {<r, f(X)> = 0}",
-        ["(d,d',a,t)", "unknowns t d", "ED degree", "general cubic", "draws (seed: count)", "seconds"],
-        [[f"({d},{e},{a},{t})", r["unknowns"], r["ed_degree"], r["general_cubic"],
-          ", ".join(f"{s}: {n}" + ("" if n == r["ed_degree"] else " (special)") for s, n in r["draws"]),
-          r["seconds"]] for (d, e, a, t), r in zip(sizes, rows)],
-        note=("each value: two independent draws that agree (draw k: random integer weights and readout from the "
-              "seed + k, its own random data point, the primes alternating); a draw with another count is special "
-              "and not used. A general cubic cone in n unknowns: 3 (2^(n-1) - 1). Probabilistic counts")))
+        report.add(
+            Check(
+                "a decision boundary's ED degree is below a general cubic's (a = d' = 1: exactly 3), and "
+                "is the value docs/related.md prints (two independent draws agree)",
+                f"(d,d',a,t) = ({d},{e},{a},{t})",
+                "msolve, Lagrange conditions; draws (seed: count) " + ", ".join(f"{s}: {n}" for s, n in draws),
+                f"{documented} ({bound})",
+                r.ed_degree,
+                below and r.ed_degree == documented,
+                time.perf_counter() - t0,
+                details={"draws": draws, "agreeing_seeds": rows[-1]["agreeing_seeds"], "special": special},
+            )
+        )
+    report.tables.append(
+        Table(
+            "3. The ED degree of a decision boundary {<r, f(X)> = 0}",
+            ["(d,d',a,t)", "unknowns t d", "ED degree", "general cubic", "draws (seed: count)", "seconds"],
+            [
+                [
+                    f"({d},{e},{a},{t})",
+                    r["unknowns"],
+                    r["ed_degree"],
+                    r["general_cubic"],
+                    ", ".join(f"{s}: {n}" + ("" if n == r["ed_degree"] else " (special)") for s, n in r["draws"]),
+                    r["seconds"],
+                ]
+                for (d, e, a, t), r in zip(sizes, rows)
+            ],
+            note=(
+                "each value: two independent draws that agree (draw k: random integer weights and readout from the "
+                "seed + k, its own random data point, the primes alternating); a draw with another count is special "
+                "and not used. A general cubic cone in n unknowns: 3 (2^(n-1) - 1). Probabilistic counts"
+            ),
+        )
+    )
     special_rows = [(r["size"], r["special"], r["ed_degree"], r["agreeing_seeds"]) for r in rows if r["special"]]
     if special_rows:
         report.findings.append(
-            "Decision boundaries: special draws, not used: " + "; ".join(
-                f"({','.join(map(str, size))}) seed " + ", ".join(f"{s} gives {n}" for s, n in sp)
+            "Decision boundaries: special draws, not used: "
+            + "; ".join(
+                f"({','.join(map(str, size))}) seed "
+                + ", ".join(f"{s} gives {n}" for s, n in sp)
                 + f" where seeds {' and '.join(map(str, agree))} agree on {value}"
-                for size, sp, value, agree in special_rows) + ".")
+                for size, sp, value, agree in special_rows
+            )
+            + "."
+        )
     return rows
-

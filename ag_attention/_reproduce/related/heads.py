@@ -14,18 +14,28 @@ head, the rescaling ``(c A_h, V_h / c)``.  The claim then reads ``dim = P - symm
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
 from ..report import Check, Table
 
-__all__ = ["POSTER", "HEADS", "poster_formula", "one_layer_criterion", "compare_heads", "heads_grid", "SOFTMAX_GRID",
-           "QUICK_SOFTMAX_GRID", "softmax_heads", "heads_section"]
+__all__ = [
+    "POSTER",
+    "HEADS",
+    "poster_formula",
+    "one_layer_criterion",
+    "compare_heads",
+    "heads_grid",
+    "SOFTMAX_GRID",
+    "QUICK_SOFTMAX_GRID",
+    "softmax_heads",
+    "heads_section",
+]
 
 POSTER = "openreview.net/forum?id=7vPmnHdAPl"
 HEADS = "[multi-head poster, OpenReview 7vPmnHdAPl]"
@@ -76,8 +86,9 @@ def one_layer_criterion(row: dict[str, Any]) -> list[str]:
 
 
 def _group(row: dict[str, Any]) -> str:
-    return (f"{'one layer' if row['depth'] == 1 else 'deep'}, {'t = 1' if row['tokens'] == 1 else 't >= 2'}"
-            + (", skip" if row["skip"] else ""))
+    return f"{'one layer' if row['depth'] == 1 else 'deep'}, {'t = 1' if row['tokens'] == 1 else 't >= 2'}" + (
+        ", skip" if row["skip"] else ""
+    )
 
 
 def compare_heads(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -93,18 +104,34 @@ def compare_heads(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     failures: dict[str, Counter[str]] = defaultdict(Counter)
     examples: dict[tuple[str, str], list[str]] = defaultdict(list)
     open_rows, refuted, mismatch, entries = [], [], [], []
-    one_head = {(tuple(r["widths"]), tuple(r["ranks"]), r["tokens"], bool(r["skip"]), bool(r["causal"])): r
-                for r in rows if r["heads"] == 1 and not r["normalized"] and r["error"] is None}
+    one_head = {
+        (tuple(r["widths"]), tuple(r["ranks"]), r["tokens"], bool(r["skip"]), bool(r["causal"])): r
+        for r in rows
+        if r["heads"] == 1 and not r["normalized"] and r["error"] is None
+    }
     partners: Counter[str] = Counter()
     for r in rows:
         if r["heads"] < 2 or r["normalized"] or r["error"] is not None:
             continue
-        arch = Architecture(tuple(r["widths"]), tuple(r["ranks"]), tokens=r["tokens"], heads=r["heads"],
-                            skip=r["skip"], causal=r["causal"])
+        arch = Architecture(
+            tuple(r["widths"]),
+            tuple(r["ranks"]),
+            tokens=r["tokens"],
+            heads=r["heads"],
+            skip=r["skip"],
+            causal=r["causal"],
+        )
         f = poster_formula(arch)
         group = _group(r)
-        entry: dict[str, Any] = {"architecture": describe(r), "group": group, "formula": f, "lower": r["dimension"],
-                                 "upper": r["upper_bound"], "certified": bool(r["certified"]), "closed_by": r["bound"]}
+        entry: dict[str, Any] = {
+            "architecture": describe(r),
+            "group": group,
+            "formula": f,
+            "lower": r["dimension"],
+            "upper": r["upper_bound"],
+            "certified": bool(r["certified"]),
+            "closed_by": r["bound"],
+        }
         entries.append(entry)
         if not r["certified"]:
             if r["upper_bound"] is not None and f > r["upper_bound"]:
@@ -131,12 +158,18 @@ def compare_heads(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             entry["reasons"] = reasons
             if bool(reasons) != (outcome != "holds"):
                 mismatch.append(f"{describe(r)}: {outcome}, bounds below the count: {reasons or 'none'}")
-    return {"groups": {g: dict(c) for g, c in sorted(groups.items())},
-            "failures_by_bound": {g: dict(c.most_common()) for g, c in sorted(failures.items())},
-            "examples": {f"{g} / {b}": v for (g, b), v in sorted(examples.items())},
-            "open": open_rows, "refuted": refuted, "reason_mismatches": mismatch, "rows": entries,
-            "certified": sum(e["certified"] for e in entries), "multi_head_rows": len(entries),
-            "deep_failures_one_head": dict(partners.most_common())}
+    return {
+        "groups": {g: dict(c) for g, c in sorted(groups.items())},
+        "failures_by_bound": {g: dict(c.most_common()) for g, c in sorted(failures.items())},
+        "examples": {f"{g} / {b}": v for (g, b), v in sorted(examples.items())},
+        "open": open_rows,
+        "refuted": refuted,
+        "reason_mismatches": mismatch,
+        "rows": entries,
+        "certified": sum(e["certified"] for e in entries),
+        "multi_head_rows": len(entries),
+        "deep_failures_one_head": dict(partners.most_common()),
+    }
 
 
 def _partner(row: dict[str, Any], one_head: dict[tuple[Any, ...], dict[str, Any]]) -> str:
@@ -162,20 +195,33 @@ def heads_grid(quick: bool) -> Any:
     for name in names:
         path = SWEEPS / name
         if not path.is_file():
-            raise InvalidArgumentError(f"{path}: grid file not found (the related report runs from a checkout of "
-                                       "ag-attention, whose sweeps/ holds the grids)")
+            raise InvalidArgumentError(
+                f"{path}: grid file not found (the related report runs from a checkout of "
+                "ag-attention, whose sweeps/ holds the grids)"
+            )
         for s in load_grid(path).specs:
             specs.setdefault(s, None)
-    return Grid(tuple(specs), source=" + ".join(f"sweeps/{n}" for n in names),
-                description="the architectures of the certification grids")
+    return Grid(
+        tuple(specs),
+        source=" + ".join(f"sweeps/{n}" for n in names),
+        description="the architectures of the certification grids",
+    )
 
 
 #: the poster's own setting: one softmax layer, several heads (quick: the first rows only)
-SOFTMAX_GRID = tuple(Architecture((d, e), (a,), tokens=t, heads=H, normalized=True)
-                     for t in (2, 3) for H in (2, 3) for d in (1, 2, 3) for e in (1, 2, 3) for a in range(1, d + 1))
-QUICK_SOFTMAX_GRID = (Architecture((2, 3), (2,), tokens=2, heads=2, normalized=True),
-                      Architecture((3, 2), (2,), tokens=3, heads=2, normalized=True),
-                      Architecture((3, 3), (3,), tokens=3, heads=3, normalized=True))
+SOFTMAX_GRID = tuple(
+    Architecture((d, e), (a,), tokens=t, heads=H, normalized=True)
+    for t in (2, 3)
+    for H in (2, 3)
+    for d in (1, 2, 3)
+    for e in (1, 2, 3)
+    for a in range(1, d + 1)
+)
+QUICK_SOFTMAX_GRID = (
+    Architecture((2, 3), (2,), tokens=2, heads=2, normalized=True),
+    Architecture((3, 2), (2,), tokens=3, heads=2, normalized=True),
+    Architecture((3, 3), (3,), tokens=3, heads=3, normalized=True),
+)
 
 
 def softmax_heads(archs: Sequence[Architecture], seed: int = 0) -> list[dict[str, Any]]:
@@ -186,71 +232,137 @@ def softmax_heads(archs: Sequence[Architecture], seed: int = 0) -> list[dict[str
     out = []
     for arch in archs:
         if not arch.normalized or arch.heads < 2:
-            raise InvalidArgumentError(f"arch={arch.describe()}: the softmax comparison is for normalized "
-                                       "multi-head architectures")
+            raise InvalidArgumentError(
+                f"arch={arch.describe()}: the softmax comparison is for normalized multi-head architectures"
+            )
         n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)
-        out.append({"architecture": arch.describe(), "parameters": arch.parameter_count,
-                    "formula": poster_formula(arch), "dimension": n.dimension, "certified": n.certified,
-                    "gap": None if n.gap is None else round(float(n.gap.gap), 2)})
+        out.append(
+            {
+                "architecture": arch.describe(),
+                "parameters": arch.parameter_count,
+                "formula": poster_formula(arch),
+                "dimension": n.dimension,
+                "certified": n.certified,
+                "gap": None if n.gap is None else round(float(n.gap.gap), 2),
+            }
+        )
     return out
-
 
 
 def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int | None) -> dict[str, Any]:
     """Item 2: the multi-head rows of the certification grids and the softmax grid against the poster's count."""
     from ..._sweep import sweep
     from ..conjectures import describe
+
     grid = heads_grid(quick)
     t0 = time.perf_counter()
     result = sweep(grid, base / "sweeps" / "related-heads", overwrite=True, seed=seed, plots=False, workers=workers)
     rows = result.rows()
     seconds = time.perf_counter() - t0
     errors = [r for r in rows if r["error"] is not None]
-    report.add(Check("every architecture of the certification grids computed", grid.source,
-                     "ag_attention.sweep (GF(p) ranks, proven upper bounds)", len(grid.specs), len(rows) - len(errors),
-                     len(rows) == len(grid.specs) and not errors, seconds,
-                     {"errors": [f"{describe(r)}: {r['error']}" for r in errors]}))
+    report.add(
+        Check(
+            "every architecture of the certification grids computed",
+            grid.source,
+            "ag_attention.sweep (GF(p) ranks, proven upper bounds)",
+            len(grid.specs),
+            len(rows) - len(errors),
+            len(rows) == len(grid.specs) and not errors,
+            seconds,
+            {"errors": [f"{describe(r)}: {r['error']}" for r in errors]},
+        )
+    )
     cmp = compare_heads(rows)
     one = [e for e in cmp["rows"] if e["group"].startswith("one layer") and e["certified"]]
-    report.add(Check(f"{HEADS} on one lightning layer the count fails exactly where a proven bound of one layer lies "
-                     "below it", f"{len(one)} certified one-layer multi-head rows (t = 1 and t >= 2, with and without "
-                     "skip)", "one_layer_criterion: span, head-mixing, value-space, heads (t = 1) below the count",
-                     len(one), len(one) - len(cmp["reason_mismatches"]), bool(one) and not cmp["reason_mismatches"],
-                     details={"disagreements": cmp["reason_mismatches"]}))
+    report.add(
+        Check(
+            f"{HEADS} on one lightning layer the count fails exactly where a proven bound of one layer lies below it",
+            f"{len(one)} certified one-layer multi-head rows (t = 1 and t >= 2, with and without skip)",
+            "one_layer_criterion: span, head-mixing, value-space, heads (t = 1) below the count",
+            len(one),
+            len(one) - len(cmp["reason_mismatches"]),
+            bool(one) and not cmp["reason_mismatches"],
+            details={"disagreements": cmp["reason_mismatches"]},
+        )
+    )
     soft = softmax_heads(QUICK_SOFTMAX_GRID if quick else SOFTMAX_GRID, seed=seed)
     certified = [s for s in soft if s["certified"]]
     agree = [s for s in certified if s["dimension"] == s["formula"]]
-    report.add(Check(f"{HEADS} in its own setting (softmax, several heads, t >= 2) dim = P - H a^2 (no hidden "
-                     "symmetries)", f"{len(soft)} one-layer softmax architectures",
-                     "numerical_dimension: float64 rank, proven by ball arithmetic against the symmetry bound",
-                     f"{len(soft)} certified, all equal", f"{len(certified)} certified, {len(agree)} equal",
-                     len(certified) == len(soft) and len(agree) == len(certified), details={"rows": soft}))
+    report.add(
+        Check(
+            f"{HEADS} in its own setting (softmax, several heads, t >= 2) dim = P - H a^2 (no hidden symmetries)",
+            f"{len(soft)} one-layer softmax architectures",
+            "numerical_dimension: float64 rank, proven by ball arithmetic against the symmetry bound",
+            f"{len(soft)} certified, all equal",
+            f"{len(certified)} certified, {len(agree)} equal",
+            len(certified) == len(soft) and len(agree) == len(certified),
+            details={"rows": soft},
+        )
+    )
     table = []
     for group, counts in cmp["groups"].items():
         fails = cmp["failures_by_bound"].get(group, {})
-        table.append([group, sum(counts.values()), counts.get("holds", 0),
-                      sum(v for k, v in counts.items() if k.startswith("fails:")),
-                      ", ".join(f"{k} {v}" for k, v in fails.items()) or "-",
-                      counts.get("fails (refuted by the bounds)", 0), counts.get("open", 0)])
-    report.tables.append(Table(
-        "The poster's count against the multi-head lightning rows of the certification grids (item 2)",
-        ["group", "rows", "holds", "fails (certified)", "fails: closed by", "fails (refuted by the bounds)", "open"],
-        table, note="count = P - symmetry_count (GL_a per head, a rescaling per head, GL_{d_i} between layers). "
-                    "Certified: the GF(p) rank met a proven upper bound, named by 'closed by'; refuted: not certified, "
-                    "but the count exceeds the proven upper bound; open: the count lies within the bounds. "
-                    f"Deep certified failures against the same network with one head: "
-                    + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none") + "."))
+        table.append(
+            [
+                group,
+                sum(counts.values()),
+                counts.get("holds", 0),
+                sum(v for k, v in counts.items() if k.startswith("fails:")),
+                ", ".join(f"{k} {v}" for k, v in fails.items()) or "-",
+                counts.get("fails (refuted by the bounds)", 0),
+                counts.get("open", 0),
+            ]
+        )
+    report.tables.append(
+        Table(
+            "The poster's count against the multi-head lightning rows of the certification grids (item 2)",
+            [
+                "group",
+                "rows",
+                "holds",
+                "fails (certified)",
+                "fails: closed by",
+                "fails (refuted by the bounds)",
+                "open",
+            ],
+            table,
+            note="count = P - symmetry_count (GL_a per head, a rescaling per head, GL_{d_i} between layers). "
+            "Certified: the GF(p) rank met a proven upper bound, named by 'closed by'; refuted: not certified, "
+            "but the count exceeds the proven upper bound; open: the count lies within the bounds. "
+            "Deep certified failures against the same network with one head: "
+            + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none")
+            + ".",
+        )
+    )
     layer_rows = []
     for e in sorted(one, key=lambda e: e["architecture"]):
-        layer_rows.append([e["architecture"], e["lower"], e["formula"], "holds" if e["outcome"] == "holds" else "fails",
-                           e["closed_by"], ", ".join(e.get("reasons", [])) or "-"])
-    report.tables.append(Table("One lightning layer, several heads (item 2)",
-                               ["architecture", "dimension (certified)", "count", "claim", "closed by",
-                                "proven bounds below the count"], layer_rows))
-    report.tables.append(Table("The poster's own setting: one softmax layer, several heads (item 2)",
-                               ["architecture", "parameters", "count", "dimension", "certified", "gap (orders)"],
-                               [[s["architecture"], s["parameters"], s["formula"], s["dimension"], s["certified"],
-                                 s["gap"]] for s in soft]))
+        layer_rows.append(
+            [
+                e["architecture"],
+                e["lower"],
+                e["formula"],
+                "holds" if e["outcome"] == "holds" else "fails",
+                e["closed_by"],
+                ", ".join(e.get("reasons", [])) or "-",
+            ]
+        )
+    report.tables.append(
+        Table(
+            "One lightning layer, several heads (item 2)",
+            ["architecture", "dimension (certified)", "count", "claim", "closed by", "proven bounds below the count"],
+            layer_rows,
+        )
+    )
+    report.tables.append(
+        Table(
+            "The poster's own setting: one softmax layer, several heads (item 2)",
+            ["architecture", "parameters", "count", "dimension", "certified", "gap (orders)"],
+            [
+                [s["architecture"], s["parameters"], s["formula"], s["dimension"], s["certified"], s["gap"]]
+                for s in soft
+            ],
+        )
+    )
     held = sum(e["outcome"] == "holds" for e in one)
     report.findings.append(
         f"Multi-head ({HEADS}): in its own setting, softmax attention, the count P - H a^2 is the proven dimension "
@@ -259,10 +371,15 @@ def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int 
         "one-layer multi-head rows, exactly where a proven bound of one layer lies below it: the heads mix "
         "(f is linear in sum_h A_h (x) V_h, a matrix of rank <= H: H >= (d_in - a)^2 + 2 for t >= 2), the heads "
         "fill the span, the values see a subspace (H d' < d_in), or one token (t = 1). Deep certified failures: "
-        + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none") + ".")
+        + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none")
+        + "."
+    )
     summary = {k: v for k, v in cmp.items() if k != "rows"}
     summary["one_layer_rows"] = [e for e in cmp["rows"] if e["group"].startswith("one layer")]
-    return {"grid": grid.source, "architectures": len(grid.specs), "seconds": round(seconds, 1), **summary,
-            "softmax": soft}
-
-
+    return {
+        "grid": grid.source,
+        "architectures": len(grid.specs),
+        "seconds": round(seconds, 1),
+        **summary,
+        "softmax": soft,
+    }

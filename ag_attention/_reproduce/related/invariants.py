@@ -26,10 +26,11 @@ import itertools
 import math
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
@@ -38,10 +39,30 @@ from ..._models.coordinates import full_coordinates, full_structure, reduced_coo
 from ..report import Check, Table
 
 __all__ = [
-    "REPOSITORY", "Label", "their_labels", "their_coordinates", "reduced_form", "check_coordinate_map", "FAMILIES",
-    "family_members", "check_family", "FamilyCheck", "lie_certificate", "DEFAULT_LINES", "lines_for",
-    "explain_generators", "Explained", "their_ring", "reduced_ring", "on_image", "linear_span", "t1_against_m2",
-    "reduced_against_m2", "invariants_section", "m2_section", "INVARIANTS",
+    "REPOSITORY",
+    "Label",
+    "their_labels",
+    "their_coordinates",
+    "reduced_form",
+    "check_coordinate_map",
+    "FAMILIES",
+    "family_members",
+    "check_family",
+    "FamilyCheck",
+    "lie_certificate",
+    "DEFAULT_LINES",
+    "lines_for",
+    "explain_generators",
+    "Explained",
+    "their_ring",
+    "reduced_ring",
+    "on_image",
+    "linear_span",
+    "t1_against_m2",
+    "reduced_against_m2",
+    "invariants_section",
+    "m2_section",
+    "INVARIANTS",
 ]
 
 #: where the invariants come from
@@ -191,12 +212,17 @@ def their_coordinates(d: int, t: int, j: int = 1, a: int | None = None) -> Their
     Aw = [[pg[f"a_{r}_{c}"] for c in range(1, d + 1)] for r in range(1, d + 1)]
     Vw = [pg[f"v_{c}"] for c in range(1, d + 1)]
     if a < d:  # the closure of rank <= a: A = B C
-        names = ([f"b_{r}_{s}" for r in range(1, d + 1) for s in range(1, a + 1)]
-                 + [f"c_{s}_{c}" for s in range(1, a + 1) for c in range(1, d + 1)] + [f"v_{c}" for c in range(1, d + 1)])
+        names = (
+            [f"b_{r}_{s}" for r in range(1, d + 1) for s in range(1, a + 1)]
+            + [f"c_{s}_{c}" for s in range(1, a + 1) for c in range(1, d + 1)]
+            + [f"v_{c}" for c in range(1, d + 1)]
+        )
         Q = linalg.rational_polynomial_ring(names)
         q = dict(zip(names, Q.gens()))
-        BC = [[sum((q[f"b_{r}_{s}"] * q[f"c_{s}_{c}"] for s in range(1, a + 1)), Q.constant(0))
-               for c in range(1, d + 1)] for r in range(1, d + 1)]
+        BC = [
+            [sum((q[f"b_{r}_{s}"] * q[f"c_{s}_{c}"] for s in range(1, a + 1)), Q.constant(0)) for c in range(1, d + 1)]
+            for r in range(1, d + 1)
+        ]
         images = [BC[r][c] for r in range(d) for c in range(d)] + [q[f"v_{c}"] for c in range(1, d + 1)]
         values = {lab: v.compose(*images, ctx=Q) for lab, v in values.items()}
         Aw, Vw, P = BC, [q[f"v_{c}"] for c in range(1, d + 1)], Q
@@ -225,8 +251,16 @@ def check_coordinate_map(d: int, t: int, j: int = 1, a: int | None = None) -> di
             key = (0, 0, tuple(f - 1 for f in lab))
             if full[key] / _orbit3(lab) != val:
                 bad.append(lab)
-    return {"d": d, "t": t, "j": j, "a": th.a, "labels": len(th.values), "agree": len(th.values) - len(bad),
-            "disagree": [str(b) for b in bad], "divisors": dict(Counter(th.terms.values()))}
+    return {
+        "d": d,
+        "t": t,
+        "j": j,
+        "a": th.a,
+        "labels": len(th.values),
+        "agree": len(th.values) - len(bad),
+        "disagree": [str(b) for b in bad],
+        "divisors": dict(Counter(th.terms.values())),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- determinants
@@ -243,7 +277,7 @@ def _det(M: Sequence[Sequence[Poly]]) -> Poly:
         for cols in itertools.combinations(range(n), r + 1):
             total = None
             for idx, c in enumerate(cols):
-                rest = cols[:idx] + cols[idx + 1:]
+                rest = cols[:idx] + cols[idx + 1 :]
                 term = M[r][c] if prev[rest] is None else M[r][c] * prev[rest]
                 term = term if (r + idx) % 2 == 0 else -term
                 total = term if total is None else total + term
@@ -266,7 +300,7 @@ def _minors(M: Sequence[Sequence[Poly]], k: int) -> list[Poly]:
             for rows in itertools.combinations(range(m), i + 1):
                 total = None
                 for idx, r in enumerate(rows):
-                    rest = rows[:idx] + rows[idx + 1:]
+                    rest = rows[:idx] + rows[idx + 1 :]
                     term = M[r][c] if prev[rest] is None else M[r][c] * prev[rest]
                     term = term if (i + idx) % 2 == 0 else -term
                     total = term if total is None else total + term
@@ -280,9 +314,18 @@ def _minors(M: Sequence[Sequence[Poly]], k: int) -> list[Poly]:
 #: lines of their driver for d = 3 (``generateInvariants(t>1).m2``): pairs of points spanning the lines to which the
 #: slice quadrics are restricted (data, quoted with the repository)
 DEFAULT_LINES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
-    ((2, 2, 1), (2, 2, -1)), ((2, 2, 1), (2, 1, 2)), ((2, 2, 1), (2, 1, 1)), ((2, 2, 1), (2, 1, 0)),
-    ((2, 2, 1), (2, 1, -1)), ((2, 2, -1), (2, 1, 2)), ((2, 2, -1), (2, 1, 1)), ((2, 2, -1), (2, 1, 0)),
-    ((2, 2, -1), (2, 1, -1)), ((2, 1, 2), (2, 1, 1)), ((2, 1, 2), (2, 0, 1)), ((2, 1, 2), (2, 0, -1)),
+    ((2, 2, 1), (2, 2, -1)),
+    ((2, 2, 1), (2, 1, 2)),
+    ((2, 2, 1), (2, 1, 1)),
+    ((2, 2, 1), (2, 1, 0)),
+    ((2, 2, 1), (2, 1, -1)),
+    ((2, 2, -1), (2, 1, 2)),
+    ((2, 2, -1), (2, 1, 1)),
+    ((2, 2, -1), (2, 1, 0)),
+    ((2, 2, -1), (2, 1, -1)),
+    ((2, 1, 2), (2, 1, 1)),
+    ((2, 1, 2), (2, 0, 1)),
+    ((2, 1, 2), (2, 0, -1)),
 )
 
 
@@ -348,8 +391,10 @@ def cross_column_cubics(d: int, t: int, j: int, y: Value) -> list[Poly]:
         for R in itertools.combinations(range(d), 3):
             for S in itertools.combinations(range(d), 3):
                 for m in itertools.combinations_with_replacement(range(1, d + 1), 3):
-                    dets = [_det([[M[k][R[i]][s] for s in S] for i, k in enumerate(order)])
-                            for order in sorted(set(itertools.permutations(m)))]
+                    dets = [
+                        _det([[M[k][R[i]][s] for s in S] for i, k in enumerate(order)])
+                        for order in sorted(set(itertools.permutations(m)))
+                    ]
                     out.append(sum(dets[1:], dets[0]))
     return out
 
@@ -471,8 +516,12 @@ def veronese(d: int, t: int, j: int, a: int, y: Value, r: int) -> dict[str, list
             for L in subsets:
                 for alpha in alphas:
                     f = _acyclic(alpha)
-                    D[(L, alpha)] = _det([[y(_cross(K[f[p]], K[p], L[q], n, j)) * _omega(K[f[p]], K[p])
-                                           for q in range(r)] for p in range(r)])
+                    D[(L, alpha)] = _det(
+                        [
+                            [y(_cross(K[f[p]], K[p], L[q], n, j)) * _omega(K[f[p]], K[p]) for q in range(r)]
+                            for p in range(r)
+                        ]
+                    )
             add = lambda u, v: tuple(x + z for x, z in zip(u, v))  # noqa: E731
             for L in subsets:
                 C = [[D[(L, add(b, g))] for g in gammas] for b in betas]
@@ -501,8 +550,9 @@ def _restricted(d: int, n: int, j: int, s: int, line: tuple[Sequence[int], Seque
     return out
 
 
-def resultant_quartics(d: int, t: int, j: int, y: Value,
-                       lines: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None) -> list[Poly]:
+def resultant_quartics(
+    d: int, t: int, j: int, y: Value, lines: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None
+) -> list[Poly]:
     """On each line: the resultants of two restricted slice quadrics (they share the root of ``V . x``), and for
     three slices ``i < k < l`` the coefficients of ``u_i^2 v_k v_l``, ``u_k^2 v_i v_l``, ``u_l^2 v_i v_k``,
     ``u_i u_k v_l^2``, ``u_i u_l v_k^2``, ``u_k u_l v_i^2`` in ``Res(sum_r u_r q_r, sum_r v_r q_r)``."""
@@ -514,8 +564,14 @@ def resultant_quartics(d: int, t: int, j: int, y: Value,
             for i, k in itertools.combinations(range(1, d + 1), 2):
                 out.append(_binary_resultant_terms(Q[i], Q[k]))
             for i, k, l in itertools.combinations(range(1, d + 1), 3):
-                for u_mono, v_mono in (((i, i), (k, l)), ((k, k), (i, l)), ((l, l), (i, k)),
-                                       ((i, k), (l, l)), ((i, l), (k, k)), ((k, l), (i, i))):
+                for u_mono, v_mono in (
+                    ((i, i), (k, l)),
+                    ((k, k), (i, l)),
+                    ((l, l), (i, k)),
+                    ((i, k), (l, l)),
+                    ((i, l), (k, k)),
+                    ((k, l), (i, i)),
+                ):
                     out.append(_mixed_resultant(Q, u_mono, v_mono))
     return out
 
@@ -524,6 +580,7 @@ def _mixed_resultant(Q: dict[int, list[Poly]], u_mono: tuple[int, int], v_mono: 
     """The coefficient of ``u^u_mono v^v_mono`` in ``Res(sum_r u_r Q_r, sum_r v_r Q_r)``: the resultant is
     ``(P0 R2 - P2 R0)^2 - (P0 R1 - P1 R0)(P1 R2 - P2 R1)``, bilinear brackets in ``(u, v)``, so the coefficient is
     the sum over the orderings of the two multisets of the product of two brackets of single slices."""
+
     def bracket(r: int, s: int, x: int, w: int) -> Poly:
         return Q[r][x] * Q[s][w] - Q[r][w] * Q[s][x]
 
@@ -611,13 +668,19 @@ def lie_certificate(d: int) -> dict[str, Any]:
     u2 = [z, w[2], -w[1]] + [z] * (d - 3)
     K = [[u[r] * u2[c] - u2[r] * u[c] for c in range(d)] for r in range(d)]
     G = _matmul(adj, K)
-    weights = [G[k][k] for k in range(d - 1)] + [G[v - 1][k - 1] for k in range(1, d + 1) for v in range(1, d + 1)
-                                                 if k != v]
+    weights = [G[k][k] for k in range(d - 1)] + [
+        G[v - 1][k - 1] for k in range(1, d + 1) for v in range(1, d + 1) if k != v
+    ]
     product = [sum((M[i][c] * weights[c] for c in range(len(weights))), z) for i in range(len(M))]
-    return {"d": d, "rows": len(M), "columns": len(M[0]), "depends_on_sym_A_only": only_sym,
-            "kernel_vector_nonzero": any(not x.is_zero() for x in weights),
-            "product_zero": all(x.is_zero() for x in product),
-            "trace_zero": sum((G[k][k] for k in range(d)), z).is_zero()}
+    return {
+        "d": d,
+        "rows": len(M),
+        "columns": len(M[0]),
+        "depends_on_sym_A_only": only_sym,
+        "kernel_vector_nonzero": any(not x.is_zero() for x in weights),
+        "product_zero": all(x.is_zero() for x in product),
+        "trace_zero": sum((G[k][k] for k in range(d)), z).is_zero(),
+    }
 
 
 def _cofactor(S: list[list[Poly]], r: int, c: int) -> Poly:
@@ -648,29 +711,76 @@ def _veronese(r: int) -> Callable[[int, int, int, int, Value], list[Poly]]:
     def build(d: int, t: int, j: int, a: int, y: Value) -> list[Poly]:
         parts = veronese(d, t, j, a, y, r)
         return parts["internal"] + parts["cross-target"] + parts["block"]
+
     return build
 
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (
-    Family("linear", "t>=2", "linear relations: context copies (t >= 3) and the symmetrization of the output-token "
-           "coefficients", lambda d, t, j, a, y: linear_relations(d, t, j, y)),
-    Family("low-rank", "t>=2", "(a+1)-minors of the flattening F_n (rows u <= v, columns l), a < d",
-           low_rank_minors, "a < d"),
-    Family("cubics", "t>=2", "cross-column cubics: coefficients of the 3x3 minors of the pencil sum_k c_k M_k",
-           lambda d, t, j, a, y: cross_column_cubics(d, t, j, y), "d >= 3"),
-    Family("syzygies", "t>=2", "context syzygies: relations among the maximal minors of Phi(V) applied to F_n "
-           "(degree d)", lambda d, t, j, a, y: context_syzygies(d, t, j, y)),
-    Family("veronese-2", "t>=2", "Veronese/catalecticant relations of order r = 2 (quartics): internal, "
-           "cross-target and block 2x2 minors", _veronese(2), "2 <= min(d, a)"),
-    Family("veronese-3", "t>=2", "Veronese/catalecticant relations of order r = 3 (degree 6)", _veronese(3),
-           "3 <= min(d, a)"),
-    Family("resultants", "t>=2", "resultant quartics of the slice quadrics restricted to lines (pairs of slices; "
-           "six coefficients for triples)", lambda d, t, j, a, y: resultant_quartics(d, t, j, y)),
-    Family("t1-low-rank", "t=1", "(2a+2)-minors of N = (y[k,k,l]), 2a + 2 <= d",
-           lambda d, t, j, a, y: t1_low_rank(d, a, y), "2a + 2 <= d"),
-    Family("t1-lie", "t=1", "Lie-flattening (Chow-type, split (2,1)) maximal minors of the sl_d action on the cubic",
-           lambda d, t, j, a, y: lie_minors(d, y), "d >= 3"),
-)}
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family(
+            "linear",
+            "t>=2",
+            "linear relations: context copies (t >= 3) and the symmetrization of the output-token coefficients",
+            lambda d, t, j, a, y: linear_relations(d, t, j, y),
+        ),
+        Family(
+            "low-rank",
+            "t>=2",
+            "(a+1)-minors of the flattening F_n (rows u <= v, columns l), a < d",
+            low_rank_minors,
+            "a < d",
+        ),
+        Family(
+            "cubics",
+            "t>=2",
+            "cross-column cubics: coefficients of the 3x3 minors of the pencil sum_k c_k M_k",
+            lambda d, t, j, a, y: cross_column_cubics(d, t, j, y),
+            "d >= 3",
+        ),
+        Family(
+            "syzygies",
+            "t>=2",
+            "context syzygies: relations among the maximal minors of Phi(V) applied to F_n (degree d)",
+            lambda d, t, j, a, y: context_syzygies(d, t, j, y),
+        ),
+        Family(
+            "veronese-2",
+            "t>=2",
+            "Veronese/catalecticant relations of order r = 2 (quartics): internal, cross-target and block 2x2 minors",
+            _veronese(2),
+            "2 <= min(d, a)",
+        ),
+        Family(
+            "veronese-3",
+            "t>=2",
+            "Veronese/catalecticant relations of order r = 3 (degree 6)",
+            _veronese(3),
+            "3 <= min(d, a)",
+        ),
+        Family(
+            "resultants",
+            "t>=2",
+            "resultant quartics of the slice quadrics restricted to lines (pairs of slices; "
+            "six coefficients for triples)",
+            lambda d, t, j, a, y: resultant_quartics(d, t, j, y),
+        ),
+        Family(
+            "t1-low-rank",
+            "t=1",
+            "(2a+2)-minors of N = (y[k,k,l]), 2a + 2 <= d",
+            lambda d, t, j, a, y: t1_low_rank(d, a, y),
+            "2a + 2 <= d",
+        ),
+        Family(
+            "t1-lie",
+            "t=1",
+            "Lie-flattening (Chow-type, split (2,1)) maximal minors of the sl_d action on the cubic",
+            lambda d, t, j, a, y: lie_minors(d, y),
+            "d >= 3",
+        ),
+    )
+}
 
 
 def _label_name(label: Label) -> str:
@@ -698,6 +808,7 @@ def reduced_ring(d: int) -> tuple[Any, Callable[[Label], Poly]]:
         if label not in cache:
             cache[label] = sum((gens[i] * linalg.rational(q) for i, q in reduced_form(label, d).items()), R.constant(0))
         return cache[label]
+
     return R, value
 
 
@@ -744,10 +855,20 @@ class FamilyCheck:
         return self.vanishing == self.nonzero
 
     def to_dict(self) -> dict[str, Any]:
-        return {"family": self.family, "d": self.d, "t": self.t, "a": self.a, "members": self.members,
-                "nonzero": self.nonzero, "distinct": self.distinct, "degrees": list(self.degrees),
-                "vanishing": self.vanishing, "method": self.method, "seconds": round(self.seconds, 2),
-                "note": self.note}
+        return {
+            "family": self.family,
+            "d": self.d,
+            "t": self.t,
+            "a": self.a,
+            "members": self.members,
+            "nonzero": self.nonzero,
+            "distinct": self.distinct,
+            "degrees": list(self.degrees),
+            "vanishing": self.vanishing,
+            "method": self.method,
+            "seconds": round(self.seconds, 2),
+            "note": self.note,
+        }
 
 
 def check_family(name: str, d: int, t: int, a: int | None = None, j: int = 1) -> FamilyCheck:
@@ -765,9 +886,20 @@ def check_family(name: str, d: int, t: int, a: int | None = None, j: int = 1) ->
         cert = lie_certificate(d)
         ok = all(cert[k] for k in ("depends_on_sym_A_only", "product_zero", "kernel_vector_nonzero", "trace_zero"))
         n = math.comb(rows, cols)
-        return FamilyCheck(name, d, t, a, n, n, n, (cols,), n if ok else 0,
-                           "a kernel vector of the Lie matrix over QQ[weights] (lie_certificate)",
-                           time.perf_counter() - t0, note=f"{rows} x {cols} matrix: every {cols}-minor at once")
+        return FamilyCheck(
+            name,
+            d,
+            t,
+            a,
+            n,
+            n,
+            n,
+            (cols,),
+            n if ok else 0,
+            "a kernel vector of the Lie matrix over QQ[weights] (lie_certificate)",
+            time.perf_counter() - t0,
+            note=f"{rows} x {cols} matrix: every {cols}-minor at once",
+        )
     built = family_members(name, d, t, a, j, "theirs")
     on_image = family_members(name, d, t, a, j, "weights")
     if len(built) != len(on_image):  # the same construction in two rings: a mismatch is a bug
@@ -776,8 +908,19 @@ def check_family(name: str, d: int, t: int, a: int | None = None, j: int = 1) ->
     distinct = {_up_to_sign(built[i]) for i in keep}
     vanishing = sum(on_image[i].is_zero() for i in keep)
     degrees = tuple(sorted({built[i].total_degree() for i in keep}))
-    return FamilyCheck(name, d, t, a, len(built), len(keep), len(distinct), degrees, vanishing,
-                       "exact substitution of their parametrization (python-flint over QQ)", time.perf_counter() - t0)
+    return FamilyCheck(
+        name,
+        d,
+        t,
+        a,
+        len(built),
+        len(keep),
+        len(distinct),
+        degrees,
+        vanishing,
+        "exact substitution of their parametrization (python-flint over QQ)",
+        time.perf_counter() - t0,
+    )
 
 
 def _up_to_sign(p: Poly) -> str:
@@ -868,14 +1011,24 @@ class Explained:
         return dict(out)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"d": self.d, "d_out": 1, "a": self.a, "max_degree": self.max_degree, "families": list(self.families),
-                "rows": self.rows, "generates_up_to": self.generates_up_to,
-                "members": self.members, "generators_exact": self.generators_exact, "consistent": self.consistent,
-                "seconds": round(self.seconds, 2)}
+        return {
+            "d": self.d,
+            "d_out": 1,
+            "a": self.a,
+            "max_degree": self.max_degree,
+            "families": list(self.families),
+            "rows": self.rows,
+            "generates_up_to": self.generates_up_to,
+            "members": self.members,
+            "generators_exact": self.generators_exact,
+            "consistent": self.consistent,
+            "seconds": round(self.seconds, 2),
+        }
 
 
-def explain_generators(d: int, a: int, max_degree: int = 4, families: Sequence[str] | None = None,
-                       seed: int = 0, t: int = 2) -> Explained:
+def explain_generators(
+    d: int, a: int, max_degree: int = 4, families: Sequence[str] | None = None, seed: int = 0, t: int = 2
+) -> Explained:
     """Which minimal generators of degree ``<= max_degree`` (:func:`ag_attention.low_degree_equations`) the
     families (their ``t >= 2`` ones, by default all) explain, per degree and multidegree (cached: the same
     arguments give the same object, not to be changed)."""
@@ -885,8 +1038,10 @@ def explain_generators(d: int, a: int, max_degree: int = 4, families: Sequence[s
     names = tuple(f for f in FAMILIES if FAMILIES[f].regime == "t>=2") if families is None else tuple(families)
     for name in names:
         if name not in FAMILIES or FAMILIES[name].regime != "t>=2":
-            raise InvalidArgumentError(f"families: {name!r} is not one of the t >= 2 families "
-                                       f"({', '.join(f for f in FAMILIES if FAMILIES[f].regime == 't>=2')})")
+            raise InvalidArgumentError(
+                f"families: {name!r} is not one of the t >= 2 families "
+                f"({', '.join(f for f in FAMILIES if FAMILIES[f].regime == 't>=2')})"
+            )
     return _explain(d, a, max_degree, names, seed, t)
 
 
@@ -906,8 +1061,11 @@ def _explain(d: int, a: int, max_degree: int, names: tuple[str, ...], seed: int,
         by_family[name] = defaultdict(list)
         for s in kept:
             by_family[name][len(next(iter(s)))].append(s)
-        members[name] = {"nonzero_in_reduced": len(polys), "up_to_degree": len(kept),
-                         "homogeneous": sum(len({_weight(m, weights) for m in s}) == 1 for s in kept)}
+        members[name] = {
+            "nonzero_in_reduced": len(polys),
+            "up_to_degree": len(kept),
+            "homogeneous": sum(len({_weight(m, weights) for m in s}) == 1 for s in kept),
+        }
     ideal_basis: dict[tuple[int, ...], list[Sparse]] = {}  # I_{D-1} per multidegree
     rows: dict[tuple[int, tuple], dict[str, Any]] = {}
     exact = consistent = True
@@ -928,10 +1086,15 @@ def _explain(d: int, a: int, max_degree: int, names: tuple[str, ...], seed: int,
         explained_one: dict[tuple, dict[str, int]] = {}
         blocks = {tuple(x for part in b.multidegree for x in part): b for b in eqs.blocks.get(D, [])}
         homogeneous_all = {mu: [s for name in names for s in F[name].get(mu, [])] for mu in blocks}
-        extra = _inhomogeneous([s for name in names for s in inhomogeneous[name]], blocks, lower,
-                               homogeneous_all, weights)
-        extra_one = {name: _inhomogeneous(inhomogeneous[name], blocks, lower, {mu: F[name].get(mu, []) for mu in blocks},
-                                          weights) for name in names}
+        extra = _inhomogeneous(
+            [s for name in names for s in inhomogeneous[name]], blocks, lower, homogeneous_all, weights
+        )
+        extra_one = {
+            name: _inhomogeneous(
+                inhomogeneous[name], blocks, lower, {mu: F[name].get(mu, []) for mu in blocks}, weights
+            )
+            for name in names
+        }
         for mu, blk in blocks.items():
             space = _Space()
             H = lower.get(mu, [])
@@ -941,15 +1104,26 @@ def _explain(d: int, a: int, max_degree: int, names: tuple[str, ...], seed: int,
             consistent &= space.rank(basis, homogeneous_all[mu]) == len(basis)
             new_basis[mu] = basis
             explained_all[mu] = space.rank(H, homogeneous_all[mu]) - h + extra.get(mu, 0)
-            explained_one[mu] = {name: space.rank(H, F[name].get(mu, [])) - h + extra_one[name].get(mu, 0)
-                                 for name in names}
+            explained_one[mu] = {
+                name: space.rank(H, F[name].get(mu, [])) - h + extra_one[name].get(mu, 0) for name in names
+            }
         for mu, blk in blocks.items():
             a_, b_, g_ = blk.representative
             rep = (a_, b_, g_)
             key = (D, rep)
-            row = rows.setdefault(key, {"degree": D, "representative": [list(a_), list(b_), list(g_)], "multidegrees": 0,
-                                        "generators_each": len(blk.generators), "generators": 0, "explained": 0,
-                                        "unexplained": 0, "by_family": {name: 0 for name in names}})
+            row = rows.setdefault(
+                key,
+                {
+                    "degree": D,
+                    "representative": [list(a_), list(b_), list(g_)],
+                    "multidegrees": 0,
+                    "generators_each": len(blk.generators),
+                    "generators": 0,
+                    "explained": 0,
+                    "unexplained": 0,
+                    "by_family": {name: 0 for name in names},
+                },
+            )
             row["multidegrees"] += 1
             row["generators"] += len(blk.generators)
             row["explained"] += explained_all[mu]
@@ -963,7 +1137,9 @@ def _explain(d: int, a: int, max_degree: int, names: tuple[str, ...], seed: int,
     return Explained(d, a, max_degree, names, table, upto, members, time.perf_counter() - t0, exact, consistent)
 
 
-def _products(basis: dict[tuple[int, ...], list[Sparse]], nvars: int, weights: Any) -> dict[tuple[int, ...], list[Sparse]]:
+def _products(
+    basis: dict[tuple[int, ...], list[Sparse]], nvars: int, weights: Any
+) -> dict[tuple[int, ...], list[Sparse]]:
     """``S_1 . basis``: every ``x_v b``, grouped by multidegree."""
     out: dict[tuple[int, ...], list[Sparse]] = defaultdict(list)
     for mu, polys in basis.items():
@@ -974,8 +1150,13 @@ def _products(basis: dict[tuple[int, ...], list[Sparse]], nvars: int, weights: A
     return out
 
 
-def _inhomogeneous(polys: list[Sparse], blocks: dict[tuple[int, ...], Any], lower: dict[tuple[int, ...], list[Sparse]],
-                   homogeneous: dict[tuple[int, ...], list[Sparse]], weights: Any) -> dict[tuple[int, ...], int]:
+def _inhomogeneous(
+    polys: list[Sparse],
+    blocks: dict[tuple[int, ...], Any],
+    lower: dict[tuple[int, ...], list[Sparse]],
+    homogeneous: dict[tuple[int, ...], list[Sparse]],
+    weights: Any,
+) -> dict[tuple[int, ...], int]:
     """What members that are not torus-homogeneous add in each multidegree ``mu``: with ``G = H + F_hom``
     (homogeneous), ``dim((G + F_inh) cap S_mu) - dim G_mu = dim(Fbar cap Q_mu)``, ``Fbar`` the members reduced
     modulo ``G`` block by block, ``Q = S / G``; ``dim(Fbar cap Q_mu) = rank Fbar - rank(Fbar without the columns
@@ -1050,7 +1231,6 @@ def _components(items: list[dict[tuple[int, ...], Sparse]]) -> list[list[dict[tu
     return list(groups.values())
 
 
-
 # ---------------------------------------------------------------------------------------------- polynomials on the image
 def on_image(polys: Sequence[Poly], d: int, t: int, a: int | None = None, j: int = 1) -> list[bool]:
     """For polynomials in their coordinates (:func:`their_ring`): does each vanish on the image (rank ``<= a``),
@@ -1078,8 +1258,11 @@ def linear_span(d: int, t: int, j: int = 1) -> dict[str, int]:
         for exps, c in p.to_dict().items():
             row[list(exps).index(1)] = _fraction(c)
         rows.append(row)
-    return {"members": len(members), "rank": linalg.rank_rational(rows) if rows else 0,
-            "kernel": len(gens) - len(reduced_keys(d, 1))}
+    return {
+        "members": len(members),
+        "rank": linalg.rank_rational(rows) if rows else 0,
+        "kernel": len(gens) - len(reduced_keys(d, 1)),
+    }
 
 
 def _full_value(d: int) -> Callable[[Label], Poly]:
@@ -1092,6 +1275,7 @@ def _full_value(d: int) -> Callable[[Label], Poly]:
 
     def value(label: Label) -> Poly:
         return gens[position[(0, 0, tuple(f - 1 for f in label))]] * linalg.rational(Fraction(1, _orbit3(label)))
+
     return value
 
 
@@ -1105,13 +1289,25 @@ def t1_against_m2(a: int, timeout: float, d: int = 3) -> dict[str, Any]:
     arch = Architecture((d, 1), (a,), tokens=1)
     imp = implicitize(arch, coords="full", field="QQ", timeout=timeout)
     value = _full_value(d)
-    members = [p for name in ("t1-low-rank", "t1-lie") for p in FAMILIES[name].build(d, 1, 1, min(a, d), value)
-               if not p.is_zero()]
+    members = [
+        p
+        for name in ("t1-low-rank", "t1-lie")
+        for p in FAMILIES[name].build(d, 1, 1, min(a, d), value)
+        if not p.is_zero()
+    ]
     gens = imp.generators
     degrees = Counter(imp.generator_degrees)
-    out: dict[str, Any] = {"architecture": arch.describe(), "dimension": imp.dimension, "degree": imp.degree,
-                           "generators": dict(degrees), "m2_seconds": round(imp.seconds, 1), "cached": imp.cached,
-                           "members": len(members), "explained": {}, "members_in_ideal": True}
+    out: dict[str, Any] = {
+        "architecture": arch.describe(),
+        "dimension": imp.dimension,
+        "degree": imp.degree,
+        "generators": dict(degrees),
+        "m2_seconds": round(imp.seconds, 1),
+        "cached": imp.cached,
+        "members": len(members),
+        "explained": {},
+        "members_in_ideal": True,
+    }
     if len(set(degrees)) != 1:
         raise InvalidArgumentError(f"{arch.describe()}: generators of several degrees; this comparison takes one")
     D = next(iter(degrees))
@@ -1150,11 +1346,22 @@ def reduced_against_m2(d: int, a: int, timeout: float) -> dict[str, Any]:
     R, value = reduced_ring(d)
     images = list(R.gens())
     gens = [g.compose(*images, ctx=R) for g in imp.generators]  # Macaulay2's names are ours, in our order
-    members = [p for name, fam in FAMILIES.items() if fam.regime == "t>=2"
-               for p in family_members(name, d, 2, a, 1, "reduced") if not p.is_zero()]
-    out: dict[str, Any] = {"architecture": arch.describe(), "dimension": imp.dimension, "degree": imp.degree,
-                           "generators": dict(Counter(imp.generator_degrees)), "m2_seconds": round(imp.seconds, 1),
-                           "cached": imp.cached, "variables": list(imp.variables)}
+    members = [
+        p
+        for name, fam in FAMILIES.items()
+        if fam.regime == "t>=2"
+        for p in family_members(name, d, 2, a, 1, "reduced")
+        if not p.is_zero()
+    ]
+    out: dict[str, Any] = {
+        "architecture": arch.describe(),
+        "dimension": imp.dimension,
+        "degree": imp.degree,
+        "generators": dict(Counter(imp.generator_degrees)),
+        "m2_seconds": round(imp.seconds, 1),
+        "cached": imp.cached,
+        "variables": list(imp.variables),
+    }
     explained, ok = {}, True
     for D in sorted(set(imp.generator_degrees)):
         g = [_sparse(p) for p in gens if p.total_degree() == D]
@@ -1170,8 +1377,16 @@ def reduced_against_m2(d: int, a: int, timeout: float) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------- the report
 #: (d, t, j, a) where their coordinates are checked against :func:`reduced_form`
-MAP_SIZES = ((2, 2, 1, 2), (3, 2, 1, 3), (3, 2, 2, 3), (3, 3, 1, 2), (4, 3, 2, 4), (3, 1, 1, 3), (3, 1, 1, 1),
-             (4, 1, 1, 2))
+MAP_SIZES = (
+    (2, 2, 1, 2),
+    (3, 2, 1, 3),
+    (3, 2, 2, 3),
+    (3, 3, 1, 2),
+    (4, 3, 2, 4),
+    (3, 1, 1, 3),
+    (3, 1, 1, 1),
+    (4, 1, 1, 2),
+)
 QUICK_MAP_SIZES = ((2, 2, 1, 2), (3, 2, 1, 3), (3, 3, 2, 1), (3, 1, 1, 3))
 #: (d, t, a) per family: their default (3, 2, 3) and the sizes around it the families are defined on
 FAMILY_SIZES: dict[str, tuple[tuple[int, int, int], ...]] = {
@@ -1215,19 +1430,36 @@ def _family_checks(report: Any, quick: bool) -> list[FamilyCheck]:
         for d, t, a in grid:
             c = check_family(name, d, t, a)
             found.append(c)
-            report.add(Check(f"{INVARIANTS} every member of '{name}' vanishes on the image",
-                             f"d={d}, t={t}, a={a}", c.method, f"{c.nonzero} of {c.nonzero}",
-                             f"{c.vanishing} of {c.nonzero} (members built {c.members}, distinct {c.distinct}, "
-                             f"degrees {','.join(map(str, c.degrees)) or '-'})",
-                             c.passed and c.nonzero > 0, c.seconds,
-                             c.to_dict(), size=(d, 1, a)))
+            report.add(
+                Check(
+                    f"{INVARIANTS} every member of '{name}' vanishes on the image",
+                    f"d={d}, t={t}, a={a}",
+                    c.method,
+                    f"{c.nonzero} of {c.nonzero}",
+                    f"{c.vanishing} of {c.nonzero} (members built {c.members}, distinct {c.distinct}, "
+                    f"degrees {','.join(map(str, c.degrees)) or '-'})",
+                    c.passed and c.nonzero > 0,
+                    c.seconds,
+                    c.to_dict(),
+                    size=(d, 1, a),
+                )
+            )
         for d, t, a in OUTSIDE.get(name, ()):
             c = check_family(name, d, t, a)
             found.append(c)
-            report.add(Check(f"{INVARIANTS} '{name}' outside its hypothesis ({FAMILIES[name].hypothesis}) is not "
-                             "an invariant", f"d={d}, t={t}, a={a}", c.method, "no member vanishes",
-                             f"{c.vanishing} of {c.nonzero} vanish", c.vanishing == 0 and c.nonzero > 0, c.seconds,
-                             c.to_dict(), size=(d, 1, a)))
+            report.add(
+                Check(
+                    f"{INVARIANTS} '{name}' outside its hypothesis ({FAMILIES[name].hypothesis}) is not an invariant",
+                    f"d={d}, t={t}, a={a}",
+                    c.method,
+                    "no member vanishes",
+                    f"{c.vanishing} of {c.nonzero} vanish",
+                    c.vanishing == 0 and c.nonzero > 0,
+                    c.seconds,
+                    c.to_dict(),
+                    size=(d, 1, a),
+                )
+            )
     return found
 
 
@@ -1235,89 +1467,185 @@ def invariants_section(report: Any, quick: bool, seed: int) -> dict[str, Any]:
     """Item 1: the coordinate map, the families on the image, the generator tables, the t = 1 values."""
     from ..._algebra.closure_degree import degree as closure_degree
     from ..._exact.dimension import dimension as exact_dimension
+
     out: dict[str, Any] = {}
     maps = []
-    for d, t, j, a in (QUICK_MAP_SIZES if quick else MAP_SIZES):
+    for d, t, j, a in QUICK_MAP_SIZES if quick else MAP_SIZES:
         t0 = time.perf_counter()
         m = check_coordinate_map(d, t, j, a)
         maps.append(m)
-        report.add(Check("their scaled coordinates are the linear forms of reduced_form in ours (A transposed)",
-                         f"d={d}, t={t}, j={j}, a={a}", "their coefficients of V X X^T A X over QQ, divided by their "
-                         "numbers of terms, against reduced_coordinates(A^T, V) (and full coordinates at t = 1)",
-                         m["labels"], m["agree"], not m["disagree"], time.perf_counter() - t0, m, size=(d, 1, a)))
+        report.add(
+            Check(
+                "their scaled coordinates are the linear forms of reduced_form in ours (A transposed)",
+                f"d={d}, t={t}, j={j}, a={a}",
+                "their coefficients of V X X^T A X over QQ, divided by their "
+                "numbers of terms, against reduced_coordinates(A^T, V) (and full coordinates at t = 1)",
+                m["labels"],
+                m["agree"],
+                not m["disagree"],
+                time.perf_counter() - t0,
+                m,
+                size=(d, 1, a),
+            )
+        )
     out["coordinate_map"] = maps
     spans = []
     for d, t in ((3, 2), (3, 3), (2, 4), (4, 3)):
         sp = linear_span(d, t)
         spans.append({"d": d, "t": t, **sp})
-        report.add(Check(f"{INVARIANTS} the linear relations span every linear relation of their coordinates",
-                         f"d={d}, t={t}", "rank over QQ of the family's coefficient vectors", sp["kernel"], sp["rank"],
-                         sp["rank"] == sp["kernel"], details=sp, size=(d, 1, d)))
+        report.add(
+            Check(
+                f"{INVARIANTS} the linear relations span every linear relation of their coordinates",
+                f"d={d}, t={t}",
+                "rank over QQ of the family's coefficient vectors",
+                sp["kernel"],
+                sp["rank"],
+                sp["rank"] == sp["kernel"],
+                details=sp,
+                size=(d, 1, d),
+            )
+        )
     out["linear_span"] = spans
     checks = _family_checks(report, quick)
     out["families"] = [c.to_dict() for c in checks]
-    report.tables.append(Table(
-        "Their families on the image (item 1)", ["family", "d", "t", "a", "members", "nonzero", "distinct", "degrees",
-                                                  "vanish on the image", "method"],
-        [[c.family, c.d, c.t, c.a, c.members, c.nonzero, c.distinct, ",".join(map(str, c.degrees)) or "-",
-          c.vanishing, c.method] for c in checks],
-        note="A member vanishes on the image iff it lies in the ideal of the closure (exact substitution over QQ). "
-             "t1-lie at d = 2 is outside the construction (d >= 3): a generic binary cubic is a quadric times a "
-             "line, the closure is the whole space, and no member vanishes."))
+    report.tables.append(
+        Table(
+            "Their families on the image (item 1)",
+            ["family", "d", "t", "a", "members", "nonzero", "distinct", "degrees", "vanish on the image", "method"],
+            [
+                [
+                    c.family,
+                    c.d,
+                    c.t,
+                    c.a,
+                    c.members,
+                    c.nonzero,
+                    c.distinct,
+                    ",".join(map(str, c.degrees)) or "-",
+                    c.vanishing,
+                    c.method,
+                ]
+                for c in checks
+            ],
+            note="A member vanishes on the image iff it lies in the ideal of the closure (exact substitution over QQ). "
+            "t1-lie at d = 2 is outside the construction (d >= 3): a generic binary cubic is a quadric times a "
+            "line, the closure is the whole space, and no member vanishes.",
+        )
+    )
     explained = []
     rows = []
-    for d, a, k in (QUICK_EXPLAIN_SIZES if quick else EXPLAIN_SIZES):
+    for d, a, k in QUICK_EXPLAIN_SIZES if quick else EXPLAIN_SIZES:
         e = explain_generators(d, a, k, seed=seed)
         explained.append(e)
-        report.add(Check("the package's minimal generators are exact and contain their families (consistency)",
-                         f"d={d}, d'=1, a={a}, degree <= {k}", "ranks over QQ per multidegree: lifted generators + "
-                         "S_1 I_{D-1} against the modular dimension; the families' members added",
-                         "exact and consistent", f"exact={e.generators_exact}, consistent={e.consistent}",
-                         e.generators_exact and e.consistent, e.seconds, size=(d, 1, a)))
+        report.add(
+            Check(
+                "the package's minimal generators are exact and contain their families (consistency)",
+                f"d={d}, d'=1, a={a}, degree <= {k}",
+                "ranks over QQ per multidegree: lifted generators + "
+                "S_1 I_{D-1} against the modular dimension; the families' members added",
+                "exact and consistent",
+                f"exact={e.generators_exact}, consistent={e.consistent}",
+                e.generators_exact and e.consistent,
+                e.seconds,
+                size=(d, 1, a),
+            )
+        )
         for r in e.rows:
             fams = ", ".join(f"{n} {v}" for n, v in r["by_family"].items() if v)
-            rows.append([f"({d},1,{a})", r["degree"], _multidegree_text(r["representative"]), r["multidegrees"],
-                         r["generators_each"], r["generators"], r["explained"], r["unexplained"], fams or "-"])
+            rows.append(
+                [
+                    f"({d},1,{a})",
+                    r["degree"],
+                    _multidegree_text(r["representative"]),
+                    r["multidegrees"],
+                    r["generators_each"],
+                    r["generators"],
+                    r["explained"],
+                    r["unexplained"],
+                    fams or "-",
+                ]
+            )
     out["explained"] = [e.to_dict() for e in explained]
-    report.tables.append(Table(
-        "The package's minimal generators explained by their families (item 1)",
-        ["size", "degree", "multidegree (A rows; V rows; z)", "multidegrees", "generators each", "generators",
-         "explained", "unexplained", "explained by one family alone"], rows,
-        note="Per orbit of multidegrees under permutations of the indices. Explained: in the span of the families' "
-             "members of that degree plus the ideal generated in lower degrees (exact ranks over QQ; members that are "
-             "not torus-homogeneous, the resultant quartics on their lines, count through the homogeneous part of "
-             "their span together with the other families)."))
+    report.tables.append(
+        Table(
+            "The package's minimal generators explained by their families (item 1)",
+            [
+                "size",
+                "degree",
+                "multidegree (A rows; V rows; z)",
+                "multidegrees",
+                "generators each",
+                "generators",
+                "explained",
+                "unexplained",
+                "explained by one family alone",
+            ],
+            rows,
+            note="Per orbit of multidegrees under permutations of the indices. Explained: in the span of the families' "
+            "members of that degree plus the ideal generated in lower degrees (exact ranks over QQ; members that are "
+            "not torus-homogeneous, the resultant quartics on their lines, count through the homogeneous part of "
+            "their span together with the other families).",
+        )
+    )
     default = next((e for e in explained if (e.d, e.a) == (3, 3)), None)
     if default is not None:
-        report.add(Check(f"{INVARIANTS} at their default size the families generate the ideal (their candidate "
-                         "ideal equals the implicit one)", f"d=3, d'=1, a=3, degree <= {default.max_degree}",
-                         "generators not in the span of the families' members plus lower degrees",
-                         0, sum(default.unexplained.values()), not sum(default.unexplained.values()), default.seconds,
-                         size=(3, 1, 3)))
+        report.add(
+            Check(
+                f"{INVARIANTS} at their default size the families generate the ideal (their candidate "
+                "ideal equals the implicit one)",
+                f"d=3, d'=1, a=3, degree <= {default.max_degree}",
+                "generators not in the span of the families' members plus lower degrees",
+                0,
+                sum(default.unexplained.values()),
+                not sum(default.unexplained.values()),
+                default.seconds,
+                size=(3, 1, 3),
+            )
+        )
     for e in explained:
         un = {D: n for D, n in e.unexplained.items() if n}
         if un:
             report.findings.append(
-                f"New equations at d={e.d}, d'=1, a={e.a}: " + "; ".join(
+                f"New equations at d={e.d}, d'=1, a={e.a}: "
+                + "; ".join(
                     f"{n} of the {e.generator_count[D]} minimal generators of degree {D} are not explained by "
-                    f"their families" for D, n in sorted(un.items()))
+                    f"their families"
+                    for D, n in sorted(un.items())
+                )
                 + " (multidegrees in the table); their families generate the ideal only up to degree "
-                  f"{e.generates_up_to}.")
+                f"{e.generates_up_to}."
+            )
     t1 = []
     for (d, e_, a), (dim_theirs, deg_theirs) in T1_VALUES.items():
         t0 = time.perf_counter()
         arch = Architecture((d, e_), (a,), tokens=1)
         dim = exact_dimension(arch)
         deg = closure_degree(arch, timeout=300.0)
-        t1.append({"architecture": arch.describe(), "dimension": dim.dimension, "certified": dim.certified,
-                   "closed_by": dim.closed_by, "degree": deg.degree, "degree_method": deg.method,
-                   "confirmed_by": deg.confirmed_by, "theirs": [dim_theirs, deg_theirs]})
-        report.add(Check(f"{INVARIANTS} t = 1 dimension and degree", f"d={d}, d'={e_}, a={a}, t=1",
-                         "ag_attention.dimension (certified) and ag_attention.degree (formula, msolve counts)",
-                         f"dim {dim_theirs}, degree {deg_theirs}",
-                         f"dim {dim.dimension} ({'certified' if dim.certified else 'lower bound'}), degree {deg.degree}",
-                         dim.dimension == dim_theirs and dim.certified and deg.degree == deg_theirs,
-                         time.perf_counter() - t0, t1[-1], size=(d, e_, a)))
+        t1.append(
+            {
+                "architecture": arch.describe(),
+                "dimension": dim.dimension,
+                "certified": dim.certified,
+                "closed_by": dim.closed_by,
+                "degree": deg.degree,
+                "degree_method": deg.method,
+                "confirmed_by": deg.confirmed_by,
+                "theirs": [dim_theirs, deg_theirs],
+            }
+        )
+        report.add(
+            Check(
+                f"{INVARIANTS} t = 1 dimension and degree",
+                f"d={d}, d'={e_}, a={a}, t=1",
+                "ag_attention.dimension (certified) and ag_attention.degree (formula, msolve counts)",
+                f"dim {dim_theirs}, degree {deg_theirs}",
+                f"dim {dim.dimension} ({'certified' if dim.certified else 'lower bound'}), degree {deg.degree}",
+                dim.dimension == dim_theirs and dim.certified and deg.degree == deg_theirs,
+                time.perf_counter() - t0,
+                t1[-1],
+                size=(d, e_, a),
+            )
+        )
     out["t1_values"] = t1
     return out
 
@@ -1338,29 +1666,44 @@ def m2_section(report: Any, quick: bool) -> dict[str, Any]:
         r = reduced_against_m2(d, a, M2_TIMEOUT)
         out["reduced"].append(r)
         D = min(int(k) for k in r["generators"])
-        report.add(Check(f"{INVARIANTS} their families span Macaulay2's generators of the lowest degree",
-                         f"d={d}, d'=1, a={a}, t=2 (reduced)", "implicitize (Macaulay2 kernel) and exact ranks over QQ",
-                         f"{r['generators'][D]} of degree {D}", f"{r['explained'][str(D)]} spanned",
-                         r["explained"][str(D)] == r["generators"][D] and r["members_in_ideal"],
-                         time.perf_counter() - t0, r, size=(d, 1, a)))
+        report.add(
+            Check(
+                f"{INVARIANTS} their families span Macaulay2's generators of the lowest degree",
+                f"d={d}, d'=1, a={a}, t=2 (reduced)",
+                "implicitize (Macaulay2 kernel) and exact ranks over QQ",
+                f"{r['generators'][D]} of degree {D}",
+                f"{r['explained'][str(D)]} spanned",
+                r["explained"][str(D)] == r["generators"][D] and r["members_in_ideal"],
+                time.perf_counter() - t0,
+                r,
+                size=(d, 1, a),
+            )
+        )
     for a in (3, 1):
         t0 = time.perf_counter()
         r = t1_against_m2(a, M2_TIMEOUT)
         out["t1"].append(r)
         D = next(iter(r["generators"]))
         if a == 3:
-            report.add(Check(f"{INVARIANTS} the Lie-flattening minors generate the t = 1 ideal (their candidate "
-                             "ideal equals the implicit one)", "d=3, d'=1, a=3, t=1 (full coordinates)",
-                             "implicitize (Macaulay2 kernel) and exact ranks over QQ",
-                             f"{r['generators'][D]} of degree {D}", f"{r['explained'][str(D)]} spanned",
-                             r["explained"][str(D)] == r["generators"][D] and r["members_in_ideal"],
-                             time.perf_counter() - t0, r, size=(3, 1, 3)))
+            report.add(
+                Check(
+                    f"{INVARIANTS} the Lie-flattening minors generate the t = 1 ideal (their candidate "
+                    "ideal equals the implicit one)",
+                    "d=3, d'=1, a=3, t=1 (full coordinates)",
+                    "implicitize (Macaulay2 kernel) and exact ranks over QQ",
+                    f"{r['generators'][D]} of degree {D}",
+                    f"{r['explained'][str(D)]} spanned",
+                    r["explained"][str(D)] == r["generators"][D] and r["members_in_ideal"],
+                    time.perf_counter() - t0,
+                    r,
+                    size=(3, 1, 3),
+                )
+            )
         else:
             report.findings.append(
                 f"t = 1, d=3, a=1 (the totally split cubics, dim {r['dimension']}, degree {r['degree']}): the ideal "
                 f"has {r['generators'][D]} minimal generators of degree {D}; their t = 1 families (low-rank: none at "
                 f"d = 3; Lie: {r['members']} nonzero minors, all of degree 8) explain {r['explained'][str(D)]} of "
-                "them: the equations of this Chow variety (products of three linear forms) are new to their list.")
+                "them: the equations of this Chow variety (products of three linear forms) are new to their list."
+            )
     return out
-
-

@@ -32,26 +32,43 @@ __all__ = ["LCN_ROWS", "DLN_ROWS", "models_section", "lcn_count", "dln_counts"]
 
 #: (filter sizes, strides, in the quick run): their count is the Segre product's generic ED degree
 LCN_ROWS: tuple[tuple[tuple[int, ...], tuple[int, ...], bool], ...] = (
-    ((2, 2), (1, 1), True), ((2, 3), (1, 1), True), ((3, 3), (1, 1), True), ((2, 2), (2, 1), True),
-    ((3, 3), (2, 1), True), ((2, 2, 2), (1, 1, 1), True), ((2, 4), (1, 1), False), ((3, 4), (1, 1), False),
-    ((2, 2, 3), (1, 1, 1), False), ((2, 2, 3), (2, 2, 1), False), ((2, 2, 2, 2), (1, 1, 1, 1), False),
-    ((4, 4), (1, 1), False))
+    ((2, 2), (1, 1), True),
+    ((2, 3), (1, 1), True),
+    ((3, 3), (1, 1), True),
+    ((2, 2), (2, 1), True),
+    ((3, 3), (2, 1), True),
+    ((2, 2, 2), (1, 1, 1), True),
+    ((2, 4), (1, 1), False),
+    ((3, 4), (1, 1), False),
+    ((2, 2, 3), (1, 1, 1), False),
+    ((2, 2, 3), (2, 2, 1), False),
+    ((2, 2, 2, 2), (1, 1, 1, 1), False),
+    ((4, 4), (1, 1), False),
+)
 
 #: (d_i, H, m, d_x, d_y) -> (N_C, N_C*) from their repository's raw outputs (commit eb15bfd), and the quick flag
 #: ((2, 1, 1, 2, 3): 73, 48 agree too, docs/related.md, but its torus count took 451 s: not in the run)
 DLN_ROWS: tuple[tuple[tuple[int, int, int, int, int], tuple[int, int], bool], ...] = (
-    ((1, 1, 1, 1, 1), (5, 4), True), ((1, 1, 1, 2, 2), (9, 8), True), ((1, 1, 2, 2, 2), (17, 16), True),
-    ((1, 2, 1, 1, 1), (17, 16), True), ((2, 1, 1, 1, 1), (9, 0), True), ((2, 1, 1, 2, 2), (33, 16), True),
-    ((3, 1, 1, 1, 1), (13, 0), True), ((1, 2, 2, 2, 2), (81, 80), False),
-    ((2, 1, 2, 1, 2), (33, 16), False), ((3, 1, 1, 2, 1), (13, 0), False), ((3, 1, 1, 1, 2), (73, 0), False),
-    ((1, 1, 2, 3, 4), (33, 32), False))
+    ((1, 1, 1, 1, 1), (5, 4), True),
+    ((1, 1, 1, 2, 2), (9, 8), True),
+    ((1, 1, 2, 2, 2), (17, 16), True),
+    ((1, 2, 1, 1, 1), (17, 16), True),
+    ((2, 1, 1, 1, 1), (9, 0), True),
+    ((2, 1, 1, 2, 2), (33, 16), True),
+    ((3, 1, 1, 1, 1), (13, 0), True),
+    ((1, 2, 2, 2, 2), (81, 80), False),
+    ((2, 1, 2, 1, 2), (33, 16), False),
+    ((3, 1, 1, 2, 1), (13, 0), False),
+    ((3, 1, 1, 1, 2), (73, 0), False),
+    ((1, 1, 2, 3, 4), (33, 32), False),
+)
 
 REPOSITORY = "ayusbhar2/homotopy_continuatioNN"
 COMMIT = "eb15bfd"
 
 
 def _wide(rng: random.Random) -> Fraction:
-    return Fraction(rng.randint(-10 ** 6, 10 ** 6), rng.randint(1, 10 ** 3))
+    return Fraction(rng.randint(-(10**6), 10**6), rng.randint(1, 10**3))
 
 
 def lcn_count(filters: tuple[int, ...], strides: tuple[int, ...], seed: int, timeout: float = 600.0) -> Any:
@@ -66,8 +83,10 @@ def lcn_count(filters: tuple[int, ...], strides: tuple[int, ...], seed: int, tim
     B = [[rng.randint(-20, 20) for _ in range(n)] for _ in range(n + 2)]
     G = [[sum(B[k][i] * B[k][j] for k in range(n + 2)) for j in range(n)] for i in range(n)]
     w = [rng.randint(-20, 20) for _ in range(n)]
-    gauge = [" + ".join(f"{rng.randint(1, 9)}*w{i}_{j}" for j in range(1, k + 1)) + " - 1"
-             for i, k in enumerate(filters[:-1], 1)]
+    gauge = [
+        " + ".join(f"{rng.randint(1, 9)}*w{i}_{j}" for j in range(1, k + 1)) + " - 1"
+        for i, k in enumerate(filters[:-1], 1)
+    ]
     last = len(filters)
     exclude = [" + ".join(f"{rng.randint(1, 9)}*w{last}_{j}" for j in range(1, filters[-1] + 1))]
     return model_critical_points(M, loss=(G, w, 0), gauge=gauge, exclude=exclude, seed=seed, timeout=timeout)
@@ -82,10 +101,12 @@ def dln_counts(di: int, H: int, m: int, dx: int, dy: int, seed: int, timeout: fl
     M = PolynomialModel.deep_linear([dx] + [di] * H + [dy])
     X = [[_wide(rng) for _ in range(dx)] for _ in range(m)]
     Y = [[_wide(rng) for _ in range(dy)] for _ in range(m)]
-    lam = [Fraction(rng.randint(1, 10 ** 6), 10 ** 6) ** 2 for _ in range(M.m)]
+    lam = [Fraction(rng.randint(1, 10**6), 10**6) ** 2 for _ in range(M.m)]
     loss = PolynomialModel.regression_loss(X, Y)
-    return tuple(model_critical_points(M, loss=loss, regularization=lam, exclude=ex, seed=seed, timeout=timeout)
-                 for ex in ("none", "torus"))  # type: ignore[return-value]
+    return tuple(
+        model_critical_points(M, loss=loss, regularization=lam, exclude=ex, seed=seed, timeout=timeout)
+        for ex in ("none", "torus")
+    )  # type: ignore[return-value]
 
 
 def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
@@ -99,41 +120,95 @@ def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
         theirs = segre_product_ed_degree(tuple(k - 1 for k in ks))
         t0 = time.perf_counter()
         r = lcn_count(ks, ss, seed)
-        lcn.append({"filters": list(ks), "strides": list(ss), "theirs": theirs, "ours": r.complex_count,
-                    "real": len(r.points), "minima": r.minima, "final": r.final,
-                    "seconds": round(time.perf_counter() - t0, 2)})
-        report.add(Check("a linear convolutional network's critical points (generic data, every filter nonzero, "
-                         "one per rescaling orbit) number the Segre product's generic ED degree (Shahverdi 2024)",
-                         f"filters {ks}, strides {ss}", "model_critical_points, msolve modulo two primes",
-                         theirs, r.complex_count, r.final and r.complex_count == theirs, time.perf_counter() - t0))
+        lcn.append(
+            {
+                "filters": list(ks),
+                "strides": list(ss),
+                "theirs": theirs,
+                "ours": r.complex_count,
+                "real": len(r.points),
+                "minima": r.minima,
+                "final": r.final,
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
+        )
+        report.add(
+            Check(
+                "a linear convolutional network's critical points (generic data, every filter nonzero, "
+                "one per rescaling orbit) number the Segre product's generic ED degree (Shahverdi 2024)",
+                f"filters {ks}, strides {ss}",
+                "model_critical_points, msolve modulo two primes",
+                theirs,
+                r.complex_count,
+                r.final and r.complex_count == theirs,
+                time.perf_counter() - t0,
+            )
+        )
     dln: list[dict[str, Any]] = []
     for (di, H, m, dx, dy), (nc, nstar), fast in DLN_ROWS:
         if quick and not fast:
             continue
         t0 = time.perf_counter()
         every, torus = dln_counts(di, H, m, dx, dy, seed)
-        dln.append({"arch": [di, H, m, dx, dy], "theirs": [nc, nstar],
-                    "ours": [every.complex_count, torus.complex_count], "real": len(every.points),
-                    "minima": every.minima, "seconds": round(time.perf_counter() - t0, 2)})
-        report.add(Check("a regularized deep linear network's complex critical points: all of them (N_C) and "
-                         f"those with every weight nonzero (N_C*), as in {REPOSITORY}@{COMMIT}",
-                         f"(d_i, H, m, d_x, d_y) = ({di},{H},{m},{dx},{dy})",
-                         "model_critical_points(regularization=, exclude='none' / 'torus')", f"{nc}, {nstar}",
-                         f"{every.complex_count}, {torus.complex_count}",
-                         every.final and torus.final and (every.complex_count, torus.complex_count) == (nc, nstar),
-                         time.perf_counter() - t0))
-    report.tables.append(Table(
-        "4a. Linear convolutional networks: critical points against the Segre product's generic ED degree",
-        ["filters", "strides", "theirs (Segre)", "ours (complex)", "real", "minima", "seconds"],
-        [[str(tuple(r["filters"])), str(tuple(r["strides"])), r["theirs"], r["ours"], r["real"], r["minima"],
-          r["seconds"]] for r in lcn],
-        note="theirs: Shahverdi (arXiv:2401.16613), the Chern class formula (DHOST Thm. 5.8); ours: probabilistic "
-             "(msolve modulo two primes), real points proven (isolation over QQ)"))
-    report.tables.append(Table(
-        "4b. Deep linear networks with entrywise L2 regularization: N_C and N_C*",
-        ["(d_i,H,m,d_x,d_y)", "theirs N_C, N_C*", "ours N_C, N_C*", "real", "minima", "seconds"],
-        [[str(tuple(r["arch"])), f"{r['theirs'][0]}, {r['theirs'][1]}", f"{r['ours'][0]}, {r['ours'][1]}",
-          r["real"], r["minima"], r["seconds"]] for r in dln],
-        note=f"theirs: the raw outputs of {REPOSITORY} at commit {COMMIT} (HomotopyContinuation.jl, 100 random "
-             "instances, the mode); ours: msolve modulo two primes (probabilistic), real points proven"))
+        dln.append(
+            {
+                "arch": [di, H, m, dx, dy],
+                "theirs": [nc, nstar],
+                "ours": [every.complex_count, torus.complex_count],
+                "real": len(every.points),
+                "minima": every.minima,
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
+        )
+        report.add(
+            Check(
+                "a regularized deep linear network's complex critical points: all of them (N_C) and "
+                f"those with every weight nonzero (N_C*), as in {REPOSITORY}@{COMMIT}",
+                f"(d_i, H, m, d_x, d_y) = ({di},{H},{m},{dx},{dy})",
+                "model_critical_points(regularization=, exclude='none' / 'torus')",
+                f"{nc}, {nstar}",
+                f"{every.complex_count}, {torus.complex_count}",
+                every.final and torus.final and (every.complex_count, torus.complex_count) == (nc, nstar),
+                time.perf_counter() - t0,
+            )
+        )
+    report.tables.append(
+        Table(
+            "4a. Linear convolutional networks: critical points against the Segre product's generic ED degree",
+            ["filters", "strides", "theirs (Segre)", "ours (complex)", "real", "minima", "seconds"],
+            [
+                [
+                    str(tuple(r["filters"])),
+                    str(tuple(r["strides"])),
+                    r["theirs"],
+                    r["ours"],
+                    r["real"],
+                    r["minima"],
+                    r["seconds"],
+                ]
+                for r in lcn
+            ],
+            note="theirs: Shahverdi (arXiv:2401.16613), the Chern class formula (DHOST Thm. 5.8); ours: probabilistic "
+            "(msolve modulo two primes), real points proven (isolation over QQ)",
+        )
+    )
+    report.tables.append(
+        Table(
+            "4b. Deep linear networks with entrywise L2 regularization: N_C and N_C*",
+            ["(d_i,H,m,d_x,d_y)", "theirs N_C, N_C*", "ours N_C, N_C*", "real", "minima", "seconds"],
+            [
+                [
+                    str(tuple(r["arch"])),
+                    f"{r['theirs'][0]}, {r['theirs'][1]}",
+                    f"{r['ours'][0]}, {r['ours'][1]}",
+                    r["real"],
+                    r["minima"],
+                    r["seconds"],
+                ]
+                for r in dln
+            ],
+            note=f"theirs: the raw outputs of {REPOSITORY} at commit {COMMIT} (HomotopyContinuation.jl, 100 random "
+            "instances, the mode); ours: msolve modulo two primes (probabilistic), real points proven",
+        )
+    )
     return {"lcn": lcn, "dln": dln}

@@ -23,7 +23,6 @@ from typing import Any
 
 from ..._errors import InvalidArgumentError
 from ..report import Report, written
-
 from .boundaries import boundary_checks
 from .heads import POSTER, heads_section
 from .invariants import REPOSITORY, invariants_section, m2_section
@@ -33,8 +32,9 @@ from .their_code import their_code_section
 __all__ = ["reproduce_related"]
 
 
-def reproduce_related(out: str | Path | None = None, *, quick: bool = False, seed: int = 0,
-                      workers: int | None = None) -> Report:
+def reproduce_related(
+    out: str | Path | None = None, *, quick: bool = False, seed: int = 0, workers: int | None = None
+) -> Report:
     """Every published work's section (docs/related.md): the invariants rebuilt and their code's outputs (golden
     files), the multi-head fibers, the ED degrees of decision boundaries.  ``quick``: three sizes per family, fewer
     generator tables, the small golden cases, the quick certification grid, no Macaulay2 (about 30 s); the full run
@@ -48,18 +48,19 @@ def reproduce_related(out: str | Path | None = None, *, quick: bool = False, see
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
     report = Report(
-        "Related results: invariants of lightning attention, multi-head fibers, decision boundaries, other "
-        "families",
-        summary=("1. The families of equations of Alexandr, Duan and Montúfar (arXiv:2604.15632, code "
-                 f"{REPOSITORY}), rebuilt from their definitions, checked exactly on the parametrization and compared "
-                 "with the package's minimal generators per torus multidegree; what their own Macaulay2 code computes "
-                 "(golden files) against the package, member by member and ideal by ideal. 2. The functional "
-                 "dimension of "
-                 f"multi-head attention ({POSTER}) against every multi-head row of the certification grids and a "
-                 "certified softmax grid. 3. The ED degree of decision boundaries (Alexandr et al., arXiv:2602.06105) "
-                 "against a general cubic's. 4. Linear convolutional and deep linear networks through the general "
-                 "landscape API against published counts (Shahverdi, arXiv:2401.16613; Bharadwaj and Hoşten, "
-                 "arXiv:2301.12651). docs/related.md states the results."),
+        "Related results: invariants of lightning attention, multi-head fibers, decision boundaries, other families",
+        summary=(
+            "1. The families of equations of Alexandr, Duan and Montúfar (arXiv:2604.15632, code "
+            f"{REPOSITORY}), rebuilt from their definitions, checked exactly on the parametrization and compared "
+            "with the package's minimal generators per torus multidegree; what their own Macaulay2 code computes "
+            "(golden files) against the package, member by member and ideal by ideal. 2. The functional "
+            "dimension of "
+            f"multi-head attention ({POSTER}) against every multi-head row of the certification grids and a "
+            "certified softmax grid. 3. The ED degree of decision boundaries (Alexandr et al., arXiv:2602.06105) "
+            "against a general cubic's. 4. Linear convolutional and deep linear networks through the general "
+            "landscape API against published counts (Shahverdi, arXiv:2401.16613; Bharadwaj and Hoşten, "
+            "arXiv:2301.12651). docs/related.md states the results."
+        ),
         meta={"quick": quick, "seed": seed},
     )
     tmp = tempfile.TemporaryDirectory(prefix="ag-attention-related-") if out is None else None

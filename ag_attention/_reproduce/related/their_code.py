@@ -44,9 +44,10 @@ import re
 import sys
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NoReturn, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -54,19 +55,53 @@ from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
 from ..._exact import linalg
 from ..report import Check, Table
-from .invariants import (INVARIANTS, REPOSITORY, Label, family_members, on_image, reduced_form, their_coordinates,
-                         their_ring, veronese)
+from .invariants import (
+    INVARIANTS,
+    REPOSITORY,
+    Label,
+    family_members,
+    on_image,
+    reduced_form,
+    their_coordinates,
+    their_ring,
+    veronese,
+)
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
 else:  # Python 3.10
     from importlib.abc import Traversable
 
-__all__ = ["GOLDEN_DIRECTORY", "MANIFEST", "GOLDEN_SCHEMA", "MANIFEST_SCHEMA", "THEIR_COMMIT", "THEIR_COMMIT_DATE",
-           "THEIR_BLOBS", "FAMILY_OF", "MEMBER_CASES", "MULTIDEGREE_CASES", "IDEAL_CASES", "GoldenFileError", "Golden",
-           "golden_name", "parameter_ring", "golden_manifest", "validate_golden", "load_golden", "verify_golden",
-           "golden_available", "check_parametrization", "SpanComparison", "compare_spans", "compare_family",
-           "by_multidegree", "IdealComparison", "compare_ideal", "their_code_section"]
+__all__ = [
+    "GOLDEN_DIRECTORY",
+    "MANIFEST",
+    "GOLDEN_SCHEMA",
+    "MANIFEST_SCHEMA",
+    "THEIR_COMMIT",
+    "THEIR_COMMIT_DATE",
+    "THEIR_BLOBS",
+    "FAMILY_OF",
+    "MEMBER_CASES",
+    "MULTIDEGREE_CASES",
+    "IDEAL_CASES",
+    "GoldenFileError",
+    "Golden",
+    "golden_name",
+    "parameter_ring",
+    "golden_manifest",
+    "validate_golden",
+    "load_golden",
+    "verify_golden",
+    "golden_available",
+    "check_parametrization",
+    "SpanComparison",
+    "compare_spans",
+    "compare_family",
+    "by_multidegree",
+    "IdealComparison",
+    "compare_ideal",
+    "their_code_section",
+]
 
 #: where the golden files are: package data (in the wheel as in a checkout)
 GOLDEN_DIRECTORY: Traversable = importlib.resources.files("ag_attention._reproduce.related") / "data" / "aldm"
@@ -90,13 +125,25 @@ THEIR_BLOBS = {
     "singleContextInvariants.m2": "3af844af1c7d977eb78c40f493f71f1042589ea4",
 }
 #: their family (their helper, as the golden files name it) -> the package's rebuilt family
-FAMILY_OF = {"linear": "linear", "lowRank": "low-rank", "crossColumnCubics": "cubics", "contextSyzygies": "syzygies",
-             "veronese2_internal": "veronese-2 (internal)", "veronese2_crossTarget": "veronese-2 (cross-target)",
-             "veronese2_blockConcatenated": "veronese-2 (block)", "veronese2_all": "veronese-2",
-             "quarticResultants": "resultants", "t1:lowRank": "t1-low-rank", "t1:chow21": "t1-lie"}
+FAMILY_OF = {
+    "linear": "linear",
+    "lowRank": "low-rank",
+    "crossColumnCubics": "cubics",
+    "contextSyzygies": "syzygies",
+    "veronese2_internal": "veronese-2 (internal)",
+    "veronese2_crossTarget": "veronese-2 (cross-target)",
+    "veronese2_blockConcatenated": "veronese-2 (block)",
+    "veronese2_all": "veronese-2",
+    "quarticResultants": "resultants",
+    "t1:lowRank": "t1-low-rank",
+    "t1:chow21": "t1-lie",
+}
 #: the parts of the package's Veronese family, by their helper's keys
-VERONESE_PARTS = {"veronese2_internal": "internal", "veronese2_crossTarget": "cross-target",
-                  "veronese2_blockConcatenated": "block"}
+VERONESE_PARTS = {
+    "veronese2_internal": "internal",
+    "veronese2_crossTarget": "cross-target",
+    "veronese2_blockConcatenated": "block",
+}
 #: the sizes (d, at, t) of issue 29: members, the cubics per torus multidegree, and their implicit ideal
 MEMBER_CASES = ((2, 1, 2), (2, 2, 2), (3, 1, 2), (3, 2, 2), (3, 3, 2), (4, 2, 2), (4, 4, 2))
 MULTIDEGREE_CASES = ((4, 3, 2), (4, 4, 2))
@@ -160,10 +207,17 @@ def golden_manifest(directory: Traversable | None = None) -> dict[str, Any]:
     ``d*_at*_t*.json.gz`` and the provenance they share (what ``scripts/aldm_golden.py`` writes to
     :data:`MANIFEST`)."""
     where = GOLDEN_DIRECTORY if directory is None else directory
-    names = sorted((e.name for e in where.iterdir() if _GOLDEN_NAME.fullmatch(e.name) and e.is_file()),
-                   key=lambda n: tuple(map(int, _GOLDEN_NAME.fullmatch(n).groups())))  # type: ignore[union-attr]
-    return {"schema": MANIFEST_SCHEMA, "repository": REPOSITORY, "commit": THEIR_COMMIT,
-            "blobs": dict(THEIR_BLOBS), "sha256": {n: _sha256(where.joinpath(n).read_bytes()) for n in names}}
+    names = sorted(
+        (e.name for e in where.iterdir() if _GOLDEN_NAME.fullmatch(e.name) and e.is_file()),
+        key=lambda n: tuple(map(int, _GOLDEN_NAME.fullmatch(n).groups())),  # type: ignore[union-attr]
+    )
+    return {
+        "schema": MANIFEST_SCHEMA,
+        "repository": REPOSITORY,
+        "commit": THEIR_COMMIT,
+        "blobs": dict(THEIR_BLOBS),
+        "sha256": {n: _sha256(where.joinpath(n).read_bytes()) for n in names},
+    }
 
 
 def _read_manifest(where: Traversable) -> dict[str, str]:
@@ -182,16 +236,24 @@ def _read_manifest(where: Traversable) -> dict[str, str]:
             raise GoldenFileError(path, f"{key} is {raw.get(key)!r}, the module expects {expected!r}")
     digests = raw.get("sha256")
     if not isinstance(digests, dict) or not all(
-            isinstance(n, str) and _GOLDEN_NAME.fullmatch(n) and isinstance(h, str) and re.fullmatch("[0-9a-f]{64}", h)
-            for n, h in digests.items()):
+        isinstance(n, str) and _GOLDEN_NAME.fullmatch(n) and isinstance(h, str) and re.fullmatch("[0-9a-f]{64}", h)
+        for n, h in digests.items()
+    ):
         raise GoldenFileError(path, "'sha256' must map golden file names (d*_at*_t*.json.gz) to sha256 hex digests")
     return digests
 
 
 # ------------------------------------------------------------------------------------- the schema, in code
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
-            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _is(value: Any, typ: type) -> bool:
@@ -225,8 +287,9 @@ class _Schema:
                 self.fail(where, f"unknown key {key!r}")
             self.typed(value, expected, f"{where}.{key}" if where else key)
 
-    def ints(self, value: Any, where: str, length: int | None = None, low: int | None = None,
-             high: int | None = None) -> list[int]:
+    def ints(
+        self, value: Any, where: str, length: int | None = None, low: int | None = None, high: int | None = None
+    ) -> list[int]:
         self.typed(value, list, where)
         if length is not None and len(value) != length:
             self.fail(where, f"has {len(value)} entries, expected {length}")
@@ -267,16 +330,36 @@ class _Schema:
             self.fail(where, f"coefficient {text!r} has denominator 0")
 
 
-_TOP: dict[str, type] = {"schema": str, "provenance": dict, "case": dict, "conventions": dict, "parameter_ring": list,
-                         "labels": list, "parametrization": list, "families": dict, "skipped": list}
+_TOP: dict[str, type] = {
+    "schema": str,
+    "provenance": dict,
+    "case": dict,
+    "conventions": dict,
+    "parameter_ring": list,
+    "labels": list,
+    "parametrization": list,
+    "families": dict,
+    "skipped": list,
+}
 _TOP_OPTIONAL: dict[str, type] = {"ideal": dict, "rank_ideal": dict}
-_PROVENANCE: dict[str, type] = {"repository": str, "commit": str, "commit_date": str, "blobs": dict, "driver": str,
-               "driver_lines_run_verbatim": list, "macaulay2": str, "deviations": list, "command": str}
+_PROVENANCE: dict[str, type] = {
+    "repository": str,
+    "commit": str,
+    "commit_date": str,
+    "blobs": dict,
+    "driver": str,
+    "driver_lines_run_verbatim": list,
+    "macaulay2": str,
+    "deviations": list,
+    "command": str,
+}
 _CASE: dict[str, type] = {"d": int, "at": int, "t": int, "d_prime": int, "targetRow": int, "targetCol": int}
 _IDEAL: dict[str, type] = {"generators": list, "codim": int, "degree": int, "dim": int, "hilbert_numerator": list}
 #: their families as the golden files name them, by driver
-_THEIR_FAMILIES = {2: [k for k in FAMILY_OF if not k.startswith("t1:")],
-                   1: [k[3:] for k in FAMILY_OF if k.startswith("t1:")]}
+_THEIR_FAMILIES = {
+    2: [k for k in FAMILY_OF if not k.startswith("t1:")],
+    1: [k[3:] for k in FAMILY_OF if k.startswith("t1:")],
+}
 
 
 def validate_golden(raw: Any, d: int, at: int, t: int, path: Any = "golden file") -> Golden:
@@ -301,8 +384,13 @@ def validate_golden(raw: Any, d: int, at: int, t: int, path: Any = "golden file"
     prov = raw["provenance"]
     s.keys(prov, "provenance", _PROVENANCE)
     driver = "generateInvariants(t>1).m2" if t >= 2 else "generateInvariants(t=1).m2"
-    for key, expected in (("repository", REPOSITORY), ("commit", THEIR_COMMIT), ("commit_date", THEIR_COMMIT_DATE),
-                          ("blobs", THEIR_BLOBS), ("driver", driver)):
+    for key, expected in (
+        ("repository", REPOSITORY),
+        ("commit", THEIR_COMMIT),
+        ("commit_date", THEIR_COMMIT_DATE),
+        ("blobs", THEIR_BLOBS),
+        ("driver", driver),
+    ):
         if prov[key] != expected:
             s.fail(f"provenance.{key}", f"{prov[key]!r}, expected {expected!r}")
     for i, span in enumerate(prov["driver_lines_run_verbatim"]):
@@ -317,8 +405,11 @@ def validate_golden(raw: Any, d: int, at: int, t: int, path: Any = "golden file"
         s.typed(name, str, f"parameter_ring[{i}]")
     expected_ring = parameter_ring(d, t)
     if ring != expected_ring:
-        s.fail("parameter_ring", f"{len(ring)} names {ring[:4]}{'...' if len(ring) > 4 else ''}, expected the "
-                                 f"{len(expected_ring)} variables {expected_ring[:4]}... of A and V (one per variable)")
+        s.fail(
+            "parameter_ring",
+            f"{len(ring)} names {ring[:4]}{'...' if len(ring) > 4 else ''}, expected the "
+            f"{len(expected_ring)} variables {expected_ring[:4]}... of A and V (one per variable)",
+        )
     labels: list[Label] = []
     for i, lab in enumerate(raw["labels"]):
         where = f"labels[{i}]"
@@ -345,8 +436,9 @@ def validate_golden(raw: Any, d: int, at: int, t: int, path: Any = "golden file"
         if name not in _THEIR_FAMILIES[min(t, 2)]:
             s.fail(where, f"not one of their families ({', '.join(_THEIR_FAMILIES[min(t, 2)])})")
         s.keys(fam, where, {"source": str, "call": str, "members": list})
-        families[prefix + name] = [s.poly(m, f"{where}.members[{i}]", len(labels))
-                                   for i, m in enumerate(fam["members"])]
+        families[prefix + name] = [
+            s.poly(m, f"{where}.members[{i}]", len(labels)) for i, m in enumerate(fam["members"])
+        ]
     for i, entry in enumerate(raw["skipped"]):
         s.keys(entry, f"skipped[{i}]", {"family": str, "reason": str})
     ideals: dict[str, dict[str, Any] | None] = {}
@@ -359,10 +451,24 @@ def validate_golden(raw: Any, d: int, at: int, t: int, path: Any = "golden file"
         s.ints(entry["hilbert_numerator"], f"{key}.hilbert_numerator")
         if not entry["hilbert_numerator"]:
             s.fail(f"{key}.hilbert_numerator", "is empty")
-        ideals[key] = {**entry, "generators": [s.poly(g, f"{key}.generators[{i}]", len(labels))
-                                               for i, g in enumerate(entry["generators"])]}
-    return Golden(d, at, t, labels, parametrization, families, raw["skipped"], ideals["ideal"], ideals["rank_ideal"],
-                  prov, path, list(ring))
+        ideals[key] = {
+            **entry,
+            "generators": [s.poly(g, f"{key}.generators[{i}]", len(labels)) for i, g in enumerate(entry["generators"])],
+        }
+    return Golden(
+        d,
+        at,
+        t,
+        labels,
+        parametrization,
+        families,
+        raw["skipped"],
+        ideals["ideal"],
+        ideals["rank_ideal"],
+        prov,
+        path,
+        list(ring),
+    )
 
 
 def _read(where: Traversable, name: str, digests: dict[str, str]) -> Any:
@@ -371,17 +477,22 @@ def _read(where: Traversable, name: str, digests: dict[str, str]) -> Any:
     path = where.joinpath(name)
     if name not in digests:
         if path.is_file():
-            raise GoldenFileError(path, f"an unknown file: not in {MANIFEST} (scripts/aldm_golden.py lists the files "
-                                        "it writes)")
-        raise GoldenFileError(path, f"no golden file of that name (not in {MANIFEST}; scripts/aldm_golden.py writes "
-                                    "them)")
+            raise GoldenFileError(
+                path, f"an unknown file: not in {MANIFEST} (scripts/aldm_golden.py lists the files it writes)"
+            )
+        raise GoldenFileError(
+            path, f"no golden file of that name (not in {MANIFEST}; scripts/aldm_golden.py writes them)"
+        )
     if not path.is_file():
         raise GoldenFileError(path, f"missing: {MANIFEST} lists it")
     data = path.read_bytes()
     digest = _sha256(data)
     if digest != digests[name]:
-        raise GoldenFileError(path, f"sha256 {digest[:16]}... differs from {MANIFEST}'s {digests[name][:16]}... "
-                                    "(the file was altered or truncated)")
+        raise GoldenFileError(
+            path,
+            f"sha256 {digest[:16]}... differs from {MANIFEST}'s {digests[name][:16]}... "
+            "(the file was altered or truncated)",
+        )
     try:
         text = gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as exc:
@@ -483,9 +594,17 @@ class SpanComparison:
         return self.rank_theirs == self.rank_ours == self.rank_union
 
     def to_dict(self) -> dict[str, Any]:
-        return {"degree": self.degree, "members_theirs": self.theirs, "members_ours": self.ours,
-                "span_theirs": self.rank_theirs, "span_ours": self.rank_ours, "span_union": self.rank_union,
-                "equal": self.equal, "primes": list(self.primes), "seed": self.seed}
+        return {
+            "degree": self.degree,
+            "members_theirs": self.theirs,
+            "members_ours": self.ours,
+            "span_theirs": self.rank_theirs,
+            "span_ours": self.rank_ours,
+            "span_union": self.rank_union,
+            "equal": self.equal,
+            "primes": list(self.primes),
+            "seed": self.seed,
+        }
 
 
 def _sparse_terms(p: Any) -> list[tuple[Fraction, tuple[tuple[int, int], ...]]]:
@@ -520,8 +639,9 @@ def _values(polys: Sequence[Terms], points: np.ndarray, p: int) -> np.ndarray:
     return out
 
 
-def compare_spans(theirs: Sequence[Terms], ours: Sequence[Terms], nvars: int, seed: int = 0,
-                  primes: Sequence[int] = SPAN_PRIMES) -> tuple[int, int, int]:
+def compare_spans(
+    theirs: Sequence[Terms], ours: Sequence[Terms], nvars: int, seed: int = 0, primes: Sequence[int] = SPAN_PRIMES
+) -> tuple[int, int, int]:
     """Dimensions of span(theirs), span(ours), span(both), as ranks of their values at ``#theirs + #ours + 8``
     random points modulo each prime (probabilistic: a rank can only come out too low, by a bad choice of points;
     the primes must agree, else an error)."""
@@ -556,6 +676,7 @@ def compare_family(g: Golden, name: str, seed: int = 0) -> list[SpanComparison]:
 
     def degree(terms: Terms) -> int:
         return max(sum(e for _, e in mono) for _, mono in terms)
+
     out = []
     for D in sorted({degree(m) for m in theirs} | {degree(m) for m in ours}):
         a = [m for m in theirs if degree(m) == D]
@@ -594,8 +715,9 @@ def by_multidegree(g: Golden, degree: int = 3, names: Sequence[str] | None = Non
             split.setdefault(_weight(mono, weights), {})[mono] = c
         for mu, part in split.items():
             parts.setdefault(mu, []).append(part)
-    eqs = low_degree_equations(Architecture.single_layer(g.d, 1, g.at if g.at < g.d else None, tokens=2),
-                               max_degree=degree, seed=seed)
+    eqs = low_degree_equations(
+        Architecture.single_layer(g.d, 1, g.at if g.at < g.d else None, tokens=2), max_degree=degree, seed=seed
+    )
     rows: dict[Any, dict[str, Any]] = {}
     inside = True
     lower: dict[tuple[int, ...], list[Any]] = {}
@@ -612,24 +734,43 @@ def by_multidegree(g: Golden, degree: int = 3, names: Sequence[str] | None = Non
             joint = space.rank(found, _products_basis(eqs, D, mu, weights), basis)
             inside &= joint == dim
             key = tuple(map(tuple, blk.representative))
-            row = rows.setdefault(key, {"representative": [list(x) for x in blk.representative], "multidegrees": 0,
-                                        "ideal": 0, "generators": 0, "their_span": 0})
+            row = rows.setdefault(
+                key,
+                {
+                    "representative": [list(x) for x in blk.representative],
+                    "multidegrees": 0,
+                    "ideal": 0,
+                    "generators": 0,
+                    "their_span": 0,
+                },
+            )
             row["multidegrees"] += 1
             row["ideal"] += dim
             row["generators"] += len(blk.generators)
             row["their_span"] += span
-    outside = [mu for mu in parts if mu not in {tuple(x for part in b.multidegree for x in part)
-                                                 for b in eqs.blocks.get(degree, [])}]
+    outside = [
+        mu
+        for mu in parts
+        if mu not in {tuple(x for part in b.multidegree for x in part) for b in eqs.blocks.get(degree, [])}
+    ]
     table = sorted(rows.values(), key=lambda r: (-r["ideal"], r["representative"]))
-    return {"d": g.d, "at": g.at, "degree": degree, "members": len(polys),
-            "ideal": sum(r["ideal"] for r in table), "their_span": sum(r["their_span"] for r in table),
-            "members_in_ideal": inside and not outside, "rows": table}
+    return {
+        "d": g.d,
+        "at": g.at,
+        "degree": degree,
+        "members": len(polys),
+        "ideal": sum(r["ideal"] for r in table),
+        "their_span": sum(r["their_span"] for r in table),
+        "members_in_ideal": inside and not outside,
+        "rows": table,
+    }
 
 
 def _products_basis(eqs: Any, D: int, mu: tuple[int, ...], weights: Any) -> list[Any]:
     """``S_1 I_{D-1}`` in multidegree ``mu``: every variable times every generator of degree ``D - 1`` (and of the
     lower degrees, recursively through their products), as sparse polynomials."""
     from .invariants import _weight
+
     out = []
     nvars = len(weights)
     for E in range(1, D):
@@ -660,14 +801,30 @@ class IdealComparison:
 
     @property
     def agrees(self) -> bool:
-        return (self.vanishing == self.generators and self.equal is not False
-                and all(self.ours.get(k) == self.theirs.get(k) for k in ("codim", "degree", "hilbert_numerator")
-                        if k in self.ours))
+        return (
+            self.vanishing == self.generators
+            and self.equal is not False
+            and all(
+                self.ours.get(k) == self.theirs.get(k)
+                for k in ("codim", "degree", "hilbert_numerator")
+                if k in self.ours
+            )
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"d": self.d, "at": self.at, "t": self.t, "package_rank": self.package_rank,
-                "generators": self.generators, "vanishing": self.vanishing, "equal": self.equal,
-                "theirs": self.theirs, "ours": self.ours, "agrees": self.agrees, "seconds": round(self.seconds, 2)}
+        return {
+            "d": self.d,
+            "at": self.at,
+            "t": self.t,
+            "package_rank": self.package_rank,
+            "generators": self.generators,
+            "vanishing": self.vanishing,
+            "equal": self.equal,
+            "theirs": self.theirs,
+            "ours": self.ours,
+            "agrees": self.agrees,
+            "seconds": round(self.seconds, 2),
+        }
 
 
 def _m2_poly(terms: Terms, names: Sequence[str]) -> str:
@@ -691,10 +848,10 @@ def _package_ideal_in_their_ring(g: Golden, rank: int, timeout: float) -> tuple[
     position = {lab: i for i, lab in enumerate(g.labels)}
     if g.t >= 2:
         images: list[tuple[int, Fraction]] = []
-        for (row, _, u, v) in reduced_keys(g.d, 1):
+        for row, _, u, v in reduced_keys(g.d, 1):
             lab = tuple(sorted(((u + 1, 2), (v + 1, 2), (row + 1, 1))))
             form = reduced_form(lab, g.d)
-            (_, q), = form.items()
+            ((_, q),) = form.items()
             images.append((position[lab], 1 / q))
         order = images
     else:
@@ -712,7 +869,7 @@ def _package_ideal_in_their_ring(g: Golden, rank: int, timeout: float) -> tuple[
             for i, e in enumerate(exps):
                 if e:
                     var, scale = order[i]
-                    c *= scale ** e
+                    c *= scale**e
                     mono[var] = mono.get(var, 0) + e
             mono_key = tuple(sorted(mono.items()))
             terms[mono_key] = terms.get(mono_key, Fraction(0)) + c
@@ -739,20 +896,31 @@ def compare_ideal(g: Golden, timeout: float = 900.0, m2: bool = True) -> IdealCo
         J = [_m2_poly(t, names) for t in g.ideal["generators"]]
         linear = [_m2_poly(t, names) for t in g.ideal["generators"] if max(sum(e for _, e in m) for _, m in t) == 1]
         I = [_m2_poly(t, names) for t in pushed]
-        body = (f"L = QQ[{', '.join(names)}];\n"
-                f"J = ideal({{{', '.join(J) or '0_L'}}});\n"
-                f"K = ideal({{{', '.join(I + linear) or '0_L'}}});\n"
-                "h = numerator reduceHilbert hilbertSeries K;\n"
-                "result = hashTable {\"equal\" => J == K, \"codim\" => codim K, \"degree\" => degree K, "
-                "\"dim\" => dim K, \"hilbert\" => apply(listForm h, t -> {first t#0, t#1})};\n")
-        job = run_json(body, schema={"equal": bool, "codim": int, "degree": int, "dim": int, "hilbert": list},
-                       timeout=timeout, label=f"their J at ({g.d},{g.at},{g.t}) against the closure")
+        body = (
+            f"L = QQ[{', '.join(names)}];\n"
+            f"J = ideal({{{', '.join(J) or '0_L'}}});\n"
+            f"K = ideal({{{', '.join(I + linear) or '0_L'}}});\n"
+            "h = numerator reduceHilbert hilbertSeries K;\n"
+            'result = hashTable {"equal" => J == K, "codim" => codim K, "degree" => degree K, '
+            '"dim" => dim K, "hilbert" => apply(listForm h, t -> {first t#0, t#1})};\n'
+        )
+        job = run_json(
+            body,
+            schema={"equal": bool, "codim": int, "degree": int, "dim": int, "hilbert": list},
+            timeout=timeout,
+            label=f"their J at ({g.d},{g.at},{g.t}) against the closure",
+        )
         r = job.payload
         num: dict[int, int] = {int(e): int(c) for e, c in r["hilbert"]}
         result.equal = bool(r["equal"])
-        result.ours = {"codim": r["codim"], "degree": r["degree"], "dim": r["dim"],
-                       "hilbert_numerator": [num.get(k, 0) for k in range(max(num) + 1)] if num else [0],
-                       "implicitize_seconds": round(imp.seconds, 1), "cached": imp.cached}
+        result.ours = {
+            "codim": r["codim"],
+            "degree": r["degree"],
+            "dim": r["dim"],
+            "hilbert_numerator": [num.get(k, 0) for k in range(max(num) + 1)] if num else [0],
+            "implicitize_seconds": round(imp.seconds, 1),
+            "cached": imp.cached,
+        }
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -766,74 +934,149 @@ def their_code_section(report: Any, quick: bool, seed: int, timeout: float = 900
     """The report's part: coordinates, families member by member, ideals (see the module docstring)."""
     out: dict[str, Any] = {"directory": str(GOLDEN_DIRECTORY)}
     if not golden_available():
-        out["skipped"] = (f"{GOLDEN_DIRECTORY} is missing or incomplete: the golden files ship with the package "
-                          f"(ag_attention/_reproduce/related/data/aldm, with their {MANIFEST})")
+        out["skipped"] = (
+            f"{GOLDEN_DIRECTORY} is missing or incomplete: the golden files ship with the package "
+            f"(ag_attention/_reproduce/related/data/aldm, with their {MANIFEST})"
+        )
         report.findings.append(f"{INVARIANTS} their code's outputs were not compared: {out['skipped']}.")
         return out
     rows = []
     members: list[dict[str, Any]] = []
-    for d, at, t in (QUICK_MEMBER_CASES + ((2, 1, 1),) if quick else MEMBER_CASES + ((3, 1, 3), (2, 1, 1), (3, 1, 1))):
+    for d, at, t in QUICK_MEMBER_CASES + ((2, 1, 1),) if quick else MEMBER_CASES + ((3, 1, 3), (2, 1, 1), (3, 1, 1)):
         g = load_golden(d, at, t)
         t0 = time.perf_counter()
         par = check_parametrization(g)
-        report.add(Check(f"{INVARIANTS} their code's coordinates are the package's rebuilt ones",
-                         f"(d, at, t) = ({d}, {at}, {t})", "their parametrization (golden file, their Macaulay2) "
-                         "against their_coordinates, polynomials over QQ", par["labels"], par["agree"],
-                         not par["disagree"] and par["labels"] > 0, time.perf_counter() - t0, par, size=(d, 1, at)))
+        report.add(
+            Check(
+                f"{INVARIANTS} their code's coordinates are the package's rebuilt ones",
+                f"(d, at, t) = ({d}, {at}, {t})",
+                "their parametrization (golden file, their Macaulay2) against their_coordinates, polynomials over QQ",
+                par["labels"],
+                par["agree"],
+                not par["disagree"] and par["labels"] > 0,
+                time.perf_counter() - t0,
+                par,
+                size=(d, 1, at),
+            )
+        )
         for name in g.families:
             t0 = time.perf_counter()
             comps = compare_family(g, name, seed)
             equal = all(c.equal for c in comps)
-            members.append({"case": [d, at, t], "family": name, "ours": FAMILY_OF[name],
-                            "degrees": [c.to_dict() for c in comps]})
+            members.append(
+                {"case": [d, at, t], "family": name, "ours": FAMILY_OF[name], "degrees": [c.to_dict() for c in comps]}
+            )
             for c in comps:
-                rows.append([f"({d},{at},{t})", name, FAMILY_OF[name], c.degree, c.theirs, c.ours, c.rank_theirs,
-                             c.rank_ours, c.rank_union, "equal" if c.equal else "differ"])
-            report.add(Check(f"{INVARIANTS} their family '{name}' spans, degree by degree, what the package's "
-                             f"'{FAMILY_OF[name]}' spans", f"(d, at, t) = ({d}, {at}, {t})",
-                             "ranks of the values at random points modulo 2 primes (probabilistic; seed "
-                             f"{seed}): theirs, ours, both",
-                             "equal spans", "; ".join(f"degree {c.degree}: {c.rank_theirs}, {c.rank_ours}, "
-                                                      f"{c.rank_union}" for c in comps) or "no members",
-                             equal, time.perf_counter() - t0, size=(d, 1, at)))
+                rows.append(
+                    [
+                        f"({d},{at},{t})",
+                        name,
+                        FAMILY_OF[name],
+                        c.degree,
+                        c.theirs,
+                        c.ours,
+                        c.rank_theirs,
+                        c.rank_ours,
+                        c.rank_union,
+                        "equal" if c.equal else "differ",
+                    ]
+                )
+            report.add(
+                Check(
+                    f"{INVARIANTS} their family '{name}' spans, degree by degree, what the package's "
+                    f"'{FAMILY_OF[name]}' spans",
+                    f"(d, at, t) = ({d}, {at}, {t})",
+                    "ranks of the values at random points modulo 2 primes (probabilistic; seed "
+                    f"{seed}): theirs, ours, both",
+                    "equal spans",
+                    "; ".join(f"degree {c.degree}: {c.rank_theirs}, {c.rank_ours}, {c.rank_union}" for c in comps)
+                    or "no members",
+                    equal,
+                    time.perf_counter() - t0,
+                    size=(d, 1, at),
+                )
+            )
         for s in g.skipped:
-            report.findings.append(f"{INVARIANTS} their code at ({d},{at},{t}): {s['family']} not computed: "
-                                   f"{s['reason']}.")
+            report.findings.append(
+                f"{INVARIANTS} their code at ({d},{at},{t}): {s['family']} not computed: {s['reason']}."
+            )
     out["members"] = members
-    report.tables.append(Table(
-        "Their code's families against the package's, member by member (span per degree)",
-        ["(d,at,t)", "their family", "package's family", "degree", "their members", "our members",
-         "their span", "our span", "span of both", "spans"], rows,
-        note="Their members: as their helpers return them (trimmed ideals for veronese2 and quarticResultants); "
-             "ours: rebuilt from the definitions. Span dimensions from the values at random points modulo "
-             f"{' and '.join(map(str, SPAN_PRIMES))} (probabilistic; both primes agree)."))
+    report.tables.append(
+        Table(
+            "Their code's families against the package's, member by member (span per degree)",
+            [
+                "(d,at,t)",
+                "their family",
+                "package's family",
+                "degree",
+                "their members",
+                "our members",
+                "their span",
+                "our span",
+                "span of both",
+                "spans",
+            ],
+            rows,
+            note="Their members: as their helpers return them (trimmed ideals for veronese2 and quarticResultants); "
+            "ours: rebuilt from the definitions. Span dimensions from the values at random points modulo "
+            f"{' and '.join(map(str, SPAN_PRIMES))} (probabilistic; both primes agree).",
+        )
+    )
     multi = []
     mrows = []
-    for d, at, t in (MULTIDEGREE_CASES[-1:] if quick else MULTIDEGREE_CASES):
+    for d, at, t in MULTIDEGREE_CASES[-1:] if quick else MULTIDEGREE_CASES:
         g = load_golden(d, at, t)
         t0 = time.perf_counter()
         r = by_multidegree(g, 3, seed=seed)
         multi.append(r)
-        report.add(Check(f"{INVARIANTS} their cubic members lie in the closure ideal, multidegree by multidegree, and "
-                         "span part of its cubics", f"(d, at, t) = ({d}, {at}, {t}), degree 3",
-                         "their members pulled back to reduced coordinates; exact ranks over QQ per torus multidegree "
-                         "against low_degree_equations", "inside the ideal",
-                         f"{r['their_span']} of {r['ideal']} cubics spanned; inside: {r['members_in_ideal']}",
-                         r["members_in_ideal"] and r["their_span"] > 0, time.perf_counter() - t0, size=(d, 1, at)))
+        report.add(
+            Check(
+                f"{INVARIANTS} their cubic members lie in the closure ideal, multidegree by multidegree, and "
+                "span part of its cubics",
+                f"(d, at, t) = ({d}, {at}, {t}), degree 3",
+                "their members pulled back to reduced coordinates; exact ranks over QQ per torus multidegree "
+                "against low_degree_equations",
+                "inside the ideal",
+                f"{r['their_span']} of {r['ideal']} cubics spanned; inside: {r['members_in_ideal']}",
+                r["members_in_ideal"] and r["their_span"] > 0,
+                time.perf_counter() - t0,
+                size=(d, 1, at),
+            )
+        )
         for row in r["rows"]:
             if row["ideal"] or row["their_span"]:
-                mrows.append([f"({d},{at},{t})", "; ".join(",".join(map(str, p)) for p in row["representative"]),
-                              row["multidegrees"], row["ideal"], row["their_span"], row["ideal"] - row["their_span"]])
-        report.findings.append(f"{INVARIANTS} d = {d}, at = {at}: their cubic members ({r['members']} nonzero after "
-                               f"the pull-back) span {r['their_span']} of the {r['ideal']} cubics of the closure "
-                               "ideal; the others are new to their list (per multidegree in the table).")
+                mrows.append(
+                    [
+                        f"({d},{at},{t})",
+                        "; ".join(",".join(map(str, p)) for p in row["representative"]),
+                        row["multidegrees"],
+                        row["ideal"],
+                        row["their_span"],
+                        row["ideal"] - row["their_span"],
+                    ]
+                )
+        report.findings.append(
+            f"{INVARIANTS} d = {d}, at = {at}: their cubic members ({r['members']} nonzero after "
+            f"the pull-back) span {r['their_span']} of the {r['ideal']} cubics of the closure "
+            "ideal; the others are new to their list (per multidegree in the table)."
+        )
     out["multidegrees"] = multi
-    report.tables.append(Table(
-        "Their cubics per torus multidegree against the closure's (d = 4)",
-        ["(d,at,t)", "multidegree (A rows; V rows; z)", "multidegrees", "cubics of the ideal", "their span",
-         "not theirs"], mrows,
-        note="Per orbit of multidegrees under index permutations; exact ranks over QQ. The ideal: "
-             "low_degree_equations of one layer (d, 1, at), t = 2."))
+    report.tables.append(
+        Table(
+            "Their cubics per torus multidegree against the closure's (d = 4)",
+            [
+                "(d,at,t)",
+                "multidegree (A rows; V rows; z)",
+                "multidegrees",
+                "cubics of the ideal",
+                "their span",
+                "not theirs",
+            ],
+            mrows,
+            note="Per orbit of multidegrees under index permutations; exact ranks over QQ. The ideal: "
+            "low_degree_equations of one layer (d, 1, at), t = 2.",
+        )
+    )
     ideals = []
     irows = []
     for d, at, t in IDEAL_CASES:
@@ -843,42 +1086,82 @@ def their_code_section(report: Any, quick: bool, seed: int, timeout: float = 900
         ic = compare_ideal(g, timeout=timeout, m2=not quick)
         ideals.append(ic.to_dict())
         th = ic.theirs
-        irows.append([f"({d},{at},{t})", ic.package_rank, ic.generators, ic.vanishing, th["codim"], th["degree"],
-                      " ".join(map(str, th["hilbert_numerator"])),
-                      "-" if ic.equal is None else ("equal" if ic.equal else "differ"),
-                      ic.ours.get("degree", "-"), " ".join(map(str, ic.ours.get("hilbert_numerator", []))) or "-"])
-        report.add(Check(f"{INVARIANTS} their implicit ideal J is the package's closure ideal"
-                         + (" (their t = 1 elimination has no rank constraint: compared at a = d)" if t == 1 else ""),
-                         f"(d, at, t) = ({d}, {at}, {t}); package (d, d', a) = ({d}, 1, {ic.package_rank})",
-                         "J's generators substituted with the package's parametrization (exact)"
-                         + ("" if ic.equal is None else "; Macaulay2: J == phi(I) + linear(J), codim, degree, "
-                            "Hilbert numerator"),
-                         f"{ic.generators} vanish" + ("" if ic.equal is None else ", equal"),
-                         f"{ic.vanishing} vanish" + ("" if ic.equal is None else (", equal" if ic.equal else ", differ")),
-                         ic.agrees, ic.seconds, ic.to_dict(), size=(d, 1, ic.package_rank)))
+        irows.append(
+            [
+                f"({d},{at},{t})",
+                ic.package_rank,
+                ic.generators,
+                ic.vanishing,
+                th["codim"],
+                th["degree"],
+                " ".join(map(str, th["hilbert_numerator"])),
+                "-" if ic.equal is None else ("equal" if ic.equal else "differ"),
+                ic.ours.get("degree", "-"),
+                " ".join(map(str, ic.ours.get("hilbert_numerator", []))) or "-",
+            ]
+        )
+        report.add(
+            Check(
+                f"{INVARIANTS} their implicit ideal J is the package's closure ideal"
+                + (" (their t = 1 elimination has no rank constraint: compared at a = d)" if t == 1 else ""),
+                f"(d, at, t) = ({d}, {at}, {t}); package (d, d', a) = ({d}, 1, {ic.package_rank})",
+                "J's generators substituted with the package's parametrization (exact)"
+                + (
+                    "" if ic.equal is None else "; Macaulay2: J == phi(I) + linear(J), codim, degree, Hilbert numerator"
+                ),
+                f"{ic.generators} vanish" + ("" if ic.equal is None else ", equal"),
+                f"{ic.vanishing} vanish" + ("" if ic.equal is None else (", equal" if ic.equal else ", differ")),
+                ic.agrees,
+                ic.seconds,
+                ic.to_dict(),
+                size=(d, 1, ic.package_rank),
+            )
+        )
         if t == 1 and g.rank_ideal is not None and at < d and g.rank_ideal["codim"] != th["codim"]:
             from .invariants import T1_VALUES
 
             ri = g.rank_ideal
             expected = T1_VALUES.get((d, 1, at))
             if expected is not None:
-                report.add(Check(f"{INVARIANTS} with minors(at+1, A) added to their t = 1 elimination (not their code) "
-                                 "the ideal has the package's dimension and degree of rank <= at",
-                                 f"(d, at, t) = ({d}, {at}, 1)", "golden file's rank_ideal against T1_VALUES",
-                                 f"dim {expected[0]}, degree {expected[1]}", f"dim {ri['dim']}, degree {ri['degree']}",
-                                 (ri["dim"], ri["degree"]) == expected, size=(d, 1, at)))
+                report.add(
+                    Check(
+                        f"{INVARIANTS} with minors(at+1, A) added to their t = 1 elimination (not their code) "
+                        "the ideal has the package's dimension and degree of rank <= at",
+                        f"(d, at, t) = ({d}, {at}, 1)",
+                        "golden file's rank_ideal against T1_VALUES",
+                        f"dim {expected[0]}, degree {expected[1]}",
+                        f"dim {ri['dim']}, degree {ri['degree']}",
+                        (ri["dim"], ri["degree"]) == expected,
+                        size=(d, 1, at),
+                    )
+                )
             report.findings.append(
                 f"{INVARIANTS} t = 1, d = {d}, at = {at}: their driver's ideal J (no rank constraint) has codim "
                 f"{th['codim']}, degree {th['degree']}; with minors(at+1, A) added (not their code) the ideal has "
                 f"codim {ri['codim']}, degree {ri['degree']}, {len(ri['generators'])} generators: their check "
-                "'allI == J' at at < d compares with the full-rank ideal.")
+                "'allI == J' at at < d compares with the full-rank ideal."
+            )
     out["ideals"] = ideals
-    report.tables.append(Table(
-        "Their implicit ideal J against the package's closure ideal",
-        ["(d,at,t)", "package a", "generators of J", "vanish on the package's image", "codim J", "degree J",
-         "Hilbert numerator of J", "J == phi(I) + linear(J)", "degree (package)", "Hilbert numerator (package)"],
-        irows, note="J: their elimination (golden file). I: the package's closure ideal (implicitize, Macaulay2), "
-                    "pushed into their coordinates (t = 2: c[l,(u,v)] = w(u,v) y[(u,2),(v,2),(l,1)]; t = 1: "
-                    "full_K = |S_3 K| y_K), plus the linear forms of J (their coordinates have linear relations). "
-                    "Vanishing: exact substitution over QQ."))
+    report.tables.append(
+        Table(
+            "Their implicit ideal J against the package's closure ideal",
+            [
+                "(d,at,t)",
+                "package a",
+                "generators of J",
+                "vanish on the package's image",
+                "codim J",
+                "degree J",
+                "Hilbert numerator of J",
+                "J == phi(I) + linear(J)",
+                "degree (package)",
+                "Hilbert numerator (package)",
+            ],
+            irows,
+            note="J: their elimination (golden file). I: the package's closure ideal (implicitize, Macaulay2), "
+            "pushed into their coordinates (t = 2: c[l,(u,v)] = w(u,v) y[(u,2),(v,2),(l,1)]; t = 1: "
+            "full_K = |S_3 K| y_K), plus the linear forms of J (their coordinates have linear relations). "
+            "Vanishing: exact substitution over QQ.",
+        )
+    )
     return out

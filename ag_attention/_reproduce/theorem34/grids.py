@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
-from ..._models.formulas import cor33
 from ..._models.coordinates import reduced_count
+from ..._models.formulas import cor33
 
 __all__ = [
     "Size",
@@ -66,8 +66,22 @@ def _sizes(spec: Iterable[tuple[int, int, int]]) -> tuple[Size, ...]:
 #: candidates for the Macaulay2 items, smallest first; ``--max-m2-size N`` runs those with at most
 #: N reduced coordinates (the last two, 36 coordinates, do not finish in 300 s here)
 M2_CANDIDATES = _sizes(
-    [(2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2), (2, 3, 1), (2, 3, 2), (3, 1, 1), (3, 1, 2), (3, 1, 3),
-     (2, 4, 1), (2, 4, 2), (3, 2, 1), (3, 2, 2), (3, 2, 3)]
+    [
+        (2, 1, 1),
+        (2, 1, 2),
+        (2, 2, 1),
+        (2, 2, 2),
+        (2, 3, 1),
+        (2, 3, 2),
+        (3, 1, 1),
+        (3, 1, 2),
+        (3, 1, 3),
+        (2, 4, 1),
+        (2, 4, 2),
+        (3, 2, 1),
+        (3, 2, 2),
+        (3, 2, 3),
+    ]
 )
 DEFAULT_MAX_M2_SIZE = 24
 #: the default: every candidate Macaulay2 finishes (measured: (3,2,1) in about 140 s, the others in

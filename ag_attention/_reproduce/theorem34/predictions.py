@@ -6,8 +6,9 @@ field makes the corresponding check fail and name the counterexample.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

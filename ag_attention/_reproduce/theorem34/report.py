@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..._architecture import Architecture
 from ..._exact.dimension import dimension as exact_dimension
@@ -13,8 +13,14 @@ from .pointwise import StatedMismatch
 from .predictions import Theory
 from .symbolic import M2Outcome
 
-__all__ = ["THEOREM_34", "SUPPORTING", "dimension_checks", "stated_rule_findings", "excluded_size_findings",
-           "theorem_verdicts"]
+__all__ = [
+    "THEOREM_34",
+    "SUPPORTING",
+    "dimension_checks",
+    "stated_rule_findings",
+    "excluded_size_findings",
+    "theorem_verdicts",
+]
 
 
 def dimension_checks(report: Report, sizes: Sequence[Size], theory: Theory, seed: int) -> None:
@@ -27,9 +33,20 @@ def dimension_checks(report: Report, sizes: Sequence[Size], theory: Theory, seed
             rows.append([*size.triple, t, r.dimension, size.dim, r.certified, r.formula_applies])
             if r.formula_applies:
                 want = theory.dimension(size)
-                report.add(Check("Cor. 3.3: dim M = a(2d - a) + d d' - 1", f"{size}, t={t}", "GF(p) Jacobian rank + symmetry bound",
-                                 want, r.dimension, r.dimension == want and r.certified, r.seconds,
-                                 topic=Claim.COR_33, size=size.triple, techniques=("GF(p) Jacobian rank + symmetry bound",)))
+                report.add(
+                    Check(
+                        "Cor. 3.3: dim M = a(2d - a) + d d' - 1",
+                        f"{size}, t={t}",
+                        "GF(p) Jacobian rank + symmetry bound",
+                        want,
+                        r.dimension,
+                        r.dimension == want and r.certified,
+                        r.seconds,
+                        topic=Claim.COR_33,
+                        size=size.triple,
+                        techniques=("GF(p) Jacobian rank + symmetry bound",),
+                    )
+                )
             elif t == 1 and r.dimension != size.dim:
                 one_token.append(f"{size}: {r.dimension} ({'exact' if r.certified else 'lower bound'}) vs {size.dim}")
             elif not size.in_hypotheses and r.dimension == size.dim and t == 2:
@@ -39,8 +56,14 @@ def dimension_checks(report: Report, sizes: Sequence[Size], theory: Theory, seed
             f"t = 1 (excluded): the dimension is below Cor. 3.3 on {len(one_token)} of {len(sizes)} sizes, "
             f"e.g. {one_token[0]}; phi(x) = (x^T A x) V x only sees A + A^T"
         )
-    report.tables.append(Table("Dimensions (exact engine)", ["d", "d'", "a", "t", "dim", "Cor. 3.3", "certified", "hypotheses hold"],
-                               rows, formats={"certified": lambda v, row: "exact" if v else "lower bound"}))
+    report.tables.append(
+        Table(
+            "Dimensions (exact engine)",
+            ["d", "d'", "a", "t", "dim", "Cor. 3.3", "certified", "hypotheses hold"],
+            rows,
+            formats={"certified": lambda v, row: "exact" if v else "lower bound"},
+        )
+    )
 
 
 def stated_rule_findings(report: Report, stated_mismatch: Sequence[StatedMismatch]) -> None:
@@ -53,11 +76,15 @@ def stated_rule_findings(report: Report, stated_mismatch: Sequence[StatedMismatc
         smooth = [i for i in items if not i.certificate.singular]
         parts = []
         if sing:
-            parts.append(f"{len(sing)} orbit(s) the rank-one rule calls smooth are singular, "
-                         f"e.g. {sing[0].orbit} ({sing[0].certificate.summary})")
+            parts.append(
+                f"{len(sing)} orbit(s) the rank-one rule calls smooth are singular, "
+                f"e.g. {sing[0].orbit} ({sing[0].certificate.summary})"
+            )
         if smooth:
-            parts.append(f"{len(smooth)} orbit(s) it calls singular are smooth, "
-                         f"e.g. {smooth[0].orbit} ({smooth[0].certificate.summary})")
+            parts.append(
+                f"{len(smooth)} orbit(s) it calls singular are smooth, "
+                f"e.g. {smooth[0].orbit} ({smooth[0].certificate.summary})"
+            )
         report.findings.append(f"{size}: 'singular iff rank A <= 1 and rank V <= 1' fails: " + "; ".join(parts))
 
 
@@ -65,19 +92,33 @@ def excluded_size_findings(report: Report, implicit: dict[Size, M2Outcome]) -> N
     """The Macaulay2 degree of each size outside the theorem's hypotheses."""
     for size, info in implicit.items():
         if not size.in_hypotheses:
-            report.findings.append(f"{size} (excluded by the theorem): Macaulay2 degree {info.degree}; see the orbit table")
+            report.findings.append(
+                f"{size} (excluded by the theorem): Macaulay2 degree {info.degree}; see the orbit table"
+            )
 
 
 #: Theorem 3.4's statements: (label, statement, evidence, the results whose checks decide it)
 THEOREM_34: tuple[tuple[str, str, str, tuple[Claim, ...]], ...] = (
-    ("Thm. 3.4 (1): closed", "M is closed in the Euclidean topology",
-     "Cor. A.1: no base points, so phi descends to a morphism of projective spaces", (Claim.COR_A1,)),
-    ("Thm. 3.4 (2): boundary", "its relative boundary points are exactly the phi(u v^T, w v^T)",
-     "Lemma A.3: these are the critical values; Cor. A.6: the real points of the closure outside M "
-     "have them as limits", (Claim.LEMMA_A3, Claim.COR_A6)),
-    ("Thm. 3.4 (3): singular", STATEMENT[Claim.THM_34_SINGULAR],
-     "every GL-orbit (Macaulay2's equations, equations by interpolation, exact certificates) and random points "
-     "of each stratum", (Claim.THM_34_SINGULAR,)),
+    (
+        "Thm. 3.4 (1): closed",
+        "M is closed in the Euclidean topology",
+        "Cor. A.1: no base points, so phi descends to a morphism of projective spaces",
+        (Claim.COR_A1,),
+    ),
+    (
+        "Thm. 3.4 (2): boundary",
+        "its relative boundary points are exactly the phi(u v^T, w v^T)",
+        "Lemma A.3: these are the critical values; Cor. A.6: the real points of the closure outside M "
+        "have them as limits",
+        (Claim.LEMMA_A3, Claim.COR_A6),
+    ),
+    (
+        "Thm. 3.4 (3): singular",
+        STATEMENT[Claim.THM_34_SINGULAR],
+        "every GL-orbit (Macaulay2's equations, equations by interpolation, exact certificates) and random points "
+        "of each stratum",
+        (Claim.THM_34_SINGULAR,),
+    ),
 )
 #: the results Theorem 3.4 rests on, each with what its checks compute
 SUPPORTING: tuple[tuple[Claim, str], ...] = (
@@ -94,10 +135,12 @@ def theorem_verdicts(report: Report, theory: Theory) -> None:
     by_topic: dict[Claim | None, list[Check]] = {}
     for c in report.checks:
         by_topic.setdefault(c.topic, []).append(c)
-    refined = (f"checked against the predictions '{theory.name}': the statement as the paper gives it where its "
-               "hypotheses hold (d' > 1 or a > 1, A free), refined where the computation shows it must be: with a rank "
-               "bound 2 <= a < d also singular where rank A < a; for d' = 1, a = 1 (excluded by the theorem) singular "
-               "exactly on the critical set when d >= 3. See the findings")
+    refined = (
+        f"checked against the predictions '{theory.name}': the statement as the paper gives it where its "
+        "hypotheses hold (d' > 1 or a > 1, A free), refined where the computation shows it must be: with a rank "
+        "bound 2 <= a < d also singular where rank A < a; for d' = 1, a = 1 (excluded by the theorem) singular "
+        "exactly on the critical set when d >= 3. See the findings"
+    )
     for label, statement, evidence, topics in THEOREM_34:
         checks = [c for t in topics for c in by_topic.get(t, [])]
         note = refined if Claim.THM_34_SINGULAR in topics else ""
@@ -106,6 +149,12 @@ def theorem_verdicts(report: Report, theory: Theory) -> None:
         report.verdicts.append(Verdict.of(claim.value, STATEMENT[claim], evidence, by_topic.get(claim, [])))
     jobs = [c for c in by_topic.get(None, []) if c.claim == "Macaulay2 checks"]
     if jobs:
-        report.verdicts.append(Verdict.of("Macaulay2 jobs", "every Macaulay2 job finished",
-                                          "the jobs that did not finish (their checks are missing)", jobs))
+        report.verdicts.append(
+            Verdict.of(
+                "Macaulay2 jobs",
+                "every Macaulay2 job finished",
+                "the jobs that did not finish (their checks are missing)",
+                jobs,
+            )
+        )
     report.verdict_heading = "Theorem 3.4 and the results it rests on"

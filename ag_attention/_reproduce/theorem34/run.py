@@ -13,10 +13,11 @@ report does not depend on which job finished first.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -73,8 +74,10 @@ class _M2Runs:
             backend = get_backend(opts.backend)
         except M2NotFoundError as exc:
             raise M2NotFoundError(f"{exc} (--no-m2, or Options(use_m2=False), skips the Macaulay2 items)") from None
-        self.jobs = [m2_job(size, opts.seed, np.random.default_rng([opts.seed, size.d, size.d_out, size.a, 1]))
-                     for size in opts.m2_grid]
+        self.jobs = [
+            m2_job(size, opts.seed, np.random.default_rng([opts.seed, size.d, size.d_out, size.a, 1]))
+            for size in opts.m2_grid
+        ]
         self.slots = job_slots(backend.memory_limit()[0])
         self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="ag-attention-m2")
         self.futures: dict[int, Future[M2Job]] = {}
@@ -137,16 +140,24 @@ def _new_report(opts: Options) -> Report:
             "parametrization (see ag_attention._exact.onelayer; the mathematics: docs/math/geometry.md). GF(p) ranks are certified lower bounds; rank drops "
             f"are exact ranks over QQ. Predictions: {opts.theory.name}."
         ),
-        meta={"seed": opts.seed, "prime": 2**31 - 1, "m2_sizes": len(opts.m2_grid) if opts.use_m2 else 0,
-              "pointwise_sizes": len(opts.point_grid)},
+        meta={
+            "seed": opts.seed,
+            "prime": 2**31 - 1,
+            "m2_sizes": len(opts.m2_grid) if opts.use_m2 else 0,
+            "pointwise_sizes": len(opts.point_grid),
+        },
         details_csv="checks.csv",
     )
 
 
 def _steps(opts: Options) -> int:
     """How many items announce themselves: Macaulay2 sizes, equation sizes, pointwise sizes, the picture."""
-    return ((len(opts.m2_grid) if opts.use_m2 else 0) + len(opts.equation_grid) + len(opts.point_grid)
-            + (1 if opts.picture and opts.out is not None else 0))
+    return (
+        (len(opts.m2_grid) if opts.use_m2 else 0)
+        + len(opts.equation_grid)
+        + len(opts.point_grid)
+        + (1 if opts.picture and opts.out is not None else 0)
+    )
 
 
 def _stepper(b: Any, lines: Callable[[str], None] | None) -> Callable[[str], None]:
@@ -191,10 +202,12 @@ def _reproduce(opts: Options, say: Callable[[str], None]) -> Report:
         if opts.equation_grid:
             timer.start()
             equation_checks(
-                others, opts.equation_grid,
+                others,
+                opts.equation_grid,
                 singular_rule=lambda d, e, a, orbit: opts.theory.singular(Size(d, e, a), features(orbit.A, orbit.V)),
                 dimension=lambda d, e, a: opts.theory.dimension(Size(d, e, a)),
-                seed=opts.seed, say=say,
+                seed=opts.seed,
+                say=say,
             )
             timer.stop("equations")
         timer.start()

@@ -6,7 +6,8 @@ seed and a size determine every point of the report.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,13 @@ def strata_samples(size: Size, rng: np.random.Generator, per_stratum: int = 2) -
         out.append(("rank-one pair", np.outer(u, v), np.outer(w, z)))
         out.append(("critical (A = u v^T, V = w v^T)", np.outer(u, v), np.outer(w, v)))
         if size.rank_bounded:
-            out.append((f"rank A = {a - 1} < a (domain singular)", full_rank(rng, d, d, a - 1), full_rank(rng, e, d, min(e, d))))
+            out.append(
+                (
+                    f"rank A = {a - 1} < a (domain singular)",
+                    full_rank(rng, d, d, a - 1),
+                    full_rank(rng, e, d, min(e, d)),
+                )
+            )
     return out
 
 
@@ -109,7 +116,9 @@ def conjugate_data(size: Size, seed: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return u, r, s, w
 
 
-def conjugate_point(u: Iterable[Any], r: Iterable[Any], s: Iterable[Any], w: Iterable[Any], scale: int = 1) -> list[int]:
+def conjugate_point(
+    u: Iterable[Any], r: Iterable[Any], s: Iterable[Any], w: Iterable[Any], scale: int = 1
+) -> list[int]:
     """phi at A = u v^T, V = w conj(v)^T, v = r + i*scale*s, exactly (Gaussian integers).
 
     The reduced coordinates are bilinear in (A, V): with A = A_r + i A_i and

@@ -12,8 +12,9 @@ a few fibers (Thm. 3.2) and, for ``(2, 1)``, the literal
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -28,8 +29,16 @@ from .grids import Size
 from .predictions import Features, Theory, features
 from .samplers import Sample, conjugate_data, conjugate_point, m2_fiber_points, strata_samples
 
-__all__ = ["BASE_LOCUS_TYPES", "M2Job", "M2Outcome", "m2_checks", "m2_job", "m2_job_body", "m2_result_schema",
-           "raise_for_m2_errors"]
+__all__ = [
+    "BASE_LOCUS_TYPES",
+    "M2Job",
+    "M2Outcome",
+    "m2_checks",
+    "m2_job",
+    "m2_job_body",
+    "m2_result_schema",
+    "raise_for_m2_errors",
+]
 
 
 #: what ``baseLocusType`` answers: the base locus as a union of {A = 0} and {V = 0}
@@ -78,8 +87,13 @@ def m2_result_schema(points: Iterable[str], fibers: Iterable[str]) -> Any:
 
     point_names, fiber_names = set(points), set(fibers)
     return {
-        "dimension": int, "codimension": int, "degree": int, "generators": int, "generator_degrees": [int],
-        "rank_one_dimension": int, "base_locus": Where(str, lambda v: v in BASE_LOCUS_TYPES, f"one of {', '.join(BASE_LOCUS_TYPES)}"),
+        "dimension": int,
+        "codimension": int,
+        "degree": int,
+        "generators": int,
+        "generator_degrees": [int],
+        "rank_one_dimension": int,
+        "base_locus": Where(str, lambda v: v in BASE_LOCUS_TYPES, f"one of {', '.join(BASE_LOCUS_TYPES)}"),
         "points": Where(
             [{"name": str, "jacobian_rank": int, "on_closure": bool, "in_rank_one_closure": bool}],
             lambda v: {p["name"] for p in v} == point_names,
@@ -91,8 +105,10 @@ def m2_result_schema(points: Iterable[str], fibers: Iterable[str]) -> Any:
             f"one fiber for each of the {len(fiber_names)} points sent",
         ),
         "literal": OneOf(None, (bool, NUMBER_STRING)),
-        "closure_seconds": NUMBER_STRING, "base_seconds": NUMBER_STRING,
-        "points_seconds": NUMBER_STRING, "fibers_seconds": NUMBER_STRING,
+        "closure_seconds": NUMBER_STRING,
+        "base_seconds": NUMBER_STRING,
+        "points_seconds": NUMBER_STRING,
+        "fibers_seconds": NUMBER_STRING,
     }
 
 
@@ -143,7 +159,7 @@ class M2Job:
     error: M2Error | None = None
     seconds: float = 0.0
 
-    def run(self, backend: Any, timeout: float) -> "M2Job":
+    def run(self, backend: Any, timeout: float) -> M2Job:
         from ..._m2.jobs import run_json
 
         t0 = time.perf_counter()
@@ -151,7 +167,9 @@ class M2Job:
             self.result = run_json(
                 m2_job_body(self.size, self.job.points, self.job.fibers, self.job.literal),
                 schema=m2_result_schema(self.job.points, self.job.fibers),
-                backend=backend, timeout=timeout, label=f"Theorem 3.4 checks for {self.size}",
+                backend=backend,
+                timeout=timeout,
+                label=f"Theorem 3.4 checks for {self.size}",
             )
         except M2NotFoundError:
             raise  # no Macaulay2 at all: one error for the run, not one failure per item
@@ -171,8 +189,19 @@ def m2_checks(report: Report, done: M2Job, theory: Theory, seed: int) -> M2Outco
     size, job = done.size, done.job
     if done.error is not None:
         exc = done.error
-        report.add(Check("Macaulay2 checks", str(size), "Macaulay2", "finished", f"error: {exc}", False,
-                         done.seconds, size=size.triple, techniques=("Macaulay2",)))
+        report.add(
+            Check(
+                "Macaulay2 checks",
+                str(size),
+                "Macaulay2",
+                "finished",
+                f"error: {exc}",
+                False,
+                done.seconds,
+                size=size.triple,
+                techniques=("Macaulay2",),
+            )
+        )
         report.meta.setdefault("m2_errors", []).append(
             {"size": str(size), "error": type(exc).__name__, "message": str(exc).splitlines()[0]}
         )
@@ -194,30 +223,50 @@ def _dimension_check(report: Report, size: Size, theory: Theory, seed: int, res:
     """dim M: Macaulay2 = exact Jacobian rank = Cor. 3.3."""
     eng = exact_dimension(Architecture((size.d, size.d_out), (size.a,), tokens=2), seed=seed)
     formula = theory.dimension(size)
-    report.add(Check(
-        "dim M: Macaulay2 closure = exact Jacobian rank = Cor. 3.3", str(size),
-        f"{method}: dim of the closure ideal; GF(p) rank + symmetry bound",
-        formula, f"Macaulay2 {res['dimension']}, rank {eng.dimension} ({'exact' if eng.certified else 'lower bound'})",
-        res["dimension"] == eng.dimension == formula and eng.certified, float(res["closure_seconds"]),
-        {"degree": res["degree"], "generators": res["generators"], "generator_degrees": res["generator_degrees"],
-         "formula_applies": size.in_hypotheses},
-        topic=Claim.COR_33, size=size.triple, techniques=("Macaulay2 (the closure's ideal)",),
-    ))
+    report.add(
+        Check(
+            "dim M: Macaulay2 closure = exact Jacobian rank = Cor. 3.3",
+            str(size),
+            f"{method}: dim of the closure ideal; GF(p) rank + symmetry bound",
+            formula,
+            f"Macaulay2 {res['dimension']}, rank {eng.dimension} ({'exact' if eng.certified else 'lower bound'})",
+            res["dimension"] == eng.dimension == formula and eng.certified,
+            float(res["closure_seconds"]),
+            {
+                "degree": res["degree"],
+                "generators": res["generators"],
+                "generator_degrees": res["generator_degrees"],
+                "formula_applies": size.in_hypotheses,
+            },
+            topic=Claim.COR_33,
+            size=size.triple,
+            techniques=("Macaulay2 (the closure's ideal)",),
+        )
+    )
 
 
 def _base_locus_check(report: Report, size: Size, theory: Theory, res: dict[str, Any], method: str) -> None:
     """Cor. A.1 (closedness): no base points."""
     found = res["base_locus"]
-    report.add(Check(
-        "Cor. A.1: phi = 0 only if A = 0 or V = 0 (no base points)", str(size), f"{method}: radical of the base locus ideal",
-        f"rad(B) = ideal of {{{theory.base_locus.replace(' or ', ' = 0} cup {')} = 0}}",
-        f"rad(B) = ideal of {{{found.replace(' or ', ' = 0} cup {')} = 0}}", found == theory.base_locus,
-        float(res["base_seconds"]), topic=Claim.COR_A1, size=size.triple, techniques=("Macaulay2 (radical of the base locus)",),
-    ))
+    report.add(
+        Check(
+            "Cor. A.1: phi = 0 only if A = 0 or V = 0 (no base points)",
+            str(size),
+            f"{method}: radical of the base locus ideal",
+            f"rad(B) = ideal of {{{theory.base_locus.replace(' or ', ' = 0} cup {')} = 0}}",
+            f"rad(B) = ideal of {{{found.replace(' or ', ' = 0} cup {')} = 0}}",
+            found == theory.base_locus,
+            float(res["base_seconds"]),
+            topic=Claim.COR_A1,
+            size=size.triple,
+            techniques=("Macaulay2 (radical of the base locus)",),
+        )
+    )
 
 
-def _orbit_check(report: Report, size: Size, theory: Theory, job: _Job, res: dict[str, Any], method: str,
-                 seconds: float) -> None:
+def _orbit_check(
+    report: Report, size: Size, theory: Theory, job: _Job, res: dict[str, Any], method: str, seconds: float
+) -> None:
     """The singular locus orbit by orbit, by the exact Jacobian rank of the closure's equations."""
     evals = {p["name"]: p for p in res["points"]}
     c = res["codimension"]
@@ -226,29 +275,49 @@ def _orbit_check(report: Report, size: Size, theory: Theory, job: _Job, res: dic
         ev = evals[name]
         singular = ev["jacobian_rank"] < c
         pred, source = theory.singular(size, f)
-        rows.append({"orbit": orb.label, "jacobian_rank": ev["jacobian_rank"], "codimension": c,
-                     "singular": singular, "in_rank_one_closure": ev["in_rank_one_closure"], "predicted": pred})
+        rows.append(
+            {
+                "orbit": orb.label,
+                "jacobian_rank": ev["jacobian_rank"],
+                "codimension": c,
+                "singular": singular,
+                "in_rank_one_closure": ev["in_rank_one_closure"],
+                "predicted": pred,
+            }
+        )
         if singular != pred:
-            bad.append(f"orbit {orb.label}: Jacobian rank {ev['jacobian_rank']} vs codimension {c} "
-                       f"({'singular' if singular else 'smooth'}), predicted {'singular' if pred else 'smooth'} [{source}]")
+            bad.append(
+                f"orbit {orb.label}: Jacobian rank {ev['jacobian_rank']} vs codimension {c} "
+                f"({'singular' if singular else 'smooth'}), predicted {'singular' if pred else 'smooth'} [{source}]"
+            )
         if singular != ev["in_rank_one_closure"]:
             stated.append(orb.label)
-    claim_eq = "rad(Sing) = I(closure of rank-one image)" if not stated else f"Sing differs from the rank-one closure on {stated}"
+    claim_eq = (
+        "rad(Sing) = I(closure of rank-one image)"
+        if not stated
+        else f"Sing differs from the rank-one closure on {stated}"
+    )
     literal = res["literal"]
     extra = ""
     if literal is not None:
         extra = f"; literal radical(singularLocus) == rank-one closure: {literal[0]} ({float(literal[1]):.2f} s)"
-    report.add(Check(
-        "singular locus (symbolic): Sing = predicted union of orbits", str(size),
-        f"{method}: exact Jacobian rank of the closure's equations at each GL-orbit representative"
-        + (" + literal radical comparison" if literal is not None else ""),
-        "every orbit as predicted", f"{len(rows)} nonzero orbits, {sum(r['singular'] for r in rows)} singular; {claim_eq}{extra}"
-        + (f"; differs: {bad[0]}" if bad else ""),
-        not bad and (literal is None or literal[0] == (not stated)), seconds,
-        {"orbits": rows, "counterexamples": bad},
-        topic=Claim.THM_34_SINGULAR, size=size.triple,
-        techniques=("Macaulay2 (Jacobian of the closure's equations at every orbit)",),
-    ))
+    report.add(
+        Check(
+            "singular locus (symbolic): Sing = predicted union of orbits",
+            str(size),
+            f"{method}: exact Jacobian rank of the closure's equations at each GL-orbit representative"
+            + (" + literal radical comparison" if literal is not None else ""),
+            "every orbit as predicted",
+            f"{len(rows)} nonzero orbits, {sum(r['singular'] for r in rows)} singular; {claim_eq}{extra}"
+            + (f"; differs: {bad[0]}" if bad else ""),
+            not bad and (literal is None or literal[0] == (not stated)),
+            seconds,
+            {"orbits": rows, "counterexamples": bad},
+            topic=Claim.THM_34_SINGULAR,
+            size=size.triple,
+            techniques=("Macaulay2 (Jacobian of the closure's equations at every orbit)",),
+        )
+    )
 
 
 def _sample_check(report: Report, size: Size, theory: Theory, job: _Job, res: dict[str, Any], method: str) -> None:
@@ -261,15 +330,24 @@ def _sample_check(report: Report, size: Size, theory: Theory, job: _Job, res: di
         pred, source = theory.singular(size, features(A, V))
         singular = ev["jacobian_rank"] < c
         if singular != pred or not ev["on_closure"]:
-            bad.append(f"{name}: A={A.tolist()}, V={V.tolist()}: Jacobian rank {ev['jacobian_rank']} vs {c}, predicted {pred} [{source}]")
-    report.add(Check(
-        "implicit equations: Jacobian rank = codim exactly at predicted smooth points", str(size),
-        f"{method}: exact rank over QQ at one random sample per stratum",
-        "rank = codim iff smooth", f"{len(job.samples)} samples" + (f"; differs: {bad[0]}" if bad else ", all as predicted"),
-        not bad, float(res["points_seconds"]), {"counterexamples": bad},
-        topic=Claim.THM_34_SINGULAR, size=size.triple,
-        techniques=("Macaulay2 (Jacobian of the closure's equations at random points)",),
-    ))
+            bad.append(
+                f"{name}: A={A.tolist()}, V={V.tolist()}: Jacobian rank {ev['jacobian_rank']} vs {c}, predicted {pred} [{source}]"
+            )
+    report.add(
+        Check(
+            "implicit equations: Jacobian rank = codim exactly at predicted smooth points",
+            str(size),
+            f"{method}: exact rank over QQ at one random sample per stratum",
+            "rank = codim iff smooth",
+            f"{len(job.samples)} samples" + (f"; differs: {bad[0]}" if bad else ", all as predicted"),
+            not bad,
+            float(res["points_seconds"]),
+            {"counterexamples": bad},
+            topic=Claim.THM_34_SINGULAR,
+            size=size.triple,
+            techniques=("Macaulay2 (Jacobian of the closure's equations at random points)",),
+        )
+    )
 
 
 def _fiber_check(report: Report, size: Size, theory: Theory, res: dict[str, Any], method: str) -> None:
@@ -277,10 +355,17 @@ def _fiber_check(report: Report, size: Size, theory: Theory, res: dict[str, Any]
     got = {fb["name"]: [tuple(x) for x in fb["components"]] for fb in res["fibers"]}
     expect = theory.fiber_components(size)
     ok = all(k in got and sorted(got[k]) == sorted(v) for k, v in expect.items())
-    report.add(Check(
-        "Thm. 3.2: fibers (minimal primes: rescaling line; pair and swap; A = 0 or V = 0)", str(size),
-        f"{method}: minimal primes of the fiber ideal",
-        "; ".join(f"{k}: {v}" for k, v in expect.items()), "; ".join(f"{k}: {v}" for k, v in got.items()),
-        ok, float(res["fibers_seconds"]), topic=Claim.THM_32, size=size.triple,
-        techniques=("Macaulay2 (minimal primes of fibers)",),
-    ))
+    report.add(
+        Check(
+            "Thm. 3.2: fibers (minimal primes: rescaling line; pair and swap; A = 0 or V = 0)",
+            str(size),
+            f"{method}: minimal primes of the fiber ideal",
+            "; ".join(f"{k}: {v}" for k, v in expect.items()),
+            "; ".join(f"{k}: {v}" for k, v in got.items()),
+            ok,
+            float(res["fibers_seconds"]),
+            topic=Claim.THM_32,
+            size=size.triple,
+            techniques=("Macaulay2 (minimal primes of fibers)",),
+        )
+    )

@@ -14,14 +14,21 @@ def test_decision_boundaries_rest_on_two_agreeing_draws(msolve, monkeypatch):
     assert [tuple(r["size"]) for r in rows] == list(related.BOUNDARY_SIZES)
     assert {tuple(r["size"]): r["ed_degree"] for r in rows} == related.BOUNDARY_VALUES
     for r in rows:
-        assert len(r["agreeing_seeds"]) == 2 and [n for s, n in r["draws"] if s in r["agreeing_seeds"]] == [
-            r["ed_degree"]] * 2
+        assert (
+            len(r["agreeing_seeds"]) == 2
+            and [n for s, n in r["draws"] if s in r["agreeing_seeds"]] == [r["ed_degree"]] * 2
+        )
     row = next(r for r in rows if r["size"] == [3, 1, 2, 2])
     assert (row["ed_degree"], row["draws"], row["agreeing_seeds"], row["special"]) == (
-        28, [[0, 25], [1, 28], [2, 28]], [1, 2], [[0, 25]])
+        28,
+        [[0, 25], [1, 28], [2, 28]],
+        [1, 2],
+        [[0, 25]],
+    )
     assert [r for r in rows if r["special"]] == [row]
-    assert report.findings == ["Decision boundaries: special draws, not used: (3,1,2,2) seed 0 gives 25 where "
-                               "seeds 1 and 2 agree on 28."]
+    assert report.findings == [
+        "Decision boundaries: special draws, not used: (3,1,2,2) seed 0 gives 25 where seeds 1 and 2 agree on 28."
+    ]
     table = report.tables[-1].to_markdown()
     assert "| (3,1,2,2) | 6 | 28 | 93 | 0: 25 (special), 1: 28, 2: 28 |" in table
     # a documented value that is not the count makes its check fail
@@ -30,5 +37,3 @@ def test_decision_boundaries_rest_on_two_agreeing_draws(msolve, monkeypatch):
     wrong = Report("boundaries", summary="item 3")
     related.boundary_checks(wrong, False, 0)
     assert not wrong.passed
-
-

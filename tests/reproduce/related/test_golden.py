@@ -156,33 +156,44 @@ def test_gzip_that_is_not_json_is_refused(tmp_path):
     _refused(tmp_path, "not JSON")
 
 
-@pytest.mark.parametrize("edit, match", [
-    (lambda r: r.pop("labels"), r"missing key 'labels'"),
-    (lambda r: r["provenance"].pop("commit"), r"provenance: missing key 'commit'"),
-    (lambda r: r["families"]["lowRank"].pop("members"), r"families\.lowRank: missing key 'members'"),
-    (lambda r: r["ideal"].pop("degree"), r"ideal: missing key 'degree'"),
-    (lambda r: r.update(extra=1), r"unknown key 'extra'"),
-    (lambda r: r.update(parametrization="x"), r"parametrization: is a string, expected a list"),
-    (lambda r: r["parametrization"].__setitem__(0, {"1": 2}), r"parametrization\[0\]: is an object, expected a list"),
-    (lambda r: r["case"].update(d="2"), r"case\.d: is a string, expected an integer"),
-    (lambda r: r["case"].update(d=True), r"case\.d: is a boolean, expected an integer"),
-    (lambda r: r["ideal"].update(codim=2.0), r"ideal\.codim: is a number, expected an integer"),
-    (lambda r: r["parametrization"][0][0].__setitem__(0, 1), r"parametrization\[0\]\[0\]: a term must be"),
-    (lambda r: r["parametrization"][0][0].__setitem__(0, "1.5"), r"coefficient '1\.5' is not an integer or p/q"),
-    (lambda r: r["parametrization"][0][0].__setitem__(0, "1/0"), r"denominator 0"),
-    (lambda r: r["parametrization"][0][0][1].__setitem__(0, [6, 1]), r"variable 6 \(of 6\)"),
-    (lambda r: r["families"]["linear"]["members"][0][0][1].__setitem__(0, [10, 1]), r"variable 10 \(of 10\)"),
-    (lambda r: r["labels"].pop(), r"parametrization: has 10 entries for 9 labels"),
-    (lambda r: r["labels"].__setitem__(1, r["labels"][0]), r"labels: a coordinate is listed twice"),
-    (lambda r: r["labels"][0].__setitem__(0, [3, 1]), r"labels\[0\]\[0\]: \(coordinate, token\) = \(3, 1\) outside"),
-    (lambda r: r["families"].update(mine={"source": "", "call": "", "members": []}),
-     r"families\.mine: not one of their families"),
-    (lambda r: r["case"].update(at=2), r"case: .* expected \(d, at, t\) = \(2, 1, 2\)"),
-    (lambda r: r.update(schema="ag-attention/aldm-golden/v0"), r"schema: 'ag-attention/aldm-golden/v0'"),
-    (lambda r: r["provenance"].update(commit="0" * 40), r"provenance\.commit: '0000.*expected 'd57db82"),
-    (lambda r: r["provenance"]["blobs"].update({"lowRankA.m2": "0" * 40}), r"provenance\.blobs"),
-    (lambda r: r["provenance"].update(driver="generateInvariants(t=1).m2"), r"provenance\.driver"),
-])
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (lambda r: r.pop("labels"), r"missing key 'labels'"),
+        (lambda r: r["provenance"].pop("commit"), r"provenance: missing key 'commit'"),
+        (lambda r: r["families"]["lowRank"].pop("members"), r"families\.lowRank: missing key 'members'"),
+        (lambda r: r["ideal"].pop("degree"), r"ideal: missing key 'degree'"),
+        (lambda r: r.update(extra=1), r"unknown key 'extra'"),
+        (lambda r: r.update(parametrization="x"), r"parametrization: is a string, expected a list"),
+        (
+            lambda r: r["parametrization"].__setitem__(0, {"1": 2}),
+            r"parametrization\[0\]: is an object, expected a list",
+        ),
+        (lambda r: r["case"].update(d="2"), r"case\.d: is a string, expected an integer"),
+        (lambda r: r["case"].update(d=True), r"case\.d: is a boolean, expected an integer"),
+        (lambda r: r["ideal"].update(codim=2.0), r"ideal\.codim: is a number, expected an integer"),
+        (lambda r: r["parametrization"][0][0].__setitem__(0, 1), r"parametrization\[0\]\[0\]: a term must be"),
+        (lambda r: r["parametrization"][0][0].__setitem__(0, "1.5"), r"coefficient '1\.5' is not an integer or p/q"),
+        (lambda r: r["parametrization"][0][0].__setitem__(0, "1/0"), r"denominator 0"),
+        (lambda r: r["parametrization"][0][0][1].__setitem__(0, [6, 1]), r"variable 6 \(of 6\)"),
+        (lambda r: r["families"]["linear"]["members"][0][0][1].__setitem__(0, [10, 1]), r"variable 10 \(of 10\)"),
+        (lambda r: r["labels"].pop(), r"parametrization: has 10 entries for 9 labels"),
+        (lambda r: r["labels"].__setitem__(1, r["labels"][0]), r"labels: a coordinate is listed twice"),
+        (
+            lambda r: r["labels"][0].__setitem__(0, [3, 1]),
+            r"labels\[0\]\[0\]: \(coordinate, token\) = \(3, 1\) outside",
+        ),
+        (
+            lambda r: r["families"].update(mine={"source": "", "call": "", "members": []}),
+            r"families\.mine: not one of their families",
+        ),
+        (lambda r: r["case"].update(at=2), r"case: .* expected \(d, at, t\) = \(2, 1, 2\)"),
+        (lambda r: r.update(schema="ag-attention/aldm-golden/v0"), r"schema: 'ag-attention/aldm-golden/v0'"),
+        (lambda r: r["provenance"].update(commit="0" * 40), r"provenance\.commit: '0000.*expected 'd57db82"),
+        (lambda r: r["provenance"]["blobs"].update({"lowRankA.m2": "0" * 40}), r"provenance\.blobs"),
+        (lambda r: r["provenance"].update(driver="generateInvariants(t=1).m2"), r"provenance\.driver"),
+    ],
+)
 def test_a_malformed_file_is_refused_with_its_fault(tmp_path, edit, match):
     raw = _raw()
     edit(raw)
@@ -190,12 +201,21 @@ def test_a_malformed_file_is_refused_with_its_fault(tmp_path, edit, match):
     _refused(tmp_path, match)
 
 
-@pytest.mark.parametrize("ring, match", [
-    (["a_(1", "1)", "a_(1", "2)", "a_(2", "1)", "a_(2", "2)", "v_(1", "1)", "v_(1", "2)"], r"parameter_ring: 12 names"),
-    (["a_(1,1)", "a_(1,2)", "a_(2,1)", "a_(2,2)", "v_(1,1)"], r"parameter_ring: 5 names .* expected the 6 variables"),
-    (["a_(1,1)", "a_(1,2)", "a_(2,1)", "a_(2,2)", "v_1", "v_2"], r"parameter_ring: 6 names"),  # the t = 1 names
-    (["a_(1,1)", "a_(1,2)", "a_(2,1)", "a_(2,2)", "v_(1,1)", 2], r"parameter_ring\[5\]: is an integer"),
-])
+@pytest.mark.parametrize(
+    "ring, match",
+    [
+        (
+            ["a_(1", "1)", "a_(1", "2)", "a_(2", "1)", "a_(2", "2)", "v_(1", "1)", "v_(1", "2)"],
+            r"parameter_ring: 12 names",
+        ),
+        (
+            ["a_(1,1)", "a_(1,2)", "a_(2,1)", "a_(2,2)", "v_(1,1)"],
+            r"parameter_ring: 5 names .* expected the 6 variables",
+        ),
+        (["a_(1,1)", "a_(1,2)", "a_(2,1)", "a_(2,2)", "v_1", "v_2"], r"parameter_ring: 6 names"),  # the t = 1 names
+        (["a_(1,1)", "a_(1,2)", "a_(2,1)", "a_(2,2)", "v_(1,1)", 2], r"parameter_ring\[5\]: is an integer"),
+    ],
+)
 def test_a_parameter_ring_of_the_wrong_length_or_names_is_refused(tmp_path, ring, match):
     raw = _raw()
     raw["parameter_ring"] = ring
@@ -222,10 +242,12 @@ def test_a_missing_or_foreign_manifest_is_refused(tmp_path):
     _refused(tmp_path, r"MANIFEST\.json: no manifest of the golden files")
     assert not golden_available(tmp_path)
     manifest = golden_manifest(tmp_path)
-    for key, value, match in [("commit", "0" * 40, r"MANIFEST\.json: commit is '0000"),
-                              ("blobs", {}, r"MANIFEST\.json: blobs is \{\}"),
-                              ("schema", "v0", "not a manifest of schema"),
-                              ("sha256", {golden_name(*SMALL): "abc"}, "sha256 hex digests")]:
+    for key, value, match in [
+        ("commit", "0" * 40, r"MANIFEST\.json: commit is '0000"),
+        ("blobs", {}, r"MANIFEST\.json: blobs is \{\}"),
+        ("schema", "v0", "not a manifest of schema"),
+        ("sha256", {golden_name(*SMALL): "abc"}, "sha256 hex digests"),
+    ]:
         (tmp_path / MANIFEST).write_text(json.dumps({**manifest, key: value}))
         _refused(tmp_path, match)
     (tmp_path / MANIFEST).write_text("{")
@@ -243,6 +265,7 @@ def test_random_damage_is_always_a_golden_file_error():
         children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for k, v in children:
             walk(v, path + (k,))
+
     walk(base, ())
     rng = random.Random(0)
     refused = 0

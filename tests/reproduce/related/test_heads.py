@@ -4,9 +4,16 @@ import pytest
 
 from ag_attention import Architecture, InvalidArgumentError
 from ag_attention._reproduce.related.heads import (
-    QUICK_SOFTMAX_GRID, SOFTMAX_GRID, compare_heads, heads_grid, one_layer_criterion, poster_formula, softmax_heads,
+    QUICK_SOFTMAX_GRID,
+    SOFTMAX_GRID,
+    compare_heads,
+    heads_grid,
+    one_layer_criterion,
+    poster_formula,
+    softmax_heads,
 )
 from tests.helpers import slow_unless_asked
+
 
 def test_poster_formula():
     assert poster_formula(Architecture((2, 3), (2,), tokens=2, heads=2)) == 18
@@ -18,16 +25,31 @@ def test_poster_formula():
 
 
 def _row(widths, ranks, tokens, heads, dimension, bound, skip=False, certified=True, upper=None):
-    return {"widths": list(widths), "ranks": list(ranks), "tokens": tokens, "heads": heads, "skip": skip,
-            "causal": False, "normalized": False, "error": None, "depth": len(ranks), "dimension": dimension,
-            "upper_bound": dimension if upper is None else upper, "certified": certified, "bound": bound}
+    return {
+        "widths": list(widths),
+        "ranks": list(ranks),
+        "tokens": tokens,
+        "heads": heads,
+        "skip": skip,
+        "causal": False,
+        "normalized": False,
+        "error": None,
+        "depth": len(ranks),
+        "dimension": dimension,
+        "upper_bound": dimension if upper is None else upper,
+        "certified": certified,
+        "bound": bound,
+    }
 
 
 def test_compare_heads_classifies_rows():
-    rows = [_row((2, 3), (2,), 2, 2, 16, "head-mixing"), _row((3, 2), (2,), 2, 2, 26, "symmetries"),
-            _row((3, 1), (2,), 2, 2, 17, "value-space"), _row((2, 4, 1), (1, 2), 2, 2, 30, None, certified=False,
-                                                                  upper=34),
-            _row((2, 2), (2,), 2, 1, 7, "symmetries")]  # one head: not compared
+    rows = [
+        _row((2, 3), (2,), 2, 2, 16, "head-mixing"),
+        _row((3, 2), (2,), 2, 2, 26, "symmetries"),
+        _row((3, 1), (2,), 2, 2, 17, "value-space"),
+        _row((2, 4, 1), (1, 2), 2, 2, 30, None, certified=False, upper=34),
+        _row((2, 2), (2,), 2, 1, 7, "symmetries"),
+    ]  # one head: not compared
     c = compare_heads(rows)
     assert c["multi_head_rows"] == 4 and c["certified"] == 3
     assert c["groups"]["one layer, t >= 2"] == {"fails: below": 2, "holds": 1}
@@ -72,8 +94,9 @@ def test_the_quick_grid_against_the_poster(tmp_path):
     assert c["groups"]["one layer, t >= 2"] == {"fails: below": 5, "holds": 1}
     assert c["groups"]["one layer, t = 1"] == {"fails: below": 6}
     # widths 2,2 rank 2 two heads: the heads mix (H = 2 >= (2 - 2)^2 + 2): H (d^2 + d d' - H) = 12 < 14
-    row = next(r for r in rows if r["widths"] == [2, 2] and r["ranks"] == [2] and r["heads"] == 2
-               and r["tokens"] == 2 and r["depth"] == 1)
+    row = next(
+        r
+        for r in rows
+        if r["widths"] == [2, 2] and r["ranks"] == [2] and r["heads"] == 2 and r["tokens"] == 2 and r["depth"] == 1
+    )
     assert (row["dimension"], poster_formula(Architecture((2, 2), (2,), tokens=2, heads=2))) == (12, 14)
-
-

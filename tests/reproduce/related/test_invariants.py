@@ -4,8 +4,6 @@ The full sizes are marked ``slow`` (``AG_ATTENTION_SLOW_TESTS=1``); every test c
 count makes it fail (the "wrong" tests show it).
 """
 
-import json
-import os
 from fractions import Fraction
 
 import pytest
@@ -13,11 +11,25 @@ import pytest
 from ag_attention import Architecture, InvalidArgumentError
 from ag_attention._exact import linalg
 from ag_attention._models.coordinates import reduced_coordinates
-from ag_attention._sweep.grid import Grid, Spec
 from ag_attention._reproduce.related.invariants import (
-    EXPLAIN_SIZES, FAMILIES, FAMILY_SIZES, OUTSIDE, QUICK_FAMILY_SIZES, T1_VALUES, check_coordinate_map,
-    check_family, explain_generators, family_members, lie_certificate, linear_span, on_image, reduced_against_m2,
-    reduced_form, t1_against_m2, their_coordinates, their_ring,
+    EXPLAIN_SIZES,
+    FAMILIES,
+    FAMILY_SIZES,
+    OUTSIDE,
+    QUICK_FAMILY_SIZES,
+    T1_VALUES,
+    check_coordinate_map,
+    check_family,
+    explain_generators,
+    family_members,
+    lie_certificate,
+    linear_span,
+    on_image,
+    reduced_against_m2,
+    reduced_form,
+    t1_against_m2,
+    their_coordinates,
+    their_ring,
 )
 from tests.helpers import slow_unless_asked
 
@@ -35,8 +47,11 @@ def test_the_map_needs_the_transpose():
     # their A is the transpose of ours: without the transpose the map is wrong, and the check sees it
     th = their_coordinates(3, 2, 1, 3)
     red = reduced_coordinates(th.A, [th.V])  # A not transposed: wrong
-    wrong = [lab for lab, val in th.values.items()
-             if sum((red[i] * linalg.rational(q) for i, q in reduced_form(lab, 3).items()), th.ring.constant(0)) != val]
+    wrong = [
+        lab
+        for lab, val in th.values.items()
+        if sum((red[i] * linalg.rational(q) for i, q in reduced_form(lab, 3).items()), th.ring.constant(0)) != val
+    ]
     assert len(wrong) > 0
     assert reduced_form(((1, 2), (2, 2), (3, 1)), 3) == {13: Fraction(1, 2)}
 

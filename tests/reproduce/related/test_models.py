@@ -36,8 +36,11 @@ def _tables(quick):
 
 def test_strides_do_not_change_the_count_and_a_wrong_number_fails(msolve, monkeypatch):
     # Shahverdi: the count depends on the filter sizes only; the stride-2 network has another map (4 coordinates)
-    assert related.lcn_count((2, 2), (2, 1), seed=3).complex_count == 6 == related.lcn_count((2, 2), (1, 1), 3) \
-        .complex_count
+    assert (
+        related.lcn_count((2, 2), (2, 1), seed=3).complex_count
+        == 6
+        == related.lcn_count((2, 2), (1, 1), 3).complex_count
+    )
     monkeypatch.setattr(related, "LCN_ROWS", (((2, 3), (1, 1), True),))
     monkeypatch.setattr(related, "DLN_ROWS", (((1, 1, 1, 1, 1), (5, 3), True),))  # their 4, made wrong
     report = Report("models", summary="item 4")

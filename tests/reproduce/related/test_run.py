@@ -9,6 +9,7 @@ from ag_attention._reproduce.related import reproduce_related
 from ag_attention._sweep.grid import Grid, Spec
 from tests.helpers import slow_unless_asked
 
+
 # ------------------------------------------------------------------ the report
 def test_small_report_is_written(tmp_path, monkeypatch):
     # the report machinery on a few cheap sizes (the quick and full runs are slow tests)
@@ -28,16 +29,22 @@ def test_small_report_is_written(tmp_path, monkeypatch):
     assert data["macaulay2"]["skipped"]
     # item 3: the decision boundaries of the quick sizes, each below a general cubic (a = d' = 1: exactly 3)
     assert [(b["size"], b["ed_degree"], b["general_cubic"]) for b in data["boundaries"]] == [
-        ([2, 1, 2, 1], 3, 3), ([2, 1, 2, 2], 12, 21), ([2, 1, 1, 2], 3, 21), ([2, 2, 2, 2], 15, 21),
-        ([3, 1, 3, 2], 37, 93)]
+        ([2, 1, 2, 1], 3, 3),
+        ([2, 1, 2, 2], 12, 21),
+        ([2, 1, 1, 2], 3, 21),
+        ([2, 2, 2, 2], 15, 21),
+        ([3, 1, 3, 2], 37, 93),
+    ]
     assert (tmp_path / "report.md").read_text().count("| pass |") == len(report.checks)
     provenance = json.loads((tmp_path / "report.json").read_text())["provenance"]
     assert provenance["msolve"] and provenance["macaulay2"]  # the versions of the engines it ran
     # a wrong family member makes its check fail
-    monkeypatch.setitem(related.FAMILIES, "low-rank", related.Family(
-        "low-rank", "t>=2", "wrong", lambda d, t, j, a, y: [y(((1, 1), (1, 2), (1, 2)))]))  # x[1,2]^2 x[1,1]: not 0
+    monkeypatch.setitem(
+        related.FAMILIES,
+        "low-rank",
+        related.Family("low-rank", "t>=2", "wrong", lambda d, t, j, a, y: [y(((1, 1), (1, 2), (1, 2)))]),
+    )  # x[1,2]^2 x[1,1]: not 0
     assert not reproduce_related(None, quick=True).passed
-
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +59,16 @@ def test_quick_report(quick_report):
     assert report.passed, [c for c in report.checks if not c.passed]
     data = json.loads((out / "related.json").read_text())
     assert set(data) == {"invariants", "macaulay2", "their_code", "heads", "boundaries"}
-    assert data["their_code"]["members"] and all(all(c["equal"] for c in m["degrees"]) for m in data["their_code"]["members"])
+    assert data["their_code"]["members"] and all(
+        all(c["equal"] for c in m["degrees"]) for m in data["their_code"]["members"]
+    )
     assert [(b["size"], b["ed_degree"], len(b["agreeing_seeds"])) for b in data["boundaries"]] == [
-        ([2, 1, 2, 1], 3, 2), ([2, 1, 2, 2], 12, 2), ([2, 1, 1, 2], 3, 2), ([2, 2, 2, 2], 15, 2),
-        ([3, 1, 3, 2], 37, 2)]
+        ([2, 1, 2, 1], 3, 2),
+        ([2, 1, 2, 2], 12, 2),
+        ([2, 1, 1, 2], 3, 2),
+        ([2, 2, 2, 2], 15, 2),
+        ([3, 1, 3, 2], 37, 2),
+    ]
     heads = data["heads"]
     assert heads["architectures"] == 112 and heads["multi_head_rows"] == 48
     assert heads["groups"]["one layer, t >= 2"] == {"fails: below": 5, "holds": 1}

@@ -65,9 +65,14 @@ def test_their_coordinates_are_the_rebuilt_ones():
 
 #: counts their code gives, (members, span of theirs, span of the package's): degree d syzygies (cubics at d = 3,
 #: quartics at d = 4), and their 320 cubics at d = 4 spanning 200
-SPANS = {((3, 1, 2), "lowRank", 2): (45, 45, 45), ((3, 1, 2), "contextSyzygies", 3): (10, 10, 10),
-         ((3, 3, 2), "veronese2_all", 4): (45, 45, 45), ((3, 3, 2), "quarticResultants", 4): (72, 72, 72),
-         ((4, 4, 2), "contextSyzygies", 4): (175, 175, 175), ((4, 4, 2), "crossColumnCubics", 3): (320, 200, 200)}
+SPANS = {
+    ((3, 1, 2), "lowRank", 2): (45, 45, 45),
+    ((3, 1, 2), "contextSyzygies", 3): (10, 10, 10),
+    ((3, 3, 2), "veronese2_all", 4): (45, 45, 45),
+    ((3, 3, 2), "quarticResultants", 4): (72, 72, 72),
+    ((4, 4, 2), "contextSyzygies", 4): (175, 175, 175),
+    ((4, 4, 2), "crossColumnCubics", 3): (320, 200, 200),
+}
 
 
 @pytest.mark.parametrize("case", MEMBER_CASES)
@@ -134,9 +139,16 @@ def test_their_ideal_vanishes_on_the_package_image(case):
 
 
 @pytest.mark.m2
-@pytest.mark.parametrize("case, numerator", [((2, 1, 2), [1, 2]), ((2, 2, 2), [1, 1, 1, 1]),
-                                             ((3, 1, 2), [1, 11, 21, 11, 1]), ((2, 1, 1), [1]),
-                                             ((3, 1, 3), [1, 11, 21, 11, 1])])
+@pytest.mark.parametrize(
+    "case, numerator",
+    [
+        ((2, 1, 2), [1, 2]),
+        ((2, 2, 2), [1, 1, 1, 1]),
+        ((3, 1, 2), [1, 11, 21, 11, 1]),
+        ((2, 1, 1), [1]),
+        ((3, 1, 3), [1, 11, 21, 11, 1]),
+    ],
+)
 def test_their_ideal_is_the_closure_ideal(m2_local, case, numerator):
     c = compare_ideal(load_golden(*case))
     assert c.equal and c.agrees

@@ -14,16 +14,31 @@ from ag_attention._reproduce.theorem34.grids import (
 )
 
 
-@pytest.mark.parametrize("size, free, hypotheses, bounded, triple, text", [
-    (Size(2, 1, 2), True, True, False, (2, 1, 2), "d=2, d'=1, A free"),
-    (Size(3, 2, 5), True, True, False, (3, 2, 3), "d=3, d'=2, A free"),  # a above d: A free, listed as a = d
-    (Size(4, 2, 3), False, True, True, (4, 2, 3), "d=4, d'=2, a=3"),
-    (Size(3, 1, 1), False, False, False, (3, 1, 1), "d=3, d'=1, a=1"),  # outside Theorem 3.4: d' = 1 and a = 1
-    (Size(3, 2, 1), False, True, False, (3, 2, 1), "d=3, d'=2, a=1"),  # a = 1 is no rank-bounded domain (2 <= a < d)
-])
+@pytest.mark.parametrize(
+    "size, free, hypotheses, bounded, triple, text",
+    [
+        (Size(2, 1, 2), True, True, False, (2, 1, 2), "d=2, d'=1, A free"),
+        (Size(3, 2, 5), True, True, False, (3, 2, 3), "d=3, d'=2, A free"),  # a above d: A free, listed as a = d
+        (Size(4, 2, 3), False, True, True, (4, 2, 3), "d=4, d'=2, a=3"),
+        (Size(3, 1, 1), False, False, False, (3, 1, 1), "d=3, d'=1, a=1"),  # outside Theorem 3.4: d' = 1 and a = 1
+        (
+            Size(3, 2, 1),
+            False,
+            True,
+            False,
+            (3, 2, 1),
+            "d=3, d'=2, a=1",
+        ),  # a = 1 is no rank-bounded domain (2 <= a < d)
+    ],
+)
 def test_a_size_says_what_it_is(size, free, hypotheses, bounded, triple, text):
     assert (size.free, size.in_hypotheses, size.rank_bounded, size.triple, str(size)) == (
-        free, hypotheses, bounded, triple, text)
+        free,
+        hypotheses,
+        bounded,
+        triple,
+        text,
+    )
 
 
 def test_coordinates_and_dimension():

@@ -82,4 +82,6 @@ def test_conjugate_points():
     assert not report.checks[-1].passed
     # predicting a real preimage fails
     conjugate_checks(report, Size(2, 1, 2), 0, True, dataclasses.replace(THEOREM, conjugate_real_preimage=True))
-    assert not report.checks[-1].passed and report.checks[-1].expected.startswith("real, on the closure, a real preimage")
+    assert not report.checks[-1].passed and report.checks[-1].expected.startswith(
+        "real, on the closure, a real preimage"
+    )

@@ -8,8 +8,9 @@ import pytest
 from ag_attention._reproduce import theorem34 as t34
 from ag_attention._reproduce.claims import Claim
 
-
-NO_M2 = dict(m2_grid=(), point_grid=(t34.Size(2, 1, 2), t34.Size(3, 2, 2)), equation_grid=(), use_m2=False, picture=False)
+NO_M2 = dict(
+    m2_grid=(), point_grid=(t34.Size(2, 1, 2), t34.Size(3, 2, 2)), equation_grid=(), use_m2=False, picture=False
+)
 
 
 @pytest.fixture(scope="module")

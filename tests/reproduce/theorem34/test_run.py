@@ -6,11 +6,11 @@ import json
 import pytest
 
 from ag_attention._reproduce import theorem34 as t34
-
 from tests.helpers import no_backends
 
-
-SMALL = dict(m2_grid=(t34.Size(2, 2, 2),), point_grid=(t34.Size(2, 2, 2),), equation_grid=((2, 2, 2, 4),), picture=False)
+SMALL = dict(
+    m2_grid=(t34.Size(2, 2, 2),), point_grid=(t34.Size(2, 2, 2),), equation_grid=((2, 2, 2, 4),), picture=False
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +23,18 @@ def test_small_reproduction_passes(small_report):
     r = small_report
     assert r.passed, [f"{c.claim} [{c.case}]: {c.observed}" for c in r.failures]
     claims = {c.claim.split(":")[0] for c in r.checks}
-    for needed in ["dim M", "Cor. A.1", "singular locus (symbolic)", "implicit equations", "Thm. 3.2",
-                   "Thm. 3.4 by the closure's equations",
-                   "singular exactly as predicted (random points of the stratum)", "Lemma A.3", "Cor. A.6", "Cor. 3.3"]:
+    for needed in [
+        "dim M",
+        "Cor. A.1",
+        "singular locus (symbolic)",
+        "implicit equations",
+        "Thm. 3.2",
+        "Thm. 3.4 by the closure's equations",
+        "singular exactly as predicted (random points of the stratum)",
+        "Lemma A.3",
+        "Cor. A.6",
+        "Cor. 3.3",
+    ]:
         assert any(c.startswith(needed) for c in claims), needed
     by_equations = [c for c in r.checks if c.claim.startswith("Thm. 3.4 by the closure's equations")]
     # (2,2,2)'s equations are certified complete, so predicted singular orbits are proven singular over QQ
@@ -39,12 +48,27 @@ def test_small_reproduction_passes(small_report):
 
 
 WRONG = [
-    ("singular", lambda size, f: (f.zero or f.rank_a <= 1, "wrong: rank A <= 1 alone"), "singular locus", "rank A=1, rank V=2"),
+    (
+        "singular",
+        lambda size, f: (f.zero or f.rank_a <= 1, "wrong: rank A <= 1 alone"),
+        "singular locus",
+        "rank A=1, rank V=2",
+    ),
     ("dimension", lambda size: size.dim + 1, "dim M", "7"),
     ("rank_drop", lambda size: size.d, "Lemma A.3", "drop 1"),
     ("base_locus", "A", "Cor. A.1", "A = 0} cup {V = 0"),
-    ("fiber_components", lambda size: {**t34.THEOREM.fiber_components(size), "generic": [(1, 2), (1, 2)]}, "Thm. 3.2: fibers", "generic"),
-    ("fiber_counts", lambda size: {**t34.THEOREM.fiber_counts(size), "rank-one pair": 1}, "Thm. 3.2: number", "rank-one pair"),
+    (
+        "fiber_components",
+        lambda size: {**t34.THEOREM.fiber_components(size), "generic": [(1, 2), (1, 2)]},
+        "Thm. 3.2: fibers",
+        "generic",
+    ),
+    (
+        "fiber_counts",
+        lambda size: {**t34.THEOREM.fiber_counts(size), "rank-one pair": 1},
+        "Thm. 3.2: number",
+        "rank-one pair",
+    ),
     ("conjugate_real_preimage", True, "Cor. A.6", "real=True"),
 ]
 
@@ -65,8 +89,11 @@ def test_reproduce_with_no_m2_needs_no_macaulay2(monkeypatch):
     from ag_attention._reproduce import theorem34 as t34
 
     no_backends(monkeypatch)
-    report = t34.reproduce_theorem_34(t34.Options(m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
-                                                  use_m2=False, picture=False))
+    report = t34.reproduce_theorem_34(
+        t34.Options(
+            m2_grid=t34.QUICK_M2_GRID, point_grid=(t34.Size(2, 1, 2),), equation_grid=(), use_m2=False, picture=False
+        )
+    )
     assert report.passed and "m2_errors" not in report.meta
 
 
@@ -81,8 +108,12 @@ def test_concurrent_macaulay2_jobs_give_the_report_of_a_sequential_run(m2_local,
     checks, which need the Macaulay2 results, sit after their size's fibers."""
     from ag_attention._m2 import session
 
-    opts = dict(m2_grid=(t34.Size(2, 2, 2), t34.Size(2, 1, 1), t34.Size(2, 3, 1)),
-                point_grid=(t34.Size(2, 2, 2), t34.Size(2, 1, 2)), equation_grid=(), picture=False)
+    opts = dict(
+        m2_grid=(t34.Size(2, 2, 2), t34.Size(2, 1, 1), t34.Size(2, 3, 1)),
+        point_grid=(t34.Size(2, 2, 2), t34.Size(2, 1, 2)),
+        equation_grid=(),
+        picture=False,
+    )
     reports = {}
     for slots in (1, 2):
         monkeypatch.setattr(session, "job_slots", lambda memory, n=slots: n)
@@ -91,7 +122,7 @@ def test_concurrent_macaulay2_jobs_give_the_report_of_a_sequential_run(m2_local,
     assert _rows(reports[1]) == _rows(reports[2]) and reports[2].passed
     cases = [c.case for c in reports[2].checks]
     m2_sizes = [c.case for c in reports[2].checks if "Macaulay2" in c.method]
-    assert cases[:len(m2_sizes)] == m2_sizes  # the Macaulay2 checks first, in grid order
+    assert cases[: len(m2_sizes)] == m2_sizes  # the Macaulay2 checks first, in grid order
     assert [s for i, s in enumerate(m2_sizes) if s not in m2_sizes[:i]] == [str(s) for s in opts["m2_grid"]]
     a6 = [i for i, c in enumerate(reports[2].checks) if c.claim.startswith("Cor. A.6")]
     assert [reports[2].checks[i].case for i in a6] == ["d=2, d'=2, A free", "d=2, d'=1, A free"]
@@ -129,7 +160,15 @@ def test_an_interruption_kills_the_macaulay2_jobs_under_way(m2_local, monkeypatc
     pool.pids.clear()
     pool.started = 0
     with pytest.raises(KeyboardInterrupt):
-        t34.reproduce_theorem_34(t34.Options(m2_grid=(t34.Size(2, 1, 1),), point_grid=(), equation_grid=(),
-                                             picture=False, backend="local", m2_timeout=120))
+        t34.reproduce_theorem_34(
+            t34.Options(
+                m2_grid=(t34.Size(2, 1, 1),),
+                point_grid=(),
+                equation_grid=(),
+                picture=False,
+                backend="local",
+                m2_timeout=120,
+            )
+        )
     assert started.is_set() and pool.pids
     assert [pid for pid in pool.pids if group_members(pid)] == []  # checked at once: nothing left running

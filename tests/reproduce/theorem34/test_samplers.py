@@ -47,8 +47,12 @@ def test_each_stratum_has_its_ranks(size, rng):
     for name, A, V in samples:
         f = features(A, V)
         assert A.shape == (size.d, size.d) and V.shape == (size.d_out, size.d)
-        want = {"generic": (a, min(size.d_out, size.d), False), "rank A = 1": (1, min(size.d_out, size.d), False),
-                "rank-one pair": (1, 1, False), "critical (A = u v^T, V = w v^T)": (1, 1, True)}
+        want = {
+            "generic": (a, min(size.d_out, size.d), False),
+            "rank A = 1": (1, min(size.d_out, size.d), False),
+            "rank-one pair": (1, 1, False),
+            "critical (A = u v^T, V = w v^T)": (1, 1, True),
+        }
         if name in want:
             assert (f.rank_a, f.rank_v, f.critical) == want[name], name
         elif name == "rank V = 1":

@@ -10,8 +10,14 @@ def test_reproduce_with_a_timing_out_item_keeps_the_others_and_is_an_m2_error(tm
     from ag_attention._reproduce import theorem34 as t34
 
     b = fake_m2(tmp_path, "exec sleep 1000")
-    opts = t34.Options(m2_grid=(t34.Size(2, 1, 2), t34.Size(2, 1, 1)), point_grid=(t34.Size(2, 1, 2),), equation_grid=(),
-                       backend=b, m2_timeout=1, picture=False)
+    opts = t34.Options(
+        m2_grid=(t34.Size(2, 1, 2), t34.Size(2, 1, 1)),
+        point_grid=(t34.Size(2, 1, 2),),
+        equation_grid=(),
+        backend=b,
+        m2_timeout=1,
+        picture=False,
+    )
     report = t34.reproduce_theorem_34(opts)
     m2 = [c for c in report.checks if c.claim == "Macaulay2 checks"]
     assert [c.case for c in m2] == ["d=2, d'=1, A free", "d=2, d'=1, a=1"] and not any(c.passed for c in m2)
