@@ -7,13 +7,10 @@ import math
 from collections.abc import Callable
 
 from ._architecture import parse_int
+from ._checks import MAX_SECONDS
 from ._errors import InvalidArgumentError
 
 __all__ = ["integer", "positive_float", "seconds", "nonempty", "shown", "MAX_SECONDS"]
-
-#: the longest time limit accepted (below it, every job's timer is exact): the bound of
-#: ``ag_attention._m2.backend.check_timeout`` too
-MAX_SECONDS = 1e7
 
 
 def shown(text: str, limit: int = 40) -> str:

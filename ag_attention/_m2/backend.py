@@ -11,7 +11,6 @@ job that ran out of memory.  Everything else is shared: the job directory
 from __future__ import annotations
 
 import logging
-import numbers
 import os
 import signal
 import threading
@@ -21,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._errors import InvalidArgumentError, M2MemoryError, M2NotFoundError, M2TimeoutError
+from .._checks import check_seconds
+from .._errors import M2MemoryError, M2NotFoundError, M2TimeoutError
 from .jobdir import job_directory
 from .memory import MEMORY_ENV, OUT_OF_MEMORY, how_to_raise, memory_setting, parse_memory, size
 from .parse import exit_status, printable
@@ -58,13 +58,9 @@ class M2Output:
 
 
 def check_timeout(timeout: float, name: str = "timeout") -> float:
-    """Seconds as a float in ``(0, 1e7)``; a bool, a string or nan is an error naming ``name``."""
-    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
-        raise InvalidArgumentError(f"{name}={timeout!r}: must be a number of seconds")
-    t = float(timeout)
-    if not (t > 0 and t < 1e7):
-        raise InvalidArgumentError(f"{name}={timeout!r}: must be a number of seconds, above 0 and below 1e7")
-    return t
+    """Seconds as a float in ``(0, 1e7)``; a bool, a string or nan is an error naming ``name``
+    (:func:`ag_attention._checks.check_seconds`)."""
+    return check_seconds(timeout, name)
 
 
 def stderr_note(stderr: str | bytes, limit: int = 300) -> str:
@@ -102,7 +98,7 @@ class Backend(ABC):
     def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
         """The argument list running ``job.m2`` from ``jobdir`` (``timeout``: the job's limit)."""
 
-    def _on_timeout(self, name: str) -> None:
+    def _on_timeout(self, name: str) -> None:  # noqa: B027 - a hook; the local backend needs nothing more
         """Extra cleanup after the client process group has been killed."""
 
     def _preexec(self) -> Callable[[], None]:
