@@ -1,17 +1,12 @@
 """Every critical point of a data set's squared loss: counted, isolated, and checked with ball arithmetic."""
 
-from fractions import Fraction
-
 import numpy as np
 import pytest
 
 from ag_attention import Architecture
-from ag_attention._errors import InvalidArgumentError, MSolveOutputError
-from ag_attention._exact.balls import evaluate, interval
-from ag_attention._landscape.critical import critical_points, parse_real_solutions
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._landscape.critical import critical_points
 from ag_attention._landscape.ed import ed_degree
-from ag_attention._landscape.metrics import gram
-from ag_attention._landscape.system import loss_polynomial
 
 LAYER = Architecture.single_layer(2, 1, None, tokens=2)
 X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
@@ -42,42 +37,12 @@ def test_counts_and_classes(result):
     assert "1 minimum, 1 saddle" in str(one) and "1 minima" not in str(one) and "1 minimum)" in repr(one)
 
 
-def test_each_box_holds_a_zero_of_the_gradient_and_the_loss(result):
-    G, w, c = gram([np.array(x, dtype=object) for x in X], [np.array(y, dtype=object) for y in Y], 2, 1)
-    names, loss = loss_polynomial(LAYER, G, list(w), c)
-    for p in result.points:
-        balls = [interval(*p.box[n]) for n in names]
-        for n in names:  # the exact critical point is in the box: every partial derivative's ball holds 0
-            assert evaluate(loss.derivative(n).to_dict(), balls).contains(0)
-        value = evaluate(loss.to_dict(), balls)
-        assert value.lower() <= p.loss[1] and p.loss[0] <= value.upper()
-    # a point that is not critical is caught: the box of one point moved by 1 in one weight
-    p = result.points[0]
-    moved = dict(p.box, a1_1=(p.box["a1_1"][0] + 1, p.box["a1_1"][1] + 1))
-    balls = [interval(*moved[n]) for n in names]
-    assert not all(evaluate(loss.derivative(n).to_dict(), balls).contains(0) for n in names)
-
-
 def test_floats_are_read_exactly_or_rounded(msolve):
     Xf = [[[v + 0.0 for v in row] for row in x] for x in X]
     r = critical_points(LAYER, Xf, Y)
     assert (r.complex_pure, len(r.points), r.conversion) == (14, 6, "exact rationals")
     r = critical_points(LAYER, [[[v + 0.1 for v in row] for row in x] for x in X], Y, denominator=10)
     assert r.conversion == "rounded to multiples of 1/10" and r.complex_pure == 14
-
-
-def test_msolve_output_is_read():
-    assert parse_real_solutions("[-1]:", 2) == []
-    assert parse_real_solutions("[1, 2, -1, []]:", 2) is None
-    boxes = parse_real_solutions("[0, [1,\n[[[1 / 2^1, 3 / 2^2], [-1, -1]]]\n]]:", 2)
-    assert boxes == [[(Fraction(1, 2), Fraction(3, 4)), (Fraction(-1), Fraction(-1))]]
-    # an exact rational solution is printed as a / b (not dyadic): it was read as two intervals short
-    boxes = parse_real_solutions("[0, [1,\n[[[3, 3], [-1 / 2, -1 / 2], [-29 / 2^3, -3 / 2^2]]]\n]]:", 3)
-    assert boxes == [
-        [(Fraction(3), Fraction(3)), (Fraction(-1, 2), Fraction(-1, 2)), (Fraction(-29, 8), Fraction(-3, 4))]
-    ]
-    with pytest.raises(MSolveOutputError, match="3 intervals for 2 unknowns"):
-        parse_real_solutions("[0, [1, [[[1, 1], [2, 2], [3, 3]]]]]:", 2)
 
 
 @pytest.mark.parametrize(
@@ -143,36 +108,6 @@ def test_gaussian_float_data_at_every_scale(msolve, d_out, samples, count):
         assert 0 < len(r.points) <= count and r.minima + r.saddles == len(r.points)
         seen.append([(p.signature, round((p.loss[0] + p.loss[1]) / 2 / scale**6, 6)) for p in r.points])
     assert seen[0] == seen[1] == seen[2]
-
-
-def test_which_critical_point_training_reached(result):
-    best = result.points[0]
-    near = result.nearest(best.A * 1.001, best.V)
-    assert near.index == 0 and near.least_loss and near.point.signature == "minimum" and near.relative < 0.01
-    # the same weights as a network, and a symmetric copy of them (c A, V / c): the same point of the function space
-    from ag_attention import Network
-
-    net = Network.from_weights({"layers.0.heads.0.A": best.A * 2.0, "layers.0.heads.0.V": best.V / 2.0})
-    assert result.nearest(net).index == 0
-    far = result.points[-1]
-    assert result.nearest(far.A, far.V).index == len(result.points) - 1
-    assert near.loss == pytest.approx(sum(best.loss) / 2, rel=1e-3) and near.at and near.complete
-    assert (
-        str(near).startswith("at critical point #0 (minimum")
-        and "the global minimum among all real critical points (every one found: certified)" in str(near)
-        and near.to_dict()["verdict"] == str(near)
-    )
-    # a saddle's weights: how far above the least critical loss, and which point they sit at
-    saddle = next(i for i, p in enumerate(result.points) if p.signature == "saddle")
-    there = result.nearest(result.points[saddle].A, result.points[saddle].V)
-    assert there.index == saddle and there.at and not there.least_loss
-    gap = there.loss - sum(best.loss) / 2
-    assert f"is {gap:.3g} above the least critical loss" in str(there) and "certified" in str(there)
-    # weights far from every critical point
-    far_off = result.nearest(best.A * 3.0, best.V)
-    assert not far_off.at and str(far_off).startswith("not at a critical point")
-    with pytest.raises(InvalidArgumentError, match="A must be 2 x 2"):
-        result.nearest(np.eye(3), best.V)
 
 
 def test_a_layer_too_large_is_refused_before_anything_is_built():
