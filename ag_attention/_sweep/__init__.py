@@ -11,6 +11,7 @@ Example (not a doctest: it computes 4,400 networks)::
   ``[product]`` ranges) and their exact semantics;
 * :mod:`~ag_attention._sweep.compute`: one row (the columns of results.parquet);
 * :mod:`~ag_attention._sweep.store`: the crash-safe journal, resuming, the compaction;
+* :mod:`~ag_attention._sweep.rows`: the stored rows read back (their schema, valid rows, the files);
 * :mod:`~ag_attention._sweep.run`: :func:`sweep` on local processes or Dask;
 * :mod:`~ag_attention._sweep.local`, :mod:`~ag_attention._sweep.distributed`: its local process
   pool and its Dask client;
@@ -24,8 +25,8 @@ without them only grid parsing works, and :func:`sweep` says what to install.
 
 from .compute import COLUMNS
 from .grid import Grid, Spec, load_grid, parse_grid
+from .rows import read_metadata, read_rows
 from .run import SweepResult, sweep
-from .store import read_metadata, read_rows
 from .summary import summarize
 
 __all__ = [
