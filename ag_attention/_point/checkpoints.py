@@ -60,7 +60,21 @@ import numpy as np
 from .._errors import InvalidArgumentError
 from .files import tensor_to_numpy
 from .grouped import GroupedLayer
-from .layouts import layer_heads
+from .layouts import (
+    BERT,
+    GPT2,
+    LAYOUTS,
+    MAPPING,
+    MHA,
+    MODELS,
+    PROJ,
+    QKV_PROJ,
+    WQKV,
+    Layout,
+    layer_heads,
+    read_layouts,
+    suffixes,
+)
 from .safetensors import loads_json, shown_name
 
 __all__ = [
@@ -74,6 +88,14 @@ __all__ = [
     "read_config",
     "MAX_NAMES_BYTES",
     "LAYOUTS",
+    "Layout",
+    "MHA",
+    "PROJ",
+    "BERT",
+    "GPT2",
+    "WQKV",
+    "QKV_PROJ",
+    "MAPPING",
     "TRAINED_AS",
     "MODELS",
     "trained_softmax",
@@ -83,68 +105,12 @@ __all__ = [
 PACKAGE_NAME = re.compile(r"^layers\.\d+\.heads\.\d+\.(Q|K|V|A)$")
 _PACKAGE_LAYER = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.")
 
-#: the labels of the layouts recognized (the report's first line names the one read)
-MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ = (
-    "MultiheadAttention in_proj_weight/out_proj",
-    "q_proj/k_proj/v_proj/o_proj",
-    "BERT query/key/value/output.dense",
-    "GPT-2 Conv1D c_attn/c_proj",
-    "fused Wqkv",
-    "fused qkv_proj",
-)
-LAYOUTS = (MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ, "mapping")
-#: the model each layout was trained as (an extension point: one entry per layout). Every known layout is a
-#: softmax layer (MultiheadAttention, LLaMA, BERT, GPT-2, MPT, Phi), analysed as normalized attention by default
-#: (``--as lightning`` removes the softmax); a user's mapping does not say, and is read as lightning
-TRAINED_AS: dict[str, str | None] = {
-    MHA: "softmax",
-    PROJ: "softmax",
-    BERT: "softmax",
-    GPT2: "softmax",
-    WQKV: "softmax",
-    QKV_PROJ: "softmax",
-    "mapping": None,
-}
-#: the models ``--as`` chooses from
-MODELS = ("normalized", "lightning")
+#: the model each layout was trained as (``"softmax"``, or None: lightning), a view of :data:`LAYOUTS` (each
+#: entry's ``trained_as``) when the package was imported
+TRAINED_AS: dict[str, str | None] = {name: "softmax" if entry.softmax else None for name, entry in LAYOUTS.items()}
 
-# suffix -> role, layout: role q/k/v/o/qkv (``T``: stored transposed, a Conv1D), or a bias of one; the layout of
-# an output projection (None) is that of its layer's queries
-_SUFFIXES: tuple[tuple[str, str, str | None], ...] = (
-    ("in_proj_weight", "qkv", MHA),
-    ("in_proj_bias", "qkv bias", MHA),
-    ("q_proj_weight", "q", MHA),
-    ("k_proj_weight", "k", MHA),
-    ("v_proj_weight", "v", MHA),
-    ("out_proj.weight", "o", None),
-    ("out_proj.bias", "o bias", None),
-    ("q_proj.weight", "q", PROJ),
-    ("k_proj.weight", "k", PROJ),
-    ("v_proj.weight", "v", PROJ),
-    ("o_proj.weight", "o", None),
-    ("q_proj.bias", "q bias", PROJ),
-    ("k_proj.bias", "k bias", PROJ),
-    ("v_proj.bias", "v bias", PROJ),
-    ("o_proj.bias", "o bias", None),
-    ("query.weight", "q", BERT),
-    ("key.weight", "k", BERT),
-    ("value.weight", "v", BERT),
-    ("query.bias", "q bias", BERT),
-    ("key.bias", "k bias", BERT),
-    ("value.bias", "v bias", BERT),
-    ("attn.c_attn.weight", "qkvT", GPT2),
-    ("attn.c_attn.bias", "qkv bias", GPT2),
-    ("attn.c_proj.weight", "oT", None),
-    ("attn.c_proj.bias", "o bias", None),
-    ("Wqkv.weight", "qkv", WQKV),
-    ("Wqkv.bias", "qkv bias", WQKV),
-    ("qkv_proj.weight", "qkv", QKV_PROJ),
-    ("qkv_proj.bias", "qkv bias", QKV_PROJ),
-)
 #: names of rotary position embeddings (refused: the layer is not the paper's attention)
 _ROTARY = re.compile(r"(^|[._])(rotary_emb|rotary|inv_freq|rope|freqs_cis)([._]|$)", re.IGNORECASE)
-#: GPT-2's causal mask buffers (``h.0.attn.bias``, lower triangular ones; ``attn.masked_bias``): not weights
-_GPT2_MASK = re.compile(r"(^|\.)attn\.(bias|masked_bias)$")
 
 
 #: a names file larger than this is refused unread (a mapping of thousands of tensor names takes a few hundred kB)
@@ -300,6 +266,11 @@ class Recognized:
     zero: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     heads: int | None = None  # the heads the file's names give (the package's names)
+    kinds: dict[str, str] = field(default_factory=dict)  # prefix -> the layout of its queries (a LAYOUTS label)
+
+    def layout_of(self, prefix: str) -> Layout:
+        """The entry of :data:`LAYOUTS` a layer was read as (a layer with only an output projection: ``PROJ``)."""
+        return LAYOUTS[self.kinds.get(prefix, PROJ)]
 
     @property
     def needs_heads(self) -> bool:
@@ -364,10 +335,9 @@ def _role_of(key: str, names: dict[str, str] | None) -> tuple[str, str, str | No
             raise InvalidArgumentError(
                 f"names: {shown_name(key)} -> {shown_name(names[key])}: the target must be 'layers.<l>.<q|k|v|o>'"
             )
-        return f"layers.{int(m.group(1)):06d}", m.group(2), "mapping"
-    for suffix, role, layout in _SUFFIXES:
+        return f"layers.{int(m.group(1)):06d}", m.group(2), MAPPING
+    for suffix, role, layout, keep in suffixes():  # keep: the layer's module (GPT-2's attn.)
         if key == suffix or key.endswith("." + suffix):
-            keep = len("attn.") if suffix.startswith("attn.c_") else 0  # GPT-2's layer: its attn. module
             return key[: len(key) - len(suffix) + keep], role, layout
     return None
 
@@ -459,7 +429,7 @@ def recognize(
     _refuse_rotary(arrays, metadata)
     rec = Recognized(False, "")
     biases: list[tuple[str, str, str]] = []  # (name, prefix, role)
-    kinds: dict[str, str] = {}  # prefix -> layout of its queries
+    kinds = rec.kinds  # prefix -> layout of its queries
     for key, value in arrays.items():
         found = _role_of(key, names)
         if found is None:
@@ -477,26 +447,30 @@ def recognize(
     if not rec.roles:
         raise InvalidArgumentError(
             "weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
-            "a known layout: " + ", ".join(LAYOUTS[:-1]) + "); give a mapping (names=, "
+            "a known layout: "
+            + ", ".join(name for name, entry in LAYOUTS.items() if entry.tensors)
+            + "); give a mapping (names=, "
             "--names FILE)"
         )
     rec.order = tuple(sorted(rec.roles, key=_layer_key))
     rec.layout = " + ".join(sorted({kinds.get(p, PROJ) for p in rec.order}))
-    masks = [k for k in rec.ignored if _GPT2_MASK.search(k)]
-    if masks and GPT2 in rec.layout:
-        rec.notes.append(
-            f"{len(masks)} causal mask buffer(s) of GPT-2, not weights: "
-            + ", ".join(shown_name(k) for k in masks)
-            + "; GPT-2 is causal (causal=True, --causal)"
-        )
+    for entry in read_layouts(rec.layout):
+        masks = [k for k in rec.ignored if entry.buffers and re.search(entry.buffers, k)]
+        if masks:
+            rec.notes.append(
+                f"{len(masks)} causal mask buffer(s) of {entry.causal}, not weights: "
+                + ", ".join(shown_name(k) for k in masks)
+                + f"; {entry.causal} is causal (causal=True, --causal)"
+            )
     return rec
 
 
 def _output_dense(arrays: dict[str, Any], rec: Recognized) -> None:
     """``query.weight``-style layers keep their output projection under ``output.dense.weight`` beside the prefix
     (BERT: ``attention.self.query`` and ``attention.output.dense``)."""
+    tails = dict.fromkeys(tail for entry in LAYOUTS.values() for tail in entry.beside)
     for prefix in list(rec.roles):
-        for tail in ("output.dense.weight", "output.weight"):
+        for tail in tails:
             parent = prefix[: prefix.rstrip(".").rfind(".") + 1] if prefix.rstrip(".").count(".") else ""
             for candidate in (prefix + tail, parent + tail):
                 if (
@@ -539,16 +513,21 @@ def translate(
     own: list[GroupedLayer] = []
     for l, prefix in enumerate(rec.order):
         d_h, kv, layer = layer_heads(
-            l, prefix, rec.roles[prefix], rec.sources, convert, heads or 1, out, notes, products
+            l,
+            prefix,
+            rec.roles[prefix],
+            rec.sources,
+            convert,
+            heads or 1,
+            out,
+            notes,
+            products,
+            rec.layout_of(prefix).split,
         )
         sizes.append(d_h)
         groups.append(kv)
         own.append(layer)
-    if PROJ in rec.layout:
-        notes.append(
-            "q_proj/k_proj/v_proj are also the names of models with rotary position embeddings (LLaMA, "
-            "Mistral, Qwen), whose rotation is not stored in the weights: the network read has none"
-        )
+    notes += [entry.note for entry in read_layouts(rec.layout) if entry.note]
     if rec.zero:
         notes.append(
             f"{len(rec.zero)} bias(es) of the attention projections are exactly zero (the model has none: "
@@ -575,9 +554,10 @@ def translate(
 
 def trained_softmax(layout: str) -> bool:
     """Whether every layout read (``Recognized.layout``, labels joined by `` + ``) was trained with softmax
-    (:data:`TRAINED_AS`); the package's own names and a mapping keep lightning."""
-    kinds = [TRAINED_AS.get(k) for k in layout.split(" + ")] if layout and layout != "package names" else [None]
-    return all(k == "softmax" for k in kinds)
+    (each :data:`LAYOUTS` entry's ``trained_as``); the package's own names and a mapping keep lightning."""
+    if not layout or layout == "package names":
+        return False
+    return all(name in LAYOUTS and LAYOUTS[name].softmax for name in layout.split(" + "))
 
 
 def model_line(
@@ -592,7 +572,7 @@ def model_line(
     """The report's first words: the model analysed, the layout read (``shown``: with its heads), and what was
     dropped or folded (the score scale ``1/sqrt(d_h)``, the softmax, GPT-2's causal mask). ``layout``: the labels
     read (``Recognized.layout``); ``requested``: the model was chosen (``--as``, ``normalized=``), not the layout's
-    default (:data:`TRAINED_AS`)."""
+    default (its :data:`LAYOUTS` entry's ``trained_as``)."""
     softmax = trained_softmax(layout)
     sizes = sorted(set(head_sizes))
     scale = "1/sqrt(d_h)" + (f" (d_h = {sizes[0]})" if len(sizes) == 1 else "")
@@ -605,13 +585,14 @@ def model_line(
         if softmax:
             model = "lightning attention (--as lightning: the trained model's softmax removed)"
             dropped.append("the softmax")
-        elif "mapping" in layout:
-            model = "lightning attention (a mapping does not say which model was trained: --as normalized for softmax)"
         else:
-            model = "lightning attention"
+            whys = [entry.lightning_why for entry in read_layouts(layout) if entry.lightning_why]
+            model = "lightning attention" + (f" ({whys[0]})" if whys else "")
         dropped.append(f"the score scale {scale} (a constant factor of a lightning layer: the same verdicts)")
-    if GPT2 in layout and not causal:
-        dropped.append("GPT-2's causal mask (--causal keeps it)")
+    if not causal:
+        dropped += [
+            f"{entry.causal}'s causal mask (--causal keeps it)" for entry in read_layouts(layout) if entry.causal
+        ]
     tail = "; ".join(x for x in (kept, ("dropped " + ", ".join(dropped)) if dropped else "") if x)
     return f"{model}, read as {shown}" + (f"; {tail}" if tail else "")
 

@@ -10,8 +10,9 @@ import pytest
 
 from ag_attention import Network
 from ag_attention._errors import InvalidArgumentError
+from ag_attention._point import checkpoints
 from ag_attention._point.checkpoints import GPT2, MHA, PROJ, QKV_PROJ, WQKV, recognize
-from ag_attention._point.layouts import layer_heads
+from ag_attention._point.layouts import LAYOUTS, Layout, layer_heads
 from ag_attention._point.safetensors import write_safetensors
 from tests.helpers import generator, run_cli
 
@@ -219,3 +220,41 @@ def test_rotary_metadata_is_refused_and_the_projections_note_what_is_not_stored(
     write_safetensors(tmp_path / "plain.safetensors", sd, metadata={"tokens": "2", "heads": "2"})
     net = Network.load(tmp_path / "plain.safetensors")
     assert any("rotary position embeddings" in n and "not stored in the weights" in n for n in net.notes)
+
+
+def _toy_split(W, name):
+    """A made-up fused layout that stacks the keys first: W_k, W_q, W_v (each E x E)."""
+    E = W.shape[1]
+    return W[E : 2 * E], W[:E], W[2 * E :]
+
+
+def test_a_layout_is_one_entry_of_the_table(tmp_path, monkeypatch):
+    """A toy layout (made-up names, keys stacked before queries, its own split) added as one LAYOUTS entry is read
+    from a .safetensors and a .npz file exactly as the same weights under q_proj/k_proj/v_proj/o_proj."""
+    assert list(LAYOUTS)[:2] == [MHA, PROJ] and all(LAYOUTS[name].name == name for name in LAYOUTS)
+    toy = Layout(
+        "toy kqv/wo",
+        "a made-up layout: blk.<l>.mix.kqv (W_k, W_q, W_v stacked) and blk.<l>.mix.wo",
+        (("mix.kqv.weight", "qkv"), ("mix.kqv.bias", "qkv bias")),
+        (("mix.wo.weight", "o"),),
+        trained_as="lightning",
+        split=_toy_split,
+        note="the toy layout was read",
+    )
+    monkeypatch.setitem(checkpoints.LAYOUTS, toy.name, toy)
+    rng = generator(3)
+    W = {r: rng.standard_normal((E, E)).astype(np.float32) for r in "qkvo"}
+    mine = {"blk.0.mix.kqv.weight": np.vstack([W["k"], W["q"], W["v"]]), "blk.0.mix.wo.weight": W["o"]}
+    mine["blk.0.mix.kqv.bias"] = np.zeros(3 * E, dtype=np.float32)
+    theirs = {f"model.layers.0.self_attn.{r}_proj.weight": W[r] for r in "qkvo"}
+    ref = Network.from_checkpoint(theirs, heads=H, tokens=2, normalized=False)
+    write_safetensors(tmp_path / "toy.safetensors", {k: ("F32", v) for k, v in mine.items()})
+    np.savez(tmp_path / "toy.npz", **mine)
+    for path in (tmp_path / "toy.safetensors", tmp_path / "toy.npz"):
+        net = Network.load(path, heads=H, tokens=2)
+        assert net.layout == "toy kqv/wo, 2 heads" and not net.architecture.normalized
+        assert "the toy layout was read" in net.notes and not any("q_proj/k_proj" in n for n in net.notes)
+        assert len(net.weights[0]) == H
+        assert all(np.array_equal(a[n], b[n]) for a, b in zip(net.weights[0], ref.weights[0]) for n in "QKV")
+    with pytest.raises(InvalidArgumentError, match="toy kqv/wo"):
+        recognize({"embed.weight": np.ones((2, 2))})
