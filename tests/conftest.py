@@ -78,6 +78,21 @@ def m2_local():
 
 
 @pytest.fixture(scope="session")
+def m2_wheel():
+    """Macaulay2 from the passagemath-macaulay2 wheel of this Python (skipped if absent, unless
+    AG_ATTENTION_REQUIRE_M2_WHEEL=1: then a failure; scripts/setup.sh installs it)."""
+    from ag_attention._m2.runner import WheelBackend
+
+    b = WheelBackend()
+    ok, why = b.available()
+    if not ok:
+        if _require("AG_ATTENTION_REQUIRE_M2_WHEEL"):
+            pytest.fail(f"Macaulay2's wheel required but unavailable: {why}")
+        pytest.skip(f"no Macaulay2 wheel: {why}")
+    return b
+
+
+@pytest.fixture(scope="session")
 def m2_container():
     """The project's image, built from docker/Dockerfile if missing (skipped only if no engine runs)."""
     from ag_attention._m2.runner import ContainerBackend

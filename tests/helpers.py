@@ -89,13 +89,17 @@ def fake_msolve(tmp_path: Path, body: str) -> str:
 
 
 def no_backends(monkeypatch) -> None:
-    """No Macaulay2 anywhere: a local backend without M2 and a container backend without an engine."""
+    """No Macaulay2 anywhere: local and wheel backends without M2 and a container backend without an engine."""
     from ag_attention._m2 import runner
 
     monkeypatch.setattr(
         runner,
         "default_backends",
-        {"local": runner.LocalBackend("/nonexistent/M2"), "container": runner.ContainerBackend(engine="")},
+        {
+            "local": runner.LocalBackend("/nonexistent/M2"),
+            "wheel": runner.WheelBackend("/nonexistent/sage_wheels/bin/M2"),
+            "container": runner.ContainerBackend(engine=""),
+        },
     )
 
 

@@ -33,17 +33,13 @@ time after a few seconds (:mod:`ag_attention._progress`).
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
 import re
 import shutil
-import sys
-import sysconfig
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     InvalidArgumentError,
@@ -57,6 +53,7 @@ from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
 )
 from .._m2.container import ContainerBackend, container_end
 from .._m2.runner import VERSION_TIMEOUT, Backend, check_timeout, get_backend
+from .._m2.wheel import wheel_binary, wheel_candidates
 from .msolve_text import (
     MAX_PRIME,
     count_standard_monomials,
@@ -101,28 +98,6 @@ HOW_TO_GET_MSOLVE = (
 
 
 # ------------------------------------------------------------------ binary
-def _wheel_candidates() -> list[Path]:
-    out = []
-    spec = importlib.util.find_spec("sage_wheels")
-    if spec is not None and spec.submodule_search_locations:
-        out += [Path(p) / "bin" / "msolve" for p in spec.submodule_search_locations]
-    for key in ("purelib", "platlib"):
-        try:
-            out.append(Path(sysconfig.get_paths()[key]) / "sage_wheels" / "bin" / "msolve")
-        except KeyError:  # pragma: no cover
-            pass
-    out.append(
-        Path(sys.prefix)
-        / "lib"
-        / f"python{sys.version_info[0]}.{sys.version_info[1]}"
-        / "site-packages"
-        / "sage_wheels"
-        / "bin"
-        / "msolve"
-    )
-    return out
-
-
 def find_msolve() -> str:
     """Path of the msolve executable (``AG_ATTENTION_MSOLVE``, ``PATH``, the passagemath wheel)."""
     env = os.environ.get("AG_ATTENTION_MSOLVE")
@@ -133,12 +108,11 @@ def find_msolve() -> str:
     on_path = shutil.which("msolve")
     if on_path:
         return on_path
-    tried = []
-    for c in _wheel_candidates():
-        tried.append(str(c))
-        if c.is_file() and os.access(c, os.X_OK):
-            return str(c)
-    raise MSolveNotFoundError(HOW_TO_GET_MSOLVE + f" (looked on PATH and in {', '.join(dict.fromkeys(tried))})")
+    in_wheel = wheel_binary("msolve")
+    if in_wheel:
+        return in_wheel
+    tried = ", ".join(str(c) for c in wheel_candidates("msolve"))
+    raise MSolveNotFoundError(HOW_TO_GET_MSOLVE + f" (looked on PATH and in {tried})")
 
 
 def msolve_available() -> tuple[bool, str]:
@@ -288,7 +262,10 @@ def run_msolve(
                 f"under {cap}; raise it with AG_ATTENTION_M2_MEMORY=8g"
             )
         elif out.returncode == -9:  # an address-space limit never kills: the machine's memory, or a person
-            hint = ": killed by SIGKILL (the kernel's out-of-memory killer when the machine's memory ran out, or a kill -9)"
+            hint = (
+                ": killed by SIGKILL (the kernel's out-of-memory killer when the machine's memory ran out, "
+                "or a kill -9)"
+            )
         elif out.returncode == 137:  # a container that does not show its out-of-memory kills
             hint = (
                 f": killed by SIGKILL inside the container (probably out of memory under {cap}, or its own time limit)"

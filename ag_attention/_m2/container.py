@@ -82,7 +82,8 @@ child=$!
 wait $child; status=$?
 while kill -0 $child 2>/dev/null; do wait $child; status=$?; done
 if [ "$status" -ne 0 ]; then
-  oom=$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | head -n 1)
+  oom=$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory.events \
+    /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | head -n 1)
   echo "ag-attention-container: exit status $status, oom_kill ${oom:-unknown}" >&2
 fi
 exit "$status"

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._errors import AgAttentionError
 from .jobs import run_json
-from .runner import HOW_TO_GET_M2, VERSION_TIMEOUT, ContainerBackend, LocalBackend
+from .runner import BACKEND_CLASSES, HOW_TO_GET_M2, VERSION_TIMEOUT, ContainerBackend
 
 __all__ = ["BackendReport", "Doctor", "doctor"]
 
@@ -60,7 +60,7 @@ class Doctor:
                     f"  {b.name:<10} Macaulay2 {b.version}, LightningAttention loads, "
                     f"{b.overhead_seconds:.2f} s per job ({b.detail}; memory limit {b.memory_limit})"
                 )
-        # get_backend("auto") takes the first available backend (local before container)
+        # get_backend("auto") takes the first available backend (local, wheel, container)
         first = next((b for b in self.backends if b.available), None)
         if first is None:
             lines.append("--backend auto: finds nothing")
@@ -74,14 +74,14 @@ class Doctor:
 
 def doctor(timeout: float = 120) -> Doctor:
     report = Doctor()
-    for backend in (LocalBackend(), ContainerBackend()):
+    for backend in (cls() for cls in BACKEND_CLASSES.values()):
         ok, detail = backend.available()
         entry = BackendReport(backend.name, ok, detail)
         report.backends.append(entry)
         try:
             limit, source = backend.memory_limit()
             source = source if source == "the default" else f"from {source}"
-            kind = "of address space" if backend.name == "local" else "(--memory)"
+            kind = "(--memory)" if isinstance(backend, ContainerBackend) else "of address space"
             entry.memory_limit = f"none, {source}" if limit is None else f"{limit / 2**30:g} GiB {kind}, {source}"
         except AgAttentionError as exc:  # a bad AG_ATTENTION_M2_MEMORY
             entry.error, entry.package_ok = str(exc), False

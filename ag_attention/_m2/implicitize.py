@@ -254,7 +254,8 @@ class Implicitization(ResultMixin):
         deg_text = ", ".join(f"{n} of degree {d}" for d, n in sorted(degs.items())) or "none (the whole space)"
         lines = [
             f"Zariski closure of the neuromanifold of {self.architecture.describe()}",
-            f"  coordinates      {self.coordinates}, {self.ambient_dimension} ({self.weights} weights, over {self.field})",
+            f"  coordinates      {self.coordinates}, {self.ambient_dimension} "
+            f"({self.weights} weights, over {self.field})",
             f"  dimension        {self.dimension} (affine cone), codimension {self.codimension}",
             f"  degree           {self.degree}",
             f"  generators       {len(self.generator_strings)}: {deg_text}",

@@ -58,7 +58,7 @@ class LocalBackend(Backend):
 
     def _command(self, jobdir: Path, name: str, timeout: float) -> list[str]:
         if not self.executable:
-            raise M2NotFoundError("local backend: no M2 on PATH. " + HOW_TO_GET_M2)
+            raise M2NotFoundError(f"{self.name} backend: {self.available()[1]}. " + HOW_TO_GET_M2)
         # M2 --script FILE takes exactly these two arguments
         return [self.executable, "--script", str(jobdir / "job.m2")]
 

@@ -65,6 +65,7 @@ from .jobdir import (
 from .local import LocalBackend
 from .memory import DEFAULT_MEMORY, MEMORY_ENV, MIN_MEMORY, parse_memory
 from .process import group_members
+from .wheel import WheelBackend
 
 __all__ = [
     "M2Output",
@@ -72,6 +73,8 @@ __all__ = [
     "Backend",
     "LocalBackend",
     "ContainerBackend",
+    "WheelBackend",
+    "BACKEND_CLASSES",
     "get_backend",
     "available_backends",
     "package_file",
@@ -95,31 +98,38 @@ __all__ = [
     "boot_id",
 ]
 
-BACKENDS = ("auto", "local", "container")
+#: the Macaulay2 backends, in the order ``"auto"`` tries them: Macaulay2 on PATH (Debian's), the
+#: passagemath-macaulay2 wheel of this Python (:mod:`ag_attention._m2.wheel`), the project's container image
+BACKEND_CLASSES: dict[str, type[Backend]] = {
+    "local": LocalBackend,
+    "wheel": WheelBackend,
+    "container": ContainerBackend,
+}
+BACKENDS = ("auto", *BACKEND_CLASSES)
 
 #: the backends get_backend() hands out, one of each kind per process (replace an entry to use another)
 default_backends: dict[str, Backend] = {}
 
 
 def available_backends() -> dict[str, tuple[bool, str]]:
-    return {name: _backend(name).available() for name in ("local", "container")}
+    return {name: _backend(name).available() for name in BACKEND_CLASSES}
 
 
 def _backend(name: str) -> Backend:
     if name not in default_backends:
-        default_backends[name] = LocalBackend() if name == "local" else ContainerBackend()
+        default_backends[name] = BACKEND_CLASSES[name]()
     return default_backends[name]
 
 
 def get_backend(name: str | Backend = "auto") -> Backend:
-    """``"local"``, ``"container"``, ``"auto"`` (local if present, else container) or a Backend."""
+    """``"local"``, ``"wheel"``, ``"container"``, ``"auto"`` (the first available of them) or a Backend."""
     if isinstance(name, Backend):
         return name
     if name not in BACKENDS:
         raise InvalidArgumentError(f"backend={name!r}: must be one of {', '.join(BACKENDS)}")
     if name == "auto":
         reasons = []
-        for candidate in ("local", "container"):
+        for candidate in BACKEND_CLASSES:
             ok, why = _backend(candidate).available()
             if ok:
                 return _backend(candidate)

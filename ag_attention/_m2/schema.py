@@ -32,15 +32,15 @@ object whose schema has these keys (a fresh result and a cache entry alike),
   ``count``, ``seconds``: ``>= 0``.
 
 >>> validate({"dim": 5, "gens": ["c_1"]}, {"dim": int, "gens": [str]})
->>> validate({"dim": "5"}, {"dim": int})
+>>> validate({"dim": "5"}, {"dim": int})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ag_attention._errors.M2OutputError: Macaulay2's result does not have the expected form: result["dim"]: expected an integer, got '5'
+ag_attention._errors.M2OutputError: Macaulay2's result does not have ...: expected an integer, got '5'
 >>> validate({"dimension": 100, "codimension": -94, "variables": ["c_1"] * 6}, {"dimension": int, "codimension": int,
-...          "variables": [str]})
+...          "variables": [str]})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ag_attention._errors.M2OutputError: Macaulay2's result does not make sense: result: dimension 100 is more than the 6 variables
+ag_attention._errors.M2OutputError: Macaulay2's result ...: dimension 100 is more than the 6 variables
 """
 
 from __future__ import annotations

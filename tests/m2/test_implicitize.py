@@ -1,4 +1,4 @@
-"""implicitize (ag_attention._m2.implicitize): scripts from validated data, results validated, the real Macaulay2's ideals."""
+"""implicitize (ag_attention._m2.implicitize): scripts from validated data, results validated, real ideals."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Jobs returning JSON (ag_attention._m2.jobs): cache hits, malformed output, the version query within the job's budget."""
+"""Jobs returning JSON (ag_attention._m2.jobs): cache hits, malformed output, the version query in budget."""
 
 import time
 

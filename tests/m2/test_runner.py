@@ -4,6 +4,7 @@ import pytest
 
 from ag_attention._errors import InvalidArgumentError, M2NotFoundError
 from ag_attention._m2 import runner
+from tests.helpers import no_backends
 
 
 def test_runner_keeps_the_names_others_import():
@@ -34,16 +35,13 @@ def test_runner_keeps_the_names_others_import():
     assert set(runner.__all__) <= set(dir(runner))
 
 
-def test_missing_backend_explains_both_ways(monkeypatch):
-    monkeypatch.setattr(
-        runner,
-        "default_backends",
-        {"local": runner.LocalBackend("/nonexistent/M2"), "container": runner.ContainerBackend(engine="")},
-    )
-    for name in ("auto", "local", "container"):
+def test_missing_backend_explains_every_way(monkeypatch):
+    no_backends(monkeypatch)
+    for name in ("auto", "local", "wheel", "container"):
         with pytest.raises(M2NotFoundError) as err:
             runner.get_backend(name)
         text = str(err.value)
         assert "apt-get install macaulay2" in text and "docker/build.sh" in text
+        assert "pip install 'ag-attention[m2]'" in text
     with pytest.raises(InvalidArgumentError, match="backend='mars'"):
         runner.get_backend("mars")

