@@ -6,21 +6,27 @@
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
 OUT     ?= results
+# Macaulay2 for make reproduce: auto (Debian's M2 on PATH, apt-installed as root; else the passagemath-macaulay2
+# wheel in the venv), wheel (no apt, no root: the wheel's, `make reproduce M2=wheel`), apt (Debian's)
+M2      ?= auto
 PYTEST_ARGS ?=
 # pytest's worker processes (pytest-xdist): one per core (nproc), at most 4 (each may run Macaulay2, msolve or a Dask
 # cluster beside it); PYTEST_WORKERS=0 runs the tests in pytest's own process
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 4 ] && n=4; echo $$n)
 
+RUFF_PATHS = ag_attention tests bench scripts docs
+
 .PHONY: setup setup-container reproduce test test-all test-setup typecheck docs docs-build bench clean lock variations
 
 setup:
-	@bash scripts/setup.sh
+	@AG_ATTENTION_M2_SOURCE=$(M2) bash scripts/setup.sh
 
 setup-container:
-	@bash scripts/setup.sh --container
+	@AG_ATTENTION_M2_SOURCE=$(M2) bash scripts/setup.sh --container
 
 reproduce: setup
-	@$(VENV)/bin/ag-attention reproduce theorem-3.4 --out $(OUT)/theorem-3.4
+	@$(VENV)/bin/ag-attention reproduce theorem-3.4 --out $(OUT)/theorem-3.4 \
+		$(if $(filter wheel,$(M2)),--backend wheel,)
 
 # The tests need Macaulay2 (a missing one is a failure) and the container
 # image: if the container set-up fails, the container tests build the image
@@ -30,7 +36,7 @@ reproduce: setup
 # pytest runs on every core (PYTEST_WORKERS); --dist loadgroup keeps the tests of one xdist_group on one worker.  The
 # tests marked serial (a bound on wall-clock time) run after it, in one process with nothing beside them.  Any failure
 # fails make test; so does a pytest run that collected no tests (exit 5; in neither of the two runs).
-PYTEST_ENV = AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_MSOLVE=1 \
+PYTEST_ENV = AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_M2_WHEEL=1 AG_ATTENTION_REQUIRE_MSOLVE=1 \
 	AG_ATTENTION_REQUIRE_TORCH=$$(grep -qx installed .stamps/torch 2>/dev/null && echo 1 || echo 0)
 ifeq ($(PYTEST_WORKERS),0)
 PYTEST_RUN = $(PYTEST_ENV) $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
@@ -49,6 +55,7 @@ test-setup: setup
 	@bash scripts/setup-container.sh || echo "[setup] container set-up failed (above); the container tests will report why" >&2
 	@bash scripts/setup-torch.sh
 	@echo "[test] mypy" && $(PY) -m mypy
+	@echo "[test] ruff (format and lint)" && $(PY) -m ruff format --check -q $(RUFF_PATHS) && $(PY) -m ruff check -q $(RUFF_PATHS)
 
 # the tests that prove behaviour (those marked slow are skipped, tests/conftest.py), numeric variations: SkylakeX and
 # a seed (scripts/numeric-variations.sh --quick), the docs

