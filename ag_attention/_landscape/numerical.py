@@ -360,13 +360,7 @@ def _homotopy_solutions(
     with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers, scheduler=scheduler) as ex:
         use_known = known is not None
         while True:
-            paths0, t_run = state.paths, time.monotonic()
-
-            def stop_at(found: int) -> float:
-                # keep time for the homotopy to the target (about three loop edges a path) and the certification
-                rate = (time.monotonic() - t_run) / max(1, state.paths - paths0) if state.paths > paths0 else 0.01
-                return end_time - ((3 * rate * ex.workers + 1.5 * per) * found / ex.workers + 2.0)
-
+            stop_at = _stop_for_the_target(state, end_time, per, ex)
             t0 = time.monotonic()
             mono = state.run(
                 ex,
@@ -391,20 +385,7 @@ def _homotopy_solutions(
                 real=True,
             )
             seconds_hom += time.monotonic() - t1
-            rows = np.flatnonzero(end.ok)
-            assert end.chart is not None
-            cert = _certify.certify_solutions(
-                S,
-                end.z[rows],
-                list(target),
-                float_parameter=target_f,
-                real_system=True,
-                keep=S.off_critical_locus,
-                charts=end.chart[rows],
-                desc=f"certify {arch.describe()}",
-                deadline=end_time,
-                executor=ex,
-            )
+            rows, cert = _certify_at_target(S, end, target, target_f, end_time, ex, arch)
             k = known_now()
             complete = k is not None and cert.count >= k
             if mono.stop == "trace test" or complete or time.monotonic() >= end_time - 1.0:
@@ -412,9 +393,6 @@ def _homotopy_solutions(
             if mono.stop != "known count":  # a limit (time, interrupt, cluster): what was found is the answer
                 break
             use_known = False  # as many found as msolve counts, fewer certified at the target: on to the rule
-    reasons: dict[str, int] = {}
-    for r in end.reason[~end.ok]:
-        reasons[str(r)] = reasons.get(str(r), 0) + 1
     return HomotopySolutions(
         S,
         target,
@@ -424,7 +402,54 @@ def _homotopy_solutions(
         mono.to_dict(),
         seconds_mono,
         seconds_hom,
-        reasons,
+        _failure_reasons(end),
         mono.stop == "trace test",
         complete,
     )
+
+
+def _certify_at_target(
+    S: SquareSystem,
+    end: Any,
+    target: Any,
+    target_f: np.ndarray,
+    end_time: float,
+    ex: Any,
+    arch: Architecture,
+) -> tuple[np.ndarray, _certify.Certification]:
+    """The ends the parameter homotopy carried to the target (their rows), certified there (the real system)."""
+    rows = np.flatnonzero(end.ok)
+    assert end.chart is not None
+    cert = _certify.certify_solutions(
+        S,
+        end.z[rows],
+        list(target),
+        float_parameter=target_f,
+        real_system=True,
+        keep=S.off_critical_locus,
+        charts=end.chart[rows],
+        desc=f"certify {arch.describe()}",
+        deadline=end_time,
+        executor=ex,
+    )
+    return rows, cert
+
+
+def _failure_reasons(end: Any) -> dict[str, int]:
+    """How many paths to the target failed, by reason."""
+    reasons: dict[str, int] = {}
+    for r in end.reason[~end.ok]:
+        reasons[str(r)] = reasons.get(str(r), 0) + 1
+    return reasons
+
+
+def _stop_for_the_target(state: Any, end_time: float, per: float, ex: Any) -> Any:
+    """The monodromy's deadline given the solutions found: it keeps time for the homotopy to the target (about
+    three loop edges a path, at the rate of this run's paths so far) and the certification."""
+    paths0, t_run = state.paths, time.monotonic()
+
+    def stop_at(found: int) -> float:
+        rate = (time.monotonic() - t_run) / max(1, state.paths - paths0) if state.paths > paths0 else 0.01
+        return end_time - ((3 * rate * ex.workers + 1.5 * per) * found / ex.workers + 2.0)
+
+    return stop_at
