@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import ComputationError, InvalidArgumentError
 from .._exact import linalg
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
@@ -293,10 +294,8 @@ def boundary_ed_degree(
         raise InvalidArgumentError(
             "boundary_ed_degree: one plain lightning layer (one head, no skip connection, no softmax)"
         )
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    if isinstance(max_draws, bool) or not isinstance(max_draws, int) or max_draws < 2:
-        raise InvalidArgumentError(f"max_draws={max_draws!r}: must be an integer >= 2 (two draws must agree)")
+    seed = check_int(seed, "seed", minimum=0)
+    max_draws = check_int(max_draws, "max_draws", minimum=2)  # two draws must agree
     timeout = check_timeout(timeout)
     n = arch.tokens * arch.widths[0]
     check_size(arch, timeout)

@@ -55,6 +55,7 @@ from functools import cache
 from itertools import combinations
 from math import comb, prod
 
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 
 __all__ = [
@@ -73,9 +74,7 @@ __all__ = [
 
 
 def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
-    return value
+    return check_int(value, name, minimum=1)
 
 
 def _rank(d: int, r: object) -> int:
@@ -197,8 +196,7 @@ def chern_mather_projective_space(n: int) -> tuple[int, ...]:
     >>> chern_mather_projective_space(2)
     (1, 3, 3)
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InvalidArgumentError(f"n={n!r}: must be a non-negative integer")
+    n = check_int(n, "n", minimum=0)
     return tuple(comb(n + 1, i) for i in range(n + 1))
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 import time
 
-import numpy as np
-
 from .. import _progress as progress
 from .._architecture import Architecture
+from .._checks import check_int, check_real
 from .._errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
 from .._models.formulas import expected_dimension, new_directions_per_sample
 from .._resources import require_memory
@@ -19,28 +18,17 @@ from .spectrum import Spectrum, Steps, numeric_memory, spectrum, undecided_reaso
 __all__ = ["numerical_dimension"]
 
 
-def _positive_number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InvalidArgumentError(f"{name}={value!r}: must be a positive number")
-    v = float(value)
-    if not (math.isfinite(v) and v > 0):
-        raise InvalidArgumentError(f"{name}={value!r}: must be a positive finite number")
-    return v
-
-
 def _check_arguments(
     arch: object, seed: object, min_gap: object, raise_on_no_gap: object, max_doublings: object, certify: object = None
 ) -> float:
     """``min_gap`` as a float once every argument is valid."""
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    gap = _positive_number("min_gap", min_gap)
+    check_int(seed, "seed", minimum=0)
+    gap = check_real(min_gap, "min_gap", minimum=0, strict=True)
     if not isinstance(raise_on_no_gap, bool):
         raise InvalidArgumentError(f"raise_on_no_gap={raise_on_no_gap!r}: must be True or False")
-    if isinstance(max_doublings, bool) or not isinstance(max_doublings, (int, np.integer)) or max_doublings < 0:
-        raise InvalidArgumentError(f"max_doublings={max_doublings!r}: must be a non-negative integer")
+    check_int(max_doublings, "max_doublings", minimum=0)
     if certify is not None and not isinstance(certify, bool):
         raise InvalidArgumentError(f"certify={certify!r}: must be True, False or None")
     return gap
@@ -50,9 +38,7 @@ def _sample_count(arch: Architecture, samples: object, per_sample: int) -> int:
     """The samples asked for, or enough that the directions they can add exceed ``1.5 P``."""
     if samples is None:
         return max(1, math.ceil(1.5 * arch.parameter_count / per_sample) + 1)
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
-    return int(samples)
+    return check_int(samples, "samples", minimum=1)
 
 
 def _doubled(

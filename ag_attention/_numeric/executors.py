@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import ComputationError, InvalidArgumentError
+from .._checks import check_int
+from .._errors import ComputationError
 from .homotopy import Ends, Polylines, TrackerOptions, numpy_friendly_malloc, track_job
 
 __all__ = ["LocalExecutor", "DaskExecutor", "executor", "TASK_SECONDS", "default_workers"]
@@ -260,7 +261,7 @@ class DaskExecutor:
             )
         out: list[Any] = []
         try:
-            for fut, start in zip(futures, range(0, N, size)):
+            for fut, _start in zip(futures, range(0, N, size)):
                 try:
                     out.extend(fut.result())
                 except Exception as exc:
@@ -299,8 +300,8 @@ def executor(
 ) -> Iterator[LocalExecutor | DaskExecutor]:
     """The executor for ``workers`` / ``scheduler`` (module docstring), closed (its cluster stopped) on exit.
     ``timeout``: seconds to reach the scheduler or start the local cluster."""
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InvalidArgumentError(f"workers={workers!r}: must be a positive integer")
+    if workers is not None:
+        workers = check_int(workers, "workers", minimum=1)
     if scheduler is not None:
         from .._sweep.distributed import _close, _connect, _scheduler_address, _wait_for_workers
 

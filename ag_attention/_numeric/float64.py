@@ -10,7 +10,8 @@ __all__ = ["Float64"]
 
 
 class Float64(OperatorArithmetic):
-    """float64 arithmetic: the :class:`ag_attention._network.Arithmetic` protocol, like :class:`ag_attention._exact.field.GFp`."""
+    """float64 arithmetic: the :class:`ag_attention._network.Arithmetic` protocol, like
+    :class:`ag_attention._exact.field.GFp`."""
 
     exact = False
     dtype = np.float64

@@ -180,7 +180,8 @@ class NumericalResult(ResultMixin):
             formula = "no formula"
         else:
             verdict = self.comparison()
-            formula = f"{e.formula} gives {e.value} ({verdict}; {e.hypotheses_text()}{'; a conjecture' if e.conjectural else ''})"
+            conjecture = "; a conjecture" if e.conjectural else ""
+            formula = f"{e.formula} gives {e.value} ({verdict}; {e.hypotheses_text()}{conjecture})"
         dim = (
             "no verdict (" + (self.undecided or self.gap.reason) + ")"
             if self.dimension is None
@@ -215,7 +216,8 @@ class NumericalResult(ResultMixin):
                 f"  formula          {formula}",
                 *(
                     [
-                        f"  temperature      {self.architecture.temperature:g} only rescales A (phi_(A,V,tau) = phi_(A/tau,V,1)): "
+                        f"  temperature      {self.architecture.temperature:g} only rescales A "
+                        "(phi_(A,V,tau) = phi_(A/tau,V,1)): "
                         f"same neuromanifold, computed at tau = {self.computed_temperature:g}"
                     ]
                     if self.architecture.temperature != self.computed_temperature

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import check_real
 from .._errors import InvalidArgumentError
 
 __all__ = ["RTOL", "NearStrata", "one_layer_strata", "check_rtol", "numerical_rank"]
@@ -37,9 +38,7 @@ RTOL = 1e-3
 
 def check_rtol(rtol: Any) -> float:
     """``rtol`` as a float in (0, 1), or :class:`InvalidArgumentError` naming it."""
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)) or not math.isfinite(rtol) or not 0 < rtol < 1:
-        raise InvalidArgumentError(f"rtol={rtol!r}: must be a number between 0 and 1 (exclusive)")
-    return float(rtol)
+    return check_real(rtol, "rtol", minimum=0, maximum=1, strict=True)
 
 
 def numerical_rank(singular_values: np.ndarray, rtol: float) -> int:
