@@ -60,21 +60,17 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .._errors import InvalidArgumentError
+from .._checks import check_int
+from .._files import atomic_write
+from .._sweep.summary import OKABE_ITO
 from .icl_dynamics import (
     MAX_ED_D,
-    MAX_RECORDS,
-    RECORDS_PER_DECADE,
     Run,
     Task,
-    _metric,
     critical_values,
     eigenvalues,
     embedded_fixed_point,
@@ -91,6 +87,18 @@ from .icl_dynamics import (
     subset_is_critical,
     train,
 )
+from .icl_plateaus import RANK_RTOL, final_state, nearest_critical, observe, plateau_geometry, plateau_row
+from .icl_settings import (  # LIMITS, MAX_BYTES, MAX_SECONDS: re-exported (the CLI and the registry import them here)
+    FULL,
+    LIMITS,
+    MAX_BYTES,
+    MAX_SECONDS,
+    QUICK,
+    SPREAD_SEQUENCES,
+    Setting,
+    estimate,
+    settings_for,
+)
 from .report import FIGURE_FORMATS, Check, Report, Table, output_directory, pyplot, save_figure, written
 
 __all__ = [
@@ -99,6 +107,9 @@ __all__ = [
     "Setting",
     "QUICK",
     "FULL",
+    "LIMITS",
+    "MAX_SECONDS",
+    "MAX_BYTES",
     "settings_for",
     "estimate",
     "eigenvalues",
@@ -130,171 +141,17 @@ SADDLES = (
     "Zhang, Saxe, Latham, Saddle-to-Saddle Dynamics Explains A Simplicity Bias Across Neural Network "
     "Architectures (arXiv:2512.20607, ICLR 2026; its linear self-attention: the separate rank-one heads above)"
 )
-#: relative tolerance of the numerical ranks reported at a plateau (singular values of M below it are "off")
-RANK_RTOL = 0.05  # relative to the largest entry of the minimizer M* (not to M: at M = 0 nothing is "on")
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One reproduction: the task (``D``, ``N``, sequences), the two regimes' heads, steps and step sizes."""
-
-    D: int = 4
-    N: int = 31
-    train: int = 20_000
-    test: int = 200_000
-    heads_merged: int = 8
-    #: the first is their figure's (H > D: every stratum visited); fewer heads stop on the stratum {rank <= H}
-    heads_separate: tuple[int, ...] = (5, 2, 1)
-    steps_merged: int = 3_000
-    steps_separate: int = 60_000
-    lr_merged: float = 0.1
-    #: 0.5 passes the saddles faster but overshoots at the drops (the loss rose by up to 0.057 in a step; 0.3: 0.002)
-    lr_separate: float = 0.3
-    init_merged: float = 1e-3
-    init_separate: float = 1e-2
-    seeds: tuple[int, ...] = (0,)
-    record_every: int = 10
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-
-
-#: about 15 s: D = 4 (their figures' size), one seed
-QUICK = Setting()
-#: about 2 minutes: D = 4 with five seeds and four times the data, and D = 3
-FULL = (
-    Setting(train=80_000, test=400_000, seeds=(0, 1, 2, 3, 4), heads_separate=(5, 3, 2, 1)),
-    Setting(D=3, train=80_000, test=400_000, heads_separate=(4, 2, 1), seeds=(0, 1, 2)),
-)
-#: the values ``dims``, ``heads``, ``context`` and ``steps`` may take (the estimate below bounds their product)
-LIMITS = {"dims": (1, 12), "heads": (1, 64), "context": (1, 10_000), "steps": (1, 10_000_000)}
-#: the most a setting may be estimated to take: seconds of arithmetic, bytes held at once
-MAX_SECONDS = 3_600.0
-MAX_BYTES = 2 * 2**30
-
-
-def _whole(name: str, value: Any) -> int:
-    low, high = LIMITS[name]
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise InvalidArgumentError(f"{name}={value!r}: must be an integer in {low}..{high:,}")
-    return int(value)
-
-
-def settings_for(
-    quick: bool = False,
-    dims: int | None = None,
-    heads: int | Sequence[int] | None = None,
-    context: int | None = None,
-    steps: int | None = None,
-) -> tuple[Setting, ...]:
-    """The settings of a reproduction: :data:`QUICK` or :data:`FULL`; with any of ``dims`` (``D``), ``heads``
-    (separate rank-one heads, one run each; the merged run gets the most of them), ``context`` (``N``) or ``steps``
-    (every run's), the quick setting (``quick``) or the full run's first (five seeds) with those replaced, alone.
-    Refused (:class:`InvalidArgumentError`, naming the value) outside :data:`LIMITS` or when :func:`estimate`
-    exceeds :data:`MAX_SECONDS` or :data:`MAX_BYTES`."""
-    if not isinstance(quick, bool):
-        raise InvalidArgumentError(f"quick={quick!r}: must be True or False")
-    if dims is None and heads is None and context is None and steps is None:
-        return (QUICK,) if quick else FULL
-    base = QUICK if quick else FULL[0]
-    changes: dict[str, Any] = {}
-    if dims is not None:
-        changes["D"] = _whole("dims", dims)
-    if heads is not None:
-        many = tuple(heads) if isinstance(heads, (list, tuple)) else (heads,)
-        if not many:
-            raise InvalidArgumentError("heads=(): at least one number of heads")
-        changes["heads_separate"] = tuple(_whole("heads", h) for h in many)
-        changes["heads_merged"] = max(changes["heads_separate"])
-    if context is not None:
-        changes["N"] = _whole("context", context)
-    if steps is not None:
-        changes["steps_merged"] = changes["steps_separate"] = _whole("steps", steps)
-    setting = replace(base, **changes)
-    seconds, held = estimate(setting)
-    if seconds > MAX_SECONDS or held > MAX_BYTES:
-        raise InvalidArgumentError(
-            f"dims={setting.D}, heads={list(setting.heads_separate)}, context={setting.N}, steps="
-            f"{setting.steps_separate:,}: estimated {seconds:,.0f} s and {held / 2**20:,.0f} MiB, beyond "
-            f"{MAX_SECONDS:,.0f} s or {MAX_BYTES / 2**20:,.0f} MiB: choose smaller values"
-        )
-    return (setting,)
-
-
-def estimate(setting: Setting) -> tuple[float, int]:
-    """Rough seconds and bytes of one setting (this machine's rates, measured on the quick run): the Gram matrices
-    of the task (``(D+1)^6`` per sequence), the gradient steps (a ``(D+1)^3``-square product each, and a fixed cost),
-    the records every run keeps (weights of every head).  Not counted: the exact geometry at each plateau, bounded
-    by its timeout."""
-    n3 = (setting.D + 1) ** 3
-    sequences = setting.train + setting.test + SPREAD_SEQUENCES * (setting.D + 2)
-    per_seed = sequences * (n3 * n3 + 2 * (setting.N + 1) * (setting.D + 1) ** 2) / 3e9
-    runs = [(setting.heads_merged, setting.steps_merged)] + [
-        (h, setting.steps_separate) for h in setting.heads_separate
-    ]
-    per_seed += sum(steps * (2.5e-5 + 3 * n3 * n3 / 1e9 + 6 * h * n3 / 1e9) for h, steps in runs)
-    records = max(
-        h * (setting.D + 1) * (setting.D + 2) * 8 * (MAX_RECORDS + RECORDS_PER_DECADE * math.log10(steps) + 2)
-        for h, steps in runs
-    )
-    held = 2 * n3 * n3 * 8 + records + 3 * 64 * 2**20
-    return per_seed * len(setting.seeds), int(held)
 
 
 # ---------------------------------------------------------------------------------------------- where the weights sit
-def _rank(task: Task, run: Run, k: int, lam: Sequence[Fraction]) -> tuple[int, np.ndarray, np.ndarray]:
-    """``rank M`` at record ``k`` (singular values above :data:`RANK_RTOL` times the largest entry of the minimizer
-    ``M*``: what "off" is measured against), ``M`` in the eigenbasis of ``Lambda``, its singular values."""
-    M = task.rotation.T @ run.effective(k, task.D) @ task.rotation
-    s = np.linalg.svd(M, compute_uv=False)
-    _, target = _metric(lam, task.N)
-    return int(np.sum(s > RANK_RTOL * float(max(target)))), M, s
-
-
-def _geometry(task: Task, run: Run, plateau: dict[str, Any], lam: Sequence[Fraction], timeout: float) -> dict[str, Any]:
-    from .._point.report import point_geometry
-
-    k = plateau["record"]
-    D = task.D
-    rank, M, s = _rank(task, run, k, lam)
-    _, target = _metric(lam, task.N)
-    scale = float(max(target))
-    heads = [float(abs(run.values[k][h][D]) * np.linalg.norm(run.attention[k][h][:D, :D])) for h in range(run.heads)]
-    active = sum(x > RANK_RTOL * scale for x in heads)
-    diag = np.diag(M)
-    S = tuple(sorted(int(i) for i in np.argsort(-np.abs(diag))[:rank]))
-    MS = np.diag([float(target[i]) if i in S else 0.0 for i in range(D)])
-    rel = float(np.linalg.norm(M - MS) / max(np.linalg.norm(MS), 1.0 if not S else 1e-300))
-    out: dict[str, Any] = {
-        "singular_values_M": [float(x) for x in s],
-        "rank_M": rank,
-        "active_heads": active,
-        "head_sizes": heads,
-        "subset": list(S),
-        "distance_to_M_S": rel,
-    }
-    try:
-        net = network_of(run, k, task.N, tokens=3)
-        geo = point_geometry(net, numerical=True, rtol=1e-3, timeout=timeout)
-        out["local_rank_exact"] = geo.local_rank
-        out["local_rank_float"] = None if geo.numerical is None else geo.numerical.rank_at_rtol
-        out["generic_dimension"] = geo.generic_dimension
-        out["parameters"] = geo.parameters
-    except Exception as exc:  # a geometry that does not finish in time is reported, not fatal
-        out["local_rank_error"] = f"{type(exc).__name__}: {exc}"
-    return out
 
 
 # ---------------------------------------------------------------------------------------------- the report
-def _match(value: float, crit: dict[tuple[int, ...], Fraction]) -> tuple[tuple[int, ...], Fraction]:
-    return min(crit.items(), key=lambda kv: (abs(float(kv[1]) - value), len(kv[0])))
 
 
 def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
     """Loss curves of one setting (log steps), the predicted critical values ``L_m`` dashed, detected plateaus as
     dots; left merged heads, right separate rank-one heads (one line style per number of heads)."""
-    from .._sweep.summary import OKABE_ITO
-
     plt = pyplot()
     predictions = plateau_predictions(eigenvalues(setting.D), setting.N)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
@@ -351,8 +208,6 @@ def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
 #: an observed plateau agrees with its prediction when its training loss lies within this many standard errors
 #: ``se = sd / sqrt(P)`` of it (``sd`` of the squared error at the plateau's weights, ``P`` training sequences)
 Z_BOUND = 4.0
-#: fresh sequences drawn at each plateau to estimate ``sd``
-SPREAD_SEQUENCES = 5_000
 
 
 def _predictions(report: Report, setting: Setting, seed: int) -> dict[str, Any]:
@@ -495,58 +350,6 @@ def _run_checks(report: Report, setting: Setting, run: Run, agree: float) -> Non
         )
 
 
-def _observe(task: Task, run: Run, record: int, pred: Sequence[Fraction], seed: int) -> dict[str, Any]:
-    """The losses at ``record`` against the prediction of the stratum ``rank M`` there, in standard errors."""
-    lam = eigenvalues(task.D)
-    rank, _, _ = _rank(task, run, record, lam)
-    theta = np.einsum("ha,hbc->abc", run.values[record], run.attention[record]).ravel()
-    spread = sampling_error(task, theta, SPREAD_SEQUENCES, seed=seed * 1_000 + record)
-    L = float(pred[rank])
-    loss, test = float(run.losses[record]), float(run.test_losses[record])
-    return {
-        "stratum": rank,
-        "predicted": str(pred[rank]),
-        "predicted_float": L,
-        "test_loss": test,
-        "sampling": spread,
-        "z_train": (loss - L) / spread["se_train"],
-        "z_test": (test - L) / spread["se_test"],
-    }
-
-
-def _final(task: Task, run: Run, pred: Sequence[Fraction], seed: int) -> dict[str, Any]:
-    """Where the run ended: the last record's losses, rank M there and its stratum's prediction."""
-    k = len(run.steps) - 1
-    out = {"step": int(run.steps[k]), "loss": float(run.losses[k]), **_observe(task, run, k, pred, seed)}
-    out["on_plateau"] = bool(run.plateaus) and run.plateaus[-1]["last_step"] == out["step"]
-    return out
-
-
-def _plateau_row(setting: Setting, run: Run, p: dict[str, Any]) -> list[Any]:
-    g, L = p["geometry"], p["predicted_float"]
-    return [
-        f"D={setting.D}",
-        run.regime,
-        run.heads,
-        run.seed,
-        f"L_{p['stratum']}",
-        p["first_step"],
-        p["last_step"],
-        f"{L:.5f}",
-        f"{p['loss']:.5f}",
-        f"{p['test_loss']:.5f}",
-        f"{(p['loss'] - L) / L:+.2%}",
-        f"{p['sampling']['se_train']:.5f}",
-        f"{p['z_train']:+.2f}",
-        f"{p['z_test']:+.2f}",
-        g["rank_M"],
-        g["active_heads"],
-        f"{g['distance_to_M_S']:.3f}",
-        g.get("local_rank_float", "-"),
-        g.get("local_rank_exact", "-"),
-    ]
-
-
 def _one_seed(
     report: Report, setting: Setting, s: int, seed: int, timeout: float, rows: list[list[Any]]
 ) -> tuple[list[Run], list[dict[str, Any]]]:
@@ -565,11 +368,11 @@ def _one_seed(
         run = train(task, regime, heads, init, lr, steps, s, setting.record_every)
         run.plateaus = find_plateaus(run.steps, run.losses)
         for p in run.plateaus:
-            p["geometry"] = _geometry(task, run, p, lam, timeout)
-            p.update(_observe(task, run, p["record"], pred, seed + s))
+            p["geometry"] = plateau_geometry(task, run, p, lam, timeout)
+            p.update(observe(task, run, p["record"], pred, seed + s))
             # the critical value nearest to the observed loss, whatever its stratum (a cross-check of m)
-            p["nearest_critical"] = list(_match(p["loss"], crit)[0])
-            rows.append(_plateau_row(setting, run, p))
+            p["nearest_critical"] = list(nearest_critical(p["loss"], crit)[0])
+            rows.append(plateau_row(setting, run, p))
         agree = forward_agreement(task, run, len(run.steps) - 1)
         runs.append(run)
         _run_checks(report, setting, run, agree)
@@ -581,7 +384,7 @@ def _one_seed(
                 "seconds": round(run.seconds, 2),
                 "forward_agreement": agree,
                 "plateaus": run.plateaus,
-                "final": _final(task, run, pred, seed + s),
+                "final": final_state(task, run, pred, seed + s),
                 "final_loss": float(run.losses[-1]),
                 "final_test_loss": float(run.test_losses[-1]),
                 "curve": [[int(a), float(b), float(c)] for a, b, c in zip(run.steps, run.losses, run.test_losses)][
@@ -626,12 +429,32 @@ def reproduce_icl(
     (about 15 s of CPU); else :data:`FULL` (about 2 minutes).  ``dims`` (``D``), ``heads`` (the rank-one heads' run or
     runs; merged heads: the most of them), ``context`` (``N``) and ``steps`` (of every run) replace those of the
     quick setting, or of the full run's first (``D = 4``, five seeds), alone: see :func:`settings_for`."""
-    from .._files import atomic_write
-
     plan = tuple(settings) if settings is not None else settings_for(quick, dims, heads, context, steps)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    report = Report(
+    seed = check_int(seed, "seed", minimum=0)
+    report = _new_report(plan, quick, seed)
+    data: dict[str, Any] = {"work": WORK, "saddles": SADDLES, "z_bound": Z_BOUND, "settings": []}
+    all_runs: list[tuple[Setting, list[Run]]] = []
+    rows: list[list[Any]] = []
+    for setting in plan:
+        entry: dict[str, Any] = {"setting": setting.to_dict(), **_predictions(report, setting, seed), "runs": []}
+        runs: list[Run] = []
+        for s in setting.seeds:
+            these, entries = _one_seed(report, setting, s, seed, geometry_timeout, rows)
+            runs += these
+            entry["runs"] += entries
+        all_runs.append((setting, runs))
+        data["settings"].append(entry)
+        report.findings += _findings(setting, runs, entry["runs"])
+    report.tables.append(_plateau_table(rows))
+    report.record_engines(msolve=True)
+    if out is not None:
+        _write(report, output_directory(out), data, all_runs)
+    return report
+
+
+def _new_report(plan: Sequence[Setting], quick: bool, seed: int) -> Report:
+    """The report before any run: its title, summary and the settings with their estimated cost."""
+    return Report(
         "Training dynamics of in-context learning, predicted by the geometry",
         summary=(
             f"{WORK}; {SADDLES}: multi-head lightning attention with a skip connection trained on in-context "
@@ -648,57 +471,49 @@ def reproduce_icl(
             "estimate": [dict(zip(("seconds", "bytes"), estimate(s))) for s in plan],
         },
     )
-    data: dict[str, Any] = {"work": WORK, "saddles": SADDLES, "z_bound": Z_BOUND, "settings": []}
-    all_runs: list[tuple[Setting, list[Run]]] = []
-    rows: list[list[Any]] = []
-    for setting in plan:
-        entry: dict[str, Any] = {"setting": setting.to_dict(), **_predictions(report, setting, seed), "runs": []}
-        runs: list[Run] = []
-        for s in setting.seeds:
-            these, entries = _one_seed(report, setting, s, seed, geometry_timeout, rows)
-            runs += these
-            entry["runs"] += entries
-        all_runs.append((setting, runs))
-        data["settings"].append(entry)
-        report.findings += _findings(setting, runs, entry["runs"])
-    report.tables.append(
-        Table(
-            "Plateaus: the predicted critical values against the observed losses",
-            [
-                "size",
-                "regime",
-                "heads",
-                "seed",
-                "stratum",
-                "from step",
-                "to step",
-                "predicted L_m",
-                "training loss",
-                "test loss",
-                "training vs predicted",
-                "se (training)",
-                "z (training)",
-                "z (test)",
-                "rank M",
-                "active heads",
-                "|M - M_S| / |M_S|",
-                "local rank (float64, rtol 1e-3)",
-                "local rank (exact)",
-            ],
-            rows,
-            note=TABLE_NOTE,
-        )
+
+
+#: the columns of the plateau table (one row per plateau: :func:`~ag_attention._reproduce.icl_plateaus.plateau_row`)
+PLATEAU_COLUMNS = (
+    "size",
+    "regime",
+    "heads",
+    "seed",
+    "stratum",
+    "from step",
+    "to step",
+    "predicted L_m",
+    "training loss",
+    "test loss",
+    "training vs predicted",
+    "se (training)",
+    "z (training)",
+    "z (test)",
+    "rank M",
+    "active heads",
+    "|M - M_S| / |M_S|",
+    "local rank (float64, rtol 1e-3)",
+    "local rank (exact)",
+)
+
+
+def _plateau_table(rows: list[list[Any]]) -> Table:
+    return Table(
+        "Plateaus: the predicted critical values against the observed losses",
+        list(PLATEAU_COLUMNS),
+        rows,
+        note=TABLE_NOTE,
     )
-    report.record_engines(msolve=True)
-    if out is not None:
-        base = output_directory(out)
-        written(report, lambda: atomic_write(base / "icl.json", json.dumps(data, indent=1) + "\n"))
-        figs = written(report, lambda: _figure(all_runs[0][1], all_runs[0][0], base / "icl.png"))
-        if figs:
-            report.meta["figures"] = [f"icl.{ext}" for ext in FIGURE_FORMATS]
-        report.meta["data"] = "icl.json"
-        written(report, lambda: report.write(base))
-    return report
+
+
+def _write(report: Report, base: Path, data: dict[str, Any], all_runs: list[tuple[Setting, list[Run]]]) -> None:
+    """``icl.json``, the first setting's figure (``icl.png``, ``icl.svg``) and the report's files into ``base``."""
+    written(report, lambda: atomic_write(base / "icl.json", json.dumps(data, indent=1) + "\n"))
+    figs = written(report, lambda: _figure(all_runs[0][1], all_runs[0][0], base / "icl.png"))
+    if figs:
+        report.meta["figures"] = [f"icl.{ext}" for ext in FIGURE_FORMATS]
+    report.meta["data"] = "icl.json"
+    written(report, lambda: report.write(base))
 
 
 def final_sentence(regime: str, heads: int, seed: int, D: int, final: dict[str, Any]) -> str:
@@ -716,8 +531,8 @@ def final_sentence(regime: str, heads: int, seed: int, D: int, final: dict[str, 
         else f"before reaching L_{top}, the minimum of the stratum its {heads} heads can reach"
     )
     return (
-        f"{regime}, {heads} head{'s' * (heads != 1)}, seed {seed}: training ended at step {final['step']:,} with training loss "
-        f"{final['loss']:.4f} (test {final['test_loss']:.4f}) and rank M = {k}, {where}, {reach}"
+        f"{regime}, {heads} head{'s' * (heads != 1)}, seed {seed}: training ended at step {final['step']:,} with "
+        f"training loss {final['loss']:.4f} (test {final['test_loss']:.4f}) and rank M = {k}, {where}, {reach}"
         f"{'' if final['on_plateau'] else ' (the last stretch not yet flat)'}."
     )
 

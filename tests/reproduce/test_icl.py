@@ -14,12 +14,9 @@ import pytest
 
 from ag_attention import InvalidArgumentError
 from ag_attention._reproduce.icl import (
-    QUICK,
-    Setting,
     critical_values,
     eigenvalues,
     embedded_fixed_point,
-    estimate,
     find_plateaus,
     forward_agreement,
     gains,
@@ -29,7 +26,6 @@ from ag_attention._reproduce.icl import (
     record_schedule,
     reproduce_icl,
     sampling_error,
-    settings_for,
     stratum_ed_degree,
     subset_is_critical,
     train,
@@ -125,39 +121,6 @@ def test_bad_training_arguments_are_refused():
         reproduce_icl(quick="yes")
 
 
-@pytest.mark.parametrize(
-    "bad, name",
-    [
-        (dict(dims=0), "dims"),
-        (dict(heads=-1), "heads"),
-        (dict(heads=()), "heads"),
-        (dict(context=0), "context"),
-        (dict(steps=True), "steps"),
-        (dict(dims=12, steps=10_000_000), "estimated"),
-    ],
-)
-def test_bad_sizes_are_refused_by_name(bad, name):
-    with pytest.raises(InvalidArgumentError, match=name):
-        settings_for(True, **bad)
-
-
-def test_sizes_replace_the_quick_setting_and_the_predictions_follow():
-    (s,) = settings_for(True, dims=3, heads=3, context=15, steps=5000)
-    assert (s.D, s.heads_separate, s.heads_merged, s.N, s.steps_separate, s.steps_merged) == (
-        3,
-        (3,),
-        3,
-        15,
-        5000,
-        5000,
-    )
-    assert s.seeds == QUICK.seeds and settings_for(True) == (QUICK,)
-    assert settings_for(False, heads=[4, 2])[0].seeds == (0, 1, 2, 3, 4)
-    seconds, held = estimate(QUICK)
-    assert 1 < seconds < 120 and held < 2**30
-    assert plateau_predictions(eigenvalues(3), 15)[1] == 1 - gains(eigenvalues(3), 15)[0]
-
-
 def test_the_saddles_are_fixed_points_with_zero_heads_added():
     """arXiv:2512.20607, Theorem 1 (type III): the m-head fixed point plus zero heads is a fixed point of the H-head
     network, exactly; one more head lowers the loss cubically, by -2 lambda_j^2 eps^3, while a head and a direction
@@ -194,9 +157,3 @@ def test_sampling_error_is_the_spread_of_the_squared_error():
     e = sampling_error(task, np.zeros(125), 40_000, seed=2)
     assert abs(e["sd"] - math.sqrt(3.8)) < 0.15 and abs(e["population_estimate"] - 1) < 0.05
     assert e["se_train"] == pytest.approx(e["sd"] / 10) and e["se_test"] == pytest.approx(e["sd"] / 20)
-
-
-def test_settings_are_plain_data():
-    s = Setting(D=3, heads_separate=(2, 1))
-    assert s.to_dict()["heads_separate"] == [2, 1]
-    assert math.comb(s.D, 1) == 3
