@@ -1,13 +1,15 @@
 """The loss landscape of one layer (issue 22): ED degrees, and every critical point of a squared loss.
 
-* :mod:`.metrics`: the forms the distance is measured with (Euclidean, generic, a data set's Gram form);
+* :mod:`.metrics`: the forms the distance is measured with (Euclidean, generic, a data set's Gram form): one
+  table, :data:`~.metrics.METRICS`, that every route reads;
 * :mod:`.system`: the critical equations in the weights, the critical locus of the parametrization removed;
-* :mod:`.ed`: :func:`ed_degree` by counting (msolve) or on the implicit side (Macaulay2);
+* :mod:`.ed`: :func:`ed_degree` by counting (msolve) or on the implicit side (Macaulay2, :mod:`.ed_implicit`), its
+  result :class:`EDDegree` in :mod:`.ed_result`;
 * :mod:`.critical`: :func:`critical_points` of a given data set, classified, the real ones isolated;
 * :mod:`.ideal_ed`: :func:`ideal_ed_degree`, the ED degree of any variety given by its ideal, for a given metric;
-* :mod:`.model`, :mod:`.model_system` and :mod:`.models`: any polynomial model (:class:`PolynomialModel`: a layer,
-  a deep linear or linear convolutional network, or anyone's polynomials), its ED degree (:func:`model_ed_degree`) and the critical
-  points of a loss on it (:func:`model_critical_points`);
+* :mod:`.model`, :mod:`.model_system`, :mod:`.models` and :mod:`.model_critical`: any polynomial model
+  (:class:`PolynomialModel`: a layer, a deep linear or linear convolutional network, or anyone's polynomials), its
+  ED degree (:func:`model_ed_degree`) and the critical points of a loss on it (:func:`model_critical_points`);
 * :mod:`.square` and :mod:`.numerical`: the square system of the numerical route and its problems (monodromy,
   parameter homotopies, certification: the numerical room, :mod:`ag_attention._numeric`).
 """

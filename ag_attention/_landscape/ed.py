@@ -39,175 +39,29 @@ from typing import Any
 
 import numpy as np
 
+from .._algebra.degree import degree_formula
+from .._algebra.msolve import count_solutions
 from .._architecture import Architecture
+from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-from .._m2.backend import check_timeout
-from .._models.coordinates import check_one_layer
 from .._resources import MemoryEstimate, require_memory
-from .._results import ResultMixin
 from .beside import Beside
 from .critical import Route
-from .metrics import METRICS, metric
+from .ed_implicit import M2_PRIME, _layer, implicit_count, m2_version_or_none, msolve_version_or_none
+from .ed_result import EDCount, EDDegree
+from .estimate import choose_workers
+from .formula import ed_upper_bound, segre_ed_degree
+from .metrics import METRICS, default_samples, metric
+from .numerical import MonodromyCount, monodromy_ed
+from .square import square_memory
 from .system import check_layer, critical_system
 
 __all__ = ["EDDegree", "EDCount", "ed_degree", "implicit_count", "ED_METHODS", "M2_PRIME"]
 
 ED_METHODS = ("count", "monodromy", "m2", "auto")
-#: the prime field of the Macaulay2 route
-M2_PRIME = 32003
 #: the (prime, seed offset) of the two counts
 COUNT_RUNS = ((DEFAULT_PRIME, 0), (SECOND_PRIME, 1))
-
-
-@dataclass(frozen=True)
-class EDCount:
-    """One count: its prime and seed, the number of solutions in the weights, msolve's seconds."""
-
-    prime: int
-    seed: int
-    solutions: int
-    seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"prime": self.prime, "seed": self.seed, "solutions": self.solutions, "seconds": round(self.seconds, 3)}
-
-
-@dataclass(frozen=True)
-class EDDegree(ResultMixin):
-    """The ED degree of one layer's closure for a metric, with how it was computed and what it proves.
-
-    ``ed_degree`` is the value only when it is decided (``final``): both msolve counts agree (probabilistic), or the
-    monodromy met its stopping rule with every solution certified (numerical, with the proven lower bound equal to
-    it), or the implicit route finished.  Otherwise it is None and the result holds what is known: ``lower_bound``
-    (proven), ``upper_bound`` (proven), ``found`` (the monodromy's solutions when a limit stopped it), the Segre
-    prediction (a conjecture) and why it is not decided (``status``)."""
-
-    architecture: Architecture
-    metric: str
-    metric_description: str
-    method: str  # "count", "monodromy", "m2", or "undecided"
-    ed_degree: int | None
-    fiber: int  # solutions in the weights per critical point (count)
-    counts: tuple[EDCount, ...]  # the counts (method count)
-    prime: int | None  # the prime field of the value (count, m2); None for the numerical route
-    seed: int
-    seconds: float
-    samples: int | None = None  # input sequences of the data metric
-    notes: tuple[str, ...] = field(default=())
-    closure: tuple[int, int, int] | None = None  # (dimension, codimension, degree) from Macaulay2 (method m2)
-    routes: tuple[Route, ...] = field(default=())
-    lower_bound: int | None = None  # proven: certified solutions with pairwise disjoint images (monodromy), or deg
-    monodromy: dict[str, Any] | None = None
-    msolve: str | None = None  # msolve's version, when it ran
-    macaulay2: str | None = None
-    upper_bound: int | None = None  # proven: the multihomogeneous Bezout number over the fiber (formula.py)
-    bounds: tuple[tuple[str, str, int], ...] = field(default=())  # (side, source, value), each proven
-    prediction: dict[str, Any] | None = None  # the Segre formula's value and status (a conjecture)
-    status: str = "decided"  # why the value is not decided, when it is not
-
-    @property
-    def final(self) -> bool:
-        return self.ed_degree is not None
-
-    @property
-    def certificate(self) -> str:
-        if self.method == "undecided":
-            return f"not decided: ED degree >= {self.lower_bound or 0:,} (proven lower bound)" + (
-                f", <= {self.upper_bound:,} (proven upper bound)" if self.upper_bound is not None else ""
-            )
-        if self.method == "monodromy":
-            m = self.monodromy or {}
-            return (
-                f"numerical, with a proven lower bound: monodromy found {m.get('found')} solutions in the "
-                f"weights ({self.fiber} per critical point), stopped by {m.get('stop')!r} (trace deviation "
-                f"{m.get('trace_deviation')}); {m.get('certified')} of them certified by the Krawczyk test, "
-                f"{self.lower_bound} with pairwise disjoint images: ED degree >= {self.lower_bound} (proven), "
-                "equal to the value; one random target and form"
-            )
-        if self.method == "count":
-            runs = ", ".join(f"{c.solutions} over GF({c.prime}) (seed {c.seed})" for c in self.counts)
-            return (
-                f"probabilistic: the critical equations in the weights (critical locus removed, on a slice of "
-                f"the rescaling) have {runs} solutions, {self.fiber} per critical point; two primes, two "
-                "random data and slices agree (a bad prime or unlucky choice changes a count with probability "
-                "about degree / p)"
-            )
-        return (
-            f"probabilistic: Macaulay2's closure ideal over GF({self.prime}) and its Lagrange conditions at "
-            "random data (random combinations of the generators; no solution at a singular point for generic "
-            "data), their solutions counted by msolve (the degree of a zero-dimensional ideal)"
-        )
-
-    def headline(self) -> str:
-        """The first line: the value, or that it is not decided with the proven bounds."""
-        what = f"ED degree of {self.architecture.describe()} ({self.metric})"
-        if self.final:
-            return f"{what}: {self.ed_degree}"
-        known = []
-        if self.lower_bound:
-            known.append(f">= {self.lower_bound:,} (proven lower bound)")
-        if self.upper_bound is not None:
-            known.append(f"<= {self.upper_bound:,} (proven upper bound)")
-        text = f"{what}: NOT DECIDED ({self.status}): " + ", ".join(known)
-        m = self.monodromy or {}
-        if m.get("found") is not None and self.fiber:
-            text += f"; monodromy found {-(-int(m['found']) // self.fiber)} before its limit"
-        if self.prediction and self.prediction.get("value") is not None:
-            text += f"; the Segre formula predicts {self.prediction['value']:,} (a conjecture)"
-        return text
-
-    def to_dict(self) -> dict[str, Any]:
-        from .._provenance import provenance
-
-        return {
-            "architecture": self.architecture.to_dict(),
-            "final": self.final,
-            "ed_degree": self.ed_degree,
-            "status": self.status,
-            "metric": self.metric,
-            "metric_description": self.metric_description,
-            "method": self.method,
-            "certificate": self.certificate,
-            "lower_bound": self.lower_bound,
-            "upper_bound": self.upper_bound,
-            "bounds": [{"side": side, "source": source, "value": value} for side, source, value in self.bounds],
-            "prediction": self.prediction,
-            "fiber": self.fiber,
-            "counts": [c.to_dict() for c in self.counts],
-            "monodromy": self.monodromy,
-            "routes": [r.to_dict() for r in self.routes],
-            "prime": self.prime,
-            "seed": self.seed,
-            "samples": self.samples,
-            "seconds": round(self.seconds, 3),
-            "coordinates": "reduced (the coefficients of the quadrics q_km(z) = (A_k z)(V_m z))",
-            "notes": list(self.notes),
-            "provenance": provenance(msolve=self.msolve, macaulay2=self.macaulay2),
-        }
-
-    def __repr__(self) -> str:
-        value = self.ed_degree if self.final else f">= {self.lower_bound} (not decided)"
-        return f"EDDegree({self.architecture.describe()}, metric {self.metric}: {value}, {self.method})"
-
-    def __str__(self) -> str:
-        lines = [
-            self.headline(),
-            f"  metric           {self.metric}: {self.metric_description}",
-            f"  method           {self.method}",
-            f"  certificate      {self.certificate}",
-        ]
-        for side, source, value in self.bounds:
-            lines.append(f"  {side + ' bound':<16} {value:,} ({source})")
-        if self.prediction is not None:
-            predicted = self.prediction.get("value")
-            shown = "-" if predicted is None else f"{predicted:,}"
-            lines.append(f"  prediction       {shown} ({self.prediction['status']})")
-        lines += [f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)" for r in self.routes]
-        field_ = f"prime {self.prime}, " if self.prime is not None else ""
-        lines.append(f"  {field_}seed {self.seed}, {self.seconds:.2f} s")
-        lines += [f"  note             {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def _system_memory(d: int, e: int, a: int) -> MemoryEstimate:
@@ -222,7 +76,6 @@ def _system_memory(d: int, e: int, a: int) -> MemoryEstimate:
 def _count(
     arch: Architecture, kind: str, samples: int | None, prime: int, seed: int, timeout: float, backend: Any
 ) -> tuple[int, float, str, str]:
-    from .._algebra.msolve import count_solutions
 
     started = time.monotonic()
     d, e, _, t = check_layer(arch)
@@ -258,114 +111,6 @@ def _count_within(
     return _count(arch, kind, samples, prime, seed, timeout, backend)
 
 
-def _layer(arch: Architecture) -> tuple[int, int, int, int]:
-    """``(d, d', a, t)`` of one plain layer, ``t = 1`` allowed (the implicit route, full coordinates)."""
-    if isinstance(arch, Architecture) and arch.tokens == 1:
-        one = check_one_layer(arch, what="ed_degree")
-        return one.widths[0], one.widths[1], min(one.ranks[0], one.widths[0]), 1
-    return check_layer(arch)
-
-
-def _one_token_form(kind: str, d: int, e: int, seed: int) -> tuple[np.ndarray, str]:
-    """The form of ``t = 1`` on the full coordinates (the coefficients of the cubics ``(x^T A x) V_m x``)."""
-    n = e * math.comb(d + 2, 3)
-    if kind == "euclidean":
-        return (
-            np.eye(n, dtype=int).astype(object),
-            "identity on the full coordinates of t = 1 (each the plain "
-            "coefficient of its cubic monomial; a rescaling of the coordinates changes the count)",
-        )
-    if kind == "generic":
-        rng = random.Random(seed)
-        G = np.zeros((n, n), dtype=object)
-        for i in range(n):
-            for j in range(i, n):
-                G[i, j] = G[j, i] = rng.randint(-(10**6), 10**6)
-        return G, f"a random symmetric form on the full coordinates of t = 1 (seed {seed})"
-    raise InvalidArgumentError(
-        f"metric={kind!r} with tokens=1: only euclidean and generic are computed for one "
-        "token (the data form of t = 1 is not implemented)"
-    )
-
-
-def implicit_count(
-    arch: Architecture, kind: str, samples: int | None, seed: int, timeout: float, backend: Any, cache: bool
-) -> tuple[int, str, dict[str, int]]:
-    """The implicit route: Macaulay2's closure ideal over GF(p) and its Lagrange conditions (``edSystem``),
-    counted by msolve; also the closure's dimension, codimension and degree."""
-    from .._algebra.msolve import count_solutions
-    from .._m2.jobs import run_json
-    from .._m2.schema import Where
-
-    d, e, a, t = _layer(arch)
-    if t == 1:
-        G, description = _one_token_form(kind, d, e, seed)
-    else:
-        G, description = metric(kind, d, e, t, seed=seed, samples=samples, causal=arch.causal)
-    n = G.shape[0]
-    p = M2_PRIME
-    rng = random.Random(seed + 7919)
-
-    def mod(v: Any) -> int:
-        from fractions import Fraction
-
-        q = Fraction(v)
-        return q.numerator % p * pow(q.denominator % p, -1, p) % p
-
-    Q = "matrix(kk, {" + ", ".join("{" + ", ".join(str(mod(G[i, j])) for j in range(n)) + "}" for i in range(n)) + "})"
-    u = "matrix(kk, {" + ", ".join("{" + str(rng.randrange(p)) + "}" for _ in range(n)) + "})"
-    rank = "null" if a >= d else str(a)
-    body = (
-        f"kk = ZZ/{p};\nsetRandomSeed {int(seed)};\n"
-        f"P = lightningParametrization({d}, {e}, AttentionRank => {rank}, CoefficientRing => kk"
-        + (', Coordinates => "full", Tokens => 1' if t == 1 else "")
-        + ");\n"
-        "I = standardGrading closureIdeal P;\n"
-        f"Q = {Q};\nu = {u};\n"
-        # codimension 0: the closure is the whole space, the only critical point is u itself
-        "(xs, es) = if codim I == 0 then ({}, {}) else (E = edSystem(I, Q, u); "
-        "(apply(gens ring E, toString), apply(flatten entries gens E, toString)));\n"
-        'result = hashTable {"unknowns" => xs, '
-        '"equations" => es, "closure_dimension" => dim I, '
-        '"closure_codimension" => codim I, "closure_degree" => degree I};\n'
-    )
-    schema = {
-        "unknowns": [str],
-        "equations": [str],
-        "closure_dimension": Where(int, lambda v: v >= 0, "a dimension"),
-        "closure_codimension": Where(int, lambda v: v >= 0, "a codimension"),
-        "closure_degree": Where(int, lambda v: v >= 1, "a degree"),
-    }
-    t0 = time.perf_counter()
-    job = run_json(
-        body,
-        schema=schema,
-        backend=backend,
-        timeout=timeout,
-        label=f"Lagrange conditions of {arch.describe()} ({kind})",
-        cache=cache,
-    )
-    closure = {k: int(job.payload[f"closure_{k}"]) for k in ("dimension", "codimension", "degree")}
-    if closure["codimension"] == 0:
-        return 1, description, closure
-    left = max(1.0, timeout - (time.perf_counter() - t0))
-    sol = count_solutions(
-        job.payload["unknowns"],
-        job.payload["equations"],
-        p,
-        timeout=left,
-        label=f"ED count of {arch.describe()} ({kind}) on the implicit side",
-        backend="auto",
-    )
-    if sol.count is None:
-        raise ComputationError(
-            f"the Lagrange conditions of {arch.describe()} ({kind}) are not zero-dimensional "
-            "(unlucky data: rerun with another seed)",
-            seed=seed,
-        )
-    return sol.count, description, closure
-
-
 def ed_degree(
     arch: Architecture,
     *,
@@ -390,8 +135,8 @@ def ed_degree(
     monodromy's solutions.  ``workers`` / ``scheduler``: where the
     monodromy's paths and certifications run (this process, a local Dask cluster of ``workers`` processes, the
     cluster at ``scheduler``; by default this process for a problem estimated under two minutes, a local cluster of
-    one process per core above, ``_landscape.estimate.choose_workers``); ``save`` / ``resume``: the monodromy's state file
-    (a long count survives a crash).
+    one process per core above, ``_landscape.estimate.choose_workers``); ``save`` / ``resume``: the monodromy's
+    state file (a long count survives a crash).
 
     >>> from ag_attention import Architecture
     >>> r = ed_degree(Architecture((2, 1), (2,), tokens=2), metric="euclidean", method="count")
@@ -401,15 +146,73 @@ def ed_degree(
     >>> r.ed_degree, r.lower_bound, r.final, [route.name for route in r.routes]
     (14, 14, True, ['monodromy (certified)', 'count (msolve, two primes)'])
     """
-    if metric not in METRICS:
-        raise InvalidArgumentError(f"metric={metric!r}: must be one of {', '.join(METRICS)}")
-    if method not in ED_METHODS:
-        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(ED_METHODS)}")
-    if samples is not None and metric != "data":
-        raise InvalidArgumentError(f"samples={samples!r}: only for metric='data' (the data set's size)")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    timeout = check_timeout(timeout)
+    seed, timeout, (d, e, a, t) = _checked(arch, metric, method, samples, seed, timeout)
+    if (save is not None or resume is not None or scheduler is not None or workers not in (None, 1)) and method in (
+        "count",
+        "m2",
+    ):
+        raise InvalidArgumentError(
+            f"workers, scheduler, save and resume belong to the monodromy: not with method={method!r}"
+        )
+    t0 = time.perf_counter()
+    notes = _notes(arch, metric, d, t)
+    if t == 1 or method == "m2":
+        return _implicit(arch, metric, samples, seed, timeout, backend, cache, notes, t0, d, e, t)
+    run = _Run(arch, metric, samples, seed, backend, timeout, time.monotonic() + timeout, (d, e, a, t), notes)
+    _known_bounds(run)
+    counted = method in ("count", "auto")
+    if counted:
+        require_memory(
+            _system_memory(d, e, a),
+            f"the critical equations of {arch.describe()}",
+            "use a smaller size or method='monodromy'",
+        )
+    mono = None
+    with Beside(run.end) as beside:
+        if counted:
+            for prime, offset in COUNT_RUNS:
+                beside.submit(
+                    f"count {prime}",
+                    functools.partial(_count_within, arch, metric, samples, prime, seed + offset, backend),
+                )
+        if method in ("monodromy", "auto"):
+            mono = _monodromy(run, beside, method, counted, workers, scheduler, save, resume)
+        counts, version, count_state = _collect_counts(run, beside) if counted else ([], None, "")
+    _reconcile(run, mono, counts)
+    return _result(run, t0, mono, counts, version, count_state)
+
+
+@dataclass
+class _Run:
+    """One call of :func:`ed_degree` on the routes in the weights: its arguments, and what is known so far."""
+
+    arch: Architecture
+    metric: str
+    samples: int | None
+    seed: int
+    backend: Any
+    timeout: float
+    end: float  # the deadline (time.monotonic)
+    sizes: tuple[int, int, int, int]  # (d, d', a, t)
+    notes: list[str]
+    fiber: int = 1
+    upper: int = 0  # the proven upper bound
+    bounds: list[tuple[str, str, int]] = field(default_factory=list)
+    prediction: dict[str, Any] | None = None
+    routes: list[Route] = field(default_factory=list)
+
+
+def _checked(
+    arch: Architecture, metric: str, method: str, samples: int | None, seed: int, timeout: float
+) -> tuple[int, float, tuple[int, int, int, int]]:
+    """``(seed, timeout, (d, d', a, t))``: the arguments of :func:`ed_degree` checked, the layer's sizes."""
+    check_choice(metric, "metric", METRICS)
+    check_choice(method, "method", ED_METHODS)
+    if samples is not None and not METRICS[metric].data:
+        with_data = " or ".join(f"metric={name!r}" for name, entry in METRICS.items() if entry.data)
+        raise InvalidArgumentError(f"samples={samples!r}: only for {with_data} (the data set's size)")
+    seed = check_int(seed, "seed", minimum=0)
+    timeout = check_seconds(timeout)
     d, e, a, t = _layer(arch)
     if t == 1 and method in ("count", "monodromy"):
         raise InvalidArgumentError(
@@ -419,35 +222,30 @@ def ed_degree(
         )
     if arch.heads != 1 or arch.skip or arch.normalized:
         raise InvalidArgumentError("ed_degree: one plain lightning layer (one head, no skip connection, no softmax)")
-    if (save is not None or resume is not None or scheduler is not None or workers not in (None, 1)) and method in (
-        "count",
-        "m2",
-    ):
-        raise InvalidArgumentError(
-            f"workers, scheduler, save and resume belong to the monodromy: not with method={method!r}"
-        )
-    t0 = time.perf_counter()
-    end = time.monotonic() + timeout
+    return seed, timeout, (d, e, a, t)
+
+
+def _notes(arch: Architecture, metric: str, d: int, t: int) -> list[str]:
     notes = []
     if arch.ranks is not None and arch.ranks[0] > d:
         notes.append(
             f"rank bound a = {arch.ranks[0]} > d = {d}: A is free, the layer is the one of a = {d} (its "
             "numbers are printed)"
         )
-    if t > 2 and metric != "data":
-        notes.append(
-            f"t = {t}: the reduced coordinates and this metric are those of t = 2 (only the data metric depends on t)"
-        )
-    if t == 1 or method == "m2":
-        return _implicit(arch, metric, samples, seed, timeout, backend, cache, notes, t0, d, e, t)
-    from .._algebra.degree import degree_formula
-    from .formula import ed_upper_bound, segre_ed_degree
+    if t > 2 and not METRICS[metric].data:
+        on_t = " and ".join(f"the {name} metric" for name, entry in METRICS.items() if entry.data)
+        notes.append(f"t = {t}: the reduced coordinates and this metric are those of t = 2 (only {on_t} depends on t)")
+    return notes
 
+
+def _known_bounds(run: _Run) -> None:
+    """The fiber, the proven bounds known before any route runs, and the Segre prediction (a generic form)."""
+    d, e, a, _ = run.sizes
     formula = degree_formula(d, e, a, 2)
-    fiber = formula.fiber
-    bounds: list[tuple[str, str, int]] = []
-    if metric == "generic" and formula.applies:
-        bounds.append(
+    run.fiber = formula.fiber
+    generic = METRICS[run.metric].generic
+    if generic and formula.applies:
+        run.bounds.append(
             (
                 "lower",
                 "the degree of the closure (docs/math/degree.md): the generic ED degree is at least "
@@ -455,140 +253,131 @@ def ed_degree(
                 int(formula.degree),
             )
         )
-    upper = ed_upper_bound(d, e, a, fiber)
-    bounds.append(
+    upper = ed_upper_bound(d, e, a, run.fiber)
+    run.upper = upper.value
+    run.bounds.append(
         (
             "upper",
             f"the multihomogeneous Bezout number {upper.bezout:,} of the critical equations over "
-            f"the fiber {fiber}, proven (docs/math/landscape.md, landscape-bounds)",
+            f"the fiber {run.fiber}, proven (docs/math/landscape.md, landscape-bounds)",
             upper.value,
         )
     )
-    prediction = segre_ed_degree(d, e, a).to_dict() if metric == "generic" else None
-    routes: list[Route] = []
-    mono = None
-    counted = method in ("count", "auto")
-    if counted:
-        require_memory(
-            _system_memory(d, e, a),
-            f"the critical equations of {arch.describe()}",
-            "use a smaller size or method='monodromy'",
-        )
-    with Beside(end) as beside:
-        if counted:
-            for prime, offset in COUNT_RUNS:
-                beside.submit(
-                    f"count {prime}",
-                    functools.partial(_count_within, arch, metric, samples, prime, seed + offset, backend),
-                )
-        if method in ("monodromy", "auto"):
-            from .numerical import monodromy_ed
-            from .square import square_memory
+    run.prediction = segre_ed_degree(d, e, a).to_dict() if generic else None
 
-            require_memory(
-                square_memory(d, e, a), f"the monodromy of {arch.describe()}", "use a smaller size or method='count'"
+
+def _monodromy(
+    run: _Run, beside: Beside, method: str, counted: bool, workers: Any, scheduler: Any, save: Any, resume: Any
+) -> MonodromyCount | None:
+    """The certified monodromy beside the counts (None when it failed under ``auto``: said in ``run.routes``)."""
+    arch, (d, e, a, t) = run.arch, run.sizes
+    require_memory(
+        square_memory(d, e, a), f"the monodromy of {arch.describe()}", "use a smaller size or method='count'"
+    )
+    workers = choose_workers(arch, workers, scheduler)
+    G, _ = metric_form(run.metric, d, e, t, run.seed, run.samples, arch.causal)
+
+    def known() -> int | None:  # the first count is of the same form: the monodromy may stop at it
+        got = beside.value(f"count {COUNT_RUNS[0][0]}") if counted else None
+        return None if got is None else int(got[0])
+
+    t1 = time.perf_counter()
+    try:
+        mono = monodromy_ed(
+            arch,
+            G,
+            fiber=run.fiber,
+            seed=run.seed,
+            deadline=run.end,
+            known=known if counted else None,
+            workers=workers,
+            scheduler=scheduler,
+            save=save,
+            resume=resume,
+        )
+    except AgAttentionError as exc:
+        if method == "monodromy":
+            raise
+        run.routes.append(Route("monodromy (certified)", time.perf_counter() - t1, f"failed: {exc}"))
+        return None
+    state = "ok" if mono.complete else "stopped at a limit"
+    run.routes.append(
+        Route(
+            "monodromy (certified)",
+            time.perf_counter() - t1,
+            f"{state} ({mono.stop}): {mono.found} found, {mono.certified} certified, "
+            f"{mono.images} distinct images (ED >= {mono.images}, proven)"
+            + (f", {mono.unchecked} not certified for lack of time" if mono.unchecked else ""),
+        )
+    )
+    if mono.found % run.fiber:
+        run.notes.append(
+            f"monodromy found {mono.found} solutions, not a multiple of the fiber {run.fiber}: some are missing"
+        )
+    if mono.stop == "interrupted" and counted:  # Ctrl-C: what is found is kept, nothing more is waited for
+        for prime, _ in COUNT_RUNS:
+            beside.abandon(f"count {prime}", "interrupted (Ctrl-C)")
+    return mono
+
+
+def _collect_counts(run: _Run, beside: Beside) -> tuple[list[EDCount], str | None, str]:
+    """``(counts, msolve's version, why they are missing)``: the two msolve counts, which must agree."""
+    counts: list[EDCount] = []
+    version = None
+    count_state = ""
+    outcomes = [beside.wait(f"count {prime}") for prime, _ in COUNT_RUNS]
+    if any(o.state == "abandoned" for o in outcomes):
+        count_state = "interrupted (Ctrl-C) before the msolve counts finished"
+    failures = [o for o in outcomes if o.state == "failed"]
+    if failures and failures[0].error is not None:
+        raise failures[0].error
+    if all(o.ok for o in outcomes):
+        for (prime, offset), o in zip(COUNT_RUNS, outcomes):
+            n, seconds, _, version = o.value
+            counts.append(EDCount(prime, run.seed + offset, n, seconds))
+        if counts[0].solutions != counts[1].solutions:
+            raise ComputationError(
+                f"the counts disagree: {counts[0].solutions} and {counts[1].solutions} "
+                "(an unlucky prime or choice): rerun with another seed",
+                seed=run.seed,
             )
-            from .estimate import choose_workers
-
-            workers = choose_workers(arch, workers, scheduler)
-            G, description = metric_form(metric, d, e, t, seed, samples, arch.causal)
-
-            def known() -> int | None:  # the first count is of the same form: the monodromy may stop at it
-                got = beside.value(f"count {COUNT_RUNS[0][0]}") if counted else None
-                return None if got is None else int(got[0])
-
-            t1 = time.perf_counter()
-            try:
-                mono = monodromy_ed(
-                    arch,
-                    G,
-                    fiber=fiber,
-                    seed=seed,
-                    deadline=end,
-                    known=known if counted else None,
-                    workers=workers,
-                    scheduler=scheduler,
-                    save=save,
-                    resume=resume,
-                )
-            except AgAttentionError as exc:
-                if method == "monodromy":
-                    raise
-                routes.append(Route("monodromy (certified)", time.perf_counter() - t1, f"failed: {exc}"))
-            else:
-                state = "ok" if mono.complete else "stopped at a limit"
-                routes.append(
-                    Route(
-                        "monodromy (certified)",
-                        time.perf_counter() - t1,
-                        f"{state} ({mono.stop}): {mono.found} found, {mono.certified} certified, "
-                        f"{mono.images} distinct images (ED >= {mono.images}, proven)"
-                        + (f", {mono.unchecked} not certified for lack of time" if mono.unchecked else ""),
-                    )
-                )
-                if mono.found % fiber:
-                    notes.append(
-                        f"monodromy found {mono.found} solutions, not a multiple of the fiber {fiber}: some are missing"
-                    )
-                if mono.stop == "interrupted" and counted:  # Ctrl-C: what is found is kept, nothing more is waited for
-                    for prime, _ in COUNT_RUNS:
-                        beside.abandon(f"count {prime}", "interrupted (Ctrl-C)")
-        counts: list[EDCount] = []
-        version = None
-        count_state = ""
-        if counted:
-            t1 = time.perf_counter()
-            outcomes = [beside.wait(f"count {prime}") for prime, _ in COUNT_RUNS]
-            if any(o.state == "abandoned" for o in outcomes):
-                count_state = "interrupted (Ctrl-C) before the msolve counts finished"
-            failures = [o for o in outcomes if o.state == "failed"]
-            if failures and isinstance(failures[0].error, ComputationError):
-                raise failures[0].error
-            if failures and failures[0].error is not None:
-                raise failures[0].error
-            if all(o.ok for o in outcomes):
-                for (prime, offset), o in zip(COUNT_RUNS, outcomes):
-                    n, seconds, said, version = o.value
-                    counts.append(EDCount(prime, seed + offset, n, seconds))
-                if counts[0].solutions != counts[1].solutions:
-                    raise ComputationError(
-                        f"the counts disagree: {counts[0].solutions} and {counts[1].solutions} "
-                        "(an unlucky prime or choice): rerun with another seed",
-                        seed=seed,
-                    )
-                if counts[0].solutions % fiber:
-                    raise ComputationError(
-                        f"{counts[0].solutions} solutions is not a multiple of the fiber {fiber} (bug)"
-                    )
-                routes.append(
-                    Route(
-                        "count (msolve, two primes)",
-                        sum(c.seconds for c in counts),
-                        f"ok: {counts[0].solutions} solutions, ED {counts[0].solutions // fiber}",
-                    )
-                )
-            elif not count_state:
-                done = sum(1 for o in outcomes if o.ok)
-                count_state = (
-                    f"the msolve counts did not finish within the time limit ({done} of 2 done; rerun "
-                    f"with a larger timeout)"
-                )
-                routes.append(
-                    Route(
-                        "count (msolve, two primes)",
-                        sum(o.seconds for o in outcomes),
-                        f"timed out: {done} of 2 counts finished within the limit of {timeout:g} s",
-                    )
-                )
-    if mono is not None and counts and mono.images > counts[0].solutions // fiber:
-        raise ComputationError(
-            f"ED degree of {arch.describe()} ({metric}): {mono.images} distinct critical points "
-            f"are certified (proven) but msolve counts {counts[0].solutions // fiber}: a "
-            "contradiction (an unlucky prime or draw); no value is reported",
-            seed=seed,
+        if counts[0].solutions % run.fiber:
+            raise ComputationError(f"{counts[0].solutions} solutions is not a multiple of the fiber {run.fiber} (bug)")
+        run.routes.append(
+            Route(
+                "count (msolve, two primes)",
+                sum(c.seconds for c in counts),
+                f"ok: {counts[0].solutions} solutions, ED {counts[0].solutions // run.fiber}",
+            )
         )
-    if mono is not None and counts and mono.found != counts[0].solutions:
-        notes.append(
+    elif not count_state:
+        done = sum(1 for o in outcomes if o.ok)
+        count_state = (
+            f"the msolve counts did not finish within the time limit ({done} of 2 done; rerun with a larger timeout)"
+        )
+        run.routes.append(
+            Route(
+                "count (msolve, two primes)",
+                sum(o.seconds for o in outcomes),
+                f"timed out: {done} of 2 counts finished within the limit of {run.timeout:g} s",
+            )
+        )
+    return counts, version, count_state
+
+
+def _reconcile(run: _Run, mono: MonodromyCount | None, counts: list[EDCount]) -> None:
+    """The certified images never exceed the count (else no value), and a difference in solutions is noted."""
+    if mono is None or not counts:
+        return
+    if mono.images > counts[0].solutions // run.fiber:
+        raise ComputationError(
+            f"ED degree of {run.arch.describe()} ({run.metric}): {mono.images} distinct critical points "
+            f"are certified (proven) but msolve counts {counts[0].solutions // run.fiber}: a "
+            "contradiction (an unlucky prime or draw); no value is reported",
+            seed=run.seed,
+        )
+    if mono.found != counts[0].solutions:
+        run.notes.append(
             f"monodromy found {mono.found} solutions and msolve counts {counts[0].solutions}: "
             + (
                 "the monodromy stopped at a limit before it found them all"
@@ -596,10 +385,16 @@ def ed_degree(
                 else "a contradiction"
             )
         )
-    samples_used = _samples(metric, samples, d, e, t)
-    lower = max([mono.images if mono is not None else 0] + [v for side, _, v in bounds if side == "lower"])
+
+
+def _result(
+    run: _Run, t0: float, mono: MonodromyCount | None, counts: list[EDCount], version: str | None, count_state: str
+) -> EDDegree:
+    """The result: the count's value, else the complete monodromy's, else undecided with what is proven."""
+    d, e, _, t = run.sizes
+    lower = max([mono.images if mono is not None else 0] + [v for side, _, v in run.bounds if side == "lower"])
     if mono is not None and mono.images:
-        bounds.insert(
+        run.bounds.insert(
             0,
             (
                 "lower",
@@ -607,49 +402,38 @@ def ed_degree(
                 mono.images,
             ),
         )
-    mdict = mono.to_dict() if mono is not None else None
-    description = metric_form(metric, d, e, t, seed, samples, arch.causal)[1]
-    common = dict(
-        samples=samples_used,
+    description = metric_form(run.metric, d, e, t, run.seed, run.samples, run.arch.causal)[1]
+    common: dict[str, Any] = dict(
+        samples=_samples(run.metric, run.samples, d, e, t),
+        notes=tuple(run.notes),
         closure=None,
-        routes=tuple(routes),
+        routes=tuple(run.routes),
         lower_bound=lower,
-        monodromy=mdict,
+        monodromy=mono.to_dict() if mono is not None else None,
         msolve=version,
-        upper_bound=upper.value,
-        bounds=tuple(bounds),
-        prediction=prediction,
+        upper_bound=run.upper,
+        bounds=tuple(run.bounds),
+        prediction=run.prediction,
     )
+    head = (run.arch, run.metric, description)
     if counts:
+        value = counts[0].solutions // run.fiber
         return EDDegree(
-            arch,
-            metric,
-            description,
-            "count",
-            counts[0].solutions // fiber,
-            fiber,
-            tuple(counts),
-            counts[0].prime,
-            seed,
-            time.perf_counter() - t0,
-            notes=tuple(notes),
-            **common,  # type: ignore[arg-type]
+            *head, "count", value, run.fiber, tuple(counts), counts[0].prime, run.seed, _since(t0), **common
         )
-    if mono is not None and mono.complete and mono.images * fiber == mono.found:
-        return EDDegree(
-            arch,
-            metric,
-            description,
-            "monodromy",
-            mono.found // fiber,
-            fiber,
-            (),
-            None,
-            seed,
-            time.perf_counter() - t0,
-            notes=tuple(notes),
-            **common,  # type: ignore[arg-type]
-        )
+    if mono is not None and mono.complete and mono.images * run.fiber == mono.found:
+        value = mono.found // run.fiber
+        return EDDegree(*head, "monodromy", value, run.fiber, (), None, run.seed, _since(t0), **common)
+    status = _undecided(run, mono, count_state)
+    return EDDegree(*head, "undecided", None, run.fiber, (), None, run.seed, _since(t0), status=status, **common)
+
+
+def _since(t0: float) -> float:
+    return time.perf_counter() - t0
+
+
+def _undecided(run: _Run, mono: MonodromyCount | None, count_state: str) -> str:
+    """Why no route decided the value."""
     why = []
     if mono is not None:
         if not mono.complete:
@@ -657,28 +441,14 @@ def ed_degree(
                 f"the monodromy stopped at {mono.stop!r}"
                 + (f" with {mono.unchecked} solutions not certified" if mono.unchecked else "")
             )
-        elif mono.images * fiber != mono.found:
+        elif mono.images * run.fiber != mono.found:
             why.append(
-                f"{mono.found - mono.images * fiber} of the monodromy's {mono.found} solutions are not "
+                f"{mono.found - mono.images * run.fiber} of the monodromy's {mono.found} solutions are not "
                 "certified with distinct images"
             )
     if count_state:
         why.append(count_state)
-    return EDDegree(
-        arch,
-        metric,
-        description,
-        "undecided",
-        None,
-        fiber,
-        (),
-        None,
-        seed,
-        time.perf_counter() - t0,
-        notes=tuple(notes),
-        status="; ".join(why) or "no route finished",
-        **common,  # type: ignore[arg-type]
-    )
+    return "; ".join(why) or "no route finished"
 
 
 def metric_form(
@@ -727,33 +497,12 @@ def _implicit(
         (route,),
         None,
         None,
-        _msolve_version(),
-        _m2_version(backend),
+        msolve_version_or_none(),
+        m2_version_or_none(backend),
     )
 
 
-def _msolve_version() -> str | None:
-    """msolve's version (cached after the first query), or None where it cannot be asked."""
-    try:
-        from .._algebra.msolve import msolve_version
-
-        return msolve_version()
-    except AgAttentionError:
-        return None
-
-
-def _m2_version(backend: Any) -> str | None:
-    """Macaulay2's version on ``backend`` (cached), or None where it cannot be asked."""
-    try:
-        from .._m2.runner import get_backend
-
-        return get_backend(backend).version()
-    except AgAttentionError:
-        return None
-
-
 def _samples(metric_kind: str, samples: int | None, d: int, e: int, t: int) -> int | None:
-    if metric_kind != "data":
+    if not METRICS[metric_kind].data:
         return None
-    n = e * d * (d + 1) // 2 * d
-    return samples if samples is not None else -(-n // (t * e)) + 2
+    return samples if samples is not None else default_samples(e * d * (d + 1) // 2 * d, t, e)

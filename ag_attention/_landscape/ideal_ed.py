@@ -39,8 +39,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .._checks import check_choice, check_int, check_seconds
 from .._errors import ComputationError, InvalidArgumentError
+from .._m2.schema import Where
 from .._results import ResultMixin
+from .metrics import METRICS, Space
 
 __all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE", "draw_primes"]
 
@@ -87,8 +90,15 @@ def parse_polynomial(text: str, variables: Sequence[str]) -> Poly:
     ``x*-y``; ``x--y`` is refused).  Anything else raises ValueError with the
     position.
     """
-    n = len(variables)
-    index = {v: i for i, v in enumerate(variables)}
+    parser = _Parser(_tokens(text), variables)
+    out = parser.expr()
+    if parser.peek()[0] != "end":
+        raise parser.fail("an operator or the end")
+    return out
+
+
+def _tokens(text: str) -> list[tuple[str, str, int]]:
+    """``(kind, text, position)`` of each token of ``text`` (kind ``num``, ``name`` or ``op``), then ``end``."""
     tokens: list[tuple[str, str, int]] = []
     pos = 0
     while pos < len(text):
@@ -102,89 +112,91 @@ def parse_polynomial(text: str, variables: Sequence[str]) -> Poly:
         tokens.append((kind, m.group(kind), m.start(kind)))
         pos = m.end()
     tokens.append(("end", "", len(text)))
-    k = 0
+    return tokens
 
-    def peek() -> tuple[str, str, int]:
-        return tokens[k]
 
-    def fail(what: str) -> ValueError:
-        kind, tok, at = tokens[k]
+class _Parser:
+    """The recursive descent of :func:`parse_polynomial`'s grammar over its tokens, one method per rule."""
+
+    def __init__(self, tokens: list[tuple[str, str, int]], variables: Sequence[str]) -> None:
+        self.tokens = tokens
+        self.k = 0
+        self.n = len(variables)
+        self.index = {v: i for i, v in enumerate(variables)}
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.tokens[self.k]
+
+    def fail(self, what: str) -> ValueError:
+        kind, tok, at = self.tokens[self.k]
         return ValueError(f"{what} expected at position {at}, found " + ("the end" if kind == "end" else repr(tok)))
 
-    def const(c: Fraction) -> Poly:
-        return {(0,) * n: c} if c else {}
+    def const(self, c: Fraction) -> Poly:
+        return {(0,) * self.n: c} if c else {}
 
-    def expr() -> Poly:
-        nonlocal k
+    def expr(self) -> Poly:
         sign = 1
-        if peek()[1] in ("+", "-"):
-            sign = -1 if peek()[1] == "-" else 1
-            k += 1
-        out = _mul(const(Fraction(sign)), term())
-        while peek()[1] in ("+", "-"):
-            s = -1 if peek()[1] == "-" else 1
-            k += 1
-            out = _add(out, term(), s)
+        if self.peek()[1] in ("+", "-"):
+            sign = -1 if self.peek()[1] == "-" else 1
+            self.k += 1
+        out = _mul(self.const(Fraction(sign)), self.term())
+        while self.peek()[1] in ("+", "-"):
+            s = -1 if self.peek()[1] == "-" else 1
+            self.k += 1
+            out = _add(out, self.term(), s)
         return out
 
-    def term() -> Poly:
-        nonlocal k
-        out = power()
-        while peek()[1] in ("*", "/"):
-            op = peek()[1]
-            k += 1
-            at = peek()[2]
-            rhs = power()
+    def term(self) -> Poly:
+        out = self.power()
+        while self.peek()[1] in ("*", "/"):
+            op = self.peek()[1]
+            self.k += 1
+            at = self.peek()[2]
+            rhs = self.power()
             if op == "*":
                 out = _mul(out, rhs)
             else:
-                if not rhs or set(rhs) != {(0,) * n}:
+                one = (0,) * self.n
+                if not rhs or set(rhs) != {one}:
                     raise ValueError(f"division by {'zero' if not rhs else 'a non-constant'} at position {at}")
-                out = _mul(out, const(1 / rhs[(0,) * n]))
+                out = _mul(out, self.const(1 / rhs[one]))
         return out
 
-    def power() -> Poly:
-        nonlocal k
-        base = atom()
-        if peek()[1] in ("^", "**"):
-            k += 1
-            kind, tok, at = peek()
-            if kind != "num" or "." in tok:
-                raise fail("a nonnegative integer exponent")
-            e = int(tok)
-            if e > _MAX_EXPONENT:
-                raise ValueError(f"exponent {e} at position {at} is above {_MAX_EXPONENT}")
-            k += 1
-            out = const(Fraction(1))
-            for _ in range(e):
-                out = _mul(out, base)
-            return out
-        return base
+    def power(self) -> Poly:
+        base = self.atom()
+        if self.peek()[1] not in ("^", "**"):
+            return base
+        self.k += 1
+        kind, tok, at = self.peek()
+        if kind != "num" or "." in tok:
+            raise self.fail("a nonnegative integer exponent")
+        e = int(tok)
+        if e > _MAX_EXPONENT:
+            raise ValueError(f"exponent {e} at position {at} is above {_MAX_EXPONENT}")
+        self.k += 1
+        out = self.const(Fraction(1))
+        for _ in range(e):
+            out = _mul(out, base)
+        return out
 
-    def atom() -> Poly:
-        nonlocal k
-        kind, tok, at = peek()
+    def atom(self) -> Poly:
+        kind, tok, at = self.peek()
         if kind == "num":
-            k += 1
-            return const(Fraction(tok))
+            self.k += 1
+            return self.const(Fraction(tok))
         if kind == "name":
-            if tok not in index:
+            if tok not in self.index:
                 raise ValueError(f"{tok!r} at position {at} is not among the variables")
-            k += 1
-            return {tuple(int(i == index[tok]) for i in range(n)): Fraction(1)}
+            self.k += 1
+            return {tuple(int(i == self.index[tok]) for i in range(self.n)): Fraction(1)}
         if tok == "(":
-            k += 1
-            out = expr()
-            if peek()[1] != ")":
-                raise fail("')'")
-            k += 1
+            self.k += 1
+            out = self.expr()
+            if self.peek()[1] != ")":
+                raise self.fail("')'")
+            self.k += 1
             return out
-        raise fail("a number, a variable or '('")
-
-    out = expr()
-    if peek()[0] != "end":
-        raise fail("an operator or the end")
-    return out
+        raise self.fail("a number, a variable or '('")
 
 
 def _render(poly: Poly, names: Sequence[str]) -> str:
@@ -227,7 +239,7 @@ def _primes_in_range() -> list[int]:
 def _bad_reduction(polys: Sequence[Poly], metric: Any, p: int) -> str | None:
     """Why ``p`` must not be used (a coefficient of a generator or an entry of the metric vanishes mod p), or None."""
     for g, poly in enumerate(polys):
-        for m, c in poly.items():
+        for c in poly.values():
             if c.numerator % p == 0 or c.denominator % p == 0:
                 return f"{p} divides the coefficient {c} of generator {g}"
     if not isinstance(metric, str):
@@ -352,9 +364,10 @@ def _checked(
 def _rational_metric(metric: Any, n: int) -> Any:
     """``metric`` checked: a kind (str) or a symmetric n x n matrix of Fractions."""
     if isinstance(metric, str):
-        if metric in ("euclidean", "generic"):
+        names = [name for name, entry in METRICS.items() if not entry.data]  # (a data form is one layer's)
+        if metric in names:
             return metric
-        raise InvalidArgumentError(f"metric={metric!r}: 'euclidean', 'generic' or a symmetric n x n matrix")
+        raise InvalidArgumentError(f"metric={metric!r}: {', '.join(map(repr, names))} or a symmetric n x n matrix")
     try:
         rows = [[Fraction(x) for x in row] for row in metric]
     except (TypeError, ValueError, ZeroDivisionError) as exc:
@@ -371,15 +384,11 @@ def _rational_metric(metric: Any, n: int) -> Any:
 
 
 def _metric(metric: Any, n: int, p: int, rng: random.Random) -> tuple[str, list[list[int]]]:
-    """``(kind, Q mod p)`` for a metric checked by :func:`_rational_metric`."""
-    if metric == "euclidean":
-        return "euclidean", [[int(i == j) for j in range(n)] for i in range(n)]
-    if metric == "generic":
-        Q = [[0] * n for _ in range(n)]
-        for i in range(n):
-            for j in range(i, n):
-                Q[i][j] = Q[j][i] = rng.randrange(1, p)
-        return "generic", Q
+    """``(kind, Q mod p)`` for a metric checked by :func:`_rational_metric`: a :data:`METRICS` entry built
+    modulo ``p`` (drawing from ``rng``), or ``"given"``."""
+    if isinstance(metric, str):
+        Q, _ = METRICS[metric].build(Space(n, prime=p, coordinates="the variables"), rng)
+        return metric, [[int(q) % p for q in row] for row in Q]
     return "given", [[q.numerator % p * pow(q.denominator, -1, p) % p for q in row] for row in metric]
 
 
@@ -400,44 +409,16 @@ def _one_count(
     code that defines ``R = kk[x0, ...]`` and ``I`` itself (e.g. by elimination), instead of ``polys``."""
     from .._algebra.msolve import count_solutions
     from .._m2.jobs import run_json
-    from .._m2.schema import Where
 
     rng = random.Random(seed * 1_000_003 + p)
     kind, Q = _metric(metric, len(names), p, rng)
     u = [rng.randrange(p) for _ in names]
-    q_text = "matrix(kk, {" + ", ".join("{" + ", ".join(map(str, row)) + "}" for row in Q) + "})"
-    u_text = "matrix(kk, {" + ", ".join("{" + str(x) + "}" for x in u) + "})"
     count_in_m2 = method == "m2"
-    n = len(names)
-    gens = ", ".join(_mod_p(q, p, n) for q in polys) if polys else "0_R"
-    prelude = (
-        ideal
-        if ideal is not None
-        else f"kk = ZZ/{p};\nR = kk[{', '.join(f'x{i}' for i in range(n))}];\nI = ideal({gens});\n"
-    )
-    body = (
-        prelude + f"Q = {q_text};\nu = {u_text};\n"
-        "(xs, es, m2count) = if codim I == 0 then ({}, {}, 1) else (E = edSystem(I, Q, u); "
-        "(apply(gens ring E, toString), apply(flatten entries gens E, toString), "
-        + ("if dim E == 0 then degree E else -1" if count_in_m2 else "-2")
-        + "));\n"
-        'result = hashTable {"unknowns" => xs, "equations" => es, "m2_count" => m2count, '
-        '"dimension" => dim I, "codimension" => codim I, "degree" => degree I};\n'
-    )
-    schema = {
-        "unknowns": [str],
-        "equations": [str],
-        "m2_count": Where(int, lambda v: v >= -2, "a count"),
-        "dimension": Where(int, lambda v: v >= -1, "a dimension"),
-        "codimension": Where(int, lambda v: v >= 0, "a codimension"),
-        "degree": Where(int, lambda v: v >= 0, "a degree"),
-    }
     t0 = time.perf_counter()
-    short = shown
-    short = short if len(short) <= 60 else short[:57] + "..."
+    short = shown if len(shown) <= 60 else shown[:57] + "..."
     job = run_json(
-        body,
-        schema=schema,
+        _lagrange_body(names, polys, Q, u, p, count_in_m2, ideal),
+        schema=_LAGRANGE_SCHEMA,
         backend=backend,
         timeout=timeout,
         cache=cache,
@@ -470,6 +451,47 @@ def _one_count(
             seed=seed,
         )
     return kind, c, variety
+
+
+#: what the Macaulay2 job of :func:`_lagrange_body` answers
+_LAGRANGE_SCHEMA = {
+    "unknowns": [str],
+    "equations": [str],
+    "m2_count": Where(int, lambda v: v >= -2, "a count"),
+    "dimension": Where(int, lambda v: v >= -1, "a dimension"),
+    "codimension": Where(int, lambda v: v >= 0, "a codimension"),
+    "degree": Where(int, lambda v: v >= 0, "a degree"),
+}
+
+
+def _lagrange_body(
+    names: Sequence[str],
+    polys: Sequence[Poly],
+    Q: Sequence[Sequence[int]],
+    u: Sequence[int],
+    p: int,
+    count_in_m2: bool,
+    ideal: str | None,
+) -> str:
+    """The Macaulay2 input: the ideal modulo ``p`` (or ``ideal``'s code), ``edSystem(I, Q, u)``, the variety."""
+    q_text = "matrix(kk, {" + ", ".join("{" + ", ".join(map(str, row)) + "}" for row in Q) + "})"
+    u_text = "matrix(kk, {" + ", ".join("{" + str(x) + "}" for x in u) + "})"
+    n = len(names)
+    gens = ", ".join(_mod_p(q, p, n) for q in polys) if polys else "0_R"
+    prelude = (
+        ideal
+        if ideal is not None
+        else f"kk = ZZ/{p};\nR = kk[{', '.join(f'x{i}' for i in range(n))}];\nI = ideal({gens});\n"
+    )
+    return (
+        prelude + f"Q = {q_text};\nu = {u_text};\n"
+        "(xs, es, m2count) = if codim I == 0 then ({}, {}, 1) else (E = edSystem(I, Q, u); "
+        "(apply(gens ring E, toString), apply(flatten entries gens E, toString), "
+        + ("if dim E == 0 then degree E else -1" if count_in_m2 else "-2")
+        + "));\n"
+        'result = hashTable {"unknowns" => xs, "equations" => es, "m2_count" => m2count, '
+        '"dimension" => dim I, "codimension" => codim I, "degree" => degree I};\n'
+    )
 
 
 def ideal_ed_degree(
@@ -505,14 +527,10 @@ def ideal_ed_degree(
     >>> r.value, r.degree, [c for _, _, c in r.counts]
     (4, 2, [4, 4])
     """
-    from .._m2.backend import check_timeout
-
     names, polys, shown, notes = _checked(variables, generators)
-    if method not in ("msolve", "m2"):
-        raise InvalidArgumentError(f"method={method!r}: 'msolve' or 'm2'")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidArgumentError(f"seed={seed!r}: must be an integer")
-    timeout = check_timeout(timeout)
+    check_choice(method, "method", ("msolve", "m2"))
+    seed = check_int(seed, "seed")
+    timeout = check_seconds(timeout)
     metric = _rational_metric(metric, len(names))
     t0 = time.perf_counter()
     primes = draw_primes(polys, metric, seed, notes, "generators")

@@ -20,18 +20,28 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError
 from .._models.coordinates import reduced_keys
 
-__all__ = ["METRICS", "evaluation_matrix", "gram", "metric", "data_inputs", "reduced_coordinates"]
-
-METRICS = ("euclidean", "generic", "data")
+__all__ = [
+    "METRICS",
+    "Metric",
+    "Space",
+    "evaluation_matrix",
+    "gram",
+    "metric",
+    "data_inputs",
+    "default_samples",
+    "reduced_coordinates",
+]
 
 
 def evaluation_matrix(X: Any, d: int, e: int, causal: bool = False) -> np.ndarray:
@@ -135,41 +145,108 @@ MAX_DATA_SAMPLES = 100_000
 def data_inputs(d: int, t: int, samples: int, seed: int) -> Iterator[np.ndarray]:
     """``samples`` random integer input sequences (``t x d``, entries in ``[-9, 9]``) from ``seed``, one at a
     time (memory does not grow with ``samples``)."""
-    rng = random.Random(seed)
+    return _sequences(d, t, samples, random.Random(seed))
+
+
+def _sequences(d: int, t: int, samples: int, rng: random.Random) -> Iterator[np.ndarray]:
     for _ in range(samples):
         yield np.array([[rng.randint(-9, 9) for _ in range(d)] for _ in range(t)], dtype=object)
+
+
+@dataclass(frozen=True)
+class Space:
+    """The coordinates a form is built on: ``n`` of them, and what the routes know of them.
+
+    ``prime``: the entries are wanted modulo it (the modular routes: :mod:`.ideal_ed`, :mod:`.models`), else
+    exact; ``layer``: ``(d, d', t)`` when they are one layer's reduced coordinates (``t >= 2``), with the mask
+    (``causal``) and the data set's size (``samples``); ``coordinates`` and ``monomial``: how a description
+    names them and each of their monomials."""
+
+    n: int
+    seed: int = 0
+    prime: int | None = None
+    layer: tuple[int, int, int] | None = None
+    causal: bool = False
+    samples: int | None = None
+    coordinates: str = "the reduced coordinates"
+    monomial: str = "monomial"
+
+
+#: a form's builder: the symmetric ``n x n`` matrix (an object array: exact, or integers mod ``space.prime``) on
+#: ``space``, drawing what is random from ``rng``, and its one-line description
+Build = Callable[[Space, random.Random], tuple[np.ndarray, str]]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One entry of :data:`METRICS`: what the form is, how it is built, and the flags the routes read.
+
+    ``generic``: a generic form, so the paper's degree formula bounds the ED degree from below and the Segre
+    formula predicts it (:func:`~.ed.ed_degree`); ``drawn``: drawn at random from the seed, so it is for ED degrees
+    only, never a loss's given form (:func:`~.models.model_critical_points`); ``data``: built from random input
+    sequences of one layer, so it takes ``samples``, depends on ``t`` and exists only on a layer's reduced
+    coordinates (not for ``t = 1``, an ideal or a model)."""
+
+    summary: str
+    build: Build
+    generic: bool = False
+    drawn: bool = False
+    data: bool = False
+
+
+def _identity(space: Space, rng: random.Random) -> tuple[np.ndarray, str]:
+    return np.eye(space.n, dtype=int).astype(object), (
+        f"identity on {space.coordinates} (each the plain coefficient of its {space.monomial}; "
+        "a rescaling of the coordinates changes the count)"
+    )
+
+
+def _random_symmetric(space: Space, rng: random.Random) -> tuple[np.ndarray, str]:
+    n, p = space.n, space.prime
+    G = np.zeros((n, n), dtype=object)
+    for i in range(n):
+        for j in range(i, n):
+            G[i, j] = G[j, i] = rng.randrange(1, p) if p else Fraction(rng.randint(-(10**6), 10**6))
+    on = "" if space.layer is not None else f" on {space.coordinates}"
+    return G, f"a random symmetric form{on} (seed {space.seed})"
+
+
+def default_samples(n: int, t: int, e: int) -> int:
+    """The data form's default number of sequences: a few more than make its Gram form (rank <= ``n``) invertible."""
+    return -(-n // (t * e)) + 2
+
+
+def _data_form(space: Space, rng: random.Random) -> tuple[np.ndarray, str]:
+    if space.layer is None:
+        raise InvalidArgumentError("metric='data': the Gram form of a data set lives on one layer's coordinates")
+    d, e, t = space.layer
+    n = space.n
+    N = check_int(space.samples if space.samples is not None else default_samples(n, t, e), "samples", minimum=1)
+    if N > MAX_DATA_SAMPLES:
+        raise InvalidArgumentError(
+            f"samples={N:,}: at most {MAX_DATA_SAMPLES:,} sequences (the data form has "
+            f"rank at most {n}, the reduced coordinates; more sequences only cost time, "
+            "about 0.4 ms each)"
+        )
+    G, _, _ = gram(_sequences(d, t, N, rng), None, d, e, space.causal)
+    return G, f"the Gram form of the squared loss on {N} random input sequences of {t} tokens (seed {space.seed})"
+
+
+#: the forms, by name: a new metric is one entry (docs/developer.md); the routes read its flags, never its name
+METRICS: dict[str, Metric] = {
+    "euclidean": Metric("the identity on the coordinates (a convention: a rescaling changes the count)", _identity),
+    "generic": Metric("a random symmetric form (the generic ED degree)", _random_symmetric, generic=True, drawn=True),
+    "data": Metric("the Gram form of the squared loss on random input sequences", _data_form, drawn=True, data=True),
+}
 
 
 def metric(
     kind: str, d: int, e: int, t: int, *, seed: int, samples: int | None = None, causal: bool = False
 ) -> tuple[np.ndarray, str]:
     """The form ``G`` of ``kind`` (:data:`METRICS`) on the reduced coordinates, and its description."""
-    n = len(reduced_keys(d, e))
-    rng = random.Random(seed)
-    if kind == "euclidean":
-        return np.eye(n, dtype=int).astype(object), (
-            "identity on the reduced coordinates (each the plain coefficient "
-            "of its monomial; a rescaling of the coordinates changes the count)"
-        )
-    if kind == "generic":
-        G = np.zeros((n, n), dtype=object)
-        for i in range(n):
-            for j in range(i, n):
-                G[i, j] = G[j, i] = Fraction(rng.randint(-(10**6), 10**6))
-        return G, f"a random symmetric form (seed {seed})"
-    if kind == "data":
-        N = samples if samples is not None else -(-n // (t * e)) + 2
-        if isinstance(N, bool) or not isinstance(N, int) or N < 1:
-            raise InvalidArgumentError(f"samples={samples!r}: must be a positive integer")
-        if N > MAX_DATA_SAMPLES:
-            raise InvalidArgumentError(
-                f"samples={N:,}: at most {MAX_DATA_SAMPLES:,} sequences (the data form has "
-                f"rank at most {n}, the reduced coordinates; more sequences only cost time, "
-                "about 0.4 ms each)"
-            )
-        G, _, _ = gram(data_inputs(d, t, N, seed), None, d, e, causal)
-        return G, f"the Gram form of the squared loss on {N} random input sequences of {t} tokens (seed {seed})"
-    raise InvalidArgumentError(f"metric={kind!r}: must be one of {', '.join(METRICS)}")
+    kind = check_choice(kind, "metric", METRICS)
+    space = Space(len(reduced_keys(d, e)), seed, layer=(d, e, t), causal=causal, samples=samples)
+    return METRICS[kind].build(space, random.Random(seed))
 
 
 def reduced_coordinates(A: Any, V: Any) -> np.ndarray:

@@ -14,13 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import ComputationTimeoutError, InvalidArgumentError
+from .._checks import check_int, check_seconds
+from .._errors import ComputationTimeoutError, InvalidArgumentError, MSolveTimeoutError
 from .._exact import linalg
 from .ideal_ed import Poly, parse_polynomial
 from .model import PolynomialModel
 from .system import polynomial_text
 
 __all__ = [
+    "check_model",
+    "check_common",
+    "time_left",
+    "slice_for",
     "Slice",
     "ModelSystem",
     "model_system",
@@ -327,3 +332,47 @@ def identity_slice(model: PolynomialModel) -> Slice:
     return Slice(
         tuple(0 for _ in range(model.m)), tuple(tuple(int(i == j) for j in range(model.m)) for i in range(model.m))
     )
+
+
+def check_model(model: Any, what: str) -> PolynomialModel:
+    """``model`` if it is a :class:`~.model.PolynomialModel`, else an error naming ``what``."""
+    if not isinstance(model, PolynomialModel):
+        raise InvalidArgumentError(
+            f"{what}: model={model!r} is not a PolynomialModel (make one with "
+            "polynomial_model, PolynomialModel.from_layer, .deep_linear or "
+            ".linear_convolutional)"
+        )
+    return model
+
+
+def check_common(seed: Any, timeout: Any, gauge: Any) -> tuple[int, float, tuple[str, ...]]:
+    """``(seed, timeout, gauge)`` checked: the arguments :mod:`.models`' two functions share."""
+    seed = check_int(seed, "seed", minimum=0)
+    if gauge is None:
+        return seed, check_seconds(timeout), ()
+    if isinstance(gauge, str) or not isinstance(gauge, Sequence):
+        raise InvalidArgumentError(f"gauge={gauge!r}: a list of linear equations (text) is expected")
+    return seed, check_seconds(timeout), tuple(gauge)
+
+
+def time_left(end: float, label: str) -> float:
+    """The seconds left before ``end`` (``time.monotonic``), or a timeout naming ``label`` when under one."""
+    left = end - time.monotonic()
+    if left < 1.0:
+        raise MSolveTimeoutError(label, max(0.0, left))
+    return left
+
+
+def slice_for(model: PolynomialModel, gauge: tuple[str, ...], r: int, rng: random.Random, p: int) -> Slice:
+    """The slice of the ``r``-dimensional image: random (modulo ``p``; ``p = 0``: over QQ), or ``gauge``'s."""
+    if not gauge:
+        return random_slice(model, r, rng, p)
+    sl = gauge_slice(model, gauge)
+    free = len(sl.directions[0]) if sl.directions else 0
+    if free != r:
+        raise InvalidArgumentError(
+            f"gauge: leaves {free} free parameters, but the image has dimension {r}: a gauge "
+            f"must fix the {model.m - r}-dimensional fibers with exactly {model.m - r} "
+            "independent linear equations"
+        )
+    return sl

@@ -10,7 +10,8 @@ docs/math/landscape.md (landscape-models).  The model, its slice and its critica
   conditions of the distance (``edSystem``, :func:`~ag_attention.ideal_ed_degree`'s code) and msolve counts them:
   probabilistic in the same sense.
 
-The critical points of a given loss (:func:`model_critical_points`) are solved over QQ on a slice: msolve isolates
+The critical points of a given loss (:func:`model_critical_points`, in :mod:`.model_critical`, re-exported here)
+are solved over QQ on a slice: msolve isolates
 the real ones (a proof: each box holds exactly one real solution), counts the complex ones modulo two primes, and
 each real one is classified by its Hessian on the slice in ball arithmetic (a minimum when every eigenvalue is
 proven positive).
@@ -22,26 +23,18 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
+from .._algebra.msolve import count_solutions
+from .._checks import check_choice
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
+from .._provenance import provenance
 from .._results import ResultMixin
-from .critical import Route, hessian_class
+from .critical import Route
 from .ideal_ed import _metric, _one_count, _rational_metric, draw_primes
 from .model import PolynomialModel
-from .model_system import (
-    Slice,
-    fiber_system,
-    gauge_slice,
-    generic_rank,
-    identity_slice,
-    model_system,
-    parse_exclusions,
-    random_slice,
-)
+from .model_critical import ModelCriticalPoint, ModelCriticalPoints, model_critical_points
+from .model_system import check_common, check_model, fiber_system, generic_rank, model_system, slice_for, time_left
 
 __all__ = [
     "ModelEDDegree",
@@ -101,8 +94,6 @@ class ModelEDDegree(ResultMixin):
         return f"{what}: {self.ed_degree}" if self.final else f"{what}: NOT DECIDED ({self.status})"
 
     def to_dict(self) -> dict[str, Any]:
-        from .._provenance import provenance
-
         return {
             "model": self.model,
             "parameters": self.parameters,
@@ -147,51 +138,6 @@ class ModelEDDegree(ResultMixin):
         return "\n".join(lines)
 
 
-def _check_model(model: Any, what: str) -> PolynomialModel:
-    if not isinstance(model, PolynomialModel):
-        raise InvalidArgumentError(
-            f"{what}: model={model!r} is not a PolynomialModel (make one with "
-            "polynomial_model, PolynomialModel.from_layer, .deep_linear or "
-            ".linear_convolutional)"
-        )
-    return model
-
-
-def _check_common(seed: Any, timeout: Any, gauge: Any) -> tuple[int, float, tuple[str, ...]]:
-    from .._m2.backend import check_timeout
-
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    if gauge is None:
-        return seed, check_timeout(timeout), ()
-    if isinstance(gauge, str) or not isinstance(gauge, Sequence):
-        raise InvalidArgumentError(f"gauge={gauge!r}: a list of linear equations (text) is expected")
-    return seed, check_timeout(timeout), tuple(gauge)
-
-
-def _left(end: float, label: str) -> float:
-    from .._errors import MSolveTimeoutError
-
-    left = end - time.monotonic()
-    if left < 1.0:
-        raise MSolveTimeoutError(label, max(0.0, left))
-    return left
-
-
-def _slice_for(model: PolynomialModel, gauge: tuple[str, ...], r: int, rng: random.Random, p: int) -> Slice:
-    if not gauge:
-        return random_slice(model, r, rng, p)
-    sl = gauge_slice(model, gauge)
-    free = len(sl.directions[0]) if sl.directions else 0
-    if free != r:
-        raise InvalidArgumentError(
-            f"gauge: leaves {free} free parameters, but the image has dimension {r}: a gauge "
-            f"must fix the {model.m - r}-dimensional fibers with exactly {model.m - r} "
-            "independent linear equations"
-        )
-    return sl
-
-
 def _parametric(
     model: PolynomialModel,
     metric: Any,
@@ -201,26 +147,26 @@ def _parametric(
     end: float,
     backend: Any,
 ) -> tuple[list[dict[str, Any]], int]:
-    from .._algebra.msolve import count_solutions
-
     counts, dims = [], []
     for i, p in enumerate(primes):
         rng = random.Random((seed + i) * 1_000_003 + p)
         r = generic_rank(model, p, rng)
         dims.append(r)
-        sl = _slice_for(model, gauge, r, rng, p)
+        sl = slice_for(model, gauge, r, rng, p)
         kind, Q = _metric(metric, model.n, p, rng)
         u0 = [rng.randrange(p) for _ in range(model.n)]
         u = [sum(Q[a][b] * u0[b] for b in range(model.n)) % p for a in range(model.n)]
         label = f"critical equations of {model.name} (GF({p}))"
         S = model_system(model, sl, Q, u, prime=p, rng=rng, end=end)
-        sol = count_solutions(S.variables, S.polynomials, p, timeout=_left(end, label), label=label, backend=backend)
+        sol = count_solutions(
+            S.variables, S.polynomials, p, timeout=time_left(end, label), label=label, backend=backend
+        )
         F = fiber_system(model, sl, prime=p, rng=rng, end=end)
         fib = count_solutions(
             F.variables,
             F.polynomials,
             p,
-            timeout=_left(end, label),
+            timeout=time_left(end, label),
             label=f"fiber of {model.name} (GF({p}))",
             backend=backend,
         )
@@ -301,7 +247,7 @@ def _implicit(
             p,
             seed + i,
             "msolve",
-            _left(end, label),
+            time_left(end, label),
             backend,
             cache,
             model.name,
@@ -337,424 +283,113 @@ def model_ed_degree(
     >>> r.ed_degree, r.dimension, r.fiber_degree, r.final
     (6, 3, 2, True)
     """
-    model = _check_model(model, "model_ed_degree")
-    if method not in MODEL_METHODS:
-        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(MODEL_METHODS)}")
-    seed, timeout, gauge_ = _check_common(seed, timeout, gauge)
+    model = check_model(model, "model_ed_degree")
+    check_choice(method, "method", MODEL_METHODS)
+    seed, timeout, gauge_ = check_common(seed, timeout, gauge)
     metric = _rational_metric(metric, model.n)
     t0 = time.perf_counter()
-    end = time.monotonic() + timeout
     notes: list[str] = []
     primes = draw_primes(list(model.polynomials), metric, seed, notes, "model")
-    routes: list[Route] = []
-    counts: list[dict[str, Any]] = []
+    run = _Routes(model, metric, gauge_, primes, seed, method, timeout, time.monotonic() + timeout, backend, cache)
+    _run_routes(run)
+    if len(set(run.values.values())) > 1:
+        raise ComputationError(f"the routes disagree: {run.values}: no value is reported", seed=seed)
+    value = next(iter(run.values.values()), None)
+    kind = run.counts[0]["metric"] if run.counts else ("given" if not isinstance(metric, str) else metric)
+    return ModelEDDegree(
+        model.name,
+        model.m,
+        model.n,
+        run.dimension,
+        kind,
+        value,
+        run.fiber,
+        tuple(run.counts),
+        tuple(run.routes),
+        seed,
+        time.perf_counter() - t0,
+        gauge_,
+        run.closure,
+        tuple(notes),
+        run.status if value is None else "decided",
+    )
+
+
+@dataclass
+class _Routes:
+    """One call of :func:`model_ed_degree`: its arguments, and what its routes found."""
+
+    model: PolynomialModel
+    metric: Any
+    gauge: tuple[str, ...]
+    primes: Sequence[int]
+    seed: int
+    method: str
+    timeout: float
+    end: float  # the deadline (time.monotonic)
+    backend: Any
+    cache: bool
+    counts: list[dict[str, Any]] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
+    values: dict[str, int] = field(default_factory=dict)
     dimension: int | None = None
-    closure = None
-    fiber = None
-    values: dict[str, int] = {}
-    status = "decided"
-    order = {
-        "auto": ["parametric"],
-        "parametric": ["parametric"],
-        "implicit": ["implicit"],
-        "both": ["parametric", "implicit"],
-    }[method]
+    closure: dict[str, int] | None = None
+    fiber: int | None = None
+    status: str = "decided"
+
+
+#: the routes each method runs (auto adds the implicit one when the parametric one fails or is too large)
+_ORDER = {
+    "auto": ("parametric",),
+    "parametric": ("parametric",),
+    "implicit": ("implicit",),
+    "both": ("parametric", "implicit"),
+}
+
+
+def _run_routes(run: _Routes) -> None:
+    """Each route of ``run.method`` in turn: its counts (which must agree) and its outcome, in ``run``."""
+    order = list(_ORDER[run.method])
     k = 0
     while k < len(order):
         route = order[k]
         k += 1
         t1 = time.perf_counter()
         try:
-            if route == "parametric":  # auto: half the time, the other half for the implicit route
-                share = time.monotonic() + timeout / 2 if method == "auto" else end
-                got, dimension = _parametric(model, metric, gauge_, primes, seed, share, backend)
-                fiber = got[0]["fiber"]
-            else:
-                got, closure = _implicit(model, metric, primes, seed, end, backend, cache)
-                dimension = dimension if dimension is not None else closure.get("dimension")
+            got = _one_route(run, route)
         except InvalidArgumentError as exc:
-            if route == "parametric" and method == "auto" and "too large" in str(exc):
-                routes.append(Route(route, time.perf_counter() - t1, f"not run: {exc}"))
+            if route == "parametric" and run.method == "auto" and "too large" in str(exc):
+                run.routes.append(Route(route, time.perf_counter() - t1, f"not run: {exc}"))
                 order.append("implicit")
                 continue
             raise
         except AgAttentionError as exc:
-            routes.append(Route(route, time.perf_counter() - t1, f"failed: {exc}"))
-            status = f"{route} route: {exc}"
-            if route == "parametric" and method == "auto" and "implicit" not in order:
+            run.routes.append(Route(route, time.perf_counter() - t1, f"failed: {exc}"))
+            run.status = f"{route} route: {exc}"
+            if route == "parametric" and run.method == "auto" and "implicit" not in order:
                 order.append("implicit")
             continue
-        counts += got
+        run.counts += got
         vals = {c["value"] for c in got}
         if len(vals) != 1:
             raise ComputationError(
-                f"{route} route: the counts modulo {primes[0]} and {primes[1]} differ "
+                f"{route} route: the counts modulo {run.primes[0]} and {run.primes[1]} differ "
                 f"({[c['value'] for c in got]}): an unlucky prime or choice; no value is "
                 "reported (another seed draws other primes)",
-                seed=seed,
+                seed=run.seed,
             )
-        values[route] = vals.pop()
-        routes.append(Route(route, time.perf_counter() - t1, f"ok: {values[route]}"))
-    if len(set(values.values())) > 1:
-        raise ComputationError(f"the routes disagree: {values}: no value is reported", seed=seed)
-    value = next(iter(values.values()), None)
-    if value is not None:
-        status = "decided"
-    kind = counts[0]["metric"] if counts else ("given" if not isinstance(metric, str) else metric)
-    return ModelEDDegree(
-        model.name,
-        model.m,
-        model.n,
-        dimension,
-        kind,
-        value,
-        fiber,
-        tuple(counts),
-        tuple(routes),
-        seed,
-        time.perf_counter() - t0,
-        gauge_,
-        closure,
-        tuple(notes),
-        status if value is None else "decided",
-    )
+        run.values[route] = vals.pop()
+        run.routes.append(Route(route, time.perf_counter() - t1, f"ok: {run.values[route]}"))
 
 
-# ------------------------------------------------------------------ critical points of one loss
-@dataclass(frozen=True)
-class ModelCriticalPoint:
-    """One real critical point on the slice: the parameters (midpoints of msolve's box), its image, the loss
-    (a proven interval), and the Hessian's signature on the slice (proven signs; ``undecided`` eigenvalues)."""
-
-    parameters: dict[str, float]
-    image: tuple[float, ...]
-    loss: tuple[float, float]
-    positive: int
-    negative: int
-    undecided: int
-
-    @property
-    def signature(self) -> str:
-        return hessian_class(self.positive, self.negative, self.undecided)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "parameters": self.parameters,
-            "image": list(self.image),
-            "loss": list(self.loss),
-            "signature": self.signature,
-            "hessian": {"positive": self.positive, "negative": self.negative, "undecided": self.undecided},
-        }
-
-
-@dataclass(frozen=True)
-class ModelCriticalPoints(ResultMixin):
-    """Every critical point of a squared loss on a model, off the ramification (module docstring)."""
-
-    model: str
-    complex_count: int | None  # on the slice, msolve modulo two primes (probabilistic)
-    fiber_degree: int | None
-    points: tuple[ModelCriticalPoint, ...]  # the real ones on the slice, by increasing loss
-    real_complete: bool
-    routes: tuple[Route, ...]
-    gauge: tuple[str, ...]
-    seed: int
-    seconds: float
-    notes: tuple[str, ...] = field(default=())
-    regularized: bool = False
-
-    @property
-    def final(self) -> bool:
-        return self.complex_count is not None and self.real_complete
-
-    @property
-    def minima(self) -> int:
-        return sum(1 for p in self.points if p.signature == "minimum")
-
-    def headline(self) -> str:
-        what = f"critical points of the loss on {self.model}"
-        if not self.final:
-            return (
-                f"{what}: NOT FINAL ("
-                + "; ".join(r.outcome for r in self.routes if not r.outcome.startswith("ok"))
-                + ")"
-            )
-        where = "in the parameters" if self.regularized else "on the slice"
-        per = (
-            f", {self.complex_count // self.fiber_degree} in function space"
-            if self.fiber_degree and self.complex_count is not None and not self.regularized
-            else ""
-        )
-        return f"{what}: {self.complex_count} complex {where}{per}; {len(self.points)} real, {self.minima} minima"
-
-    def to_dict(self) -> dict[str, Any]:
-        from .._provenance import provenance
-
-        return {
-            "model": self.model,
-            "final": self.final,
-            "complex": self.complex_count,
-            "fiber_degree": self.fiber_degree,
-            "real": len(self.points),
-            "minima": self.minima,
-            "real_complete": self.real_complete,
-            "points": [p.to_dict() for p in self.points],
-            "gauge": list(self.gauge),
-            "routes": [r.to_dict() for r in self.routes],
-            "seed": self.seed,
-            "seconds": round(self.seconds, 3),
-            "notes": list(self.notes),
-            "provenance": provenance(),
-            "certificate": "complex count: probabilistic (msolve modulo two primes); real points: proven "
-            "(msolve's real root isolation over QQ, one real solution per box); loss and "
-            "Hessian signs: proven (ball arithmetic on each box)",
-        }
-
-    def __str__(self) -> str:
-        lines = [self.headline()]
-        lines += [
-            f"  {i + 1:>3}. loss in [{p.loss[0]:.6g}, {p.loss[1]:.6g}]  {p.signature}"
-            for i, p in enumerate(self.points)
-        ]
-        lines += [f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)" for r in self.routes]
-        lines += [f"  note             {n}" for n in self.notes]
-        return "\n".join(lines)
-
-
-def _loss_form(
-    model: PolynomialModel, target: Any, metric: Any, loss: Any
-) -> tuple[list[list[Fraction]], list[Fraction], Fraction]:
-    n = model.n
-    if (target is None) == (loss is None):
-        raise InvalidArgumentError("give exactly one of target (with metric) and loss=(G, w, c)")
-    if loss is not None:
-        if not isinstance(loss, (tuple, list)) or len(loss) != 3:
-            raise InvalidArgumentError("loss: a triple (G, w, c) with x^T G x - 2 w^T x + c is expected")
-        G = _rational_metric([list(r) for r in np.asarray(loss[0], dtype=object)], n)
-        w = _vector(loss[1], n, "loss[1]")
-        c = _vector([loss[2]], 1, "loss[2]")[0]
-        return G, w, c
-    u = _vector(target, n, "target")
-    Q = _rational_metric(metric, n)
-    if Q == "generic":
-        raise InvalidArgumentError("metric='generic' is for ED degrees; critical points need a given metric")
-    if Q == "euclidean":
-        Q = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
-    w = [sum((Q[i][j] * u[j] for j in range(n)), Fraction(0)) for i in range(n)]
-    c = sum((u[i] * Q[i][j] * u[j] for i in range(n) for j in range(n)), Fraction(0))
-    return Q, w, c
-
-
-def _vector(values: Any, n: int, what: str) -> list[Fraction]:
-    try:
-        out = [
-            Fraction(v) if not isinstance(v, float) else Fraction(v) for v in np.asarray(values, dtype=object).ravel()
-        ]
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise InvalidArgumentError(f"{what}: not a vector of numbers ({exc})") from None
-    if len(out) != n:
-        raise InvalidArgumentError(f"{what}: {n} numbers expected, got {len(out)}")
-    return out
-
-
-def _classify(box: list[tuple[Fraction, Fraction]], S: Any, model: PolynomialModel) -> ModelCriticalPoint:
-    from .._exact.balls import evaluate, interval, signature
-
-    r = len(S.variables) - (1 if S.variables[-1] == "s" else 0)
-    vals = [interval(lo, hi) for lo, hi in box]
-    value = evaluate(S.loss.to_dict(), vals)
-    H = [[evaluate(S.loss.derivative(i).derivative(j).to_dict(), vals) for j in range(r)] for i in range(r)]
-    pos, neg, und = signature(H) if r else (0, 0, 0)
-    y = [float((lo + hi) / 2) for lo, hi in box[:r]]
-    theta = [float(b) + sum(float(d) * yy for d, yy in zip(row, y)) for b, row in zip(S.slice.base, S.slice.directions)]
-    image = tuple(float(v) for v in model.evaluate(theta))
-    return ModelCriticalPoint(
-        dict(zip(model.parameters, theta)), image, (float(value.lower()), float(value.upper())), pos, neg, und
-    )
-
-
-def model_critical_points(
-    model: PolynomialModel,
-    *,
-    target: Any = None,
-    metric: Any = "euclidean",
-    loss: Any = None,
-    regularization: Any = None,
-    gauge: Sequence[str] | None = None,
-    exclude: Any = None,
-    seed: int = 0,
-    timeout: float = 300.0,
-    backend: Any = "auto",
-) -> ModelCriticalPoints:
-    """Every critical point of ``(x - u)^T Q (x - u)`` (``target=u``, ``metric=Q``) or of ``x^T G x - 2 w^T x + c``
-    (``loss=(G, w, c)``, e.g. a squared loss on data: :meth:`PolynomialModel.regression_loss`): the complex count
-    (msolve, two primes), the real points (msolve's isolation over QQ) and their Hessian signatures (ball
-    arithmetic).  Numbers are exact rationals (floats by their exact binary value).
-
-    Without ``regularization`` the critical points are counted on a slice of the parameters (module docstring),
-    random or given by ``gauge`` (linear equations, e.g. ``["w1_1_1 - 1"]``; a random real slice may miss a real
-    fiber, a gauge meets every real fiber it is transversal to).  With ``regularization`` (a positive number, or
-    one nonnegative weight per parameter) the loss gains ``sum_j lambda_j theta_j^2`` and the critical points are
-    counted in all the parameters (what Mehta et al. 2018 and Bharadwaj, Hoşten 2023 count).  ``exclude``: what is
-    removed (``s h = 1``): ``"ramification"`` (the default without regularization: the critical locus of the
-    parametrization on the slice), ``"none"`` (the default with regularization: every critical point), ``"torus"``
-    (every parameter nonzero), or polynomials in the parameters that must not vanish.
-
-    >>> from ag_attention import PolynomialModel
-    >>> M = PolynomialModel.deep_linear([1, 1, 1])                  # x = w2 * w1
-    >>> r = model_critical_points(M, target=[3], gauge=["w1_1_1 - 1"])
-    >>> r.complex_count, [p.signature for p in r.points], r.points[0].image
-    (1, ['minimum'], (3.0,))
-    >>> r = model_critical_points(M, target=[3], regularization=1)   # + |w|^2: 0 and two minima (w1 = w2 = +-sqrt 2)
-    >>> r.complex_count, sorted(p.signature for p in r.points)
-    (5, ['minimum', 'minimum', 'saddle'])
-    """
-    from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-    from .critical import _real_boxes
-
-    model = _check_model(model, "model_critical_points")
-    seed, timeout, gauge_ = _check_common(seed, timeout, gauge)
-    G, w, c = _loss_form(model, target, metric, loss)
-    lam = _regularization(regularization, model.m)
-    if lam is not None and gauge_:
-        raise InvalidArgumentError("gauge: not with regularization (the regularized loss has no symmetry to fix)")
-    remove = parse_exclusions(
-        model, exclude if exclude is not None else ("none" if lam is not None else "ramification")
-    )
-    t0 = time.perf_counter()
-    end = time.monotonic() + timeout
-    rng = random.Random(seed)
-    if lam is None:
-        r = generic_rank(model, DEFAULT_PRIME, rng)
-        sl = _slice_for(model, gauge_, r, rng, 0)
-    else:
-        sl = identity_slice(model)
-    S = model_system(model, sl, G, w, prime=0, rng=rng, constant=c, end=end, remove=remove, regularization=lam)
-    label = f"critical points of {model.name}"
-    routes: list[Route] = []
-    boxes = None
-    t1 = time.perf_counter()
-    try:
-        boxes = _real_boxes(S.variables, S.polynomials, _left(end, label), label, backend)
-        routes.append(
-            Route(
-                "msolve real root isolation over QQ",
-                time.perf_counter() - t1,
-                "positive-dimensional" if boxes is None else f"ok: {len(boxes)} real",
-            )
-        )
-    except AgAttentionError as exc:
-        routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1, f"failed: {exc}"))
-    counts, fiber = _complex_count(S, model, lam is None and remove == "ramification", rng, end, label, backend, routes)
-    if len(counts) == 2 and counts[0] != counts[1]:
-        raise ComputationError(
-            f"{label}: msolve counts {counts[0]} modulo {DEFAULT_PRIME} and {counts[1]} modulo "
-            f"{SECOND_PRIME}: an unlucky prime; no count is reported",
-            seed=seed,
-        )
-    count = counts[0] if counts else None
-    if boxes is not None and count is not None and len(boxes) > count:
-        raise ComputationError(
-            f"{label}: {len(boxes)} real solutions isolated but {count} complex counted: a "
-            "contradiction; no result is reported",
-            seed=seed,
-        )
-    points = sorted((_classify(b, S, model) for b in (boxes or [])), key=lambda p: p.loss[0])
-    notes = _critical_notes(lam, remove, gauge_, count, fiber)
-    return ModelCriticalPoints(
-        model.name,
-        count,
-        fiber,
-        tuple(points),
-        boxes is not None,
-        tuple(routes),
-        gauge_,
-        seed,
-        time.perf_counter() - t0,
-        tuple(notes),
-        lam is not None,
-    )
-
-
-def _complex_count(
-    S: Any,
-    model: PolynomialModel,
-    with_fiber: bool,
-    rng: random.Random,
-    end: float,
-    label: str,
-    backend: Any,
-    routes: list[Route],
-) -> tuple[list[int | None], int | None]:
-    """msolve's counts of ``S`` modulo two primes (empty when a job failed, said in ``routes``) and, ``with_fiber``,
-    the fiber degree on ``S``'s slice (1 without a slice)."""
-    from .._algebra.msolve import count_solutions
-    from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-    from .critical import _count_mod
-
-    t1 = time.perf_counter()
-    counts: list[int | None] = []
-    fiber: int | None = None if with_fiber else 1
-    try:
-        for p in (DEFAULT_PRIME, SECOND_PRIME):
-            counts.append(_count_mod(S.variables, S.polynomials, p, _left(end, label), label, backend)[0])
-        if with_fiber:
-            F = fiber_system(model, S.slice, prime=DEFAULT_PRIME, rng=rng, end=end)
-            fiber = count_solutions(
-                F.variables,
-                F.polynomials,
-                DEFAULT_PRIME,
-                timeout=_left(end, label),
-                label=f"fiber of {model.name}",
-                backend=backend,
-            ).count
-        routes.append(
-            Route(
-                "msolve count modulo two primes",
-                time.perf_counter() - t1,
-                f"ok: {counts[0]} complex" if counts[0] is not None else "not zero-dimensional",
-            )
-        )
-    except AgAttentionError as exc:
-        routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1, f"failed: {exc}"))
-        counts = []
-    return counts, fiber
-
-
-def _regularization(value: Any, m: int) -> list[Fraction] | None:
-    if value is None:
-        return None
-    many = isinstance(value, (list, tuple, np.ndarray))
-    lam = _vector(value if many else [value], m if many else 1, "regularization")
-    if any(v < 0 for v in lam) or not any(lam):
-        raise InvalidArgumentError(f"regularization={value!r}: weights must be nonnegative and not all zero")
-    return lam if many else lam * m
-
-
-def _critical_notes(
-    lam: Sequence[Fraction] | None, remove: Any, gauge: tuple[str, ...], count: int | None, fiber: int | None
-) -> list[str]:
-    if remove == "ramification":
-        removed = (
-            "critical points on the ramification (where the parametrization's differential drops rank: e.g. "
-            "zero weights) are not enumerated"
-        )
-    elif remove:
-        removed = f"critical points where one of the {len(remove)} excluded polynomials vanishes are not counted"
-    else:
-        removed = "nothing removed: every critical point counted"
-    if lam is not None:
-        return [
-            f"regularized loss (+ sum_j lambda_j theta_j^2, lambda = {', '.join(map(str, lam[:6]))}"
-            + (", ..." if len(lam) > 6 else "")
-            + f"): critical points in all the parameters; {removed}"
-        ]
-    notes = [removed]
-    if not gauge:
-        notes.append("random slice: a real fiber that misses it is not seen (give a gauge that meets every real fiber)")
-    if fiber and count is not None and count % fiber:
-        notes.append(
-            f"{count} complex points on the slice is not a multiple of the fiber degree {fiber}: the loss "
-            "is not generic (some critical points have fewer preimages)"
-        )
-    return notes
+def _one_route(run: _Routes, route: str) -> list[dict[str, Any]]:
+    """The counts of one route; the image's dimension, the fiber degree and the closure as it finds them."""
+    if route == "parametric":  # auto: half the time, the other half for the implicit route
+        share = time.monotonic() + run.timeout / 2 if run.method == "auto" else run.end
+        got, run.dimension = _parametric(run.model, run.metric, run.gauge, run.primes, run.seed, share, run.backend)
+        run.fiber = got[0]["fiber"]
+        return got
+    got, closure = _implicit(run.model, run.metric, run.primes, run.seed, run.end, run.backend, run.cache)
+    run.closure = closure
+    run.dimension = run.dimension if run.dimension is not None else closure.get("dimension")
+    return got

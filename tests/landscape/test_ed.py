@@ -41,14 +41,6 @@ def test_a_count_with_the_critical_locus_left_in_is_wrong(msolve, monkeypatch):
     assert (r.counts[0].solutions, r.ed_degree) == (12, 6)
 
 
-@pytest.mark.m2
-@pytest.mark.parametrize("metric, expected", [("euclidean", 6), ("generic", 14)])
-def test_macaulay2_agrees_on_the_implicit_side(m2_local, metric, expected):
-    r = ed_degree(LAYER, metric=metric, method="m2", backend="local", cache=False, timeout=300)
-    assert (r.method, r.ed_degree, r.prime) == ("m2", expected, 32003)
-    assert "Macaulay2" in r.certificate
-
-
 @pytest.mark.parametrize(
     "kwargs, text",
     [
@@ -61,18 +53,6 @@ def test_macaulay2_agrees_on_the_implicit_side(m2_local, metric, expected):
 def test_bad_arguments_are_refused_by_name(kwargs, text):
     with pytest.raises(InvalidArgumentError, match=text):
         ed_degree(LAYER, **kwargs)
-
-
-@pytest.mark.m2
-def test_one_token_on_the_implicit_side(m2_local):
-    # t = 1: the full coordinates (the cubics' coefficients); (2,1,2) fills its space (every binary cubic is
-    # (x^T A x)(v . x) for some A, v: ED degree 1), (2,2,2) has codimension 2
-    one = Architecture.single_layer(2, 1, None, tokens=1)
-    assert ed_degree(one, metric="euclidean", backend="local").ed_degree == 1
-    two = Architecture.single_layer(2, 2, None, tokens=1)
-    r = ed_degree(two, metric="generic", backend="local")
-    assert (r.method, r.ed_degree) == ("m2", 83) and "dimension 6, codimension 2, degree 10" in r.notes[-1]
-    assert ed_degree(two, metric="euclidean", backend="local").ed_degree == 19
 
 
 @pytest.mark.parametrize(

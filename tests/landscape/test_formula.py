@@ -1,4 +1,5 @@
-"""The Segre product's generic ED degree (exact, by its Chern classes) and the conjecture that the neuromanifold has it."""
+"""The Segre product's generic ED degree (exact, by its Chern classes) and the conjecture that the neuromanifold
+has it."""
 
 import pytest
 

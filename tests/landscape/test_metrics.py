@@ -6,10 +6,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ag_attention import Architecture
+from ag_attention import Architecture, PolynomialModel, ed_degree, ideal_ed_degree, model_ed_degree
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._exact.balls import Balls
-from ag_attention._landscape.metrics import data_inputs, evaluation_matrix, gram, metric
+from ag_attention._landscape.metrics import METRICS, Metric, Space, data_inputs, evaluation_matrix, gram, metric
 from ag_attention._models.coordinates import reduced_coordinates, reduced_count
 from ag_attention._network import forward
 
@@ -91,3 +91,42 @@ def test_the_data_form_refuses_more_sequences_than_it_can_use():
     with pytest.raises(InvalidArgumentError, match="samples=1,000,000,000: at most 100,000 sequences"):
         metric("data", 2, 1, 2, seed=0, samples=10**9)
     assert MAX_DATA_SAMPLES == 100_000 and metric("data", 2, 1, 2, seed=0, samples=50)[0].shape == (6, 6)
+
+
+def test_the_table_names_each_metric_once_with_its_flags():
+    # the command line's choices are list(METRICS); the routes read the flags, never the names
+    assert list(METRICS) == ["euclidean", "generic", "data"]
+    assert [(m.generic, m.drawn, m.data) for m in METRICS.values()] == [
+        (False, False, False),
+        (True, True, False),
+        (False, True, True),
+    ]
+    assert all(m.summary and "\n" not in m.summary for m in METRICS.values())
+    # the generic form modulo a prime: entries in 1..p-1, symmetric, drawn from the generator given
+    Q, text = METRICS["generic"].build(Space(3, seed=5, prime=7, coordinates="the variables"), random.Random(1))
+    assert (Q == Q.T).all() and all(1 <= q < 7 for q in Q.flat) and text.endswith("on the variables (seed 5)")
+
+
+def _weighted(space, rng):
+    """A toy metric: the diagonal form 1, 2, ..., n (no random draw)."""
+    return np.diag(np.arange(1, space.n + 1)).astype(object), f"the diagonal form 1, ..., {space.n}"
+
+
+@pytest.mark.m2
+def test_a_new_metric_is_one_entry_of_the_table(monkeypatch, msolve):
+    monkeypatch.setitem(METRICS, "weighted", Metric("the diagonal form 1, 2, ..., n", _weighted))
+    # the circle x^2 + y^2 = 1 under diag(1, 2): with Y = sqrt(2) y the distance is Euclidean and the circle the
+    # ellipse x^2 + Y^2/2 = 1, whose ED degree is 4 (a circle's is 2); the same as the matrix given
+    circle = ideal_ed_degree(["x", "y"], ["x^2 + y^2 - 1"], metric="weighted", cache=False)
+    given = ideal_ed_degree(["x", "y"], ["x^2 + y^2 - 1"], metric=[[1, 0], [0, 2]], cache=False)
+    assert (circle.value, circle.metric, given.value) == (4, "weighted", 4)
+    # a model's ED degree: the entry, and the same form given as a matrix, agree
+    M = PolynomialModel.deep_linear([2, 1, 2])
+    named = model_ed_degree(M, metric="weighted", method="parametric")
+    diagonal = [[(i + 1) * (i == j) for j in range(4)] for i in range(4)]
+    assert named.metric == "weighted" and named.ed_degree == model_ed_degree(M, metric=diagonal).ed_degree
+    # one layer: the count reads the entry (not generic: no Segre prediction, no degree bound; at most the
+    # generic ED degree 14)
+    layer = ed_degree(Architecture.single_layer(2, 1, None, tokens=2), metric="weighted", method="count")
+    assert layer.metric_description == "the diagonal form 1, ..., 6" and layer.prediction is None
+    assert layer.final and 1 <= layer.ed_degree <= 14 and [b[0] for b in layer.bounds] == ["upper"]

@@ -1,19 +1,24 @@
 """A model's slice and systems (``_landscape/model_system.py``): exact pieces checked on their own."""
 
 import random
+import time
 from fractions import Fraction
 
 import pytest
 
 from ag_attention import InvalidArgumentError, PolynomialModel
+from ag_attention._errors import MSolveTimeoutError
 from ag_attention._exact import linalg
 from ag_attention._landscape.model_system import (
     bareiss_determinant,
+    check_common,
+    check_model,
     fiber_system,
     gauge_slice,
     generic_rank,
     model_system,
     random_slice,
+    time_left,
 )
 from ag_attention._models.parametrization import laplace_determinant
 
@@ -58,3 +63,14 @@ def test_the_rank_and_the_fiber_of_rank_one_matrices(msolve):
     Q = [[int(i == j) for j in range(9)] for i in range(9)]
     S = model_system(M, sl, Q, [rng.randrange(p) for _ in range(9)], prime=p, rng=rng)
     assert count_solutions(S.variables, S.polynomials, p, timeout=60, label="ED").count == 2 * 3
+
+
+def test_the_shared_checks_name_the_argument():
+    assert check_common(3, 10, ["a - 1"]) == (3, 10.0, ("a - 1",)) and check_common(0, 1, None)[2] == ()
+    for args, text in [((-1, 10, None), "seed=-1"), ((0, 0, None), "timeout=0"), ((0, 10, "a - 1"), "gauge='a - 1'")]:
+        with pytest.raises(InvalidArgumentError, match=text):
+            check_common(*args)
+    with pytest.raises(InvalidArgumentError, match="f: model='x' is not a PolynomialModel"):
+        check_model("x", "f")
+    with pytest.raises(MSolveTimeoutError):
+        time_left(time.monotonic() + 0.5, "a job")
