@@ -13,25 +13,36 @@ Three parts (docs/math/landscape.md states what each number proves):
    a nontrivial landscape, ``(d, d', a) = (2, 1, 2)``, ``t = 2``: for each data set the complex count (equal
    to the data ED degree), the real ones isolated with their loss and Hessian signature, the histogram figure.
 3. **Basins**: gradient descent (float64, backtracking) from random starts on each data set, and which of
-   the certified minima each run reaches (its function within :data:`MATCH` relative of the minimum's; a run
-   whose gradient is still above :data:`CONVERGED` counts as not converged).
+   the certified minima each run reaches (its function within ``MATCH`` relative of the minimum's; a run
+   whose gradient is still above ``CONVERGED`` counts as not converged).
+
+Parts 2 and 3 are computed in :mod:`ag_attention._reproduce.landscape_data`.
 """
 
 from __future__ import annotations
 
-import random
 import time
-from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from .. import _progress as progress
+from .._algebra.closure_degree import degree
 from .._architecture import Architecture
 from .._errors import AgAttentionError, M2TimeoutError, MSolveTimeoutError
-from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
+from .._exact.dimension import dimension
+from .._landscape.ed import ed_degree
+from .._models.coordinates import reduced_count
+from .landscape_data import (  # coordinates_tensor, gradient_descent: re-exported (imported from here)
+    SMALLEST,
+    coordinates_tensor,
+    data_checks,
+    data_figure,
+    data_sets,
+    data_table,
+    gradient_descent,
+)
+from .landscape_data import layer as _arch
+from .report import FIGURE_FORMATS, Check, Report, Table, written
 
 __all__ = [
     "Plan",
@@ -75,22 +86,12 @@ FULL = Plan(
     samples=5,
 )
 METRIC_NAMES = ("euclidean", "generic", "data")
-SMALLEST = (2, 1, 2)
-#: a run matches a minimum when its function (reduced coordinates) is this close, relative to the minimum's
-MATCH = 1e-3
-#: a run has converged when the gradient's norm is below this
-CONVERGED = 1e-4
 
 
 def hypersurface_ed_degree(n: int, degree: int) -> int:
     """The ED degree of a general affine cone over a hypersurface of ``degree`` in ``P^{n-1}`` (Draisma et al.,
     *The Euclidean distance degree of an algebraic variety*, Cor. 2.9): ``degree * sum_{i<n-1} (degree-1)^i``."""
     return degree * sum((degree - 1) ** i for i in range(n - 1))
-
-
-def _arch(size: tuple[int, int, int], t: int) -> Architecture:
-    d, e, a = size
-    return Architecture.single_layer(d, e, a if a < d else None, tokens=t)
 
 
 # ------------------------------------------------------------------ 1. the ED table
@@ -112,86 +113,85 @@ class _Row:
 
 
 def _ed_rows(plan: Plan, seed: int) -> list[_Row]:
-    from .._algebra.closure_degree import degree
-    from .._exact.dimension import dimension
-    from .._landscape.ed import ed_degree
-    from .._models.coordinates import reduced_count
-
     jobs = [(size, t, m) for size in plan.sizes for m in METRIC_NAMES for t in (plan.tokens if m == "data" else (2,))]
     if plan.one_token:
         jobs += [(size, 1, m) for size in plan.m2_sizes for m in ("euclidean", "generic")]
     rows = []
     with progress.bar(total=len(jobs), desc="ED degrees", unit="count") as b:
         for size, t, m in jobs:
-            arch = _arch(size, t)
-            failed = []
-            count = count_s = fiber = m2 = m2_s = None
-            counts: tuple[int, ...] = ()
-            closure: tuple[int, int, int] | None = None
-            if t >= 2:
-                try:
-                    r = ed_degree(arch, metric=m, method="count", seed=seed, timeout=plan.timeout)
-                    if r.final:
-                        count, count_s, fiber = r.ed_degree, r.seconds, r.fiber
-                        counts = tuple(c.solutions for c in r.counts)
-                    else:  # the counts did not finish within the limit (the result says so, no value)
-                        failed.append(f"count > {plan.timeout:g} s")
-                except (MSolveTimeoutError, M2TimeoutError):
-                    failed.append(f"count > {plan.timeout:g} s")
-                except AgAttentionError as exc:
-                    failed.append(f"count: {exc}")
-            if size in plan.m2_sizes:
-                try:
-                    r = ed_degree(arch, metric=m, method="m2", seed=seed, timeout=plan.timeout)
-                    m2, m2_s, closure = r.ed_degree, r.seconds, r.closure
-                except (MSolveTimeoutError, M2TimeoutError):
-                    failed.append(f"implicit > {plan.timeout:g} s")
-                except AgAttentionError as exc:
-                    failed.append(f"implicit: {exc}")
-            if t == 1:  # the closure of one token, in its full coordinates, from Macaulay2
-                dim1 = closure[0] if closure else dimension(_arch(size, 1)).dimension
-                rows.append(
-                    _Row(
-                        size,
-                        1,
-                        m,
-                        None,
-                        None,
-                        (),
-                        None,
-                        m2,
-                        m2_s,
-                        "; ".join(failed) or "count: needs t >= 2",
-                        dim1,
-                        closure[2] if closure else None,
-                        size[1] * (size[0] + 2) * (size[0] + 1) * size[0] // 6,
-                    )
-                )
-                b.update(1)
-                continue
-            try:
-                deg: int | None = degree(_arch(size, 2)).degree
-            except AgAttentionError:
-                deg = None
-            rows.append(
-                _Row(
-                    size,
-                    t,
-                    m,
-                    count,
-                    count_s,
-                    counts,
-                    fiber,
-                    m2,
-                    m2_s,
-                    "; ".join(failed),
-                    dimension(_arch(size, 2)).dimension,
-                    deg,
-                    reduced_count(size[0], size[1]),
-                )
-            )
+            rows.append(_ed_row(plan, seed, size, t, m))
             b.update(1)
     return rows
+
+
+def _ed_row(plan: Plan, seed: int, size: tuple[int, int, int], t: int, metric: str) -> _Row:
+    """One row of the ED table: the count in the weights (``t >= 2``), the implicit route (at ``plan.m2_sizes``),
+    the closure's dimension and degree; a route that does not finish is named in ``failed``."""
+    arch = _arch(size, t)
+    failed: list[str] = []
+    count, count_s, fiber, counts = _count_route(arch, metric, seed, plan.timeout, failed) if t >= 2 else _NO_COUNT
+    m2 = m2_s = closure = None
+    if size in plan.m2_sizes:
+        m2, m2_s, closure = _implicit_route(arch, metric, seed, plan.timeout, failed)
+    if t == 1:  # the closure of one token, in its full coordinates, from Macaulay2
+        dim1 = closure[0] if closure else dimension(_arch(size, 1)).dimension
+        why = "; ".join(failed) or "count: needs t >= 2"
+        coordinates = size[1] * (size[0] + 2) * (size[0] + 1) * size[0] // 6
+        return _Row(
+            size, 1, metric, None, None, (), None, m2, m2_s, why, dim1, closure[2] if closure else None, coordinates
+        )
+    try:
+        deg: int | None = degree(_arch(size, 2)).degree
+    except AgAttentionError:
+        deg = None
+    return _Row(
+        size,
+        t,
+        metric,
+        count,
+        count_s,
+        counts,
+        fiber,
+        m2,
+        m2_s,
+        "; ".join(failed),
+        dimension(_arch(size, 2)).dimension,
+        deg,
+        reduced_count(size[0], size[1]),
+    )
+
+
+_NO_COUNT: tuple[None, None, None, tuple[int, ...]] = (None, None, None, ())
+
+
+def _count_route(
+    arch: Architecture, metric: str, seed: int, timeout: float, failed: list[str]
+) -> tuple[int | None, float | None, int | None, tuple[int, ...]]:
+    """The ED degree counted in the weights: the count, its seconds, the fiber, the counts per prime."""
+    try:
+        r = ed_degree(arch, metric=metric, method="count", seed=seed, timeout=timeout)
+        if r.final:
+            return r.ed_degree, r.seconds, r.fiber, tuple(c.solutions for c in r.counts)
+        failed.append(f"count > {timeout:g} s")  # the counts did not finish within the limit (no value)
+    except (MSolveTimeoutError, M2TimeoutError):
+        failed.append(f"count > {timeout:g} s")
+    except AgAttentionError as exc:
+        failed.append(f"count: {exc}")
+    return _NO_COUNT
+
+
+def _implicit_route(
+    arch: Architecture, metric: str, seed: int, timeout: float, failed: list[str]
+) -> tuple[int | None, float | None, tuple[int, int, int] | None]:
+    """The ED degree on the implicit side (Macaulay2's closure ideal): the count, its seconds, the closure."""
+    try:
+        r = ed_degree(arch, metric=metric, method="m2", seed=seed, timeout=timeout)
+        return r.ed_degree, r.seconds, r.closure
+    except (MSolveTimeoutError, M2TimeoutError):
+        failed.append(f"implicit > {timeout:g} s")
+    except AgAttentionError as exc:
+        failed.append(f"implicit: {exc}")
+    return None, None, None
 
 
 def _ed_table(rows: list[_Row]) -> Table:
@@ -336,245 +336,6 @@ def _ed_checks(report: Report, rows: list[_Row]) -> list[str]:
     return findings
 
 
-# ------------------------------------------------------------------ 2 and 3. data sets, critical points, basins
-def coordinates_tensor(d: int, e: int) -> np.ndarray:
-    """``T`` with ``x_q = sum T[q, i, j] a_i v_j`` (``a = vec A``, ``v = vec V``): the reduced coordinates."""
-    from .._models.coordinates import reduced_keys
-
-    keys = reduced_keys(d, e)
-    T = np.zeros((len(keys), d * d, e * d))
-    for q, (k, m, i, j) in enumerate(keys):
-        T[q, k * d + i, m * d + j] += 1
-        if i != j:
-            T[q, k * d + j, m * d + i] += 1
-    return T
-
-
-def gradient_descent(
-    G: np.ndarray, w: np.ndarray, c: float, T: np.ndarray, starts: np.ndarray, steps: int = 10000, tol: float = 1e-8
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gradient descent with backtracking (Armijo) on ``L(a, v) = x^T G x - 2 w^T x + c``, ``x = T(a, v)``, from
-    each row of ``starts`` at once (each run its own step), each iterate moved along its rescaling orbit to
-    ``|a| = |v|`` (the same function and loss: better conditioned steps).
-
-    Returns per run the final reduced coordinates ``x`` (rows), the loss and the gradient's norm (float64)."""
-    na = T.shape[1]
-
-    def balanced(theta: np.ndarray) -> np.ndarray:
-        na_ = np.linalg.norm(theta[:, :na], axis=1)
-        nv_ = np.linalg.norm(theta[:, na:], axis=1)
-        k = np.where((na_ > 0) & (nv_ > 0), np.sqrt(nv_ / np.where(na_ > 0, na_, 1.0)), 1.0)
-        return np.concatenate([theta[:, :na] * k[:, None], theta[:, na:] / k[:, None]], axis=1)
-
-    def loss_grad(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        a, v = theta[:, :na], theta[:, na:]
-        x = np.einsum("qij,si,sj->sq", T, a, v)
-        r = x @ G - w
-        value = np.einsum("sq,sq->s", x, x @ G) - 2 * x @ w + c
-        ga = 2 * np.einsum("qij,sq,sj->si", T, r, v)
-        gv = 2 * np.einsum("qij,sq,si->sj", T, r, a)
-        return value, np.concatenate([ga, gv], axis=1), x
-
-    theta = balanced(np.array(starts, dtype=float))
-    value, g, x = loss_grad(theta)
-    step = np.full(len(theta), 1e-2)
-    for _ in range(steps):
-        gn = np.einsum("sp,sp->s", g, g)
-        active = (gn >= tol**2) & (step > 1e-16)
-        if not active.any():
-            break
-        new = balanced(theta - step[:, None] * g)
-        nv, ng, nx = loss_grad(new)
-        accept = active & (nv <= value - 0.5 * step * gn)
-        theta = np.where(accept[:, None], new, theta)
-        value = np.where(accept, nv, value)
-        g = np.where(accept[:, None], ng, g)
-        x = np.where(accept[:, None], nx, x)
-        step = np.where(accept, step * 2, np.where(active, step / 2, step))
-    return x, value, np.sqrt(np.einsum("sp,sp->s", g, g))
-
-
-def _data_set(rng: random.Random, d: int, e: int, t: int, samples: int) -> tuple[list[Any], list[Any]]:
-    X = [[[rng.randint(-3, 3) for _ in range(d)] for _ in range(t)] for _ in range(samples)]
-    Y = [[[rng.randint(-3, 3) for _ in range(e)] for _ in range(t)] for _ in range(samples)]
-    return X, Y
-
-
-@dataclass
-class _DataSet:
-    index: int
-    complex: int
-    real: int
-    minima: int
-    saddles: int
-    undecided: int
-    seconds: float
-    reached: list[int]  # runs ending at each minimum (sorted by loss)
-    elsewhere: int  # runs converged (gradient below CONVERGED) but at no certified minimum
-    stalled: int = 0  # runs whose gradient is still above CONVERGED after the steps
-    error: str = ""
-
-
-def _data_sets(plan: Plan, seed: int) -> list[_DataSet]:
-    from .._landscape.critical import critical_points
-    from .._landscape.metrics import gram
-    from .._models.coordinates import reduced_coordinates
-
-    d, e, a = SMALLEST
-    arch = _arch(SMALLEST, 2)
-    T = coordinates_tensor(d, e)
-    rng = random.Random(seed)
-    out = []
-    with progress.bar(total=plan.data_sets, desc="critical points of random data sets", unit="data set") as b:
-        for idx in range(plan.data_sets):
-            X, Y = _data_set(rng, d, e, 2, plan.samples)
-            t0 = time.perf_counter()
-            try:
-                r = critical_points(arch, X, Y, method="msolve", seed=seed + idx, timeout=plan.timeout)
-            except AgAttentionError as exc:
-                out.append(_DataSet(idx, 0, 0, 0, 0, 0, time.perf_counter() - t0, [], 0, error=str(exc)))
-                b.update(1)
-                continue
-            seconds = time.perf_counter() - t0
-            G, w, c = gram([np.array(x, dtype=object) for x in X], [np.array(y, dtype=object) for y in Y], d, e)
-            Gf, wf, cf = np.array(G, dtype=float), np.array(w, dtype=float), float(c)
-            minima = [p for p in r.points if p.signature == "minimum"]
-            targets = [np.array([float(v) for v in reduced_coordinates(p.A.tolist(), p.V.tolist())]) for p in minima]
-            reached = [0] * len(minima)
-            elsewhere = stalled = 0
-            nrng = np.random.default_rng([seed, idx])
-            xs, _, gnorms = gradient_descent(
-                Gf, wf, cf, T, nrng.standard_normal((plan.starts, T.shape[1] + T.shape[2]))
-            )
-            for x, gnorm in zip(xs, gnorms):
-                hit = [
-                    k
-                    for k, m in enumerate(targets)
-                    if float(np.linalg.norm(x - m)) <= MATCH * max(1.0, float(np.linalg.norm(m)))
-                ]
-                if hit:
-                    reached[hit[0]] += 1
-                elif gnorm > CONVERGED:
-                    stalled += 1
-                else:
-                    elsewhere += 1
-            out.append(
-                _DataSet(
-                    idx,
-                    int(r.complex_pure or 0),
-                    len(r.points),
-                    r.minima,
-                    r.saddles,
-                    sum(1 for p in r.points if p.undecided),
-                    seconds,
-                    reached,
-                    elsewhere,
-                    stalled,
-                )
-            )
-            b.update(1)
-    return out
-
-
-def _data_checks(report: Report, sets: list[_DataSet], ed_data: int | None, samples: int) -> list[str]:
-    ok = [s for s in sets if not s.error]
-    for s in sets:
-        if s.error:
-            report.add(
-                Check(
-                    "every critical point of the data set is found",
-                    f"data set {s.index}",
-                    "msolve over QQ",
-                    "a zero-dimensional system",
-                    s.error,
-                    False,
-                    s.seconds,
-                    size=SMALLEST,
-                )
-            )
-    if ed_data is not None:
-        same = [s for s in ok if s.complex == ed_data]
-        report.add(
-            Check(
-                "each data set has as many complex critical points as the data ED degree",
-                f"{len(ok)} data sets of (2,1,2), t = 2",
-                "msolve's count mod p",
-                ed_data,
-                sorted(Counter(s.complex for s in ok).items()),
-                len(same) == len(ok),
-                sum(s.seconds for s in ok),
-                size=SMALLEST,
-            )
-        )
-    if not ok:
-        return []
-    real = Counter(s.real for s in ok)
-    minima = Counter(s.minima for s in ok)
-    runs = sum(sum(s.reached) + s.elsewhere + s.stalled for s in ok)
-    at_min = sum(sum(s.reached) for s in ok)
-    best = sum(s.reached[0] for s in ok if s.reached)
-    missed = sum(1 for s in ok for k in s.reached if k == 0)
-    total_minima = sum(s.minima for s in ok)
-    return [
-        f"{len(ok)} random data sets of (d,d',a) = (2,1,2), t = 2, {samples} sequences each: "
-        f"real critical points {dict(sorted(real.items()))} (number: data sets), local minima "
-        f"{dict(sorted(minima.items()))}; {sum(s.undecided for s in ok)} Hessian signatures undecided.",
-        f"Gradient descent (float64, {runs} runs from random starts): {at_min} end at a certified minimum "
-        f"({100 * at_min / max(1, runs):.0f}%), {best} at the one of least loss "
-        f"({100 * best / max(1, runs):.0f}%), {sum(s.elsewhere for s in ok)} converge elsewhere (the critical "
-        f"locus V = 0 or A = 0, or a saddle), {sum(s.stalled for s in ok)} have not converged after 10,000 steps; "
-        f"{missed} of {total_minima} minima are reached by no run.",
-    ]
-
-
-def _figure(sets: list[_DataSet], path: Path) -> list[Path]:
-    from .._sweep.summary import OKABE_ITO, integer_ticks
-
-    plt = pyplot()
-    ok = [s for s in sets if not s.error]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
-    panels = [
-        (axes[0], [s.real for s in ok], "real critical points (pure)", OKABE_ITO["blue"]),
-        (axes[1], [s.minima for s in ok], "local minima (certified)", OKABE_ITO["vermillion"]),
-    ]
-    for ax, values, label, color in panels:
-        counts = Counter(values)
-        xs = sorted(counts)
-        ax.bar(xs, [counts[x] for x in xs], color=color, width=0.7, label=f"{len(values)} data sets")
-        ax.set_xlabel(label)
-        ax.set_ylabel("data sets")
-        integer_ticks(ax, "x")
-        integer_ticks(ax, "y")
-        ax.legend(fontsize=8)
-    share: dict[Any, float] = defaultdict(float)
-    for s in ok:
-        runs = sum(s.reached) + s.elsewhere + s.stalled
-        for k, n in enumerate(s.reached):
-            share[k + 1] += n / max(1, runs)
-        share["elsewhere"] += s.elsewhere / max(1, runs)
-        share["not converged"] += s.stalled / max(1, runs)
-    keys = sorted(k for k in share if isinstance(k, int)) + [k for k in ("elsewhere", "not converged") if share[k]]
-    axes[2].bar(
-        [str(k) for k in keys],
-        [share[k] / max(1, len(ok)) for k in keys],
-        color=OKABE_ITO["bluish green"],
-        width=0.7,
-        label=f"{len(ok)} data sets",
-    )
-    axes[2].set_xlabel("minimum reached (1 = least loss)")
-    axes[2].set_ylabel("mean share of gradient-descent runs")
-    axes[2].legend(fontsize=8)
-    fig.suptitle(
-        "The squared loss of one lightning layer ($d = 2$, $d' = 1$, $t = 2$) on random data sets.\n"
-        "How many real critical points and minima, and where gradient descent ends."
-    )
-    fig.tight_layout()
-    try:
-        return save_figure(fig, path)
-    finally:
-        plt.close(fig)
-
-
 def reproduce_landscape(
     out: str | Path | None = None, *, quick: bool = False, seed: int = 0, plan: Plan | None = None
 ) -> Report:
@@ -598,50 +359,15 @@ def reproduce_landscape(
     report.tables.append(_ed_table(rows))
     report.findings += _ed_checks(report, rows)
     ed_data = next((r.count for r in rows if r.size == SMALLEST and r.metric == "data" and r.t == 2), None)
-    sets = _data_sets(plan, seed)
-    report.tables.append(
-        Table(
-            "Random data sets of (d,d',a) = (2,1,2), t = 2",
-            [
-                "data set",
-                "complex",
-                "real",
-                "minima",
-                "saddles",
-                "undecided",
-                "runs at each minimum",
-                "runs elsewhere",
-                "not converged",
-                "seconds",
-            ],
-            [
-                [
-                    s.index,
-                    s.complex,
-                    s.real,
-                    s.minima,
-                    s.saddles,
-                    s.undecided,
-                    s.reached,
-                    s.elsewhere,
-                    s.stalled,
-                    round(s.seconds, 2),
-                ]
-                for s in sets
-            ],
-            note=(
-                f"{plan.samples} input sequences per data set (entries in [-3, 3]), {plan.starts} gradient-descent "
-                "runs each; minima sorted by loss"
-            ),
-        )
-    )
-    report.findings += _data_checks(report, sets, ed_data, plan.samples)
+    sets = data_sets(plan.data_sets, plan.samples, plan.starts, plan.timeout, seed)
+    report.tables.append(data_table(sets, plan.samples, plan.starts))
+    report.findings += data_checks(report, sets, ed_data, plan.samples)
     report.meta["data_sets"] = len(sets)
     report.meta["seconds_data_sets"] = round(sum(s.seconds for s in sets), 1)
     report.meta["seconds"] = round(time.perf_counter() - t0, 1)
     report.record_engines(msolve=True, macaulay2=True)
     if out is not None:
         target = Path(out)
-        if written(report, lambda: _figure(sets, target / "landscape.png")):
+        if written(report, lambda: data_figure(sets, target / "landscape.png")):
             report.meta["figures"] = [f"landscape.{ext}" for ext in FIGURE_FORMATS]
     return report

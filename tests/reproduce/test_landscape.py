@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from ag_attention._reproduce import landscape as module
@@ -63,17 +62,6 @@ def test_a_disagreement_fails_its_check(monkeypatch):
     report = module.reproduce_landscape(plan=plan)
     failed = [c for c in report.checks if not c.passed]
     assert failed and all(c.claim == "the count in the weights equals the count on the implicit side" for c in failed)
-
-
-def test_gradient_descent_reaches_the_minimum_of_a_convex_case():
-    # d = 2, d' = 1, G = identity, w = x(A0, V0): the loss |x - x0|^2 has its minimum 0 at x0
-    T = module.coordinates_tensor(2, 1)
-    a0, v0 = np.array([1.0, 2.0, -1.0, 0.5]), np.array([0.5, -1.0])
-    x0 = np.einsum("qij,i,j->q", T, a0, v0)
-    rng = np.random.default_rng(0)
-    starts = np.concatenate([a0, v0])[None, :] + 0.05 * rng.standard_normal((4, 6))
-    x, loss, grad = module.gradient_descent(np.eye(6), x0, float(x0 @ x0), T, starts)
-    assert np.allclose(x, x0[None, :], atol=1e-6) and (loss < 1e-10).all() and (grad < 1e-6).all()
 
 
 def test_the_general_hypersurface_count():
