@@ -30,7 +30,6 @@ spread over days.  A file of another problem (another system, form or seed: the 
 
 from __future__ import annotations
 
-import json
 import time
 from collections import deque
 from collections.abc import Callable
@@ -42,7 +41,6 @@ import numpy as np
 
 from .. import _progress
 from .._errors import ComputationError, InvalidArgumentError
-from .._files import atomic_open
 from .homotopy import (
     CAREFUL,
     CONVERGED,
@@ -55,6 +53,7 @@ from .homotopy import (
     newton,
     random_parameter,
 )
+from .monodromy_state import FORMAT, read_state, write_state
 
 __all__ = [
     "MonodromyResult",
@@ -83,8 +82,6 @@ STOPPING_RULE = (
 #: that jumps only finds a solution found anyway: measured on (2,2,2), 1.9 times fewer steps than 1e-9, no jump in
 #: 4 x 284 paths against a careful tracker)
 LOOP_OPTIONS = TrackerOptions(tolerance=1e-6)
-#: the checkpoint format
-FORMAT = "ag-attention monodromy state 1"
 #: seconds before the first save of a run (then every ``save_every``)
 FIRST_SAVE = 10.0
 
@@ -387,7 +384,6 @@ class Monodromy:
         unknown); ``save``: the checkpoint file."""
         t0 = time.monotonic()
         self._run_start = t0
-        last_save = t0
         stop = "time limit"
 
         def limit() -> float | None:
@@ -406,61 +402,7 @@ class Monodromy:
         if self.round_mark is None:
             self.round_mark = len(self.found)
         try:
-            with _progress.bar(desc=desc, unit="path") as bar:
-                shown = self.paths
-                while True:
-                    if (
-                        self.trace is not None
-                        and self.trace < TRACE_TOLERANCE
-                        and self.traced_at == len(self.found)
-                        and not self.queue
-                        and not ex.pending()
-                    ):  # (a resumed state that had passed it)
-                        stop = "trace test"
-                        break
-                    k = known_now()
-                    if k is not None and len(self.found) >= k:
-                        stop = "known count"
-                        break
-                    if max_solutions is not None and len(self.found) >= max_solutions:
-                        stop = "max_solutions"
-                        break
-                    if over():
-                        stop = "time limit"
-                        break
-                    self._fill(ex)
-                    if not ex.pending() and not self.queue:
-                        # a round is over: every solution went through every loop
-                        self.history.append((len(self.corners), self.paths, len(self.found)))
-                        if len(self.found) != self.traced_at:
-                            self.traced_at = len(self.found)
-                            self.trace = self._trace_test(ex, over)
-                            if self.trace is not None and self.trace < TRACE_TOLERANCE:
-                                stop = "trace test"
-                                break
-                            if over():
-                                continue
-                        self.quiet = self.quiet + 1 if len(self.found) == self.round_mark else 0
-                        self.round_mark = len(self.found)
-                        j = self._new_loop()
-                        self.queue.extend((i, j) for i in range(len(self.found)))
-                        n = len(self.found)
-                        self._inject(ex, min(max(16, n // 2) * 2 ** min(self.quiet, 6), max(64, 4 * n)))
-                        continue
-                    for ends in ex.poll(0.05):
-                        self._take(ends)
-                    if self.paths != shown:
-                        bar.update(self.paths - shown)
-                        shown = self.paths
-                        bar.set_postfix_str(
-                            f"solutions {len(self.found)}, failures {self.failures}, loops {len(self.corners)}",
-                            refresh=False,
-                        )
-                    if save is not None and time.monotonic() - last_save > min(
-                        save_every, FIRST_SAVE if last_save == t0 else save_every
-                    ):
-                        self._requeue_copy_save(save)
-                        last_save = time.monotonic()
+            stop = self._advance(ex, over, known_now, max_solutions, save, save_every, desc, t0)
         except KeyboardInterrupt:
             stop = "interrupted"
         except ComputationError as exc:  # the executor lost its cluster: what was found is kept
@@ -473,6 +415,89 @@ class Monodromy:
             if save is not None:
                 self.save(save)
         return self.result(stop, known_now(), ex)
+
+    def _advance(
+        self,
+        ex: Any,
+        over: Callable[[], bool],
+        known_now: Callable[[], int | None],
+        max_solutions: int | None,
+        save: str | Path | None,
+        save_every: float,
+        desc: str,
+        t0: float,
+    ) -> str:
+        """The run's loop: jobs handed out, ends taken, a round ended by the trace test; why it stopped."""
+        last_save = t0
+        with _progress.bar(desc=desc, unit="path") as bar:
+            shown = self.paths
+            while True:
+                stop = self._stop(ex, known_now, max_solutions, over)
+                if stop is not None:
+                    return stop
+                self._fill(ex)
+                if not ex.pending() and not self.queue:
+                    if self._end_round(ex, over):
+                        return "trace test"
+                    continue
+                for ends in ex.poll(0.05):
+                    self._take(ends)
+                if self.paths != shown:
+                    bar.update(self.paths - shown)
+                    shown = self.paths
+                    bar.set_postfix_str(
+                        f"solutions {len(self.found)}, failures {self.failures}, loops {len(self.corners)}",
+                        refresh=False,
+                    )
+                if save is not None and time.monotonic() - last_save > min(
+                    save_every, FIRST_SAVE if last_save == t0 else save_every
+                ):
+                    self._requeue_copy_save(save)
+                    last_save = time.monotonic()
+
+    def _stop(
+        self,
+        ex: Any,
+        known_now: Callable[[], int | None],
+        max_solutions: int | None,
+        over: Callable[[], bool],
+    ) -> str | None:
+        """Why the run stops now (the trace test passed before, a known count, the cap, the time), or None."""
+        if (
+            self.trace is not None
+            and self.trace < TRACE_TOLERANCE
+            and self.traced_at == len(self.found)
+            and not self.queue
+            and not ex.pending()
+        ):  # (a resumed state that had passed it)
+            return "trace test"
+        k = known_now()
+        if k is not None and len(self.found) >= k:
+            return "known count"
+        if max_solutions is not None and len(self.found) >= max_solutions:
+            return "max_solutions"
+        if over():
+            return "time limit"
+        return None
+
+    def _end_round(self, ex: Any, over: Callable[[], bool]) -> bool:
+        """A round is over (every solution went through every loop): the trace test when new solutions came (True:
+        it passed), else a fresh loop for every solution and random start pairs carried to the base."""
+        self.history.append((len(self.corners), self.paths, len(self.found)))
+        if len(self.found) != self.traced_at:
+            self.traced_at = len(self.found)
+            self.trace = self._trace_test(ex, over)
+            if self.trace is not None and self.trace < TRACE_TOLERANCE:
+                return True
+            if over():
+                return False
+        self.quiet = self.quiet + 1 if len(self.found) == self.round_mark else 0
+        self.round_mark = len(self.found)
+        j = self._new_loop()
+        self.queue.extend((i, j) for i in range(len(self.found)))
+        n = len(self.found)
+        self._inject(ex, min(max(16, n // 2) * 2 ** min(self.quiet, 6), max(64, 4 * n)))
+        return False
 
     def result(self, stop: str, known: int | None = None, ex: Any = None) -> MonodromyResult:
         sols = self.found.array()
@@ -512,111 +537,13 @@ class Monodromy:
         self._write(path, list(self.queue))
 
     def _write(self, path: str | Path, queued: list[tuple[int, int]]) -> None:
-        meta = {
-            "format": FORMAT,
-            "fingerprint": self.fingerprint,
-            "seed": self.seed,
-            "paths": self.paths,
-            "failures": self.failures,
-            "injected": self.injected,
-            "history": self.history,
-            "trace": self.trace,
-            "traced_at": self.traced_at,
-            "round_mark": self.round_mark,
-            "quiet": self.quiet,
-            "seconds": self.seconds + (0.0 if self._run_start is None else time.monotonic() - self._run_start),
-            "rng": self.rng.bit_generator.state,
-            "n": self.system.n,
-            "n_chart": self.nc,
-            "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        charts = self.found.chart_array(self.nc)
-        arrays = {
-            "meta": np.array(json.dumps(meta)),
-            "p0": self.p0,
-            "points": self.found.array(),
-            "charts": np.zeros((len(self.found), 0), dtype=complex) if charts is None else charts,
-            "corners": np.stack(self.corners),
-            "queued": np.array(queued, dtype=np.int64).reshape(-1, 2),
-        }
-        with atomic_open(path, "wb") as fh:
-            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
-        self.checkpoint = str(path)
+        write_state(self, path, queued)
 
     @classmethod
     def resume(cls, system: Any, path: str | Path, *, fingerprint: str = "") -> Monodromy:
         """The state saved in ``path`` (by :meth:`save`), for ``system``; refused when the file is not such a state
         or belongs to another problem (its fingerprint)."""
-        where = f"resume file {path}"
-        try:
-            with np.load(path, allow_pickle=False) as f:
-                data = {k: f[k] for k in f.files}
-        except FileNotFoundError:
-            raise InvalidArgumentError(f"{where}: no such file") from None
-        except (OSError, ValueError, EOFError) as exc:
-            raise InvalidArgumentError(f"{where}: not a saved monodromy state ({exc})") from None
-        try:
-            meta = json.loads(str(data["meta"]))
-            ok = isinstance(meta, dict) and meta.get("format") == FORMAT
-        except (KeyError, ValueError):
-            ok = False
-        if not ok:
-            raise InvalidArgumentError(f"{where}: not a saved monodromy state of this format ({FORMAT!r})")
-        if meta["fingerprint"] != fingerprint:
-            raise InvalidArgumentError(
-                f"{where}: saved for another problem (fingerprint {meta['fingerprint'][:16]} "
-                f"is not this problem's {fingerprint[:16]}: another size, form, data or "
-                "seed)"
-            )
-        nc = _charts(system)
-        points, charts, corners, queued = data["points"], data["charts"], data["corners"], data["queued"]
-        m = int(np.asarray(data["p0"]).size)
-        shapes_ok = (
-            meta["n"] == system.n
-            and meta["n_chart"] == nc
-            and points.ndim == 2
-            and len(points) >= 1
-            and points.shape[1] == system.n
-            and charts.shape == (len(points), nc)
-            and corners.ndim == 3
-            and corners.shape[1:] == (4, m)
-            and queued.ndim == 2
-            and queued.shape[1] == 2
-            and (
-                queued.size == 0
-                or (
-                    queued[:, 0].min() >= 0
-                    and queued[:, 0].max() < len(points)
-                    and queued[:, 1].min() >= 0
-                    and queued[:, 1].max() < len(corners)
-                )
-            )
-        )
-        if not shapes_ok:
-            raise InvalidArgumentError(
-                f"{where}: its arrays do not fit this system ({system.n} unknowns, {nc} chart coordinates)"
-            )
-        self = cls.__new__(cls)
-        self.system, self.nc, self.fingerprint, self.seed = system, nc, fingerprint, int(meta["seed"])
-        self.rng = np.random.default_rng()
-        self.rng.bit_generator.state = meta["rng"]
-        self.p0 = np.asarray(data["p0"], dtype=complex)
-        self.found = Deduplicator(system.n, seed=self.seed)
-        keys = _invariants(system, points, charts if nc else None)
-        for k in range(len(points)):
-            self.found.add(points[k], keys[k], charts[k] if nc else None)
-        self.corners = list(corners)
-        self.queue = deque((int(i), int(j)) for i, j in queued)
-        self._init_counters()
-        self.paths, self.failures, self.injected = int(meta["paths"]), int(meta["failures"]), int(meta["injected"])
-        self.history = [(int(h[0]), int(h[1]), int(h[2])) for h in meta["history"]]
-        self.trace = meta["trace"]
-        self.traced_at, self.round_mark, self.quiet = int(meta["traced_at"]), meta["round_mark"], int(meta["quiet"])
-        self.seconds = float(meta["seconds"])
-        self._run_start = None
-        self.resumed = True
-        self.checkpoint = str(path)
-        return self
+        return read_state(cls, system, path, fingerprint)
 
 
 def monodromy_solve(

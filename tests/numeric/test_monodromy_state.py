@@ -1,0 +1,63 @@
+"""A monodromy's state saved to a file and resumed from it; a file of another problem or format is refused."""
+
+import json
+
+import numpy as np
+import pytest
+
+from ag_attention import Architecture
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._landscape.metrics import metric
+from ag_attention._landscape.square import square_system
+from ag_attention._numeric.executors import LocalExecutor
+from ag_attention._numeric.homotopy import CAREFUL
+from ag_attention._numeric.monodromy import LOOP_OPTIONS, Monodromy
+from ag_attention._numeric.monodromy_state import FORMAT, read_state
+
+
+def test_a_saved_state_resumes_where_it_stopped(tmp_path):
+    arch = Architecture.single_layer(2, 2, 2, tokens=2)
+    G, _ = metric("generic", 2, 2, 2, seed=0)
+    S = square_system(arch, G)
+    z0, p0, c0 = S.seed(np.random.default_rng(0))
+    path = tmp_path / "state.npz"
+    fp = S.fingerprint(0)
+    first = Monodromy(S, z0, p0, seed=0, chart0=c0, fingerprint=fp)
+    ex = LocalExecutor(S, LOOP_OPTIONS, CAREFUL)
+    part = first.run(ex, max_solutions=100, save=path)
+    assert part.stop == "max_solutions" and 100 <= part.count < 284 and path.exists() and part.checkpoint == str(path)
+    again = Monodromy.resume(S, path, fingerprint=fp)
+    assert len(again.found) == part.count and again.paths == part.paths and again.resumed
+    assert np.allclose(again.found.array(), first.found.array()) and len(again.queue) == len(first.queue)
+    done = again.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL), save=path)
+    assert (done.count, done.stop) == (284, "trace test") and done.paths > part.paths and done.resumed
+    # the file of the finished run holds all 284, and resuming it stops at once (its trace test passed); another
+    # problem's file is refused, as is a file that is no state
+    finished = Monodromy.resume(S, path, fingerprint=fp)
+    assert len(finished.found) == 284
+    again = finished.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL))
+    assert (again.count, again.stop, again.paths) == (284, "trace test", done.paths)
+    with pytest.raises(InvalidArgumentError, match="another problem"):
+        Monodromy.resume(S, path, fingerprint=S.fingerprint(1))
+    (tmp_path / "junk.npz").write_bytes(b"not a state")
+    with pytest.raises(InvalidArgumentError, match="not a saved monodromy state"):
+        Monodromy.resume(S, tmp_path / "junk.npz", fingerprint=fp)
+    with pytest.raises(InvalidArgumentError, match="no such file"):
+        Monodromy.resume(S, tmp_path / "none.npz", fingerprint=fp)
+    # a link planted at the state's name is replaced, never written through
+    target = tmp_path / "elsewhere"
+    target.write_text("keep")
+    link = tmp_path / "link.npz"
+    link.symlink_to(target)
+    Monodromy(S, z0, p0, seed=0, chart0=c0, fingerprint=fp).run(
+        LocalExecutor(S, LOOP_OPTIONS, CAREFUL), max_solutions=5, save=link
+    )
+    assert target.read_text() == "keep" and not link.is_symlink()
+
+
+def test_a_file_of_another_format_is_refused(tmp_path):
+    S = square_system(Architecture.single_layer(2, 1, None, tokens=2), metric("generic", 2, 1, 2, seed=0)[0])
+    path = tmp_path / "old.npz"
+    np.savez_compressed(path, meta=np.array(json.dumps({"format": "ag-attention monodromy state 0"})))
+    with pytest.raises(InvalidArgumentError, match=f"not a saved monodromy state of this format \\({FORMAT!r}\\)"):
+        read_state(Monodromy, S, path)
