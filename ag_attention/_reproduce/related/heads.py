@@ -251,10 +251,29 @@ def softmax_heads(archs: Sequence[Architecture], seed: int = 0) -> list[dict[str
 
 def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int | None) -> dict[str, Any]:
     """Item 2: the multi-head rows of the certification grids and the softmax grid against the poster's count."""
+    grid = heads_grid(quick)
+    rows, seconds = _sweep_check(report, grid, base, seed, workers)
+    cmp = compare_heads(rows)
+    one = _one_layer_check(report, cmp)
+    soft, agree = _softmax_check(report, quick, seed)
+    _heads_tables(report, cmp, one, soft)
+    _heads_finding(report, cmp, one, soft, agree)
+    summary = {k: v for k, v in cmp.items() if k != "rows"}
+    summary["one_layer_rows"] = [e for e in cmp["rows"] if e["group"].startswith("one layer")]
+    return {
+        "grid": grid.source,
+        "architectures": len(grid.specs),
+        "seconds": round(seconds, 1),
+        **summary,
+        "softmax": soft,
+    }
+
+
+def _sweep_check(report: Any, grid: Any, base: Path, seed: int, workers: int | None) -> tuple[list[Any], float]:
+    """Sweep every architecture of ``grid`` (under ``base``): its rows, the seconds, and the check that none failed."""
     from ..._sweep import sweep
     from ..conjectures import describe
 
-    grid = heads_grid(quick)
     t0 = time.perf_counter()
     result = sweep(grid, base / "sweeps" / "related-heads", overwrite=True, seed=seed, plots=False, workers=workers)
     rows = result.rows()
@@ -272,7 +291,11 @@ def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int 
             {"errors": [f"{describe(r)}: {r['error']}" for r in errors]},
         )
     )
-    cmp = compare_heads(rows)
+    return rows, seconds
+
+
+def _one_layer_check(report: Any, cmp: dict[str, Any]) -> list[dict[str, Any]]:
+    """The certified one-layer rows, checked against :func:`one_layer_criterion`."""
     one = [e for e in cmp["rows"] if e["group"].startswith("one layer") and e["certified"]]
     report.add(
         Check(
@@ -285,6 +308,11 @@ def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int 
             details={"disagreements": cmp["reason_mismatches"]},
         )
     )
+    return one
+
+
+def _softmax_check(report: Any, quick: bool, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The poster's own setting (softmax): the rows, and those certified and equal to the count."""
     soft = softmax_heads(QUICK_SOFTMAX_GRID if quick else SOFTMAX_GRID, seed=seed)
     certified = [s for s in soft if s["certified"]]
     agree = [s for s in certified if s["dimension"] == s["formula"]]
@@ -299,6 +327,11 @@ def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int 
             details={"rows": soft},
         )
     )
+    return soft, agree
+
+
+def _heads_tables(report: Any, cmp: dict[str, Any], one: list[dict[str, Any]], soft: list[dict[str, Any]]) -> None:
+    """The three tables of item 2: the groups of the grids, one lightning layer, one softmax layer."""
     table = []
     for group, counts in cmp["groups"].items():
         fails = cmp["failures_by_bound"].get(group, {})
@@ -363,6 +396,12 @@ def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int 
             ],
         )
     )
+
+
+def _heads_finding(
+    report: Any, cmp: dict[str, Any], one: list[dict[str, Any]], soft: list[dict[str, Any]], agree: list[Any]
+) -> None:
+    """The finding of item 2."""
     held = sum(e["outcome"] == "holds" for e in one)
     report.findings.append(
         f"Multi-head ({HEADS}): in its own setting, softmax attention, the count P - H a^2 is the proven dimension "
@@ -374,12 +413,3 @@ def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int 
         + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none")
         + "."
     )
-    summary = {k: v for k, v in cmp.items() if k != "rows"}
-    summary["one_layer_rows"] = [e for e in cmp["rows"] if e["group"].startswith("one layer")]
-    return {
-        "grid": grid.source,
-        "architectures": len(grid.specs),
-        "seconds": round(seconds, 1),
-        **summary,
-        "softmax": soft,
-    }

@@ -111,6 +111,14 @@ def dln_counts(di: int, H: int, m: int, dx: int, dy: int, seed: int, timeout: fl
 
 def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
     """Item 4: the two outside tables, row by row (their number, ours, the source)."""
+    lcn = _lcn_checks(report, quick, seed)
+    dln = _dln_checks(report, quick, seed)
+    _models_tables(report, lcn, dln)
+    return {"lcn": lcn, "dln": dln}
+
+
+def _lcn_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
+    """The linear convolutional networks of :data:`LCN_ROWS` against the Segre product's generic ED degree."""
     from ..._landscape.formula import segre_product_ed_degree
 
     lcn: list[dict[str, Any]] = []
@@ -144,6 +152,11 @@ def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
                 time.perf_counter() - t0,
             )
         )
+    return lcn
+
+
+def _dln_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
+    """The deep linear networks of :data:`DLN_ROWS` against their repository's counts."""
     dln: list[dict[str, Any]] = []
     for (di, H, m, dx, dy), (nc, nstar), fast in DLN_ROWS:
         if quick and not fast:
@@ -172,6 +185,11 @@ def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
                 time.perf_counter() - t0,
             )
         )
+    return dln
+
+
+def _models_tables(report: Report, lcn: list[dict[str, Any]], dln: list[dict[str, Any]]) -> None:
+    """The tables 4a and 4b."""
     report.tables.append(
         Table(
             "4a. Linear convolutional networks: critical points against the Segre product's generic ED degree",
@@ -211,4 +229,3 @@ def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
             "instances, the mode); ours: msolve modulo two primes (probabilistic), real points proven",
         )
     )
-    return {"lcn": lcn, "dln": dln}
