@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..._checks import check_int
 from ..._errors import InvalidArgumentError
 from ..report import Report, written
 from .boundaries import boundary_checks
@@ -45,8 +46,7 @@ def reproduce_related(
 
     if not isinstance(quick, bool):
         raise InvalidArgumentError(f"quick={quick!r}: must be True or False")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
+    seed = check_int(seed, "seed", minimum=0)
     report = Report(
         "Related results: invariants of lightning attention, multi-head fibers, decision boundaries, other families",
         summary=(
