@@ -2,9 +2,12 @@
 published work, one entry point (:func:`reproduce_related`, in :mod:`.run`).
 
 * :mod:`.invariants`: Alexandr, Duan, Montúfar, *Algebraic invariants of lightning self-attention*
-  (arXiv:2604.15632), their families rebuilt from the definitions;
+  (arXiv:2604.15632), their families rebuilt from the definitions (their coordinates in :mod:`.coordinates`, the
+  constructions in :mod:`.constructions`, the registry and the checks on the image in :mod:`.families`, the
+  comparison with the package's minimal generators in :mod:`.explain`);
 * :mod:`.their_code`: the same work's own Macaulay2 code (golden files of what it computes, package data in
-  ``data/aldm`` checked against their manifest), compared member by member and ideal by ideal;
+  ``data/aldm`` checked against their manifest: :mod:`.golden`), compared member by member (:mod:`.spans`) and
+  ideal by ideal (:mod:`.ideals`);
 * :mod:`.heads`: the multi-head poster (OpenReview 7vPmnHdAPl);
 * :mod:`.boundaries`: the ED degree of decision boundaries (arXiv:2602.06105).
 
@@ -13,6 +16,20 @@ The training dynamics of in-context learning (arXiv:2501.16265) have their own c
 """
 
 from .boundaries import BOUNDARY_SIZES, BOUNDARY_VALUES, boundary_checks
+from .constructions import DEFAULT_LINES, lie_certificate, lines_for
+from .coordinates import (
+    INVARIANTS,
+    REPOSITORY,
+    Label,
+    check_coordinate_map,
+    reduced_form,
+    reduced_ring,
+    their_coordinates,
+    their_labels,
+    their_ring,
+)
+from .explain import Explained, explain_generators
+from .families import FAMILIES, FamilyCheck, check_family, family_members, linear_span, on_image
 from .heads import (
     HEADS,
     POSTER,
@@ -26,36 +43,16 @@ from .heads import (
     softmax_heads,
 )
 from .invariants import (
-    DEFAULT_LINES,
     EXPLAIN_SIZES,
-    FAMILIES,
     FAMILY_SIZES,
-    INVARIANTS,
     OUTSIDE,
     QUICK_EXPLAIN_SIZES,
     QUICK_FAMILY_SIZES,
-    REPOSITORY,
     T1_VALUES,
-    Explained,
-    FamilyCheck,
-    Label,
-    check_coordinate_map,
-    check_family,
-    explain_generators,
-    family_members,
     invariants_section,
-    lie_certificate,
-    linear_span,
-    lines_for,
     m2_section,
-    on_image,
     reduced_against_m2,
-    reduced_form,
-    reduced_ring,
     t1_against_m2,
-    their_coordinates,
-    their_labels,
-    their_ring,
 )
 from .run import reproduce_related
 

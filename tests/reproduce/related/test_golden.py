@@ -1,4 +1,4 @@
-"""The golden files of their Macaulay2 code check themselves (ag_attention._reproduce.related.their_code).
+"""The golden files of their Macaulay2 code check themselves (ag_attention._reproduce.related.golden).
 
 The files ship as package data with ``MANIFEST.json`` (the sha256 of each, their commit and blob ids); the loader
 checks the digest before parsing, then the schema and the provenance.  Every fault (an altered byte, a truncated
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from ag_attention import InvalidArgumentError
-from ag_attention._reproduce.related.invariants import their_coordinates
-from ag_attention._reproduce.related.their_code import (
+from ag_attention._reproduce.related.coordinates import their_coordinates
+from ag_attention._reproduce.related.golden import (
     GOLDEN_DIRECTORY,
     IDEAL_CASES,
     MANIFEST,

@@ -1,4 +1,5 @@
-"""ag-attention reproduce related as a whole: the report of every published work (ag_attention._reproduce.related.run)."""
+"""ag-attention reproduce related as a whole: the report of every published work
+(ag_attention._reproduce.related.run)."""
 
 import json
 
@@ -13,6 +14,7 @@ from tests.helpers import slow_unless_asked
 # ------------------------------------------------------------------ the report
 def test_small_report_is_written(tmp_path, monkeypatch):
     # the report machinery on a few cheap sizes (the quick and full runs are slow tests)
+    import ag_attention._reproduce.related.families as families
     import ag_attention._reproduce.related.heads as heads
     import ag_attention._reproduce.related.invariants as related
 
@@ -40,9 +42,9 @@ def test_small_report_is_written(tmp_path, monkeypatch):
     assert provenance["msolve"] and provenance["macaulay2"]  # the versions of the engines it ran
     # a wrong family member makes its check fail
     monkeypatch.setitem(
-        related.FAMILIES,
+        families.FAMILIES,
         "low-rank",
-        related.Family("low-rank", "t>=2", "wrong", lambda d, t, j, a, y: [y(((1, 1), (1, 2), (1, 2)))]),
+        families.Family("low-rank", "t>=2", "wrong", lambda d, t, j, a, y: [y(((1, 1), (1, 2), (1, 2)))]),
     )  # x[1,2]^2 x[1,1]: not 0
     assert not reproduce_related(None, quick=True).passed
 
