@@ -14,6 +14,10 @@ docs/math/landscape.md (landscape-metrics).  On the reduced coordinates
   ``f(X_n) = E(X_n) x`` (:func:`evaluation_matrix`), so
   ``sum_n |E(X_n) x - Y_n|^2 = x^T G x - 2 w^T x + const`` with
   ``G = sum_n E(X_n)^T E(X_n)`` and ``w = sum_n E(X_n)^T Y_n``.
+
+The forms are one table, :data:`METRICS` (name -> :class:`Metric`: how the form is built on given coordinates,
+:class:`Space`, and the flags the routes read); :mod:`.ed`, :mod:`.ideal_ed` and :mod:`.models` read the entry,
+never the name, so a new metric is one entry (docs/developer.md).
 """
 
 from __future__ import annotations
