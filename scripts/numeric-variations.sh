@@ -59,8 +59,8 @@ TESTS=(
     tests/test_results.py
     tests/reproduce/test_figure3.py
     tests/reproduce/test_certification.py
-    tests/test_cli.py::test_cli_normalized_and_fibers
-    tests/test_cli.py::test_cli_dim_normalized_json_is_certified
+    tests/cli/test_algebra.py::test_cli_normalized_and_fibers
+    tests/cli/test_algebra.py::test_cli_dim_normalized_json_is_certified
     tests/sweep/test_compute.py::test_a_softmax_row_is_float64_then_balls
     "tests/landscape/test_critical.py::test_gaussian_float_data_at_every_scale[1-5-14]"
     tests/numeric/test_monodromy.py::test_the_stall_of_one_blas_kernel_is_not_a_stop

@@ -39,6 +39,9 @@ NO_TEST_MODULE = {
     "ag_attention/_reproduce/related/__init__.py": "re-exports of the related modules, one per published work (each tested)",
     "ag_attention/_sweep/__init__.py": "re-exports of the _sweep modules (each tested)",
     "ag_attention/_sweep/__main__.py": "python -m ag_attention._sweep: only calls cli.main (tests/sweep/test_store.py runs it)",
+    "ag_attention/_cli/__init__.py": "the front door of the command line (build_parser, main: the exit statuses) and "
+    "re-exports: tested by tests/cli/test_main.py (its mirror would be tests/cli/test___init__.py)",
+    "ag_attention/_cli/__main__.py": "python -m ag_attention._cli: only calls main (tests.helpers.run_cli runs it)",
 }
 
 #: test modules that mirror no single module
@@ -46,6 +49,8 @@ NOT_A_MIRROR = {
     "tests/test_public_api.py": "the public surface as a whole: import ag_attention, its __all__, the README",
     "tests/test_packaging.py": "the wheel: built, installed and run outside the checkout",
     "tests/test_layout.py": "this file: the layout of the tests",
+    "tests/cli/test_main.py": "the command line's front door, ag_attention/_cli/__init__.py (build_parser, main): "
+    "odd input to any command, closed pipes",
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
     "tests/point/test_torch.py": "every checkpoint reader against the torch module it reads (with PyTorch installed)",
     "tests/reproduce/related/test_golden.py": "the golden files of _reproduce/related/their_code.py: their manifest, "

@@ -1,0 +1,243 @@
+"""``ag-attention ed-degree`` and ``critical-points``: the loss landscape of one layer (ED degrees, the critical
+points of a data set's squared loss)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .._architecture import Architecture
+from .._argtypes import integer, seconds
+from .._errors import InvalidArgumentError
+from .common import EXIT_M2, add_architecture, add_m2_options, add_output, architecture, emit, with_provenance
+
+__all__ = ["add_parsers", "cmd_critical_points", "cmd_ed_degree"]
+
+
+def cmd_ed_degree(args: argparse.Namespace) -> int:
+    from .._landscape import ed_degree
+
+    arch = architecture(args)
+    _landscape_estimate(arch, args, "ed-degree")
+    result = ed_degree(
+        arch,
+        metric=args.metric,
+        method=args.method,
+        samples=args.samples,
+        seed=args.seed,
+        timeout=args.timeout,
+        backend=args.backend,
+        cache=not args.no_cache,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        save=args.save,
+        resume=args.resume,
+    )
+    emit(args, result)
+    return 0 if result.final else EXIT_M2
+
+
+def cmd_critical_points(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import numpy as np
+
+    from .._landscape import critical_points
+    from .._point.weights import Network, read_arrays
+
+    data = read_arrays(Path(args.data))
+    missing = [k for k in ("inputs", "targets") if k not in data]
+    if missing:
+        raise InvalidArgumentError(
+            f"{args.data}: no array named {missing[0]!r} (expected 'inputs', N x t x d, and "
+            f"'targets', N x t x d'; found {', '.join(sorted(data)) or 'none'})"
+        )
+    X, Y = np.asarray(data["inputs"]), np.asarray(data["targets"])
+    if X.ndim != 3 or Y.ndim != 3:
+        raise InvalidArgumentError(
+            f"{args.data}: 'inputs' and 'targets' must be 3-d (N x t x d and N x t x d'), got "
+            f"shapes {X.shape} and {Y.shape}"
+        )
+    if args.tokens is not None and args.tokens != X.shape[1]:
+        raise InvalidArgumentError(f"--tokens={args.tokens}, but the data's sequences have {X.shape[1]} tokens")
+    args.tokens = X.shape[1]
+    arch = architecture(args)
+    _landscape_estimate(arch, args, "critical-points")
+    result = critical_points(
+        arch,
+        list(X),
+        list(Y),
+        method=args.method,
+        seed=args.seed,
+        timeout=args.timeout,
+        msolve_timeout=args.msolve_timeout,
+        denominator=args.denominator,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        save=args.save,
+        resume=args.resume,
+    )
+    near = None
+    if args.weights is not None:
+        near = result.nearest(Network.load(args.weights, tokens=arch.tokens, rank=None))
+    if getattr(args, "compact", False) and not args.json:
+        raise InvalidArgumentError("--compact: only changes --json output (add --json)")
+    if args.json:
+        out = with_provenance(result.to_dict())
+        if near is not None:
+            out["nearest"] = near.to_dict()
+        print(json.dumps(out, indent=None if args.compact else 2))
+    else:
+        print(result)
+        if near is not None:
+            print(f"  weights          {args.weights}: {near}")
+    return 0 if result.final else EXIT_M2
+
+
+def _landscape_estimate(arch: Architecture, args: argparse.Namespace, command: str) -> None:
+    """The size of the problem and what bounds it, on standard error before the work starts."""
+    from .._landscape.estimate import landscape_estimate
+
+    if getattr(args, "json", False) or getattr(args, "quiet", False):
+        return
+    print(
+        f"ag-attention: {command}: {landscape_estimate(arch, args.timeout, args.workers, args.scheduler)}",
+        file=sys.stderr,
+    )
+
+
+def add_parsers(sub: Any) -> None:
+    """``ed-degree`` and ``critical-points``, in this order."""
+    _add_ed_command(sub)
+    _add_critical_command(sub)
+
+
+def _add_ed_command(sub: Any) -> None:
+    p = sub.add_parser(
+        "ed-degree",
+        help="ED degree of one layer's closure: the critical points of a squared loss (msolve, Macaulay2)",
+        description="The number of complex critical points of x -> (x - u)^T G (x - u) on the smooth points of the "
+        "closure of one lightning layer (t >= 2), for generic u: G the identity on the reduced "
+        "coordinates (euclidean), a random form (generic), or the Gram form of the squared loss on "
+        "random data (data). docs/math/landscape.md",
+    )
+    add_architecture(p, allow_normalized=False)
+    p.add_argument(
+        "--metric",
+        choices=["euclidean", "generic", "data"],
+        default="generic",
+        help="the form the distance is measured with (default generic)",
+    )
+    p.add_argument(
+        "--samples",
+        type=integer("--samples"),
+        default=None,
+        help="input sequences of the data metric (default: a few more than make its form invertible)",
+    )
+    p.add_argument(
+        "--method",
+        choices=["auto", "count", "monodromy", "m2"],
+        default="auto",
+        help="count: the critical equations in the weights, counted by msolve over two primes "
+        "(probabilistic); monodromy: homotopy continuation, every solution certified (a proven lower "
+        "bound); m2: Lagrange conditions on Macaulay2's closure ideal; auto (default): monodromy and "
+        "count side by side",
+    )
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the data, forms and slices")
+    add_m2_options(
+        p,
+        timeout_help="seconds for the whole computation (monodromy, certification, the msolve counts "
+        "beside it; the Macaulay2 route: its job and count); default 300. At the limit "
+        "the result says NOT DECIDED with its proven bounds, exit 3",
+    )
+    _add_scale_options(p)
+    add_output(p)
+    p.set_defaults(func=cmd_ed_degree)
+
+
+def _add_critical_command(sub: Any) -> None:
+    p = sub.add_parser(
+        "critical-points",
+        help="every critical point of a data set's squared loss on one layer, classified",
+        description="The critical points of L(A, V) = sum_n |f(X_n) - Y_n|^2 for one lightning layer and the data "
+        "of FILE.npz (arrays 'inputs', N x t x d, and 'targets', N x t x d'; floats by their exact "
+        "binary value, any scale): their number (certified by homotopy continuation and the Krawczyk "
+        "test, a proven lower bound; counted by msolve, probabilistic), the real ones with their loss and "
+        "class (minimum, saddle), and with --weights, the one a trained network sits nearest to. "
+        "docs/math/landscape.md",
+    )
+    g = p.add_argument_group("architecture")
+    g.add_argument("--widths", required=True, help="d,d' (one layer)")
+    g.add_argument("--ranks", help="a, the bound on rank A (default: A free)")
+    g.add_argument("--tokens", "-t", type=integer("--tokens"), default=None, help="tokens (default: the data's)")
+    g.add_argument("--causal", action="store_true", help="causal mask")
+    p.set_defaults(parametrization=None, heads=1, skip=False)
+    p.add_argument("--data", required=True, help="a .npz file with arrays 'inputs' and 'targets'")
+    p.add_argument(
+        "--weights",
+        default=None,
+        help="a one-layer network (.npz or .safetensors, as for `point`): which critical point it sits at",
+    )
+    p.add_argument(
+        "--method",
+        choices=["auto", "homotopy", "msolve"],
+        default="auto",
+        help="homotopy: monodromy and a parameter homotopy, every solution certified (Krawczyk); msolve: "
+        "real root isolation over QQ and a count modulo two primes; auto (default): both, checked "
+        "against each other",
+    )
+    p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the slices and the monodromy")
+    p.add_argument(
+        "--timeout",
+        type=seconds("--timeout"),
+        default=300.0,
+        help="seconds for the whole computation (default 300); at the limit the result says NOT FINAL "
+        "and keeps what was found, exit 3",
+    )
+    p.add_argument(
+        "--msolve-timeout",
+        type=seconds("--msolve-timeout"),
+        default=None,
+        help="seconds per msolve job (default 60 with --method auto, --timeout with --method msolve)",
+    )
+    p.add_argument(
+        "--denominator",
+        type=integer("--denominator"),
+        default=None,
+        help="round every float to the nearest multiple of 1/N (default: its exact binary value)",
+    )
+    _add_scale_options(p)
+    add_output(p)
+    p.set_defaults(func=cmd_critical_points)
+
+
+def _add_scale_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scale out and keep (the monodromy)")
+    g.add_argument(
+        "--workers",
+        type=integer("--workers"),
+        default=None,
+        help="worker processes of a local Dask cluster on 127.0.0.1 for the paths and certifications (1: "
+        "this process; default: this process when the estimate is under 2 minutes, else one per "
+        "core)",
+    )
+    g.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="a running Dask scheduler (tcp://HOST:PORT): its workers track the paths",
+    )
+    g.add_argument(
+        "--save",
+        default=None,
+        metavar="FILE",
+        help="keep the monodromy's state in FILE (written atomically every minute and at the end)",
+    )
+    g.add_argument(
+        "--resume",
+        default=None,
+        metavar="FILE",
+        help="continue the monodromy saved in FILE (the same size, form, data and seed)",
+    )

@@ -1,0 +1,178 @@
+"""``ed-degree`` and ``critical-points`` (ag_attention._cli.landscape): end to end, at their limits, resumed,
+interrupted, and bad data refused by name."""
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.cli import run_main
+from tests.helpers import run_cli
+
+
+def _landscape_data(tmp_path):
+    import numpy as np
+
+    X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
+    Y = [[[1], [0]], [[0], [2]], [[1], [1]], [[-1], [0]], [[0], [1]]]
+    data = tmp_path / "data.npz"
+    np.savez(data, inputs=np.array(X, dtype=float) * 0.5, targets=np.array(Y, dtype=float) * 0.125)
+    return data
+
+
+def test_cli_critical_points_of_a_data_file_and_where_weights_sit(tmp_path, capsys, msolve):
+    import numpy as np
+
+    data = _landscape_data(tmp_path)
+    status, out, err = run_main(
+        ["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy", "--json"], capsys
+    )
+    assert status == 0, err
+    r = json.loads(out)
+    assert (r["complex_certified"], r["real_pure"], r["minima"]) == (14, 6, 3) and r["complex_pure"] is None
+    assert r["routes"][0]["route"].startswith("homotopy") and r["architecture"]["tokens"] == 2
+    # a network at the least-loss minimum, as a user saves it: which critical point is it at?
+    best = min(r["points"], key=lambda p: p["loss"][0])
+    weights = tmp_path / "net.npz"
+    np.savez(weights, **{"layers.0.heads.0.A": np.array(best["A"]) * 1.0001, "layers.0.heads.0.V": np.array(best["V"])})
+    status, out, err = run_main(
+        ["critical-points", "--widths", "2,1", "--data", str(data), "--method", "homotopy", "--weights", str(weights)],
+        capsys,
+    )
+    assert status == 0, err
+    line = next(x for x in out.splitlines() if x.strip().startswith("weights"))
+    assert (
+        "at critical point #0 (minimum" in line
+        and "the global minimum among all real critical points (every one found: certified)" in line
+    )
+
+
+def _elapsed_cli(*args):
+    """``run_cli(*args)`` and its wall time."""
+    t0 = time.monotonic()
+    r = run_cli(*args)
+    return r, time.monotonic() - t0
+
+
+def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
+    # (3,1,2) generic is not decided in 8 s: the first line says so, with what is proven; within 8 * 1.1 + 5 s
+    # (and the interpreter's start)
+    r, seconds = _elapsed_cli(
+        "ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy", "--timeout", "8", "--workers", "1"
+    )
+    first = r.stdout.splitlines()[0]
+    assert r.returncode == 3 and first.startswith("ED degree of widths 3,1 ranks 2 t=2 (generic): NOT DECIDED (")
+    assert ">= " in first and "(proven lower bound)" in first and "<= 272,547 (proven upper bound)" in first
+    assert "prime 0" not in r.stdout and "a square system of 12 unknowns" in r.stderr  # the estimate, first
+    assert seconds < 8 * 1.1 + 5 + 5, seconds
+    r, _ = _elapsed_cli(
+        "ed-degree",
+        "--widths",
+        "3,1",
+        "--ranks",
+        "2",
+        "--method",
+        "monodromy",
+        "--timeout",
+        "5",
+        "--workers",
+        "1",
+        "--json",
+    )
+    d = json.loads(r.stdout)
+    assert r.returncode == 3 and d["final"] is False and d["ed_degree"] is None and d["prime"] is None
+    assert d["lower_bound"] >= 108 and d["upper_bound"] == 272547 and d["monodromy"]["final"] is False
+
+
+def test_cli_a_saved_count_resumes(tmp_path):
+    state = tmp_path / "m.npz"
+    r, _ = _elapsed_cli(
+        "ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save", str(state), "--json"
+    )
+    first = json.loads(r.stdout)
+    assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
+    r, _ = _elapsed_cli(
+        "ed-degree",
+        "--widths",
+        "2,2",
+        "--method",
+        "monodromy",
+        "--timeout",
+        "120",
+        "--resume",
+        str(state),
+        "--save",
+        str(state),
+        "--json",
+    )
+    d = json.loads(r.stdout)
+    assert r.returncode == 0 and d["final"] and d["ed_degree"] == 284 and d["monodromy"]["resumed"]
+    r, _ = _elapsed_cli(
+        "ed-degree", "--widths", "2,2", "--metric", "euclidean", "--method", "monodromy", "--resume", str(state)
+    )
+    assert r.returncode == 2 and "saved for another problem" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "arrays, argv, text",
+    [
+        ({"inputs": [[[1.0, 0.0]]]}, [], "no array named 'targets'"),
+        ({"inputs": [[1.0, 0.0]], "targets": [[1.0]]}, [], "must be 3-d"),
+        ({"inputs": [[[1.0, 0.0], [0.0, 1.0]]], "targets": [[[1.0], [0.0]]]}, ["--tokens", "3"], "--tokens=3, but"),
+    ],
+)
+def test_cli_critical_points_refuses_bad_data_by_name(tmp_path, capsys, arrays, argv, text):
+    import numpy as np
+
+    path = tmp_path / "d.npz"
+    np.savez(path, **{k: np.array(v) for k, v in arrays.items()})
+    status, out, err = run_main(["critical-points", "--widths", "2,1", "--data", str(path), *argv], capsys)
+    assert status == 2 and text in err and "Traceback" not in err
+    status, out, err = run_main(["critical-points", "--widths", "2,1", "--data", str(tmp_path / "none.npz")], capsys)
+    assert status == 2 and "none.npz" in err
+
+
+def test_cli_ctrl_c_keeps_what_was_found(tmp_path):
+    import signal
+
+    state = tmp_path / "m.npz"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ag_attention._cli",
+            "ed-degree",
+            "--widths",
+            "3,1",
+            "--ranks",
+            "2",
+            "--timeout",
+            "300",
+            "--workers",
+            "1",
+            "--save",
+            str(state),
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # (a job started in the background inherits SIGINT ignored: Python then raises nothing)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    while not state.exists() and time.monotonic() < deadline:  # the first save: the monodromy is under way
+        time.sleep(0.2)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    out, err = proc.communicate(timeout=90)
+    d = json.loads(out)
+    # the monodromy's solutions are kept (on disk too), the msolve counts beside it are stopped, not waited for
+    assert proc.returncode == 3 and d["final"] is False and d["monodromy"]["stop"] == "interrupted", err
+    assert d["monodromy"]["found"] > 100 and "interrupted" in d["status"] and time.monotonic() - t0 < 60
+    assert any(
+        "stopped, interrupted" in r["outcome"] or r["outcome"].startswith("stopped at a limit") for r in d["routes"]
+    )
