@@ -412,28 +412,12 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-        from matplotlib.lines import Line2D
     except ImportError:
         return "plots skipped: matplotlib is not installed (pip install 'ag-attention[plot]')"
     formula, bound, left, total = _placed(rows)
     if not formula and not bound:
         return "no plot: no row has a dimension" + (f" ({left_out_note(left)})" if left else "")
-    panels = [
-        (pts, xlabel, diagonal)
-        for pts, xlabel, diagonal in (
-            (
-                formula,
-                "dimension predicted by the formula (Cor. 3.3, Cor. 3.8, Thm. 3.9, Eq. 16)",
-                "against the formula; on the line the dimension equals it.",
-            ),
-            (
-                bound,
-                "proven upper bound on the dimension",
-                "without a formula, against their proven upper bound; on the line the dimension meets it.",
-            ),
-        )
-        if pts
-    ]
+    panels = _panels(formula, bound)
     everything = [p for pts, _, _ in panels for p in pts]
     families = sorted(
         {family(r) for _, _, r in everything},
@@ -442,42 +426,10 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
     marker = {name: _MARKERS[i % len(_MARKERS)] for i, name in enumerate(families)}
     fig = Figure(figsize=(5.4 * len(panels) + 2.6, 5.4), layout="constrained")
     FigureCanvasAgg(fig)
-    amplitudes = []
-    for i, (pts, xlabel, diagonal) in enumerate(panels):
-        ax = fig.add_subplot(1, len(panels), i + 1)
-        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        lo, hi = min(xs + ys), max(xs + ys)
-        a = jitter_amplitude(hi - lo)
-        amplitudes.append(a)
-        jx, jy = jitter(xs, ys, a, seed=JITTER_SEED + i)
-        ax.axline((lo, lo), slope=1, color="black", linewidth=0.8, zorder=0)  # across the panel, even where lo = hi
-        groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for k, (_, _, row) in enumerate(pts):
-            groups[(family(row), _status(row))].append(k)
-        for (name, status), idx in sorted(groups.items()):
-            ax.scatter(
-                jx[idx], jy[idx], s=14, marker=marker[name], color=dict(_STATUS)[status], alpha=0.55, linewidths=0.6
-            )
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("computed dimension")
-        ax.set_title(textwrap.fill(f"{len(pts):,} row{'s' if len(pts) != 1 else ''} {diagonal}", 70), fontsize=8)
-        integer_ticks(ax)  # dimensions
-    by_family = Counter(family(r) for _, _, r in everything)
-    by_status = Counter(_status(r) for _, _, r in everything)
-    variants = [
-        (
-            Line2D([], [], marker=marker[n], linestyle="none", color="black", markerfacecolor="none"),
-            f"{n} ({by_family[n]:,})",
-        )
-        for n in families
+    amplitudes = [
+        _draw_panel(fig.add_subplot(1, len(panels), i + 1), i, *panel, marker) for i, panel in enumerate(panels)
     ]
-    statuses = [
-        (Line2D([], [], marker="s", linestyle="none", color=c), f"{n} ({by_status[n]:,})")
-        for n, c in _STATUS
-        if by_status[n]
-    ]
-    fig.legend(*zip(*variants), loc="outside right upper", fontsize=7, title="variant (rows)", title_fontsize=7)
-    fig.legend(*zip(*statuses), loc="outside right lower", fontsize=7, title="value (rows)", title_fontsize=7)
+    by_family, by_status = _legends(fig, everything, families, marker)
     fig.suptitle(textwrap.fill(title or "The computed dimension of every row against the formula.", 90), fontsize=9)
     note = [
         f"{len(everything):,} of {total:,} rows shown, each a dot jittered by at most "
@@ -496,6 +448,73 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
         "jitter": {"amplitudes": amplitudes, "seed": JITTER_SEED},
     }
     return fig, info
+
+
+_Placed = list[tuple[float, float, Mapping[str, Any]]]
+
+
+def _panels(formula: _Placed, bound: _Placed) -> list[tuple[_Placed, str, str]]:
+    """The panels with points: against the formula, against the upper bound (x label, what the line means)."""
+    return [
+        (pts, xlabel, diagonal)
+        for pts, xlabel, diagonal in (
+            (
+                formula,
+                "dimension predicted by the formula (Cor. 3.3, Cor. 3.8, Thm. 3.9, Eq. 16)",
+                "against the formula; on the line the dimension equals it.",
+            ),
+            (
+                bound,
+                "proven upper bound on the dimension",
+                "without a formula, against their proven upper bound; on the line the dimension meets it.",
+            ),
+        )
+        if pts
+    ]
+
+
+def _draw_panel(ax: Any, i: int, pts: _Placed, xlabel: str, diagonal: str, marker: Mapping[str, str]) -> float:
+    """Panel ``i``: its jittered dots (marker: the variant, colour: the status) and the diagonal; the jitter."""
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    lo, hi = min(xs + ys), max(xs + ys)
+    a = jitter_amplitude(hi - lo)
+    jx, jy = jitter(xs, ys, a, seed=JITTER_SEED + i)
+    ax.axline((lo, lo), slope=1, color="black", linewidth=0.8, zorder=0)  # across the panel, even where lo = hi
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for k, (_, _, row) in enumerate(pts):
+        groups[(family(row), _status(row))].append(k)
+    for (name, status), idx in sorted(groups.items()):
+        ax.scatter(jx[idx], jy[idx], s=14, marker=marker[name], color=dict(_STATUS)[status], alpha=0.55, linewidths=0.6)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("computed dimension")
+    ax.set_title(textwrap.fill(f"{len(pts):,} row{'s' if len(pts) != 1 else ''} {diagonal}", 70), fontsize=8)
+    integer_ticks(ax)  # dimensions
+    return a
+
+
+def _legends(
+    fig: Any, everything: _Placed, families: list[str], marker: Mapping[str, str]
+) -> tuple[Counter[str], Counter[str]]:
+    """The two legends (variants, statuses), each entry with its number of rows; those numbers."""
+    from matplotlib.lines import Line2D  # optional: matplotlib
+
+    by_family = Counter(family(r) for _, _, r in everything)
+    by_status = Counter(_status(r) for _, _, r in everything)
+    variants = [
+        (
+            Line2D([], [], marker=marker[n], linestyle="none", color="black", markerfacecolor="none"),
+            f"{n} ({by_family[n]:,})",
+        )
+        for n in families
+    ]
+    statuses = [
+        (Line2D([], [], marker="s", linestyle="none", color=c), f"{n} ({by_status[n]:,})")
+        for n, c in _STATUS
+        if by_status[n]
+    ]
+    fig.legend(*zip(*variants), loc="outside right upper", fontsize=7, title="variant (rows)", title_fontsize=7)
+    fig.legend(*zip(*statuses), loc="outside right lower", fontsize=7, title="value (rows)", title_fontsize=7)
+    return by_family, by_status
 
 
 def plot(rows: Iterable[Mapping[str, Any]], out: Path, title: str = "") -> list[str] | str:
