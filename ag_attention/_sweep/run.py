@@ -31,7 +31,6 @@ Rows do not depend on where they were computed: the random points come from
 from __future__ import annotations
 
 import contextlib
-import math
 import multiprocessing
 import os
 import sys
@@ -40,8 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from .._checks import check_int, check_seconds
 from .._errors import InvalidArgumentError, OutputError
 from .._exact.field import DEFAULT_PRIME, check_prime
 from .._progress import bar, elapsed
@@ -128,12 +126,6 @@ class SweepResult(ResultMixin):
 
 
 # ------------------------------------------------------------------ arguments
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
-    return int(value)
-
-
 @dataclass(frozen=True)
 class _Options:
     """:func:`sweep`'s arguments, checked (``address``: the scheduler's, ``None`` for local processes)."""
@@ -165,19 +157,12 @@ def _check(
             '`if __name__ == "__main__":` (local workers are started with multiprocessing\'s spawn)'
         )
     prime = check_prime(prime)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidArgumentError(f"seed={seed!r}: must be a non-negative integer")
-    seed = int(seed)
+    seed = check_int(seed, "seed", minimum=0)
     if workers is not None:
-        workers = _positive_int("workers", workers)
+        workers = check_int(workers, "workers", minimum=1)
     if chunk_size is not None:
-        chunk_size = _positive_int("chunk_size", chunk_size)
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not (math.isfinite(timeout) and timeout > 0)
-    ):
-        raise InvalidArgumentError(f"timeout={timeout!r}: must be a positive number of seconds")
+        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    timeout = check_seconds(timeout)
     for name, flag in (("resume", resume), ("overwrite", overwrite), ("plots", plots)):
         if not isinstance(flag, bool):
             raise InvalidArgumentError(f"{name}={flag!r}: must be True or False")
@@ -188,7 +173,7 @@ def _check(
 
 
 # ------------------------------------------------------------------ the sweep
-# over 60 lines only by its docstring (the API reference); its code is the steps below
+# long: over 80 lines only by its docstring (the API reference); its code is the steps below
 def sweep(
     grid: str | os.PathLike[str] | Grid,
     out: str | os.PathLike[str],
