@@ -27,9 +27,10 @@ from a spectrum), :mod:`.spectrum` (one Jacobian's singular values),
 the verdict) and :mod:`.result`
 (:class:`NumericalResult`); this package only re-exports them.
 
-The numerical room also holds homotopy continuation (:mod:`.homotopy`: path
-tracking in float64 batches, monodromy stopped by the trace test, parameter
-homotopies) and its certification (:mod:`.certify`: the Krawczyk test in ball
+The numerical room also holds homotopy continuation (:mod:`.tracker`: path
+tracking in float64 batches; :mod:`.polylines`: many jobs of paths along
+polylines; :mod:`.monodromy`: monodromy stopped by the trace test;
+:mod:`.homotopy`: parameter homotopies) and its certification (:mod:`.certify`: the Krawczyk test in ball
 arithmetic, distinctness and realness): the loss landscape
 (:mod:`ag_attention._landscape`) poses its systems and calls these, never a
 solver directly.  docs/math/landscape.md says what each proves.

@@ -64,7 +64,7 @@ UNTRIED = "untried"
 
 class BallSystem(Protocol):
     """What the certification needs of a square system (with charts, as in
-    :class:`ag_attention._numeric.homotopy.ParametricSystem`, its methods take ``chart=``, and
+    :class:`ag_attention._numeric.tracker.ParametricSystem`, its methods take ``chart=``, and
     ``ball_invariants(box, chart)`` tells solutions in different charts apart)."""
 
     @property

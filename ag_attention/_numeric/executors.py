@@ -1,12 +1,12 @@
 """Where paths are tracked: in this process, or as tasks of a Dask cluster (local, or at a scheduler's address).
 
 Monodromy (:mod:`.monodromy`) hands *jobs* to an executor: start points, each with a polyline of parameters
-(:class:`~ag_attention._numeric.homotopy.Polylines`), and collects their ends as they come.  Two executors, one
+(:class:`~ag_attention._numeric.polylines.Polylines`), and collects their ends as they come.  Two executors, one
 interface (``submit``, ``poll``, ``pending``, ``wants``, ``cancel``, ``close``):
 
 * :class:`LocalExecutor`: one batch in this process (numpy; a batch of 256 paths or more is stepped in two
   threads), the jobs' paths advancing together: a path that ends makes room for the next at once.
-* :class:`DaskExecutor`: each job cut into tasks of :func:`~ag_attention._numeric.homotopy.track_job` (a chunk of
+* :class:`DaskExecutor`: each job cut into tasks of :func:`~ag_attention._numeric.polylines.track_job` (a chunk of
   paths each, sized to take about :data:`TASK_SECONDS` on a worker), at most two chunks per worker thread in
   flight; the system is sent to every worker once (``scatter``).  A lost scheduler or a failed task is a
   :class:`~ag_attention._errors.ComputationError`; the monodromy keeps what it found.
@@ -30,7 +30,8 @@ import numpy as np
 
 from .._checks import check_int
 from .._errors import ComputationError
-from .homotopy import Ends, Polylines, TrackerOptions, numpy_friendly_malloc, track_job
+from .polylines import Ends, Polylines, track_job
+from .tracker import TrackerOptions, numpy_friendly_malloc
 
 __all__ = ["LocalExecutor", "DaskExecutor", "executor", "TASK_SECONDS", "default_workers"]
 

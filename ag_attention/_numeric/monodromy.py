@@ -41,19 +41,10 @@ import numpy as np
 
 from .. import _progress
 from .._errors import ComputationError, InvalidArgumentError
-from .homotopy import (
-    CAREFUL,
-    CONVERGED,
-    Deduplicator,
-    Ends,
-    TrackerOptions,
-    _charts,
-    _invariants,
-    _linear,
-    newton,
-    random_parameter,
-)
+from .homotopy import CAREFUL, Deduplicator, random_parameter
 from .monodromy_state import FORMAT, read_state, write_state
+from .polylines import CONVERGED, Ends
+from .tracker import TrackerOptions, _charts, _invariants, _linear, newton
 
 __all__ = [
     "MonodromyResult",

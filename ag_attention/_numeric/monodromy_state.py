@@ -15,7 +15,8 @@ import numpy as np
 
 from .._errors import InvalidArgumentError
 from .._files import atomic_open
-from .homotopy import Deduplicator, _charts, _invariants
+from .homotopy import Deduplicator
+from .tracker import _charts, _invariants
 
 __all__ = ["FORMAT", "read_state", "write_state"]
 

@@ -2,15 +2,12 @@
 solutions are known in closed form."""
 
 import numpy as np
-import pytest
 
-from ag_attention._errors import InvalidArgumentError
 from ag_attention._numeric.homotopy import (
     Deduplicator,
     TrackerOptions,
     newton,
     parameter_homotopy,
-    track,
 )
 
 
@@ -87,18 +84,6 @@ def circle_solutions(p1, p2):
     return sorted([((p2 + r) / 2, (-p2 + r) / 2), ((p2 - r) / 2, (-p2 - r) / 2)], key=lambda s: (s[0].real, s[0].imag))
 
 
-def test_a_path_ends_at_the_solution_it_continues():
-    res = track(Roots(2), np.array([[1.0 + 0j]]), np.array([1.0 + 0j]), np.array([4.0 + 0j]))
-    assert res.ok.all() and abs(res.z[0, 0] - 2) < 1e-10 and res.reason[0] == ""
-    # both solutions of the circle system, carried between two complex parameters, land on the closed forms
-    pa, pb = np.array([2.0 + 1j, 0.5 - 0.3j]), np.array([5.0 - 2j, -1.0 + 0.7j])
-    start = np.array(circle_solutions(*pa))
-    res = track(Circle(), start, pa, pb)
-    assert res.ok.all()
-    ends = sorted(map(tuple, res.z), key=lambda s: (s[0].real, s[0].imag))
-    assert np.allclose(ends, circle_solutions(*pb), atol=1e-9)
-
-
 def test_parameter_homotopy_to_a_real_target_and_its_failures():
     pa = np.array([2.0 + 1j, 0.5 - 0.3j])
     start = np.array(circle_solutions(*pa))
@@ -123,15 +108,3 @@ def test_newton_and_the_deduplicator():
     assert d.add(np.array([1.0, 2.0])) == 0
     assert d.add(np.array([1.0 + 1e-12, 2.0])) is None  # the same point
     assert d.add(np.array([1.0, 2.0 + 1e-6])) == 1 and len(d) == 2
-
-
-@pytest.mark.parametrize(
-    "kwargs, text",
-    [
-        ({"min_step": 0.5}, "step sizes"),
-        ({"max_steps": 0}, "max_steps=0"),
-    ],
-)
-def test_bad_tracker_options_are_refused(kwargs, text):
-    with pytest.raises(InvalidArgumentError, match=text):
-        TrackerOptions(**kwargs)

@@ -1,4 +1,5 @@
-"""One float64 spectrum (ag_attention._numeric.spectrum): saturated softmax rows, and no verdict where the softmax saturates."""
+"""One float64 spectrum (ag_attention._numeric.spectrum): saturated softmax rows, and no verdict where the softmax
+saturates."""
 
 import numpy as np
 

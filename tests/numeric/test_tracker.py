@@ -1,0 +1,37 @@
+"""Paths along a segment of parameters (ag_attention._numeric.tracker), on systems solved in closed form."""
+
+import numpy as np
+import pytest
+
+from ag_attention._errors import InvalidArgumentError
+from ag_attention._numeric.tracker import TrackerOptions, newton, track
+from tests.numeric.test_homotopy import Circle, Roots, circle_solutions
+
+
+def test_a_path_ends_at_the_solution_it_continues():
+    res = track(Roots(2), np.array([[1.0 + 0j]]), np.array([1.0 + 0j]), np.array([4.0 + 0j]))
+    assert res.ok.all() and abs(res.z[0, 0] - 2) < 1e-10 and res.reason[0] == ""
+    # both solutions of the circle system, carried between two complex parameters, land on the closed forms
+    pa, pb = np.array([2.0 + 1j, 0.5 - 0.3j]), np.array([5.0 - 2j, -1.0 + 0.7j])
+    start = np.array(circle_solutions(*pa))
+    res = track(Circle(), start, pa, pb)
+    assert res.ok.all()
+    ends = sorted(map(tuple, res.z), key=lambda s: (s[0].real, s[0].imag))
+    assert np.allclose(ends, circle_solutions(*pb), atol=1e-9)
+
+
+def test_newton_refines_each_point_to_its_solution():
+    z, last = newton(Roots(3), np.array([[1.05 + 0j], [-0.5 + 0.9j]]), np.array([1.0 + 0j]), iterations=8)
+    assert np.allclose(z[:, 0] ** 3, 1) and (last < 1e-12).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, text",
+    [
+        ({"min_step": 0.5}, "step sizes"),
+        ({"max_steps": 0}, "max_steps=0"),
+    ],
+)
+def test_bad_tracker_options_are_refused(kwargs, text):
+    with pytest.raises(InvalidArgumentError, match=text):
+        TrackerOptions(**kwargs)
