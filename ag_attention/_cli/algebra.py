@@ -7,8 +7,12 @@ import argparse
 import sys
 from typing import Any
 
+from .._algebra.closure_degree import METHODS as DEGREE_METHODS
+from .._algebra.equations import EQUATION_METHODS
 from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
+from .._models.coordinates import COORDINATES
+from .._models.parametrization import PARAMETERS
 from .common import ESTIMATE_FROM_PARAMETERS, add_architecture, add_m2_options, add_output, architecture, emit
 
 __all__ = ["add_parsers", "cmd_degree", "cmd_dim", "cmd_fibers", "cmd_implicitize"]
@@ -142,12 +146,12 @@ def _add_implicitize_command(sub: Any) -> None:
         description="Ideal of the Zariski closure of the neuromanifold of one lightning layer, by Macaulay2.",
     )
     add_architecture(p, allow_normalized=False)
-    p.add_argument("--coords", choices=["reduced", "full"], default="reduced", help="coordinates (default reduced)")
+    p.add_argument("--coords", choices=COORDINATES, default="reduced", help="coordinates (default reduced)")
     p.add_argument("--field", default="QQ", help="QQ (default) or ZZ/p, e.g. ZZ/32003")
-    p.add_argument("--weights", choices=["AV", "QKV"], default=None, help="weight ring (default AV)")
+    p.add_argument("--weights", choices=PARAMETERS, default=None, help="weight ring (default AV)")
     p.add_argument(
         "--method",
-        choices=["kernel", "interpolate", "auto"],
+        choices=EQUATION_METHODS,
         default="kernel",
         help="kernel: Macaulay2's kernel, the whole ideal (default); interpolate: all minimal generators "
         "up to --max-degree by exact interpolation per multidegree, then msolve's length test of "
@@ -184,7 +188,7 @@ def _add_degree_command(sub: Any) -> None:
         "or Macaulay2's kernel; auto = formula, confirmed by a count where that is fast.",
     )
     add_architecture(p, allow_normalized=False)
-    p.add_argument("--method", choices=["auto", "formula", "count", "m2"], default="auto", help="default auto")
+    p.add_argument("--method", choices=DEGREE_METHODS, default="auto", help="default auto")
     add_m2_options(p)
     add_output(p)
     p.set_defaults(func=cmd_degree)

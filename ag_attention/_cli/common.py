@@ -8,9 +8,10 @@ import json
 import sys
 from typing import Any, NoReturn
 
-from .._architecture import Architecture, parse_sizes
+from .._architecture import PARAMETRIZATIONS, Architecture, parse_sizes
 from .._argtypes import integer, positive_float, seconds
 from .._errors import InvalidArgumentError
+from .._m2.runner import BACKENDS
 from .._provenance import provenance
 
 __all__ = [
@@ -45,7 +46,7 @@ def add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = Tru
     g.add_argument("--widths", required=True, help="d_0,...,d_L, e.g. 4,4,4")
     g.add_argument("--ranks", help="a_1,...,a_L (omit with --parametrization AV)")
     g.add_argument("--tokens", "-t", type=integer("--tokens"), default=2, help="sequence length t (default 2)")
-    g.add_argument("--parametrization", choices=["QKV", "AV"], default=None, help="QKV (default) or AV (A free)")
+    g.add_argument("--parametrization", choices=PARAMETRIZATIONS, default=None, help="QKV (default) or AV (A free)")
     g.add_argument("--heads", type=integer("--heads"), default=1, help="attention heads per layer (default 1)")
     g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
     g.add_argument("--causal", action="store_true", help="causal mask: token i attends to tokens j <= i only")
@@ -132,7 +133,7 @@ def add_m2_options(p: argparse.ArgumentParser, timeout_help: str = "seconds per 
     g = p.add_argument_group("Macaulay2")
     g.add_argument(
         "--backend",
-        choices=["auto", "local", "container"],
+        choices=BACKENDS,
         default="auto",
         help="local M2, the container image, or auto (local if present)",
     )

@@ -11,6 +11,9 @@ from typing import Any
 from .._architecture import Architecture
 from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
+from .._landscape.critical import CRITICAL_METHODS
+from .._landscape.ed import ED_METHODS
+from .._landscape.metrics import METRICS
 from .common import EXIT_M2, add_architecture, add_m2_options, add_output, architecture, emit, with_provenance
 
 __all__ = ["add_parsers", "cmd_critical_points", "cmd_ed_degree"]
@@ -126,7 +129,7 @@ def _add_ed_command(sub: Any) -> None:
     add_architecture(p, allow_normalized=False)
     p.add_argument(
         "--metric",
-        choices=["euclidean", "generic", "data"],
+        choices=list(METRICS),
         default="generic",
         help="the form the distance is measured with (default generic)",
     )
@@ -138,7 +141,7 @@ def _add_ed_command(sub: Any) -> None:
     )
     p.add_argument(
         "--method",
-        choices=["auto", "count", "monodromy", "m2"],
+        choices=["auto", *(m for m in ED_METHODS if m != "auto")],  # the default first, as --help always listed it
         default="auto",
         help="count: the critical equations in the weights, counted by msolve over two primes "
         "(probabilistic); monodromy: homotopy continuation, every solution certified (a proven lower "
@@ -182,7 +185,7 @@ def _add_critical_command(sub: Any) -> None:
     )
     p.add_argument(
         "--method",
-        choices=["auto", "homotopy", "msolve"],
+        choices=CRITICAL_METHODS,
         default="auto",
         help="homotopy: monodromy and a parameter homotopy, every solution certified (Krawczyk); msolve: "
         "real root isolation over QQ and a count modulo two primes; auto (default): both, checked "

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._argtypes import integer, positive_float, seconds
 from .._errors import AgAttentionError, InvalidArgumentError
-from .._point.checkpoints import MODELS
+from .._point.layouts import MODELS
 from .common import ESTIMATE_FROM_PARAMETERS, EXIT_USAGE, add_output, emit
 
 __all__ = ["add_parsers", "cmd_point"]

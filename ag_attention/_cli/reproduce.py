@@ -11,6 +11,7 @@ from typing import Any
 
 from .._argtypes import integer, nonempty, seconds
 from .._errors import InvalidArgumentError, OutputError
+from .._m2.runner import BACKENDS
 from .common import EXIT_FAILED, EXIT_OUTPUT, add_output, with_provenance
 
 __all__ = ["REPRODUCE_HELP", "add_parsers", "cmd_reproduce", "finish_report"]
@@ -310,9 +311,7 @@ def add_parsers(sub: Any) -> None:
         help="Macaulay2 items on the candidate sizes with at most this many reduced coordinates "
         "(default: every size that finishes: up to 24, and d=3, d'=2, a=1 with 36)",
     )
-    g.add_argument(
-        "--backend", choices=["auto", "local", "container"], default=None, help="Macaulay2 backend (default auto)"
-    )
+    g.add_argument("--backend", choices=BACKENDS, default=None, help="Macaulay2 backend (default auto)")
     g.add_argument(
         "--m2-timeout",
         type=seconds("--m2-timeout"),
