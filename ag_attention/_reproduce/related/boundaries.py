@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from ..._architecture import Architecture
+from ..._landscape.boundary import boundary_ed_degree
 from ..report import Check, Report, Table
 
 __all__ = ["BOUNDARY_SIZES", "BOUNDARY_VALUES", "boundary_checks"]
@@ -54,8 +55,6 @@ def boundary_checks(report: Report, quick: bool, seed: int) -> list[dict[str, An
     Each value rests on two independent draws that agree (:func:`~ag_attention.boundary_ed_degree`); the special
     draws (another count) are listed in the table and the findings, and each value is checked against the value
     docs/related.md prints (:data:`BOUNDARY_VALUES`)."""
-    from ..._landscape.boundary import boundary_ed_degree
-
     rows: list[dict[str, Any]] = []
     sizes = BOUNDARY_SIZES[:5] if quick else BOUNDARY_SIZES
     for d, e, a, t in sizes:

@@ -22,6 +22,12 @@ from typing import Any
 
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
+from ..._models.bounds import one_layer_bounds
+from ..._models.formulas import symmetry_count
+from ..._numeric import numerical_dimension
+from ..._sweep import sweep
+from ..._sweep.grid import Grid, load_grid
+from ..conjectures import SWEEPS, describe
 from ..report import Check, Table
 
 __all__ = [
@@ -56,8 +62,6 @@ def poster_formula(arch: Architecture) -> int:
     >>> poster_formula(Architecture((2, 3), (2,), tokens=2, heads=2))   # the computed dimension is 16
     18
     """
-    from ..._models.formulas import symmetry_count
-
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
     return arch.parameter_count - symmetry_count(arch)
@@ -78,8 +82,6 @@ def one_layer_criterion(row: dict[str, Any]) -> list[str]:
     >>> one_layer_criterion({"widths": [3, 2], "ranks": [2], "heads": 2, "tokens": 2, "skip": False})
     []
     """
-    from ..._models.bounds import one_layer_bounds
-
     (d, e), (a,), H, t = row["widths"], row["ranks"], row["heads"], row["tokens"]
     count = poster_formula(Architecture((d, e), (a,), tokens=t, heads=H, skip=bool(row["skip"])))
     return sorted({b.name for b in one_layer_bounds(d, e, a, H, t) if b.value < count})
@@ -98,8 +100,6 @@ def compare_heads(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     uncertified row is *refuted* when the count exceeds its proven upper bound, else *open*.  For one layer the
     outcome is compared with :func:`one_layer_criterion`: ``reason_mismatches`` lists the rows where a certified
     failure has no bound below the count or a certified agreement has one (none: the criterion is exact there)."""
-    from ..conjectures import describe
-
     groups: dict[str, Counter[str]] = defaultdict(Counter)
     failures: dict[str, Counter[str]] = defaultdict(Counter)
     examples: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -187,9 +187,6 @@ def heads_grid(quick: bool) -> Any:
     :class:`~ag_attention._sweep.grid.Grid` without repeats (the wide grid contains the others): the multi-head
     rows and, for the comparison of a deep multi-head failure with the same network with one head, the one-head
     rows."""
-    from ..._sweep.grid import Grid, load_grid
-    from ..conjectures import SWEEPS
-
     names = CERTIFICATION_GRIDS[:1] if quick else CERTIFICATION_GRIDS
     specs: dict[Any, None] = {}
     for name in names:
@@ -227,8 +224,6 @@ QUICK_SOFTMAX_GRID = (
 def softmax_heads(archs: Sequence[Architecture], seed: int = 0) -> list[dict[str, Any]]:
     """:func:`poster_formula` against the dimension of multi-head *softmax* layers: a float64 rank, proven where
     a lower bound by ball arithmetic meets the symmetry bound (``NumericalResult.certified``)."""
-    from ..._numeric import numerical_dimension
-
     out = []
     for arch in archs:
         if not arch.normalized or arch.heads < 2:
@@ -271,9 +266,6 @@ def heads_section(report: Any, base: Path, quick: bool, seed: int, workers: int 
 
 def _sweep_check(report: Any, grid: Any, base: Path, seed: int, workers: int | None) -> tuple[list[Any], float]:
     """Sweep every architecture of ``grid`` (under ``base``): its rows, the seconds, and the check that none failed."""
-    from ..._sweep import sweep
-    from ..conjectures import describe
-
     t0 = time.perf_counter()
     result = sweep(grid, base / "sweeps" / "related-heads", overwrite=True, seed=seed, plots=False, workers=workers)
     rows = result.rows()

@@ -26,6 +26,9 @@ import time
 from fractions import Fraction
 from typing import Any
 
+from ..._landscape.formula import segre_product_ed_degree
+from ..._landscape.model import PolynomialModel
+from ..._landscape.models import model_critical_points
 from ..report import Check, Report, Table
 
 __all__ = ["LCN_ROWS", "DLN_ROWS", "models_section", "lcn_count", "dln_counts"]
@@ -74,9 +77,6 @@ def _wide(rng: random.Random) -> Fraction:
 def lcn_count(filters: tuple[int, ...], strides: tuple[int, ...], seed: int, timeout: float = 600.0) -> Any:
     """The critical points of a generic positive definite quadratic loss on a linear convolutional network, one per
     rescaling orbit, every filter nonzero (module docstring)."""
-    from ..._landscape.model import PolynomialModel
-    from ..._landscape.models import model_critical_points
-
     rng = random.Random(seed)
     M = PolynomialModel.linear_convolutional(filters, strides)
     n = M.n
@@ -94,9 +94,6 @@ def lcn_count(filters: tuple[int, ...], strides: tuple[int, ...], seed: int, tim
 
 def dln_counts(di: int, H: int, m: int, dx: int, dy: int, seed: int, timeout: float = 600.0) -> tuple[Any, Any]:
     """``(N_C, N_C*)`` results for the regularized deep linear network of Bharadwaj and Hoşten (module docstring)."""
-    from ..._landscape.model import PolynomialModel
-    from ..._landscape.models import model_critical_points
-
     rng = random.Random(seed)
     M = PolynomialModel.deep_linear([dx] + [di] * H + [dy])
     X = [[_wide(rng) for _ in range(dx)] for _ in range(m)]
@@ -119,8 +116,6 @@ def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
 
 def _lcn_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
     """The linear convolutional networks of :data:`LCN_ROWS` against the Segre product's generic ED degree."""
-    from ..._landscape.formula import segre_product_ed_degree
-
     lcn: list[dict[str, Any]] = []
     for ks, ss, fast in LCN_ROWS:
         if quick and not fast:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..._checks import check_int
 from ..._errors import InvalidArgumentError
+from ..._files import atomic_write
 from ..report import Report, written
 from .boundaries import boundary_checks
 from .heads import POSTER, heads_section
@@ -42,8 +43,6 @@ def reproduce_related(
     sweeps every architecture of the certification grids and asks Macaulay2 for the kernels it compares (cached
     after the first run; 8 min 14 s here from an empty cache).  Writes ``report.md``, ``report.json`` and
     ``related.json`` (every number) under ``out`` (``None``: nothing is written)."""
-    from ..._files import atomic_write
-
     if not isinstance(quick, bool):
         raise InvalidArgumentError(f"quick={quick!r}: must be True or False")
     seed = check_int(seed, "seed", minimum=0)
