@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidArgumentError
+from .._checks import check_choice
 from .._files import atomic_write
 from .conjectures import Row, describe, sweep_grid
 from .report import Check, Report, Table, written
@@ -138,8 +138,7 @@ def reproduce_certification(
     out: Path | str | None, *, mode: str = "standard", seed: int = 0, workers: int | None = None, samples: int = 100
 ) -> Report:
     """Sweep the certification grids and report what is certified, by which bound, and what is open."""
-    if mode not in GRIDS:
-        raise InvalidArgumentError(f"mode={mode!r}: must be one of {', '.join(GRIDS)}")
+    check_choice(mode, "mode", GRIDS)
     report = Report(
         "Certification: which lightning dimensions are proven exact",
         summary=(
@@ -154,79 +153,95 @@ def reproduce_certification(
     base = Path(tmp.name if tmp is not None else str(out))
     base.mkdir(parents=True, exist_ok=True)
     try:
-        grids: dict[str, dict[str, Any]] = {}
-        by_grid: dict[str, list[Row]] = {}
-        for name in GRIDS[mode]:
-            grids[name], rows = sweep_grid(
-                name, base, seed=seed, workers=workers, report=report, case=name, who="the certification report runs"
-            )
-            by_grid[name] = [r for r in rows if r["error"] is None and not r["normalized"]]
+        grids, by_grid = _sweep_grids(mode, base, seed, workers, report)
         # the wide grid repeats the standard one's networks: one row per network
         rows = list({describe(r): r for grid_rows in by_grid.values() for r in grid_rows}.values())
-        table, counts = _per_variant(rows)
-        report.tables.append(table)
-        report.tables.append(
-            Table(
-                "Closing bounds",
-                ["bound", "certified cases"],
-                [[k, m] for k, m in Counter(r["bound"] for r in rows if r["certified"]).most_common()],
-            )
-        )
-        report.tables.append(_open_cases(rows))
-        certified = sum(c for c, _ in counts.values())
-        report.findings.append(
-            f"{certified} of {len(rows)} dimensions certified ({certified / max(len(rows), 1):.1%}); "
-            + "; ".join(f"{v}: {c}/{n}" for v, (c, n) in sorted(counts.items()))
-        )
-        for name, grid_rows in by_grid.items():
-            share = sum(r["certified"] for r in grid_rows) / max(len(grid_rows), 1)
-            report.findings.append(
-                f"sweeps/{name}: {share:.2%} certified ({len(grid_rows)} networks, {grids[name]['seconds']} s)"
-            )
-            if name == "certification.toml":
-                report.add(
-                    Check(
-                        f"at least {TARGET:.0%} certified on the standard grid",
-                        name,
-                        "certified / networks",
-                        f">= {TARGET:.0%}",
-                        f"{share:.2%}",
-                        share >= TARGET,
-                    )
-                )
+        _tables_and_findings(report, rows, by_grid, grids)
         checked = _check_sample(rows, samples, seed, report)
         report.meta["grids"] = {
             k: f"{g['grid']} ({g['architectures']} architectures, {g['seconds']} s)" for k, g in grids.items()
         }
         if tmp is None:
-            written(
-                report,
-                lambda: atomic_write(
-                    base / "certification.json",
-                    json.dumps(
-                        {
-                            "grids": grids,
-                            "independent_checks": checked,
-                            "rows": [
-                                {
-                                    "architecture": describe(r),
-                                    "variant": variant_of(r),
-                                    "lower": r["dimension"],
-                                    "upper": r["upper_bound"],
-                                    "certified": r["certified"],
-                                    "bound": r["bound"],
-                                }
-                                for r in rows
-                            ],
-                        },
-                        indent=1,
-                    )
-                    + "\n",
-                ),
-            )
+            written(report, lambda: atomic_write(base / "certification.json", _rows_json(grids, checked, rows)))
             report.meta["rows"] = "certification.json"
             written(report, lambda: report.write(base))
     finally:
         if tmp is not None:
             tmp.cleanup()
     return report
+
+
+def _sweep_grids(
+    mode: str, base: Path, seed: int, workers: int | None, report: Report
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[Row]]]:
+    """Sweep each grid of ``mode`` under ``base``: each grid's run and its rows (computed, not normalized)."""
+    grids: dict[str, dict[str, Any]] = {}
+    by_grid: dict[str, list[Row]] = {}
+    for name in GRIDS[mode]:
+        grids[name], rows = sweep_grid(
+            name, base, seed=seed, workers=workers, report=report, case=name, who="the certification report runs"
+        )
+        by_grid[name] = [r for r in rows if r["error"] is None and not r["normalized"]]
+    return grids, by_grid
+
+
+def _tables_and_findings(
+    report: Report, rows: list[Row], by_grid: dict[str, list[Row]], grids: dict[str, dict[str, Any]]
+) -> None:
+    """The tables (per variant, closing bounds, open cases), the share certified, and the standard grid's target."""
+    table, counts = _per_variant(rows)
+    report.tables.append(table)
+    report.tables.append(
+        Table(
+            "Closing bounds",
+            ["bound", "certified cases"],
+            [[k, m] for k, m in Counter(r["bound"] for r in rows if r["certified"]).most_common()],
+        )
+    )
+    report.tables.append(_open_cases(rows))
+    certified = sum(c for c, _ in counts.values())
+    report.findings.append(
+        f"{certified} of {len(rows)} dimensions certified ({certified / max(len(rows), 1):.1%}); "
+        + "; ".join(f"{v}: {c}/{n}" for v, (c, n) in sorted(counts.items()))
+    )
+    for name, grid_rows in by_grid.items():
+        share = sum(r["certified"] for r in grid_rows) / max(len(grid_rows), 1)
+        report.findings.append(
+            f"sweeps/{name}: {share:.2%} certified ({len(grid_rows)} networks, {grids[name]['seconds']} s)"
+        )
+        if name == "certification.toml":
+            report.add(
+                Check(
+                    f"at least {TARGET:.0%} certified on the standard grid",
+                    name,
+                    "certified / networks",
+                    f">= {TARGET:.0%}",
+                    f"{share:.2%}",
+                    share >= TARGET,
+                )
+            )
+
+
+def _rows_json(grids: dict[str, dict[str, Any]], checked: list[dict[str, Any]], rows: list[Row]) -> str:
+    """certification.json: the grids' runs, the independent checks, every row's bounds and closing bound."""
+    return (
+        json.dumps(
+            {
+                "grids": grids,
+                "independent_checks": checked,
+                "rows": [
+                    {
+                        "architecture": describe(r),
+                        "variant": variant_of(r),
+                        "lower": r["dimension"],
+                        "upper": r["upper_bound"],
+                        "certified": r["certified"],
+                        "bound": r["bound"],
+                    }
+                    for r in rows
+                ],
+            },
+            indent=1,
+        )
+        + "\n"
+    )
