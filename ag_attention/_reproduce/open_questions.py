@@ -36,8 +36,8 @@ finite and remove no dimension):
   (the pairs can be independent) for all ``i``, ``t >= 2``, no mask.
 * ``skip-translate``: a skip connection adds a fixed term, so ``dim(skip) = dim(plain)``
   of the same widths, ranks and tokens.  Hypotheses: equal widths.
-* ``skip-symmetry``: ``dim(skip) = P - S`` (skip networks are their own effective architecture; no ``GL_{d_i}`` between layers: the
-  identity term breaks it).
+* ``skip-symmetry``: ``dim(skip) = P - S`` (skip networks are their own effective architecture; no ``GL_{d_i}``
+  between layers: the identity term breaks it).
 * ``causal-unmasked``: ``dim(causal) = dim(unmasked)``, except where the README's
   finding says otherwise.  Hypotheses: not (``L >= 2``, ``a_1 = 1``, ``a_2 >= 2``,
   ``d_0 >= 2``).
@@ -60,10 +60,12 @@ import tempfile
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
+from .._sweep.summary import JITTER_SEED, OKABE_ITO, integer_ticks, jitter, jitter_amplitude
 from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, partner_key, sweep_grid
 from .report import Check, Report, Table, pyplot, save_figure, written
 
@@ -181,99 +183,12 @@ def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> An
     says how far, and which cases are not shown (not applicable, no prediction or no bound).  Both axes count
     dimensions: integer ticks.  A pyplot figure: :func:`close_figures` (or ``plt.close``) releases it.
     """
-    from matplotlib.lines import Line2D
-
-    from .._sweep.summary import JITTER_SEED, OKABE_ITO, integer_ticks, jitter, jitter_amplitude
-
     plt = pyplot()
     fig, axes = plt.subplots(1, len(comparisons), figsize=(5.6 * len(comparisons), 5.4), dpi=120, squeeze=False)
     networks = sorted({_network(e) for c in comparisons for k in ("holds", "counterexamples") for e in c[k]})
     marker = {n: _NETWORK_MARKERS[i % len(_NETWORK_MARKERS)] for i, n in enumerate(networks)}
-    # outcome by colour and fill (filled: holds, hollow: counterexample), so that it survives printing in grey
-    outcomes = (
-        ("holds", OKABE_ITO["bluish green"], True, "certified, holds"),
-        ("counterexamples", OKABE_ITO["vermillion"], False, "certified, counterexample"),
-    )
     for ax, c in zip(axes[0], comparisons):
-        bounded = {
-            kind: [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
-            for kind in ("open", "refuted_by_bounds")
-        }
-        values = [e[k] for kind in ("holds", "counterexamples") for e in c[kind] for k in ("predicted", "computed")]
-        values += [e[k] for sel in bounded.values() for e in sel for k in ("predicted", "lower", "upper")]
-        top = max(values + [1])
-        amplitude = jitter_amplitude(top - min(values + [0]))
-        handles: list[Any] = []
-        for i, (kind, color, filled, label) in enumerate(outcomes):
-            pts = c[kind]
-            if not pts:
-                continue
-            xs, ys = jitter([e["predicted"] for e in pts], [e["computed"] for e in pts], amplitude, JITTER_SEED + i)
-            for n in networks:
-                idx = [j for j, e in enumerate(pts) if _network(e) == n]
-                if idx:
-                    ax.plot(
-                        xs[idx],
-                        ys[idx],
-                        ls="none",
-                        marker=marker[n],
-                        color=color,
-                        mec=color,
-                        ms=6,
-                        mew=1.2,
-                        mfc=color if filled else "none",
-                        alpha=0.75,
-                        gid=f"{kind}:heads={n[0]}:tokens={n[1]}",
-                    )
-            handles.append(
-                Line2D(
-                    [],
-                    [],
-                    ls="none",
-                    marker="o",
-                    color=color,
-                    mew=1.2,
-                    mfc=color if filled else "none",
-                    label=f"{label} ({len(pts)})",
-                )
-            )
-        for i, (kind, color, label) in enumerate(
-            (
-                ("open", OKABE_ITO["blue"], "open: [lower, upper]"),
-                ("refuted_by_bounds", OKABE_ITO["reddish purple"], "bounds exclude it: [lower, upper]"),
-            )
-        ):
-            sel = bounded[kind]
-            if sel:
-                lo = [e["lower"] for e in sel]
-                hi = [e["upper"] for e in sel]
-                xs, _ = jitter([e["predicted"] for e in sel], lo, amplitude, JITTER_SEED + 2 + i)
-                bars = ax.errorbar(
-                    xs,
-                    [(a + b) / 2 for a, b in zip(lo, hi)],
-                    yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2,
-                    ls="none",
-                    color=color,
-                    alpha=0.6,
-                    capsize=2,
-                    label=f"{label} ({len(sel)})",
-                )
-                handles.append(bars)
-        shown = {n: sum(_network(e) == n for k in ("holds", "counterexamples") for e in c[k]) for n in networks}
-        handles += [
-            Line2D([], [], ls="none", marker=marker[n], color="0.3", label=f"{_network_label(n)} ({shown[n]})")
-            for n in networks
-            if shown[n]
-        ]
-        ax.plot([0, top], [0, top], ls=(0, (4, 3)), color="0.45", lw=1, label="_computed = predicted")
-        ax.set_xlabel("predicted dimension")
-        ax.set_ylabel("computed dimension")
-        ax.set_title(_PANEL_TITLES.get(c["key"], c["statement"]), fontsize=9)
-        integer_ticks(ax)
-        ax.grid(alpha=0.3)
-        if handles:
-            ax.legend(handles=handles, fontsize=7, loc="upper left")
-        ax.text(0, -0.14, _not_shown(c, bounded, amplitude), transform=ax.transAxes, fontsize=6.5, va="top")
+        _comparison_panel(ax, c, networks, marker)
     fig.suptitle(
         f"Open question: {_QUESTIONS.get(variant.name, variant.title)}\nEach dot is one network, on the "
         "dashed line where the prediction holds.",
@@ -281,6 +196,115 @@ def comparison_figure(variant: Variant, comparisons: list[dict[str, Any]]) -> An
     )
     fig.tight_layout()
     return fig
+
+
+_Network = tuple[int, int]
+
+
+def _comparison_panel(ax: Any, c: dict[str, Any], networks: list[_Network], marker: dict[_Network, str]) -> None:
+    """One conjecture's panel: its certified dots, its bounds' bars, the diagonal, the legend and the note."""
+    from matplotlib.lines import Line2D  # optional: matplotlib
+
+    bounded = {
+        kind: [e for e in c[kind] if e["predicted"] is not None and e["lower"] is not None]
+        for kind in ("open", "refuted_by_bounds")
+    }
+    values = [e[k] for kind in ("holds", "counterexamples") for e in c[kind] for k in ("predicted", "computed")]
+    values += [e[k] for sel in bounded.values() for e in sel for k in ("predicted", "lower", "upper")]
+    top = max(values + [1])
+    amplitude = jitter_amplitude(top - min(values + [0]))
+    handles = _certified_dots(ax, c, networks, marker, amplitude) + _bound_bars(ax, bounded, amplitude)
+    shown = {n: sum(_network(e) == n for k in ("holds", "counterexamples") for e in c[k]) for n in networks}
+    handles += [
+        Line2D([], [], ls="none", marker=marker[n], color="0.3", label=f"{_network_label(n)} ({shown[n]})")
+        for n in networks
+        if shown[n]
+    ]
+    ax.plot([0, top], [0, top], ls=(0, (4, 3)), color="0.45", lw=1, label="_computed = predicted")
+    ax.set_xlabel("predicted dimension")
+    ax.set_ylabel("computed dimension")
+    ax.set_title(_PANEL_TITLES.get(c["key"], c["statement"]), fontsize=9)
+    integer_ticks(ax)
+    ax.grid(alpha=0.3)
+    if handles:
+        ax.legend(handles=handles, fontsize=7, loc="upper left")
+    ax.text(0, -0.14, _not_shown(c, bounded, amplitude), transform=ax.transAxes, fontsize=6.5, va="top")
+
+
+def _certified_dots(
+    ax: Any, c: dict[str, Any], networks: list[_Network], marker: dict[_Network, str], amplitude: float
+) -> list[Any]:
+    """The certified cases, jittered: colour and fill the outcome, marker the network; their legend handles."""
+    from matplotlib.lines import Line2D  # optional: matplotlib
+
+    # outcome by colour and fill (filled: holds, hollow: counterexample), so that it survives printing in grey
+    outcomes = (
+        ("holds", OKABE_ITO["bluish green"], True, "certified, holds"),
+        ("counterexamples", OKABE_ITO["vermillion"], False, "certified, counterexample"),
+    )
+    handles: list[Any] = []
+    for i, (kind, color, filled, label) in enumerate(outcomes):
+        pts = c[kind]
+        if not pts:
+            continue
+        xs, ys = jitter([e["predicted"] for e in pts], [e["computed"] for e in pts], amplitude, JITTER_SEED + i)
+        for n in networks:
+            idx = [j for j, e in enumerate(pts) if _network(e) == n]
+            if idx:
+                ax.plot(
+                    xs[idx],
+                    ys[idx],
+                    ls="none",
+                    marker=marker[n],
+                    color=color,
+                    mec=color,
+                    ms=6,
+                    mew=1.2,
+                    mfc=color if filled else "none",
+                    alpha=0.75,
+                    gid=f"{kind}:heads={n[0]}:tokens={n[1]}",
+                )
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="none",
+                marker="o",
+                color=color,
+                mew=1.2,
+                mfc=color if filled else "none",
+                label=f"{label} ({len(pts)})",
+            )
+        )
+    return handles
+
+
+def _bound_bars(ax: Any, bounded: dict[str, list[dict[str, Any]]], amplitude: float) -> list[Any]:
+    """The open cases and those the bounds refute: a bar from the lower to the upper bound; their handles."""
+    handles: list[Any] = []
+    for i, (kind, color, label) in enumerate(
+        (
+            ("open", OKABE_ITO["blue"], "open: [lower, upper]"),
+            ("refuted_by_bounds", OKABE_ITO["reddish purple"], "bounds exclude it: [lower, upper]"),
+        )
+    ):
+        sel = bounded[kind]
+        if sel:
+            lo = [e["lower"] for e in sel]
+            hi = [e["upper"] for e in sel]
+            xs, _ = jitter([e["predicted"] for e in sel], lo, amplitude, JITTER_SEED + 2 + i)
+            bars = ax.errorbar(
+                xs,
+                [(a + b) / 2 for a, b in zip(lo, hi)],
+                yerr=[[(b - a) / 2 for a, b in zip(lo, hi)]] * 2,
+                ls="none",
+                color=color,
+                alpha=0.6,
+                capsize=2,
+                label=f"{label} ({len(sel)})",
+            )
+            handles.append(bars)
+    return handles
 
 
 def _not_shown(c: dict[str, Any], bounded: dict[str, list[dict[str, Any]]], amplitude: float) -> str:
@@ -504,10 +528,8 @@ def reproduce_open_questions(
                 _tables(report, c)
             everything += comparisons
             if out is not None:
-                figures += (
-                    written(report, lambda: _plot(variant, comparisons, base / f"open-questions-{variant.name}.png"))
-                    or []
-                )
+                path = base / f"open-questions-{variant.name}.png"
+                figures += written(report, partial(_plot, variant, comparisons, path)) or []
     finally:
         if tmp is not None:
             tmp.cleanup()
