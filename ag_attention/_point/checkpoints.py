@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .files import tensor_to_numpy
 from .grouped import GroupedLayer
@@ -496,8 +497,8 @@ def translate(
     """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
     ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion).
     ``products=False``: only the factors (``Translation.factors``), no ``V = W_O,h W_v,h`` formed."""
-    if heads is not None and (isinstance(heads, bool) or not isinstance(heads, int) or heads < 1):
-        raise InvalidArgumentError(f"heads={heads!r}: must be a positive integer")
+    if heads is not None:
+        heads = check_int(heads, "heads", minimum=1)
     rec = recognize(arrays, names, metadata)
     if rec.package:
         return Translation(dict(arrays), "package names", (), (), ())
@@ -612,9 +613,7 @@ def _stored(metadata: dict[str, str], name: str, where: str) -> int | None:
 
 
 def _given(value: Any, name: str) -> int | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
-    return value
+    return None if value is None else check_int(value, name, minimum=1)
 
 
 def settle_arguments(

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._exact.rational import exact_rank
 from .._exact.verdicts import PointVerdict
@@ -303,8 +304,7 @@ def certify(
     if arch is not None:
         rank_bound, tokens = _from_architecture(arch, A, V, rank_bound, tokens)
     tokens = 2 if tokens is None else tokens
-    if isinstance(tokens, bool) or not isinstance(tokens, int):
-        raise InvalidArgumentError(f"tokens={tokens!r}: must be an integer >= 2")
+    tokens = check_int(tokens, "tokens")
     if tokens < 2:
         raise InvalidArgumentError(f"tokens={tokens!r}: Theorem 3.4's geometry is that of t >= 2 tokens")
     try:

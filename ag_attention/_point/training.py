@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
+from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError
 from .._network import forward, jacobian, unflatten
 from .._numeric.float64 import Float64
@@ -60,8 +61,7 @@ def teacher_weights(arch: Architecture, kind: str, rng: np.random.Generator) -> 
     ``rank-one A``: every head's ``A = u v^T`` (QKV: ``Q`` and ``K`` with one nonzero row), ``V`` generic;
     ``critical``: also ``V = w v^T`` with the same ``v`` (Lemma A.3's critical pairs).
     """
-    if kind not in TEACHERS:
-        raise InvalidArgumentError(f"teacher={kind!r}: must be one of {', '.join(TEACHERS)}")
+    check_choice(kind, "teacher", TEACHERS)
     theta = np.empty(arch.parameter_count)
     for b in arch.blocks:
         theta[b.slice] = rng.standard_normal(b.size) / math.sqrt(arch.layers[b.layer - 1].d_in)
@@ -212,9 +212,10 @@ def train(
         raise InvalidArgumentError(
             "training: lightning attention only (the geometry measured is that of a polynomial parametrization)"
         )
-    for name, value in (("samples", samples), ("steps", steps), ("record_every", record_every)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
+    samples, steps, record_every = (
+        check_int(value, name, minimum=1)
+        for name, value in (("samples", samples), ("steps", steps), ("record_every", record_every))
+    )
     t0 = time.perf_counter()
     F = Float64()
     rng = np.random.default_rng([seed, samples, TEACHERS.index(teacher) if teacher in TEACHERS else 99])

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._network import ObjectArithmetic
 from .._resources import format_bytes
@@ -213,12 +214,10 @@ class Network:
             raise InvalidArgumentError(
                 f"weights: a mapping of names to matrices is expected, got {type(weights).__name__}"
             )
-        if denominator is not None and (
-            isinstance(denominator, bool) or not isinstance(denominator, int) or denominator < 1
-        ):
-            raise InvalidArgumentError(f"denominator={denominator!r}: must be a positive integer")
-        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
-            raise InvalidArgumentError(f"rank={rank!r}: must be a positive integer")
+        if denominator is not None:
+            denominator = check_int(denominator, "denominator", minimum=1)
+        if rank is not None:
+            rank = check_int(rank, "rank", minimum=1)
         found: dict[tuple[int, int], dict[str, Any]] = {}
         for key, value in weights.items():
             match = NAME.fullmatch(key) if isinstance(key, str) else None
@@ -283,7 +282,7 @@ class Network:
                 if bound is not None and r > bound:
                     raise InvalidArgumentError(f"layers.{l}.heads.{h}.A has rank {r}, above the bound rank={bound}")
             if bound is not None and bound < max(widths[:-1]):
-                for (l, h), m in mats.items():
+                for (l, _h), m in mats.items():
                     a = min(bound, widths[l])
                     m["Q"], m["K"] = _factor(m.pop("A"), a)
                     if l + 1 not in factored:
@@ -538,7 +537,8 @@ class Network:
         return f"{self.architecture.describe()} from {self.source} ({self.conversion})"
 
     def __repr__(self) -> str:
-        return f"Network({self.architecture.describe()}, {self.architecture.parameter_count} parameters, {self.conversion})"
+        arch = self.architecture
+        return f"Network({arch.describe()}, {arch.parameter_count} parameters, {self.conversion})"
 
 
 def _has_floats(value: Any) -> bool:
