@@ -103,7 +103,7 @@ def _piece(net: Network, samples: int | None) -> tuple[float, float, int]:
 
 def estimate_point(net: Network, samples: int | None = None) -> PointEstimate:
     """The estimate of :func:`~ag_attention.point_geometry` on ``net`` (see the module docstring)."""
-    from .report import _layer_network
+    from .steps import layer_network
 
     rate = matrix_product_rate()
     arch = net.architecture
@@ -113,7 +113,7 @@ def estimate_point(net: Network, samples: int | None = None) -> PointEstimate:
     if arch.depth > 1 and not arch.normalized:
         layers = 0.0
         for i in range(arch.depth):
-            s, e, m = _piece(_layer_network(net, i), None)
+            s, e, m = _piece(layer_network(net, i), None)
             layers += s
             extra += e
             memory = max(memory, m)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .._numeric.strata import NearStrata
     from .geometry import LocalRank
     from .onelayer import OneLayerPoint
-    from .report import NumericalAtPoint
+    from .steps import NumericalAtPoint
     from .weights import Network
 
 __all__ = ["FLOAT_BITS", "log2_max", "jacobian_range", "strata_range", "check_numerical", "check_strata", "finite"]

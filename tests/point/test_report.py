@@ -26,25 +26,6 @@ def _deep(zero_row: bool) -> dict[str, np.ndarray]:
     return w
 
 
-def test_a_deep_network_with_a_rank_deficient_layer_is_critical_and_names_the_layer():
-    g = point_geometry(Network.from_weights(_deep(True)))
-    assert g.exact and g.local_rank == 22 < g.generic_dimension == 23 and g.critical is True
-    assert g.critical_layers() == [2]
-    assert g.layers[1].rank_deficient and g.layers[1].critical and not g.layers[0].rank_deficient
-    assert "layer 2" in str(g) and "critical by itself" in str(g)
-    generic = point_geometry(Network.from_weights(_deep(False)))
-    assert generic.critical is False and generic.critical_layers() == [] and generic.explained is True
-
-
-def test_a_rank_deficient_layer_that_is_not_critical_is_not_named_critical():
-    # rank V = 2 < 3 in the first layer, A of full rank a = 2: rank-deficient, yet not critical by itself
-    w = _deep(False)
-    w["layers.0.heads.0.V"][2] = w["layers.0.heads.0.V"][0] + w["layers.0.heads.0.V"][1]
-    g = point_geometry(Network.from_weights(w))
-    assert g.layers[0].rank_deficient and g.layers[0].critical is False
-    assert g.critical_layers() == [] and g.to_dict()["critical_layers"] == []
-
-
 def test_cli_point_rtol_sets_the_float64_verdicts_and_a_bad_one_exits_2(tmp_path):
     A = np.diag([0.41, 3.2e-5]) @ np.array([[0.6, 0.8], [-0.8, 0.6]])  # singular values 0.41, 3.2e-5
     V = np.array([[0.89, 0.0], [0.0, 1.1e-5]])
