@@ -411,7 +411,7 @@ class Network:
         heads (``"heads"``), and so may Hugging Face's ``config.json`` beside the file (``num_attention_heads``,
         ``n_head``; rotary embeddings or ALiBi there are refused); otherwise they are required (``tokens=``, and
         ``heads=`` when the layout leaves it open), as in the CLI: the geometry depends on both."""
-        from .checkpoints import read_config
+        from .configs import read_config
 
         p = Path(path)
         arrays, metadata = read_weights_file(p)
@@ -439,7 +439,7 @@ class Network:
         submodule's, e.g. ``torch.nn.MultiheadAttention``'s, or its ``config.num_attention_heads`` / ``n_head``)
         gives the heads; a module with rotary position embeddings (a ``rotary_emb`` submodule, an ``inv_freq``
         buffer, ``config.rope_theta``) is refused saying why; ``tokens=`` is required."""
-        from .checkpoints import module_arguments
+        from .configs import module_arguments
 
         obj = module_or_state_dict
         state = obj.state_dict() if hasattr(obj, "state_dict") and callable(obj.state_dict) else obj

@@ -2,17 +2,13 @@
 
 import json
 import math
-import os
-import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from ag_attention import Network, point_geometry
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._point.checkpoints import BERT, MAX_NAMES_BYTES, MHA, PROJ, read_names_file
+from ag_attention._point.checkpoints import BERT, MHA, PROJ
 from ag_attention._point.checkpoints import translate as _translate
 from ag_attention._point.safetensors import write_safetensors
 from ag_attention._point.weights import to_fraction
@@ -299,50 +295,6 @@ def test_every_tensor_not_used_is_listed_by_name():
     assert all(name in note for name in extra) and "..." not in note and set(tr.ignored) == set(extra)
 
 
-@pytest.mark.parametrize(
-    "make, message",
-    [
-        (lambda p: os.mkfifo(p), "not a regular file"),  # opened without blocking: it hung waiting for a writer
-        (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),  # it was read until memory ran out
-        (lambda p: p.mkdir(), "not a regular file"),
-        (lambda p: p.write_bytes(b" " * (MAX_NAMES_BYTES + 1)), r"1,048,577 bytes, more than the 1,048,576 \(1 MiB\)"),
-        (lambda p: p.write_text("[" * 50_000 + "]" * 50_000), "nested more than 64 levels deep"),  # was RecursionError
-        (lambda p: p.write_text('{"blk.wq": "layers.0.q", "blk.wq": "layers.0.k"}'), "the key blk.wq appears twice"),
-        (lambda p: p.write_bytes(b'{"\xff": 1}'), "not UTF-8"),
-    ],
-    ids=["fifo", "dev-zero", "directory", "too-large", "deep", "key-twice", "not-utf8"],
-)
-def test_a_names_file_is_read_only_from_a_small_regular_file(tmp_path, make, message):
-    path = tmp_path / "names.json"
-    make(path)
-    with pytest.raises(InvalidArgumentError, match=rf"--names {re.escape(str(path))}: .*{message}"):
-        read_names_file(path)
-    P = _projections()
-    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
-    write_safetensors(tmp_path / "w.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = subprocess.run(
-        [sys.executable, "-m", "ag_attention", "point", str(tmp_path / "w.safetensors"), "--names", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert r.returncode == 2 and f"--names {path}" in r.stderr and re.search(message, r.stderr)
-    assert "Traceback" not in r.stderr
-
-
-def test_a_names_file_maps_a_checkpoint(tmp_path):
-    P = _projections()
-    arrays = {"blk.wq": P["q"], "blk.wk": P["k"], "blk.wv": P["v"], "blk.wo": P["o"]}
-    (tmp_path / "names.json").write_text(json.dumps({k: f"layers.0.{k[-1]}" for k in arrays}))
-    names = read_names_file(tmp_path / "names.json")
-    assert names == {"blk.wq": "layers.0.q", "blk.wk": "layers.0.k", "blk.wv": "layers.0.v", "blk.wo": "layers.0.o"}
-    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in arrays.items()}
-    write_safetensors(tmp_path / "w.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "w.safetensors"), "--names", str(tmp_path / "names.json"), "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["point"]["source"].endswith("(mapping)")
-
-
 def test_tokens_and_heads_come_from_the_file_or_are_required_as_in_the_cli(tmp_path):
     """One convention (issue 37): the API refuses what the CLI refuses; every missing argument in one message; a
     value given that the file contradicts (its names or its __metadata__) is refused, never ignored."""
@@ -403,35 +355,3 @@ def test_the_report_s_first_line_names_the_model_the_layout_and_what_was_dropped
         {"layers.0.heads.0.Q": [[1, 0]], "layers.0.heads.0.K": [[0, 1]], "layers.0.heads.0.V": [[1, 1]]}
     )
     assert str(point_geometry(own)).splitlines()[0] == "Geometry at the point: widths 2,1 ranks 1 t=2, 6 parameters"
-
-
-def test_a_config_json_beside_the_file_gives_the_heads_or_refuses_positions(tmp_path):
-    """Hugging Face's config.json beside a checkpoint: its num_attention_heads / n_head are the file's heads (no
-    heads= needed), its rotary embeddings and ALiBi are refused by name (LLaMA's weights do not store them), and a
-    config.json of another program (no model_type, no architectures) is not read."""
-    P = _projections()
-    tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[PROJ].items()}
-    write_safetensors(tmp_path / "model.safetensors", tensors)
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"model_type": "opt", "num_attention_heads": 2}))
-    net = Network.load(tmp_path / "model.safetensors", tokens=2)
-    assert net.architecture.heads == 2 and "heads=2 from the config.json beside the file" in net.notes
-    with pytest.raises(InvalidArgumentError, match=r"heads=4 given, but the file says heads=2 \(the config.json "):
-        Network.load(tmp_path / "model.safetensors", tokens=2, heads=4)
-    r = run_cli("point", str(tmp_path / "model.safetensors"), "-t", "2")
-    assert r.returncode == 0 and "heads=2" in r.stdout.splitlines()[0], r.stderr
-    config.write_text(json.dumps({"model_type": "llama", "num_attention_heads": 2, "rope_theta": 10000.0}))
-    with pytest.raises(InvalidArgumentError, match=r"config\.json rope_theta = 10000\.0: rotary position embeddings"):
-        Network.load(tmp_path / "model.safetensors", tokens=2)
-    config.write_text(json.dumps({"model_type": "mpt", "n_heads": 2, "attn_config": {"alibi": True}}))
-    with pytest.raises(
-        InvalidArgumentError, match=r"config\.json: attn_config\.alibi = True: ALiBi adds to each score"
-    ):
-        Network.load(tmp_path / "model.safetensors", tokens=2)
-    config.write_text(json.dumps({"num_heads": 7, "rope": 1}))  # not a model's config: not read
-    with pytest.raises(InvalidArgumentError, match="the number of heads is not stored"):
-        Network.load(tmp_path / "model.safetensors", tokens=2)
-    write_safetensors(tmp_path / "meta.safetensors", tensors, metadata={"heads": "4"})
-    config.write_text(json.dumps({"architectures": ["OPTForCausalLM"], "num_attention_heads": 2}))
-    with pytest.raises(InvalidArgumentError, match="its __metadata__ says heads=4, the config.json beside it heads=2"):
-        Network.load(tmp_path / "meta.safetensors", tokens=2)
