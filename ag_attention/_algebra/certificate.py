@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 from typing import Any
 
 from .._architecture import Architecture
+from .._checks import check_choice
 from .._errors import InvalidArgumentError, MSolveTimeoutError
 from .._exact import linalg
 from .._exact.field import is_prime
@@ -92,6 +94,55 @@ class CountingSystem:
     @property
     def shape(self) -> str:
         return f"{len(self.polynomials)} equations of degree <= {self.max_degree} in {len(self.variables)} unknowns"
+
+
+def _equations(
+    d: int,
+    d_out: int,
+    a: int,
+    tokens: int,
+    coords: str,
+    normalization: str,
+    prime: int,
+    seed: int,
+    n: int,
+    names_t: tuple[str, ...],
+    in_time: Callable[[], None],
+) -> tuple[list[ModularPolynomial], int]:
+    """The square system in the chart's unknowns ``names_t``: ``n - 1`` random linear forms in the coordinates
+    pulled back to the weights (and, ``affine``, one more form set to 1 and a random normalization of ``V``);
+    with the number of coordinates.  ``in_time()`` is called before each form (it raises past the deadline)."""
+    rng = random.Random(seed)
+    # the project's coordinates: bilinear in a_(k,l), v_(m,l) (AV weights, A free)
+    P = Parametrization(Architecture.single_layer(d, d_out, None, tokens=tokens), coords=coords, params="AV")
+    ctx = linalg.modular_polynomial_ring(names_t, prime, "degrevlex")
+    A, V = _chart_weights(ctx, names_t, d, d_out, a, tokens, prime)
+    subs = [A[k][l] for k in range(d) for l in range(d)] + [V[m][l] for m in range(d_out) for l in range(d)]
+    if len(subs) != len(P.variables):  # pragma: no cover - guards the variable order of Parametrization
+        raise AssertionError("unexpected variable order of the parametrization")
+    # random linear forms in the coordinates, pulled back
+    src = linalg.modular_polynomial_ring(P.variables, prime, "degrevlex")
+    coords_mod = [src.from_dict({e: int(c) % prime for e, c in f.to_dict().items()}) for f in P.polynomials]
+
+    def random_form() -> ModularPolynomial:
+        f = src.constant(0)
+        for c in coords_mod:
+            f += rng.randrange(prime) * c
+        return f
+
+    one, zero = ctx.constant(1), ctx.constant(0)
+    equations = []
+    for _ in range(n - 1):
+        in_time()
+        equations.append(random_form().compose(*subs, ctx=ctx))
+    in_time()
+    if normalization == "affine":
+        equations.append(random_form().compose(*subs, ctx=ctx) - one)
+        lam = sum((rng.randrange(1, prime) * V[m][l] for m in range(d_out) for l in range(d)), zero)
+        equations.append(lam - one)
+    if len(equations) != len(names_t):  # pragma: no cover - proven square
+        raise AssertionError(f"{len(equations)} equations in {len(names_t)} unknowns")
+    return equations, len(P.polynomials)
 
 
 def _check_prime(p: int) -> int:
@@ -220,7 +271,8 @@ def build_system(
     deadline: float | None = None,
     timeout: float | None = None,
 ) -> CountingSystem:
-    """The counting system for one layer ``(d, d', a, t)``; ``coords`` defaults to reduced (``t >= 2``) / full (``t = 1``).
+    """The counting system for one layer ``(d, d', a, t)``; ``coords`` defaults to reduced (``t >= 2``) / full
+    (``t = 1``).
 
     Its memory (:func:`system_memory`) is checked before anything is built;
     past ``deadline`` (``time.monotonic()``, the job's ``timeout`` seconds
@@ -229,8 +281,7 @@ def build_system(
     arch_formula = degree_formula(d, d_out, a, tokens)
     d, d_out, a, tokens = arch_formula.d, arch_formula.d_out, arch_formula.rank, arch_formula.tokens
     prime = _check_prime(prime)
-    if normalization not in NORMALIZATIONS:
-        raise InvalidArgumentError(f"normalization={normalization!r}: must be one of {', '.join(NORMALIZATIONS)}")
+    check_choice(normalization, "normalization", NORMALIZATIONS)
     if coords is None:
         coords = "reduced" if tokens >= 2 else "full"
     if coords == "reduced" and tokens < 2:
@@ -246,38 +297,9 @@ def build_system(
         if deadline is not None and time.monotonic() > deadline:
             raise MSolveTimeoutError(label, timeout if timeout is not None else 0.0)
 
-    rng = random.Random(seed)
-    # the project's coordinates: bilinear in a_(k,l), v_(m,l) (AV weights, A free)
-    P = Parametrization(Architecture.single_layer(d, d_out, None, tokens=tokens), coords=coords, params="AV")
     n = arch_formula.dimension
     names_t = _chart_names(d, d_out, a, tokens, normalization)
-    ctx = linalg.modular_polynomial_ring(names_t, prime, "degrevlex")
-    A, V = _chart_weights(ctx, names_t, d, d_out, a, tokens, prime)
-    subs = [A[k][l] for k in range(d) for l in range(d)] + [V[m][l] for m in range(d_out) for l in range(d)]
-    if len(subs) != len(P.variables):  # pragma: no cover - guards the variable order of Parametrization
-        raise AssertionError("unexpected variable order of the parametrization")
-    # random linear forms in the coordinates, pulled back
-    src = linalg.modular_polynomial_ring(P.variables, prime, "degrevlex")
-    coords_mod = [src.from_dict({e: int(c) % prime for e, c in f.to_dict().items()}) for f in P.polynomials]
-
-    def random_form() -> ModularPolynomial:
-        f = src.constant(0)
-        for c in coords_mod:
-            f += rng.randrange(prime) * c
-        return f
-
-    one, zero = ctx.constant(1), ctx.constant(0)
-    equations = []
-    for _ in range(n - 1):
-        in_time()
-        equations.append(random_form().compose(*subs, ctx=ctx))
-    in_time()
-    if normalization == "affine":
-        equations.append(random_form().compose(*subs, ctx=ctx) - one)
-        lam = sum((rng.randrange(1, prime) * V[m][l] for m in range(d_out) for l in range(d)), zero)
-        equations.append(lam - one)
-    if len(equations) != len(names_t):  # pragma: no cover - proven square
-        raise AssertionError(f"{len(equations)} equations in {len(names_t)} unknowns")
+    equations, ambient = _equations(d, d_out, a, tokens, coords, normalization, prime, seed, n, names_t, in_time)
     texts = tuple(_to_text(f, names_t) for f in equations)
     if any(t == "0" for t in texts):
         raise InvalidArgumentError("a random linear form vanished identically: take another seed")
@@ -293,7 +315,7 @@ def build_system(
         variables=names_t,
         polynomials=texts,
         dimension=n,
-        ambient=len(P.polynomials),
+        ambient=ambient,
         max_degree=max(f.total_degree() for f in equations),
     )
 

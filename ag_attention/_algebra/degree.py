@@ -29,9 +29,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from math import comb, lgamma, log, prod
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._models.coordinates import check_one_layer
 from .._models.formulas import Hypothesis
@@ -48,9 +49,7 @@ __all__ = [
 
 
 def _positive(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
-    return value
+    return check_int(value, name, minimum=1)
 
 
 def determinantal_dimension(d: int, a: int) -> int:
@@ -90,7 +89,8 @@ def symmetric_determinantal_degree(d: int, r: int) -> int:
     ``prod_{k=0}^{d-r-1} binom(d+k, d-r-k) / binom(2k+1, k)``; 1 when ``r >= d``.
 
     >>> [symmetric_determinantal_degree(2, 1), symmetric_determinantal_degree(3, 1),
-    ...  symmetric_determinantal_degree(3, 2), symmetric_determinantal_degree(4, 2), symmetric_determinantal_degree(4, 1)]
+    ...  symmetric_determinantal_degree(3, 2), symmetric_determinantal_degree(4, 2),
+    ...  symmetric_determinantal_degree(4, 1)]
     [2, 4, 3, 10, 8]
     """
     d = _positive("d", d)
@@ -207,6 +207,64 @@ class DegreeFormula:
         return f"(d, d', a, t) = ({self.d}, {self.d_out}, {self.rank}, {self.tokens}): {head}; {self.explanation}"
 
 
+class _Domain(NamedTuple):
+    """The domain of the Segre-type projection (dimension, degree, name), its generic fiber, and the words."""
+
+    dimension: int
+    degree: int
+    name: str
+    fiber: int
+    hypotheses: tuple[Hypothesis, ...]
+    explanation: str
+    notes: tuple[str, ...]
+
+
+def _tokens_domain(d: int, d_out: int, a: int, n: int) -> _Domain:
+    """``t >= 2``: ``P(D_r) x P^n``, ``D_r`` the ``d x d`` matrices of rank ``<= r = min(a, d)``."""
+    r = min(a, d)
+    dom_dim = determinantal_dimension(d, r) - 1
+    dom_deg = determinantal_degree(d, r)
+    domain = f"P^{{{d * d - 1}}} (A free)" if r == d else f"P(D_{r}) (d x d, rank <= {r})"
+    swap = d_out == 1 and r == 1 and d >= 2
+    hyps = (
+        Hypothesis("t >= 2 (reduced coordinates determine phi, Prop. A.5)", True),
+        Hypothesis("base-point free: (Az)_k (Vz)_m = 0 for all k, m only if A = 0 or V = 0 (Cor. A.1)", True),
+        Hypothesis("one plain lightning layer over a field of characteristic 0 (C or Q)", True),
+    )
+    why = f"deg = binom({dom_dim}+{n}, {n}) * deg D = {comb(dom_dim + n, n)} * {dom_deg}" + (
+        " / 2 (d' = 1, a = 1: the projection is 2:1, the swap (u v^T, w z^T) <-> (u z^T, w v^T))"
+        if swap
+        else " (the projection is birational: generic fibers are the rescalings, Thm. 3.2)"
+    )
+    notes = ("reduced and full coordinates (any t >= 2) give the same degree: full = L . reduced with L injective",)
+    return _Domain(dom_dim, dom_deg, domain, 2 if swap else 1, hyps, why, notes)
+
+
+def _one_token_domain(d: int, d_out: int, a: int, n: int) -> _Domain:
+    """``t = 1``: ``P(Sym_{<= r}) x P^n``, the symmetric ``S = A + A^T`` of rank ``<= r = min(2a, d)``."""
+    r = min(2 * a, d)
+    dom_dim = symmetric_determinantal_dimension(d, r) - 1
+    dom_deg = symmetric_determinantal_degree(d, r)
+    domain = (
+        f"P(Sym^2) (symmetric {d} x {d}, S = A + A^T free)"
+        if r == d
+        else f"P(Sym_{{<= {r}}}) (symmetric, rank <= {r} = min(2a, d))"
+    )
+    triple = d_out == 1 and r == 2 and d >= 2
+    hyps = (
+        Hypothesis("t = 1: phi(x) = (x^T A x) V x, coordinates = coefficients of the cubics (full coordinates)", True),
+        Hypothesis("base-point free: (x^T S x)(V x) = 0 only if S = 0 or V = 0", True),
+        Hypothesis("one plain lightning layer over a field of characteristic 0 (C or Q)", True),
+    )
+    why = f"deg = binom({dom_dim}+{n}, {n}) * deg Sym_<={r} = {comb(dom_dim + n, n)} * {dom_deg}" + (
+        " / 3 (d' = 1, rank S = 2: the cubic l1 l2 l is quadric x line in three ways)"
+        if triple
+        else " (the projection is birational: S and V are determined up to rescaling)"
+    )
+    notes = ("t = 1 sees only S = A + A^T; every symmetric matrix of rank <= min(2a, d) is A + A^T with rank A <= a",)
+    return _Domain(dom_dim, dom_deg, domain, 3 if triple else 1, hyps, why, notes)
+
+
 def degree_formula(
     d: int | Architecture, d_out: int | None = None, a: int | None = None, tokens: int = 2
 ) -> DegreeFormula:
@@ -241,50 +299,8 @@ def degree_formula(
             f"formula is computed exactly up to {MAX_DEGREE_DIGITS:,} digits: use smaller sizes"
         )
     n = d * d_out - 1  # projective dimension of the V-space
-    if tokens >= 2:
-        r = min(a, d)
-        dom_dim = determinantal_dimension(d, r) - 1
-        dom_deg = determinantal_degree(d, r)
-        domain = "P^{%d} (A free)" % (d * d - 1) if r == d else f"P(D_{r}) (d x d, rank <= {r})"
-        swap = d_out == 1 and r == 1 and d >= 2
-        fiber = 2 if swap else 1
-        hyps = (
-            Hypothesis("t >= 2 (reduced coordinates determine phi, Prop. A.5)", True),
-            Hypothesis("base-point free: (Az)_k (Vz)_m = 0 for all k, m only if A = 0 or V = 0 (Cor. A.1)", True),
-            Hypothesis("one plain lightning layer over a field of characteristic 0 (C or Q)", True),
-        )
-        why = f"deg = binom({dom_dim}+{n}, {n}) * deg D = {comb(dom_dim + n, n)} * {dom_deg}" + (
-            " / 2 (d' = 1, a = 1: the projection is 2:1, the swap (u v^T, w z^T) <-> (u z^T, w v^T))"
-            if swap
-            else " (the projection is birational: generic fibers are the rescalings, Thm. 3.2)"
-        )
-        notes = ("reduced and full coordinates (any t >= 2) give the same degree: full = L . reduced with L injective",)
-    else:
-        r = min(2 * a, d)
-        dom_dim = symmetric_determinantal_dimension(d, r) - 1
-        dom_deg = symmetric_determinantal_degree(d, r)
-        domain = (
-            f"P(Sym^2) (symmetric {d} x {d}, S = A + A^T free)"
-            if r == d
-            else f"P(Sym_{{<= {r}}}) (symmetric, rank <= {r} = min(2a, d))"
-        )
-        triple = d_out == 1 and r == 2 and d >= 2
-        fiber = 3 if triple else 1
-        hyps = (
-            Hypothesis(
-                "t = 1: phi(x) = (x^T A x) V x, coordinates = coefficients of the cubics (full coordinates)", True
-            ),
-            Hypothesis("base-point free: (x^T S x)(V x) = 0 only if S = 0 or V = 0", True),
-            Hypothesis("one plain lightning layer over a field of characteristic 0 (C or Q)", True),
-        )
-        why = f"deg = binom({dom_dim}+{n}, {n}) * deg Sym_<={r} = {comb(dom_dim + n, n)} * {dom_deg}" + (
-            " / 3 (d' = 1, rank S = 2: the cubic l1 l2 l is quadric x line in three ways)"
-            if triple
-            else " (the projection is birational: S and V are determined up to rescaling)"
-        )
-        notes = (
-            "t = 1 sees only S = A + A^T; every symmetric matrix of rank <= min(2a, d) is A + A^T with rank A <= a",
-        )
+    dom = _tokens_domain(d, d_out, a, n) if tokens >= 2 else _one_token_domain(d, d_out, a, n)
+    dom_dim, dom_deg, domain, fiber, hyps, why, notes = dom
     seg = segre_degree(dom_dim, dom_deg, n, 1)
     if seg % fiber:  # pragma: no cover - proven integral
         raise ArithmeticError(f"{seg} is not divisible by the fiber size {fiber}")
