@@ -58,8 +58,8 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._exact import balls
 from .._models.parametrization import Parametrization
+from . import square_balls
 from .system import check_layer
 
 __all__ = ["SquareSystem", "square_system", "square_memory"]
@@ -476,140 +476,34 @@ class SquareSystem:
         never reached the largest critical point of a (2,1,2) data set, 10 times the others)."""
         return self.seed(rng, size=float(np.exp(rng.uniform(-1.0, 6.0))))
 
-    # ---------------------------------------------------------------- balls (one box)
+    # ---------------------------------------------------------------- balls (one box): square_balls.py
     def ball_evaluate(
         self, box: np.ndarray, w: Sequence[Any], jacobian: bool = True, *, chart: np.ndarray
     ) -> tuple[np.ndarray, Any]:
         """``F`` and its Jacobian on a box (complex balls, :func:`balls.complex_box`), for the exact parameter
         ``w`` (Fractions, complex floats or balls) and chart (complex floats, exact): balls holding the value at
         every point of the box (the Jacobian's: an interval extension, for the Krawczyk test)."""
-        d, e, a = self.d, self.e, self.a
-        n, n_x, m = self.n, self.n_x, self.n_A + e * d
-        n_u = d * d + e * d
-        cb = balls.complex_ball
-        zero = cb(0)
-        theta = list(box)
-        chart = np.asarray(chart, dtype=complex)
-        l = [cb(v) for v in chart[: e * d]]
-        Vb = theta[self.n_A : m]
-        Ju = [[zero] * m for _ in range(n_u)]
-        for j in range(e * d):
-            Ju[d * d + j][self.n_A + j] = cb(1)
-        chart_terms: list[tuple[int, int, int, Any]] = []  # (A entry, unknown 1, unknown 2, coefficient)
-        if self.charted:
-            R, Bm, CR, A = self._ball_chart(theta, chart)
-            for k in range(d):
-                for j in range(d):
-                    for c in range(a):
-                        Ju[k * d + j][k * a + c] = CR[c][j]
-                        for l_ in range(d - a):
-                            col = d * a + c * (d - a) + l_
-                            Ju[k * d + j][col] = Bm[k][c] * R[a + l_][j]
-                            chart_terms.append((k * d + j, k * a + c, col, R[a + l_][j]))
-        else:
-            A = [[theta[k * d + j] for j in range(d)] for k in range(d)]
-            for k in range(d * d):
-                Ju[k][k] = cb(1)
-        u = [v for row in A for v in row] + list(Vb)
-        i_, p_, q_, c_ = self.x_terms
-        x = [zero] * n_x
-        Jx = [[zero] * n_u for _ in range(n_x)]
-        for i, p, q, c in zip(i_, p_, q_, c_):
-            cc = cb(c)
-            x[i] = x[i] + cc * u[p] * u[q]
-            Jx[i][p] = Jx[i][p] + cc * u[q]
-            Jx[i][q] = Jx[i][q] + cc * u[p]
-        Gm = balls.complex_matrix(self.G)
-        r = Gm * balls.complex_matrix([[v] for v in x]) - balls.complex_matrix([[cb(v)] for v in w])
-        Jxm, Jum = balls.complex_matrix(Jx), balls.complex_matrix(Ju)
-        g = Jxm.transpose() * r
-        Fg = Jum.transpose() * g
-        lam = theta[-1]
-        F = [Fg[j, 0] for j in range(m)]
-        for j in range(e * d):
-            F[self.n_A + j] = F[self.n_A + j] + lam * l[j]
-        F.append(sum((l[j] * Vb[j] for j in range(e * d)), zero) - cb(1))
-        Fv = np.array(F, dtype=object)
-        if not jacobian:
-            return Fv, None
-        Hu = Jxm.transpose() * (Gm * Jxm)
-        for i, p, q, c in zip(i_, p_, q_, c_):
-            rc = r[i, 0] * cb(c)
-            Hu[p, q] = Hu[p, q] + rc
-            Hu[q, p] = Hu[q, p] + rc
-        H = Jum.transpose() * (Hu * Jum)
-        for slot, j1, j2, coeff in chart_terms:
-            v = g[slot, 0] * coeff
-            H[j1, j2] = H[j1, j2] + v
-            H[j2, j1] = H[j2, j1] + v
-        JF = balls.complex_matrix(np.zeros((n, n)))
-        for i in range(m):
-            for j in range(m):
-                JF[i, j] = H[i, j]
-        for j in range(e * d):
-            JF[self.n_A + j, m] = l[j]
-            JF[m, self.n_A + j] = l[j]
-        return Fv, JF
+        return square_balls.ball_evaluate(self, box, w, jacobian, chart=chart)
 
     def ball_weights(
         self, box: np.ndarray, chart: np.ndarray
     ) -> tuple[list[list[Any]], list[list[Any]], list[list[Any]] | None]:
         """Balls holding ``A`` (this system's scale), ``V`` and, in the chart, ``B`` on a box."""
-        d, e, a = self.d, self.e, self.a
-        cb = balls.complex_ball
-        zero = cb(0)
-        theta = list(box)
-        chart = np.asarray(chart, dtype=complex)
-        V = [[theta[self.n_A + mm * d + j] for j in range(d)] for mm in range(e)]
-        if not self.charted:
-            return [[theta[k * d + j] for j in range(d)] for k in range(d)], V, None
-        _, Bm, _, A = self._ball_chart(theta, chart)
-        return A, V, Bm
-
-    def _ball_chart(self, theta: list[Any], chart: np.ndarray) -> tuple[list[list[Any]], ...]:
-        """Balls of ``R``, ``B``, ``C R = [I | K] R`` and ``A = B C R`` on a box (the chart ``a < d``)."""
-        d, e, a = self.d, self.e, self.a
-        cb = balls.complex_ball
-        zero = cb(0)
-        R = [[cb(v) for v in chart[e * d + i * d : e * d + (i + 1) * d]] for i in range(d)]
-        Bm = [[theta[k * a + c] for c in range(a)] for k in range(d)]
-        K = [[theta[d * a + c * (d - a) + l_] for l_ in range(d - a)] for c in range(a)]
-        CR = [
-            [R[c][j] + sum((K[c][l_] * R[a + l_][j] for l_ in range(d - a)), zero) for j in range(d)] for c in range(a)
-        ]
-        A = [[sum((Bm[k][c] * CR[c][j] for c in range(a)), zero) for j in range(d)] for k in range(d)]
-        return R, Bm, CR, A
+        return square_balls.ball_weights(self, box, chart)
 
     def ball_coordinates(self, box: np.ndarray, chart: np.ndarray) -> list[Any]:
         """Balls holding the reduced coordinates ``x`` (this system's scale) on a box."""
-        A, V, _ = self.ball_weights(box, chart)
-        u = [v for row in A for v in row] + [v for row in V for v in row]
-        x = [balls.complex_ball(0)] * self.n_x
-        for i, p, q, c in zip(*self.x_terms):
-            x[i] = x[i] + balls.complex_ball(c) * u[p] * u[q]
-        return x
+        return square_balls.ball_coordinates(self, box, chart)
 
     def ball_invariants(self, box: np.ndarray, chart: np.ndarray) -> list[Any]:
         """Balls holding :meth:`invariants` on a box."""
-        A, V, _ = self.ball_weights(box, chart)
-        return [
-            A[k][l] * V[mm][j]
-            for k in range(self.d)
-            for l in range(self.d)
-            for mm in range(self.e)
-            for j in range(self.d)
-        ]
+        return square_balls.ball_invariants(self, box, chart)
 
     def off_critical_locus(self, box: np.ndarray, chart: np.ndarray) -> bool:
         """Proven: every point of the box is off the critical locus of the parametrization (Lemma A.3): a
         ``2 x 2`` minor of ``[A; V]`` whose ball excludes 0, and ``A != 0`` (``A`` free) or an ``a x a`` minor
         of ``B`` excluding 0 (the chart)."""
-        A, V, Bm = self.ball_weights(box, chart)
-        if not balls.some_minor_excludes_zero(A + V, 2):
-            return False
-        if Bm is not None:
-            return balls.some_minor_excludes_zero(Bm, self.a)
-        return balls.some_minor_excludes_zero(A, 1)
+        return square_balls.off_critical_locus(self, box, chart)
 
 
 def square_memory(d: int, e: int, a: int, batch: int = 1024) -> Any:

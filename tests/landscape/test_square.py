@@ -117,15 +117,8 @@ def test_the_scale_of_the_data_is_taken_out():
     assert list(S2.target([2**60] * S2.n_x)) == [Fraction(2**60) / (S2.scale_G * S2.scale_x)] * S2.n_x
 
 
-def test_the_critical_locus_is_recognized(rng):
+def test_a_bad_form_is_refused():
     arch = Architecture.single_layer(2, 1, 2, tokens=2)
-    S = square_system(arch, np.eye(6))
-    theta, chart, _, _ = _point(S, rng, real=True)
-    assert S.off_critical_locus(balls.complex_box(theta[0], 1e-10), chart[0])
-    # A = u v^T, V = w v^T: rank [A; V] = 1 (Lemma A.3)
-    v = rng.standard_normal(2)
-    rank_one = S.pack(np.outer([1.5, -0.5], v)[None].astype(complex), (2.0 * v)[None, None, :].astype(complex), chart)
-    assert not S.off_critical_locus(balls.complex_box(rank_one[0], 1e-10), chart[0])
     with pytest.raises(InvalidArgumentError, match="must be 6 x 6"):
         square_system(arch, np.eye(5))
     with pytest.raises(InvalidArgumentError, match="symmetric"):
