@@ -59,8 +59,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "out", "unset") is None:
-        args.out = f"results/{args.what}"
     try:
         with quiet(args.quiet or args.json):
             status = int(args.func(args) or 0)

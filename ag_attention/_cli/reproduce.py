@@ -1,34 +1,50 @@
 """``ag-attention reproduce WHAT``: reproduce a result of the paper, writing its report (report.md, report.json and
-its figures)."""
+its figures).
+
+The reproductions are the table :data:`ag_attention._reproduce.registry.REPRODUCTIONS`: the choices of ``WHAT``,
+``reproduce WHAT --help`` and the dispatch read it when the parser is built and when the command runs.  The options
+of particular reproductions (``--wide``, the icl sizes, theorem-3.4's Macaulay2 options) are arguments here; a
+reproduction lists those that apply to it (:attr:`~ag_attention._reproduce.registry.Reproduction.options`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .._argtypes import integer, nonempty, seconds
 from .._errors import InvalidArgumentError, OutputError
 from .._m2.runner import BACKENDS
+from .._reproduce import registry
+from .._reproduce.registry import M2_TIMEOUT, Reproduction, Request
 from .common import EXIT_FAILED, EXIT_OUTPUT, add_output, with_provenance
 
-__all__ = ["REPRODUCE_HELP", "add_parsers", "cmd_reproduce", "finish_report"]
+__all__ = ["OWN_OPTIONS", "add_parsers", "cmd_reproduce", "finish_report"]
 
-#: default seconds per Macaulay2 job of `reproduce theorem-3.4`
-M2_TIMEOUT = 900.0
-
-THEOREM_34_OPTIONS = ("--max-m2-size", "--backend", "--m2-timeout", "--no-m2", "--full")
-
-ICL_OPTIONS = ("dims", "heads", "context", "steps")  # reproduce icl only
+#: the options only some reproductions take (default None: given when not None), in the order the parser defines
+#: them and the command checks them
+OWN_OPTIONS = (
+    "--wide",
+    "--dims",
+    "--heads",
+    "--context",
+    "--steps",
+    "--max-m2-size",
+    "--backend",
+    "--m2-timeout",
+    "--no-m2",
+    "--full",
+)
 
 
 def _written(out: Any, since: float | None) -> list[str]:
     """The files of ``out`` (recursively) written by this run: modified at or after ``since`` (every file when
     ``since`` is None), so the list names what is there, figures and tables included."""
-    from pathlib import Path
-
     root = Path(out)
     names = []
     for path in sorted(root.rglob("*")):
@@ -80,148 +96,61 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False, since: fl
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    import time
-
     from .._reproduce.report import output_directory, pyplot
 
     started = time.time()
-    _check_options(args)
+    entry = registry.REPRODUCTIONS[args.what]
+    if args.out is None:
+        args.out = entry.out
+    _check_options(args, entry)
     output_directory(args.out)  # before any computation: a bad --out fails at once
-    if args.what in ("figure-3", "theorem-3.4", "open-questions", "training", "landscape", "icl"):
+    if entry.figures:
         pyplot()  # the pictures need matplotlib
-    if args.what == "corollary-3.8":
-        from .._reproduce.corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
-
-        report = reproduce_corollary_38(QUICK_GRID if args.quick else GRID, seed=args.seed)
-    elif args.what == "figure-3":
-        from .._reproduce.figure3 import reproduce_figure_3
-
-        report = reproduce_figure_3(args.out, seed=args.seed, deltas=range(3, 7) if args.quick else range(3, 11))
-    elif args.what == "certification":
-        from .._reproduce.certification import reproduce_certification
-
-        mode = "quick" if args.quick else ("wide" if args.wide else "standard")
-        report = reproduce_certification(args.out, mode=mode, seed=args.seed)
-    elif args.what == "training":
-        from .._reproduce.training import reproduce_training
-
-        report = reproduce_training(args.out, quick=args.quick, seed=args.seed)
-    elif args.what == "related":
-        from .._reproduce.related import reproduce_related
-
-        report = reproduce_related(args.out, quick=args.quick, seed=args.seed)
-    elif args.what == "icl":
-        from .._reproduce.icl import LIMITS, reproduce_icl
-
-        sizes = {name: getattr(args, name) for name in ICL_OPTIONS}
-        for name, value in sizes.items():
-            low, high = LIMITS[name]
-            if value is not None and not low <= value <= high:
-                raise InvalidArgumentError(f"--{name}={value}: must be an integer in {low}..{high:,}")
-        report = reproduce_icl(args.out, quick=args.quick, seed=args.seed, **sizes)
-    elif args.what == "landscape":
-        from .._reproduce.landscape import reproduce_landscape
-
-        report = reproduce_landscape(args.out, quick=args.quick, seed=args.seed)
-    elif args.what == "open-questions":
-        from .._reproduce.open_questions import reproduce_open_questions
-
-        report = reproduce_open_questions(args.out, quick=args.quick, seed=args.seed)
-    elif args.what == "theorem-3.4":
-        report = _theorem_34(args)
-    else:  # pragma: no cover - argparse restricts the choices
-        raise InvalidArgumentError(f"unknown reproduction {args.what!r}")
+    report = entry.run(_request(args))
     status = finish_report(report, args.out, as_json=args.json, since=started)
-    if args.what == "theorem-3.4":
-        from .._reproduce import theorem34 as t34
-
-        t34.raise_for_m2_errors(report)  # a Macaulay2 item timed out or failed: exit 3, after the report is written
+    if entry.after is not None:
+        entry.after(report)  # e.g. a Macaulay2 item timed out or failed: exit 3, after the report is written
     return status
 
 
-def _check_options(args: argparse.Namespace) -> None:
+def _dest(option: str) -> str:
+    return option.lstrip("-").replace("-", "_")
+
+
+def _check_options(args: argparse.Namespace, entry: Reproduction) -> None:
     """Refuse the options that do not apply to ``reproduce WHAT`` (exit 2), before any work."""
     if args.seed < 0:
         raise InvalidArgumentError(f"--seed={args.seed}: must be a non-negative integer")
     if args.full and args.quick:
         raise InvalidArgumentError("--full and --quick: choose one")
-    if args.wide and args.what != "certification":
-        raise InvalidArgumentError(f"--wide: only for `reproduce certification`, not {args.what}")
-    if args.wide and args.quick:
-        raise InvalidArgumentError("--wide and --quick: choose one")
-    if args.what != "icl":
-        for name in ICL_OPTIONS:
-            if getattr(args, name) is not None:
-                raise InvalidArgumentError(f"--{name}: only for `reproduce icl`, not {args.what}")
-    if args.what != "theorem-3.4":
-        for option in THEOREM_34_OPTIONS:
-            if getattr(args, option.lstrip("-").replace("-", "_")) is not None:
-                raise InvalidArgumentError(f"{option}: only for `reproduce theorem-3.4`, not {args.what}")
+    if args.quick and "--quick" not in entry.options:
+        raise InvalidArgumentError(f"--quick: {_only_for('--quick')}, not {args.what}")
+    for option in OWN_OPTIONS:
+        if getattr(args, _dest(option)) is None:
+            continue
+        if option not in entry.options:
+            raise InvalidArgumentError(f"{option}: {_only_for(option)}, not {args.what}")
+        if option == "--wide" and args.quick:
+            raise InvalidArgumentError("--wide and --quick: choose one")
 
 
-def _theorem_34(args: argparse.Namespace) -> Any:
-    """``reproduce theorem-3.4``: its options, its run (the report)."""
-    from pathlib import Path
+def _only_for(option: str) -> str:
+    """``only for `reproduce theorem-3.4``` (every reproduction that takes ``option``)."""
+    names = [f"`reproduce {name}`" for name, r in registry.REPRODUCTIONS.items() if option in r.options]
+    return f"only for {' and '.join(names)}" if names else "for no reproduction"
 
-    from .._reproduce import theorem34 as t34
 
-    if args.max_m2_size is None:
-        m2_grid = t34.M2_GRID
-    elif args.max_m2_size < 1:
-        raise InvalidArgumentError(f"--max-m2-size={args.max_m2_size}: must be a positive number of coordinates")
-    else:
-        m2_grid = tuple(s for s in t34.M2_CANDIDATES if s.coordinates <= args.max_m2_size)
-    opts = t34.Options(
-        m2_grid=t34.QUICK_M2_GRID if args.quick else m2_grid,
-        point_grid=t34.QUICK_POINT_GRID if args.quick else t34.POINT_GRID,
-        equation_grid=(
-            t34.QUICK_EQUATION_GRID if args.quick else t34.FULL_EQUATION_GRID if args.full else t34.EQUATION_GRID
-        ),
-        seed=args.seed,
-        backend=args.backend or "auto",
-        m2_timeout=M2_TIMEOUT if args.m2_timeout is None else args.m2_timeout,
-        use_m2=not args.no_m2,
-        out=Path(args.out),
-    )
+def _request(args: argparse.Namespace) -> Request:
+    """What the command line asks of the reproduction: ``--out``, ``--quick``, ``--seed``, the options only some
+    take, and a log's one line per item."""
     # a terminal gets the progress bar; a log (CI) gets one line per item instead
     lines = (
         None
         if args.json or args.quiet or sys.stderr.isatty()
         else (lambda s: print(f"  {s}", file=sys.stderr, flush=True))
     )
-    return t34.reproduce_theorem_34(opts, progress=lines)
-
-
-#: what each reproduction does, and the options that apply to it (``reproduce WHAT --help``)
-REPRODUCE_HELP = {
-    "theorem-3.4": (
-        "Theorem 3.4 (singular and boundary points of one layer): pointwise certificates on the candidate "
-        "sizes and Macaulay2's closures",
-        "--quick, --seed, --max-m2-size, --backend, --m2-timeout, --no-m2, --full",
-    ),
-    "corollary-3.8": ("Corollary 3.8 (and Cor. 3.3): exact dimensions against the formula", "--quick, --seed"),
-    "figure-3": ("Figure 3: normalized and lightning networks, L = 2, t = 3, a_i = 2, d_i = delta", "--quick, --seed"),
-    "open-questions": (
-        "the open questions of Section 4: several heads, skip connections, causal masks, heads with a mask",
-        "--quick, --seed",
-    ),
-    "certification": (
-        "how many lightning dimensions are certified exact, per variant, and by which bound",
-        "--quick, --wide, --seed",
-    ),
-    "training": ("training on the neuromanifold: where gradient descent ends, measured", "--quick, --seed"),
-    "landscape": (
-        "the loss landscape of one layer: ED degrees, critical points of 100 data sets, basins",
-        "--quick, --seed",
-    ),
-    "related": ("published results about lightning attention, recomputed", "--quick, --seed"),
-    "icl": (
-        "training dynamics of in-context learning (Zhang, Singh, Latham, Saxe 2025): the plateaus of merged and "
-        "separate key-query heads, predicted as critical values on the rank strata; heads added one at a time "
-        "(Zhang, Saxe, Latham 2026)",
-        "--quick, --seed, --dims, --heads, --context, --steps",
-    ),
-}
+    options = {_dest(option): getattr(args, _dest(option)) for option in OWN_OPTIONS}
+    return Request(args.out, quick=args.quick, seed=args.seed, options=options, progress=lines)
 
 
 class _ReproduceHelp(argparse.Action):
@@ -244,17 +173,22 @@ class _ReproduceHelp(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         what = getattr(namespace, "what", None)
-        if what in REPRODUCE_HELP:
-            doc, options = REPRODUCE_HELP[what]
-            print(
-                f"usage: ag-attention reproduce {what} [--out DIR] [{options.replace(', ', '] [')}] [--json] "
-                f"[--quiet]\n\n{what}: {doc}.\nWrites report.md, report.json (and its figures) into --out "
-                f"(default results/{what}).\nOptions that apply: {options}, --out, --json, --quiet.\n"
-                "Every option: ag-attention reproduce --help"
-            )
+        if what in registry.REPRODUCTIONS:
+            print(_help_of(registry.REPRODUCTIONS[what]))
         else:
             parser.print_help()
         parser.exit()
+
+
+def _help_of(entry: Reproduction) -> str:
+    """``reproduce WHAT --help``: what the reproduction does, where it writes, the options that apply."""
+    usage = " ".join([f"[{option}]" for option in ("--out DIR", *entry.options, "--json", "--quiet")])
+    return (
+        f"usage: ag-attention reproduce {entry.name} {usage}\n\n{entry.name}: {entry.help}.\n"
+        f"Writes report.md, report.json (and its figures) into --out (default {entry.out}).\n"
+        f"Options that apply: {', '.join([*entry.options, '--out', '--json', '--quiet'])}.\n"
+        "Every option: ag-attention reproduce --help"
+    )
 
 
 def add_parsers(sub: Any) -> None:
@@ -265,17 +199,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("-h", "--help", action=_ReproduceHelp, help="show this help (after WHAT: that result's) and exit")
     p.add_argument(
         "what",
-        choices=[
-            "theorem-3.4",
-            "corollary-3.8",
-            "figure-3",
-            "open-questions",
-            "certification",
-            "training",
-            "landscape",
-            "related",
-            "icl",
-        ],
+        choices=list(registry.REPRODUCTIONS),  # read when the parser is built
         help="which result",
     )
     p.add_argument("--out", type=nonempty("--out"), default=None, help="output directory (default results/WHAT)")
