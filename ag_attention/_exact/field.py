@@ -20,6 +20,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 
 __all__ = ["GFp", "DEFAULT_PRIME", "SECOND_PRIME", "MAX_PRIME", "MAX_CONTRACTION", "check_prime", "is_prime"]
@@ -44,9 +45,7 @@ def is_prime(n: int) -> bool:
 
 def check_prime(p: object, name: str = "prime") -> int:
     """``p`` as an int if it is a prime in ``(2, 2^31)``; otherwise a clear error."""
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
-        raise InvalidArgumentError(f"{name}={p!r}: must be an integer")
-    p = int(p)
+    p = check_int(p, name)
     if not (2 < p < MAX_PRIME):
         raise InvalidArgumentError(
             f"{name}={p}: must be a prime between 3 and 2^31-1 = {MAX_PRIME - 1} "
@@ -139,7 +138,8 @@ class GFp:
             return direct
         if k > _MAX_INNER:
             raise InvalidArgumentError(
-                f"{spec}: a contraction of length {k} exceeds {_MAX_INNER} terms, the most int64 arithmetic sums exactly"
+                f"{spec}: a contraction of length {k} exceeds {_MAX_INNER} terms, "
+                "the most int64 arithmetic sums exactly"
             )
         lo = np.bitwise_and(b, 0xFFFF)
         hi = np.right_shift(b, 16)

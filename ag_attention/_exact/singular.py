@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import ComputationError, InvalidArgumentError
+from .._checks import check_int
+from .._errors import ComputationError
 from .._models.coordinates import quadratic_monomials
 from .differentials import differential, differential_on_rank_variety, reduced_point
 from .factorization import Preimage, fiber
@@ -74,12 +75,9 @@ def symmetric_rank2_jacobian(S: Sequence[Sequence[Any]], prime: int = DEFAULT_PR
 
 
 def _check_arguments(dimension: object, rank_bound: object, prime: object) -> None:
-    if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 0:
-        raise InvalidArgumentError(f"dimension={dimension!r}: must be a non-negative integer (dim M)")
-    if rank_bound is not None and (
-        isinstance(rank_bound, bool) or not isinstance(rank_bound, (int, np.integer)) or rank_bound < 1
-    ):
-        raise InvalidArgumentError(f"rank_bound={rank_bound!r}: must be a positive integer or None (A free)")
+    check_int(dimension, "dimension", minimum=0)  # dim M
+    if rank_bound is not None:  # None: A free
+        check_int(rank_bound, "rank_bound", minimum=1)
     check_prime(prime)
 
 
