@@ -45,13 +45,13 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._errors import ComputationError, InvalidArgumentError
-from .._exact import linalg
-from .._exact.modular_lu import BLAS_PRIMES
+from .._errors import InvalidArgumentError
 from .._numeric.strata import check_rtol, numerical_rank
 from .._results import ResultMixin
+from .factors import PRIME, near_equal_blocks, product_rank, product_singular_values, residues
 from .files import tensor_to_numpy
 from .grouped import GroupedLayer
+from .kernel import head_kernel, softmax_head_bound, with_head_kernel
 from .safetensors import shown_name
 
 __all__ = [
@@ -70,107 +70,6 @@ __all__ = [
     "near_equal_blocks",
     "PRIME",
 ]
-
-#: the prime of the modular ranks: below 2^21, so a product of centred residues with an inner dimension up to
-#: 4,096 is exact in float64 (the BLAS route)
-PRIME = BLAS_PRIMES[0]
-_EPS = float(np.finfo(np.float64).eps)
-
-
-def residues(M: np.ndarray, p: int) -> np.ndarray:
-    """The exact value of every entry of ``M`` modulo ``p`` (int64 in ``[0, p)``): a float by its exact binary
-    value ``m 2^e`` (denominators are powers of two, invertible mod an odd ``p``), a Fraction by its own."""
-    if M.dtype == object:
-        out = np.empty(M.shape, dtype=np.int64)
-        for idx, v in np.ndenumerate(M):
-            q = Fraction(v)
-            out[idx] = q.numerator % p * pow(q.denominator, -1, p) % p
-        return out
-    X = np.asarray(M, dtype=np.float64)  # float16/32/bf16 are exact in float64
-    m, e = np.frexp(X)
-    mant = np.ldexp(m, 53).astype(np.int64)  # |m| < 1: an exact integer below 2^53
-    e = e.astype(np.int64) - 53
-    low = int(e.min()) if e.size else 0
-    powers = np.array([pow(2, x, p) for x in range(low, int(e.max()) + 1 if e.size else low + 1)], dtype=np.int64)
-    return np.remainder(mant, p) * powers[e - low] % p
-
-
-def _modular_product(L: np.ndarray, R: np.ndarray, p: int) -> np.ndarray:
-    """``L R mod p`` of residues, through float64 BLAS on centred residues (exact: inner dimension <= 4,096)."""
-    half = p // 2
-    out = np.zeros((L.shape[0], R.shape[1]), dtype=np.float64)
-    for s in range(0, L.shape[1], 4096):
-        cl = np.where(L[:, s : s + 4096] > half, L[:, s : s + 4096] - p, L[:, s : s + 4096]).astype(np.float64)
-        cr = np.where(R[s : s + 4096] > half, R[s : s + 4096] - p, R[s : s + 4096]).astype(np.float64)
-        out = np.remainder(out + cl @ cr, p)
-    return out.astype(np.int64)
-
-
-def _integers(M: np.ndarray) -> list[list[int]]:
-    """``M`` times one power of two (or the common denominator): Python integers, the same rank."""
-    if M.dtype == object:
-        den = math.lcm(*(Fraction(v).denominator for v in M.flat)) if M.size else 1
-        return [[int(Fraction(v) * den) for v in row] for row in M]
-    X = np.asarray(M, dtype=np.float64)
-    m, e = np.frexp(X)
-    mant = np.ldexp(m, 53).astype(np.int64)
-    e = e.astype(np.int64) - 53
-    low = int(e[mant != 0].min()) if np.any(mant) else 0
-    return [[int(a) << int(b - low) if a else 0 for a, b in zip(ra, rb)] for ra, rb in zip(mant, e)]
-
-
-def product_rank(L: np.ndarray, R: np.ndarray, p: int = PRIME) -> tuple[int, int, str]:
-    """The rank over QQ of ``L R`` at the exact values, its largest possible value ``min(rows, inner, cols)``,
-    and how it was proven: the GF(p) rank when it reaches that bound (a lower bound that meets the upper one),
-    else the exact integer rank (FLINT) of the product of the factors scaled to integers."""
-    if p >= 1 << 21:
-        raise ValueError(f"product_rank: the prime {p} must be below 2^21 (the products run in float64)")
-    m, k = L.shape
-    n = R.shape[1]
-    bound = min(m, k, n)
-    if bound == 0:
-        return 0, 0, "empty"
-    Lp, Rp = residues(L, p), residues(R, p)
-    if k <= min(m, n) and linalg.rank(Lp, p) == k and linalg.rank(Rp, p) == k:
-        return k, bound, f"GF({p}): both factors of rank {k} = the bound"
-    r = linalg.rank(_modular_product(Lp, Rp, p), p)
-    if r == bound:
-        return r, bound, f"GF({p}) rank = the bound"
-    exact = linalg.integer_product_rank(_integers(L), _integers(R))
-    return exact, bound, f"exact over QQ (FLINT; GF({p}) gave {r})"
-
-
-def product_singular_values(L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, float]:
-    """The singular values of ``L R`` in float64 from the factors (``L = U_1 R_1``, ``R^T = U_2 R_2``, so
-    ``L R = U_1 (R_1 R_2^T) U_2^T``: an SVD of the inner size), and their error bound
-    ``4 k eps ||L||_2 ||R||_2``."""
-    Lf, Rf = np.asarray(L, dtype=np.float64), np.asarray(R, dtype=np.float64)
-    k = Lf.shape[1]
-    if k >= min(Lf.shape[0], Rf.shape[1]):
-        s = np.linalg.svd(Lf @ Rf, compute_uv=False)
-        nl, nr = (np.linalg.norm(x, 2) if x.size else 0.0 for x in (Lf, Rf))
-    else:
-        r1: np.ndarray = np.linalg.qr(Lf, mode="r")  # type: ignore[assignment]
-        r2: np.ndarray = np.linalg.qr(Rf.T, mode="r")  # type: ignore[assignment]
-        s = np.linalg.svd(r1 @ r2.T, compute_uv=False)
-        nl, nr = (np.linalg.norm(x, 2) if x.size else 0.0 for x in (r1, r2))
-    return s, 4 * k * _EPS * float(nl) * float(nr)
-
-
-def near_equal_blocks(s: np.ndarray, rtol: float) -> tuple[tuple[int, int], ...]:
-    """``(first index, size)`` of each run of two or more consecutive singular values above ``rtol`` times the
-    largest that differ by at most ``rtol`` times the largest (a basis of those directions is not identifiable)."""
-    if s.size == 0 or not s[0] > 0:
-        return ()
-    top = float(s[0])
-    kept = s[s > rtol * top]
-    blocks, start = [], 0
-    for i in range(1, kept.size + 1):
-        if i == kept.size or kept[i - 1] - kept[i] > rtol * top:
-            if i - start >= 2:
-                blocks.append((start, i - start))
-            start = i
-    return tuple(blocks)
 
 
 def _tails(s: np.ndarray) -> tuple[float, ...]:
@@ -591,117 +490,3 @@ def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable | None:
         return None
     values = [x for h in table.heads for f in (h.A, h.V) for x in f.singular_values]
     return table if all(math.isfinite(x) for x in values) and math.isfinite(sum(h.scale for h in table.heads)) else None
-
-
-def _left_null(M: np.ndarray) -> list[list[Fraction]]:
-    """A basis of ``{n : n^T M = 0}`` over QQ (``M`` exact, ``a x d``): FLINT's integer nullspace of ``M^T``."""
-    rows = _integers(np.asarray(M.T, dtype=object))
-    if not rows or not rows[0]:
-        return []
-    return [[Fraction(v) for v in vector] for vector in linalg.integer_nullspace(rows)]
-
-
-def head_kernel(net: Any, p: int) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Kernel vectors of ``d phi_theta`` that the heads' own ranks exhibit, exact rationals reduced mod ``p`` (rows
-    of a ``k x P`` int64 array), and what each head contributes, in words:
-
-    * ``V_h = 0``: every entry of ``Q_h`` and ``K_h`` (or ``A_h``): ``phi`` is linear in ``V_h``, so moving the
-      head's scores changes nothing to first order (softmax too);
-    * ``A_h = 0`` (lightning): every entry of ``V_h`` (``phi`` is linear in ``A_h`` as well);
-    * ``rank A_h < a``: ``(dQ, dK) = (n e_j^T, 0)`` for ``n^T K_h = 0`` and ``(0, n e_j^T)`` for ``n^T Q_h = 0``
-      (``dQ^T K + Q^T dK = 0``: ``A_h`` does not move), beyond ``GL_a`` when a factor has rank below ``a``.
-
-    Each is a kernel vector at every input (``phi`` depends on the head through ``(A_h, V_h)`` only), so with the
-    symmetry tangents their GF(p) rank ``r`` proves ``rank d phi_theta <= P - r`` (docs/math/point.md,
-    point-heads)."""
-    arch = net.architecture
-    P = arch.parameter_count
-    where = {(b.layer, b.head, b.name): b.slice for b in arch.blocks}
-    rows: list[np.ndarray] = []
-    said: list[str] = []
-
-    def unit(sl: slice) -> None:
-        for i in range(sl.start, sl.stop):
-            v = np.zeros(P, dtype=np.int64)
-            v[i] = 1
-            rows.append(v)
-
-    for l, layer in enumerate(net.weights):
-        for h, w in enumerate(layer):
-            blocks = {n: where[(l + 1, h, n)] for n in w}
-            A = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
-            if not any(v != 0 for v in w["V"].flat):
-                names = [n for n in ("A", "Q", "K") if n in blocks]
-                for n in names:
-                    unit(blocks[n])
-                said.append(
-                    f"layer {l + 1} head {h + 1}: V = 0, so {' and '.join(names)} "
-                    f"({sum(blocks[n].stop - blocks[n].start for n in names)} entries)"
-                )
-            elif not arch.normalized and not any(v != 0 for v in A.flat):
-                unit(blocks["V"])
-                said.append(f"layer {l + 1} head {h + 1}: A = 0, so V ({blocks['V'].stop - blocks['V'].start} entries)")
-            elif "Q" in w and (rank := product_rank(np.asarray(w["Q"].T, dtype=object), w["K"])[0]) < w["Q"].shape[0]:
-                a, d = w["Q"].shape
-                found = 0
-                for other, name in ((w["K"], "Q"), (w["Q"], "K")):
-                    for null in _left_null(other):
-                        for j in range(d):
-                            v = np.zeros(P, dtype=np.int64)
-                            block = np.zeros((a, d), dtype=object)
-                            block[:, j] = null
-                            v[blocks[name]] = residues(np.asarray(block, dtype=object), p).ravel()
-                            rows.append(v)
-                            found += 1
-                said.append(
-                    f"layer {l + 1} head {h + 1}: rank A = {rank} < {a}, so {found} directions of Q and K that keep A"
-                )
-    return (np.array(rows, dtype=np.int64) if rows else np.zeros((0, P), dtype=np.int64)), tuple(said)
-
-
-def with_head_kernel(net: Any, local: Any) -> Any:
-    """``local`` (a :class:`~ag_attention._point.geometry.LocalRank`) with the upper bound of :func:`head_kernel`
-    and the symmetry tangents, where it is lower (a dead or rank-deficient head decided: issue 37)."""
-    import dataclasses
-
-    from .._exact.field import GFp
-    from .._models.symmetries import symmetry_tangents
-
-    p = local.primes[0]
-    S, said = head_kernel(net, p)
-    theta = net.theta_mod(p)
-    if not S.shape[0] or theta is None:
-        return local
-    T, _ = symmetry_tangents(net.architecture, theta, GFp(p))
-    r = int(linalg.rank(np.remainder(np.vstack([np.asarray(T, dtype=np.int64), S]), p), p))
-    upper = net.architecture.parameter_count - r
-    if upper >= local.upper:
-        return local
-    note = (
-        f"heads' kernel: rank <= {upper} = P - {r}, the GF({p}) rank of the symmetry tangents with the "
-        f"directions the heads' ranks exhibit ({'; '.join(said)})"
-    )
-    if upper < local.lower:  # pragma: no cover - both bounds are proven
-        raise ComputationError(
-            f"the heads' kernel directions bound the rank by {upper}, below the proven rank {local.lower} (bug)"
-        )
-    return dataclasses.replace(local, upper=upper, notes=local.notes + (note,))
-
-
-def softmax_head_bound(net: Any) -> Any:
-    """For softmax attention (no exact local rank), the proven upper bound :func:`head_kernel` and the symmetry
-    tangents give when a head is dead (``V_h = 0``) or rank-deficient, as a
-    :class:`~ag_attention._point.geometry.LocalRank` with the trivial lower bound 0; None otherwise. Below a
-    certified generic dimension it decides the point critical (issue 37: a dead head of a softmax checkpoint)."""
-    from .._exact.field import GFp
-    from .geometry import PRIMES, LocalRank, _families
-
-    p = PRIMES[0]
-    theta = net.theta_mod(p)
-    if theta is None or not head_kernel(net, p)[0].shape[0]:
-        return None
-    P = net.architecture.parameter_count
-    rank, shares = _families(net.architecture, GFp(p), theta)  # the families softmax keeps (no rescaling)
-    start = LocalRank(0, P - rank, P, "an upper bound only (the float64 rank below measures it)", (p,), 0, rank, shares)
-    bound = with_head_kernel(net, start)
-    return None if bound is start else bound

@@ -41,7 +41,8 @@ from .._results import ResultMixin
 from .geometry import LocalRank
 from .grouped import MAX_PARAMETERS as GROUPED_MAX
 from .grouped import GroupedGeometry, grouped_geometry
-from .heads import HeadsTable, network_head_table, softmax_head_bound
+from .heads import HeadsTable, network_head_table
+from .kernel import softmax_head_bound
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .steps import LayerAtPoint, NumericalAtPoint, float_parts, layers_at_point, ranks_at_point, sharpen
 from .text import point_text

@@ -20,7 +20,7 @@ from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
 from .._numeric.strata import NearStrata
 from .._resources import Deadline
 from .geometry import LocalRank, local_rank
-from .heads import with_head_kernel
+from .kernel import with_head_kernel
 from .onelayer import OneLayerPoint
 from .trust import check_numerical, check_strata, jacobian_range, strata_range
 from .weights import Network

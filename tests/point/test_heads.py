@@ -1,21 +1,12 @@
 """Every head's geometry from its factors (issue 37 item 3): exact ranks, spectra, dead and rank-deficient heads."""
 
 import json
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from ag_attention._point.grouped import GroupedLayer
-from ag_attention._point.heads import (
-    PRIME,
-    head_table,
-    load_head_table,
-    near_equal_blocks,
-    product_rank,
-    product_singular_values,
-    residues,
-)
+from ag_attention._point.heads import head_table, load_head_table
 from ag_attention._point.safetensors import write_safetensors
 from tests.helpers import generator, run_cli
 
@@ -41,44 +32,6 @@ def _gpt2(tmp_path, dead=(), rank_one=(), layers=2, seed=0):
     path = tmp_path / "gpt2.safetensors"
     write_safetensors(path, tensors, metadata={"heads": str(H)})
     return path
-
-
-def test_residues_are_the_exact_binary_values_mod_p():
-    x = np.array([[0.1, -3.5, 1e-30], [2.0**60, 0.0, -7.25]], dtype=np.float64)
-    expected = [
-        [Fraction(v).numerator % PRIME * pow(Fraction(v).denominator, -1, PRIME) % PRIME for v in row]
-        for row in x.tolist()
-    ]
-    assert residues(x, PRIME).tolist() == expected
-    assert residues(x.astype(np.float32), PRIME).tolist() == [
-        [Fraction(float(v)).numerator % PRIME * pow(Fraction(float(v)).denominator, -1, PRIME) % PRIME for v in row]
-        for row in x.astype(np.float32).tolist()
-    ]
-    obj = np.array([[Fraction(1, 3), Fraction(-2)]], dtype=object)
-    assert residues(obj, PRIME).tolist() == [[pow(3, -1, PRIME), PRIME - 2]]
-
-
-def test_product_rank_is_exact_over_qq():
-    rng = generator(1)
-    L, R = rng.standard_normal((6, 2)), rng.standard_normal((2, 6))
-    assert product_rank(L, R)[:2] == (2, 2)
-    L[:, 1] = 0  # one column of L zero: rank 1, proven by the exact integer rank, not guessed from GF(p)
-    rank, bound, method = product_rank(L, R)
-    assert (rank, bound) == (1, 2) and "exact over QQ" in method
-    # orthogonal factors: the product is exactly zero although neither factor is
-    assert product_rank(np.array([[1.0, 0.0]]), np.array([[0.0], [3.0]]))[0] == 0
-
-
-def test_singular_values_from_the_factors_match_the_product():
-    rng = generator(2)
-    L, R = rng.standard_normal((30, 4)), rng.standard_normal((4, 20))
-    s, err = product_singular_values(L, R)
-    assert np.allclose(s, np.linalg.svd(L @ R, compute_uv=False)[:4], rtol=1e-12) and 0 < err < 1e-10
-
-
-def test_near_equal_blocks():
-    assert near_equal_blocks(np.array([3.0, 2.0, 2.0 - 1e-5, 2.0 - 2e-5, 1.0, 1e-9, 1e-9]), 1e-3) == ((1, 3),)
-    assert near_equal_blocks(np.array([0.0, 0.0]), 1e-3) == ()
 
 
 def test_a_planted_dead_head_and_a_planted_rank_one_head_are_found_and_decided(tmp_path):
@@ -162,50 +115,3 @@ def test_point_per_head_on_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("Heads at the point: 8 heads in 2 layers, lightning attention")
     assert (tmp_path / "heads.png").stat().st_size > 0 and "heads x layers figure written" in r.stderr
-
-
-def _mha(dead=False, rank_one=False):
-    rng = generator(6)
-    W = rng.standard_normal((12, 4)).astype(np.float32)  # E = 4, 2 heads of 2: W_q, W_k, W_v stacked
-    if dead:
-        W[8 + 2 : 8 + 4] = 0  # W_v of head 2: V_2 = 0
-    if rank_one:
-        W[1] = 0  # one query row of head 1: rank A_1 = 1
-    return {"attn.in_proj_weight": W, "attn.out_proj.weight": rng.standard_normal((4, 4)).astype(np.float32)}
-
-
-@pytest.mark.parametrize(
-    "plant, rank, said",
-    [
-        ("dead", 43, "layer 1 head 2: V = 0, so Q and K (16 entries)"),
-        ("rank_one", 52, "layer 1 head 1: rank A = 1 < 2, so 4 directions of Q and K that keep A"),
-    ],
-)
-def test_the_point_report_decides_a_dead_and_a_rank_one_head(plant, rank, said):
-    """Issue 37: with one head's W_O,h W_v,h exactly 0 the report said "43 <= rank <= 54 (not decided)"; the
-    head's own kernel directions (exact, no lifting) with the symmetry tangents prove the rank and the verdict."""
-    from ag_attention import Network, point_geometry
-
-    net = Network.from_checkpoint(_mha(**{plant: True}), tokens=3, heads=2, normalized=False)
-    g = point_geometry(net)
-    assert g.exact and g.local_rank == rank and g.generic_dimension == 54 and g.critical is True
-    text = str(g)
-    assert said in text and "heads' kernel    rank <= " in text
-    assert "critical (its own parametrization, proven)" in text
-    d = g.to_dict()
-    assert len(d["heads"]["critical"]) == 1
-    healthy = point_geometry(Network.from_checkpoint(_mha(), tokens=3, heads=2, normalized=False))
-    assert healthy.critical is False and "heads' kernel" not in str(healthy)
-    assert "rank-deficient" not in str(healthy)  # rank V_h = 2 = d_h < d = 4: full for a factored product
-
-
-def test_a_softmax_checkpoint_s_dead_head_is_decided_by_its_kernel_directions():
-    """The default model of a checkpoint (softmax): no exact lower bound, but V_h = 0 makes W_q,h, W_k,h kernel
-    directions, so the local rank is at most 44 against the certified softmax dimension 56: critical, proven."""
-    from ag_attention import Network, point_geometry
-
-    g = point_geometry(Network.from_checkpoint(_mha(dead=True), tokens=3, heads=2))
-    assert g.network.architecture.normalized and g.generic_dimension == 56 and g.generic_certified
-    assert g.local.upper == 44 and g.local_rank is None and g.critical is True
-    assert "rank <= 44 (softmax: no exact lower bound)" in str(g)
-    assert point_geometry(Network.from_checkpoint(_mha(), tokens=3, heads=2)).critical is None  # as --normalized
