@@ -35,13 +35,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .._algebra.msolve import count_solutions, msolve_version
 from .._architecture import Architecture
 from .._checks import check_int
-from .._errors import ComputationError, InvalidArgumentError
+from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._exact import linalg
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
 from .._m2.backend import check_timeout
 from .._models.coordinates import check_one_layer
+from .._provenance import provenance
+from .._resources import MemoryEstimate, require_memory
 from .._results import ResultMixin
 from .system import polynomial_text
 
@@ -124,8 +127,6 @@ class BoundaryED(ResultMixin):
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        from .._provenance import provenance
-
         return {
             "architecture": self.architecture.to_dict(),
             "ed_degree": self.ed_degree,
@@ -176,11 +177,7 @@ def boundary_polynomial(arch: Architecture, A: Any, V: Any, r: Any, ring: Any) -
 
 
 def _msolve_version() -> str | None:
-    from .._errors import AgAttentionError
-
     try:
-        from .._algebra.msolve import msolve_version
-
         return msolve_version()
     except AgAttentionError:
         return None
@@ -209,8 +206,6 @@ def _count(
 ) -> tuple[int | None, str]:
     """The number of solutions of the Lagrange conditions mod ``prime`` at the data point drawn from
     ``data_seed``, or ``(None, why)`` for a degenerate boundary."""
-    from .._algebra.msolve import count_solutions
-
     n = arch.tokens * arch.widths[0]
     names = [f"x{i}_{k}" for i in range(1, arch.tokens + 1) for k in range(1, arch.widths[0] + 1)] + ["lam"]
     ring = linalg.modular_polynomial_ring(names, prime, "degrevlex")
@@ -245,8 +240,6 @@ def check_size(arch: Architecture, timeout: float) -> None:
     built within ``timeout``: about ``t^2 d^2 (d + 1) / 2`` terms in ``n = t d`` variables, each term an exponent
     vector of ``n + 1`` bytes or more in FLINT (``tokens=10**6`` aborted the process in FLINT's allocator;
     ``tokens=1000`` at width 200 ran past 100 s with ``timeout=20``)."""
-    from .._resources import MemoryEstimate, require_memory
-
     d, e = arch.widths
     t = arch.tokens
     n = t * d

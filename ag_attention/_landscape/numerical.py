@@ -29,6 +29,7 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
+from .._exact import balls
 from .._numeric import certify as _certify
 from .._numeric import executors
 from .._numeric import homotopy as _homotopy
@@ -93,8 +94,6 @@ class MonodromyCount:
 def distinct_images(S: SquareSystem, solutions: Sequence[_certify.Certified]) -> int:
     """The size of a set of certified solutions whose images ``x(theta)`` lie in pairwise disjoint boxes (chosen
     greedily; each kept solution's image is then a distinct point)."""
-    from .._exact import balls
-
     if not len(solutions):
         return 0
     centers = np.array([c.center for c in solutions])

@@ -48,6 +48,7 @@ box of complex balls (the Krawczyk test of :mod:`ag_attention._numeric.certify`)
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ import numpy as np
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._models.parametrization import Parametrization
+from .._resources import MemoryEstimate
 from . import square_balls
 from .system import check_layer
 
@@ -129,8 +131,6 @@ class SquareSystem:
     def fingerprint(self, seed: int) -> str:
         """A hash of the problem a monodromy state belongs to: the size, the exact form ``G``, the scales and the
         seed (a saved state is refused for another one)."""
-        import hashlib
-
         h = hashlib.sha256(
             f"square system {self.d},{self.e},{self.a}; {self.scale_G}; {self.scale_x}; seed {seed}; ".encode()
         )
@@ -510,8 +510,6 @@ def square_memory(d: int, e: int, a: int, batch: int = 1024) -> Any:
     """The memory the numerical route needs at one layer ``(d, d', a)``: the exact form ``G`` (``n_x^2`` rationals,
     about 120 bytes each with their object array), its float tables, and the path tracker's batches (``batch``
     points, each with ``n_x x n_u`` complex Jacobians several times over)."""
-    from .._resources import MemoryEstimate
-
     n_x = e * d * d * (d + 1) // 2
     n_u = d * d + e * d
     n = n_u + 1

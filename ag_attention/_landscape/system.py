@@ -29,6 +29,7 @@ generic choices.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,8 +85,6 @@ def polynomial_text(f: Any, names: Sequence[str]) -> str:
     the lcm of its denominators and divided by the gcd of the numerators (integer coefficients without a common
     factor: the same zeros; msolve reads no fractions; and a polynomial times any nonzero rational gives the same
     text, so data scaled as ``(cX, c^3 Y)``, which multiplies the loss by ``c^6``, give the same system)."""
-    import math
-
     items = sorted(f.to_dict().items(), key=lambda t: (-sum(t[0]), tuple(-e for e in t[0])))
     coeffs = [Fraction(int(c.p), int(c.q)) if hasattr(c, "q") else Fraction(int(c)) for _, c in items]
     scale = Fraction(math.lcm(*(c.denominator for c in coeffs))) if coeffs else Fraction(1)

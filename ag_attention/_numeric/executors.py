@@ -30,6 +30,7 @@ import numpy as np
 
 from .._checks import check_int
 from .._errors import ComputationError
+from .certify import UNTRIED, certify_each
 from .polylines import Ends, Polylines, track_job
 from .tracker import TrackerOptions, numpy_friendly_malloc
 
@@ -122,6 +123,7 @@ class DaskExecutor:
     def __init__(
         self, client: Any, address: str, system: Any, options: TrackerOptions, careful: TrackerOptions, *, local: bool
     ) -> None:
+        # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
         from .._sweep.store import require
 
         self._distributed = require("distributed")
@@ -136,6 +138,7 @@ class DaskExecutor:
         self.deadline: float | None = None  # time.time() at which tasks stop (set by the driver)
 
     def _threads(self) -> int:
+        # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
         from .._sweep.distributed import _worker_threads
 
         return int(_worker_threads(self.client))
@@ -239,8 +242,6 @@ class DaskExecutor:
     ) -> list[Any]:
         """:func:`~ag_attention._numeric.certify.certify_each` on chunks of the candidates, on the workers (about
         four chunks per worker thread); the results in the candidates' order."""
-        from .certify import UNTRIED, certify_each
-
         N = len(candidates)
         size = max(1, -(-N // (4 * self.workers)))
         futures = []
@@ -304,6 +305,7 @@ def executor(
     if workers is not None:
         workers = check_int(workers, "workers", minimum=1)
     if scheduler is not None:
+        # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
         from .._sweep.distributed import _close, _connect, _scheduler_address, _wait_for_workers
 
         address = _scheduler_address(scheduler)
@@ -325,6 +327,7 @@ def executor(
         finally:
             local.close()
         return
+    # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
     from .._sweep.cluster import LocalDaskCluster
     from .._sweep.distributed import _close, _connect
 

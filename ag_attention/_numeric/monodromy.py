@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import _progress
 from .._errors import ComputationError, InvalidArgumentError
+from .executors import executor
 from .homotopy import CAREFUL, Deduplicator, random_parameter
 from .monodromy_state import FORMAT, read_state, write_state
 from .polylines import CONVERGED, Ends
@@ -559,8 +560,6 @@ def monodromy_solve(
     """All solutions over ``p0`` of the component through ``z0`` (module docstring), in this process
     (``workers=1``), on a local Dask cluster of ``workers`` processes, or on the cluster at ``scheduler``.
     ``timeout``: seconds, after which what was found is returned (``stop = "time limit"``)."""
-    from .executors import executor
-
     deadline = None if timeout is None else time.monotonic() + timeout
     if resume is not None:
         state = Monodromy.resume(system, resume, fingerprint=fingerprint)

@@ -11,12 +11,15 @@ steps); all paths advance together in numpy batches (:class:`_Paths`).  A path f
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .._errors import InvalidArgumentError
 
@@ -294,8 +297,6 @@ def one_blas_thread() -> Any:
     """A context in which BLAS runs one thread (threadpoolctl): the tracker's matrices are small and batched, BLAS
     threads only cost there, and on 2 cores two BLAS threads beside an msolve job stalled one 32 x 160 SVD for more
     than a minute (measured at (4,4))."""
-    from threadpoolctl import threadpool_limits
-
     return threadpool_limits(limits=1, user_api="blas")
 
 
@@ -311,8 +312,6 @@ def numpy_friendly_malloc() -> None:
         return
     _ALLOCATOR.append(True)
     try:
-        import ctypes
-
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-3, 64 * 2**20)  # M_MMAP_THRESHOLD
         libc.mallopt(-1, 256 * 2**20)  # M_TRIM_THRESHOLD
@@ -328,8 +327,6 @@ def set_threads(n: int) -> None:
 
 def _pool() -> Any:
     if not _POOL:
-        from concurrent.futures import ThreadPoolExecutor
-
         _POOL.append(ThreadPoolExecutor(1, thread_name_prefix="ag-attention-paths"))
     return _POOL[0]
 
