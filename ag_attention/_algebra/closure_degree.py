@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._m2.cache import ResultCache, cache_disabled_by_env
 from .._m2.runner import check_timeout
@@ -228,8 +229,7 @@ def _check_arguments(arch: object, method: object, timeout: float, cache: object
     timeout = check_timeout(timeout)
     if not isinstance(cache, bool):
         raise InvalidArgumentError(f"cache={cache!r}: must be True or False")
-    if isinstance(count_limit, bool) or not isinstance(count_limit, int) or count_limit < 0:
-        raise InvalidArgumentError(f"count_limit={count_limit!r}: must be a non-negative integer")
+    check_int(count_limit, "count_limit", minimum=0)
     check_one_layer(arch, what="the degree of the closure")
     return timeout
 

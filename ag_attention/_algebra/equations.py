@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import InvalidArgumentError, M2TimeoutError
 from .._m2.backend import check_timeout
 from .._models.coordinates import one_layer_problem
@@ -70,8 +71,8 @@ def closure_equations(
         raise InvalidArgumentError(
             "--max-degree: only for --method interpolate or auto (the kernel is the whole ideal)"
         )
-    if max_degree is not None and (isinstance(max_degree, bool) or not isinstance(max_degree, int) or max_degree < 1):
-        raise InvalidArgumentError(f"--max-degree={max_degree!r}: must be a positive integer")
+    if max_degree is not None:
+        check_int(max_degree, "--max-degree", minimum=1)
     if method == "kernel" and (not completeness or completeness_timeout is not None):
         raise InvalidArgumentError(
             "--no-completeness and --completeness-timeout: only for --method interpolate or "
@@ -80,15 +81,12 @@ def closure_equations(
     why = _interpolable(arch, coords, field)
     if method == "interpolate" and why:
         raise InvalidArgumentError(why)
-    kernel = lambda: implicitize(
-        arch,
-        coords=coords,
-        field=field,
-        weights=weights,  # noqa: E731
-        backend=backend,
-        timeout=timeout,
-        cache=cache,
-    )
+
+    def kernel() -> Any:
+        return implicitize(
+            arch, coords=coords, field=field, weights=weights, backend=backend, timeout=timeout, cache=cache
+        )
+
     if method == "kernel" or why:  # auto on a size interpolation cannot do: the kernel
         return kernel()
     if not isinstance(completeness, bool):

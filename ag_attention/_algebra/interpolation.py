@@ -13,8 +13,8 @@ In each multidegree ``mu`` the component ``I_mu`` is the kernel of the
 evaluation of the monomials of multidegree ``mu`` at points of the image: a
 small exact linear-algebra problem over GF(p) (the largest block of
 ``(3,3,3)`` in degree 3 has a few hundred monomials), solved with FLINT's
-``nmod_mat.nullspace`` (:func:`ag_attention._exact.linalg.nullspace_mod_p`).  With ``N >= #monomials + 20`` random image points the
-kernel is ``I_mu`` except with probability at most ``#monomials * 2D / p``
+``nmod_mat.nullspace`` (:func:`ag_attention._exact.linalg.nullspace_mod_p`).  With ``N >= #monomials + 20``
+random image points the kernel is ``I_mu`` except with probability at most ``#monomials * 2D / p``
 (Schwartz-Zippel on each non-member).  The *minimal* generators of degree
 ``D`` in ``mu`` are a complement of ``(S_1 I_{D-1})_mu``, the span of
 ``x_v g`` over the equations ``g`` of degree ``D - 1``; the complement is
@@ -43,6 +43,7 @@ from typing import Any
 
 from .. import _progress as progress
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import ComputationError, InvalidArgumentError
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, check_prime
 from .._models.coordinates import check_one_layer, reduced_keys, reduced_names
@@ -74,11 +75,8 @@ Modular = dict[int, dict[tuple, ModularBlock]]
 def _check_sizes(d: int, e: int, a: int | None, max_degree: int) -> int:
     """The rank bound ``min(a, d)`` (``a=None``: ``d``) once every size is a positive integer."""
     for name, v in (("d", d), ("e", e), ("max_degree", max_degree)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InvalidArgumentError(f"{name}={v!r}: must be a positive integer")
-    a = d if a is None else a
-    if isinstance(a, bool) or not isinstance(a, int) or a < 1:
-        raise InvalidArgumentError(f"a={a!r}: must be a positive integer")
+        check_int(v, name, minimum=1)
+    a = check_int(d if a is None else a, "a", minimum=1)
     return min(a, d)
 
 

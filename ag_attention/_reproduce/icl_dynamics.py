@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import check_int, check_real
 from .._errors import InvalidArgumentError
 
 #: the most bytes the feature matrices of one task may take (they are built in chunks of this size)
@@ -30,8 +31,7 @@ MAX_SEQUENCES = 2_000_000
 # ---------------------------------------------------------------------------------------------- exact predictions
 def eigenvalues(D: int) -> tuple[Fraction, ...]:
     """Their covariance spectrum, largest first: ``lambda_d = (D + 1 - d) / (D (D + 1) / 2)``, trace 1."""
-    if isinstance(D, bool) or not isinstance(D, int) or not 1 <= D <= 12:
-        raise InvalidArgumentError(f"D={D!r}: must be an integer in 1..12")
+    D = check_int(D, "D", minimum=1, maximum=12)
     total = D * (D + 1) // 2
     return tuple(Fraction(D - i, total) for i in range(D))
 
@@ -91,8 +91,8 @@ def embedded_fixed_point(
     added.  Returns the largest absolute entry of the loss's gradient in every head's ``(v_h, k_h, q_h)`` (zero: a
     fixed point of the ``heads``-head network) and, when a zero head is left and a direction ``j`` is not in
     ``S``, the coefficient of ``eps^3`` in the loss along that head growing as ``eps (1, e_j, e_j)``, the most
-    negative over ``j``: ``-2 w_jj m*_j = -2 lambda_j^2 < 0``, the loss falls cubically as one more head is added (a degenerate
-    saddle: the Hessian vanishes on the zero heads), else ``None``."""
+    negative over ``j``: ``-2 w_jj m*_j = -2 lambda_j^2 < 0``, the loss falls cubically as one more head is added
+    (a degenerate saddle: the Hessian vanishes on the zero heads), else ``None``."""
     D = len(lam)
     chosen = list(S)
     if len(set(chosen)) != len(chosen) or not all(0 <= i < D for i in chosen) or len(chosen) > heads:
@@ -230,8 +230,7 @@ def make_task(D: int, N: int, train: int, test: int, seed: int) -> Task:
         ("train", train, 1, MAX_SEQUENCES),
         ("test", test, 1, MAX_SEQUENCES),
     ):
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InvalidArgumentError(f"{name}={value!r}: must be an integer in {low}..{high:,}")
+        check_int(value, name, minimum=low, maximum=high)
     rng = np.random.default_rng(seed)
     Qr, R = np.linalg.qr(rng.standard_normal((D, D)))
     Qr = Qr * np.sign(np.diag(R))
@@ -274,11 +273,9 @@ def train(
     if regime not in ("merged", "separate"):
         raise InvalidArgumentError(f"regime={regime!r}: 'merged' or 'separate'")
     for name, value in (("heads", heads), ("steps", steps), ("record_every", record_every)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgumentError(f"{name}={value!r}: must be a positive integer")
+        check_int(value, name, minimum=1)
     for name, x in (("init", init), ("lr", lr)):
-        if not (isinstance(x, (int, float)) and math.isfinite(x) and x > 0):
-            raise InvalidArgumentError(f"{name}={x!r}: must be a positive number")
+        check_real(x, name, minimum=0, strict=True)
     D, n = task.D, task.D + 1
     rng = np.random.default_rng(10_000 + seed)
     v = np.zeros((heads, n))
@@ -408,8 +405,7 @@ def sampling_error(task: Task, theta: np.ndarray, count: int = 20_000, seed: int
     the squared error ``(<z, Theta> - y_q)^2`` on ``count`` fresh sequences of the task's distribution, its mean
     (an estimate of the population loss at ``theta``) and standard deviation ``sd``; the standard errors of the
     training loss (a mean over ``P`` sequences: ``sd / sqrt(P)``) and of the test loss."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 2:
-        raise InvalidArgumentError(f"count={count!r}: must be an integer >= 2")
+    count = check_int(count, "count", minimum=2)
     rng = np.random.default_rng([seed, 7919])
     lam = np.array([float(x) for x in eigenvalues(task.D)])
     chol = np.linalg.cholesky(task.rotation @ np.diag(lam) @ task.rotation.T)
