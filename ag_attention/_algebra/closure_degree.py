@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._architecture import Architecture
-from .._checks import check_int
+from .._checks import check_choice, check_int
 from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._m2.cache import ResultCache, cache_disabled_by_env
 from .._m2.runner import check_timeout
@@ -224,8 +224,7 @@ def _m2_degree(arch: Architecture, backend: str, timeout: float, cache: bool) ->
 def _check_arguments(arch: object, method: object, timeout: float, cache: object, count_limit: object) -> float:
     if not isinstance(arch, Architecture):
         raise InvalidArgumentError(f"arch={arch!r}: must be an Architecture")
-    if method not in METHODS:
-        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(METHODS)}")
+    check_choice(method, "method", METHODS)
     timeout = check_timeout(timeout)
     if not isinstance(cache, bool):
         raise InvalidArgumentError(f"cache={cache!r}: must be True or False")

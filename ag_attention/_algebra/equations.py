@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._architecture import Architecture
-from .._checks import check_int
+from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError, M2TimeoutError
 from .._m2.backend import check_timeout
 from .._models.coordinates import one_layer_problem
@@ -65,8 +65,7 @@ def closure_equations(
     """
     from .._m2.implicitize import implicitize
 
-    if method not in EQUATION_METHODS:
-        raise InvalidArgumentError(f"method={method!r}: must be one of {', '.join(EQUATION_METHODS)}")
+    check_choice(method, "method", EQUATION_METHODS)
     if max_degree is not None and method == "kernel":
         raise InvalidArgumentError(
             "--max-degree: only for --method interpolate or auto (the kernel is the whole ideal)"

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .._architecture import Architecture
+from .._checks import check_choice
 from .._errors import InvalidArgumentError
 
 __all__ = [
@@ -143,8 +144,7 @@ def full_meaning(key: FullKey, d: int) -> str:
 
 
 def _check_coords(coords: str) -> None:
-    if coords not in COORDINATES:
-        raise InvalidArgumentError(f"coords={coords!r}: must be one of {', '.join(COORDINATES)}")
+    check_choice(coords, "coords", COORDINATES)
 
 
 def labels(d: int, e: int, coords: str = "reduced", tokens: int = 2, sep: str = " ") -> list[str]:

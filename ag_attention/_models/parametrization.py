@@ -1,4 +1,6 @@
-"""Exact polynomial parametrization of one lightning layer (docs/math/model.md (model-one-layer, model-reduced-coordinates)).
+"""Exact polynomial parametrization of one lightning layer.
+
+docs/math/model.md (model-one-layer, model-reduced-coordinates) states it.
 
 The coordinates of ``phi`` are integer polynomials in the weights
 (:data:`ag_attention._exact.linalg.IntegerPolynomial`, python-flint's ``fmpz_mpoly``):
@@ -34,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
+from .._checks import check_choice
 from .._errors import InvalidArgumentError
 from .._exact import linalg
 from .._exact.linalg import IntegerPolynomial
@@ -86,8 +89,7 @@ class Parametrization:
     def __init__(self, arch: Architecture, coords: str = "reduced", params: str | None = None):
         arch = check_one_layer(arch, coords, "an exact polynomial parametrization")
         params = params or arch.parametrization
-        if params not in PARAMETERS:
-            raise InvalidArgumentError(f"params={params!r}: must be one of {', '.join(PARAMETERS)}")
+        check_choice(params, "params", PARAMETERS)
         self.arch = arch
         self.coords = coords
         self.params = params
