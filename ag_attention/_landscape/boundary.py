@@ -37,11 +37,10 @@ from typing import Any
 
 from .._algebra.msolve import count_solutions, msolve_version
 from .._architecture import Architecture
-from .._checks import check_int
+from .._checks import check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._exact import linalg
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-from .._m2.backend import check_timeout
 from .._models.coordinates import check_one_layer
 from .._provenance import provenance
 from .._resources import MemoryEstimate, require_memory
@@ -289,7 +288,7 @@ def boundary_ed_degree(
         )
     seed = check_int(seed, "seed", minimum=0)
     max_draws = check_int(max_draws, "max_draws", minimum=2)  # two draws must agree
-    timeout = check_timeout(timeout)
+    timeout = check_seconds(timeout)
     n = arch.tokens * arch.widths[0]
     check_size(arch, timeout)
     t0 = time.perf_counter()

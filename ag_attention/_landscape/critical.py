@@ -43,10 +43,9 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
-from .._checks import check_choice, check_int
+from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-from .._m2.backend import check_timeout
 from .._point.weights import to_fraction
 from .._resources import require_memory
 from .beside import Beside
@@ -263,9 +262,9 @@ def _check_arguments(
             "critical_points: one plain lightning layer (one head, no skip connection, no softmax)"
         )
     check_choice(method, "method", CRITICAL_METHODS)
-    timeout = check_timeout(timeout)
+    timeout = check_seconds(timeout)
     if msolve_timeout is not None:
-        msolve_timeout = check_timeout(msolve_timeout)
+        msolve_timeout = check_seconds(msolve_timeout)
     cap = msolve_timeout if msolve_timeout is not None else (None if method == "msolve" else 60.0)
     seed = check_int(seed, "seed", minimum=0)
     if denominator is not None:

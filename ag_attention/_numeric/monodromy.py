@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .. import _progress
+from .._checks import check_int
 from .._errors import ComputationError, InvalidArgumentError
 from .executors import executor
 from .homotopy import CAREFUL, Deduplicator, random_parameter
@@ -147,8 +148,7 @@ class Monodromy:
         fingerprint: str = "",
         loops: int = 3,
     ) -> None:
-        if loops < 1:
-            raise InvalidArgumentError(f"loops={loops}: must be positive")
+        loops = check_int(loops, "loops", minimum=1)
         self.system = system
         self.nc = _charts(system)
         self.fingerprint = fingerprint

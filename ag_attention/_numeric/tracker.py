@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 
 __all__ = [
@@ -105,8 +106,8 @@ class TrackerOptions:
                 f"step sizes: need 0 < min_step < initial_step <= max_step <= 1, got "
                 f"{self.min_step}, {self.initial_step}, {self.max_step}"
             )
-        if self.max_steps < 1 or self.batch < 1:
-            raise InvalidArgumentError(f"max_steps={self.max_steps}, batch={self.batch}: must be positive")
+        check_int(self.max_steps, "max_steps", minimum=1)
+        check_int(self.batch, "batch", minimum=1)
 
 
 #: the tracker options by default
