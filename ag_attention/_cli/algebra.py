@@ -8,11 +8,16 @@ import sys
 from typing import Any
 
 from .._algebra.closure_degree import METHODS as DEGREE_METHODS
-from .._algebra.equations import EQUATION_METHODS
+from .._algebra.closure_degree import degree
+from .._algebra.equations import EQUATION_METHODS, closure_equations
 from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
+from .._exact.cost import estimate_dimension, long_sequences
+from .._exact.dimension import default_prime, dimension
+from .._exact.fibers import fibers
 from .._models.coordinates import COORDINATES
 from .._models.parametrization import PARAMETERS
+from .._numeric import numerical_dimension
 from .common import ESTIMATE_FROM_PARAMETERS, add_architecture, add_m2_options, add_output, architecture, emit
 
 __all__ = ["add_parsers", "cmd_degree", "cmd_dim", "cmd_fibers", "cmd_implicitize"]
@@ -21,8 +26,6 @@ __all__ = ["add_parsers", "cmd_degree", "cmd_dim", "cmd_fibers", "cmd_implicitiz
 def cmd_dim(args: argparse.Namespace) -> int:
     arch = architecture(args)
     if arch.normalized:
-        from .._numeric import numerical_dimension
-
         if args.prime is not None:
             raise InvalidArgumentError(
                 f"--prime={args.prime}: normalized attention is computed in float64, not over GF(p)"
@@ -34,9 +37,6 @@ def cmd_dim(args: argparse.Namespace) -> int:
             )
         emit(args, numerical_dimension(arch, seed=args.seed, samples=args.samples))
         return 0
-    from .._exact.cost import estimate_dimension, long_sequences
-    from .._exact.dimension import default_prime, dimension
-
     kwargs: dict[str, Any] = {"seed": args.seed, "samples": args.samples, "timeout": args.timeout}
     if args.prime is not None:
         kwargs["prime"] = args.prime
@@ -54,8 +54,6 @@ def cmd_dim(args: argparse.Namespace) -> int:
 
 
 def cmd_fibers(args: argparse.Namespace) -> int:
-    from .._exact.fibers import fibers
-
     arch = architecture(args)
     if arch.normalized:
         raise InvalidArgumentError("--normalized: the fiber check is exact and needs lightning attention")
@@ -64,8 +62,6 @@ def cmd_fibers(args: argparse.Namespace) -> int:
 
 
 def cmd_implicitize(args: argparse.Namespace) -> int:
-    from .._algebra.equations import closure_equations
-
     result = closure_equations(
         architecture(args),
         method=args.method,
@@ -84,8 +80,6 @@ def cmd_implicitize(args: argparse.Namespace) -> int:
 
 
 def cmd_degree(args: argparse.Namespace) -> int:
-    from .._algebra.closure_degree import degree
-
     arch = architecture(args)
     emit(args, degree(arch, method=args.method, timeout=args.timeout, backend=args.backend, cache=not args.no_cache))
     return 0

@@ -6,22 +6,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .._architecture import Architecture
 from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
+from .._landscape import critical_points, ed_degree
 from .._landscape.critical import CRITICAL_METHODS
 from .._landscape.ed import ED_METHODS
+from .._landscape.estimate import landscape_estimate
 from .._landscape.metrics import METRICS
+from .._point.weights import Network, read_arrays
 from .common import EXIT_M2, add_architecture, add_m2_options, add_output, architecture, emit, with_provenance
 
 __all__ = ["add_parsers", "cmd_critical_points", "cmd_ed_degree"]
 
 
 def cmd_ed_degree(args: argparse.Namespace) -> int:
-    from .._landscape import ed_degree
-
     arch = architecture(args)
     _landscape_estimate(arch, args, "ed-degree")
     result = ed_degree(
@@ -43,13 +47,6 @@ def cmd_ed_degree(args: argparse.Namespace) -> int:
 
 
 def cmd_critical_points(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    import numpy as np
-
-    from .._landscape import critical_points
-    from .._point.weights import Network, read_arrays
-
     data = read_arrays(Path(args.data))
     missing = [k for k in ("inputs", "targets") if k not in data]
     if missing:
@@ -101,8 +98,6 @@ def cmd_critical_points(args: argparse.Namespace) -> int:
 
 def _landscape_estimate(arch: Architecture, args: argparse.Namespace, command: str) -> None:
     """The size of the problem and what bounds it, on standard error before the work starts."""
-    from .._landscape.estimate import landscape_estimate
-
     if getattr(args, "json", False) or getattr(args, "quiet", False):
         return
     print(

@@ -6,15 +6,14 @@ import argparse
 import json
 from typing import Any
 
+from .._m2 import doctor  # doctor.doctor looked up when used: tests replace it
 from .common import EXIT_M2, Parser, add_output, with_provenance
 
 __all__ = ["add_parsers", "cmd_m2_doctor"]
 
 
 def cmd_m2_doctor(args: argparse.Namespace) -> int:
-    from .._m2.doctor import doctor
-
-    report = doctor()
+    report = doctor.doctor()
     if args.json:
         print(json.dumps(with_provenance(report.to_dict()), indent=2))
     else:

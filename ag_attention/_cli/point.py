@@ -8,7 +8,13 @@ from typing import Any
 
 from .._argtypes import integer, positive_float, seconds
 from .._errors import AgAttentionError, InvalidArgumentError
+from .._point import Network, point_geometry
+from .._point import plot as point_plot  # looked up when used: tests replace plot_point
+from .._point.checkpoints import read_names_file
+from .._point.estimate import estimate_point
+from .._point.heads import load_head_table
 from .._point.layouts import MODELS
+from .._point.weights import exact_parameter_limit
 from .common import ESTIMATE_FROM_PARAMETERS, EXIT_USAGE, add_output, emit
 
 __all__ = ["add_parsers", "cmd_point"]
@@ -17,14 +23,10 @@ __all__ = ["add_parsers", "cmd_point"]
 def _read_names(path: str) -> dict[str, str]:
     """A ``--names`` file: a JSON object of source tensor name -> ``layers.<l>.<q|k|v|o>`` (a regular file of at
     most 1 MiB: :func:`ag_attention._point.checkpoints.read_names_file`)."""
-    from .._point.checkpoints import read_names_file
-
     return read_names_file(path)
 
 
 def cmd_point(args: argparse.Namespace) -> int:
-    from .._point import Network, point_geometry
-
     if args.normalized and args.model == "lightning":
         raise InvalidArgumentError("--normalized and --as lightning: choose one")
     normalized = True if args.normalized else None if args.model is None else args.model == "normalized"
@@ -32,16 +34,12 @@ def cmd_point(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("--temperature: only with softmax attention, said explicitly (--as normalized)")
     plot = None
     if args.plot is not None:
-        from .._point.plot import check_plot_path, plot_point
-
-        plot = check_plot_path(args.plot)  # before the work: a figure that cannot be written is said now
+        plot = point_plot.check_plot_path(args.plot)  # before the work: a figure that cannot be written is said now
     names = None
     if args.names is not None:
         names = _read_names(args.names)
     if args.per_head:  # every head from its factors, at any size: no Jacobian, no rational converted
         return _per_head(args, names, normalized, plot)
-    from .._point.weights import exact_parameter_limit
-
     net = Network.load(
         args.weights,
         tokens=args.tokens,
@@ -57,8 +55,6 @@ def cmd_point(args: argparse.Namespace) -> int:
     )
     arch = net.architecture
     if not arch.normalized and arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:
-        from .._point.estimate import estimate_point
-
         est = estimate_point(net, args.samples)
         print(
             f"ag-attention: point: {arch.describe()}, {arch.parameter_count:,} parameters: {est.describe()}"
@@ -74,13 +70,11 @@ def cmd_point(args: argparse.Namespace) -> int:
         timeout=args.timeout,
     )
     emit(args, g, allow_nan=False)  # first: a figure that fails never loses the result
-    return 0 if plot is None else _plot_after(lambda: plot_point(g, plot), plot, "report", "spectrum plot")
+    return 0 if plot is None else _plot_after(lambda: point_plot.plot_point(g, plot), plot, "report", "spectrum plot")
 
 
 def _per_head(args: argparse.Namespace, names: dict[str, str] | None, normalized: bool | None, plot: Any) -> int:
     """``point --per-head``: the per-head table (:mod:`ag_attention._point.heads`), and its heads x layers figure."""
-    from .._point.heads import load_head_table
-
     table = load_head_table(args.weights, heads=args.heads, names=names, normalized=normalized, rtol=args.rtol)
     emit(args, table, allow_nan=False)
     return 0 if plot is None else _plot_after(lambda: table.plot(plot), plot, "table", "heads x layers figure")

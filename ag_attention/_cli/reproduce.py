@@ -22,6 +22,7 @@ from .._errors import InvalidArgumentError, OutputError
 from .._m2.runner import BACKENDS
 from .._reproduce import registry
 from .._reproduce.registry import M2_TIMEOUT, Reproduction, Request
+from .._reproduce.report import output_directory, pyplot, rescue
 from .common import EXIT_FAILED, EXIT_OUTPUT, add_output, with_provenance
 
 __all__ = ["OWN_OPTIONS", "add_parsers", "cmd_reproduce", "finish_report"]
@@ -61,8 +62,6 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False, since: fl
     """Write ``report`` under ``out_dir``, print its summary (or JSON) and the files, name every failed check
     on stderr; the exit status: 0 passed, 1 a check failed, 4 the report could not be written there (it is then
     written to a new temporary directory, or printed as JSON on standard output: nothing computed is lost)."""
-    from .._reproduce.report import rescue
-
     try:
         out = report.write(out_dir)
     except OutputError as exc:
@@ -96,8 +95,6 @@ def finish_report(report: Any, out_dir: str, *, as_json: bool = False, since: fl
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .._reproduce.report import output_directory, pyplot
-
     started = time.time()
     entry = registry.REPRODUCTIONS[args.what]
     if args.out is None:
