@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ag_attention import InvalidArgumentError, Network
-from tests.helpers import generator, run_cli
+from tests.helpers import run_cli
 
 GOOD = {
     "layers.0.heads.0.Q": [[1, 0, 2], [0, 1, 1]],
@@ -62,18 +62,6 @@ def test_the_same_point_from_every_source_is_the_same_network(tmp_path):
     assert len({n.architecture for n in sources}) == 1
 
 
-def test_a_matrix_a_of_low_rank_is_factored_exactly():
-    rng = generator(3)
-    Q, K = rng.integers(-3, 4, (2, 4)), rng.integers(-3, 4, (2, 4))
-    A = Q.T @ K
-    net = Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": [[1, 2, 0, 1]]}, rank=2)
-    w = net.weights[0][0]
-    assert net.architecture.parametrization == "QKV" and net.architecture.ranks == (2,) and net.factored == (1,)
-    assert (w["Q"].T.dot(w["K"]) == A).all()
-    free = Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": [[1, 2, 0, 1]]})
-    assert free.architecture.parametrization == "AV" and free.factored == ()
-
-
 BAD = [
     ({**GOOD, "layers.0.heads.0.X": [[1]]}, "layers.0.heads.0.X"),
     ({**GOOD, "layers.0.heads.1.Q": [[1, 0, 0]]}, "layers.1.heads.1.* is missing (2 layers and 2 heads"),
@@ -105,12 +93,6 @@ def test_bad_weights_are_refused_by_name(weights, named):
     with pytest.raises(InvalidArgumentError) as err:
         Network.from_weights(weights)
     assert named in str(err.value)
-
-
-def test_a_rank_above_the_bound_is_refused_by_name():
-    A = np.diag([1, 2, 3])
-    with pytest.raises(InvalidArgumentError, match=r"layers.0.heads.0.A has rank 3, above the bound rank=2"):
-        Network.from_weights({"layers.0.heads.0.A": A, "layers.0.heads.0.V": [[1, 1, 1]]}, rank=2)
 
 
 def test_files_are_checked_before_they_are_read(tmp_path):
