@@ -325,38 +325,55 @@ def local_rank(
         steps.begin("exact rank over QQ (one layer)")
         exact = exact_one_layer_rank(net) if lower < upper else None
         steps.end()
-    combos = "" if k >= arch.output_size else f", {k} random combinations of each one's {arch.output_size} outputs"
-    method = f"rank over GF({p}) of the Jacobian on {n:,} random input sequences{combos}"
-    if exact is not None:
-        if not lower <= exact <= upper:  # pragma: no cover - each bound is proven
+    bounds = _Bounds(lower, upper, exact, tuple(primes), n, k, symmetry_rank, shares, tuple(notes))
+    return _local_result(arch, bounds, seed, time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """What :func:`local_rank` found: the proven bounds, the exact one-layer rank (or None), how."""
+
+    lower: int
+    upper: int
+    exact: int | None
+    primes: tuple[int, ...]
+    samples: int
+    combinations: int
+    symmetry_rank: int
+    shares: tuple[SymmetryShare, ...]
+    notes: tuple[str, ...]
+
+
+def _local_result(arch: Architecture, b: _Bounds, seed: int, seconds: float) -> LocalRank:
+    """The :class:`LocalRank` of the bounds found (exact when one layer's rank over QQ was computed), every
+    bound checked against the others and the method and notes said."""
+    P, p, notes = arch.parameter_count, b.primes[0], list(b.notes)
+    if b.exact is not None:
+        if not b.lower <= b.exact <= b.upper:  # pragma: no cover - each bound is proven
             raise ComputationError(
-                f"the exact rank {exact} lies outside the proven bounds [{lower}, {upper}] (bug)", prime=p, seed=seed
+                f"the exact rank {b.exact} lies outside the proven bounds [{b.lower}, {b.upper}] (bug)",
+                prime=p,
+                seed=seed,
             )
         notes.append(
-            f"the one-layer differential in reduced coordinates has rank {exact} over QQ (the whole function: exact)"
+            f"the one-layer differential in reduced coordinates has rank {b.exact} over QQ (the whole function: exact)"
         )
+        method = "exact rank over QQ of the differential in reduced coordinates"
         return LocalRank(
-            exact,
-            exact,
-            P,
-            "exact rank over QQ of the differential in reduced coordinates",
-            tuple(primes),
-            n,
-            symmetry_rank,
-            shares,
-            time.perf_counter() - t0,
-            True,
-            tuple(notes),
+            b.exact, b.exact, P, method, b.primes, b.samples, b.symmetry_rank, b.shares, seconds, True, tuple(notes)
         )
-    if lower > upper:  # pragma: no cover - a rank above a proven bound is a bug
-        raise ComputationError(f"the rank {lower} exceeds the proven upper bound {upper} (bug)", prime=p, seed=seed)
-    if lower < upper:
+    if b.lower > b.upper:  # pragma: no cover - a rank above a proven bound is a bug
+        raise ComputationError(f"the rank {b.lower} exceeds the proven upper bound {b.upper} (bug)", prime=p, seed=seed)
+    if b.lower < b.upper:
         notes.append(
-            f"the lower bound {lower} (primes {', '.join(map(str, primes))}, up to {n:,} samples) stays "
-            f"below the upper bound {upper}: kernel directions beyond the symmetries, or too few samples"
+            f"the lower bound {b.lower} (primes {', '.join(map(str, b.primes))}, up to {b.samples:,} samples) stays "
+            f"below the upper bound {b.upper}: kernel directions beyond the symmetries, or too few samples"
         )
+    k = b.combinations
+    combos = "" if k >= arch.output_size else f", {k} random combinations of each one's {arch.output_size} outputs"
+    method = f"rank over GF({p}) of the Jacobian on {b.samples:,} random input sequences{combos}"
     return LocalRank(
-        lower, upper, P, method, tuple(primes), n, symmetry_rank, shares, time.perf_counter() - t0, False, tuple(notes)
+        b.lower, b.upper, P, method, b.primes, b.samples, b.symmetry_rank, b.shares, seconds, False, tuple(notes)
     )
 
 
