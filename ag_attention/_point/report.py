@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._checks import check_int
+from .._checks import check_int, check_seconds
 from .._numeric.strata import NearStrata
 from .._resources import Deadline
 from .._results import ResultMixin
@@ -252,9 +252,7 @@ def point_geometry(
 
     rtol = check_rtol(rtol)
     if timeout is not None:
-        from .._m2.backend import check_timeout
-
-        timeout = check_timeout(timeout)
+        timeout = check_seconds(timeout)
     deadline = Deadline(timeout)
     if samples is not None:  # input sequences (None: the automatic number)
         samples = check_int(samples, "samples", minimum=1)
