@@ -7,8 +7,9 @@ import pytest
 
 from ag_attention._cli import finish_report, main
 from ag_attention._m2 import runner
+from ag_attention._reproduce.registry import REPRODUCTIONS
 from ag_attention._reproduce.report import Check, Report
-from tests.cli import run_main
+from tests.cli import exit_of, run_main
 from tests.helpers import fake_m2, no_backends, run_cli
 
 
@@ -66,3 +67,11 @@ def test_reproduce_lists_every_file_it_wrote(tmp_path):
     listed = set(line.split(": ", 1)[1].split(", "))
     present = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
     assert listed == present and {"report.md", "report.json"} <= listed
+
+
+@pytest.mark.parametrize("name", list(REPRODUCTIONS))
+def test_every_reproduction_of_the_table_has_its_help(name, capsys):
+    entry = REPRODUCTIONS[name]
+    status, out, _ = exit_of(["reproduce", name, "--help"], capsys)
+    assert status == 0 and out.startswith(f"usage: ag-attention reproduce {name} [--out DIR] [{entry.options[0]}]")
+    assert f"{name}: {entry.help}.\n" in out and f"Options that apply: {', '.join(entry.options)}, --out" in out
