@@ -30,8 +30,9 @@ two bounds meet). For one plain layer (``t >= 2``, no mask, no skip) the local r
 coordinates determine the function (docs/math/model.md), so ``d phi_GQA`` is the exact differential of the heads'
 reduced coordinates (:func:`~ag_attention._exact.onelayer.differential`, summed over the heads) composed with
 ``dA_i = dQ_i^T K_g + Q_i^T dK_g`` and ``dV_i = dW_O,i W_v,g + W_O,i dW_v,g``, and its rank over ``QQ`` is taken
-(up to :data:`EXACT_MAX_PARAMETERS` parameters). Every layer of a network with a GQA layer is taken in this parametrization (a layer with
-``h_kv = h`` is multi-head attention with ``V_i = W_O,i W_v,i`` factored, as the checkpoint stores it). Lightning
+(up to :data:`EXACT_MAX_PARAMETERS` parameters). Every layer of a network with a GQA layer is taken in this
+parametrization (a layer with ``h_kv = h`` is multi-head attention with ``V_i = W_O,i W_v,i`` factored, as the
+checkpoint stores it). Lightning
 attention only (softmax is not polynomial), and up to :data:`MAX_PARAMETERS` parameters.
 """
 
@@ -190,7 +191,7 @@ def _compose(arch: Architecture, J: np.ndarray, layers: tuple[GroupedLayer, ...]
     for l, ly in enumerate(layers):
         r = J.shape[0]
 
-        def block(name: str, i: int) -> np.ndarray:
+        def block(name: str, i: int, l: int = l, r: int = r) -> np.ndarray:  # bound: called in this iteration
             b = arch.block(name, l + 1, i)
             return J[:, b.slice].reshape(r, b.rows, b.cols)
 
