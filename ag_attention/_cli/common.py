@@ -135,7 +135,8 @@ def add_m2_options(p: argparse.ArgumentParser, timeout_help: str = "seconds per 
         "--backend",
         choices=BACKENDS,
         default="auto",
-        help="local M2, the container image, or auto (local if present)",
+        help="local (M2 on PATH), wheel (passagemath-macaulay2 in this Python), container (the image), or auto: the "
+        "first of them that works",
     )
     g.add_argument("--timeout", type=seconds("--timeout"), default=300.0, help=timeout_help)
     g.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
