@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import comb, factorial, prod
 
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 
 __all__ = ["SegrePrediction", "segre_ed_degree", "segre_product_ed_degree", "BezoutBound", "ed_upper_bound"]
@@ -53,8 +54,9 @@ def segre_product_ed_degree(dims: tuple[int, ...]) -> int:
     >>> segre_product_ed_degree((1, 2)), segre_product_ed_degree((1, 1)), segre_product_ed_degree((2,))
     (10, 6, 1)
     """
-    if not dims or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in dims):
+    if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence) or not dims:
         raise InvalidArgumentError(f"dims={dims!r}: must be a non-empty tuple of non-negative integers")
+    dims = tuple(check_int(n, f"dims[{i}]", minimum=0) for i, n in enumerate(dims))
     m = sum(dims)
     total = 0
     for i in range(m + 1):
@@ -99,8 +101,7 @@ def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
     (True, 7965)
     """
     for name, v in (("d", d), ("d_out", d_out), ("a", a)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InvalidArgumentError(f"{name}={v!r}: must be a positive integer")
+        check_int(v, name, minimum=1)
     r = min(a, d)
     k = d * d_out - 1
     if d_out == 1 and r == 1 and d >= 2:
@@ -194,8 +195,7 @@ def ed_upper_bound(d: int, d_out: int, a: int, fiber: int = 1) -> BezoutBound:
     (34, 34)
     """
     for name, v in (("d", d), ("d_out", d_out), ("a", a), ("fiber", fiber)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InvalidArgumentError(f"{name}={v!r}: must be a positive integer")
+        check_int(v, name, minimum=1)
     r = min(a, d)
     ed = d_out * d
     if r == d:

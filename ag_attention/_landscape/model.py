@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
+from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._exact import linalg
 from .ideal_ed import Poly, parse_polynomial
@@ -217,9 +218,7 @@ def _positive_ints(values: Any, what: str, at_least: int) -> tuple[int, ...]:
         raise InvalidArgumentError(f"{what}={values!r}: a list of positive integers is expected")
     out = []
     for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InvalidArgumentError(f"{what}[{i}] = {v!r}: a positive integer is expected")
-        out.append(int(v))
+        out.append(check_int(v, f"{what}[{i}]", minimum=1))
     if len(out) < at_least:
         raise InvalidArgumentError(f"{what}={list(out)!r}: at least {at_least} expected")
     return tuple(out)

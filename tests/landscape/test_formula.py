@@ -61,5 +61,5 @@ def test_a_singular_determinantal_factor_is_predicted_from_its_chern_mather_clas
 def test_bad_sizes_are_refused_by_name(bad):
     with pytest.raises(InvalidArgumentError, match="d="):
         segre_ed_degree(bad, 1, 1)
-    with pytest.raises(InvalidArgumentError, match="dims="):
+    with pytest.raises(InvalidArgumentError, match=r"^dims(\[0\])?="):
         segre_product_ed_degree((bad,) if bad != 0 else ())

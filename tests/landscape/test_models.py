@@ -2,7 +2,6 @@
 numbers through the general API, known ED degrees of other families, metamorphic relations, and every bad input
 an ``InvalidArgumentError`` naming it (the critical points of a loss: test_model_critical.py)."""
 
-
 import pytest
 
 from ag_attention import (
@@ -92,8 +91,8 @@ def test_a_deadline_is_kept_and_said(msolve):
         (lambda: polynomial_model(1, lambda t: 1 / 0), "ZeroDivisionError"),
         (lambda: polynomial_model(0, ["x"]), "at least one parameter"),
         (lambda: PolynomialModel.deep_linear([2]), "at least 2"),
-        (lambda: PolynomialModel.deep_linear([2, 0]), "widths[1] = 0"),
-        (lambda: PolynomialModel.linear_convolutional([2, True]), "filters[1] = True"),
+        (lambda: PolynomialModel.deep_linear([2, 0]), "widths[1]=0: must be an integer >= 1"),
+        (lambda: PolynomialModel.linear_convolutional([2, True]), "filters[1]=True: must be an integer >= 1"),
         (lambda: model_ed_degree("x^2"), "not a PolynomialModel"),
         (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), metric="cosine"), "metric='cosine'"),
         (lambda: model_ed_degree(PolynomialModel.deep_linear([1, 1, 1]), method="magic"), "method='magic'"),
