@@ -41,9 +41,9 @@ symmetries ``(W_{O,h} M^{-1}, M W_{v,h})``; the package analyses the folded poin
 free (its neuromanifold contains the factored one, equal when ``d_h >= E``), and says so in a note.
 
 The number of heads is not stored in a state dict: it comes from the file (the package's names, a ``.safetensors``
-``__metadata__`` ``"heads"``, Hugging Face's ``config.json`` beside it: :func:`~ag_attention._point.configs.read_config`, a torch module's
-``num_heads``) or is given (``heads=``), and is required only when the layout leaves it open
-(:attr:`Recognized.needs_heads`).
+``__metadata__`` ``"heads"``, Hugging Face's ``config.json`` beside it:
+:func:`~ag_attention._point.configs.read_config`, a torch module's ``num_heads``) or is given (``heads=``), and is
+required only when the layout leaves it open (:attr:`Recognized.needs_heads`).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def rank_one_first_v(seed: int = 3, scale: Fraction = Fraction(1), floats: bool 
         W[f"layers.{l}.heads.0.V"] = [[Fraction(int(x)) / scale for x in r] for r in V]
     if floats:  # the same point as float32 arrays scaled by 0.37 (an exact binary value, big denominators)
         W = {k: (np.array(v, dtype=np.float64) * 0.37).astype(np.float32) for k, v in W.items()}
-        for l in range(2):  # keep V_1 of rank one in float32: an outer product of float16 numbers is exact
+        for _ in range(2):  # keep V_1 of rank one in float32: an outer product of float16 numbers is exact
             W["layers.0.heads.0.V"] = np.outer(np.float16([0.37, 0.74, -0.37]), np.float16([2, 0, 1])).astype(
                 np.float32
             )
