@@ -29,7 +29,7 @@ def paths_per_second(n: int, workers: int = 1) -> float:
     two threads), or on ``workers`` single-threaded Dask workers (each about half of that). Fitted to
     ``python bench/engines.py --scaling``: 600/s at n = 9, 218/s at n = 21 in one process; two workers 208/s."""
     one = 600.0 * (9.0 / max(n, 1)) ** 1.2
-    return one if workers <= 1 else one * workers / 2
+    return float(one if workers <= 1 else one * workers / 2)
 
 
 def certify_seconds(n: int) -> float:

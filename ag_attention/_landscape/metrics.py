@@ -137,7 +137,8 @@ def _integers(M: np.ndarray) -> tuple[np.ndarray, int]:
 
 def _divide(M: np.ndarray, den: int) -> np.ndarray:
     """The integer array ``M`` divided by ``den``, as exact Fractions."""
-    return np.vectorize(lambda v: Fraction(int(v), den), otypes=[object])(M)
+    out: np.ndarray = np.vectorize(lambda v: Fraction(int(v), den), otypes=[object])(M)
+    return out
 
 
 #: the most random sequences the data form is built from: its rank is at most the number of reduced coordinates,

@@ -78,7 +78,10 @@ def generic_rank(model: PolynomialModel, p: int, rng: random.Random) -> int:
 def random_slice(model: PolynomialModel, r: int, rng: random.Random, p: int) -> Slice:
     """A random affine subspace of dimension ``r`` (residues mod ``p``; ``p = 0``: small integers, so that the
     rational system stays small)."""
-    draw = (lambda: rng.randrange(p)) if p else (lambda: rng.randint(-9, 9))
+
+    def draw() -> int:
+        return rng.randrange(p) if p else rng.randint(-9, 9)
+
     return Slice(tuple(draw() for _ in range(model.m)), tuple(tuple(draw() for _ in range(r)) for _ in range(model.m)))
 
 
@@ -213,8 +216,7 @@ class _SliceRing:
                 f"{terms:,} terms (r = {r}, entries of degree {deg}; limit {MAX_TERMS:,}): "
                 "too large for the symbolic route; use method='implicit' or a smaller model"
             )
-        draw = (lambda: rng.randrange(1, self.p)) if self.p else (lambda: rng.randint(1, 99))
-        Rm = [[draw() for _ in range(n)] for _ in range(r)]
+        Rm = [[rng.randrange(1, self.p) if self.p else rng.randint(1, 99) for _ in range(n)] for _ in range(r)]
         M = [
             [
                 sum(
