@@ -123,6 +123,7 @@ class _Spawner:
         while True:
             cmd, kw, box, done = self._requests.get()
             try:
+                # ignore: kw holds Popen's own keywords, passed through from popen (typed object there)
                 box.append(subprocess.Popen(cmd, **kw))  # type: ignore[call-overload]
             except BaseException as exc:  # handed to the caller
                 box.append(exc)
@@ -139,7 +140,7 @@ class _Spawner:
         done.wait()
         if isinstance(box[0], BaseException):
             raise box[0]
-        return box[0]  # type: ignore[return-value]
+        return box[0]  # type: ignore[return-value]  # not an exception: the Popen that _serve appended
 
 
 _spawner = _Spawner()
