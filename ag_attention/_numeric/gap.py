@@ -53,7 +53,7 @@ class GapRank:
     values: int = 0
 
     def _is_noise(self, relative: float) -> bool:
-        return relative <= self.noise_level * 10.0**NOISE_MARGIN
+        return bool(relative <= self.noise_level * 10.0**NOISE_MARGIN)
 
     @property
     def to_noise_level(self) -> bool:

@@ -142,7 +142,7 @@ class Deduplicator:
 def random_parameter(rng: np.random.Generator, like: np.ndarray) -> np.ndarray:
     """A random complex parameter of the size of ``like`` (Gaussian, scaled to ``like``'s root mean square)."""
     scale = np.linalg.norm(like) / np.sqrt(like.size) if np.linalg.norm(like) > 0 else 1.0
-    return scale * (rng.standard_normal(like.size) + 1j * rng.standard_normal(like.size)) / np.sqrt(2)
+    return np.asarray(scale * (rng.standard_normal(like.size) + 1j * rng.standard_normal(like.size)) / np.sqrt(2))
 
 
 #: the tracker's settings for a path tried again along the same segment

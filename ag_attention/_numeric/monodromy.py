@@ -535,7 +535,8 @@ class Monodromy:
     def resume(cls, system: Any, path: str | Path, *, fingerprint: str = "") -> Monodromy:
         """The state saved in ``path`` (by :meth:`save`), for ``system``; refused when the file is not such a state
         or belongs to another problem (its fingerprint)."""
-        return read_state(cls, system, path, fingerprint)
+        state: Monodromy = read_state(cls, system, path, fingerprint)  # a cls (read_state's docstring)
+        return state
 
 
 def monodromy_solve(

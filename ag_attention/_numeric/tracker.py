@@ -84,7 +84,8 @@ def _linear(system: Any, z: np.ndarray, chart: np.ndarray | None) -> np.ndarray:
     f = getattr(system, "trace_coordinates", None)
     if f is None:
         return z
-    return f(z, chart) if _charts(system) else f(z)
+    out: np.ndarray = f(z, chart) if _charts(system) else f(z)  # an array of coordinates (the system's protocol)
+    return out
 
 
 @dataclass(frozen=True)
