@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -264,6 +264,11 @@ def _acyclic(alpha: Sequence[int]) -> list[int]:
     return [p if alpha[p] > 0 else next(it) for p in range(len(alpha))]
 
 
+def _add(u: tuple[int, ...], v: tuple[int, ...]) -> tuple[int, ...]:
+    """The entrywise sum of two compositions."""
+    return tuple(x + z for x, z in zip(u, v))
+
+
 def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
     return [c for c in itertools.product(range(total + 1), repeat=parts) if sum(c) == total]
 
@@ -295,13 +300,12 @@ def veronese(d: int, t: int, j: int, a: int, y: Value, r: int) -> dict[str, list
                             for p in range(r)
                         ]
                     )
-            add = lambda u, v: tuple(x + z for x, z in zip(u, v))  # noqa: E731
             for L in subsets:
-                C = [[D[(L, add(b, g))] for g in gammas] for b in betas]
+                C = [[D[(L, _add(b, g))] for g in gammas] for b in betas]
                 parts["internal"] += _minors(C, 2)
             for L1, L2 in itertools.combinations(subsets, 2):
                 parts["cross-target"] += _minors([[D[(L1, al)], D[(L2, al)]] for al in alphas], 2)
-            big = [[D[(L, add(b, g))] for L in subsets for g in gammas] for b in betas]
+            big = [[D[(L, _add(b, g))] for L in subsets for g in gammas] for b in betas]
             parts["block"] += _minors(big, 2)
     return parts
 
@@ -318,7 +322,12 @@ def _restricted(d: int, n: int, j: int, s: int, line: tuple[Sequence[int], Seque
     p, q = line
     z = _zero(y(_cross(1, 1, s, n, j)))
     out = []
-    for coef in ((lambda u, v: p[u] * p[v]), (lambda u, v: p[u] * q[v] + q[u] * p[v]), (lambda u, v: q[u] * q[v])):
+    coefficients: tuple[Callable[[int, int], int], ...] = (
+        lambda u, v: p[u] * p[v],
+        lambda u, v: p[u] * q[v] + q[u] * p[v],
+        lambda u, v: q[u] * q[v],
+    )
+    for coef in coefficients:
         out.append(sum((y(_cross(u, v, s, n, j)) * (_omega(u, v) * coef(u - 1, v - 1)) for u, v in _pairs(d)), z))
     return out
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..._algebra.interpolation import low_degree_equations
-from ..._algebra.multidegrees import torus_weights
+from ..._algebra.multidegrees import Multidegree, torus_weights
 from ..._architecture import Architecture
 from ..._checks import check_int
 from ..._errors import InvalidArgumentError
@@ -147,7 +147,7 @@ def _explain(d: int, a: int, max_degree: int, names: tuple[str, ...], seed: int,
     weights = torus_weights(d, 1)
     by_family, members = _members_by_degree(names, d, t, a, max_degree, weights)
     ideal_basis: dict[tuple[int, ...], list[Sparse]] = {}  # I_{D-1} per multidegree
-    rows: dict[tuple[int, tuple], dict[str, Any]] = {}
+    rows: dict[tuple[int, Multidegree], dict[str, Any]] = {}
     exact = consistent = True
     for D in range(1, max_degree + 1):
         lower = _products(ideal_basis, len(weights), weights)
@@ -216,8 +216,8 @@ class _Degree:
     ) -> None:
         self.names, self.blocks = names, blocks
         self.new_basis: dict[tuple[int, ...], list[Sparse]] = {}
-        self.explained_all: dict[tuple, int] = {}
-        self.explained_one: dict[tuple, dict[str, int]] = {}
+        self.explained_all: dict[tuple[int, ...], int] = {}
+        self.explained_one: dict[tuple[int, ...], dict[str, int]] = {}
         self.exact = self.consistent = True
         homogeneous_all = {mu: [s for name in names for s in F[name].get(mu, [])] for mu in blocks}
         extra = _inhomogeneous(
@@ -242,7 +242,7 @@ class _Degree:
                 name: space.rank(H, F[name].get(mu, [])) - h + extra_one[name].get(mu, 0) for name in names
             }
 
-    def add_rows(self, rows: dict[tuple[int, tuple], dict[str, Any]], D: int) -> None:
+    def add_rows(self, rows: dict[tuple[int, Multidegree], dict[str, Any]], D: int) -> None:
         """Add this degree's counts to ``rows``, one per orbit of multidegrees (keyed by degree and representative)."""
         for mu, blk in self.blocks.items():
             a_, b_, g_ = blk.representative

@@ -26,7 +26,7 @@ import sys
 import zlib
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from ..._errors import InvalidArgumentError
 from .coordinates import REPOSITORY, Label
@@ -158,6 +158,7 @@ def golden_manifest(directory: Traversable | None = None) -> dict[str, Any]:
     where = GOLDEN_DIRECTORY if directory is None else directory
     names = sorted(
         (e.name for e in where.iterdir() if _GOLDEN_NAME.fullmatch(e.name) and e.is_file()),
+        # ignore: the names kept are those _GOLDEN_NAME fullmatches, so the match is not None
         key=lambda n: tuple(map(int, _GOLDEN_NAME.fullmatch(n).groups())),  # type: ignore[union-attr]
     )
     return {
@@ -246,7 +247,7 @@ class _Schema:
             self.typed(x, int, f"{where}[{i}]")
             if (low is not None and x < low) or (high is not None and x > high):
                 self.fail(f"{where}[{i}]", f"{x} is outside {low}..{high}")
-        return value
+        return cast("list[int]", value)  # checked above: a list of ints
 
     def poly(self, value: Any, where: str, nvars: int) -> Terms:
         """``[[coefficient 'p/q', [[variable (0-based, < nvars), exponent >= 1], ...]], ...]``, as terms.  (Types
@@ -358,7 +359,7 @@ def _checked_provenance(s: _Schema, raw: dict[str, Any], d: int, at: int, t: int
     got = (case["d"], case["at"], case["t"], case["d_prime"], case["targetRow"], case["targetCol"])
     if got != (d, at, t, 1, 1, 1):
         s.fail("case", f"{case}, expected (d, at, t) = ({d}, {at}, {t}), d_prime = targetRow = targetCol = 1")
-    prov = raw["provenance"]
+    prov: dict[str, Any] = raw["provenance"]  # s.keys checks that it is a dict (keyed by _PROVENANCE's names)
     s.keys(prov, "provenance", _PROVENANCE)
     driver = "generateInvariants(t>1).m2" if t >= 2 else "generateInvariants(t=1).m2"
     for key, expected in (
@@ -381,7 +382,7 @@ def _checked_provenance(s: _Schema, raw: dict[str, Any], d: int, at: int, t: int
 
 def _checked_ring(s: _Schema, raw: dict[str, Any], d: int, t: int) -> list[str]:
     """``parameter_ring``: exactly :func:`parameter_ring` of ``(d, t)``."""
-    ring = raw["parameter_ring"]
+    ring: list[str] = raw["parameter_ring"]  # a list (the file's schema, checked by the caller); its names below
     for i, name in enumerate(ring):
         s.typed(name, str, f"parameter_ring[{i}]")
     expected_ring = parameter_ring(d, t)
