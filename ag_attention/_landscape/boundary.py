@@ -52,7 +52,8 @@ __all__ = ["BoundaryED", "boundary_ed_degree", "general_cubic_ed_degree", "bound
 
 def general_cubic_ed_degree(n: int) -> int:
     """The ED degree of a general cubic cone in ``C^n`` (a general cubic hypersurface of ``P^(n-1)``)."""
-    return 3 * (2 ** (n - 1) - 1)
+    degree: int = 3 * (2 ** (n - 1) - 1)  # an int for n >= 1 (typeshed types int ** int as Any: a negative power)
+    return degree
 
 
 @dataclass(frozen=True)

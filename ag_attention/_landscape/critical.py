@@ -60,8 +60,9 @@ from .critical_msolve import (
 )
 from .critical_msolve import _count_mod as _count_mod  # re-exported: models.py imports it from here
 from .critical_msolve import _real_boxes as _real_boxes  # re-exported: models.py imports it from here
-from .critical_result import CriticalFamily, CriticalPoint, CriticalPoints, Route
+from .critical_result import CriticalFamily, CriticalPoint, CriticalPoints
 from .critical_result import Nearest as Nearest  # re-exported: the room's __init__ imports it from here
+from .critical_result import Route as Route  # re-exported: ed, ed_result, models and the room's __init__ import it
 from .critical_result import hessian_class as hessian_class  # re-exported: models.py imports it from here
 from .estimate import choose_workers
 from .metrics import gram

@@ -22,6 +22,7 @@ from .._exact import balls
 from .._exact.balls import ball, determinant, evaluate, interval, signature
 from .._numeric.certify import BITS
 from .critical_result import CriticalPoint
+from .square import SquareSystem
 
 
 def _rank_text(M: list[list[Any]], at_most: int | None = None) -> str:
@@ -176,7 +177,7 @@ def _certified_point(S: Any, cert: Any, G: np.ndarray, w: np.ndarray, c: Any) ->
     )
 
 
-def _target_of(S: Any, w: np.ndarray) -> np.ndarray:
+def _target_of(S: SquareSystem, w: np.ndarray) -> np.ndarray:
     return S.target(list(w))
 
 

@@ -199,7 +199,8 @@ def _rank_one_family(
     eqs = []
     for name in names:
         dxs = [
-            _compose(f.derivative(name), subs, zero, scalar) if f.derivative(name) != 0 else zero for f in P.polynomials
+            _compose(f.derivative(name), subs, zero, scalar) if not f.derivative(name).is_zero() else zero
+            for f in P.polynomials
         ]
         eqs.append(sum((dxs[i] * resid[i] for i in range(n)), zero))
     rng = random.Random(seed + 31)

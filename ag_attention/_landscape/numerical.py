@@ -20,7 +20,7 @@ and reads the answers; the solving is the numerical room's
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -207,6 +207,7 @@ def _monodromy_ed(
 ) -> MonodromyCount:
     S = square_system(arch, G)
     state = _state(S, seed, resume)
+    # ignore: chart_array is None only for n_chart == 0, and a square system's n_chart = e d + ... > 0
     z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S.n_chart)[0]  # type: ignore[index]
     per = _certification_seconds(S, z0, p0, c0)
     with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers, scheduler=scheduler) as ex:
@@ -338,7 +339,7 @@ def _homotopy_solutions(
     size: Fraction,
     seed: int,
     end_time: float,
-    known: Any,
+    known: int | Callable[[], int | None] | None,
     workers: int | None,
     scheduler: str | None,
     save: Any,
@@ -348,6 +349,7 @@ def _homotopy_solutions(
     target = S.target(w)
     target_f = np.array([float(v) for v in target], dtype=complex)
     state = _state(S, seed, resume)
+    # ignore: chart_array is None only for n_chart == 0, and a square system's n_chart = e d + ... > 0
     z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S.n_chart)[0]  # type: ignore[index]
     per = _certification_seconds(S, z0, p0, c0)
     final_options = _homotopy.TrackerOptions(max_steps=20000)  # the ends may be far out: let them take long
@@ -442,13 +444,13 @@ def _failure_reasons(end: Any) -> dict[str, int]:
     return reasons
 
 
-def _stop_for_the_target(state: Any, end_time: float, per: float, ex: Any) -> Any:
+def _stop_for_the_target(state: Any, end_time: float, per: float, ex: Any) -> Callable[[int], float]:
     """The monodromy's deadline given the solutions found: it keeps time for the homotopy to the target (about
     three loop edges a path, at the rate of this run's paths so far) and the certification."""
     paths0, t_run = state.paths, time.monotonic()
 
     def stop_at(found: int) -> float:
         rate = (time.monotonic() - t_run) / max(1, state.paths - paths0) if state.paths > paths0 else 0.01
-        return end_time - ((3 * rate * ex.workers + 1.5 * per) * found / ex.workers + 2.0)
+        return end_time - float((3 * rate * ex.workers + 1.5 * per) * found / ex.workers + 2.0)
 
     return stop_at

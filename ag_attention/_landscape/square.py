@@ -211,7 +211,7 @@ class SquareSystem:
         if self.charted:
             K = theta[:, self.d * self.a : self.n_A]
             q = np.maximum(q, np.max(np.abs(K), axis=1) if K.shape[1] else 0.0)
-        return q
+        return np.asarray(q)
 
     def adapt(self, theta: np.ndarray, chart: np.ndarray, real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The same points in charts centered on them (module docstring): complex charts, or real ones where
@@ -249,7 +249,7 @@ class SquareSystem:
         """Invariants of the rescaling: the products ``A_kl V_mj`` (``(B, d^2 e d)``; at this system's scale), equal
         for two points of one orbit whatever their charts (what tells solutions apart across charts)."""
         A, V = self.unpack(theta, chart)
-        return np.einsum("bkl,bmj->bklmj", A, V).reshape(A.shape[0], -1)
+        return np.asarray(np.einsum("bkl,bmj->bklmj", A, V).reshape(A.shape[0], -1))
 
     def trace_coordinates(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
         """The reduced coordinates ``x`` (this system's scale): ambient linear coordinates of the ED correspondence,
@@ -339,11 +339,11 @@ class SquareSystem:
         the dense products, the same numbers)."""
         T = self._tables()
         vals = T["col_coef"][None] * u[:, T["col_other"]]  # (B, n_u, k)
-        return np.matmul(vals.transpose(1, 0, 2), T["G_rows"]).transpose(1, 2, 0)
+        return np.asarray(np.matmul(vals.transpose(1, 0, 2), T["G_rows"]).transpose(1, 2, 0))
 
     def _x(self, u: np.ndarray) -> np.ndarray:
         T = self._tables()
-        return (T["c"][None, :] * u[:, T["p"]] * u[:, T["q"]]) @ T["Sx"]
+        return np.asarray((T["c"][None, :] * u[:, T["p"]] * u[:, T["q"]]) @ T["Sx"])
 
     def _Jx(self, u: np.ndarray) -> np.ndarray:
         T = self._tables()
