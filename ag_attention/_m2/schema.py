@@ -159,6 +159,20 @@ def sense(value: dict[str, Any], keys: Any = None) -> str | None:
     variables = value.get("variables")
     n = len(variables) if isinstance(variables, list) else None
     dim, codim = _integer(got.get("dimension")), _integer(got.get("codimension"))
+    degree = _integer(got.get("degree"))
+    gens = got.get("generators")
+    count = len(gens) if isinstance(gens, list) else _integer(gens)
+    return (
+        _dimensions_sense(n, dim, codim)
+        or _degree_sense(degree, codim)
+        or _count_sense(count, codim)
+        or _generator_degrees_sense(got, count, degree, codim)
+        or _terms_sense(got.get("terms"), count)
+        or _others_sense(got, dim)
+    )
+
+
+def _dimensions_sense(n: int | None, dim: int | None, codim: int | None) -> str | None:
     if dim is not None:
         if dim < 0:
             return f"dimension {dim} is negative (the ideal of a job is proper)"
@@ -171,14 +185,19 @@ def sense(value: dict[str, Any], keys: Any = None) -> str | None:
             return f"codimension {codim} is not the {n} variables minus the dimension {dim}"
         if n is not None and codim > n:
             return f"codimension {codim} is more than the {n} variables"
-    degree = _integer(got.get("degree"))
+    return None
+
+
+def _degree_sense(degree: int | None, codim: int | None) -> str | None:
     if degree is not None:
         if degree < 1:
             return f"degree {degree} is below 1"
         if codim == 0 and degree != 1:
             return f"degree {degree} of an ideal of codimension 0 (the zero ideal, degree 1)"
-    gens = got.get("generators")
-    count = len(gens) if isinstance(gens, list) else _integer(gens)
+    return None
+
+
+def _count_sense(count: int | None, codim: int | None) -> str | None:
     if count is not None:
         if count < 0:
             return f"{count} generators"
@@ -186,40 +205,56 @@ def sense(value: dict[str, Any], keys: Any = None) -> str | None:
             return f"{count} generators cannot cut out codimension {codim} (Krull: at most one per generator)"
         if codim == 0 and count > 0:
             return f"{count} generators of an ideal of codimension 0 (the zero ideal has none)"
+    return None
+
+
+def _degrees_from_terms(terms_list: list[Any]) -> list[int] | None:
+    """The degrees of the generators, from their terms (None if a generator is constant or zero: said elsewhere)."""
+    degrees = [
+        max(
+            (
+                sum(ex)
+                for ex in (t[0] for t in gen if isinstance(t, (list, tuple)) and t and isinstance(t[0], list))
+                if all(_integer(e) is not None for e in ex)
+            ),
+            default=0,
+        )
+        for gen in terms_list
+        if isinstance(gen, list)
+    ]
+    if len(degrees) != len(terms_list):
+        return None
+    positive = [d for d in degrees if d >= 1]
+    return positive if len(positive) == len(terms_list) else None
+
+
+def _generator_degrees_sense(
+    got: dict[str, Any], count: int | None, degree: int | None, codim: int | None
+) -> str | None:
     degrees = got.get("generator_degrees")
     terms_list = got.get("terms")
-    if degrees is None and isinstance(terms_list, list):  # the degrees of the generators, from their terms
-        degrees = [
-            max(
-                (
-                    sum(ex)
-                    for ex in (t[0] for t in gen if isinstance(t, (list, tuple)) and t and isinstance(t[0], list))
-                    if all(_integer(e) is not None for e in ex)
-                ),
-                default=0,
+    if degrees is None and isinstance(terms_list, list):
+        degrees = _degrees_from_terms(terms_list)
+    if not isinstance(degrees, list):
+        return None
+    if count is not None and len(degrees) != count:
+        return f"{len(degrees)} generator degrees for {count} generators"
+    low = [d for d in degrees if _integer(d) is not None and d < 1]
+    if low:
+        return f"a generator of degree {low[0]} (a constant: the unit ideal)"
+    ints = sorted((d for d in degrees if _integer(d) is not None), reverse=True)
+    if degree is not None and codim is not None and codim >= 1 and len(ints) == len(degrees) >= codim:
+        bound = math.prod(ints[:codim])
+        if degree > bound:
+            return (
+                f"degree {degree} is above {bound}, the product of the {codim} largest generator degrees "
+                f"{ints[:codim]} (Bezout: the top-dimensional part of an ideal of codimension {codim} lies "
+                "in a complete intersection of those degrees)"
             )
-            for gen in terms_list
-            if isinstance(gen, list)
-        ]
-        degrees = [d for d in degrees if d >= 1] if len(degrees) == len(terms_list) else None
-        if degrees is not None and len(degrees) != len(terms_list):
-            degrees = None  # a constant or zero generator: said below
-    if isinstance(degrees, list):
-        if count is not None and len(degrees) != count:
-            return f"{len(degrees)} generator degrees for {count} generators"
-        low = [d for d in degrees if _integer(d) is not None and d < 1]
-        if low:
-            return f"a generator of degree {low[0]} (a constant: the unit ideal)"
-        ints = sorted((d for d in degrees if _integer(d) is not None), reverse=True)
-        if degree is not None and codim is not None and codim >= 1 and len(ints) == len(degrees) >= codim:
-            bound = math.prod(ints[:codim])
-            if degree > bound:
-                return (
-                    f"degree {degree} is above {bound}, the product of the {codim} largest generator degrees "
-                    f"{ints[:codim]} (Bezout: the top-dimensional part of an ideal of codimension {codim} lies "
-                    "in a complete intersection of those degrees)"
-                )
-    terms = got.get("terms")
+    return None
+
+
+def _terms_sense(terms: Any, count: int | None) -> str | None:
     if isinstance(terms, list):
         if count is not None and len(terms) != count:
             return f"{len(terms)} term lists for {count} generators"
@@ -227,6 +262,10 @@ def sense(value: dict[str, Any], keys: Any = None) -> str | None:
             exponents = [t[0] for t in gen if isinstance(t, (list, tuple)) and t and isinstance(t[0], list)]
             if not any(sum(e for e in ex if _integer(e) is not None) > 0 for ex in exponents):
                 return f"generator {i + 1} is {'zero' if not gen else 'a constant'} (no term of positive degree)"
+    return None
+
+
+def _others_sense(got: dict[str, Any], dim: int | None) -> str | None:
     rank_one = _integer(got.get("rank_one_dimension"))
     if rank_one is not None and (rank_one < 0 or (dim is not None and rank_one > dim)):
         return f"rank_one_dimension {rank_one} is not between 0 and the dimension {dim}"
