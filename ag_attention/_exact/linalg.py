@@ -1,13 +1,14 @@
 """Exact linear algebra and polynomial rings: the one seam between the package and FLINT.
 
-Nothing outside :mod:`ag_attention._exact` imports python-flint: matrices over
+Nothing outside :mod:`ag_attention._exact` and :mod:`ag_attention._flint` imports python-flint: matrices over
 GF(p) and QQ (:func:`rank`, :func:`rank_rational`, :func:`rref_mod_p`,
-:func:`nullspace_mod_p`, :func:`rref_rational`), polynomial rings over ZZ, QQ
+:func:`nullspace_mod_p`, :func:`rref_rational`) come from here; polynomial rings over ZZ, QQ
 and GF(p) (:func:`integer_polynomial_ring`, :func:`rational_polynomial_ring`,
 :func:`modular_polynomial_ring`, with the element types
 :data:`IntegerPolynomial`, :data:`RationalPolynomial`,
-:data:`ModularPolynomial`) and exact rationals (:func:`rational`) come from
-here.  FLINT's threads are set only by :func:`threads` (for a block of code)
+:data:`ModularPolynomial`) and exact rationals (:func:`rational`) from the layer below,
+:mod:`ag_attention._flint` (so that the parametrizations of :mod:`ag_attention._models` can use them), and are
+re-exported here.  FLINT's threads are set only by :func:`threads` (for a block of code)
 or :func:`set_threads` (for the whole process).
 
 :func:`rank` computes the rank of an int64 matrix modulo ``p`` with FLINT's
@@ -37,6 +38,23 @@ import flint
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .._flint import (
+    IntegerNumber,
+    IntegerPolynomial,
+    IntegerPolynomialRing,
+    ModularPolynomial,
+    ModularPolynomialRing,
+    RationalNumber,
+    RationalPolynomial,
+    RationalPolynomialRing,
+    Terms,
+    integer_polynomial_ring,
+    modular_polynomial,
+    modular_polynomial_ring,
+    rational,
+    rational_polynomial,
+    rational_polynomial_ring,
+)
 from . import modular_lu
 
 __all__ = [
@@ -55,6 +73,9 @@ __all__ = [
     "integer_nullspace",
     "rref_rational",
     "rational",
+    "rational_polynomial",
+    "modular_polynomial",
+    "Terms",
     "IntegerNumber",
     "RationalNumber",
     "integer_polynomial_ring",
@@ -67,18 +88,6 @@ __all__ = [
     "RationalPolynomialRing",
     "ModularPolynomialRing",
 ]
-
-#: exact integers and rationals (python-flint's ``fmpz`` and ``fmpq``)
-IntegerNumber = flint.fmpz
-RationalNumber = flint.fmpq
-#: multivariate polynomials over ZZ, QQ and GF(p) (python-flint's ``fmpz_mpoly``, ``fmpq_mpoly``, ``nmod_mpoly``)
-IntegerPolynomial = flint.fmpz_mpoly
-RationalPolynomial = flint.fmpq_mpoly
-ModularPolynomial = flint.nmod_mpoly
-#: their rings (python-flint's contexts)
-IntegerPolynomialRing = flint.fmpz_mpoly_ctx
-RationalPolynomialRing = flint.fmpq_mpoly_ctx
-ModularPolynomialRing = flint.nmod_mpoly_ctx
 
 log = logging.getLogger(__name__)
 
@@ -118,49 +127,6 @@ def threads(n: int | None = None) -> Iterator[int]:
         yield n
     finally:
         flint.ctx.threads = previous
-
-
-# ------------------------------------------------------------ polynomial rings
-def integer_polynomial_ring(names: Sequence[str], ordering: str = "degrevlex") -> IntegerPolynomialRing:
-    """The ring ``ZZ[names]`` with the monomial ``ordering`` (``"lex"``, ``"deglex"`` or ``"degrevlex"``)."""
-    return flint.fmpz_mpoly_ctx.get(tuple(names), ordering)
-
-
-def rational_polynomial_ring(names: Sequence[str], ordering: str = "degrevlex") -> RationalPolynomialRing:
-    """The ring ``QQ[names]``.
-
-    >>> R = rational_polynomial_ring(["x", "y"])
-    >>> x, y = R.gens()
-    >>> str(x * y + rational(Fraction(1, 2)))
-    'x*y + 1/2'
-    """
-    return flint.fmpq_mpoly_ctx.get(tuple(names), ordering)
-
-
-def modular_polynomial_ring(names: Sequence[str], p: int, ordering: str = "degrevlex") -> ModularPolynomialRing:
-    """The ring ``GF(p)[names]`` for a prime ``p`` below ``2^64``."""
-    return flint.nmod_mpoly_ctx.get(tuple(names), modulus=p, ordering=ordering)
-
-
-Terms = Sequence[tuple[Sequence[int], "int | Fraction"]]
-
-
-def rational_polynomial(ring: RationalPolynomialRing, terms: Terms) -> RationalPolynomial:
-    """The polynomial ``sum c * x^e`` over QQ from its ``(exponent vector, coefficient)`` terms."""
-    return ring.from_dict({tuple(e): rational(c) for e, c in terms})
-
-
-def modular_polynomial(ring: ModularPolynomialRing, terms: Terms) -> ModularPolynomial:
-    """The polynomial ``sum c * x^e`` over GF(p) from its terms (integer coefficients, reduced mod p)."""
-    p = int(ring.modulus())
-    return ring.from_dict({tuple(e): int(c) % p for e, c in terms})
-
-
-def rational(value: int | Fraction | RationalNumber) -> RationalNumber:
-    """An exact rational (int, ``Fraction`` or python-flint's ``fmpq``) as python-flint's ``fmpq``."""
-    if isinstance(value, Fraction):
-        return flint.fmpq(value.numerator, value.denominator)
-    return flint.fmpq(value)
 
 
 # ------------------------------------------------------------ small dense matrices

@@ -3,7 +3,7 @@
 docs/math/model.md (model-one-layer, model-reduced-coordinates) states it.
 
 The coordinates of ``phi`` are integer polynomials in the weights
-(:data:`ag_attention._exact.linalg.IntegerPolynomial`, python-flint's ``fmpz_mpoly``):
+(:data:`ag_attention._flint.IntegerPolynomial`, python-flint's ``fmpz_mpoly``):
 
 * **reduced coordinates** (``t >= 2``, Prop. A.5): the coefficients of the
   ``d x d'`` quadratic forms ``q_{k,m}(z) = (row_k(A) . z)(row_m(V) . z)`` in
@@ -38,8 +38,7 @@ import numpy as np
 from .._architecture import Architecture
 from .._checks import check_choice
 from .._errors import InvalidArgumentError
-from .._exact import linalg
-from .._exact.linalg import IntegerPolynomial
+from .._flint import IntegerNumber, IntegerPolynomial, IntegerPolynomialRing, integer_polynomial_ring
 from .coordinates import (
     COORDINATES,
     check_one_layer,
@@ -111,8 +110,8 @@ class Parametrization:
         return tuple(names)
 
     @cached_property
-    def ring(self) -> linalg.IntegerPolynomialRing:
-        return linalg.integer_polynomial_ring(self.variables, "degrevlex")
+    def ring(self) -> IntegerPolynomialRing:
+        return integer_polynomial_ring(self.variables, "degrevlex")
 
     @cached_property
     def gens(self) -> dict[str, IntegerPolynomial]:
@@ -200,12 +199,12 @@ class Parametrization:
     # ------------------------------------------------------------ evaluation
     def evaluate(self, point: Sequence[int]) -> list[int]:
         """Integer values of the coordinates at an integer weight vector."""
-        vals = [linalg.IntegerNumber(int(v)) for v in point]
+        vals = [IntegerNumber(int(v)) for v in point]
         return [int(f(*vals)) for f in self.polynomials]
 
     def jacobian_mod(self, point: Sequence[int], p: int) -> np.ndarray:
         """Jacobian matrix (coordinates x variables) at ``point``, entries mod ``p``."""
-        vals = [linalg.IntegerNumber(int(v)) for v in point]
+        vals = [IntegerNumber(int(v)) for v in point]
         n = len(self.variables)
         J = np.zeros((self.ambient_dimension, n), dtype=np.int64)
         for r, f in enumerate(self.polynomials):

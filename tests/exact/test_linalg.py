@@ -17,7 +17,7 @@ PACKAGE = ROOT / "ag_attention"
 
 
 #: the modules allowed to import python-flint
-SEAM = {"_exact/linalg.py", "_exact/field.py", "_exact/balls.py"}
+SEAM = {"_flint.py", "_exact/linalg.py", "_exact/field.py", "_exact/balls.py"}
 
 
 def _imports_flint(path: Path) -> bool:
