@@ -29,6 +29,7 @@ implementation (their names may move between versions, these do not):
 
 from ._algebra.closure_degree import DegreeResult, degree
 from ._algebra.equations import closure_equations
+from ._algebra.implicitize import Implicitization, implicitize
 from ._algebra.interpolation import LowDegreeEquations, low_degree_equations
 from ._architecture import Architecture
 from ._errors import (
@@ -75,7 +76,6 @@ from ._landscape import (
     model_ed_degree,
     polynomial_model,
 )
-from ._m2.implicitize import Implicitization, implicitize
 from ._models.bounds import UpperBound, upper_bounds
 from ._models.formulas import expected_dimension
 from ._models.parametrization import Parametrization

@@ -5,7 +5,7 @@ t = 2 (reduced coordinates: d d' d(d+1)/2 of them), and a few t = 1 sizes
 (full coordinates: d' binom(d+2, 3)), this runs
 
 * ``kernel``: Macaulay2's kernel of the parametrization
-  (:func:`ag_attention._m2.implicitize.implicitize`, reduced coordinates for
+  (:func:`ag_attention._algebra.implicitize.implicitize`, reduced coordinates for
   t = 2 and full ones for t = 1, over ZZ/32003 unless ``--kernel-field``):
   dimension, degree and the number of minimal generators (``trim``) per degree;
 * ``interp3`` and ``interp4``: all minimal generators of degree <= 3 and <= 4
@@ -91,7 +91,7 @@ def _worker(spec: dict) -> dict:
     t0 = time.perf_counter()
     try:
         if method == "kernel":
-            from ag_attention._m2.implicitize import implicitize
+            from ag_attention._algebra.implicitize import implicitize
 
             r = implicitize(
                 arch, coords="reduced" if t >= 2 else "full", field=spec["field"], timeout=timeout, cache=False

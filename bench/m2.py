@@ -21,8 +21,8 @@ import statistics
 import time
 
 from ag_attention import Architecture
+from ag_attention._algebra.implicitize import implicitize
 from ag_attention._errors import M2TimeoutError
-from ag_attention._m2.implicitize import implicitize
 from ag_attention._m2.jobs import run_json
 from ag_attention._m2.runner import ContainerBackend, LocalBackend
 from ag_attention._m2.schema import NUMBER_STRING

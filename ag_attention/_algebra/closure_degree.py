@@ -206,7 +206,7 @@ def _count(
 
 
 def _m2_degree(arch: Architecture, backend: str, timeout: float, cache: bool) -> dict[str, Any]:
-    from .._m2.implicitize import implicitize
+    from .implicitize import implicitize
 
     coords = "reduced" if arch.tokens >= 2 else "full"
     r = implicitize(arch, coords=coords, field="ZZ/32003", backend=backend, timeout=timeout, cache=cache)

@@ -1,6 +1,6 @@
 """``closure_equations(arch, method=...)``: the ideal of the closure by the kernel, by interpolation, or either.
 
-* ``"kernel"``: Macaulay2's kernel (:func:`ag_attention._m2.implicitize.implicitize`),
+* ``"kernel"``: Macaulay2's kernel (:func:`ag_attention._algebra.implicitize.implicitize`),
   the whole ideal, small sizes only;
 * ``"interpolate"``: every minimal generator of degree ``<= max_degree`` by
   exact interpolation per torus multidegree (:mod:`.interpolation`), then a
@@ -63,7 +63,7 @@ def closure_equations(
     interpolation (the generators are then "up to degree k", untested);
     ``completeness_timeout`` bounds them (default ``timeout``).
     """
-    from .._m2.implicitize import implicitize
+    from .implicitize import implicitize
 
     check_choice(method, "method", EQUATION_METHODS)
     if max_degree is not None and method == "kernel":

@@ -4,7 +4,7 @@ Generated scripts print one JSON document (made by ``jsonEncode`` of the
 LightningAttention package: strings, integers, booleans, lists and hash tables
 only) between the lines ``<<<AG-ATTENTION-JSON`` and ``AG-ATTENTION-JSON>>>``.
 Polynomials travel as their ``listForm`` (exponent vectors and integer
-coefficients, see :mod:`ag_attention._m2.implicitize`), never as text to parse.
+coefficients, see :mod:`ag_attention._algebra.implicitize`), never as text to parse.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from ag_attention._algebra.interpolation import low_degree_equations
 def test_length_test_certifies_what_the_kernel_confirms(m2_local, msolve, d, e, a, k):
     """Where the length test says complete, Macaulay2's kernel has the same generators and degree."""
     from ag_attention._algebra.completeness import artinian_length
-    from ag_attention._m2.implicitize import implicitize
+    from ag_attention._algebra.implicitize import implicitize
 
     r = low_degree_equations(Architecture.single_layer(d, e, a), max_degree=k)
     cert = artinian_length(r)

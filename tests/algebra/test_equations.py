@@ -26,7 +26,7 @@ def test_auto_falls_back_to_the_kernel_when_not_certified(m2_local, msolve):
 def test_certified_ideals_are_the_kernels(m2_local, msolve):
     """Where the leading-ideal test certifies, Macaulay2's kernel over QQ has the same minimal generator degrees."""
     from ag_attention._algebra.equations import closure_equations
-    from ag_attention._m2.implicitize import implicitize
+    from ag_attention._algebra.implicitize import implicitize
 
     arch = Architecture((2, 3), (2,), tokens=2)
     ours = closure_equations(arch, method="auto")

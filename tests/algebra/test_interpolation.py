@@ -92,7 +92,7 @@ def test_an_architecture_or_deprecated_raw_sizes():
 @pytest.mark.m2
 @pytest.mark.parametrize("d, e, a", [(2, 1, 2), (2, 2, 2), (2, 3, 2), (3, 1, 3), (2, 2, 1), (3, 1, 1)])
 def test_generator_degrees_agree_with_macaulay2s_kernel(m2_local, d, e, a):
-    from ag_attention._m2.implicitize import implicitize
+    from ag_attention._algebra.implicitize import implicitize
 
     m2 = implicitize(
         Architecture((d, e), (a,), tokens=2), coords="reduced", field="ZZ/32003", backend=m2_local, timeout=600

@@ -6,8 +6,8 @@ import os
 import pytest
 
 from ag_attention import Architecture
+from ag_attention._algebra.implicitize import implicitize
 from ag_attention._m2.cache import ResultCache
-from ag_attention._m2.implicitize import implicitize
 from ag_attention._m2.jobs import run_json
 from tests.helpers import ok_m2
 

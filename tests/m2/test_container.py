@@ -8,9 +8,9 @@ import time
 import pytest
 
 from ag_attention import Architecture
+from ag_attention._algebra.implicitize import implicitize
 from ag_attention._errors import M2NotFoundError, M2TimeoutError
 from ag_attention._m2 import runner
-from ag_attention._m2.implicitize import implicitize
 from ag_attention._m2.jobs import run_json
 from ag_attention._m2.runner import ContainerBackend, M2MemoryError
 from tests.helpers import processes_matching

@@ -60,7 +60,7 @@ def test_a_result_must_make_sense(change, why):
 
 def test_the_sense_of_every_cached_job():
     """The schemas of the jobs that are cached: implicitize, the Theorem 3.4 checks, an entry, an msolve count."""
-    from ag_attention._m2.implicitize import RESULT_SCHEMA
+    from ag_attention._algebra.implicitize import RESULT_SCHEMA
     from ag_attention._m2.schema import validate
     from ag_attention._reproduce.theorem34.symbolic import m2_result_schema
 

@@ -147,7 +147,7 @@ def test_one_layer_validation_names_the_value():
 @pytest.mark.m2
 def test_the_macaulay2_package_reproduces_the_golden_file(m2_local, stored):
     """lightningParametrization of m2scripts/LightningAttention.m2 gives the golden names and values."""
-    from ag_attention._m2.implicitize import parametrization_call
+    from ag_attention._algebra.implicitize import parametrization_call
     from ag_attention._m2.jobs import run_json
 
     jobs, schema = [], {}

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..._algebra.implicitize import implicitize
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
-from ..._m2.implicitize import implicitize
 from ..._m2.jobs import run_json
 from ..._models.coordinates import full_structure, reduced_keys
 from .coordinates import _orbit3, reduced_form

@@ -31,11 +31,11 @@ from fractions import Fraction
 from typing import Any
 
 from ..._algebra.closure_degree import degree as closure_degree
+from ..._algebra.implicitize import implicitize
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
 from ..._exact import linalg
 from ..._exact.dimension import dimension as exact_dimension
-from ..._m2.implicitize import implicitize
 from ..._models.coordinates import full_structure
 from ..report import Check, Table
 from .constructions import DEFAULT_LINES, _fraction, lines_for

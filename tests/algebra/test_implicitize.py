@@ -1,4 +1,4 @@
-"""implicitize (ag_attention._m2.implicitize): scripts from validated data, results validated, real ideals."""
+"""implicitize (ag_attention._algebra.implicitize): scripts from validated data, results validated, real ideals."""
 
 import json
 
@@ -7,9 +7,9 @@ import pytest
 import sympy
 
 from ag_attention import Architecture
+from ag_attention._algebra.implicitize import TERMS_OF, check_field, implicitize, parametrization_call
 from ag_attention._errors import InvalidArgumentError, M2OutputError
 from ag_attention._m2.cache import ResultCache
-from ag_attention._m2.implicitize import TERMS_OF, check_field, implicitize, parametrization_call
 from ag_attention._m2.jobs import run_json
 from ag_attention._models.parametrization import Parametrization
 from tests.helpers import ok_m2
@@ -120,7 +120,7 @@ def test_to_sympy_gives_polys_over_the_naturally_ordered_coordinates():
     omits most of them, so an exponent vector means the same coordinates in every generator."""
     from fractions import Fraction
 
-    from ag_attention._m2.implicitize import Implicitization
+    from ag_attention._algebra.implicitize import Implicitization
 
     names = tuple(f"c_{i}" for i in range(1, 13))
     unit = [tuple(int(j == i) for j in range(12)) for i in range(12)]
@@ -218,7 +218,7 @@ _GOOD = {
     ],
 )
 def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, cache_dir, change, complaint):
-    from ag_attention._m2.implicitize import implicitize
+    from ag_attention._algebra.implicitize import implicitize
 
     payload = {k: v for k, v in _GOOD.items() if k != "codimension"} if change == "missing" else {**_GOOD, **change}
     b = ok_m2(tmp_path, json.dumps(payload))
@@ -229,7 +229,7 @@ def test_results_of_the_wrong_form_are_output_errors_and_not_cached(tmp_path, ca
 
 
 def test_a_result_computed_by_another_macaulay2_is_an_output_error(tmp_path, cache_dir):
-    from ag_attention._m2.implicitize import implicitize
+    from ag_attention._algebra.implicitize import implicitize
 
     b = ok_m2(tmp_path, json.dumps({**_GOOD, "m2_version": "1.20"}))
     with pytest.raises(M2OutputError, match="computed by Macaulay2 1.20, not fake"):
@@ -237,7 +237,7 @@ def test_a_result_computed_by_another_macaulay2_is_an_output_error(tmp_path, cac
 
 
 def test_cache_hits_are_validated_too(tmp_path, cache_dir):
-    from ag_attention._m2.implicitize import implicitize
+    from ag_attention._algebra.implicitize import implicitize
 
     arch = Architecture((2, 1), (2,), tokens=2)
     b = ok_m2(tmp_path, json.dumps(_GOOD))
@@ -269,8 +269,8 @@ def test_cache_hits_are_validated_too(tmp_path, cache_dir):
 )
 def test_implicitize_refuses_odd_arguments_before_any_job(kwargs, named, monkeypatch):
     # no backend is consulted: the arguments are refused first
+    from ag_attention._algebra.implicitize import implicitize
     from ag_attention._m2 import jobs
-    from ag_attention._m2.implicitize import implicitize
 
     monkeypatch.setattr(jobs, "get_backend", lambda *a, **k: pytest.fail("a backend was consulted"))
 

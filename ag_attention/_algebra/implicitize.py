@@ -29,10 +29,10 @@ from .._errors import InvalidArgumentError, M2OutputError
 from .._exact import linalg
 from .._exact.field import is_prime
 from .._exact.linalg import ModularPolynomial, RationalPolynomial
+from .._m2.jobs import DEFAULT_TIMEOUT, run_json
+from .._m2.schema import Where
 from .._models.coordinates import check_one_layer, labels
 from .._results import ResultMixin
-from .jobs import DEFAULT_TIMEOUT, run_json
-from .schema import Where
 
 __all__ = ["Implicitization", "implicitize", "check_field", "parametrization_call", "RESULT_SCHEMA", "TERMS_OF"]
 
