@@ -27,10 +27,15 @@ implementation (their names may move between versions, these do not):
 7
 """
 
-from ._algebra.closure_degree import DegreeResult, degree
-from ._algebra.equations import closure_equations
-from ._algebra.implicitize import Implicitization, implicitize
-from ._algebra.interpolation import LowDegreeEquations, low_degree_equations
+from ._algebra import (
+    DegreeResult,
+    Implicitization,
+    LowDegreeEquations,
+    closure_equations,
+    degree,
+    implicitize,
+    low_degree_equations,
+)
 from ._architecture import Architecture
 from ._errors import (
     AgAttentionError,
@@ -51,9 +56,7 @@ from ._errors import (
     NoClearGapError,
     OutputError,
 )
-from ._exact.dimension import DimensionResult, dimension
-from ._exact.fibers import FiberResult, fibers
-from ._exact.onelayer import CertificateKind, PointVerdict
+from ._exact import CertificateKind, DimensionResult, FiberResult, PointVerdict, dimension, fibers
 from ._landscape import (
     BoundaryED,
     CriticalFamily,
@@ -76,16 +79,12 @@ from ._landscape import (
     model_ed_degree,
     polynomial_model,
 )
-from ._models.bounds import UpperBound, upper_bounds
-from ._models.formulas import expected_dimension
-from ._models.parametrization import Parametrization
-from ._numeric import NumericalResult, numerical_dimension
-from ._numeric.strata import NearStrata
-from ._point import Network, PointGeometry, point_geometry
-from ._point.onelayer import certify
+from ._models import Parametrization, UpperBound, expected_dimension, upper_bounds
+from ._numeric import NearStrata, NumericalResult, numerical_dimension
+from ._point import Network, PointGeometry, certify, point_geometry
 from ._provenance import provenance
 from ._sweep import SweepResult, sweep
-from ._version import __version__
+from ._version import __version__ as __version__
 
 __all__ = [
     # networks

@@ -193,3 +193,13 @@ class MSolveOutputError(MSolveError):
     def __init__(self, message: str, *, output: str = ""):
         self.output = output
         super().__init__(message + (f"\n--- output (end) ---\n{output[-500:]}" if output else ""))
+
+
+def brief(text: object, limit: int = 300) -> str:
+    """The first line of ``text`` (an error message, a worker's exception), at most ``limit`` characters."""
+    lines = str(text).strip().splitlines()
+    first = lines[0] if lines else ""
+    more = len(lines) > 1
+    if len(first) > limit:
+        first, more = first[:limit], True
+    return first + (" [...]" if more else "")

@@ -314,9 +314,9 @@ def scaling(size: tuple[int, ...], workers: list[str], seconds: float) -> None:
     """Paths per second against workers from one saved state (module docstring)."""
     import shutil
 
+    from ag_attention._m2.cluster import LocalDaskCluster
     from ag_attention._numeric.homotopy import one_blas_thread
     from ag_attention._numeric.monodromy import Monodromy, monodromy_solve
-    from ag_attention._sweep.cluster import LocalDaskCluster
 
     d, e, a = size
     arch = Architecture.single_layer(d, e, a, tokens=2)

@@ -27,9 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from ag_attention._m2.cluster import LocalDaskCluster
 from ag_attention._progress import quiet
 from ag_attention._sweep import sweep
-from ag_attention._sweep.cluster import LocalDaskCluster
 from ag_attention._sweep.run import SweepResult, local_workers
 
 GRIDS = Path(__file__).resolve().parents[1] / "sweeps"

@@ -23,12 +23,12 @@ NO_TEST_MODULE = {
     "ag_attention/__init__.py": "the public surface (re-exports): tested as a whole by tests/test_public_api.py",
     "ag_attention/__main__.py": "python -m ag_attention: only calls _cli.main (tests/test_cli.py runs the command)",
     "ag_attention/_algebra/__init__.py": "re-exports of _algebra/degree.py",
-    "ag_attention/_exact/__init__.py": "empty package file",
+    "ag_attention/_exact/__init__.py": "the front door: re-exports (tests/test_layout.py checks its __all__)",
     "ag_attention/_reproduce/icl_dynamics.py": "the training and plateau detection of icl.py, split from it: tested "
     "with it (tests/reproduce/test_icl.py, test_icl_report.py)",
     "ag_attention/_exact/onelayer.py": "re-exports of differentials, factorization, rational and singular (each tested)",
-    "ag_attention/_m2/__init__.py": "empty package file",
-    "ag_attention/_models/__init__.py": "empty package file",
+    "ag_attention/_m2/__init__.py": "the front door: re-exports (tests/test_layout.py checks its __all__)",
+    "ag_attention/_models/__init__.py": "the front door: re-exports (tests/test_layout.py checks its __all__)",
     "ag_attention/_numeric/__init__.py": "re-exports of the _numeric modules (each tested)",
     "ag_attention/_point/__init__.py": "re-exports of the _point modules (each tested)",
     "ag_attention/_landscape/__init__.py": "re-exports of the _landscape modules (each tested)",
@@ -277,7 +277,7 @@ def test_the_import_graph_helpers_find_and_name_a_cycle():
     assert import_cycles(graph) == [["a", "b", "c"]]
     assert describe_cycle(graph, ["a", "b", "c"]) == "a (a.py:1) -> b (b.py:2) -> c (c.py:3) -> a"
     assert import_cycles({"a": {"b": "a.py:1"}, "b": {}}) == []
-    assert "ag_attention._sweep.cli" in import_graph()["ag_attention._cli"]  # a deferred import is an edge
+    assert "ag_attention._sweep" in import_graph()["ag_attention._cli"]  # a deferred import is an edge
 
 
 def test_no_import_cycles():
@@ -289,3 +289,147 @@ def test_no_import_cycles():
     )
     gone = [sorted(c) for c in KNOWN_CYCLES if list(sorted(c)) not in cycles]
     assert gone == [], f"KNOWN_CYCLES lists cycles that no longer exist (drop them): {gone}"
+
+
+# ----------------------------------------------------------------- layers and front doors
+#: the rooms of the package, lowest first: a module may import its own room and the rooms of lower layers, never a
+#: room of its own layer or above (the public surface, ag_attention/__init__.py, and the command line are on top).
+#: A room is a subpackage (``_exact``) or a module of the top level (``_errors``).
+LAYERS: list[list[str]] = [
+    ["_version", "_errors"],
+    ["_checks", "_files", "_resources", "_progress", "_provenance", "_results"],
+    ["_architecture"],
+    ["_network", "_argtypes", "_flint"],
+    ["_m2"],  # external processes: Macaulay2, msolve, the container, their deadlines, job directories
+    ["_models"],
+    ["_exact"],
+    ["_algebra"],
+    ["_numeric"],
+    ["_sweep"],
+    ["_point"],
+    ["_landscape"],
+    ["_reproduce"],
+    ["_cli"],
+    ["ag_attention", "__main__"],
+]
+
+#: imports that go up a layer, each with why (none today: add one only with the reason and a plan to remove it)
+UPWARD: dict[tuple[str, str], str] = {}
+
+#: imports of another room that bypass its front door (its __init__), each with why
+BACK_DOORS: dict[tuple[str, str], str] = {}
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "ag_attention"
+
+
+def _layer_of() -> dict[str, int]:
+    return {room: i for i, rooms in enumerate(LAYERS) for room in rooms}
+
+
+def _imports() -> list[tuple[str, str, list[str], str]]:
+    """Every ``from ag_attention... import`` of the package: (module, source module, names, "file:line")."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if "__pycache__" in path.parts:
+            continue
+        name, is_package = _module_name(path), path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = name.split(".") if is_package else name.split(".")[:-1]
+                    base = base[: len(base) - (node.level - 1)]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                if source == "ag_attention" or source.startswith("ag_attention."):
+                    where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                    found.append((name, source, [a.name for a in node.names], where))
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("ag_attention."):
+                        found.append((name, a.name, [], f"{path.relative_to(ROOT)}:{node.lineno}"))
+    return found
+
+
+def test_every_room_is_in_exactly_one_layer():
+    rooms = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    rooms |= {p.stem for p in PACKAGE.glob("*.py") if p.name != "__init__.py"} | {"ag_attention"}
+    listed = [room for layer in LAYERS for room in layer]
+    assert len(listed) == len(set(listed)), "a room in two layers"
+    assert sorted(rooms - set(listed)) == [], "rooms missing from LAYERS"
+    assert sorted(set(listed) - rooms) == [], "LAYERS names rooms that do not exist"
+
+
+def test_rooms_import_only_lower_layers():
+    layer = _layer_of()
+    wrong = []
+    for module, source, _, where in _imports():
+        a, b = _room(module), _room(source)
+        if a == b or source == "ag_attention":
+            continue
+        if layer[b] >= layer[a] and (module, b) not in UPWARD:
+            wrong.append(f"{where}: {a} (layer {layer[a]}) imports {source} (layer {layer[b]})")
+    assert wrong == [], "imports that go up or sideways (LAYERS):\n" + "\n".join(sorted(wrong))
+    for module, target in UPWARD:
+        assert any(m == module and _room(s) == target for m, s, _, _ in _imports()), (module, target)
+
+
+def test_other_rooms_come_in_by_the_front_door():
+    """``from .._exact import rank``, not ``from .._exact.linalg import rank``; and only names its __all__ lists."""
+    wrong = []
+    for module, source, names, where in _imports():
+        a, b = _room(module), _room(source)
+        if a == b or b == "ag_attention" or not (PACKAGE / b / "__init__.py").is_file():
+            continue
+        if (module, source) in BACK_DOORS:
+            continue
+        if source != f"ag_attention.{b}":
+            wrong.append(f"{where}: {module} imports {source} (a back door: import from ag_attention.{b})")
+            continue
+        listed = importlib.import_module(source).__all__
+        wrong += [f"{where}: {module} imports {n} from {source}, not in its __all__" for n in names if n not in listed]
+    assert wrong == [], "\n".join(sorted(wrong))
+    for module, source in BACK_DOORS:
+        assert any(m == module and s == source for m, s, _, _ in _imports()), (module, source)
+
+
+@pytest.mark.parametrize("room", sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py")))
+def test_each_front_door_lists_what_it_has(room):
+    package = importlib.import_module(f"ag_attention.{room}")
+    assert isinstance(package.__all__, list) and package.__all__, f"ag_attention.{room} has no __all__"
+    assert sorted(n for n in package.__all__ if not hasattr(package, n)) == []
+    assert len(package.__all__) == len(set(package.__all__))
+
+
+# ----------------------------------------------------------------- sizes
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80  # the body without its docstring
+
+
+def _function_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    lines = node.end_lineno - node.lineno + 1
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        lines -= first.end_lineno - first.lineno + 1
+    return lines
+
+
+def test_no_module_is_over_600_lines():
+    long = {str(p): n for p in package_modules() if (n := len((ROOT / p).read_text().splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"modules over {MAX_MODULE_LINES} lines (split them by what they do): {long}"
+
+
+def test_no_function_is_over_80_lines_without_a_reason():
+    """A longer function says why on the line above its ``def`` (``# long: ...``)."""
+    long = []
+    for p in package_modules():
+        lines = (ROOT / p).read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _function_lines(node) > MAX_FUNCTION_LINES:
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                if not lines[first - 2].strip().startswith("# long:"):
+                    long.append(f"{p}:{node.lineno} {node.name} ({_function_lines(node)} lines)")
+    assert long == [], f"functions over {MAX_FUNCTION_LINES} lines (split them, or say why):\n" + "\n".join(long)

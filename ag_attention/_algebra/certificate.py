@@ -50,10 +50,8 @@ from typing import Any
 from .._architecture import Architecture
 from .._checks import check_choice
 from .._errors import InvalidArgumentError, MSolveTimeoutError
-from .._exact import linalg
-from .._exact.field import is_prime
-from .._exact.linalg import ModularPolynomial
-from .._models.parametrization import Parametrization
+from .._exact import ModularPolynomial, is_prime, linalg
+from .._models import Parametrization
 from .._resources import MemoryEstimate, require_memory
 from .degree import DegreeFormula, degree_formula
 from .msolve import MAX_PRIME, SolutionCount, count_solutions

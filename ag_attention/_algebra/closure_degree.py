@@ -30,10 +30,8 @@ from typing import Any
 from .._architecture import Architecture
 from .._checks import check_choice, check_int
 from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
-from .._m2.cache import ResultCache, cache_disabled_by_env
-from .._m2.runner import check_timeout
-from .._m2.schema import Where
-from .._models.coordinates import check_one_layer
+from .._m2 import ResultCache, Where, cache_disabled_by_env, check_timeout
+from .._models import check_one_layer
 from .._results import ResultMixin
 from .certificate import build_system
 from .degree import DegreeFormula, degree_formula

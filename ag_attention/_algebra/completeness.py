@@ -209,7 +209,7 @@ def projection_system(d: int, e: int, a: int, prime: int) -> tuple[list[str], li
     """
     import itertools
 
-    from .._models.coordinates import reduced_keys, reduced_names
+    from .._models import reduced_keys, reduced_names
 
     names = reduced_names(d, e)
     keys = reduced_keys(d, e)
@@ -375,7 +375,7 @@ def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backen
     names the test under way and its limit (after 2 s, on terminals).
     """
     from .. import _progress as progress
-    from .._m2.backend import check_timeout
+    from .._m2 import check_timeout
     from .msolve import msolve_backend
 
     timeout = check_timeout(timeout, "completeness timeout")

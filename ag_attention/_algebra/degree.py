@@ -34,8 +34,7 @@ from typing import Any, NamedTuple
 from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
-from .._models.coordinates import check_one_layer
-from .._models.formulas import Hypothesis
+from .._models import Hypothesis, check_one_layer
 
 __all__ = [
     "DegreeFormula",

@@ -21,8 +21,8 @@ from typing import Any
 from .._architecture import Architecture
 from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError, M2TimeoutError
-from .._m2.backend import check_timeout
-from .._models.coordinates import one_layer_problem
+from .._m2 import check_timeout
+from .._models import one_layer_problem
 from .completeness import certify_completeness
 from .interpolation import low_degree_equations
 

@@ -45,8 +45,8 @@ from .. import _progress as progress
 from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import ComputationError, InvalidArgumentError
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, check_prime
-from .._models.coordinates import check_one_layer, reduced_keys, reduced_names
+from .._exact import DEFAULT_PRIME, SECOND_PRIME, check_prime
+from .._models import check_one_layer, reduced_keys, reduced_names
 from .._resources import require_memory
 from .lifting import MORE_PRIMES, Generator, lift, verify_on_parametrization
 from .low_degree import Block, LowDegreeEquations

@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 from .._exact import linalg
-from .._models.coordinates import reduced_coordinates
+from .._models import reduced_coordinates
 from .modular import ModularBlock
 
 __all__ = ["MORE_PRIMES", "Generator", "rational_reconstruction", "crt", "lift", "verify_on_parametrization"]

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from .._errors import ComputationError
-from .._models.coordinates import named_labels
+from .._models import named_labels
 from .._results import ResultMixin
 from .multidegrees import Multidegree
 

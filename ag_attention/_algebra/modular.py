@@ -25,9 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import ComputationError
-from .._exact import linalg
-from .._exact.field import GFp
-from .._models.coordinates import reduced_count
+from .._exact import GFp, linalg
+from .._models import reduced_count
 from .._resources import MemoryEstimate, require_memory
 from .multidegrees import IndexPermutations, evaluate_monomials, image_points, monomials_by_multidegree, torus_weights
 

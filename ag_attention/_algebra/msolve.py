@@ -51,9 +51,16 @@ from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     MSolveOutputError,
     MSolveTimeoutError,
 )
-from .._m2.container import ContainerBackend, container_end
-from .._m2.runner import VERSION_TIMEOUT, Backend, check_timeout, get_backend
-from .._m2.wheel import wheel_binary, wheel_candidates
+from .._m2 import (
+    VERSION_TIMEOUT,
+    Backend,
+    ContainerBackend,
+    check_timeout,
+    container_end,
+    get_backend,
+    wheel_binary,
+    wheel_candidates,
+)
 from .msolve_text import (
     MAX_PRIME,
     count_standard_monomials,

@@ -14,8 +14,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from .._exact.field import GFp
-from .._models.coordinates import ReducedKey, reduced_coordinates, reduced_keys
+from .._exact import GFp
+from .._models import ReducedKey, reduced_coordinates, reduced_keys
 
 __all__ = [
     "Multidegree",

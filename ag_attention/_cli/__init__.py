@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # deferred (imported by `import ag_attention` anyway): tests/test_layout.py checks its import graph counts a
     # deferred import as an edge on this one
-    from .._sweep.cli import add_parser as add_sweep_parser
+    from .._sweep import add_parser as add_sweep_parser
 
     add_sweep_parser(sub)  # ag-attention sweep GRID.toml --out DIR [--scheduler ADDRESS] [--workers N] [--resume]
     return parser

@@ -7,16 +7,12 @@ import argparse
 import sys
 from typing import Any
 
-from .._algebra.closure_degree import METHODS as DEGREE_METHODS
-from .._algebra.closure_degree import degree
-from .._algebra.equations import EQUATION_METHODS, closure_equations
+from .._algebra import EQUATION_METHODS, closure_equations, degree
+from .._algebra import METHODS as DEGREE_METHODS
 from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
-from .._exact.cost import estimate_dimension, long_sequences
-from .._exact.dimension import default_prime, dimension
-from .._exact.fibers import fibers
-from .._models.coordinates import COORDINATES
-from .._models.parametrization import PARAMETERS
+from .._exact import default_prime, dimension, estimate_dimension, fibers, long_sequences
+from .._models import COORDINATES, PARAMETERS
 from .._numeric import numerical_dimension
 from .common import ESTIMATE_FROM_PARAMETERS, add_architecture, add_m2_options, add_output, architecture, emit
 

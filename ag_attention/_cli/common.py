@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 from .._architecture import PARAMETRIZATIONS, Architecture, parse_sizes
 from .._argtypes import integer, positive_float, seconds
 from .._errors import InvalidArgumentError
-from .._m2.runner import BACKENDS
+from .._m2 import BACKENDS
 from .._provenance import provenance
 
 __all__ = [

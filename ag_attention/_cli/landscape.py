@@ -14,12 +14,8 @@ import numpy as np
 from .._architecture import Architecture
 from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
-from .._landscape import critical_points, ed_degree
-from .._landscape.critical import CRITICAL_METHODS
-from .._landscape.ed import ED_METHODS
-from .._landscape.estimate import landscape_estimate
-from .._landscape.metrics import METRICS
-from .._point.weights import Network, read_arrays
+from .._landscape import CRITICAL_METHODS, ED_METHODS, METRICS, critical_points, ed_degree, landscape_estimate
+from .._point import Network, read_arrays
 from .common import EXIT_M2, add_architecture, add_m2_options, add_output, architecture, emit, with_provenance
 
 __all__ = ["add_parsers", "cmd_critical_points", "cmd_ed_degree"]

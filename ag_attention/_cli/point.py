@@ -8,13 +8,16 @@ from typing import Any
 
 from .._argtypes import integer, positive_float, seconds
 from .._errors import AgAttentionError, InvalidArgumentError
-from .._point import Network, point_geometry
+from .._point import (
+    MODELS,
+    Network,
+    estimate_point,
+    exact_parameter_limit,
+    load_head_table,
+    point_geometry,
+    read_names_file,
+)
 from .._point import plot as point_plot  # looked up when used: tests replace plot_point
-from .._point.checkpoints import read_names_file
-from .._point.estimate import estimate_point
-from .._point.heads import load_head_table
-from .._point.layouts import MODELS
-from .._point.weights import exact_parameter_limit
 from .common import ESTIMATE_FROM_PARAMETERS, EXIT_USAGE, add_output, emit
 
 __all__ = ["add_parsers", "cmd_point"]

@@ -19,10 +19,8 @@ from typing import Any
 
 from .._argtypes import integer, nonempty, seconds
 from .._errors import InvalidArgumentError, OutputError
-from .._m2.runner import BACKENDS
-from .._reproduce import registry
-from .._reproduce.registry import M2_TIMEOUT, Reproduction, Request
-from .._reproduce.report import output_directory, pyplot, rescue
+from .._m2 import BACKENDS
+from .._reproduce import M2_TIMEOUT, Reproduction, Request, output_directory, pyplot, registry, rescue
 from .common import EXIT_FAILED, EXIT_OUTPUT, add_output, with_provenance
 
 __all__ = ["OWN_OPTIONS", "add_parsers", "cmd_reproduce", "finish_report"]

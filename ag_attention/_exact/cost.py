@@ -150,7 +150,7 @@ def long_sequences(arch: Architecture, samples: int | None = None) -> bool:
     >>> long_sequences(Architecture((3, 3), (2,), tokens=500)), long_sequences(Architecture((3, 3), (2,), tokens=5000))
     (False, True)
     """
-    from .._models.formulas import prove
+    from .._models import prove
     from .sampling import first_runs
     from .spans import output_span
 
@@ -191,8 +191,7 @@ class DimensionEstimate:
 
 def estimate_dimension(arch: Architecture, prime: int, samples: int | None = None) -> DimensionEstimate:
     """The estimate of :func:`ag_attention.dimension` with ``prime`` (its first runs, each architecture it plans)."""
-    from .._models.formulas import prove
-    from .._models.symmetries import symmetry_generators
+    from .._models import prove, symmetry_generators
     from .sampling import first_runs, jacobian_pieces, run_memory
     from .spans import output_span
 

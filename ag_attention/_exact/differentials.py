@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._models.coordinates import reduced_coordinates, reduced_count, reduced_keys, reduced_terms
+from .._models import reduced_coordinates, reduced_count, reduced_keys, reduced_terms
 from .rational import check_weight_shapes, integral, rank_factorization, rational_matrix
 
 __all__ = ["reduced_point", "differential", "differential_on_rank_variety"]

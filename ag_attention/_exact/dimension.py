@@ -38,7 +38,7 @@ from .. import _progress as progress
 from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
-from .._models.formulas import prove
+from .._models import prove
 from .._resources import Deadline
 from . import linalg
 from .field import DEFAULT_PRIME, check_prime
@@ -139,7 +139,7 @@ def dimension(
     """
     prime, seed, samples = _checked(arch, default_prime(arch) if prime is None else prime, seed, samples, threads)
     if timeout is not None:
-        from .._m2.backend import check_timeout
+        from .._m2 import check_timeout
 
         timeout = check_timeout(timeout)
     deadline = Deadline(timeout)

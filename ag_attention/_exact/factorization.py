@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from .._errors import ComputationError, InvalidArgumentError
-from .._models.coordinates import reduced_count, reduced_keys
+from .._models import reduced_count, reduced_keys
 from . import linalg
 from .rational import integral
 

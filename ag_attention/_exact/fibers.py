@@ -32,7 +32,7 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import ComputationError
-from .._models.symmetries import symmetry_generators, symmetry_tangents
+from .._models import symmetry_generators, symmetry_tangents
 from .._resources import MemoryEstimate, require_memory
 from .._results import ResultMixin
 from . import linalg

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._architecture import Architecture
 from .._errors import ComputationError
-from .._models.formulas import Expectation, Proven
+from .._models import Expectation, Proven
 from .._results import ResultMixin, dimension_fields
 from .runs import RankRun, known_bounds
 from .spans import engine_bound

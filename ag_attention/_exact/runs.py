@@ -28,8 +28,7 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import ComputationError, InsufficientMemoryError, InvalidArgumentError
-from .._models.formulas import Proven
-from .._models.symmetries import symmetry_tangents
+from .._models import Proven, symmetry_tangents
 from .._network import jacobian, random_inputs, random_parameters, random_seeds
 from .._resources import Deadline
 from . import linalg

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._models.formulas import Proven, new_directions_per_sample, prove
-from .._models.symmetries import symmetry_generators
+from .._models import Proven, new_directions_per_sample, prove, symmetry_generators
 from .._network import inputs_memory, jacobian_memory
 from .._resources import MemoryEstimate, require_memory
 from . import linalg

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._checks import check_int
 from .._errors import ComputationError
-from .._models.coordinates import quadratic_monomials
+from .._models import quadratic_monomials
 from .differentials import differential, differential_on_rank_variety, reduced_point
 from .factorization import Preimage, fiber
 from .field import DEFAULT_PRIME, check_prime

@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._architecture import Architecture
-from .._models.bounds import UpperBound, best_upper_bound
+from .._models import UpperBound, best_upper_bound
 from .._network import forward, random_inputs, random_parameters
 from .field import DEFAULT_PRIME, GFp
 from .linalg import rank

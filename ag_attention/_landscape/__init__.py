@@ -15,9 +15,12 @@
 """
 
 from .boundary import BoundaryED, boundary_ed_degree
-from .critical import CriticalFamily, CriticalPoint, CriticalPoints, Nearest, Route, critical_points
-from .ed import EDCount, EDDegree, ed_degree
+from .critical import CRITICAL_METHODS, CriticalFamily, CriticalPoint, CriticalPoints, Nearest, Route, critical_points
+from .ed import ED_METHODS, EDCount, EDDegree, ed_degree
+from .estimate import landscape_estimate
+from .formula import segre_product_ed_degree
 from .ideal_ed import IdealEDDegree, ideal_ed_degree
+from .metrics import METRICS, gram
 from .model import PolynomialModel, polynomial_model
 from .models import ModelCriticalPoint, ModelCriticalPoints, ModelEDDegree, model_critical_points, model_ed_degree
 
@@ -42,4 +45,10 @@ __all__ = [
     "ModelCriticalPoints",
     "model_ed_degree",
     "model_critical_points",
+    "CRITICAL_METHODS",
+    "ED_METHODS",
+    "METRICS",
+    "gram",
+    "landscape_estimate",
+    "segre_product_ed_degree",
 ]

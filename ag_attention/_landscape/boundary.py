@@ -35,13 +35,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .._algebra.msolve import count_solutions, msolve_version
+from .._algebra import count_solutions, msolve_version
 from .._architecture import Architecture
 from .._checks import check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
-from .._exact import linalg
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-from .._models.coordinates import check_one_layer
+from .._exact import DEFAULT_PRIME, SECOND_PRIME, linalg
+from .._models import check_one_layer
 from .._provenance import provenance
 from .._resources import MemoryEstimate, require_memory
 from .._results import ResultMixin

@@ -45,8 +45,8 @@ import numpy as np
 from .._architecture import Architecture
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-from .._point.weights import to_fraction
+from .._exact import DEFAULT_PRIME, SECOND_PRIME
+from .._point import to_fraction
 from .._resources import require_memory
 from .beside import Beside
 from .critical_balls import _certified_point, _distinct_functions, _first_of_each, _match, _point

@@ -18,9 +18,8 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import ComputationError
-from .._exact import balls
-from .._exact.balls import ball, determinant, evaluate, interval, signature
-from .._numeric.certify import BITS
+from .._exact import ball, balls, determinant, evaluate, interval, signature
+from .._numeric import BITS
 from .critical_result import CriticalPoint
 from .square import SquareSystem
 

@@ -18,14 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from .._algebra.msolve import count_solutions, run_msolve
-from .._algebra.msolve_text import format_input
+from .._algebra import count_solutions, format_input, run_msolve
 from .._architecture import Architecture
 from .._errors import ComputationError, MSolveOutputError, MSolveTimeoutError
-from .._exact import linalg
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
-from .._exact.rational import exact_rank
-from .._models.parametrization import Parametrization
+from .._exact import DEFAULT_PRIME, SECOND_PRIME, exact_rank, linalg
+from .._models import Parametrization
 from .beside import Beside, Outcome
 from .critical_result import CriticalFamily, Route
 from .system import _compose, polynomial_text

@@ -39,12 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from .._algebra.degree import degree_formula
-from .._algebra.msolve import count_solutions
+from .._algebra import count_solutions, degree_formula
 from .._architecture import Architecture
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, MSolveTimeoutError
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
+from .._exact import DEFAULT_PRIME, SECOND_PRIME
 from .._resources import MemoryEstimate, require_memory
 from .beside import Beside
 from .critical import Route

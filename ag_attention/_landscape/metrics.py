@@ -33,7 +33,7 @@ import numpy as np
 
 from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError
-from .._models.coordinates import reduced_keys
+from .._models import reduced_keys
 
 __all__ = [
     "METRICS",

@@ -99,8 +99,7 @@ class PolynomialModel:
         """One plain lightning layer ``(d, d', a)``: its reduced coordinates (the coefficients of the quadrics
         ``(A_k . z)(V_m . z)``) in the entries of ``A`` (``a >= d``) or of ``A = P K`` (``P`` of size ``d x a``,
         ``K`` of size ``a x d``: rank ``<= a``) and ``V``.  Parameters ``a{k}_{l}`` (or ``p``, ``k``), ``v{m}_{l}``."""
-        from .._models.coordinates import check_one_layer
-        from .._models.parametrization import Parametrization
+        from .._models import Parametrization, check_one_layer
 
         arch = check_one_layer(arch, what="PolynomialModel.from_layer")
         if arch.heads != 1 or arch.skip or arch.normalized:

@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from .._algebra.msolve import count_solutions
+from .._algebra import count_solutions
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
-from .._exact.balls import evaluate, interval, signature
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
+from .._exact import DEFAULT_PRIME, SECOND_PRIME, evaluate, interval, signature
 from .._provenance import provenance
 from .._results import ResultMixin
 from .critical import Route, _count_mod, _real_boxes, hessian_class

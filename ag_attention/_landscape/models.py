@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._algebra.msolve import count_solutions
+from .._algebra import count_solutions
 from .._checks import check_choice
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._provenance import provenance

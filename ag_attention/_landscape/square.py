@@ -59,7 +59,7 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._models.parametrization import Parametrization
+from .._models import Parametrization
 from .._resources import MemoryEstimate
 from . import square_balls
 from .system import check_layer

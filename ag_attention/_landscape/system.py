@@ -41,8 +41,7 @@ import numpy as np
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._exact import linalg
-from .._models.coordinates import check_one_layer
-from .._models.parametrization import Parametrization, laplace_determinant
+from .._models import Parametrization, check_one_layer, laplace_determinant
 
 __all__ = ["CriticalSystem", "critical_system", "check_layer", "loss_polynomial", "polynomial_text"]
 

@@ -39,15 +39,29 @@ solver directly.  docs/math/landscape.md says what each proves.
 from __future__ import annotations
 
 from .._errors import NoClearGapError
-from .._models.formulas import new_directions_per_sample
+from .._models import new_directions_per_sample
+from . import (
+    certify,  # a namespace other rooms use
+    executors,  # a namespace other rooms use
+    homotopy,  # a namespace other rooms use
+    monodromy,  # a namespace other rooms use
+)
 from .certified import RankCertificate, certify_dimension
+from .certify import BITS
 from .dimension import numerical_dimension
+from .executors import default_workers
 from .float64 import Float64
 from .gap import GapRank, gap_rank
 from .result import NumericalResult
 from .spectrum import numeric_memory
+from .spectrum import spectrum as softmax_spectrum
+from .strata import NearStrata, check_rtol, numerical_rank, one_layer_strata
 
 __all__ = [
+    "monodromy",
+    "homotopy",
+    "executors",
+    "certify",
     "Float64",
     "GapRank",
     "NoClearGapError",
@@ -58,4 +72,11 @@ __all__ = [
     "numeric_memory",
     "RankCertificate",
     "certify_dimension",
+    "BITS",
+    "NearStrata",
+    "check_rtol",
+    "default_workers",
+    "numerical_rank",
+    "one_layer_strata",
+    "softmax_spectrum",
 ]

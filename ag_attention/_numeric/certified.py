@@ -44,11 +44,16 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._exact.balls import Balls, DeterminantBall, balls, determinant, precision
-from .._exact.field import DEFAULT_PRIME
-from .._exact.linalg import rank as rank_mod_p
-from .._models.formulas import new_directions_per_sample
-from .._models.symmetries import symmetry_tangents
+from .._exact import (  # balls: the module (balls.balls)
+    DEFAULT_PRIME,
+    Balls,
+    DeterminantBall,
+    balls,
+    determinant,
+    precision,
+)
+from .._exact import rank as rank_mod_p
+from .._models import new_directions_per_sample, symmetry_tangents
 from .._network import jacobian
 from . import spectrum as _spectrum
 from .float64 import Float64
@@ -201,12 +206,12 @@ def ball_minor(
     o = [r % out for r in rows]
     with precision(bits):
         ops = Balls()
-        zero, one = balls(0.0)[()], balls(1.0)[()]
+        zero, one = balls.balls(0.0)[()], balls.balls(1.0)[()]
         unit = np.full((len(rows), 1, out), zero, dtype=object)
         for i, oi in enumerate(o):
             unit[i, 0, oi] = one
         seeds = unit.reshape(len(rows), 1, arch.tokens, arch.widths[-1])
-        J = jacobian(arch, ops, balls(theta), balls(X[n]), seeds)
+        J = jacobian(arch, ops, balls.balls(theta), balls.balls(X[n]), seeds)
         M = J[:, cols]
     return determinant(M, bits)
 

@@ -9,7 +9,7 @@ from .. import _progress as progress
 from .._architecture import Architecture
 from .._checks import check_int, check_real
 from .._errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
-from .._models.formulas import expected_dimension, new_directions_per_sample
+from .._models import expected_dimension, new_directions_per_sample
 from .._resources import require_memory
 from .certified import CERTIFY_MAX_PARAMETERS, RankCertificate, certify_dimension, default_certificate_samples
 from .result import NumericalResult

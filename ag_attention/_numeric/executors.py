@@ -12,8 +12,8 @@ interface (``submit``, ``poll``, ``pending``, ``wants``, ``cancel``, ``close``):
   :class:`~ag_attention._errors.ComputationError`; the monodromy keeps what it found.
 
 :func:`executor` chooses: ``scheduler="tcp://HOST:PORT"`` connects to a running cluster (the address is checked
-within a time limit first, as for sweeps: :mod:`ag_attention._sweep.distributed`); ``workers=N > 1`` starts a
-local cluster of ``N`` single-threaded worker processes on 127.0.0.1 (:class:`~ag_attention._sweep.cluster.
+within a time limit first, as for sweeps: :mod:`ag_attention._m2.dask`); ``workers=N > 1`` starts a
+local cluster of ``N`` single-threaded worker processes on 127.0.0.1 (:class:`~ag_attention._m2.cluster.
 LocalDaskCluster`: every process in its own process group, all killed when the work ends); ``workers=1`` runs in
 this process.  Dask is imported only there (it is optional for the rest of the package).
 """
@@ -30,6 +30,15 @@ import numpy as np
 
 from .._checks import check_int
 from .._errors import ComputationError
+from .._m2 import (
+    LocalDaskCluster,
+    close_client,
+    connect_client,
+    require,
+    scheduler_address,
+    wait_for_workers,
+    worker_threads,
+)
 from .certify import UNTRIED, certify_each
 from .polylines import Ends, Polylines, track_job
 from .tracker import TrackerOptions, numpy_friendly_malloc
@@ -124,8 +133,6 @@ class DaskExecutor:
         self, client: Any, address: str, system: Any, options: TrackerOptions, careful: TrackerOptions, *, local: bool
     ) -> None:
         # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
-        from .._sweep.store import require
-
         self._distributed = require("distributed")
         self.client = client
         self.address = address
@@ -139,9 +146,7 @@ class DaskExecutor:
 
     def _threads(self) -> int:
         # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
-        from .._sweep.distributed import _worker_threads
-
-        return int(_worker_threads(self.client))
+        return int(worker_threads(self.client))
 
     def describe(self) -> str:
         where = "a local Dask cluster on 127.0.0.1" if self.local else f"the Dask cluster at {self.address}"
@@ -306,19 +311,17 @@ def executor(
         workers = check_int(workers, "workers", minimum=1)
     if scheduler is not None:
         # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
-        from .._sweep.distributed import _close, _connect, _scheduler_address, _wait_for_workers
-
-        address = _scheduler_address(scheduler)
-        client = _connect(address, timeout)
+        address = scheduler_address(scheduler)
+        client = connect_client(address, timeout)
         try:
-            _wait_for_workers(client, address, None, timeout)
+            wait_for_workers(client, address, None, timeout)
             ex = DaskExecutor(client, address, system, options, careful, local=False)
             try:
                 yield ex
             finally:
                 ex.close()
         finally:
-            _close(client)
+            close_client(client)
         return
     if workers is None or workers == 1:
         local = LocalExecutor(system, options, careful)
@@ -328,11 +331,9 @@ def executor(
             local.close()
         return
     # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
-    from .._sweep.cluster import LocalDaskCluster
-    from .._sweep.distributed import _close, _connect
 
     with LocalDaskCluster(workers=workers, threads=1, timeout=timeout) as address:
-        client = _connect(address, timeout)
+        client = connect_client(address, timeout)
         try:
             ex = DaskExecutor(client, address, system, options, careful, local=True)
             try:
@@ -340,4 +341,4 @@ def executor(
             finally:
                 ex.close()
         finally:
-            _close(client)
+            close_client(client)

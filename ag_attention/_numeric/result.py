@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
-from .._models.formulas import Expectation
+from .._models import Expectation
 from .._results import ResultMixin, dimension_fields
 from .certified import RankCertificate
 from .gap import GapRank

@@ -10,7 +10,34 @@
 * :mod:`.report`: :func:`point_geometry` and :class:`PointGeometry`.
 """
 
+from . import plot  # a namespace other rooms use
+from .checkpoints import read_names_file
+from .estimate import estimate_point
+from .heads import load_head_table
+from .layouts import MODELS
+from .onelayer import certify
 from .report import LayerAtPoint, NumericalAtPoint, PointGeometry, point_geometry
-from .weights import Network
+from .training import CRITICAL_RATIO, RANK_TOLERANCE, TEACHERS, TrainingRun, train
+from .weights import Network, exact_parameter_limit, read_arrays, to_fraction
 
-__all__ = ["Network", "PointGeometry", "LayerAtPoint", "NumericalAtPoint", "point_geometry"]
+__all__ = [
+    "plot",
+    "Network",
+    "PointGeometry",
+    "LayerAtPoint",
+    "NumericalAtPoint",
+    "point_geometry",
+    "CRITICAL_RATIO",
+    "MODELS",
+    "RANK_TOLERANCE",
+    "TEACHERS",
+    "TrainingRun",
+    "certify",
+    "estimate_point",
+    "exact_parameter_limit",
+    "load_head_table",
+    "read_arrays",
+    "read_names_file",
+    "to_fraction",
+    "train",
+]

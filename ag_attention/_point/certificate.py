@@ -35,11 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from .._algebra.lifting import crt, rational_reconstruction
+from .._algebra import crt, rational_reconstruction
 from .._errors import ComputationError
-from .._exact import linalg
-from .._exact.field import GFp
-from .._models.symmetries import symmetry_tangents
+from .._exact import GFp, linalg
+from .._models import symmetry_tangents
 from .._network import ObjectArithmetic, forward, jacobian, random_inputs
 from .._resources import Deadline
 from .geometry import PRIMES, samples_for

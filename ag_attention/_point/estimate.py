@@ -26,19 +26,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._architecture import Architecture
-from .._exact.cost import (
+from .._exact import (
     BLAS_EFFICIENCY,
     BLAS_SECONDS_PER_ENTRY,
     FLINT_SHARE,
     duration,
     jacobian_seconds,
     matrix_product_rate,
+    output_span,
     rank_seconds,
+    run_memory,
 )
-from .._exact.sampling import run_memory
-from .._exact.spans import output_span
-from .._models.formulas import prove
-from .._models.symmetries import symmetry_generators
+from .._models import prove, symmetry_generators
 from .._resources import format_bytes
 from .geometry import primes_for, samples_for
 from .weights import Network

@@ -11,8 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._exact import linalg
-from .._exact.modular_lu import BLAS_PRIMES
+from .._exact import BLAS_PRIMES, linalg
 
 __all__ = [
     "PRIME",

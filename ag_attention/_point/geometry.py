@@ -38,11 +38,8 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import ComputationError
-from .._exact import linalg
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp
-from .._exact.modular_lu import BLAS_PRIMES
-from .._exact.sampling import check_run_memory, sampling_plan
-from .._models.symmetries import symmetry_tangents
+from .._exact import BLAS_PRIMES, DEFAULT_PRIME, SECOND_PRIME, GFp, check_run_memory, linalg, sampling_plan
+from .._models import symmetry_tangents
 from .._network import jacobian, random_inputs, random_seeds
 from .._resources import Deadline
 from .weights import Network
@@ -213,8 +210,7 @@ def exact_one_layer_rank(net: Network) -> int | None:
         and arch.tokens >= 2
     ):
         return None
-    from .._exact.onelayer import differential
-    from .._exact.rational import exact_rank
+    from .._exact import differential, exact_rank
 
     w = net.weights[0][0]
     V = w["V"]

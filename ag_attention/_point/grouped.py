@@ -45,8 +45,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._architecture import Architecture
-from .._exact import linalg
-from .._exact.field import DEFAULT_PRIME, SECOND_PRIME, GFp
+from .._exact import DEFAULT_PRIME, SECOND_PRIME, GFp, linalg
 from .._network import jacobian, random_inputs
 
 __all__ = ["GroupedLayer", "GroupedGeometry", "grouped_geometry", "MAX_PARAMETERS", "parameters"]
@@ -267,8 +266,7 @@ def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> i
         and parameters(layers) <= EXACT_MAX_PARAMETERS
     ):
         return None
-    from .._exact.onelayer import differential
-    from .._exact.rational import exact_rank
+    from .._exact import differential, exact_rank
 
     ly = layers[0]
     d = ly.Q[0].shape[1]

@@ -46,7 +46,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .._errors import InvalidArgumentError
-from .._numeric.strata import check_rtol, numerical_rank
+from .._numeric import check_rtol, numerical_rank
 from .._results import ResultMixin
 from .factors import PRIME, near_equal_blocks, product_rank, product_singular_values, residues
 from .files import tensor_to_numpy

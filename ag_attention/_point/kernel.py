@@ -87,8 +87,8 @@ def with_head_kernel(net: Any, local: Any) -> Any:
     and the symmetry tangents, where it is lower (a dead or rank-deficient head decided: issue 37)."""
     import dataclasses
 
-    from .._exact.field import GFp
-    from .._models.symmetries import symmetry_tangents
+    from .._exact import GFp
+    from .._models import symmetry_tangents
 
     p = local.primes[0]
     S, said = head_kernel(net, p)
@@ -116,7 +116,7 @@ def softmax_head_bound(net: Any) -> Any:
     tangents give when a head is dead (``V_h = 0``) or rank-deficient, as a
     :class:`~ag_attention._point.geometry.LocalRank` with the trivial lower bound 0; None otherwise. Below a
     certified generic dimension it decides the point critical (issue 37: a dead head of a softmax checkpoint)."""
-    from .._exact.field import GFp
+    from .._exact import GFp
     from .geometry import PRIMES, LocalRank, _families
 
     p = PRIMES[0]

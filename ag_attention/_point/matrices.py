@@ -98,14 +98,14 @@ def matrix(value: Any, name: str, denominator: int | None) -> np.ndarray:
 
 
 def _rank(M: np.ndarray) -> int:
-    from .._exact.rational import exact_rank
+    from .._exact import exact_rank
 
     return int(exact_rank(M)) if M.size else 0
 
 
 def _factor(A: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
     """``(Q, K)`` with ``Q^T K = A`` exactly, ``rank x d`` each (zero rows below ``rank A``)."""
-    from .._exact.rational import rank_factorization
+    from .._exact import rank_factorization
 
     d = A.shape[0]
     Q = np.full((rank, d), Fraction(0), dtype=object)

@@ -52,8 +52,7 @@ import numpy as np
 from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
-from .._exact.rational import exact_rank
-from .._exact.verdicts import PointVerdict
+from .._exact import PointVerdict, exact_rank
 from .weights import Network
 
 __all__ = ["OneLayerPoint", "one_layer_point", "critical_distance", "plain_one_layer", "certify"]
@@ -167,7 +166,7 @@ def critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
 
 
 def _critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
-    from .._exact.balls import balls, top_eigenvalue
+    from .._exact import balls, top_eigenvalue
 
     def norm2(X: np.ndarray) -> Fraction:
         return sum((Fraction(v) ** 2 for v in np.asarray(X, dtype=object).ravel()), Fraction(0))
@@ -182,17 +181,17 @@ def _critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
     trace = nA + nV
     top = top_eigenvalue([[Fraction(v) for v in row] for row in M])
     if top is not None:
-        pair = root(balls([trace])[0] - top)
+        pair = root(balls.balls([trace])[0] - top)
     else:  # no enclosure: lambda_max >= the largest diagonal entry (a Rayleigh quotient) still bounds the distance
         top_diag = max(Fraction(M[i, i]) for i in range(M.shape[0]))
         pair = (0.0, float(trace - top_diag) ** 0.5 * (1 + 2**-50))
-    candidates = [pair, root(balls([nA])[0]), root(balls([nV])[0])]
+    candidates = [pair, root(balls.balls([nA])[0]), root(balls.balls([nV])[0])]
     return (min(c[0] for c in candidates), min(c[1] for c in candidates))
 
 
 def _exact_preimage(Ap: Any, Vp: Any, x: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """``(A', V')`` scaled so that ``phi_{A', V'}`` is the point itself (the fiber is computed up to scale)."""
-    from .._exact.onelayer import reduced_point
+    from .._exact import reduced_point
 
     A2 = np.array([[Fraction(v) for v in row] for row in Ap], dtype=object)
     V2 = np.array([[Fraction(v) for v in row] for row in Vp], dtype=object)
@@ -204,7 +203,7 @@ def _exact_preimage(Ap: Any, Vp: Any, x: list[Any]) -> tuple[np.ndarray, np.ndar
 
 def one_layer_point(net: Network, dimension: int) -> OneLayerPoint:
     """The one-layer report (``dimension``: ``dim M``, computed by the caller with :func:`ag_attention.dimension`)."""
-    from .._exact.onelayer import certify, fiber, reduced_point
+    from .._exact import certify, fiber, reduced_point
 
     arch = net.architecture
     w = net.weights[0][0]
@@ -298,8 +297,8 @@ def certify(
     >>> certify([[0.1, 0.2], [0.3, 0.4]], [[0.5, 0.7]]).kind.name
     'IMMERSION'
     """
-    from .._exact.dimension import dimension as exact_dimension
-    from .._exact.singular import certify as certify_exact
+    from .._exact import certify as certify_exact
+    from .._exact import dimension as exact_dimension
 
     if arch is not None:
         rank_bound, tokens = _from_architecture(arch, A, V, rank_bound, tokens)
@@ -329,7 +328,7 @@ def certify(
 
 def _from_architecture(arch: Any, A: Any, V: Any, rank_bound: int | None, tokens: int | None) -> tuple[int | None, int]:
     """``(rank_bound, tokens)`` from ``certify``'s ``arch=``, checked against the weights' shapes."""
-    from .._models.coordinates import check_one_layer
+    from .._models import check_one_layer
 
     if rank_bound is not None or tokens is not None:
         given = ", ".join(f"{k}={v!r}" for k, v in (("rank_bound", rank_bound), ("tokens", tokens)) if v is not None)

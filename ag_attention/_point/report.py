@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._checks import check_int, check_seconds
-from .._numeric.strata import NearStrata
+from .._numeric import NearStrata
 from .._resources import Deadline
 from .._results import ResultMixin
 from .geometry import LocalRank
@@ -248,7 +248,7 @@ def point_geometry(
     that contradicts a proven exact verdict is set aside: ``float_unavailable``
     says why (the exact verdicts hold at every scale).
     """
-    from .._numeric.strata import check_rtol
+    from .._numeric import check_rtol
 
     rtol = check_rtol(rtol)
     if timeout is not None:

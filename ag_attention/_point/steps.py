@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
-from .._numeric.strata import NearStrata
+from .._numeric import NearStrata
 from .._resources import Deadline
 from .geometry import LocalRank, local_rank
 from .kernel import with_head_kernel
@@ -99,7 +99,7 @@ class NumericalAtPoint:
 
     @property
     def rank_at_rtol(self) -> int:
-        from .._numeric.strata import numerical_rank
+        from .._numeric import numerical_rank
 
         return numerical_rank(np.array(self.singular_values), self.rtol)
 
@@ -117,7 +117,7 @@ class NumericalAtPoint:
 
 
 def _numerical(net: Network, seed: int, samples: int | None, rtol: float = 1e-3) -> NumericalAtPoint:
-    from .._numeric.spectrum import spectrum
+    from .._numeric import softmax_spectrum as spectrum
 
     arch = net.architecture
     n = samples if samples is not None else max(4, (3 * arch.parameter_count) // max(1, arch.output_size) + 4)
@@ -166,9 +166,8 @@ def ranks_at_point(
     """
     import dataclasses
 
-    from .._exact.dimension import dimension
-    from .._exact.spans import output_span
-    from .._models.formulas import prove
+    from .._exact import dimension, output_span
+    from .._models import prove
     from .geometry import primes_for
 
     arch = net.architecture
@@ -226,7 +225,7 @@ def certify_kernel(net: Network, local: LocalRank, seed: int, deadline: Deadline
 
 
 def layers_at_point(net: Network, seed: int, deep: bool, deadline: Deadline) -> tuple[LayerAtPoint, ...]:
-    from .._exact.rational import exact_rank
+    from .._exact import exact_rank
 
     arch = net.architecture
     out = []
@@ -293,7 +292,7 @@ def float_parts(
     why a part is unavailable: its values would leave float64's range at the weights' scale (checked first), or
     it contradicts a proven exact verdict or is not finite (checked after): :mod:`.trust`. A float verdict is
     never reported beside an exact one it contradicts."""
-    from .._numeric.strata import one_layer_strata
+    from .._numeric import one_layer_strata
 
     unavailable: dict[str, str] = {}
     num_at = strata = None

@@ -42,7 +42,7 @@ from .._architecture import Architecture
 from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError
 from .._network import forward, jacobian, unflatten
-from .._numeric.float64 import Float64
+from .._numeric import Float64
 
 __all__ = ["TEACHERS", "RANK_TOLERANCE", "CRITICAL_RATIO", "Record", "TrainingRun", "teacher_weights", "train"]
 
@@ -160,7 +160,7 @@ def _numerical_rank(s: tuple[float, ...]) -> int:
 
 
 def _record(arch: Architecture, theta: np.ndarray, step: int, loss: float, generic: int, seed: int) -> Record:
-    from .._numeric.spectrum import spectrum
+    from .._numeric import softmax_spectrum as spectrum
 
     weights = unflatten(arch, theta)
     sa, sv = [], []
@@ -206,7 +206,7 @@ def train(
 ) -> TrainingRun:
     """One teacher-student run of :data:`TEACHERS` ``teacher`` on ``samples`` input sequences (see the module
     docstring); the student starts from weights of standard deviation ``init_scale / sqrt(d_in)``."""
-    from .._exact.dimension import dimension
+    from .._exact import dimension
 
     if arch.normalized:
         raise InvalidArgumentError(

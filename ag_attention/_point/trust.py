@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from .._numeric.strata import NearStrata
+    from .._numeric import NearStrata
     from .geometry import LocalRank
     from .onelayer import OneLayerPoint
     from .steps import NumericalAtPoint
@@ -93,7 +93,7 @@ def _lightning_magnitudes(net: Network, seed: int, seen: _Range) -> None:
     ``|y_l| / |B|`` (Euler) times the later layers' gains ``3 |y_j| / |x_j|`` (at least 1 with skip connections)."""
     from .._architecture import Architecture
     from .._network import forward
-    from .._numeric.float64 import Float64
+    from .._numeric import Float64
 
     arch = net.architecture
     X = np.random.default_rng(seed).standard_normal((8, arch.tokens, arch.widths[0]))

@@ -329,7 +329,7 @@ class Network:
         [[Fraction(1, 1)], [Fraction(2, 1)]]
         """
         from .._network import forward as network_forward
-        from .._numeric.float64 import Float64
+        from .._numeric import Float64
 
         arch = self.architecture
         try:

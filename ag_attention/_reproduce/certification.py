@@ -56,10 +56,9 @@ def variant_of(row: Row) -> str:
 
 def independent_check(row: Row, seed: int) -> dict[str, Any]:
     """The certified value of ``row`` against a second prime (another point) and the float64 numerical rank."""
-    from .._exact.dimension import dimension
-    from .._exact.field import DEFAULT_PRIME, SECOND_PRIME
+    from .._exact import DEFAULT_PRIME, SECOND_PRIME, dimension
     from .._numeric import numerical_dimension
-    from .._sweep.grid import Spec, to_architecture
+    from .._sweep import Spec, to_architecture
 
     arch = to_architecture(Spec.from_row(row))
     prime = SECOND_PRIME if row["prime"] != SECOND_PRIME else DEFAULT_PRIME

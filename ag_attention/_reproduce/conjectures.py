@@ -17,8 +17,7 @@ from typing import Any
 
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
-from .._models.formulas import effective_architecture, symmetry_count
-from .._models.parametrization import Parametrization
+from .._models import Parametrization, effective_architecture, symmetry_count
 from .report import Check, Report
 
 __all__ = [

@@ -22,9 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .._architecture import Architecture
-from .._exact.dimension import DimensionResult, dimension
-from .._models.bounds import best_upper_bound, effective_architecture
-from .._models.formulas import cor38
+from .._exact import DimensionResult, dimension
+from .._models import best_upper_bound, cor38, effective_architecture
 from .._progress import track
 from .claims import Claim
 from .report import Check, Report, Table

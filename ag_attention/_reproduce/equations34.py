@@ -33,13 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from .._algebra.completeness import certify_completeness
-from .._algebra.interpolation import LowDegreeEquations, low_degree_equations
+from .._algebra import LowDegreeEquations, certify_completeness, low_degree_equations
 from .._architecture import Architecture
-from .._exact import linalg
-from .._exact.field import DEFAULT_PRIME
-from .._exact.onelayer import reduced_point
-from .._models.orbits import Orbit, orbit_representatives
+from .._exact import DEFAULT_PRIME, linalg, reduced_point
+from .._models import Orbit, orbit_representatives
 from .claims import Claim
 from .report import Check, Report, Table
 

@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import ComputationError
-from .._exact import linalg
-from .._exact.onelayer import CertificateKind, certify, fiber
+from .._exact import CertificateKind, certify, fiber, linalg
 from .report import pyplot, save_figure
 
 __all__ = ["draw_figure1", "render_figure1", "slice_point", "verify_slice"]

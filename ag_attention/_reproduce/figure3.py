@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from .._architecture import Architecture
-from .._exact.dimension import dimension
+from .._exact import dimension
 from .._files import atomic_write, output_error
-from .._models.formulas import expected_dimension
+from .._models import expected_dimension
 from .._numeric import NoClearGapError, numerical_dimension
 from .._progress import bar
 from .claims import Claim
@@ -110,7 +110,7 @@ def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> A
     2 apart on a scale of 170 above, are far apart (Eq. 16's ``+ L``).  Integer axes have integer ticks.
     ``samples``: the number of input sequences, named in the title when given.
     """
-    from .._sweep.summary import integer_ticks
+    from .._sweep import integer_ticks
 
     plt = pyplot()
     fig, (ax, ax2) = plt.subplots(

@@ -66,7 +66,7 @@ from typing import Any
 
 from .._checks import check_int
 from .._files import atomic_write
-from .._sweep.summary import OKABE_ITO
+from .._sweep import OKABE_ITO
 from .icl_dynamics import (
     MAX_ED_D,
     Run,

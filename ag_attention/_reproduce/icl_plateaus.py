@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._point.report import point_geometry
+from .._point import point_geometry
 from .icl_dynamics import Run, Task, _metric, eigenvalues, network_of, sampling_error
 from .icl_settings import SPREAD_SEQUENCES, Setting
 

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import _progress as progress
-from .._algebra.closure_degree import degree
+from .._algebra import degree
 from .._architecture import Architecture
 from .._errors import AgAttentionError, M2TimeoutError, MSolveTimeoutError
-from .._exact.dimension import dimension
-from .._landscape.ed import ed_degree
-from .._models.coordinates import reduced_count
+from .._exact import dimension
+from .._landscape import ed_degree
+from .._models import reduced_count
 from .landscape_data import (  # coordinates_tensor, gradient_descent: re-exported (imported from here)
     SMALLEST,
     coordinates_tensor,

@@ -20,10 +20,9 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import AgAttentionError
-from .._landscape.critical import critical_points
-from .._landscape.metrics import gram
-from .._models.coordinates import reduced_coordinates, reduced_keys
-from .._sweep.summary import OKABE_ITO, integer_ticks
+from .._landscape import critical_points, gram
+from .._models import reduced_coordinates, reduced_keys
+from .._sweep import OKABE_ITO, integer_ticks
 from .report import Check, Report, Table, pyplot, save_figure
 
 __all__ = [

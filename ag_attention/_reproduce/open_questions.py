@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
-from .._sweep.summary import JITTER_SEED, OKABE_ITO, integer_ticks, jitter, jitter_amplitude
+from .._sweep import JITTER_SEED, OKABE_ITO, integer_ticks, jitter, jitter_amplitude
 from .conjectures import CONJECTURES, Conjecture, Row, ambient_bound, certification, compare, partner_key, sweep_grid
 from .report import Check, Report, Table, pyplot, save_figure, written
 

@@ -244,14 +244,14 @@ class Report:
 
         if msolve:
             try:
-                from .._algebra.msolve import msolve_version
+                from .._algebra import msolve_version
 
                 self.engines["msolve"] = msolve_version()
             except AgAttentionError:
                 self.engines["msolve"] = "unknown"
         if macaulay2:
             try:
-                from .._m2.runner import get_backend
+                from .._m2 import get_backend
 
                 self.engines["macaulay2"] = get_backend(backend).version()
             except AgAttentionError:

@@ -31,7 +31,7 @@ from typing import Any
 
 from .. import _progress as progress
 from .._architecture import Architecture
-from .._point.training import CRITICAL_RATIO, RANK_TOLERANCE, TEACHERS, TrainingRun, train
+from .._point import CRITICAL_RATIO, RANK_TOLERANCE, TEACHERS, TrainingRun, train
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
 __all__ = ["Plan", "QUICK", "FULL", "reproduce_training"]
@@ -210,7 +210,7 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
     counts the runs drawn, and a teacher without runs has none.  Each run's line has the gid
     ``"run:<teacher>:<seed>"``.  The steps are integers: integer ticks.
     """
-    from .._sweep.summary import OKABE_ITO, integer_ticks
+    from .._sweep import OKABE_ITO, integer_ticks
 
     plt = pyplot()
     one = [r for r in runs if r.architecture.depth == 1]

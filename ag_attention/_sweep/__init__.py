@@ -16,18 +16,19 @@ Example (not a doctest: it computes 4,400 networks)::
 * :mod:`~ag_attention._sweep.local`, :mod:`~ag_attention._sweep.distributed`: its local process
   pool and its Dask client;
 * :mod:`~ag_attention._sweep.summary`: counts per variant, summary.md/.json, the plot;
-* :mod:`~ag_attention._sweep.cluster`: a local Dask cluster of subprocesses (tests, benchmarks);
+* :mod:`~ag_attention._m2.cluster`: a local Dask cluster of subprocesses (tests, benchmarks);
 * :mod:`~ag_attention._sweep.cli`: ``ag-attention sweep`` (``python -m ag_attention._sweep``).
 
 Needs pyarrow (and distributed for ``scheduler=``): ``pip install 'ag-attention[sweep]'``;
 without them only grid parsing works, and :func:`sweep` says what to install.
 """
 
+from .cli import add_parser
 from .compute import COLUMNS
-from .grid import Grid, Spec, load_grid, parse_grid
+from .grid import Grid, Spec, load_grid, parse_grid, to_architecture
 from .rows import read_metadata, read_rows
 from .run import SweepResult, sweep
-from .summary import summarize
+from .summary import JITTER_SEED, OKABE_ITO, integer_ticks, jitter, jitter_amplitude, summarize
 
 __all__ = [
     "sweep",
@@ -40,4 +41,11 @@ __all__ = [
     "read_metadata",
     "summarize",
     "COLUMNS",
+    "JITTER_SEED",
+    "OKABE_ITO",
+    "add_parser",
+    "integer_ticks",
+    "jitter",
+    "jitter_amplitude",
+    "to_architecture",
 ]

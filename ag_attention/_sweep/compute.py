@@ -20,7 +20,7 @@ from typing import Any
 
 from .._architecture import Architecture
 from .._errors import AgAttentionError
-from .._models.formulas import effective_architecture, expected_dimension
+from .._models import effective_architecture, expected_dimension
 from .._progress import quiet
 from .grid import Spec, to_architecture
 
@@ -195,7 +195,7 @@ def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
 
 def _compute(row: dict[str, Any], arch: Architecture, spec: Spec, prime: int, seed: int) -> None:
     """Fill ``row`` with the dimension of ``arch``: float64 for softmax, exact over GF(p) otherwise."""
-    from .._exact.dimension import dimension
+    from .._exact import dimension
     from .._numeric import numerical_dimension
 
     if spec.normalized:

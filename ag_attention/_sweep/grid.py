@@ -81,7 +81,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._architecture import Architecture
-from .._errors import InvalidArchitectureError, InvalidArgumentError
+from .._errors import InvalidArchitectureError, InvalidArgumentError, brief
 from .._progress import bar
 
 __all__ = [
@@ -176,16 +176,6 @@ def _listing(values: Sequence[int], name: str, head: int = 6) -> str:
     if len(values) <= head + 2:
         return ",".join(map(str, values))
     return f"{','.join(map(str, values[:head]))},...,{values[-1]} ({len(values):,} {name})"
-
-
-def brief(text: object, limit: int = 300) -> str:
-    """The first line of ``text`` (an error message, a worker's exception), at most ``limit`` characters."""
-    lines = str(text).strip().splitlines()
-    first = lines[0] if lines else ""
-    more = len(lines) > 1
-    if len(first) > limit:
-        first, more = first[:limit], True
-    return first + (" [...]" if more else "")
 
 
 def to_architecture(spec: Spec) -> Architecture:

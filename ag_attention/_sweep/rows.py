@@ -18,6 +18,7 @@ from typing import Any
 
 from .._errors import InvalidArgumentError, OutputError
 from .._files import open_nofollow, output_error
+from .._m2 import require
 from .compute import COLUMNS, row_contradiction
 from .grid import Spec, _show, brief, to_architecture
 
@@ -42,19 +43,6 @@ __all__ = [
 PROVENANCE_KEY = b"ag_attention._provenance"
 SWEEP_KEY = b"ag_attention._sweep"
 PANDAS_KEY = b"pandas"
-
-
-def require(module: str) -> Any:
-    """Import an optional dependency of sweeps, or an error saying how to install it."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        top = module.split(".")[0]
-        raise InvalidArgumentError(
-            f"sweeps need {top}: pip install 'ag-attention[sweep]' (or pip install {top})"
-        ) from None
 
 
 def arrow_schema(metadata: Mapping[bytes, bytes] | None = None) -> Any:

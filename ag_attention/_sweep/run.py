@@ -41,12 +41,13 @@ from typing import Any
 
 from .._checks import check_int, check_seconds
 from .._errors import InvalidArgumentError, OutputError
-from .._exact.field import DEFAULT_PRIME, check_prime
+from .._exact import DEFAULT_PRIME, check_prime
+from .._m2 import close_client, connect_client, scheduler_address, wait_for_workers
 from .._progress import bar, elapsed
 from .._provenance import provenance
 from .._results import ResultMixin
 from .compute import Row
-from .distributed import _close, _connect, _scheduler_address, _wait_for_workers, run_dask
+from .distributed import run_dask
 from .grid import Grid, Spec, load_grid
 from .local import _chunks, _run_local, local_workers
 from .store import REJECTED, RESULTS, Store, read_rows, require
@@ -168,7 +169,7 @@ def _check(
             raise InvalidArgumentError(f"{name}={flag!r}: must be True or False")
     if resume and overwrite:
         raise InvalidArgumentError("--resume and --overwrite: choose one")
-    address = None if scheduler is None else _scheduler_address(scheduler)
+    address = None if scheduler is None else scheduler_address(scheduler)
     return _Options(prime, seed, workers, chunk_size, timeout, address)
 
 
@@ -300,17 +301,17 @@ def _compute(store: Store, g: Grid, o: _Options) -> tuple[int, int, int]:
         if o.address is None:
             n_workers = min(local_cap(o.workers), max(1, len(todo)))
         else:
-            client = _connect(o.address, o.timeout)
-            n_workers = _wait_for_workers(client, o.address, o.workers, o.timeout)
+            client = connect_client(o.address, o.timeout)
+            n_workers = wait_for_workers(client, o.address, o.workers, o.timeout)
         computed = _execute(store, todo, n_workers, client, o)
     except BaseException:
-        _close(client)
+        close_client(client)
         with contextlib.suppress(Exception):  # e.g. a full disk: the journal keeps the rows anyway
             store.compact(g.specs, {**store.settings, "provenance": provenance()})
         with contextlib.suppress(Exception):  # the error that stopped the run is the one to report
             store.close()
         raise
-    _close(client)
+    close_client(client)
     return len(todo), computed, n_workers
 
 

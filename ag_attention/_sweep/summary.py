@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_open, atomic_write
-from .._models.formulas import cor38
+from .._models import cor38
 from .._progress import Steps, bar
 
 __all__ = [

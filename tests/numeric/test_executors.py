@@ -11,11 +11,11 @@ from ag_attention import Architecture
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._landscape.metrics import metric
 from ag_attention._landscape.square import square_system
+from ag_attention._m2.cluster import LocalDaskCluster
 from ag_attention._numeric.certify import certify_solutions
 from ag_attention._numeric.executors import DaskExecutor, LocalExecutor, executor
 from ag_attention._numeric.homotopy import CAREFUL
 from ag_attention._numeric.monodromy import LOOP_OPTIONS, monodromy_solve
-from ag_attention._sweep.cluster import LocalDaskCluster
 
 pytest.importorskip("distributed")
 

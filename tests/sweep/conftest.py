@@ -24,7 +24,7 @@ def local_run(small_grid, tmp_path_factory):
 @pytest.fixture(scope="session")
 def cluster():
     pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")
-    from ag_attention._sweep.cluster import LocalDaskCluster
+    from ag_attention._m2.cluster import LocalDaskCluster
 
     with LocalDaskCluster(workers=2, threads=1, timeout=60) as address:
         yield address

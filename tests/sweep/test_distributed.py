@@ -17,8 +17,8 @@ pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-atte
 pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")
 
 from ag_attention._errors import ComputationError, InvalidArgumentError  # noqa: E402
+from ag_attention._m2.cluster import LocalDaskCluster  # noqa: E402
 from ag_attention._sweep import Spec, read_rows, sweep  # noqa: E402
-from ag_attention._sweep.cluster import LocalDaskCluster  # noqa: E402
 from ag_attention._sweep.distributed import run_dask  # noqa: E402
 from ag_attention._sweep.store import JOURNAL  # noqa: E402
 from tests.helpers import processes_matching  # noqa: E402

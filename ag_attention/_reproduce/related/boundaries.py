@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from ..._architecture import Architecture
-from ..._landscape.boundary import boundary_ed_degree
+from ..._landscape import boundary_ed_degree
 from ..report import Check, Report, Table
 
 __all__ = ["BOUNDARY_SIZES", "BOUNDARY_VALUES", "boundary_checks"]

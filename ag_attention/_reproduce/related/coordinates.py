@@ -29,7 +29,7 @@ from typing import Any
 from ..._checks import check_int
 from ..._errors import InvalidArgumentError
 from ..._exact import linalg
-from ..._models.coordinates import full_coordinates, full_structure, reduced_coordinates, reduced_keys, reduced_names
+from ..._models import full_coordinates, full_structure, reduced_coordinates, reduced_keys, reduced_names
 
 __all__ = [
     "REPOSITORY",

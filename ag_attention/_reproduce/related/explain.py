@@ -12,8 +12,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from ..._algebra.interpolation import low_degree_equations
-from ..._algebra.multidegrees import Multidegree, torus_weights
+from ..._algebra import Multidegree, low_degree_equations, torus_weights
 from ..._architecture import Architecture
 from ..._checks import check_int
 from ..._errors import InvalidArgumentError

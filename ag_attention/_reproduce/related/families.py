@@ -14,7 +14,7 @@ from typing import Any
 from ..._checks import check_choice
 from ..._errors import InvalidArgumentError
 from ..._exact import linalg
-from ..._models.coordinates import reduced_keys
+from ..._models import reduced_keys
 from .constructions import (
     _fraction,
     context_syzygies,

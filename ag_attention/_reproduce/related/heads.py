@@ -22,11 +22,9 @@ from typing import Any
 
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
-from ..._models.bounds import one_layer_bounds
-from ..._models.formulas import symmetry_count
+from ..._models import one_layer_bounds, symmetry_count
 from ..._numeric import numerical_dimension
-from ..._sweep import sweep
-from ..._sweep.grid import Grid, load_grid
+from ..._sweep import Grid, load_grid, sweep
 from ..conjectures import SWEEPS, describe
 from ..report import Check, Table
 

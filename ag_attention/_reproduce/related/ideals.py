@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..._algebra.implicitize import implicitize
+from ..._algebra import implicitize
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
-from ..._m2.jobs import run_json
-from ..._models.coordinates import full_structure, reduced_keys
+from ..._m2 import run_json
+from ..._models import full_structure, reduced_keys
 from .coordinates import _orbit3, reduced_form
 from .families import on_image
 from .golden import Golden, Terms

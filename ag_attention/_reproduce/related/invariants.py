@@ -30,13 +30,13 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..._algebra.closure_degree import degree as closure_degree
-from ..._algebra.implicitize import implicitize
+from ..._algebra import degree as closure_degree
+from ..._algebra import implicitize
 from ..._architecture import Architecture
 from ..._errors import InvalidArgumentError
+from ..._exact import dimension as exact_dimension
 from ..._exact import linalg
-from ..._exact.dimension import dimension as exact_dimension
-from ..._models.coordinates import full_structure
+from ..._models import full_structure
 from ..report import Check, Table
 from .constructions import DEFAULT_LINES, _fraction, lines_for
 from .coordinates import INVARIANTS, REPOSITORY, Label, Poly, _orbit3, check_coordinate_map, reduced_ring

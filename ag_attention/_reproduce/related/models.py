@@ -26,9 +26,7 @@ import time
 from fractions import Fraction
 from typing import Any
 
-from ..._landscape.formula import segre_product_ed_degree
-from ..._landscape.model import PolynomialModel
-from ..._landscape.models import model_critical_points
+from ..._landscape import PolynomialModel, model_critical_points, segre_product_ed_degree
 from ..report import Check, Report, Table
 
 __all__ = ["LCN_ROWS", "DLN_ROWS", "models_section", "lcn_count", "dln_counts"]

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._algebra.interpolation import low_degree_equations
-from ..._algebra.multidegrees import torus_weights
+from ..._algebra import low_degree_equations, torus_weights
 from ..._architecture import Architecture
 from ..._checks import check_choice
 from ..._errors import InvalidArgumentError

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..._models.coordinates import reduced_count
-from ..._models.formulas import cor33
+from ..._models import cor33, reduced_count
 
 __all__ = [
     "Size",

@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..._architecture import Architecture
-from ..._exact.dimension import dimension as exact_dimension
-from ..._exact.onelayer import PointVerdict, certify, differential, exact_rank, fiber, rank_mod_p, reduced_point
-from ..._models.coordinates import reduced_keys
-from ..._models.orbits import orbit_representatives
+from ..._exact import PointVerdict, certify, differential, exact_rank, fiber, rank_mod_p, reduced_point
+from ..._exact import dimension as exact_dimension
+from ..._models import orbit_representatives, reduced_keys
 from ..claims import Claim
 from ..report import Check, Report
 from .grids import Size

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._exact.onelayer import exact_rank
+from ..._exact import exact_rank
 from .grids import Size
 
 __all__ = ["Features", "features", "Theory", "THEOREM", "stated_rule"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..._architecture import Architecture
-from ..._exact.dimension import dimension as exact_dimension
+from ..._exact import dimension as exact_dimension
 from ..claims import STATEMENT, Claim
 from ..report import Check, Report, Table, Verdict
 from .grids import Size

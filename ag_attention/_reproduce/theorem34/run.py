@@ -67,8 +67,7 @@ class _M2Runs:
     """The Macaulay2 jobs of a run, under way in worker threads (the largest first)."""
 
     def __init__(self, opts: Options) -> None:
-        from ..._m2.runner import get_backend
-        from ..._m2.session import job_slots
+        from ..._m2 import get_backend, job_slots
 
         try:  # once, before any item: a missing Macaulay2 is one error (exit 3), not a failure per item
             backend = get_backend(opts.backend)
@@ -98,8 +97,7 @@ class _M2Runs:
 
     def abandon(self) -> None:
         """After an interruption: cancel the jobs not started, kill those under way (and every session)."""
-        from ..._m2.process import kill_all_jobs
-        from ..._m2.session import close_all
+        from ..._m2 import close_all, kill_all_jobs
 
         self._pool.shutdown(wait=False, cancel_futures=True)
         kill_all_jobs()

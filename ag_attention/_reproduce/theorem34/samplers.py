@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..._errors import ComputationError
-from ..._exact.onelayer import exact_rank, reduced_point
+from ..._exact import exact_rank, reduced_point
 from .grids import Size
 
 __all__ = [

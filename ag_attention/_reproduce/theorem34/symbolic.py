@@ -20,9 +20,9 @@ import numpy as np
 
 from ..._architecture import Architecture
 from ..._errors import M2Error, M2NotFoundError
-from ..._exact.dimension import dimension as exact_dimension
-from ..._exact.onelayer import reduced_point
-from ..._models.orbits import Orbit, orbit_representatives
+from ..._exact import dimension as exact_dimension
+from ..._exact import reduced_point
+from ..._models import Orbit, orbit_representatives
 from ..claims import Claim
 from ..report import Check, Report
 from .grids import Size
@@ -83,7 +83,7 @@ def m2_job_body(size: Size, points: dict[str, list[int]], fibers: dict[str, list
 
 def m2_result_schema(points: Iterable[str], fibers: Iterable[str]) -> Any:
     """What :func:`m2_job_body` returns: checked before the result is cached or used."""
-    from ..._m2.schema import NUMBER_STRING, OneOf, Where
+    from ..._m2 import NUMBER_STRING, OneOf, Where
 
     point_names, fiber_names = set(points), set(fibers)
     return {
@@ -160,7 +160,7 @@ class M2Job:
     seconds: float = 0.0
 
     def run(self, backend: Any, timeout: float) -> M2Job:
-        from ..._m2.jobs import run_json
+        from ..._m2 import run_json
 
         t0 = time.perf_counter()
         try:

@@ -1,4 +1,4 @@
-"""A throw-away Dask cluster of subprocesses (ag_attention._sweep.cluster): it starts, serves, and leaves nothing."""
+"""A throw-away Dask cluster of subprocesses (ag_attention._m2.cluster): it starts, serves, and leaves nothing."""
 
 import re
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ag_attention._sweep.cluster import LocalDaskCluster, dask_command
+from ag_attention._m2.cluster import LocalDaskCluster, dask_command
 from tests.helpers import processes_matching
 
 distributed = pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .._errors import ComputationError
-from .store import require
+from .dask import require
 
 __all__ = ["LocalDaskCluster", "dask_command"]
 
