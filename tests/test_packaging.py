@@ -64,6 +64,17 @@ def test_the_wheel_holds_the_golden_files_and_their_manifest(wheel):
             assert z.read(f"ag_attention/_reproduce/related/data/aldm/{name}") == (where / name).read_bytes(), name
 
 
+def test_the_wheel_holds_the_grid_files_of_the_reproductions(wheel):
+    """The reproductions read their grids from the package (sweeps/ of a checkout is a link to them)."""
+    where = ROOT / "ag_attention" / "_reproduce" / "sweeps"
+    assert (ROOT / "sweeps").resolve() == where.resolve()
+    names = sorted(p.name for p in where.glob("*.toml"))
+    assert "certification.toml" in names and "open-heads.toml" in names
+    with zipfile.ZipFile(wheel) as z:
+        for name in names:
+            assert z.read(f"ag_attention/_reproduce/sweeps/{name}") == (where / name).read_bytes(), name
+
+
 def test_installed_wheel_runs_macaulay2_from_outside_the_checkout(wheel, tmp_path, m2_local):
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])

@@ -259,7 +259,8 @@ def compare(conjecture: Conjecture, rows: list[Row], ctx: dict[tuple[Any, ...], 
 
 
 #: the sweeps directory of the repository (the grid files of the open questions and the certification report)
-SWEEPS = Path(__file__).resolve().parents[2] / "sweeps"
+#: the grid files of the reproductions: package data (the checkout's sweeps/ is a link to this directory)
+SWEEPS = Path(__file__).resolve().parent / "sweeps"
 
 
 def sweep_grid(
@@ -267,14 +268,16 @@ def sweep_grid(
 ) -> tuple[dict[str, Any], list[Row]]:
     """Sweep ``sweeps/NAME`` into ``base/sweeps``; its grid's description and rows, with a check that all computed.
 
-    ``who`` names the report in the error for a missing grid file (the grids live in a checkout).
+    ``who`` names the report in the error for a missing grid file (the grids are package data: a missing one is a
+    damaged install).
     """
     from .._sweep import load_grid, sweep
 
     grid_file = SWEEPS / name
     if not grid_file.is_file():
         raise InvalidArgumentError(
-            f"{grid_file}: grid file not found ({who} from a checkout of ag-attention, whose sweeps/ holds the grids)"
+            f"{grid_file}: grid file not found ({who} reads the grid files shipped in ag_attention/_reproduce/sweeps/: "
+            "reinstall ag-attention)"
         )
     grid = load_grid(grid_file)
     t0 = time.perf_counter()

@@ -191,8 +191,8 @@ def heads_grid(quick: bool) -> Any:
         path = SWEEPS / name
         if not path.is_file():
             raise InvalidArgumentError(
-                f"{path}: grid file not found (the related report runs from a checkout of "
-                "ag-attention, whose sweeps/ holds the grids)"
+                f"{path}: grid file not found (the related report reads the grid files shipped in "
+                "ag_attention/_reproduce/sweeps/: reinstall ag-attention)"
             )
         for s in load_grid(path).specs:
             specs.setdefault(s, None)
