@@ -433,3 +433,33 @@ def test_no_function_is_over_80_lines_without_a_reason():
                 if not lines[first - 2].strip().startswith("# long:"):
                     long.append(f"{p}:{node.lineno} {node.name} ({_function_lines(node)} lines)")
     assert long == [], f"functions over {MAX_FUNCTION_LINES} lines (split them, or say why):\n" + "\n".join(long)
+
+
+# ----------------------------------------------------------------- one room owns the external processes
+#: modules outside the process room (_m2) that start a program, and why
+PROCESSES_ELSEWHERE = {
+    "ag_attention/_provenance.py": "git rev-parse and git status for the provenance's commit, each with a 10 s timeout",
+    "ag_attention/_sweep/local.py": "a local sweep's worker processes: the standard library's ProcessPoolExecutor "
+    "(spawn), each worker ended with the pool",
+    "ag_attention/_sweep/run.py": "starts none: reads multiprocessing's current process to refuse a sweep started "
+    "while a spawned worker imports its script",
+}
+
+
+def _starts_programs(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import) and any(a.name in ("subprocess", "multiprocessing") for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "") in ("subprocess", "multiprocessing"):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("killpg", "fork", "execv", "execvp", "posix_spawn"):
+            return True
+    return False
+
+
+def test_external_processes_are_started_in_the_process_room():
+    found = {
+        str(p) for p in package_modules() if not str(p).startswith("ag_attention/_m2/") and _starts_programs(ROOT / p)
+    }
+    assert sorted(found - set(PROCESSES_ELSEWHERE)) == [], "start programs in ag_attention/_m2 (the process room)"
+    assert sorted(set(PROCESSES_ELSEWHERE) - found) == [], "PROCESSES_ELSEWHERE lists modules that start none"
