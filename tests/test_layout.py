@@ -26,19 +26,23 @@ NO_TEST_MODULE = {
     "ag_attention/_exact/__init__.py": "the front door: re-exports (tests/test_layout.py checks its __all__)",
     "ag_attention/_reproduce/icl_dynamics.py": "the training and plateau detection of icl.py, split from it: tested "
     "with it (tests/reproduce/test_icl.py, test_icl_report.py)",
-    "ag_attention/_exact/onelayer.py": "re-exports of differentials, factorization, rational and singular (each tested)",
+    "ag_attention/_exact/onelayer.py": "re-exports of differentials, factorization, rational and singular (each "
+    "tested)",
     "ag_attention/_m2/__init__.py": "the front door: re-exports (tests/test_layout.py checks its __all__)",
     "ag_attention/_models/__init__.py": "the front door: re-exports (tests/test_layout.py checks its __all__)",
     "ag_attention/_numeric/__init__.py": "re-exports of the _numeric modules (each tested)",
     "ag_attention/_point/__init__.py": "re-exports of the _point modules (each tested)",
     "ag_attention/_landscape/__init__.py": "re-exports of the _landscape modules (each tested)",
-    "ag_attention/_version.py": "the version string only (tests/test_provenance.py and tests/test_packaging.py read it)",
-    "ag_attention/_reproduce/__init__.py": "a docstring only",
+    "ag_attention/_version.py": "the version string only (tests/test_provenance.py and tests/test_packaging.py read "
+    "it)",
+    "ag_attention/_reproduce/__init__.py": "the front door: re-exports (tests/test_layout.py checks its __all__)",
     "ag_attention/_reproduce/claims.py": "data only: the paper's results as an enum and their one-line statements",
     "ag_attention/_reproduce/theorem34/__init__.py": "re-exports of the theorem34 modules and of equations34's grids",
-    "ag_attention/_reproduce/related/__init__.py": "re-exports of the related modules, one per published work (each tested)",
+    "ag_attention/_reproduce/related/__init__.py": "re-exports of the related modules, one per published work "
+    "(each tested)",
     "ag_attention/_sweep/__init__.py": "re-exports of the _sweep modules (each tested)",
-    "ag_attention/_sweep/__main__.py": "python -m ag_attention._sweep: only calls cli.main (tests/sweep/test_store.py runs it)",
+    "ag_attention/_sweep/__main__.py": "python -m ag_attention._sweep: only calls cli.main (tests/sweep/test_store.py "
+    "runs it)",
     "ag_attention/_cli/__init__.py": "the front door of the command line (build_parser, main: the exit statuses) and "
     "re-exports: tested by tests/cli/test_main.py (its mirror would be tests/cli/test___init__.py)",
     "ag_attention/_cli/__main__.py": "python -m ag_attention._cli: only calls main (tests.helpers.run_cli runs it)",
