@@ -57,8 +57,6 @@ NOT_A_MIRROR = {
     "odd input to any command, closed pipes",
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
     "tests/point/test_torch.py": "every checkpoint reader against the torch module it reads (with PyTorch installed)",
-    "tests/reproduce/related/test_golden.py": "the golden files of _reproduce/related/their_code.py: their manifest, "
-    "schema and every way a file can be damaged (apart from the checks)",
     "tests/reproduce/test_icl_report.py": "reproduce icl's report read together with its JSON (icl.py and "
     "icl_dynamics.py at once)",
 }
