@@ -13,7 +13,7 @@ import operator
 import re
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +27,7 @@ __all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS"]
 PARAMETRIZATIONS = ("QKV", "AV")
 
 #: what the constructor accepts for ``widths`` and ``ranks``: an ordered sequence of positive integers
-Sizes = Union[Sequence[int], npt.NDArray[np.integer[Any]]]
+Sizes = Sequence[int] | npt.NDArray[np.integer[Any]]
 
 
 def _as_int(field_name: str, value: Any) -> int:
@@ -298,7 +298,8 @@ class Architecture:
         return cached
 
     def block(self, name: str, layer: int, head: int = 0) -> Block:
-        """The weight matrix ``name`` (``"Q"``, ``"K"``, ``"V"`` or ``"A"``) of ``layer`` (1-based), ``head`` (0-based)."""
+        """The weight matrix ``name`` (``"Q"``, ``"K"``, ``"V"`` or ``"A"``) of ``layer`` (1-based), ``head``
+        (0-based)."""
         self.blocks  # noqa: B018 - builds the index
         index: dict[tuple[str, int, int], Block] = self.__dict__["_block_index"]
         found = index.get((name, layer, head))

@@ -27,9 +27,9 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-T = TypeVar("T")
-
 from tqdm.auto import tqdm
+
+T = TypeVar("T")
 
 __all__ = ["bar", "track", "Steps", "elapsed", "quiet", "is_quiet", "DELAY"]
 

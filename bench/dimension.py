@@ -41,7 +41,8 @@ def figure3(full_rows: bool) -> float:
         r = dimension(Architecture((delta,) * 3, (2, 2), tokens=3), samples=250, full_rows=full_rows)
         assert r.dimension == r.expected.value and r.certified, r
         print(
-            f"{delta:>5} {r.parameters:>5} {r.main.rows:>6} {r.dimension:>5} {r.expected.value:>8} {str(r.certified):>9} {r.seconds:>8.3f}"
+            f"{delta:>5} {r.parameters:>5} {r.main.rows:>6} {r.dimension:>5} {r.expected.value:>8} "
+            f"{str(r.certified):>9} {r.seconds:>8.3f}"
         )
     total = time.perf_counter() - t0
     print(f"total {total:.2f} s for 8 architectures (8/8 equal to Cor. 3.8, all certified)")
@@ -51,7 +52,8 @@ def figure3(full_rows: bool) -> float:
 def large(quick: bool) -> None:
     print("\nLarge networks (t = 3, default sampling)")
     print(
-        f"{'architecture':<34} {'P':>5} {'rows':>5} {'dim':>5} {'cert':>5} {'assembly':>9} {'rank':>7} {'symm.':>7} {'total':>7}"
+        f"{'architecture':<34} {'P':>5} {'rows':>5} {'dim':>5} {'cert':>5} "
+        f"{'assembly':>9} {'rank':>7} {'symm.':>7} {'total':>7}"
     )
     for widths, ranks in LARGE[:2] if quick else LARGE:
         arch = Architecture(widths, ranks, tokens=3)
@@ -69,8 +71,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the two largest networks")
     args = ap.parse_args()
     print(
-        f"ag-attention dimension benchmark: {platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-        f"FLINT threads {linalg.set_threads()}, direct FLINT copy {'on' if linalg.fastpath_available() else 'off'}"
+        f"ag-attention dimension benchmark: {platform.node()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, FLINT threads {linalg.set_threads()}, "
+        f"direct FLINT copy {'on' if linalg.fastpath_available() else 'off'}"
     )
     figure3(full_rows=False)
     figure3(full_rows=True)

@@ -415,7 +415,7 @@ def main() -> None:
                 else:
                     lines.append(
                         f"  | {'PHCpack':<14} {'-':>7} {'-':>6} {'-':>7} "
-                        f"{('timeout after %.0f s' % args.timeout) if phc['timeout'] else 'error':>22} "
+                        f"{f'timeout after {args.timeout:.0f} s' if phc['timeout'] else 'error':>22} "
                         f"{'-':>8}   root counts: {counts} {phc.get('error', '')[:200]}"
                     )
                 continue

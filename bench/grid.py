@@ -10,7 +10,8 @@
    are certified exact by the proven one-token upper bound.
 
 Both run with :func:`ag_attention._sweep.sweep` on every local core (the
-time printed is the sweep's wall-clock time, with the CPU seconds of this process and its worker processes).  ``--dask`` runs the t = 2 grid
+time printed is the sweep's wall-clock time, with the CPU seconds of this
+process and its worker processes).  ``--dask`` runs the t = 2 grid
 again on a local Dask cluster (a scheduler and two single-threaded worker
 processes on 127.0.0.1, started as subprocesses) and checks that its rows
 equal the local ones (all columns but ``seconds``).

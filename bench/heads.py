@@ -77,8 +77,9 @@ def main() -> None:
         if h.dead or h.critical or h.near_dead:
             print(f"  head {h.layer}.{h.head}: {h.reason}")
     print(
-        f"{len(table.heads)} heads ({args.layers} layers x {args.heads}, d = {args.width}): written in {written:.1f} s, "
-        f"read and analysed in {seconds:.1f} s (the table alone: {table.seconds:.1f} s; target <= 60 s)"
+        f"{len(table.heads)} heads ({args.layers} layers x {args.heads}, d = {args.width}): "
+        f"written in {written:.1f} s, read and analysed in {seconds:.1f} s "
+        f"(the table alone: {table.seconds:.1f} s; target <= 60 s)"
     )
 
 

@@ -84,7 +84,8 @@ def implicitization(backend, timeout: float, sizes) -> None:
                     reached[(coords, field)] = label
                 except M2TimeoutError:
                     print(
-                        f"  {label:<22} {coords:<8} {field:<9} {'':>4} {'':>4} {'':>5} {'':>5} {'> ' + format(timeout, 'g'):>8}s"
+                        f"  {label:<22} {coords:<8} {field:<9} {'':>4} {'':>4} {'':>5} {'':>5} "
+                        f"{'> ' + format(timeout, 'g'):>8}s"
                     )
             if coords == "reduced" and d * e * d * (d + 1) // 2 > 18:
                 break  # full coordinates of the large sizes: skip
@@ -105,7 +106,8 @@ def plain_vs_graded(backend, timeout: float) -> None:
                 body, schema={"gens": int, "seconds": NUMBER_STRING}, backend=backend, timeout=timeout, cache=False
             )
             print(
-                f"  Homogenize => {hom:<5}  {job.payload['gens']} generators, {float(job.payload['seconds']):.1f} s of M2 CPU"
+                f"  Homogenize => {hom:<5}  {job.payload['gens']} generators, "
+                f"{float(job.payload['seconds']):.1f} s of M2 CPU"
             )
         except M2TimeoutError:
             print(f"  Homogenize => {hom:<5}  > {timeout:g} s")
@@ -117,7 +119,8 @@ def low_degree(backend, timeout: float) -> None:
         body = (
             "P = lightningParametrization(3, 2, CoefficientRing => ZZ/32003);\n"
             f"t0 = cpuTime(); J = lowDegreeEquations(P, {k}); t = cpuTime() - t0;\n"
-            'result = hashTable {"gens" => numgens J, "degrees" => sort unique apply(flatten entries gens J, f -> sum degree f), '
+            'result = hashTable {"gens" => numgens J, '
+            '"degrees" => sort unique apply(flatten entries gens J, f -> sum degree f), '
             '"seconds" => toString t};'
         )
         try:

@@ -138,7 +138,8 @@ def _script(case: Case, package: Path) -> str:
             'print("CPU " | toString(c1 - c0));',
             'print("RESULT " | (if instance(r, Ideal) then "ideal of " | toString(numgens r) | " generators"'
             ' else if instance(r, List) then "list of " | toString(#r) | ": " | toString r'
-            ' else if instance(r, HashTable) then toString class r | " with " | toString(#r) | " keys" else toString r));',
+            ' else if instance(r, HashTable) then toString class r | " with " | toString(#r) | " keys"'
+            " else toString r));",
             "exit 0;",
         ]
     )
@@ -197,7 +198,8 @@ def main() -> None:
     version = subprocess.run([m2, "--version"], capture_output=True, text=True).stdout.strip()
     print(
         f"Macaulay2 {version}, {os.cpu_count()} cores; timeout {args.timeout:g} s per size; "
-        f"package {args.package}\nCPU s: M2's cpuTime of the function alone; wall s: the whole M2 process (start-up, set-up, function)"
+        f"package {args.package}\nCPU s: M2's cpuTime of the function alone; "
+        "wall s: the whole M2 process (start-up, set-up, function)"
     )
     print(f"{'function':24s} {'size':12s} {'status':8s} {'CPU s':>9s} {'wall s':>7s}  result")
     start = time.perf_counter()

@@ -1,5 +1,6 @@
 """The README's trained-checkpoint example: a student trained on a critical teacher, saved as bf16, its report and
-spectrum plot (prints the command it runs; writes examples/student-bf16.safetensors and docs/_static/point-spectrum.png).
+spectrum plot (prints the command it runs; writes examples/student-bf16.safetensors and
+docs/_static/point-spectrum.png).
 
 A one-layer network (widths 3,3, rank 2, t = 2) learns from a teacher at one of Lemma A.3's critical pairs
 (A = u v^T, V = w v^T) by gradient descent (ag_attention._point.training, seeded); the student's weights are

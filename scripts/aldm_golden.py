@@ -36,8 +36,9 @@ Usage (the repository from ``git clone`` or the library's ``fetch`` mirror; a ba
     python scripts/aldm_golden.py --fix-ring [--out DIR]
 
 All cases take about 6 minutes here (their resultant quartics: about 30 s at d = 3, not finished in 13 and in
-20 minutes at (4, 2, 2), hence --no-resultants there, the default without --cases; their implicit ideal at (3,2,2) and (3,3,2): under a minute each, at t = 1,
-d = 3: about 3 minutes).  The golden files come from these three calls:
+20 minutes at (4, 2, 2), hence --no-resultants there, the default without --cases; their implicit ideal at
+(3,2,2) and (3,3,2): under a minute each, at t = 1, d = 3: about 3 minutes).  The golden files
+come from these three calls:
 
     python scripts/aldm_golden.py --repo REPO --cases 2,1,2 2,2,2 3,1,2 3,2,2 3,3,2 --ideal
     python scripts/aldm_golden.py --repo REPO --cases 4,2,2 4,3,2 4,4,2 --no-resultants
@@ -67,16 +68,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # one source for what the files record and what the loader expects
-from ag_attention._reproduce.related.invariants import REPOSITORY  # noqa: E402
-from ag_attention._reproduce.related.their_code import (
+# (E402: these imports come after the sys.path line, so that the script runs from a checkout)
+from ag_attention._reproduce.related.invariants import REPOSITORY  # noqa: E402 - after sys.path
+from ag_attention._reproduce.related.their_code import (  # noqa: E402 - after sys.path
     GOLDEN_DIRECTORY,
     GOLDEN_SCHEMA,
-    MANIFEST,  # noqa: E402
+    MANIFEST,
     golden_manifest,
 )
-from ag_attention._reproduce.related.their_code import THEIR_BLOBS as BLOBS  # noqa: E402
-from ag_attention._reproduce.related.their_code import THEIR_COMMIT as COMMIT  # noqa: E402
-from ag_attention._reproduce.related.their_code import THEIR_COMMIT_DATE as COMMIT_DATE  # noqa: E402
+from ag_attention._reproduce.related.their_code import THEIR_BLOBS as BLOBS  # noqa: E402 - after sys.path
+from ag_attention._reproduce.related.their_code import THEIR_COMMIT as COMMIT  # noqa: E402 - after sys.path
+from ag_attention._reproduce.related.their_code import THEIR_COMMIT_DATE as COMMIT_DATE  # noqa: E402 - after sys.path
 
 #: the driver lines executed verbatim (1-based, inclusive)
 CROSS_LINES = ((50, 55), (61, 65), (88, 88))
@@ -120,7 +122,8 @@ if at >= 2 then (
     H = makeVeroneseInvariants(L, idxList, d, t, at, targetCol, 2);
     scan({"internal", "crossTarget", "blockConcatenated", "all"}, k ->
         family("veronese2_" | k, "veroneseInvariants.m2",
-            "gens (makeVeroneseInvariants(L, idxList, d, t, at, targetCol, 2))#\"" | k | "\"", flatten entries gens H#k))
+            "gens (makeVeroneseInvariants(L, idxList, d, t, at, targetCol, 2))#\"" | k | "\"",
+            flatten entries gens H#k))
 ) else say("SKIP veronese2_all makeVeroneseInvariants(...,2) raises 'r must be at most at' when at < 2");
 if withResultants then (
     load "quarticResultants.m2";
@@ -146,7 +149,8 @@ idealOut = (tag, I) -> (
     scan(flatten entries mingens JL, f -> emitPoly(tag | "GEN", f));
     say(tag | "STATS " | toString(codim JL) | " " | toString(degree JL) | " " | toString(dim JL));
     h := numerator reduceHilbert hilbertSeries JL;
-    say(tag | "HILBERT " | concatenate between(";", apply(listForm h, ec -> toString(ec#1) | "|" | toString(first ec#0)))));
+    say(tag | "HILBERT " | concatenate between(";", apply(listForm h, ec ->
+        toString(ec#1) | "|" | toString(first ec#0)))));
 idealOut("IDEAL", J);
 """
 
@@ -191,7 +195,8 @@ def lines_m2(d: int) -> tuple[str, str]:
     from ag_attention._reproduce.related.invariants import DEFAULT_LINES, lines_for
 
     lines = lines_for(d)
-    text = "{" + ", ".join("{{%s},{%s}}" % (",".join(map(str, p)), ",".join(map(str, q))) for p, q in lines) + "}"
+    pairs = ("{{" + ",".join(map(str, p)) + "},{" + ",".join(map(str, q)) + "}}" for p, q in lines)
+    text = "{" + ", ".join(pairs) + "}"
     source = (
         "their driver's list (generateInvariants(t>1).m2, lines 140-153)"
         if lines == DEFAULT_LINES
@@ -262,7 +267,7 @@ def run_m2(workdir: Path, program: str, timeout: float) -> float:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        raise GoldenError(f"Macaulay2 did not finish in {timeout:.0f} s")
+        raise GoldenError(f"Macaulay2 did not finish in {timeout:.0f} s") from None
     except BaseException:  # interrupted or terminated (SIGTERM becomes SystemExit in main): no orphan Macaulay2
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()

@@ -1,4 +1,5 @@
-"""Architecture (ag_attention._architecture): sizes and blocks, invalid input named by field and value, property tests."""
+"""Architecture (ag_attention._architecture): sizes and blocks, invalid input named by field and value, property
+tests."""
 
 import pytest
 from hypothesis import given, settings

@@ -56,7 +56,7 @@ def lift(
         out[D] = {}
         for mu, blk in level.items():
             gens = []
-            for gi, row in enumerate(blk.generators):
+            for gi in range(len(blk.generators)):
                 residues = [m[D][mu].generators[gi] for m in mods]
                 poly = {}
                 for c, mono in enumerate(blk.monomials):

@@ -63,7 +63,8 @@ class LowDegreeEquations(ResultMixin):
     seconds: float
     verified: bool  # every generator vanishes on the parametrization (exact substitution over QQ)
     extra: dict[str, Any] = field(default_factory=dict)
-    #: the length test of ``ag_attention._algebra.completeness``, when it was run (``length_test.certified``: the ideal is complete)
+    #: the length test of ``ag_attention._algebra.completeness``, when it was run
+    #: (``length_test.certified``: the ideal is complete)
     length_test: Any = None
     #: the leading-ideal test of ``ag_attention._algebra.completeness``, when it was run
     leading_test: Any = None
@@ -228,9 +229,10 @@ class LowDegreeEquations(ResultMixin):
                 shown = ", ".join(self._irreducible_text(*r) for r in irreps[:6])
                 extra = f", ... ({len(irreps) - 6} more)" if len(irreps) > 6 else ""
                 lines.append(f"    as GL(A rows) x GL(V rows) x GL(z): {len(irreps)} irreducible(s): {shown}{extra}")
+        verified = "every generator vanishes on the parametrization (exact substitution over QQ)"
         lines += [
             f"  complete         {self.complete}",
-            f"  verified         {'every generator vanishes on the parametrization (exact substitution over QQ)' if self.verified else 'no'}",
+            f"  verified         {verified if self.verified else 'no'}",
             f"  primes {', '.join(map(str, self.primes))} (counts agree), seed {self.seed}, {self.seconds:.2f} s",
         ]
         if self.leading_test is not None:

@@ -115,18 +115,20 @@ class FiberResult(ResultMixin):
 
     def __repr__(self) -> str:
         return (
-            f"FiberResult({self.architecture.describe()}: fiber {self.fiber_dimension}, symmetries {self.symmetry_dimension}, "
+            f"FiberResult({self.architecture.describe()}: fiber {self.fiber_dimension}, "
+            f"symmetries {self.symmetry_dimension}, "
             f"{'explained' if self.explained else f'excess {self.excess}'})"
         )
 
     def __str__(self) -> str:
         e = self.dimension.expected
         hyp = "hold" if e.applies else "fail: " + "; ".join(e.failed_hypotheses)
+        certified = self.dimension.certified
         lines = [
             self.architecture.describe(),
-            f"  generic fiber dimension  {'' if self.dimension.certified else 'at most '}{self.fiber_dimension}  "
-            f"(P = {self.dimension.parameters}, dim {'=' if self.dimension.certified else '>='} {self.dimension.dimension}"
-            f"{', certified' if self.dimension.certified else ', dim a lower bound'})",
+            f"  generic fiber dimension  {'' if certified else 'at most '}{self.fiber_dimension}  "
+            f"(P = {self.dimension.parameters}, dim {'=' if certified else '>='} {self.dimension.dimension}"
+            f"{', certified' if certified else ', dim a lower bound'})",
             f"  symmetry tangents        rank {self.symmetry_dimension} (count {self.dimension.symmetry_count}), "
             f"{'in the kernel' if self.in_kernel else 'NOT in the kernel'} ({self.kernel_check})",
         ]

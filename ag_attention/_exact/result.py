@@ -210,15 +210,18 @@ class DimensionResult(ResultMixin):
         else:
             verdict = self.comparison()
             formula = f"{e.formula} gives {e.value} ({verdict}; {e.hypotheses_text()})"
+        fiber = self.fiber_dimension if self.certified else f"at most {self.fiber_dimension} (P minus a lower bound)"
+        bound = "certified exact" if self.certified else "certified lower bound"
         lines = [
             f"{self.architecture.describe()}",
-            f"  dimension        {self.dimension}  ({'certified exact' if self.certified else 'certified lower bound'})",
+            f"  dimension        {self.dimension}  ({bound})",
             f"  parameters       {self.parameters}",
-            f"  fiber dimension  {self.fiber_dimension if self.certified else f'at most {self.fiber_dimension} (P minus a lower bound)'}",
+            f"  fiber dimension  {fiber}",
             f"  formula          {formula}",
             *([f"  note             {e.note}"] if e.note and e.value is not None else []),
             f"  certificate      {self.certificate}",
-            f"  prime {self.prime}, seed {self.seed}, {self.samples} samples x {self.main.seeds_per_sample} output combinations = {self.main.rows} rows, {self.seconds:.2f} s",
+            f"  prime {self.prime}, seed {self.seed}, {self.samples} samples x {self.main.seeds_per_sample} "
+            f"output combinations = {self.main.rows} rows, {self.seconds:.2f} s",
         ]
         return "\n".join(lines)
 

@@ -8,8 +8,9 @@ printed (``str(verdict)``, also ``verdict.reason``); nothing parses it.
 >>> v = PointVerdict(CertificateKind.RANK_DROP, True, 1, dimension=14, exact_rank=12)
 >>> v.kind.name, v.decided, v.summary
 ('RANK_DROP', True, 'critical: single preimage, rank drop')
->>> str(v)
-'critical: single preimage, differential of rank 12 < dim M = 14 over QQ (a smooth point would make the finite birational map a local isomorphism)'
+>>> print(v)  # doctest: +NORMALIZE_WHITESPACE
+critical: single preimage, differential of rank 12 < dim M = 14 over QQ (a smooth point would make the finite
+birational map a local isomorphism)
 """
 
 from __future__ import annotations

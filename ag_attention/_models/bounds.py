@@ -186,7 +186,8 @@ def _parallel_tokens(arch: Architecture, spans: Spans | None) -> UpperBound | No
 
 
 def _width_one(arch: Architecture, spans: Spans | None) -> UpperBound | None:
-    """A width-1 layer ``l`` (``e_l = 1``, ``0 <= l < L``): ``f_i = P_i(Y) c``, ``Y`` its output, ``c`` in ``C^{d_L}``."""
+    """A width-1 layer ``l`` (``e_l = 1``, ``0 <= l < L``): ``f_i = P_i(Y) c``, ``Y`` its output, ``c`` in
+    ``C^{d_L}``."""
     if arch.skip:
         return None
     eff = effective_architecture(arch)

@@ -242,7 +242,8 @@ def _deep(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Expectat
     if eff.widths != arch.widths:
         extra = (
             f"hidden layers wider than an earlier one: same neuromanifold as widths {','.join(map(str, eff.widths))} "
-            f"ranks {','.join(map(str, eff.ranks))}, where Cor. 3.8 gives {cor38(eff.widths, eff.ranks) + (L if arch.normalized else 0)}"
+            f"ranks {','.join(map(str, eff.ranks))}, "
+            f"where Cor. 3.8 gives {cor38(eff.widths, eff.ranks) + (L if arch.normalized else 0)}"
         )
         cap_note = (cap_note + "; " if cap_note else " ") + extra
     if arch.normalized:

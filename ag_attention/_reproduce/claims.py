@@ -28,7 +28,8 @@ STATEMENT = {
     Claim.THM_34_SINGULAR: "the singular points of M are exactly the phi(A, V) with rank A <= 1 and rank V <= 1",
     Claim.COR_A1: "phi(A, V) = 0 only if A = 0 or V = 0 (no base points)",
     Claim.LEMMA_A3: "(A, V) is critical iff A = u v^T, V = w v^T; the differential drops rank by d - 1 there",
-    Claim.COR_A6: "the real points of the closure outside M are phi(u v^T, w conj(v)^T); Im v -> 0 gives a critical value",
+    Claim.COR_A6: "the real points of the closure outside M are phi(u v^T, w conj(v)^T); "
+    "Im v -> 0 gives a critical value",
     Claim.COR_38: "dim M of a deep network = Eq. 14 under the bottleneck assumption",
     Claim.EQ_16: "dim of the normalized network = Cor. 3.8 + L (Conjecture 3.10)",
 }

@@ -154,7 +154,8 @@ def reproduce_corollary_38(cases: Iterable[Case] = GRID, *, seed: int = 0) -> Re
             "Exact dimension (rank of the Jacobian over GF(p) at a random point: a certified lower bound; "
             "'exact' when it meets a proven upper bound) against Eq. 14. "
             "'paper hyp.' = the hypotheses as stated (t >= 2, a_i <= d_{i-1}, widths shrink then grow); "
-            "'applies' adds the two found here (no hidden layer wider than an earlier one; a_i >= 2 before the last layer)."
+            "'applies' adds the two found here (no hidden layer wider than an earlier one; "
+            "a_i >= 2 before the last layer)."
         ),
         meta={"seed": seed},
     )

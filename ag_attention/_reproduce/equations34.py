@@ -139,7 +139,8 @@ def _orbit_check(
         Check(
             "Thm. 3.4 by the closure's equations: singular iff rank A <= 1 and rank V <= 1 (refined: " + why + ")",
             f"d={d}, d'={e}, a={a}, orbit {orbit.label}",
-            f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} (interpolation, verified over QQ"
+            f"Jacobian over GF(p) of all {len(gens)} minimal generators of degree <= {k} "
+            "(interpolation, verified over QQ"
             + ("; certified complete: the rank over QQ decides singular points)" if complete else ")"),
             "singular" if singular else "smooth",
             observed,

@@ -1,15 +1,16 @@
 """Reproduce Figure 3: normalized and lightning networks, L = 2, t = 3, a_i = 2, d_i = delta.
 
 ``delta`` is the common width of the network: input, hidden layer and output
-all have dimension ``d_0 = d_1 = d_2 = delta``.  For ``delta = 3..10`` and ``N = 250`` input sequences: the dimension of the
-normalized (softmax) network, estimated from float64 singular values (rank at
-the largest gap, the gap reported) and certified (a lower bound by ball
-arithmetic, an upper bound by the symmetry families 1 and 2, see
-``ag_attention/_numeric/certified.py``), against Eq. 16 (Conjecture 3.10); and
-the dimension of the lightning network, exact over GF(p), against Cor. 3.8.
-Writes ``figure3.png``, ``.pdf`` and ``.svg`` (estimated and expected as
-separate series, from the computed values), ``figure3.json`` (rows ``delta, normalized, estimated,
-expected, gap, certified, lower, upper``) and the report.
+all have dimension ``d_0 = d_1 = d_2 = delta``.  For ``delta = 3..10`` and
+``N = 250`` input sequences: the dimension of the normalized (softmax)
+network, estimated from float64 singular values (rank at the largest gap, the
+gap reported) and certified (a lower bound by ball arithmetic, an upper bound
+by the symmetry families 1 and 2, see ``ag_attention/_numeric/certified.py``),
+against Eq. 16 (Conjecture 3.10); and the dimension of the lightning network,
+exact over GF(p), against Cor. 3.8. Writes ``figure3.png``, ``.pdf`` and
+``.svg`` (estimated and expected as separate series, from the computed
+values), ``figure3.json`` (rows ``delta, normalized, estimated, expected, gap,
+certified, lower, upper``) and the report.
 """
 
 from __future__ import annotations

@@ -164,8 +164,8 @@ def _checks(report: Report, runs: list[TrainingRun]) -> None:
             stalled = [r for r in every if r.final.loss > STUCK]
             report.add(
                 Check(
-                    f"critical teacher, enough data: a student that fits the teacher (loss <= {STUCK:g}) approaches the "
-                    "critical pairs",
+                    f"critical teacher, enough data: a student that fits the teacher (loss <= {STUCK:g}) "
+                    "approaches the critical pairs",
                     arch.describe()
                     + (f" ({len(stalled)} stalled run(s) above loss {STUCK:g} left out)" if stalled else ""),
                     "distance to {(u v^T, w v^T)} at the end below half the start",

@@ -369,9 +369,9 @@ def _check_keys(where: str, table: str, data: Mapping[str, Any], known: Sequence
     for key in data:
         if key not in known:
             name = f"{table}.{key}" if table else str(key)
+            scope = " in " + table.split("[")[0] if table else ""
             raise InvalidArgumentError(
-                f"{where}: {name}={_show(data[key])}: unknown key (known{' in ' + table.split('[')[0] if table else ''}: "
-                f"{', '.join(known)})"
+                f"{where}: {name}={_show(data[key])}: unknown key (known{scope}: {', '.join(known)})"
             )
 
 
@@ -416,7 +416,8 @@ def _explicit(where: str, name: str, table: Any) -> Spec:
         )
     if len(ranks) != len(widths) - 1:
         raise InvalidArgumentError(
-            f"{where}: {name}.ranks={list(ranks)}: needs one rank per layer, {len(widths) - 1} for widths {list(widths)}"
+            f"{where}: {name}.ranks={list(ranks)}: needs one rank per layer, "
+            f"{len(widths) - 1} for widths {list(widths)}"
         )
     for i, (a, d) in enumerate(zip(ranks, widths)):
         if a > d:
@@ -474,7 +475,8 @@ def _int_values(where: str, name: str, value: Any) -> tuple[int, ...]:
         m = _RANGE.fullmatch(value)
         if m is None:
             raise InvalidArgumentError(
-                f'{where}: {name}={_show(value)}: must be an integer, a list of integers, or an inclusive range "LO..HI"'
+                f"{where}: {name}={_show(value)}: must be an integer, a list of integers, "
+                'or an inclusive range "LO..HI"'
             )
         lo, hi = int(m.group(1)), int(m.group(2))
         if lo < 1:

@@ -1,4 +1,5 @@
-"""The degree's counting certificate (ag_attention._algebra.certificate): the count is the degree times the generic fiber."""
+"""The degree's counting certificate (ag_attention._algebra.certificate): the count is the degree times the generic
+fiber."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""Completeness of the interpolated equations (ag_attention._algebra.completeness): the length and leading-ideal tests."""
+"""Completeness of the interpolated equations (ag_attention._algebra.completeness): the length and leading-ideal
+tests."""
 
 from collections import Counter
 

@@ -1,4 +1,5 @@
-"""closure_equations (ag_attention._algebra.equations): interpolation where certified complete, else Macaulay2's kernel."""
+"""closure_equations (ag_attention._algebra.equations): interpolation where certified complete, else Macaulay2's
+kernel."""
 
 import re
 from collections import Counter

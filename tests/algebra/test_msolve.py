@@ -1,4 +1,5 @@
-"""Running msolve (ag_attention._algebra.msolve): fake binaries for the error paths, the real one for counts and limits."""
+"""Running msolve (ag_attention._algebra.msolve): fake binaries for the error paths, the real one for counts and
+limits."""
 
 import contextlib
 import signal

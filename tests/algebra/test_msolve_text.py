@@ -1,4 +1,5 @@
-"""msolve's input and output as text (ag_attention._algebra.msolve_text): input format, leading ideals, parametrizations."""
+"""msolve's input and output as text (ag_attention._algebra.msolve_text): input format, leading ideals,
+parametrizations."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""Rank runs (ag_attention._exact.runs): the exact Jacobian rank at a point, its drop at the special points of Lemma A.3."""
+"""Rank runs (ag_attention._exact.runs): the exact Jacobian rank at a point, its drop at the special points
+of Lemma A.3."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""certify (ag_attention._exact.singular): whether the image of a weight pair is a singular point, with its certificate."""
+"""certify (ag_attention._exact.singular): whether the image of a weight pair is a singular point, with its
+certificate."""
 
 from fractions import Fraction
 

@@ -22,8 +22,11 @@ def brute_force_full(par):
     ctx = flint.fmpz_mpoly_ctx.get(par.variables + tuple(xnames), "degrevlex")
     g = ctx.gens()
     nv = len(par.variables)
-    # map parameter polynomials into the big ring
-    lift = lambda f: f.compose(*g[:nv], ctx=ctx) if not f.is_constant() else ctx.constant(int(f))
+
+    def lift(f):
+        """A parameter polynomial in the big ring."""
+        return f.compose(*g[:nv], ctx=ctx) if not f.is_constant() else ctx.constant(int(f))
+
     A = [[lift(f) for f in row] for row in par.matrix("A")]
     V = [[lift(f) for f in row] for row in par.matrix("V")]
     x = [[g[nv + j * d + l] for l in range(d)] for j in range(t)]

@@ -1,4 +1,5 @@
-"""Theorem 3.4 by the closure's equations (ag_attention._reproduce.equations34): proven smooth or singular, a wrong rule caught."""
+"""Theorem 3.4 by the closure's equations (ag_attention._reproduce.equations34): proven smooth or singular, a wrong
+rule caught."""
 
 
 def test_equation_checks_prove_smoothness_and_catch_a_wrong_rule():

@@ -1,5 +1,12 @@
 """Reports (ag_attention._reproduce.report): checks, tables and statements as Markdown and JSON."""
 
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from ag_attention._reproduce.report import Check, Report, Table, Verdict
@@ -14,14 +21,6 @@ def test_verdict_without_checks_and_a_report_without_statements():
     d = r.to_dict()
     assert d["statements"] == [] and d["checks"][0]["size"] == [2, 1, 2] and d["provenance"]
     assert "| claim | case |" in r.to_markdown() and "| yes |" in r.to_markdown()
-
-
-import contextlib
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 
 @contextlib.contextmanager

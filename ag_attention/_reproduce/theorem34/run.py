@@ -135,7 +135,8 @@ def _new_report(opts: Options) -> Report:
         summary=(
             "Each check tests one claim on one size (d, d', a) of one layer, a = d when A is free. 'Macaulay2' "
             "checks use the implicit equations of the closure; the others are exact certificates from the "
-            "parametrization (see ag_attention._exact.onelayer; the mathematics: docs/math/geometry.md). GF(p) ranks are certified lower bounds; rank drops "
+            "parametrization (see ag_attention._exact.onelayer; the mathematics: docs/math/geometry.md). "
+            "GF(p) ranks are certified lower bounds; rank drops "
             f"are exact ranks over QQ. Predictions: {opts.theory.name}."
         ),
         meta={

@@ -331,7 +331,8 @@ def _sample_check(report: Report, size: Size, theory: Theory, job: _Job, res: di
         singular = ev["jacobian_rank"] < c
         if singular != pred or not ev["on_closure"]:
             bad.append(
-                f"{name}: A={A.tolist()}, V={V.tolist()}: Jacobian rank {ev['jacobian_rank']} vs {c}, predicted {pred} [{source}]"
+                f"{name}: A={A.tolist()}, V={V.tolist()}: Jacobian rank {ev['jacobian_rank']} vs {c}, "
+                f"predicted {pred} [{source}]"
             )
     report.add(
         Check(

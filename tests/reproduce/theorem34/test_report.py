@@ -1,4 +1,5 @@
-"""The Theorem 3.4 report (ag_attention._reproduce.theorem34.report): the three statements first, details in CSV, one-line reprs."""
+"""The Theorem 3.4 report (ag_attention._reproduce.theorem34.report): the three statements first, details in CSV,
+one-line reprs."""
 
 import csv
 import json

@@ -1,4 +1,5 @@
-"""The Theorem 3.4 reproduction (ag_attention._reproduce.theorem34.run): with and without Macaulay2, and checks that can fail."""
+"""The Theorem 3.4 reproduction (ag_attention._reproduce.theorem34.run): with and without Macaulay2, and checks that
+can fail."""
 
 import dataclasses
 import json
