@@ -74,7 +74,7 @@ test-all: test-setup
 variations: setup
 	@PY=$(PY) bash scripts/numeric-variations.sh
 
-# mypy over the package (strict on architecture, models, exact: pyproject.toml [tool.mypy])
+# mypy, strict over the whole package (pyproject.toml [tool.mypy]: strict = true)
 typecheck: setup
 	@$(PY) -m mypy
 

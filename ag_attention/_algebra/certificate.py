@@ -190,7 +190,7 @@ def _chart_weights(
     ctx: Any, names: tuple[str, ...], d: int, d_out: int, a: int, tokens: int, prime: int
 ) -> tuple[Matrix, Matrix]:
     """``A`` and ``V`` as polynomials in the chart's unknowns (a name fixed by the normalization is 1)."""
-    g = dict(zip(names, ctx.gens()))
+    g: dict[str, ModularPolynomial] = dict(zip(names, ctx.gens()))
     one, zero = ctx.constant(1), ctx.constant(0)
 
     def var(name: str) -> ModularPolynomial:

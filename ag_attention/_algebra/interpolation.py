@@ -69,7 +69,7 @@ __all__ = [
 reduced_coordinate_keys = reduced_keys
 coordinate_names = reduced_names
 
-Modular = dict[int, dict[tuple, ModularBlock]]
+Modular = dict[int, dict[tuple[int, ...], ModularBlock]]
 
 
 def _check_sizes(d: int, e: int, a: int | None, max_degree: int) -> int:
@@ -80,7 +80,7 @@ def _check_sizes(d: int, e: int, a: int | None, max_degree: int) -> int:
     return min(a, d)
 
 
-def _shape(m: Modular) -> dict[int, dict[tuple, int]]:
+def _shape(m: Modular) -> dict[int, dict[tuple[int, ...], int]]:
     return {D: {mu: len(b.generators) for mu, b in lvl.items()} for D, lvl in m.items()}
 
 
@@ -108,7 +108,7 @@ class _Degrees(progress.Steps):
 
 def _lift_over_primes(
     d: int, e: int, a: int, max_degree: int, p: int, seed: int, degrees: _Degrees
-) -> tuple[Modular, list[int], dict[int, dict[tuple, list[Generator]]]]:
+) -> tuple[Modular, list[int], dict[int, dict[tuple[int, ...], list[Generator]]]]:
     """Blocks modulo ``p``, then further primes until the rational reconstruction is stable.
 
     Returns the blocks modulo the first prime, the primes used and the lifted generators.
@@ -116,7 +116,7 @@ def _lift_over_primes(
     primes = [p] + [q for q in (SECOND_PRIME, DEFAULT_PRIME, *MORE_PRIMES) if q != p]
     mods = [modular_blocks(d, e, a, max_degree, primes[0], seed, degrees.modulo(primes[0], 1))]
     used = [primes[0]]
-    lifted: dict[int, dict[tuple, list[Generator]]] | None = None
+    lifted: dict[int, dict[tuple[int, ...], list[Generator]]] | None = None
     for q in primes[1:]:
         mods.append(modular_blocks(d, e, a, max_degree, q, seed, degrees.modulo(q, len(used) + 1)))
         used.append(q)
@@ -139,7 +139,7 @@ def _lift_over_primes(
 
 
 def _every_multidegree(
-    d: int, e: int, first: Modular, lifted: dict[int, dict[tuple, list[Generator]]]
+    d: int, e: int, first: Modular, lifted: dict[int, dict[tuple[int, ...], list[Generator]]]
 ) -> dict[int, list[Block]]:
     """The blocks of every multidegree from those of the representatives, carried by index permutations.
 

@@ -47,11 +47,11 @@ def crt(residues: list[int], moduli: list[int]) -> int:
 
 
 def lift(
-    mods: list[dict[int, dict[tuple, ModularBlock]]], primes: list[int]
-) -> dict[int, dict[tuple, list[Generator]]] | None:
+    mods: list[dict[int, dict[tuple[int, ...], ModularBlock]]], primes: list[int]
+) -> dict[int, dict[tuple[int, ...], list[Generator]]] | None:
     """CRT of the canonical generators over the primes, then rational reconstruction; None if one fails."""
     M = math.prod(primes)
-    out: dict[int, dict[tuple, list[Generator]]] = {}
+    out: dict[int, dict[tuple[int, ...], list[Generator]]] = {}
     for D, level in mods[0].items():
         out[D] = {}
         for mu, blk in level.items():

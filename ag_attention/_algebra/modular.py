@@ -58,7 +58,7 @@ class ModularBlock:
     generators: list[list[int]]  # canonical complement of (S_1 I_{D-1})_mu in I_mu (RREF)
 
 
-def level_memory(groups: dict, top: bool, D: int) -> MemoryEstimate:
+def level_memory(groups: dict[tuple[int, ...], list[tuple[int, ...]]], top: bool, D: int) -> MemoryEstimate:
     """What a level of :func:`_modular` holds at once, at most (about 40 bytes per GF(p) entry in Python lists).
 
     Below the top degree every block's RREF basis of ``I_mu`` (at most
@@ -84,9 +84,9 @@ def level_memory(groups: dict, top: bool, D: int) -> MemoryEstimate:
 
 
 def minimal_generators(
-    mu: tuple,
+    mu: tuple[int, ...],
     blk: ModularBlock,
-    lower: dict[tuple, ModularBlock],
+    lower: dict[tuple[int, ...], ModularBlock],
     weights: np.ndarray,
     p: int,
     seed: int,
@@ -138,7 +138,7 @@ def minimal_generators(
 
 def representative_groups(
     d: int, e: int, D: int
-) -> tuple[dict[tuple, list[tuple[int, ...]]], dict[tuple, list[tuple[int, ...]]]]:
+) -> tuple[dict[tuple[int, ...], list[tuple[int, ...]]], dict[tuple[int, ...], list[tuple[int, ...]]]]:
     """The monomials of degree ``D`` by multidegree: all of them, and those of the representatives only."""
     weights = torus_weights(d, e)
     groups = monomials_by_multidegree(len(weights), D, weights)
@@ -153,11 +153,11 @@ def _level(
     a: int,
     D: int,
     top: bool,
-    lower: dict[tuple, ModularBlock],
+    lower: dict[tuple[int, ...], ModularBlock],
     F: GFp,
     seed: int,
     rng: np.random.Generator,
-) -> dict[tuple, ModularBlock]:
+) -> dict[tuple[int, ...], ModularBlock]:
     """The representatives' blocks of degree ``D`` (their bases dropped at the ``top`` degree, once the
     generators are out)."""
     p = F.p
@@ -171,7 +171,7 @@ def _level(
     )
     largest = max(len(m) for m in groups.values())
     points = image_points(d, e, a, largest + 20, F, rng)
-    level: dict[tuple, ModularBlock] = {}
+    level: dict[tuple[int, ...], ModularBlock] = {}
     for mu, monos in reps.items():
         E = evaluate_monomials(points, monos, F)
         basis = linalg.nullspace_mod_p(E, p)
@@ -189,7 +189,7 @@ def _level(
 
 def modular_blocks(
     d: int, e: int, a: int, max_degree: int, p: int, seed: int, step: Callable[[int | None], object] | None = None
-) -> dict[int, dict[tuple, ModularBlock]]:
+) -> dict[int, dict[tuple[int, ...], ModularBlock]]:
     """The representatives' blocks up to ``max_degree`` over GF(p): ``dim I_mu`` and the minimal generators.
 
     One block per orbit of multidegrees under the index permutations (see
@@ -202,7 +202,7 @@ def modular_blocks(
     """
     F = GFp(p)
     rng = np.random.default_rng([seed, p])
-    out: dict[int, dict[tuple, ModularBlock]] = {}
+    out: dict[int, dict[tuple[int, ...], ModularBlock]] = {}
     for D in range(1, max_degree + 1):
         if step is not None:
             step(D)

@@ -40,6 +40,7 @@ import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     InvalidArgumentError,
@@ -330,7 +331,7 @@ class SolutionCount:
     msolve: str
     flags: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__, flags=list(self.flags))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -225,7 +226,7 @@ def _numbers(text: str) -> list[int]:
     return [int(x) for x in re.findall(r"-?\d+", text)]
 
 
-def parse_parametrization(text: str) -> dict:
+def parse_parametrization(text: str) -> dict[str, Any]:
     """Header of ``msolve -P 1`` output over GF(p).
 
     ``{"dimension": -1}`` (no solution), ``{"dimension": 1}`` (positive

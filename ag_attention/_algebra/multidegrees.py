@@ -86,7 +86,7 @@ def evaluate_monomials(points: np.ndarray, monos: list[tuple[int, ...]], F: GFp)
     return out  # (N, s)
 
 
-def mu_split(mu: tuple, d: int, e: int) -> Multidegree:
+def mu_split(mu: tuple[int, ...], d: int, e: int) -> Multidegree:
     """``(alpha, beta, gamma)`` of a flat multidegree vector."""
     return tuple(mu[:d]), tuple(mu[d : d + e]), tuple(mu[d + e :])
 

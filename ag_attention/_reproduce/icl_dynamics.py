@@ -192,7 +192,8 @@ def features(tokens: np.ndarray, N: int) -> np.ndarray:
     """``z = C (x) x_q`` per sequence, ``C = X^T X / N`` over all its tokens: the query's ``y``-output is
     ``<z, Theta>``.  ``tokens``: ``(sequences, N + 1, D + 1)``, the query last."""
     C = np.einsum("pna,pnb->pab", tokens, tokens) / N
-    return np.einsum("pab,pc->pabc", C, tokens[:, -1, :]).reshape(len(tokens), -1)
+    z: np.ndarray = np.einsum("pab,pc->pabc", C, tokens[:, -1, :]).reshape(len(tokens), -1)
+    return z
 
 
 def _chunk(D: int, N: int) -> int:
@@ -261,7 +262,8 @@ class Run:
 
     def effective(self, k: int, D: int) -> np.ndarray:
         """``M = sum_h v_{h,y} A_h[:D,:D]^T`` at record ``k`` (the matrix the loss sees)."""
-        return np.einsum("h,hbc->bc", self.values[k][:, D], self.attention[k][:, :D, :D])
+        M: np.ndarray = np.einsum("h,hbc->bc", self.values[k][:, D], self.attention[k][:, :D, :D])
+        return M
 
 
 def train(

@@ -91,7 +91,9 @@ METRIC_NAMES = ("euclidean", "generic", "data")
 def hypersurface_ed_degree(n: int, degree: int) -> int:
     """The ED degree of a general affine cone over a hypersurface of ``degree`` in ``P^{n-1}`` (Draisma et al.,
     *The Euclidean distance degree of an algebraic variety*, Cor. 2.9): ``degree * sum_{i<n-1} (degree-1)^i``."""
-    return degree * sum((degree - 1) ** i for i in range(n - 1))
+    # an int: each power has an exponent i >= 0 (typeshed's int ** int is Any, a negative exponent gives a float)
+    powers: int = sum((degree - 1) ** i for i in range(n - 1))
+    return degree * powers
 
 
 # ------------------------------------------------------------------ 1. the ED table

@@ -69,7 +69,9 @@ class Lazy:
     function: str
 
     def load(self) -> Callable[..., Report]:
-        return getattr(importlib.import_module(self.module), self.function)
+        # the registry's entries name reproduction functions (tests/reproduce/test_registry.py loads each one)
+        function: Callable[..., Report] = getattr(importlib.import_module(self.module), self.function)
+        return function
 
     def __call__(self, request: Request) -> Report:
         return self.load()(request.out, quick=request.quick, seed=request.seed)

@@ -224,7 +224,8 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
     names = {"rank-one A": "rank-one $A$"}
     counts = Counter(r.teacher for r in drawn)
     fig, axes = plt.subplots(2, 2, figsize=(11, 8.2))
-    panels = [
+    # (axes, the value of a run's record or None where it has none, label); a record is a _point.training.Record
+    panels: list[tuple[Any, Callable[[TrainingRun, Any], float | None], str]] = [
         (axes[0][0], lambda r, x: x.loss, "loss (mean squared error)"),
         (axes[0][1], lambda r, x: x.ratio, r"$s_D / s_1$ of the normalized Jacobian"),
         (axes[1][0], lambda r, x: x.distance, r"distance to the critical pairs $(uv^\top, wv^\top)$"),
@@ -237,8 +238,9 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
     for ax, value, label in panels:
         seen = set()
         for r in drawn:
-            xs = [x.step for x in r.records if value(r, x) is not None]
-            ys = [max(float(value(r, x)), 1e-300) for x in r.records if value(r, x) is not None]
+            points = [(x.step, value(r, x)) for x in r.records]
+            xs = [step for step, v in points if v is not None]
+            ys = [max(float(v), 1e-300) for _, v in points if v is not None]
             if not xs:
                 continue
             n = counts[r.teacher]
