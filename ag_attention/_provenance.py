@@ -22,6 +22,8 @@ import platform
 import subprocess
 from pathlib import Path
 
+from ._version import __version__
+
 __all__ = ["provenance"]
 
 
@@ -61,7 +63,6 @@ def provenance(**engines: str | None) -> dict[str, str | None]:
     ``engines`` maps an engine's name (``macaulay2``, ``msolve``) to its version;
     a ``None`` value is dropped (the engine was not used).
     """
-    from ._version import __version__
 
     out: dict[str, str | None] = {
         "version": __version__,

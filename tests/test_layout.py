@@ -465,3 +465,21 @@ def test_external_processes_are_started_in_the_process_room():
     }
     assert sorted(found - set(PROCESSES_ELSEWHERE)) == [], "start programs in ag_attention/_m2 (the process room)"
     assert sorted(set(PROCESSES_ELSEWHERE) - found) == [], "PROCESSES_ELSEWHERE lists modules that start none"
+
+
+# ----------------------------------------------------------------- imports at the top
+def test_imports_of_the_package_sit_at_the_top_unless_a_comment_says_why():
+    """An import of the package inside a function says why on its line or the line above (``# deferred: ...``):
+    optional libraries (matplotlib, pandas, pyarrow, dask, torch, sympy) are not the package and are not checked."""
+    silent = []
+    for p in package_modules():
+        lines = (ROOT / p).read_text().splitlines()
+        for fn in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("ag_attention")):
+                    said = lines[node.lineno - 1] + lines[node.lineno - 2]
+                    if "deferred" not in said:
+                        silent.append(f"{p}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert silent == [], "imports inside functions (move them to the top, or say why):\n" + "\n".join(silent)

@@ -35,6 +35,7 @@ from .._models import check_one_layer
 from .._results import ResultMixin
 from .certificate import build_system
 from .degree import DegreeFormula, degree_formula
+from .implicitize import implicitize
 from .msolve import count_solutions, msolve_backend, msolve_version
 
 __all__ = ["DegreeResult", "CountRun", "degree", "METHODS"]
@@ -204,7 +205,6 @@ def _count(
 
 
 def _m2_degree(arch: Architecture, backend: str, timeout: float, cache: bool) -> dict[str, Any]:
-    from .implicitize import implicitize
 
     coords = "reduced" if arch.tokens >= 2 else "full"
     r = implicitize(arch, coords=coords, field="ZZ/32003", backend=backend, timeout=timeout, cache=cache)

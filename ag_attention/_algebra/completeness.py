@@ -37,11 +37,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .. import _progress as progress
 from .._errors import InvalidArgumentError, MSolveError, MSolveTimeoutError
 from .._exact import linalg
+from .._m2 import check_timeout
+from .._models import reduced_keys, reduced_names
 from .degree import degree_formula
 from .interpolation import LowDegreeEquations
-from .msolve import count_solutions, format_input, minimalize, parse_leading_ideal, run_msolve
+from .msolve import (
+    count_solutions,
+    format_input,
+    minimalize,
+    msolve_backend,
+    msolve_version,
+    parse_leading_ideal,
+    run_msolve,
+)
 
 __all__ = [
     "certify_completeness",
@@ -209,8 +220,6 @@ def projection_system(d: int, e: int, a: int, prime: int) -> tuple[list[str], li
     """
     import itertools
 
-    from .._models import reduced_keys, reduced_names
-
     names = reduced_names(d, e)
     keys = reduced_keys(d, e)
     x_of = dict(zip(keys, names))
@@ -302,7 +311,6 @@ def leading_ideal_test(
     elimination basis of :func:`projection_system`; each under ``timeout``,
     and both before ``deadline`` (``time.monotonic()``) when given.
     """
-    from .msolve import msolve_backend, msolve_version
 
     if not eqs.verified:
         raise InvalidArgumentError("the equations must be verified (verify=True) before a completeness test")
@@ -374,10 +382,6 @@ def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backen
     ``eqs.extra`` and the equations stay "complete up to degree k".  A bar
     names the test under way and its limit (after 2 s, on terminals).
     """
-    from .. import _progress as progress
-    from .._m2 import check_timeout
-    from .msolve import msolve_backend
-
     timeout = check_timeout(timeout, "completeness timeout")
     deadline = time.monotonic() + timeout
     try:

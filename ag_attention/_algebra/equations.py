@@ -24,6 +24,7 @@ from .._errors import InvalidArgumentError, M2TimeoutError
 from .._m2 import check_timeout
 from .._models import one_layer_problem
 from .completeness import certify_completeness
+from .implicitize import implicitize
 from .interpolation import low_degree_equations
 
 __all__ = ["closure_equations", "EQUATION_METHODS", "DEFAULT_MAX_DEGREE"]
@@ -63,7 +64,6 @@ def closure_equations(
     interpolation (the generators are then "up to degree k", untested);
     ``completeness_timeout`` bounds them (default ``timeout``).
     """
-    from .implicitize import implicitize
 
     check_choice(method, "method", EQUATION_METHODS)
     if max_degree is not None and method == "kernel":

@@ -28,7 +28,7 @@ from .._architecture import Architecture
 from .._errors import InvalidArgumentError, M2OutputError
 from .._exact import ModularPolynomial, RationalPolynomial, is_prime, linalg
 from .._m2 import DEFAULT_TIMEOUT, Where, run_json
-from .._models import check_one_layer, labels
+from .._models import Parametrization, check_one_layer, labels
 from .._results import ResultMixin
 
 __all__ = ["Implicitization", "implicitize", "check_field", "parametrization_call", "RESULT_SCHEMA", "TERMS_OF"]
@@ -279,7 +279,6 @@ class Implicitization(ResultMixin):
 def _coordinates_wrong(payload: Any, arch: Architecture, coords: str) -> str | None:
     """Whether the closure's ring has the coordinates of ``arch`` (part of the job's schema: checked before a
     result is cached or used, a cached one included)."""
-    from .._models import Parametrization
 
     expected = len(Parametrization(arch, coords=coords).polynomials)
     if len(payload["variables"]) != expected:

@@ -19,6 +19,7 @@ from .._errors import ComputationError
 from .._models import named_labels
 from .._results import ResultMixin
 from .multidegrees import Multidegree
+from .representations import decompose
 
 __all__ = ["Block", "LowDegreeEquations"]
 
@@ -101,7 +102,6 @@ class LowDegreeEquations(ResultMixin):
         """The minimal generators of ``degree`` as a ``GL_d x GL_{d'} x GL_d`` representation (rows of A, rows
         of V, the variable z): ``((lambda, mu, nu), multiplicity, dimension)`` per irreducible summand, from the
         generator counts per multidegree (docs/math/degree.md, section 6)."""
-        from .representations import decompose
 
         character: dict[Multidegree, int] = {}
         for b in self.blocks.get(degree, []):

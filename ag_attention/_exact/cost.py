@@ -27,11 +27,14 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import InsufficientMemoryError
+from .._models import prove, symmetry_generators
 from .._network import jacobian, random_inputs, random_parameters, random_seeds
 from .._resources import format_bytes
 from . import linalg
 from .field import GFp
 from .modular_lu import rank_blas_flops
+from .sampling import first_runs, jacobian_pieces, run_memory
+from .spans import output_span
 
 __all__ = [
     "matrix_product_rate",
@@ -150,9 +153,6 @@ def long_sequences(arch: Architecture, samples: int | None = None) -> bool:
     >>> long_sequences(Architecture((3, 3), (2,), tokens=500)), long_sequences(Architecture((3, 3), (2,), tokens=5000))
     (False, True)
     """
-    from .._models import prove
-    from .sampling import first_runs
-    from .spans import output_span
 
     try:
         plans = first_runs(prove(arch, output_span), samples)
@@ -191,9 +191,6 @@ class DimensionEstimate:
 
 def estimate_dimension(arch: Architecture, prime: int, samples: int | None = None) -> DimensionEstimate:
     """The estimate of :func:`ag_attention.dimension` with ``prime`` (its first runs, each architecture it plans)."""
-    from .._models import prove, symmetry_generators
-    from .sampling import first_runs, jacobian_pieces, run_memory
-    from .spans import output_span
 
     parts: list[tuple[str, float]] = []
     total, peak = 0.0, 0

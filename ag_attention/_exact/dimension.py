@@ -38,6 +38,7 @@ from .. import _progress as progress
 from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
+from .._m2 import check_timeout
 from .._models import prove
 from .._resources import Deadline
 from . import linalg
@@ -139,8 +140,6 @@ def dimension(
     """
     prime, seed, samples = _checked(arch, default_prime(arch) if prime is None else prime, seed, samples, threads)
     if timeout is not None:
-        from .._m2 import check_timeout
-
         timeout = check_timeout(timeout)
     deadline = Deadline(timeout)
     proven = prove(arch, output_span)  # 1. prove: everything the architecture alone gives

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any
 
 from .._errors import AgAttentionError, MSolveTimeoutError
+from .._m2 import kill_all_jobs
 
 __all__ = ["Beside", "Outcome"]
 
@@ -118,8 +119,6 @@ class Beside:
             return
         self._abandoned[name] = why
         if not fut.cancel():
-            from .._m2 import kill_all_jobs
-
             while not fut.done():  # (it may be between its start and its process's: kill until it ends)
                 kill_all_jobs()
                 try:
@@ -143,8 +142,6 @@ class Beside:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         if exc is not None:  # interrupted or failed: the jobs' processes go now, not at their time limits
-            from .._m2 import kill_all_jobs
-
             for fut, _ in self._jobs.values():
                 fut.cancel()
             kill_all_jobs()

@@ -11,8 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from .._algebra import count_solutions, msolve_version
 from .._architecture import Architecture
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
+from .._m2 import Where, get_backend, run_json
 from .._models import check_one_layer
 from .metrics import METRICS, Space, metric
 from .system import check_layer
@@ -49,8 +51,6 @@ def implicit_count(
 ) -> tuple[int, str, dict[str, int]]:
     """The implicit route: Macaulay2's closure ideal over GF(p) and its Lagrange conditions (``edSystem``),
     counted by msolve; also the closure's dimension, codimension and degree."""
-    from .._algebra import count_solutions
-    from .._m2 import Where, run_json
 
     d, e, a, t = _layer(arch)
     if t == 1:
@@ -122,8 +122,6 @@ def implicit_count(
 def msolve_version_or_none() -> str | None:
     """msolve's version (cached after the first query), or None where it cannot be asked."""
     try:
-        from .._algebra import msolve_version
-
         return msolve_version()
     except AgAttentionError:
         return None
@@ -132,8 +130,6 @@ def msolve_version_or_none() -> str | None:
 def m2_version_or_none(backend: Any) -> str | None:
     """Macaulay2's version on ``backend`` (cached), or None where it cannot be asked."""
     try:
-        from .._m2 import get_backend
-
         return get_backend(backend).version()
     except AgAttentionError:
         return None

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._architecture import Architecture
+from .._provenance import provenance
 from .._results import ResultMixin
 from .critical import Route
 
@@ -111,7 +112,6 @@ class EDDegree(ResultMixin):
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        from .._provenance import provenance
 
         return {
             "architecture": self.architecture.to_dict(),

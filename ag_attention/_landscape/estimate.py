@@ -11,7 +11,9 @@ solver.
 
 from __future__ import annotations
 
+from .._algebra import degree_formula
 from .._architecture import Architecture
+from .._numeric import default_workers
 from .formula import ed_upper_bound, segre_ed_degree
 from .system import check_layer
 
@@ -39,7 +41,6 @@ def certify_seconds(n: int) -> float:
 
 def _expected(arch: Architecture) -> tuple[int, int, int | None]:
     """``(unknowns, fiber, expected solutions or None)``: the prediction times the fiber, else the degree's."""
-    from .._algebra import degree_formula
 
     d, e, a, _ = check_layer(arch)
     f = degree_formula(d, e, a, 2)
@@ -51,7 +52,6 @@ def _expected(arch: Architecture) -> tuple[int, int, int | None]:
 def choose_workers(arch: Architecture, workers: int | None, scheduler: str | None = None) -> int:
     """``workers`` as given; for ``None``, one per core (a local Dask cluster) when the problem is estimated to take
     more than :data:`AUTO_SECONDS` in one process, else 1 (this process)."""
-    from .._numeric import default_workers
 
     if workers is not None or scheduler is not None:
         return 1 if workers is None else workers
@@ -66,8 +66,6 @@ def landscape_estimate(
     arch: Architecture, timeout: float | None, workers: int | None = 1, scheduler: str | None = None
 ) -> str:
     """One line: the problem's size, its proven bounds, the prediction, and the time scale against ``timeout``."""
-    from .._algebra import degree_formula
-
     d, e, a, t = check_layer(arch)
     f = degree_formula(d, e, a, 2)
     fiber = f.fiber

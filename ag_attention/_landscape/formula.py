@@ -23,6 +23,7 @@ from math import comb, factorial, prod
 
 from .._checks import check_int
 from .._errors import InvalidArgumentError
+from .polar import polar_prediction
 
 __all__ = ["SegrePrediction", "segre_ed_degree", "segre_product_ed_degree", "BezoutBound", "ed_upper_bound"]
 
@@ -113,8 +114,6 @@ def segre_ed_degree(d: int, d_out: int, a: int) -> SegrePrediction:
     elif r == 1:
         dims = (d - 1, d - 1, k)
     else:  # D_r singular: the polar degrees from its Chern-Mather classes (polar.py), written before any count
-        from .polar import polar_prediction
-
         p = polar_prediction(d, d_out, a)
         return SegrePrediction(
             d,

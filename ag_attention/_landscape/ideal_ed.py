@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .._algebra import count_solutions
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import ComputationError, InvalidArgumentError
-from .._m2 import Where
+from .._m2 import Where, run_json
 from .._results import ResultMixin
 from .metrics import METRICS, Space
 
@@ -407,8 +408,6 @@ def _one_count(
 ) -> tuple[str, int, dict[str, int]]:
     """``(metric kind, count, the variety's dimension/codimension/degree)`` modulo ``p``.  ``ideal``: Macaulay2
     code that defines ``R = kk[x0, ...]`` and ``I`` itself (e.g. by elimination), instead of ``polys``."""
-    from .._algebra import count_solutions
-    from .._m2 import run_json
 
     rng = random.Random(seed * 1_000_003 + p)
     kind, Q = _metric(metric, len(names), p, rng)

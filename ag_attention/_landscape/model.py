@@ -37,6 +37,7 @@ from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._exact import linalg
+from .._models import Parametrization, check_one_layer
 from .ideal_ed import Poly, parse_polynomial
 
 __all__ = ["PolynomialModel", "polynomial_model", "MAX_PARAMETERS"]
@@ -99,7 +100,6 @@ class PolynomialModel:
         """One plain lightning layer ``(d, d', a)``: its reduced coordinates (the coefficients of the quadrics
         ``(A_k . z)(V_m . z)``) in the entries of ``A`` (``a >= d``) or of ``A = P K`` (``P`` of size ``d x a``,
         ``K`` of size ``a x d``: rank ``<= a``) and ``V``.  Parameters ``a{k}_{l}`` (or ``p``, ``k``), ``v{m}_{l}``."""
-        from .._models import Parametrization, check_one_layer
 
         arch = check_one_layer(arch, what="PolynomialModel.from_layer")
         if arch.heads != 1 or arch.skip or arch.normalized:

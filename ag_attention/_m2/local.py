@@ -20,6 +20,7 @@ from .. import _progress as progress
 from .._errors import M2NotFoundError, M2TimeoutError
 from .backend import HOW_TO_GET_M2, Backend, M2Output, check_timeout
 from .process import die_with_parent, limit_address_space, terminate_with_cleanup
+from .session import pool_for, sessions_enabled
 
 __all__ = ["LocalBackend"]
 
@@ -72,7 +73,6 @@ class LocalBackend(Backend):
         fresh process within what is left of ``timeout``, so its error is a
         fresh process's; ``AG_ATTENTION_M2_SESSIONS=0`` always runs fresh.
         """
-        from .session import pool_for, sessions_enabled
 
         timeout = check_timeout(timeout)
         use = sessions_enabled() if self.sessions is None else self.sessions

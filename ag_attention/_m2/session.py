@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._resources import memory_limit
+from .backend import M2Output
 from .jobdir import job_directory
 from .parse import END
 from .process import _kill_group, _wait_group_gone, spawn, track, untrack
@@ -202,7 +203,6 @@ class Session:
 
         Raises :class:`TimeoutError` after ``timeout`` seconds (the session is killed).
         """
-        from .backend import M2Output
 
         self.jobs += 1
         jobdir = self.dir / f"job{self.jobs}"

@@ -40,6 +40,7 @@ from .._exact import (
 from .._models import prove, symmetry_generators
 from .._resources import format_bytes
 from .geometry import primes_for, samples_for
+from .steps import layer_network
 from .weights import Network
 
 __all__ = [
@@ -102,7 +103,6 @@ def _piece(net: Network, samples: int | None) -> tuple[float, float, int]:
 
 def estimate_point(net: Network, samples: int | None = None) -> PointEstimate:
     """The estimate of :func:`~ag_attention.point_geometry` on ``net`` (see the module docstring)."""
-    from .steps import layer_network
 
     rate = matrix_product_rate()
     arch = net.architecture

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .._resources import MemoryEstimate, require_memory
 from .safetensors import read_safetensors, shown_name
 
 __all__ = ["read_weights_file", "tensor_to_numpy", "read_torch_file", "SUFFIXES"]
@@ -177,8 +178,6 @@ def _read_npz(path: Path, max_bytes: int) -> dict[str, np.ndarray]:
     size against the memory available (:func:`ag_attention._resources.require_memory`), then each array read
     into exactly the bytes its header declares."""
     import zipfile
-
-    from .._resources import MemoryEstimate, require_memory
 
     with zipfile.ZipFile(path) as archive:
         members = _npz_members(path, archive, max_bytes)

@@ -38,9 +38,19 @@ import numpy as np
 from .. import _progress as progress
 from .._architecture import Architecture
 from .._errors import ComputationError
-from .._exact import BLAS_PRIMES, DEFAULT_PRIME, SECOND_PRIME, GFp, check_run_memory, linalg, sampling_plan
+from .._exact import (
+    BLAS_PRIMES,
+    DEFAULT_PRIME,
+    SECOND_PRIME,
+    GFp,
+    check_run_memory,
+    differential,
+    exact_rank,
+    linalg,
+    sampling_plan,
+)
 from .._models import symmetry_tangents
-from .._network import jacobian, random_inputs, random_seeds
+from .._network import forward, jacobian, random_inputs, random_seeds
 from .._resources import Deadline
 from .weights import Network
 
@@ -210,7 +220,6 @@ def exact_one_layer_rank(net: Network) -> int | None:
         and arch.tokens >= 2
     ):
         return None
-    from .._exact import differential, exact_rank
 
     w = net.weights[0][0]
     V = w["V"]
@@ -376,7 +385,6 @@ def _local_result(arch: Architecture, b: _Bounds, seed: int, seconds: float) -> 
 def output_span_at(net: Network, seed: int = 0) -> int:
     """A proven lower bound on ``dim span{f(X)_i}`` over all inputs, at the network's own weights: the rank over
     GF(p) of its outputs on random inputs (a rank over GF(p) of the reduction is at most the rank over QQ)."""
-    from .._network import forward
 
     arch = net.architecture
     p, theta = _reduction(net)

@@ -45,7 +45,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._architecture import Architecture
-from .._exact import DEFAULT_PRIME, SECOND_PRIME, GFp, linalg
+from .._exact import DEFAULT_PRIME, SECOND_PRIME, GFp, differential, exact_rank, linalg
 from .._network import jacobian, random_inputs
 
 __all__ = ["GroupedLayer", "GroupedGeometry", "grouped_geometry", "MAX_PARAMETERS", "parameters"]
@@ -266,7 +266,6 @@ def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> i
         and parameters(layers) <= EXACT_MAX_PARAMETERS
     ):
         return None
-    from .._exact import differential, exact_rank
 
     ly = layers[0]
     d = ly.Q[0].shape[1]

@@ -48,11 +48,14 @@ from threadpoolctl import threadpool_limits
 from .._errors import InvalidArgumentError
 from .._numeric import check_rtol, numerical_rank
 from .._results import ResultMixin
+from .checkpoints import read_config, recognize, trained_softmax, translate
 from .factors import PRIME, near_equal_blocks, product_rank, product_singular_values, residues
 from .files import tensor_to_numpy
 from .grouped import GroupedLayer
 from .kernel import head_kernel, softmax_head_bound, with_head_kernel
+from .plot import plot_heads
 from .safetensors import shown_name
+from .weights import read_weights_file
 
 __all__ = [
     "FactorAtPoint",
@@ -291,7 +294,6 @@ class HeadsTable(ResultMixin):
     def plot(self, path: Any) -> Any:
         """Draw the heads x layers figure into ``path`` (matplotlib): the relative output scale, dead and
         critical heads marked; returns the path written."""
-        from .plot import plot_heads
 
         return plot_heads(self, path)
 
@@ -433,8 +435,6 @@ def load_head_table(
     layouts of :mod:`.checkpoints`, the heads from the file, its ``config.json`` or ``heads=``), the factors kept
     in float64 (exactly the stored values), no ``d x d`` product formed and no rational converted.
     ``normalized``: softmax (default: the model the layout was trained as)."""
-    from .checkpoints import read_config, recognize, trained_softmax, translate
-    from .weights import read_weights_file
 
     p = Path(path)
     arrays, metadata = read_weights_file(p)

@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 
 from .._errors import ComputationError
-from .._exact import linalg
+from .._exact import GFp, linalg
+from .._models import symmetry_tangents
 from .factors import integer_rows, product_rank, residues
+from .geometry import PRIMES, LocalRank, _families
 
 __all__ = ["head_kernel", "with_head_kernel", "softmax_head_bound"]
 
@@ -87,9 +89,6 @@ def with_head_kernel(net: Any, local: Any) -> Any:
     and the symmetry tangents, where it is lower (a dead or rank-deficient head decided: issue 37)."""
     import dataclasses
 
-    from .._exact import GFp
-    from .._models import symmetry_tangents
-
     p = local.primes[0]
     S, said = head_kernel(net, p)
     theta = net.theta_mod(p)
@@ -116,9 +115,6 @@ def softmax_head_bound(net: Any) -> Any:
     tangents give when a head is dead (``V_h = 0``) or rank-deficient, as a
     :class:`~ag_attention._point.geometry.LocalRank` with the trivial lower bound 0; None otherwise. Below a
     certified generic dimension it decides the point critical (issue 37: a dead head of a softmax checkpoint)."""
-    from .._exact import GFp
-    from .geometry import PRIMES, LocalRank, _families
-
     p = PRIMES[0]
     theta = net.theta_mod(p)
     if theta is None or not head_kernel(net, p)[0].shape[0]:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .._exact import exact_rank, rank_factorization
 from .._resources import format_bytes
 from .files import tensor_to_numpy
 
@@ -98,14 +99,12 @@ def matrix(value: Any, name: str, denominator: int | None) -> np.ndarray:
 
 
 def _rank(M: np.ndarray) -> int:
-    from .._exact import exact_rank
 
     return int(exact_rank(M)) if M.size else 0
 
 
 def _factor(A: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
     """``(Q, K)`` with ``Q^T K = A`` exactly, ``rank x d`` each (zero rows below ``rank A``)."""
-    from .._exact import rank_factorization
 
     d = A.shape[0]
     Q = np.full((rank, d), Fraction(0), dtype=object)

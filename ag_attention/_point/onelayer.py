@@ -52,7 +52,10 @@ import numpy as np
 from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
-from .._exact import PointVerdict, exact_rank
+from .._exact import PointVerdict, balls, exact_rank, fiber, reduced_point, top_eigenvalue
+from .._exact import certify as certify_exact
+from .._exact import dimension as exact_dimension
+from .._models import check_one_layer
 from .weights import Network
 
 __all__ = ["OneLayerPoint", "one_layer_point", "critical_distance", "plain_one_layer", "certify"]
@@ -166,7 +169,6 @@ def critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
 
 
 def _critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
-    from .._exact import balls, top_eigenvalue
 
     def norm2(X: np.ndarray) -> Fraction:
         return sum((Fraction(v) ** 2 for v in np.asarray(X, dtype=object).ravel()), Fraction(0))
@@ -191,7 +193,6 @@ def _critical_distance(A: np.ndarray, V: np.ndarray) -> tuple[float, float]:
 
 def _exact_preimage(Ap: Any, Vp: Any, x: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """``(A', V')`` scaled so that ``phi_{A', V'}`` is the point itself (the fiber is computed up to scale)."""
-    from .._exact import reduced_point
 
     A2 = np.array([[Fraction(v) for v in row] for row in Ap], dtype=object)
     V2 = np.array([[Fraction(v) for v in row] for row in Vp], dtype=object)
@@ -203,8 +204,6 @@ def _exact_preimage(Ap: Any, Vp: Any, x: list[Any]) -> tuple[np.ndarray, np.ndar
 
 def one_layer_point(net: Network, dimension: int) -> OneLayerPoint:
     """The one-layer report (``dimension``: ``dim M``, computed by the caller with :func:`ag_attention.dimension`)."""
-    from .._exact import certify, fiber, reduced_point
-
     arch = net.architecture
     w = net.weights[0][0]
     V = w["V"]
@@ -215,7 +214,7 @@ def one_layer_point(net: Network, dimension: int) -> OneLayerPoint:
     rank_v = exact_rank(V)
     stacked = exact_rank(np.vstack([A, V]))
     both = rank_a + rank_v - stacked
-    verdict = certify(A.tolist(), V.tolist(), dimension=dimension, rank_bound=bound)
+    verdict = certify_exact(A.tolist(), V.tolist(), dimension=dimension, rank_bound=bound)
     same_rows = both == 1 and rank_a == 1 and rank_v == 1
     # Lemma A.3: A = 0 or V = 0 (whatever the other factor), or a rank-one pair with the same row space
     critical = rank_a == 0 or rank_v == 0 or same_rows
@@ -297,8 +296,6 @@ def certify(
     >>> certify([[0.1, 0.2], [0.3, 0.4]], [[0.5, 0.7]]).kind.name
     'IMMERSION'
     """
-    from .._exact import certify as certify_exact
-    from .._exact import dimension as exact_dimension
 
     if arch is not None:
         rank_bound, tokens = _from_architecture(arch, A, V, rank_bound, tokens)
@@ -328,7 +325,6 @@ def certify(
 
 def _from_architecture(arch: Any, A: Any, V: Any, rank_bound: int | None, tokens: int | None) -> tuple[int | None, int]:
     """``(rank_bound, tokens)`` from ``certify``'s ``arch=``, checked against the weights' shapes."""
-    from .._models import check_one_layer
 
     if rank_bound is not None or tokens is not None:
         given = ", ".join(f"{k}={v!r}" for k, v in (("rank_bound", rank_bound), ("tokens", tokens)) if v is not None)

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._checks import check_int, check_seconds
-from .._numeric import NearStrata
+from .._numeric import NearStrata, check_rtol, numerical_dimension
+from .._provenance import provenance
 from .._resources import Deadline
 from .._results import ResultMixin
 from .geometry import LocalRank
@@ -44,6 +45,7 @@ from .grouped import GroupedGeometry, grouped_geometry
 from .heads import HeadsTable, network_head_table
 from .kernel import softmax_head_bound
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
+from .plot import plot_point
 from .steps import LayerAtPoint, NumericalAtPoint, float_parts, layers_at_point, ranks_at_point, sharpen
 from .text import point_text
 from .trust import finite
@@ -124,13 +126,11 @@ class PointGeometry(ResultMixin):
         the rtol line and the local rank, and for one plain layer those of ``A`` and ``V``; returns the path
         written.  Needs the float64 spectrum (``point_geometry(..., numerical=True)``) and matplotlib (the CLI's
         ``--plot``)."""
-        from .plot import plot_point
 
         return plot_point(self, path)
 
     # ------------------------------------------------------------------ views
     def to_dict(self) -> dict[str, Any]:
-        from .._provenance import provenance
 
         arch = self.network.architecture
         d: dict[str, Any] = {
@@ -248,7 +248,6 @@ def point_geometry(
     that contradicts a proven exact verdict is set aside: ``float_unavailable``
     says why (the exact verdicts hold at every scale).
     """
-    from .._numeric import check_rtol
 
     rtol = check_rtol(rtol)
     if timeout is not None:
@@ -301,7 +300,6 @@ def _model_ranks(
     """The local rank and the generic dimension (certified, its certificate): exact for lightning attention
     (:func:`~ag_attention._point.steps.ranks_at_point`), float64 for softmax attention (with the upper bound a
     dead or rank-deficient head proves)."""
-    from .._numeric import numerical_dimension
 
     arch = net.architecture
     if not arch.normalized:

@@ -16,10 +16,15 @@ from typing import Any
 
 import numpy as np
 
+from .._architecture import Architecture
 from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
-from .._numeric import NearStrata
+from .._exact import dimension, exact_rank, output_span
+from .._models import prove
+from .._numeric import NearStrata, numerical_rank, one_layer_strata
+from .._numeric import softmax_spectrum as spectrum
 from .._resources import Deadline
-from .geometry import LocalRank, local_rank
+from .certificate import kernel_certificate
+from .geometry import LocalRank, composition_at_point, local_rank, output_span_at, primes_for
 from .kernel import with_head_kernel
 from .onelayer import OneLayerPoint
 from .trust import check_numerical, check_strata, jacobian_range, strata_range
@@ -99,7 +104,6 @@ class NumericalAtPoint:
 
     @property
     def rank_at_rtol(self) -> int:
-        from .._numeric import numerical_rank
 
         return numerical_rank(np.array(self.singular_values), self.rtol)
 
@@ -117,7 +121,6 @@ class NumericalAtPoint:
 
 
 def _numerical(net: Network, seed: int, samples: int | None, rtol: float = 1e-3) -> NumericalAtPoint:
-    from .._numeric import softmax_spectrum as spectrum
 
     arch = net.architecture
     n = samples if samples is not None else max(4, (3 * arch.parameter_count) // max(1, arch.output_size) + 4)
@@ -133,7 +136,6 @@ def _numerical(net: Network, seed: int, samples: int | None, rtol: float = 1e-3)
 
 def layer_network(net: Network, i: int) -> Network:
     """Layer ``i`` (0-based) alone: a one-layer network at the same weights (same heads, mask, tokens)."""
-    from .._architecture import Architecture
 
     arch = net.architecture
     layer = arch.layers[i]
@@ -165,10 +167,6 @@ def ranks_at_point(
     bounds the local rank too.
     """
     import dataclasses
-
-    from .._exact import dimension, output_span
-    from .._models import prove
-    from .geometry import primes_for
 
     arch = net.architecture
     proven = prove(arch, output_span)
@@ -206,8 +204,6 @@ def certify_kernel(net: Network, local: LocalRank, seed: int, deadline: Deadline
     the reason there is none in its notes."""
     import dataclasses
 
-    from .certificate import kernel_certificate
-
     cert = kernel_certificate(net, local.lower, seed=seed, deadline=deadline)
     if isinstance(cert, str):
         return dataclasses.replace(local, notes=local.notes + (f"no kernel certificate: {cert}",))
@@ -225,7 +221,6 @@ def certify_kernel(net: Network, local: LocalRank, seed: int, deadline: Deadline
 
 
 def layers_at_point(net: Network, seed: int, deep: bool, deadline: Deadline) -> tuple[LayerAtPoint, ...]:
-    from .._exact import exact_rank
 
     arch = net.architecture
     out = []
@@ -264,8 +259,6 @@ def sharpen(net: Network, local: LocalRank, layers: tuple[LayerAtPoint, ...], se
     between them), where it is below the symmetry bound."""
     import dataclasses
 
-    from .geometry import composition_at_point, output_span_at
-
     spans = [output_span_at(layer_network(net, i), seed) for i in range(net.architecture.depth)]
     found = composition_at_point(net, [ly.local.upper for ly in layers if ly.local is not None], spans)
     if found is None or found[0] >= local.upper:
@@ -292,7 +285,6 @@ def float_parts(
     why a part is unavailable: its values would leave float64's range at the weights' scale (checked first), or
     it contradicts a proven exact verdict or is not finite (checked after): :mod:`.trust`. A float verdict is
     never reported beside an exact one it contradicts."""
-    from .._numeric import one_layer_strata
 
     unavailable: dict[str, str] = {}
     num_at = strata = None

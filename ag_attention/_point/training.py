@@ -41,8 +41,10 @@ import numpy as np
 from .._architecture import Architecture
 from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError
+from .._exact import dimension
 from .._network import forward, jacobian, unflatten
 from .._numeric import Float64
+from .._numeric import softmax_spectrum as spectrum
 
 __all__ = ["TEACHERS", "RANK_TOLERANCE", "CRITICAL_RATIO", "Record", "TrainingRun", "teacher_weights", "train"]
 
@@ -160,7 +162,6 @@ def _numerical_rank(s: tuple[float, ...]) -> int:
 
 
 def _record(arch: Architecture, theta: np.ndarray, step: int, loss: float, generic: int, seed: int) -> Record:
-    from .._numeric import softmax_spectrum as spectrum
 
     weights = unflatten(arch, theta)
     sa, sv = [], []
@@ -206,7 +207,6 @@ def train(
 ) -> TrainingRun:
     """One teacher-student run of :data:`TEACHERS` ``teacher`` on ``samples`` input sequences (see the module
     docstring); the student starts from weights of standard deviation ``init_scale / sqrt(d_in)``."""
-    from .._exact import dimension
 
     if arch.normalized:
         raise InvalidArgumentError(

@@ -26,6 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._architecture import Architecture
+from .._network import forward
+from .._numeric import Float64
+
 if TYPE_CHECKING:
     from .._numeric import NearStrata
     from .geometry import LocalRank
@@ -91,9 +95,6 @@ def _lightning_magnitudes(net: Network, seed: int, seen: _Range) -> None:
     power of two near its largest entry, and the scales put back in ``log2`` (a lightning layer is homogeneous:
     degree 1 in each kind of block, 3 in its input). A Jacobian column of a block ``B`` of layer ``l`` is about
     ``|y_l| / |B|`` (Euler) times the later layers' gains ``3 |y_j| / |x_j|`` (at least 1 with skip connections)."""
-    from .._architecture import Architecture
-    from .._network import forward
-    from .._numeric import Float64
 
     arch = net.architecture
     X = np.random.default_rng(seed).standard_normal((8, arch.tokens, arch.widths[0]))

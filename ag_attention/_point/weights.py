@@ -47,6 +47,12 @@ from .._architecture import Architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._network import ObjectArithmetic
+from .._network import forward as network_forward
+from .._numeric import Float64
+from .._resources import memory_limit
+from .checkpoints import attention_entries, model_line, recognize, settle_arguments, trained_softmax, translate
+from .configs import module_arguments, read_config
+from .files import read_weights_file as read
 from .grouped import GroupedLayer
 from .matrices import (  # NAME, WEIGHT_NAMES, to_fraction: re-exported
     EXACT_BYTES_PER_SQUARE,
@@ -72,7 +78,6 @@ MAX_FILE_BYTES = 2 * 2**30
 
 def exact_parameter_limit() -> int | None:
     """The most parameters whose exact local rank fits in the memory available now (None: no limit known)."""
-    from .._resources import memory_limit
 
     room = memory_limit().bytes
     return None if room is None else math.isqrt(int(room) // EXACT_BYTES_PER_SQUARE)
@@ -202,7 +207,6 @@ class Network:
         naming both, and every one neither stored nor given is named in one message (the heads only when the
         layout leaves them open: one head of 64 and two of 32 are different functions of the same weights);
         ``stored_in`` names where ``metadata`` came from, in those messages."""
-        from .checkpoints import attention_entries, model_line, recognize, settle_arguments, trained_softmax, translate
 
         if not isinstance(arrays, Mapping):
             raise InvalidArgumentError(
@@ -273,7 +277,6 @@ class Network:
         heads (``"heads"``), and so may Hugging Face's ``config.json`` beside the file (``num_attention_heads``,
         ``n_head``; rotary embeddings or ALiBi there are refused); otherwise they are required (``tokens=``, and
         ``heads=`` when the layout leaves it open), as in the CLI: the geometry depends on both."""
-        from .configs import read_config
 
         p = Path(path)
         arrays, metadata = read_weights_file(p)
@@ -301,7 +304,6 @@ class Network:
         submodule's, e.g. ``torch.nn.MultiheadAttention``'s, or its ``config.num_attention_heads`` / ``n_head``)
         gives the heads; a module with rotary position embeddings (a ``rotary_emb`` submodule, an ``inv_freq``
         buffer, ``config.rope_theta``) is refused saying why; ``tokens=`` is required."""
-        from .configs import module_arguments
 
         obj = module_or_state_dict
         state = obj.state_dict() if hasattr(obj, "state_dict") and callable(obj.state_dict) else obj
@@ -328,8 +330,6 @@ class Network:
         >>> net.forward([[1, 0], [0, 1]], exact=True).tolist()   # y_1 = (1)(1) + (0)(1), y_2 = 0 + 2 * 1
         [[Fraction(1, 1)], [Fraction(2, 1)]]
         """
-        from .._network import forward as network_forward
-        from .._numeric import Float64
 
         arch = self.architecture
         try:
@@ -411,6 +411,5 @@ def read_arrays(path: Path) -> dict[str, np.ndarray]:
 def read_weights_file(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
     """The arrays of a ``.npz``, ``.safetensors``, ``.pt`` or ``.bin`` file and its metadata, the file checked
     first (:func:`ag_attention._point.files.read_weights_file`; at most :data:`MAX_FILE_BYTES`)."""
-    from .files import read_weights_file as read
 
     return read(path, MAX_FILE_BYTES)

@@ -29,7 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from .._checks import check_choice
+from .._exact import DEFAULT_PRIME, SECOND_PRIME, dimension
 from .._files import atomic_write
+from .._numeric import numerical_dimension
+from .._sweep import Spec, to_architecture
 from .conjectures import Row, describe, sweep_grid
 from .report import Check, Report, Table, written
 
@@ -56,9 +59,6 @@ def variant_of(row: Row) -> str:
 
 def independent_check(row: Row, seed: int) -> dict[str, Any]:
     """The certified value of ``row`` against a second prime (another point) and the float64 numerical rank."""
-    from .._exact import DEFAULT_PRIME, SECOND_PRIME, dimension
-    from .._numeric import numerical_dimension
-    from .._sweep import Spec, to_architecture
 
     arch = to_architecture(Spec.from_row(row))
     prime = SECOND_PRIME if row["prime"] != SECOND_PRIME else DEFAULT_PRIME

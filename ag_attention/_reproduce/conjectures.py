@@ -18,6 +18,7 @@ from typing import Any
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._models import Parametrization, effective_architecture, symmetry_count
+from .._sweep import load_grid, sweep
 from .report import Check, Report
 
 __all__ = [
@@ -271,7 +272,6 @@ def sweep_grid(
     ``who`` names the report in the error for a missing grid file (the grids are package data: a missing one is a
     damaged install).
     """
-    from .._sweep import load_grid, sweep
 
     grid_file = SWEEPS / name
     if not grid_file.is_file():

@@ -27,6 +27,7 @@ from .._files import atomic_write, output_error
 from .._models import expected_dimension
 from .._numeric import NoClearGapError, numerical_dimension
 from .._progress import bar
+from .._sweep import integer_ticks
 from .claims import Claim
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
@@ -111,7 +112,6 @@ def draw_figure3(rows: list[dict[str, Any]], *, samples: int | None = None) -> A
     2 apart on a scale of 170 above, are far apart (Eq. 16's ``+ L``).  Integer axes have integer ticks.
     ``samples``: the number of input sequences, named in the title when given.
     """
-    from .._sweep import integer_ticks
 
     plt = pyplot()
     fig, (ax, ax2) = plt.subplots(

@@ -21,6 +21,10 @@ import numpy as np
 
 from .._checks import check_int, check_real
 from .._errors import InvalidArgumentError
+from .._landscape import ideal_ed_degree
+from .._network import forward
+from .._numeric import Float64
+from .._point import Network
 
 #: the most bytes the feature matrices of one task may take (they are built in chunks of this size)
 CHUNK_BYTES = 64 * 2**20
@@ -134,7 +138,6 @@ def _minor(names: Sequence[Sequence[str]], rows: Sequence[int], cols: Sequence[i
 def stratum_ed_degree(lam: Sequence[Fraction], N: int, m: int, seed: int = 0, timeout: float = 300.0) -> Any:
     """The ED degree of ``{rank M <= m}`` (``D x D``, its ``(m+1)``-minors) for the loss's metric ``w_ij`` (a
     diagonal form on the entries), counted by :func:`ag_attention.ideal_ed_degree` (probabilistic: two primes)."""
-    from .._landscape import ideal_ed_degree
 
     D = len(lam)
     if not 1 <= m < D <= MAX_ED_D:
@@ -434,7 +437,6 @@ def network_of(run: Run, record: int, N: int, tokens: int | None = None) -> Any:
     """The trained weights at ``record`` as the package's :class:`~ag_attention.Network` (one layer, ``H`` heads,
     skip connection): ``V_h = e_y v_h^T / N``; merged ``A_h = W_h^T``, separate ``Q_h = q_h^T``, ``K_h = k_h^T``
     (``W_h = k_h q_h^T``)."""
-    from .._point import Network
 
     v, W = run.values[record], run.attention[record]
     H, n = v.shape
@@ -455,8 +457,6 @@ def network_of(run: Run, record: int, N: int, tokens: int | None = None) -> Any:
 def forward_agreement(task: Task, run: Run, record: int) -> float:
     """Largest relative difference between the package's forward pass (the query's ``y``-output) and the trainer's
     prediction ``<z, Theta>`` on the probe sequences."""
-    from .._network import forward
-    from .._numeric import Float64
 
     net = network_of(run, record, task.N)
     tokens, _ = task.probe

@@ -105,26 +105,26 @@ class Reproduction:
 # ----------------------------------------------------------------- the reproductions whose signature is their own
 # Each imports its module when it runs (see Lazy: the start-up time of the command line).
 def _corollary_38(request: Request) -> Report:
-    from .corollary38 import GRID, QUICK_GRID, reproduce_corollary_38
+    from .corollary38 import GRID, QUICK_GRID, reproduce_corollary_38  # deferred: loaded when it runs (CLI start-up)
 
     return reproduce_corollary_38(QUICK_GRID if request.quick else GRID, seed=request.seed)
 
 
 def _figure_3(request: Request) -> Report:
-    from .figure3 import reproduce_figure_3
+    from .figure3 import reproduce_figure_3  # deferred: loaded when it runs (CLI start-up)
 
     return reproduce_figure_3(request.out, seed=request.seed, deltas=range(3, 7) if request.quick else range(3, 11))
 
 
 def _certification(request: Request) -> Report:
-    from .certification import reproduce_certification
+    from .certification import reproduce_certification  # deferred: loaded when it runs (CLI start-up)
 
     mode = "quick" if request.quick else ("wide" if request.option("wide") else "standard")
     return reproduce_certification(request.out, mode=mode, seed=request.seed)
 
 
 def _icl(request: Request) -> Report:
-    from .icl import LIMITS, reproduce_icl
+    from .icl import LIMITS, reproduce_icl  # deferred: loaded when it runs (CLI start-up)
 
     sizes = {name: request.option(name) for name in ICL_SIZES}
     for name, value in sizes.items():
@@ -135,7 +135,7 @@ def _icl(request: Request) -> Report:
 
 
 def _theorem_34(request: Request) -> Report:
-    from . import theorem34 as t34
+    from . import theorem34 as t34  # deferred: loaded when it runs (CLI start-up)
 
     max_size = request.option("max_m2_size")
     if max_size is None:
@@ -162,7 +162,7 @@ def _theorem_34(request: Request) -> Report:
 
 def _theorem_34_m2_errors(report: Report) -> None:
     """A Macaulay2 item timed out or failed: :class:`~ag_attention.M2Error` (exit 3), the report written first."""
-    from . import theorem34 as t34
+    from . import theorem34 as t34  # deferred: loaded when it runs (CLI start-up)
 
     t34.raise_for_m2_errors(report)
 

@@ -26,9 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._errors import ComputationError, InvalidArgumentError, OutputError
+from .._algebra import msolve_version
+from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, OutputError
 from .._files import atomic_open, atomic_write, output_error, reserve
+from .._m2 import get_backend
 from .._provenance import provenance
+from .._results import to_frame
 from .claims import Claim
 
 __all__ = [
@@ -240,19 +243,14 @@ class Report:
     def record_engines(self, *, msolve: bool = False, macaulay2: bool = False, backend: str = "auto") -> None:
         """Ask the versions of the engines a reproduction ran (msolve, Macaulay2) for its provenance; an engine that
         cannot be asked is recorded as ``unknown`` (it ran, so it is named)."""
-        from .._errors import AgAttentionError
 
         if msolve:
             try:
-                from .._algebra import msolve_version
-
                 self.engines["msolve"] = msolve_version()
             except AgAttentionError:
                 self.engines["msolve"] = "unknown"
         if macaulay2:
             try:
-                from .._m2 import get_backend
-
                 self.engines["macaulay2"] = get_backend(backend).version()
             except AgAttentionError:
                 self.engines["macaulay2"] = "unknown"
@@ -365,7 +363,6 @@ class Report:
 
     def to_frame(self) -> Any:
         """The checks as a :class:`pandas.DataFrame`, one row per check (typed columns; needs pandas)."""
-        from .._results import to_frame
 
         return to_frame([c.to_dict() for c in self.checks])
 

@@ -31,7 +31,9 @@ from typing import Any
 
 from .. import _progress as progress
 from .._architecture import Architecture
+from .._files import atomic_write
 from .._point import CRITICAL_RATIO, RANK_TOLERANCE, TEACHERS, TrainingRun, train
+from .._sweep import OKABE_ITO, integer_ticks
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
 __all__ = ["Plan", "QUICK", "FULL", "reproduce_training"]
@@ -210,7 +212,6 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
     counts the runs drawn, and a teacher without runs has none.  Each run's line has the gid
     ``"run:<teacher>:<seed>"``.  The steps are integers: integer ticks.
     """
-    from .._sweep import OKABE_ITO, integer_ticks
 
     plt = pyplot()
     one = [r for r in runs if r.architecture.depth == 1]
@@ -337,8 +338,6 @@ def reproduce_training(
         if path:
             report.meta["figures"] = [f"training.{ext}" for ext in FIGURE_FORMATS]
         import json
-
-        from .._files import atomic_write
 
         written(report, lambda: atomic_write(target / "runs.json", json.dumps([r.to_dict() for r in runs]) + "\n"))
         report.meta["runs_file"] = "runs.json"

@@ -26,6 +26,9 @@ from typing import Any
 from .._argtypes import integer, seconds
 from .._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError, OutputError
 from .._progress import quiet
+from .._provenance import provenance
+from .run import DEFAULT_TIMEOUT, sweep
+from .store import JournalWarning
 
 __all__ = ["add_parser", "cmd_sweep", "main"]
 
@@ -35,7 +38,6 @@ EXIT_FAILED, EXIT_USAGE, EXIT_M2, EXIT_OUTPUT, EXIT_INTERRUPTED = 1, 2, 3, 4, 13
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``sweep`` to an ``add_subparsers()`` object; the parser (its ``func`` is :func:`cmd_sweep`)."""
-    from .run import DEFAULT_TIMEOUT
 
     p: argparse.ArgumentParser = subparsers.add_parser(
         "sweep",
@@ -86,9 +88,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Run the sweep of ``args``; print the summary (or JSON); 1 if a row failed."""
-    from .._provenance import provenance
-    from .run import sweep
-    from .store import JournalWarning
 
     kwargs: dict[str, Any] = {}
     if args.prime is not None:

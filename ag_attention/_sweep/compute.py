@@ -20,7 +20,9 @@ from typing import Any
 
 from .._architecture import Architecture
 from .._errors import AgAttentionError
+from .._exact import dimension
 from .._models import effective_architecture, expected_dimension
+from .._numeric import numerical_dimension
 from .._progress import quiet
 from .grid import Spec, to_architecture
 
@@ -195,8 +197,6 @@ def compute_row(spec: Spec, prime: int, seed: int) -> dict[str, Any]:
 
 def _compute(row: dict[str, Any], arch: Architecture, spec: Spec, prime: int, seed: int) -> None:
     """Fill ``row`` with the dimension of ``arch``: float64 for softmax, exact over GF(p) otherwise."""
-    from .._exact import dimension
-    from .._numeric import numerical_dimension
 
     if spec.normalized:
         n = numerical_dimension(arch, seed=seed, raise_on_no_gap=False)

@@ -45,6 +45,7 @@ from .._exact import DEFAULT_PRIME, check_prime
 from .._m2 import close_client, connect_client, scheduler_address, wait_for_workers
 from .._progress import bar, elapsed
 from .._provenance import provenance
+from .._resources import format_bytes, memory_limit
 from .._results import ResultMixin
 from .compute import Row
 from .distributed import run_dask
@@ -323,7 +324,6 @@ WORKER_BYTES = 150 * 2**20
 def local_cap(requested: int | None) -> int:
     """Local worker processes: ``requested`` (default: every core) capped by the cores this process may use and
     by the memory available (:data:`WORKER_BYTES` each); a cap is said on standard error."""
-    from .._resources import format_bytes, memory_limit
 
     cores = local_workers()
     room = memory_limit()

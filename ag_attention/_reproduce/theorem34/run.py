@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..._errors import M2NotFoundError
+from ..._m2 import close_all, get_backend, job_slots, kill_all_jobs
 from ..._progress import bar
 from ..equations34 import EQUATION_GRID, equation_checks
+from ..figure1 import render_figure1
 from ..report import FIGURE_FORMATS, Report, written
 from .grids import M2_GRID, POINT_GRID, Size
 from .pointwise import StatedMismatch, conjugate_checks, fiber_count_checks, point_checks
@@ -67,7 +69,6 @@ class _M2Runs:
     """The Macaulay2 jobs of a run, under way in worker threads (the largest first)."""
 
     def __init__(self, opts: Options) -> None:
-        from ..._m2 import get_backend, job_slots
 
         try:  # once, before any item: a missing Macaulay2 is one error (exit 3), not a failure per item
             backend = get_backend(opts.backend)
@@ -97,7 +98,6 @@ class _M2Runs:
 
     def abandon(self) -> None:
         """After an interruption: cancel the jobs not started, kill those under way (and every session)."""
-        from ..._m2 import close_all, kill_all_jobs
 
         self._pool.shutdown(wait=False, cancel_futures=True)
         kill_all_jobs()
@@ -233,7 +233,6 @@ def _reproduce(opts: Options, say: Callable[[str], None]) -> Report:
     theorem_verdicts(report, opts.theory)
     if opts.picture and opts.out is not None:
         timer.start()
-        from ..figure1 import render_figure1
 
         say("picture")
         target = Path(opts.out) / "figure1.png"

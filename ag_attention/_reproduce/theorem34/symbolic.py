@@ -22,6 +22,7 @@ from ..._architecture import Architecture
 from ..._errors import M2Error, M2NotFoundError
 from ..._exact import dimension as exact_dimension
 from ..._exact import reduced_point
+from ..._m2 import NUMBER_STRING, OneOf, Where, run_json
 from ..._models import Orbit, orbit_representatives
 from ..claims import Claim
 from ..report import Check, Report
@@ -83,7 +84,6 @@ def m2_job_body(size: Size, points: dict[str, list[int]], fibers: dict[str, list
 
 def m2_result_schema(points: Iterable[str], fibers: Iterable[str]) -> Any:
     """What :func:`m2_job_body` returns: checked before the result is cached or used."""
-    from ..._m2 import NUMBER_STRING, OneOf, Where
 
     point_names, fiber_names = set(points), set(fibers)
     return {
@@ -160,7 +160,6 @@ class M2Job:
     seconds: float = 0.0
 
     def run(self, backend: Any, timeout: float) -> M2Job:
-        from ..._m2 import run_json
 
         t0 = time.perf_counter()
         try:

@@ -107,8 +107,8 @@ def test_concurrent_macaulay2_jobs_give_the_report_of_a_sequential_run(m2_local,
     """Three Macaulay2 sizes of which the first is the slowest: run two at a time (the largest first) while the
     pointwise checks run, the report lists every check in the order of a run one job at a time, and the Cor. A.6
     checks, which need the Macaulay2 results, sit after their size's fibers."""
-    from ag_attention import _m2
     from ag_attention._m2 import session
+    from ag_attention._reproduce.theorem34 import run as run_module
 
     opts = dict(
         m2_grid=(t34.Size(2, 2, 2), t34.Size(2, 1, 1), t34.Size(2, 3, 1)),
@@ -119,7 +119,7 @@ def test_concurrent_macaulay2_jobs_give_the_report_of_a_sequential_run(m2_local,
     reports = {}
     for slots in (1, 2):
         monkeypatch.setattr(session, "job_slots", lambda memory, n=slots: n)  # the session pools
-        monkeypatch.setattr(_m2, "job_slots", lambda memory, n=slots: n)  # the run, through the front door
+        monkeypatch.setattr(run_module, "job_slots", lambda memory, n=slots: n)  # the run's own slots
         reports[slots] = t34.reproduce_theorem_34(t34.Options(**opts))
         assert reports[slots].meta["m2_jobs_at_once"] == slots
     assert _rows(reports[1]) == _rows(reports[2]) and reports[2].passed
