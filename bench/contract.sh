@@ -39,7 +39,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && [ "${NOROOT:-1}" = 1 ]
 fi
 printf 'fresh clone of %s (%s), %s cores\n' "$(git rev-parse --short HEAD)" "$commit" "$(nproc)"
 printf '  make test       exit %s  %6d s   %s\n' "$test_status" "$t_test" \
-  "$(grep -E '^=+ .*(passed|failed).* in ' "$dir/test.log" | tail -1 | tr -d '=')"
+  "$(grep -E '^=+ .*(passed|failed).* in ' "$dir/test.log" | tr -d '=' | sed 's/^ *//; s/ *$//' | paste -sd ';' -)"
 job=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['meta']['seconds'])" "$dir/results/theorem-3.4/report.json" 2>/dev/null || echo '?')
 printf '  make reproduce  exit %s  %6d s   job %s s (report.json meta.seconds)\n' "$repro_status" "$t_repro" "$job"
 job=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['meta']['seconds'])" "$dir/noroot/results/theorem-3.4/report.json" 2>/dev/null || echo '?')
