@@ -134,3 +134,29 @@ def slow_unless_asked(test):
         reason="slow: AG_ATTENTION_SLOW_TESTS=1 runs it (the reproduction's command makes the same check)",
     )
     return pytest.mark.slow(skip(test))
+
+
+def square_point(S, rng, real=False):
+    """A random point of the square system ``S`` and a random chart it is expressed in: (theta, chart, A, V)."""
+    d, e = S.d, S.e
+    A = rng.standard_normal((1, d, d)) + (0 if real else 1j * rng.standard_normal((1, d, d)))
+    if S.charted:
+        A = np.matmul(A[:, :, : S.a], A[:, : S.a, :])
+    V = rng.standard_normal((1, e, d)) + (0 if real else 1j * rng.standard_normal((1, e, d)))
+    chart = S.random_chart(rng, real=real)[None, :]
+    theta = S.pack(A, V, chart)
+    theta[:, -1] = 0.3 * (rng.standard_normal() + 1j * rng.standard_normal())
+    return theta, chart, A, V
+
+
+def deep_weights(zero_row: bool) -> dict[str, np.ndarray]:
+    """Integer weights of a two-layer network (d = 3, d' = 2); ``zero_row``: the second layer's Q loses a row."""
+    rng = generator(1)
+    w = {}
+    for layer in range(2):
+        w[f"layers.{layer}.heads.0.Q"] = rng.integers(-3, 4, (2, 3))
+        w[f"layers.{layer}.heads.0.K"] = rng.integers(-3, 4, (2, 3))
+        w[f"layers.{layer}.heads.0.V"] = rng.integers(-3, 4, (3, 3))
+    if zero_row:
+        w["layers.1.heads.0.Q"][1] = 0
+    return w

@@ -13,19 +13,7 @@ from ag_attention._landscape.metrics import metric, reduced_coordinates
 from ag_attention._landscape.square import square_system
 from ag_attention._numeric.homotopy import newton
 from ag_attention._numeric.monodromy import monodromy_solve
-
-
-def _point(S, rng, real=False):
-    """A random point of the system and a random chart it is expressed in."""
-    d, e = S.d, S.e
-    A = rng.standard_normal((1, d, d)) + (0 if real else 1j * rng.standard_normal((1, d, d)))
-    if S.charted:
-        A = np.matmul(A[:, :, : S.a], A[:, : S.a, :])
-    V = rng.standard_normal((1, e, d)) + (0 if real else 1j * rng.standard_normal((1, e, d)))
-    chart = S.random_chart(rng, real=real)[None, :]
-    theta = S.pack(A, V, chart)
-    theta[:, -1] = 0.3 * (rng.standard_normal() + 1j * rng.standard_normal())
-    return theta, chart, A, V
+from tests.helpers import square_point
 
 
 @pytest.mark.parametrize("d, e, a", [(2, 1, 2), (2, 1, 1), (3, 1, 2), (2, 2, 1)])
@@ -33,7 +21,7 @@ def test_derivatives_against_differences_and_balls_against_floats(d, e, a, rng):
     arch = Architecture.single_layer(d, e, a, tokens=2)
     G, _ = metric("generic", d, e, 2, seed=3)
     S = square_system(arch, G)
-    theta, chart, _, _ = _point(S, rng)
+    theta, chart, _, _ = square_point(S, rng)
     z = theta[0]
     w = rng.standard_normal(S.n_x) + 1j * rng.standard_normal(S.n_x)
     F, J, Fw = S.evaluate(theta, w, True, np.ones(S.n_x), chart=chart)
@@ -61,7 +49,7 @@ def test_derivatives_against_differences_and_balls_against_floats(d, e, a, rng):
 def test_charts_move_points_without_moving_them(d, e, a, rng):
     arch = Architecture.single_layer(d, e, a, tokens=2)
     S = square_system(arch, np.eye(len(reduced_coordinates(np.zeros((d, d)), np.zeros((e, d))))))
-    theta, chart, A, V = _point(S, rng)
+    theta, chart, A, V = square_point(S, rng)
     # the point is on its slice, and its weights give back its coordinates and the orbit's invariants
     l, _ = S.split_chart(chart)
     assert np.isclose(np.sum(l[0] * theta[0, S.n_A : S.n_A + e * d]), 1)

@@ -8,25 +8,13 @@ from ag_attention._exact import balls
 from ag_attention._landscape.metrics import metric
 from ag_attention._landscape.square import square_system
 from ag_attention._landscape.square_balls import ball_coordinates, ball_invariants, ball_weights
-
-
-def _point(S, rng, real=False):
-    """A random point of the system and a random chart it is expressed in."""
-    d, e = S.d, S.e
-    A = rng.standard_normal((1, d, d)) + (0 if real else 1j * rng.standard_normal((1, d, d)))
-    if S.charted:
-        A = np.matmul(A[:, :, : S.a], A[:, : S.a, :])
-    V = rng.standard_normal((1, e, d)) + (0 if real else 1j * rng.standard_normal((1, e, d)))
-    chart = S.random_chart(rng, real=real)[None, :]
-    theta = S.pack(A, V, chart)
-    theta[:, -1] = 0.3 * (rng.standard_normal() + 1j * rng.standard_normal())
-    return theta, chart, A, V
+from tests.helpers import square_point
 
 
 def test_the_critical_locus_is_recognized(rng):
     arch = Architecture.single_layer(2, 1, 2, tokens=2)
     S = square_system(arch, np.eye(6))
-    theta, chart, _, _ = _point(S, rng, real=True)
+    theta, chart, _, _ = square_point(S, rng, real=True)
     assert S.off_critical_locus(balls.complex_box(theta[0], 1e-10), chart[0])
     # A = u v^T, V = w v^T: rank [A; V] = 1 (Lemma A.3)
     v = rng.standard_normal(2)
@@ -37,7 +25,7 @@ def test_the_critical_locus_is_recognized(rng):
 @pytest.mark.parametrize("d, e, a", [(2, 1, 2), (3, 1, 2)])
 def test_the_balls_of_a_box_hold_its_center(d, e, a, rng):
     S = square_system(Architecture.single_layer(d, e, a, tokens=2), metric("generic", d, e, 2, seed=3)[0])
-    theta, chart, _, _ = _point(S, rng)
+    theta, chart, _, _ = square_point(S, rng)
     A, V = S.weights(theta, chart)
     box = balls.complex_box(theta[0], 1e-12)
 

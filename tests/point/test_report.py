@@ -8,22 +8,10 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, Network, point_geometry
-from tests.helpers import generator, run_cli
+from tests.helpers import deep_weights, generator, run_cli
 
 KEYS = {"architecture", "local_rank", "generic_dimension", "critical", "fiber_dimension", "exact", "provenance"}
 ONE_LAYER_KEYS = {"rank_A", "rank_V", "singular", "boundary", "preimages"}
-
-
-def _deep(zero_row: bool) -> dict[str, np.ndarray]:
-    rng = generator(1)
-    w = {}
-    for l in range(2):
-        w[f"layers.{l}.heads.0.Q"] = rng.integers(-3, 4, (2, 3))
-        w[f"layers.{l}.heads.0.K"] = rng.integers(-3, 4, (2, 3))
-        w[f"layers.{l}.heads.0.V"] = rng.integers(-3, 4, (3, 3))
-    if zero_row:
-        w["layers.1.heads.0.Q"][1] = 0
-    return w
 
 
 def test_cli_point_rtol_sets_the_float64_verdicts_and_a_bad_one_exits_2(tmp_path):
@@ -88,7 +76,7 @@ def _save(tmp_path, arrays, name="w.npz"):
 
 
 def test_cli_point_prints_the_documented_json(tmp_path):
-    path = _save(tmp_path, {k: np.asarray(v, dtype=np.float64) for k, v in _deep(True).items()}, "w.safetensors")
+    path = _save(tmp_path, {k: np.asarray(v, dtype=np.float64) for k, v in deep_weights(True).items()}, "w.safetensors")
     r = run_cli("point", str(path), "-t", "2", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
@@ -115,7 +103,7 @@ def test_cli_point_prints_the_documented_json(tmp_path):
     ],
 )
 def test_cli_point_refuses_a_bad_file_by_name(tmp_path, change, named):
-    path = _save(tmp_path, change({k: np.asarray(v, dtype=np.float64) for k, v in _deep(False).items()}))
+    path = _save(tmp_path, change({k: np.asarray(v, dtype=np.float64) for k, v in deep_weights(False).items()}))
     r = run_cli("point", str(path), "-t", "2")
     assert r.returncode == 2 and named in r.stderr and "Traceback" not in r.stderr
 
@@ -143,7 +131,7 @@ def test_cli_point_refuses_a_rank_above_the_bound_and_odd_options(tmp_path):
 
 
 def test_the_same_point_from_floats_and_from_integers_gives_the_same_report():
-    ints = _deep(True)
+    ints = deep_weights(True)
     floats = {k: v.astype(np.float64) for k, v in ints.items()}
     a, b = point_geometry(Network.from_weights(ints)), point_geometry(Network.from_weights(floats))
     keep = ("local_rank", "local_rank_upper", "generic_dimension", "critical", "fiber_dimension", "critical_layers")

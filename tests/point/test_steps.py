@@ -2,39 +2,25 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ag_attention import Network, point_geometry
 from ag_attention._point.steps import layer_network, layers_at_point
 from ag_attention._resources import Deadline
-from tests.helpers import generator
-
-
-def _deep(zero_row: bool) -> dict[str, np.ndarray]:
-    rng = generator(1)
-    w = {}
-    for l in range(2):
-        w[f"layers.{l}.heads.0.Q"] = rng.integers(-3, 4, (2, 3))
-        w[f"layers.{l}.heads.0.K"] = rng.integers(-3, 4, (2, 3))
-        w[f"layers.{l}.heads.0.V"] = rng.integers(-3, 4, (3, 3))
-    if zero_row:
-        w["layers.1.heads.0.Q"][1] = 0
-    return w
+from tests.helpers import deep_weights
 
 
 def test_a_deep_network_with_a_rank_deficient_layer_is_critical_and_names_the_layer():
-    g = point_geometry(Network.from_weights(_deep(True)))
+    g = point_geometry(Network.from_weights(deep_weights(True)))
     assert g.exact and g.local_rank == 22 < g.generic_dimension == 23 and g.critical is True
     assert g.critical_layers() == [2]
     assert g.layers[1].rank_deficient and g.layers[1].critical and not g.layers[0].rank_deficient
     assert "layer 2" in str(g) and "critical by itself" in str(g)
-    generic = point_geometry(Network.from_weights(_deep(False)))
+    generic = point_geometry(Network.from_weights(deep_weights(False)))
     assert generic.critical is False and generic.critical_layers() == [] and generic.explained is True
 
 
 def test_a_rank_deficient_layer_that_is_not_critical_is_not_named_critical():
     # rank V = 2 < 3 in the first layer, A of full rank a = 2: rank-deficient, yet not critical by itself
-    w = _deep(False)
+    w = deep_weights(False)
     w["layers.0.heads.0.V"][2] = w["layers.0.heads.0.V"][0] + w["layers.0.heads.0.V"][1]
     g = point_geometry(Network.from_weights(w))
     assert g.layers[0].rank_deficient and g.layers[0].critical is False
@@ -42,7 +28,7 @@ def test_a_rank_deficient_layer_that_is_not_critical_is_not_named_critical():
 
 
 def test_a_layer_alone_is_a_one_layer_network_at_the_same_weights():
-    net = Network.from_weights(_deep(True))
+    net = Network.from_weights(deep_weights(True))
     sub = layer_network(net, 1)
     assert sub.architecture.depth == 1 and sub.architecture.tokens == net.architecture.tokens
     assert sub.source == f"layer 2 of {net.source}" and sub.weights[0] is net.weights[1]
