@@ -54,6 +54,7 @@ def test_the_wheel_ships_msolve_too(m2_wheel):
     assert exe is not None and os.access(exe, os.X_OK)
 
 
+@pytest.mark.serial  # bounds wall-clock time
 def test_a_wheel_job_keeps_its_deadline_and_leaves_no_process(m2_wheel):
     backend = WheelBackend(sessions=False)
     t0 = time.monotonic()
