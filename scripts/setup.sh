@@ -96,7 +96,17 @@ else
   log "Macaulay2 $(M2 --version 2>/dev/null || echo '?') at $(command -v M2) (the local backend)"
 fi
 if [ -n "$wheel_m2" ]; then
-  log "Macaulay2 $(HOME=${TMPDIR:-/tmp} "$wheel_m2" --version 2>/dev/null || echo '?') at $wheel_m2 (the wheel backend)"
+  # passagemath-macaulay2 10.8.13 is built for AVX-512: on a CPU without it M2 dies by SIGILL at start-up
+  refusal=$("$VENV/bin/python" -c 'import sys; from ag_attention._m2.wheel import cpu_refusal; print(cpu_refusal(sys.argv[1]) or "")' "$wheel_m2")
+  if [ -n "$refusal" ]; then
+    log "$refusal"
+    if ! command -v M2 >/dev/null; then
+      echo "[setup] no Macaulay2 can run here: $refusal" >&2
+      exit 1
+    fi
+  else
+    log "Macaulay2 $(HOME=${TMPDIR:-/tmp} "$wheel_m2" --version 2>/dev/null || echo '?') at $wheel_m2 (the wheel backend)"
+  fi
 else
   echo "[setup] the passagemath-macaulay2 wheel is not in $VENV (requirements/macaulay2.txt)" >&2
   command -v M2 >/dev/null || exit 1
