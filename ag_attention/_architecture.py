@@ -19,12 +19,18 @@ import numpy as np
 import numpy.typing as npt
 
 from ._errors import InvalidArchitectureError, InvalidArgumentError
+from ._positions import Rotary, rotary_from_dict
 
-__all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS"]
+__all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS", "BIASES"]
 
 #: ``"QKV"``: queries and keys, ``A = Q^T K`` of rank at most ``a``.
 #: ``"AV"``: the attention matrix ``A`` itself, free (``d x d``).
 PARAMETRIZATIONS = ("QKV", "AV")
+
+#: the projections that may carry a bias (``bias="qkvo"``): queries, keys, values (each head) and the output (each
+#: layer): ``q_i = Q x_i + b_q``, ``k_j = K x_j + b_k``, ``v_j = V x_j + b_v``, ``y_i = sum_h ... + b_o``
+#: (docs/math/affine.md)
+BIASES = "qkvo"
 
 #: what the constructor accepts for ``widths`` and ``ranks``: an ordered sequence of positive integers
 Sizes = Sequence[int] | npt.NDArray[np.integer[Any]]
@@ -95,8 +101,9 @@ class LayerShape:
 class Block:
     """One weight matrix in the flat parameter vector.
 
-    ``name`` is ``"Q"``, ``"K"``, ``"V"`` or ``"A"``; ``layer`` is 1-based,
-    ``head`` 0-based; entries are stored row-major at ``offset``.
+    ``name`` is ``"Q"``, ``"K"``, ``"V"`` or ``"A"``, or a bias ``"bQ"``, ``"bK"``, ``"bV"`` (columns, each head)
+    or ``"bO"`` (a column, the layer's: stored as head 0); ``layer`` is 1-based, ``head`` 0-based; entries are
+    stored row-major at ``offset``.
     """
 
     name: str
@@ -156,6 +163,31 @@ def _check_flags(sizes: tuple[int, ...], skip: object, normalized: object, causa
                 )
 
 
+def _checked_bias(bias: object) -> str:
+    """The biased projections as a string in the order of :data:`BIASES` (``True``: all four, ``False``: none)."""
+    if bias is True:
+        return BIASES
+    if bias is False or bias is None:
+        return ""
+    if not isinstance(bias, str) or any(c not in BIASES for c in bias) or len(set(bias)) != len(bias):
+        raise InvalidArchitectureError(
+            "bias", bias, f"must be the projections with a bias, a string of distinct letters of {BIASES!r} (or True)"
+        )
+    return "".join(c for c in BIASES if c in bias)
+
+
+def _checked_positions(positions: object, parametrization: str, ranks: tuple[int, ...]) -> Rotary | None:
+    rotary = rotary_from_dict(positions)
+    if rotary is not None:
+        if parametrization != "QKV":
+            raise InvalidArchitectureError(
+                "positions", rotary.describe(), "rotary embeddings turn queries and keys: needs parametrization='QKV'"
+            )
+        for i, a in enumerate(ranks):
+            rotary.check(a, f"ranks[{i}]")
+    return rotary
+
+
 def _checked_temperature(temperature: object) -> float:
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.integer, np.floating)):
         raise InvalidArchitectureError("temperature", temperature, "must be a number")
@@ -190,6 +222,12 @@ class Architecture:
     causal:
         A causal mask: token ``i`` attends to tokens ``j <= i`` only
         (``phi(X)_i = sum_{j <= i} ...``); with softmax, normalized over ``j <= i``.
+    bias:
+        The projections with a bias, letters of ``"qkvo"`` (``True``: all four): affine attention,
+        ``q_i = Q x_i + b_q`` and so on (docs/math/affine.md); QKV parametrization only.
+    positions:
+        Position encoding of the scores: ``None`` (the paper's), ``"rope"`` or a :class:`Rotary` (rotary
+        position embeddings, docs/math/rotary.md); QKV parametrization only.
 
     Examples
     --------
@@ -211,6 +249,8 @@ class Architecture:
     normalized: bool = False
     temperature: float = 1.0
     causal: bool = False
+    bias: str = ""
+    positions: Rotary | None = None
 
     def __init__(
         self,
@@ -223,6 +263,8 @@ class Architecture:
         normalized: bool = False,
         temperature: float = 1.0,
         causal: bool = False,
+        bias: str | bool = "",
+        positions: Rotary | str | dict[str, Any] | None = None,
     ) -> None:
         # written out (not the dataclass's __init__) so that ``ranks`` accepts None but the field is a tuple
         sizes = _as_sizes("widths", widths)
@@ -241,6 +283,10 @@ class Architecture:
             raise InvalidArchitectureError("heads", heads, "must be at least 1")
         _check_flags(sizes, skip, normalized, causal)
         tau = _checked_temperature(temperature)
+        biases = _checked_bias(bias)
+        if biases and parametrization != "QKV":
+            raise InvalidArchitectureError("bias", bias, "biases act on queries and keys: needs parametrization='QKV'")
+        rotary = _checked_positions(positions, parametrization, rank_sizes)
         object.__setattr__(self, "widths", sizes)
         object.__setattr__(self, "ranks", rank_sizes)
         object.__setattr__(self, "tokens", n_tokens)
@@ -250,6 +296,8 @@ class Architecture:
         object.__setattr__(self, "normalized", normalized)
         object.__setattr__(self, "temperature", tau)
         object.__setattr__(self, "causal", causal)
+        object.__setattr__(self, "bias", biases)
+        object.__setattr__(self, "positions", rotary)
 
     # ----------------------------------------------------------------- shape
     @property
@@ -289,9 +337,14 @@ class Architecture:
                     else:
                         shapes = [("A", layer.d_in, layer.d_in)]
                     shapes.append(("V", layer.d_out, layer.d_in))
+                    shapes += [("b" + x.upper(), n, 1) for x, n in zip("qkv", (layer.rank,) * 2 + (layer.d_out,))]
                     for name, r, c in shapes:
-                        blocks.append(Block(name, layer.index, h, r, c, offset))
-                        offset += r * c
+                        if name[0] != "b" or name[1].lower() in self.bias:
+                            blocks.append(Block(name, layer.index, h, r, c, offset))
+                            offset += r * c
+                if "o" in self.bias:
+                    blocks.append(Block("bO", layer.index, 0, layer.d_out, 1, offset))
+                    offset += layer.d_out
             cached = tuple(blocks)
             object.__setattr__(self, "_blocks", cached)
             object.__setattr__(self, "_block_index", {(b.name, b.layer, b.head): b for b in cached})
@@ -320,6 +373,8 @@ class Architecture:
             for layer in self.layers:
                 attention = 2 * layer.rank * layer.d_in if self.parametrization == "QKV" else layer.d_in**2
                 cached += layer.heads * (attention + layer.d_out * layer.d_in)
+                cached += layer.heads * (layer.rank * (("q" in self.bias) + ("k" in self.bias)))
+                cached += layer.d_out * (layer.heads * ("v" in self.bias) + ("o" in self.bias))
             object.__setattr__(self, "_parameter_count", cached)
         return int(cached)
 
@@ -334,8 +389,14 @@ class Architecture:
 
     @property
     def is_plain(self) -> bool:
-        """The paper's setting: one head, no skip connections, no causal mask."""
-        return self.heads == 1 and not self.skip and not self.causal
+        """The paper's setting: one head, no skip connections, no causal mask, no biases, no positions."""
+        return self.heads == 1 and not self.skip and not self.causal and self.is_linear_attention
+
+    @property
+    def is_linear_attention(self) -> bool:
+        """The scores are ``x_i^T A x_j`` with one ``A`` and the maps linear: no biases, no positions (the model of
+        the paper, docs/math/model.md); affine (:attr:`bias`) and rotary (:attr:`positions`) layers are not."""
+        return not self.bias and self.positions is None
 
     # ------------------------------------------------------------- printing
     def describe(self) -> str:
@@ -352,6 +413,10 @@ class Architecture:
             parts.append("skip")
         if self.causal:
             parts.append("causal")
+        if self.bias:
+            parts.append(f"bias {self.bias}")
+        if self.positions is not None:
+            parts.append(self.positions.describe())
         if self.normalized:
             parts.append(f"softmax(tau={self.temperature:g})")
         return " ".join(parts)
@@ -360,7 +425,8 @@ class Architecture:
         return self.describe()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The fields as plain values (``bias`` and ``positions`` only when set: a paper's network keeps its keys)."""
+        out: dict[str, Any] = {
             "widths": list(self.widths),
             "ranks": list(self.ranks),
             "tokens": self.tokens,
@@ -371,12 +437,29 @@ class Architecture:
             "temperature": self.temperature,
             "causal": self.causal,
         }
+        if self.bias:
+            out["bias"] = self.bias
+        if self.positions is not None:
+            out["positions"] = self.positions.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Architecture:
         if not isinstance(data, Mapping):
             raise InvalidArchitectureError("data", data, "must be a mapping of field names to values")
-        known = {"widths", "ranks", "tokens", "parametrization", "heads", "skip", "normalized", "temperature", "causal"}
+        known = {
+            "widths",
+            "ranks",
+            "tokens",
+            "parametrization",
+            "heads",
+            "skip",
+            "normalized",
+            "temperature",
+            "causal",
+            "bias",
+            "positions",
+        }
         unknown = set(data) - known
         if unknown:
             first = sorted(unknown, key=str)[0]

@@ -15,7 +15,10 @@ Conventions.  A batch of ``N`` input sequences is an array ``X`` of shape
     Y  = W Xv                                                    (N, t, d')
 
 With a causal mask ``W[i, j] = 0`` for ``j > i`` (lightning: ``S`` masked;
-normalized: the softmax over ``j <= i``).
+normalized: the softmax over ``j <= i``).  With biases (``Architecture.bias``, docs/math/affine.md) ``Xq``,
+``Xk``, ``Xv`` get ``b_q``, ``b_k``, ``b_v`` added to every token and the layer's output ``b_o``; with rotary
+positions (``Architecture.positions``, docs/math/rotary.md) token ``i``'s query and key are turned by ``R_i``
+before the scores, ``Xq[i] -> R_i Xq[i]``, the rotations in the arithmetic's own numbers (its ``circle``).
 
 so ``Y[i] = sum_j (x_i^T A x_j) V x_j``, which is the
 ``phi(X)_i`` of docs/math/model.md (model-one-layer).  Heads are summed and a skip connection adds ``X``.
@@ -37,6 +40,7 @@ import numpy as np
 
 from ._architecture import Architecture
 from ._errors import InvalidArgumentError
+from ._positions import Frequencies
 from ._resources import MemoryEstimate, require_memory
 
 __all__ = [
@@ -81,6 +85,11 @@ class Arithmetic(Protocol):
     def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
 
     def neg(self, a: np.ndarray) -> np.ndarray: ...
+
+    def circle(self, freqs: Frequencies, tokens: int) -> tuple[np.ndarray, np.ndarray]:
+        """``cos(p theta_f)`` and ``sin(p theta_f)``, ``p = 0..tokens-1``, as arrays ``(tokens, F)`` of this
+        arithmetic (rotary positions; docs/math/rotary.md)."""
+        ...
 
 
 class OperatorArithmetic:
@@ -183,6 +192,13 @@ class ObjectArithmetic(OperatorArithmetic):
     def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError("ObjectArithmetic draws no random elements")
 
+    def circle(self, freqs: Frequencies, tokens: int) -> tuple[np.ndarray, np.ndarray]:
+        raise InvalidArgumentError(
+            "positions: the rotations of a rotary layer, cos(p theta) and sin(p theta), are not rational numbers: "
+            "exact rational arithmetic cannot evaluate it (float64: Network.forward(); the exact ranks use GF(p), "
+            "docs/math/rotary.md)"
+        )
+
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.einsum(spec, a, b, optimize=False)
         return out
@@ -210,8 +226,9 @@ class _Head:
 
 @dataclass
 class _QKVHead(_Head):
-    Xq: np.ndarray
+    Xq: np.ndarray  # the queries as the scores see them (turned by R_i with rotary positions)
     Xk: np.ndarray
+    R: np.ndarray | None = None  # the rotations (t, a, a), or None
 
 
 @dataclass
@@ -241,14 +258,45 @@ def _softmax(ops: Arithmetic, S: np.ndarray, tau: float, mask: np.ndarray | None
     return out
 
 
+def rotations(arch: Architecture, ops: Arithmetic, a: int) -> np.ndarray | None:
+    """The rotations ``R_i`` (``(t, a, a)``, position ``i``) a head of size ``a`` turns its queries and keys by, in
+    the arithmetic's numbers (:meth:`Arithmetic.circle`), or None without rotary positions."""
+    rot = arch.positions
+    if rot is None:
+        return None
+    C, S = ops.circle(rot.frequencies(a), arch.tokens)
+    R = np.zeros((arch.tokens, a, a), dtype=ops.dtype)
+    for c in range(a):
+        R[:, c, c] = 1
+    for c1, c2, f in rot.pairs(a):
+        R[:, c1, c1] = C[:, f]
+        R[:, c2, c2] = C[:, f]
+        R[:, c1, c2] = ops.neg(S[:, f])
+        R[:, c2, c1] = S[:, f]
+    return R
+
+
+def still_coordinates(arch: Architecture, a: int) -> slice:
+    """The coordinates of a head of size ``a`` that no rotation turns (all of them without rotary positions)."""
+    return slice(0 if arch.positions is None else arch.positions.rotated(a), a)
+
+
+def _biased(ops: Arithmetic, Z: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
+    """``Z`` (``(N, t, m)``) with the bias ``name`` (a column ``m x 1``) added to every token, if the head has it."""
+    return ops.add(Z, w[name][:, 0]) if name in w else Z
+
+
 def _head_forward(
-    arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray], X: np.ndarray
+    arch: Architecture, ops: Arithmetic, w: dict[str, np.ndarray], X: np.ndarray, R: np.ndarray | None = None
 ) -> tuple[np.ndarray, _Head]:
-    """One head's output ``W Xv`` and its cache."""
-    Xv = ops.einsum("ntk,mk->ntm", X, w["V"])
+    """One head's output ``W Xv`` and its cache (``R``: the rotations, :func:`rotations`)."""
+    Xv = _biased(ops, ops.einsum("ntk,mk->ntm", X, w["V"]), w, "bV")
     if arch.parametrization == "QKV":
-        Xq = ops.einsum("ntk,ck->ntc", X, w["Q"])
-        Xk = ops.einsum("ntk,ck->ntc", X, w["K"])
+        Xq = _biased(ops, ops.einsum("ntk,ck->ntc", X, w["Q"]), w, "bQ")
+        Xk = _biased(ops, ops.einsum("ntk,ck->ntc", X, w["K"]), w, "bK")
+        if R is not None:
+            Xq = ops.einsum("icd,nid->nic", R, Xq)
+            Xk = ops.einsum("icd,nid->nic", R, Xk)
         S = ops.einsum("nic,njc->nij", Xq, Xk)
     else:
         XA = ops.einsum("ntk,kl->ntl", X, w["A"])
@@ -259,19 +307,21 @@ def _head_forward(
     else:
         W = S if mask is None else np.where(mask, S, np.zeros((), dtype=S.dtype))
     Yh = ops.einsum("nij,njm->nim", W, Xv)
-    cache = _QKVHead(Xv, W, Xq, Xk) if arch.parametrization == "QKV" else _AVHead(Xv, W, XA)
+    cache = _QKVHead(Xv, W, Xq, Xk, R) if arch.parametrization == "QKV" else _AVHead(Xv, W, XA)
     return Yh, cache
 
 
 def _layer_forward(
     arch: Architecture, ops: Arithmetic, heads: list[dict[str, np.ndarray]], X: np.ndarray
 ) -> tuple[np.ndarray, list[_Head]]:
-    Y, first = _head_forward(arch, ops, heads[0], X)
+    R = rotations(arch, ops, heads[0]["Q"].shape[0]) if arch.positions is not None else None
+    Y, first = _head_forward(arch, ops, heads[0], X, R)
     caches = [first]
     for w in heads[1:]:
-        Yh, cache = _head_forward(arch, ops, w, X)
+        Yh, cache = _head_forward(arch, ops, w, X, R)
         Y = ops.add(Y, Yh)
         caches.append(cache)
+    Y = _biased(ops, Y, heads[0], "bO")
     if arch.skip:
         Y = ops.add(Y, X)
     return Y, caches
@@ -332,11 +382,26 @@ def _head_backward(
     grads: dict[str, np.ndarray] = {
         "V": ops.einsum("nrjm,njk->nrmk", Xvbar, Hin),
     }
+    ones = np.ones(Hin.shape[1], dtype=ops.dtype)  # a bias's gradient sums its tokens' adjoints
+    if "bV" in w:
+        grads["bV"] = ops.einsum("nrjm,j->nrm", Xvbar, ones)
     if isinstance(c, _QKVHead):
         Xqbar = ops.einsum("nrij,njc->nric", Sbar, c.Xk)
         Xkbar = ops.einsum("nrij,nic->nrjc", Sbar, c.Xq)
+        if c.R is not None:  # back through the rotations: the adjoint of x -> R_i x is R_i^T
+            Xqbar = ops.einsum("nric,icd->nrid", Xqbar, c.R)
+            Xkbar = ops.einsum("nrjc,jcd->nrjd", Xkbar, c.R)
         grads["Q"] = ops.einsum("nric,nik->nrck", Xqbar, Hin)
         grads["K"] = ops.einsum("nrjc,njk->nrck", Xkbar, Hin)
+        if "bQ" in w:
+            grads["bQ"] = ops.einsum("nric,i->nrc", Xqbar, ones)
+        if "bK" in w:
+            grads["bK"] = ops.einsum("nrjc,j->nrc", Xkbar, ones)
+            if arch.normalized:
+                # q_i^T b_k on the coordinates that do not turn is constant along row i and the softmax removes it:
+                # the derivative there is exactly zero (float64 would give rounding noise that a column-normalized
+                # rank counts)
+                grads["bK"][..., still_coordinates(arch, w["Q"].shape[0])] = 0
     else:
         T = ops.einsum("nrij,njl->nril", Sbar, Hin)
         grads["A"] = ops.einsum("nril,nik->nrkl", T, Hin)
@@ -400,6 +465,10 @@ def jacobian(
         Hin = inputs[li]
         # the adjoint of layer li's input (not needed, and left None without skip connections, when li == 0)
         Hbar: np.ndarray | None = Ybar if arch.skip else None
+        if "bO" in weights[li][0]:
+            b = arch.block("bO", li + 1, 0)
+            ones = np.ones(t, dtype=ops.dtype)
+            J[:, b.slice] = ops.einsum("nrim,i->nrm", Ybar, ones).reshape(N * R, b.size)
         for h, (w, c) in enumerate(zip(weights[li], caches[li])):
             parts = _head_backward(arch, ops, w, c, Ybar, Hin, J, li, h, N * R)
             for part in parts:

@@ -299,7 +299,7 @@ def test_no_import_cycles():
 #: A room is a subpackage (``_exact``) or a module of the top level (``_errors``).
 LAYERS: list[list[str]] = [
     ["_version", "_errors"],
-    ["_checks", "_files", "_resources", "_progress", "_provenance", "_results"],
+    ["_checks", "_files", "_resources", "_progress", "_provenance", "_results", "_positions"],
     ["_architecture"],
     ["_network", "_argtypes", "_flint"],
     ["_m2"],  # external processes: Macaulay2, msolve, the container, their deadlines, job directories

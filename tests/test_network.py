@@ -219,3 +219,156 @@ def test_softmax_jacobian_matches_central_differences(arch):
     )
     # central differences: off by h^2 f''' + eps |f| / h, about 1e-10 relative (see above): 1e-7 is a margin of 1,000
     assert np.abs(J - num).max() < 1e-7 * max(1.0, np.abs(J).max())
+
+
+# ------------------------------------------------------------------ affine and rotary attention
+# docs/math/affine.md, docs/math/rotary.md: biases on the projections, rotary positions.
+VARIANTS = [
+    Architecture((3, 2), (2,), tokens=3, bias="qkvo"),
+    Architecture((3, 2), (2,), tokens=2, bias="qv"),
+    Architecture((2, 2, 2), (2, 1), tokens=3, heads=2, bias="qkvo", causal=True),
+    Architecture((2, 2, 2), (2, 2), tokens=2, bias="ko", skip=True),
+    Architecture((4, 2), (4,), tokens=3, positions="rope"),
+    Architecture((4, 3), (4,), tokens=3, positions={"kind": "rope", "dims": 2, "pairing": "interleaved"}),
+    Architecture((3, 3, 2), (2, 2), tokens=3, heads=2, positions="rope", bias="qkvo", causal=True),
+]
+
+
+def augmented_direct(arch, theta, Xs):
+    """An affine network as the plain network on inputs with a constant coordinate 1 (docs/math/affine.md,
+    affine-model): ``Q~ = [Q | b_q]``, ``K~ = [K | b_k]``, ``V~ = [V | b_v]``, plus ``b_o`` on every token (exact)."""
+    weights = unflatten(arch, np.array(theta, dtype=object))
+    out = []
+    for X in Xs:
+        H = np.array(X, dtype=object).T  # d x t
+        for heads in weights:
+            Ht = np.vstack([H, np.ones((1, H.shape[1]), dtype=object)])
+            Y = 0
+            for w in heads:
+                Q, K, V = (
+                    np.hstack([w[m], w["b" + m] if "b" + m in w else np.zeros((w[m].shape[0], 1), dtype=object)])
+                    for m in "QKV"
+                )
+                Y = Y + direct_layer(Q.T.dot(K), V, Ht, arch.causal)
+            if "bO" in heads[0]:
+                Y = Y + heads[0]["bO"]
+            if arch.skip:
+                Y = Y + H
+            H = Y
+        out.append(H.T)
+    return np.array(out, dtype=object)
+
+
+@pytest.mark.parametrize("arch", [a for a in VARIANTS if a.positions is None], ids=str)
+def test_affine_forward_is_the_plain_one_on_augmented_inputs(arch, rng):
+    F = GFp(P)
+    theta = rng.integers(-5, 6, size=arch.parameter_count)
+    X = rng.integers(-5, 6, size=(3, arch.tokens, arch.widths[0]))
+    want = augmented_direct(arch, theta.tolist(), X.tolist())
+    got = forward(arch, F, np.remainder(theta, P), np.remainder(X, P))
+    assert np.array_equal(got, np.vectorize(lambda v: int(v) % P, otypes=[np.int64])(want))
+
+
+def test_rotary_scores_are_relative_bilinear_forms(rng):
+    """``(R_i q_i)^T (R_j k_j) = q_i^T R_{j-i} k_j``: the lightning scores at offset j - i, over GF(p) (the rotations
+    of one prime: a torus point) and in float64 (the true frequencies); the softmax weights are their softmax."""
+    from ag_attention._network import attention_weights, rotations
+
+    for arch in (
+        Architecture((4, 2), (4,), tokens=4, positions="rope", bias="qk"),
+        Architecture((3, 2), (4,), tokens=3, positions={"kind": "rope", "dims": 2}),
+    ):
+        for F in (GFp(P), Float64()):
+            theta = F.random(rng, arch.parameter_count)
+            X = F.random(rng, (2, arch.tokens, arch.widths[0]))
+            w = unflatten(arch, theta)[0][0]
+            R = rotations(arch, F, arch.ranks[0])
+            q = F.einsum("ntk,ck->ntc", X, w["Q"])
+            k = F.einsum("ntk,ck->ntc", X, w["K"])
+            q, k = (F.add(z, w[b][:, 0]) if b in w else z for z, b in ((q, "bQ"), (k, "bK")))
+            S = attention_weights(arch, F, theta, X)[0]
+            for i in range(arch.tokens):
+                for j in range(arch.tokens):
+                    # R_{j-i} = R_i^T R_j: the rotations of one arithmetic compose
+                    Rij = F.einsum("cd,ce->de", R[i], R[j])
+                    want = F.einsum("nc,nc->n", q[:, i], F.einsum("cd,nd->nc", Rij, k[:, j]))
+                    if isinstance(F, GFp):
+                        assert np.array_equal(S[:, i, j], want)
+                    else:  # float64: sums in another order, equal to rounding (1e-15; a wrong score is order one)
+                        assert np.allclose(S[:, i, j], want, rtol=1e-12, atol=1e-12)
+
+
+def test_rotary_float64_is_llamas_rotate_half(rng):
+    """The float64 rotation is LLaMA's ``q * cos + rotate_half(q) * sin`` with ``inv_freq = base^(-2f/D)``."""
+    from ag_attention._network import rotations
+
+    arch = Architecture((6, 2), (6,), tokens=5, positions={"kind": "rope", "base": 500000})
+    R = rotations(arch, Float64(), 6)
+    q = rng.standard_normal(6)
+    inv = 500000.0 ** (-np.arange(0, 6, 2) / 6)
+    for pos in range(5):
+        cos, sin = np.cos(pos * np.concatenate([inv, inv])), np.sin(pos * np.concatenate([inv, inv]))
+        half = np.concatenate([-q[3:], q[:3]])
+        assert np.allclose(R[pos] @ q, q * cos + half * sin, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("arch", VARIANTS, ids=str)
+def test_variant_jacobian_matches_exact_directional_derivative(arch, rng):
+    F = GFp(P)
+    theta = F.random(rng, arch.parameter_count)
+    X = F.random(rng, (2, arch.tokens, arch.widths[0]))
+    J = jacobian(arch, F, theta, X)
+    D = degree_in_parameters(arch)
+    delta = F.random(rng, arch.parameter_count)
+    values = [forward(arch, F, np.remainder(theta + s * delta, P), X).ravel().astype(object) for s in range(D + 1)]
+    want = [lagrange_derivative_at_zero([int(v[r]) for v in values], P) for r in range(J.shape[0])]
+    assert F.matvec(J, delta).tolist() == want
+
+
+@pytest.mark.parametrize("arch", [a.with_(normalized=True) for a in VARIANTS], ids=str)
+def test_variant_softmax_jacobian_matches_central_differences(arch):
+    F, rng = Float64(), generator(3)
+    theta = rng.standard_normal(arch.parameter_count) * 0.5
+    X = rng.standard_normal((2, arch.tokens, arch.widths[0]))
+    J = jacobian(arch, F, theta, X)
+    h = 1e-6
+    num = np.stack(
+        [
+            (forward(arch, F, theta + h * e, X) - forward(arch, F, theta - h * e, X)).ravel() / (2 * h)
+            for e in np.eye(arch.parameter_count)
+        ],
+        axis=1,
+    )
+    # as test_softmax_jacobian_matches_central_differences: a margin of 1,000 over the differences' error
+    assert np.abs(J - num).max() < 1e-7 * max(1.0, np.abs(J).max())
+
+
+def test_softmax_removes_the_key_bias_and_passes_the_value_bias(rng):
+    """Metamorphic (docs/math/affine.md, affine-softmax): under softmax, any key bias gives the same outputs
+    (without rotary positions), and moving e from the output bias into a value bias too; with rotary positions the
+    key bias changes them."""
+    F = Float64()
+    arch = Architecture((3, 3), (2,), tokens=4, heads=2, bias="qkvo", normalized=True)
+    theta = rng.standard_normal(arch.parameter_count)
+    X = rng.standard_normal((3, 4, 3))
+    Y = forward(arch, F, theta, X)
+    moved = theta.copy()
+    moved[arch.block("bK", 1, 1).slice] += 10 * rng.standard_normal(2)
+    e = rng.standard_normal(3)
+    moved[arch.block("bV", 1, 0).slice] += e
+    moved[arch.block("bO", 1, 0).slice] -= e
+    # the same function: equal to rounding (1e-15 relative; a changed function moves by order one)
+    assert np.allclose(forward(arch, F, moved, X), Y, rtol=1e-12, atol=1e-12)
+    rope = arch.with_(positions="rope")
+    changed = theta.copy()
+    changed[rope.block("bK", 1, 1).slice] += 1.0
+    assert not np.allclose(forward(rope, F, changed, X), forward(rope, F, theta, X), rtol=1e-6, atol=1e-6)
+
+
+def test_exact_rationals_refuse_rotary_positions(rng):
+    from ag_attention._network import ObjectArithmetic
+
+    arch = Architecture((2, 2), (2,), tokens=2, positions="rope")
+    theta = np.array([1] * arch.parameter_count, dtype=object)
+    with pytest.raises(ValueError, match="not rational numbers"):
+        forward(arch, ObjectArithmetic(), theta, np.ones((1, 2, 2), dtype=object))

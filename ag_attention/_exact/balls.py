@@ -29,6 +29,7 @@ import flint
 import numpy as np
 
 from .._network import OperatorArithmetic
+from .._positions import Frequencies
 
 __all__ = [
     "Ball",
@@ -118,6 +119,19 @@ class Balls(OperatorArithmetic):
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.asarray(np.einsum(spec, a, b, optimize=True), dtype=object)
         return out
+
+    def circle(self, freqs: Frequencies, tokens: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rotary positions: balls around ``cos(p theta_f)``, ``sin(p theta_f)`` at the true frequencies
+        ``theta_f = base^(-f/F) / scale`` (python-flint's ``arb`` power, cosine and sine: rigorous)."""
+        base = flint.arb(flint.fmpq(freqs.base.numerator, freqs.base.denominator))
+        scale = flint.arb(flint.fmpq(freqs.scale.numerator, freqs.scale.denominator))
+        C = np.empty((tokens, freqs.pairs), dtype=object)
+        S = np.empty((tokens, freqs.pairs), dtype=object)
+        for f in range(freqs.pairs):
+            theta = base ** flint.arb(flint.fmpq(-f, freqs.pairs)) / scale
+            for p in range(tokens):
+                C[p, f], S[p, f] = (p * theta).cos(), (p * theta).sin()
+        return C, S
 
     def softmax(self, S: np.ndarray, tau: float, mask: np.ndarray | None = None) -> np.ndarray:
         """Row softmax of ``S / tau`` on balls; masked entries (``mask`` False) are exactly 0."""

@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from .._checks import check_int
 from .._errors import InvalidArgumentError
+from .._positions import Frequencies, circle_modp
 
 __all__ = ["GFp", "DEFAULT_PRIME", "SECOND_PRIME", "MAX_PRIME", "MAX_CONTRACTION", "check_prime", "is_prime"]
 
@@ -92,6 +93,12 @@ class GFp:
 
     def random(self, rng: np.random.Generator, shape: tuple[int, ...] | int) -> np.ndarray:
         return rng.integers(0, self.p, size=shape, dtype=np.int64)
+
+    def circle(self, freqs: Frequencies, tokens: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rotary positions: ``cos(p theta_f)``, ``sin(p theta_f)`` at a random point over GF(p) of the torus of the
+        frequencies' rational relations, the same for every call with this prime: a rank computed with them is a
+        lower bound on the rank at the true frequencies (docs/math/rotary.md, rotary-exact)."""
+        return circle_modp(freqs, self.p, tokens)
 
     def from_ints(self, values: object) -> np.ndarray:
         """Residues of arbitrary Python integers (any size or sign), same shape."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._network import OperatorArithmetic
+from .._positions import Frequencies, circle_float
 
 __all__ = ["Float64"]
 
@@ -22,3 +23,7 @@ class Float64(OperatorArithmetic):
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out: np.ndarray = np.einsum(spec, a, b, optimize=True)
         return out
+
+    def circle(self, freqs: Frequencies, tokens: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rotary positions: ``cos(p theta_f)``, ``sin(p theta_f)`` at the true frequencies, in float64."""
+        return circle_float(freqs, tokens)
