@@ -280,7 +280,7 @@ def effective_architecture(arch: Architecture) -> Architecture:
     the computed value.)  A causal mask changes nothing here: it acts on the
     token indices, the change of basis on the features.
     """
-    if arch.skip:
+    if arch.skip or not arch.is_linear_attention:  # biases add constants to the tokens: not proven there
         return arch
     e = [arch.widths[0]]
     for i in range(1, arch.depth):
@@ -412,8 +412,10 @@ def upper_bounds(arch: Architecture, spans: Spans | None = None) -> list[UpperBo
 
 @lru_cache(maxsize=4096)
 def _all_bounds(arch: Architecture, spans: Spans | None) -> tuple[UpperBound, ...]:
-    """:func:`upper_bounds`, cached: prefixes and blocks recur (``Architecture`` is frozen and hashable)."""
-    if arch.normalized:
+    """:func:`upper_bounds`, cached: prefixes and blocks recur (``Architecture`` is frozen and hashable).  None is
+    proven for softmax, affine or rotary attention: their proofs use ``x_i^T A x_j`` with one ``A`` and linear maps
+    (the engine's symmetry bound holds for them, docs/math/affine.md, docs/math/rotary.md)."""
+    if arch.normalized or not arch.is_linear_attention:
         return ()
     out = _direct(arch, spans)
     eff = arch if arch.skip else effective_architecture(arch)

@@ -34,6 +34,7 @@ from .bounds import (
     matrix_product_fiber,
     symmetric_rank_dimension,
 )
+from .symmetries import symmetry_generators
 
 __all__ = [
     "Hypothesis",
@@ -49,6 +50,8 @@ __all__ = [
     "Proven",
     "prove",
     "new_directions_per_sample",
+    "attention_symmetries",
+    "variant_fiber",
 ]
 
 
@@ -161,13 +164,22 @@ def symmetry_count(arch: Architecture) -> int:
     """
     s = 0
     for layer in arch.layers:
-        if arch.parametrization == "QKV":
+        if arch.parametrization == "QKV" and arch.positions is not None:
+            s += layer.heads * attention_symmetries(arch, layer.rank)
+        elif arch.parametrization == "QKV":
             s += layer.heads * matrix_product_fiber(layer.rank, layer.d_in)
         if not arch.normalized:
             s += layer.heads
     if not arch.skip:
         s += sum(w * w for w in arch.widths[1:-1])
+    if arch.bias:  # docs/math/affine.md: translations between layers, softmax's key and value biases
+        s += symmetry_generators(arch) - _linear_generators(arch)
     return s
+
+
+def _linear_generators(arch: Architecture) -> int:
+    """The generators :func:`symmetry_generators` counts without biases (the families of the paper's model)."""
+    return symmetry_generators(arch.with_(bias=""))
 
 
 def _no_formula(arch: Architecture) -> Expectation:
@@ -194,6 +206,72 @@ def _no_formula(arch: Architecture) -> Expectation:
         hyps,
         note="the paper states no dimension formula for " + " and ".join(what) + " (Section 4: open)",
     )
+
+
+def attention_symmetries(arch: Architecture, a: int) -> int:
+    """Dimension of the group acting on a head's queries and keys: ``GL_a`` (``a^2``), or with rotary positions the
+    rotations' commutant, ``D + (a - D)^2`` (``D`` the turning coordinates; docs/math/rotary.md)."""
+    rot = arch.positions
+    if rot is None:
+        return a * a
+    D = rot.rotated(a)
+    return D + (a - D) ** 2
+
+
+def variant_fiber(arch: Architecture) -> int:
+    """The generic fiber dimension of one affine or rotary layer with one head (docs/math/affine.md,
+    docs/math/rotary.md): the queries' and keys' group, the rescaling (lightning), and under softmax the key bias
+    (without rotary positions) and the value biases beyond one (rows summing to one pass them through)."""
+    a, d_out = arch.ranks[0], arch.widths[1]
+    fiber = attention_symmetries(arch, a)
+    if not arch.normalized:
+        return fiber + 1
+    if "k" in arch.bias:  # the key bias on the coordinates that do not turn cancels
+        fiber += a - (0 if arch.positions is None else arch.positions.rotated(a))
+    values = ("v" in arch.bias) + ("o" in arch.bias)
+    return fiber + d_out * max(0, values - 1)
+
+
+def _variant(arch: Architecture) -> Expectation:
+    """One layer of affine or rotary attention (docs/math/affine.md (affine-dimension), docs/math/rotary.md
+    (rotary-dimension)): ``P`` minus :func:`variant_fiber`; proven for lightning, certified on a grid for softmax."""
+    d, d_out, a = arch.widths[0], arch.widths[1], arch.ranks[0]
+    what = " and ".join(
+        x for x in (f"biases {arch.bias}" if arch.bias else "", "rotary positions" if arch.positions else "") if x
+    )
+    hyps = [
+        Hypothesis("t >= 2", arch.tokens >= 2),
+        Hypothesis("one layer", arch.depth == 1, source="ag-attention"),
+        Hypothesis("one head", arch.heads == 1),
+        Hypothesis("no skip connections", not arch.skip),
+        Hypothesis("no causal mask", not arch.causal, source="ag-attention"),
+        Hypothesis("a <= d", a <= d),
+    ]
+    if not arch.normalized:
+        hyps.append(Hypothesis("d' > 1 or a > 1", d_out > 1 or a > 1))
+    if arch.positions is not None:
+        hyps.append(
+            Hypothesis(
+                "the frequencies separate the planes (2 theta_f != +-2 theta_g, 4 theta_f != 0 mod 2 pi)",
+                arch.positions.distinct(a),
+                source="ag-attention",
+            )
+        )
+    if arch.depth != 1:
+        return Expectation(None, None, tuple(hyps), note=f"no formula for several layers with {what}")
+    name = "Prop. " + ("rotary" if arch.positions is not None else "affine")
+    proof = "docs/math/rotary.md (rotary-dimension)" if arch.positions else "docs/math/affine.md (affine-dimension)"
+    value = arch.parameter_count - variant_fiber(arch)
+    if arch.normalized:
+        return Expectation(
+            name + " (softmax)",
+            value,
+            tuple(hyps),
+            note=f"one softmax layer with {what}: P minus its proven symmetries ({proof}); the lower bound is "
+            "certified on a grid of sizes, not proven in general",
+            conjectural=True,
+        )
+    return Expectation(name, value, tuple(hyps), note=f"one lightning layer with {what}: proven ({proof})")
 
 
 def _one_layer(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Expectation:
@@ -261,6 +339,10 @@ def expected_dimension(arch: Architecture) -> Expectation:
     """The paper's predicted dimension for ``arch`` and whether it is proven there."""
     if arch.causal and arch.tokens == 1:  # one token attends to itself only: the mask is vacuous
         return expected_dimension(arch.with_(causal=False))
+    if arch.positions is not None and arch.tokens == 1:  # position 0 turns nothing: R_0 = I
+        return expected_dimension(arch.with_(positions=None))
+    if not arch.is_linear_attention:
+        return _variant(arch)
     if not arch.is_plain:
         return _no_formula(arch)
     capped = any(a > d for a, d in zip(arch.ranks, arch.widths))
@@ -283,7 +365,9 @@ def new_directions_per_sample(arch: Architecture) -> int:
     directions; several heads or skip connections give ``(H + skip)^L`` such
     products.  Never more than the ``t d_L`` outputs.  With softmax rows
     summing to one, a plain network's ``S`` has only ``t (t - 1)`` free
-    entries (and at least one direction is assumed).
+    entries (and at least one direction is assumed).  Biases and rotary positions keep a ``t x t`` matrix of weights
+    per head (docs/math/affine.md, docs/math/rotary.md) and add a few constant directions: the same count is used,
+    an underestimate at worst, which only plans more samples.
 
     >>> new_directions_per_sample(Architecture((3, 2), (2,), tokens=3))
     6
@@ -294,7 +378,7 @@ def new_directions_per_sample(arch: Architecture) -> int:
     paths: int = (arch.heads + int(arch.skip)) ** arch.depth  # int ** int is typed Any (a negative power is a float)
     if not arch.normalized:
         return min(t * arch.widths[-1], t * t * paths)
-    per = t * (t - 1) if arch.is_plain else t * t * paths
+    per = t * (t - 1) if arch.heads == 1 and not arch.skip and not arch.causal else t * t * paths
     return max(1, min(arch.output_size, per))
 
 

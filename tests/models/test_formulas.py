@@ -224,3 +224,50 @@ def test_one_more_sample_adds_at_most_the_bound(arch, rng):
     assert all(0 <= later - earlier <= max(b, rows) for earlier, later in zip(ranks, ranks[1:]))
     assert all(later - earlier <= b for earlier, later in zip(ranks[4:], ranks[5:]))
     assert np.all(np.diff(ranks) >= 0)
+
+
+# ------------------------------------------------------------------ affine and rotary layers
+@pytest.mark.parametrize("bias", ["", "q", "k", "v", "o", "qk", "qkv", "qkvo"])
+@pytest.mark.parametrize("positions", [None, "rope", {"kind": "rope", "dims": 2}])
+@pytest.mark.parametrize("d, d_out, a, t", [(2, 2, 2, 2), (3, 1, 2, 3), (4, 3, 4, 2), (5, 2, 4, 3)])
+def test_one_lightning_variant_is_its_proposition(bias, positions, d, d_out, a, t):
+    """docs/math/affine.md (affine-dimension), docs/math/rotary.md (rotary-dimension): P minus the queries' and
+    keys' group and the rescaling, certified by the exact engine (a GF(p) rank meeting the symmetry bound)."""
+    from ag_attention import dimension
+
+    if not bias and positions is None:
+        return  # the paper's layer: Cor. 3.3, tested above
+    arch = Architecture((d, d_out), (a,), tokens=t, bias=bias, positions=positions)
+    e = expected_dimension(arch)
+    assert e.applies and not e.conjectural and e.formula in ("Prop. affine", "Prop. rotary")
+    r = dimension(arch)
+    assert r.certified and r.dimension == e.value
+
+
+@pytest.mark.parametrize("bias", ["", "k", "v", "qv", "vo", "qkvo"])
+@pytest.mark.parametrize("positions", [None, "rope"])
+@pytest.mark.parametrize("d, d_out, a", [(2, 2, 2), (4, 3, 4), (3, 2, 2)])
+def test_one_softmax_variant_meets_its_formula_by_balls(bias, positions, d, d_out, a):
+    """Softmax: the formula is the proven symmetry bound; a ball-certified minor reaches it on these sizes."""
+    from ag_attention._numeric.certified import certify_dimension
+
+    if not bias and positions is None:
+        return
+    arch = Architecture((d, d_out), (a,), tokens=3, bias=bias, positions=positions, normalized=True)
+    e = expected_dimension(arch)
+    assert e.applies and e.conjectural
+    c = certify_dimension(arch)
+    assert c.lower == c.upper == e.value
+
+
+def test_variant_hypotheses_and_what_has_no_formula():
+    deep = expected_dimension(Architecture((3, 3, 2), (2, 2), bias="qkvo"))
+    assert deep.value is None and "one layer" in deep.failed_hypotheses
+    heads = expected_dimension(Architecture((3, 2), (2,), heads=2, positions="rope"))
+    assert not heads.applies and heads.failed_hypotheses == ["one head"]
+    one = expected_dimension(Architecture((3, 2), (2,), tokens=1, positions="rope"))
+    assert one == expected_dimension(Architecture((3, 2), (2,), tokens=1))  # position 0 turns nothing
+    wide = expected_dimension(Architecture((2, 2), (4,), positions="rope"))
+    assert wide.failed_hypotheses == ["a <= d"]
+    crafted = expected_dimension(Architecture((3, 2), (2,), positions={"kind": "rope", "scale": 2 / 3.141592653589793}))
+    assert not crafted.applies and "separate the planes" in crafted.failed_hypotheses[0]
