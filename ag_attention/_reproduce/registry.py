@@ -202,6 +202,12 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             options=("--quick", "--wide", "--seed"),
         ),
         Reproduction(
+            "variants",
+            "affine and rotary attention (biases, RoPE): the dimension formulas of one layer and the networks "
+            "beyond, certified on a grid",
+            Lazy("ag_attention._reproduce.variants", "reproduce_variants"),
+        ),
+        Reproduction(
             "training",
             "training on the neuromanifold: where gradient descent ends, measured",
             Lazy("ag_attention._reproduce.training", "reproduce_training"),
