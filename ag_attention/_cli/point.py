@@ -55,6 +55,7 @@ def cmd_point(args: argparse.Namespace) -> int:
         heads=args.heads,
         names=names,
         max_parameters=exact_parameter_limit(),
+        biases=not args.no_biases,
     )
     arch = net.architecture
     if not arch.normalized and arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:
@@ -78,7 +79,9 @@ def cmd_point(args: argparse.Namespace) -> int:
 
 def _per_head(args: argparse.Namespace, names: dict[str, str] | None, normalized: bool | None, plot: Any) -> int:
     """``point --per-head``: the per-head table (:mod:`ag_attention._point.heads`), and its heads x layers figure."""
-    table = load_head_table(args.weights, heads=args.heads, names=names, normalized=normalized, rtol=args.rtol)
+    table = load_head_table(
+        args.weights, heads=args.heads, names=names, normalized=normalized, rtol=args.rtol, biases=not args.no_biases
+    )
     emit(args, table, allow_nan=False)
     return 0 if plot is None else _plot_after(lambda: table.plot(plot), plot, "table", "heads x layers figure")
 
@@ -138,6 +141,12 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--causal", action="store_true", help="a causal mask")
     p.add_argument("--skip", action="store_true", help="skip connections")
+    p.add_argument(
+        "--no-biases",
+        action="store_true",
+        help="read the paper's model without biases: exactly zero biases dropped, a nonzero one refused (default: "
+        "the projections' biases are part of the model, affine attention, docs/math/affine.md)",
+    )
     _add_model_options(p)
     _add_work_options(p)
     add_output(p)

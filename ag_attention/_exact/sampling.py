@@ -67,7 +67,7 @@ def directions_per_sample(arch: Architecture, bound: int | None = None) -> int:
     4
     """
     b = new_directions_per_sample(arch) if bound is None else bound
-    if not arch.causal and not arch.normalized:
+    if not arch.causal and not arch.normalized and arch.is_linear_attention:  # biases, rotations: not X C(X^T X)
         b = min(b, arch.widths[0] * arch.widths[-1])
     return b
 

@@ -282,9 +282,10 @@ def boundary_ed_degree(
     (12, 21, [0, 1])
     """
     arch = check_one_layer(arch, what="boundary_ed_degree")
-    if arch.heads != 1 or arch.skip or arch.normalized:
+    if arch.heads != 1 or arch.skip or arch.normalized or not arch.is_linear_attention:
         raise InvalidArgumentError(
-            "boundary_ed_degree: one plain lightning layer (one head, no skip connection, no softmax)"
+            "boundary_ed_degree: one plain lightning layer "
+            "(one head, no skip connection, no softmax, no biases, no rotary positions)"
         )
     seed = check_int(seed, "seed", minimum=0)
     max_draws = check_int(max_draws, "max_draws", minimum=2)  # two draws must agree

@@ -258,9 +258,10 @@ def _check_arguments(
     resume: Any,
 ) -> tuple[float, float | None, int, int | None]:
     """The arguments of :func:`critical_points` checked: ``(timeout, msolve's cap per job, seed, denominator)``."""
-    if arch.heads != 1 or arch.skip or arch.normalized:
+    if arch.heads != 1 or arch.skip or arch.normalized or not arch.is_linear_attention:
         raise InvalidArgumentError(
-            "critical_points: one plain lightning layer (one head, no skip connection, no softmax)"
+            "critical_points: one plain lightning layer "
+            "(one head, no skip connection, no softmax, no biases, no rotary positions)"
         )
     check_choice(method, "method", CRITICAL_METHODS)
     timeout = check_seconds(timeout)

@@ -219,8 +219,11 @@ def _checked(
             "critical locus of one token's parametrization is not the one of Lemma A.3); "
             "use method='m2' (or 'auto')"
         )
-    if arch.heads != 1 or arch.skip or arch.normalized:
-        raise InvalidArgumentError("ed_degree: one plain lightning layer (one head, no skip connection, no softmax)")
+    if arch.heads != 1 or arch.skip or arch.normalized or not arch.is_linear_attention:
+        raise InvalidArgumentError(
+            "ed_degree: one plain lightning layer "
+            "(one head, no skip connection, no softmax, no biases, no rotary positions)"
+        )
     return seed, timeout, (d, e, a, t)
 
 

@@ -102,9 +102,10 @@ class PolynomialModel:
         ``K`` of size ``a x d``: rank ``<= a``) and ``V``.  Parameters ``a{k}_{l}`` (or ``p``, ``k``), ``v{m}_{l}``."""
 
         arch = check_one_layer(arch, what="PolynomialModel.from_layer")
-        if arch.heads != 1 or arch.skip or arch.normalized:
+        if arch.heads != 1 or arch.skip or arch.normalized or not arch.is_linear_attention:
             raise InvalidArgumentError(
-                "PolynomialModel.from_layer: one plain lightning layer (one head, no skip connection, no softmax)"
+                "PolynomialModel.from_layer: one plain lightning layer "
+                "(one head, no skip connection, no softmax, no biases, no rotary positions)"
             )
         d, e = arch.widths
         a = min(arch.ranks[0], d)

@@ -131,6 +131,8 @@ def refusal(net: Network) -> str | None:
     arch = net.architecture
     if arch.normalized:
         return "softmax attention is not polynomial"
+    if arch.positions is not None:
+        return "rotary positions: the verification over QQ needs the rotations, whose cosines are not rational"
     if arch.parameter_count > MAX_PARAMETERS:
         return f"{arch.parameter_count:,} parameters (the kernel certificate is tried up to {MAX_PARAMETERS:,})"
     size = verification_size(net)

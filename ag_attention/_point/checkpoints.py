@@ -18,12 +18,14 @@ layers are ordered by the integers in their prefixes), each with the label the r
 * a user mapping ``names`` (source name -> ``q``, ``k``, ``v``, ``o`` of a layer, e.g.
   ``{"blk.attn.wq": "layers.0.q", ...}``), applied first.
 
-Every other tensor (embeddings, norms, MLPs, biases that are exactly zero) is listed as not used, every one by
-its name (escaped: :func:`~ag_attention._point.safetensors.shown_name`), never silently dropped or used. A nonzero
-bias of a projection (``in_proj_bias``, ``q_proj.bias``, ``c_attn.bias``, ..., and ``<name>.bias`` beside any
-weight ``<name>.weight`` used, such as BERT's ``attention.output.dense.bias``) is refused by name: the model has
-none (docs/math/model.md), affine attention is not modelled. Two layouts for the same projection of a layer
-(``in_proj_weight`` beside ``q_proj_weight``) are refused naming both: which one the model uses is not in the file.
+Every other tensor (embeddings, norms, MLPs) is listed as not used, every one by its name (escaped:
+:func:`~ag_attention._point.safetensors.shown_name`), never silently dropped or used. The biases of the projections
+(``in_proj_bias``, ``q_proj.bias``, ``c_attn.bias``, ..., and ``<name>.bias`` beside any weight ``<name>.weight``
+used, such as BERT's ``attention.output.dense.bias``) are read into the model, zero or not: affine attention
+(docs/math/affine.md), the model the checkpoint was trained as; ``biases=False`` (``--no-biases``) reads the
+paper's model instead, dropping exactly zero biases and refusing a nonzero one by name. Two layouts for the same
+projection of a layer (``in_proj_weight`` beside ``q_proj_weight``) are refused naming both: which one the model
+uses is not in the file.
 Rotary position embeddings (a tensor named ``rotary_emb``/``inv_freq``/``rope``, or a ``rope``/``rotary`` entry
 of the metadata) are refused, saying why: the rotation of ``q`` and ``k`` depends on the position, so the layer's
 score is not ``x_i^T A x_j`` with one ``A``, and the layer is not the paper's attention.
@@ -51,6 +53,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -160,7 +163,7 @@ class Recognized:
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)
     sources: dict[tuple[str, str], str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
-    zero: list[str] = field(default_factory=list)
+    zero: list[str] = field(default_factory=list)  # the biases read that are exactly zero
     notes: list[str] = field(default_factory=list)
     heads: int | None = None  # the heads the file's names give (the package's names)
     kinds: dict[str, str] = field(default_factory=dict)  # prefix -> the layout of its queries (a LAYOUTS label)
@@ -268,32 +271,50 @@ def _add(
 
 
 def _biases(
-    arrays: dict[str, Any], biases: list[tuple[str, str, str]], sources: dict[tuple[str, str], str], ignored: list[str]
+    arrays: dict[str, Any], biases: list[tuple[str, str, str]], rec: Recognized, keep: bool = True
 ) -> list[str]:
-    """The biases of the attention projections, each exactly zero (listed, returned) or refused by name: the
-    recognized ones (``in_proj_bias``, ``q_proj.bias``, ...), and ``<name>.bias`` beside every weight
-    ``<name>.weight`` used (BERT's ``attention.output.dense.bias``, a mapped tensor's)."""
+    """The biases of the attention projections, read into the model (affine attention, docs/math/affine.md): the
+    recognized ones (``in_proj_bias``, ``q_proj.bias``, ``c_attn.bias``, ...) and ``<name>.bias`` beside every
+    weight ``<name>.weight`` used (BERT's ``attention.output.dense.bias``, a mapped tensor's), each recorded as the
+    ``"<role> bias"`` of its layer; the names of those exactly zero returned (for a note). A second bias for one
+    projection is refused naming both. ``keep=False`` (``--no-biases``): the paper's model, the exactly zero biases
+    listed as not used and a nonzero one refused by name."""
     found = list(biases)
-    for (prefix, role), source in sources.items():
+    for (prefix, role), source in list(rec.sources.items()):
         if source.endswith("weight"):
             sibling = source[: -len("weight")] + "bias"
-            if sibling in ignored and all(sibling != b for b, _, _ in found):
-                ignored.remove(sibling)
+            if sibling in rec.ignored and all(sibling != b for b, _, _ in found):
+                rec.ignored.remove(sibling)
                 found.append((sibling, prefix, role))
     zero = []
     for key, prefix, role in found:
-        if not _is_zero(arrays[key]):
+        if not keep:
+            if not _is_zero(arrays[key]):
+                raise InvalidArgumentError(
+                    f"{shown_name(key)}: a nonzero bias of the {_ROLE_NAMES[role]} projection of layer "
+                    f"{_where(prefix)}: without biases (biases=False, --no-biases) only exactly zero ones are "
+                    "dropped; the model with biases reads it (docs/math/affine.md)"
+                )
+            zero.append(key)
+            continue
+        layer, name = rec.roles.setdefault(prefix, {}), role.rstrip("T") + " bias"
+        if name in layer or (name == "qkv bias" and any(f"{x} bias" in layer for x in "qkv")):
             raise InvalidArgumentError(
-                f"{shown_name(key)}: a nonzero bias of the {_ROLE_NAMES[role]} projection of layer {_where(prefix)}: "
-                "the checkpoint's model has biases; affine attention is not modelled (the package's model, "
-                "docs/math/model.md, has none): refused, not treated as zero"
+                f"{shown_name(key)}: a second bias of the {_ROLE_NAMES[role]} projection of layer {_where(prefix)} "
+                f"(first: {shown_name(rec.sources[(prefix, name)])})"
             )
-        zero.append(key)
+        layer[name] = arrays[key]
+        rec.sources[(prefix, name)] = key
+        if _is_zero(arrays[key]):
+            zero.append(key)
     return zero
 
 
 def recognize(
-    arrays: dict[str, Any], names: dict[str, str] | None = None, metadata: dict[str, str] | None = None
+    arrays: dict[str, Any],
+    names: dict[str, str] | None = None,
+    metadata: dict[str, str] | None = None,
+    biases: bool = True,
 ) -> Recognized:
     """The layers and projections of a checkpoint from its names and shapes (module docstring); nonzero biases,
     rotary embeddings and competing layouts refused by name before any weight is converted."""
@@ -308,7 +329,7 @@ def recognize(
         return Recognized(True, heads=1 + max(heads))
     refuse_rotary(arrays, metadata)
     rec = Recognized(False, "")
-    biases: list[tuple[str, str, str]] = []  # (name, prefix, role)
+    found_biases: list[tuple[str, str, str]] = []  # (name, prefix, role)
     kinds = rec.kinds  # prefix -> layout of its queries
     for key, value in arrays.items():
         found = _role_of(key, names)
@@ -319,11 +340,11 @@ def recognize(
         if kind is not None:
             kinds[prefix] = kind
         if role.endswith(" bias"):
-            biases.append((key, prefix, role[: -len(" bias")]))
+            found_biases.append((key, prefix, role[: -len(" bias")]))
         else:
             _add(rec.roles, rec.sources, prefix, role, key, value)
     _output_dense(arrays, rec)
-    rec.zero = _biases(arrays, biases, rec.sources, rec.ignored)
+    rec.zero = _biases(arrays, found_biases, rec, keep=biases)
     if not rec.roles:
         raise InvalidArgumentError(
             "weights: no attention weights found (neither layers.<l>.heads.<h>.<Q|K|V|A> nor "
@@ -372,13 +393,15 @@ def translate(
     names: dict[str, str] | None = None,
     metadata: dict[str, str] | None = None,
     products: bool = True,
+    biases: bool = True,
 ) -> Translation:
     """The package's ``layers.{l}.heads.{h}.{Q,K,V}`` from a checkpoint's tensors (module docstring);
     ``convert(value, name)``: a tensor as an object array of exact Fractions (the caller's conversion).
-    ``products=False``: only the factors (``Translation.factors``), no ``V = W_O,h W_v,h`` formed."""
+    ``products=False``: only the factors (``Translation.factors``), no ``V = W_O,h W_v,h`` formed.
+    ``biases=False``: the paper's model, exactly zero biases dropped (a nonzero one refused by name)."""
     if heads is not None:
         heads = check_int(heads, "heads", minimum=1)
-    rec = recognize(arrays, names, metadata)
+    rec = recognize(arrays, names, metadata, biases)
     if rec.package:
         return Translation(dict(arrays), "package names", (), (), ())
     if heads is None and rec.needs_heads:
@@ -408,10 +431,26 @@ def translate(
         groups.append(kv)
         own.append(layer)
     notes += [entry.note for entry in read_layouts(rec.layout) if entry.note]
-    if rec.zero:
+    read = sorted({k for (_, role), k in rec.sources.items() if role.endswith(" bias")})
+    if not biases and rec.zero:
         notes.append(
-            f"{len(rec.zero)} bias(es) of the attention projections are exactly zero (the model has none: "
-            "the function is the same), not used: " + ", ".join(shown_name(k) for k in rec.zero)
+            f"{len(rec.zero)} bias(es) of the attention projections are exactly zero and not used (biases=False, "
+            "--no-biases: the paper's model, the same function): " + ", ".join(shown_name(k) for k in rec.zero)
+        )
+    if read:
+        roles = {role[0] if role != "qkv bias" else "qkv" for (_, role), _k in rec.sources.items() if "bias" in role}
+        letters = "".join(c for c in "qkvo" if any(c in r for r in roles))
+        if products:
+            _fill_biases(out, own, rec.order, letters, notes)
+        notes.append(
+            f"{len(read)} bias(es) of the attention projections read into the model (affine attention, biases "
+            f"{letters}: docs/math/affine.md)"
+            + (
+                f"; {len(rec.zero)} of them exactly zero (a point of the model with biases, where they are 0): "
+                + ", ".join(shown_name(k) for k in rec.zero)
+                if rec.zero
+                else ""
+            )
         )
     if rec.ignored:
         notes.append(
@@ -423,13 +462,37 @@ def translate(
         out,
         rec.layout,
         rec.order,
-        tuple(rec.zero + rec.ignored),
+        tuple(rec.ignored) if biases else tuple(rec.zero + rec.ignored),
         tuple(notes),
         tuple(sizes),
         tuple(groups),
         grouped,
         tuple(own),
     )
+
+
+def _fill_biases(
+    out: dict[str, np.ndarray], own: list[GroupedLayer], order: tuple[str, ...], letters: str, notes: list[str]
+) -> None:
+    """One set of biases for the network (``Architecture.bias``, ``letters``): a layer without a bias the others
+    have gets an exact zero there, said in a note."""
+    for l, layer in enumerate(own):
+        H = len(layer.Q)
+        missing = []
+        for c, name in zip("qkvo", ("bQ", "bK", "bV", "bO")):
+            key = f"layers.{l}.bO" if c == "o" else f"layers.{l}.heads.0.{name}"
+            if c in letters and key not in out:
+                missing.append(name)
+                for h in range(1 if c == "o" else H):
+                    rows = {"q": layer.Q[h].shape[0], "k": layer.Q[h].shape[0], "v": layer.W_O[h].shape[0]}
+                    size = layer.W_O[0].shape[0] if c == "o" else rows[c]
+                    zero = np.array([[Fraction(0)] for _ in range(size)], dtype=object)
+                    out[key if c == "o" else f"layers.{l}.heads.{h}.{name}"] = zero
+        if missing:
+            notes.append(
+                f"layer {l + 1} ({_where(order[l])}): no {', '.join(missing)} where other layers have them: read as "
+                "exact zeros (one set of biases for the network)"
+            )
 
 
 def trained_softmax(layout: str) -> bool:

@@ -218,6 +218,7 @@ def exact_one_layer_rank(net: Network) -> int | None:
         and not arch.causal
         and not arch.normalized
         and arch.tokens >= 2
+        and arch.is_linear_attention
     ):
         return None
 

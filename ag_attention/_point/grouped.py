@@ -47,6 +47,7 @@ import numpy as np
 from .._architecture import Architecture
 from .._exact import DEFAULT_PRIME, SECOND_PRIME, GFp, differential, exact_rank, linalg
 from .._network import jacobian, random_inputs
+from .._positions import Rotary
 
 __all__ = ["GroupedLayer", "GroupedGeometry", "grouped_geometry", "MAX_PARAMETERS", "parameters"]
 
@@ -64,10 +65,21 @@ class GroupedLayer:
     W_O: tuple[np.ndarray, ...]  # per query head, d' x d_h
     K: tuple[np.ndarray, ...]  # per group, d_h x d
     W_v: tuple[np.ndarray, ...]  # per group, d_h x d
+    # affine attention (docs/math/affine.md): each bias a column, () where the layer has none
+    bQ: tuple[np.ndarray, ...] = ()  # per query head, d_h x 1
+    bK: tuple[np.ndarray, ...] = ()  # per group, d_h x 1
+    bV: tuple[np.ndarray, ...] = ()  # per group, d_h x 1 (the value projection's: head h adds W_O,h b_v,g)
+    bO: np.ndarray | None = None  # d' x 1
+    rotary: Rotary | None = None  # rotary positions (docs/math/rotary.md)
 
     @property
     def group(self) -> int:
         return len(self.Q) // len(self.K)
+
+    @property
+    def plain(self) -> bool:
+        """No biases and no rotary positions: the paper's heads (the GQA model's own geometry is theirs)."""
+        return not (self.bQ or self.bK or self.bV) and self.bO is None and self.rotary is None
 
 
 @dataclass(frozen=True)
@@ -167,9 +179,8 @@ def _mod(layer: GroupedLayer, p: int) -> GroupedLayer | None:
 
 
 def _random(like: GroupedLayer, F: GFp, rng: np.random.Generator) -> GroupedLayer:
-    return GroupedLayer(
-        *(tuple(F.random(rng, M.shape) for M in group) for group in (like.Q, like.W_O, like.K, like.W_v))
-    )
+    Q, W_O, K, W_v = (tuple(F.random(rng, M.shape) for M in group) for group in (like.Q, like.W_O, like.K, like.W_v))
+    return GroupedLayer(Q, W_O, K, W_v)
 
 
 def _psi(arch: Architecture, layers: tuple[GroupedLayer, ...], F: GFp) -> np.ndarray:
@@ -298,10 +309,11 @@ def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> i
 
 
 def grouped_geometry(arch: Architecture, layers: tuple[GroupedLayer, ...], seed: int = 0) -> GroupedGeometry | None:
-    """The GQA model's dimension and the local rank at ``layers`` (module docstring); None for softmax attention
-    or more than :data:`MAX_PARAMETERS` parameters."""
+    """The GQA model's dimension and the local rank at ``layers`` (module docstring); None for softmax attention,
+    biases or rotary positions (its symmetries here are the paper's heads'), or more than :data:`MAX_PARAMETERS`
+    parameters."""
     P = parameters(layers)
-    if arch.normalized or P > MAX_PARAMETERS:
+    if arch.normalized or P > MAX_PARAMETERS or not arch.is_linear_attention or not all(ly.plain for ly in layers):
         return None
     for p in (DEFAULT_PRIME, SECOND_PRIME):
         point = tuple(_mod(ly, p) for ly in layers)

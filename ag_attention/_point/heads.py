@@ -32,6 +32,7 @@ symmetry tangents: what decides a dead or rank-deficient head in ``point``'s rep
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -142,6 +143,18 @@ class HeadAtPoint:
     reason: str  # why (the missing directions), or why not decided
     outputs: int = 0  # d' (the rows of W_O,h)
     normalized: bool = False
+    # affine attention (docs/math/affine.md): the blocks the scores and values see, Q~^T K~ and W_O [W_v | b_v]
+    affine_A: FactorAtPoint | None = None
+    affine_V: FactorAtPoint | None = None
+    # rotary positions (docs/math/rotary.md): (live frequency pairs, pairs), and the rank of the block that does
+    # not turn (None when every coordinate turns)
+    pairs: tuple[int, int] | None = None
+    still_rank: int | None = None
+
+    @property
+    def plain(self) -> bool:
+        """The paper's head (no biases, no rotary positions): the bounds of :meth:`bound` and :attr:`generic`."""
+        return self.affine_A is None and self.affine_V is None and self.pairs is None
 
     @property
     def generic(self) -> int:
@@ -168,6 +181,10 @@ class HeadAtPoint:
             "head_size": self.size,
             "A": self.A.to_dict(),
             "V": self.V.to_dict(),
+            "affine_A": None if self.affine_A is None else self.affine_A.to_dict(),
+            "affine_V": None if self.affine_V is None else self.affine_V.to_dict(),
+            "frequency_pairs": None if self.pairs is None else {"live": self.pairs[0], "pairs": self.pairs[1]},
+            "still_rank": self.still_rank,
             "dead": self.dead or None,
             "scale": self.scale,
             "near_dead": self.near_dead,
@@ -192,6 +209,60 @@ def _factor(L: np.ndarray, R: np.ndarray, rtol: float, p: int) -> FactorAtPoint:
     )
 
 
+@dataclass(frozen=True)
+class _Extra:
+    """What biases and rotary positions add to a head's table row."""
+
+    affine_A: FactorAtPoint | None = None
+    affine_V: FactorAtPoint | None = None
+    pairs: tuple[int, int] | None = None
+    still_rank: int | None = None
+
+
+def _variant_verdict(
+    A: FactorAtPoint, V: FactorAtPoint, x: _Extra, size: int, normalized: bool
+) -> tuple[bool, str, str]:
+    """The verdict of an affine or rotary head (docs/math/affine.md, docs/math/rotary.md): ``(critical, reason,
+    dead)``. Its values are dead when ``[V_h | c_h] = 0`` (softmax: ``V_h = 0``, ``c_h`` passes through); its scores
+    when ``Q~^T K~ = 0`` (rotary: every frequency pair and the block that does not turn are 0); rank deficiency of
+    ``Q~^T K~`` without rotary positions as for the paper's heads; with rotary positions only dead heads are
+    decided."""
+    values = V if normalized or x.affine_V is None else x.affine_V
+    if values.zero:
+        what = "V_h = 0" if normalized or x.affine_V is None else "V_h = 0 and c_h = 0"
+        return True, f"dead ({what}): its queries, keys and their biases are kernel directions", what
+    if x.pairs is not None:
+        live, total = x.pairs
+        if not normalized and live == 0 and not x.still_rank:
+            return (
+                True,
+                "dead (every frequency pair and the still block are 0): V_h and c_h are kernel directions",
+                ("scores 0"),
+            )
+        return (
+            False,
+            (
+                f"{live} of {total} frequency pairs live"
+                + ("" if x.still_rank is None else f", still block rank {x.still_rank}")
+                + ": with rotary positions only dead heads are decided by their blocks"
+            ),
+            "",
+        )
+    scores = x.affine_A if x.affine_A is not None else A
+    if scores.zero and not normalized:
+        return True, "dead (Q~^T K~ = 0): V_h and c_h are kernel directions", "scores 0"
+    if scores.rank < size:
+        return (
+            True,
+            (
+                f"rank Q~^T K~ = {scores.rank} < d_h = {size}: [W_q | b_q] or [W_k | b_k] has rank < {size}: kernel "
+                f"directions beyond GL_{size}"
+            ),
+            "",
+        )
+    return False, "its ranks do not drop: not decided by them (the layer's local rank decides)", ""
+
+
 def _verdict(A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normalized: bool) -> tuple[bool, str]:
     """Critical of the head's own parametrization, from its exact ranks (module docstring), with the kernel
     directions beyond the symmetries; or why its ranks do not decide it."""
@@ -210,17 +281,48 @@ def _verdict(A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normaliz
     return False, "its ranks do not drop: not decided by them (the layer's local rank decides)"
 
 
+def _with_bias(M: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    """``[M | b]`` (the bias a column; zero without one)."""
+    column = np.zeros((M.shape[0], 1), dtype=M.dtype) if b is None else np.asarray(b, dtype=M.dtype)
+    return np.hstack([M, column])
+
+
+def _extra(layer: GroupedLayer, h: int, Q: np.ndarray, K: np.ndarray, W_O: np.ndarray, W_v: np.ndarray,
+           rtol: float, p: int) -> _Extra:  # fmt: skip
+    """The affine blocks (with biases) and the frequency pairs (with rotary positions) of head ``h``."""
+    g = h // layer.group
+    out = _Extra()
+    biased = bool(layer.bQ or layer.bK or layer.bV)
+    Qt = _with_bias(Q, layer.bQ[h] if layer.bQ else None) if biased else Q
+    Kt = _with_bias(K, layer.bK[g] if layer.bK else None) if biased else K
+    if biased:
+        out = _Extra(
+            _factor(Qt.T, Kt, rtol, p), _factor(W_O, _with_bias(W_v, layer.bV[g] if layer.bV else None), rtol, p)
+        )
+    if layer.rotary is not None:
+        a = Q.shape[0]
+        live = sum(
+            bool(np.any(Qt[[c1, c2]] != 0)) and bool(np.any(Kt[[c1, c2]] != 0)) for c1, c2, _ in layer.rotary.pairs(a)
+        )
+        D = layer.rotary.rotated(a)
+        still = product_rank(np.asarray(Qt[D:].T), np.asarray(Kt[D:]), p)[0] if D < a else None
+        out = _Extra(out.affine_A, out.affine_V, (live, D // 2), still)
+    return out
+
+
 def _layer(
     layer: GroupedLayer, normalized: bool, rtol: float, p: int
-) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int]]:
-    """Each head of one layer: ``(index, d_h, d, A_h, V_h, output scale, d')``."""
+) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int, _Extra]]:
+    """Each head of one layer: ``(index, d_h, d, A_h, V_h, output scale, d', affine and rotary extras)``."""
     found = []
     for h, (Q, W_O) in enumerate(zip(layer.Q, layer.W_O)):
         g = h // layer.group
         K, W_v = layer.K[g], layer.W_v[g]
         A = _factor(Q.T, K, rtol, p)
         V = _factor(W_O, W_v, rtol, p)
-        found.append((h, Q.shape[0], Q.shape[1], A, V, V.norm if normalized else A.norm * V.norm, W_O.shape[0]))
+        x = _extra(layer, h, Q, K, W_O, W_v, rtol, p)
+        sa, sv = (x.affine_A or A).norm, (x.affine_V or V).norm
+        found.append((h, Q.shape[0], Q.shape[1], A, V, sv if normalized else sa * sv, W_O.shape[0], x))
     return found
 
 
@@ -236,10 +338,13 @@ def head_table(
         found_layers = [_layer(layer, normalized, rtol, p) for layer in layers]  # busy core: 44 s against 4 s)
     for l, found in enumerate(found_layers):
         top = max((f[5] for f in found), default=0.0)
-        for h, size, width, A, V, scale, outputs in found:
+        for h, size, width, A, V, scale, outputs, x in found:
             rel = scale / top if top > 0 else 0.0
-            critical, reason = _verdict(A, V, size, width, normalized)
-            dead = "V_h = 0" if V.zero else "A_h = 0" if A.zero and not normalized else ""
+            if x == _Extra():
+                critical, reason = _verdict(A, V, size, width, normalized)
+                dead = "V_h = 0" if V.zero else "A_h = 0" if A.zero and not normalized else ""
+            else:
+                critical, reason, dead = _variant_verdict(A, V, x, size, normalized)
             heads.append(
                 HeadAtPoint(
                     l + 1,
@@ -255,6 +360,10 @@ def head_table(
                     reason,
                     outputs,
                     normalized,
+                    x.affine_A,
+                    x.affine_V,
+                    x.pairs,
+                    x.still_rank,
                 )
             )
     return HeadsTable(tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model)
@@ -327,8 +436,16 @@ class HeadsTable(ResultMixin):
                 else ""
             )
             blocks = [f"{n}: {', '.join(f'{s}x{c}' for s, c in f.blocks)}" for n, f in (("A", a), ("V", v)) if f.blocks]
+            extra = ""
+            if h.affine_A is not None and h.affine_V is not None:
+                extra += (
+                    f"; with biases A~ {h.affine_A.rank}/{h.affine_A.bound}, V~ {h.affine_V.rank}/{h.affine_V.bound}"
+                )
+            if h.pairs is not None:
+                extra += f"; frequency pairs live {h.pairs[0]}/{h.pairs[1]}"
+                extra += "" if h.still_rank is None else f", still block rank {h.still_rank}"
             out.append(
-                f"  head {h.layer}.{h.head:<9} rank A {a.rank}/{a.bound}, V {v.rank}/{v.bound}; "
+                f"  head {h.layer}.{h.head:<9} rank A {a.rank}/{a.bound}, V {v.rank}/{v.bound}{extra}; "
                 f"s_A {_range(a)}, s_V {_range(v)}; to rank-1 lower A {_dist(a)}, V {_dist(v)}; "
                 f"scale {h.scale:.3g}" + (f"; near-equal {'; '.join(blocks)}" if blocks else "") + flag
             )
@@ -355,6 +472,8 @@ class HeadsTable(ResultMixin):
         out = []
         for l in range(1, self.layers + 1):
             heads = [h for h in self.heads if h.layer == l]
+            if not all(h.plain for h in heads):  # biases or rotary positions: the heads' counts are not these
+                continue
             out.append(
                 (l, sum(h.bound for h in heads), sum(h.generic for h in heads), [h.head for h in heads if h.critical])
             )
@@ -430,6 +549,7 @@ def load_head_table(
     names: dict[str, str] | None = None,
     normalized: bool | None = None,
     rtol: float = 1e-3,
+    biases: bool = True,
 ) -> HeadsTable:
     """The per-head table of a weights file at any size (``point --per-head``): read as ``point`` reads it (the
     layouts of :mod:`.checkpoints`, the heads from the file, its ``config.json`` or ``heads=``), the factors kept
@@ -439,7 +559,7 @@ def load_head_table(
     p = Path(path)
     arrays, metadata = read_weights_file(p)
     metadata = {**read_config(p), **metadata}
-    rec = recognize(arrays, names, metadata)
+    rec = recognize(arrays, names, metadata, biases)
     if rec.package:
         softmax = bool(normalized)
         return head_table(
@@ -454,7 +574,7 @@ def load_head_table(
     heads = heads or stored
     if heads is None and rec.needs_heads:
         raise InvalidArgumentError(f"{p}: the number of heads is not stored in the file: give heads= (--heads)")
-    tr = translate(arrays, _floats, heads=heads, names=names, metadata=metadata, products=False)
+    tr = translate(arrays, _floats, heads=heads, names=names, metadata=metadata, products=False, biases=biases)
     softmax = trained_softmax(tr.layout) if normalized is None else normalized
     H = len(tr.factors[0].Q)
     model = (
@@ -469,18 +589,24 @@ def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable | None:
     package's ``Q``, ``K``, ``V``; None when the weights leave float64's range (the exact verdicts stand)."""
     arch = net.architecture
     if net.factors:
-        layers = list(net.factors)
+        layers = [dataclasses.replace(ly, rotary=arch.positions) for ly in net.factors]
     else:
         layers = []
         for layer in net.weights:
-            d = layer[0]["V"].shape[1]
+            d, e = layer[0]["V"].shape[1], layer[0]["V"].shape[0]
             eye = np.array([[Fraction(int(i == j)) for j in range(d)] for i in range(d)], dtype=object)
+            out = np.array([[Fraction(int(i == j)) for j in range(e)] for i in range(e)], dtype=object)
             layers.append(
                 GroupedLayer(
                     tuple(h["A"].T if "A" in h else h["Q"] for h in layer),
-                    tuple(h["V"] for h in layer),
+                    tuple(out for _ in layer),  # the package's V_h = I V_h (W_O = I, W_v = V_h), c_h = I c_h
                     tuple(eye if "A" in h else h["K"] for h in layer),
-                    tuple(eye for _ in layer),
+                    tuple(h["V"] for h in layer),
+                    tuple(h["bQ"] for h in layer) if "q" in arch.bias else (),
+                    tuple(h["bK"] for h in layer) if "k" in arch.bias else (),
+                    tuple(h["bV"] for h in layer) if "v" in arch.bias else (),
+                    layer[0]["bO"] if "o" in arch.bias else None,
+                    arch.positions,
                 )
             )
     try:

@@ -26,19 +26,36 @@ def _left_null(M: np.ndarray) -> list[list[Fraction]]:
     return [[Fraction(v) for v in vector] for vector in linalg.integer_nullspace(rows)]
 
 
+def _augmented(w: dict[str, np.ndarray], name: str) -> np.ndarray:
+    """``[M | b]``: a head's ``Q``, ``K`` or ``V`` with its bias as one more column (zero without one): what the
+    scores and values see (docs/math/affine.md, affine-model)."""
+    M = w[name]
+    b = w.get("b" + name)
+    column = b if b is not None else np.array([[Fraction(0)] for _ in range(M.shape[0])], dtype=object)
+    return np.hstack([M, column])
+
+
+def _zero(M: np.ndarray) -> bool:
+    return not any(v != 0 for v in M.flat)
+
+
 def head_kernel(net: Any, p: int) -> tuple[np.ndarray, tuple[str, ...]]:
     """Kernel vectors of ``d phi_theta`` that the heads' own ranks exhibit, exact rationals reduced mod ``p`` (rows
     of a ``k x P`` int64 array), and what each head contributes, in words:
 
-    * ``V_h = 0``: every entry of ``Q_h`` and ``K_h`` (or ``A_h``): ``phi`` is linear in ``V_h``, so moving the
-      head's scores changes nothing to first order (softmax too);
-    * ``A_h = 0`` (lightning): every entry of ``V_h`` (``phi`` is linear in ``A_h`` as well);
-    * ``rank A_h < a``: ``(dQ, dK) = (n e_j^T, 0)`` for ``n^T K_h = 0`` and ``(0, n e_j^T)`` for ``n^T Q_h = 0``
-      (``dQ^T K + Q^T dK = 0``: ``A_h`` does not move), beyond ``GL_a`` when a factor has rank below ``a``.
+    * dead values, ``V_h = 0`` (with biases: ``[V_h | c_h] = 0`` for lightning; under softmax ``c_h`` passes
+      through, so ``V_h = 0`` suffices): every entry of ``Q_h``, ``K_h`` and their biases (or ``A_h``): ``phi`` is
+      linear in the values, so moving the head's scores changes nothing to first order;
+    * dead scores (lightning): ``A_h = 0`` (with biases ``Q~^T K~ = 0``; with rotary positions ``Q~ = 0`` or
+      ``K~ = 0``, which kill every offset's form): every entry of ``V_h`` and ``c_h``;
+    * ``rank A_h < a`` (no rotary positions; with biases ``rank Q~^T K~ < a``): ``(dQ~, dK~) = (n e_j^T, 0)`` for
+      ``n^T K~ = 0`` and ``(0, n e_j^T)`` for ``n^T Q~ = 0``, ``j`` over the columns that are parameters
+      (``Q~^T K~`` does not move), beyond ``GL_a`` when a factor has rank below ``a``.
 
-    Each is a kernel vector at every input (``phi`` depends on the head through ``(A_h, V_h)`` only), so with the
-    symmetry tangents their GF(p) rank ``r`` proves ``rank d phi_theta <= P - r`` (docs/math/point.md,
-    point-heads)."""
+    Each is a kernel vector at every input (``phi`` depends on a head only through its scores and values), so with
+    the symmetry tangents their GF(p) rank ``r`` proves ``rank d phi_theta <= P - r`` (docs/math/point.md,
+    point-heads). With rotary positions a rank-deficient ``Q~^T K~`` says nothing (the forms ``Q~^T R_p K~``
+    differ): no direction is claimed for it."""
     arch = net.architecture
     P = arch.parameter_count
     where = {(b.layer, b.head, b.name): b.slice for b in arch.blocks}
@@ -51,36 +68,53 @@ def head_kernel(net: Any, p: int) -> tuple[np.ndarray, tuple[str, ...]]:
             v[i] = 1
             rows.append(v)
 
+    def count(names: list[str], blocks: dict[str, slice]) -> int:
+        return sum(blocks[n].stop - blocks[n].start for n in names)
+
     for l, layer in enumerate(net.weights):
         for h, w in enumerate(layer):
-            blocks = {n: where[(l + 1, h, n)] for n in w}
-            A = w["A"] if "A" in w else w["Q"].T.dot(w["K"])
-            if not any(v != 0 for v in w["V"].flat):
-                names = [n for n in ("A", "Q", "K") if n in blocks]
+            blocks = {n: where[(l + 1, h, n)] for n in w if n != "bO"}
+            here = f"layer {l + 1} head {h + 1}"
+            values_dead = _zero(w["V"]) if arch.normalized else _zero(_augmented(w, "V"))
+            if "A" in w:
+                scores_dead = _zero(w["A"])
+            elif arch.positions is not None:
+                scores_dead = _zero(_augmented(w, "Q")) or _zero(_augmented(w, "K"))
+            else:
+                scores_dead = _zero(_augmented(w, "Q").T.dot(_augmented(w, "K")))
+            if values_dead:
+                names = [n for n in ("A", "Q", "K", "bQ", "bK") if n in blocks]
                 for n in names:
                     unit(blocks[n])
-                said.append(
-                    f"layer {l + 1} head {h + 1}: V = 0, so {' and '.join(names)} "
-                    f"({sum(blocks[n].stop - blocks[n].start for n in names)} entries)"
-                )
-            elif not arch.normalized and not any(v != 0 for v in A.flat):
-                unit(blocks["V"])
-                said.append(f"layer {l + 1} head {h + 1}: A = 0, so V ({blocks['V'].stop - blocks['V'].start} entries)")
-            elif "Q" in w and (rank := product_rank(np.asarray(w["Q"].T, dtype=object), w["K"])[0]) < w["Q"].shape[0]:
+                what = "V = 0" if "bV" not in w or arch.normalized else "V = 0 and its bias c = 0"
+                said.append(f"{here}: {what}, so {' and '.join(names)} ({count(names, blocks)} entries)")
+            elif not arch.normalized and scores_dead:
+                names = [n for n in ("V", "bV") if n in blocks]
+                for n in names:
+                    unit(blocks[n])
+                what = "A = 0" if arch.is_linear_attention else "its scores are 0 (Q~^T K~ = 0 or a factor 0)"
+                said.append(f"{here}: {what}, so {' and '.join(names)} ({count(names, blocks)} entries)")
+            elif "Q" in w and arch.positions is None:
+                Qt, Kt = _augmented(w, "Q"), _augmented(w, "K")
+                rank = product_rank(np.asarray(Qt.T, dtype=object), Kt)[0]
                 a, d = w["Q"].shape
+                if rank >= a:
+                    continue
                 found = 0
-                for other, name in ((w["K"], "Q"), (w["Q"], "K")):
+                for other, name in ((Kt, "Q"), (Qt, "K")):
                     for null in _left_null(other):
-                        for j in range(d):
+                        for j in range(d + ("b" + name in blocks)):
                             v = np.zeros(P, dtype=np.int64)
-                            block = np.zeros((a, d), dtype=object)
-                            block[:, j] = null
-                            v[blocks[name]] = residues(np.asarray(block, dtype=object), p).ravel()
+                            column = residues(np.asarray([[x] for x in null], dtype=object), p).ravel()
+                            if j < d:
+                                block = np.zeros((a, d), dtype=np.int64)
+                                block[:, j] = column
+                                v[blocks[name]] = block.ravel()
+                            else:
+                                v[blocks["b" + name]] = column
                             rows.append(v)
                             found += 1
-                said.append(
-                    f"layer {l + 1} head {h + 1}: rank A = {rank} < {a}, so {found} directions of Q and K that keep A"
-                )
+                said.append(f"{here}: rank A = {rank} < {a}, so {found} directions of Q and K that keep A")
     return (np.array(rows, dtype=np.int64) if rows else np.zeros((0, P), dtype=np.int64)), tuple(said)
 
 

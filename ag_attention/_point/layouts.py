@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError
+from .files import tensor_to_numpy
 from .grouped import GroupedLayer
 from .safetensors import shown_name
 
@@ -60,6 +61,14 @@ Split = Callable[[np.ndarray, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 def _where(prefix: str) -> str:
     return shown_name(prefix) if prefix else "(top level)"
+
+
+_ROLE_WORDS = {"q": "query", "k": "key", "v": "value", "o": "output"}
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    shape = getattr(value, "shape", None)
+    return tuple(int(n) for n in (np.shape(value) if shape is None else shape))
 
 
 def split_stacked(W: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -205,6 +214,14 @@ def read_layouts(layout: str) -> list[Layout]:
     return [LAYOUTS[name] for name in layout.split(" + ") if name in LAYOUTS] if layout else []
 
 
+def _column(value: Any) -> Any:
+    """A bias vector (an array, a list, a tensor) as an ``n x 1`` column, for the matrix converters."""
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed
+        value = tensor_to_numpy(value)
+    arr = np.asarray(value) if isinstance(value, np.ndarray) else np.array(value, dtype=object)
+    return arr.reshape(-1, 1) if arr.ndim == 1 else arr
+
+
 def _unstacked(
     prefix: str,
     r: dict[str, Any],
@@ -212,12 +229,31 @@ def _unstacked(
     convert: Callable[[Any, str], np.ndarray],
     split: Split,
 ) -> dict[str, Any]:
-    """The layer's projections by role ``q``, ``k``, ``v`` (``o``): a stacked one split (a ``Conv1D``'s transposed
-    first), each part's source recorded as the stack's."""
+    """The layer's projections by role ``q``, ``k``, ``v`` (``o``) and their biases (``"q bias"``, ...): a stacked
+    one split (a ``Conv1D``'s transposed first; a stacked bias as the rows of its stack), each part's source
+    recorded as the stack's."""
     r = dict(r)
 
     def source(role: str) -> str:
         return shown_name(sources[(prefix, role)])
+
+    for name in [n for n in r if n.endswith(" bias")]:
+        r[name] = convert(_column(r[name]), source(name))
+    if "qkv bias" in r:
+        b = r.pop("qkv bias")
+        stacked = "qkv" if "qkv" in r else "qkvT" if "qkvT" in r else None
+        if stacked is None:
+            raise InvalidArgumentError(f"{source('qkv bias')}: a stacked bias without its stacked weight")
+        rows = _shape(r[stacked])[1 if stacked == "qkvT" else 0]
+        if b.shape[0] != rows:
+            raise InvalidArgumentError(f"{source('qkv bias')}: {b.shape[0]} entries for the {rows} rows of its stack")
+        width = _shape(r[stacked])[0 if stacked == "qkvT" else 1]
+        # the split reads rows: a bias column rides beside a zero block of the stack's width
+        padded = np.hstack([b, np.zeros((rows, width - 1), dtype=b.dtype)]) if width > 1 else b
+        parts = split(padded, source("qkv bias"))
+        for role, part in zip("qkv", parts):
+            r[f"{role} bias"] = part[:, :1]
+            sources[(prefix, f"{role} bias")] = sources[(prefix, "qkv bias")]
 
     for stacked in ("qkv", "qkvT"):
         if stacked in r:
@@ -313,11 +349,24 @@ def layer_heads(
     dq, kv, dv = _head_sizes(where, q, k, v, h)
     group = h // kv
     o = _output(l, where, r, source, convert, h, kv, v.shape[0], dv, notes)
+    b: dict[str, Any] = {x: r.get(f"{x} bias") for x in "qkvo"}
+    for x, rows in (("q", q.shape[0]), ("k", k.shape[0]), ("v", v.shape[0]), ("o", o.shape[0])):
+        if b[x] is not None and b[x].shape != (rows, 1):
+            raise InvalidArgumentError(
+                f"{source(x + ' bias')}: {b[x].shape[0]} entries, the {_ROLE_WORDS[x]} projection has {rows} rows"
+            )
     for i in range(h if products else 0):
         g = i // group
         out[f"layers.{l}.heads.{i}.Q"] = q[i * dq : (i + 1) * dq]
         out[f"layers.{l}.heads.{i}.K"] = k[g * dq : (g + 1) * dq]
         out[f"layers.{l}.heads.{i}.V"] = o[:, i * dv : (i + 1) * dv].dot(v[g * dv : (g + 1) * dv])
+        for x, name, rows in (("q", "bQ", slice(i * dq, (i + 1) * dq)), ("k", "bK", slice(g * dq, (g + 1) * dq))):
+            if b[x] is not None:
+                out[f"layers.{l}.heads.{i}.{name}"] = b[x][rows]
+        if b["v"] is not None:  # the value bias through W_O,h: head i adds W_O,i b_v,g to every token
+            out[f"layers.{l}.heads.{i}.bV"] = o[:, i * dv : (i + 1) * dv].dot(b["v"][g * dv : (g + 1) * dv])
+    if products and b["o"] is not None:
+        out[f"layers.{l}.bO"] = b["o"]
     if kv < h:
         notes.append(
             f"layer {l + 1} ({where}): grouped-query attention, {h} query heads sharing {kv} key/value "
@@ -336,5 +385,9 @@ def layer_heads(
         tuple(o[:, i * dv : (i + 1) * dv] for i in range(h)),
         tuple(k[g * dq : (g + 1) * dq] for g in range(kv)),
         tuple(v[g * dv : (g + 1) * dv] for g in range(kv)),
+        tuple(b["q"][i * dq : (i + 1) * dq] for i in range(h)) if b["q"] is not None else (),
+        tuple(b["k"][g * dq : (g + 1) * dq] for g in range(kv)) if b["k"] is not None else (),
+        tuple(b["v"][g * dv : (g + 1) * dv] for g in range(kv)) if b["v"] is not None else (),
+        b["o"],
     )
     return dq, kv, own

@@ -1,6 +1,7 @@
-"""Named arrays to exact matrices: the package's weight names ``layers.<l>.heads.<h>.<Q|K|V|A>``, each entry an
-exact rational (:func:`to_fraction`), the architecture's widths and ranks from the shapes (every inconsistency
-named), and ``A`` of bounded rank factored as ``Q^T K``: the steps of
+"""Named arrays to exact matrices: the package's weight names ``layers.<l>.heads.<h>.<Q|K|V|A>``, the biases
+``layers.<l>.heads.<h>.<bQ|bK|bV>`` and ``layers.<l>.bO`` (docs/math/affine.md; a vector or a column), each entry an
+exact rational (:func:`to_fraction`), the architecture's widths, ranks and biases from the shapes (every
+inconsistency named), and ``A`` of bounded rank factored as ``Q^T K``: the steps of
 :meth:`~ag_attention._point.weights.Network.from_weights`."""
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from .files import tensor_to_numpy
 
 __all__ = [
     "NAME",
+    "LAYER_NAME",
     "WEIGHT_NAMES",
+    "BIAS_NAMES",
+    "biases_of",
     "MAX_ENTRIES",
     "EXACT_BYTES_PER_SQUARE",
     "to_fraction",
@@ -33,8 +37,12 @@ __all__ = [
     "factored_a",
 ]
 
-NAME = re.compile(r"^layers\.(0|[1-9][0-9]{0,5})\.heads\.(0|[1-9][0-9]{0,5})\.(Q|K|V|A)$")
+NAME = re.compile(r"^layers\.(0|[1-9][0-9]{0,5})\.heads\.(0|[1-9][0-9]{0,5})\.(Q|K|V|A|bQ|bK|bV)$")
+#: a layer's output bias (one per layer, not per head)
+LAYER_NAME = re.compile(r"^layers\.(0|[1-9][0-9]{0,5})\.bO$")
 WEIGHT_NAMES = ("Q", "K", "V", "A")
+#: the biases' names, in the order of ``Architecture.bias``'s letters q, k, v, o
+BIAS_NAMES = ("bQ", "bK", "bV", "bO")
 #: arrays above this many entries are refused before they are converted to rationals
 MAX_ENTRIES = 10_000_000
 #: bytes per squared parameter count of an exact local rank: the int64 Jacobian (about 1.1 P x P) and the BLAS
@@ -67,10 +75,13 @@ def to_fraction(value: Any, name: str, denominator: int | None = None) -> Fracti
     return exact
 
 
-def matrix(value: Any, name: str, denominator: int | None) -> np.ndarray:
-    """A 2-d object array of Fractions from an array, a nested list or a tensor."""
+def matrix(value: Any, name: str, denominator: int | None, column: bool = False) -> np.ndarray:
+    """A 2-d object array of Fractions from an array, a nested list or a tensor (``column``: a bias, a vector of
+    ``n`` entries read as an ``n x 1`` column)."""
     if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed (bf16: through float32)
         value = tensor_to_numpy(value)
+    if column and np.ndim(value) == 1:
+        value = np.asarray(value if isinstance(value, np.ndarray) else np.array(value, dtype=object))[:, None]
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "iuf" and value.dtype != object:
             raise InvalidArgumentError(f"{name}: an array of {value.dtype} is not an array of numbers")
@@ -164,6 +175,13 @@ def shapes(
                             f"{where}.{n} has shape {M.shape}, expected {(a, d_in)} "
                             f"(rank {a} from head 0's Q, d_in = {d_in} from V)"
                         )
+            for n, rows in (("bQ", a), ("bK", a), ("bV", d_out), ("bO", d_out)):
+                if n in m and m[n].shape != (rows, 1):
+                    shown = f"layers.{l}.bO" if n == "bO" else f"{where}.{n}"
+                    raise InvalidArgumentError(
+                        f"{shown} has {m[n].shape[0]} entries (shape {m[n].shape}), expected {rows} (a bias of the "
+                        f"{'queries and keys' if n in ('bQ', 'bK') else 'outputs'})"
+                    )
         assert d_in is not None and d_out is not None and a is not None
         if l > 0 and d_in != widths[-1]:
             raise InvalidArgumentError(
@@ -182,11 +200,17 @@ def by_head(weights: Mapping[str, Any]) -> tuple[dict[tuple[int, int], dict[str,
     found: dict[tuple[int, int], dict[str, Any]] = {}
     for key, value in weights.items():
         match = NAME.fullmatch(key) if isinstance(key, str) else None
-        if match is None:
+        layer = LAYER_NAME.fullmatch(key) if isinstance(key, str) and match is None else None
+        if match is None and layer is None:
             raise InvalidArgumentError(
-                f"weights: {_shown(str(key))} is not a weight name; expected layers.<l>.heads.<h>.<Q|K|V|A>"
+                f"weights: {_shown(str(key))} is not a weight name; expected layers.<l>.heads.<h>.<Q|K|V|A>, a "
+                "bias layers.<l>.heads.<h>.<bQ|bK|bV> or layers.<l>.bO"
             )
-        found.setdefault((int(match.group(1)), int(match.group(2))), {})[match.group(3)] = value
+        if layer is not None:  # the layer's output bias rides with head 0 (as in Architecture.blocks)
+            found.setdefault((int(layer.group(1)), 0), {})["bO"] = value
+        else:
+            assert match is not None
+            found.setdefault((int(match.group(1)), int(match.group(2))), {})[match.group(3)] = value
     if not found:
         raise InvalidArgumentError("weights: no arrays named layers.<l>.heads.<h>.<Q|K|V|A>")
     depth = 1 + max(l for l, _ in found)
@@ -206,15 +230,37 @@ def by_head(weights: Mapping[str, Any]) -> tuple[dict[tuple[int, int], dict[str,
     return found, depth, heads
 
 
+def biases_of(found: dict[tuple[int, int], dict[str, Any]]) -> str:
+    """The biases the weights give, as ``Architecture.bias`` letters (one set for the whole network: every head of
+    every layer gives the same ones, every layer its ``bO`` or none)."""
+    letters = {n[1].lower() for names in found.values() for n in names if n in BIAS_NAMES}
+    for (l, h), names in sorted(found.items()):
+        for letter in sorted(letters):
+            n = "b" + letter.upper()
+            if n not in names and (letter != "o" or h == 0):
+                shown = f"layers.{l}.bO" if letter == "o" else f"layers.{l}.heads.{h}.{n}"
+                raise InvalidArgumentError(
+                    f"weights: {shown} is missing (another layer or head has one): one set of biases for the "
+                    "whole network (a zero bias is a bias)"
+                )
+    return "".join(c for c in "qkvo" if c in letters)
+
+
 def chosen_names(found: dict[tuple[int, int], dict[str, Any]], rank: int | None) -> tuple[bool, tuple[str, ...]]:
-    """Whether the network gives ``A`` (the same for every head) and the names each head needs."""
+    """Whether the network gives ``A`` (the same for every head) and the names each head needs (the biases
+    :func:`biases_of` finds among them; ``bO`` only for head 0)."""
     av = {names.keys() >= {"A"} for names in found.values()}
     if len(av) != 1:
         raise InvalidArgumentError("weights: some heads give A and others Q, K: choose one for the whole network")
     use_a = av.pop()
     if not use_a and rank is not None:
         raise InvalidArgumentError(f"rank={rank}: only with A (the rank of Q^T K is bounded by the rows of Q)")
-    return use_a, ("A", "V") if use_a else ("Q", "K", "V")
+    bias = biases_of(found)
+    if use_a and bias:
+        raise InvalidArgumentError(
+            "weights: biases with A: an affine layer is read in its queries and keys (give Q, K, V and the biases)"
+        )
+    return use_a, (("A", "V") if use_a else ("Q", "K", "V")) + tuple("b" + c.upper() for c in bias)
 
 
 def check_size(found: dict[tuple[int, int], dict[str, Any]], want: tuple[str, ...], max_parameters: int) -> None:
@@ -236,8 +282,9 @@ def converted(
     floats = False
     mats: dict[tuple[int, int], dict[str, np.ndarray]] = {}
     for (l, h), names in sorted(found.items()):
-        extra = sorted(set(names) - set(want))
-        missing = [n for n in want if n not in names]
+        here = tuple(n for n in want if n != "bO" or h == 0)  # the output bias is the layer's (head 0 carries it)
+        extra = sorted(set(names) - set(here))
+        missing = [n for n in here if n not in names]
         if extra:
             raise InvalidArgumentError(
                 f"weights: layers.{l}.heads.{h}.{extra[0]} is not expected beside {', '.join(want)}"
@@ -245,10 +292,11 @@ def converted(
         if missing:
             raise InvalidArgumentError(f"weights: layers.{l}.heads.{h}.{missing[0]} is missing")
         mats[(l, h)] = {}
-        for n in want:
+        for n in here:
             value = names[n]
             floats = floats or has_floats(value)
-            mats[(l, h)][n] = matrix(value, f"layers.{l}.heads.{h}.{n}", denominator)
+            shown = f"layers.{l}.bO" if n == "bO" else f"layers.{l}.heads.{h}.{n}"
+            mats[(l, h)][n] = matrix(value, shown, denominator, column=n in BIAS_NAMES)
     return mats, floats
 
 

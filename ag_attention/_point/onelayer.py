@@ -70,6 +70,7 @@ def plain_one_layer(net: Network) -> bool:
         and not arch.causal
         and not arch.normalized
         and arch.tokens >= 2
+        and arch.is_linear_attention
     )
 
 

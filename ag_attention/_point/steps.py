@@ -149,6 +149,8 @@ def layer_network(net: Network, i: int) -> Network:
         normalized=arch.normalized,
         temperature=arch.temperature,
         causal=arch.causal,
+        bias=arch.bias,
+        positions=arch.positions,
     )
     return Network(sub, (net.weights[i],), net.conversion, net.floats, f"layer {i + 1} of {net.source}")
 

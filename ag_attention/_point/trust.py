@@ -82,11 +82,34 @@ def jacobian_range(net: Network, seed: int = 0) -> str | None:
     exact weights before the Jacobian is computed (module docstring): :func:`_lightning_magnitudes` for lightning
     attention (measured), :func:`_softmax_magnitudes` for softmax (bounds)."""
     seen = _Range()
-    if net.architecture.normalized:
+    if not net.architecture.is_linear_attention:
+        _affine_magnitudes(net, seen)
+    elif net.architecture.normalized:
         _softmax_magnitudes(net, seen)
     else:
         _lightning_magnitudes(net, seed, seen)
     return seen.reason("the Jacobian's spectrum")
+
+
+#: an affine or rotary network's float parts are computed only while every weight is within 2^±AFFINE_BITS
+AFFINE_BITS = 100
+
+
+def _affine_magnitudes(net: Network, seen: _Range) -> None:
+    """Biases and rotations: a layer is not homogeneous in its input (``x~ = (x, 1)``), so the magnitudes are not
+    carried through the layers as for :func:`_lightning_magnitudes`; the float parts are computed only while every
+    weight stays within ``2^±AFFINE_BITS`` (far inside float64's range for the depths read here), and the checks
+    after the computation (:func:`check_numerical`) still set aside what the exact verdicts contradict."""
+    for l, heads in enumerate(net.weights):
+        for h, w in enumerate(heads):
+            for n, M in w.items():
+                e = log2_max(M)
+                name = f"layers.{l}.bO" if n == "bO" else f"layers.{l}.heads.{h}.{n}"
+                if math.isfinite(e) and abs(e) > AFFINE_BITS and seen.out is None:
+                    seen.out = (
+                        f"is outside the range of an affine or rotary network's float parts ({name}: about "
+                        f"2^{e:.0f} = 1e{e * _DECIMAL:+.0f}, beyond 2^±{AFFINE_BITS})"
+                    )
 
 
 def _lightning_magnitudes(net: Network, seed: int, seen: _Range) -> None:

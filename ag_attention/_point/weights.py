@@ -49,6 +49,7 @@ from .._errors import InvalidArgumentError
 from .._network import ObjectArithmetic
 from .._network import forward as network_forward
 from .._numeric import Float64
+from .._positions import Rotary
 from .._resources import memory_limit
 from .checkpoints import attention_entries, model_line, recognize, settle_arguments, trained_softmax, translate
 from .configs import module_arguments, read_config
@@ -130,11 +131,15 @@ class Network:
         denominator: int | None = None,
         source: str = "arrays",
         max_parameters: int | None = None,
+        positions: Rotary | str | dict[str, Any] | None = None,
     ) -> Network:
-        """The network of ``weights``, a mapping ``layers.{l}.heads.{h}.{Q,K,V}`` (or ``.A``) -> matrix.
+        """The network of ``weights``, a mapping ``layers.{l}.heads.{h}.{Q,K,V}`` (or ``.A``) -> matrix, with biases
+        ``layers.{l}.heads.{h}.{bQ,bK,bV}`` and ``layers.{l}.bO`` where the model has them (affine attention,
+        docs/math/affine.md).
 
         ``rank`` is the bound on ``rank A`` when ``A`` is given (default: ``A``
-        free).  See the module docstring for the names, shapes and numbers.
+        free).  ``positions``: rotary position embeddings (``"rope"`` or a :class:`~ag_attention._positions.Rotary`,
+        docs/math/rotary.md). See the module docstring for the names, shapes and numbers.
         ``max_parameters``: refuse more parameters than this, from the shapes,
         before any weight is converted (the CLI's ``point`` passes
         ``exact_parameter_limit()``, the most parameters whose exact local rank fits in memory).
@@ -166,6 +171,8 @@ class Network:
             normalized=bool(normalized),
             temperature=temperature,
             causal=causal,
+            bias="".join(n[1].lower() for n in want if n.startswith("b")),
+            positions=positions,
         )
         layers = tuple(tuple(mats[(l, h)] for h in range(heads)) for l in range(depth))
         if not floats:
@@ -206,14 +213,19 @@ class Network:
         from the package's names) or given, as in the CLI: a value given that the file contradicts is refused
         naming both, and every one neither stored nor given is named in one message (the heads only when the
         layout leaves them open: one head of 64 and two of 32 are different functions of the same weights);
-        ``stored_in`` names where ``metadata`` came from, in those messages."""
+        ``stored_in`` names where ``metadata`` came from, in those messages.
+
+        ``biases`` (default True): the projections' biases are read into the model, zero or not (affine attention,
+        docs/math/affine.md); ``biases=False`` reads the paper's model, dropping exactly zero biases and refusing a
+        nonzero one by name."""
 
         if not isinstance(arrays, Mapping):
             raise InvalidArgumentError(
                 f"weights: a mapping of names to matrices is expected, got {type(arrays).__name__}"
             )
         arrays, meta = dict(arrays), dict(metadata or {})
-        rec = recognize(arrays, names, meta)  # names and shapes only: nothing converted yet
+        biases = bool(kwargs.pop("biases", True))
+        rec = recognize(arrays, names, meta, biases)  # names and shapes only: nothing converted yet
         tokens, heads = settle_arguments(rec, tokens, heads, meta, source, stored_in)
         requested = kwargs.get("normalized") is not None
         if kwargs.get("normalized") is None:  # the model the layout was trained as (LAYOUTS)
@@ -229,7 +241,12 @@ class Network:
                     "before converting them (point --per-head gives every head's geometry at any size)"
                 )
         tr = translate(
-            arrays, lambda value, name: matrix(value, name, denominator), heads=heads, names=names, metadata=meta
+            arrays,
+            lambda value, name: matrix(value, name, denominator),
+            heads=heads,
+            names=names,
+            metadata=meta,
+            biases=biases,
         )
         if tr.layout == "package names":
             return cls.from_weights(tr.weights, source=source, tokens=tokens, **kwargs)
@@ -389,7 +406,7 @@ class Network:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """``layers.{l}.heads.{h}.{name}`` -> float64 matrix (for saving with NumPy or safetensors)."""
         return {
-            f"layers.{l}.heads.{h}.{n}": np.array(m, dtype=np.float64)
+            f"layers.{l}.bO" if n == "bO" else f"layers.{l}.heads.{h}.{n}": np.array(m, dtype=np.float64)
             for l, layer in enumerate(self.weights)
             for h, head in enumerate(layer)
             for n, m in head.items()

@@ -69,7 +69,8 @@ def test_the_same_network_saved_three_ways_gives_the_same_report():
     P = _projections()
     reports = []
     for layout, arrays in _layouts(P).items():
-        net = Network.from_checkpoint(arrays, heads=H, tokens=2, normalized=False)  # --as lightning
+        # --as lightning; --no-biases: the MHA's zero biases dropped, the paper's model as the other two layouts
+        net = Network.from_checkpoint(arrays, heads=H, tokens=2, normalized=False, biases=False)
         assert layout in net.source and net.architecture.heads == H and net.architecture.ranks == (DH,)
         assert "dropped the softmax, the score scale 1/sqrt(d_h)" in net.model
         assert net.conversion.startswith("exact binary value")
@@ -87,15 +88,32 @@ def test_the_same_network_saved_three_ways_gives_the_same_report():
         own[f"layers.0.heads.{h}.V"] = P["o"][:, s] @ P["v"][s]
     g = point_geometry(Network.from_weights(own)).to_dict()
     assert {k: g[k] for k in reports[0]} == reports[0]
+    # by default the MHA's biases are part of the model it was trained as (affine attention), zero or not: the
+    # same function, another neuromanifold (every bias parameter adds a dimension here)
+    affine = Network.from_checkpoint(_layouts(P)[MHA], heads=H, tokens=2, normalized=False)
+    P_plain = net.architecture.parameter_count
+    assert affine.architecture.bias == "qkvo" and affine.architecture.parameter_count == P_plain + H * (2 * DH + E) + E
+    assert np.allclose(affine.forward(X), net.forward(X), rtol=1e-12)
+    g = point_geometry(affine).to_dict()
+    assert g["local_rank"] > reports[0]["local_rank"] and g["critical"] is False
 
 
 def test_unrelated_tensors_and_zero_biases_are_listed_and_ignored():
     tr = translate(_layouts(_projections())[MHA], heads=H)
-    assert set(tr.ignored) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
+    assert set(tr.ignored) == {"embed.weight", "norm.weight"}
     assert any("ignored 2 tensor(s)" in n and "embed.weight, norm.weight" in n for n in tr.notes)
     assert any(
-        "2 bias(es) of the attention projections are exactly zero" in n and "attn.in_proj_bias, attn.out_proj.bias" in n
+        "2 bias(es) of the attention projections read into the model" in n
+        and "2 of them exactly zero" in n
+        and "attn.in_proj_bias, attn.out_proj.bias" in n
         for n in tr.notes
+    )
+    dropped = translate(_layouts(_projections())[MHA], heads=H, biases=False)
+    assert set(dropped.ignored) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
+    assert any(
+        "2 bias(es) of the attention projections are exactly zero and not used" in n
+        and "attn.in_proj_bias, attn.out_proj.bias" in n
+        for n in dropped.notes
     )
     bert = translate(_layouts(_projections())[BERT], heads=H)
     assert bert.ignored == ("encoder.layer.0.output.dense.weight",)
@@ -114,8 +132,10 @@ def test_what_cannot_be_mapped_is_refused_by_name():
         Network.from_checkpoint(mha, tokens=2)
     with pytest.raises(InvalidArgumentError, match="heads=3: does not divide"):
         Network.from_checkpoint(mha, heads=3, tokens=2)
-    with pytest.raises(InvalidArgumentError, match="attn.in_proj_bias: a nonzero bias"):
-        Network.from_checkpoint({**mha, "attn.in_proj_bias": np.ones(3 * E)}, heads=H, tokens=2)
+    with pytest.raises(InvalidArgumentError, match=r"attn.in_proj_bias: a nonzero bias .* --no-biases"):
+        Network.from_checkpoint({**mha, "attn.in_proj_bias": np.ones(3 * E)}, heads=H, tokens=2, biases=False)
+    with pytest.raises(InvalidArgumentError, match=r"attn.in_proj_bias: 5 entries for the 12 rows of its stack"):
+        Network.from_checkpoint({**mha, "attn.in_proj_bias": np.ones(5)}, heads=H, tokens=2)
     with pytest.raises(InvalidArgumentError, match="no attention weights found"):
         Network.from_checkpoint({"embed.weight": np.ones((3, 3))}, tokens=2)
     with pytest.raises(InvalidArgumentError, match="no 'v' projection"):
@@ -147,6 +167,8 @@ def test_the_cli_reads_a_checkpoint_with_its_heads(tmp_path):
     write_safetensors(tmp_path / "mha.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
     d = json.loads(run_cli("point", str(tmp_path / "mha.safetensors"), "--json").stdout)
     assert d["architecture"]["heads"] == 2 and any("ignored 2 tensor(s)" in n for n in d["notes"])
+    assert set(d["point"]["not_used"]) == {"embed.weight", "norm.weight"} and d["architecture"]["bias"] == "qkvo"
+    d = json.loads(run_cli("point", str(tmp_path / "mha.safetensors"), "--json", "--no-biases").stdout)
     assert set(d["point"]["not_used"]) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
     (tmp_path / "names.json").write_text("[1, 2]")
     bad = run_cli("point", str(tmp_path / "mha.safetensors"), "--names", str(tmp_path / "names.json"))
@@ -212,12 +234,16 @@ def test_a_tensor_name_cannot_add_lines_to_the_report_or_to_an_error(tmp_path):
     net = Network.load(tmp_path / "forged.safetensors")  # the API: the notes name it escaped, one line each
     assert FORGED in net.ignored and any("'embed\\n  critical" in n for n in net.notes)
     assert all(n.isprintable() for n in net.notes) and str(point_geometry(net)).count("\n") == len(lines) - 1
-    # in an error: a nonzero bias, a NaN weight
+    # in an error: a stacked bias without its weight, a nonzero bias refused by --no-biases, a NaN weight
     bad = {**tensors, FORGED + ".in_proj_bias": ("F32", np.ones(3 * E, "<f4"))}
     write_safetensors(tmp_path / "bias.safetensors", bad, metadata={"heads": "2", "tokens": "2"})
     r = run_cli("point", str(tmp_path / "bias.safetensors"))
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "\\x1b[2K" in r.stderr
-    assert "a nonzero bias" in r.stderr and "\x1b" not in r.stderr
+    assert "a stacked bias without its stacked weight" in r.stderr and "\x1b" not in r.stderr
+    bad = {**tensors, "attn.in_proj_bias": ("F32", np.ones(3 * E, "<f4"))}
+    write_safetensors(tmp_path / "bias2.safetensors", bad, metadata={"heads": "2", "tokens": "2"})
+    r = run_cli("point", str(tmp_path / "bias2.safetensors"), "--no-biases")
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "a nonzero bias" in r.stderr
     weight = np.vstack([P["q"], P["k"], P["v"]]).astype("<f4")
     weight[0, 0] = np.nan
     nan = {FORGED + ".in_proj_weight": ("F32", weight), FORGED + ".out_proj.weight": ("F32", P["o"].astype("<f4"))}
@@ -260,31 +286,42 @@ def test_the_cli_refuses_two_layouts_by_name(tmp_path):
     assert "Traceback" not in r.stderr
 
 
-def test_a_bias_of_bert_s_output_projection_is_refused_unless_zero(tmp_path):
-    """attention.output.dense.bias (BERT) was listed as "not attention weights" and treated as zero: it is the
-    output projection's bias, refused when nonzero and named in a note when exactly zero."""
+def test_a_bias_of_bert_s_output_projection_is_read_into_the_model(tmp_path):
+    """attention.output.dense.bias (BERT) was once listed as "not attention weights" and treated as zero: it is the
+    output projection's bias, read into the model (affine attention), and refused by --no-biases when nonzero."""
     P = _projections()
     bert = _layouts(P)[BERT]
+    b = generator(3).standard_normal(E)
+    net = Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": b}, heads=H, tokens=2)
+    assert net.architecture.bias == "o" and np.array_equal(net.weights[0][0]["bO"].astype(float)[:, 0], b)
+    X = generator(4).standard_normal((2, 2, E))
+    plain = Network.from_checkpoint(bert, heads=H, tokens=2)
+    assert np.allclose(net.forward(X), plain.forward(X) + b, rtol=1e-12)  # the output bias adds to every token
     with pytest.raises(
         InvalidArgumentError,
-        match=r"encoder\.layer\.0\.attention\.output\.dense\.bias: a nonzero bias "
-        r"of the output projection .* affine attention is not modelled",
+        match=r"encoder\.layer\.0\.attention\.output\.dense\.bias: a nonzero bias of the output projection .* "
+        r"--no-biases",
     ):
-        Network.from_checkpoint({**bert, "encoder.layer.0.attention.output.dense.bias": np.ones(E)}, heads=H, tokens=2)
+        Network.from_checkpoint(
+            {**bert, "encoder.layer.0.attention.output.dense.bias": np.ones(E)}, heads=H, tokens=2, biases=False
+        )
     zero = Network.from_checkpoint(
-        {**bert, "encoder.layer.0.attention.output.dense.bias": np.zeros(E)}, heads=H, tokens=2
+        {**bert, "encoder.layer.0.attention.output.dense.bias": np.zeros(E)}, heads=H, tokens=2, biases=False
     )
     assert any("exactly zero" in n and "encoder.layer.0.attention.output.dense.bias" in n for n in zero.notes)
     assert "encoder.layer.0.attention.output.dense.bias" in zero.ignored
     mapped = {"blk.wq.weight": P["q"], "blk.wk.weight": P["k"], "blk.wv.weight": P["v"], "blk.wv.bias": np.ones(E)}
     names = {"blk.wq.weight": "layers.0.q", "blk.wk.weight": "layers.0.k", "blk.wv.weight": "layers.0.v"}
+    assert Network.from_checkpoint(mapped, heads=H, tokens=2, names=names).architecture.bias == "v"
     with pytest.raises(InvalidArgumentError, match=r"blk\.wv\.bias: a nonzero bias of the value projection"):
-        Network.from_checkpoint(mapped, heads=H, tokens=2, names=names)
+        Network.from_checkpoint(mapped, heads=H, tokens=2, names=names, biases=False)
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in bert.items()}
     tensors["encoder.layer.0.attention.output.dense.bias"] = ("F32", np.full(E, 0.5, "<f4"))
     write_safetensors(tmp_path / "bert.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "bert.safetensors"))
+    r = run_cli("point", str(tmp_path / "bert.safetensors"), "--no-biases")
     assert r.returncode == 2 and "attention.output.dense.bias: a nonzero bias" in r.stderr
+    r = run_cli("point", str(tmp_path / "bert.safetensors"), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["architecture"]["bias"] == "o"
 
 
 def test_every_tensor_not_used_is_listed_by_name():

@@ -63,3 +63,58 @@ def test_a_dead_head_s_queries_and_keys_are_kernel_directions():
         "layer 1 head 2: V = 0, so Q and K (16 entries)",
     )
     assert head_kernel(Network.from_checkpoint(_mha(), tokens=3, heads=2, normalized=False), 101)[0].shape[0] == 0
+
+
+def _variant_weights(rng, bias, plant):
+    """Two heads of width 4 (a = 2) with biases ``bias`` and one planted defect in head 2 (head 1 healthy)."""
+    w = {}
+    for h in range(2):
+        w[f"layers.0.heads.{h}.Q"] = rng.integers(-3, 4, (2, 4))
+        w[f"layers.0.heads.{h}.K"] = rng.integers(-3, 4, (2, 4))
+        w[f"layers.0.heads.{h}.V"] = rng.integers(-3, 4, (3, 4))
+        for c in bias.replace("o", ""):
+            w[f"layers.0.heads.{h}.b{c.upper()}"] = rng.integers(-3, 4, 3 if c == "v" else 2)
+    if "o" in bias:
+        w["layers.0.bO"] = rng.integers(-3, 4, 3)
+    if plant == "values":
+        w["layers.0.heads.1.V"] = np.zeros((3, 4), int)
+        if "v" in bias:
+            w["layers.0.heads.1.bV"] = np.zeros(3, int)
+    elif plant == "scores":
+        w["layers.0.heads.1.Q"] = np.zeros((2, 4), int)
+        if "q" in bias:
+            w["layers.0.heads.1.bQ"] = np.zeros(2, int)
+    elif plant == "rank":  # A = W_q^T W_k of rank 1; a query bias keeps the affine block's rank 2
+        w["layers.0.heads.1.Q"][1] = 0
+        if "q" in bias:
+            w["layers.0.heads.1.bQ"] = np.array([0, 1])
+    return w
+
+
+@pytest.mark.parametrize("bias", ["", "qkvo", "qv", "k"])
+@pytest.mark.parametrize("positions", [None, "rope"])
+@pytest.mark.parametrize("plant", ["values", "scores", "rank", None])
+def test_affine_and_rotary_kernel_directions_are_in_the_kernel(bias, positions, plant, rng):
+    """Every direction head_kernel claims is in the Jacobian's kernel at the point (GF(p), random inputs): the
+    augmented blocks decide (a rank-deficient W_q^T W_k is no defect when the biases restore the rank), and with
+    rotary positions only dead heads are claimed. The report's verdict agrees with the local rank."""
+    from ag_attention import Network, point_geometry
+    from ag_attention._exact.field import DEFAULT_PRIME, GFp
+    from ag_attention._network import jacobian
+
+    if not bias and positions is None:
+        return  # the paper's heads: above
+    net = Network.from_weights(_variant_weights(rng, bias, plant), tokens=3, positions=positions)
+    F = GFp(DEFAULT_PRIME)
+    S, said = head_kernel(net, DEFAULT_PRIME)
+    X = F.random(rng, (6, 3, 4))
+    J = jacobian(net.architecture, F, net.theta_mod(DEFAULT_PRIME), X)
+    assert not F.einsum("rp,kp->rk", J, S).any(), said
+    if plant == "values":
+        assert S.shape[0] > 0
+    if plant == "rank" and (positions is not None or "q" in bias):
+        assert S.shape[0] == 0  # no claim: rotary forms differ, or the query bias restores the affine rank
+    g = point_geometry(net)
+    table = g.heads
+    if table is not None and g.critical is False:
+        assert not table.critical(), "a head called critical at a point the local rank proves is not"

@@ -79,8 +79,9 @@ def test_gpt2_small_is_recognized_from_its_names_and_shapes():
     sd = gpt2_small()
     rec = recognize(sd)
     assert rec.layout == GPT2 and rec.order == tuple(f"h.{i}.attn." for i in range(12)) and rec.needs_heads
-    assert all(set(rec.roles[p]) == {"qkvT", "oT"} for p in rec.order)
+    assert all(set(rec.roles[p]) == {"qkvT", "oT", "qkv bias", "o bias"} for p in rec.order)
     assert rec.sources[("h.11.attn.", "oT")] == "h.11.attn.c_proj.weight"  # never the MLP's c_proj
+    assert rec.sources[("h.11.attn.", "qkv bias")] == "h.11.attn.c_attn.bias"
     assert "h.3.mlp.c_proj.weight" in rec.ignored and len(rec.zero) == 24
     assert any("12 causal mask buffer(s) of GPT-2" in n and "h.0.attn.bias" in n for n in rec.notes)
     # refused from the shapes, before a weight is converted, naming the layout; and the heads asked for
@@ -89,7 +90,8 @@ def test_gpt2_small_is_recognized_from_its_names_and_shapes():
     with pytest.raises(InvalidArgumentError, match="the number of heads is not stored"):
         Network.from_checkpoint(sd, tokens=2)
     with pytest.raises(InvalidArgumentError, match=r"h\.0\.attn\.c_attn\.bias: a nonzero bias of the stacked"):
-        recognize({**sd, "h.0.attn.c_attn.bias": np.ones(3 * 768, np.float32)})
+        recognize({**sd, "h.0.attn.c_attn.bias": np.ones(3 * 768, np.float32)}, biases=False)
+    assert recognize({**sd, "h.0.attn.c_attn.bias": np.ones(3 * 768, np.float32)}).zero[0] == "h.0.attn.c_proj.bias"
 
 
 def _weights(seed=1, kv=H):
@@ -135,7 +137,10 @@ def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention()
         WQKV: {"blocks.0.attn.Wqkv.weight": stacked, "blocks.0.attn.out_proj.weight": W["o"]},
         QKV_PROJ: {"layers.0.self_attn.qkv_proj.weight": stacked, "layers.0.self_attn.o_proj.weight": W["o"]},
     }
-    nets = {name: Network.from_checkpoint(sd, tokens=2, heads=H, normalized=False) for name, sd in layouts.items()}
+    nets = {
+        name: Network.from_checkpoint(sd, tokens=2, heads=H, normalized=False, biases=False)
+        for name, sd in layouts.items()
+    }
     for name, net in nets.items():
         assert net.layout == f"{name}, 2 heads" and f"({name})" in net.source
         _same_function(net, W)

@@ -3,6 +3,7 @@ with the reason otherwise): the mapped network's forward pass is the module's. T
 are in test_checkpoints.py, test_layouts.py and test_files.py."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -140,10 +141,15 @@ def test_gpt2_conv1d_attention(torch, modules):
     with torch.no_grad():
         expected = model.h[0].attn(X).numpy()
     assert np.allclose(net.forward(X.numpy()), expected, rtol=1e-10, atol=1e-12)
-    with torch.no_grad():
-        model.h[0].attn.c_attn.bias[3] = 0.5
+    with torch.no_grad():  # trained biases: read into the model (affine attention), the same forward pass
+        model.h[0].attn.c_attn.bias.copy_(torch.randn(3 * E, dtype=torch.float64))
+        model.h[0].attn.c_proj.bias.copy_(torch.randn(E, dtype=torch.float64))
+        expected = model.h[0].attn(X).numpy()
+    net = Network.from_torch(model, tokens=T, normalized=True, causal=True)
+    assert net.architecture.bias == "qkvo"
+    assert np.allclose(net.forward(X.numpy()), expected, rtol=1e-10, atol=1e-12)
     with pytest.raises(InvalidArgumentError, match=r"h\.0\.attn\.c_attn\.bias: a nonzero bias"):
-        Network.from_torch(model, tokens=T)
+        Network.from_torch(model, tokens=T, biases=False)
 
 
 def test_bert_attention_with_its_residual(torch, modules):
@@ -246,7 +252,7 @@ def test_gpt2_small_shaped_twelve_layers_of_twelve_heads(torch):
             lambda value, name: np.asarray(value.double() if hasattr(value, "double") else value, np.float64),
             heads=12,
         )
-        assert tr.head_sizes == (64,) and len(tr.weights) == 3 * 12
+        assert tr.head_sizes == (64,) and len(tr.weights) == 6 * 12 + 1  # Q, K, V and their biases; b_o
         W = model.h[i].attn
         with torch.no_grad():
             q, k, v = (X @ W.c_attn.weight.double()).split(768, dim=2)
@@ -264,11 +270,37 @@ def test_gpt2_small_shaped_twelve_layers_of_twelve_heads(torch):
 
 
 def test_a_tiny_float64_bias_is_not_zero(torch):
-    """A float64 bias of 1e-300 is nonzero (as float32 it would underflow to 0 and be dropped): refused by name."""
+    """A float64 bias of 1e-300 is nonzero (as float32 it would underflow to 0): read exactly, not called zero, and
+    refused by name without biases."""
     sd = {
         "attn.in_proj_weight": torch.randn(3 * E, E, dtype=torch.float64),
         "attn.in_proj_bias": torch.full((3 * E,), 1e-300, dtype=torch.float64),
         "attn.out_proj.weight": torch.randn(E, E, dtype=torch.float64),
     }
+    net = Network.from_torch(sd, tokens=T, heads=H)
+    assert net.weights[0][0]["bQ"][0, 0] == Fraction(1e-300) and not any("exactly zero" in n for n in net.notes)
     with pytest.raises(InvalidArgumentError, match=r"attn\.in_proj_bias: a nonzero bias"):
-        Network.from_torch(sd, tokens=T, heads=H)
+        Network.from_torch(sd, tokens=T, heads=H, biases=False)
+
+
+def test_multihead_attention_with_trained_biases_is_read_as_trained(torch):
+    """torch's MultiheadAttention with nonzero in_proj_bias and out_proj.bias: read into the affine model, the
+    forward pass equal to the module's (softmax, with and without a causal mask), and lightning the same weights."""
+    torch.manual_seed(3)
+    m = torch.nn.MultiheadAttention(E, H, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        m.in_proj_bias.normal_()
+        m.out_proj.bias.normal_()
+    X = _inputs(torch)
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+    for causal in (False, True):
+        net = Network.from_torch(m, tokens=T, causal=causal)
+        assert net.architecture.bias == "qkvo" and net.architecture.normalized
+        with torch.no_grad():
+            y, _ = m(X, X, X, need_weights=False, attn_mask=mask if causal else None)
+        # float64 sums in another order: equal to rounding (1e-15; a wrong bias moves outputs by order one)
+        assert np.allclose(net.forward(X.numpy()), y.numpy(), rtol=1e-10, atol=1e-12)
+    assert (
+        Network.from_torch(m, tokens=T, normalized=False).architecture.parameter_count
+        == H * (2 * DH * E + E * E + 2 * DH + E) + E
+    )
