@@ -43,6 +43,8 @@ def cmd_point(args: argparse.Namespace) -> int:
         names = _read_names(args.names)
     if args.per_head:  # every head from its factors, at any size: no Jacobian, no rational converted
         return _per_head(args, names, normalized, plot)
+    if args.csv is not None:
+        raise InvalidArgumentError(f"--csv {args.csv}: the per-head table's; give --per-head too")
     net = Network.load(
         args.weights,
         tokens=args.tokens,
@@ -80,9 +82,18 @@ def cmd_point(args: argparse.Namespace) -> int:
 def _per_head(args: argparse.Namespace, names: dict[str, str] | None, normalized: bool | None, plot: Any) -> int:
     """``point --per-head``: the per-head table (:mod:`ag_attention._point.heads`), and its heads x layers figure."""
     table = load_head_table(
-        args.weights, heads=args.heads, names=names, normalized=normalized, rtol=args.rtol, biases=not args.no_biases
+        args.weights,
+        heads=args.heads,
+        names=names,
+        normalized=normalized,
+        rtol=args.rtol,
+        biases=not args.no_biases,
+        gap_rtol=args.gap_rtol,
     )
     emit(args, table, allow_nan=False)
+    if args.csv is not None:
+        written = table.write_csv(args.csv)
+        print(f"ag-attention: the per-head table ({len(table.heads)} rows) written to {written}", file=sys.stderr)
     return 0 if plot is None else _plot_after(lambda: table.plot(plot), plot, "table", "heads x layers figure")
 
 
@@ -141,6 +152,19 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--causal", action="store_true", help="a causal mask")
     p.add_argument("--skip", action="store_true", help="skip connections")
+    p.add_argument(
+        "--csv",
+        default=None,
+        metavar="FILE",
+        help="with --per-head: also write the per-head table as CSV, one row per head (written atomically)",
+    )
+    p.add_argument(
+        "--gap-rtol",
+        type=positive_float("--gap-rtol"),
+        default=1e-6,
+        help="with --per-head: two singular values whose relative gap is at most this are near-equal (their "
+        "singular vectors not identifiable at that precision; default 1e-6: random heads have none)",
+    )
     p.add_argument(
         "--no-biases",
         action="store_true",

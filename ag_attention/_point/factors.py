@@ -20,6 +20,7 @@ __all__ = [
     "product_rank",
     "product_singular_values",
     "near_equal_blocks",
+    "GAP_RTOL",
 ]
 
 #: the prime of the modular ranks: below 2^21, so a product of centred residues with an inner dimension up to
@@ -108,16 +109,26 @@ def product_singular_values(L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, f
     return s, 4 * k * _EPS * float(nl) * float(nr)
 
 
-def near_equal_blocks(s: np.ndarray, rtol: float) -> tuple[tuple[int, int], ...]:
+#: two singular values closer than this, relative to the larger, are *near-equal* (``gap_rtol``, ``--gap-rtol``)
+GAP_RTOL = 1e-6
+
+
+def near_equal_blocks(
+    s: np.ndarray, rtol: float, gap_rtol: float = GAP_RTOL, error: float = 0.0
+) -> tuple[tuple[int, int], ...]:
     """``(first index, size)`` of each run of two or more consecutive singular values above ``rtol`` times the
-    largest that differ by at most ``rtol`` times the largest (a basis of those directions is not identifiable)."""
+    largest (the numerical rank's) whose relative gap ``(s_i - s_{i+1}) / s_i`` is at most ``gap_rtol`` (or whose
+    gap is within the float64 error bound ``error``): equal to that precision, so a relative perturbation of the
+    head of size ``gap_rtol`` can turn the singular vectors of the run into any basis of their span (Wedin): they
+    are not identifiable there. A random head passes: the smallest relative gap of 144 Gaussian heads of 64 values
+    is 1.9e-4 in the first percentile, and level repulsion makes a gap of 1e-6 about 1e-7 likely per head."""
     if s.size == 0 or not s[0] > 0:
         return ()
     top = float(s[0])
     kept = s[s > rtol * top]
     blocks, start = [], 0
     for i in range(1, kept.size + 1):
-        if i == kept.size or kept[i - 1] - kept[i] > rtol * top:
+        if i == kept.size or kept[i - 1] - kept[i] > max(gap_rtol * kept[i - 1], 2 * error):
             if i - start >= 2:
                 blocks.append((start, i - start))
             start = i

@@ -32,7 +32,9 @@ symmetry tangents: what decides a dead or rank-deficient head in ``point``'s rep
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import math
 import os
 import re
@@ -47,10 +49,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .._errors import InvalidArgumentError
+from .._files import atomic_write
 from .._numeric import check_rtol, numerical_rank
-from .._results import ResultMixin
+from .._results import ResultMixin, to_frame
 from .checkpoints import read_config, recognize, trained_softmax, translate
-from .factors import PRIME, near_equal_blocks, product_rank, product_singular_values, residues
+from .factors import GAP_RTOL, PRIME, near_equal_blocks, product_rank, product_singular_values, residues
 from .files import tensor_to_numpy
 from .grouped import GroupedLayer
 from .kernel import head_kernel, softmax_head_bound, with_head_kernel
@@ -174,10 +177,38 @@ class HeadAtPoint:
             return d * (2 * a - 1) - a * (a - 1) + dd - (0 if self.normalized else 1)
         return self.generic
 
+    @property
+    def name(self) -> str:
+        """``layer.head`` numbered from 0, as Hugging Face and TransformerLens number them (``0.3``)."""
+        return f"{self.layer - 1}.{self.head - 1}"
+
+    def row(self) -> dict[str, Any]:
+        """One row of the per-head table (:meth:`HeadsTable.rows`, ``--csv``): flat values, numbered from 0."""
+        out: dict[str, Any] = {"layer": self.layer - 1, "head": self.head - 1, "head_size": self.size}
+        for name, f in (("A", self.A), ("V", self.V), ("affine_A", self.affine_A), ("affine_V", self.affine_V)):
+            out[f"rank_{name}"] = None if f is None else f.rank
+            out[f"bound_{name}"] = None if f is None else f.bound
+            out[f"numerical_rank_{name}"] = None if f is None else f.numerical_rank
+            out[f"largest_{name}"] = None if f is None or not f.singular_values else f.singular_values[0]
+            out[f"smallest_{name}"] = None if f is None or not f.singular_values else f.singular_values[-1]
+            out[f"to_lower_rank_{name}"] = None if f is None else f.to_lower
+            out[f"near_equal_{name}"] = None if f is None else len(f.blocks)
+        out.update(
+            live_pairs=None if self.pairs is None else self.pairs[0],
+            pairs=None if self.pairs is None else self.pairs[1],
+            still_rank=self.still_rank,
+            scale=self.scale,
+            dead=self.dead or None,
+            near_dead=self.near_dead,
+            critical=self.critical,
+            reason=self.reason,
+        )
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
-            "layer": self.layer,
-            "head": self.head,
+            "layer": self.layer - 1,
+            "head": self.head - 1,
             "head_size": self.size,
             "A": self.A.to_dict(),
             "V": self.V.to_dict(),
@@ -193,7 +224,7 @@ class HeadAtPoint:
         }
 
 
-def _factor(L: np.ndarray, R: np.ndarray, rtol: float, p: int) -> FactorAtPoint:
+def _factor(L: np.ndarray, R: np.ndarray, rtol: float, p: int, gap_rtol: float = GAP_RTOL) -> FactorAtPoint:
     rank, bound, method = product_rank(L, R, p)
     s, err = product_singular_values(L, R)
     s = s[:bound]
@@ -205,7 +236,7 @@ def _factor(L: np.ndarray, R: np.ndarray, rtol: float, p: int) -> FactorAtPoint:
         err,
         numerical_rank(s, rtol),
         _tails(s),
-        near_equal_blocks(s, rtol),
+        near_equal_blocks(s, rtol, gap_rtol, err),
     )
 
 
@@ -263,7 +294,9 @@ def _variant_verdict(
     return False, "its ranks do not drop: not decided by them (the layer's local rank decides)", ""
 
 
-def _verdict(A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normalized: bool) -> tuple[bool, str]:
+def _verdict(
+    A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normalized: bool, factored_values: bool = False
+) -> tuple[bool, str]:
     """Critical of the head's own parametrization, from its exact ranks (module docstring), with the kernel
     directions beyond the symmetries; or why its ranks do not decide it."""
     if V.zero:
@@ -277,6 +310,11 @@ def _verdict(A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normaliz
         return True, (
             f"rank A_h = {A.rank} < d_h = {size}: W_q,h or W_k,h has rank < {size}, and (dQ, dK) -> "
             f"dQ^T K + Q^T dK loses rank: kernel directions beyond GL_{size}"
+        )
+    if factored_values and V.rank < size == V.bound:
+        return True, (
+            f"rank V_h = {V.rank} < d_h = {size}: W_O,h or W_v,h has rank < {size}, and (dW_O, dW_v) -> "
+            f"dW_O W_v + W_O dW_v loses rank: kernel directions beyond GL_{size} (the checkpoint's factors)"
         )
     return False, "its ranks do not drop: not decided by them (the layer's local rank decides)"
 
@@ -311,15 +349,15 @@ def _extra(layer: GroupedLayer, h: int, Q: np.ndarray, K: np.ndarray, W_O: np.nd
 
 
 def _layer(
-    layer: GroupedLayer, normalized: bool, rtol: float, p: int
+    layer: GroupedLayer, normalized: bool, rtol: float, p: int, gap_rtol: float = GAP_RTOL
 ) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int, _Extra]]:
     """Each head of one layer: ``(index, d_h, d, A_h, V_h, output scale, d', affine and rotary extras)``."""
     found = []
     for h, (Q, W_O) in enumerate(zip(layer.Q, layer.W_O)):
         g = h // layer.group
         K, W_v = layer.K[g], layer.W_v[g]
-        A = _factor(Q.T, K, rtol, p)
-        V = _factor(W_O, W_v, rtol, p)
+        A = _factor(Q.T, K, rtol, p, gap_rtol)
+        V = _factor(W_O, W_v, rtol, p, gap_rtol)
         x = _extra(layer, h, Q, K, W_O, W_v, rtol, p)
         sa, sv = (x.affine_A or A).norm, (x.affine_V or V).norm
         found.append((h, Q.shape[0], Q.shape[1], A, V, sv if normalized else sa * sv, W_O.shape[0], x))
@@ -327,21 +365,33 @@ def _layer(
 
 
 def head_table(
-    layers: Sequence[GroupedLayer], *, normalized: bool, rtol: float = 1e-3, model: str = "", p: int = PRIME
+    layers: Sequence[GroupedLayer],
+    *,
+    normalized: bool,
+    rtol: float = 1e-3,
+    model: str = "",
+    p: int = PRIME,
+    gap_rtol: float = GAP_RTOL,
+    notes: Sequence[str] = (),
+    factored_values: bool = True,
 ) -> HeadsTable:
     """The table of every head of ``layers`` (each in its factors: :class:`~ag_attention._point.grouped.GroupedLayer`,
-    float or exact arrays) at ``rtol`` (module docstring); ``normalized``: softmax (``A_h = 0`` is then not dead)."""
+    float or exact arrays) at ``rtol`` (module docstring); ``normalized``: softmax (``A_h = 0`` is then not dead);
+    ``gap_rtol``: the relative gap below which two singular values are near-equal (:func:`near_equal_blocks`);
+    ``notes``: what the reading said (ignored tensors, biases, positions), kept with the table;
+    ``factored_values``: ``V_h = W_O,h W_v,h`` is the checkpoint's own parametrization, so a rank of ``V_h`` below
+    ``d_h`` is decided critical like ``A_h``'s (False where the model analyses ``V_h`` free: ``point``'s report)."""
     rtol = check_rtol(rtol)
     t0 = time.perf_counter()
     heads: list[HeadAtPoint] = []
     with threadpool_limits(limits=1, user_api="blas"):  # d_h-sized products: BLAS threads only cost (10x beside a
-        found_layers = [_layer(layer, normalized, rtol, p) for layer in layers]  # busy core: 44 s against 4 s)
+        found_layers = [_layer(layer, normalized, rtol, p, gap_rtol) for layer in layers]  # busy core: 44 s, 4 s)
     for l, found in enumerate(found_layers):
         top = max((f[5] for f in found), default=0.0)
         for h, size, width, A, V, scale, outputs, x in found:
             rel = scale / top if top > 0 else 0.0
             if x == _Extra():
-                critical, reason = _verdict(A, V, size, width, normalized)
+                critical, reason = _verdict(A, V, size, width, normalized, factored_values)
                 dead = "V_h = 0" if V.zero else "A_h = 0" if A.zero and not normalized else ""
             else:
                 critical, reason, dead = _variant_verdict(A, V, x, size, normalized)
@@ -366,7 +416,57 @@ def head_table(
                     x.still_rank,
                 )
             )
-    return HeadsTable(tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model)
+    twins = _twins(layers, p)
+    return HeadsTable(
+        tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model, tuple(notes), gap_rtol, twins
+    )
+
+
+#: random probes of the heads' functions compared by :func:`_twins`
+TWIN_PROBES = 4
+
+
+def _twins(layers: Sequence[GroupedLayer], p: int) -> tuple[tuple[int, int, int, str], ...]:
+    """Pairs of heads of one layer with proportional functions, ``(layer, head, head, "identical" or
+    "proportional")`` (1-based): the head's function is ``sum_j (x~_i^T A~ x~_j) V~ x~_j``, determined by the
+    quadratic forms ``(A~ z)(V~ z)^T``, whose values ``(alpha^T A~ z)(beta^T V~ z)`` at :data:`TWIN_PROBES` random
+    points mod ``p`` (exact residues of the stored values) are compared: proportional at every probe means
+    proportional functions except with probability at most ``4 / p`` per pair (Schwartz-Zippel; probabilistic).
+    Heads with rotary positions are compared at offset 0 only, so they are left out."""
+    out: list[tuple[int, int, int, str]] = []
+    rng = np.random.default_rng([p, 0x7457])
+    for l, ly in enumerate(layers):
+        if ly.rotary is not None or len(ly.Q) < 2:
+            continue
+        d = ly.Q[0].shape[1] + (1 if (ly.bQ or ly.bK or ly.bV) else 0)
+        e = ly.W_O[0].shape[0]
+        probes = [
+            tuple(rng.integers(0, p, n).astype(object) for n in (d, e, d)) for _ in range(TWIN_PROBES)
+        ]  # (alpha, beta, z): the forms' value (alpha^T A~ z)(beta^T V~ z)
+        biased = d > ly.Q[0].shape[1]
+        values = []
+        for h in range(len(ly.Q)):
+            g = h // ly.group
+            Qt = _with_bias(ly.Q[h], ly.bQ[h] if ly.bQ else None) if biased else ly.Q[h]
+            Kt = _with_bias(ly.K[g], ly.bK[g] if ly.bK else None) if biased else ly.K[g]
+            Wv = _with_bias(ly.W_v[g], ly.bV[g] if ly.bV else None) if biased else ly.W_v[g]
+            Qp, Kp, Op, Vp = (residues(np.asarray(M), p).astype(object) for M in (Qt, Kt, ly.W_O[h], Wv))
+            row = []
+            for alpha, beta, z in probes:
+                score = (Qp.dot(alpha) % p).dot(Kp.dot(z) % p) % p  # (Q~ alpha) . (K~ z) = alpha^T A~ z
+                value = beta.dot(Op.dot(Vp.dot(z) % p) % p) % p  # beta^T W_O W~_v z
+                row.append(int(score) * int(value) % p)
+            values.append(row)
+        for h in range(len(values)):
+            for k in range(h + 1, len(values)):
+                a, b = values[h], values[k]
+                if not any(a) and not any(b):
+                    continue  # two dead heads: said as dead
+                if all(x == y for x, y in zip(a, b)):
+                    out.append((l + 1, h + 1, k + 1, "identical"))
+                elif all((x * b[0] - y * a[0]) % p == 0 for x, y in zip(a, b)) and a[0] and b[0]:
+                    out.append((l + 1, h + 1, k + 1, "proportional"))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -380,6 +480,9 @@ class HeadsTable(ResultMixin):
     prime: int
     seconds: float
     model: str = ""
+    notes: tuple[str, ...] = ()  # what the reading said: ignored tensors, biases, positions, grouped-query heads
+    gap_rtol: float = GAP_RTOL
+    twins: tuple[tuple[int, int, int, str], ...] = ()  # (layer, head, head, kind), 1-based: proportional functions
 
     def dead(self) -> list[HeadAtPoint]:
         return [h for h in self.heads if h.dead]
@@ -414,10 +517,14 @@ class HeadsTable(ResultMixin):
             "prime": self.prime,
             "layers": self.layers,
             "heads": [h.to_dict() for h in self.heads],
-            "dead": [[h.layer, h.head] for h in self.dead()],
-            "critical": [[h.layer, h.head] for h in self.critical()],
+            "numbering": "layer.head from 0 (Hugging Face, TransformerLens)",
+            "gap_rtol": self.gap_rtol,
+            "notes": list(self.notes),
+            "dead": [[h.layer - 1, h.head - 1] for h in self.dead()],
+            "critical": [[h.layer - 1, h.head - 1] for h in self.critical()],
+            "twins": [{"layer": l - 1, "heads": [a - 1, b - 1], "kind": k} for l, a, b, k in self.twins],
             "layers_bounds": [
-                {"layer": l, "local_rank_upper": u, "heads_count": c, "critical_heads": k}
+                {"layer": l - 1, "local_rank_upper": u, "heads_count": c, "critical_heads": [h - 1 for h in k]}
                 for l, u, c, k in self.layer_bounds()
             ],
             "seconds": round(self.seconds, 3),
@@ -445,9 +552,41 @@ class HeadsTable(ResultMixin):
                 extra += f"; frequency pairs live {h.pairs[0]}/{h.pairs[1]}"
                 extra += "" if h.still_rank is None else f", still block rank {h.still_rank}"
             out.append(
-                f"  head {h.layer}.{h.head:<9} rank A {a.rank}/{a.bound}, V {v.rank}/{v.bound}{extra}; "
+                f"  head {h.name:<9} rank A {a.rank}/{a.bound} (numerical {a.numerical_rank}), V {v.rank}/{v.bound} "
+                f"(numerical {v.numerical_rank}){extra}; "
                 f"s_A {_range(a)}, s_V {_range(v)}; to rank-1 lower A {_dist(a)}, V {_dist(v)}; "
                 f"scale {h.scale:.3g}" + (f"; near-equal {'; '.join(blocks)}" if blocks else "") + flag
+            )
+        return out
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat dictionary per head (:meth:`HeadAtPoint.row`): the table as ``--csv`` writes it."""
+        return [h.row() for h in self.heads]
+
+    def to_frame(self) -> Any:
+        """The per-head table as a :class:`pandas.DataFrame`, one row per head (pandas: ``ag-attention[frames]``)."""
+        return to_frame(self.rows())
+
+    def write_csv(self, path: str | os.PathLike[str]) -> Path:
+        """The per-head table as CSV (:meth:`rows`), written atomically (never through a link someone planted)."""
+        rows = self.rows()
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["layer", "head"])
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        target = Path(path)
+        atomic_write(target, buffer.getvalue())
+        return target
+
+    def twin_lines(self) -> list[str]:
+        out = []
+        for l, a, b, kind in self.twins:
+            out.append(
+                f"  heads {l - 1}.{a - 1}, {l - 1}.{b - 1}  {kind} functions (probabilistic: {TWIN_PROBES} random "
+                f"probes mod {self.prime} agree): the layer is a point of the model with one head fewer, and moving "
+                "the two against each other is a kernel direction of its parametrization (critical wherever the "
+                "layer's dimension exceeds that model's)"
             )
         return out
 
@@ -456,14 +595,19 @@ class HeadsTable(ResultMixin):
         head = (
             f"Heads at the point: {n} heads in {self.layers} layer{'s' if self.layers > 1 else ''}"
             + (f", {self.model}" if self.model else "")
-            + f"; rtol {self.rtol:g}"
+            + f"; rtol {self.rtol:g}, near-equal below a relative gap of {self.gap_rtol:g}; heads numbered "
+            "layer.head from 0 (as Hugging Face and TransformerLens)"
         )
         summary = (
             f"  ranks            exact over QQ at the floats' binary values (GF({self.prime}) where full, "
-            f"FLINT otherwise); singular values float64; {len(self.dead())} dead, "
-            f"{sum(h.near_dead for h in self.heads)} near-dead, {len(self.critical())} critical by their ranks"
+            f"FLINT otherwise), beside the numerical rank at rtol; singular values float64; {len(self.dead())} dead, "
+            f"{sum(h.near_dead for h in self.heads)} near-dead, {len(self.critical())} critical by their ranks, "
+            f"{len(self.twins)} pair(s) of proportional heads"
         )
-        return "\n".join([head, summary, *self.lines(), *self.layer_lines(), f"  {self.seconds:.2f} s"])
+        notes = [f"  note             {n}" for n in self.notes]
+        return "\n".join(
+            [head, summary, *self.lines(), *self.twin_lines(), *self.layer_lines(), *notes, f"  {self.seconds:.2f} s"]
+        )
 
     def layer_bounds(self) -> list[tuple[int, int, int, list[int]]]:
         """Per layer ``(layer, upper bound on its local rank, H dim M_1, critical heads)``: the local rank is at
@@ -550,6 +694,7 @@ def load_head_table(
     normalized: bool | None = None,
     rtol: float = 1e-3,
     biases: bool = True,
+    gap_rtol: float = GAP_RTOL,
 ) -> HeadsTable:
     """The per-head table of a weights file at any size (``point --per-head``): read as ``point`` reads it (the
     layouts of :mod:`.checkpoints`, the heads from the file, its ``config.json`` or ``heads=``), the factors kept
@@ -567,6 +712,8 @@ def load_head_table(
             normalized=softmax,
             rtol=rtol,
             model=f"{'softmax' if softmax else 'lightning'} attention, package names",
+            gap_rtol=gap_rtol,
+            factored_values=False,
         )
     stored = int(metadata["heads"]) if str(metadata.get("heads", "")).isdigit() else None
     if heads is not None and stored is not None and heads != stored:
@@ -581,7 +728,7 @@ def load_head_table(
         f"{'softmax (normalized)' if softmax else 'lightning'} attention, read as {tr.layout}, "
         f"{H} head{'s' if H > 1 else ''}"
     )
-    return head_table(tr.factors, normalized=softmax, rtol=rtol, model=model)
+    return head_table(tr.factors, normalized=softmax, rtol=rtol, model=model, gap_rtol=gap_rtol, notes=tr.notes)
 
 
 def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable | None:
@@ -611,7 +758,8 @@ def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable | None:
             )
     try:
         with np.errstate(all="ignore"):
-            table = head_table(layers, normalized=arch.normalized, rtol=rtol, model=net.model)
+            # the report's model analyses V_h free: a rank of V_h below d_h is no defect there
+            table = head_table(layers, normalized=arch.normalized, rtol=rtol, model=net.model, factored_values=False)
     except (OverflowError, np.linalg.LinAlgError):  # weights past float64's range (trust.py says so)
         return None
     values = [x for h in table.heads for f in (h.A, h.V) for x in f.singular_values]

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .heads import HeadsTable
     from .report import PointGeometry
 
-__all__ = ["FORMATS", "check_plot_path", "plot_point", "plot_heads"]
+__all__ = ["FORMATS", "check_plot_path", "plot_point", "plot_heads", "effective_rank"]
 
 FORMATS = ("png", "pdf", "svg")
 
@@ -114,10 +114,24 @@ def plot_point(g: PointGeometry, path: str | os.PathLike[str]) -> Path:
     return target
 
 
+def effective_rank(values: Any) -> float:
+    """``exp`` of the entropy of the normalized singular values (Roy and Vetterli): 1 for a rank-one matrix, ``r``
+    for ``r`` equal values, 0 for a zero matrix; a continuous measure of how many directions a head uses."""
+    s = np.asarray(values, dtype=np.float64)
+    s = s[s > 0]
+    if s.size == 0:
+        return 0.0
+    p = s / s.sum()
+    return float(np.exp(-(p * np.log(p)).sum()))
+
+
 def plot_heads(table: HeadsTable, path: str | os.PathLike[str]) -> Path:
-    """The heads x layers figure of a per-head table (``point --per-head --plot FILE``): each head's output scale
-    relative to its layer's largest (log colour scale), dead heads marked ``x``, heads critical by their ranks
-    ``o``, near-dead ``.``."""
+    """The heads x layers figure of a per-head table (``point --per-head --plot FILE``), two panels that carry
+    information at any initialisation: the effective rank of each head's ``A_h`` relative to its size (how many of
+    its ``d_h`` directions the scores use; random heads spread over it, trained ones concentrate) and its output
+    scale relative to its layer's largest, both on log colour scales. Dead heads are marked ``x``, heads critical by
+    their ranks ``o``, near-dead ``.``, heads with proportional functions ``+``; heads and layers are numbered from 0
+    (as Hugging Face and TransformerLens)."""
     target = check_plot_path(path)
     try:
         import matplotlib
@@ -127,25 +141,56 @@ def plot_heads(table: HeadsTable, path: str | os.PathLike[str]) -> Path:
     import matplotlib.pyplot as plt
     from matplotlib.colors import LogNorm
 
-    grid = table.grid("scale")
-    shown = np.where(grid > 0, grid, np.nan)
-    low = float(np.nanmin(shown)) if np.any(np.isfinite(shown)) else table.rtol
-    fig, ax = plt.subplots(figsize=(1.2 + 0.45 * grid.shape[1], 1.0 + 0.35 * grid.shape[0]))
-    im = ax.imshow(
-        shown, origin="lower", aspect="auto", cmap="viridis", norm=LogNorm(vmin=min(low, table.rtol), vmax=1.0)
-    )
+    scale = table.grid("scale")
+    ranks = np.full(scale.shape, np.nan)
     for h in table.heads:
-        mark = "x" if h.dead else "o" if h.critical else "." if h.near_dead else ""
-        if mark:
-            ax.plot(h.layer - 1, h.head - 1, mark, color="C3", ms=8, mfc="none")
-    ax.set_xticks(range(grid.shape[1]), [str(i + 1) for i in range(grid.shape[1])])
-    ax.set_yticks(range(grid.shape[0]), [str(i + 1) for i in range(grid.shape[0])])
-    ax.set_xlabel("layer")
-    ax.set_ylabel("head")
-    ax.set_title(f"output scale per head (x dead, o critical by its ranks, . below rtol {table.rtol:g})", fontsize=8)
-    fig.colorbar(im, ax=ax, label="scale / layer's largest")
+        f = h.affine_A if h.affine_A is not None else h.A
+        ranks[h.head - 1, h.layer - 1] = effective_rank(f.singular_values) / max(1, f.bound)
+    twins = {(l, x) for l, a, b, _ in table.twins for x in (a, b)}
+    rows, cols = scale.shape
+    fig, axes = plt.subplots(1, 2, figsize=(2.5 + 0.9 * cols, 1.8 + 0.32 * rows), squeeze=False)
+    panels = (
+        (axes[0][0], ranks, "effective rank of A_h / d_h", "viridis"),
+        (axes[0][1], scale, "output scale / layer's largest", "magma"),
+    )
+    for ax, grid, title, cmap in panels:
+        shown = np.where(grid > 0, grid, np.nan)
+        finite = shown[np.isfinite(shown)]
+        # the colours span the values shown (at random initialisation they differ by a few percent, and those
+        # differences are the information): a log scale from the smallest to the largest
+        low = float(finite.min()) if finite.size else table.rtol
+        high = max(float(finite.max()) if finite.size else 1.0, low * 1.001)
+        im = ax.imshow(shown, origin="lower", aspect="auto", cmap=cmap, norm=LogNorm(vmin=low, vmax=high))
+        for h in table.heads:
+            mark = (
+                "x"
+                if h.dead
+                else "o"
+                if h.critical
+                else "."
+                if h.near_dead
+                else "+"
+                if (h.layer, h.head) in twins
+                else ""
+            )
+            if mark:
+                ax.plot(h.layer - 1, h.head - 1, mark, color="red", ms=9, mew=2, mfc="none")
+        step = max(1, cols // 12)
+        ax.set_xticks(range(0, cols, step), [str(i) for i in range(0, cols, step)], fontsize=10)
+        step = max(1, rows // 16)
+        ax.set_yticks(range(0, rows, step), [str(i) for i in range(0, rows, step)], fontsize=10)
+        ax.set_xlabel("layer (from 0)", fontsize=11)
+        ax.set_ylabel("head (from 0)", fontsize=11)
+        ax.set_title(title + " (log scale)", fontsize=12)
+        bar = fig.colorbar(im, ax=ax)
+        bar.ax.tick_params(labelsize=9)
+    fig.suptitle(
+        f"{len(table.heads)} heads: x dead, o critical by its ranks, . below rtol {table.rtol:g}, + proportional "
+        "to another head",
+        fontsize=11,
+    )
     fig.tight_layout()
     with atomic_open(target, "wb") as fh:
-        fig.savefig(fh, format=target.suffix.lower().lstrip("."))
+        fig.savefig(fh, format=target.suffix.lower().lstrip("."), dpi=120)
     plt.close(fig)
     return target

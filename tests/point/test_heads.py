@@ -46,7 +46,8 @@ def test_a_planted_dead_head_and_a_planted_rank_one_head_are_found_and_decided(t
     healthy = [h for h in table.heads if not h.critical]
     assert all(h.A.rank == D and h.V.rank == D and "GF(" in h.A.method for h in healthy)
     text = str(table)
-    assert "1 dead, 0 near-dead, 2 critical by their ranks" in text and "head 1.2" in text
+    assert "1 dead, 0 near-dead, 2 critical by their ranks" in text and "head 0.1 " in text and "head 1.2 " in text
+    assert "heads numbered layer.head from 0" in text and "(numerical 0)" in text
     assert table.grid("critical")[1, 0] == 1 and table.grid("rank_A")[2, 1] == 1
     # the layers' proven bounds: a dead head moves only through V (d d' = 64), a rank-one A loses d - 1 + ... = 6
     count = H * (D * (2 * E - D) + E * E)  # softmax: Theorem 3.9's one-head dimension, H times
@@ -110,8 +111,81 @@ def test_point_per_head_on_the_command_line(tmp_path):
     r = run_cli("point", str(path), "--per-head", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
-    assert d["dead"] == [[2, 1]] and d["normalized"] and len(d["heads"]) == 2 * H
+    assert d["dead"] == [[1, 0]] and d["normalized"] and len(d["heads"]) == 2 * H  # from 0, as planted
     r = run_cli("point", str(path), "--per-head", "--as", "lightning", "--plot", str(tmp_path / "heads.png"))
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("Heads at the point: 8 heads in 2 layers, lightning attention")
     assert (tmp_path / "heads.png").stat().st_size > 0 and "heads x layers figure written" in r.stderr
+
+
+def test_a_rank_deficient_v_is_critical_in_the_checkpoint_s_own_factors(tmp_path):
+    """V_h = W_O,h W_v,h of rank 1 < d_h: (dW_O, dW_v) -> dW_O W_v + W_O dW_v loses rank, as a rank-deficient A_h's
+    factors do: decided critical in the per-head table (the checkpoint's parametrization); the full report analyses
+    V_h free, where it is no defect, and does not say it."""
+    from ag_attention import Network, point_geometry
+    from ag_attention._point.weights import read_weights_file
+
+    path = _gpt2(tmp_path, layers=1)
+    arrays, meta = read_weights_file(path)
+    tensors = {k: ("F32", np.array(v, dtype="<f4")) for k, v in arrays.items()}
+    tensors["h.0.attn.c_attn.weight"][1][:, 2 * E + 2 * D + 1 : 2 * E + 3 * D] = 0  # W_v of head 2: one row left
+    write_safetensors(path, tensors, metadata=meta)
+    table = load_head_table(path)
+    h = table.heads[2]
+    assert h.V.rank == 1 and h.critical and "rank V_h = 1 < d_h = 2" in h.reason and "head 0.2 " in str(table)
+    report = point_geometry(Network.load(path, tokens=2, normalized=False))
+    assert report.heads is not None and not report.heads.heads[2].critical
+
+
+def test_identical_and_proportional_heads_are_flagged_and_random_ones_are_not():
+    rng = generator(8)
+    layer = _layers(rng)
+    assert head_table([layer], normalized=False).twins == ()
+    Q, W_O, K, W_v = (list(f) for f in (layer.Q, layer.W_O, layer.K, layer.W_v))
+    Q[3], K[3], W_O[3], W_v[3] = Q[0], K[0], W_O[0], W_v[0]  # head 3 = head 0
+    Q[2], K[2], W_O[2], W_v[2] = 2 * Q[1], K[1], 4 * W_O[1], W_v[1]  # head 2 = 8 head 1 (powers of two: exact)
+    table = head_table([GroupedLayer(tuple(Q), tuple(W_O), tuple(K), tuple(W_v))], normalized=False)
+    assert table.twins == ((1, 1, 4, "identical"), (1, 2, 3, "proportional"))
+    text = str(table)
+    assert "heads 0.0, 0.3  identical functions (probabilistic" in text and "heads 0.1, 0.2  proportional" in text
+    assert table.to_dict()["twins"] == [
+        {"layer": 0, "heads": [0, 3], "kind": "identical"},
+        {"layer": 0, "heads": [1, 2], "kind": "proportional"},
+    ]
+    # a GL(d_h) change of a head's factors is the same function: still flagged
+    G = rng.standard_normal((D, D))
+    Q[3], K[3] = G @ Q[0], np.linalg.solve(G.T, K[0])
+    assert head_table([GroupedLayer(tuple(Q), tuple(W_O), tuple(K), tuple(W_v))], normalized=False).twins[0][3] in (
+        "identical",
+        "proportional",
+    )
+
+
+def test_the_table_as_csv_and_frame(tmp_path):
+    pd = pytest.importorskip("pandas")
+    path = _gpt2(tmp_path, dead=[(1, 0)])
+    r = run_cli("point", str(path), "--per-head", "--csv", str(tmp_path / "heads.csv"))
+    assert r.returncode == 0 and "written to" in r.stderr
+    frame = pd.read_csv(tmp_path / "heads.csv")
+    assert len(frame) == 2 * H and list(frame["layer"]) == [0] * H + [1] * H and list(frame["head"][:H]) == [0, 1, 2, 3]
+    assert frame.loc[(frame["layer"] == 1) & (frame["head"] == 0), "dead"].item() == "V_h = 0"
+    table = load_head_table(path)
+    assert table.to_frame().shape == (2 * H, len(table.rows()[0]))
+    bad = run_cli("point", str(path), "--csv", str(tmp_path / "x.csv"))
+    assert bad.returncode == 2 and "--per-head" in bad.stderr
+
+
+def test_the_reading_s_notes_come_with_the_per_head_table(tmp_path):
+    """Ignored tensors, zero biases, and the rotary caveat of q_proj names without a config.json are said in the
+    per-head table too (they were only in the full report)."""
+    rng = generator(2)
+    tensors = {
+        f"model.layers.0.self_attn.{r}_proj.weight": ("F32", rng.standard_normal((E, E)).astype("<f4")) for r in "qkvo"
+    }
+    tensors["model.embed_tokens.weight"] = ("F32", np.ones((5, E), "<f4"))
+    path = tmp_path / "llama.safetensors"
+    write_safetensors(path, tensors, metadata={"heads": str(H)})
+    table = load_head_table(path)
+    text = str(table)
+    assert "model.embed_tokens.weight" in text and "rotary position embeddings" in text
+    assert any("rotary" in n for n in table.to_dict()["notes"])
