@@ -43,4 +43,12 @@ common=(--universal --python-version 3.10 --generate-hashes --no-header --quiet 
   --quiet "${upgrade[@]}" -o requirements/torch-deps.txt
 "$uv" pip compile requirements/torch-aarch64.in --python-version 3.11 --python-platform aarch64-manylinux_2_28 \
   --generate-hashes --no-header --quiet "${upgrade[@]}" -o requirements/torch-aarch64.txt
+# Hugging Face transformers for the tests that build real checkpoints (requirements/transformers.in says why): the
+# lock's versions as constraints, none of them emitted again
+noemit=()
+for name in click colorama fsspec idna markdown-it-py mdurl numpy packaging pygments pyyaml safetensors tqdm \
+  typing-extensions filelock; do noemit+=(--no-emit-package "$name"); done
+"$uv" pip compile requirements/transformers.in --universal --python-version 3.11 --generate-hashes --no-header \
+  --quiet "${upgrade[@]}" -c requirements/lock.txt -c requirements/torch-deps.txt "${noemit[@]}" \
+  -o requirements/transformers.txt
 echo "[lock] requirements/lock.txt: $(grep -c '==' requirements/lock.txt) pins; requirements/msolve.txt: $(grep -c '==' requirements/msolve.txt); requirements/macaulay2.txt: $(grep -c '==' requirements/macaulay2.txt)"

@@ -133,6 +133,22 @@ def torch():
     return module
 
 
+@pytest.fixture(scope="session")
+def transformers(torch):
+    """Hugging Face transformers beside PyTorch (skipped if absent, unless AG_ATTENTION_REQUIRE_TORCH=1: then a
+    failure; scripts/setup-torch.sh installs it from requirements/transformers.txt), importing with no hub."""
+    import os
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        import transformers as module
+    except ImportError as exc:
+        if _require("AG_ATTENTION_REQUIRE_TORCH"):
+            pytest.fail(f"transformers required beside PyTorch but it does not import: {exc}")
+        pytest.skip(f"no transformers here ({exc}; scripts/setup-torch.sh installs it)")
+    return module
+
+
 @pytest.fixture(scope="module")
 def msolve():
     from ag_attention._algebra.msolve import msolve_available
