@@ -255,7 +255,7 @@ POSITIONS: dict[str, str] = {
 #: position encodings not modelled: name -> why, and what would make them work
 REFUSED_POSITIONS: dict[str, str] = {
     "alibi": "ALiBi adds m_h (j - i) to each score of head h: an additive position bias, not modelled (it is "
-    "polynomial: a constant term per relative position; a future model, or a model without it, --no-positions)",
+    "polynomial, a constant term per relative position: a future model); the weights without it are another model",
     "t5-relative": "T5's relative_attention_bias adds a learned bias b_h(bucket(j - i)) to each score: an additive "
     "position bias, not modelled (a future model); the weights without it are another model",
     "relative_key": "BERT's relative_key adds q_i^T E(j - i) to each score (distance_embedding): a learned "

@@ -3,7 +3,7 @@
 Seeded Gaussian float32 weights in GPT-2's layout (12 layers, ``attn.c_attn.weight`` ``768 x 2304`` and
 ``attn.c_proj.weight`` ``768 x 768``, 12 heads of 64, zero biases, the causal mask buffers and the MLP) are written
 to a ``.safetensors`` file with ``heads = 12`` in its metadata; then
-:func:`ag_attention._point.heads.load_head_table` (``ag-attention point --per-head``) reads it and computes every
+:func:`ag_attention._point.head_readers.load_head_table` (``ag-attention point --per-head``) reads it and computes every
 head's exact ranks, spectra, blocks and distances. ``--dead L.H`` zeroes head ``H``'s value rows in layer ``L``
 and ``--rank-one L.H`` keeps one query row of it: both must be found and decided.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ag_attention._point.heads import load_head_table
+from ag_attention._point.head_readers import load_head_table
 from ag_attention._point.safetensors import write_safetensors
 
 

@@ -57,6 +57,8 @@ NOT_A_MIRROR = {
     "odd input to any command, closed pipes",
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
     "tests/point/test_torch.py": "every checkpoint reader against the torch module it reads (with PyTorch installed)",
+    "tests/point/test_transformers.py": "every checkpoint reader against the model transformers saves with "
+    "save_pretrained and runs (configs, directories, shards, positions, masks; with transformers installed)",
     "tests/reproduce/test_icl_report.py": "reproduce icl's report read together with its JSON (icl.py and "
     "icl_dynamics.py at once)",
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from fractions import Fraction
 from typing import Any
 
 from .._argtypes import integer, positive_float, seconds
@@ -18,6 +19,7 @@ from .._point import (
     read_names_file,
 )
 from .._point import plot as point_plot  # looked up when used: tests replace plot_point
+from .._positions import Rotary
 from .common import ESTIMATE_FROM_PARAMETERS, EXIT_USAGE, add_output, emit
 
 __all__ = ["add_parsers", "cmd_point"]
@@ -50,6 +52,7 @@ def cmd_point(args: argparse.Namespace) -> int:
         tokens=args.tokens,
         rank=args.rank,
         causal=args.causal,
+        positions=_positions(args),
         skip=args.skip,
         normalized=normalized,
         temperature=args.temperature or 1.0,
@@ -79,6 +82,15 @@ def cmd_point(args: argparse.Namespace) -> int:
     return 0 if plot is None else _plot_after(lambda: point_plot.plot_point(g, plot), plot, "report", "spectrum plot")
 
 
+def _positions(args: argparse.Namespace) -> Rotary | None:
+    """The rotary positions ``--rope-theta`` (``--rotary-dims``) give, or None (the file's config decides)."""
+    if args.rope_theta is None:
+        if args.rotary_dims is not None:
+            raise InvalidArgumentError(f"--rotary-dims={args.rotary_dims}: only with --rope-theta")
+        return None
+    return Rotary(Fraction(args.rope_theta), args.rotary_dims)
+
+
 def _per_head(args: argparse.Namespace, names: dict[str, str] | None, normalized: bool | None, plot: Any) -> int:
     """``point --per-head``: the per-head table (:mod:`ag_attention._point.heads`), and its heads x layers figure."""
     table = load_head_table(
@@ -89,6 +101,7 @@ def _per_head(args: argparse.Namespace, names: dict[str, str] | None, normalized
         rtol=args.rtol,
         biases=not args.no_biases,
         gap_rtol=args.gap_rtol,
+        positions=_positions(args),
     )
     emit(args, table, allow_nan=False)
     if args.csv is not None:
@@ -150,7 +163,27 @@ def add_parsers(sub: Any) -> None:
         metavar="FILE",
         help="a JSON mapping of the file's tensor names to layers.<l>.<q|k|v|o> (a regular file of at most 1 MiB)",
     )
-    p.add_argument("--causal", action="store_true", help="a causal mask")
+    p.add_argument(
+        "--causal",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a causal mask (default: the model's own: a decoder's config or layout, e.g. GPT-2, LLaMA, is causal, an "
+        "encoder's is not; --no-causal drops it)",
+    )
+    p.add_argument(
+        "--rope-theta",
+        type=positive_float("--rope-theta"),
+        default=None,
+        metavar="BASE",
+        help="rotary positions with this base (rope_theta), for a file without its config.json (docs/math/rotary.md)",
+    )
+    p.add_argument(
+        "--rotary-dims",
+        type=integer("--rotary-dims"),
+        default=None,
+        metavar="D",
+        help="with --rope-theta: the first D coordinates of each head turn (partial rotary; default: all)",
+    )
     p.add_argument("--skip", action="store_true", help="skip connections")
     p.add_argument(
         "--csv",

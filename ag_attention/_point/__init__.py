@@ -13,7 +13,7 @@
 from . import plot  # a namespace other rooms use
 from .checkpoints import read_names_file
 from .estimate import estimate_point
-from .heads import load_head_table
+from .head_readers import load_head_table
 from .layouts import MODELS
 from .onelayer import certify
 from .report import LayerAtPoint, NumericalAtPoint, PointGeometry, point_geometry

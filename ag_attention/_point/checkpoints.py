@@ -36,9 +36,10 @@ output projection, a lightning (softmax removed) multi-head layer computes
 ``y_i = sum_h W_{O,h} W_{v,h} sum_j (x_i^T W_{q,h}^T W_{k,h} x_j) x_j / sqrt(d_h)``. So head ``h`` is the package's
 head with ``Q = W_{q,h}``, ``K = W_{k,h}`` (rank bound ``a = d_h``) and ``V = W_{O,h} W_{v,h}`` (``E x E``, the
 product taken exactly in rationals); no output projection is ``W_O = I`` (the heads' outputs concatenated). The
-score scale ``1/sqrt(d_h)`` is dropped: it multiplies the function by a constant, and the neuromanifold is a cone
-(every verdict at ``phi`` holds at ``c phi``; the forward pass of the mapped network is the checkpoint's times
-``sqrt(d_h)``). What the folding changes: the factored layer has ``V`` of rank at most ``d_h`` and the extra
+score scale ``1/sqrt(d_h)`` is dropped (lightning): it multiplies the attention part by a constant, the neuromanifold
+is a cone, and with an output bias the constant only scales the Jacobian's columns of the other weights, so every
+rank and verdict is the same (the forward pass of the mapped network is the checkpoint's with its attention part
+times ``sqrt(d_h)``, the output bias added as it is). What the folding changes: the factored layer has ``V`` of rank at most ``d_h`` and the extra
 symmetries ``(W_{O,h} M^{-1}, M W_{v,h})``; the package analyses the folded point in the parametrization with ``V``
 free (its neuromanifold contains the factored one, equal when ``d_h >= E``), and says so in a note.
 
@@ -60,7 +61,7 @@ import numpy as np
 
 from .._checks import check_int
 from .._errors import InvalidArgumentError
-from .configs import MAX_NAMES_BYTES, module_arguments, read_config, read_names_file, refuse_rotary
+from .configs import MAX_NAMES_BYTES, module_arguments, read_config, read_names_file, refuse_rotary, settle_arguments
 from .files import tensor_to_numpy
 from .grouped import GroupedLayer
 from .layouts import (
@@ -511,11 +512,13 @@ def model_line(
     causal: bool,
     head_sizes: tuple[int, ...],
     temperature: float,
+    causal_why: str = "",
 ) -> str:
-    """The report's first words: the model analysed, the layout read (``shown``: with its heads), and what was
-    dropped or folded (the score scale ``1/sqrt(d_h)``, the softmax, GPT-2's causal mask). ``layout``: the labels
-    read (``Recognized.layout``); ``requested``: the model was chosen (``--as``, ``normalized=``), not the layout's
-    default (its :data:`LAYOUTS` entry's ``trained_as``)."""
+    """The report's first words: the model analysed, the layout read (``shown``: with its heads), the causal mask
+    and why (``causal_why``: its config, its layout, an option), and what was dropped or folded (the score scale
+    ``1/sqrt(d_h)``, the softmax, a decoder's causal mask). ``layout``: the labels read (``Recognized.layout``);
+    ``requested``: the model was chosen (``--as``, ``normalized=``), not the layout's default (its :data:`LAYOUTS`
+    entry's ``trained_as``)."""
     softmax = trained_softmax(layout)
     sizes = sorted(set(head_sizes))
     scale = "1/sqrt(d_h)" + (f" (d_h = {sizes[0]})" if len(sizes) == 1 else "")
@@ -532,78 +535,12 @@ def model_line(
             whys = [entry.lightning_why for entry in read_layouts(layout) if entry.lightning_why]
             model = "lightning attention" + (f" ({whys[0]})" if whys else "")
         dropped.append(f"the score scale {scale} (a constant factor of a lightning layer: the same verdicts)")
-    if not causal:
-        dropped += [
-            f"{entry.causal}'s causal mask (--causal keeps it)" for entry in read_layouts(layout) if entry.causal
-        ]
-    tail = "; ".join(x for x in (kept, ("dropped " + ", ".join(dropped)) if dropped else "") if x)
+    mask = ""
+    if causal:
+        mask = "causal mask" + (f" ({causal_why}; --no-causal drops it)" if causal_why != "--causal" else " (--causal)")
+    elif causal_why == "--no-causal":
+        dropped.append("the decoder's causal mask (--no-causal)")
+    elif causal_why:
+        mask = f"no causal mask ({causal_why})"
+    tail = "; ".join(x for x in (mask, kept, ("dropped " + ", ".join(dropped)) if dropped else "") if x)
     return f"{model}, read as {shown}" + (f"; {tail}" if tail else "")
-
-
-def _stored(metadata: dict[str, str], name: str, where: str) -> int | None:
-    if name not in metadata:
-        return None
-    try:
-        value = int(metadata[name])
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise InvalidArgumentError(
-            f"{where}: __metadata__ {name}={shown_name(metadata[name])} is not a positive integer"
-        )
-    return value
-
-
-def _given(value: Any, name: str) -> int | None:
-    return None if value is None else check_int(value, name, minimum=1)
-
-
-def settle_arguments(
-    rec: Recognized,
-    tokens: int | None,
-    heads: int | None,
-    metadata: dict[str, str],
-    where: str,
-    stored_in: str = "its __metadata__",
-) -> tuple[int, int | None]:
-    """The token count and the number of heads: from the file (its metadata; the heads also from the package's
-    names) or given, the same convention in the API and the CLI. A value given that the file contradicts, or
-    metadata that contradicts the names, is refused naming both; everything neither stored nor given is named
-    in one message (the heads only when :attr:`Recognized.needs_heads`)."""
-    tokens, heads = _given(tokens, "tokens"), _given(heads, "heads")
-    stored_tokens, stored_heads = _stored(metadata, "tokens", where), _stored(metadata, "heads", where)
-    if rec.heads is not None and stored_heads is not None and stored_heads != rec.heads:
-        raise InvalidArgumentError(
-            f"{where}: {stored_in} says heads={stored_heads}, its weights name "
-            f"{rec.heads} head(s) per layer (layers.<l>.heads.0 to {rec.heads - 1})"
-        )
-    for name, given, stored, how in (
-        ("tokens", tokens, stored_tokens, "its __metadata__"),
-        ("heads", heads, stored_heads, stored_in),
-        ("heads", heads, rec.heads, "its weights' names"),
-    ):
-        if given is not None and stored is not None and given != stored:
-            raise InvalidArgumentError(f"{where}: {name}={given} given, but the file says {name}={stored} ({how})")
-    tokens = tokens or stored_tokens
-    heads = heads or stored_heads or rec.heads
-    missing = []
-    if tokens is None:
-        missing.append(("the token count t", "tokens=", "--tokens T", "the geometry depends on t"))
-    if heads is None and rec.needs_heads:
-        missing.append(
-            (
-                "the number of heads",
-                "heads=",
-                "--heads H",
-                "one head of 64 and two of 32 are different functions of the same weights",
-            )
-        )
-    if missing:
-        raise InvalidArgumentError(
-            f"{where}: {' and '.join(m[0] for m in missing)} {'is' if len(missing) == 1 else 'are'} not stored in "
-            f"the file: give {' and '.join(m[1] for m in missing)} ({' '.join(m[2] for m in missing)}; or a "
-            f".safetensors __metadata__ {' and '.join(repr(m[1][:-1]) for m in missing)}): "
-            + "; ".join(m[3] for m in missing)
-        )
-    assert tokens is not None
-    return tokens, heads

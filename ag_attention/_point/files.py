@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,9 +28,10 @@ import numpy as np
 
 from .._errors import InvalidArgumentError
 from .._resources import MemoryEstimate, require_memory
+from .configs import read_small_json
 from .safetensors import read_safetensors, shown_name
 
-__all__ = ["read_weights_file", "tensor_to_numpy", "read_torch_file", "SUFFIXES"]
+__all__ = ["read_weights_file", "read_checkpoint_directory", "tensor_to_numpy", "read_torch_file", "SUFFIXES"]
 
 #: the weight files read
 SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin")
@@ -51,13 +53,89 @@ def tensor_to_numpy(tensor: Any) -> np.ndarray:
     return out
 
 
+#: what a ``save_pretrained`` directory holds, in the order looked for: a sharded index, or one file
+DIRECTORY_FILES = (
+    "model.safetensors.index.json",
+    "model.safetensors",
+    "pytorch_model.bin.index.json",
+    "pytorch_model.bin",
+)
+#: an index file larger than this is refused unread (a 70B model's index has about 80 kB)
+MAX_INDEX_BYTES = 16 << 20
+_SHARD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.(safetensors|bin)$")
+
+
+def read_checkpoint_directory(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[str, str]]:
+    """The arrays of a ``save_pretrained`` directory (:data:`DIRECTORY_FILES`): ``model.safetensors``, or the shards
+    its ``model.safetensors.index.json`` lists (``pytorch_model.bin`` and its index through ``torch.load``, as
+    :func:`read_torch_file`). Every shard is a plain file name of the directory (no path: a name with ``/`` or
+    ``..`` is refused), read as :func:`read_weights_file` reads a file; together at most ``max_bytes``; every tensor
+    the index lists is in the shard it names and in no other, and no shard holds a tensor the index does not list."""
+    found = next((name for name in DIRECTORY_FILES if (path / name).is_file()), None)
+    if found is None:
+        raise InvalidArgumentError(
+            f"{path}: a directory without a checkpoint: expected one of {', '.join(DIRECTORY_FILES)} "
+            "(what save_pretrained writes)"
+        )
+    if not found.endswith(".index.json"):
+        return read_weights_file(path / found, max_bytes)
+    index = read_small_json(path / found, f"{path / found}", "an index", MAX_INDEX_BYTES)
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    if (
+        not isinstance(weight_map, dict)
+        or not weight_map
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items())
+    ):
+        raise InvalidArgumentError(f"{path / found}: no weight_map of tensor name -> shard file")
+    shards = sorted(set(weight_map.values()))
+    for shard in shards:
+        if not _SHARD.fullmatch(shard):
+            raise InvalidArgumentError(
+                f"{path / found}: shard {shown_name(shard)} is not a file name of this directory (no paths)"
+            )
+    sizes = []
+    for shard in shards:
+        try:
+            sizes.append(os.stat(path / shard).st_size)
+        except OSError as exc:
+            raise InvalidArgumentError(f"{path / shard}: {exc.strerror or exc} (listed in {found})") from None
+    if sum(sizes) > max_bytes:
+        raise InvalidArgumentError(
+            f"{path}: {len(shards)} shards of {sum(sizes):,} bytes together, more than the {max_bytes:,} read here"
+        )
+    arrays: dict[str, Any] = {}
+    metadata: dict[str, str] = {}
+    for shard in shards:
+        part, meta = read_weights_file(path / shard, max_bytes)
+        for name in part:
+            if name in arrays:
+                raise InvalidArgumentError(f"{path / shard}: tensor {shown_name(name)} is in two shards")
+            listed = weight_map.get(name)
+            if listed != shard:
+                where = "not listed" if listed is None else f"listed in {shown_name(listed)}"
+                raise InvalidArgumentError(f"{path / shard}: tensor {shown_name(name)} is {where} in {found}")
+        arrays.update(part)
+        metadata.update({k: v for k, v in meta.items() if k != "format"})
+    missing = sorted(set(weight_map) - set(arrays))
+    if missing:
+        raise InvalidArgumentError(
+            f"{path / found}: tensor {shown_name(missing[0])} is listed but not in {shown_name(weight_map[missing[0]])}"
+        )
+    return arrays, metadata
+
+
 def read_weights_file(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[str, str]]:
     """The arrays of a weights file (module docstring) and its metadata (a ``.safetensors`` file's
     ``__metadata__``; none for the others), after checking it is a regular file of at most ``max_bytes``;
-    every failure an :class:`InvalidArgumentError` naming the file."""
+    every failure an :class:`InvalidArgumentError` naming the file. A directory is read as a ``save_pretrained``
+    directory (:func:`read_checkpoint_directory`)."""
+    if path.is_dir():
+        return read_checkpoint_directory(path, max_bytes)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise InvalidArgumentError(f"{path}: a .npz, .safetensors, .pt or .bin file is expected")
+        raise InvalidArgumentError(
+            f"{path}: a .npz, .safetensors, .pt or .bin file, or a save_pretrained directory, is expected"
+        )
     try:
         st = os.stat(path)
     except OSError as exc:

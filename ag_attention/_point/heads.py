@@ -33,41 +33,31 @@ symmetry tangents: what decides a dead or rank-deficient head in ``point``'s rep
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
-import math
 import os
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._errors import InvalidArgumentError
 from .._files import atomic_write
-from .._numeric import check_rtol, numerical_rank
+from .._numeric import check_rtol
 from .._results import ResultMixin, to_frame
-from .checkpoints import read_config, recognize, trained_softmax, translate
 from .factors import GAP_RTOL, PRIME, near_equal_blocks, product_rank, product_singular_values, residues
-from .files import tensor_to_numpy
 from .grouped import GroupedLayer
+from .head_blocks import TWIN_PROBES, Extra, FactorAtPoint, extra, factor, twins, variant_verdict, verdict
 from .kernel import head_kernel, softmax_head_bound, with_head_kernel
 from .plot import plot_heads
-from .safetensors import shown_name
-from .weights import read_weights_file
 
 __all__ = [
     "FactorAtPoint",
     "HeadAtPoint",
     "HeadsTable",
     "head_table",
-    "load_head_table",
-    "network_head_table",
     "head_kernel",
     "with_head_kernel",
     "softmax_head_bound",
@@ -77,56 +67,6 @@ __all__ = [
     "near_equal_blocks",
     "PRIME",
 ]
-
-
-def _tails(s: np.ndarray) -> tuple[float, ...]:
-    """The relative distance to ``rank <= j`` for ``j = 0 .. len(s) - 1`` (Eckart-Young)."""
-    sq = np.asarray(s, dtype=np.float64) ** 2
-    total = float(sq.sum())
-    if total <= 0:
-        return tuple(0.0 for _ in sq)
-    tail = np.cumsum(sq[::-1])[::-1]
-    return tuple(float(math.sqrt(x / total)) for x in tail)
-
-
-@dataclass(frozen=True)
-class FactorAtPoint:
-    """``A_h`` or ``V_h`` of one head: exact rank, spectrum, blocks, distances to the rank strata."""
-
-    rank: int  # over QQ, exact
-    bound: int  # the largest rank the factors allow (d_h, or the matrix's sides)
-    method: str  # how the rank was proven
-    singular_values: tuple[float, ...]
-    error: float  # float64 error bound of the singular values
-    numerical_rank: int  # above rtol times the largest
-    distances: tuple[float, ...]  # relative distance to rank <= j, j = 0 .. bound - 1
-    blocks: tuple[tuple[int, int], ...]
-
-    @property
-    def zero(self) -> bool:
-        return self.rank == 0
-
-    @property
-    def norm(self) -> float:
-        return float(math.sqrt(sum(x * x for x in self.singular_values)))
-
-    @property
-    def to_lower(self) -> float | None:
-        """The relative distance to ``rank <= rank - 1`` (how far the head is from losing one rank)."""
-        return self.distances[self.rank - 1] if 0 < self.rank <= len(self.distances) else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "bound": self.bound,
-            "method": self.method,
-            "singular_values": list(self.singular_values),
-            "error": self.error,
-            "numerical_rank": self.numerical_rank,
-            "distance_to_rank": list(self.distances),
-            "distance_to_lower_rank": self.to_lower,
-            "near_equal_blocks": [list(b) for b in self.blocks],
-        }
 
 
 @dataclass(frozen=True)
@@ -224,141 +164,17 @@ class HeadAtPoint:
         }
 
 
-def _factor(L: np.ndarray, R: np.ndarray, rtol: float, p: int, gap_rtol: float = GAP_RTOL) -> FactorAtPoint:
-    rank, bound, method = product_rank(L, R, p)
-    s, err = product_singular_values(L, R)
-    s = s[:bound]
-    return FactorAtPoint(
-        rank,
-        bound,
-        method,
-        tuple(float(x) for x in s),
-        err,
-        numerical_rank(s, rtol),
-        _tails(s),
-        near_equal_blocks(s, rtol, gap_rtol, err),
-    )
-
-
-@dataclass(frozen=True)
-class _Extra:
-    """What biases and rotary positions add to a head's table row."""
-
-    affine_A: FactorAtPoint | None = None
-    affine_V: FactorAtPoint | None = None
-    pairs: tuple[int, int] | None = None
-    still_rank: int | None = None
-
-
-def _variant_verdict(
-    A: FactorAtPoint, V: FactorAtPoint, x: _Extra, size: int, normalized: bool
-) -> tuple[bool, str, str]:
-    """The verdict of an affine or rotary head (docs/math/affine.md, docs/math/rotary.md): ``(critical, reason,
-    dead)``. Its values are dead when ``[V_h | c_h] = 0`` (softmax: ``V_h = 0``, ``c_h`` passes through); its scores
-    when ``Q~^T K~ = 0`` (rotary: every frequency pair and the block that does not turn are 0); rank deficiency of
-    ``Q~^T K~`` without rotary positions as for the paper's heads; with rotary positions only dead heads are
-    decided."""
-    values = V if normalized or x.affine_V is None else x.affine_V
-    if values.zero:
-        what = "V_h = 0" if normalized or x.affine_V is None else "V_h = 0 and c_h = 0"
-        return True, f"dead ({what}): its queries, keys and their biases are kernel directions", what
-    if x.pairs is not None:
-        live, total = x.pairs
-        if not normalized and live == 0 and not x.still_rank:
-            return (
-                True,
-                "dead (every frequency pair and the still block are 0): V_h and c_h are kernel directions",
-                ("scores 0"),
-            )
-        return (
-            False,
-            (
-                f"{live} of {total} frequency pairs live"
-                + ("" if x.still_rank is None else f", still block rank {x.still_rank}")
-                + ": with rotary positions only dead heads are decided by their blocks"
-            ),
-            "",
-        )
-    scores = x.affine_A if x.affine_A is not None else A
-    if scores.zero and not normalized:
-        return True, "dead (Q~^T K~ = 0): V_h and c_h are kernel directions", "scores 0"
-    if scores.rank < size:
-        return (
-            True,
-            (
-                f"rank Q~^T K~ = {scores.rank} < d_h = {size}: [W_q | b_q] or [W_k | b_k] has rank < {size}: kernel "
-                f"directions beyond GL_{size}"
-            ),
-            "",
-        )
-    return False, "its ranks do not drop: not decided by them (the layer's local rank decides)", ""
-
-
-def _verdict(
-    A: FactorAtPoint, V: FactorAtPoint, size: int, width: int, normalized: bool, factored_values: bool = False
-) -> tuple[bool, str]:
-    """Critical of the head's own parametrization, from its exact ranks (module docstring), with the kernel
-    directions beyond the symmetries; or why its ranks do not decide it."""
-    if V.zero:
-        return True, (
-            f"dead (V_h = 0): W_q,h and W_k,h ({2 * size * width:,} entries) are kernel directions, "
-            f"beyond the {size}^2{'' if normalized else ' + 1'} of the symmetries"
-        )
-    if A.zero and not normalized:
-        return True, "dead (A_h = 0): the entries of V_h (W_O,h and W_v,h) are kernel directions"
-    if A.rank < size <= width:
-        return True, (
-            f"rank A_h = {A.rank} < d_h = {size}: W_q,h or W_k,h has rank < {size}, and (dQ, dK) -> "
-            f"dQ^T K + Q^T dK loses rank: kernel directions beyond GL_{size}"
-        )
-    if factored_values and V.rank < size == V.bound:
-        return True, (
-            f"rank V_h = {V.rank} < d_h = {size}: W_O,h or W_v,h has rank < {size}, and (dW_O, dW_v) -> "
-            f"dW_O W_v + W_O dW_v loses rank: kernel directions beyond GL_{size} (the checkpoint's factors)"
-        )
-    return False, "its ranks do not drop: not decided by them (the layer's local rank decides)"
-
-
-def _with_bias(M: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-    """``[M | b]`` (the bias a column; zero without one)."""
-    column = np.zeros((M.shape[0], 1), dtype=M.dtype) if b is None else np.asarray(b, dtype=M.dtype)
-    return np.hstack([M, column])
-
-
-def _extra(layer: GroupedLayer, h: int, Q: np.ndarray, K: np.ndarray, W_O: np.ndarray, W_v: np.ndarray,
-           rtol: float, p: int) -> _Extra:  # fmt: skip
-    """The affine blocks (with biases) and the frequency pairs (with rotary positions) of head ``h``."""
-    g = h // layer.group
-    out = _Extra()
-    biased = bool(layer.bQ or layer.bK or layer.bV)
-    Qt = _with_bias(Q, layer.bQ[h] if layer.bQ else None) if biased else Q
-    Kt = _with_bias(K, layer.bK[g] if layer.bK else None) if biased else K
-    if biased:
-        out = _Extra(
-            _factor(Qt.T, Kt, rtol, p), _factor(W_O, _with_bias(W_v, layer.bV[g] if layer.bV else None), rtol, p)
-        )
-    if layer.rotary is not None:
-        a = Q.shape[0]
-        live = sum(
-            bool(np.any(Qt[[c1, c2]] != 0)) and bool(np.any(Kt[[c1, c2]] != 0)) for c1, c2, _ in layer.rotary.pairs(a)
-        )
-        D = layer.rotary.rotated(a)
-        still = product_rank(np.asarray(Qt[D:].T), np.asarray(Kt[D:]), p)[0] if D < a else None
-        out = _Extra(out.affine_A, out.affine_V, (live, D // 2), still)
-    return out
-
-
 def _layer(
     layer: GroupedLayer, normalized: bool, rtol: float, p: int, gap_rtol: float = GAP_RTOL
-) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int, _Extra]]:
+) -> list[tuple[int, int, int, FactorAtPoint, FactorAtPoint, float, int, Extra]]:
     """Each head of one layer: ``(index, d_h, d, A_h, V_h, output scale, d', affine and rotary extras)``."""
     found = []
     for h, (Q, W_O) in enumerate(zip(layer.Q, layer.W_O)):
         g = h // layer.group
         K, W_v = layer.K[g], layer.W_v[g]
-        A = _factor(Q.T, K, rtol, p, gap_rtol)
-        V = _factor(W_O, W_v, rtol, p, gap_rtol)
-        x = _extra(layer, h, Q, K, W_O, W_v, rtol, p)
+        A = factor(Q.T, K, rtol, p, gap_rtol)
+        V = factor(W_O, W_v, rtol, p, gap_rtol)
+        x = extra(layer, h, Q, K, W_O, W_v, rtol, p)
         sa, sv = (x.affine_A or A).norm, (x.affine_V or V).norm
         found.append((h, Q.shape[0], Q.shape[1], A, V, sv if normalized else sa * sv, W_O.shape[0], x))
     return found
@@ -390,11 +206,11 @@ def head_table(
         top = max((f[5] for f in found), default=0.0)
         for h, size, width, A, V, scale, outputs, x in found:
             rel = scale / top if top > 0 else 0.0
-            if x == _Extra():
-                critical, reason = _verdict(A, V, size, width, normalized, factored_values)
+            if x == Extra():
+                critical, reason = verdict(A, V, size, width, normalized, factored_values)
                 dead = "V_h = 0" if V.zero else "A_h = 0" if A.zero and not normalized else ""
             else:
-                critical, reason, dead = _variant_verdict(A, V, x, size, normalized)
+                critical, reason, dead = variant_verdict(A, V, x, size, normalized)
             heads.append(
                 HeadAtPoint(
                     l + 1,
@@ -416,57 +232,10 @@ def head_table(
                     x.still_rank,
                 )
             )
-    twins = _twins(layers, p)
+    pairs = twins(layers, p)
     return HeadsTable(
-        tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model, tuple(notes), gap_rtol, twins
+        tuple(heads), len(layers), normalized, rtol, p, time.perf_counter() - t0, model, tuple(notes), gap_rtol, pairs
     )
-
-
-#: random probes of the heads' functions compared by :func:`_twins`
-TWIN_PROBES = 4
-
-
-def _twins(layers: Sequence[GroupedLayer], p: int) -> tuple[tuple[int, int, int, str], ...]:
-    """Pairs of heads of one layer with proportional functions, ``(layer, head, head, "identical" or
-    "proportional")`` (1-based): the head's function is ``sum_j (x~_i^T A~ x~_j) V~ x~_j``, determined by the
-    quadratic forms ``(A~ z)(V~ z)^T``, whose values ``(alpha^T A~ z)(beta^T V~ z)`` at :data:`TWIN_PROBES` random
-    points mod ``p`` (exact residues of the stored values) are compared: proportional at every probe means
-    proportional functions except with probability at most ``4 / p`` per pair (Schwartz-Zippel; probabilistic).
-    Heads with rotary positions are compared at offset 0 only, so they are left out."""
-    out: list[tuple[int, int, int, str]] = []
-    rng = np.random.default_rng([p, 0x7457])
-    for l, ly in enumerate(layers):
-        if ly.rotary is not None or len(ly.Q) < 2:
-            continue
-        d = ly.Q[0].shape[1] + (1 if (ly.bQ or ly.bK or ly.bV) else 0)
-        e = ly.W_O[0].shape[0]
-        probes = [
-            tuple(rng.integers(0, p, n).astype(object) for n in (d, e, d)) for _ in range(TWIN_PROBES)
-        ]  # (alpha, beta, z): the forms' value (alpha^T A~ z)(beta^T V~ z)
-        biased = d > ly.Q[0].shape[1]
-        values = []
-        for h in range(len(ly.Q)):
-            g = h // ly.group
-            Qt = _with_bias(ly.Q[h], ly.bQ[h] if ly.bQ else None) if biased else ly.Q[h]
-            Kt = _with_bias(ly.K[g], ly.bK[g] if ly.bK else None) if biased else ly.K[g]
-            Wv = _with_bias(ly.W_v[g], ly.bV[g] if ly.bV else None) if biased else ly.W_v[g]
-            Qp, Kp, Op, Vp = (residues(np.asarray(M), p).astype(object) for M in (Qt, Kt, ly.W_O[h], Wv))
-            row = []
-            for alpha, beta, z in probes:
-                score = (Qp.dot(alpha) % p).dot(Kp.dot(z) % p) % p  # (Q~ alpha) . (K~ z) = alpha^T A~ z
-                value = beta.dot(Op.dot(Vp.dot(z) % p) % p) % p  # beta^T W_O W~_v z
-                row.append(int(score) * int(value) % p)
-            values.append(row)
-        for h in range(len(values)):
-            for k in range(h + 1, len(values)):
-                a, b = values[h], values[k]
-                if not any(a) and not any(b):
-                    continue  # two dead heads: said as dead
-                if all(x == y for x, y in zip(a, b)):
-                    out.append((l + 1, h + 1, k + 1, "identical"))
-                elif all((x * b[0] - y * a[0]) % p == 0 for x, y in zip(a, b)) and a[0] and b[0]:
-                    out.append((l + 1, h + 1, k + 1, "proportional"))
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -642,125 +411,3 @@ def _range(f: FactorAtPoint) -> str:
 
 def _dist(f: FactorAtPoint) -> str:
     return "-" if f.to_lower is None else f"{f.to_lower:.2g}"
-
-
-def _floats(value: Any, name: str) -> np.ndarray:
-    """A tensor as a float64 matrix, exactly (float16, bf16 and float32 are exact in float64); non-finite refused."""
-    if hasattr(value, "detach") and hasattr(value, "cpu"):
-        value = tensor_to_numpy(value)
-    arr = np.asarray(value)
-    if arr.dtype == object:
-        return arr
-    if arr.dtype.kind not in "iuf" or arr.ndim != 2:
-        raise InvalidArgumentError(f"{name}: a matrix of numbers is expected, got {arr.dtype} of shape {arr.shape}")
-    out = arr.astype(np.float64)
-    if not np.all(np.isfinite(out)):
-        raise InvalidArgumentError(f"{name}: weights must be finite numbers")
-    return out
-
-
-_OWN = re.compile(r"^layers\.(\d+)\.heads\.(\d+)\.(Q|K|V|A)$")
-
-
-def _own_layers(arrays: dict[str, Any]) -> list[GroupedLayer]:
-    """The package's names as factors: ``A_h = Q^T K`` (or ``A^T`` times ``I``), ``V_h = V I``."""
-    found: dict[int, dict[int, dict[str, np.ndarray]]] = {}
-    for key, value in arrays.items():
-        m = _OWN.match(key)
-        if m is None:
-            raise InvalidArgumentError(f"{shown_name(key)}: not a weight name layers.<l>.heads.<h>.<Q|K|V|A>")
-        found.setdefault(int(m.group(1)), {}).setdefault(int(m.group(2)), {})[m.group(3)] = _floats(value, key)
-    out = []
-    for l in sorted(found):
-        heads = [found[l][h] for h in sorted(found[l])]
-        d = heads[0]["V"].shape[1]
-        eye = np.eye(d)
-        out.append(
-            GroupedLayer(
-                tuple(h["A"].T if "A" in h else h["Q"] for h in heads),
-                tuple(h["V"] for h in heads),
-                tuple(eye if "A" in h else h["K"] for h in heads),
-                tuple(eye for _ in heads),
-            )
-        )
-    return out
-
-
-def load_head_table(
-    path: str | os.PathLike[str],
-    *,
-    heads: int | None = None,
-    names: dict[str, str] | None = None,
-    normalized: bool | None = None,
-    rtol: float = 1e-3,
-    biases: bool = True,
-    gap_rtol: float = GAP_RTOL,
-) -> HeadsTable:
-    """The per-head table of a weights file at any size (``point --per-head``): read as ``point`` reads it (the
-    layouts of :mod:`.checkpoints`, the heads from the file, its ``config.json`` or ``heads=``), the factors kept
-    in float64 (exactly the stored values), no ``d x d`` product formed and no rational converted.
-    ``normalized``: softmax (default: the model the layout was trained as)."""
-
-    p = Path(path)
-    arrays, metadata = read_weights_file(p)
-    metadata = {**read_config(p), **metadata}
-    rec = recognize(arrays, names, metadata, biases)
-    if rec.package:
-        softmax = bool(normalized)
-        return head_table(
-            _own_layers(arrays),
-            normalized=softmax,
-            rtol=rtol,
-            model=f"{'softmax' if softmax else 'lightning'} attention, package names",
-            gap_rtol=gap_rtol,
-            factored_values=False,
-        )
-    stored = int(metadata["heads"]) if str(metadata.get("heads", "")).isdigit() else None
-    if heads is not None and stored is not None and heads != stored:
-        raise InvalidArgumentError(f"{p}: heads={heads} given, but the file says heads={stored}")
-    heads = heads or stored
-    if heads is None and rec.needs_heads:
-        raise InvalidArgumentError(f"{p}: the number of heads is not stored in the file: give heads= (--heads)")
-    tr = translate(arrays, _floats, heads=heads, names=names, metadata=metadata, products=False, biases=biases)
-    softmax = trained_softmax(tr.layout) if normalized is None else normalized
-    H = len(tr.factors[0].Q)
-    model = (
-        f"{'softmax (normalized)' if softmax else 'lightning'} attention, read as {tr.layout}, "
-        f"{H} head{'s' if H > 1 else ''}"
-    )
-    return head_table(tr.factors, normalized=softmax, rtol=rtol, model=model, gap_rtol=gap_rtol, notes=tr.notes)
-
-
-def network_head_table(net: Any, rtol: float = 1e-3) -> HeadsTable | None:
-    """The per-head table of a :class:`~ag_attention.Network` (its exact weights): a checkpoint's factors, or the
-    package's ``Q``, ``K``, ``V``; None when the weights leave float64's range (the exact verdicts stand)."""
-    arch = net.architecture
-    if net.factors:
-        layers = [dataclasses.replace(ly, rotary=arch.positions) for ly in net.factors]
-    else:
-        layers = []
-        for layer in net.weights:
-            d, e = layer[0]["V"].shape[1], layer[0]["V"].shape[0]
-            eye = np.array([[Fraction(int(i == j)) for j in range(d)] for i in range(d)], dtype=object)
-            out = np.array([[Fraction(int(i == j)) for j in range(e)] for i in range(e)], dtype=object)
-            layers.append(
-                GroupedLayer(
-                    tuple(h["A"].T if "A" in h else h["Q"] for h in layer),
-                    tuple(out for _ in layer),  # the package's V_h = I V_h (W_O = I, W_v = V_h), c_h = I c_h
-                    tuple(eye if "A" in h else h["K"] for h in layer),
-                    tuple(h["V"] for h in layer),
-                    tuple(h["bQ"] for h in layer) if "q" in arch.bias else (),
-                    tuple(h["bK"] for h in layer) if "k" in arch.bias else (),
-                    tuple(h["bV"] for h in layer) if "v" in arch.bias else (),
-                    layer[0]["bO"] if "o" in arch.bias else None,
-                    arch.positions,
-                )
-            )
-    try:
-        with np.errstate(all="ignore"):
-            # the report's model analyses V_h free: a rank of V_h below d_h is no defect there
-            table = head_table(layers, normalized=arch.normalized, rtol=rtol, model=net.model, factored_values=False)
-    except (OverflowError, np.linalg.LinAlgError):  # weights past float64's range (trust.py says so)
-        return None
-    values = [x for h in table.heads for f in (h.A, h.V) for x in f.singular_values]
-    return table if all(math.isfinite(x) for x in values) and math.isfinite(sum(h.scale for h in table.heads)) else None

@@ -45,7 +45,11 @@ __all__ = [
     "GPT2",
     "WQKV",
     "QKV_PROJ",
+    "NEOX",
+    "DISTILBERT",
+    "T5",
     "MAPPING",
+    "split_per_head",
     "MODELS",
     "suffixes",
     "read_layouts",
@@ -54,9 +58,9 @@ __all__ = [
 #: the models ``--as`` chooses from (and a layout's ``trained_as``)
 MODELS = ("normalized", "lightning")
 
-#: the split of a stacked projection: ``(W, name) -> (W_q, W_k, W_v)``, ``W`` as ``out x in`` (a ``Conv1D``'s
-#: already transposed), ``name`` the tensor's name shown in errors
-Split = Callable[[np.ndarray, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: the split of a stacked projection: ``(W, name, heads) -> (W_q, W_k, W_v)``, ``W`` as ``out x in`` (a ``Conv1D``'s
+#: already transposed), ``name`` the tensor's name shown in errors, ``heads`` the query heads
+Split = Callable[[np.ndarray, str, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 def _where(prefix: str) -> str:
@@ -71,7 +75,7 @@ def _shape(value: Any) -> tuple[int, ...]:
     return tuple(int(n) for n in (np.shape(value) if shape is None else shape))
 
 
-def split_stacked(W: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_stacked(W: np.ndarray, name: str, heads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``W_q``, ``W_k``, ``W_v`` of a stacked projection: ``W_q`` square (``E`` rows for ``E`` inputs), the other
     rows in two equal parts (fewer than ``E`` each: grouped-query attention)."""
     rows, E = W.shape
@@ -82,6 +86,18 @@ def split_stacked(W: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, np.
         )
     kv = rest // 2
     return W[:E], W[E : E + kv], W[E + kv :]
+
+
+def split_per_head(W: np.ndarray, name: str, heads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``W_q``, ``W_k``, ``W_v`` of a projection stacked head by head (GPT-NeoX's ``query_key_value``): row ``r`` is
+    head ``r // 3d``, part ``(r mod 3d) // d`` (query, key, value), coordinate ``r mod d``."""
+    rows = W.shape[0]
+    if rows % (3 * heads):
+        raise InvalidArgumentError(f"{name}: {rows} rows are not {heads} heads of a query, a key and a value each")
+    d = rows // (3 * heads)
+    parts = W.reshape(heads, 3, d, *W.shape[1:])
+    q, k, v = (parts[:, i].reshape(heads * d, *W.shape[1:]) for i in range(3))
+    return q, k, v
 
 
 @dataclass(frozen=True)
@@ -124,13 +140,16 @@ def _with_biases(*pairs: tuple[str, str]) -> tuple[tuple[str, str], ...]:
 
 
 #: the labels of the layouts recognized (the report's first line names the one read)
-MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ, MAPPING = (
+MHA, PROJ, BERT, GPT2, WQKV, QKV_PROJ, NEOX, DISTILBERT, T5, MAPPING = (
     "MultiheadAttention in_proj_weight/out_proj",
     "q_proj/k_proj/v_proj/o_proj",
     "BERT query/key/value/output.dense",
     "GPT-2 Conv1D c_attn/c_proj",
     "fused Wqkv",
     "fused qkv_proj",
+    "GPT-NeoX query_key_value/dense",
+    "DistilBERT q_lin/k_lin/v_lin/out_lin",
+    "T5 SelfAttention q/k/v/o",
     "mapping",
 )
 _OUT_PROJ = (("out_proj.weight", "o"), ("out_proj.bias", "o bias"))
@@ -185,6 +204,28 @@ LAYOUTS: dict[str, Layout] = {
         _with_biases(("qkv_proj.weight", "qkv")),
         _O_PROJ,
     ),
+    NEOX: Layout(
+        NEOX,
+        "GPT-NeoX, Pythia: attention.query_key_value (queries, keys and values stacked head by head) and "
+        "attention.dense",
+        _with_biases(("attention.query_key_value.weight", "qkv")),
+        (("attention.dense.weight", "o"), ("attention.dense.bias", "o bias")),
+        split=split_per_head,
+        module="attention.",
+    ),
+    DISTILBERT: Layout(
+        DISTILBERT,
+        "DistilBERT: attention.q_lin, k_lin, v_lin and out_lin",
+        _with_biases(("q_lin.weight", "q"), ("k_lin.weight", "k"), ("v_lin.weight", "v")),
+        (("out_lin.weight", "o"), ("out_lin.bias", "o bias")),
+    ),
+    T5: Layout(
+        T5,
+        "T5: SelfAttention.q, k, v and o (no score scale; its relative position bias is refused by name)",
+        (("SelfAttention.q.weight", "q"), ("SelfAttention.k.weight", "k"), ("SelfAttention.v.weight", "v")),
+        (("SelfAttention.o.weight", "o"),),
+        module="SelfAttention.",
+    ),
     MAPPING: Layout(
         MAPPING,
         "a user's mapping names= (--names FILE): source tensor name -> layers.<l>.<q|k|v|o>, applied first",
@@ -228,6 +269,7 @@ def _unstacked(
     sources: dict[tuple[str, str], str],
     convert: Callable[[Any, str], np.ndarray],
     split: Split,
+    heads: int,
 ) -> dict[str, Any]:
     """The layer's projections by role ``q``, ``k``, ``v`` (``o``) and their biases (``"q bias"``, ...): a stacked
     one split (a ``Conv1D``'s transposed first; a stacked bias as the rows of its stack), each part's source
@@ -250,7 +292,7 @@ def _unstacked(
         width = _shape(r[stacked])[0 if stacked == "qkvT" else 1]
         # the split reads rows: a bias column rides beside a zero block of the stack's width
         padded = np.hstack([b, np.zeros((rows, width - 1), dtype=b.dtype)]) if width > 1 else b
-        parts = split(padded, source("qkv bias"))
+        parts = split(padded, source("qkv bias"), heads)
         for role, part in zip("qkv", parts):
             r[f"{role} bias"] = part[:, :1]
             sources[(prefix, f"{role} bias")] = sources[(prefix, "qkv bias")]
@@ -258,7 +300,7 @@ def _unstacked(
     for stacked in ("qkv", "qkvT"):
         if stacked in r:
             W = convert(r.pop(stacked), source(stacked))
-            r["q"], r["k"], r["v"] = split(W.T if stacked == "qkvT" else W, source(stacked))
+            r["q"], r["k"], r["v"] = split(W.T if stacked == "qkvT" else W, source(stacked), heads)
             for role in "qkv":
                 sources[(prefix, role)] = sources[(prefix, stacked)]
     if "oT" in r:
@@ -342,7 +384,7 @@ def layer_heads(
     def source(role: str) -> str:
         return shown_name(sources[(prefix, role)])
 
-    r = _unstacked(prefix, r, sources, convert, split)
+    r = _unstacked(prefix, r, sources, convert, split, h)
     q, k, v = (
         r[x] if isinstance(r[x], np.ndarray) and r[x].dtype == object else convert(r[x], source(x)) for x in "qkv"
     )

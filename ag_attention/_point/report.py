@@ -42,7 +42,8 @@ from .._results import ResultMixin
 from .geometry import LocalRank
 from .grouped import MAX_PARAMETERS as GROUPED_MAX
 from .grouped import GroupedGeometry, grouped_geometry
-from .heads import HeadsTable, network_head_table
+from .head_readers import network_head_table
+from .heads import HeadsTable
 from .kernel import softmax_head_bound
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .plot import plot_point

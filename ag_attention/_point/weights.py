@@ -34,6 +34,7 @@ mapping of name to tensor (a state dict); a tensor is read through
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 from collections.abc import Mapping
@@ -49,12 +50,20 @@ from .._errors import InvalidArgumentError
 from .._network import ObjectArithmetic
 from .._network import forward as network_forward
 from .._numeric import Float64
-from .._positions import Rotary
+from .._positions import Rotary, rotary_from_dict
 from .._resources import memory_limit
-from .checkpoints import attention_entries, model_line, recognize, settle_arguments, trained_softmax, translate
+from .checkpoints import (
+    attention_entries,
+    model_line,
+    recognize,
+    settle_arguments,
+    trained_softmax,
+    translate,
+)
 from .configs import module_arguments, read_config
 from .files import read_weights_file as read
 from .grouped import GroupedLayer
+from .layouts import read_layouts
 from .matrices import (  # NAME, WEIGHT_NAMES, to_fraction: re-exported
     EXACT_BYTES_PER_SQUARE,
     NAME,
@@ -225,21 +234,22 @@ class Network:
             )
         arrays, meta = dict(arrays), dict(metadata or {})
         biases = bool(kwargs.pop("biases", True))
+        given_causal = kwargs.pop("causal", None)
+        given_positions = kwargs.pop("positions", None)
+        if given_positions is not None:
+            meta = _given_rope(meta, given_positions, source)
         rec = recognize(arrays, names, meta, biases)  # names and shapes only: nothing converted yet
         tokens, heads = settle_arguments(rec, tokens, heads, meta, source, stored_in)
+        positions = _rope_of(meta, tokens, source)
+        causal, causal_why = _causal_of(meta, rec.layout, given_causal)
+        _check_window(meta, causal, tokens, source)
+        kwargs["causal"], kwargs["positions"] = causal, positions
         requested = kwargs.get("normalized") is not None
         if kwargs.get("normalized") is None:  # the model the layout was trained as (LAYOUTS)
             kwargs["normalized"] = not rec.package and trained_softmax(rec.layout)
         denominator = kwargs.get("denominator")
-        limit = kwargs.get("max_parameters")
-        if limit is not None and not rec.package:  # the network has at least 3/4 of these entries as parameters
-            entries = attention_entries(arrays, names)
-            if 3 * entries // 4 > limit:
-                raise InvalidArgumentError(
-                    f"weights: {entries:,} attention weights ({rec.layout}, at least {3 * entries // 4:,} parameters), "
-                    f"more than the {limit:,} whose local rank fits in the memory available here; refused "
-                    "before converting them (point --per-head gives every head's geometry at any size)"
-                )
+        if not rec.package:
+            _check_limit(arrays, names, rec.layout, kwargs.get("max_parameters"))
         tr = translate(
             arrays,
             lambda value, name: matrix(value, name, denominator),
@@ -252,24 +262,24 @@ class Network:
             return cls.from_weights(tr.weights, source=source, tokens=tokens, **kwargs)
         floats = any(has_floats(v) for k, v in arrays.items() if k not in tr.ignored)
         if kwargs["normalized"]:  # softmax is not homogeneous: the score scale 1/sqrt(d_h) is a temperature
-            if len(set(tr.head_sizes)) > 1:
-                raise InvalidArgumentError(
-                    f"softmax layers with head sizes {list(tr.head_sizes)}: one temperature "
-                    "sqrt(d_h) for all layers is needed (the architecture has one)"
-                )
-            kwargs["temperature"] = float(kwargs.get("temperature", 1.0)) * math.sqrt(tr.head_sizes[0])
+            kwargs["temperature"] = _temperature(tr.head_sizes, float(kwargs.get("temperature", 1.0)))
         net = cls.from_weights(tr.weights, source=f"{source} ({tr.layout})", tokens=tokens, **kwargs)
         conversion = net.conversion
         if floats:
             d = kwargs.get("denominator")
             conversion = "exact binary value of each float" if d is None else f"floats rounded to multiples of 1/{d}"
             conversion += "; V = W_O,h W_v,h exactly"
+        _check_sizes(meta, tr.key_value_heads, tr.head_sizes, source)
         H = net.architecture.heads
         layout = f"{tr.layout}, {H} head{'s' if H > 1 else ''}"
         if min(tr.key_value_heads) < H:
             layout += f" (grouped-query: {'/'.join(str(k) for k in sorted(set(tr.key_value_heads)))} key/value heads)"
         arch = net.architecture
-        model = model_line(tr.layout, layout, arch.normalized, requested, arch.causal, tr.head_sizes, arch.temperature)
+        model = model_line(
+            tr.layout, layout, arch.normalized, requested, arch.causal, tr.head_sizes, arch.temperature, causal_why
+        )
+        if arch.positions is not None:
+            model += f"; rotary positions {arch.positions.describe()} ({_rope_source(meta)})"
         return dataclasses.replace(
             net,
             conversion=conversion,
@@ -290,10 +300,16 @@ class Network:
         ``names=``); a ``.pt`` / ``.bin`` file only through ``torch.load(weights_only=True)``, where PyTorch is
         installed (``ag_attention/_point/files.py``).
 
+        A directory is read as ``save_pretrained`` writes it: ``config.json`` and ``model.safetensors``, or the shards
+        of ``model.safetensors.index.json`` (``pytorch_model.bin`` and its index through torch).
+
         A ``.safetensors`` file's ``__metadata__`` may give the token count (``"tokens": "4"``) and the number of
         heads (``"heads"``), and so may Hugging Face's ``config.json`` beside the file (``num_attention_heads``,
-        ``n_head``; rotary embeddings or ALiBi there are refused); otherwise they are required (``tokens=``, and
-        ``heads=`` when the layout leaves it open), as in the CLI: the geometry depends on both."""
+        ``n_head``), which also gives the rotary positions (``rope_parameters``, ``rope_theta``,
+        ``partial_rotary_factor``, ``rotary_pct``; docs/math/rotary.md), the causal mask the model was trained with
+        (its ``model_type``, ``is_decoder``) and the key/value heads, each checked against the weights; ALiBi,
+        relative position biases and rope types that are not modelled are refused by name. What is neither stored
+        nor given is required (``tokens=``, and ``heads=`` when the layout leaves it open), as in the CLI."""
 
         p = Path(path)
         arrays, metadata = read_weights_file(p)
@@ -306,7 +322,8 @@ class Network:
                     f"config.json beside it heads={config['heads']}"
                 )
             if "heads" not in metadata:
-                metadata, stored_in = {**metadata, "heads": config["heads"]}, "the config.json beside it"
+                stored_in = "the config.json beside it"
+        metadata = {**{k: v for k, v in config.items() if k != "heads" or "heads" not in metadata}, **metadata}
         net = cls.from_checkpoint(arrays, source=str(p), metadata=metadata, stored_in=stored_in, **kwargs)
         if stored_in != "its __metadata__":
             net = dataclasses.replace(
@@ -418,6 +435,102 @@ class Network:
     def __repr__(self) -> str:
         arch = self.architecture
         return f"Network({arch.describe()}, {arch.parameter_count} parameters, {self.conversion})"
+
+
+def _temperature(sizes: tuple[int, ...], given: float) -> float:
+    """The softmax temperature of a checkpoint: ``sqrt(d_h)`` (its score scale) times the one given."""
+    if len(set(sizes)) > 1:
+        raise InvalidArgumentError(
+            f"softmax layers with head sizes {list(sizes)}: one temperature sqrt(d_h) for all layers is needed (the "
+            "architecture has one)"
+        )
+    return given * math.sqrt(sizes[0])
+
+
+def _check_limit(arrays: dict[str, Any], names: dict[str, str] | None, layout: str, limit: int | None) -> None:
+    """More attention weights than ``limit`` parameters refused from the shapes, before any is converted (the
+    network has at least 3/4 of these entries as parameters)."""
+    if limit is None:
+        return
+    entries = attention_entries(arrays, names)
+    if 3 * entries // 4 > limit:
+        raise InvalidArgumentError(
+            f"weights: {entries:,} attention weights ({layout}, at least {3 * entries // 4:,} parameters), "
+            f"more than the {limit:,} whose local rank fits in the memory available here; refused "
+            "before converting them (point --per-head gives every head's geometry at any size)"
+        )
+
+
+def _given_rope(meta: dict[str, str], positions: Any, source: str) -> dict[str, str]:
+    """The metadata with the rotary positions given (``positions=``, ``--rope-theta``): a config that says another
+    rotation is refused naming both."""
+    rotary = Rotary() if positions == "rope" else positions
+    if not isinstance(rotary, Rotary):
+        rotary = rotary_from_dict(positions)
+    if rotary is None:
+        return {k: v for k, v in meta.items() if k != "rope"}
+    if "rope" in meta:
+        stored = rotary_from_dict({k: v for k, v in json.loads(meta["rope"]).items() if k != "dynamic_until"})
+        if stored != rotary:
+            raise InvalidArgumentError(
+                f"{source}: positions {rotary.describe()} given, but its config says "
+                + (stored.describe() if stored else "none")
+            )
+    return {**meta, "rope": json.dumps(rotary.to_dict()), "rope_given": "1"}
+
+
+def _rope_of(meta: dict[str, str], tokens: int, source: str) -> Rotary | None:
+    """The rotary positions the metadata names (a config.json's rope, or given), checked against ``tokens``: a
+    ``dynamic`` rope type is the plain rotation only up to its original length."""
+    if "rope" not in meta:
+        return None
+    data = json.loads(meta["rope"])
+    until = data.pop("dynamic_until", None)
+    if until is not None and tokens > until:
+        raise InvalidArgumentError(
+            f"{source}: rope_type dynamic scales the frequencies past {until} positions, and t={tokens}: not "
+            f"modelled (docs/math/rotary.md); t <= {until} reads the plain rotation"
+        )
+    return rotary_from_dict(data)
+
+
+def _rope_source(meta: dict[str, str]) -> str:
+    return "given" if meta.get("rope_given") else "from its config"
+
+
+def _causal_of(meta: dict[str, str], layout: str, given: bool | None) -> tuple[bool, str]:
+    """The causal mask the model was trained with and why: given (``causal=``, ``--causal``/``--no-causal``), else
+    its config (``model_type``, ``is_decoder``, ``is_causal``: :func:`~ag_attention._point.configs.model_config`),
+    else its layout (GPT-2's names are a decoder's), else none."""
+    if given is not None:
+        return bool(given), "--causal" if given else "--no-causal"
+    if "causal" in meta:
+        return meta["causal"] == "true", meta.get("causal_why", "its config")
+    for entry in read_layouts(layout):
+        if entry.causal:
+            return True, f"{entry.causal}'s layout is a decoder's"
+    return False, ""
+
+
+def _check_window(meta: dict[str, str], causal: bool, tokens: int, source: str) -> None:
+    window = meta.get("sliding_window")
+    if causal and window is not None and tokens > int(window):
+        raise InvalidArgumentError(
+            f"{source}: a sliding window of {window} tokens and t={tokens}: the mask then also drops the keys more "
+            f"than {window} back, not modelled (t <= {window} is the causal mask)"
+        )
+
+
+def _check_sizes(meta: dict[str, str], kv: tuple[int, ...], sizes: tuple[int, ...], source: str) -> None:
+    """The config's key/value heads and head size against the shapes read: a contradiction refused naming both."""
+    if "kv_heads" in meta and any(k != int(meta["kv_heads"]) for k in kv):
+        raise InvalidArgumentError(
+            f"{source}: its config says num_key_value_heads={meta['kv_heads']}, the weights give {sorted(set(kv))}"
+        )
+    if "head_dim" in meta and any(d != int(meta["head_dim"]) for d in sizes):
+        raise InvalidArgumentError(
+            f"{source}: its config says head_dim={meta['head_dim']}, the weights give {sorted(set(sizes))}"
+        )
 
 
 def read_arrays(path: Path) -> dict[str, np.ndarray]:

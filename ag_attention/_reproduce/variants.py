@@ -148,6 +148,48 @@ def _row(case: Case, arch: Architecture, lower: int | None, upper: int, exp: Any
     ]
 
 
+def _case(case: Case, seed: int, report: Report, by_label: dict[str, list[Check]]) -> list[Any]:
+    """One network of the grid: its row, and its check (the formula where one applies, else float64 inside the
+    exact interval) added to ``report`` and to its statement's list."""
+    arch = case.architecture()
+    exp = expected_dimension(arch)
+    lower, upper, certified, method, seconds = _measure(case, seed)
+    size = (case.widths[0], case.widths[-1], case.ranks[0])
+    if exp.applies:
+        label = _label(arch)
+        check = Check(
+            f"{label}: dim = {exp.value}",
+            arch.describe(),
+            method,
+            exp.value,
+            lower,
+            certified and lower == exp.value,
+            seconds,
+            {"upper": upper, "seed": seed},
+            size=size,
+            techniques=(method,),
+        )
+        by_label[label].append(report.add(check))
+        if not check.passed:
+            report.findings.append(f"{arch.describe()}: {label} gives {exp.value}, the computation {lower}..{upper}")
+    elif arch.depth > 1 or arch.heads > 1 or arch.causal:
+        num = numerical_dimension(arch, seed=seed).dimension
+        check = Check(
+            "float64 rank within the exact interval",
+            arch.describe(),
+            "float64 gap rank at the true frequencies vs " + method,
+            f"{lower}..{upper}",
+            num,
+            num is not None and lower is not None and lower <= num <= upper,
+            seconds,
+            {"lower": lower, "upper": upper, "certified": certified},
+            size=size,
+            techniques=("float64 gap rank", method),
+        )
+        by_label["float64 = exact"].append(report.add(check))
+    return _row(case, arch, lower, upper, exp, seconds)
+
+
 def reproduce_variants(out: Path | str | None = None, *, quick: bool = False, seed: int = 0) -> Report:
     """Run the grid (:data:`QUICK_GRID` with ``quick``) and return the report."""
     report = Report(
@@ -164,45 +206,7 @@ def reproduce_variants(out: Path | str | None = None, *, quick: bool = False, se
     rows: list[list[Any]] = []
     by_label: dict[str, list[Check]] = {k: [] for k in STATEMENTS}
     for case in track(QUICK_GRID if quick else GRID, desc="variants", unit="network"):
-        arch = case.architecture()
-        exp = expected_dimension(arch)
-        lower, upper, certified, method, seconds = _measure(case, seed)
-        rows.append(_row(case, arch, lower, upper, exp, seconds))
-        size = (case.widths[0], case.widths[-1], case.ranks[0])
-        if exp.applies:
-            label = _label(arch)
-            check = Check(
-                f"{label}: dim = {exp.value}",
-                arch.describe(),
-                method,
-                exp.value,
-                lower,
-                certified and lower == exp.value,
-                seconds,
-                {"upper": upper, "seed": seed},
-                size=size,
-                techniques=(method,),
-            )
-            by_label[label].append(report.add(check))
-            if not check.passed:
-                report.findings.append(
-                    f"{arch.describe()}: {label} gives {exp.value}, the computation {lower}..{upper}"
-                )
-        elif arch.depth > 1 or arch.heads > 1 or arch.causal:
-            num = numerical_dimension(arch, seed=seed).dimension
-            check = Check(
-                "float64 rank within the exact interval",
-                arch.describe(),
-                "float64 gap rank at the true frequencies vs " + method,
-                f"{lower}..{upper}",
-                num,
-                num is not None and lower is not None and lower <= num <= upper,
-                seconds,
-                {"lower": lower, "upper": upper, "certified": certified},
-                size=size,
-                techniques=("float64 gap rank", method),
-            )
-            by_label["float64 = exact"].append(report.add(check))
+        rows.append(_case(case, seed, report, by_label))
     for label, statement in STATEMENTS.items():
         checks = by_label[label]
         report.verdicts.append(Verdict.of(label, statement, "docs/math/affine.md, docs/math/rotary.md", checks))

@@ -10,13 +10,14 @@ or without the softmax.
 
 transformers and torch are imported when a function needs them, so importing this module needs neither; importing
 transformers here sets HF_HUB_OFFLINE=1 first (nothing is ever downloaded).  scripts/setup-torch.sh installs both
-(requirements/transformers.txt); what each family writes is summed up in .notes/hf_families.md.
+(requirements/transformers.txt); what each family writes is summed up in docs/manual/checkpoints.md.
 
 How ``attention_forward`` runs the module: every family of transformers 5.x calls its attention kernel through
 ``ALL_ATTENTION_FUNCTIONS.get_interface(config._attn_implementation, ...)`` with the projected (and, for rotary
 families, rotated) queries, keys and values, the family's score scaling (``scaling``; T5 passes 1.0, OPT 1.0 after
 scaling q itself) and, for T5, the relative position bias (``position_bias``).  A kernel of our own is registered
-under ``_KERNEL`` and the module's config points at it for the one call: it computes the scores as the eager kernels
+(``AttentionInterface.register``) and the model set to it (``model.set_attn_implementation``) for the one call,
+then set back; the call fails unless that kernel ran, once.  The kernel computes the scores as the eager kernels
 do (``q k^T * scaling`` + position bias; key/value heads repeated for grouped queries), masks them (causal where the
 module is causal, or as ``causal`` says; a sliding window when the family passes one) and then either takes the
 softmax over the unmasked keys (``softmax=True``, in the tensors' own dtype: float64) or keeps the masked scores as
@@ -136,6 +137,9 @@ def _t5() -> Any:
     )  # fmt: skip
 
 
+# Phi-3's default token ids (32000) lie outside the vocabulary of 50
+_PHI3_TOKENS = {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}
+
 #: family name -> a function making a tiny random config of it (``config.architectures[0]`` is the model class
 #: ``build`` instantiates, the class real checkpoints of the family name).  llama, mistral and qwen2 have 4 key/value
 #: heads (one per query head); their ``_gqa`` variants 2 (grouped queries: 2 query heads share one).
@@ -151,8 +155,10 @@ FAMILIES: dict[str, Callable[[], Any]] = {
     "mistral_gqa": _decoder("MistralConfig", "MistralForCausalLM", KV_HEADS_GROUPED),
     "qwen2": _decoder("Qwen2Config", "Qwen2ForCausalLM", HEADS),
     "qwen2_gqa": _decoder("Qwen2Config", "Qwen2ForCausalLM", KV_HEADS_GROUPED),
-    # Phi-3's default token ids (32000) lie outside the vocabulary of 50
-    "phi3": _decoder("Phi3Config", "Phi3ForCausalLM", HEADS, pad_token_id=0, bos_token_id=1, eos_token_id=2),
+    "phi3": _decoder("Phi3Config", "Phi3ForCausalLM", HEADS, **_PHI3_TOKENS),
+    # Phi-3 rotates whole heads; its partial rotary (Phi-4-mini, model_type phi3, rotates 0.75 of each head) here
+    # rotates the first 2 of each head's 4 coordinates
+    "phi3_partial": _decoder("Phi3Config", "Phi3ForCausalLM", HEADS, partial_rotary_factor=0.5, **_PHI3_TOKENS),
     "gpt_neox": _gpt_neox,
     "distilbert": _distilbert,
     "t5": _t5,
@@ -207,6 +213,7 @@ _LAYOUTS: dict[str, _Layout] = {
 }
 for _name in ("llama_gqa", "mistral", "mistral_gqa", "qwen2", "qwen2_gqa"):
     _LAYOUTS[_name] = _LAYOUTS["llama"]
+_LAYOUTS["phi3_partial"] = _LAYOUTS["phi3"]
 
 
 def _get(root: Any, path: str) -> Any:
@@ -216,10 +223,7 @@ def _get(root: Any, path: str) -> Any:
 
 
 def family_of(model: Any) -> str:
-    """The FAMILIES name of a model built by ``build`` (or read back with from_pretrained)."""
-    found = getattr(model, "_ag_family", None)
-    if found is not None:
-        return str(found)
+    """The FAMILIES name of a model built by ``build`` (or read back with from_pretrained), from its config."""
     config = model.config
     kind = config.model_type
     if kind == "clip_vision_model":
@@ -227,6 +231,8 @@ def family_of(model: Any) -> str:
     if kind in ("llama", "mistral", "qwen2"):
         grouped = config.num_key_value_heads != config.num_attention_heads
         return f"{kind}_gqa" if grouped else kind
+    if kind == "phi3" and config.rope_parameters.get("partial_rotary_factor", 1.0) != 1.0:
+        return "phi3_partial"
     if kind not in _LAYOUTS:
         raise ValueError(f"model_type {kind!r} is none of the families here ({', '.join(FAMILIES)})")
     return str(kind)
@@ -272,7 +278,6 @@ def build(family: str, directory: str | os.PathLike[str], *, seed: int = 0, nonz
     torch.manual_seed(seed)
     model = model_class(config)
     model.eval()
-    model._ag_family = family
     if nonzero_biases:
         with torch.no_grad():
             for i in range(len(layers(model))):
@@ -301,8 +306,8 @@ def load(directory: str | os.PathLike[str]) -> Any:
 
 # --- one attention layer ----------------------------------------------------------------------------------------------
 
-# (softmax, causal) of the attention_forward call under way; None outside one
-_MODE: contextvars.ContextVar[tuple[bool, bool | None] | None] = contextvars.ContextVar("_MODE", default=None)
+# [softmax, causal, calls] of the attention_forward call under way (calls: how often the kernel ran); None outside one
+_MODE: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("_MODE", default=None)
 
 
 def _kernel(
@@ -324,7 +329,8 @@ def _kernel(
     mode = _MODE.get()
     if mode is None:
         raise RuntimeError(f"{_KERNEL} only runs inside hf_checkpoints.attention_forward")
-    softmax, causal = mode
+    softmax, causal, _ = mode
+    mode[2] += 1
     if attention_mask is not None:
         raise ValueError("attention_forward passes no attention mask")
     if scaling is None:  # the eager kernels' default
@@ -354,9 +360,7 @@ def _kernel(
 
 
 def _register_kernel() -> None:
-    t = import_transformers()
-    if _KERNEL not in t.AttentionInterface._global_mapping:
-        t.AttentionInterface.register(_KERNEL, _kernel)
+    import_transformers().AttentionInterface.register(_KERNEL, _kernel)  # again: the same function, no harm
 
 
 def _rotary(model: Any) -> Any:
@@ -397,16 +401,18 @@ def attention_forward(model: Any, layer: int, X: Any, *, softmax: bool = True, c
     if rotary is not None:
         positions = torch.arange(t).unsqueeze(0).expand(batch, t)
         kwargs["position_embeddings"] = rotary(X, positions)
-    config = module.config
-    before = config._attn_implementation
-    token = _MODE.set((softmax, causal))
+    before = model.config._attn_implementation
+    mode: list[Any] = [softmax, causal, 0]
+    token = _MODE.set(mode)
     try:
-        config._attn_implementation = _KERNEL
+        model.set_attn_implementation(_KERNEL)
         with torch.no_grad():
             out = module(**kwargs)[0]
             if layout.output is not None:
                 out = _get(block, layout.output)(out)
     finally:
-        config._attn_implementation = before
+        model.set_attn_implementation(before)
         _MODE.reset(token)
+    if mode[2] != 1:  # the module ran another kernel: its output is not what was asked for
+        raise RuntimeError(f"{family} layer {layer}: the attention kernel ran {mode[2]} times, not once")
     return out

@@ -33,7 +33,10 @@ def _proj(P):
         (lambda p: os.mkfifo(p), "not a regular file"),  # opened without blocking: it hung waiting for a writer
         (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),  # it was read until memory ran out
         (lambda p: p.mkdir(), "not a regular file"),
-        (lambda p: p.write_bytes(b" " * (MAX_NAMES_BYTES + 1)), r"1,048,577 bytes, more than the 1,048,576 \(1 MiB\)"),
+        (
+            lambda p: p.write_bytes(b" " * (MAX_NAMES_BYTES + 1)),
+            r"1,048,577 bytes, more than the 1,048,576 bytes \(1 MiB\)",
+        ),
         (lambda p: p.write_text("[" * 50_000 + "]" * 50_000), "nested more than 64 levels deep"),  # was RecursionError
         (lambda p: p.write_text('{"blk.wq": "layers.0.q", "blk.wq": "layers.0.k"}'), "the key blk.wq appears twice"),
         (lambda p: p.write_bytes(b'{"\xff": 1}'), "not UTF-8"),
@@ -71,10 +74,11 @@ def test_a_names_file_maps_a_checkpoint(tmp_path):
     assert json.loads(r.stdout)["point"]["source"].endswith("(mapping)")
 
 
-def test_a_config_json_beside_the_file_gives_the_heads_or_refuses_positions(tmp_path):
+def test_a_config_json_beside_the_file_gives_the_heads_and_the_positions(tmp_path):
     """Hugging Face's config.json beside a checkpoint: its num_attention_heads / n_head are the file's heads (no
-    heads= needed), its rotary embeddings and ALiBi are refused by name (LLaMA's weights do not store them), and a
-    config.json of another program (no model_type, no architectures) is not read."""
+    heads= needed), its rotary positions are read (LLaMA's weights do not store them), a rope type that is not
+    modelled and ALiBi are refused by name, and a config.json of another program (no model_type, no architectures)
+    is not read."""
     P = _projections()
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _proj(P).items()}
     write_safetensors(tmp_path / "model.safetensors", tensors)
@@ -86,12 +90,24 @@ def test_a_config_json_beside_the_file_gives_the_heads_or_refuses_positions(tmp_
         Network.load(tmp_path / "model.safetensors", tokens=2, heads=4)
     r = run_cli("point", str(tmp_path / "model.safetensors"), "-t", "2")
     assert r.returncode == 0 and "heads=2" in r.stdout.splitlines()[0], r.stderr
-    config.write_text(json.dumps({"model_type": "llama", "num_attention_heads": 2, "rope_theta": 10000.0}))
-    with pytest.raises(InvalidArgumentError, match=r"config\.json rope_theta = 10000\.0: rotary position embeddings"):
+    # rotary positions from the config: modelled (docs/math/rotary.md), said on the first line; a LLaMA is causal
+    config.write_text(json.dumps({"model_type": "llama", "num_attention_heads": 2, "rope_theta": 500000.0}))
+    net = Network.load(tmp_path / "model.safetensors", tokens=2)
+    assert net.architecture.positions.base == 500000 and net.architecture.causal
+    assert (
+        "rotary positions rope(base 500000) (from its config)" in net.model
+        and "causal mask (model_type llama" in net.model
+    )
+    config.write_text(
+        json.dumps(
+            {"model_type": "llama", "num_attention_heads": 2, "rope_scaling": {"rope_type": "llama3", "factor": 8}}
+        )
+    )
+    with pytest.raises(InvalidArgumentError, match=r"config\.json: rope_type llama3: its frequencies involve pi"):
         Network.load(tmp_path / "model.safetensors", tokens=2)
     config.write_text(json.dumps({"model_type": "mpt", "n_heads": 2, "attn_config": {"alibi": True}}))
     with pytest.raises(
-        InvalidArgumentError, match=r"config\.json: attn_config\.alibi = True: ALiBi adds to each score"
+        InvalidArgumentError, match=r"config\.json: attn_config\.alibi = True: ALiBi adds m_h \(j - i\) to each score"
     ):
         Network.load(tmp_path / "model.safetensors", tokens=2)
     config.write_text(json.dumps({"num_heads": 7, "rope": 1}))  # not a model's config: not read

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from ag_attention._point.grouped import GroupedLayer
-from ag_attention._point.heads import head_table, load_head_table
+from ag_attention._point.head_readers import load_head_table
+from ag_attention._point.heads import head_table
 from ag_attention._point.safetensors import write_safetensors
 from tests.helpers import generator, run_cli
 
@@ -137,30 +138,6 @@ def test_a_rank_deficient_v_is_critical_in_the_checkpoint_s_own_factors(tmp_path
     assert report.heads is not None and not report.heads.heads[2].critical
 
 
-def test_identical_and_proportional_heads_are_flagged_and_random_ones_are_not():
-    rng = generator(8)
-    layer = _layers(rng)
-    assert head_table([layer], normalized=False).twins == ()
-    Q, W_O, K, W_v = (list(f) for f in (layer.Q, layer.W_O, layer.K, layer.W_v))
-    Q[3], K[3], W_O[3], W_v[3] = Q[0], K[0], W_O[0], W_v[0]  # head 3 = head 0
-    Q[2], K[2], W_O[2], W_v[2] = 2 * Q[1], K[1], 4 * W_O[1], W_v[1]  # head 2 = 8 head 1 (powers of two: exact)
-    table = head_table([GroupedLayer(tuple(Q), tuple(W_O), tuple(K), tuple(W_v))], normalized=False)
-    assert table.twins == ((1, 1, 4, "identical"), (1, 2, 3, "proportional"))
-    text = str(table)
-    assert "heads 0.0, 0.3  identical functions (probabilistic" in text and "heads 0.1, 0.2  proportional" in text
-    assert table.to_dict()["twins"] == [
-        {"layer": 0, "heads": [0, 3], "kind": "identical"},
-        {"layer": 0, "heads": [1, 2], "kind": "proportional"},
-    ]
-    # a GL(d_h) change of a head's factors is the same function: still flagged
-    G = rng.standard_normal((D, D))
-    Q[3], K[3] = G @ Q[0], np.linalg.solve(G.T, K[0])
-    assert head_table([GroupedLayer(tuple(Q), tuple(W_O), tuple(K), tuple(W_v))], normalized=False).twins[0][3] in (
-        "identical",
-        "proportional",
-    )
-
-
 def test_the_table_as_csv_and_frame(tmp_path):
     pd = pytest.importorskip("pandas")
     path = _gpt2(tmp_path, dead=[(1, 0)])
@@ -173,19 +150,3 @@ def test_the_table_as_csv_and_frame(tmp_path):
     assert table.to_frame().shape == (2 * H, len(table.rows()[0]))
     bad = run_cli("point", str(path), "--csv", str(tmp_path / "x.csv"))
     assert bad.returncode == 2 and "--per-head" in bad.stderr
-
-
-def test_the_reading_s_notes_come_with_the_per_head_table(tmp_path):
-    """Ignored tensors, zero biases, and the rotary caveat of q_proj names without a config.json are said in the
-    per-head table too (they were only in the full report)."""
-    rng = generator(2)
-    tensors = {
-        f"model.layers.0.self_attn.{r}_proj.weight": ("F32", rng.standard_normal((E, E)).astype("<f4")) for r in "qkvo"
-    }
-    tensors["model.embed_tokens.weight"] = ("F32", np.ones((5, E), "<f4"))
-    path = tmp_path / "llama.safetensors"
-    write_safetensors(path, tensors, metadata={"heads": str(H)})
-    table = load_head_table(path)
-    text = str(table)
-    assert "model.embed_tokens.weight" in text and "rotary position embeddings" in text
-    assert any("rotary" in n for n in table.to_dict()["notes"])

@@ -2,6 +2,7 @@
 37): GPT-2's Conv1D c_attn/c_proj, fused Wqkv/qkv_proj, grouped-query attention, rotary embeddings refused; each
 read without torch (tests/point/test_torch.py runs the torch modules)."""
 
+import json
 import math
 from fractions import Fraction
 
@@ -137,8 +138,8 @@ def test_conv1d_and_fused_layouts_read_the_same_network_as_multihead_attention()
         WQKV: {"blocks.0.attn.Wqkv.weight": stacked, "blocks.0.attn.out_proj.weight": W["o"]},
         QKV_PROJ: {"layers.0.self_attn.qkv_proj.weight": stacked, "layers.0.self_attn.o_proj.weight": W["o"]},
     }
-    nets = {
-        name: Network.from_checkpoint(sd, tokens=2, heads=H, normalized=False, biases=False)
+    nets = {  # GPT-2's names are a decoder's (causal by default): the same function without the mask here
+        name: Network.from_checkpoint(sd, tokens=2, heads=H, normalized=False, biases=False, causal=False)
         for name, sd in layouts.items()
     }
     for name, net in nets.items():
@@ -208,13 +209,17 @@ def test_grouped_query_attention_is_read_exactly_as_heads_sharing_keys_and_value
     ids=["llama-inv_freq", "freqs_cis"],
 )
 def test_rotary_embeddings_are_refused_saying_why(extra, named):
+    """A rotary buffer without a config saying which rotation: refused, with the way forward; with the rotation
+    given, the buffer is what it is (not a weight) and the model has it."""
     sd = {f"model.layers.0.self_attn.{r}_proj.weight": w for r, w in _weights().items()}
     with pytest.raises(
         InvalidArgumentError,
-        match=rf"^{named}: rotary position embeddings: .* depends on the token's "
-        "position, so its score is not x_i\\^T A x_j with one matrix A",
+        match=rf"^{named}: rotary position embeddings: .* depends on the token's position .* put its config\.json "
+        "beside it .* or give --rope-theta BASE",
     ):
         Network.from_checkpoint({**sd, **extra}, tokens=2, heads=H)
+    net = Network.from_checkpoint({**sd, **extra}, tokens=2, heads=H, positions="rope")
+    assert net.architecture.positions is not None and list(extra)[0] in net.ignored
 
 
 def test_rotary_metadata_is_refused_and_the_projections_note_what_is_not_stored(tmp_path):
@@ -222,12 +227,16 @@ def test_rotary_metadata_is_refused_and_the_projections_note_what_is_not_stored(
     write_safetensors(tmp_path / "rope.safetensors", sd, metadata={"tokens": "2", "heads": "2", "rope_theta": "1e4"})
     r = run_cli("point", str(tmp_path / "rope.safetensors"))
     assert r.returncode == 2 and "metadata rope_theta = 1e4: rotary position embeddings" in r.stderr
+    assert "--rope-theta BASE" in r.stderr
+    r = run_cli("point", str(tmp_path / "rope.safetensors"), "--rope-theta", "10000", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["architecture"]["positions"]["base"] == "10000"
     write_safetensors(tmp_path / "plain.safetensors", sd, metadata={"tokens": "2", "heads": "2"})
     net = Network.load(tmp_path / "plain.safetensors")
     assert any("rotary position embeddings" in n and "not stored in the weights" in n for n in net.notes)
 
 
-def _toy_split(W, name):
+def _toy_split(W, name, heads=1):
     """A made-up fused layout that stacks the keys first: W_k, W_q, W_v (each E x E)."""
     E = W.shape[1]
     return W[E : 2 * E], W[:E], W[2 * E :]

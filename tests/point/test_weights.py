@@ -96,7 +96,10 @@ def test_bad_weights_are_refused_by_name(weights, named):
 
 
 def test_files_are_checked_before_they_are_read(tmp_path):
-    with pytest.raises(InvalidArgumentError, match="a .npz, .safetensors, .pt or .bin file is expected"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match="a .npz, .safetensors, .pt or .bin file, or a save_pretrained directory, is expected",
+    ):
         Network.load(tmp_path / "w.h5")
     with pytest.raises(InvalidArgumentError, match="No such file"):
         Network.load(tmp_path / "missing.npz")
