@@ -82,6 +82,7 @@ from ._landscape import (
 from ._models import Parametrization, UpperBound, expected_dimension, upper_bounds
 from ._numeric import NearStrata, NumericalResult, numerical_dimension
 from ._point import Network, PointGeometry, certify, point_geometry
+from ._positions import Rotary
 from ._provenance import provenance
 from ._sweep import SweepResult, sweep
 from ._version import __version__ as __version__
@@ -89,6 +90,7 @@ from ._version import __version__ as __version__
 __all__ = [
     # networks
     "Architecture",
+    "Rotary",
     "Parametrization",
     # neuromanifolds
     "dimension",

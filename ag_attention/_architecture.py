@@ -226,7 +226,7 @@ class Architecture:
         The projections with a bias, letters of ``"qkvo"`` (``True``: all four): affine attention,
         ``q_i = Q x_i + b_q`` and so on (docs/math/affine.md); QKV parametrization only.
     positions:
-        Position encoding of the scores: ``None`` (the paper's), ``"rope"`` or a :class:`Rotary` (rotary
+        Position encoding of the scores: ``None`` (the paper's), ``"rope"`` or a :class:`~ag_attention.Rotary` (rotary
         position embeddings, docs/math/rotary.md); QKV parametrization only.
 
     Examples
@@ -395,7 +395,7 @@ class Architecture:
     @property
     def is_linear_attention(self) -> bool:
         """The scores are ``x_i^T A x_j`` with one ``A`` and the maps linear: no biases, no positions (the model of
-        the paper, docs/math/model.md); affine (:attr:`bias`) and rotary (:attr:`positions`) layers are not."""
+        the paper, docs/math/model.md); affine (``bias``) and rotary (``positions``) layers are not."""
         return not self.bias and self.positions is None
 
     # ------------------------------------------------------------- printing

@@ -118,13 +118,13 @@ class Frequencies:
 
 @dataclass(frozen=True)
 class Rotary:
-    """Rotary position embeddings of a layer's heads (one entry of :data:`POSITIONS`).
+    """Rotary position embeddings of a layer's heads (the entry ``rope`` of ``POSITIONS``, docs/math/rotary.md).
 
     ``base``: ``rope_theta`` (an exact rational: a float is its binary value); ``dims``: the rotated coordinates of
     each head (``None``: all of them; fewer: partial rotary, GPT-NeoX's ``rotary_pct``, Phi's
     ``partial_rotary_factor``; the first ``dims`` coordinates of the head are rotated, the others pass); ``pairing``:
-    :data:`PAIRINGS`; ``scale``: linear position scaling (``rope_scaling`` ``linear``: positions divided by it).
-    Positions are ``0..t-1``.
+    ``"half"`` (LLaMA's ``rotate_half``) or ``"interleaved"`` (GPT-J); ``scale``: linear position scaling
+    (``rope_scaling`` ``linear``: positions divided by it). Positions are ``0..t-1``.
     """
 
     base: Fraction = Fraction(10000)

@@ -39,7 +39,8 @@ product taken exactly in rationals); no output projection is ``W_O = I`` (the he
 score scale ``1/sqrt(d_h)`` is dropped (lightning): it multiplies the attention part by a constant, the neuromanifold
 is a cone, and with an output bias the constant only scales the Jacobian's columns of the other weights, so every
 rank and verdict is the same (the forward pass of the mapped network is the checkpoint's with its attention part
-times ``sqrt(d_h)``, the output bias added as it is). What the folding changes: the factored layer has ``V`` of rank at most ``d_h`` and the extra
+times ``sqrt(d_h)``, the output bias added as it is). What the folding changes: the factored layer has ``V`` of
+rank at most ``d_h`` and the extra
 symmetries ``(W_{O,h} M^{-1}, M W_{v,h})``; the package analyses the folded point in the parametrization with ``V``
 free (its neuromanifold contains the factored one, equal when ``d_h >= E``), and says so in a note.
 

@@ -167,7 +167,7 @@ def _number(config: dict[str, Any], *keys: str) -> Any:
 
 
 def _rope(config: dict[str, Any], kind: ModelType | None, head_dim: int | None, where: str) -> dict[str, Any] | None:
-    """The rotary entry (:meth:`~ag_attention._positions.Rotary.to_dict`) a config describes, or None; a rope
+    """The rotary entry (:meth:`~ag_attention.Rotary.to_dict`) a config describes, or None; a rope
     type that is not modelled refused by name (docs/math/rotary.md, rotary-exact)."""
     params = config.get("rope_parameters")
     params = params if isinstance(params, dict) else {}

@@ -147,7 +147,7 @@ class Network:
         docs/math/affine.md).
 
         ``rank`` is the bound on ``rank A`` when ``A`` is given (default: ``A``
-        free).  ``positions``: rotary position embeddings (``"rope"`` or a :class:`~ag_attention._positions.Rotary`,
+        free).  ``positions``: rotary position embeddings (``"rope"`` or a :class:`~ag_attention.Rotary`,
         docs/math/rotary.md). See the module docstring for the names, shapes and numbers.
         ``max_parameters``: refuse more parameters than this, from the shapes,
         before any weight is converted (the CLI's ``point`` passes
