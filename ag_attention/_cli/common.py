@@ -6,12 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from fractions import Fraction
 from typing import Any, NoReturn
 
 from .._architecture import PARAMETRIZATIONS, Architecture, parse_sizes
 from .._argtypes import integer, positive_float, seconds
 from .._errors import InvalidArgumentError
 from .._m2 import BACKENDS
+from .._positions import Rotary
 from .._provenance import provenance
 
 __all__ = [
@@ -50,6 +52,27 @@ def add_architecture(p: argparse.ArgumentParser, *, allow_normalized: bool = Tru
     g.add_argument("--heads", type=integer("--heads"), default=1, help="attention heads per layer (default 1)")
     g.add_argument("--skip", action="store_true", help="skip connections x_i + phi(X)_i")
     g.add_argument("--causal", action="store_true", help="causal mask: token i attends to tokens j <= i only")
+    g.add_argument(
+        "--bias",
+        default="",
+        metavar="LETTERS",
+        help="biases on the projections, letters of qkvo (e.g. qkvo: GPT-2, BERT; qkv: Qwen2): affine attention, "
+        "docs/math/affine.md",
+    )
+    g.add_argument(
+        "--rope",
+        type=positive_float("--rope"),
+        default=None,
+        metavar="BASE",
+        help="rotary positions with this base (rope_theta, e.g. 10000): docs/math/rotary.md",
+    )
+    g.add_argument(
+        "--rotary-dims",
+        type=integer("--rotary-dims"),
+        default=None,
+        metavar="D",
+        help="with --rope: the first D coordinates of each head turn (partial rotary; default all)",
+    )
     if allow_normalized:
         g.add_argument(
             "--normalized",
@@ -74,6 +97,8 @@ def architecture(args: argparse.Namespace) -> Architecture:
         raise InvalidArgumentError(
             f"--temperature={temperature:g}: only softmax attention has a temperature (add --normalized)"
         )
+    if args.rotary_dims is not None and args.rope is None:
+        raise InvalidArgumentError(f"--rotary-dims={args.rotary_dims}: only with --rope BASE")
     return Architecture(
         widths,
         ranks,
@@ -84,6 +109,8 @@ def architecture(args: argparse.Namespace) -> Architecture:
         causal=args.causal,
         normalized=getattr(args, "normalized", False),
         temperature=1.0 if temperature is None else temperature,
+        bias=args.bias,
+        positions=None if args.rope is None else Rotary(Fraction(args.rope), args.rotary_dims),
     )
 
 

@@ -157,8 +157,14 @@ class DimensionResult(ResultMixin):
                     f"is a lower bound and equals its symmetry upper bound {self.upper_bound} "
                     f"(this architecture's own symmetries only give {self.symmetry_bound})"
                 )
+            torus = (
+                " (the rotations at a random point of the frequencies' torus: a lower bound at the true frequencies, "
+                "docs/math/rotary.md)"
+                if self.architecture.positions is not None
+                else ""
+            )
             return (
-                f"exact: rank over GF({self.prime}) = {self.dimension} is a lower bound and equals "
+                f"exact: rank over GF({self.prime}) = {self.dimension} is a lower bound{torus} and equals "
                 f"the symmetry upper bound P - rank(T) = {self.upper_bound}"
             )
         primes = sorted({r.prime for r in self.runs})

@@ -299,7 +299,7 @@ def one_layer_problem(arch: object, coords: str | None = None, what: str = "this
     if not arch.is_lightning or not arch.is_plain:
         return (
             f"architecture {arch.describe()}: {what} is for one plain lightning layer "
-            "(one head, no skip connection, no causal mask, no softmax)"
+            "(one head, no skip connection, no causal mask, no softmax, no biases, no rotary positions)"
         )
     if coords is not None and coords not in COORDINATES:
         return f"coords={coords!r}: must be one of {', '.join(COORDINATES)}"

@@ -378,6 +378,11 @@ def _local_result(arch: Architecture, b: _Bounds, seed: int, seconds: float) -> 
     k = b.combinations
     combos = "" if k >= arch.output_size else f", {k} random combinations of each one's {arch.output_size} outputs"
     method = f"rank over GF({p}) of the Jacobian on {b.samples:,} random input sequences{combos}"
+    if arch.positions is not None:
+        method += (
+            ", the rotations at a random point of the torus of the frequencies' rational relations (a lower bound at "
+            "the true frequencies: docs/math/rotary.md, rotary-exact)"
+        )
     return LocalRank(
         b.lower, b.upper, P, method, b.primes, b.samples, b.symmetry_rank, b.shares, seconds, False, tuple(notes)
     )

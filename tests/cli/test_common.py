@@ -66,3 +66,28 @@ def test_every_json_output_says_where_it_came_from(argv, engine, capsys, request
 def test_cli_bad_arguments_exit_2_naming_the_value(args, named):
     p = run_cli("dim", *args)
     assert p.returncode == 2 and named in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_biases_and_rotary_positions_on_the_command_line():
+    """--bias and --rope describe affine and rotary attention for every command that takes an architecture: dim
+    certifies Prop. rotary; bad letters, a bad base, --rotary-dims alone, and the landscape's one plain layer are
+    refused naming the value (exit 2)."""
+    import json
+
+    from tests.helpers import run_cli
+
+    r = run_cli("dim", "--widths", "4,3", "--ranks", "4", "--rope", "10000", "--bias", "qkvo", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["dimension"] == 53 and d["certified"] and d["architecture"]["bias"] == "qkvo"
+    assert d["architecture"]["positions"]["base"] == "10000" and d["formula"] == "Prop. rotary"
+    for args, named in (
+        (["--bias", "qx"], "bias='qx'"),
+        (["--rope", "-3"], "--rope"),
+        (["--rotary-dims", "2"], "--rotary-dims=2: only with --rope"),
+        (["--rope", "10000", "--rotary-dims", "3"], "positions.dims"),
+    ):
+        bad = run_cli("dim", "--widths", "4,3", "--ranks", "4", *args)
+        assert bad.returncode == 2 and named in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+    ed = run_cli("ed-degree", "--widths", "2,1", "--ranks", "2", "--bias", "q")
+    assert ed.returncode == 2 and "no biases, no rotary positions" in ed.stderr
