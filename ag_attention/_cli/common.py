@@ -97,8 +97,9 @@ def architecture(args: argparse.Namespace) -> Architecture:
         raise InvalidArgumentError(
             f"--temperature={temperature:g}: only softmax attention has a temperature (add --normalized)"
         )
-    if args.rotary_dims is not None and args.rope is None:
-        raise InvalidArgumentError(f"--rotary-dims={args.rotary_dims}: only with --rope BASE")
+    rope, dims = getattr(args, "rope", None), getattr(args, "rotary_dims", None)  # critical-points has neither
+    if dims is not None and rope is None:
+        raise InvalidArgumentError(f"--rotary-dims={dims}: only with --rope BASE")
     return Architecture(
         widths,
         ranks,
@@ -109,8 +110,8 @@ def architecture(args: argparse.Namespace) -> Architecture:
         causal=args.causal,
         normalized=getattr(args, "normalized", False),
         temperature=1.0 if temperature is None else temperature,
-        bias=args.bias,
-        positions=None if args.rope is None else Rotary(Fraction(args.rope), args.rotary_dims),
+        bias=getattr(args, "bias", ""),
+        positions=None if rope is None else Rotary(Fraction(rope), dims),
     )
 
 
