@@ -288,3 +288,14 @@ class Deadline:
         left = self.remaining()
         if left is not None and left <= 0:
             raise ComputationTimeoutError(what, float(self.seconds or 0.0))
+
+    def fits(self, what: str, seconds: float) -> None:
+        """Before a step that cannot stop halfway (one LAPACK call): raise
+        :class:`~ag_attention.ComputationTimeoutError` now when its estimated ``seconds`` would pass the limit, rather
+        than return that long after it (the deadline kept under load, not only idle)."""
+        left = self.remaining()
+        if left is not None and seconds > left:
+            raise ComputationTimeoutError(
+                f"{what} (estimated {seconds:.0f} s, {max(left, 0.0):.0f} s left: not started)",
+                float(self.seconds or 0.0),
+            )

@@ -63,7 +63,7 @@ def cmd_point(args: argparse.Namespace) -> int:
         biases=not args.no_biases,
     )
     arch = net.architecture
-    if not arch.normalized and arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:
+    if arch.parameter_count >= ESTIMATE_FROM_PARAMETERS:  # lightning: the exact ranks; softmax: the float64 rank
         est = estimate_point(net, args.samples)
         print(
             f"ag-attention: point: {arch.describe()}, {arch.parameter_count:,} parameters: {est.describe()}"

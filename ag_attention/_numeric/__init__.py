@@ -53,11 +53,12 @@ from .executors import default_workers
 from .float64 import Float64
 from .gap import GapRank, gap_rank
 from .result import NumericalResult
-from .spectrum import numeric_memory
+from .spectrum import input_scale, numeric_memory, rows_per_sample
 from .spectrum import spectrum as softmax_spectrum
 from .strata import NearStrata, check_rtol, numerical_rank, one_layer_strata
 
 __all__ = [
+    "input_scale",
     "monodromy",
     "homotopy",
     "executors",
@@ -70,6 +71,7 @@ __all__ = [
     "numerical_dimension",
     "new_directions_per_sample",
     "numeric_memory",
+    "rows_per_sample",
     "RankCertificate",
     "certify_dimension",
     "BITS",

@@ -23,6 +23,8 @@ from .gap import GapRank, gap_rank
 __all__ = [
     "sample_weights",
     "rows_per_sample",
+    "input_scale",
+    "INPUT_SPREAD",
     "numeric_memory",
     "saturated_fraction",
     "Steps",
@@ -47,9 +49,44 @@ def sample_weights(arch: Architecture, rng: np.random.Generator) -> np.ndarray:
     return theta
 
 
-def rows_per_sample(arch: Architecture, samples: int) -> int:
-    """About ``3 P`` rows in all: ``k`` Gaussian combinations of each sample's outputs."""
-    return max(1, math.ceil(3 * arch.parameter_count / samples))
+def rows_per_sample(arch: Architecture, samples: int, factor: float = 3.0) -> int:
+    """About ``factor P`` rows in all (3 by default): ``k`` Gaussian combinations of each sample's outputs."""
+    return max(1, math.ceil(factor * arch.parameter_count / samples))
+
+
+#: the spread of a softmax row (its largest weight minus its smallest, averaged over the first layer's rows) the
+#: inputs are scaled to at a given point: the softmax responsive, neither near uniform (small scores: the
+#: Jacobian's query and key directions nearly dependent) nor saturated (its derivative vanishing)
+INPUT_SPREAD = 0.9
+
+
+def input_scale(arch: Architecture, theta: np.ndarray, seed: int, probe: int = 16) -> float:
+    """The factor that brings the first layer's softmax rows at ``theta`` to a spread of :data:`INPUT_SPREAD` on
+    Gaussian inputs (a power of two between ``2^-10`` and ``2^10``; 1 for lightning attention). The rank of the
+    Jacobian is the same for almost every input (a polynomial identity in the inputs holds or fails for almost
+    all): only its conditioning changes. A tiny GPT-2 at its initialisation (weights of size 0.02: rows of spread
+    0.5, singular values gliding to 1e-12 with no gap at the rank) gets a gap of 5 orders at factor 32."""
+    if not arch.normalized:
+        return 1.0
+    first = arch.with_(widths=arch.widths[:2], ranks=arch.ranks[:1])
+    count = first.parameter_count
+    rng = np.random.default_rng([seed, 0x5CA1E])
+    X = rng.standard_normal((probe, arch.tokens, arch.widths[0]))
+    best, best_gap = 1.0, math.inf
+    for k in range(-10, 11):
+        s = 2.0**k
+        with np.errstate(all="ignore"):
+            rows = np.concatenate(
+                [W.reshape(-1, arch.tokens) for W in attention_weights(first, Float64(), theta[:count], X * s)]
+            )
+        allowed = rows > 0 if arch.causal else np.ones(rows.shape, dtype=bool)
+        many = allowed.sum(axis=1) > 1  # a row with one token (the first, under a mask) has no spread
+        if not np.any(many):
+            return 1.0
+        spread = float(np.mean(rows[many].max(axis=1) - np.where(allowed, rows, np.inf)[many].min(axis=1)))
+        if abs(spread - INPUT_SPREAD) < best_gap:
+            best, best_gap = s, abs(spread - INPUT_SPREAD)
+    return best
 
 
 def numeric_memory(arch: Architecture, samples: int) -> MemoryEstimate:
@@ -132,9 +169,12 @@ def spectrum(
     min_gap: float,
     steps: Steps | None = None,
     theta: np.ndarray | None = None,
+    rows_factor: float = 3.0,
+    scale: float = 1.0,
 ) -> Spectrum:
     """Singular values of the column-normalized Jacobian at a seeded point (or at ``theta``, float64
-    parameters in the order of ``arch.blocks``), and their gap rank."""
+    parameters in the order of ``arch.blocks``), and their gap rank; ``rows_factor``: about that many times ``P``
+    rows; ``scale``: the inputs' factor (:func:`input_scale`)."""
     steps = steps or Steps()
     steps.add_spectrum()
     steps.begin(f"Jacobian of {samples:,} samples")
@@ -143,10 +183,10 @@ def spectrum(
 
     drawn = sample_weights(arch, rng)  # drawn in any case: the inputs after it are the same with or without theta
     theta = drawn if theta is None else np.asarray(theta, dtype=np.float64)
-    X = rng.standard_normal((samples, arch.tokens, arch.widths[0]))
+    X = rng.standard_normal((samples, arch.tokens, arch.widths[0])) * scale
     # about 3 P rows: k Gaussian combinations of each sample's outputs
     # (the null space is unchanged for generic combinations, the reverse pass is cheaper)
-    k = rows_per_sample(arch, samples)
+    k = rows_per_sample(arch, samples, rows_factor)
     seeds = None
     if k < arch.output_size:
         seeds = rng.standard_normal((samples, k, arch.tokens, arch.widths[-1]))

@@ -1,5 +1,9 @@
 """How long :func:`~ag_attention.point_geometry` will take and how much memory it will need, said before it starts.
 
+Softmax attention: the float64 Jacobian at the point, timed on two samples and scaled, and its singular values at
+:data:`SVD_EFFICIENCY` times this machine's product rate; a point whose rank stays below its symmetry bound adds
+the dimension at a random point (said as the extra).
+
 A model of the work from the sizes alone, calibrated on this machine in
 well under a second:
 
@@ -23,7 +27,10 @@ is a factor 2 either way).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+
+import numpy as np
 
 from .._architecture import Architecture
 from .._exact import (
@@ -38,13 +45,16 @@ from .._exact import (
     run_memory,
 )
 from .._models import prove, symmetry_generators
+from .._network import jacobian
+from .._numeric import Float64, numeric_memory, rows_per_sample
 from .._resources import format_bytes
 from .geometry import primes_for, samples_for
-from .steps import layer_network
+from .steps import POINT_ROWS, layer_network
 from .weights import Network
 
 __all__ = [
     "PointEstimate",
+    "softmax_cost",
     "estimate_point",
     "matrix_product_rate",
     "BLAS_EFFICIENCY",
@@ -62,13 +72,14 @@ class PointEstimate:
     parts: tuple[tuple[str, float], ...]
     critical_extra: float
     rate: float  # FLOP/s of the float64 product measured here
+    extra_when: str = "a critical point"  # what adds critical_extra
 
     def describe(self) -> str:
         parts = ", ".join(f"{name} {duration(s)}" for name, s in self.parts if s >= 0.05)
         return (
             f"estimated {duration(self.seconds)} (within a factor 2) and {format_bytes(self.bytes)} at most"
             + (f": {parts}" if parts else "")
-            + f"; a critical point adds up to {duration(self.critical_extra)} "
+            + f"; {self.extra_when} adds up to {duration(self.critical_extra)} "
             f"(calibrated here: float64 products at {self.rate / 1e9:.0f} GFLOP/s)"
         )
 
@@ -101,11 +112,68 @@ def _piece(net: Network, samples: int | None) -> tuple[float, float, int]:
     return sym + rank + jac, extra, memory
 
 
+#: the share of the float64 product's rate LAPACK's singular values reach on a tall Jacobian (0.13 to 0.29 measured
+#: here on 2,000 to 5,000 rows; the smaller share, so that the estimate errs long)
+SVD_EFFICIENCY = 0.13
+
+
+def _svd_seconds(rows: int, cols: int, rate: float) -> float:
+    """The singular values of a ``rows x cols`` float64 matrix (``rows >= cols``): ``4 m n^2 - 4 n^3 / 3`` flops."""
+    m, n = max(rows, cols), min(rows, cols)
+    return (4 * m * n * n - 4 * n**3 / 3) / (SVD_EFFICIENCY * rate)
+
+
+def _float_jacobian_seconds(arch: Architecture, theta: np.ndarray, samples: int, k: int) -> float:
+    """One float64 Jacobian on two samples with ``k`` output combinations each, timed, scaled to ``samples``."""
+    rng = np.random.default_rng(1)
+    n0 = min(samples, 2)
+    X = rng.standard_normal((n0, arch.tokens, arch.widths[0]))
+    seeds = None if k >= arch.output_size else rng.standard_normal((n0, k, arch.tokens, arch.widths[-1]))
+    t0 = time.perf_counter()
+    with np.errstate(all="ignore"):
+        jacobian(arch, Float64(), theta, X, seeds)
+    return (time.perf_counter() - t0) * samples / n0
+
+
+def softmax_cost(net: Network, samples: int | None = None) -> tuple[float, float, int]:
+    """:func:`_softmax_piece` at this machine's rate: what :func:`~ag_attention.point_geometry` checks against its
+    deadline before a float64 rank it could not stop halfway."""
+    return _softmax_piece(net, samples, matrix_product_rate())
+
+
+def _softmax_piece(net: Network, samples: int | None, rate: float) -> tuple[float, float, int]:
+    """Softmax: ``(seconds, extra seconds when the point's rank stays below its symmetry bound, peak bytes)``: the
+    float64 Jacobian at the point (:data:`~ag_attention._point.steps.POINT_ROWS` times ``P`` rows) and its singular
+    values; the extra is the dimension at a random point (three times ``P`` rows, up to one doubling)."""
+    arch = net.architecture
+    P = arch.parameter_count
+    n = samples if samples is not None else max(4, (3 * P) // max(1, arch.output_size) + 4)
+    theta = net.theta_float()
+    k = rows_per_sample(arch, n, POINT_ROWS)
+    rows = n * min(k, arch.output_size)
+    point = _float_jacobian_seconds(arch, theta, n, k) + _svd_seconds(rows, P, rate)
+    k3 = rows_per_sample(arch, n, 3.0)
+    rows3 = n * min(k3, arch.output_size)
+    random = _float_jacobian_seconds(arch, theta, n, k3) + _svd_seconds(rows3, P, rate)
+    memory = numeric_memory(arch, n).peak
+    return point, 3 * random, memory
+
+
 def estimate_point(net: Network, samples: int | None = None) -> PointEstimate:
     """The estimate of :func:`~ag_attention.point_geometry` on ``net`` (see the module docstring)."""
 
     rate = matrix_product_rate()
     arch = net.architecture
+    if arch.normalized:
+        seconds, extra, memory = _softmax_piece(net, samples, rate)
+        return PointEstimate(
+            seconds,
+            memory,
+            (("float64 rank at the point", seconds),),
+            extra,
+            rate,
+            "a rank short of the symmetry bound",
+        )
     parts: list[tuple[str, float]] = []
     total, extra, memory = _piece(net, samples)
     parts.append(("local rank", total))

@@ -15,7 +15,7 @@ from .._models import symmetry_tangents
 from .factors import integer_rows, product_rank, residues
 from .geometry import PRIMES, LocalRank, _families
 
-__all__ = ["head_kernel", "with_head_kernel", "softmax_head_bound"]
+__all__ = ["head_kernel", "with_head_kernel", "softmax_head_bound", "symmetry_bound_at"]
 
 
 def _left_null(M: np.ndarray) -> list[list[Fraction]]:
@@ -142,6 +142,18 @@ def with_head_kernel(net: Any, local: Any) -> Any:
             f"the heads' kernel directions bound the rank by {upper}, below the proven rank {local.lower} (bug)"
         )
     return dataclasses.replace(local, upper=upper, notes=local.notes + (note,))
+
+
+def symmetry_bound_at(net: Any) -> int | None:
+    """``P - rank T(theta)`` over GF(p) at the network's own weights (its symmetry tangents, the families softmax
+    keeps): a proven upper bound on its local rank, and on ``dim M`` (the tangents' rank at ``theta`` is at most
+    their generic rank). None when a denominator is divisible by the prime."""
+    p = PRIMES[0]
+    theta = net.theta_mod(p)
+    if theta is None:
+        return None
+    rank, _ = _families(net.architecture, GFp(p), theta)
+    return int(net.architecture.parameter_count - rank)
 
 
 def softmax_head_bound(net: Any) -> Any:

@@ -39,15 +39,24 @@ from .._numeric import NearStrata, check_rtol, numerical_dimension
 from .._provenance import provenance
 from .._resources import Deadline
 from .._results import ResultMixin
+from .estimate import softmax_cost
 from .geometry import LocalRank
 from .grouped import MAX_PARAMETERS as GROUPED_MAX
 from .grouped import GroupedGeometry, grouped_geometry
 from .head_readers import network_head_table
 from .heads import HeadsTable
-from .kernel import softmax_head_bound
+from .kernel import softmax_head_bound, symmetry_bound_at
 from .onelayer import OneLayerPoint, one_layer_point, plain_one_layer
 from .plot import plot_point
-from .steps import LayerAtPoint, NumericalAtPoint, float_parts, layers_at_point, ranks_at_point, sharpen
+from .steps import (
+    LayerAtPoint,
+    NumericalAtPoint,
+    float_parts,
+    layers_at_point,
+    numerical_at,
+    ranks_at_point,
+    sharpen,
+)
 from .text import point_text
 from .trust import finite
 from .weights import Network
@@ -105,6 +114,20 @@ class PointGeometry(ResultMixin):
         return None
 
     @property
+    def critical_numerical(self) -> bool | None:
+        """Softmax attention: the float64 verdict where :attr:`critical` has no proof: False when the float64 rank at
+        the point (a clear gap) reaches the generic dimension, True when it stays below a certified one; None
+        otherwise (and for lightning, whose verdict is :attr:`critical`)."""
+        if not self.network.architecture.normalized or self.critical is not None:
+            return None
+        num, dim = self.numerical, self.generic_dimension
+        if num is None or num.rank is None or dim is None:
+            return None
+        if num.rank >= dim:
+            return False
+        return True if self.generic_certified else None
+
+    @property
     def fiber_dimension(self) -> int | None:
         """``P - local rank`` (the tangent space of the fiber through the point) when the rank is exact."""
         return None if not self.exact else self.parameters - self.local_rank  # type: ignore[operator]
@@ -154,6 +177,7 @@ class PointGeometry(ResultMixin):
             "generic_certified": self.generic_certified,
             "generic_certificate": self.generic_certificate,
             "critical": self.critical,
+            "critical_numerical": self.critical_numerical,
             "fiber_dimension": self.fiber_dimension,
             "kernel": None if self.local is None else list(self.local.kernel),
             "explained_by_symmetries": self.explained,
@@ -261,14 +285,14 @@ def point_geometry(
     t0 = time.perf_counter()
     arch = net.architecture
     notes: list[str] = list(net.notes)  # how a checkpoint was mapped
-    local, generic, certified, cert = _model_ranks(net, seed, samples, deadline, notes)
+    local, generic, certified, cert, early = _model_ranks(net, seed, samples, deadline, notes, rtol)
     one = one_layer_point(net, generic) if plain_one_layer(net) and generic is not None else None
     deadline.check("each layer alone")
     layers = layers_at_point(net, seed, deep=arch.depth > 1, deadline=deadline)
     if local is not None and arch.depth > 1 and not local.exact and all(ly.local is not None for ly in layers):
         local = sharpen(net, local, layers, seed, notes)
     want_numeric = _want_numeric(net, local, numerical, notes)
-    num_at, strata, unavailable = float_parts(net, local, one, want_numeric, seed, samples, rtol)
+    num_at, strata, unavailable = float_parts(net, local, one, want_numeric, seed, samples, rtol, early)
     if one is not None and local is not None and local.exact and generic is not None:
         by_rank = local.lower < generic
         if arch.parametrization == "AV" or arch.ranks[0] >= arch.widths[0]:
@@ -296,20 +320,42 @@ def point_geometry(
 
 
 def _model_ranks(
-    net: Network, seed: int, samples: int | None, deadline: Deadline, notes: list[str]
-) -> tuple[LocalRank | None, int | None, bool, str]:
-    """The local rank and the generic dimension (certified, its certificate): exact for lightning attention
-    (:func:`~ag_attention._point.steps.ranks_at_point`), float64 for softmax attention (with the upper bound a
-    dead or rank-deficient head proves)."""
+    net: Network, seed: int, samples: int | None, deadline: Deadline, notes: list[str], rtol: float
+) -> tuple[LocalRank | None, int | None, bool, str, NumericalAtPoint | None]:
+    """The local rank and the generic dimension (certified, its certificate), and for softmax the float64 rank at
+    the point when it was taken here: exact for lightning attention (:func:`~ag_attention._point.steps.ranks_at_point`),
+    float64 for softmax attention (with the upper bound a dead or rank-deficient head proves).
+
+    Softmax: the float64 rank at the point is taken first; where it reaches the proven symmetry bound at the point
+    (``P - rank T(theta)``, exact over GF(p), at least ``dim M``: the tangents' rank is lowest at special points),
+    ``dim M`` is that bound (numerically: the rank is float64) and the point is not critical, with no second
+    Jacobian at a random point; otherwise the dimension is measured at a random point."""
 
     arch = net.architecture
     if not arch.normalized:
-        return ranks_at_point(net, seed, samples, deadline, "the network")
+        return (*ranks_at_point(net, seed, samples, deadline, "the network"), None)
+    notes.append("softmax attention: the local rank is float64 (numerical), never a proof")
+    head = softmax_head_bound(net)
+    bound = symmetry_bound_at(net)
+    deadline.check("the float64 rank at the point")
+    if deadline.remaining() is not None:  # one SVD that cannot stop halfway: started only if it fits
+        seconds, extra, _ = softmax_cost(net, samples)
+        deadline.fits("the float64 rank at the point", seconds)
+    early = numerical_at(net, seed, samples, rtol) if bound is not None else None
+    if early is not None and early.rank is not None and early.rank == bound:
+        cert = (
+            f"numerical: the float64 rank at the point, {early.rank} ({early.gap}), reaches the proven symmetry bound "
+            f"there, P - rank T(theta) = {bound}, which bounds dim M: dim M = {bound}, the point not critical "
+            "(a float64 rank: not a proof)"
+        )
+        return head, bound, False, cert, early
+    deadline.check("the dimension at a random point")
+    if deadline.remaining() is not None:
+        deadline.fits("the dimension at a random point", softmax_cost(net, samples)[1] / 3)
     num = numerical_dimension(arch, seed=seed)
     certified = bool(num.certified)
     cert = "float64 rank with a clear gap" + (", certified by ball arithmetic" if certified else "")
-    notes.append("softmax attention: the local rank is float64 (numerical), never a proof")
-    return softmax_head_bound(net), num.dimension, certified, cert
+    return head, num.dimension, certified, cert, early
 
 
 def _want_numeric(net: Network, local: LocalRank | None, numerical: bool | None, notes: list[str]) -> bool:

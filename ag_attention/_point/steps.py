@@ -20,7 +20,7 @@ from .._architecture import Architecture
 from .._errors import ComputationError, InvalidArgumentError, NoClearGapError
 from .._exact import dimension, exact_rank, output_span
 from .._models import prove
-from .._numeric import NearStrata, numerical_rank, one_layer_strata
+from .._numeric import NearStrata, input_scale, numerical_rank, one_layer_strata
 from .._numeric import softmax_spectrum as spectrum
 from .._resources import Deadline
 from .certificate import kernel_certificate
@@ -39,6 +39,7 @@ __all__ = [
     "layers_at_point",
     "sharpen",
     "float_parts",
+    "numerical_at",
 ]
 
 
@@ -101,6 +102,7 @@ class NumericalAtPoint:
     samples: int
     singular_values: tuple[float, ...] = ()
     rtol: float = 1e-3
+    scale: float = 1.0  # the inputs' factor (softmax: the first layer's rows brought to a responsive spread)
 
     @property
     def rank_at_rtol(self) -> int:
@@ -116,21 +118,37 @@ class NumericalAtPoint:
             "samples": self.samples,
             "singular_values": list(self.singular_values),
             "rtol": self.rtol,
+            "input_scale": self.scale,
             "rank_at_rtol": self.rank_at_rtol,
         }
 
 
-def _numerical(net: Network, seed: int, samples: int | None, rtol: float = 1e-3) -> NumericalAtPoint:
+#: rows of the float64 Jacobian at the point, in multiples of ``P`` (random combinations of each sample's outputs)
+POINT_ROWS = 1.5
 
+
+def numerical_at(net: Network, seed: int, samples: int | None, rtol: float = 1e-3) -> NumericalAtPoint:
+    """The float64 rank at the float point: :data:`POINT_ROWS` times ``P`` rows, the inputs scaled so that the first
+    layer's softmax rows are neither near uniform nor saturated (:func:`~ag_attention._numeric.input_scale`: the
+    rank is that of almost every input, the conditioning is not)."""
     arch = net.architecture
     n = samples if samples is not None else max(4, (3 * arch.parameter_count) // max(1, arch.output_size) + 4)
+    theta = net.theta_float()
+    scale = input_scale(arch, theta, seed)
     try:
-        spec = spectrum(arch, seed, n, 4.0, theta=net.theta_float())  # 4 orders: numerical_dimension's default
+        spec = spectrum(arch, seed, n, 4.0, theta=theta, rows_factor=POINT_ROWS, scale=scale)  # 4 orders
     except NoClearGapError as exc:
-        return NumericalAtPoint(None, f"no clear gap: {exc}", None, None, n, rtol=rtol)
+        return NumericalAtPoint(None, f"no clear gap: {exc}", None, None, n, rtol=rtol, scale=scale)
     g = spec.gap
     return NumericalAtPoint(
-        g.rank, g.describe(), g.smallest_kept, g.largest_dropped, n, tuple(float(x) for x in spec.singular_values), rtol
+        g.rank,
+        g.describe(),
+        g.smallest_kept,
+        g.largest_dropped,
+        n,
+        tuple(float(x) for x in spec.singular_values),
+        rtol,
+        scale,
     )
 
 
@@ -282,6 +300,7 @@ def float_parts(
     seed: int,
     samples: int | None,
     rtol: float,
+    early: NumericalAtPoint | None = None,
 ) -> tuple[NumericalAtPoint | None, NearStrata | None, dict[str, str]]:
     """The float64 parts (the Jacobian's spectrum when ``want_numeric``; one layer's distances to the strata) and
     why a part is unavailable: its values would leave float64's range at the weights' scale (checked first), or
@@ -295,7 +314,7 @@ def float_parts(
         if why is None:
             try:
                 with np.errstate(all="ignore"):
-                    num_at = _numerical(net, seed, samples, rtol)
+                    num_at = early if early is not None else numerical_at(net, seed, samples, rtol)
             except (np.linalg.LinAlgError, FloatingPointError, OverflowError) as exc:
                 why = (
                     f"the Jacobian's spectrum failed in float64 ({type(exc).__name__}: {exc}); the exact verdicts stand"

@@ -78,12 +78,22 @@ def _local_rank(g: PointGeometry) -> list[str]:
 def _verdicts(g: PointGeometry) -> list[str]:
     """The generic dimension, the critical verdict, the fiber's dimension against the symmetries."""
     cert = "certified" if g.generic_certified else "lower bound"
+    if g.generic_certificate.startswith("numerical"):  # softmax: a float64 rank meeting a proven bound
+        cert = "float64"
     lines = [f"  generic dim      {g.generic_dimension} ({cert}: {g.generic_certificate})"]
     crit = {
         True: "yes: the local rank is below the generic dimension",
         False: "no: the local rank reaches it",
         None: "not decided",
     }[g.critical]
+    if g.critical is None and g.critical_numerical is not None and g.numerical is not None:
+        crit = (
+            f"no (numerical: the float64 rank at the point, {g.numerical.rank}, reaches the generic dimension; a "
+            "measurement, not a proof)"
+            if not g.critical_numerical
+            else f"yes (numerical: the float64 rank at the point, {g.numerical.rank}, is below the certified "
+            "generic dimension; a measurement, not a proof)"
+        )
     lines.append(
         f"  critical         {crit} (a critical point of the parametrization theta -> phi_theta, not of a loss)"
     )

@@ -40,3 +40,19 @@ def test_causal_softmax_first_row_is_not_saturated():
     assert saturated_fraction(one, [np.ones((4, 1, 1))]) == 0.0
     r = numerical_dimension(one, seed=seed())
     assert r.dimension == 6 and r.undecided == "" and not r.certified and (r.lower_bound, r.upper_bound) == (6, 14)
+
+
+def test_inputs_are_scaled_to_a_responsive_softmax():
+    """input_scale brings the first layer's softmax rows to a spread near 0.9 at small weights (transformers'
+    initialisation scale), leaves lightning alone, and the rank at the scaled inputs is the rank (a gap appears)."""
+    from ag_attention import Architecture
+    from ag_attention._network import attention_weights
+    from ag_attention._numeric import Float64, input_scale
+
+    arch = Architecture((6, 6), (3,), tokens=3, heads=2, normalized=True, bias="qkvo")
+    theta = np.random.default_rng(3).standard_normal(arch.parameter_count) * 0.02
+    s = input_scale(arch, theta, 0)
+    assert s > 4 and input_scale(arch.with_(normalized=False), theta, 0) == 1.0
+    X = np.random.default_rng(4).standard_normal((16, 3, 6))
+    rows = attention_weights(arch, Float64(), theta, X * s)[0].reshape(-1, 3)
+    assert 0.6 < float(np.mean(rows.max(1) - rows.min(1))) <= 1.0

@@ -81,3 +81,46 @@ def test_a_large_checkpoint_is_refused_before_conversion():
     }
     net = Network.from_checkpoint(small, heads=2, tokens=2, max_parameters=64)  # exactly its (2 + H) E^2
     assert net.architecture.parameter_count == 64
+
+
+def _softmax_gpt2(tmp_path, width=8, heads=2, layers=2):
+    """A GPT-2-shaped softmax checkpoint at transformers' initialisation scale (weights of size 0.02, biases 0.1)
+    with its config.json: read as trained, softmax, causal, affine (bench/softmax_point.py's network, smaller)."""
+    import json
+
+    from ag_attention._point.safetensors import write_safetensors
+
+    rng = generator(11)
+    tensors = {}
+    for l in range(layers):
+        p = f"transformer.h.{l}.attn."
+        tensors[p + "c_attn.weight"] = ("F32", (rng.standard_normal((width, 3 * width)) * 0.02).astype("<f4"))
+        tensors[p + "c_attn.bias"] = ("F32", (rng.standard_normal(3 * width) * 0.1).astype("<f4"))
+        tensors[p + "c_proj.weight"] = ("F32", (rng.standard_normal((width, width)) * 0.02).astype("<f4"))
+        tensors[p + "c_proj.bias"] = ("F32", (rng.standard_normal(width) * 0.1).astype("<f4"))
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2", "n_head": heads, "n_embd": width}))
+    return tmp_path
+
+
+def test_a_softmax_point_is_estimated_decided_and_kept_to_its_deadline(tmp_path):
+    """Issue 44's full point, smaller: the estimate is printed first (softmax too); the float64 rank at the point,
+    its inputs scaled out of the near-uniform softmax of small weights, reaches the proven symmetry bound there, so
+    dim M is that bound and the point not critical, said as a measurement; a deadline too short for the SVD stops
+    before it starts (exit 3, naming the step and the estimate)."""
+    path = _softmax_gpt2(tmp_path)
+    net = Network.load(path, tokens=3)
+    est = estimate_point(net)
+    assert [name for name, _ in est.parts] == ["float64 rank at the point"] and "a rank short of" in est.describe()
+    g = point_geometry(net)
+    assert g.critical is None and g.critical_numerical is False and g.numerical.scale > 1
+    assert g.generic_dimension == g.numerical.rank and g.generic_certificate.startswith("numerical")
+    assert "no (numerical: the float64 rank at the point" in str(g)
+    r = run_cli("point", str(path), "-t", "3", "--timeout", "0.5")
+    assert r.returncode == 3 and "estimated " in r.stderr and "not started" in r.stderr
+    from ag_attention._resources import Deadline
+
+    with pytest.raises(ComputationTimeoutError, match=r"an SVD \(estimated 50 s, .* left: not started\)"):
+        Deadline(10.0).fits("an SVD", 50.0)
+    Deadline(10.0).fits("an SVD", 1.0)
+    Deadline(None).fits("an SVD", 1e9)
