@@ -36,7 +36,7 @@ from .formulas import (
 )
 from .orbits import Orbit, orbit_representatives
 from .parametrization import PARAMETERS, Parametrization, laplace_determinant
-from .symmetries import symmetry_generators, symmetry_tangents
+from .symmetries import attention_algebra, symmetry_generators, symmetry_tangents
 
 __all__ = [
     "COORDINATES",
@@ -73,5 +73,6 @@ __all__ = [
     "symmetry_count",
     "symmetry_generators",
     "symmetry_tangents",
+    "attention_algebra",
     "upper_bounds",
 ]

@@ -46,6 +46,7 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._exact import DEFAULT_PRIME, SECOND_PRIME, GFp, differential, exact_rank, linalg
+from .._models import attention_algebra
 from .._network import jacobian, random_inputs
 from .._positions import Rotary
 
@@ -224,16 +225,30 @@ def _compose(arch: Architecture, J: np.ndarray, layers: tuple[GroupedLayer, ...]
     return np.concatenate(cols, axis=1)
 
 
-def _tangents(layers: tuple[GroupedLayer, ...], F: GFp) -> np.ndarray:
-    """The symmetry tangents (rows) at the point, in the column order of :func:`_compose`."""
-    P = parameters(layers)
-    rows = []
+def _starts(layers: tuple[GroupedLayer, ...]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per layer, the first column of each ``Q_i``, ``W_O,i``, ``K_g``, ``W_v,g`` in :func:`_compose`'s order."""
+    out = []
     offset = 0
     for ly in layers:
-        h, kv, r = len(ly.Q), len(ly.K), ly.group
+        h, kv = len(ly.Q), len(ly.K)
         sizes = [M.size for M in ly.Q] + [M.size for M in ly.W_O] + [M.size for M in ly.K] + [M.size for M in ly.W_v]
         starts = np.concatenate([[0], np.cumsum(sizes)])[:-1] + offset
-        q0, o0, k0, v0 = starts[:h], starts[h : 2 * h], starts[2 * h : 2 * h + kv], starts[2 * h + kv :]
+        out.append((starts[:h], starts[h : 2 * h], starts[2 * h : 2 * h + kv], starts[2 * h + kv :]))
+        offset += sum(sizes)
+    return out
+
+
+def _tangents(arch: Architecture, layers: tuple[GroupedLayer, ...], F: GFp) -> np.ndarray:
+    """The symmetry tangents (rows) at the point, in the column order of :func:`_compose`: per group the mixing
+    of its query heads, the keys' group (with rotary positions the rotations' commutant,
+    :func:`~ag_attention._models.attention_algebra`; docs/math/rotary.md, rotary-identifiable) and the values'
+    ``GL_{d_h}``; between layers ``l`` and ``l + 1`` (no skip connections) ``GL_{d_l}``: ``dW_O,i = E W_O,i`` in layer
+    ``l``, ``d(Q_i, K_g, W_v,g) = -(Q_i, K_g, W_v,g) E`` in layer ``l + 1``."""
+    P = parameters(layers)
+    rows = []
+    starts = _starts(layers)
+    for ly, (q0, o0, k0, v0) in zip(layers, starts):
+        kv, r = len(ly.K), ly.group
         d_h = ly.K[0].shape[0]
         for g in range(kv):
             for a in range(g * r, (g + 1) * r):  # GL_r mixing the group's heads: dQ_a = Q_b, dW_O,b = -W_O,a
@@ -242,19 +257,39 @@ def _tangents(layers: tuple[GroupedLayer, ...], F: GFp) -> np.ndarray:
                     row[q0[a] : q0[a] + ly.Q[a].size] = ly.Q[b].ravel()
                     row[o0[b] : o0[b] + ly.W_O[b].size] = F.sub(row[o0[b] : o0[b] + ly.W_O[b].size], ly.W_O[a].ravel())
                     rows.append(row)
-            for a in range(d_h):
+            for entries in attention_algebra(arch, d_h):  # the keys' group: (E K_g, -E^T Q_i)
+                E = np.zeros((d_h, d_h), dtype=np.int64)
+                for a, b, e in entries:
+                    E[a, b] = e % F.p
+                key = np.zeros(P, dtype=np.int64)
+                key[k0[g] : k0[g] + ly.K[g].size] = F.einsum("ab,bc->ac", E, ly.K[g]).ravel()
+                for i in range(g * r, (g + 1) * r):
+                    key[q0[i] : q0[i] + ly.Q[i].size] = F.neg(F.einsum("ba,bc->ac", E, ly.Q[i])).ravel()
+                rows.append(key)
+            for a in range(d_h):  # the values' GL_{d_h}: (E W_v,g, -W_O,i E)
                 for b in range(d_h):
                     E = np.zeros((d_h, d_h), dtype=np.int64)
                     E[a, b] = 1
-                    key = np.zeros(P, dtype=np.int64)  # (E K_g, -E^T Q_i)
-                    key[k0[g] : k0[g] + ly.K[g].size] = F.einsum("ab,bc->ac", E, ly.K[g]).ravel()
-                    value = np.zeros(P, dtype=np.int64)  # (E W_v,g, -W_O,i E)
+                    value = np.zeros(P, dtype=np.int64)
                     value[v0[g] : v0[g] + ly.W_v[g].size] = F.einsum("ab,bc->ac", E, ly.W_v[g]).ravel()
                     for i in range(g * r, (g + 1) * r):
-                        key[q0[i] : q0[i] + ly.Q[i].size] = F.neg(F.einsum("ba,bc->ac", E, ly.Q[i])).ravel()
                         value[o0[i] : o0[i] + ly.W_O[i].size] = F.neg(F.einsum("ca,ab->cb", ly.W_O[i], E)).ravel()
-                    rows += [key, value]
-        offset += sum(sizes)
+                    rows.append(value)
+    for l in range(len(layers) - 1 if not arch.skip else 0):
+        here, nxt = layers[l], layers[l + 1]
+        (_, o0, _, _), (q1, _, k1, v1) = starts[l], starts[l + 1]
+        d = here.W_O[0].shape[0]
+        for a in range(d):
+            for b in range(d):
+                E = np.zeros((d, d), dtype=np.int64)
+                E[a, b] = 1
+                row = np.zeros(P, dtype=np.int64)
+                for i, W in enumerate(here.W_O):
+                    row[o0[i] : o0[i] + W.size] = F.einsum("ab,bc->ac", E, W).ravel()
+                for group, first in ((nxt.Q, q1), (nxt.K, k1), (nxt.W_v, v1)):
+                    for i, M in enumerate(group):
+                        row[first[i] : first[i] + M.size] = F.neg(F.einsum("ca,ab->cb", M, E)).ravel()
+                rows.append(row)
     return np.array(rows, dtype=np.int64)
 
 
@@ -264,7 +299,7 @@ def _ranks(arch: Architecture, layers: tuple[GroupedLayer, ...], F: GFp, rng: np
     samples = math.ceil((P + 8) / (arch.tokens * arch.widths[-1])) + 1
     X = random_inputs(arch, F, rng, samples)
     J = _compose(arch, jacobian(arch, F, _psi(arch, layers, F), X), layers, F)
-    return linalg.rank(J, F.p), linalg.rank(_tangents(layers, F), F.p)
+    return linalg.rank(J, F.p), linalg.rank(_tangents(arch, layers, F), F.p)
 
 
 def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> int | None:
@@ -274,6 +309,7 @@ def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> i
         and not arch.skip
         and not arch.causal
         and arch.tokens >= 2
+        and arch.is_linear_attention
         and parameters(layers) <= EXACT_MAX_PARAMETERS
     ):
         return None
@@ -309,11 +345,12 @@ def _exact_local_rank(arch: Architecture, layers: tuple[GroupedLayer, ...]) -> i
 
 
 def grouped_geometry(arch: Architecture, layers: tuple[GroupedLayer, ...], seed: int = 0) -> GroupedGeometry | None:
-    """The GQA model's dimension and the local rank at ``layers`` (module docstring); None for softmax attention,
-    biases or rotary positions (its symmetries here are the paper's heads'), or more than :data:`MAX_PARAMETERS`
-    parameters."""
+    """The GQA model's dimension and the local rank at ``layers`` (module docstring), rotary positions included
+    (the keys' group the rotations' commutant); None for softmax attention, biases, or more than
+    :data:`MAX_PARAMETERS` parameters."""
     P = parameters(layers)
-    if arch.normalized or P > MAX_PARAMETERS or not arch.is_linear_attention or not all(ly.plain for ly in layers):
+    biased = arch.bias or any(ly.bQ or ly.bK or ly.bV or ly.bO is not None for ly in layers)
+    if arch.normalized or P > MAX_PARAMETERS or biased:
         return None
     for p in (DEFAULT_PRIME, SECOND_PRIME):
         point = tuple(_mod(ly, p) for ly in layers)

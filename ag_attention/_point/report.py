@@ -390,6 +390,6 @@ def _grouped(net: Network, seed: int, notes: list[str]) -> GroupedGeometry | Non
         grouped.note()
         if grouped is not None
         else "grouped-query attention: its own model is not "
-        f"analysed (softmax, biases, rotary positions, or more than {GROUPED_MAX:,} parameters)"
+        f"analysed (softmax, biases, or more than {GROUPED_MAX:,} parameters)"
     )
     return grouped

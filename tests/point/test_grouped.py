@@ -95,3 +95,36 @@ def test_the_cli_reports_the_gqa_model(tmp_path):
         "critical; below: the ambient 2-head model at this GQA point"
     )
     assert "the GQA model has dimension 36 (certified" in r.stdout
+
+
+@pytest.mark.parametrize("E, h, kv", [(4, 2, 1), (8, 4, 2), (8, 4, 1), (6, 2, 1)])
+def test_grouped_queries_with_rotary_positions(E, h, kv):
+    """GQA with rotary positions (LLaMA, Mistral, Qwen2): the keys' GL_{d_h} shrinks to the rotations' commutant
+    (d_h coordinates turning: d_h of them), the values' GL_{d_h} and the heads' mixing stay: certified at a random
+    point, dim = P - h_kv (d_h + d_h^2 + r^2)."""
+    d_h, r = E // h, h // kv
+    if d_h % 2:
+        return
+    W = _checkpoint(E, h, kv, integers=True)
+    net = Network.from_checkpoint(
+        {f"a.{x}_proj.weight": W[x] for x in "qkvo"}, tokens=3, heads=h, normalized=False, positions="rope"
+    )
+    g = grouped_geometry(net.architecture, net.grouped)
+    P = 2 * h * d_h * E + 2 * kv * d_h * E
+    assert g is not None and g.certified and g.dimension_lower == P - kv * (d_h + d_h**2 + r**2)
+
+
+def test_two_grouped_layers_have_the_symmetries_between_them():
+    """Two GQA layers: GL_E between them (the first layer's W_O, the second's Q, K, W_v) closes the gap between the
+    GF(p) rank and the symmetry bound (without it the bound was E^2 too high)."""
+    E, h, kv = 4, 2, 1
+    rng = generator(9)
+    arrays = {}
+    for l in range(2):
+        for x, rows in (("q", E), ("k", E // h * kv), ("v", E // h * kv), ("o", E)):
+            arrays[f"layers.{l}.self_attn.{x}_proj.weight"] = rng.integers(-3, 4, (rows, E)).astype(float)
+    net = Network.from_checkpoint(arrays, tokens=3, heads=h, normalized=False)
+    g = grouped_geometry(net.architecture, net.grouped)
+    d_h, r = E // h, h // kv
+    per = 2 * h * d_h * E + 2 * kv * d_h * E
+    assert g.certified and g.dimension_lower == 2 * per - 2 * kv * (2 * d_h**2 + r**2) - E * E
