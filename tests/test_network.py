@@ -372,3 +372,50 @@ def test_exact_rationals_refuse_rotary_positions(rng):
     theta = np.array([1] * arch.parameter_count, dtype=object)
     with pytest.raises(ValueError, match="not rational numbers"):
         forward(arch, ObjectArithmetic(), theta, np.ones((1, 2, 2), dtype=object))
+
+
+def test_finite_symmetries_of_affine_and_rotary_networks(rng):
+    """Metamorphic (docs/math/affine.md, docs/math/rotary.md), finite rather than infinitesimal: a shift m of layer
+    1's output by its output bias, absorbed by layer 2's biases (b -> b - W m); an invertible G in the rotations'
+    commutant on a head's queries and keys (Q -> G Q, K -> G^{-T} K, biases alike); the rescaling (c Q, V / c) of a
+    lightning head: each leaves the function unchanged (float64, to rounding), while a G outside the commutant
+    changes a rotary network's function."""
+    arch = Architecture((4, 4, 3), (4, 4), tokens=3, heads=2, bias="qkvo", positions="rope")
+    F = Float64()
+    theta = rng.standard_normal(arch.parameter_count)
+    X = rng.standard_normal((4, 3, 4)) * 2.0
+    Y = forward(arch, F, theta, X)
+
+    def view(t, name, layer, head):
+        return t[arch.block(name, layer, head).slice].reshape(arch.block(name, layer, head).rows, -1)
+
+    shifted = theta.copy()
+    m = rng.standard_normal(4)
+    view(shifted, "bO", 1, 0)[:, 0] += m
+    for h in range(2):
+        for name in ("Q", "K", "V"):
+            view(shifted, "b" + name, 2, h)[:, 0] -= view(theta, name, 2, h) @ m
+    # equal to rounding (1e-13 relative here; a wrong shift moves outputs by order one)
+    assert np.allclose(forward(arch, F, shifted, X), Y, rtol=1e-10, atol=1e-10)
+    # a commutant element: rotation-scalings of the turning planes (pairs (0, 2) and (1, 3) of a head of 4)
+    G = np.zeros((4, 4))
+    for (c1, c2), (a, b) in zip(((0, 2), (1, 3)), ((1.3, 0.4), (0.7, -0.9))):
+        G[c1, c1] = G[c2, c2] = a
+        G[c1, c2], G[c2, c1] = -b, b
+    turned = theta.copy()
+    Ginv_T = np.linalg.inv(G).T
+    view(turned, "Q", 1, 0)[:] = G @ view(theta, "Q", 1, 0)
+    view(turned, "bQ", 1, 0)[:] = G @ view(theta, "bQ", 1, 0)
+    view(turned, "K", 1, 0)[:] = Ginv_T @ view(theta, "K", 1, 0)
+    view(turned, "bK", 1, 0)[:] = Ginv_T @ view(theta, "bK", 1, 0)
+    assert np.allclose(forward(arch, F, turned, X), Y, rtol=1e-10, atol=1e-10)
+    scaled = theta.copy()
+    c = 2.5
+    for name, factor in (("Q", c), ("bQ", c), ("V", 1 / c), ("bV", 1 / c)):
+        view(scaled, name, 2, 1)[:] *= factor
+    assert np.allclose(forward(arch, F, scaled, X), Y, rtol=1e-10, atol=1e-10)
+    generic = theta.copy()
+    H = rng.standard_normal((4, 4)) + 3 * np.eye(4)  # not in the commutant
+    view(generic, "Q", 1, 0)[:] = H @ view(theta, "Q", 1, 0)
+    view(generic, "K", 1, 0)[:] = np.linalg.inv(H).T @ view(theta, "K", 1, 0)
+    assert not np.allclose(forward(arch, F, generic, X), Y, rtol=1e-6, atol=1e-6)

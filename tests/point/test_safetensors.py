@@ -220,3 +220,34 @@ def test_the_reference_library_agrees_on_the_tiling_rules(tmp_path):
     safetensors_numpy.save_file(arrays, str(tmp_path / "ok.safetensors"))
     read, _ = read_safetensors(tmp_path / "ok.safetensors", BIG)
     assert set(read) == set(arrays) and all(np.array_equal(read[k], v) for k, v in arrays.items())
+
+
+def test_a_bf16_checkpoint_with_biases_and_rotary_positions_reads_as_its_float32_twin(tmp_path):
+    """A LLaMA-style q_proj/k_proj/v_proj/o_proj file in bfloat16 with Qwen2's q/k/v biases and a config.json naming
+    rope_theta: every weight and bias read at its exact bf16 value (the same network as the float32 file of those
+    values), the rotation from the config, the same exact report."""
+    import json
+
+    rng = generator(7)
+    E = 4
+    raw = {}
+    for x in "qkvo":
+        raw[f"model.layers.0.self_attn.{x}_proj.weight"] = _bf16(rng.standard_normal((E, E)))
+        if x != "o":
+            raw[f"model.layers.0.self_attn.{x}_proj.bias"] = _bf16(rng.standard_normal(E) * 0.1)
+    exact = {k: (r.astype("<u4") << 16).view("<f4") for k, r in raw.items()}
+    config = {"model_type": "qwen2", "num_attention_heads": 2, "rope_theta": 1000000.0}
+    for name, tensors in (
+        ("bf16", {k: ("BF16", r) for k, r in raw.items()}),
+        ("f32", {k: ("F32", e) for k, e in exact.items()}),
+    ):
+        (tmp_path / name).mkdir()
+        write_safetensors(tmp_path / name / "model.safetensors", tensors)
+        (tmp_path / name / "config.json").write_text(json.dumps(config))
+    a, b = (Network.load(tmp_path / name, tokens=3, normalized=False) for name in ("bf16", "f32"))
+    assert a.architecture == b.architecture and a.architecture.bias == "qkv" and a.architecture.positions.base == 10**6
+    assert all(np.array_equal(x[n], y[n]) for x, y in zip(a.weights[0], b.weights[0]) for n in x)
+    ga, gb = point_geometry(a).to_dict(), point_geometry(b).to_dict()
+    assert {k: ga[k] for k in ("local_rank", "generic_dimension", "critical")} == {
+        k: gb[k] for k in ("local_rank", "generic_dimension", "critical")
+    }
