@@ -111,8 +111,11 @@ def jacobian_seconds(arch: Architecture, p: int, samples: int, k: int, theta: np
     return (time.perf_counter() - t0) * samples / n0
 
 
+@lru_cache(maxsize=64)
 def _row_seconds(arch: Architecture, p: int, rows: int) -> float:
-    """Seconds of one row of ``arch``'s Jacobian mod ``p``: one sample, ``rows`` seeded rows, best of two."""
+    """Seconds of one row of ``arch``'s Jacobian mod ``p``: one sample, ``rows`` seeded rows, best of two; timed
+    once per process and shape, so that the extrapolation of :func:`assembly_seconds` grows with ``t`` for every
+    ``t`` of one shape (timed twice on a busy machine, it could estimate ``t = 3,000`` above ``t = 6,000``)."""
     F = GFp(p)
     rng = np.random.default_rng(1)
     theta = random_parameters(arch, F, rng)
