@@ -52,12 +52,14 @@ from .dimension import numerical_dimension
 from .executors import default_workers
 from .float64 import Float64
 from .gap import GapRank, gap_rank
+from .monodromy_state import check_state_paths
 from .result import NumericalResult
 from .spectrum import input_scale, numeric_memory, rows_per_sample
 from .spectrum import spectrum as softmax_spectrum
 from .strata import NearStrata, check_rtol, numerical_rank, one_layer_strata
 
 __all__ = [
+    "check_state_paths",
     "input_scale",
     "monodromy",
     "homotopy",

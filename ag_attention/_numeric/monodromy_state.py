@@ -6,19 +6,24 @@ the counters) and read back, refused when the file is not such a state or belong
 from __future__ import annotations
 
 import json
+import os
+import stat
 import time
+import zipfile
+import zlib
 from collections import deque
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._errors import InvalidArgumentError
-from .._files import atomic_open
+from .._errors import InvalidArgumentError, OutputError
+from .._files import atomic_open, reserve
+from .._resources import format_bytes, memory_limit
 from .homotopy import Deduplicator
 from .tracker import _charts, _invariants
 
-__all__ = ["FORMAT", "read_state", "write_state"]
+__all__ = ["FORMAT", "read_state", "write_state", "check_state_paths"]
 
 #: the checkpoint format
 FORMAT = "ag-attention monodromy state 1"
@@ -38,7 +43,7 @@ def write_state(state: Any, path: str | Path, queued: list[tuple[int, int]]) -> 
         "traced_at": state.traced_at,
         "round_mark": state.round_mark,
         "quiet": state.quiet,
-        "seconds": state.seconds + (0.0 if state._run_start is None else time.monotonic() - state._run_start),
+        "seconds": state.seconds + (0.0 if state._run_start is None else time.perf_counter() - state._run_start),
         "rng": state.rng.bit_generator.state,
         "n": state.system.n,
         "n_chart": state.nc,
@@ -69,7 +74,11 @@ def read_state(cls: Any, system: Any, path: str | Path, fingerprint: str = "") -
     state = cls.__new__(cls)
     state.system, state.nc, state.fingerprint, state.seed = system, nc, fingerprint, int(meta["seed"])
     state.rng = np.random.default_rng()
-    state.rng.bit_generator.state = meta["rng"]
+    try:
+        state.rng.bit_generator.state = meta["rng"]
+        history = [(int(h[0]), int(h[1]), int(h[2])) for h in meta["history"]]
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise InvalidArgumentError(f"{where}: not a saved monodromy state (its generator or history: {exc})") from None
     state.p0 = np.asarray(data["p0"], dtype=complex)
     state.found = Deduplicator(system.n, seed=state.seed)
     keys = _invariants(system, points, charts if nc else None)
@@ -79,7 +88,7 @@ def read_state(cls: Any, system: Any, path: str | Path, fingerprint: str = "") -
     state.queue = deque((int(i), int(j)) for i, j in queued)
     state._init_counters()
     state.paths, state.failures, state.injected = int(meta["paths"]), int(meta["failures"]), int(meta["injected"])
-    state.history = [(int(h[0]), int(h[1]), int(h[2])) for h in meta["history"]]
+    state.history = history
     state.trace = meta["trace"]
     state.traced_at, state.round_mark, state.quiet = int(meta["traced_at"]), meta["round_mark"], int(meta["quiet"])
     state.seconds = float(meta["seconds"])
@@ -89,22 +98,90 @@ def read_state(cls: Any, system: Any, path: str | Path, fingerprint: str = "") -
     return state
 
 
+#: the arrays of a state file, and the types its metadata must have
+MEMBERS = ("meta", "p0", "points", "charts", "corners", "queued")
+META_TYPES: dict[str, Any] = {
+    "format": str, "fingerprint": str, "seed": int, "paths": int, "failures": int, "injected": int,
+    "history": list, "trace": (float, int, type(None)), "traced_at": int, "round_mark": (int, type(None)),
+    "quiet": int, "seconds": (float, int), "rng": dict, "n": int, "n_chart": int,
+}  # fmt: skip
+
+
+def check_state_paths(save: Any, resume: Any) -> None:
+    """Before any work: ``resume`` a regular file whose declared arrays are those of a state and fit in memory
+    (:class:`InvalidArgumentError`, exit 2), ``save`` a file that can be written (its directory writable, not a
+    directory, not a symbolic link: :class:`~ag_attention.OutputError`, exit 4)."""
+    if resume is not None:
+        _declared(f"resume file {resume}", resume)
+    if save is not None:
+        target = Path(save)
+        if target.is_symlink():
+            raise OutputError(
+                f"--save {target}: a symbolic link; the state is never written through one", path=str(target)
+            )
+        if target.is_dir():
+            raise OutputError(f"--save {target}: a directory, not a file", path=str(target))
+        reserve(target.parent if str(target.parent) else Path("."), 0)
+
+
+def _declared(where: str, path: str | Path) -> int:
+    """The bytes a state file's arrays declare, once it is checked to be a regular file and a zip archive of a
+    state's arrays whose declared size fits the memory (read from its directory, before anything is loaded)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InvalidArgumentError(f"{where}: no such file") from None
+    except OSError as exc:
+        raise InvalidArgumentError(f"{where}: cannot be read ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidArgumentError(f"{where}: not a regular file (a saved monodromy state is a .npz file)")
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise InvalidArgumentError(
+            f"{where}: not a saved monodromy state (damaged or not a .npz file: {exc})"
+        ) from None
+    names = sorted(i.filename for i in infos)
+    if "meta.npy" not in names or not set(names) <= {f"{m}.npy" for m in MEMBERS}:
+        raise InvalidArgumentError(f"{where}: not a saved monodromy state (its arrays are {names[:8]})")
+    total = sum(i.file_size for i in infos)
+    limit = memory_limit().bytes
+    if limit is not None and 3 * total > limit:
+        raise InvalidArgumentError(
+            f"{where}: its arrays declare {format_bytes(total)}, more than a third of the memory available "
+            f"({format_bytes(limit)}): not read"
+        )
+    return total
+
+
 def _load(where: str, path: str | Path, fingerprint: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The arrays and the metadata of a state file, refused when it is not one of this problem."""
+    _declared(where, path)
     try:
         with np.load(path, allow_pickle=False) as f:
             data = {k: f[k] for k in f.files}
     except FileNotFoundError:
         raise InvalidArgumentError(f"{where}: no such file") from None
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as exc:
         raise InvalidArgumentError(f"{where}: not a saved monodromy state ({exc})") from None
     try:
         meta = json.loads(str(data["meta"]))
         ok = isinstance(meta, dict) and meta.get("format") == FORMAT
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, RecursionError):
         ok = False
     if not ok:
         raise InvalidArgumentError(f"{where}: not a saved monodromy state of this format ({FORMAT!r})")
+    missing = [m for m in MEMBERS if m not in data]
+    if missing:
+        raise InvalidArgumentError(f"{where}: not a saved monodromy state (no {', '.join(missing)})")
+    wrong = [
+        k for k, t in META_TYPES.items() if k not in meta or isinstance(meta[k], bool) or not isinstance(meta[k], t)
+    ]
+    kinds = {"p0": "c", "points": "c", "charts": "c", "corners": "c", "queued": "i"}
+    wrong += [k for k, kind in kinds.items() if data[k].dtype.kind not in (kind, "f", "i") or data[k].dtype.kind == "O"]
+    if wrong:
+        raise InvalidArgumentError(f"{where}: not a saved monodromy state (wrong or missing: {', '.join(wrong)})")
     if meta["fingerprint"] != fingerprint:
         raise InvalidArgumentError(
             f"{where}: saved for another problem (fingerprint {meta['fingerprint'][:16]} "

@@ -61,3 +61,86 @@ def test_a_file_of_another_format_is_refused(tmp_path):
     np.savez_compressed(path, meta=np.array(json.dumps({"format": "ag-attention monodromy state 0"})))
     with pytest.raises(InvalidArgumentError, match=f"not a saved monodromy state of this format \\({FORMAT!r}\\)"):
         read_state(Monodromy, S, path)
+
+
+def _small_state(tmp_path):
+    arch = Architecture.single_layer(2, 1, 2, tokens=2)
+    S = square_system(arch, metric("generic", 2, 1, 2, seed=0)[0])
+    z0, p0, c0 = S.seed(np.random.default_rng(0))
+    fp = S.fingerprint(0)
+    path = tmp_path / "state.npz"
+    Monodromy(S, z0, p0, seed=0, chart0=c0, fingerprint=fp).run(
+        LocalExecutor(S, LOOP_OPTIONS, CAREFUL), max_solutions=5, save=path
+    )
+    return S, fp, path
+
+
+def _rewritten(path, target, **change):
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    for k, v in change.items():
+        if v is None:
+            del arrays[k]
+        else:
+            arrays[k] = v
+    np.savez_compressed(target, **arrays)
+    return target
+
+
+def test_damaged_and_foreign_state_files_are_refused_before_anything_is_loaded(tmp_path):
+    import os
+    import struct
+
+    S, fp, path = _small_state(tmp_path)
+    raw = path.read_bytes()
+    meta = json.loads(str(np.load(path)["meta"]))
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(raw[: len(raw) // 2])
+    flipped = tmp_path / "flipped.npz"
+    flipped.write_bytes(raw[:40] + bytes(b ^ 0xFF for b in raw[40:200]) + raw[200:])
+    fifo = tmp_path / "fifo.npz"
+    os.mkfifo(fifo)
+    foreign = tmp_path / "data.npz"
+    np.savez(foreign, inputs=np.zeros((2, 2, 2)), targets=np.zeros((2, 2, 1)))
+    # declared sizes of 4 GiB per array in the central directory: refused from the directory, nothing inflated
+    huge = bytearray(raw)
+    at = huge.find(b"PK\x01\x02")
+    while at >= 0:
+        huge[at + 24 : at + 28] = struct.pack("<I", 0xFFFFFFF0)
+        at = huge.find(b"PK\x01\x02", at + 4)
+    huge_path = tmp_path / "huge.npz"
+    huge_path.write_bytes(bytes(huge))
+    cases = {
+        truncated: "damaged or not a .npz",
+        flipped: "not a saved monodromy state",
+        fifo: "not a regular file",
+        foreign: "its arrays are",
+        huge_path: "declare|not a saved monodromy state",
+        _rewritten(path, tmp_path / "nopoints.npz", points=None): "no points",
+        _rewritten(path, tmp_path / "strings.npz", points=np.array(["a", "b"])): "wrong or missing: points",
+        _rewritten(
+            path, tmp_path / "types.npz", meta=np.array(json.dumps({**meta, "paths": "many", "rng": [1]}))
+        ): "wrong or missing: paths, rng",
+        _rewritten(path, tmp_path / "nometa.npz", meta=np.array(json.dumps({k: meta[k] for k in ("format",)}))): (
+            "wrong or missing: fingerprint"
+        ),
+    }
+    for bad, message in cases.items():
+        with pytest.raises(InvalidArgumentError, match=message):
+            Monodromy.resume(S, bad, fingerprint=fp)
+    assert len(Monodromy.resume(S, path, fingerprint=fp).found) >= 5  # the undamaged file still reads
+
+
+def test_save_and_resume_are_checked_before_the_work():
+    from ag_attention import Architecture as A
+    from ag_attention import critical_points
+    from ag_attention._errors import OutputError
+
+    arch = A.single_layer(2, 1, 2, tokens=2)
+    X, Y = [[[1, 0], [0, 1]]], [[[1], [0]]]
+    with pytest.raises(OutputError, match="a directory"):
+        critical_points(arch, X, Y, method="homotopy", save="/tmp")
+    with pytest.raises(OutputError, match="cannot write"):
+        critical_points(arch, X, Y, method="homotopy", save="/nonexistent-dir/s.npz")
+    with pytest.raises(InvalidArgumentError, match="no such file"):
+        critical_points(arch, X, Y, method="homotopy", resume="/nonexistent-dir/s.npz")
