@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .._checks import check_int
 from .._errors import ComputationError
 from .._m2 import (
@@ -78,9 +79,10 @@ class LocalExecutor:
         self.options = options
         self._pools = {False: Polylines(system, options), True: Polylines(system, careful)}
         self.deadline: float | None = None  # (the driver stops polling at its deadline: nothing to pass on here)
+        self.note = ""  # what the choice of workers says (a cap)
 
     def describe(self) -> str:
-        return "one process"
+        return "one process" + self.note
 
     def submit(
         self,
@@ -103,12 +105,12 @@ class LocalExecutor:
     def poll(self, wait: float) -> list[Ends]:
         """Step the batch until some paths end or ``wait`` seconds passed; the ends."""
         out: list[Ends] = []
-        until = time.monotonic() + wait
+        until = _clock.now() + wait
         while self.pending():
             for pool in self._pools.values():
                 if len(pool):
                     out.extend(pool.step())
-            if out or time.monotonic() > until:
+            if out or _clock.now() > until:
                 break
         return out
 
@@ -143,6 +145,7 @@ class DaskExecutor:
         self._futures: dict[Any, tuple[int, np.ndarray]] = {}
         self._rate: float | None = None  # paths per second of one worker, measured
         self.deadline: float | None = None  # time.time() at which tasks stop (set by the driver)
+        self.note = ""  # what the choice of workers says (a cap)
 
     def _threads(self) -> int:
         # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
@@ -150,7 +153,7 @@ class DaskExecutor:
 
     def describe(self) -> str:
         where = "a local Dask cluster on 127.0.0.1" if self.local else f"the Dask cluster at {self.address}"
-        return f"{where}, {self.workers} worker thread{'s' if self.workers != 1 else ''}"
+        return f"{where}, {self.workers} worker thread{'s' if self.workers != 1 else ''}{self.note}"
 
     @property
     def chunk(self) -> int:
@@ -204,10 +207,10 @@ class DaskExecutor:
         if not self._futures:
             time.sleep(min(wait, 0.01))
             return []
-        until = time.monotonic() + wait
+        until = _clock.now() + wait
         while True:  # (distributed.wait needs a default client; this one is not: it is polled)
             done = [f for f in self._futures if f.done()]
-            if done or time.monotonic() > until:
+            if done or _clock.now() > until:
                 break
             if self.client.status not in ("running", "connecting"):
                 raise ComputationError(f"lost the Dask cluster at {self.address} (client {self.client.status})")
@@ -330,12 +333,23 @@ def executor(
         finally:
             local.close()
         return
-    # deferred: the Dask side (dask and distributed are optional) loads only when a cluster is used
-
+    # more local worker processes than cores only slow each other down: capped, and said in the result
+    cores = default_workers()
+    capped = f"; --workers {workers} capped at the {cores} cores of this machine" if workers > cores else ""
+    workers = min(workers, cores)
+    if workers == 1:
+        local = LocalExecutor(system, options, careful)
+        local.note = capped
+        try:
+            yield local
+        finally:
+            local.close()
+        return
     with LocalDaskCluster(workers=workers, threads=1, timeout=timeout) as address:
         client = connect_client(address, timeout)
         try:
             ex = DaskExecutor(client, address, system, options, careful, local=True)
+            ex.note = capped
             try:
                 yield ex
             finally:

@@ -103,3 +103,14 @@ def test_the_local_executor_keeps_its_batch_full():
     assert all(e.ok.all() and (e.last < 1e-8).all() for e in ends)
     ex.submit(8, np.array([z0]), np.array([c0]), np.stack([np.stack([p0, q])]), np.zeros(1, dtype=int))
     assert ex.cancel() == [8] and ex.pending() == 0
+
+
+def test_local_workers_are_capped_at_the_cores_and_the_cap_is_said():
+    from ag_attention._numeric.executors import default_workers, executor
+
+    arch = Architecture.single_layer(2, 1, 2, tokens=2)
+    S = square_system(arch, metric("generic", 2, 1, 2, seed=0)[0])
+    cores = default_workers()
+    with executor(S, LOOP_OPTIONS, CAREFUL, workers=cores + 30) as ex:
+        assert ex.workers <= cores
+        assert f"--workers {cores + 30} capped at the {cores} cores of this machine" in ex.describe()
