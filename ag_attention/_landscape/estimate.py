@@ -25,6 +25,10 @@ __all__ = ["landscape_estimate", "paths_per_second", "certify_seconds", "choose_
 #: in two threads, and certify twice as fast)
 AUTO_SECONDS = 120.0
 
+#: a local cluster is chosen by default only under a time limit of at least this many seconds: starting it and
+#: sending it the system takes 3 to 6 s on 2 cores (measured at (4,4,4): 5.5 s), which a short limit cannot spare
+CLUSTER_MIN_TIMEOUT = 60.0
+
 
 def paths_per_second(n: int, workers: int = 1) -> float:
     """Path edges per second for a square system of ``n`` unknowns: in this process (``workers=1``, a batch stepped in
@@ -49,12 +53,17 @@ def _expected(arch: Architecture) -> tuple[int, int, int | None]:
     return n, f.fiber, None if segre is None else segre * f.fiber
 
 
-def choose_workers(arch: Architecture, workers: int | None, scheduler: str | None = None) -> int:
+def choose_workers(
+    arch: Architecture, workers: int | None, scheduler: str | None = None, timeout: float | None = None
+) -> int:
     """``workers`` as given; for ``None``, one per core (a local Dask cluster) when the problem is estimated to take
-    more than :data:`AUTO_SECONDS` in one process, else 1 (this process)."""
+    more than :data:`AUTO_SECONDS` in one process and ``timeout`` leaves room to start the cluster (at least
+    :data:`CLUSTER_MIN_TIMEOUT`), else 1 (this process)."""
 
     if workers is not None or scheduler is not None:
         return 1 if workers is None else workers
+    if timeout is not None and timeout < CLUSTER_MIN_TIMEOUT:
+        return 1
     n, fiber, expected = _expected(arch)
     cores = default_workers()
     if expected is None or cores < 2:
@@ -79,7 +88,7 @@ def landscape_estimate(
     ]
     if segre is not None:
         parts.append(f"the Segre formula predicts {segre:,} (a conjecture)")
-    workers = choose_workers(arch, workers, scheduler)
+    workers = choose_workers(arch, workers, scheduler, timeout)
     where = (
         "a Dask cluster"
         if scheduler
@@ -96,8 +105,12 @@ def landscape_estimate(
 
 
 def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+    """``seconds`` in words, with the range the estimate holds to (half to twice, idle) or, beyond a year, as out
+    of reach."""
+    if seconds > 3.2e7:
+        return f"{seconds / 3.156e7:.1e} years (out of reach: what the limit finds is kept)"
+
+    def one(s: float) -> str:
+        return f"{s:.0f} s" if s < 90 else (f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h")
+
+    return f"{one(seconds)} ({one(seconds / 2)} to {one(2 * seconds)} idle, more under load)"
