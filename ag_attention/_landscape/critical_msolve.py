@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .._algebra import count_solutions, format_input, run_msolve
 from .._architecture import Architecture
 from .._errors import ComputationError, MSolveOutputError, MSolveTimeoutError
@@ -83,7 +84,7 @@ def _count(
 ) -> tuple[int | None, str]:
     """The number of complex solutions of an integer system, counted by msolve modulo two primes (each text
     reduced modulo its prime); the two counts must agree.  ``(count, msolve's version)``.  Each job gets at most
-    ``timeout`` seconds and ends by ``deadline`` (``time.monotonic()``)."""
+    ``timeout`` seconds and ends by ``deadline`` (``_clock.now()``)."""
     counts = []
     version = ""
     for prime in (DEFAULT_PRIME, SECOND_PRIME):
@@ -102,7 +103,7 @@ def _left(timeout: float, deadline: float | None, label: str) -> float:
     """``timeout``, or less when ``deadline`` comes first; a timeout error when nothing is left."""
     if deadline is None:
         return timeout
-    left = min(timeout, deadline - time.monotonic())
+    left = min(timeout, deadline - _clock.now())
     if left < 1.0:
         raise MSolveTimeoutError(label, max(0.0, left))
     return left
@@ -340,7 +341,8 @@ class _Both:
         if self.first.ok and self.second.ok:
             return Outcome("ok", (self.first.value[0], self.first.value[1]), self.first.seconds + self.second.seconds)
         bad = self.first if not self.first.ok else self.second
-        return Outcome(bad.state, None, self.first.seconds + self.second.seconds, bad.error)
+        why = bad.value if bad.state == "abandoned" else None  # (why it was dropped: "stopped, None" before)
+        return Outcome(bad.state, why, self.first.seconds + self.second.seconds, bad.error)
 
 
 def _route(routes: list[Route], name: str, o: Outcome, cap: float | None, timeout: float, describe: Any) -> None:
@@ -352,6 +354,6 @@ def _route(routes: list[Route], name: str, o: Outcome, cap: float | None, timeou
         what = "timed out" if o.state == "timed out" else "not started (no time left)"
         routes.append(Route(name, o.seconds, f"{what} within {limit}"))
     elif o.state == "abandoned":
-        routes.append(Route(name, o.seconds, f"stopped, {o.value}"))
+        routes.append(Route(name, o.seconds, f"stopped, {o.value or 'not needed any more'}"))
     elif o.state == "failed":
         routes.append(Route(name, o.seconds, f"failed: {o.error}"))

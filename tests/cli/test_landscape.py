@@ -176,3 +176,32 @@ def test_cli_ctrl_c_keeps_what_was_found(tmp_path):
     assert any(
         "stopped, interrupted" in r["outcome"] or r["outcome"].startswith("stopped at a limit") for r in d["routes"]
     )
+
+
+def test_cli_ctrl_c_on_critical_points_keeps_what_was_found(tmp_path):
+    # (4,4): msolve's jobs run beside a monodromy that cannot finish; Ctrl-C at once and after some seconds
+    import signal
+
+    import numpy as np
+
+    rng = np.random.default_rng(45)
+    data = tmp_path / "D.npz"
+    np.savez(data, inputs=rng.standard_normal((6, 2, 4)), targets=rng.standard_normal((6, 2, 4)))
+    for wait in (0.5, 6.0):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ag_attention._cli", "critical-points", "--widths", "4,4", "--data", str(data)]
+            + ["--timeout", "300", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        time.sleep(wait + 2.0)  # (the imports take about 2 s)
+        proc.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, err = proc.communicate(timeout=120)
+        assert "Traceback" not in err and proc.returncode in (3, 130), err
+        if proc.returncode == 3:  # (130: Ctrl-C before the computation began, said in one line)
+            d = json.loads(out)
+            assert d["final"] is False and time.monotonic() - t0 < 30
+            assert not any("None" in r["outcome"] for r in d["routes"]), d["routes"]
