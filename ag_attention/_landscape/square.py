@@ -79,6 +79,12 @@ def _power_of_two(x: Any) -> Fraction:
     return min((Fraction(2) ** k for k in (e - 1, e, e + 1)), key=lambda c: abs(math.log2(float(q / c))))
 
 
+def _rows(x: np.ndarray) -> np.ndarray:
+    """``x`` as one row per point: ``(B, rest)``, also for ``B = 0`` (where ``reshape(B, -1)`` fails: no path
+    finished before a limit)."""
+    return x.reshape(x.shape[0], int(np.prod(x.shape[1:], dtype=np.int64)))
+
+
 @dataclass
 class SquareSystem:
     """The square system of one layer with ``G`` fixed, the target ``w`` as the parameter and a chart per point
@@ -186,7 +192,7 @@ class SquareSystem:
         and ``A`` inversely, ``(B, K)`` from ``A R^{-1}`` (least squares: exact for ``rank A = a``)."""
         Bn = A.shape[0]
         l, R = self.split_chart(chart)
-        s = np.einsum("bj,bj->b", l, V.reshape(Bn, -1))
+        s = np.einsum("bj,bj->b", l, _rows(V))
         V = V / s[:, None, None]
         A = A * s[:, None, None]
         parts = []
@@ -196,10 +202,10 @@ class SquareSystem:
             AR = np.matmul(A, np.linalg.inv(R))
             Bm = AR[:, :, :a]
             K = np.matmul(np.linalg.pinv(Bm), AR[:, :, a:])
-            parts += [Bm.reshape(Bn, -1), K.reshape(Bn, -1)]
+            parts += [_rows(Bm), _rows(K)]
         else:
-            parts.append(A.reshape(Bn, -1))
-        parts += [V.reshape(Bn, -1), np.zeros((Bn, 1), dtype=complex)]
+            parts.append(_rows(A))
+        parts += [_rows(V), np.zeros((Bn, 1), dtype=complex)]
         return np.concatenate(parts, axis=1)
 
     def chart_quality(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
@@ -219,11 +225,11 @@ class SquareSystem:
         theta = np.asarray(theta, dtype=complex)
         Bn = theta.shape[0]
         A, V = self.unpack(theta, chart)
-        na = np.linalg.norm(A.reshape(Bn, -1), axis=1)
-        nv = np.linalg.norm(V.reshape(Bn, -1), axis=1)
+        na = np.linalg.norm(_rows(A), axis=1)
+        nv = np.linalg.norm(_rows(V), axis=1)
         c = np.sqrt(np.where((na > 0) & (nv > 0), nv / np.where(na > 0, na, 1), 1.0))
         A, V = A * c[:, None, None], V / c[:, None, None]  # balanced: |A| = |V|
-        Vf = V.reshape(Bn, -1)
+        Vf = _rows(V)
         l = np.conj(Vf) / np.sum(np.abs(Vf) ** 2, axis=1, keepdims=True)
         for i in np.flatnonzero(real):  # the real unit direction l maximizing |l . V|
             _, _, vh = np.linalg.svd(np.stack([Vf[i].real, Vf[i].imag]))
@@ -239,7 +245,7 @@ class SquareSystem:
                 else:
                     _, _, vh = np.linalg.svd(A[row])
                 Rs[row] = vh  # A R^{-1} = A vh^H: its first a columns carry A, the rest ~ 0
-            parts.append(Rs.reshape(Bn, -1))
+            parts.append(_rows(Rs))
         new_chart = np.concatenate(parts, axis=1)
         new = self.pack(A, V, new_chart)
         new[:, -1] = theta[:, -1]
@@ -249,13 +255,13 @@ class SquareSystem:
         """Invariants of the rescaling: the products ``A_kl V_mj`` (``(B, d^2 e d)``; at this system's scale), equal
         for two points of one orbit whatever their charts (what tells solutions apart across charts)."""
         A, V = self.unpack(theta, chart)
-        return np.asarray(np.einsum("bkl,bmj->bklmj", A, V).reshape(A.shape[0], -1))
+        return np.asarray(_rows(np.einsum("bkl,bmj->bklmj", A, V)))
 
     def trace_coordinates(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
         """The reduced coordinates ``x`` (this system's scale): ambient linear coordinates of the ED correspondence,
         whose sum over all solutions is affine along a pencil of targets (the trace test)."""
         A, V = self.unpack(np.atleast_2d(theta), np.atleast_2d(chart))
-        return self._x(np.concatenate([A.reshape(A.shape[0], -1), V.reshape(V.shape[0], -1)], axis=1))
+        return self._x(np.concatenate([_rows(A), _rows(V)], axis=1))
 
     def weights(self, theta: np.ndarray, chart: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(A, V)`` (complex float64, the true scale) of points ``theta`` in charts ``chart`` (batches)."""
@@ -265,7 +271,7 @@ class SquareSystem:
     def coordinates(self, theta: np.ndarray, chart: np.ndarray) -> np.ndarray:
         """The reduced coordinates ``x`` (true scale) of points ``theta`` (batches)."""
         A, V = self.unpack(np.atleast_2d(theta), np.atleast_2d(chart))
-        u = np.concatenate([A.reshape(A.shape[0], -1), V.reshape(V.shape[0], -1)], axis=1)
+        u = np.concatenate([_rows(A), _rows(V)], axis=1)
         return self._x(u) * float(self.scale_x)
 
     # ---------------------------------------------------------------- float64 (batches)
@@ -358,7 +364,7 @@ class SquareSystem:
         d, e, a = self.d, self.e, self.a
         Bn = theta.shape[0]
         A, V = self.unpack(theta, chart)
-        u = np.concatenate([A.reshape(Bn, -1), V.reshape(Bn, -1)], axis=1)
+        u = np.concatenate([_rows(A), _rows(V)], axis=1)
         n_u, m = d * d + e * d, self.n_A + e * d
         Ju = np.zeros((Bn, n_u, m), dtype=complex)
         Ju[:, d * d :, self.n_A :] = np.eye(e * d)

@@ -162,7 +162,7 @@ class Polylines:
     def _finish(self, job: int, items: list[tuple[int, np.ndarray, np.ndarray | None, bool, str, int]]) -> Ends:
         vs, which = self._jobs[job]
         rows = np.array([it[0] for it in items], dtype=np.int64)
-        z = np.array([it[1] for it in items], dtype=complex).reshape(len(items), -1)
+        z = np.array([it[1] for it in items], dtype=complex).reshape(len(items), self.system.n)
         nc = _charts(self.system)
         chart = np.array([it[2] for it in items], dtype=complex).reshape(len(items), nc) if nc else None
         ok = np.array([it[3] for it in items], dtype=bool)
