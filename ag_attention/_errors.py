@@ -99,6 +99,17 @@ class ComputationTimeoutError(ComputationError):
         )
 
 
+class ComputationInterruptedError(ComputationTimeoutError):
+    """Ctrl-C stopped an in-process computation that has no partial result to return (the point engine); ``what``
+    names the step it was in.  A :class:`ComputationTimeoutError` (the CLI exits with status 3): the computations
+    that return what they found (the landscape's) return it instead, said "interrupted"."""
+
+    def __init__(self, what: str, seconds: float = 0.0):
+        self.what = what
+        self.seconds = seconds
+        ComputationError.__init__(self, f"interrupted (Ctrl-C) during {what}: stopped")
+
+
 class OutputError(AgAttentionError):
     """A file could not be written (a full disk, no permission, a planted link); names the path and the reason.
 

@@ -33,7 +33,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._errors import ComputationTimeoutError, InsufficientMemoryError, InvalidArgumentError
+from . import _clock
+from ._errors import ComputationInterruptedError, ComputationTimeoutError, InsufficientMemoryError, InvalidArgumentError
 
 __all__ = [
     "Deadline",
@@ -178,7 +179,7 @@ _system_cache: tuple[float, list[tuple[int, str]]] | None = None
 def _system_room() -> list[tuple[int, str]]:
     """MemAvailable and the cgroup room, read at most once per :data:`SYSTEM_READING_TTL` seconds."""
     global _system_cache
-    now = time.monotonic()
+    now = time.monotonic()  # a cache's age, not a deadline
     if _system_cache is not None and now - _system_cache[0] < SYSTEM_READING_TTL:
         return _system_cache[1]
     candidates: list[tuple[int, str]] = []
@@ -277,15 +278,18 @@ class Deadline:
 
     def __init__(self, seconds: float | None):
         self.seconds = seconds
-        self.start = time.monotonic()
+        self.start = _clock.now()
 
     def remaining(self) -> float | None:
         """Seconds left (None: no limit)."""
-        return None if self.seconds is None else self.seconds - (time.monotonic() - self.start)
+        return None if self.seconds is None else self.seconds - (_clock.now() - self.start)
 
     def check(self, what: str) -> None:
-        """Raise :class:`~ag_attention.ComputationTimeoutError` naming ``what`` if the limit has passed."""
+        """Raise :class:`~ag_attention.ComputationTimeoutError` naming ``what`` if the limit has passed, or if the
+        run was interrupted (Ctrl-C, :mod:`ag_attention._clock`), also without a limit."""
         left = self.remaining()
+        if _clock.interrupted():  # (read after the clock: Ctrl-C may come while it is read)
+            raise ComputationInterruptedError(what, float(self.seconds or 0.0))
         if left is not None and left <= 0:
             raise ComputationTimeoutError(what, float(self.seconds or 0.0))
 
@@ -294,6 +298,8 @@ class Deadline:
         :class:`~ag_attention.ComputationTimeoutError` now when its estimated ``seconds`` would pass the limit, rather
         than return that long after it (the deadline kept under load, not only idle)."""
         left = self.remaining()
+        if _clock.interrupted():
+            raise ComputationInterruptedError(what, float(self.seconds or 0.0))
         if left is not None and seconds > left:
             raise ComputationTimeoutError(
                 f"{what} (estimated {seconds:.0f} s, {max(left, 0.0):.0f} s left: not started)",

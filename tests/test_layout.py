@@ -53,6 +53,8 @@ NOT_A_MIRROR = {
     "tests/test_public_api.py": "the public surface as a whole: import ag_attention, its __all__, the README",
     "tests/test_packaging.py": "the wheel: built, installed and run outside the checkout",
     "tests/test_layout.py": "this file: the layout of the tests",
+    "tests/numeric/test_limits.py": "every numerical route (landscape, models, the point engine) stopped at its "
+    "limit or by Ctrl-C at any moment, through the package's clock (ag_attention/_clock.py)",
     "tests/cli/test_main.py": "the command line's front door, ag_attention/_cli/__init__.py (build_parser, main): "
     "odd input to any command, closed pipes",
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
@@ -301,6 +303,7 @@ def test_no_import_cycles():
 #: A room is a subpackage (``_exact``) or a module of the top level (``_errors``).
 LAYERS: list[list[str]] = [
     ["_version", "_errors"],
+    ["_clock"],  # every deadline's clock; Ctrl-C as a deadline that arrives now
     ["_checks", "_files", "_resources", "_progress", "_provenance", "_results", "_positions"],
     ["_architecture"],
     ["_network", "_argtypes", "_flint"],

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any
 
+from .. import _clock
 from .._architecture import Architecture
 from .._checks import check_choice
 from .._errors import InvalidArgumentError, MSolveTimeoutError
@@ -273,7 +274,7 @@ def build_system(
     (``t = 1``).
 
     Its memory (:func:`system_memory`) is checked before anything is built;
-    past ``deadline`` (``time.monotonic()``, the job's ``timeout`` seconds
+    past ``deadline`` (``_clock.now()``, the job's ``timeout`` seconds
     after it started) the building stops with :class:`MSolveTimeoutError`.
     """
     arch_formula = degree_formula(d, d_out, a, tokens)
@@ -292,7 +293,7 @@ def build_system(
     label = f"building the counting system of ({d},{d_out},{a}, t={tokens})"
 
     def in_time() -> None:
-        if deadline is not None and time.monotonic() > deadline:
+        if deadline is not None and _clock.now() > deadline:
             raise MSolveTimeoutError(label, timeout if timeout is not None else 0.0)
 
     n = arch_formula.dimension
@@ -385,7 +386,7 @@ def certify_degree(
 ) -> DegreeCertificate:
     """Build the counting system and count its solutions with msolve (raises MSolveTimeoutError on timeout)."""
     t0 = time.perf_counter()
-    deadline = time.monotonic() + timeout
+    deadline = _clock.now() + timeout
     system = build_system(
         d,
         d_out,
@@ -399,7 +400,7 @@ def certify_degree(
         timeout=timeout,
     )
     built = time.perf_counter() - t0
-    left = deadline - time.monotonic()
+    left = deadline - _clock.now()
     label = f"degree ({system.d},{system.d_out},{system.rank},t={system.tokens})"
     if left <= 0:
         raise MSolveTimeoutError(label, timeout)

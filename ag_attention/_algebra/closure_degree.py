@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import _clock
 from .._architecture import Architecture
 from .._checks import check_choice, check_int
 from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
@@ -167,7 +168,7 @@ def _count(
     )
     store = None if (not cache or cache_disabled_by_env()) else ResultCache()
     label = f"degree count ({formula.d},{formula.d_out},{formula.rank}, t={formula.tokens}) mod {prime}"
-    left = deadline - time.monotonic()
+    left = deadline - _clock.now()
     if left <= 0:
         raise MSolveTimeoutError(label, timeout)
     key = ResultCache.key(
@@ -188,7 +189,7 @@ def _count(
         )
         if hit is not None:
             return CountRun(prime, seed, hit["count"], float(hit["seconds"]), True)
-    left = deadline - time.monotonic()
+    left = deadline - _clock.now()
     if left <= 0:
         raise MSolveTimeoutError(label, timeout)
     try:
@@ -235,7 +236,7 @@ def _counts(
     arch: Architecture, formula: DegreeFormula, timeout: float, cache: bool, backend: str
 ) -> tuple[tuple[CountRun, ...], str]:
     """The GF(p) counts for every (prime, seed) of COUNT_RUNS, which must agree, and msolve's version."""
-    deadline = time.monotonic() + timeout  # the whole job: the version query, building both systems, both counts
+    deadline = _clock.now() + timeout  # the whole job: the version query, building both systems, both counts
     runner = msolve_backend("auto" if backend == "auto" else backend)
     version = f"{msolve_version(backend=runner, timeout=timeout)} ({runner.name})"
     counts = tuple(_count(formula, p, s, timeout, cache, runner, deadline) for p, s in COUNT_RUNS)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .. import _clock
 from .. import _progress as progress
 from .._errors import InvalidArgumentError, MSolveError, MSolveTimeoutError
 from .._exact import linalg
@@ -309,7 +310,7 @@ def leading_ideal_test(
 
     Two msolve runs (exact linear algebra): a DRL basis of ``J_p`` and an
     elimination basis of :func:`projection_system`; each under ``timeout``,
-    and both before ``deadline`` (``time.monotonic()``) when given.
+    and both before ``deadline`` (``_clock.now()``) when given.
     """
 
     if not eqs.verified:
@@ -341,7 +342,7 @@ def leading_ideal_test(
         _ELIMINATIONS[key] = ("done", lead_i, seconds_i)
     polys = _modular_generators(eqs, prime)
     if polys:
-        left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
+        left = timeout if deadline is None else min(timeout, deadline - _clock.now())
         if left <= 0:
             raise MSolveTimeoutError("leading ideal of J (the completeness timeout was used up)", timeout)
         out_j = run_msolve(
@@ -383,7 +384,7 @@ def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backen
     names the test under way and its limit (after 2 s, on terminals).
     """
     timeout = check_timeout(timeout, "completeness timeout")
-    deadline = time.monotonic() + timeout
+    deadline = _clock.now() + timeout
     try:
         runner = msolve_backend(backend)
     except MSolveError as exc:
@@ -392,7 +393,7 @@ def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backen
     size = f"({eqs.d},{eqs.e},{eqs.a})"
     with progress.bar(total=2, desc=f"completeness of {size}, degree <= {eqs.max_degree}", unit="test") as b:
         steps = progress.Steps(b)
-        left = deadline - time.monotonic()
+        left = deadline - _clock.now()
         steps.begin(f"length test (at most {min(left, LENGTH_TEST_SECONDS):.0f} s)")
         try:  # cheap when it certifies (a Cohen-Macaulay closure with all its generators): first, briefly
             eqs.length_test = artinian_length(eqs, timeout=min(left, LENGTH_TEST_SECONDS), backend=runner)
@@ -401,7 +402,7 @@ def certify_completeness(eqs: LowDegreeEquations, timeout: float = 600.0, backen
         except MSolveError as exc:
             eqs.extra["length_test"] = f"not run to the end: {exc}"
         steps.end()
-        left = deadline - time.monotonic()
+        left = deadline - _clock.now()
         if left < 1:
             eqs.extra["leading_ideal_test"] = f"not run: the completeness timeout ({timeout:g} s) was used up"
             return eqs

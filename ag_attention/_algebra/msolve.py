@@ -37,11 +37,11 @@ import logging
 import os
 import re
 import shutil
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import _clock
 from .._errors import (  # noqa: F401 - the msolve errors are re-exported here
     InvalidArgumentError,
     M2NotFoundError,
@@ -234,7 +234,7 @@ def run_msolve(
     timeout = check_timeout(timeout)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise InvalidArgumentError(f"threads={threads!r}: must be a positive integer")
-    deadline = time.monotonic() + timeout
+    deadline = _clock.now() + timeout
     runner = msolve_backend(backend, timeout=timeout)  # "auto" may ask the container first, from the same budget
     exe = _executable(runner, executable)
     args = ["-f", "{job}/in.ms", "-t", str(threads), *map(str, flags)]
@@ -294,7 +294,7 @@ def run_msolve(
 
 def _remaining(deadline: float, timeout: float, label: str) -> float:
     """Seconds left before ``deadline``; MSolveTimeoutError when a version query took them all."""
-    remaining = deadline - time.monotonic()
+    remaining = deadline - _clock.now()
     if remaining <= 0:
         raise MSolveTimeoutError(f"msolve {label} (the version query took the whole limit)", timeout)
     return remaining
@@ -363,7 +363,7 @@ def count_solutions(
             "use method='leading-ideal' or a smaller prime"
         )
     timeout = check_timeout(timeout)
-    deadline = time.monotonic() + timeout
+    deadline = _clock.now() + timeout
     text = format_input(variables, prime, polynomials)
     flags = (("-g", "1") if method == "leading-ideal" else ("-P", "1")) + ("-l", str(linear_algebra))
     runner = msolve_backend(backend, timeout=timeout)

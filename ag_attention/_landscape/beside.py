@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from .. import _clock
 from .._errors import AgAttentionError, MSolveTimeoutError
 from .._m2 import kill_all_jobs
 
@@ -43,8 +44,12 @@ class Outcome:
         return self.state == "ok"
 
 
+#: seconds between looks at a job waited for; seconds a job may run past the deadline before it is killed
+POLL, GRACE = 0.2, 2.0
+
+
 class Beside:
-    """Jobs in one thread beside the caller, bounded by ``deadline`` (``time.monotonic()``); a context manager."""
+    """Jobs in one thread beside the caller, bounded by ``deadline`` (``_clock.now()``); a context manager."""
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
@@ -61,16 +66,16 @@ class Beside:
             if name in self._abandoned:  # dropped before it could start
                 spent.append(0.0)
                 raise _NotStarted()
-            left = self.deadline - time.monotonic()
+            left = self.deadline - _clock.now()
             timeout = left if cap is None else min(cap, left)
             if timeout < MIN_SECONDS:
                 spent.append(0.0)
                 raise _NotStarted()
-            t0 = time.monotonic()
+            t0 = time.perf_counter()
             try:
                 return run(timeout)
             finally:
-                spent.append(time.monotonic() - t0)
+                spent.append(time.perf_counter() - t0)
 
         self._jobs[name] = (self._pool.submit(job), spent)
 
@@ -100,12 +105,19 @@ class Beside:
         """Wait for ``name`` (it ends by the deadline: each job is bounded by it), or at most ``timeout`` seconds
         (then it may still be ``running``)."""
         fut, _ = self._jobs[name]
-        try:
-            fut.exception(timeout=timeout)  # blocks until it is done
-        except TimeoutError:
-            pass
-        except BaseException:  # pragma: no cover - cancelled
-            pass
+        until = None if timeout is None else time.monotonic() + timeout
+        while not fut.done():
+            try:
+                fut.exception(timeout=POLL)
+            except TimeoutError:
+                pass
+            except BaseException:  # pragma: no cover - cancelled
+                break
+            if not fut.done() and _clock.now() > self.deadline + GRACE:
+                # past the deadline (or Ctrl-C) and still running: its process goes now, whatever its own limit
+                self.abandon(name, "stopped at the time limit")
+            if until is not None and time.monotonic() >= until:
+                break
         return self.outcome(name)
 
     def names(self) -> list[str]:

@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _clock
 from .._algebra import count_solutions, msolve_version
 from .._architecture import Architecture
 from .._checks import check_int, check_seconds
@@ -263,6 +264,7 @@ def check_size(arch: Architecture, timeout: float) -> None:
         )
 
 
+@_clock.interruptible()
 def boundary_ed_degree(
     arch: Architecture, *, seed: int = 0, timeout: float = 300.0, backend: str = "auto", max_draws: int = MAX_DRAWS
 ) -> BoundaryED:

@@ -42,10 +42,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .._architecture import Architecture
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._exact import DEFAULT_PRIME, SECOND_PRIME
+from .._numeric import check_state_paths
 from .._point import to_fraction
 from .._resources import require_memory
 from .beside import Beside
@@ -120,6 +122,7 @@ def _log2(q: Fraction) -> float:
     return bits(abs(q.numerator)) - bits(q.denominator)
 
 
+@_clock.interruptible()
 def critical_points(
     arch: Architecture,
     inputs: Any,
@@ -169,7 +172,7 @@ def critical_points(
     X, Y = _data(inputs, targets, t, d, e, denominator)
     require_memory(square_memory(d, e, a), f"critical_points of {arch.describe()}", "use a smaller layer")
     t0 = time.perf_counter()
-    end = time.monotonic() + timeout
+    end = _clock.now() + timeout
     G, w, c = _gram(X, Y, d, e, arch.causal)
     routes: list[Route] = []
     notes: list[str] = []
@@ -277,6 +280,7 @@ def _check_arguments(
         raise InvalidArgumentError(
             "workers, scheduler, save and resume belong to the homotopy: not with method='msolve'"
         )
+    check_state_paths(save, resume)
     return timeout, cap, seed, denominator
 
 
@@ -363,7 +367,7 @@ def _homotopy(
             seed=seed,
             deadline=end,
             known=known,
-            workers=choose_workers(arch, workers, scheduler),
+            workers=choose_workers(arch, workers, scheduler, timeout),
             scheduler=scheduler,
             save=save,
             resume=resume,
@@ -414,9 +418,9 @@ def _real_points(
     """The real critical points, sorted by loss: msolve's boxes when it isolated them (each certified real point of
     the homotopy matched to one), else the homotopy's certified real ones."""
     d, e, a = dims
-    names, loss = loss_polynomial(arch, G, list(w), c)
     points: list[CriticalPoint] = []
     if boxes is not None and system is not None:
+        names, loss = loss_polynomial(arch, G, list(w), c)  # (seconds at (4,4): built only for msolve's boxes)
         points = [_point(box, system.variables, loss, names, None, system.slice_coefficients, d, e, a) for box in boxes]
     elif hom is not None:
         points = [_certified_point(hom.system, s, G, np.asarray(w), c) for s in hom.real]

@@ -39,11 +39,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .._algebra import count_solutions, degree_formula
 from .._architecture import Architecture
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._exact import DEFAULT_PRIME, SECOND_PRIME
+from .._numeric import check_state_paths
 from .._resources import MemoryEstimate, require_memory
 from .beside import Beside
 from .critical import Route
@@ -76,13 +78,13 @@ def _count(
     arch: Architecture, kind: str, samples: int | None, prime: int, seed: int, timeout: float, backend: Any
 ) -> tuple[int, float, str, str]:
 
-    started = time.monotonic()
+    started = _clock.now()
     d, e, _, t = check_layer(arch)
     G, description = metric(kind, d, e, t, seed=seed, samples=samples, causal=arch.causal)
     rng = random.Random(seed + 7919)
     w = [rng.randint(-(10**6), 10**6) for _ in range(G.shape[0])]
     system = critical_system(arch, G, w, prime=prime, seed=seed)
-    left = timeout - (time.monotonic() - started)  # (building the system counts against the limit)
+    left = timeout - (_clock.now() - started)  # (building the system counts against the limit)
     if left < 1.0:
         raise MSolveTimeoutError(f"ED count of {arch.describe()} ({kind}) mod {prime} (building its system)", timeout)
     sol = count_solutions(
@@ -110,6 +112,7 @@ def _count_within(
     return _count(arch, kind, samples, prime, seed, timeout, backend)
 
 
+@_clock.interruptible()
 def ed_degree(
     arch: Architecture,
     *,
@@ -153,11 +156,12 @@ def ed_degree(
         raise InvalidArgumentError(
             f"workers, scheduler, save and resume belong to the monodromy: not with method={method!r}"
         )
+    check_state_paths(save, resume)
     t0 = time.perf_counter()
     notes = _notes(arch, metric, d, t)
     if t == 1 or method == "m2":
         return _implicit(arch, metric, samples, seed, timeout, backend, cache, notes, t0, d, e, t)
-    run = _Run(arch, metric, samples, seed, backend, timeout, time.monotonic() + timeout, (d, e, a, t), notes)
+    run = _Run(arch, metric, samples, seed, backend, timeout, _clock.now() + timeout, (d, e, a, t), notes)
     _known_bounds(run)
     counted = method in ("count", "auto")
     if counted:
@@ -276,7 +280,7 @@ def _monodromy(
     require_memory(
         square_memory(d, e, a), f"the monodromy of {arch.describe()}", "use a smaller size or method='count'"
     )
-    workers = choose_workers(arch, workers, scheduler)
+    workers = choose_workers(arch, workers, scheduler, run.timeout)
     G, _ = metric_form(run.metric, d, e, t, run.seed, run.samples, arch.causal)
 
     def known() -> int | None:  # the first count is of the same form: the monodromy may stop at it

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .. import _clock
 from .._algebra import count_solutions
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import ComputationError, InvalidArgumentError
@@ -493,6 +494,7 @@ def _lagrange_body(
     )
 
 
+@_clock.interruptible()
 def ideal_ed_degree(
     variables: Sequence[str],
     generators: Sequence[Any],

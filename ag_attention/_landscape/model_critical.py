@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .._algebra import count_solutions
-from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
+from .._errors import AgAttentionError, ComputationError, ComputationTimeoutError, InvalidArgumentError
 from .._exact import DEFAULT_PRIME, SECOND_PRIME, evaluate, interval, signature
 from .._provenance import provenance
 from .._results import ResultMixin
@@ -185,6 +186,7 @@ def _classify(box: list[tuple[Fraction, Fraction]], S: Any, model: PolynomialMod
     )
 
 
+@_clock.interruptible()
 def model_critical_points(
     model: PolynomialModel,
     *,
@@ -231,16 +233,14 @@ def model_critical_points(
         model, exclude if exclude is not None else ("none" if lam is not None else "ramification")
     )
     t0 = time.perf_counter()
-    end = time.monotonic() + timeout
+    end = _clock.now() + timeout
     rng = random.Random(seed)
-    if lam is None:
-        r = generic_rank(model, DEFAULT_PRIME, rng)
-        sl = slice_for(model, gauge_, r, rng, 0)
-    else:
-        sl = identity_slice(model)
-    S = model_system(model, sl, G, w, prime=0, rng=rng, constant=c, end=end, remove=remove, regularization=lam)
     label = f"critical points of {model.name}"
     routes: list[Route] = []
+    S = _build(model, gauge_, (G, w, c), rng, end, remove, lam, routes, t0)
+    if S is None:  # a limit (or Ctrl-C) before the system was built: what is known
+        notes = tuple(_critical_notes(lam, remove, gauge_, None, None))
+        return ModelCriticalPoints(model.name, None, None, (), False, tuple(routes), gauge_, seed, 0.0, notes)
     boxes = None
     t1 = time.perf_counter()
     try:
@@ -269,7 +269,7 @@ def model_critical_points(
             seed=seed,
         )
     points = sorted((_classify(b, S, model) for b in (boxes or [])), key=lambda p: p.loss[0])
-    notes = _critical_notes(lam, remove, gauge_, count, fiber)
+    notes = tuple(_critical_notes(lam, remove, gauge_, count, fiber))
     return ModelCriticalPoints(
         model.name,
         count,
@@ -280,9 +280,33 @@ def model_critical_points(
         gauge_,
         seed,
         time.perf_counter() - t0,
-        tuple(notes),
+        notes,
         lam is not None,
     )
+
+
+def _build(
+    model: PolynomialModel,
+    gauge: tuple[str, ...],
+    loss: Any,
+    rng: random.Random,
+    end: float,
+    remove: Any,
+    lam: Any,
+    routes: list[Route],
+    t0: float,
+) -> Any:
+    """The critical system on its slice, or None (said in ``routes``) when the limit came while it was built."""
+    G, w, c = loss
+    if lam is not None:
+        sl = identity_slice(model)
+    else:
+        sl = slice_for(model, gauge, generic_rank(model, DEFAULT_PRIME, rng), rng, 0)
+    try:
+        return model_system(model, sl, G, w, prime=0, rng=rng, constant=c, end=end, remove=remove, regularization=lam)
+    except ComputationTimeoutError as exc:
+        routes.append(Route("building the critical system", time.perf_counter() - t0, f"stopped: {exc}"))
+        return None
 
 
 def _complex_count(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .._checks import check_int, check_seconds
 from .._errors import ComputationTimeoutError, InvalidArgumentError, MSolveTimeoutError
 from .._exact import linalg
@@ -232,7 +232,7 @@ class _SliceRing:
 
 def bareiss_determinant(M: list[list[Any]], zero: Any, one: Any, end: float | None = None) -> Any:
     """The determinant of a square matrix of polynomials, fraction-free (Bareiss: every division exact); a
-    :class:`~ag_attention.ComputationTimeoutError` once ``time.monotonic()`` passes ``end``."""
+    :class:`~ag_attention.ComputationTimeoutError` once ``_clock.now()`` passes ``end``."""
     n = len(M)
     if n == 0:
         return one
@@ -246,7 +246,7 @@ def bareiss_determinant(M: list[list[Any]], zero: Any, one: Any, end: float | No
             M[k], M[swap] = M[swap], M[k]
             sign = -sign
         for i in range(k + 1, n):
-            if end is not None and time.monotonic() > end:
+            if end is not None and _clock.now() > end:
                 raise ComputationTimeoutError(f"building the ramification polynomial (a {n} x {n} determinant)", 0.0)
             for j in range(k + 1, n):
                 M[i][j] = (M[i][j] * M[k][k] - M[i][k] * M[k][j]) / prev
@@ -359,7 +359,7 @@ def check_common(seed: Any, timeout: Any, gauge: Any) -> tuple[int, float, tuple
 
 def time_left(end: float, label: str) -> float:
     """The seconds left before ``end`` (``time.monotonic``), or a timeout naming ``label`` when under one."""
-    left = end - time.monotonic()
+    left = end - _clock.now()
     if left < 1.0:
         raise MSolveTimeoutError(label, max(0.0, left))
     return left

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import _clock
 from .._algebra import count_solutions
 from .._checks import check_choice
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
@@ -257,6 +258,7 @@ def _implicit(
     return counts, variety
 
 
+@_clock.interruptible()
 def model_ed_degree(
     model: PolynomialModel,
     *,
@@ -290,7 +292,7 @@ def model_ed_degree(
     t0 = time.perf_counter()
     notes: list[str] = []
     primes = draw_primes(list(model.polynomials), metric, seed, notes, "model")
-    run = _Routes(model, metric, gauge_, primes, seed, method, timeout, time.monotonic() + timeout, backend, cache)
+    run = _Routes(model, metric, gauge_, primes, seed, method, timeout, _clock.now() + timeout, backend, cache)
     _run_routes(run)
     if len(set(run.values.values())) > 1:
         raise ComputationError(f"the routes disagree: {run.values}: no value is reported", seed=seed)
@@ -385,7 +387,7 @@ def _run_routes(run: _Routes) -> None:
 def _one_route(run: _Routes, route: str) -> list[dict[str, Any]]:
     """The counts of one route; the image's dimension, the fiber degree and the closure as it finds them."""
     if route == "parametric":  # auto: half the time, the other half for the implicit route
-        share = time.monotonic() + run.timeout / 2 if run.method == "auto" else run.end
+        share = _clock.now() + run.timeout / 2 if run.method == "auto" else run.end
         got, run.dimension = _parametric(run.model, run.metric, run.gauge, run.primes, run.seed, share, run.backend)
         run.fiber = got[0]["fiber"]
         return got

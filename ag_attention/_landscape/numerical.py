@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._exact import balls
@@ -131,7 +132,7 @@ INTERRUPT_GRACE = 10.0
 def _after(stop: str, end: float) -> float:
     """The deadline of what follows the monodromy: after Ctrl-C, at most :data:`INTERRUPT_GRACE` seconds more (what
     is certified by then is kept, the rest unchecked; with ``save`` every solution found is on disk)."""
-    return min(end, time.monotonic() + INTERRUPT_GRACE) if stop == "interrupted" else end
+    return min(end, _clock.now() + INTERRUPT_GRACE) if stop == "interrupted" else end
 
 
 def _start(S: SquareSystem, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -170,7 +171,7 @@ def monodromy_ed(
     """The ED problem of ``G`` (exact, on the reduced coordinates) solved by monodromy over a random complex target
     (from ``seed``), every solution certified there (module docstring).
 
-    ``timeout`` (or ``deadline``, a ``time.monotonic()``) bounds the whole: the monodromy stops early enough for the
+    ``timeout`` (or ``deadline``, a ``_clock.now()``) bounds the whole: the monodromy stops early enough for the
     certification of what it found (the time one certification takes, measured first, times the solutions, over
     the workers); solutions the certification did not reach are ``unchecked``.  ``known``: a count known otherwise
     (solutions in the weights, or a function returning it once known: msolve's, running beside it) at which the
@@ -182,7 +183,7 @@ def monodromy_ed(
             G,
             fiber,
             seed,
-            deadline if deadline is not None else time.monotonic() + timeout,
+            deadline if deadline is not None else _clock.now() + timeout,
             max_solutions,
             known,
             workers,
@@ -215,7 +216,7 @@ def _monodromy_ed(
         def stop_at(found: int) -> float:
             return end - (1.5 * per * found / ex.workers + 1.0)
 
-        t0 = time.monotonic()
+        t0 = time.perf_counter()
         mono = state.run(
             ex,
             deadline=stop_at,
@@ -224,7 +225,7 @@ def _monodromy_ed(
             save=save,
             desc=f"monodromy {arch.describe()}",
         )
-        t1 = time.monotonic()
+        t1 = time.perf_counter()
         cert = _certify.certify_solutions(
             S,
             mono.solutions,
@@ -248,7 +249,7 @@ def _monodromy_ed(
         mono.loops,
         mono.stop,
         t1 - t0,
-        time.monotonic() - t1,
+        time.perf_counter() - t1,
         cert.failed + cert.duplicates,
         mono.trace,
         cert.unchecked,
@@ -323,7 +324,7 @@ def homotopy_solutions(
             w,
             size,
             seed,
-            deadline if deadline is not None else time.monotonic() + timeout,
+            deadline if deadline is not None else _clock.now() + timeout,
             known,
             workers,
             scheduler,
@@ -362,7 +363,7 @@ def _homotopy_solutions(
         use_known = known is not None
         while True:
             stop_at = _stop_for_the_target(state, end_time, per, ex)
-            t0 = time.monotonic()
+            t0 = time.perf_counter()
             mono = state.run(
                 ex,
                 deadline=stop_at,
@@ -370,10 +371,10 @@ def _homotopy_solutions(
                 save=save,
                 desc=f"monodromy {arch.describe()}",
             )
-            t1 = time.monotonic()
+            t1 = time.perf_counter()
             seconds_mono += t1 - t0
             end_time = _after(mono.stop, end_time)
-            left = max(1.0, end_time - t1 - 1.5 * per * mono.count / ex.workers)
+            left = max(1.0, end_time - _clock.now() - 1.5 * per * mono.count / ex.workers)
             end = _homotopy.parameter_homotopy(
                 S,
                 mono.solutions,
@@ -385,11 +386,11 @@ def _homotopy_solutions(
                 chart=mono.charts,
                 real=True,
             )
-            seconds_hom += time.monotonic() - t1
+            seconds_hom += time.perf_counter() - t1
             rows, cert = _certify_at_target(S, end, target, target_f, end_time, ex, arch)
             k = known_now()
             complete = k is not None and cert.count >= k
-            if mono.stop == "trace test" or complete or time.monotonic() >= end_time - 1.0:
+            if mono.stop == "trace test" or complete or _clock.now() >= end_time - 1.0:
                 break
             if mono.stop != "known count":  # a limit (time, interrupt, cluster): what was found is the answer
                 break
@@ -447,10 +448,10 @@ def _failure_reasons(end: Any) -> dict[str, int]:
 def _stop_for_the_target(state: Any, end_time: float, per: float, ex: Any) -> Callable[[int], float]:
     """The monodromy's deadline given the solutions found: it keeps time for the homotopy to the target (about
     three loop edges a path, at the rate of this run's paths so far) and the certification."""
-    paths0, t_run = state.paths, time.monotonic()
+    paths0, t_run = state.paths, time.perf_counter()
 
     def stop_at(found: int) -> float:
-        rate = (time.monotonic() - t_run) / max(1, state.paths - paths0) if state.paths > paths0 else 0.01
+        rate = (time.perf_counter() - t_run) / max(1, state.paths - paths0) if state.paths > paths0 else 0.01
         return end_time - float((3 * rate * ex.workers + 1.5 * per) * found / ex.workers + 2.0)
 
     return stop_at

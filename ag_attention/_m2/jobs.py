@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _clock
 from .._errors import InvalidArgumentError, M2OutputError, M2TimeoutError
 from .cache import ResultCache, cache_disabled_by_env
 from .parse import BEGIN, END, extract_result
@@ -71,7 +71,7 @@ def run_json(
     timeout = check_timeout(timeout)  # also when the result will come from the cache
     if not isinstance(cache, (bool, ResultCache)):
         raise InvalidArgumentError(f"cache={cache!r}: must be True, False or a ResultCache")
-    deadline = time.monotonic() + timeout
+    deadline = _clock.now() + timeout
     b = get_backend(backend)
     script = PREAMBLE + body.rstrip() + "\n" + EPILOGUE
     try:
@@ -95,7 +95,7 @@ def run_json(
                 log.debug("cache hit for %s (%s)", label, key[:12])
                 # the backend that computed it (the key holds the Macaulay2 version and package, not the backend)
                 return JobResult(hit["result"], hit["backend"], version, float(hit["seconds"]), True, b.name)
-    remaining = deadline - time.monotonic()
+    remaining = deadline - _clock.now()
     if remaining <= 0:
         raise M2TimeoutError(f"{label} ({b.name} backend; the version query took the whole limit)", timeout)
     try:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import _clock
 from .. import _progress as progress
 from .._errors import M2NotFoundError, M2TimeoutError
 from .backend import HOW_TO_GET_M2, Backend, M2Output, check_timeout
@@ -78,7 +78,7 @@ class LocalBackend(Backend):
         use = sessions_enabled() if self.sessions is None else self.sessions
         if not (with_package and use and self.executable):
             return super().run(script, timeout=timeout, label=label, with_package=with_package)
-        deadline = time.monotonic() + timeout
+        deadline = _clock.now() + timeout
         try:
             with terminate_with_cleanup(), progress.elapsed(f"{label} ({self.name}, session)", limit=timeout):
                 out = pool_for(self).run(script, timeout=timeout, label=label)
@@ -86,7 +86,7 @@ class LocalBackend(Backend):
             raise M2TimeoutError(f"{label} ({self.name} backend)", timeout) from None
         if out is not None:
             return out
-        remaining = deadline - time.monotonic()
+        remaining = deadline - _clock.now()
         if remaining <= 0:
             raise M2TimeoutError(f"{label} ({self.name} backend)", timeout)
         return super().run(script, timeout=remaining, label=label, with_package=with_package)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import _clock
 from .. import _progress as progress
 
 __all__ = [
@@ -101,6 +102,9 @@ def kill_all_jobs() -> None:
         left = _wait_group_gone(pgid)
         if left:  # pragma: no cover - SIGKILL is not ignorable
             log.error("processes %s of a killed job are still alive", left)
+
+
+_clock.on_interrupt(kill_all_jobs)  # Ctrl-C inside a computation with a deadline: its jobs end now
 
 
 class _Spawner:
@@ -266,6 +270,9 @@ def supervise(
         raise
     finally:
         untrack(proc.pid)
+    if proc.returncode < 0 and _clock.interrupted():  # killed at Ctrl-C (:mod:`ag_attention._clock`): a limit
+        _stop(proc, on_kill, label)
+        return None
     return Finished(out, err, proc.returncode, time.perf_counter() - t0)
 
 

@@ -49,6 +49,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import _clock
 from .._resources import memory_limit
 from .backend import M2Output
 from .jobdir import job_directory
@@ -156,7 +157,7 @@ class Session:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             return self._drain(), b"", False
-        return self._read_until(marker, time.monotonic() + timeout)
+        return self._read_until(marker, _clock.now() + timeout)
 
     def _read_until(self, marker: bytes, deadline: float) -> tuple[bytes, bytes, bool]:
         assert self.proc.stdout is not None and self.proc.stderr is not None
@@ -174,7 +175,7 @@ class Session:
                     text = bytes(out)
                     return text[: text.rfind(marker)], bytes(err), True
                 searched = len(out)
-                remaining = deadline - time.monotonic()
+                remaining = deadline - _clock.now()
                 if remaining <= 0:
                     self.kill()
                     raise TimeoutError
@@ -280,7 +281,7 @@ class SessionPool:
 
         Raises :class:`TimeoutError` when it overran ``timeout`` (the session was killed).
         """
-        deadline = time.monotonic() + timeout
+        deadline = _clock.now() + timeout
         with self._slots:
             session = self._take()
             try:
@@ -288,7 +289,7 @@ class SessionPool:
                     self.started += 1
                     session = Session(self.backend, timeout)
                     self.pids.append(session.proc.pid)
-                out = session.run(script, timeout=max(0.001, deadline - time.monotonic()), label=label)
+                out = session.run(script, timeout=max(0.001, deadline - _clock.now()), label=label)
             except SessionUnusable as exc:
                 log.debug("no session for %s: %s", label, exc)
                 self.fallbacks += 1

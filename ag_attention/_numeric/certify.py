@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .. import _progress
+from .. import _clock, _progress
 from .._exact import balls
 
 __all__ = [
@@ -257,13 +257,13 @@ def certify_solutions(
     candidate with a small imaginary part is first tried on a real-centered box, and the conjugates of non-real
     solutions are added).  ``keep``: an extra proof asked of each box (e.g. off a locus; called with the box, and
     the chart for systems with charts), a box failing it is counted as failed.  Distinct: boxes (or, with charts,
-    the balls of the invariants) pairwise disjoint (:func:`distinct`).  ``deadline`` (``time.monotonic()``): the
+    the balls of the invariants) pairwise disjoint (:func:`distinct`).  ``deadline`` (``_clock.now()``): the
     candidates not reached by then are not certified (``unchecked``: the count is then a lower bound of what the
     candidates hold); ``executor``: a Dask executor (:mod:`.executors`) certifies chunks on its workers.
     """
-    t0 = time.monotonic()
+    t0 = time.perf_counter()
     candidates = np.atleast_2d(np.asarray(candidates, dtype=complex))
-    wall = None if deadline is None else time.time() + (deadline - time.monotonic())
+    wall = None if deadline is None else _clock.wall(deadline)
     got: list[Certified | None | str] = []
     if executor is not None and getattr(executor, "kind", "") == "Dask" and len(candidates) > 1:
         got = executor.map_certify(system, candidates, parameter, float_parameter, real_system, charts, keep, wall)
@@ -273,7 +273,7 @@ def certify_solutions(
             with _progress.bar(total=len(candidates), desc=desc, unit="solution") as bar:
                 for row in range(len(candidates)):
                     bar.update()
-                    if deadline is not None and time.monotonic() > deadline:
+                    if deadline is not None and _clock.now() > deadline:
                         break
                     got.extend(
                         certify_each(
@@ -289,7 +289,7 @@ def certify_solutions(
         except KeyboardInterrupt:  # what is certified so far is kept: the rest untried
             pass
         got.extend([UNTRIED] * (len(candidates) - len(got)))
-    return distinct(got, real_system and conjugates, time.monotonic() - t0)
+    return distinct(got, real_system and conjugates, time.perf_counter() - t0)
 
 
 def distinct(got: list[Certified | None | str], conjugates: bool, seconds: float = 0.0) -> Certification:

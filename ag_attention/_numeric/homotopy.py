@@ -33,11 +33,11 @@ only lower a certified count, never raise it.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
+from .. import _clock
 from .polylines import CONVERGED, Ends, Polylines, join_ends, track_job
 from .tracker import (
     DEFAULT_OPTIONS,
@@ -174,7 +174,7 @@ def parameter_homotopy(
     retried alone would land on an end that another path already holds).  Row ``i`` of the result is then one of
     the distinct ends found (no longer the end of start ``i``), the rows without one marked failed.
     """
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = None if timeout is None else _clock.now() + timeout
     pa = np.asarray(pa, dtype=complex)
     pb = np.asarray(pb, dtype=complex)
     z = np.atleast_2d(np.asarray(z, dtype=complex))
@@ -194,7 +194,7 @@ def parameter_homotopy(
         ends.add(res.z[row], keys[k], None if not nc or res.chart is None else res.chart[row])
     steps = res.steps.copy()
     for _ in range(retries):
-        if len(ends) >= z.shape[0] or (deadline is not None and time.monotonic() > deadline):
+        if len(ends) >= z.shape[0] or (deadline is not None and _clock.now() > deadline):
             break
         q = random_parameter(rng, pa)
         mid = track(system, z, pa, q, options, deadline, chart)

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _progress
+from .. import _clock, _progress
 from .._checks import check_int
 from .._errors import ComputationError, InvalidArgumentError
 from .executors import executor
@@ -179,7 +179,7 @@ class Monodromy:
         self.round_mark: int | None = None  # solutions known when the last round started
         self.quiet = 0  # rounds in a row without a new solution
         self.seconds = 0.0  # of earlier runs (resumed)
-        self._run_start: float | None = None  # time.monotonic() when the run under way started
+        self._run_start: float | None = None  # time.perf_counter() when the run under way started
         self.resumed = False
         self.checkpoint: str | None = None
 
@@ -371,10 +371,10 @@ class Monodromy:
         desc: str = "monodromy",
     ) -> MonodromyResult:
         """Advance until the stopping rule or a limit (module docstring); the result (its state stays here, so a
-        later ``run`` continues).  ``deadline``: ``time.monotonic()`` to stop at, or a function of the number of
+        later ``run`` continues).  ``deadline``: ``_clock.now()`` to stop at, or a function of the number of
         solutions found giving it; ``known``: a count known otherwise (or a function returning it, None while
         unknown); ``save``: the checkpoint file."""
-        t0 = time.monotonic()
+        t0 = time.perf_counter()
         self._run_start = t0
         stop = "time limit"
 
@@ -386,11 +386,11 @@ class Monodromy:
 
         def over() -> bool:
             end = limit()
-            return end is not None and time.monotonic() > end
+            return end is not None and _clock.now() > end
 
         if hasattr(ex, "deadline"):
             end = limit()
-            ex.deadline = None if end is None else time.time() + (end - time.monotonic())
+            ex.deadline = None if end is None else _clock.wall(end)
         if self.round_mark is None:
             self.round_mark = len(self.found)
         try:
@@ -402,7 +402,7 @@ class Monodromy:
         finally:
             ex.cancel()
             self._requeue()
-            self.seconds += time.monotonic() - t0
+            self.seconds += time.perf_counter() - t0
             self._run_start = None
             if save is not None:
                 self.save(save)
@@ -441,11 +441,11 @@ class Monodromy:
                         f"solutions {len(self.found)}, failures {self.failures}, loops {len(self.corners)}",
                         refresh=False,
                     )
-                if save is not None and time.monotonic() - last_save > min(
+                if save is not None and time.perf_counter() - last_save > min(
                     save_every, FIRST_SAVE if last_save == t0 else save_every
                 ):
                     self._requeue_copy_save(save)
-                    last_save = time.monotonic()
+                    last_save = time.perf_counter()
 
     def _stop(
         self,
@@ -469,7 +469,7 @@ class Monodromy:
         if max_solutions is not None and len(self.found) >= max_solutions:
             return "max_solutions"
         if over():
-            return "time limit"
+            return "interrupted" if _clock.interrupted() else "time limit"
         return None
 
     def _end_round(self, ex: Any, over: Callable[[], bool]) -> bool:
@@ -561,7 +561,7 @@ def monodromy_solve(
     """All solutions over ``p0`` of the component through ``z0`` (module docstring), in this process
     (``workers=1``), on a local Dask cluster of ``workers`` processes, or on the cluster at ``scheduler``.
     ``timeout``: seconds, after which what was found is returned (``stop = "time limit"``)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = None if timeout is None else _clock.now() + timeout
     if resume is not None:
         state = Monodromy.resume(system, resume, fingerprint=fingerprint)
     else:

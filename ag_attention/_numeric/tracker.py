@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -21,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .. import _clock
 from .._checks import check_int
 from .._errors import InvalidArgumentError
 
@@ -396,7 +396,7 @@ def track(
     steps = np.zeros(B, dtype=np.int64)
     reason = np.array(["time limit"] * B, dtype=object)
     while len(paths):
-        if deadline is not None and time.monotonic() > deadline:
+        if deadline is not None and _clock.now() > deadline:
             break
         arrived, failed, why = paths.step()
         if arrived.size:
