@@ -138,11 +138,11 @@ def estimates(tmp: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--timeouts", default="10,30,60,240")
-    ap.add_argument("--commands", default="all", help="names of the commands (comma-separated) or all")
+    ap.add_argument("--commands", default="all", help="names of the commands (separated by ;) or all")
     ap.add_argument("--no-estimates", action="store_true")
     args = ap.parse_args()
     timeouts = [float(x) for x in args.timeouts.split(",") if x]
-    chosen = None if args.commands == "all" else [c.strip() for c in args.commands.split(",")]
+    chosen = None if args.commands == "all" else [c.strip() for c in args.commands.split(";")]
     print(f"before: {BEFORE}")
     with tempfile.TemporaryDirectory(prefix="ag-attention-deadlines-") as tmp:
         deadlines(Path(tmp), timeouts, chosen)
