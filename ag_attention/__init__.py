@@ -40,6 +40,7 @@ from ._architecture import Architecture
 from ._errors import (
     AgAttentionError,
     ComputationError,
+    ComputationInterruptedError,
     ComputationTimeoutError,
     InsufficientMemoryError,
     InvalidArchitectureError,
@@ -147,6 +148,7 @@ __all__ = [
     # errors
     "AgAttentionError",
     "ComputationTimeoutError",
+    "ComputationInterruptedError",
     "InvalidArgumentError",
     "InvalidArchitectureError",
     "InsufficientMemoryError",
