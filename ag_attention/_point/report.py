@@ -34,7 +34,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import _clock
 from .._checks import check_int, check_seconds
 from .._numeric import NearStrata, check_rtol, numerical_dimension
 from .._provenance import provenance
@@ -250,7 +249,6 @@ class PointGeometry(ResultMixin):
 NUMERICAL_DEFAULT_MAX_PARAMETERS = 1500
 
 
-@_clock.interruptible()
 def point_geometry(
     net: Network,
     *,
