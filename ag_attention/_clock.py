@@ -2,7 +2,7 @@
 
 One room owns the time limits.  Every in-process deadline of the package is a value of :func:`now` (a
 ``time.monotonic()`` reading, the same scale), compared with :func:`now` at the checks between pieces of work.
-Inside :func:`interruptible` (every public computation with a time limit runs in it), the first Ctrl-C (SIGINT)
+Inside :func:`interruptible` (every landscape computation with a time limit runs in it), the first Ctrl-C (SIGINT)
 does not raise: it marks the run interrupted and moves this clock past every deadline, and what
 :func:`on_interrupt` registered runs in a thread of its own (the process room kills the external jobs under way),
 so the work stops at its next check exactly as at a time limit and returns what it found, said "interrupted"
