@@ -115,7 +115,7 @@ class Beside:
                 break
             if not fut.done() and _clock.now() > self.deadline + GRACE:
                 # past the deadline (or Ctrl-C) and still running: its process goes now, whatever its own limit
-                self.abandon(name, "stopped at the time limit")
+                self.abandon(name, "still running past the time limit: killed")
             if until is not None and time.monotonic() >= until:
                 break
         return self.outcome(name)
