@@ -275,6 +275,7 @@ class HomotopySolutions:
     failed_reasons: dict[str, int]
     base_final: bool = True  # the monodromy met its stopping rule (the base count is its value, not a limit's)
     complete_at_target: bool = False  # the certified count at the target reached the count known there
+    cut: bool = False  # the homotopy to the target ended at its time limit with paths not arrived
 
     @property
     def certified(self) -> int:
@@ -289,7 +290,7 @@ class HomotopySolutions:
         """Every critical point at the target was found, as far as the stopping rule tells: the monodromy met its rule
         (or the certified count at the target reached msolve's count there) and every end was certified or
         failed on its own (none left unchecked by the time limit)."""
-        return (self.base_final or self.complete_at_target) and self.certification.unchecked == 0
+        return (self.base_final or self.complete_at_target) and self.certification.unchecked == 0 and not self.cut
 
 
 def homotopy_solutions(
@@ -375,6 +376,7 @@ def _homotopy_solutions(
             seconds_mono += t1 - t0
             end_time = _after(mono.stop, end_time)
             left = max(1.0, end_time - _clock.now() - 1.5 * per * mono.count / ex.workers)
+            limit = _clock.now() + left
             end = _homotopy.parameter_homotopy(
                 S,
                 mono.solutions,
@@ -387,6 +389,8 @@ def _homotopy_solutions(
                 real=True,
             )
             seconds_hom += time.perf_counter() - t1
+            # paths that had not arrived when its limit came: what they would have found is not known
+            cut = bool(not end.ok.all() and (_clock.now() >= limit or "time limit" in set(end.reason[~end.ok])))
             rows, cert = _certify_at_target(S, end, target, target_f, end_time, ex, arch)
             k = known_now()
             complete = k is not None and cert.count >= k
@@ -407,6 +411,7 @@ def _homotopy_solutions(
         _failure_reasons(end),
         mono.stop == "trace test",
         complete,
+        cut and not complete,
     )
 
 
