@@ -50,7 +50,7 @@ from .certified import RankCertificate, certify_dimension
 from .certify import BITS
 from .dimension import numerical_dimension
 from .executors import default_workers
-from .float64 import Float64
+from .float64 import Float64, SmallFloat64
 from .gap import GapRank, gap_rank
 from .monodromy_state import check_state_paths
 from .result import NumericalResult
@@ -66,6 +66,7 @@ __all__ = [
     "executors",
     "certify",
     "Float64",
+    "SmallFloat64",
     "GapRank",
     "NoClearGapError",
     "gap_rank",

@@ -7,10 +7,7 @@ import numpy as np
 from .._network import OperatorArithmetic
 from .._positions import Frequencies, circle_float
 
-__all__ = ["Float64"]
-
-#: operands of at most this many entries together are multiplied by numpy's C loop, without a path search
-SMALL_EINSUM = 4096
+__all__ = ["Float64", "SmallFloat64"]
 
 
 class Float64(OperatorArithmetic):
@@ -23,13 +20,22 @@ class Float64(OperatorArithmetic):
     def random(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
         return rng.standard_normal(shape)
 
+    #: operands of at most this many entries together are multiplied by numpy's C loop (no path search, no BLAS);
+    #: 0 here: every product through ``optimize=True``, whose results the BLAS-kernel variations fingerprint
+    c_loop_below = 0
+
     def einsum(self, spec: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        # small operands: numpy's C loop directly (the path search and the BLAS dispatch of ``optimize=True`` cost
-        # 20x the product itself there: 83 % of a training step at d = 3); large ones: through BLAS
-        small = a.size + b.size <= SMALL_EINSUM
-        out: np.ndarray = np.einsum(spec, a, b, optimize=not small)
+        out: np.ndarray = np.einsum(spec, a, b, optimize=a.size + b.size > self.c_loop_below)
         return out
 
     def circle(self, freqs: Frequencies, tokens: int) -> tuple[np.ndarray, np.ndarray]:
         """Rotary positions: ``cos(p theta_f)``, ``sin(p theta_f)`` at the true frequencies, in float64."""
         return circle_float(freqs, tokens)
+
+
+class SmallFloat64(Float64):
+    """:class:`Float64` for many small products (gradient descent on small layers): the path search and the BLAS
+    dispatch of ``optimize=True`` cost 20x the product itself there (83 % of a training step at d = 3), so
+    operands of up to 4,096 entries go through numpy's C loop: one training step 4x faster."""
+
+    c_loop_below = 4096

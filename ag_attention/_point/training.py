@@ -43,7 +43,7 @@ from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError
 from .._exact import dimension
 from .._network import forward, jacobian, unflatten
-from .._numeric import Float64
+from .._numeric import SmallFloat64
 from .._numeric import softmax_spectrum as spectrum
 
 __all__ = ["TEACHERS", "RANK_TOLERANCE", "CRITICAL_RATIO", "Record", "TrainingRun", "teacher_weights", "train"]
@@ -217,7 +217,7 @@ def train(
         for name, value in (("samples", samples), ("steps", steps), ("record_every", record_every))
     )
     t0 = time.perf_counter()
-    F = Float64()
+    F = SmallFloat64()  # (many small products: numpy's C loop, 4x faster than a path search each)
     rng = np.random.default_rng([seed, samples, TEACHERS.index(teacher) if teacher in TEACHERS else 99])
     theta_t = teacher_weights(arch, teacher, rng)
     X = rng.standard_normal((samples, arch.tokens, arch.widths[0]))

@@ -60,3 +60,18 @@ def test_a_lightning_network_in_float64_is_the_exact_one_on_small_integers(arch,
     assert np.all(floats == np.round(floats)) and np.abs(floats).max() < 2**52
     residues = forward(arch, GFp(DEFAULT_PRIME), np.remainder(theta, DEFAULT_PRIME), np.remainder(X, DEFAULT_PRIME))
     assert np.array_equal(np.remainder(floats.astype(np.int64), DEFAULT_PRIME), residues)
+
+
+def test_small_products_by_the_c_loop_equal_blas_products():
+    import numpy as np
+
+    from ag_attention._numeric import Float64, SmallFloat64
+
+    rng = np.random.default_rng(3)
+    for spec, a, b in [
+        ("ij,jk->ik", rng.standard_normal((3, 4)), rng.standard_normal((4, 2))),
+        ("bij,bjk->bik", rng.standard_normal((5, 3, 3)), rng.standard_normal((5, 3, 2))),
+        ("ij,jk->ik", rng.standard_normal((80, 80)), rng.standard_normal((80, 80))),  # above the threshold
+    ]:
+        small, blas = SmallFloat64().einsum(spec, a, b), Float64().einsum(spec, a, b)
+        assert small.shape == blas.shape and np.allclose(small, blas, rtol=1e-13, atol=1e-13)
