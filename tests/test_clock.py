@@ -20,7 +20,15 @@ def test_the_clock_is_monotonic_time_until_an_interruption():
     assert _clock.wall(None) is None and not _clock.interrupted()
 
 
-def test_the_first_ctrl_c_is_a_deadline_the_second_raises():
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler, as in a program or a notebook (pytest-xdist's workers ignore SIGINT)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_the_first_ctrl_c_is_a_deadline_the_second_raises(python_sigint):
     ran = threading.Event()
     _clock.on_interrupt(ran.set)
     with _clock.interruptible():
@@ -42,7 +50,7 @@ def test_the_first_ctrl_c_is_a_deadline_the_second_raises():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_outside_the_main_thread_ctrl_c_is_left_to_python():
+def test_outside_the_main_thread_ctrl_c_is_left_to_python(python_sigint):
     seen = []
 
     def body():
@@ -61,3 +69,12 @@ def test_nested_computations_share_the_outermost():
             _clock.interrupt()
         assert _clock.interrupted()  # the inner end does not reset what the outer one still runs under
     assert not _clock.interrupted()
+
+
+def test_a_caller_that_handles_sigint_keeps_it():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _clock.interruptible():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
