@@ -88,31 +88,22 @@ def _layer_data(d, e, t, n, base):
 
 
 @pytest.mark.parametrize("mode", ["deadline", "interrupt"])
-def test_critical_points_stop_well_formed_at_any_moment(monkeypatch, mode):
-    X, Y = _layer_data(2, 1, 2, 6, 50)
+@pytest.mark.parametrize(
+    "method, samples, base, draws",
+    # auto: msolve's jobs beside the homotopy (each run waits for them to be stopped: one random moment)
+    [("homotopy", 6, 450, DRAWS), ("auto", 5, 461, 1)],
+    ids=["homotopy", "msolve-beside"],
+)
+def test_critical_points_stop_well_formed_at_any_moment(monkeypatch, mode, method, samples, base, draws):
+    X, Y = _layer_data(2, 1, 2, samples, 50 if method == "homotopy" else 46)
     arch = Architecture.single_layer(2, 1, 2, tokens=2)
 
     def run():
-        return critical_points(arch, X, Y, method="homotopy", seed=seed(), timeout=240)
+        return critical_points(arch, X, Y, method=method, seed=seed(), timeout=240)
 
     n, full = _run(monkeypatch, run, None, mode)
     assert full.final
-    for k in _moments(n, 450):
-        _, r = _run(monkeypatch, run, k, mode)
-        _check_landscape(r, full, mode)
-
-
-@pytest.mark.parametrize("mode", ["deadline", "interrupt"])
-def test_critical_points_with_msolve_beside_stop_well_formed(monkeypatch, mode):
-    X, Y = _layer_data(2, 1, 2, 5, 46)
-    arch = Architecture.single_layer(2, 1, 2, tokens=2)
-
-    def run():
-        return critical_points(arch, X, Y, method="auto", seed=seed(), timeout=240)
-
-    n, full = _run(monkeypatch, run, None, mode)
-    assert full.final
-    for k in _moments(n, 461, draws=1):  # (each run waits for msolve's jobs to be stopped)
+    for k in _moments(n, base, draws=draws):
         _, r = _run(monkeypatch, run, k, mode)
         _check_landscape(r, full, mode)
 
