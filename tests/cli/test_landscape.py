@@ -203,5 +203,5 @@ def test_cli_ctrl_c_on_critical_points_keeps_what_was_found(tmp_path):
         assert "Traceback" not in err and proc.returncode in (3, 130), err
         if proc.returncode == 3:  # (130: Ctrl-C before the computation began, said in one line)
             d = json.loads(out)
-            assert d["final"] is False and time.monotonic() - t0 < 30
+            assert d["final"] is False and time.monotonic() - t0 < 60  # (a hang guard: 10 s grace after Ctrl-C)
             assert not any("None" in r["outcome"] for r in d["routes"]), d["routes"]
