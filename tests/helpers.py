@@ -160,3 +160,24 @@ def deep_weights(zero_row: bool) -> dict[str, np.ndarray]:
     if zero_row:
         w["layers.1.heads.0.Q"][1] = 0
     return w
+
+
+def old_counting_primes(seed: int) -> tuple[int, int]:
+    """The two primes the ED-degree counts drew before issue 46 (the same for every input that no prime of the
+    range divides a coefficient of): popped from the primes in ``[2^14, 2^15)`` by ``random.Random(seed)``."""
+    import random
+
+    lo, hi = 2**14, 2**15
+    sieve = bytearray([1]) * hi
+    for i in range(2, int(hi**0.5) + 1):
+        if sieve[i]:
+            sieve[i * i :: i] = bytearray(len(sieve[i * i :: i]))
+    candidates = [q for q in range(lo, hi) if sieve[q]]
+    rng = random.Random(seed)
+    p = candidates.pop(rng.randrange(len(candidates)))
+    return p, candidates.pop(rng.randrange(len(candidates)))
+
+
+def small_primes(lo: int, hi: int) -> list[int]:
+    """The primes in ``[lo, hi)`` (a small range), by trial division."""
+    return [q for q in range(max(lo, 2), hi) if all(q % d for d in range(2, int(q**0.5) + 1))]

@@ -17,13 +17,16 @@ variables, ``+ - * / ^`` and parentheses, nothing else) and the Macaulay2
 input is written from the parsed polynomials in internal variable names, so
 no text of the caller reaches Macaulay2.  The count is taken over the
 algebraic closure of GF(p) with ``u`` (and a generic ``Q``) random mod ``p``,
-for two primes drawn from the seed below 2^15 (Macaulay2's small-prime
-arithmetic) and two seeds; a prime dividing a coefficient of a generator or
-of the metric (so that the reduction mod ``p`` would be another variety) is
-skipped, with a note, and another drawn.  Each count
-equals the count over ``C`` unless the random choices or the prime are
-unlucky (a *probabilistic* result, stated with its primes and seeds); the
-two must agree, or the call says so.  The published values this reproduces
+for two primes of ``[2^30, 2^31)`` (:func:`draw_primes`: keyed by SHA-256 of
+the seed and the input, so that no input can be built for its own primes;
+the seed is fresh entropy unless given) and two seeds; a prime dividing a
+coefficient of a generator or of the metric (so that the reduction mod ``p``
+would be another variety) is skipped, with a note, and another drawn.  Each
+count equals the count over ``C`` unless the random choices or the prime are
+unlucky (a *probabilistic* result, stated with its primes, seed and a bound
+on the error probability under stated hypotheses: docs/math/landscape.md);
+where the two differ a third prime decides, two of three agreeing, or the
+call says so.  The published values this reproduces
 are tests (``tests/landscape/test_ideal_ed.py``): EDD-M2's (Harris,
 Lowengrub) and the metric dependence of the symmetric determinant (13
 critical points for a generic metric, 3 for Bombieri–Weyl: arXiv 2512.21016).
@@ -46,11 +49,10 @@ from .._errors import ComputationError, InvalidArgumentError
 from .._m2 import Where, run_json
 from .._results import ResultMixin
 from .metrics import METRICS, Space
+from .primes import PRIME_RANGE, PrimeDraw, agreeing, draw_primes, fresh_seed
 
-__all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE", "draw_primes"]
+__all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE", "PrimeDraw", "draw_primes"]
 
-#: the primes of the count are drawn from the seed in this range (Macaulay2's small-prime arithmetic below 2^15)
-PRIME_RANGE = (2**14, 2**15)
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _MAX_EXPONENT = 1000
 _TOKEN = re.compile(r"[ \t]*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))")
@@ -228,52 +230,6 @@ def _mod_p(poly: Poly, p: int, n: int) -> str:
     return " + ".join(terms)
 
 
-def _primes_in_range() -> list[int]:
-    lo, hi = PRIME_RANGE
-    sieve = bytearray([1]) * hi
-    sieve[0:2] = b"\x00\x00"
-    for i in range(2, int(hi**0.5) + 1):
-        if sieve[i]:
-            sieve[i * i :: i] = bytearray(len(sieve[i * i :: i]))
-    return [q for q in range(lo, hi) if sieve[q]]
-
-
-def _bad_reduction(polys: Sequence[Poly], metric: Any, p: int) -> str | None:
-    """Why ``p`` must not be used (a coefficient of a generator or an entry of the metric vanishes mod p), or None."""
-    for g, poly in enumerate(polys):
-        for c in poly.values():
-            if c.numerator % p == 0 or c.denominator % p == 0:
-                return f"{p} divides the coefficient {c} of generator {g}"
-    if not isinstance(metric, str):
-        for i, row in enumerate(metric):
-            for j, q in enumerate(row):
-                if q and (q.numerator % p == 0 or q.denominator % p == 0):
-                    return f"{p} divides metric[{i}][{j}] = {q}"
-    return None
-
-
-def draw_primes(polys: Sequence[Poly], metric: Any, seed: int, notes: list[str], what: str) -> list[int]:
-    """Two primes of :data:`PRIME_RANGE` drawn from ``seed``, skipping (and noting) any prime dividing a
-    coefficient of ``polys`` or an entry of ``metric`` (a matrix of Fractions, or a kind)."""
-    rng = random.Random(seed)
-    candidates = _primes_in_range()
-    primes: list[int] = []
-    skipped = 0
-    while len(primes) < 2:
-        p = candidates.pop(rng.randrange(len(candidates)))
-        why = _bad_reduction(polys, metric, p)
-        if why is None:
-            primes.append(p)
-        elif skipped > 40:
-            raise InvalidArgumentError(
-                f"{what}: too many primes in the range divide a coefficient ({why}); scale the coefficients"
-            )
-        else:
-            skipped += 1
-            notes.append(f"prime {p} skipped: {why}")
-    return primes
-
-
 @dataclass(frozen=True)
 class IdealEDDegree(ResultMixin):
     """The ED degree of ``V(I)`` for a metric: the count modulo each prime, and the variety's dimension and degree."""
@@ -289,13 +245,17 @@ class IdealEDDegree(ResultMixin):
     method: str
     seconds: float
     notes: tuple[str, ...] = field(default=())
+    seed: int | None = None  # the call's seed (drawn from the system's entropy when not given)
+    primes: str = ""  # which primes the value rests on, their seed and the error bound (PrimeDraw.certificate)
+    error_bound: float | None = None  # under the hypotheses ``primes`` states
 
     @property
     def certificate(self) -> str:
         runs = "; ".join(f"GF({p}), seed {s}: {c}" for p, s, c in self.counts)
         return (
-            f"probabilistic: the critical points of the squared {self.metric} distance to random data, counted "
-            f"over the algebraic closure of GF(p) ({runs}; {self.method})"
+            f"probabilistic: {self.primes or 'primes ' + ', '.join(str(p) for p, _, _ in self.counts)}; the "
+            f"critical points of the squared {self.metric} distance to random data, counted over the algebraic "
+            f"closure of GF(p) ({runs}; {self.method})"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -305,6 +265,8 @@ class IdealEDDegree(ResultMixin):
             "metric": self.metric,
             "ed_degree": self.value,
             "counts": [{"prime": p, "seed": s, "count": c} for p, s, c in self.counts],
+            "seed": self.seed,
+            "error_bound": self.error_bound,
             "dimension": self.dimension,
             "codimension": self.codimension,
             "degree": self.degree,
@@ -322,7 +284,7 @@ class IdealEDDegree(ResultMixin):
                 f"  variety          dimension {self.dimension}, codimension {self.codimension}, degree {self.degree}",
                 f"  certificate      {self.certificate}",
                 *[f"  note             {n}" for n in self.notes],
-                f"  {self.seconds:.2f} s",
+                f"  seed {self.seed}, {self.seconds:.2f} s",
             ]
         )
 
@@ -501,7 +463,7 @@ def ideal_ed_degree(
     *,
     metric: Any = "euclidean",
     method: str = "msolve",
-    seed: int = 0,
+    seed: int | None = None,
     timeout: float = 300.0,
     backend: Any = "auto",
     cache: bool = True,
@@ -515,9 +477,14 @@ def ideal_ed_degree(
     parentheses only; a sign only at the start of an expression or after
     ``(``.  Anything else, a zero divisor or a nonzero constant generator
     raises :class:`~ag_attention.InvalidArgumentError`; a zero generator is dropped (noted).
-    The count is probabilistic: modulo two primes below 2^15 drawn from
-    ``seed`` (a prime dividing a coefficient is skipped, noted), with data
-    random mod each prime; the two counts must agree.
+    The count is probabilistic: modulo two primes of :data:`PRIME_RANGE`
+    (``[2^30, 2^31)``), drawn from ``seed`` and the input's SHA-256 (a prime
+    dividing a coefficient is skipped, noted), with data random mod each
+    prime; where the two counts differ a third prime decides (two of three
+    must agree).  ``seed``: ``None`` (default) draws one from the system's
+    entropy; the result records it, and passing it again reproduces the run.
+    The certificate states the primes and a bound on the error probability
+    with its hypotheses (docs/math/landscape.md, "The counting primes").
     ``metric``: ``"euclidean"`` (the identity), ``"generic"`` (a random symmetric
     form), or a symmetric matrix of rationals (one row per variable, e.g. the
     Bombieri–Weyl weights as a diagonal).  ``method``: ``"msolve"`` counts the
@@ -530,30 +497,26 @@ def ideal_ed_degree(
     """
     names, polys, shown, notes = _checked(variables, generators)
     check_choice(method, "method", ("msolve", "m2"))
-    seed = check_int(seed, "seed")
+    seed = fresh_seed() if seed is None else check_int(seed, "seed")
     timeout = check_seconds(timeout)
     metric = _rational_metric(metric, len(names))
     t0 = time.perf_counter()
-    primes = draw_primes(polys, metric, seed, notes, "generators")
-    counts = []
-    kind, variety = "euclidean", {}  # type: tuple[str, dict[str, int]]
+    draw = draw_primes(polys, metric, seed, notes, "generators")
     text = ", ".join(shown) if shown else "0"
-    for i, p in enumerate(primes):
-        kind, c, variety = _one_count(names, polys, metric, p, seed + i, method, timeout, backend, cache, text)
-        counts.append((p, seed + i, c))
-    values = {c for _, _, c in counts}
-    if len(values) != 1:
-        raise ComputationError(
-            f"the counts modulo {primes[0]} and {primes[1]} differ ({counts[0][2]} and "
-            f"{counts[1][2]}): an unlucky prime or data; rerun with another seed (the primes "
-            "are drawn from it)",
-            seed=seed,
-        )
+    kinds: dict[int, str] = {}
+    varieties: dict[int, dict[str, int]] = {}
+
+    def count(p: int, i: int) -> tuple[int, str, tuple[int, int, int]]:
+        kinds[p], c, varieties[p] = _one_count(names, polys, metric, p, seed + i, method, timeout, backend, cache, text)
+        return c, str(c), (p, seed + i, c)
+
+    value, counts, used = agreeing(count, draw, notes, "the ED degree")
+    variety = varieties[used[0]]
     return IdealEDDegree(
         names,
         shown or ("0",),
-        kind,
-        counts[0][2],
+        kinds[used[0]],
+        value,
         tuple(counts),
         variety["dimension"],
         variety["codimension"],
@@ -561,4 +524,7 @@ def ideal_ed_degree(
         f"Macaulay2 edSystem, counted by {method}",
         time.perf_counter() - t0,
         tuple(notes),
+        seed,
+        draw.certificate(used),
+        draw.error_bound,
     )

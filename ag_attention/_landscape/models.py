@@ -4,8 +4,9 @@ docs/math/landscape.md (landscape-models).  The model, its slice and its critica
 :mod:`.model`'s.  Two routes give the ED degree, and they must agree when both run:
 
 * ``parametric``: the critical equations on a slice, with the ramification removed, counted by msolve modulo two
-  primes, divided by the fiber degree (counted the same way): *probabilistic* (a bad prime or an unlucky random
-  choice changes a count with probability about degree / p);
+  primes, divided by the fiber degree (counted the same way): *probabilistic* (the primes are drawn from the seed
+  and the model's SHA-256, :func:`~.primes.draw_primes`; a third decides where two counts differ; the
+  certificate bounds the error probability under stated hypotheses);
 * ``implicit``: Macaulay2 eliminates the parameters (the ideal of ``X``, modulo each prime), writes the Lagrange
   conditions of the distance (``edSystem``, :func:`~ag_attention.ideal_ed_degree`'s code) and msolve counts them:
   probabilistic in the same sense.
@@ -32,10 +33,11 @@ from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._provenance import provenance
 from .._results import ResultMixin
 from .critical import Route
-from .ideal_ed import _metric, _one_count, _rational_metric, draw_primes
+from .ideal_ed import _metric, _one_count, _rational_metric
 from .model import PolynomialModel
 from .model_critical import ModelCriticalPoint, ModelCriticalPoints, model_critical_points
 from .model_system import check_common, check_model, fiber_system, generic_rank, model_system, slice_for, time_left
+from .primes import PrimeDraw, agreeing, draw_primes, fresh_seed
 
 __all__ = [
     "ModelEDDegree",
@@ -69,6 +71,8 @@ class ModelEDDegree(ResultMixin):
     closure: dict[str, int] | None = None  # Macaulay2's dimension, codimension, degree of X (implicit route)
     notes: tuple[str, ...] = field(default=())
     status: str = "decided"
+    primes: str = ""  # which primes the value rests on, the seed and the error bound (PrimeDraw.certificate)
+    error_bound: float | None = None  # under the hypotheses ``primes`` states
 
     @property
     def final(self) -> bool:
@@ -85,9 +89,9 @@ class ModelEDDegree(ResultMixin):
             for c in self.counts
         )
         return (
-            "probabilistic: the critical points of the squared distance to random data, counted over the "
-            f"algebraic closure of GF(p) ({runs}); every count agrees (a bad prime or unlucky random choice "
-            "changes a count with probability about degree / p)"
+            f"probabilistic: {self.primes or 'primes ' + ', '.join(sorted({str(c['prime']) for c in self.counts}))}"
+            f"; the critical points of the squared distance to random data, counted over the algebraic closure of "
+            f"GF(p) ({runs}); the counts agree (two of three where a third decided, said in the notes)"
         )
 
     def headline(self) -> str:
@@ -111,6 +115,7 @@ class ModelEDDegree(ResultMixin):
             "closure": self.closure,
             "routes": [r.to_dict() for r in self.routes],
             "seed": self.seed,
+            "error_bound": self.error_bound,
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
             "provenance": provenance(),
@@ -143,74 +148,84 @@ def _parametric(
     model: PolynomialModel,
     metric: Any,
     gauge: tuple[str, ...],
-    primes: Sequence[int],
+    draw: PrimeDraw,
     seed: int,
     end: float,
     backend: Any,
-) -> tuple[list[dict[str, Any]], int]:
-    counts, dims = [], []
-    for i, p in enumerate(primes):
-        rng = random.Random((seed + i) * 1_000_003 + p)
-        r = generic_rank(model, p, rng)
-        dims.append(r)
-        sl = slice_for(model, gauge, r, rng, p)
-        kind, Q = _metric(metric, model.n, p, rng)
-        u0 = [rng.randrange(p) for _ in range(model.n)]
-        u = [sum(Q[a][b] * u0[b] for b in range(model.n)) % p for a in range(model.n)]
-        label = f"critical equations of {model.name} (GF({p}))"
-        S = model_system(model, sl, Q, u, prime=p, rng=rng, end=end)
-        sol = count_solutions(
-            S.variables, S.polynomials, p, timeout=time_left(end, label), label=label, backend=backend
-        )
-        F = fiber_system(model, sl, prime=p, rng=rng, end=end)
-        fib = count_solutions(
-            F.variables,
-            F.polynomials,
-            p,
-            timeout=time_left(end, label),
-            label=f"fiber of {model.name} (GF({p}))",
-            backend=backend,
-        )
-        if sol.count is None:
-            raise ComputationError(
-                f"{label}: not zero-dimensional (the slice or the data are special for this "
-                "model, or the critical points form a family off the ramification): another "
-                "seed, or method='implicit'",
-                prime=p,
-                seed=seed + i,
-            )
-        if fib.count is None or fib.count == 0:
-            raise ComputationError(
-                f"the fiber of {model.name} on the slice is not finite (modulo {p}): the slice "
-                "is not transversal to the fibers",
-                prime=p,
-                seed=seed + i,
-            )
-        if sol.count % fib.count:
-            raise ComputationError(
-                f"{label}: {sol.count} solutions is not a multiple of the fiber degree "
-                f"{fib.count}: a bad prime or an unlucky choice; no value is reported",
-                prime=p,
-                seed=seed + i,
-            )
-        counts.append(
-            {
-                "route": "parametric",
-                "prime": p,
-                "seed": seed + i,
-                "solutions": int(sol.count),
-                "fiber": int(fib.count),
-                "value": int(sol.count) // int(fib.count),
-                "metric": kind,
-            }
-        )
-    if len(set(dims)) != 1:
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], int, list[int]]:
+    """The parametric counts (two primes; a third where they disagree): ``(counts, the image's dimension, the
+    primes the value rests on)``."""
+
+    def one(p: int, i: int) -> tuple[tuple[int, int], str, dict[str, Any]]:
+        c, r = _parametric_count(model, metric, gauge, p, seed + i, end, backend)
+        return (c["value"], r), f"{c['value']} (rank {r})", c
+
+    (_, dimension), counts, used = agreeing(one, draw, notes, "parametric route")
+    return counts, dimension, used
+
+
+def _parametric_count(
+    model: PolynomialModel,
+    metric: Any,
+    gauge: tuple[str, ...],
+    p: int,
+    seed: int,
+    end: float,
+    backend: Any,
+) -> tuple[dict[str, Any], int]:
+    """The critical points on a slice and the fiber degree, counted modulo ``p`` (random choices from ``seed``):
+    the count, and the Jacobian's rank at a random point."""
+    rng = random.Random(seed * 1_000_003 + p)
+    r = generic_rank(model, p, rng)
+    sl = slice_for(model, gauge, r, rng, p)
+    kind, Q = _metric(metric, model.n, p, rng)
+    u0 = [rng.randrange(p) for _ in range(model.n)]
+    u = [sum(Q[a][b] * u0[b] for b in range(model.n)) % p for a in range(model.n)]
+    label = f"critical equations of {model.name} (GF({p}))"
+    S = model_system(model, sl, Q, u, prime=p, rng=rng, end=end)
+    sol = count_solutions(S.variables, S.polynomials, p, timeout=time_left(end, label), label=label, backend=backend)
+    F = fiber_system(model, sl, prime=p, rng=rng, end=end)
+    fib = count_solutions(
+        F.variables,
+        F.polynomials,
+        p,
+        timeout=time_left(end, label),
+        label=f"fiber of {model.name} (GF({p}))",
+        backend=backend,
+    )
+    if sol.count is None:
         raise ComputationError(
-            f"the Jacobian's generic rank differs modulo {primes[0]} and {primes[1]} ({dims}): "
-            "an unlucky point; rerun with another seed",
+            f"{label}: not zero-dimensional (the slice or the data are special for this "
+            "model, or the critical points form a family off the ramification): another "
+            "seed, or method='implicit'",
+            prime=p,
             seed=seed,
         )
-    return counts, dims[0]
+    if fib.count is None or fib.count == 0:
+        raise ComputationError(
+            f"the fiber of {model.name} on the slice is not finite (modulo {p}): the slice "
+            "is not transversal to the fibers",
+            prime=p,
+            seed=seed,
+        )
+    if sol.count % fib.count:
+        raise ComputationError(
+            f"{label}: {sol.count} solutions is not a multiple of the fiber degree "
+            f"{fib.count}: a bad prime or an unlucky choice; no value is reported",
+            prime=p,
+            seed=seed,
+        )
+    count = {
+        "route": "parametric",
+        "prime": p,
+        "seed": seed,
+        "solutions": int(sol.count),
+        "fiber": int(fib.count),
+        "value": int(sol.count) // int(fib.count),
+        "metric": kind,
+    }
+    return count, r
 
 
 def _implicit_prelude(model: PolynomialModel, p: int) -> str:
@@ -234,14 +249,23 @@ def _implicit_prelude(model: PolynomialModel, p: int) -> str:
 
 
 def _implicit(
-    model: PolynomialModel, metric: Any, primes: Sequence[int], seed: int, end: float, backend: Any, cache: bool
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    counts: list[dict[str, Any]] = []
-    variety: dict[str, int] = {}
+    model: PolynomialModel,
+    metric: Any,
+    draw: PrimeDraw,
+    seed: int,
+    end: float,
+    backend: Any,
+    cache: bool,
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], dict[str, int], list[int]]:
+    """The implicit counts (two primes; a third where they disagree): ``(counts, the closure's dimension,
+    codimension and degree, the primes the value rests on)``."""
     names = tuple(f"x{i}" for i in range(model.n))
-    for i, p in enumerate(primes):
+    closures: dict[int, dict[str, int]] = {}
+
+    def one(p: int, i: int) -> tuple[int, str, dict[str, Any]]:
         label = f"{model.name}"
-        kind, c, variety = _one_count(
+        kind, c, closures[p] = _one_count(
             names,
             [],
             metric,
@@ -254,8 +278,10 @@ def _implicit(
             model.name,
             ideal=_implicit_prelude(model, p),
         )
-        counts.append({"route": "implicit", "prime": p, "seed": seed + i, "value": int(c), "metric": kind})
-    return counts, variety
+        return c, str(c), {"route": "implicit", "prime": p, "seed": seed + i, "value": int(c), "metric": kind}
+
+    _, counts, used = agreeing(one, draw, notes, "implicit route")
+    return counts, closures[used[0]], used
 
 
 @_clock.interruptible()
@@ -265,7 +291,7 @@ def model_ed_degree(
     metric: Any = "euclidean",
     method: str = "auto",
     gauge: Sequence[str] | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     timeout: float = 300.0,
     backend: Any = "auto",
     cache: bool = True,
@@ -279,6 +305,10 @@ def model_ed_degree(
     ``"auto"`` (parametric within half the time; implicit when that is too large, fails or runs out of its half).
     ``gauge``: linear equations in the parameters that fix the fibers (default: a random affine slice).
     ``timeout`` bounds the call: a run that ends at it returns a result that is not final and says why.
+    ``seed``: ``None`` (default) draws one from the system's entropy; the result records it, and passing it again
+    reproduces the run.  The primes (two of ``[2^30, 2^31)``, and a third where a route's two counts differ) are
+    drawn from the seed and the model's SHA-256 (:func:`~ag_attention._landscape.primes.draw_primes`); the
+    certificate states them and a bound on the error probability with its hypotheses.
 
     >>> from ag_attention import PolynomialModel
     >>> r = model_ed_degree(PolynomialModel.deep_linear([2, 1, 2]), metric="generic")   # 2 x 2 of rank 1
@@ -287,12 +317,14 @@ def model_ed_degree(
     """
     model = check_model(model, "model_ed_degree")
     check_choice(method, "method", MODEL_METHODS)
-    seed, timeout, gauge_ = check_common(seed, timeout, gauge)
+    seed, timeout, gauge_ = check_common(fresh_seed() if seed is None else seed, timeout, gauge)
     metric = _rational_metric(metric, model.n)
     t0 = time.perf_counter()
     notes: list[str] = []
-    primes = draw_primes(list(model.polynomials), metric, seed, notes, "model")
-    run = _Routes(model, metric, gauge_, primes, seed, method, timeout, _clock.now() + timeout, backend, cache)
+    draw = draw_primes(list(model.polynomials), metric, seed, notes, "model")
+    run = _Routes(
+        model, metric, gauge_, draw, seed, method, timeout, _clock.now() + timeout, backend, cache, notes=notes
+    )
     _run_routes(run)
     if len(set(run.values.values())) > 1:
         raise ComputationError(f"the routes disagree: {run.values}: no value is reported", seed=seed)
@@ -314,6 +346,8 @@ def model_ed_degree(
         run.closure,
         tuple(notes),
         run.status if value is None else "decided",
+        draw.certificate(sorted(set(run.used), key=run.used.index)) if value is not None else "",
+        draw.error_bound if value is not None else None,
     )
 
 
@@ -324,7 +358,7 @@ class _Routes:
     model: PolynomialModel
     metric: Any
     gauge: tuple[str, ...]
-    primes: Sequence[int]
+    draw: PrimeDraw
     seed: int
     method: str
     timeout: float
@@ -338,6 +372,8 @@ class _Routes:
     closure: dict[str, int] | None = None
     fiber: int | None = None
     status: str = "decided"
+    notes: list[str] = field(default_factory=list)
+    used: list[int] = field(default_factory=list)  # the primes the values rest on
 
 
 #: the routes each method runs (auto adds the implicit one when the parametric one fails or is too large)
@@ -372,15 +408,7 @@ def _run_routes(run: _Routes) -> None:
                 order.append("implicit")
             continue
         run.counts += got
-        vals = {c["value"] for c in got}
-        if len(vals) != 1:
-            raise ComputationError(
-                f"{route} route: the counts modulo {run.primes[0]} and {run.primes[1]} differ "
-                f"({[c['value'] for c in got]}): an unlucky prime or choice; no value is "
-                "reported (another seed draws other primes)",
-                seed=run.seed,
-            )
-        run.values[route] = vals.pop()
+        run.values[route] = next(c["value"] for c in got if c["prime"] in run.used)
         run.routes.append(Route(route, time.perf_counter() - t1, f"ok: {run.values[route]}"))
 
 
@@ -388,10 +416,16 @@ def _one_route(run: _Routes, route: str) -> list[dict[str, Any]]:
     """The counts of one route; the image's dimension, the fiber degree and the closure as it finds them."""
     if route == "parametric":  # auto: half the time, the other half for the implicit route
         share = _clock.now() + run.timeout / 2 if run.method == "auto" else run.end
-        got, run.dimension = _parametric(run.model, run.metric, run.gauge, run.primes, run.seed, share, run.backend)
-        run.fiber = got[0]["fiber"]
+        got, run.dimension, used = _parametric(
+            run.model, run.metric, run.gauge, run.draw, run.seed, share, run.backend, run.notes
+        )
+        run.fiber = next(c["fiber"] for c in got if c["prime"] in used)
+        run.used += used
         return got
-    got, closure = _implicit(run.model, run.metric, run.primes, run.seed, run.end, run.backend, run.cache)
+    got, closure, used = _implicit(
+        run.model, run.metric, run.draw, run.seed, run.end, run.backend, run.cache, run.notes
+    )
+    run.used += used
     run.closure = closure
     run.dimension = run.dimension if run.dimension is not None else closure.get("dimension")
     return got

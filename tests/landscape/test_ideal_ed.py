@@ -10,9 +10,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from ag_attention import IdealEDDegree, InvalidArgumentError, ideal_ed_degree
+from ag_attention._landscape import primes as drawn
+from ag_attention._landscape.ideal_ed import parse_polynomial
+from tests.helpers import old_counting_primes, small_primes
 
 X4 = ["x0", "x1", "x2", "x3"]
 XYZ = ["x", "y", "z"]
@@ -117,14 +122,83 @@ def test_a_coefficient_divisible_by_both_old_primes_counts():
     assert r.value == 7 and r.degree == 3 and r.generators == ("1024384027*x^3 + x^2 + y^2 - 1",)
 
 
-def test_a_prime_dividing_a_coefficient_is_skipped_and_said():
-    first = ideal_ed_degree(["x", "y"], ["x^2 + y^2 - 1"], cache=False)
-    (p, _, _), (q, _, _) = first.counts
-    r = ideal_ed_degree(["x", "y"], [f"x^2 + y^2 - 1 + {p * q}*x^3"], cache=False)
-    assert r.value == 7 and {p, q}.isdisjoint(c[0] for c in r.counts)
-    assert any(f"prime {p} skipped: {p} divides the coefficient {p * q}" in n for n in r.notes)
-    g = ideal_ed_degree(["x", "y"], ["x^2 + y^2 - 1"], metric=[[p, 0], [0, 1]], cache=False)
-    assert g.value == 4 and any(f"{p} divides metric[0][0]" in n for n in g.notes)
+XY = ["x", "y"]
+#: a small range of primes (38 of them) for the tests that must know which primes a draw meets
+SMALL_RANGE = (2**14, 2**14 + 400)
+
+
+def test_a_prime_dividing_a_coefficient_is_skipped_and_said(monkeypatch):
+    """In a small range, a coefficient divisible by all its primes but three: the draw skips (and says) each of
+    them it meets, and counts modulo the three left; the same for a metric entry."""
+    monkeypatch.setattr(drawn, "PRIME_RANGE", SMALL_RANGE)
+    primes = small_primes(*SMALL_RANGE)
+    assert len(primes) == 38
+    left, divisors = primes[:3], primes[3:]
+    C = math.prod(divisors)
+    r = ideal_ed_degree(XY, [f"x^2 + y^2 - 1 + {C}*x^3"], seed=0, cache=False)
+    assert r.value == 7 and {p for p, _, _ in r.counts} <= set(left)
+    skipped = [n for n in r.notes if n.startswith("prime ")]
+    assert skipped and all(n.split()[1] in map(str, divisors) and f"divides the coefficient {C}" in n for n in skipped)
+    g = ideal_ed_degree(XY, ["x^2 + y^2 - 1"], metric=[[C, 0], [0, 1]], seed=0, cache=False)
+    assert g.value == 4 and {p for p, _, _ in g.counts} <= set(left)
+    assert any("divides metric[0][0]" in n for n in g.notes)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_an_ellipse_crafted_against_the_old_primes_of_its_seed_counts(seed):
+    """Issue 46: the old primes were a function of the seed alone, so 1 + k p q made the ellipse a circle modulo
+    both (ED degree 2, every count agreeing); the primes are now keyed by the input too, from a range of 2^30."""
+    p, q = old_counting_primes(seed)
+    assert seed > 1 or (p, q) == ((24151, 32191), (19183, 28109))[seed]
+    c = 1 + (1 + seed % 3) * p * q
+    assert c % p == c % q == 1  # modulo p and q: x^2 + y^2 - 1
+    ellipse = ideal_ed_degree(XY, [f"x^2 + {c}*y^2 - 1"], seed=seed, cache=False)
+    given = ideal_ed_degree(XY, ["x^2 + y^2 - 1"], metric=[[1, 0], [0, c]], seed=seed, cache=False)
+    assert ellipse.value == given.value == 4
+    assert {p, q}.isdisjoint(r[0] for r in ellipse.counts + given.counts)
+    assert all(2**30 <= r[0] < 2**31 for r in ellipse.counts + given.counts)
+
+
+def test_the_crafted_ellipse_of_the_issue_with_a_fresh_seed():
+    """The default seed is fresh entropy, recorded in the result: passing it again gives the same primes."""
+    r = ideal_ed_degree(XY, ["x^2 + 777444842*y^2 - 1"], cache=False)
+    assert r.value == 4 and r.seed is not None and r.seed == r.counts[0][1]
+    again = ideal_ed_degree(XY, ["x^2 + 777444842*y^2 - 1"], seed=r.seed, cache=False)
+    assert again.counts == r.counts
+    given = ideal_ed_degree(XY, ["x^2 + y^2 - 1"], metric=[[1, 0], [0, 777444842]], cache=False)
+    assert given.value == 4 and given.seed != r.seed
+    p, q = (c[0] for c in r.counts)
+    assert f"probabilistic: primes {p}, {q} (seed {r.seed};" in r.certificate
+    assert "error probability <= 1.3e-09 if at most 1,000" in r.certificate and r.error_bound < 1.3e-9
+    assert r.to_dict()["seed"] == r.seed and r.to_dict()["error_bound"] == r.error_bound
+
+
+def _crafted_against_its_draw(draw_for, q):
+    """The first ``c = 1 + k q`` whose own draw counts modulo ``q`` first or second (then a third decides)."""
+    for k in range(1, 2000):
+        c = 1 + k * q
+        primes = draw_for(c)
+        if q in primes[:2]:
+            return c, primes
+    raise AssertionError("no k found")
+
+
+def test_a_third_prime_decides_where_two_counts_differ(monkeypatch):
+    """In a small range an ellipse can be made a circle modulo one of its two primes: the counts differ (2 and
+    4), and the third prime's count decides (4), said in the notes."""
+    monkeypatch.setattr(drawn, "PRIME_RANGE", SMALL_RANGE)
+    q = small_primes(*SMALL_RANGE)[7]
+    c, primes = _crafted_against_its_draw(
+        lambda c: (
+            drawn.draw_primes([parse_polynomial(f"x^2 + {c}*y^2 - 1", XY)], "euclidean", 3, [], "generators").primes
+        ),
+        q,
+    )
+    r = ideal_ed_degree(XY, [f"x^2 + {c}*y^2 - 1"], seed=3, cache=False)
+    assert r.value == 4 and [p for p, _, _ in r.counts] == list(primes)
+    assert {p: n for p, _, n in r.counts}[q] == 2  # the circle's
+    assert any("a third decides" in n and f"modulo {q} a prime or a random choice was unlucky" in n for n in r.notes)
+    assert f"primes {', '.join(str(p) for p in primes if p != q)} (seed 3;" in r.certificate
 
 
 def test_names_of_the_host_language_are_plain_variables():

@@ -12,6 +12,8 @@ from ag_attention import (
     model_ed_degree,
     polynomial_model,
 )
+from ag_attention._landscape import primes as drawn
+from tests.helpers import old_counting_primes, small_primes
 
 X = [[[1, 0], [0, 1]], [[1, 1], [2, -1]], [[0, 1], [1, 3]], [[2, 1], [1, 1]], [[1, -2], [1, 0]]]
 Y = [[[1], [0]], [[0], [2]], [[1], [1]], [[-1], [0]], [[0], [1]]]
@@ -66,6 +68,50 @@ def test_permuting_coordinates_with_the_metric_keeps_the_ed_degree(msolve):
 
 def _text(poly, names):
     return " + ".join(f"({c})*" + "*".join(f"{v}^{k}" for v, k in zip(names, e) if k) for e, c in poly.items())
+
+
+def _surface(c):
+    """The graph of ``s^2 + c t^2``: ED degree 5, and 3 (a surface of revolution) where ``c = 1``."""
+    return polynomial_model(["s", "t"], ["s", "t", f"s^2 + {c}*t^2"])
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_model_crafted_against_the_old_primes_of_its_seed_counts(msolve, seed):
+    """Issue 46: with c = 1 + k p q for the primes the seed alone used to draw, every count said 3."""
+    p, q = old_counting_primes(seed)
+    c = 1 + (1 + seed % 3) * p * q
+    r = model_ed_degree(_surface(c), seed=seed)
+    assert r.final and r.ed_degree == 5 and r.seed == seed
+    assert {p, q}.isdisjoint(x["prime"] for x in r.counts) and all(2**30 <= x["prime"] < 2**31 for x in r.counts)
+
+
+@pytest.mark.m2
+def test_the_crafted_model_of_the_issue_by_both_routes_and_a_fresh_seed(msolve, m2_local):
+    r = model_ed_degree(_surface(777444842), method="both", backend="local")
+    assert r.ed_degree == 5 and {x["route"] for x in r.counts} == {"parametric", "implicit"}
+    assert r.seed == r.counts[0]["seed"] and r.error_bound < 1.3e-9
+    p, q = (x["prime"] for x in r.counts[:2])
+    assert (
+        f"probabilistic: primes {p}, {q} (seed {r.seed};" in r.certificate and "error probability <=" in r.certificate
+    )
+    again = model_ed_degree(_surface(777444842), seed=r.seed)
+    assert [x["prime"] for x in again.counts] == [p, q] and model_ed_degree(_surface(777444842), seed=5).ed_degree == 5
+
+
+def test_a_third_prime_decides_where_two_counts_of_a_route_differ(msolve, monkeypatch):
+    """In a small range the surface can be made one of revolution modulo one of its two primes: the counts differ
+    (3 and 5) and the third prime's count decides, said in the notes."""
+    monkeypatch.setattr(drawn, "PRIME_RANGE", (2**14, 2**14 + 400))
+    q = small_primes(2**14, 2**14 + 400)[7]
+    for k in range(1, 2000):
+        c = 1 + k * q
+        primes = drawn.draw_primes(list(_surface(c).polynomials), "euclidean", 3, [], "model").primes
+        if q in primes[:2]:
+            break
+    r = model_ed_degree(_surface(c), seed=3, method="parametric")
+    assert r.ed_degree == 5 and [x["prime"] for x in r.counts] == list(primes)
+    assert {x["prime"]: x["value"] for x in r.counts}[q] == 3
+    assert any("parametric route: the counts modulo" in n and "a third decides" in n for n in r.notes)
 
 
 def test_a_deadline_is_kept_and_said(msolve):
