@@ -309,6 +309,37 @@ class ResultCache:
             return f"is writable by others (mode {mode:04o})"
         return None
 
+    def trusted_file(self, name: str, *, create: bool) -> Path | None:
+        """Where a result of another kind (a file ``name``, kept in the subdirectory of its first two characters,
+        e.g. a stored solution set) is read (``create`` False) or written (True) under the entries' trust (module
+        docstring): None when a directory cannot be trusted or created (with a warning), or, to read, when the file
+        is missing, a link, not a regular file, another user's or writable by others (warned: it is computed again
+        and replaced)."""
+        try:
+            root = self._trusted_root(create=create)
+            sub = None if root is None else self._trusted_subdirectory(root, name, create=create)
+        except OSError as exc:
+            if create:
+                _warn_write_failed(self.directory / name, exc.strerror or str(exc))
+            return None
+        if sub is None:
+            return None
+        path = sub / name
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return path if create else None
+        except OSError:
+            return None
+        problem = "is a symbolic link" if stat.S_ISLNK(st.st_mode) else self._entry_problem(st)
+        if problem:
+            if not create:
+                _warn_unsafe(path, f"cache file {path} {problem}: ignored; it is computed again and replaced")
+                return None
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(path, ignore_errors=True)  # a directory in its place (a rename cannot replace it)
+        return path
+
     def discard(self, key: str, why: str = "is corrupt") -> None:
         """Count the entry of ``key`` as corrupt and remove it (a file, or a directory in its place)."""
         path = self.path(key)
