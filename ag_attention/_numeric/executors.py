@@ -142,6 +142,7 @@ class DaskExecutor:
         self.options = {False: options, True: careful}
         self.workers = max(1, self._threads())
         self._system = client.scatter(system, broadcast=True, hash=False)
+        self._sent = system  # certifications of another system send theirs with each task
         self._futures: dict[Any, tuple[int, np.ndarray]] = {}
         self._rate: float | None = None  # paths per second of one worker, measured
         self.deadline: float | None = None  # time.time() at which tasks stop (set by the driver)
@@ -251,6 +252,7 @@ class DaskExecutor:
         """:func:`~ag_attention._numeric.certify.certify_each` on chunks of the candidates, on the workers (about
         four chunks per worker thread); the results in the candidates' order."""
         N = len(candidates)
+        on_workers = self._system if system is self._sent else system
         size = max(1, -(-N // (4 * self.workers)))
         futures = []
         for start in range(0, N, size):
@@ -258,7 +260,7 @@ class DaskExecutor:
             futures.append(
                 self.client.submit(
                     certify_each,
-                    self._system,
+                    on_workers,
                     candidates[rows],
                     parameter,
                     float_parameter,
