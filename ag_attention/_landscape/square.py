@@ -64,7 +64,7 @@ from .._resources import MemoryEstimate
 from . import square_balls
 from .system import check_layer
 
-__all__ = ["SquareSystem", "square_system", "square_memory"]
+__all__ = ["SquareSystem", "FormHomotopy", "square_system", "square_memory"]
 
 #: a chart is moved when a path's point is this far from its center (``|K|`` or ``|l| |V|``)
 CHART_LIMIT = 4.0
@@ -324,6 +324,7 @@ class SquareSystem:
                 "col_coef": coef,
                 "col_other": other,
                 "G_rows": Gf[rows],
+                "col_rows": rows,
                 "i": np.asarray(i, dtype=np.int64),
                 "H_layers": layers,
             }
@@ -340,12 +341,17 @@ class SquareSystem:
             out[:, pos] += vals[:, term]
         return out.reshape(r.shape[0], n_u, n_u)
 
-    def _G_Jx(self, u: np.ndarray) -> np.ndarray:
+    def _G_Jx(self, u: np.ndarray, G_rows: np.ndarray | None = None) -> np.ndarray:
         """``G J_x(u)`` (``(B, n_x, n_u)``) from the columns of ``J_x`` (measured at (4,1,4): 11 ms against 24 ms for
-        the dense products, the same numbers)."""
+        the dense products, the same numbers); ``G_rows``: another form's rows per column (:meth:`form_rows`)."""
         T = self._tables()
         vals = T["col_coef"][None] * u[:, T["col_other"]]  # (B, n_u, k)
-        return np.asarray(np.matmul(vals.transpose(1, 0, 2), T["G_rows"]).transpose(1, 2, 0))
+        rows = T["G_rows"] if G_rows is None else G_rows
+        return np.asarray(np.matmul(vals.transpose(1, 0, 2), rows).transpose(1, 2, 0))
+
+    def form_rows(self, D: np.ndarray) -> np.ndarray:
+        """The rows of a form ``D`` (``n_x x n_x``) per column of ``J_x``, as :meth:`_G_Jx` takes them."""
+        return np.asarray(np.asarray(D)[self._tables()["col_rows"]])
 
     def _x(self, u: np.ndarray) -> np.ndarray:
         T = self._tables()
@@ -395,10 +401,15 @@ class SquareSystem:
         dw: np.ndarray | None = None,
         *,
         chart: np.ndarray,
+        form: tuple[np.ndarray, np.ndarray | None, Sequence[np.ndarray], Sequence[np.ndarray]] | None = None,
     ) -> Any:
         """``F`` (``(B, n)``) and its Jacobian (``(B, n, n)`` or None) at points ``theta`` (``(B, n)``) in charts
         ``chart`` (``(B, n_chart)``) for parameters ``w`` (``(B, n_x)`` or ``(n_x,)``); with ``dw``, also
-        ``dF/dw . dw`` (a third array)."""
+        ``dF/dw . dw`` (a third array).
+
+        ``form``: ``(c, dc, F, F_rows)``, the form ``sum_k c_k F_k`` instead of ``G`` (``c`` ``(B, K)``, each
+        ``F_k`` ``n_x x n_x`` and ``F_rows`` their :meth:`form_rows`; with ``dw``, ``dc`` ``(B, K)`` moves the
+        coefficients too): :class:`FormHomotopy`."""
         T = self._tables()
         theta = np.asarray(theta, dtype=complex)
         Bn = theta.shape[0]
@@ -409,7 +420,11 @@ class SquareSystem:
         lam = theta[:, -1]
         x = self._x(u)
         Jx = self._Jx(u)
-        r = x @ T["G"].T - w
+        if form is None:
+            r = x @ T["G"].T - w
+        else:
+            xF = [x @ F.T for F in form[2]]
+            r = sum(form[0][:, k, None] * xF[k] for k in range(len(xF))) - w
         g = np.matmul(r[:, None, :], Jx)[:, 0, :]  # grad in u (halved)
         F = np.empty((Bn, self.n), dtype=complex)
         # A free: the chart's map is the identity (Ju = I), every product with it is skipped (measured at (4,1,4):
@@ -422,7 +437,10 @@ class SquareSystem:
             Jt = np.matmul(Jx, Ju) if self.charted else Jx  # (B, n_x, m)
             JF = np.zeros((Bn, self.n, self.n), dtype=complex)
             H = JF[:, :m, :m]
-            GJ = self._G_Jx(u)  # G Jt = (G J_x) J_u
+            if form is None:
+                GJ = self._G_Jx(u)  # G Jt = (G J_x) J_u
+            else:
+                GJ = sum(form[0][:, k, None, None] * self._G_Jx(u, rows) for k, rows in enumerate(form[3]))
             if self.charted:
                 GJ = np.matmul(GJ, Ju)
             np.matmul(Jt.transpose(0, 2, 1), GJ, out=H)
@@ -446,6 +464,8 @@ class SquareSystem:
         if dw is None:
             return out[0], out[1]
         dw = np.broadcast_to(dw, (Bn, self.n_x))
+        if form is not None and form[1] is not None:
+            dw = dw - sum(form[1][:, k, None] * xF[k] for k in range(len(xF)))  # dr = sum dc_k x F_k^T - dw
         Fw = np.zeros((Bn, self.n), dtype=complex)
         dJ = np.matmul(dw[:, None, :], Jx)
         Fw[:, :m] = -(np.matmul(dJ, Ju) if self.charted else dJ)[:, 0, :]
@@ -510,6 +530,73 @@ class SquareSystem:
         ``2 x 2`` minor of ``[A; V]`` whose ball excludes 0, and ``A != 0`` (``A`` free) or an ``a x a`` minor
         of ``B`` excluding 0 (the chart)."""
         return square_balls.off_critical_locus(self, box, chart)
+
+
+class FormHomotopy:
+    """The system of ``S`` with the form moving too: parameters ``(w, s)`` (``n_x + 1``), form ``sum_k s^k F_k``
+    (float ``n_x x n_x`` forms ``F_k`` at the scale of ``S``).  :meth:`factors` makes the path of a data set's
+    form: ``E(s)^T E(s)`` for ``E(s) = E_0 + s (E_1 - E_0)``, from a generic form of the same rank at ``s = 0``
+    (solved once, stored) to the data's ``G = E_1^T E_1`` at ``s = 1`` (docs/math/landscape.md
+    landscape-form-homotopy).  Everything but :meth:`evaluate` (charts, invariants, sizes) is that of ``S``."""
+
+    def __init__(self, S: SquareSystem, forms: Sequence[np.ndarray]) -> None:
+        self.S = S
+        self.forms = [np.asarray(F, dtype=float) for F in forms]
+        for F in self.forms:
+            if F.shape != (S.n_x, S.n_x):
+                raise InvalidArgumentError(f"a form must be {S.n_x} x {S.n_x}, got {F.shape}")
+        self.rows = [S.form_rows(F) for F in self.forms]
+
+    @classmethod
+    def factors(cls, S: SquareSystem, E0: np.ndarray, E1: np.ndarray) -> FormHomotopy:
+        """The path ``G(s) = E(s)^T E(s)``, ``E(s) = E_0 + s (E_1 - E_0)`` (``E_0, E_1`` real ``r x n_x``)."""
+        E0, E1 = np.asarray(E0, dtype=float), np.asarray(E1, dtype=float)
+        D = E1 - E0
+        return cls(S, [E0.T @ E0, E0.T @ D + D.T @ E0, D.T @ D])
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "S":  # not yet set (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.S, name)
+
+    @property
+    def n(self) -> int:
+        return self.S.n
+
+    @property
+    def n_chart(self) -> int:
+        return self.S.n_chart
+
+    @property
+    def n_parameters(self) -> int:
+        return self.S.n_x + 1
+
+    def parameter(self, w: np.ndarray, s: complex) -> np.ndarray:
+        """The parameter ``(w, s)``."""
+        return np.concatenate([np.asarray(w, dtype=complex).reshape(-1), [complex(s)]])
+
+    def evaluate(
+        self,
+        theta: np.ndarray,
+        p: np.ndarray,
+        jacobian: bool = True,
+        dp: np.ndarray | None = None,
+        *,
+        chart: np.ndarray,
+    ) -> Any:
+        """:meth:`SquareSystem.evaluate` at the form ``sum_k s^k F_k`` (``p = (w, s)``, one or a batch)."""
+        Bn = np.asarray(theta).shape[0]
+        p = np.asarray(p, dtype=complex)
+        n_x, K = self.S.n_x, len(self.forms)
+        w, s = p[..., :n_x], np.broadcast_to(p[..., n_x], (Bn,))
+        c = s[:, None] ** np.arange(K)[None, :]
+        dw = dc = None
+        if dp is not None:
+            dp = np.asarray(dp, dtype=complex)
+            dw, ds = dp[..., :n_x], np.broadcast_to(dp[..., n_x], (Bn,))
+            dc = np.zeros((Bn, K), dtype=complex)
+            dc[:, 1:] = np.arange(1, K)[None, :] * c[:, :-1] * ds[:, None]
+        return self.S.evaluate(theta, w, jacobian, dw, chart=chart, form=(c, dc, self.forms, self.rows))
 
 
 def square_memory(d: int, e: int, a: int, batch: int = 1024) -> Any:
