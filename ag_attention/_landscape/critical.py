@@ -382,9 +382,11 @@ def _homotopy(
         Route(
             HOMOTOPY_ROUTE,
             time.perf_counter() - t1,
-            f"{'ok' if hom.final else 'stopped at a limit'}: {hom.base_count} over a random "
-            f"target (monodromy stopped: {stop}), {hom.arrived} carried to the data, "
-            f"{hom.certified} certified, {len(hom.real)} of them real"
+            f"{_verdict(hom)}: {hom.base_count} for a generic form of rank "
+            f"{hom.monodromy.get('rank')} and target ({hom.monodromy.get('start')}; monodromy stopped: {stop}), "
+            f"{hom.arrived} carried to the data, {hom.certified} certified"
+            + (f" (with {hom.certification.conjugates} conjugates)" if hom.certification.conjugates else "")
+            + f", {len(hom.real)} of them real"
             + (
                 f", {hom.certification.unchecked} not certified for lack of time" if hom.certification.unchecked else ""
             ),
@@ -397,6 +399,14 @@ def _homotopy(
             f"found; rerun with a larger --timeout (this one: {timeout:g} s)"
         )
     return hom
+
+
+def _verdict(hom: Any) -> str:
+    """The homotopy route's outcome in a word or three."""
+    if hom.final:
+        return "ok"
+    limited = hom.cut or hom.certification.unchecked or hom.monodromy["stop"] in ("time limit", "interrupted")
+    return "stopped at a limit" if limited else "not final"
 
 
 def _families(beside: Beside, d: int, e: int, a: int, w: Any, c: Any, notes: list[str]) -> tuple[CriticalFamily, ...]:
@@ -468,6 +478,15 @@ def _closing_notes(
                     f"{cap if cap is not None else timeout:g} s) or --timeout"
                 )
             )
+    if hom is not None and hom.final and count is None and system is not None:
+        m = hom.monodromy
+        notes.append(
+            f"completeness rests on the homotopy alone (numerical, not a proof): the trace test of the generic form "
+            f"of rank {m.get('rank')} (deviation {m.get('trace_deviation')}) and every one of its "
+            f"{hom.base_count} solutions carried to these data and certified; msolve's count, the second check, "
+            f"did not finish within {cap if cap is not None else timeout:g} s (rerun with a larger "
+            "--msolve-timeout to check it twice)"
+        )
     if a < d:
         notes.append(
             f"a = {a} < d = {d}: the critical points on the critical locus of the chart (rank A < a, "
@@ -483,13 +502,21 @@ def _closing_notes(
         )
     if hom is not None and count is not None and hom.base_count != count:
         notes.append(
-            f"monodromy found {hom.base_count} solutions for a random target with these inputs and msolve "
-            f"counts {count} at the data's target: "
+            f"monodromy found {hom.base_count} solutions for a generic form of the data's rank and a random target, "
+            f"and msolve counts {count} at these data: "
             + (
-                "the data's target is special (fewer critical points)"
+                "the data are special (fewer critical points)"
                 if count < hom.base_count
                 else "the monodromy stopped early"
             )
+        )
+    if hom is not None and hom.failed_reasons:
+        failed = sum(hom.failed_reasons.values())
+        notes.append(
+            f"{failed} of the {hom.base_count} paths from the generic form did not arrive at these data "
+            f"({', '.join(f'{k}: {v}' for k, v in sorted(hom.failed_reasons.items()))}): solutions at infinity, "
+            "singular or not isolated there, or lost by the tracker"
+            + ("" if hom.final else ": the certified count is a lower bound")
         )
     return real_complete
 

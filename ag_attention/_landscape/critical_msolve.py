@@ -254,6 +254,16 @@ def _skip_needless_jobs(beside: Beside, system: Any, hom: Any, t0: float) -> Non
         # every critical point certified, as many as msolve counts, each proven real or not: the isolation
         # would only repeat the real ones (a cross-check); it is not waited for
         first = beside.wait(f"count {DEFAULT_PRIME}")
+        if first.state == "timed out":
+            # the same system modulo another prime, and its isolation over QQ, take as long: a final homotopy
+            # (every solution of the generic form carried to the data and certified) is not kept waiting for them
+            for name in (f"count {SECOND_PRIME}", "isolation"):
+                beside.abandon(
+                    name,
+                    f"not waited for: msolve's count modulo {DEFAULT_PRIME} did not finish within its limit, and "
+                    f"the homotopy's {hom.certified} certified critical points are final",
+                )
+            return
         if (
             first.ok
             and first.value[0] is not None

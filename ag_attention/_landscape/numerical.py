@@ -12,13 +12,19 @@ and reads the answers; the solving is the numerical room's
   pairwise disjoint.  The number of disjoint certified images is a **proven
   lower bound on the ED degree** (each is a regular critical point over
   ``w_0``, which persists, distinct, to generic targets nearby).
-* :func:`homotopy_solutions`: the same monodromy, then a parameter homotopy
-  from ``w_0`` to a given real target ``w`` (a data set's), and the
-  certification at ``w`` with realness (``F`` has real coefficients there).
+* :func:`homotopy_solutions`: the same monodromy for a *generic* form ``G_0``
+  (:func:`generic_form`, from the seed; its solution set stored in the
+  result cache and resumed from there, so that it is solved once per size
+  and seed), then one parameter homotopy in the form and the target together,
+  from ``(G_0, w_0)`` to a data set's ``(G, w)`` (:class:`.square.FormHomotopy`),
+  and the certification at ``(G, w)`` with realness (``F`` has real
+  coefficients there).  docs/math/landscape.md (landscape-form-homotopy).
 """
 
 from __future__ import annotations
 
+import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,15 +35,26 @@ import numpy as np
 
 from .. import _clock
 from .._architecture import Architecture
-from .._errors import InvalidArgumentError
+from .._errors import AgAttentionError, InvalidArgumentError
 from .._exact import balls
+from .._m2 import ResultCache, cache_disabled_by_env
 from .._numeric import certify as _certify
 from .._numeric import executors
 from .._numeric import homotopy as _homotopy
 from .._numeric import monodromy as _monodromy
-from .square import SquareSystem, square_system
+from .square import FormHomotopy, SquareSystem, square_system
+from .system import check_layer
 
-__all__ = ["MonodromyCount", "monodromy_ed", "HomotopySolutions", "homotopy_solutions", "distinct_images"]
+__all__ = [
+    "MonodromyCount",
+    "monodromy_ed",
+    "HomotopySolutions",
+    "homotopy_solutions",
+    "distinct_images",
+    "generic_form",
+]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -124,6 +141,11 @@ def distinct_images(S: SquareSystem, solutions: Sequence[_certify.Certified]) ->
             kept_index.insert(pos, i)
     return len(kept)
 
+
+#: the homotopy from the generic form to the data's: the ends may be far out (let them take long); a Newton
+#: tolerance of 1e-7 along the way (measured at (3,1,1): 110 steps a path against 159 at 1e-9, and 4 fewer failed
+#: paths of 1,956; the ends are refined and certified at the target, whatever the tolerance on the way)
+FORM_OPTIONS = _homotopy.TrackerOptions(max_steps=20000, tolerance=1e-7)
 
 #: seconds the work after an interrupted monodromy (homotopy to the data, certification) may still take
 INTERRUPT_GRACE = 10.0
@@ -266,7 +288,7 @@ class HomotopySolutions:
 
     system: SquareSystem
     target: np.ndarray  # the exact target at the system's scale
-    base_count: int  # solutions found over the random complex base (the count for generic targets, as far as found)
+    base_count: int  # solutions of the generic form of the data's rank over a random complex target, as far as found
     arrived: int  # distinct ends at the target
     certification: _certify.Certification
     monodromy: dict[str, Any]
@@ -287,10 +309,16 @@ class HomotopySolutions:
 
     @property
     def final(self) -> bool:
-        """Every critical point at the target was found, as far as the stopping rule tells: the monodromy met its rule
-        (or the certified count at the target reached msolve's count there) and every end was certified or
-        failed on its own (none left unchecked by the time limit)."""
-        return (self.base_final or self.complete_at_target) and self.certification.unchecked == 0 and not self.cut
+        """Every critical point at the target was found, as far as the stopping rule tells: the certified count at the
+        target reached msolve's count there, or the monodromy of the generic form met its rule and every one of its
+        solutions arrived at the data and was certified there (a path that does not arrive, or an end that does not
+        pass, is a solution at infinity, a singular or a non-isolated one: the count is then a lower bound); none
+        left unchecked by the time limit."""
+        if self.certification.unchecked or self.cut:
+            return False
+        if self.complete_at_target:
+            return True
+        return self.base_final and not self.failed_reasons and self.certification.failed == 0
 
 
 def homotopy_solutions(
@@ -334,6 +362,97 @@ def homotopy_solutions(
         )
 
 
+#: the generic factor's entries: Gaussian, rounded to multiples of 2^-FORM_BITS (exact rationals)
+FORM_BITS = 12
+
+
+def generic_factor(d: int, e: int, rank: int, seed: int) -> np.ndarray:
+    """A generic ``rank x n_x`` matrix ``E_0`` (exact rationals, drawn from ``seed``) whose form ``E_0^T E_0`` is
+    the start of every data set's homotopy of that rank (:func:`homotopy_solutions`): a data set's form is
+    ``E^T E`` with ``E`` its stacked linear maps, of rank ``min(samples t d', n_x)`` in general.  Entries Gaussian
+    rounded to multiples of ``2^-12``: a generic point of the ``rank x n_x`` matrices with probability one (the
+    matrices whose form has fewer critical points form a proper Zariski-closed set, which a continuous draw
+    misses)."""
+    n_x = e * d * d * (d + 1) // 2
+    rng = np.random.default_rng([int(seed), 0x47454E, d, e, rank])
+    M = np.rint(rng.standard_normal((rank, n_x)) * 2**FORM_BITS).astype(np.int64)
+    return np.array([[Fraction(int(v), 2**FORM_BITS) for v in row] for row in M], dtype=object)
+
+
+def generic_form(d: int, e: int, rank: int, seed: int) -> np.ndarray:
+    """``E_0^T E_0`` for :func:`generic_factor` (exact)."""
+    E = generic_factor(d, e, rank, seed)
+    num = np.array([[int(v * 2**FORM_BITS) for v in row] for row in E], dtype=object)
+    return np.array([[Fraction(v, 4**FORM_BITS) for v in row] for row in num.T.dot(num)], dtype=object)
+
+
+def form_rank(G: Any) -> int:
+    """The exact rank of a rational form (python-flint)."""
+    import flint
+
+    M = flint.fmpq_mat([[flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] for row in G])
+    return int(M.rank())
+
+
+def data_factor(S: SquareSystem, rank: int, E0: np.ndarray) -> np.ndarray:
+    """A float ``rank x n_x`` factor ``E`` of the form of ``S`` (``E^T E = G`` to rounding: its ``rank`` largest
+    eigenvalues), turned (an orthogonal ``Q``, which leaves ``E^T E`` alone) to be nearest ``E0``: the shortest
+    straight path from ``E0``."""
+    lam, Q = np.linalg.eigh(S._tables()["G"])
+    top = np.argsort(lam)[::-1][:rank]
+    E = np.sqrt(np.maximum(lam[top], 0.0))[:, None] * Q[:, top].T
+    U, _, Vt = np.linalg.svd(E0 @ E.T)  # orthogonal Procrustes: min |R E - E0| over R orthogonal
+    return np.asarray((U @ Vt) @ E)
+
+
+@dataclass
+class _GenericStart:
+    """The monodromy of the generic form of one size and seed: its system, its state and where it is stored."""
+
+    system: SquareSystem
+    state: _monodromy.Monodromy
+    name: str  # the file name in the result cache
+    source: str  # "stored", "resumed" or "new"
+    path: str | None = None  # the file it came from
+
+
+def _generic_start(arch: Architecture, rank: int, seed: int, resume: Any) -> _GenericStart:
+    """The monodromy state of the generic form of ``rank``: from ``resume``, else from the result cache (a state
+    that cannot be read there is solved again, with a warning in the log), else new."""
+    d, e, a, _ = check_layer(arch)
+    S0 = square_system(Architecture.single_layer(d, e, a, tokens=2), generic_form(d, e, rank, seed))
+    fp = S0.fingerprint(seed)
+    name = f"{fp}.landscape-{d}{e}{a}-rank{rank}-seed{seed}.npz"  # (in the cache's subdirectory named by fp[:2])
+    if resume is not None:
+        return _GenericStart(S0, _state(S0, seed, resume), name, "resumed", str(resume))
+    path = None if cache_disabled_by_env() else ResultCache().trusted_file(name, create=False)
+    if path is not None:
+        try:
+            state = _monodromy.Monodromy.resume(S0, path, fingerprint=fp)
+            return _GenericStart(S0, state, name, "stored", str(path))
+        except AgAttentionError as exc:
+            log.warning("the stored solution set %s is not used (%s): it is solved again", path, exc)
+    return _GenericStart(S0, _state(S0, seed, None), name, "new")
+
+
+def _store(start: _GenericStart) -> str | None:
+    """Write the generic form's state to the result cache (atomically, under its trust rules); where, or None."""
+    if cache_disabled_by_env():
+        return None
+    path = ResultCache().trusted_file(start.name, create=True)
+    if path is None:
+        return None
+    checkpoint = start.state.checkpoint
+    try:
+        start.state.save(path)
+    except (AgAttentionError, OSError) as exc:
+        log.warning("the generic form's solution set could not be stored in %s: %s", path, exc)
+        return None
+    finally:
+        start.state.checkpoint = checkpoint  # the user's --save file stays the one reported
+    return str(path)
+
+
 def _homotopy_solutions(
     arch: Architecture,
     G: Any,
@@ -350,17 +469,23 @@ def _homotopy_solutions(
     S = square_system(arch, G, w_scale=size)
     target = S.target(w)
     target_f = np.array([float(v) for v in target], dtype=complex)
-    state = _state(S, seed, resume)
+    d, e, a, _ = check_layer(arch)
+    rank = form_rank(S.G)
+    start = _generic_start(arch, rank, seed, resume)
+    S0, state = start.system, start.state
+    E0 = np.array(generic_factor(d, e, rank, seed), dtype=float) / math.sqrt(float(S0.scale_G))
+    H = FormHomotopy.factors(S, E0, data_factor(S, rank, E0))
     # ignore: chart_array is None only for n_chart == 0, and a square system's n_chart = e d + ... > 0
-    z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S.n_chart)[0]  # type: ignore[index]
-    per = _certification_seconds(S, z0, p0, c0)
-    final_options = _homotopy.TrackerOptions(max_steps=20000)  # the ends may be far out: let them take long
+    z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S0.n_chart)[0]  # type: ignore[index]
+    per = _certification_seconds(S0, z0, p0, c0)
+    final_options = FORM_OPTIONS
     seconds_mono = seconds_hom = 0.0
+    stored = None
 
     def known_now() -> int | None:
         return known() if callable(known) else known
 
-    with executors.executor(S, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers, scheduler=scheduler) as ex:
+    with executors.executor(S0, _monodromy.LOOP_OPTIONS, _homotopy.CAREFUL, workers=workers, scheduler=scheduler) as ex:
         use_known = known is not None
         while True:
             stop_at = _stop_for_the_target(state, end_time, per, ex)
@@ -370,18 +495,19 @@ def _homotopy_solutions(
                 deadline=stop_at,
                 known=known_now if use_known else None,
                 save=save,
-                desc=f"monodromy {arch.describe()}",
+                desc=f"monodromy {arch.describe()}, a generic form",
             )
+            stored = _store(start) or stored
             t1 = time.perf_counter()
             seconds_mono += t1 - t0
             end_time = _after(mono.stop, end_time)
             left = max(1.0, end_time - _clock.now() - 1.5 * per * mono.count / ex.workers)
             limit = _clock.now() + left
             end = _homotopy.parameter_homotopy(
-                S,
+                H,
                 mono.solutions,
-                mono.base,
-                target_f,
+                H.parameter(mono.base, 0.0),
+                H.parameter(target_f, 1.0),
                 timeout=left,
                 seed=seed,
                 options=final_options,
@@ -399,13 +525,20 @@ def _homotopy_solutions(
             if mono.stop != "known count":  # a limit (time, interrupt, cluster): what was found is the answer
                 break
             use_known = False  # as many found as msolve counts, fewer certified at the target: on to the rule
+    monodromy = mono.to_dict() | {
+        "form": f"generic of rank {rank} (seed {seed}), then one homotopy to the data's form",
+        "rank": rank,
+        "start": start.source,
+        "start_file": start.path,
+        "stored": stored,
+    }
     return HomotopySolutions(
         S,
         target,
         mono.count,
         int(rows.size),
         cert,
-        mono.to_dict(),
+        monodromy,
         seconds_mono,
         seconds_hom,
         _failure_reasons(end),
