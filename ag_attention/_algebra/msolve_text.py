@@ -126,8 +126,10 @@ def format_input(variables: Sequence[str], prime: int, polynomials: Sequence[str
     vanish = [i for i, f in enumerate(polys) if not f]
     if vanish:  # every coefficient divisible by p: the reduction is another system (a bad prime for it)
         raise InvalidArgumentError(
-            f"polynomials {vanish[:5]} vanish modulo {prime} (every coefficient is a "
-            "multiple of it): choose another prime"
+            f"polynomials {vanish[:5]} vanish modulo {prime} (every coefficient is a multiple of it): {prime} is a "
+            "bad prime for this system.  Where a prime was given (prime=), give another; the counts on data "
+            "(critical_points, model_critical_points, the ED degrees) draw their primes and skip such a prime "
+            "(prime_seed= or seed= draws others)"
         )
     return ",".join(variables) + "\n" + str(prime) + "\n" + ",\n".join(polys) + "\n"
 

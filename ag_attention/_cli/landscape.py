@@ -74,6 +74,7 @@ def cmd_critical_points(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         save=args.save,
         resume=args.resume,
+        prime_seed=args.prime_seed,
     )
     near = None
     if args.weights is not None:
@@ -183,6 +184,13 @@ def _add_critical_command(sub: Any) -> None:
         "against each other",
     )
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the slices and the monodromy")
+    p.add_argument(
+        "--prime-seed",
+        type=integer("--prime-seed"),
+        default=None,
+        help="seed of msolve's counting primes, drawn with the data's SHA-256 (default: fresh entropy, recorded "
+        "in the result; give it to reproduce the primes)",
+    )
     p.add_argument(
         "--timeout",
         type=seconds("--timeout"),

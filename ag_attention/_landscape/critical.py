@@ -9,7 +9,8 @@ points are
 
 * **pure**: outside the critical locus of the parametrization, solved
   exactly (:mod:`.system`, over QQ): msolve isolates the real ones in boxes
-  with dyadic endpoints, and counts all complex ones modulo a prime.  For each
+  with dyadic endpoints, and counts all complex ones modulo primes drawn for the
+  data (:func:`~.critical_msolve.counting_draw`).  For each
   real one, ball arithmetic (python-flint's ``arb``) on its box gives the
   loss (an interval), the ranks of ``A`` and ``V`` as far as proven (an
   ``r x r`` minor whose ball excludes 0 proves rank >= r) and the Hessian of
@@ -46,18 +47,19 @@ from .. import _clock
 from .._architecture import Architecture
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
-from .._exact import DEFAULT_PRIME, SECOND_PRIME
 from .._numeric import check_state_paths
 from .._point import to_fraction
 from .._resources import require_memory
 from .beside import Beside
 from .critical_balls import _certified_point, _distinct_functions, _first_of_each, _match, _point
 from .critical_msolve import (
+    COUNT_JOBS,
     _count_job,
     _exact_outcomes,
     _isolation_job,
     _linear_families,
     _rank_one_family,
+    counting_draw,
     parse_real_solutions,
 )
 from .critical_msolve import _count_mod as _count_mod  # re-exported: models.py imports it from here
@@ -69,6 +71,7 @@ from .critical_result import hessian_class as hessian_class  # re-exported: mode
 from .estimate import choose_workers
 from .metrics import gram
 from .numerical import homotopy_solutions
+from .primes import fresh_seed
 from .square import square_memory
 from .system import check_layer, critical_system, loss_polynomial
 
@@ -138,6 +141,7 @@ def critical_points(
     scheduler: str | None = None,
     save: Any = None,
     resume: Any = None,
+    prime_seed: int | None = None,
 ) -> CriticalPoints:
     """Every critical point of ``L(A, V) = sum_n |f(X_n) - Y_n|^2`` for one layer, classified (module docstring).
 
@@ -152,7 +156,12 @@ def critical_points(
     (default): both, msolve's jobs beside the homotopy (its count, once known, lets the homotopy stop as soon as it
     has certified that many), checked against each other.  Every route tried is named in ``routes`` with its
     time and outcome.  ``seed`` chooses the slice, the random base of the monodromy and the removal of the critical
-    locus.  ``timeout`` bounds the whole call; ``msolve_timeout`` caps each msolve job (default: 60 s with
+    locus.  msolve's count is taken modulo primes of ``[2^30, 2^31)`` drawn from SHA-256 of ``prime_seed`` and the
+    exact data (the Gram form, the target vector, the architecture, ``seed``), so that no data can be built for
+    them; ``prime_seed=None`` (default) takes it from the system's entropy (recorded in the result: passing it
+    reproduces the primes).  A third prime decides where the two counts differ; the result states the primes and
+    a bound on the error probability (``certificate``; docs/math/landscape.md, landscape-counting-primes).
+    ``timeout`` bounds the whole call; ``msolve_timeout`` caps each msolve job (default: 60 s with
     ``"auto"``, the whole ``timeout`` with ``"msolve"``).  A run that ends at a limit returns what it has, said
     in its first line and ``final`` (False).  ``workers`` / ``scheduler``: where the homotopy's paths and
     certifications run (by default as for :func:`~ag_attention.ed_degree`); ``save`` / ``resume``: the monodromy's
@@ -169,6 +178,7 @@ def critical_points(
     timeout, cap, seed, denominator = _check_arguments(
         arch, method, seed, timeout, msolve_timeout, denominator, workers, scheduler, save, resume
     )
+    prime_seed = fresh_seed() if prime_seed is None else check_int(prime_seed, "prime_seed", minimum=0)
     X, Y = _data(inputs, targets, t, d, e, denominator)
     require_memory(square_memory(d, e, a), f"critical_points of {arch.describe()}", "use a smaller layer")
     t0 = time.perf_counter()
@@ -179,14 +189,32 @@ def critical_points(
     hom = None
     label = f"critical points of {arch.describe()}"
     system = critical_system(arch, G, list(w), prime=0, seed=seed) if method in ("auto", "msolve") else None
+    draw = None if system is None else counting_draw(arch, G, w, seed, prime_seed, system.polynomials, notes, label)
     with Beside(end) as beside:
-        _submit_exact_jobs(beside, arch, (d, e, a), system, G, w, method, label, backend, seed, timeout, cap, end)
+        _submit_exact_jobs(
+            beside,
+            arch,
+            (d, e, a),
+            system,
+            G,
+            w,
+            method,
+            label,
+            backend,
+            seed,
+            timeout,
+            cap,
+            end,
+            draw,
+            prime_seed,
+            notes,
+        )
         if method in ("auto", "homotopy"):
             hom = _homotopy(
                 arch, G, w, beside, system, method, seed, end, timeout, routes, notes, workers, scheduler, save, resume
             )
-        boxes, count, version, isolated = _exact_outcomes(
-            beside, system, hom, t0, label, seed, cap, timeout, routes, notes
+        boxes, count, version, isolated, primes = _exact_outcomes(
+            beside, system, hom, t0, label, seed, cap, timeout, routes, notes, draw, backend
         )
         families = _families(beside, d, e, a, w, c, notes)
     _check(arch, hom, boxes, count, method, seed)
@@ -203,7 +231,7 @@ def critical_points(
         count,
         tuple(points),
         families,
-        DEFAULT_PRIME,
+        primes[0] if primes else 0,
         seed,
         time.perf_counter() - t0,
         tuple(notes),
@@ -220,6 +248,10 @@ def critical_points(
         final,
         status,
         hom.base_final if hom is not None else None,
+        tuple(primes),
+        prime_seed,
+        draw.certificate(primes) if draw is not None and primes else "",
+        draw.error_bound if draw is not None and primes else None,
     )
 
 
@@ -298,26 +330,26 @@ def _submit_exact_jobs(
     timeout: float,
     cap: float | None,
     end: float,
+    draw: Any,
+    prime_seed: int,
+    notes: list[str],
 ) -> None:
-    """msolve's jobs, started beside the homotopy: in this order, the counts (they may stop the monodromy), the
-    critical locus (a small system), then the real root isolation (often the longest); alone (method msolve), the
-    real points first."""
+    """msolve's jobs, started beside the homotopy: in this order, the counts (they may stop the monodromy; modulo
+    the first two primes of ``draw``), the critical locus (a small system), then the real root isolation (often
+    the longest); alone (method msolve), the real points first."""
     d, e, a = dims
     jobs: list[tuple[str, Any]] = []
     if system is not None:
         jobs = [
-            (
-                f"count {prime}",
-                functools.partial(_count_job, system.variables, system.polynomials, prime, label, backend),
-            )
-            for prime in (DEFAULT_PRIME, SECOND_PRIME)
+            (name, functools.partial(_count_job, system.variables, system.polynomials, prime, label, backend))
+            for name, prime in zip(COUNT_JOBS, draw.primes)
         ]
     if a >= d:  # its msolve jobs each within the cap, all by the deadline (building its system takes time too)
         jobs.append(
             (
                 "families",
                 lambda left: _rank_one_family(
-                    arch, G, np.asarray(w), d, e, seed, timeout if cap is None else cap, backend, end
+                    arch, G, np.asarray(w), d, e, seed, timeout if cap is None else cap, backend, end, prime_seed, notes
                 ),
             )
         )
@@ -356,7 +388,7 @@ def _homotopy(
     t1 = time.perf_counter()
 
     def known() -> int | None:
-        got = beside.value(f"count {DEFAULT_PRIME}") if system is not None else None
+        got = beside.value(COUNT_JOBS[0]) if system is not None else None
         return None if got is None else got[0]
 
     try:

@@ -1,13 +1,16 @@
 """The exact route of :func:`~ag_attention._landscape.critical.critical_points`: msolve over QQ.
 
 msolve isolates the real solutions of an integer system in boxes with dyadic endpoints (read by
-:func:`parse_real_solutions`) and counts its complex solutions modulo two primes; the critical points on the
+:func:`parse_real_solutions`) and counts its complex solutions modulo two primes drawn for the data
+(:func:`counting_draw`: keyed by SHA-256 of the data and a seed, a third prime where two counts differ); the
+critical points on the
 critical locus of the parametrization (``V = 0``, ``A = 0``: linear families, their dimensions exact; ``A = p q^T,
 V = r q^T``: a small system) are solved here too.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import time
@@ -22,13 +25,17 @@ from .. import _clock
 from .._algebra import count_solutions, format_input, run_msolve
 from .._architecture import Architecture
 from .._errors import ComputationError, MSolveOutputError, MSolveTimeoutError
-from .._exact import DEFAULT_PRIME, SECOND_PRIME, exact_rank, linalg
+from .._exact import exact_rank, linalg
 from .._models import Parametrization
 from .beside import Beside, Outcome
 from .critical_result import CriticalFamily, Route
+from .primes import PrimeDraw, agreeing, draw_for, text_coefficients
 from .system import _compose, polynomial_text
 
-__all__ = ["parse_real_solutions"]
+__all__ = ["parse_real_solutions", "counting_draw", "COUNT_JOBS"]
+
+#: the jobs (of :class:`~.beside.Beside`) counting the pure critical points modulo the first two drawn primes
+COUNT_JOBS = ("count 1", "count 2")
 
 _NUMBER = re.compile(r"(-?\d+)\s*(?:/\s*(?:2\^(\d+)|(\d+)))?")
 
@@ -74,29 +81,49 @@ def _real_boxes(
     return parse_real_solutions(out.output, len(variables))
 
 
+def counting_draw(
+    arch: Any, G: Any, w: Any, seed: int, prime_seed: int, polys: Sequence[str], notes: list[str], what: str
+) -> PrimeDraw:
+    """The primes counting ``polys`` (a system built from the data's exact Gram form ``G`` and vector ``w``, with
+    random choices from ``seed``): from the SHA-256 stream keyed by ``what``, ``prime_seed`` and the canonical data
+    (the architecture, ``G``, ``w``, ``seed``), so that no data can be built for their primes
+    (:func:`~.primes.draw_keyed`); a prime dividing an entry of ``G`` or ``w`` or a coefficient of ``polys`` is
+    skipped and noted."""
+    rows = [[Fraction(v) for v in row] for row in np.asarray(G, dtype=object)]
+    vector = [Fraction(v) for v in np.asarray(w, dtype=object).ravel()]
+    key = "\n".join(
+        [
+            "architecture " + json.dumps(arch.to_dict(), sort_keys=True, default=str),
+            "G " + ";".join(",".join(map(str, row)) for row in rows),
+            "w " + ",".join(map(str, vector)),
+            f"random choices {seed}",
+        ]
+    )
+    values = [v for row in rows for v in row] + vector + list(text_coefficients(polys))
+    return draw_for(key, values, prime_seed, notes, what)
+
+
 def _count(
     variables: Sequence[str],
     polys: Sequence[str],
     timeout: float,
     label: str,
     backend: Any,
+    draw: PrimeDraw,
+    notes: list[str],
     deadline: float | None = None,
 ) -> tuple[int | None, str]:
-    """The number of complex solutions of an integer system, counted by msolve modulo two primes (each text
-    reduced modulo its prime); the two counts must agree.  ``(count, msolve's version)``.  Each job gets at most
-    ``timeout`` seconds and ends by ``deadline`` (``_clock.now()``)."""
-    counts = []
-    version = ""
-    for prime in (DEFAULT_PRIME, SECOND_PRIME):
+    """The number of complex solutions of an integer system, counted by msolve modulo the first two primes of
+    ``draw`` (each text reduced modulo its prime), the third where they differ: two must agree
+    (:func:`~.primes.agreeing`).  ``(count, msolve's version)``.  Each job gets at most ``timeout`` seconds and
+    ends by ``deadline`` (``_clock.now()``)."""
+
+    def run(prime: int, i: int) -> tuple[int | None, str, str]:
         n, version = _count_mod(variables, polys, prime, _left(timeout, deadline, label), label, backend)
-        counts.append(n)
-    if counts[0] != counts[1]:
-        raise ComputationError(
-            f"{label}: msolve counts {counts[0]} solutions modulo {DEFAULT_PRIME} and "
-            f"{counts[1]} modulo {SECOND_PRIME}: one prime is unlucky (a bad reduction); no "
-            "count is reported"
-        )
-    return counts[0], version
+        return n, str(n), version
+
+    count, versions, _ = agreeing(run, draw, notes, label)
+    return count, versions[0]
 
 
 def _left(timeout: float, deadline: float | None, label: str) -> float:
@@ -115,11 +142,13 @@ def _solve(
     timeout: float,
     label: str,
     backend: Any,
+    draw: PrimeDraw,
+    notes: list[str],
     deadline: float | None = None,
 ) -> tuple[list[list[tuple[Fraction, Fraction]]] | None, int | None]:
-    """Real boxes over QQ and the number of complex solutions (two primes) of an integer system."""
+    """Real boxes over QQ and the number of complex solutions (the primes of ``draw``) of an integer system."""
     boxes = _real_boxes(variables, polys, _left(timeout, deadline, label), label, backend)
-    count, _ = _count(variables, polys, timeout, label, backend, deadline)
+    count, _ = _count(variables, polys, timeout, label, backend, draw, notes, deadline)
     if boxes is not None and count is not None and len(boxes) > count:
         raise ComputationError(
             f"{label}: msolve isolates {len(boxes)} real solutions but counts {count} complex "
@@ -172,8 +201,11 @@ def _rank_one_family(
     timeout: float,
     backend: Any,
     deadline: float | None = None,
+    prime_seed: int = 0,
+    notes: list[str] | None = None,
 ) -> list[CriticalFamily]:
-    """The critical points with ``A = p q^T, V = r q^T`` (``A``, ``V`` nonzero), solved by msolve."""
+    """The critical points with ``A = p q^T, V = r q^T`` (``A``, ``V`` nonzero), solved by msolve (counted modulo
+    primes drawn for the data and ``prime_seed``: :func:`counting_draw`; its notes appended to ``notes``)."""
     P = Parametrization(Architecture.single_layer(d, e, None, tokens=2), coords="reduced", params="AV")
     names = list(P.variables)
     out: list[CriticalFamily] = []
@@ -204,10 +236,11 @@ def _rank_one_family(
     rng = random.Random(seed + 31)
     eqs.append(sum((scalar(rng.randrange(1, 1 << 30)) * gg[f"r{m}"] for m in range(1, e + 1)), zero) - one)
     texts = [polynomial_text(f, pn) for f in eqs if not f.is_zero()]
+    label = f"critical points of {arch.describe()} on rank [A; V] = 1"
+    notes = [] if notes is None else notes
+    draw = counting_draw(arch, G, w, seed, prime_seed, texts, notes, label)
     try:
-        boxes, count = _solve(
-            pn, texts, timeout, f"critical points of {arch.describe()} on rank [A; V] = 1", backend, deadline
-        )
+        boxes, count = _solve(pn, texts, timeout, label, backend, draw, notes, deadline)
     except MSolveTimeoutError:
         out.append(CriticalFamily("A = p q^T, V = r q^T", -1, None, None, None))
         return out
@@ -247,20 +280,20 @@ def _count_mod(
 def _skip_needless_jobs(beside: Beside, system: Any, hom: Any, t0: float) -> None:
     """After Ctrl-C nothing more is waited for; after a final homotopy the isolation is not waited for."""
     if hom is not None and hom.monodromy.get("stop") == "interrupted":  # Ctrl-C: nothing more is waited for
-        for name in ("families", "isolation", f"count {DEFAULT_PRIME}", f"count {SECOND_PRIME}"):
+        for name in ("families", "isolation", *COUNT_JOBS):
             if name in beside.names():
                 beside.abandon(name, "interrupted (Ctrl-C)")
     if system is not None and hom is not None and hom.final:
         # every critical point certified, as many as msolve counts, each proven real or not: the isolation
         # would only repeat the real ones (a cross-check); it is not waited for
-        first = beside.wait(f"count {DEFAULT_PRIME}")
+        first = beside.wait(COUNT_JOBS[0])
         if first.state == "timed out":
             # the same system modulo another prime, and its isolation over QQ, take as long: a final homotopy
             # (every solution of the generic form carried to the data and certified) is not kept waiting for them
-            for name in (f"count {SECOND_PRIME}", "isolation"):
+            for name in (COUNT_JOBS[1], "isolation"):
                 beside.abandon(
                     name,
-                    f"not waited for: msolve's count modulo {DEFAULT_PRIME} did not finish within its limit, and "
+                    "not waited for: msolve's count modulo the first prime did not finish within its limit, and "
                     f"the homotopy's {hom.certified} certified critical points are final",
                 )
             return
@@ -289,13 +322,16 @@ def _exact_outcomes(
     timeout: float,
     routes: list[Route],
     notes: list[str],
-) -> tuple[Any, int | None, str | None, bool]:
-    """What msolve's jobs gave: ``(real boxes, complex count, msolve's version, whether the isolation finished)``;
-    their routes and notes appended, a failed job's error raised."""
+    draw: PrimeDraw | None = None,
+    backend: Any = "auto",
+) -> tuple[Any, int | None, str | None, bool, list[int]]:
+    """What msolve's jobs gave: ``(real boxes, complex count, msolve's version, whether the isolation finished,
+    the primes the count rests on)``; their routes and notes appended, a failed job's error raised.  Where the
+    counts modulo the first two primes of ``draw`` differ, the third decides (:func:`~.primes.agreeing`)."""
     _skip_needless_jobs(beside, system, hom, t0)
-    if system is None:
-        return None, None, None, False
-    outcomes = {name: beside.wait(name) for name in (f"count {DEFAULT_PRIME}", f"count {SECOND_PRIME}", "isolation")}
+    if system is None or draw is None:
+        return None, None, None, False, []
+    outcomes = {name: beside.wait(name) for name in (*COUNT_JOBS, "isolation")}
     o = outcomes["isolation"]
     isolated = o.ok
     boxes = o.value if o.ok else None
@@ -314,29 +350,34 @@ def _exact_outcomes(
             "critical locus of the parametrization on these data, or the random slice and removal "
             f"(seed {seed}) are special; rerun with another seed to tell"
         )
-    c1, c2 = outcomes[f"count {DEFAULT_PRIME}"], outcomes[f"count {SECOND_PRIME}"]
+    c1, c2 = outcomes[COUNT_JOBS[0]], outcomes[COUNT_JOBS[1]]
     both = _Both(c1, c2)
+    count = version = None
+    used: list[int] = []
+    if both.outcome.ok:
+        done = (c1.value, c2.value)
+
+        def run(prime: int, i: int) -> tuple[int | None, str, tuple[int | None, str]]:
+            if i < 2:
+                return done[i][0], str(done[i][0]), done[i]
+            limit = _left(timeout if cap is None else cap, beside.deadline, label)  # the third: here, now
+            got = _count_mod(system.variables, system.polynomials, prime, limit, label, backend)
+            return got[0], str(got[0]), got
+
+        count, records, used = agreeing(run, draw, notes, label)
+        version = records[0][1]
     _route(
         routes,
         "msolve count modulo two primes",
         both.outcome,
         cap,
         timeout,
-        lambda v: "not zero-dimensional modulo p" if v[0] is None else f"ok: {v[0]} complex",
+        lambda v: "not zero-dimensional modulo p" if count is None else f"ok: {count} complex",
     )
-    count = version = None
-    if both.outcome.ok:
-        if c1.value[0] != c2.value[0]:
-            raise ComputationError(
-                f"{label}: msolve counts {c1.value[0]} solutions modulo {DEFAULT_PRIME} "
-                f"and {c2.value[0]} modulo {SECOND_PRIME}: one prime is unlucky (a bad "
-                "reduction); no count is reported"
-            )
-        count, version = c1.value
     for out in outcomes.values():
         if out.state == "failed" and out.error is not None:
             raise out.error
-    return boxes, count, version, isolated
+    return boxes, count, version, isolated, used
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,10 @@ class CriticalPoints(ResultMixin):
     """Every critical point of the squared loss of one layer on a data set, classified, with what each route proves.
 
     ``complex_pure``: msolve's count of the complex critical points in the weights (modulo the symmetries), over
-    two primes that agree (probabilistic), or None when msolve did not run or finish.  ``complex_certified``:
+    two primes that agree (probabilistic: ``primes``, drawn from ``prime_seed`` and the data's SHA-256, a third
+    where two counts differed; ``certificate`` states them and the bound ``error_bound`` on the error probability
+    with its hypotheses), or None when msolve did not run or finish.  ``prime``: the first of ``primes`` (0 when
+    nothing was counted modulo a prime).  ``complex_certified``:
     distinct complex critical points the Krawczyk test proved (a *proven lower bound*), or None.
     ``complex_generic``: the count monodromy found over a random complex target with the same Gram form (what
     generic targets give; numerical, its stopping rule stated).  ``points``: the real ones, from msolve's isolation
@@ -205,6 +208,24 @@ class CriticalPoints(ResultMixin):
     final: bool = True  # every critical point found (as far as the routes tell) and classified; else a limit stopped it
     status: str = ""  # why it is not final
     generic_final: bool | None = None  # the monodromy met its rule: complex_generic is its value, not a limit's
+    primes: tuple[int, ...] = ()  # the primes msolve's count rests on (two that agree), drawn for the data
+    prime_seed: int | None = None  # the seed of the counting primes (fresh entropy unless given)
+    counting: str = ""  # the primes, their seed and the error bound (PrimeDraw.certificate); "" without a count
+    error_bound: float | None = None  # on the probability that complex_pure is wrong, under ``counting``'s hypotheses
+
+    @property
+    def certificate(self) -> str:
+        """What each number rests on: the complex count probabilistic (its primes and error bound), the real points
+        proven (msolve's isolation) or certified (Krawczyk), the losses and Hessian signs proven (ball arithmetic)."""
+        count = (
+            f"complex count: probabilistic: {self.counting}"
+            if self.complex_pure is not None and self.counting
+            else "complex count: none modulo primes"
+        )
+        return (
+            f"{count}; real points: proven (msolve's real root isolation over QQ, one per box, or the Krawczyk "
+            "test); loss and Hessian signs: proven (ball arithmetic)"
+        )
 
     @property
     def minima(self) -> int:
@@ -270,6 +291,10 @@ class CriticalPoints(ResultMixin):
             "points": [p.to_dict() for p in self.points],
             "families": [f.to_dict() for f in self.families],
             "prime": self.prime,
+            "primes": list(self.primes),
+            "prime_seed": self.prime_seed,
+            "error_bound": self.error_bound,
+            "certificate": self.certificate,
             "seed": self.seed,
             "seconds": round(self.seconds, 3),
             "routes": [r.to_dict() for r in self.routes],
@@ -353,8 +378,10 @@ class CriticalPoints(ResultMixin):
             lines.append(f"  critical locus   {f.where}: {what}{loss} (at singular points of the closure)")
         for r in self.routes:
             lines.append(f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)")
+        if self.complex_pure is not None and self.counting:
+            lines.append(f"  certificate      complex count probabilistic: {self.counting}")
         lines += [f"  note             {n}" for n in self.notes]
-        lines.append(f"  seed {self.seed}, {self.seconds:.2f} s")
+        lines.append(f"  seed {self.seed}, prime seed {self.prime_seed}, {self.seconds:.2f} s")
         return "\n".join(lines)
 
 

@@ -14,8 +14,9 @@ import numpy as np
 
 from .. import _clock
 from .._algebra import count_solutions
+from .._checks import check_int
 from .._errors import AgAttentionError, ComputationError, ComputationTimeoutError, InvalidArgumentError
-from .._exact import DEFAULT_PRIME, SECOND_PRIME, evaluate, interval, signature
+from .._exact import DEFAULT_PRIME, evaluate, interval, signature
 from .._provenance import provenance
 from .._results import ResultMixin
 from .critical import Route, _count_mod, _real_boxes, hessian_class
@@ -33,6 +34,7 @@ from .model_system import (
     slice_for,
     time_left,
 )
+from .primes import PrimeDraw, _canonical, agreeing, draw_for, fresh_seed, text_coefficients
 
 __all__ = ["ModelCriticalPoint", "ModelCriticalPoints", "model_critical_points"]
 
@@ -68,7 +70,7 @@ class ModelCriticalPoints(ResultMixin):
     """Every critical point of a squared loss on a model, off the ramification (module docstring)."""
 
     model: str
-    complex_count: int | None  # on the slice, msolve modulo two primes (probabilistic)
+    complex_count: int | None  # on the slice, msolve modulo two primes (probabilistic: ``primes``)
     fiber_degree: int | None
     points: tuple[ModelCriticalPoint, ...]  # the real ones on the slice, by increasing loss
     real_complete: bool
@@ -78,6 +80,24 @@ class ModelCriticalPoints(ResultMixin):
     seconds: float
     notes: tuple[str, ...] = field(default=())
     regularized: bool = False
+    primes: tuple[int, ...] = ()  # the primes the complex count rests on (two that agree), drawn for the input
+    prime_seed: int | None = None  # the seed of the counting primes (fresh entropy unless given)
+    counting: str = ""  # the primes, their seed and the error bound (PrimeDraw.certificate); "" without a count
+    error_bound: float | None = None  # on the probability that complex_count is wrong, under ``counting``'s hypotheses
+
+    @property
+    def certificate(self) -> str:
+        """What each number rests on: the complex count probabilistic (its primes and error bound), the real points,
+        the losses and the Hessian signs proven."""
+        count = (
+            f"probabilistic: {self.counting}"
+            if self.complex_count is not None and self.counting
+            else "none (msolve's count did not finish)"
+        )
+        return (
+            f"complex count: {count}; real points: proven (msolve's real root isolation over QQ, one real "
+            "solution per box); loss and Hessian signs: proven (ball arithmetic on each box)"
+        )
 
     @property
     def final(self) -> bool:
@@ -116,12 +136,13 @@ class ModelCriticalPoints(ResultMixin):
             "gauge": list(self.gauge),
             "routes": [r.to_dict() for r in self.routes],
             "seed": self.seed,
+            "primes": list(self.primes),
+            "prime_seed": self.prime_seed,
+            "error_bound": self.error_bound,
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
             "provenance": provenance(),
-            "certificate": "complex count: probabilistic (msolve modulo two primes); real points: proven "
-            "(msolve's real root isolation over QQ, one real solution per box); loss and "
-            "Hessian signs: proven (ball arithmetic on each box)",
+            "certificate": self.certificate,
         }
 
     def __str__(self) -> str:
@@ -131,6 +152,8 @@ class ModelCriticalPoints(ResultMixin):
             for i, p in enumerate(self.points)
         ]
         lines += [f"  route            {r.name}: {r.outcome} ({r.seconds:.1f} s)" for r in self.routes]
+        if self.complex_count is not None and self.counting:
+            lines.append(f"  certificate      complex count probabilistic: {self.counting}")
         lines += [f"  note             {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -199,6 +222,7 @@ def model_critical_points(
     seed: int = 0,
     timeout: float = 300.0,
     backend: Any = "auto",
+    prime_seed: int | None = None,
 ) -> ModelCriticalPoints:
     """Every critical point of ``(x - u)^T Q (x - u)`` (``target=u``, ``metric=Q``) or of ``x^T G x - 2 w^T x + c``
     (``loss=(G, w, c)``, e.g. a squared loss on data: :meth:`PolynomialModel.regression_loss`): the complex count
@@ -214,6 +238,13 @@ def model_critical_points(
     parametrization on the slice), ``"none"`` (the default with regularization: every critical point), ``"torus"``
     (every parameter nonzero), or polynomials in the parameters that must not vanish.
 
+    ``seed`` chooses the slice and the removal.  msolve's count (and the rank of the parametrization that sizes a
+    random slice) is taken modulo primes of ``[2^30, 2^31)`` drawn from SHA-256 of ``prime_seed`` and the exact
+    input (the model, the loss, the regularization, the gauge, the exclusions, ``seed``), so that no input can be
+    built for them; ``prime_seed=None`` (default) takes it from the system's entropy (recorded in the result:
+    passing it reproduces the primes).  A third prime decides where the two counts differ; ``certificate`` states
+    the primes and a bound on the error probability (docs/math/landscape.md, landscape-counting-primes).
+
     >>> from ag_attention import PolynomialModel
     >>> M = PolynomialModel.deep_linear([1, 1, 1])                  # x = w2 * w1
     >>> r = model_critical_points(M, target=[3], gauge=["w1_1_1 - 1"])
@@ -225,6 +256,7 @@ def model_critical_points(
     """
     model = check_model(model, "model_critical_points")
     seed, timeout, gauge_ = check_common(seed, timeout, gauge)
+    prime_seed = fresh_seed() if prime_seed is None else check_int(prime_seed, "prime_seed", minimum=0)
     G, w, c = _loss_form(model, target, metric, loss)
     lam = _regularization(regularization, model.m)
     if lam is not None and gauge_:
@@ -237,10 +269,15 @@ def model_critical_points(
     rng = random.Random(seed)
     label = f"critical points of {model.name}"
     routes: list[Route] = []
-    S = _build(model, gauge_, (G, w, c), rng, end, remove, lam, routes, t0)
+    drawn: list[str] = []  # the notes of the counting primes (skipped, a third deciding)
+    key = _input_key(model, (G, w, c), lam, gauge_, remove, seed)
+    values = [v for f in model.polynomials for v in f.values()] + [v for row in G for v in row] + [*w, c, *(lam or [])]
+    S = _build(model, gauge_, (G, w, c), rng, end, remove, lam, routes, t0, (key, values, prime_seed, drawn))
     if S is None:  # a limit (or Ctrl-C) before the system was built: what is known
-        notes = tuple(_critical_notes(lam, remove, gauge_, None, None))
-        return ModelCriticalPoints(model.name, None, None, (), False, tuple(routes), gauge_, seed, 0.0, notes)
+        notes = tuple(_critical_notes(lam, remove, gauge_, None, None) + drawn)
+        return ModelCriticalPoints(
+            model.name, None, None, (), False, tuple(routes), gauge_, seed, 0.0, notes, prime_seed=prime_seed
+        )
     boxes = None
     t1 = time.perf_counter()
     try:
@@ -254,14 +291,10 @@ def model_critical_points(
         )
     except AgAttentionError as exc:
         routes.append(Route("msolve real root isolation over QQ", time.perf_counter() - t1, f"failed: {exc}"))
-    counts, fiber = _complex_count(S, model, lam is None and remove == "ramification", rng, end, label, backend, routes)
-    if len(counts) == 2 and counts[0] != counts[1]:
-        raise ComputationError(
-            f"{label}: msolve counts {counts[0]} modulo {DEFAULT_PRIME} and {counts[1]} modulo "
-            f"{SECOND_PRIME}: an unlucky prime; no count is reported",
-            seed=seed,
-        )
-    count = counts[0] if counts else None
+    draw = draw_for(key, [*values, *text_coefficients(S.polynomials)], prime_seed, drawn, label)
+    count, fiber, used = _complex_count(
+        S, model, lam is None and remove == "ramification", rng, end, label, backend, routes, draw, drawn
+    )
     if boxes is not None and count is not None and len(boxes) > count:
         raise ComputationError(
             f"{label}: {len(boxes)} real solutions isolated but {count} complex counted: a "
@@ -269,7 +302,7 @@ def model_critical_points(
             seed=seed,
         )
     points = sorted((_classify(b, S, model) for b in (boxes or [])), key=lambda p: p.loss[0])
-    notes = tuple(_critical_notes(lam, remove, gauge_, count, fiber))
+    notes = tuple(_critical_notes(lam, remove, gauge_, count, fiber) + drawn)
     return ModelCriticalPoints(
         model.name,
         count,
@@ -282,6 +315,31 @@ def model_critical_points(
         time.perf_counter() - t0,
         notes,
         lam is not None,
+        tuple(used),
+        prime_seed,
+        draw.certificate(used) if used else "",
+        draw.error_bound if used else None,
+    )
+
+
+def _input_key(
+    model: PolynomialModel, loss: Any, lam: Sequence[Fraction] | None, gauge: Sequence[str], remove: Any, seed: int
+) -> str:
+    """The exact input as one text (the key of the counting primes, with their seed): the model's polynomials and
+    the quadratic form (:func:`~.primes._canonical`), ``w``, ``c``, the regularization, the gauge, what is removed
+    and the seed of the slice."""
+    G, w, c = loss
+    removed = remove if isinstance(remove, str) else [sorted(f.items()) for f in remove]
+    return "\n".join(
+        [
+            _canonical(list(model.polynomials), G),
+            "w " + ",".join(map(str, w)),
+            f"c {c}",
+            "regularization " + ("none" if lam is None else ",".join(map(str, lam))),
+            "gauge " + ";".join(gauge),
+            f"remove {removed}",
+            f"random choices {seed}",
+        ]
     )
 
 
@@ -295,13 +353,22 @@ def _build(
     lam: Any,
     routes: list[Route],
     t0: float,
+    primes: tuple[str, list[Fraction], int, list[str]],
 ) -> Any:
-    """The critical system on its slice, or None (said in ``routes``) when the limit came while it was built."""
+    """The critical system on its slice, or None (said in ``routes``) when the limit came while it was built.
+    ``primes``: the key, the exact values and the seed of the prime the rank is taken modulo
+    (:func:`~.primes.draw_for`), and the list its notes go to."""
     G, w, c = loss
     if lam is not None:
         sl = identity_slice(model)
     else:
-        sl = slice_for(model, gauge, generic_rank(model, DEFAULT_PRIME, rng), rng, 0)
+        key, values, prime_seed, notes = primes
+        p = draw_for(key, values, prime_seed, notes, f"the rank of {model.name}", count=1).primes[0]
+        # the rank modulo DEFAULT_PRIME first (the stream of rng as before: a seed gives the slice it gave), then
+        # modulo a drawn prime: each is at most the rank over QQ, so the larger is right unless both are unlucky
+        r = generic_rank(model, DEFAULT_PRIME, rng)
+        r = max(r, generic_rank(model, p, random.Random(prime_seed * 1_000_003 + p)))
+        sl = slice_for(model, gauge, r, rng, 0)
     try:
         return model_system(model, sl, G, w, prime=0, rng=rng, constant=c, end=end, remove=remove, regularization=lam)
     except ComputationTimeoutError as exc:
@@ -318,36 +385,45 @@ def _complex_count(
     label: str,
     backend: Any,
     routes: list[Route],
-) -> tuple[list[int | None], int | None]:
-    """msolve's counts of ``S`` modulo two primes (empty when a job failed, said in ``routes``) and, ``with_fiber``,
-    the fiber degree on ``S``'s slice (1 without a slice)."""
+    draw: PrimeDraw,
+    notes: list[str],
+) -> tuple[int | None, int | None, list[int]]:
+    """msolve's count of ``S`` modulo the first two primes of ``draw`` (the third where they differ: two must
+    agree, :func:`~.primes.agreeing`; None when a job failed, said in ``routes``), ``with_fiber`` the fiber degree
+    on ``S``'s slice (modulo the first prime the count rests on; 1 without a slice), and the primes the count
+    rests on."""
     t1 = time.perf_counter()
-    counts: list[int | None] = []
     fiber: int | None = None if with_fiber else 1
+    name = "msolve count modulo two primes"
     try:
-        for p in (DEFAULT_PRIME, SECOND_PRIME):
-            counts.append(_count_mod(S.variables, S.polynomials, p, time_left(end, label), label, backend)[0])
+        done = [
+            _count_mod(S.variables, S.polynomials, p, time_left(end, label), label, backend)[0] for p in draw.primes[:2]
+        ]
+        if done[0] != done[1]:
+            p = draw.primes[2]
+            done.append(_count_mod(S.variables, S.polynomials, p, time_left(end, label), label, backend)[0])
+    except AgAttentionError as exc:
+        routes.append(Route(name, time.perf_counter() - t1, f"failed: {exc}"))
+        return None, fiber, []
+    count, _, used = agreeing(lambda p, i: (done[i], str(done[i]), done[i]), draw, notes, label)  # (or raises)
+    try:
         if with_fiber:
-            F = fiber_system(model, S.slice, prime=DEFAULT_PRIME, rng=rng, end=end)
+            F = fiber_system(model, S.slice, prime=used[0], rng=rng, end=end)
             fiber = count_solutions(
                 F.variables,
                 F.polynomials,
-                DEFAULT_PRIME,
+                used[0],
                 timeout=time_left(end, label),
                 label=f"fiber of {model.name}",
                 backend=backend,
             ).count
-        routes.append(
-            Route(
-                "msolve count modulo two primes",
-                time.perf_counter() - t1,
-                f"ok: {counts[0]} complex" if counts[0] is not None else "not zero-dimensional",
-            )
-        )
     except AgAttentionError as exc:
-        routes.append(Route("msolve count modulo two primes", time.perf_counter() - t1, f"failed: {exc}"))
-        counts = []
-    return counts, fiber
+        routes.append(Route(name, time.perf_counter() - t1, f"failed: {exc}"))
+        return None, None, []
+    routes.append(
+        Route(name, time.perf_counter() - t1, f"ok: {count} complex" if count is not None else "not zero-dimensional")
+    )
+    return count, fiber, used
 
 
 def _regularization(value: Any, m: int) -> list[Fraction] | None:

@@ -11,8 +11,9 @@ probability the results state.  docs/math/landscape.md (landscape-counting-prime
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -26,6 +27,9 @@ __all__ = [
     "BAD_DEGREE",
     "PrimeDraw",
     "draw_primes",
+    "draw_for",
+    "draw_keyed",
+    "text_coefficients",
     "agreeing",
     "error_bound",
     "fresh_seed",
@@ -149,9 +153,53 @@ def draw_primes(
     or a kind): a fixed seed gives the same primes for the same input, and no input can be built for its own
     primes.  A prime dividing a coefficient of ``polys`` or an entry of ``metric`` (its reduction would be
     another variety, or another form) is skipped and noted."""
+    return draw_keyed(
+        _canonical(polys, metric),
+        lambda p: _bad_reduction(polys, metric, p),
+        _excluded_at_most(polys, metric, PRIME_RANGE[0]),
+        seed,
+        notes,
+        what,
+        count,
+    )
+
+
+def draw_for(
+    key: str, values: Iterable[Fraction | int], seed: int, notes: list[str], what: str, count: int = 3
+) -> PrimeDraw:
+    """:func:`draw_primes` for an input given as its canonical text ``key`` (the caller's exact data) and the
+    exact numbers it must reduce well: a prime dividing a numerator or a denominator of one of ``values`` (a
+    coefficient of the system counted, an entry of the data) is skipped and noted."""
+    nonzero = [Fraction(v) for v in values if v]
+    as_poly: list[Poly] = [{(i,): v for i, v in enumerate(nonzero)}]
+
+    def bad(p: int) -> str | None:
+        for v in nonzero:
+            if v.numerator % p == 0 or v.denominator % p == 0:
+                return f"{p} divides the coefficient {v}"
+        return None
+
+    return draw_keyed(key, bad, _excluded_at_most(as_poly, "none", PRIME_RANGE[0]), seed, notes, what, count)
+
+
+def text_coefficients(polynomials: Iterable[str]) -> list[int]:
+    """The integers written in polynomial texts (``3*x^2-17*x*y+5``: 3, 17, 5; not the exponents, nor the digits
+    of the variables' names): a prime dividing none of them reduces each coefficient to a nonzero residue."""
+    return [int(k) for f in polynomials for k in _INTEGER.findall(f.replace(" ", ""))]
+
+
+_INTEGER = re.compile(r"(?<![\w^])\d+")
+
+
+def draw_keyed(
+    key: str, bad: Callable[[int], str | None], excluded: int, seed: int, notes: list[str], what: str, count: int = 3
+) -> PrimeDraw:
+    """``count`` distinct primes of :data:`PRIME_RANGE` from the SHA-256 stream keyed by ``what``, ``seed`` and
+    ``key`` (the canonical input), each prime for which ``bad`` gives a reason skipped and noted; ``excluded``:
+    at most how many primes of the range ``bad`` refuses (the draw is uniform over the others)."""
     lo, hi = PRIME_RANGE
-    text = f"ag-attention counting primes\n{what}\nseed {seed}\n{_canonical(polys, metric)}"
-    key = hashlib.sha256(text.encode()).digest()
+    text = f"ag-attention counting primes\n{what}\nseed {seed}\n{key}"
+    digest = hashlib.sha256(text.encode()).digest()
     primes: list[int] = []
     skipped: set[int] = set()
     block = 0
@@ -159,11 +207,11 @@ def draw_primes(
         block += 1
         if block > _MAX_DRAWS:  # (about 21 draws per prime of [2^30, 2^31): never, but for a tiny range)
             raise ComputationError(f"{what}: {count} primes of {PRIME_RANGE} not found in {_MAX_DRAWS} draws")
-        x = int.from_bytes(hashlib.sha256(key + block.to_bytes(8, "big")).digest()[:16], "big")
+        x = int.from_bytes(hashlib.sha256(digest + block.to_bytes(8, "big")).digest()[:16], "big")
         p = lo + x % (hi - lo)  # (128 random bits: exactly uniform on [2^30, 2^31), up to 2^-97 on others)
         if p in primes or p in skipped or not is_prime(p):
             continue
-        why = _bad_reduction(polys, metric, p)
+        why = bad(p)
         if why is None:
             primes.append(p)
         elif len(skipped) >= _MAX_SKIPPED:
@@ -173,7 +221,7 @@ def draw_primes(
         else:
             skipped.add(p)
             notes.append(f"prime {p} skipped: {why}")
-    pool = max(1, primes_in(lo, hi) - _excluded_at_most(polys, metric, lo))
+    pool = max(1, primes_in(lo, hi) - excluded)
     return PrimeDraw(tuple(primes), seed, pool)
 
 

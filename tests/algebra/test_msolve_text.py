@@ -48,7 +48,8 @@ def test_coefficients_are_reduced_modulo_the_prime():
     assert format_input(["x"], p, [f"{p - 1}*x"]) == f"x\n{p}\n-1*x\n"
     # over QQ (characteristic 0) the numbers are kept
     assert format_input(["x"], 0, [f"{2 * p}*x - 1"]) == f"x\n0\n{2 * p}*x-1\n"
-    with pytest.raises(InvalidArgumentError, match=r"polynomials \[0\] vanish modulo 7"):
+    with pytest.raises(InvalidArgumentError, match=r"polynomials \[0\] vanish modulo 7") as info:
         format_input(["x"], 7, ["14*x - 21"])
+    assert "(prime=), give another" in str(info.value) and "prime_seed=" in str(info.value)  # the user's remedy
     with pytest.raises(InvalidArgumentError, match="unreduced"):
         format_input(["x"], 7, ["(x+1)*15"])

@@ -116,3 +116,35 @@ def test_a_layer_too_large_is_refused_before_anything_is_built():
     layer = Architecture.single_layer(30, 30, None, tokens=2)
     with pytest.raises(InsufficientMemoryError, match=r"418,500 x 418,500 exact rationals"):
         critical_points(layer, [np.ones((2, 30))], [np.ones((2, 30))])
+
+
+#: the two fixed primes every count of critical_points was taken modulo before issue 46
+OLD_PRIMES = (2**31 - 1, 2147483629)
+
+
+def test_data_crafted_against_the_old_fixed_primes_count_right(msolve):
+    """Issue 46: an entry p q (p, q the old fixed primes) makes the data, modulo both, the data with that entry 0,
+    which have 8 complex critical points: the old count said 8 beside 8 proven real ones.  There are 14."""
+    p, q = OLD_PRIMES
+    Xc, Yc = X[:3] + [[[1, 0], [0, p * q]]], Y[:3] + [[[1], [0]]]
+    r = critical_points(LAYER, Xc, Yc, method="msolve")
+    assert (r.complex_pure, len(r.points), r.final) == (14, 8, True)
+    assert len(r.primes) == 2 and {p, q}.isdisjoint(r.primes) and all(2**30 <= x < 2**31 for x in r.primes)
+    seen = critical_points(LAYER, X[:3] + [[[1, 0], [0, 0]]], Yc, method="msolve")  # what the old primes counted
+    assert seen.complex_pure == 8
+
+
+def test_the_counting_primes_are_drawn_for_the_data_and_stated(msolve, result):
+    """The primes come from a fresh seed (recorded) and the data's SHA-256: the same seed and data give the same
+    primes, other data others; the result states them and the error bound."""
+    r = result
+    assert r.prime_seed is not None and len(r.primes) == 2 and r.prime == r.primes[0] and r.error_bound < 1.3e-9
+    stated = f"probabilistic: primes {r.primes[0]}, {r.primes[1]} (seed {r.prime_seed};"
+    assert stated in r.certificate and "error probability <= 1.3e-09" in r.certificate and stated in str(r)
+    d = r.to_dict()
+    assert (d["primes"], d["prime_seed"], d["error_bound"]) == (list(r.primes), r.prime_seed, r.error_bound)
+    again = critical_points(LAYER, X, Y, method="msolve", prime_seed=r.prime_seed)
+    assert again.primes == r.primes and again.complex_pure == 14
+    other = critical_points(LAYER, X, Y[:4] + [[[0], [3]]], method="msolve", prime_seed=r.prime_seed)
+    assert set(other.primes).isdisjoint(r.primes) and other.complex_pure == 14
+    assert critical_points(LAYER, X, Y, method="homotopy").primes == ()  # nothing counted modulo a prime

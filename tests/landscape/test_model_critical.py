@@ -94,3 +94,23 @@ def test_the_euclidean_metric_is_the_identity_of_the_table(msolve):
     named = model_critical_points(M, target=[3], metric="euclidean", gauge=["w1_1_1 - 1"])
     given = model_critical_points(M, target=[3], metric=[[1]], gauge=["w1_1_1 - 1"])
     assert named.complex_count == given.complex_count == 1 and named.points[0].loss == given.points[0].loss
+
+
+def test_a_metric_crafted_against_the_old_fixed_primes_counts_right(msolve):
+    """Issue 46: x = (t, t^2) with the metric diag(1, p q), p and q the fixed primes every count used: modulo both
+    the quartic term of the loss vanishes and the old count said 1 critical point.  2 (t - 1) + 4 p q t^3 has 3."""
+    from ag_attention import polynomial_model
+
+    p, q = 2**31 - 1, 2147483629
+    M = polynomial_model(["t"], ["t", "t^2"])
+    r = model_critical_points(M, target=[1, 0], metric=[[1, 0], [0, p * q]])
+    assert (r.complex_count, len(r.points), r.final) == (3, 1, True)
+    assert len(r.primes) == 2 and {p, q}.isdisjoint(r.primes) and all(2**30 <= x < 2**31 for x in r.primes)
+    stated = f"probabilistic: primes {r.primes[0]}, {r.primes[1]} (seed {r.prime_seed};"
+    assert stated in r.certificate and "error probability <= 1.3e-09" in r.certificate and stated in str(r)
+    d = r.to_dict()
+    assert (d["primes"], d["prime_seed"], d["error_bound"]) == (list(r.primes), r.prime_seed, r.error_bound)
+    again = model_critical_points(M, target=[1, 0], metric=[[1, 0], [0, p * q]], prime_seed=r.prime_seed)
+    assert again.primes == r.primes and again.complex_count == 3
+    other = model_critical_points(M, target=[2, 0], metric=[[1, 0], [0, p * q]], prime_seed=r.prime_seed)
+    assert set(other.primes).isdisjoint(r.primes) and other.complex_count == 3

@@ -34,3 +34,15 @@ def test_the_stated_bound_and_its_hypotheses():
     d = drawn.draw_primes([parse_polynomial("x^2 + 777444842*y^2 - 1", XY)], "euclidean", 0, [], "generators")
     assert d.pool == N - 1  # (777444842 has 30 bits: at most one prime of the range divides it)
     assert "error probability <= 1.3e-09 if at most 1,000 of them are bad" in d.certificate(d.primes[:2])
+
+
+def test_a_prime_dividing_a_value_of_the_data_is_skipped(monkeypatch):
+    """draw_for (the critical-point counts): in a small range, a value that is a multiple of the first prime the
+    key draws makes the draw skip it, say so, and take the next."""
+    monkeypatch.setattr(drawn, "PRIME_RANGE", (2**14, 2**14 + 400))
+    first = drawn.draw_for("some data", [3, 5], 1, [], "count").primes
+    notes = []
+    skipped = drawn.draw_for("some data", [3, 5 * first[0]], 1, notes, "count").primes
+    assert skipped[:2] == first[1:] and first[0] not in skipped
+    assert notes == [f"prime {first[0]} skipped: {first[0]} divides the coefficient {5 * first[0]}"]
+    assert drawn.text_coefficients(["3*a1_1^2*v2_1-17*a1_1*s+5", "x12^31-2147483647"]) == [3, 17, 5, 2147483647]
