@@ -25,7 +25,8 @@ For every one-layer size ``(d, d', a)`` with ``d <= 4``, ``d' <= 3``, ``a <= d``
 Every row is appended to ``--out`` (JSON lines, default ``results/bench-landscape.jsonl``) as soon as it is done;
 ``--resume`` skips the rows already there.  ``--critical``: the critical points of one Gaussian data set for
 (3,1,1), (3,1,3) and (2,3,2), each twice: with an empty result cache (the generic form of the data's rank solved) and
-again (one homotopy from the stored form), beside the time before (a monodromy per data set; target 120 s).  The summary says which sizes are within the
+again (one homotopy from the stored form), beside the time before (a monodromy per data set; target 120 s).
+The summary says which sizes are within the
 cap, the largest reached, where both routes finished and whether they agree, and whether each certified bound
 equals the count.
 """
@@ -157,7 +158,8 @@ def critical(args: argparse.Namespace) -> None:
 
     from ag_attention import critical_points
 
-    print(f"critical points, {args.workers} worker(s), load {os.getloadavg()[0]:.1f}; cache: a new directory", flush=True)
+    load = os.getloadavg()[0]
+    print(f"critical points, {args.workers} worker(s), load {load:.1f}; cache: a new directory", flush=True)
     cache = tempfile.mkdtemp(prefix="bench-landscape-cache-")
     os.environ["AG_ATTENTION_CACHE_DIR"] = cache
     for size, samples in (((3, 1, 1), 8), ((3, 1, 3), 8), ((2, 3, 2), 6)):
