@@ -200,7 +200,12 @@ def _is_zero(value: Any) -> bool:
     if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor, duck-typed (bf16: as float32, exact)
         value = tensor_to_numpy(value)
     arr = np.asarray(value)
-    return bool(arr.size == 0 or not np.any(arr.astype(np.float64) != 0))
+    if arr.size == 0:
+        return True
+    try:  # in the array's own precision: a float128 of 1e-4900 is nonzero, although 0.0 as a float64
+        return bool(not np.any(arr != 0))
+    except TypeError:  # pragma: no cover - a dtype without comparisons: through float64
+        return bool(not np.any(arr.astype(np.float64) != 0))
 
 
 def _layer_key(prefix: str) -> tuple[Any, ...]:

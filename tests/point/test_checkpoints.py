@@ -98,6 +98,16 @@ def test_the_same_network_saved_three_ways_gives_the_same_report():
     assert g["local_rank"] > reports[0]["local_rank"] and g["critical"] is False
 
 
+def test_a_bias_is_zero_only_in_its_own_precision():
+    """A float128 bias of 1e-4900 (0.0 as a float64) is not zero: with --no-biases it is refused by name."""
+    arrays = _layouts(_projections())[MHA]
+    tiny = np.zeros(np.asarray(arrays["attn.in_proj_bias"]).shape, dtype=np.longdouble)
+    tiny[1] = np.longdouble("1e-4900")
+    assert float(tiny[1]) == 0.0 and tiny[1] != 0
+    with pytest.raises(InvalidArgumentError, match="attn.in_proj_bias: a nonzero bias"):
+        translate(arrays | {"attn.in_proj_bias": tiny}, heads=H, biases=False)
+
+
 def test_unrelated_tensors_and_zero_biases_are_listed_and_ignored():
     tr = translate(_layouts(_projections())[MHA], heads=H)
     assert set(tr.ignored) == {"embed.weight", "norm.weight"}
