@@ -6,7 +6,10 @@ Inside :func:`interruptible` (every landscape computation with a time limit runs
 does not raise: it marks the run interrupted and moves this clock past every deadline, and what
 :func:`on_interrupt` registered runs in a thread of its own (the process room kills the external jobs under way),
 so the work stops at its next check exactly as at a time limit and returns what it found, said "interrupted"
-(:func:`interrupted`).  A second Ctrl-C raises :class:`KeyboardInterrupt` as usual.
+(:func:`interrupted`).  A second Ctrl-C raises :class:`KeyboardInterrupt` as usual.  SIGTERM (what a batch
+system or ``kill`` sends to stop a job) is taken as the first Ctrl-C, when Python's default is in place: the work
+stops at its next check, its state is saved (``--save``) and what it found is returned; a second SIGTERM ends the
+process at once (exit status 143).
 
 A computation that stops at a limit must stop well-formed wherever the limit comes: the tests move this clock past
 every deadline, or interrupt, at the k-th reading for seeded random k (``tests/numeric/test_limits.py``), which is
@@ -73,6 +76,8 @@ def on_interrupt(action: Callable[[], None]) -> None:
 
 def _handler(signum: int, frame: Any) -> None:
     if _interrupted:
+        if signum == signal.SIGTERM:
+            raise SystemExit(128 + signal.SIGTERM)
         raise KeyboardInterrupt
     interrupt()
 
@@ -83,12 +88,11 @@ def interruptible() -> Iterator[None]:
     Nested uses share the outermost; outside the main thread, or when SIGINT is not Python's default handler (the
     caller handles it), the body runs unchanged and Ctrl-C raises :class:`KeyboardInterrupt` as before."""
     global _depth, _offset, _interrupted
-    install = (
-        _depth == 0
-        and threading.current_thread() is threading.main_thread()
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    )
+    main = _depth == 0 and threading.current_thread() is threading.main_thread()
+    install = main and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    terminate = main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     previous = signal.signal(signal.SIGINT, _handler) if install else None
+    previous_term = signal.signal(signal.SIGTERM, _handler) if terminate else None
     with _lock:
         _depth += 1
     try:
@@ -99,6 +103,8 @@ def interruptible() -> Iterator[None]:
             outermost = _depth == 0
         if install:
             signal.signal(signal.SIGINT, previous)
+        if terminate:
+            signal.signal(signal.SIGTERM, previous_term)
         if outermost:
             _offset = 0.0
             _interrupted = False

@@ -134,7 +134,9 @@ def test_cli_critical_points_refuses_bad_data_by_name(tmp_path, capsys, arrays, 
     assert status == 2 and "none.npz" in err
 
 
-def test_cli_ctrl_c_keeps_what_was_found(tmp_path):
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_cli_ctrl_c_keeps_what_was_found(tmp_path, signum):
+    # SIGTERM (a batch system's stop) as the first Ctrl-C: the state saved, the result printed
     import signal
 
     state = tmp_path / "m.npz"
@@ -166,10 +168,12 @@ def test_cli_ctrl_c_keeps_what_was_found(tmp_path):
     while not state.exists() and time.monotonic() < deadline:  # the first save: the monodromy is under way
         time.sleep(0.2)
     time.sleep(3)
-    proc.send_signal(signal.SIGINT)
+    saved = state.stat().st_mtime_ns
+    proc.send_signal(getattr(signal, signum))
     t0 = time.monotonic()
     out, err = proc.communicate(timeout=90)
     d = json.loads(out)
+    assert state.stat().st_mtime_ns > saved  # written again as it stopped
     # the monodromy's solutions are kept (on disk too), the msolve counts beside it are stopped, not waited for
     assert proc.returncode == 3 and d["final"] is False and d["monodromy"]["stop"] == "interrupted", err
     assert d["monodromy"]["found"] > 100 and "interrupted" in d["status"] and time.monotonic() - t0 < 60
@@ -205,3 +209,25 @@ def test_cli_ctrl_c_on_critical_points_keeps_what_was_found(tmp_path):
             d = json.loads(out)
             assert d["final"] is False and time.monotonic() - t0 < 60  # (a hang guard: 10 s grace after Ctrl-C)
             assert not any("None" in r["outcome"] for r in d["routes"]), d["routes"]
+
+
+def test_cli_critical_points_checks_every_option_before_the_work(tmp_path, capsys, monkeypatch):
+    """--compact without --json and --weights of another layer are refused before any computation starts."""
+    import numpy as np
+
+    import ag_attention._cli.landscape as cli_landscape
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(cli_landscape, "critical_points", no_work)
+    data = tmp_path / "d.npz"
+    rng = np.random.default_rng(0)
+    np.savez(data, inputs=rng.standard_normal((5, 2, 2)), targets=rng.standard_normal((5, 2, 1)))
+    weights = tmp_path / "w.npz"
+    np.savez(weights, **{"layers.0.heads.0.A": np.eye(3), "layers.0.heads.0.V": np.ones((1, 3))})
+    base = ["critical-points", "--widths", "2,1", "--data", str(data)]
+    status, out, err = run_main([*base, "--compact"], capsys)
+    assert status == 2 and "--compact" in err and "Traceback" not in err
+    status, out, err = run_main([*base, "--weights", str(weights)], capsys)
+    assert status == 2 and "w.npz" in err and "Traceback" not in err
