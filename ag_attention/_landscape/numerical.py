@@ -78,6 +78,7 @@ class MonodromyCount:
     checkpoint: str | None = None
     known: int | None = None  # the count known otherwise when it stopped
     resumed: bool = False
+    save_error: str | None = None  # why the state file could not be written (the result is returned all the same)
 
     @property
     def complete(self) -> bool:
@@ -104,6 +105,7 @@ class MonodromyCount:
             "executor": self.executor,
             "checkpoint": self.checkpoint,
             "resumed": self.resumed,
+            "save_error": self.save_error,
             "seconds_monodromy": round(self.seconds_monodromy, 3),
             "seconds_certification": round(self.seconds_certification, 3),
         }
@@ -279,6 +281,7 @@ def _monodromy_ed(
         mono.checkpoint,
         mono.known,
         mono.resumed,
+        mono.save_error,
     )
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import _clock, _progress
 from .._checks import check_int
-from .._errors import ComputationError, InvalidArgumentError
+from .._errors import ComputationError, InvalidArgumentError, OutputError
 from .executors import executor
 from .homotopy import CAREFUL, Deduplicator, random_parameter
 from .monodromy_state import FORMAT, read_state, write_state
@@ -99,6 +99,7 @@ class MonodromyResult:
     injected: int = 0  # random start pairs carried to the base
     checkpoint: str | None = None  # the file the state was saved to
     resumed: bool = False
+    save_error: str | None = None  # why the last save failed (the result is returned all the same)
 
     @property
     def count(self) -> int:
@@ -126,6 +127,7 @@ class MonodromyResult:
             "executor": self.executor,
             "checkpoint": self.checkpoint,
             "resumed": self.resumed,
+            "save_error": self.save_error,
             "stopping_rule": STOPPING_RULE,
         }
 
@@ -182,6 +184,7 @@ class Monodromy:
         self._run_start: float | None = None  # time.perf_counter() when the run under way started
         self.resumed = False
         self.checkpoint: str | None = None
+        self.save_error: str | None = None
 
     # ------------------------------------------------------------ loops and jobs
     def _new_loop(self) -> int:
@@ -405,7 +408,11 @@ class Monodromy:
             self.seconds += time.perf_counter() - t0
             self._run_start = None
             if save is not None:
-                self.save(save)
+                try:  # a failed save loses no result: it is returned, the failure said in it
+                    self.save(save)
+                    self.save_error = None
+                except OutputError as exc:
+                    self.save_error = str(exc)
         return self.result(stop, known_now(), ex)
 
     def _advance(
@@ -444,7 +451,11 @@ class Monodromy:
                 if save is not None and time.perf_counter() - last_save > min(
                     save_every, FIRST_SAVE if last_save == t0 else save_every
                 ):
-                    self._requeue_copy_save(save)
+                    try:
+                        self._requeue_copy_save(save)
+                        self.save_error = None
+                    except OutputError as exc:  # the work goes on; the result says the save failed
+                        self.save_error = str(exc)
                     last_save = time.perf_counter()
 
     def _stop(
@@ -513,6 +524,7 @@ class Monodromy:
             self.injected,
             self.checkpoint,
             self.resumed,
+            self.save_error,
         )
 
     # ------------------------------------------------------------ checkpoints

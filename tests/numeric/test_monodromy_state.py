@@ -144,3 +144,27 @@ def test_save_and_resume_are_checked_before_the_work():
         critical_points(arch, X, Y, method="homotopy", save="/nonexistent-dir/s.npz")
     with pytest.raises(InvalidArgumentError, match="no such file"):
         critical_points(arch, X, Y, method="homotopy", resume="/nonexistent-dir/s.npz")
+
+
+def test_a_failed_save_loses_no_result(tmp_path, monkeypatch):
+    """The disk fills up under a run: the saves fail, the work goes on and its result is returned, the failure said in
+    it (and the next good save clears it)."""
+    import ag_attention._numeric.monodromy as state_module
+    from ag_attention._errors import OutputError
+
+    arch = Architecture.single_layer(2, 1, 2, tokens=2)
+    G, _ = metric("generic", 2, 1, 2, seed=0)
+    S = square_system(arch, G)
+    z0, p0, c0 = S.seed(np.random.default_rng(0))
+    original = state_module.write_state
+
+    def full_disk(state, path, queued):
+        raise OutputError(f"cannot write {path}: No space left on device")
+
+    monkeypatch.setattr(state_module, "write_state", full_disk)
+    run = Monodromy(S, z0, p0, seed=0, chart0=c0, fingerprint=S.fingerprint(0))
+    got = run.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL), save=tmp_path / "s.npz", save_every=0.0)
+    assert (got.count, got.stop) == (14, "trace test") and "No space left" in got.to_dict()["save_error"]
+    monkeypatch.setattr(state_module, "write_state", original)
+    again = run.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL), save=tmp_path / "s.npz")
+    assert again.save_error is None and (tmp_path / "s.npz").is_file()
