@@ -16,7 +16,16 @@ from .._argtypes import integer, seconds
 from .._errors import InvalidArgumentError
 from .._landscape import CRITICAL_METHODS, ED_METHODS, METRICS, critical_points, ed_degree, landscape_estimate
 from .._point import Network, read_arrays
-from .common import EXIT_M2, add_architecture, add_m2_options, add_output, architecture, emit, with_provenance
+from .common import (
+    EXIT_M2,
+    EXIT_OUTPUT,
+    add_architecture,
+    add_m2_options,
+    add_output,
+    architecture,
+    emit,
+    with_provenance,
+)
 
 __all__ = ["add_parsers", "cmd_critical_points", "cmd_ed_degree"]
 
@@ -39,7 +48,7 @@ def cmd_ed_degree(args: argparse.Namespace) -> int:
         resume=args.resume,
     )
     emit(args, result)
-    return 0 if result.final else EXIT_M2
+    return _saved(result, 0 if result.final else EXIT_M2)
 
 
 def cmd_critical_points(args: argparse.Namespace) -> int:
@@ -60,6 +69,16 @@ def cmd_critical_points(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--tokens={args.tokens}, but the data's sequences have {X.shape[1]} tokens")
     args.tokens = X.shape[1]
     arch = architecture(args)
+    if getattr(args, "compact", False) and not args.json:  # every option checked before the work
+        raise InvalidArgumentError("--compact: only changes --json output (add --json)")
+    weights = None
+    if args.weights is not None:
+        weights = Network.load(args.weights, tokens=arch.tokens, rank=None)
+        if tuple(weights.architecture.widths) != tuple(arch.widths):
+            raise InvalidArgumentError(
+                f"--weights {args.weights}: widths {','.join(map(str, weights.architecture.widths))}, but the "
+                f"layer is {','.join(map(str, arch.widths))} (--widths)"
+            )
     _landscape_estimate(arch, args, "critical-points")
     result = critical_points(
         arch,
@@ -76,11 +95,7 @@ def cmd_critical_points(args: argparse.Namespace) -> int:
         resume=args.resume,
         prime_seed=args.prime_seed,
     )
-    near = None
-    if args.weights is not None:
-        near = result.nearest(Network.load(args.weights, tokens=arch.tokens, rank=None))
-    if getattr(args, "compact", False) and not args.json:
-        raise InvalidArgumentError("--compact: only changes --json output (add --json)")
+    near = None if weights is None else result.nearest(weights)
     if args.json:
         out = with_provenance(result.to_dict())
         if near is not None:
@@ -90,7 +105,17 @@ def cmd_critical_points(args: argparse.Namespace) -> int:
         print(result)
         if near is not None:
             print(f"  weights          {args.weights}: {near}")
-    return 0 if result.final else EXIT_M2
+    return _saved(result, 0 if result.final else EXIT_M2)
+
+
+def _saved(result: Any, status: int) -> int:
+    """``status``, or :data:`EXIT_OUTPUT` with the reason on stderr when the state file (``--save``) could not be
+    written: the result is printed before, never lost."""
+    why = (getattr(result, "monodromy", None) or {}).get("save_error")
+    if why:
+        print(f"ag-attention: the state was not saved: {why}", file=sys.stderr)
+        return EXIT_OUTPUT
+    return status
 
 
 def _landscape_estimate(arch: Architecture, args: argparse.Namespace, command: str) -> None:
