@@ -23,10 +23,10 @@ For every one-layer size ``(d, d', a)`` with ``d <= 4``, ``d' <= 3``, ``a <= d``
   (``ag_attention._landscape.formula.segre_ed_degree``, exact), the conjectured value, where it applies.
 
 Every row is appended to ``--out`` (JSON lines, default ``results/bench-landscape.jsonl``) as soon as it is done;
-``--resume`` skips the rows already there.  ``--critical``: the critical points of one Gaussian data set for
-(3,1,1), (3,1,3) and (2,3,2), each twice: with an empty result cache (the generic form of the data's rank solved) and
-again (one homotopy from the stored form), beside the time before (a monodromy per data set; target 120 s).
-The summary says which sizes are within the
+``--resume`` skips the rows already there.  ``--critical`` (alone, without the table): the critical points of one
+Gaussian data set for (3,1,1), (3,1,3) and (2,3,2), each twice: with an empty result cache (the generic form of the
+data's rank solved) and again (one homotopy from the stored form), beside the time before (a monodromy per data set;
+target 120 s).  The summary says which sizes are within the
 cap, the largest reached, where both routes finished and whether they agree, and whether each certified bound
 equals the count.
 """
@@ -283,6 +283,9 @@ def main() -> int:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         reach(args)
         return 0
+    if args.critical:  # the critical points alone (module docstring)
+        critical(args)
+        return 0
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
@@ -306,8 +309,6 @@ def main() -> int:
             with out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
             print(show(row), flush=True)
-    if args.critical:
-        critical(args)
     both = [r for r in rows if "ed" in r.get("count", {}) and "ed" in r.get("monodromy", {})]
     agree = [r for r in both if r["count"]["ed"] == r["monodromy"]["ed"]]
     proven = [r for r in both if r["count"]["ed"] == r["monodromy"]["certified_images"]]
