@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import check_type
 from ._errors import InvalidArchitectureError, InvalidArgumentError
 from ._positions import Rotary, rotary_from_dict
 
-__all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS", "BIASES"]
+__all__ = ["Architecture", "Block", "LayerShape", "PARAMETRIZATIONS", "BIASES", "check_architecture"]
 
 #: ``"QKV"``: queries and keys, ``A = Q^T K`` of rank at most ``a``.
 #: ``"AV"``: the attention matrix ``A`` itself, free (``d x d``).
@@ -481,6 +482,18 @@ class Architecture:
         if data["parametrization"] == "AV" and "ranks" not in changes:
             data["ranks"] = None  # A free: the ranks follow the (possibly new) widths
         return Architecture.from_dict(data)
+
+
+def check_architecture(value: object, name: str = "arch") -> Architecture:
+    """``value`` if it is an :class:`Architecture`, else an :class:`~ag_attention.InvalidArgumentError` naming
+    ``name`` and what came: the first check of every public function that takes an architecture.
+
+    >>> check_architecture((2, 1))
+    Traceback (most recent call last):
+    ...
+    ag_attention._errors.InvalidArgumentError: arch=(2, 1): must be an Architecture, not tuple
+    """
+    return check_type(value, name, Architecture, "an Architecture")
 
 
 def parse_sizes(text: str, field_name: str) -> tuple[int, ...]:

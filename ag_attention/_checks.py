@@ -5,6 +5,7 @@ The package's functions check what callers pass before any work starts; these he
     seed = check_int(seed, "seed", minimum=0)
     timeout = check_seconds(timeout)
     metric = check_choice(metric, "metric", METRICS)
+    arch = check_type(arch, "arch", Architecture, "an Architecture")
 
 Each raises :class:`~ag_attention.InvalidArgumentError` (exit 2 on the command line) with a message that
 starts ``name=value:``.  A ``bool`` is never an integer or a number here (``True`` is a mistake, not 1), and
@@ -15,12 +16,22 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Iterable
 from typing import TypeVar
 
 from ._errors import InvalidArgumentError
 
-__all__ = ["MAX_SECONDS", "check_choice", "check_int", "check_real", "check_seconds"]
+__all__ = [
+    "MAX_SECONDS",
+    "check_choice",
+    "check_int",
+    "check_path",
+    "check_real",
+    "check_seconds",
+    "check_type",
+    "shown",
+]
 
 #: the longest time limit accepted (below it, every job's timer is exact)
 MAX_SECONDS = 1e7
@@ -123,3 +134,59 @@ def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
     except TypeError:  # an unhashable or incomparable value is not a choice
         pass
     raise InvalidArgumentError(f"{name}={value!r}: must be one of {', '.join(map(str, options))}")
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to about ``limit`` characters (a message quotes what it got, not a whole data set).
+
+    >>> shown(list(range(100)), 20)
+    '[0, 1, 2, 3, 4, 5...'
+    """
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ is no reason to lose the error being raised
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_type(value: object, name: str, kind: type[T], expected: str) -> T:
+    """``value`` if it is a ``kind``, else an error naming the argument, what is expected and what came.
+
+    Every public function calls it (or a checker built on it, such as
+    :func:`~ag_attention._architecture.check_architecture`) on its first argument before any work.
+
+    >>> check_type(3, "arch", str, "a string")
+    Traceback (most recent call last):
+    ...
+    ag_attention._errors.InvalidArgumentError: arch=3: must be a string, not int
+    """
+    if not isinstance(value, kind):
+        raise InvalidArgumentError(f"{name}={shown(value)}: must be {expected}, not {type(value).__name__}")
+    return value
+
+
+def check_path(value: object, name: str) -> str | os.PathLike[str]:
+    """``value`` if it names a file or directory: a non-empty ``str`` or ``os.PathLike`` (of ``str``) without NUL.
+
+    >>> check_path(b"out", "out")
+    Traceback (most recent call last):
+    ...
+    ag_attention._errors.InvalidArgumentError: out=b'out': must be a path (a str or os.PathLike), not bytes
+    >>> check_path("", "out")
+    Traceback (most recent call last):
+    ...
+    ag_attention._errors.InvalidArgumentError: out='': must be a path, not empty
+    """
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, os.PathLike) and isinstance(os.fspath(value), str):
+        text = os.fspath(value)
+    else:
+        raise InvalidArgumentError(
+            f"{name}={shown(value)}: must be a path (a str or os.PathLike), not {type(value).__name__}"
+        )
+    if not text:
+        raise InvalidArgumentError(f"{name}={shown(value)}: must be a path, not empty")
+    if "\0" in text:
+        raise InvalidArgumentError(f"{name}={shown(value)}: a path cannot hold the character NUL")
+    return value

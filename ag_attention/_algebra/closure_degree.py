@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _clock
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._checks import check_choice, check_int
 from .._errors import ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._m2 import ResultCache, Where, cache_disabled_by_env, check_timeout
@@ -300,6 +300,7 @@ def degree(
     >>> degree(Architecture((3, 2), (3,), tokens=2), method="formula").degree
     1287
     """
+    arch = check_architecture(arch)
     timeout = _check_arguments(arch, method, timeout, cache, count_limit)
     t0 = time.perf_counter()
     formula = degree_formula(arch)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._checks import check_choice, check_int
 from .._errors import InvalidArgumentError, M2TimeoutError
 from .._m2 import check_timeout
@@ -64,6 +64,7 @@ def closure_equations(
     interpolation (the generators are then "up to degree k", untested);
     ``completeness_timeout`` bounds them (default ``timeout``).
     """
+    arch = check_architecture(arch)
 
     check_choice(method, "method", EQUATION_METHODS)
     if max_degree is not None and method == "kernel":

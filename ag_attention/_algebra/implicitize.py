@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._errors import InvalidArgumentError, M2OutputError
 from .._exact import ModularPolynomial, RationalPolynomial, is_prime, linalg
 from .._m2 import DEFAULT_TIMEOUT, Where, run_json
@@ -313,6 +313,7 @@ def implicitize(
     ``weights`` is ``"AV"`` (default; with ``a < d`` the weight ring is cut
     by the ``(a+1)``-minors of ``A``) or ``"QKV"``; both have the same image.
     """
+    arch = check_architecture(arch)
     call = parametrization_call(arch, coords, field, weights)
     body = (
         TERMS_OF + f"P = {call};\n"

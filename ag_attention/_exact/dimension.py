@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 
 from .. import _progress as progress
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._m2 import check_timeout
@@ -138,6 +138,7 @@ def dimension(
     >>> r.dimension, r.certified, r.expected.value
     (38, True, 38)
     """
+    arch = check_architecture(arch)
     prime, seed, samples = _checked(arch, default_prime(arch) if prime is None else prime, seed, samples, threads)
     if timeout is not None:
         timeout = check_timeout(timeout)

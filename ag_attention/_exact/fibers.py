@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._errors import ComputationError
 from .._models import symmetry_generators, symmetry_tangents
 from .._resources import MemoryEstimate, require_memory
@@ -150,6 +150,7 @@ class FiberResult(ResultMixin):
 
 def fibers(arch: Architecture, *, prime: int | None = None, seed: int = 0) -> FiberResult:
     """Compare the kernel of the Jacobian with the symmetry tangents (Thm. 3.7)."""
+    arch = check_architecture(arch)
     t0 = time.perf_counter()
     kwargs: dict[str, Any] = {"seed": seed}
     if prime is not None:

@@ -19,6 +19,9 @@ import enum
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .._checks import shown
+from .._errors import InvalidArgumentError
+
 __all__ = ["CertificateKind", "PointVerdict"]
 
 
@@ -35,6 +38,12 @@ class CertificateKind(enum.Enum):
     IMMERSION = "immersion"  # one preimage, smooth domain, differential of rank dim M: smooth
     RANK_DROP = "critical: rank drop"  # one preimage, differential of rank < dim M over QQ: singular
     UNDECIDED = "undecided"
+
+    @classmethod
+    def _missing_(cls, value: object) -> CertificateKind:
+        """``CertificateKind(label)`` of a label that is none: the package's error, naming the value and the labels."""
+        labels = ", ".join(repr(k.value) for k in cls)
+        raise InvalidArgumentError(f"value={shown(value)}: must be the label of a CertificateKind, one of {labels}")
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from typing import Any
 
 from .. import _clock
 from .._algebra import count_solutions, msolve_version
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._checks import check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._exact import DEFAULT_PRIME, SECOND_PRIME, linalg
@@ -283,6 +283,7 @@ def boundary_ed_degree(
     >>> r.ed_degree, r.general_cubic, [w.seed for w in r.agreeing]
     (12, 21, [0, 1])
     """
+    arch = check_architecture(arch)
     arch = check_one_layer(arch, what="boundary_ed_degree")
     if arch.heads != 1 or arch.skip or arch.normalized or not arch.is_linear_attention:
         raise InvalidArgumentError(

@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import _clock
 from .._algebra import count_solutions, degree_formula
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._checks import check_choice, check_int, check_seconds
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, MSolveTimeoutError
 from .._exact import DEFAULT_PRIME, SECOND_PRIME
@@ -148,6 +148,7 @@ def ed_degree(
     >>> r.ed_degree, r.lower_bound, r.final, [route.name for route in r.routes]
     (14, 14, True, ['monodromy (certified)', 'count (msolve, two primes)'])
     """
+    arch = check_architecture(arch)
     seed, timeout, (d, e, a, t) = _checked(arch, metric, method, samples, seed, timeout)
     if (save is not None or resume is not None or scheduler is not None or workers not in (None, 1)) and method in (
         "count",

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .._architecture import Architecture
-from .._checks import check_int
+from .._checks import check_int, check_type
 from .._errors import InvalidArgumentError
 from .._exact import linalg
 from .._models import Parametrization, check_one_layer
@@ -62,6 +62,17 @@ class PolynomialModel:
     parameters: tuple[str, ...]
     polynomials: tuple[Poly, ...]
     name: str
+
+    def __post_init__(self) -> None:
+        """The fields checked by their types (:func:`polynomial_model` and the class methods build them right)."""
+        how = "(build a model with polynomial_model)"
+        check_type(self.parameters, "parameters", tuple, f"a tuple of names {how}")
+        check_type(self.polynomials, "polynomials", tuple, f"a tuple of polynomials {how}")
+        check_type(self.name, "name", str, "a string")
+        for i, p in enumerate(self.parameters):
+            check_type(p, f"parameters[{i}]", str, "a name")
+        for i, f in enumerate(self.polynomials):
+            check_type(f, f"polynomials[{i}]", dict, f"a polynomial (exponents -> coefficient) {how}")
 
     @property
     def m(self) -> int:

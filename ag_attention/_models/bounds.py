@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
 
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .monomials import monomial_count
 
 #: a proven lower bound on the dimension of the span of a network's outputs (generic weights, all inputs)
@@ -407,6 +407,7 @@ def upper_bounds(arch: Architecture, spans: Spans | None = None) -> list[UpperBo
     >>> [(b.name, b.value) for b in upper_bounds(Architecture((3, 2), (2,), tokens=1, heads=2))]
     [('heads', 22), ('span', 20), ('head-mixing', 20), ('monomial-span', 20)]
     """
+    arch = check_architecture(arch)
     return list(_all_bounds(arch, spans))
 
 

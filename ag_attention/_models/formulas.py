@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .bounds import (
     Spans,
     UpperBound,
@@ -337,6 +337,7 @@ def _deep(arch: Architecture, hyps: list[Hypothesis], cap_note: str) -> Expectat
 
 def expected_dimension(arch: Architecture) -> Expectation:
     """The paper's predicted dimension for ``arch`` and whether it is proven there."""
+    arch = check_architecture(arch)
     if arch.causal and arch.tokens == 1:  # one token attends to itself only: the mask is vacuous
         return expected_dimension(arch.with_(causal=False))
     if arch.positions is not None and arch.tokens == 1:  # position 0 turns nothing: R_0 = I

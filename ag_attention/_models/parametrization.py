@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._checks import check_choice
 from .._errors import InvalidArgumentError
 from .._flint import IntegerNumber, IntegerPolynomial, IntegerPolynomialRing, integer_polynomial_ring
@@ -86,7 +86,7 @@ class Parametrization:
     """
 
     def __init__(self, arch: Architecture, coords: str = "reduced", params: str | None = None):
-        arch = check_one_layer(arch, coords, "an exact polynomial parametrization")
+        arch = check_one_layer(check_architecture(arch), coords, "an exact polynomial parametrization")
         params = params or arch.parametrization
         check_choice(params, "params", PARAMETERS)
         self.arch = arch

@@ -6,7 +6,7 @@ import math
 import time
 
 from .. import _progress as progress
-from .._architecture import Architecture
+from .._architecture import Architecture, check_architecture
 from .._checks import check_int, check_real
 from .._errors import InsufficientMemoryError, InvalidArgumentError, NoClearGapError
 from .._models import expected_dimension, new_directions_per_sample
@@ -117,6 +117,7 @@ def numerical_dimension(
     (each spectrum's Jacobian and SVD) on a progress bar on standard error
     (after 2 s, and only on a terminal or in a notebook).
     """
+    arch = check_architecture(arch)
     min_gap = _check_arguments(arch, seed, min_gap, raise_on_no_gap, max_doublings, certify)
     # the temperature rescales A only: same functions, computed where the logits are of order one
     work = arch if arch.temperature == 1.0 else arch.with_(temperature=1.0)

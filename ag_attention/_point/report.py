@@ -59,7 +59,7 @@ from .steps import (
 )
 from .text import point_text
 from .trust import finite
-from .weights import Network
+from .weights import Network, check_network
 
 __all__ = ["PointGeometry", "LayerAtPoint", "NumericalAtPoint", "point_geometry"]
 
@@ -274,14 +274,13 @@ def point_geometry(
     says why (the exact verdicts hold at every scale).
     """
 
+    net = check_network(net)
     rtol = check_rtol(rtol)
     if timeout is not None:
         timeout = check_seconds(timeout)
     deadline = Deadline(timeout)
     if samples is not None:  # input sequences (None: the automatic number)
         samples = check_int(samples, "samples", minimum=1)
-    if not isinstance(net, Network):
-        raise TypeError(f"point_geometry: a Network is expected, got {type(net).__name__}")
     t0 = time.perf_counter()
     arch = net.architecture
     notes: list[str] = list(net.notes)  # how a checkpoint was mapped

@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from .._architecture import Architecture
-from .._checks import check_int
+from .._architecture import Architecture, check_architecture
+from .._checks import check_int, check_type
 from .._errors import InvalidArgumentError
 from .._network import ObjectArithmetic
 from .._network import forward as network_forward
@@ -80,7 +80,7 @@ from .matrices import (  # NAME, WEIGHT_NAMES, to_fraction: re-exported
 )
 from .safetensors import shown_name
 
-__all__ = ["Network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
+__all__ = ["Network", "check_network", "NAME", "WEIGHT_NAMES", "to_fraction", "read_arrays", "read_weights_file"]
 
 #: a weights file above this size is refused before it is read
 MAX_FILE_BYTES = 2 * 2**30
@@ -124,6 +124,13 @@ class Network:
     model: str = ""  # a checkpoint's model analysed, its layout and what was dropped (the report's first line)
     head_sizes: tuple[int, ...] = ()  # a checkpoint's d_h per layer: V_h = W_O,h W_v,h has rank <= d_h
     factors: tuple[GroupedLayer, ...] = ()  # a checkpoint's factors per layer (W_q,h, W_k,g, W_O,h, W_v,g)
+
+    def __post_init__(self) -> None:
+        """The fields the engines read, checked by their types (the class methods build them right)."""
+        check_architecture(self.architecture, "architecture")
+        check_type(self.weights, "weights", tuple, "a tuple of layers (build a Network with Network.from_weights)")
+        check_type(self.conversion, "conversion", str, "a string")
+        check_type(self.floats, "floats", bool, "True or False")
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -543,3 +550,15 @@ def read_weights_file(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
     first (:func:`ag_attention._point.files.read_weights_file`; at most :data:`MAX_FILE_BYTES`)."""
 
     return read(path, MAX_FILE_BYTES)
+
+
+def check_network(value: object, name: str = "net") -> Network:
+    """``value`` if it is a :class:`Network`, else an :class:`~ag_attention.InvalidArgumentError` naming ``name``
+    and what came: the first check of every public function that takes a network with its weights.
+
+    >>> check_network([[1]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ag_attention._errors.InvalidArgumentError: net=[[1]]: must be a Network (Network.from_weights, ...), not list
+    """
+    return check_type(value, name, Network, "a Network (Network.from_weights, .load or .from_torch)")

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._checks import check_int, check_seconds
+from .._checks import check_int, check_path, check_seconds
 from .._errors import InvalidArgumentError, OutputError
 from .._exact import DEFAULT_PRIME, check_prime
 from .._m2 import close_client, connect_client, scheduler_address, wait_for_workers
@@ -244,6 +244,9 @@ def sweep(
         link planted in ``out``, which is never followed); it names the file,
         and the finished rows are kept in the journal for ``--resume``.
     """
+    if not isinstance(grid, Grid):
+        grid = check_path(grid, "grid")
+    out = check_path(out, "out")
     o = _check(scheduler, workers, resume, overwrite, prime, seed, timeout, plots, chunk_size)
     require("pyarrow")
     g = grid if isinstance(grid, Grid) else load_grid(grid)
