@@ -181,9 +181,7 @@ KEYWORDS = {"Architecture": {"parametrization": "AV"}}
 MAY_START = {("ideal_ed_degree", "generators")}
 
 #: doors that another engineer's files must close, each with its reason (the test expects them to fail)
-PENDING = {
-    ("critical_points", "inputs"): "pending: ag_attention/_landscape/critical.py",
-}
+PENDING: dict[tuple[str, str], str] = {}
 
 
 def _positional(obj) -> list[str]:

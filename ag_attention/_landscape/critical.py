@@ -262,7 +262,7 @@ def _data(
     X = _sequences(inputs, "inputs", t, d, denominator)
     Y = _sequences(targets, "targets", t, e, denominator)
     if len(X) != len(Y):
-        raise InvalidArgumentError(f"{len(X)} input sequences but {len(Y)} targets")
+        raise InvalidArgumentError(f"inputs, targets: {len(X)} input sequences but {len(Y)} targets")
     if not X:
         raise InvalidArgumentError("inputs: no sequence (the loss is constant)")
     return X, Y
