@@ -38,7 +38,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from ag_attention import Architecture  # noqa: E402
-from ag_attention._landscape import numerical as N  # noqa: E402
+from ag_attention._landscape import generic_start as N  # noqa: E402
 from ag_attention._numeric import executors  # noqa: E402
 from ag_attention._numeric import homotopy as H  # noqa: E402
 from ag_attention._numeric import monodromy as M  # noqa: E402
@@ -79,13 +79,13 @@ def start_set(d: int, e: int, a: int) -> tuple[object, np.ndarray, np.ndarray, n
     """The stored generic set of full rank (solved to the trace test when missing): system, points, charts, w_0."""
     arch = Architecture.single_layer(d, e, a, tokens=2)
     n_x = e * d * d * (d + 1) // 2
-    start = N._generic_start(arch, n_x, 0, None)
+    start = N.generic_start(arch, n_x, 0, None)
     S, state = start.system, start.state
     if start.source != "stored" or state.trace is None or state.trace >= M.TRACE_TOLERANCE:
         with executors.executor(S, M.LOOP_OPTIONS, H.CAREFUL, workers=1) as ex:
             r = state.run(ex, desc=f"monodromy {arch.describe()}")
         print(f"  ({d},{e},{a}): generic set solved: {r.count} solutions, {r.stop}, {r.seconds:.0f} s", flush=True)
-        N._store(start)
+        N.store(start)
     charts = state.found.chart_array(S.n_chart)
     return S, state.found.array(), charts, state.p0
 
@@ -165,6 +165,15 @@ def show(label: str, paths: int, arrived: int, seconds: float, steps: float | No
     print(f"    {label:42} {paths:>6} paths, {arrived:>6} distinct ends, {seconds:8.2f} s: {per:8.0f} paths/s{more}")
 
 
+def _big_stack() -> None:
+    """PHCpack's Ada runtime raises STORAGE_ERROR on long polynomials with the default 8 MB stack (measured at
+    (2,2,2)): the child gets the largest stack allowed."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
+
+
 def phcpack(S, theta, C, w0, w1, python: str, timeout: float, rng) -> None:  # type: ignore[no-untyped-def]
     try:
         start_system, names = polynomials(S, C[0], w0)
@@ -194,6 +203,7 @@ def phcpack(S, theta, C, w0, w1, python: str, timeout: float, rng) -> None:  # t
                 text=True,
                 timeout=timeout,
                 start_new_session=True,
+                preexec_fn=_big_stack,
             )
         except FileNotFoundError:
             print(f"    PHCpack: not run ({python} not found; apt-get install python3-phcpy)")

@@ -125,6 +125,7 @@ def _log2(q: Fraction) -> float:
     return bits(abs(q.numerator)) - bits(q.denominator)
 
 
+# long: the public entry point, most of it its docstring and doctest; the routes are functions of their own
 @_clock.interruptible()
 def critical_points(
     arch: Architecture,
@@ -191,23 +192,9 @@ def critical_points(
     system = critical_system(arch, G, list(w), prime=0, seed=seed) if method in ("auto", "msolve") else None
     draw = None if system is None else counting_draw(arch, G, w, seed, prime_seed, system.polynomials, notes, label)
     with Beside(end) as beside:
+        limits = (timeout, cap, end)
         _submit_exact_jobs(
-            beside,
-            arch,
-            (d, e, a),
-            system,
-            G,
-            w,
-            method,
-            label,
-            backend,
-            seed,
-            timeout,
-            cap,
-            end,
-            draw,
-            prime_seed,
-            notes,
+            beside, arch, (d, e, a), system, G, w, method, label, backend, seed, limits, draw, prime_seed, notes
         )
         if method in ("auto", "homotopy"):
             hom = _homotopy(
@@ -327,17 +314,16 @@ def _submit_exact_jobs(
     label: str,
     backend: str,
     seed: int,
-    timeout: float,
-    cap: float | None,
-    end: float,
+    limits: tuple[float, float | None, float],
     draw: Any,
     prime_seed: int,
     notes: list[str],
 ) -> None:
     """msolve's jobs, started beside the homotopy: in this order, the counts (they may stop the monodromy; modulo
     the first two primes of ``draw``), the critical locus (a small system), then the real root isolation (often
-    the longest); alone (method msolve), the real points first."""
+    the longest); alone (method msolve), the real points first.  ``limits``: ``(timeout, cap per job, end)``."""
     d, e, a = dims
+    timeout, cap, end = limits
     jobs: list[tuple[str, Any]] = []
     if system is not None:
         jobs = [

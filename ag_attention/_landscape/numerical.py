@@ -23,8 +23,6 @@ and reads the answers; the solving is the numerical room's
 
 from __future__ import annotations
 
-import logging
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,15 +33,14 @@ import numpy as np
 
 from .. import _clock
 from .._architecture import Architecture
-from .._errors import AgAttentionError, InvalidArgumentError
+from .._errors import InvalidArgumentError
 from .._exact import balls
-from .._m2 import ResultCache, cache_disabled_by_env
 from .._numeric import certify as _certify
 from .._numeric import executors
 from .._numeric import homotopy as _homotopy
 from .._numeric import monodromy as _monodromy
-from .square import FormHomotopy, SquareSystem, square_system
-from .system import check_layer
+from .generic_start import from_generic, monodromy_state, store
+from .square import SquareSystem, square_system
 
 __all__ = [
     "MonodromyCount",
@@ -51,10 +48,7 @@ __all__ = [
     "HomotopySolutions",
     "homotopy_solutions",
     "distinct_images",
-    "generic_form",
 ]
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -159,22 +153,11 @@ def _after(stop: str, end: float) -> float:
     return min(end, _clock.now() + INTERRUPT_GRACE) if stop == "interrupted" else end
 
 
-def _start(S: SquareSystem, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return S.seed(np.random.default_rng(seed))
-
-
 def _certification_seconds(S: SquareSystem, z0: np.ndarray, p0: np.ndarray, c0: np.ndarray) -> float:
     """Seconds to certify one solution of this system (the start point, timed): what the deadline reserves."""
     t0 = time.perf_counter()
     _certify.certify_each(S, z0[None, :], list(p0), p0, False, c0[None, :], S.off_critical_locus)
     return time.perf_counter() - t0
-
-
-def _state(S: SquareSystem, seed: int, resume: Any) -> _monodromy.Monodromy:
-    if resume is not None:
-        return _monodromy.Monodromy.resume(S, resume, fingerprint=S.fingerprint(seed))
-    z0, p0, c0 = _start(S, seed)
-    return _monodromy.Monodromy(S, z0, p0, seed=seed, chart0=c0, fingerprint=S.fingerprint(seed))
 
 
 def monodromy_ed(
@@ -231,7 +214,7 @@ def _monodromy_ed(
     resume: Any,
 ) -> MonodromyCount:
     S = square_system(arch, G)
-    state = _state(S, seed, resume)
+    state = monodromy_state(S, seed, resume)
     # ignore: chart_array is None only for n_chart == 0, and a square system's n_chart = e d + ... > 0
     z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S.n_chart)[0]  # type: ignore[index]
     per = _certification_seconds(S, z0, p0, c0)
@@ -365,97 +348,7 @@ def homotopy_solutions(
         )
 
 
-#: the generic factor's entries: Gaussian, rounded to multiples of 2^-FORM_BITS (exact rationals)
-FORM_BITS = 12
-
-
-def generic_factor(d: int, e: int, rank: int, seed: int) -> np.ndarray:
-    """A generic ``rank x n_x`` matrix ``E_0`` (exact rationals, drawn from ``seed``) whose form ``E_0^T E_0`` is
-    the start of every data set's homotopy of that rank (:func:`homotopy_solutions`): a data set's form is
-    ``E^T E`` with ``E`` its stacked linear maps, of rank ``min(samples t d', n_x)`` in general.  Entries Gaussian
-    rounded to multiples of ``2^-12``: a generic point of the ``rank x n_x`` matrices with probability one (the
-    matrices whose form has fewer critical points form a proper Zariski-closed set, which a continuous draw
-    misses)."""
-    n_x = e * d * d * (d + 1) // 2
-    rng = np.random.default_rng([int(seed), 0x47454E, d, e, rank])
-    M = np.rint(rng.standard_normal((rank, n_x)) * 2**FORM_BITS).astype(np.int64)
-    return np.array([[Fraction(int(v), 2**FORM_BITS) for v in row] for row in M], dtype=object)
-
-
-def generic_form(d: int, e: int, rank: int, seed: int) -> np.ndarray:
-    """``E_0^T E_0`` for :func:`generic_factor` (exact)."""
-    E = generic_factor(d, e, rank, seed)
-    num = np.array([[int(v * 2**FORM_BITS) for v in row] for row in E], dtype=object)
-    return np.array([[Fraction(v, 4**FORM_BITS) for v in row] for row in num.T.dot(num)], dtype=object)
-
-
-def form_rank(G: Any) -> int:
-    """The exact rank of a rational form (python-flint)."""
-    import flint
-
-    M = flint.fmpq_mat([[flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] for row in G])
-    return int(M.rank())
-
-
-def data_factor(S: SquareSystem, rank: int, E0: np.ndarray) -> np.ndarray:
-    """A float ``rank x n_x`` factor ``E`` of the form of ``S`` (``E^T E = G`` to rounding: its ``rank`` largest
-    eigenvalues), turned (an orthogonal ``Q``, which leaves ``E^T E`` alone) to be nearest ``E0``: the shortest
-    straight path from ``E0``."""
-    lam, Q = np.linalg.eigh(S._tables()["G"])
-    top = np.argsort(lam)[::-1][:rank]
-    E = np.sqrt(np.maximum(lam[top], 0.0))[:, None] * Q[:, top].T
-    U, _, Vt = np.linalg.svd(E0 @ E.T)  # orthogonal Procrustes: min |R E - E0| over R orthogonal
-    return np.asarray((U @ Vt) @ E)
-
-
-@dataclass
-class _GenericStart:
-    """The monodromy of the generic form of one size and seed: its system, its state and where it is stored."""
-
-    system: SquareSystem
-    state: _monodromy.Monodromy
-    name: str  # the file name in the result cache
-    source: str  # "stored", "resumed" or "new"
-    path: str | None = None  # the file it came from
-
-
-def _generic_start(arch: Architecture, rank: int, seed: int, resume: Any) -> _GenericStart:
-    """The monodromy state of the generic form of ``rank``: from ``resume``, else from the result cache (a state
-    that cannot be read there is solved again, with a warning in the log), else new."""
-    d, e, a, _ = check_layer(arch)
-    S0 = square_system(Architecture.single_layer(d, e, a, tokens=2), generic_form(d, e, rank, seed))
-    fp = S0.fingerprint(seed)
-    name = f"{fp}.landscape-{d}{e}{a}-rank{rank}-seed{seed}.npz"  # (in the cache's subdirectory named by fp[:2])
-    if resume is not None:
-        return _GenericStart(S0, _state(S0, seed, resume), name, "resumed", str(resume))
-    path = None if cache_disabled_by_env() else ResultCache().trusted_file(name, create=False)
-    if path is not None:
-        try:
-            state = _monodromy.Monodromy.resume(S0, path, fingerprint=fp)
-            return _GenericStart(S0, state, name, "stored", str(path))
-        except AgAttentionError as exc:
-            log.warning("the stored solution set %s is not used (%s): it is solved again", path, exc)
-    return _GenericStart(S0, _state(S0, seed, None), name, "new")
-
-
-def _store(start: _GenericStart) -> str | None:
-    """Write the generic form's state to the result cache (atomically, under its trust rules); where, or None."""
-    if cache_disabled_by_env():
-        return None
-    path = ResultCache().trusted_file(start.name, create=True)
-    if path is None:
-        return None
-    checkpoint = start.state.checkpoint
-    try:
-        start.state.save(path)
-    except (AgAttentionError, OSError) as exc:
-        log.warning("the generic form's solution set could not be stored in %s: %s", path, exc)
-        return None
-    finally:
-        start.state.checkpoint = checkpoint  # the user's --save file stays the one reported
-    return str(path)
-
-
+# long: one loop shares its state (the monodromy, the homotopy to the data, the certification, the known count)
 def _homotopy_solutions(
     arch: Architecture,
     G: Any,
@@ -472,12 +365,8 @@ def _homotopy_solutions(
     S = square_system(arch, G, w_scale=size)
     target = S.target(w)
     target_f = np.array([float(v) for v in target], dtype=complex)
-    d, e, a, _ = check_layer(arch)
-    rank = form_rank(S.G)
-    start = _generic_start(arch, rank, seed, resume)
+    start, H, rank = from_generic(arch, S, seed, resume)
     S0, state = start.system, start.state
-    E0 = np.array(generic_factor(d, e, rank, seed), dtype=float) / math.sqrt(float(S0.scale_G))
-    H = FormHomotopy.factors(S, E0, data_factor(S, rank, E0))
     # ignore: chart_array is None only for n_chart == 0, and a square system's n_chart = e d + ... > 0
     z0, p0, c0 = state.found.array()[0], state.p0, state.found.chart_array(S0.n_chart)[0]  # type: ignore[index]
     per = _certification_seconds(S0, z0, p0, c0)
@@ -500,7 +389,7 @@ def _homotopy_solutions(
                 save=save,
                 desc=f"monodromy {arch.describe()}, a generic form",
             )
-            stored = _store(start) or stored
+            stored = store(start) or stored
             t1 = time.perf_counter()
             seconds_mono += t1 - t0
             end_time = _after(mono.stop, end_time)
@@ -528,20 +417,20 @@ def _homotopy_solutions(
             if mono.stop != "known count":  # a limit (time, interrupt, cluster): what was found is the answer
                 break
             use_known = False  # as many found as msolve counts, fewer certified at the target: on to the rule
-    monodromy = mono.to_dict() | {
-        "form": f"generic of rank {rank} (seed {seed}), then one homotopy to the data's form",
-        "rank": rank,
-        "start": start.source,
-        "start_file": start.path,
-        "stored": stored,
-    }
     return HomotopySolutions(
         S,
         target,
         mono.count,
         int(rows.size),
         cert,
-        monodromy,
+        mono.to_dict()
+        | {
+            "form": f"generic of rank {rank} (seed {seed}), then one homotopy to the data's form",
+            "rank": rank,
+            "start": start.source,
+            "start_file": start.path,
+            "stored": stored,
+        },
         seconds_mono,
         seconds_hom,
         _failure_reasons(end),
