@@ -477,7 +477,7 @@ def ideal_ed_degree(
     parentheses only; a sign only at the start of an expression or after
     ``(``.  Anything else, a zero divisor or a nonzero constant generator
     raises :class:`~ag_attention.InvalidArgumentError`; a zero generator is dropped (noted).
-    The count is probabilistic: modulo two primes of :data:`PRIME_RANGE`
+    The count is probabilistic: modulo two primes of ``[2^30, 2^31)``
     (``[2^30, 2^31)``), drawn from ``seed`` and the input's SHA-256 (a prime
     dividing a coefficient is skipped, noted), with data random mod each
     prime; where the two counts differ a third prime decides (two of three

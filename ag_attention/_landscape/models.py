@@ -307,7 +307,7 @@ def model_ed_degree(
     ``timeout`` bounds the call: a run that ends at it returns a result that is not final and says why.
     ``seed``: ``None`` (default) draws one from the system's entropy; the result records it, and passing it again
     reproduces the run.  The primes (two of ``[2^30, 2^31)``, and a third where a route's two counts differ) are
-    drawn from the seed and the model's SHA-256 (:func:`~ag_attention._landscape.primes.draw_primes`); the
+    drawn from the seed and the model's SHA-256 (``draw_primes`` of ``ag_attention._landscape.primes``); the
     certificate states them and a bound on the error probability with its hypotheses.
 
     >>> from ag_attention import PolynomialModel
