@@ -17,8 +17,8 @@ from .. import _clock
 from .._checks import check_int, check_seconds
 from .._errors import ComputationTimeoutError, InvalidArgumentError, MSolveTimeoutError
 from .._exact import linalg
-from .ideal_ed import Poly, parse_polynomial
 from .model import PolynomialModel
+from .polytext import Poly, parse_polynomial
 from .system import polynomial_text
 
 __all__ = [
@@ -91,6 +91,8 @@ def _parameter_polynomial(model: PolynomialModel, text: Any, what: str, expected
         raise InvalidArgumentError(f"{what} = {text!r}: {expected} is expected")
     try:
         return parse_polynomial(text, model.parameters)
+    except InvalidArgumentError as exc:  # a limit: said as it is
+        raise InvalidArgumentError(f"{what}: {exc}") from None
     except ValueError as exc:
         raise InvalidArgumentError(f"{what} = {text!r} is not a polynomial in the parameters: {exc}") from None
 
