@@ -45,7 +45,7 @@ from typing import Any
 from .. import _clock
 from .._algebra import count_solutions
 from .._checks import check_choice, check_int, check_seconds
-from .._errors import ComputationError, InvalidArgumentError
+from .._errors import ComputationError, ComputationTimeoutError, InvalidArgumentError
 from .._m2 import Where, run_json
 from .._results import ResultMixin
 from .metrics import METRICS, Space
@@ -346,7 +346,8 @@ def ideal_ed_degree(
     form), or a symmetric matrix of rationals (one row per variable, e.g. the
     Bombieri–Weyl weights as a diagonal).  ``method``: ``"msolve"`` counts the
     Lagrange system with msolve, ``"m2"`` takes its degree in Macaulay2.
-    ``timeout``: seconds per prime (Macaulay2 and msolve together).  The generators are sized
+    ``timeout``: seconds per prime (Macaulay2 and msolve together; parsing the
+    generators counts against the first prime's).  The generators are sized
     before they are expanded: a degree, a number of terms or coefficients
     beyond the limits of ``ag_attention._landscape.polytext`` (e.g. more
     than 100,000 terms, parentheses nested more than 100 deep) raise
@@ -356,19 +357,24 @@ def ideal_ed_degree(
     >>> r.value, r.degree, [c for _, _, c in r.counts]
     (4, 2, [4, 4])
     """
-    names, polys, shown, notes = _checked(variables, generators)
+    timeout = check_seconds(timeout)
+    t0 = time.perf_counter()
+    started = _clock.now()  # (parsing counts against the first prime's limit)
+    names, polys, shown, notes = _checked(variables, generators, started + timeout, timeout)
     check_choice(method, "method", ("msolve", "m2"))
     seed = fresh_seed() if seed is None else check_int(seed, "seed")
-    timeout = check_seconds(timeout)
     metric = _rational_metric(metric, len(names))
-    t0 = time.perf_counter()
+    parsing = _clock.now() - started
+    if parsing >= timeout:
+        raise ComputationTimeoutError("parsing the generators", timeout)
     draw = draw_primes(polys, metric, seed, notes, "generators")
     text = ", ".join(shown) if shown else "0"
     kinds: dict[int, str] = {}
     varieties: dict[int, dict[str, int]] = {}
 
     def count(p: int, i: int) -> tuple[int, str, tuple[int, int, int]]:
-        kinds[p], c, varieties[p] = _one_count(names, polys, metric, p, seed + i, method, timeout, backend, cache, text)
+        limit = timeout - parsing if i == 0 else timeout
+        kinds[p], c, varieties[p] = _one_count(names, polys, metric, p, seed + i, method, limit, backend, cache, text)
         return c, str(c), (p, seed + i, c)
 
     value, counts, used = agreeing(count, draw, notes, "the ED degree")

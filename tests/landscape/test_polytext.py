@@ -13,7 +13,7 @@ from math import comb
 
 import pytest
 
-from ag_attention import InvalidArgumentError, ideal_ed_degree, polynomial_model
+from ag_attention import ComputationTimeoutError, InvalidArgumentError, _clock, ideal_ed_degree, polynomial_model
 from ag_attention._landscape.polytext import (
     MAX_DEPTH,
     MAX_EXPONENT,
@@ -111,3 +111,14 @@ def test_a_homogeneous_power_is_sized_by_the_monomials_of_its_degree():
     with pytest.raises(InvalidArgumentError, match=r"s\^60: about 635,376 terms after expansion.*MAX_TERMS"):
         inhomogeneous.pow(60, lambda: "s^60")
     assert MAX_TERMS < 635_376
+
+
+def test_parsing_counts_against_the_time_limit(monkeypatch):
+    """The clock starts before the generators are parsed: past the deadline during parsing, a timeout."""
+    real = _clock.now
+    start = real()
+    readings = iter([start])  # the first reading starts the clock, every later one is past the deadline
+
+    monkeypatch.setattr(_clock, "now", lambda: next(readings, start + 1e6))
+    with pytest.raises(ComputationTimeoutError, match="parsing a polynomial"):
+        ideal_ed_degree(XY, ["(x+y)^1000 - 1"], timeout=20)
