@@ -249,7 +249,9 @@ def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = No
     once with a numpy object array of the parameters as exact polynomials (``+ - *``, ``**`` with non-negative
     integer exponents, ``/`` by a number, ``@`` of object arrays; constants ``int`` or ``fractions.Fraction``: a
     float is refused) and returns the coordinates (any nesting of lists or arrays, flattened in C order; numbers
-    allowed).
+    allowed).  Either way each product and power is sized before it is expanded: beyond a limit (a degree above
+    10,000, more than 100,000 terms, ...: docs/manual/api.md, api-polynomial-text) it raises
+    :class:`~ag_attention.InvalidArgumentError` naming the limit and the piece.
 
     >>> M = polynomial_model(["a", "b"], ["a*b", "a^2", "b^2"], name="a cone")
     >>> M.describe()
