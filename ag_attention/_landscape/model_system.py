@@ -17,6 +17,7 @@ from .. import _clock
 from .._checks import check_int, check_seconds
 from .._errors import ComputationTimeoutError, InvalidArgumentError, MSolveTimeoutError
 from .._exact import linalg
+from . import polytext
 from .model import PolynomialModel
 from .polytext import Poly, parse_polynomial
 from .system import polynomial_text
@@ -37,6 +38,7 @@ __all__ = [
     "gauge_slice",
     "bareiss_determinant",
     "MAX_TERMS",
+    "check_slice_size",
 ]
 
 #: the largest number of terms ``h = det(R J_L)`` may have (a bound computed before it is built)
@@ -162,6 +164,7 @@ class _SliceRing:
             else linalg.rational_polynomial_ring(model.parameters)
         )
         self.src = src
+        check_slice_size(model, sl, p)
         self.x: list[Any] = []
         for f in model.polynomials:
             if p:
@@ -230,6 +233,40 @@ class _SliceRing:
             for a in range(r)
         ]
         return bareiss_determinant(M, self.ctx.constant(0), self.ctx.constant(1), end)
+
+
+def check_slice_size(model: PolynomialModel, sl: Slice, p: int) -> None:
+    """Refuse, before FLINT composes them, coordinates whose restriction to the slice ``sl`` (an affine substitution
+    of the parameters: dense in general) or whose squared loss would be beyond the limits of :mod:`.polytext` (the
+    slice's coefficients residues mod ``p``, or exact over QQ for ``p = 0``)."""
+    r = len(sl.directions[0]) if sl.directions else 0
+    if r == 0:
+        return
+    entries = [Fraction(c) for row in (sl.base, *sl.directions) for c in row]
+    entry = 31 if p else max(c.numerator.bit_length() + c.denominator.bit_length() for c in entries)
+    largest = (0, 0, 0)  # (terms, degree, bits) of the largest coordinate on the slice
+    for i, f in enumerate(model.polynomials):
+        if not f:
+            continue
+        d = max(sum(e) for e in f)
+        sizes = {k: polytext.monomials(r, k) for k in {sum(e) for e in f}}
+        terms = min(polytext.monomials(r, d), sum(sizes[sum(e)] for e in f))
+        own = max(c.numerator.bit_length() + c.denominator.bit_length() for c in f.values())
+        bits = 31 if p else own + len(f).bit_length() + d * (entry + (r + 1).bit_length())
+
+        def what(i: int = i, d: int = d) -> str:
+            return f"{model.name}: coordinate {i} (degree {d}) restricted to a slice of dimension {r}"
+
+        polytext.check_size(what, terms, d, bits)
+        largest = max(largest, (terms, d, bits))
+    terms, d, bits = largest
+    polytext.check_size(
+        lambda: f"{model.name}: the squared loss on a slice of dimension {r} (degree {2 * d})",
+        polytext.monomials(r, 2 * d),
+        2 * d,
+        31 if p else 2 * bits + terms.bit_length() + 8,
+        terms * terms,
+    )
 
 
 def bareiss_determinant(M: list[list[Any]], zero: Any, one: Any, end: float | None = None) -> Any:

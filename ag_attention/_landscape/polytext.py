@@ -39,6 +39,8 @@ __all__ = [
     "MAX_TOTAL_BITS",
     "MAX_DEPTH",
     "MAX_TEXT",
+    "check_size",
+    "monomials",
 ]
 
 Poly = dict[tuple[int, ...], Fraction]
@@ -74,7 +76,7 @@ def _about(x: float) -> str:
     return f"{x:,.0f}" if x < 1e7 else f"{x:.2g}"
 
 
-def _monomials(nvars: int, degree: int, homogeneous: bool, cap: int) -> int:
+def monomials(nvars: int, degree: int, homogeneous: bool = False, cap: int = _BIG) -> int:
     """The number of monomials of degree at most ``degree`` (exactly ``degree`` when ``homogeneous``) in ``nvars``
     variables, or a number above ``cap`` when it is (computed in at most ``nvars`` steps)."""
     if degree <= 0 or nvars == 0:
@@ -99,6 +101,25 @@ def _power_of(t: int, e: int, cap: int) -> int:
 
 def _estimate(x: float) -> str:
     return f"more than {_about(_BIG)}" if x > _BIG else f"about {_about(x)}"
+
+
+def check_size(what: Callable[[], str], terms: int, degree: int, bits: int, pairs: int = 0) -> None:
+    """Refuse a polynomial of (an upper bound of) ``terms`` terms, total degree ``degree`` and ``bits`` bits per
+    coefficient, or a product multiplying ``pairs`` pairs of terms, when above a limit of the module: an
+    :class:`~ag_attention.InvalidArgumentError` naming the limit and the piece ``what()``."""
+    limits = (
+        (degree, MAX_DEGREE, "MAX_DEGREE", f"degree {_about(degree)}"),
+        (terms, MAX_TERMS, "MAX_TERMS", f"{_estimate(terms)} terms after expansion"),
+        (pairs, MAX_PRODUCT_PAIRS, "MAX_PRODUCT_PAIRS", f"{_estimate(pairs)} products of two terms"),
+        (bits, MAX_COEFFICIENT_BITS, "MAX_COEFFICIENT_BITS", f"coefficients of {_estimate(bits)} bits"),
+        (terms * bits, MAX_TOTAL_BITS, "MAX_TOTAL_BITS", f"{_estimate(terms * bits)} bits of coefficients"),
+    )
+    for value, limit, name, said in limits:
+        if value > limit:
+            raise InvalidArgumentError(
+                f"{what()}: {said}, above the limit of {_about(limit)} ({name}: polynomials are sized before they "
+                "are expanded)"
+            )
 
 
 class Bounded:
@@ -135,19 +156,7 @@ class Bounded:
     def _check(self, what: Callable[[], str], terms: int, degree: int, bits: int, pairs: int = 0) -> None:
         """Refuse a result of about ``terms`` terms, total degree ``degree`` and ``bits`` bits per coefficient
         (or a product of ``pairs`` pairs of terms) when above a limit, naming the piece ``what()``."""
-        limits = (
-            (degree, MAX_DEGREE, "MAX_DEGREE", f"degree {_about(degree)}"),
-            (terms, MAX_TERMS, "MAX_TERMS", f"{_estimate(terms)} terms after expansion"),
-            (pairs, MAX_PRODUCT_PAIRS, "MAX_PRODUCT_PAIRS", f"{_estimate(pairs)} products of two terms"),
-            (bits, MAX_COEFFICIENT_BITS, "MAX_COEFFICIENT_BITS", f"coefficients of {_estimate(bits)} bits"),
-            (terms * bits, MAX_TOTAL_BITS, "MAX_TOTAL_BITS", f"{_estimate(terms * bits)} bits of coefficients"),
-        )
-        for value, limit, name, said in limits:
-            if value > limit:
-                raise InvalidArgumentError(
-                    f"{what()}: {said}, above the limit of {_about(limit)} ({name}: the polynomials given as text or "
-                    "as a function are sized before they are expanded)"
-                )
+        check_size(what, terms, degree, bits, pairs)
 
     def _exact_bits(self) -> Bounded:
         self.bits = _height(self.p)
@@ -174,7 +183,7 @@ class Bounded:
         degree = a.degree + b.degree
         homogeneous = a.homogeneous and b.homogeneous
         pairs = a.terms * b.terms
-        terms = min(pairs, _monomials(nvars, degree, homogeneous, _BIG))
+        terms = min(pairs, monomials(nvars, degree, homogeneous, _BIG))
         small = 1 if min(a.terms, b.terms) == 1 else pairs  # (one term: a monomial times the other, no pairs)
 
         def bits() -> int:
@@ -196,7 +205,7 @@ class Bounded:
         if degree > MAX_DEGREE:  # (before e * anything: e may be 10^9)
             self._check(what, 1, degree, 0)
         t = self.terms
-        terms = min(_power_of(t, e, _BIG), _monomials(nvars, degree, self.homogeneous, _BIG))
+        terms = min(_power_of(t, e, _BIG), monomials(nvars, degree, self.homogeneous, _BIG))
         pairs = 0 if t == 1 else t * terms
 
         def bits() -> int:
