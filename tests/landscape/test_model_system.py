@@ -112,9 +112,15 @@ def test_a_model_too_large_on_its_slice_is_refused_before_it_is_composed():
     assert "coordinate 0 (degree 10000) restricted to a slice of dimension 2: about 5e+07 terms" in lines[0]
     M = PolynomialModel.deep_linear([2, 1, 2])  # within the limits: nothing said
     check_slice_size(M, random_slice(M, 3, random.Random(0), 0), 0)
-    big = PolynomialModel(("a", "b"), ({(300, 0): Fraction(1)}, {(0, 300): Fraction(1)}), "x")
-    sl = Slice((Fraction(1), Fraction(2)), ((Fraction(3), Fraction(0)), (Fraction(0), Fraction(5))))
+    big = PolynomialModel(("a", "b"), ({(300, 0): Fraction(1)}, {(0, 300): Fraction(1)}), "x")  # on a dense slice
+    sl = Slice((Fraction(1), Fraction(2)), ((Fraction(3), Fraction(1)), (Fraction(1), Fraction(5))))
     with pytest.raises(
         InvalidArgumentError, match=r"loss on a slice of dimension 2 \(degree 600\): about 180,901 terms"
     ):
         check_slice_size(big, sl, 0)  # each coordinate: C(302, 2) = 45,451 terms, allowed; the loss: C(602, 2)
+    sparse = Slice((Fraction(0), Fraction(0)), ((Fraction(1), Fraction(0)), (Fraction(0), Fraction(1))))
+    check_slice_size(big, sparse, 0)  # theta = y: each coordinate one term on the slice, the loss at most 4 + 2 + 3
+    small = PolynomialModel.deep_linear([1, 1, 1])
+    exclusions = [{(200, 0): Fraction(1)}, {(0, 200): Fraction(1)}]  # each C(202, 2) = 20,301 terms on the slice
+    with pytest.raises(InvalidArgumentError, match=r"exclude: the product of the 2 polynomials .*MAX_PRODUCT_PAIRS"):
+        check_slice_size(small, sl, 0, exclusions)
