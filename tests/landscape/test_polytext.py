@@ -13,7 +13,15 @@ from math import comb
 
 import pytest
 
-from ag_attention import ComputationTimeoutError, InvalidArgumentError, _clock, ideal_ed_degree, polynomial_model
+from ag_attention import (
+    ComputationTimeoutError,
+    InvalidArgumentError,
+    M2TimeoutError,
+    MSolveTimeoutError,
+    _clock,
+    ideal_ed_degree,
+    polynomial_model,
+)
 from ag_attention._landscape.polytext import (
     MAX_DEPTH,
     MAX_EXPONENT,
@@ -122,3 +130,13 @@ def test_parsing_counts_against_the_time_limit(monkeypatch):
     monkeypatch.setattr(_clock, "now", lambda: next(readings, start + 1e6))
     with pytest.raises(ComputationTimeoutError, match="parsing a polynomial"):
         ideal_ed_degree(XY, ["(x+y)^1000 - 1"], timeout=20)
+
+
+def test_the_review_curve_is_counted_or_stopped_at_its_time_limit():
+    """``(x+y)^1000 - 1`` (1,000 parallel lines: ED degree 1000) took 48 s to parse before the clock started; now it
+    parses at once and the call ends with the value or at its limit (a timeout error), whichever comes first."""
+    try:
+        r = ideal_ed_degree(XY, ["(x+y)^1000 - 1"], timeout=5, cache=False)
+    except (ComputationTimeoutError, M2TimeoutError, MSolveTimeoutError):
+        return
+    assert r.value == 1000 and r.degree == 1000
