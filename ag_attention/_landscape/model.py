@@ -384,7 +384,8 @@ class _Poly:
         e = int(k)
 
         def what() -> str:
-            return f"polynomials: p**{e:,} of a polynomial p of {self.b.terms:,} terms and degree {self.b.degree:,}"
+            t = self.b.terms
+            return f"polynomials: p**{e:,} of a polynomial p of {t:,} term{'s' * (t != 1)} and degree {self.b.degree:,}"
 
         return _Poly(self.b.pow(e, what))
 
