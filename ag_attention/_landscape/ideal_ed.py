@@ -12,8 +12,8 @@ Their number for generic ``u`` is the ED degree of ``X`` with respect to
 ``Q`` (Draisma, Horobeţ, Ottaviani, Sturmfels, Thomas, *The Euclidean
 distance degree of an algebraic variety*, 2016).
 
-The generators are parsed here (:func:`parse_polynomial`: numbers, the
-variables, ``+ - * / ^`` and parentheses, nothing else) and the Macaulay2
+The generators are parsed by :func:`~ag_attention._landscape.polytext.parse_polynomial` (numbers, the
+variables, ``+ - * / ^`` and parentheses, nothing else; sized before they are expanded) and the Macaulay2
 input is written from the parsed polynomials in internal variable names, so
 no text of the caller reaches Macaulay2.  The count is taken over the
 algebraic closure of GF(p) with ``u`` (and a generic ``Q``) random mod ``p``,
@@ -45,162 +45,16 @@ from typing import Any
 from .. import _clock
 from .._algebra import count_solutions
 from .._checks import check_choice, check_int, check_seconds
-from .._errors import ComputationError, InvalidArgumentError
+from .._errors import ComputationError, ComputationTimeoutError, InvalidArgumentError
 from .._m2 import Where, run_json
 from .._results import ResultMixin
 from .metrics import METRICS, Space
+from .polytext import Poly, parse_polynomial
 from .primes import PRIME_RANGE, PrimeDraw, agreeing, draw_primes, fresh_seed
 
 __all__ = ["IdealEDDegree", "ideal_ed_degree", "parse_polynomial", "PRIME_RANGE", "PrimeDraw", "draw_primes"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-_MAX_EXPONENT = 1000
-_TOKEN = re.compile(r"[ \t]*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))")
-
-Poly = dict[tuple[int, ...], Fraction]
-
-
-def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
-    out = dict(a)
-    for m, c in b.items():
-        v = out.get(m, Fraction(0)) + sign * c
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
-    return out
-
-
-def _mul(a: Poly, b: Poly) -> Poly:
-    out: Poly = {}
-    for ma, ca in a.items():
-        for mb, cb in b.items():
-            out = _add(out, {tuple(x + y for x, y in zip(ma, mb)): ca * cb})
-    return out
-
-
-def parse_polynomial(text: str, variables: Sequence[str]) -> Poly:
-    """``text`` as an exact polynomial ``{exponents: coefficient}`` in ``variables``.
-
-    The grammar, and nothing else (spaces and tabs between tokens)::
-
-        expr   := [+|-] term {(+|-) term}
-        term   := power {(*|/) power}        -- "/" only by a nonzero constant
-        power  := atom [(^|**) integer]      -- 0 <= integer <= 1000
-        atom   := number | variable | "(" expr ")"
-        number := digits [. digits]          -- decimals are exact rationals
-
-    A sign is allowed only at the start of an expression (``x*(-y)``, not
-    ``x*-y``; ``x--y`` is refused).  Anything else raises ValueError with the
-    position.
-    """
-    parser = _Parser(_tokens(text), variables)
-    out = parser.expr()
-    if parser.peek()[0] != "end":
-        raise parser.fail("an operator or the end")
-    return out
-
-
-def _tokens(text: str) -> list[tuple[str, str, int]]:
-    """``(kind, text, position)`` of each token of ``text`` (kind ``num``, ``name`` or ``op``), then ``end``."""
-    tokens: list[tuple[str, str, int]] = []
-    pos = 0
-    while pos < len(text):
-        if text[pos:].strip(" \t") == "":
-            break
-        m = _TOKEN.match(text, pos)
-        if not m:
-            at = len(text) - len(text[pos:].lstrip(" \t"))
-            raise ValueError(f"unexpected {text[at]!r} at position {at}")
-        kind = m.lastgroup or ""
-        tokens.append((kind, m.group(kind), m.start(kind)))
-        pos = m.end()
-    tokens.append(("end", "", len(text)))
-    return tokens
-
-
-class _Parser:
-    """The recursive descent of :func:`parse_polynomial`'s grammar over its tokens, one method per rule."""
-
-    def __init__(self, tokens: list[tuple[str, str, int]], variables: Sequence[str]) -> None:
-        self.tokens = tokens
-        self.k = 0
-        self.n = len(variables)
-        self.index = {v: i for i, v in enumerate(variables)}
-
-    def peek(self) -> tuple[str, str, int]:
-        return self.tokens[self.k]
-
-    def fail(self, what: str) -> ValueError:
-        kind, tok, at = self.tokens[self.k]
-        return ValueError(f"{what} expected at position {at}, found " + ("the end" if kind == "end" else repr(tok)))
-
-    def const(self, c: Fraction) -> Poly:
-        return {(0,) * self.n: c} if c else {}
-
-    def expr(self) -> Poly:
-        sign = 1
-        if self.peek()[1] in ("+", "-"):
-            sign = -1 if self.peek()[1] == "-" else 1
-            self.k += 1
-        out = _mul(self.const(Fraction(sign)), self.term())
-        while self.peek()[1] in ("+", "-"):
-            s = -1 if self.peek()[1] == "-" else 1
-            self.k += 1
-            out = _add(out, self.term(), s)
-        return out
-
-    def term(self) -> Poly:
-        out = self.power()
-        while self.peek()[1] in ("*", "/"):
-            op = self.peek()[1]
-            self.k += 1
-            at = self.peek()[2]
-            rhs = self.power()
-            if op == "*":
-                out = _mul(out, rhs)
-            else:
-                one = (0,) * self.n
-                if not rhs or set(rhs) != {one}:
-                    raise ValueError(f"division by {'zero' if not rhs else 'a non-constant'} at position {at}")
-                out = _mul(out, self.const(1 / rhs[one]))
-        return out
-
-    def power(self) -> Poly:
-        base = self.atom()
-        if self.peek()[1] not in ("^", "**"):
-            return base
-        self.k += 1
-        kind, tok, at = self.peek()
-        if kind != "num" or "." in tok:
-            raise self.fail("a nonnegative integer exponent")
-        e = int(tok)
-        if e > _MAX_EXPONENT:
-            raise ValueError(f"exponent {e} at position {at} is above {_MAX_EXPONENT}")
-        self.k += 1
-        out = self.const(Fraction(1))
-        for _ in range(e):
-            out = _mul(out, base)
-        return out
-
-    def atom(self) -> Poly:
-        kind, tok, at = self.peek()
-        if kind == "num":
-            self.k += 1
-            return self.const(Fraction(tok))
-        if kind == "name":
-            if tok not in self.index:
-                raise ValueError(f"{tok!r} at position {at} is not among the variables")
-            self.k += 1
-            return {tuple(int(i == self.index[tok]) for i in range(self.n)): Fraction(1)}
-        if tok == "(":
-            self.k += 1
-            out = self.expr()
-            if self.peek()[1] != ")":
-                raise self.fail("')'")
-            self.k += 1
-            return out
-        raise self.fail("a number, a variable or '('")
 
 
 def _render(poly: Poly, names: Sequence[str]) -> str:
@@ -290,9 +144,10 @@ class IdealEDDegree(ResultMixin):
 
 
 def _checked(
-    variables: Sequence[str], generators: Sequence[Any]
+    variables: Sequence[str], generators: Sequence[Any], deadline: float | None = None, timeout: float = 0.0
 ) -> tuple[tuple[str, ...], list[Poly], tuple[str, ...], list[str]]:
-    """``(names, parsed generators, their text, notes)``; "0" generators are dropped (said)."""
+    """``(names, parsed generators, their text, notes)``; "0" generators are dropped (said).  Parsing ends by
+    ``deadline`` (a reading of ``_clock.now()``; ``timeout`` the limit it says)."""
     if isinstance(variables, str) or not isinstance(variables, Sequence) or not variables:
         raise InvalidArgumentError(f"variables={variables!r}: a non-empty list of names is expected")
     names = tuple(v if isinstance(v, str) else repr(v) for v in variables)
@@ -308,7 +163,9 @@ def _checked(
         if not isinstance(g, (str, int)) or isinstance(g, bool):
             raise InvalidArgumentError(f"generators[{i}] = {g!r}: a polynomial as text is expected")
         try:
-            poly = parse_polynomial(str(g), names)
+            poly = parse_polynomial(str(g), names, deadline=deadline, timeout=timeout)
+        except InvalidArgumentError as exc:  # a limit: said as it is
+            raise InvalidArgumentError(f"generators[{i}]: {exc}") from None
         except ValueError as exc:
             raise InvalidArgumentError(
                 f"generators[{i}] = {str(g)!r} is not a polynomial in the variables "
@@ -489,25 +346,35 @@ def ideal_ed_degree(
     form), or a symmetric matrix of rationals (one row per variable, e.g. the
     Bombieri–Weyl weights as a diagonal).  ``method``: ``"msolve"`` counts the
     Lagrange system with msolve, ``"m2"`` takes its degree in Macaulay2.
-    ``timeout``: seconds per prime (Macaulay2 and msolve together).
+    ``timeout``: seconds per prime (Macaulay2 and msolve together; parsing the
+    generators counts against the first prime's).  The generators are sized
+    before they are expanded: a degree, a number of terms or coefficients
+    beyond the limits of ``ag_attention._landscape.polytext`` (e.g. more
+    than 100,000 terms, parentheses nested more than 100 deep) raise
+    :class:`~ag_attention.InvalidArgumentError` naming the limit and the piece.
 
     >>> r = ideal_ed_degree(["x", "y"], ["x^2 + 4*y^2 - 4"])      # an ellipse: 4 critical points
     >>> r.value, r.degree, [c for _, _, c in r.counts]
     (4, 2, [4, 4])
     """
-    names, polys, shown, notes = _checked(variables, generators)
+    timeout = check_seconds(timeout)
+    t0 = time.perf_counter()
+    started = _clock.now()  # (parsing counts against the first prime's limit)
+    names, polys, shown, notes = _checked(variables, generators, started + timeout, timeout)
     check_choice(method, "method", ("msolve", "m2"))
     seed = fresh_seed() if seed is None else check_int(seed, "seed")
-    timeout = check_seconds(timeout)
     metric = _rational_metric(metric, len(names))
-    t0 = time.perf_counter()
+    parsing = _clock.now() - started
+    if parsing >= timeout:
+        raise ComputationTimeoutError("parsing the generators", timeout)
     draw = draw_primes(polys, metric, seed, notes, "generators")
     text = ", ".join(shown) if shown else "0"
     kinds: dict[int, str] = {}
     varieties: dict[int, dict[str, int]] = {}
 
     def count(p: int, i: int) -> tuple[int, str, tuple[int, int, int]]:
-        kinds[p], c, varieties[p] = _one_count(names, polys, metric, p, seed + i, method, timeout, backend, cache, text)
+        limit = timeout - parsing if i == 0 else timeout
+        kinds[p], c, varieties[p] = _one_count(names, polys, metric, p, seed + i, method, limit, backend, cache, text)
         return c, str(c), (p, seed + i, c)
 
     value, counts, used = agreeing(count, draw, notes, "the ED degree")

@@ -38,7 +38,7 @@ from .._checks import check_int, check_type
 from .._errors import InvalidArgumentError
 from .._exact import linalg
 from .._models import Parametrization, check_one_layer
-from .ideal_ed import Poly, parse_polynomial
+from .polytext import Bounded, Poly, parse_polynomial, to_poly
 
 __all__ = ["PolynomialModel", "polynomial_model", "MAX_PARAMETERS"]
 
@@ -124,7 +124,7 @@ class PolynomialModel:
         names_v = [f"v{m}_{l}" for m in range(1, e + 1) for l in range(1, d + 1)]
         if a >= d:
             names = [f"a{k}_{l}" for k in range(1, d + 1) for l in range(1, d + 1)] + names_v
-            return cls(tuple(names), tuple(_to_poly(f) for f in P.polynomials), f"lightning layer {arch.describe()}")
+            return cls(tuple(names), tuple(to_poly(f) for f in P.polynomials), f"lightning layer {arch.describe()}")
         names = (
             [f"p{k}_{c}" for k in range(1, d + 1) for c in range(1, a + 1)]
             + [f"k{c}_{l}" for c in range(1, a + 1) for l in range(1, d + 1)]
@@ -138,7 +138,7 @@ class PolynomialModel:
             for l in range(1, d + 1)
         ]
         subs = A + [g[v] for v in names_v]
-        polys = [_to_poly(_compose_int(f, subs, ctx)) for f in P.polynomials]
+        polys = [to_poly(_compose_int(f, subs, ctx)) for f in P.polynomials]
         return cls(tuple(names), tuple(polys), f"lightning layer {arch.describe()}")
 
     @classmethod
@@ -161,7 +161,7 @@ class PolynomialModel:
                 [sum((g[M[i][k]] * P[k][j] for k in range(len(P))), ctx.constant(0)) for j in range(len(P[0]))]
                 for i in range(len(M))
             ]
-        polys = [_to_poly(f) for row in P for f in row]
+        polys = [to_poly(f) for row in P for f in row]
         return cls(tuple(names), tuple(polys), f"deep linear network {'-'.join(map(str, widths))}")
 
     @classmethod
@@ -193,7 +193,7 @@ class PolynomialModel:
         stride = "stride 1" if set(ss) == {1} else f"strides {'-'.join(map(str, ss))}"
         return cls(
             tuple(names),
-            tuple(_to_poly(f) for f in prod),
+            tuple(to_poly(f) for f in prod),
             f"linear convolutional network, filters {'-'.join(map(str, ks))}, {stride}",
         )
 
@@ -240,16 +240,6 @@ def _check_size(k: int, what: str) -> None:
         raise InvalidArgumentError(f"{k} {what}: at most {MAX_PARAMETERS} (the symbolic routes would not finish)")
 
 
-def _to_poly(f: Any) -> Poly:
-    """A python-flint polynomial (integer or rational coefficients) as ``{exponents: Fraction}``."""
-    out: Poly = {}
-    for e, c in f.to_dict().items():
-        q = Fraction(int(c.p), int(c.q)) if hasattr(c, "q") else Fraction(int(c))
-        if q:
-            out[tuple(int(x) for x in e)] = q
-    return out
-
-
 def _compose_int(f: Any, subs: Sequence[Any], ctx: Any) -> Any:
     total = ctx.constant(0)
     for e, c in f.to_dict().items():
@@ -270,7 +260,9 @@ def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = No
     once with a numpy object array of the parameters as exact polynomials (``+ - *``, ``**`` with non-negative
     integer exponents, ``/`` by a number, ``@`` of object arrays; constants ``int`` or ``fractions.Fraction``: a
     float is refused) and returns the coordinates (any nesting of lists or arrays, flattened in C order; numbers
-    allowed).
+    allowed).  Either way each product and power is sized before it is expanded: beyond a limit (a degree above
+    10,000, more than 100,000 terms, ...: docs/manual/api.md, api-polynomial-text) it raises
+    :class:`~ag_attention.InvalidArgumentError` naming the limit and the piece.
 
     >>> M = polynomial_model(["a", "b"], ["a*b", "a^2", "b^2"], name="a cone")
     >>> M.describe()
@@ -306,6 +298,8 @@ def polynomial_model(parameters: Any, polynomials: Any, *, name: str | None = No
                 raise InvalidArgumentError(f"polynomials[{i}] = {f!r}: a polynomial as text is expected")
             try:
                 polys.append(parse_polynomial(str(f), names))
+            except InvalidArgumentError as exc:  # a limit: said as it is
+                raise InvalidArgumentError(f"polynomials[{i}]: {exc}") from None
             except ValueError as exc:
                 raise InvalidArgumentError(
                     f"polynomials[{i}] = {str(f)!r} is not a polynomial in the parameters "
@@ -336,62 +330,86 @@ def _flatten(value: Any, out: list[Any], depth: int) -> None:
 
 class _Poly:
     """A parameter polynomial handed to a user's function: ``+ - *``, ``**`` (a non-negative integer), ``/`` by a
-    nonzero number, with ints and ``Fraction`` on either side (python-flint alone refuses ``Fraction * poly``)."""
+    nonzero number, with ints and ``Fraction`` on either side (python-flint alone refuses ``Fraction * poly``).
+    Products and powers are sized before they are expanded (:class:`~.polytext.Bounded`: a limit raises
+    :class:`~ag_attention.InvalidArgumentError` before FLINT is called)."""
 
-    __slots__ = ("p",)
+    __slots__ = ("b",)
     __array_priority__ = 1000
 
-    def __init__(self, p: Any) -> None:
-        self.p = p
+    def __init__(self, b: Bounded) -> None:
+        self.b = b
 
-    @staticmethod
-    def _of(x: Any) -> Any:
+    @property
+    def p(self) -> Any:
+        return self.b.p
+
+    def _of(self, x: Any) -> Bounded:
         if isinstance(x, _Poly):
-            return x.p
+            return x.b
         if isinstance(x, bool) or not isinstance(x, (int, Fraction, np.integer)):
             raise TypeError(f"{x!r} ({type(x).__name__}) is not exact: use int or fractions.Fraction")
-        return linalg.rational(Fraction(int(x)) if isinstance(x, np.integer) else x)
+        return Bounded.constant(self.p.context(), Fraction(int(x)) if isinstance(x, np.integer) else x)
+
+    def _product(self, o: Bounded) -> Callable[[], str]:
+        def what() -> str:
+            return (
+                f"polynomials: a product of polynomials of {self.b.terms:,} and {o.terms:,} terms "
+                f"(degrees {self.b.degree:,} and {o.degree:,})"
+            )
+
+        return what
 
     def __add__(self, o: Any) -> _Poly:
-        return _Poly(self.p + self._of(o))
+        return _Poly(self.b.add(self._of(o)))
 
     __radd__ = __add__
 
     def __sub__(self, o: Any) -> _Poly:
-        return _Poly(self.p - self._of(o))
+        return _Poly(self.b.add(self._of(o), -1))
 
     def __rsub__(self, o: Any) -> _Poly:
-        return _Poly(self._of(o) - self.p)
+        return _Poly(self._of(o).add(self.b, -1))
 
     def __mul__(self, o: Any) -> _Poly:
-        return _Poly(self.p * self._of(o))
+        other = self._of(o)
+        return _Poly(self.b.mul(other, self._product(other)))
 
     __rmul__ = __mul__
 
     def __neg__(self) -> _Poly:
-        return _Poly(-self.p)
+        return _Poly(self.b.neg())
 
     def __pos__(self) -> _Poly:
         return self
 
     def __truediv__(self, o: Any) -> _Poly:
-        if isinstance(o, _Poly) or self._of(o) == 0:
+        if isinstance(o, _Poly) or self._of(o).p.is_zero():
             raise TypeError("a polynomial may only be divided by a nonzero number")
-        return _Poly(self.p * (1 / self._of(o)))
+        c = 1 / Fraction(int(o) if isinstance(o, np.integer) else o)
+        return _Poly(self.b.scale(c, self._product(self._of(c))))
 
     def __pow__(self, k: Any) -> _Poly:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
             raise TypeError(f"exponent {k!r}: a non-negative integer is expected")
-        return _Poly(self.p ** int(k))
+        e = int(k)
+
+        def what() -> str:
+            t = self.b.terms
+            return f"polynomials: p**{e:,} of a polynomial p of {t:,} term{'s' * (t != 1)} and degree {self.b.degree:,}"
+
+        return _Poly(self.b.pow(e, what))
 
 
 def _from_callable(f: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> list[Poly]:
     ctx = linalg.rational_polynomial_ring(names)
     theta = np.empty(len(names), dtype=object)
     for i, g in enumerate(ctx.gens()):  # one by one: numpy would read a polynomial as a sequence of terms
-        theta[i] = _Poly(g)
+        theta[i] = _Poly(Bounded(g, 2, True))
     try:
         out = f(theta)
+    except InvalidArgumentError:  # a limit (:class:`_Poly`): said as it is
+        raise
     except Exception as exc:  # the caller's function: its error is reported, named
         raise InvalidArgumentError(f"polynomials: the function raised {type(exc).__name__}: {exc}") from None
     flat: list[Any] = []
@@ -403,7 +421,7 @@ def _from_callable(f: Callable[[np.ndarray], Any], names: tuple[str, ...]) -> li
         if isinstance(v, (int, Fraction, np.integer)) and not isinstance(v, bool):
             polys.append({(0,) * len(names): Fraction(int(v)) if not isinstance(v, Fraction) else v} if v else {})
         elif isinstance(v, _Poly):
-            polys.append(_to_poly(v.p))
+            polys.append(to_poly(v.p))
         else:
             raise InvalidArgumentError(
                 f"polynomials: coordinate {i} returned by the function is {v!r} "

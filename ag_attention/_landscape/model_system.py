@@ -17,8 +17,9 @@ from .. import _clock
 from .._checks import check_int, check_seconds
 from .._errors import ComputationTimeoutError, InvalidArgumentError, MSolveTimeoutError
 from .._exact import linalg
-from .ideal_ed import Poly, parse_polynomial
+from . import polytext
 from .model import PolynomialModel
+from .polytext import Poly, parse_polynomial
 from .system import polynomial_text
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "gauge_slice",
     "bareiss_determinant",
     "MAX_TERMS",
+    "check_slice_size",
 ]
 
 #: the largest number of terms ``h = det(R J_L)`` may have (a bound computed before it is built)
@@ -91,6 +93,8 @@ def _parameter_polynomial(model: PolynomialModel, text: Any, what: str, expected
         raise InvalidArgumentError(f"{what} = {text!r}: {expected} is expected")
     try:
         return parse_polynomial(text, model.parameters)
+    except InvalidArgumentError as exc:  # a limit: said as it is
+        raise InvalidArgumentError(f"{what}: {exc}") from None
     except ValueError as exc:
         raise InvalidArgumentError(f"{what} = {text!r} is not a polynomial in the parameters: {exc}") from None
 
@@ -160,6 +164,8 @@ class _SliceRing:
             else linalg.rational_polynomial_ring(model.parameters)
         )
         self.src = src
+        self.model, self.slice = model, sl
+        check_slice_size(model, sl, p)
         self.x: list[Any] = []
         for f in model.polynomials:
             if p:
@@ -198,6 +204,7 @@ class _SliceRing:
             return h
         if not remove:
             return None
+        check_slice_size(self.model, self.slice, self.p, remove)
         h = self.ctx.constant(1)
         for f in remove:
             h = h * self.restrict(f)
@@ -228,6 +235,79 @@ class _SliceRing:
             for a in range(r)
         ]
         return bareiss_determinant(M, self.ctx.constant(0), self.ctx.constant(1), end)
+
+
+def _entry_bits(sl: Slice, p: int) -> int:
+    """The bits of the slice's coefficients (a residue mod ``p``, or exact rationals for ``p = 0``)."""
+    entries = [Fraction(c) for row in (sl.base, *sl.directions) for c in row]
+    return 31 if p else max((c.numerator.bit_length() + c.denominator.bit_length() for c in entries), default=1)
+
+
+def _on_slice(f: Poly, r: int, entry: int, p: int, widths: Sequence[int]) -> tuple[int, int, int]:
+    """``(terms, degree, bits)``: upper bounds for ``f`` restricted to a slice of dimension ``r`` whose
+    coefficients have ``entry`` bits, parameter ``j`` becoming a polynomial of ``widths[j]`` terms (so that
+    ``theta_j^k`` has at most ``C(widths[j] - 1 + k, k)`` terms, and a monomial of degree ``k`` at most
+    ``C(r + k, r)``)."""
+    if not f:
+        return 0, 0, 0
+    d = max(sum(e) for e in f)
+    powers: dict[tuple[int, int], int] = {}
+    total = 0
+    for e in f:
+        one = polytext.monomials(r, sum(e))
+        prod = 1
+        for j, k in enumerate(e):
+            if k and prod <= one:
+                if (j, k) not in powers:
+                    powers[j, k] = polytext.monomials(widths[j], k, True) if widths[j] else 0
+                prod *= powers[j, k]
+        total += min(one, prod)
+    terms = min(polytext.monomials(r, d), total)
+    own = max(c.numerator.bit_length() + c.denominator.bit_length() for c in f.values())
+    return terms, d, 31 if p else own + len(f).bit_length() + d * (entry + (r + 1).bit_length())
+
+
+def check_slice_size(model: PolynomialModel, sl: Slice, p: int, exclusions: Sequence[Poly] = ()) -> None:
+    """Refuse, before FLINT composes them, coordinates whose restriction to the slice ``sl`` (an affine substitution
+    of the parameters: dense in general), their squared loss or the product of the ``exclusions`` on the slice
+    that would be beyond the limits of :mod:`.polytext` (the slice's coefficients residues mod ``p``, or exact
+    over QQ for ``p = 0``)."""
+    r = len(sl.directions[0]) if sl.directions else 0
+    if r == 0:
+        return
+    entry = _entry_bits(sl, p)
+    widths = [int(b != 0) + sum(1 for c in row if c) for b, row in zip(sl.base, sl.directions)]
+    largest = (0, 0, 0)  # (terms, degree, bits) of the largest coordinate on the slice
+    every = 0  # the terms of all coordinates on the slice
+    for i, f in enumerate(model.polynomials):
+        terms, d, bits = _on_slice(f, r, entry, p, widths)
+
+        def what(i: int = i, d: int = d) -> str:
+            return f"{model.name}: coordinate {i} (degree {d}) restricted to a slice of dimension {r}"
+
+        polytext.check_size(what, terms, d, bits)
+        largest = max(largest, (terms, d, bits))
+        every += terms
+    terms, d, bits = largest
+    polytext.check_size(  # sum Q_ij x_i x_j - 2 u^T x + c (+ a regularization's r squares)
+        lambda: f"{model.name}: the squared loss on a slice of dimension {r} (degree {2 * d})",
+        min(polytext.monomials(r, 2 * d), every * every + every + r + 1),
+        2 * d,
+        31 if p else 2 * bits + terms.bit_length() + 8,
+        every * every,
+    )
+    if exclusions:
+        sizes = [_on_slice(f, r, entry, p, widths) for f in exclusions]
+        degree = sum(d for _, d, _ in sizes)
+        most = max(t for t, _, _ in sizes)
+        product = min(math.prod(t for t, _, _ in sizes), polytext.monomials(r, degree))
+        polytext.check_size(
+            lambda: f"exclude: the product of the {len(sizes)} polynomials on a slice of dimension {r}",
+            product,
+            degree,
+            31 if p else sum(b + t.bit_length() for t, _, b in sizes),
+            product * most,
+        )
 
 
 def bareiss_determinant(M: list[list[Any]], zero: Any, one: Any, end: float | None = None) -> Any:

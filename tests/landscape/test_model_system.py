@@ -1,6 +1,9 @@
 """A model's slice and systems (``_landscape/model_system.py``): exact pieces checked on their own."""
 
+import os
 import random
+import subprocess
+import sys
 import time
 from fractions import Fraction
 
@@ -10,9 +13,11 @@ from ag_attention import InvalidArgumentError, PolynomialModel
 from ag_attention._errors import MSolveTimeoutError
 from ag_attention._exact import linalg
 from ag_attention._landscape.model_system import (
+    Slice,
     bareiss_determinant,
     check_common,
     check_model,
+    check_slice_size,
     fiber_system,
     gauge_slice,
     generic_rank,
@@ -21,6 +26,7 @@ from ag_attention._landscape.model_system import (
     time_left,
 )
 from ag_attention._models.parametrization import laplace_determinant
+from tests.helpers import ROOT
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
@@ -74,3 +80,47 @@ def test_the_shared_checks_name_the_argument():
         check_model("x", "f")
     with pytest.raises(MSolveTimeoutError):
         time_left(time.monotonic() + 0.5, "a job")
+
+
+_SLICE_CHILD = """
+from ag_attention import InvalidArgumentError, model_critical_points, model_ed_degree, polynomial_model
+M = polynomial_model(2, lambda t: [t[0] ** 10000, t[1] ** 10000])
+calls = (lambda: model_ed_degree(M, method="parametric", timeout=30), lambda: model_critical_points(M, target=[1, 2]))
+for call in calls:
+    try:
+        call()
+        print("not refused")
+    except InvalidArgumentError as exc:
+        print("refused:", exc)
+"""
+
+
+def test_a_model_too_large_on_its_slice_is_refused_before_it_is_composed():
+    """``t1^10000`` on a 2-dimensional slice is ``(a + b y1 + c y2)^10000``: 5e7 terms, which FLINT would build
+    for minutes or abort on; refused before (in a child process, which must end normally)."""
+    r = subprocess.run(
+        [sys.executable, "-c", _SLICE_CHILD],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("refused: ") for line in lines)
+    assert "coordinate 0 (degree 10000) restricted to a slice of dimension 2: about 5e+07 terms" in lines[0]
+    M = PolynomialModel.deep_linear([2, 1, 2])  # within the limits: nothing said
+    check_slice_size(M, random_slice(M, 3, random.Random(0), 0), 0)
+    big = PolynomialModel(("a", "b"), ({(300, 0): Fraction(1)}, {(0, 300): Fraction(1)}), "x")  # on a dense slice
+    sl = Slice((Fraction(1), Fraction(2)), ((Fraction(3), Fraction(1)), (Fraction(1), Fraction(5))))
+    with pytest.raises(
+        InvalidArgumentError, match=r"loss on a slice of dimension 2 \(degree 600\): about 180,901 terms"
+    ):
+        check_slice_size(big, sl, 0)  # each coordinate: C(302, 2) = 45,451 terms, allowed; the loss: C(602, 2)
+    sparse = Slice((Fraction(0), Fraction(0)), ((Fraction(1), Fraction(0)), (Fraction(0), Fraction(1))))
+    check_slice_size(big, sparse, 0)  # theta = y: each coordinate one term on the slice, the loss at most 4 + 2 + 3
+    small = PolynomialModel.deep_linear([1, 1, 1])
+    exclusions = [{(200, 0): Fraction(1)}, {(0, 200): Fraction(1)}]  # each C(202, 2) = 20,301 terms on the slice
+    with pytest.raises(InvalidArgumentError, match=r"exclude: the product of the 2 polynomials .*MAX_PRODUCT_PAIRS"):
+        check_slice_size(small, sl, 0, exclusions)
