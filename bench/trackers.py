@@ -13,7 +13,9 @@ chart; then every solution tracked to another random complex target ``w_1``:
   ones (1e-9), charts moving with the paths;
 * **PHCpack** (Debian's ``python3-phcpy``, run by ``--phc``, the system Python): ``standard_double_track`` and
   ``ade_double_track`` (algorithmic differentiation) from the system at ``w_0`` to the system at ``w_1`` with a
-  random gamma, one task, the same start solutions, the polynomials written out by sympy in the common chart;
+  random gamma, one task, the same start solutions, the polynomials written out by sympy in the common chart; each
+  tracker in a process of its own (measured: a second tracker in the same process fails with STORAGE_ERROR or a
+  corrupted heap);
 * **Macaulay2's MonodromySolver** (the ``passagemath-macaulay2`` wheel): named with why it did not run where it
   cannot (this package's probe of the wheel: on a CPU without AVX-512 its binary dies at start-up).
 
@@ -57,7 +59,7 @@ names = job["names"]
 sols = [make_solution(names, [complex(a, b) for a, b in s]) for s in job["start"]]
 gamma = complex(*job["gamma"])
 out = {}
-for kind in ("standard_double_track", "ade_double_track"):
+for kind in sys.argv[3:]:  # one tracker per process: a second one in the same process corrupts phcpy's memory
     f = getattr(trackers, kind)
     t0 = time.perf_counter()
     try:
@@ -196,25 +198,28 @@ def phcpack(S, theta, C, w0, w1, python: str, timeout: float, rng) -> None:  # t
             )
         )
         script.write_text(PHC_SCRIPT)
-        try:
-            p = subprocess.run(
-                [python, str(script), str(job), str(out)],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                start_new_session=True,
-                preexec_fn=_big_stack,
-            )
-        except FileNotFoundError:
-            print(f"    PHCpack: not run ({python} not found; apt-get install python3-phcpy)")
-            return
-        except subprocess.TimeoutExpired:
-            print(f"    PHCpack: not finished within {timeout:g} s")
-            return
-        if p.returncode != 0 or not out.exists():
-            print(f"    PHCpack: not run ({(p.stderr or p.stdout).strip().splitlines()[-1:]})")
-            return
-        got = json.loads(out.read_text())
+        got = {}
+        for kind in ("standard_double_track", "ade_double_track"):
+            try:
+                p = subprocess.run(
+                    [python, str(script), str(job), str(out), kind],
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                    start_new_session=True,
+                    preexec_fn=_big_stack,
+                )
+            except FileNotFoundError:
+                print(f"    PHCpack: not run ({python} not found; apt-get install python3-phcpy)")
+                return
+            except subprocess.TimeoutExpired:
+                print(f"    PHCpack {kind}: not finished within {timeout:g} s")
+                continue
+            if p.returncode != 0 or not out.exists():
+                print(f"    PHCpack {kind}: not run ({(p.stderr or p.stdout).strip().splitlines()[-1:]})")
+                continue
+            got.update(json.loads(out.read_text()))
+            out.unlink()
     for kind, r in got.items():
         ends = np.array([[complex(a, b) for a, b in s] for s in r["ends"]])
         finite = ends[np.all(np.isfinite(ends), axis=1) & (np.abs(ends).max(axis=1) < 1e8)]
