@@ -44,7 +44,7 @@ from ag_attention._landscape import generic_start as N  # noqa: E402
 from ag_attention._numeric import executors  # noqa: E402
 from ag_attention._numeric import homotopy as H  # noqa: E402
 from ag_attention._numeric import monodromy as M  # noqa: E402
-from ag_attention._numeric.tracker import TrackerOptions, track  # noqa: E402
+from ag_attention._numeric.tracker import TrackerOptions, set_threads, track  # noqa: E402
 
 #: paths per second of one core before this work (issue 45: "today about 200 per core")
 BEFORE_PER_CORE = 200.0
@@ -148,6 +148,7 @@ def polynomials(S, chart: np.ndarray, w: np.ndarray) -> tuple[list[str], list[st
 
 
 def ours(S, theta, C, w0, w1, options, label):  # type: ignore[no-untyped-def]
+    set_threads(1)  # one core: no second thread stepping half of each batch
     with H.one_blas_thread():
         t0 = time.perf_counter()
         res = track(S, theta, w0, w1, options, None, C)
