@@ -12,6 +12,8 @@ share in :mod:`.common`.  This module is the front door: :func:`build_parser` an
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -58,9 +60,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_problem() -> str | None:
+    """Why nothing can be printed (standard output closed), or None: checked before any work."""
+    if sys.stdout is None:
+        return "standard output is closed"
+    try:
+        os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's capture) is fine: only a closed one
+        return None if not hasattr(sys.stdout, "fileno") else "standard output is closed"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    problem = _stdout_problem()
+    if problem is not None:
+        if sys.stderr is not None:
+            print(f"ag-attention: error: {problem}: nothing could be printed (nothing was computed)", file=sys.stderr)
+        return EXIT_OUTPUT
     try:
         with quiet(args.quiet or args.json):
             status = int(args.func(args) or 0)
@@ -70,6 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader went away (`... | head -1`): no traceback, and nothing more to write
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF):
+            raise
+        # standard output cannot take the result (a full disk, /dev/full): said, no traceback
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"ag-attention: error: cannot write to standard output: {exc.strerror}", file=sys.stderr)
+        return EXIT_OUTPUT
     except InvalidArgumentError as exc:
         print(f"ag-attention: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -80,3 +80,20 @@ def test_a_closed_pipe_ends_quietly():
     assert r.stdout.strip() == "{"
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
     subprocess.run(["rm", "-rf", f"{ROOT}/.pytest-out-pipe"])
+
+
+@pytest.mark.parametrize(
+    "redirect, said",
+    [("> /dev/full", "cannot write to standard output: No space left on device"), (">&-", "standard output is closed")],
+)
+def test_a_full_or_closed_standard_output_is_said_with_exit_4(redirect, said):
+    """`> /dev/full` (a full disk) and a closed standard output: exit 4 and one line on stderr, no traceback."""
+    r = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m ag_attention dim --widths 2,1 --ranks 2 --json {redirect}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert r.returncode == 4 and said in r.stderr and "Traceback" not in r.stderr, r.stderr
