@@ -145,7 +145,7 @@ def read_weights_file(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[
     if st.st_size > max_bytes:
         raise InvalidArgumentError(f"{path}: {st.st_size:,} bytes, more than the {max_bytes:,} read here")
     if suffix in (".pt", ".pth", ".bin"):
-        return read_torch_file(path), {}
+        return read_torch_file(path, max_bytes), {}
     try:
         if suffix == ".npz":
             with open(path, "rb") as f:
@@ -165,9 +165,13 @@ def read_weights_file(path: Path, max_bytes: int) -> tuple[dict[str, Any], dict[
         raise
 
 
-def read_torch_file(path: Path) -> dict[str, np.ndarray]:
+def read_torch_file(path: Path, max_bytes: int | None = None) -> dict[str, np.ndarray]:
     """A ``.pt`` / ``.bin`` state dict through ``torch.load(weights_only=True)`` (module docstring), its tensors as
-    NumPy arrays; refused without PyTorch, naming how to convert the file."""
+    NumPy arrays; refused without PyTorch, naming how to convert the file.  A zip archive (``torch.save``'s format)
+    whose members declare more than ``max_bytes`` unpacked is refused before ``torch.load`` unpacks anything (a
+    3 MB file can declare gigabytes; the zip reader then holds each member to its declared size)."""
+    if max_bytes is not None:
+        _check_torch_archive(path, max_bytes)
     try:
         import torch  # optional: only a .pt / .bin file needs it (the package never imports it otherwise)
     except ImportError:
@@ -199,6 +203,24 @@ def read_torch_file(path: Path) -> dict[str, np.ndarray]:
             )
         out[key] = tensor_to_numpy(value)
     return out
+
+
+def _check_torch_archive(path: Path, max_bytes: int) -> None:
+    """A ``torch.save`` zip archive: its members' declared unpacked sizes together at most ``max_bytes``."""
+    import zipfile
+
+    try:
+        if not zipfile.is_zipfile(path):
+            return  # the legacy format (a pickle then raw storages): read within the file's own size
+        with zipfile.ZipFile(path) as archive:
+            declared = sum(info.file_size for info in archive.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError) as exc:
+        raise InvalidArgumentError(f"{path}: not a readable zip archive ({type(exc).__name__}: {exc})") from None
+    if declared > max_bytes:
+        raise InvalidArgumentError(
+            f"{path}: its members would take {declared:,} bytes unpacked, more than the {max_bytes:,} read here "
+            "(checked before torch.load)"
+        )
 
 
 def _npz_members(

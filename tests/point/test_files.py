@@ -10,7 +10,7 @@ import pytest
 
 from ag_attention import Network
 from ag_attention._errors import InvalidArgumentError
-from ag_attention._point.files import read_torch_file, tensor_to_numpy
+from ag_attention._point.files import read_torch_file, read_weights_file, tensor_to_numpy
 from tests.helpers import ROOT, generator
 
 E, H = 4, 2
@@ -109,3 +109,16 @@ def test_a_pickle_with_objects_is_refused_never_unpickled(torch, tmp_path, capfd
     torch.save({"w": torch.zeros(2, 2), "step": 3}, tmp_path / "mixed.pt")
     with pytest.raises(InvalidArgumentError, match=r"mixed\.pt: entry step: int, not a tensor"):
         Network.load(tmp_path / "mixed.pt", tokens=2)
+
+
+def test_a_pt_archive_is_sized_before_torch_load(tmp_path):
+    """A 3 MB-like .pt zip whose members unpack to far more than the budget: refused from the zip's directory,
+    before torch.load unpacks anything (no torch needed to refuse it)."""
+    import zipfile
+
+    path = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("archive/data/0", b"\0" * 50_000_000)
+    assert path.stat().st_size < 1_000_000
+    with pytest.raises(InvalidArgumentError, match=r"50,000,000 bytes unpacked, more than the 10,000,000"):
+        read_weights_file(path, 10_000_000)
