@@ -20,6 +20,7 @@ import numpy as np
 
 from .._architecture import Architecture
 from .._errors import AgAttentionError
+from .._exact import exact_rank
 from .._m2 import ResultCache, cache_disabled_by_env
 from .._numeric import monodromy as _monodromy
 from .form_homotopy import FormHomotopy
@@ -76,11 +77,8 @@ def generic_form(d: int, e: int, rank: int, seed: int) -> np.ndarray:
 
 
 def form_rank(G: Any) -> int:
-    """The exact rank of a rational form (python-flint)."""
-    import flint
-
-    M = flint.fmpq_mat([[flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] for row in G])
-    return int(M.rank())
+    """The exact rank of a rational form (over QQ)."""
+    return exact_rank(np.asarray(G, dtype=object))
 
 
 def data_factor(S: SquareSystem, rank: int, E0: np.ndarray) -> np.ndarray:
