@@ -163,6 +163,8 @@ def critical(args: argparse.Namespace) -> None:
     cache = tempfile.mkdtemp(prefix="bench-landscape-cache-")
     os.environ["AG_ATTENTION_CACHE_DIR"] = cache
     for size, samples in (((3, 1, 1), 8), ((3, 1, 3), 8), ((2, 3, 2), 6)):
+        if args.sizes != "all" and size not in sizes_of(args.sizes):
+            continue
         d, e, a = size
         rng = np.random.default_rng(1)
         X = [rng.standard_normal((2, d)) for _ in range(samples)]
