@@ -4,15 +4,18 @@ published counts: one of the works of ``ag-attention reproduce related`` (docs/r
 * **Linear convolutional networks** (Kohn, Montúfar, Shahverdi, Trager, arXiv:2304.05752; Shahverdi,
   arXiv:2401.16613): for generic data the number of complex critical points of the squared loss in the filters,
   every filter nonzero and one point per rescaling orbit, is the generic ED degree of the Segre variety
-  ``P^(k_1 - 1) x ... x P^(k_L - 1)``, whatever the strides.  Their number: that theorem, evaluated by the Chern
-  class formula (Draisma, Horobeţ, Ottaviani, Sturmfels, Thomas 2016, Thm. 5.8;
-  :func:`~ag_attention._landscape.formula.segre_product_ed_degree`).  Ours: the critical points of a generic
-  positive definite quadratic loss on the filters, counted on the gauge ``l_i(w_i) = 1`` (``i < L``: one point
-  per orbit, every filter but the last nonzero) with ``l(w_L) != 0`` excluded.
+  ``P^(k_1 - 1) x ... x P^(k_L - 1)``, whatever the strides.  The expected number (:data:`LCN_SOURCE`, a
+  *theorem* row, not a number they printed): that theorem, evaluated by the package's own Chern class formula
+  (Draisma, Horobeţ, Ottaviani, Sturmfels, Thomas 2016, Thm. 5.8;
+  :func:`~ag_attention._landscape.formula.segre_product_ed_degree`).  The paper's own tables are not in the
+  repository's references (its text could not be read here), so no row is *outside*.  Ours: the critical points
+  of a generic positive definite quadratic loss on the filters, counted on the gauge ``l_i(w_i) = 1``
+  (``i < L``: one point per orbit, every filter but the last nonzero) with ``l(w_L) != 0`` excluded.
 * **Deep linear networks** (Mehta, Chen, Tang, Hauenstein, arXiv:1810.07716; Bharadwaj, Hoşten,
   arXiv:2301.12651): ``L = 1/2 [sum_i |W_(H+1) ... W_1 x_i - y_i|^2 + sum_l |Lambda_l o W_l|^2]`` with generic
   data and entrywise regularization; ``N_C`` every complex critical point, ``N_C*`` those with every weight
-  nonzero.  Their numbers: the authors' raw outputs (100 random instances per architecture) in their repository
+  nonzero.  Their numbers (:data:`DLN_SOURCE`, *outside*): the authors' raw outputs (100 random instances per
+  architecture) in their repository
   ``ayusbhar2/homotopy_continuatioNN`` at commit ``eb15bfd`` (``analysis/cloud_output/*.csv``; the mode over the
   runs).  Ours: ``model_critical_points(..., regularization=Lambda^2, exclude="none" / "torus")`` with random
   rational data and weights drawn from a wide range (a draw with two equal weights is not generic: measured, one
@@ -28,8 +31,9 @@ from typing import Any
 
 from ..._landscape import PolynomialModel, model_critical_points, segre_product_ed_degree
 from ..report import Check, Report, Table
+from ..sources import Source
 
-__all__ = ["LCN_ROWS", "DLN_ROWS", "models_section", "lcn_count", "dln_counts"]
+__all__ = ["LCN_ROWS", "LCN_SOURCE", "DLN_ROWS", "DLN_SOURCE", "models_section", "lcn_count", "dln_counts"]
 
 #: (filter sizes, strides, in the quick run): their count is the Segre product's generic ED degree
 LCN_ROWS: tuple[tuple[tuple[int, ...], tuple[int, ...], bool], ...] = (
@@ -66,6 +70,18 @@ DLN_ROWS: tuple[tuple[tuple[int, int, int, int, int], tuple[int, int], bool], ..
 
 REPOSITORY = "ayusbhar2/homotopy_continuatioNN"
 COMMIT = "eb15bfd"
+
+#: every LCN row's expected value: Shahverdi's theorem evaluated by our formula (no number printed by them)
+LCN_SOURCE = Source.theorem(
+    "Shahverdi, arXiv:2401.16613 (the theorem of its abstract), evaluated by segre_product_ed_degree "
+    "(Draisma, Horobeţ, Ottaviani, Sturmfels, Thomas 2016, Thm. 5.8)"
+)
+
+#: every DLN row's expected values: the authors' published raw outputs
+DLN_SOURCE = Source.outside(
+    f"Bharadwaj, Hoşten, arXiv:2301.12651: raw outputs in {REPOSITORY}@{COMMIT}, analysis/cloud_output/*.csv "
+    "(the mode over 100 instances)"
+)
 
 
 def _wide(rng: random.Random) -> Fraction:
@@ -106,7 +122,8 @@ def dln_counts(di: int, H: int, m: int, dx: int, dy: int, seed: int, timeout: fl
 
 
 def models_section(report: Report, quick: bool, seed: int) -> dict[str, Any]:
-    """Item 4: the two outside tables, row by row (their number, ours, the source)."""
+    """Item 4: the two tables, row by row (the expected number, ours, its source: theorem for 4a, outside for
+    4b)."""
     lcn = _lcn_checks(report, quick, seed)
     dln = _dln_checks(report, quick, seed)
     _models_tables(report, lcn, dln)
@@ -119,14 +136,15 @@ def _lcn_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
     for ks, ss, fast in LCN_ROWS:
         if quick and not fast:
             continue
-        theirs = segre_product_ed_degree(tuple(k - 1 for k in ks))
+        expected = segre_product_ed_degree(tuple(k - 1 for k in ks))
         t0 = time.perf_counter()
         r = lcn_count(ks, ss, seed)
         lcn.append(
             {
                 "filters": list(ks),
                 "strides": list(ss),
-                "theirs": theirs,
+                "expected": expected,
+                "source": LCN_SOURCE.to_dict(),
                 "ours": r.complex_count,
                 "real": len(r.points),
                 "minima": r.minima,
@@ -139,10 +157,10 @@ def _lcn_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
                 "a linear convolutional network's critical points (generic data, every filter nonzero, "
                 "one per rescaling orbit) number the Segre product's generic ED degree (Shahverdi 2024)",
                 f"filters {ks}, strides {ss}",
-                "model_critical_points, msolve modulo two primes",
-                theirs,
+                "model_critical_points, msolve modulo two primes; expected: " + LCN_SOURCE.label,
+                expected,
                 r.complex_count,
-                r.final and r.complex_count == theirs,
+                r.final and r.complex_count == expected,
                 time.perf_counter() - t0,
             )
         )
@@ -161,6 +179,7 @@ def _dln_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
             {
                 "arch": [di, H, m, dx, dy],
                 "theirs": [nc, nstar],
+                "source": DLN_SOURCE.to_dict(),
                 "ours": [every.complex_count, torus.complex_count],
                 "real": len(every.points),
                 "minima": every.minima,
@@ -172,7 +191,7 @@ def _dln_checks(report: Report, quick: bool, seed: int) -> list[dict[str, Any]]:
                 "a regularized deep linear network's complex critical points: all of them (N_C) and "
                 f"those with every weight nonzero (N_C*), as in {REPOSITORY}@{COMMIT}",
                 f"(d_i, H, m, d_x, d_y) = ({di},{H},{m},{dx},{dy})",
-                "model_critical_points(regularization=, exclude='none' / 'torus')",
+                "model_critical_points(regularization=, exclude='none' / 'torus'); expected: " + DLN_SOURCE.label,
                 f"{nc}, {nstar}",
                 f"{every.complex_count}, {torus.complex_count}",
                 every.final and torus.final and (every.complex_count, torus.complex_count) == (nc, nstar),
@@ -187,27 +206,29 @@ def _models_tables(report: Report, lcn: list[dict[str, Any]], dln: list[dict[str
     report.tables.append(
         Table(
             "4a. Linear convolutional networks: critical points against the Segre product's generic ED degree",
-            ["filters", "strides", "theirs (Segre)", "ours (complex)", "real", "minima", "seconds"],
+            ["filters", "strides", "expected (Segre formula)", "ours (complex)", "real", "minima", "seconds", "source"],
             [
                 [
                     str(tuple(r["filters"])),
                     str(tuple(r["strides"])),
-                    r["theirs"],
+                    r["expected"],
                     r["ours"],
                     r["real"],
                     r["minima"],
                     r["seconds"],
+                    r["source"]["kind"],
                 ]
                 for r in lcn
             ],
-            note="theirs: Shahverdi (arXiv:2401.16613), the Chern class formula (DHOST Thm. 5.8); ours: probabilistic "
-            "(msolve modulo two primes), real points proven (isolation over QQ)",
+            note=f"source {LCN_SOURCE.label}: our evaluation of their theorem, not a number they printed (their "
+            "tables could not be read here); ours: probabilistic (msolve modulo two primes), real points proven "
+            "(isolation over QQ)",
         )
     )
     report.tables.append(
         Table(
             "4b. Deep linear networks with entrywise L2 regularization: N_C and N_C*",
-            ["(d_i,H,m,d_x,d_y)", "theirs N_C, N_C*", "ours N_C, N_C*", "real", "minima", "seconds"],
+            ["(d_i,H,m,d_x,d_y)", "theirs N_C, N_C*", "ours N_C, N_C*", "real", "minima", "seconds", "source"],
             [
                 [
                     str(tuple(r["arch"])),
@@ -216,10 +237,11 @@ def _models_tables(report: Report, lcn: list[dict[str, Any]], dln: list[dict[str
                     r["real"],
                     r["minima"],
                     r["seconds"],
+                    r["source"]["kind"],
                 ]
                 for r in dln
             ],
-            note=f"theirs: the raw outputs of {REPOSITORY} at commit {COMMIT} (HomotopyContinuation.jl, 100 random "
-            "instances, the mode); ours: msolve modulo two primes (probabilistic), real points proven",
+            note=f"source {DLN_SOURCE.label} (HomotopyContinuation.jl); ours: msolve modulo two primes "
+            "(probabilistic), real points proven",
         )
     )
