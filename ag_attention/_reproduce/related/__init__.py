@@ -15,7 +15,7 @@ The training dynamics of in-context learning (arXiv:2501.16265) have their own c
 (:mod:`ag_attention._reproduce.icl`).
 """
 
-from .boundaries import BOUNDARY_SIZES, BOUNDARY_VALUES, boundary_checks
+from .boundaries import BOUNDARY_SIZES, BOUNDARY_SOURCES, BOUNDARY_VALUES, boundary_checks, boundary_source
 from .constructions import DEFAULT_LINES, lie_certificate, lines_for
 from .coordinates import (
     INVARIANTS,
@@ -99,6 +99,8 @@ __all__ = [
     "heads_section",
     "BOUNDARY_SIZES",
     "BOUNDARY_VALUES",
+    "BOUNDARY_SOURCES",
+    "boundary_source",
     "boundary_checks",
     "reproduce_related",
 ]

@@ -3,8 +3,8 @@
 
 def test_decision_boundaries_rest_on_two_agreeing_draws(msolve, monkeypatch):
     # item 3 at every size (about 2 s): each value is the count of two independent draws that agree and the value
-    # docs/related.md prints. (3,1,2,2): seed 0 is a special draw (25, printed by the old table), seeds 1 and 2
-    # agree on the generic 28
+    # docs/related.md prints (our earlier count: a regression check, labelled so). (3,1,2,2): seed 0 is a special
+    # draw (25, printed by the old table), seeds 1 and 2 agree on the generic 28
     import ag_attention._reproduce.related.boundaries as related
     from ag_attention._reproduce.report import Report
 
@@ -31,6 +31,12 @@ def test_decision_boundaries_rest_on_two_agreeing_draws(msolve, monkeypatch):
     ]
     table = report.tables[-1].to_markdown()
     assert "| (3,1,2,2) | 6 | 28 | 93 | 0: 25 (special), 1: 28, 2: 28 |" in table
+    # each row says where its expected value is from: our earlier count, except (3,1,2,2) (Macaulay2 over QQ);
+    # their paper prints no number, so no row is outside
+    kinds = {tuple(r["size"]): r["source"]["kind"] for r in rows}
+    assert kinds.pop((3, 1, 2, 2)) == "independent" and set(kinds.values()) == {"regression"}
+    assert table.count("| regression |") == 11 and table.count("| independent |") == 1
+    assert "regression: our earlier count" in table and "independent: Macaulay2 over QQ" in table
     # a documented value that is not the count makes its check fail
     monkeypatch.setattr(related, "BOUNDARY_SIZES", ((3, 1, 2, 2),))
     monkeypatch.setitem(related.BOUNDARY_VALUES, (3, 1, 2, 2), 25)
