@@ -65,9 +65,13 @@ def _stdout_problem() -> str | None:
     if sys.stdout is None:
         return "standard output is closed"
     try:
-        os.fstat(sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no descriptor (a test's capture) is fine: only a closed one
-        return None if not hasattr(sys.stdout, "fileno") else "standard output is closed"
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # no descriptor (a stream in memory: a test's capture): fine
+        return None
+    try:
+        os.fstat(fd)
+    except OSError as exc:
+        return "standard output is closed" if exc.errno == errno.EBADF else None
     return None
 
 
