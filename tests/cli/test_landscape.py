@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -182,6 +183,25 @@ def test_cli_ctrl_c_keeps_what_was_found(tmp_path, signum):
     )
 
 
+def _wait_inside_the_run(pid: int, timeout: float = 120.0) -> None:
+    """Until the process runs inside ``_clock.interruptible`` (it catches SIGTERM there: SigCgt in /proc), however
+    long its imports take on a loaded machine."""
+    import signal
+
+    bit = 1 << (signal.SIGTERM - 1)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return  # (it ended)
+        caught = next((int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:")), 0)
+        if caught & bit:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} did not start its run within {timeout:g} s")
+
+
 def test_cli_ctrl_c_on_critical_points_keeps_what_was_found(tmp_path):
     # (4,4): msolve's jobs run beside a monodromy that cannot finish; Ctrl-C at once and after some seconds
     import signal
@@ -200,7 +220,8 @@ def test_cli_ctrl_c_on_critical_points_keeps_what_was_found(tmp_path):
             text=True,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
-        time.sleep(wait + 2.0)  # (the imports take about 2 s)
+        _wait_inside_the_run(proc.pid)  # (Ctrl-C during Python's imports is Python's traceback, not ours)
+        time.sleep(wait)
         proc.send_signal(signal.SIGINT)
         t0 = time.monotonic()
         out, err = proc.communicate(timeout=120)
