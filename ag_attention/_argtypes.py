@@ -18,16 +18,19 @@ def shown(text: str, limit: int = 40) -> str:
     return repr(text) if len(text) <= limit else f"{text[: limit // 2]!r}... ({len(text):,} characters)"
 
 
-def integer(name: str) -> Callable[[str], int]:
-    """An integer in ASCII digits (argparse reports the error with exit 2)."""
+def integer(name: str, minimum: int | None = None) -> Callable[[str], int]:
+    """An integer in ASCII digits, at least ``minimum`` when given (argparse reports the error with exit 2)."""
 
     def conv(text: str) -> int:
         try:
-            return parse_int(text, name)
+            value = parse_int(text, name)
         except InvalidArgumentError:
             raise argparse.ArgumentTypeError(
                 f"{name} must be an integer written with the digits 0-9 (at most 100 of them), got {shown(text)}"
             ) from None
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be at least {minimum}, got {value}")
+        return value
 
     return conv
 

@@ -103,7 +103,9 @@ def _add_dim_command(sub: Any) -> None:
         help="prime p < 2^31 (default 2^31 - 1; from 1,024 parameters 2097143, below 2^21: the BLAS rank)",
     )
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed (default 0)")
-    p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences N (default: automatic)")
+    p.add_argument(
+        "--samples", type=integer("--samples", minimum=1), default=None, help="input sequences N (default: automatic)"
+    )
     p.add_argument(
         "--timeout",
         type=seconds("--timeout"),

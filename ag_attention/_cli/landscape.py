@@ -152,7 +152,7 @@ def _add_ed_command(sub: Any) -> None:
     )
     p.add_argument(
         "--samples",
-        type=integer("--samples"),
+        type=integer("--samples", minimum=1),
         default=None,
         help="input sequences of the data metric (default: a few more than make its form invertible)",
     )

@@ -239,7 +239,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
 def _add_work_options(p: argparse.ArgumentParser) -> None:
     """``point``'s work: the samples, tolerance and time limit, ``--per-head`` and ``--plot``."""
     p.add_argument("--seed", type=integer("--seed"), default=0, help="random seed of the sample inputs (default 0)")
-    p.add_argument("--samples", type=integer("--samples"), default=None, help="input sequences (default: automatic)")
+    p.add_argument(
+        "--samples", type=integer("--samples", minimum=1), default=None, help="input sequences (default: automatic)"
+    )
     p.add_argument(
         "--rtol",
         type=positive_float("--rtol"),
