@@ -306,7 +306,7 @@ def test_no_import_cycles():
 LAYERS: list[list[str]] = [
     ["_version", "_errors"],
     ["_clock"],  # every deadline's clock; Ctrl-C as a deadline that arrives now
-    ["_checks", "_files", "_resources", "_progress", "_provenance", "_results", "_positions"],
+    ["_checks", "_files", "_bounded", "_resources", "_progress", "_provenance", "_results", "_positions"],
     ["_architecture"],
     ["_network", "_argtypes", "_flint"],
     ["_m2"],  # external processes: Macaulay2, msolve, the container, their deadlines, job directories

@@ -19,7 +19,7 @@ layers are ordered by the integers in their prefixes), each with the label the r
   ``{"blk.attn.wq": "layers.0.q", ...}``), applied first.
 
 Every other tensor (embeddings, norms, MLPs) is listed as not used, every one by its name (escaped:
-:func:`~ag_attention._point.safetensors.shown_name`), never silently dropped or used. The biases of the projections
+:func:`~ag_attention._bounded.shown_name`), never silently dropped or used. The biases of the projections
 (``in_proj_bias``, ``q_proj.bias``, ``c_attn.bias``, ..., and ``<name>.bias`` beside any weight ``<name>.weight``
 used, such as BERT's ``attention.output.dense.bias``) are read into the model, zero or not: affine attention
 (docs/math/affine.md), the model the checkpoint was trained as; ``biases=False`` (``--no-biases``) reads the
@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from .._bounded import shown_name
 from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .configs import MAX_NAMES_BYTES, module_arguments, read_config, read_names_file, refuse_rotary, settle_arguments
@@ -80,7 +81,6 @@ from .layouts import (
     read_layouts,
     suffixes,
 )
-from .safetensors import shown_name
 
 __all__ = [
     "attention_entries",

@@ -4,7 +4,7 @@ refused by the name of the tensor or entry that says so (docs/math/model.md: the
 ``x_i^T A x_j`` with one ``A``).
 
 Every file is read only when it is a regular file of at most :data:`MAX_NAMES_BYTES` (1 MiB), checked before a
-byte is read, and parsed strictly (:func:`~ag_attention._point.safetensors.loads_json`).
+byte is read, and parsed strictly (:func:`~ag_attention._bounded.loads_json`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import stat
 from dataclasses import dataclass
 from typing import Any
 
+from .._bounded import loads_json, shown_name
 from .._checks import check_int
 from .._errors import InvalidArgumentError
 from .._positions import REFUSED_POSITIONS
-from .safetensors import loads_json, shown_name
 
 __all__ = [
     "MAX_NAMES_BYTES",
@@ -51,7 +51,7 @@ def _bytes(n: int) -> str:
 def read_small_json(path: str | os.PathLike[str], where: str, what: str, limit: int = MAX_NAMES_BYTES) -> Any:
     """The JSON in a regular file of at most ``limit`` bytes (:data:`MAX_NAMES_BYTES`, 1 MiB): opened without
     blocking and checked (``fstat``) before a byte is read, so a FIFO never hangs and ``/dev/zero`` is never read
-    until memory runs out; parsed strictly (:func:`~ag_attention._point.safetensors.loads_json`: nesting limited,
+    until memory runs out; parsed strictly (:func:`~ag_attention._bounded.loads_json`: nesting limited,
     no key twice). Every failure is an :class:`InvalidArgumentError` starting with ``where``."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)

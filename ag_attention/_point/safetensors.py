@@ -6,13 +6,13 @@ strings); the tensors' bytes. The ``safetensors`` library reads it into NumPy on
 on ``BF16`` and the 8-bit floats, the usual dtypes of trained weights. This reader:
 
 * checks the header before any tensor is read: its length within the file, valid UTF-8 JSON nested at most
-  :data:`MAX_JSON_DEPTH` deep (a clear error, never Python's ``RecursionError``), no key twice in any object (a
-  tensor named twice is refused: readers that keep the first and readers that keep the last would load different
-  weights), each dtype known, each shape a list of non-negative integers, each tensor's bytes exactly
-  ``prod(shape) * itemsize``; the tensors' byte ranges, sorted, must tile the data exactly, as the reference
+  :data:`~ag_attention._bounded.MAX_JSON_DEPTH` deep (a clear error, never Python's ``RecursionError``), no key
+  twice in any object (a tensor named twice is refused: readers that keep the first and readers that keep the last
+  would load different weights), each dtype known, each shape a list of non-negative integers, each tensor's bytes
+  exactly ``prod(shape) * itemsize``; the tensors' byte ranges, sorted, must tile the data exactly, as the reference
   library requires: no overlap (two tensors sharing bytes), no hole, nothing after the last; the total within
   ``max_bytes``; every failure an :class:`InvalidArgumentError` naming the file and the tensor (its name escaped:
-  :func:`shown_name`);
+  :func:`~ag_attention._bounded.shown_name`);
 * decodes every float dtype to the exact value it stands for: ``F64``, ``F32``, ``F16`` as NumPy reads them;
   ``BF16`` as the top half of a float32 (exact: bfloat16 is float32 with its last 16 mantissa bits dropped);
   ``F8_E4M3`` (the ``fn`` variant: no infinity, ``S.1111.111`` is NaN, bias 7) and ``F8_E5M2`` (IEEE-like, bias
@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._bounded import loads_json, shown_name
 from .._errors import InvalidArgumentError
 
 __all__ = ["DTYPES", "read_safetensors", "write_safetensors", "fp8_table", "shown_name", "loads_json"]
@@ -58,77 +58,6 @@ DTYPES: dict[str, tuple[str, int]] = {
 }
 #: a header longer than this is refused (the format's own reference implementation caps it at 100 MB)
 MAX_HEADER = 100_000_000
-#: JSON nested deeper than this is refused before it is parsed (a header needs 3 levels, a names file 1)
-MAX_JSON_DEPTH = 64
-
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:/@+\-\[\]]{1,200}")
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
-
-
-def shown_name(name: object) -> str:
-    """A tensor name as messages and reports print it: as it is when it is plain (letters, digits, ``._-:/@+[]``),
-    else quoted with every control and non-printable character escaped (``repr``), and cut after 160 characters:
-    a name can never add a line, move the cursor or pass for text of the report."""
-    text = str(name)
-    if _PLAIN_NAME.fullmatch(text):
-        return text
-    if len(text) > 200:
-        return f"{text[:160]!r}... ({len(text):,} characters)"
-    return repr(text)
-
-
-def _nesting(raw: bytes, limit: int) -> int:
-    """How deep arrays and objects nest in the JSON text ``raw`` (strings skipped), counted up to past ``limit``
-    in chunks (a header of ``[[[[...`` costs a few megabytes, not a Python stack)."""
-    brackets = _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", raw))
-    depth = deepest = 0
-    chunk = 1 << 20
-    for start in range(0, len(brackets), chunk):
-        part = np.frombuffer(brackets, np.uint8, count=min(chunk, len(brackets) - start), offset=start)
-        levels = depth + np.cumsum(np.where((part == 0x5B) | (part == 0x7B), 1, -1), dtype=np.int64)
-        deepest = max(deepest, int(levels.max()))
-        depth = int(levels[-1])
-        if deepest > limit:
-            break
-    return deepest
-
-
-def _refuse_constant(text: str) -> Any:
-    raise ValueError(f"{text} is not a JSON number")
-
-
-def loads_json(raw: bytes, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """``raw`` (UTF-8 JSON) parsed strictly, or :class:`InvalidArgumentError` starting with ``where``: nested at
-    most ``max_depth`` deep (checked before parsing), no key twice in an object, no ``NaN``/``Infinity``."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidArgumentError(f"{where}: not UTF-8 ({exc})") from None
-    depth = _nesting(raw, max_depth)
-    if depth > max_depth:
-        raise InvalidArgumentError(f"{where}: JSON nested more than {max_depth} levels deep (refused unparsed)")
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in items:
-            if key in out:
-                raise InvalidArgumentError(
-                    f"{where}: the key {shown_name(key)} appears twice in one JSON object "
-                    "(readers that keep the first and readers that keep the last would "
-                    "disagree)"
-                )
-            out[key] = value
-        return out
-
-    try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=_refuse_constant)
-    except RecursionError:  # pragma: no cover - the depth is checked first
-        raise InvalidArgumentError(f"{where}: JSON nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, NaN, an integer of more than 4,300 digits
-        if isinstance(exc, InvalidArgumentError):
-            raise
-        raise InvalidArgumentError(f"{where}: not JSON ({exc})") from None
 
 
 def fp8_table(kind: str) -> np.ndarray:

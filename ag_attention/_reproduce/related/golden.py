@@ -17,17 +17,15 @@ variable of the parametrization) or whose provenance is not :data:`THEIR_COMMIT`
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import importlib.resources
-import json
 import re
 import sys
-import zlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NoReturn, cast
 
+from ..._bounded import gunzip_bounded, loads_json, read_bounded
 from ..._errors import InvalidArgumentError
 from .coordinates import REPOSITORY, Label
 
@@ -39,6 +37,7 @@ else:  # Python 3.10
 __all__ = [
     "GOLDEN_DIRECTORY",
     "MANIFEST",
+    "MAX_GOLDEN_BYTES",
     "GOLDEN_SCHEMA",
     "MANIFEST_SCHEMA",
     "THEIR_COMMIT",
@@ -64,6 +63,10 @@ __all__ = [
 GOLDEN_DIRECTORY: Traversable = importlib.resources.files("ag_attention._reproduce.related") / "data" / "aldm"
 #: the file beside them with the sha256 of each and the provenance they share
 MANIFEST = "MANIFEST.json"
+#: a golden file (compressed, and decompressed) or the manifest longer than this is refused unread: the largest
+#: golden file decompresses to 0.83 MB; a damaged copy (a gzip bomb) stops here, not at a MemoryError
+MAX_GOLDEN_BYTES = 32 << 20
+MAX_MANIFEST_BYTES = 1 << 20
 GOLDEN_SCHEMA = "ag-attention/aldm-golden/v1"
 MANIFEST_SCHEMA = "ag-attention/aldm-golden-manifest/v1"
 #: their commit the golden files come from, its date, and the git blob id of each of their files there
@@ -176,9 +179,9 @@ def _read_manifest(where: Traversable) -> dict[str, str]:
     if not path.is_file():
         raise GoldenFileError(path, "no manifest of the golden files (scripts/aldm_golden.py writes it)")
     try:
-        raw = json.loads(path.read_bytes())
-    except ValueError as exc:
-        raise GoldenFileError(path, f"not JSON ({exc})") from None
+        raw = loads_json(read_bounded(path, MAX_MANIFEST_BYTES, "the manifest"), "the manifest")
+    except InvalidArgumentError as exc:
+        raise GoldenFileError(path, str(exc).removeprefix("the manifest: ")) from None
     if not isinstance(raw, dict) or raw.get("schema") != MANIFEST_SCHEMA:
         raise GoldenFileError(path, f"not a manifest of schema {MANIFEST_SCHEMA}")
     for key, expected in (("repository", REPOSITORY), ("commit", THEIR_COMMIT), ("blobs", THEIR_BLOBS)):
@@ -458,7 +461,10 @@ def _read(where: Traversable, name: str, digests: dict[str, str]) -> Any:
         )
     if not path.is_file():
         raise GoldenFileError(path, f"missing: {MANIFEST} lists it")
-    data = path.read_bytes()
+    try:
+        data = read_bounded(path, MAX_GOLDEN_BYTES, "the file")
+    except InvalidArgumentError as exc:
+        raise GoldenFileError(path, str(exc).removeprefix("the file: ")) from None
     digest = _sha256(data)
     if digest != digests[name]:
         raise GoldenFileError(
@@ -467,13 +473,9 @@ def _read(where: Traversable, name: str, digests: dict[str, str]) -> Any:
             "(the file was altered or truncated)",
         )
     try:
-        text = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise GoldenFileError(path, f"not a gzip'd file ({exc})") from None
-    try:
-        return json.loads(text)
-    except ValueError as exc:  # UnicodeDecodeError included
-        raise GoldenFileError(path, f"not JSON ({exc})") from None
+        return loads_json(gunzip_bounded(data, MAX_GOLDEN_BYTES, "the file"), "the file")
+    except InvalidArgumentError as exc:
+        raise GoldenFileError(path, str(exc).removeprefix("the file: ")) from None
 
 
 def load_golden(d: int, at: int, t: int, directory: Traversable | None = None) -> Golden:

@@ -26,6 +26,7 @@ from ag_attention._reproduce.related.golden import (
     GOLDEN_DIRECTORY,
     IDEAL_CASES,
     MANIFEST,
+    MAX_GOLDEN_BYTES,
     MEMBER_CASES,
     MULTIDEGREE_CASES,
     THEIR_BLOBS,
@@ -252,6 +253,31 @@ def test_a_missing_or_foreign_manifest_is_refused(tmp_path):
         _refused(tmp_path, match)
     (tmp_path / MANIFEST).write_text("{")
     _refused(tmp_path, r"MANIFEST\.json: not JSON")
+
+
+def test_a_gzip_bomb_stops_at_the_limit_not_at_a_memory_error(tmp_path):
+    """A copy whose manifest records it (so the digest passes) that expands 1,000-fold past the limit: refused after
+    MAX_GOLDEN_BYTES + 1 bytes of output, whatever it would expand to."""
+    bomb = gzip.compress(b"[" + b" " * (MAX_GOLDEN_BYTES + (1 << 20)) + b"]", compresslevel=9, mtime=0)
+    assert len(bomb) < MAX_GOLDEN_BYTES // 100
+    _directory(tmp_path, {golden_name(*SMALL): bomb})
+    _refused(tmp_path, rf"d2_at1_t2\.json\.gz: decompresses to more than {MAX_GOLDEN_BYTES:,} bytes, the limit")
+    two = _gzip(_raw()) + _gzip(_raw())  # two members: gzip.decompress would join them
+    _directory(tmp_path, {golden_name(*SMALL): two})
+    _refused(tmp_path, r"bytes after the gzip member \(one member expected\)")
+
+
+def test_deep_json_is_refused_unparsed_not_a_recursion_error(tmp_path):
+    _directory(tmp_path, {golden_name(*SMALL): gzip.compress(b"[" * 200_000 + b"]" * 200_000, mtime=0)})
+    _refused(tmp_path, r"d2_at1_t2\.json\.gz: JSON nested more than 64 levels deep \(refused unparsed\)")
+    (tmp_path / MANIFEST).write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    _refused(tmp_path, r"MANIFEST\.json: JSON nested more than 64 levels deep")
+
+
+def test_an_oversized_file_is_refused_unread(tmp_path):
+    _directory(tmp_path, {golden_name(*SMALL): _gzip(_raw())})
+    (tmp_path / MANIFEST).write_bytes(b" " * ((1 << 20) + 1))
+    _refused(tmp_path, r"MANIFEST\.json: longer than 1,048,576 bytes, the limit \(refused unread\)")
 
 
 def test_random_damage_is_always_a_golden_file_error():
