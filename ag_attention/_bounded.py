@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from typing import Any, Protocol
+from typing import IO, Any, Literal, Protocol
 
 import numpy as np
 
@@ -35,7 +35,7 @@ _NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
 
 
 class _Readable(Protocol):
-    def open(self, mode: str = "r") -> Any: ...
+    def open(self, mode: Literal["rb"]) -> IO[bytes]: ...
 
 
 def shown_name(name: object) -> str:
