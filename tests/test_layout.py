@@ -53,6 +53,8 @@ NOT_A_MIRROR = {
     "tests/test_public_api.py": "the public surface as a whole: import ag_attention, its __all__, the README",
     "tests/test_packaging.py": "the wheel: built, installed and run outside the checkout",
     "tests/test_layout.py": "this file: the layout of the tests",
+    "tests/test_docs_findings.py": "the manual's findings page (docs/manual/findings.md) against what the package "
+    "computes now",
     "tests/numeric/test_limits.py": "every numerical route (landscape, models, the point engine) stopped at its "
     "limit or by Ctrl-C at any moment, through the package's clock (ag_attention/_clock.py)",
     "tests/cli/test_main.py": "the command line's front door, ag_attention/_cli/__init__.py (build_parser, main): "

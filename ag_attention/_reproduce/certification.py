@@ -90,6 +90,7 @@ def _per_variant(rows: list[Row]) -> tuple[Table, dict[str, tuple[int, int]]]:
             [v, c, n, f"{c / n:.1%}", ", ".join(f"{k} {m}" for k, m in closers[v].most_common())]
             for v, (c, n) in sorted(counts.items())
         ],
+        source=None,
     )
     return table, {v: (c, n) for v, (c, n) in counts.items()}
 
@@ -100,6 +101,7 @@ def _open_cases(rows: list[Row]) -> Table:
         ["architecture", "lower", "upper", "why open"],
         [[describe(r), r["dimension"], r["upper_bound"], r["certificate"]] for r in rows if not r["certified"]],
         note="lower: the GF(p) rank (proven); upper: the smallest proven upper bound",
+        source=None,
     )
 
 
@@ -195,6 +197,7 @@ def _tables_and_findings(
             "Closing bounds",
             ["bound", "certified cases"],
             [[k, m] for k, m in Counter(r["bound"] for r in rows if r["certified"]).most_common()],
+            source=None,
         )
     )
     report.tables.append(_open_cases(rows))

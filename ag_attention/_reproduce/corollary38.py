@@ -27,6 +27,7 @@ from .._models import best_upper_bound, cor38, effective_architecture
 from .._progress import track
 from .claims import Claim
 from .report import Check, Report, Table
+from .sources import Source
 
 __all__ = ["GRID", "QUICK_GRID", "reproduce_corollary_38"]
 
@@ -218,6 +219,10 @@ def reproduce_corollary_38(cases: Iterable[Case] = GRID, *, seed: int = 0) -> Re
                     v
                 ],
             },
+            source=Source.theorem(
+                "Henry, Marchetti, Kohn, Geometry of Lightning Self-Attention, Cor. 3.8 (column "
+                "value; applies: its hypotheses), evaluated by expected_dimension"
+            ),
         )
     )
     return report

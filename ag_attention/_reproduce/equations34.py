@@ -204,6 +204,7 @@ def equation_checks(
             ["d", "d'", "a", "coordinates", "codim", "degree <=", "minimal generators", "complete", "seconds"],
             rows,
             formats={"complete": lambda v, row: "certified" if v else "up to degree k"},
+            source=None,
         )
     )
     return found

@@ -30,10 +30,18 @@ from .._progress import bar
 from .._sweep import integer_ticks
 from .claims import Claim
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
+from .sources import Source
 
 __all__ = ["figure3_rows", "reproduce_figure_3", "draw_figure3", "plot_figure3"]
 
 _NORMALIZED_METHOD = "ball-arithmetic lower bound + symmetry upper bound (float64 SVD for the rank)"
+
+
+#: the column "expected": the paper's formulas, evaluated by the package (not numbers the paper printed)
+EXPECTED = Source.theorem(
+    "Henry, Marchetti, Kohn, Geometry of Lightning Self-Attention: Eq. 16 (Conjecture 3.10) for normalized "
+    "networks, Cor. 3.8 for lightning ones, evaluated by expected_dimension"
+)
 
 
 def figure3_rows(deltas: Iterable[int] = range(3, 11), samples: int = 250, seed: int = 0) -> list[dict[str, Any]]:
@@ -231,6 +239,7 @@ def reproduce_figure_3(
                 ]
                 for r in rows
             ],
+            source=EXPECTED,
         )
     )
     if out is not None:

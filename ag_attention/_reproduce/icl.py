@@ -100,6 +100,7 @@ from .icl_settings import (  # LIMITS, MAX_BYTES, MAX_SECONDS: re-exported (the 
     settings_for,
 )
 from .report import FIGURE_FORMATS, Check, Report, Table, output_directory, pyplot, save_figure, written
+from .sources import Source
 
 __all__ = [
     "WORK",
@@ -503,6 +504,10 @@ def _plateau_table(rows: list[list[Any]]) -> Table:
         list(PLATEAU_COLUMNS),
         rows,
         note=TABLE_NOTE,
+        source=Source.theorem(
+            WORK + ": plateaus at the critical values of the population loss on the rank strata, "
+            "L_m evaluated exactly by the package"
+        ),
     )
 
 

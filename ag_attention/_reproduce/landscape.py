@@ -43,6 +43,7 @@ from .landscape_data import (  # coordinates_tensor, gradient_descent: re-export
 )
 from .landscape_data import layer as _arch
 from .report import FIGURE_FORMATS, Check, Report, Table, written
+from .sources import Source
 
 __all__ = [
     "Plan",
@@ -256,6 +257,9 @@ def _ed_table(rows: list[_Row]) -> Table:
                 "not finished",
             )
         },
+        source=Source.independent(
+            "the implicit closure ideal (Macaulay2) and its ED degree (msolve), beside the parametric count"
+        ),
     )
 
 

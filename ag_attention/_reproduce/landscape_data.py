@@ -227,6 +227,7 @@ def data_table(sets: list[DataSet], samples: int, starts: int) -> Table:
             f"{samples} input sequences per data set (entries in [-3, 3]), {starts} gradient-descent "
             "runs each; minima sorted by loss"
         ),
+        source=None,
     )
 
 

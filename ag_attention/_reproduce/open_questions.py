@@ -418,6 +418,7 @@ def _tables(report: Report, c: dict[str, Any]) -> None:
                 for e in c["counterexamples"]
             ],
             note=f"{c['statement']}; hypotheses: {c['hypotheses']}",
+            source=None,
         )
     )
     report.tables.append(
@@ -427,6 +428,7 @@ def _tables(report: Report, c: dict[str, Any]) -> None:
             [[e["architecture"], e["lower"], e["upper"], e["predicted"]] for e in c["refuted_by_bounds"]],
             note="lower <= dim <= upper is proven, so the prediction is wrong here; not counted as "
             "certified counterexamples",
+            source=None,
         )
     )
     report.tables.append(
@@ -434,6 +436,7 @@ def _tables(report: Report, c: dict[str, Any]) -> None:
             f"{c['key']}: open cases ({len(c['open'])})",
             ["architecture", "lower", "upper", "predicted", "reason"],
             [[e["architecture"], e["lower"], e["upper"], e["predicted"], e["reason"]] for e in c["open"]],
+            source=None,
         )
     )
 
@@ -475,6 +478,7 @@ def _finish(
                 ]
                 for c in everything
             ],
+            source=None,
         ),
     )
     report.meta["grids"] = {

@@ -33,6 +33,7 @@ from .._m2 import get_backend
 from .._provenance import provenance
 from .._results import to_frame
 from .claims import Claim
+from .sources import Source
 
 __all__ = [
     "Check",
@@ -137,9 +138,15 @@ class Table:
     #: how the Markdown shows a column's values, ``f(value, row)`` with the row as {column: value}
     #: (the JSON keeps the values: booleans, lists, numbers)
     formats: dict[str, Callable[[Any, dict[str, Any]], str]] = field(default_factory=dict)
+    #: where the table's expected values come from (outside, independent, theorem, regression: :mod:`.sources`);
+    #: ``None``: the table holds no expected value, only what this run computed (every ``Table(...)`` of the package
+    #: says which, tests/reproduce/test_sources.py)
+    source: Source | None = None
 
     def to_markdown(self) -> str:
         out = [f"### {self.title}", ""]
+        if self.source is not None:
+            out += [f"Expected values: {self.source.label}.", ""]
         if self.note:
             out += [self.note, ""]
         out.append("| " + " | ".join(self.columns) + " |")
@@ -151,7 +158,13 @@ class Table:
         return "\n".join(out) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "columns": self.columns, "rows": self.rows, "note": self.note}
+        return {
+            "title": self.title,
+            "columns": self.columns,
+            "rows": self.rows,
+            "note": self.note,
+            "source": None if self.source is None else self.source.to_dict(),
+        }
 
     def __repr__(self) -> str:
         return f"Table({self.title!r}, {len(self.columns)} columns, {len(self.rows)} rows)"

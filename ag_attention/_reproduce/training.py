@@ -326,6 +326,7 @@ def reproduce_training(
                 c: (lambda v, row: "-" if v is None else f"{v:.2g}")
                 for c in ("median loss", "median s_D/s_1", "median start distance", "median end distance")
             },
+            source=None,
         )
     )
     _checks(report, runs)

@@ -28,6 +28,7 @@ from .._numeric import certify_dimension, numerical_dimension
 from .._positions import Rotary
 from .._progress import track
 from .report import Check, Report, Table, Verdict
+from .sources import Source
 
 __all__ = ["Case", "GRID", "QUICK_GRID", "reproduce_variants"]
 
@@ -232,6 +233,10 @@ def reproduce_variants(out: Path | str | None = None, *, quick: bool = False, se
             rows,
             note="dim: the proven lower bound; upper: the symmetry bound (proven); equal: the dimension (certified).",
             formats={"dim": lambda v, row: f"{v}" if v == row["upper"] else f">= {v}"},
+            source=Source.theorem(
+                "the package's formulas for biases and rotary positions, proven in "
+                "docs/math/affine.md and docs/math/rotary.md"
+            ),
         )
     )
     return report

@@ -143,6 +143,7 @@ def boundary_checks(report: Report, quick: bool, seed: int) -> list[dict[str, An
                 "and not used. A general cubic cone in n unknowns: 3 (2^(n-1) - 1). Probabilistic counts. Source of "
                 "the value each is checked against: " + "; ".join(sorted({boundary_source(z).label for z in sizes}))
             ),
+            source=None,
         )
     )
     _special_findings(report, rows)

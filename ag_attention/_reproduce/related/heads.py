@@ -27,10 +27,12 @@ from ..._numeric import numerical_dimension
 from ..._sweep import Grid, load_grid, sweep
 from ..conjectures import SWEEPS, describe
 from ..report import Check, Table
+from ..sources import Source
 
 __all__ = [
     "POSTER",
     "HEADS",
+    "HEADS_SOURCE",
     "poster_formula",
     "one_layer_criterion",
     "compare_heads",
@@ -43,6 +45,11 @@ __all__ = [
 
 POSTER = "openreview.net/forum?id=7vPmnHdAPl"
 HEADS = "[multi-head poster, OpenReview 7vPmnHdAPl]"
+#: the poster's count is a published formula the package evaluates (:func:`poster_formula`), not a number it printed
+HEADS_SOURCE = Source.theorem(
+    "multi-head poster (OpenReview 7vPmnHdAPl): P minus the change of basis inside each head, evaluated by "
+    "poster_formula"
+)
 
 # ---------------------------------------------------------------------------------------------- multi-head fibers
 #: the certification grids whose multi-head rows item 2 compares (the wide grid contains the other two)
@@ -355,6 +362,7 @@ def _heads_tables(report: Any, cmp: dict[str, Any], one: list[dict[str, Any]], s
             "Deep certified failures against the same network with one head: "
             + (", ".join(f"{k} {v}" for k, v in cmp["deep_failures_one_head"].items()) or "none")
             + ".",
+            source=HEADS_SOURCE,
         )
     )
     layer_rows = []
@@ -374,6 +382,7 @@ def _heads_tables(report: Any, cmp: dict[str, Any], one: list[dict[str, Any]], s
             "One lightning layer, several heads (item 2)",
             ["architecture", "dimension (certified)", "count", "claim", "closed by", "proven bounds below the count"],
             layer_rows,
+            source=HEADS_SOURCE,
         )
     )
     report.tables.append(
@@ -384,6 +393,7 @@ def _heads_tables(report: Any, cmp: dict[str, Any], one: list[dict[str, Any]], s
                 [s["architecture"], s["parameters"], s["formula"], s["dimension"], s["certified"], s["gap"]]
                 for s in soft
             ],
+            source=HEADS_SOURCE,
         )
     )
 

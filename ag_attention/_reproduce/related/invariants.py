@@ -338,6 +338,7 @@ def _family_table(report: Any, checks: list[FamilyCheck]) -> None:
             note="A member vanishes on the image iff it lies in the ideal of the closure (exact substitution over QQ). "
             "t1-lie at d = 2 is outside the construction (d >= 3): a generic binary cubic is a quadric times a "
             "line, the closure is the whole space, and no member vanishes.",
+            source=None,
         )
     )
 
@@ -403,6 +404,7 @@ def _explain_table(report: Any, rows: list[list[Any]]) -> None:
             "members of that degree plus the ideal generated in lower degrees (exact ranks over QQ; members that are "
             "not torus-homogeneous, the resultant quartics on their lines, count through the homogeneous part of "
             "their span together with the other families).",
+            source=None,
         )
     )
 

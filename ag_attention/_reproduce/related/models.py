@@ -223,6 +223,7 @@ def _models_tables(report: Report, lcn: list[dict[str, Any]], dln: list[dict[str
             note=f"source {LCN_SOURCE.label}: our evaluation of their theorem, not a number they printed (their "
             "tables could not be read here); ours: probabilistic (msolve modulo two primes), real points proven "
             "(isolation over QQ)",
+            source=LCN_SOURCE,
         )
     )
     report.tables.append(
@@ -243,5 +244,6 @@ def _models_tables(report: Report, lcn: list[dict[str, Any]], dln: list[dict[str
             ],
             note=f"source {DLN_SOURCE.label} (HomotopyContinuation.jl); ours: msolve modulo two primes "
             "(probabilistic), real points proven",
+            source=DLN_SOURCE,
         )
     )

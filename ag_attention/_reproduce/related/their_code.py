@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from ..report import Check, Table
+from ..sources import Source
 from . import golden, invariants
 from .coordinates import INVARIANTS
 from .golden import (
@@ -54,12 +55,18 @@ __all__ = [
     "THEIR_BLOBS",
     "golden_manifest",
     "QUICK_MEMBER_CASES",
+    "THEIR_SOURCE",
     "their_code_section",
 ]
 
 # ---------------------------------------------------------------------------------------------- the report
 #: the quick run: the member comparisons at d <= 3 and the ideals without Macaulay2's equality
 QUICK_MEMBER_CASES = ((2, 1, 2), (2, 2, 2), (3, 1, 2), (3, 3, 2))
+#: what the tables compare against: their own Macaulay2 code's output, run on its own (another tool's computation)
+THEIR_SOURCE = Source.independent(
+    f"their Macaulay2 code (yuliaalexandr/algebraic-invariants-of-lightning-self-attention @ {THEIR_COMMIT[:7]}), "
+    "run by scripts/aldm_golden.py into the golden files"
+)
 
 
 def their_code_section(report: Any, quick: bool, seed: int, timeout: float = 900.0) -> dict[str, Any]:
@@ -125,6 +132,7 @@ def _member_checks(report: Any, quick: bool, seed: int) -> list[dict[str, Any]]:
             note="Their members: as their helpers return them (trimmed ideals for veronese2 and quarticResultants); "
             "ours: rebuilt from the definitions. Span dimensions from the values at random points modulo "
             f"{' and '.join(map(str, SPAN_PRIMES))} (probabilistic; both primes agree).",
+            source=THEIR_SOURCE,
         )
     )
     return members
@@ -221,6 +229,7 @@ def _multidegree_checks(report: Any, quick: bool, seed: int) -> list[dict[str, A
             mrows,
             note="Per orbit of multidegrees under index permutations; exact ranks over QQ. The ideal: "
             "low_degree_equations of one layer (d, 1, at), t = 2.",
+            source=THEIR_SOURCE,
         )
     )
     return multi
@@ -290,6 +299,7 @@ def _ideal_checks(report: Any, quick: bool, timeout: float) -> list[dict[str, An
             "pushed into their coordinates (t = 2: c[l,(u,v)] = w(u,v) y[(u,2),(v,2),(l,1)]; t = 1: "
             "full_K = |S_3 K| y_K), plus the linear forms of J (their coordinates have linear relations). "
             "Vanishing: exact substitution over QQ.",
+            source=THEIR_SOURCE,
         )
     )
     return ideals

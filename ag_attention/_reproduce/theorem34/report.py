@@ -8,6 +8,7 @@ from ..._architecture import Architecture
 from ..._exact import dimension as exact_dimension
 from ..claims import STATEMENT, Claim
 from ..report import Check, Report, Table, Verdict
+from ..sources import Source
 from .grids import Size
 from .pointwise import StatedMismatch
 from .predictions import Theory
@@ -62,6 +63,10 @@ def dimension_checks(report: Report, sizes: Sequence[Size], theory: Theory, seed
             ["d", "d'", "a", "t", "dim", "Cor. 3.3", "certified", "hypotheses hold"],
             rows,
             formats={"certified": lambda v, row: "exact" if v else "lower bound"},
+            source=Source.theorem(
+                "Henry, Marchetti, Kohn, Geometry of Lightning Self-Attention, Cor. 3.3, "
+                "evaluated by expected_dimension"
+            ),
         )
     )
 
