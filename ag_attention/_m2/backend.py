@@ -34,8 +34,8 @@ log = logging.getLogger(__name__)
 #: seconds a version query may take at most (less when the job's own limit is smaller)
 VERSION_TIMEOUT = 60.0
 HOW_TO_GET_M2 = (
-    "Macaulay2 is needed for this computation and no backend works here. Either `pip install "
-    "'ag-attention[m2]'` (Macaulay2 and msolve from PyPI wheels, no root), install it locally "
+    "Macaulay2 is needed for this computation and no backend works here. Either `ag-attention m2 install` "
+    "(Macaulay2 and msolve from their locked PyPI wheels, no root), install it locally "
     "(Debian/Ubuntu: `apt-get install macaulay2`, or `make setup` in the ag-attention checkout; other "
     "systems: https://macaulay2.com/Downloads), or build the project's image with `docker/build.sh` "
     "(needs a Docker engine or podman; `make setup-container` also installs podman on Debian)."

