@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -14,9 +15,16 @@ pytest.importorskip("matplotlib")
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from ag_attention import OutputError  # noqa: E402
+from ag_attention import Architecture, Network, OutputError, point_geometry  # noqa: E402
 from ag_attention._figures import FORMATS, MIN_INCHES, at_least, integer_ticks, wrap, write_figure  # noqa: E402
-from tests.helpers import assert_vector_files, figure_defects, png_pixels  # noqa: E402
+from tests.helpers import (  # noqa: E402
+    MIN_PNG_PIXELS,
+    assert_vector_files,
+    figure_defects,
+    generator,
+    png_pixels,
+    seed,
+)
 
 
 def _small() -> Figure:
@@ -87,3 +95,165 @@ def test_the_checks_can_fail() -> None:
     found = " | ".join(figure_defects(fig))
     assert "size 3.00 x 2.00 in" in found and "outside the 300 x 200 canvas" in found
     assert "no x label" in found and "no y label" in found and "has no legend entry" in found
+
+
+# ------------------------------------------------------------------ every figure kind, from small real inputs
+def _grouped(rng: np.random.Generator, width: int, heads: int):
+    from ag_attention._point.grouped import GroupedLayer
+
+    d = width // heads
+    Q, K, Wo, Wv = (rng.standard_normal((width, width)) for _ in range(4))
+    rows = [slice(h * d, (h + 1) * d) for h in range(heads)]
+    return GroupedLayer(
+        tuple(Q[r] for r in rows), tuple(Wo[:, r] for r in rows), tuple(K[r] for r in rows), tuple(Wv[r] for r in rows)
+    )
+
+
+def _spectrum():
+    from ag_attention._point.plot import spectrum_figure
+
+    w = {"layers.0.heads.0.A": np.diag([0.41, 3.2e-5]), "layers.0.heads.0.V": np.eye(2)}
+    return spectrum_figure(point_geometry(Network.from_weights(w), numerical=True))
+
+
+def _heads(layers: int, width: int, heads: int):
+    def build():
+        from ag_attention._point.heads import head_table
+        from ag_attention._point.plot import heads_figure
+
+        rng = generator(47)
+        return heads_figure(head_table([_grouped(rng, width, heads) for _ in range(layers)], normalized=False))
+
+    return build
+
+
+def _figure1():
+    from ag_attention._reproduce.figure1 import draw_figure1
+
+    return draw_figure1(resolution=12)
+
+
+def _figure3():
+    from ag_attention._reproduce.figure3 import draw_figure3
+
+    rows = [
+        {"delta": d, "normalized": n, "estimated": e, "expected": x, "certified": e is not None}
+        for d, n, e, x in ((3, True, 25, 25), (3, False, 23, 23), (4, True, None, 40), (4, False, 38, 38))
+    ]
+    return draw_figure3(rows, samples=60)
+
+
+def _training():
+    from ag_attention._point.training import train
+    from ag_attention._reproduce.training import training_figure
+
+    arch = Architecture((3, 2), (3,), tokens=2)
+    runs = [
+        train(arch, teacher, 8, seed=seed(s), steps=12, record_every=4)
+        for teacher in ("generic", "rank-one A", "critical")
+        for s in (0, 1)
+    ]
+    return training_figure(runs)
+
+
+def _icl():
+    from ag_attention._reproduce.icl import Setting, icl_figure
+    from ag_attention._reproduce.icl_dynamics import make_task, train
+
+    setting = Setting(D=2, N=5, train=64, test=64, heads_merged=2, heads_separate=(2, 1), seeds=(seed(),))
+    task = make_task(2, 5, 64, 64, seed())
+    runs = [
+        train(task, "merged", 2, 1e-3, 0.1, 30, seed()),
+        train(task, "separate", 2, 1e-2, 0.3, 30, seed()),
+        train(task, "separate", 1, 1e-2, 0.3, 30, seed()),
+    ]
+    return icl_figure(runs, setting)
+
+
+def _landscape():
+    from ag_attention._reproduce.landscape_data import DataSet, draw_data_figure
+
+    # two data sets as the reproduction reports them: critical points, minima, where the gradient descents ended
+    sets = [DataSet(0, 12, 4, 2, 2, 0, 1.0, [5, 3], 1, 1), DataSet(1, 12, 6, 3, 3, 0, 1.0, [6, 2, 1], 1, 0)]
+    return draw_data_figure(sets)
+
+
+def _open_questions():
+    from ag_attention._reproduce.open_questions import VARIANTS, comparison_figure
+
+    def case(heads: int, tokens: int, value: int, computed: int) -> dict:
+        spec = {"widths": [1, 1], "ranks": [1], "tokens": tokens, "heads": heads, "skip": False, "causal": False}
+        return {
+            "architecture": f"H={heads} t={tokens}",
+            "spec": spec,
+            "predicted": value,
+            "computed": computed,
+            "lower": computed,
+            "upper": computed,
+            "certificate": "sweep: analytic-bound",
+        }
+
+    c = {
+        "key": "heads-symmetry",
+        "variant": "heads",
+        "statement": "dim = P - S",
+        "holds": [case(2, 2, 1, 1), case(3, 2, 2, 2)],
+        "counterexamples": [case(2, 3, 3, 2)],
+        "open": [],
+        "refuted_by_bounds": [],
+        "not_applicable": [],
+    }
+    (heads,) = [v for v in VARIANTS if v.name == "heads"]
+    return comparison_figure(heads, [c])
+
+
+def _sweep():
+    from ag_attention._sweep.compute import compute_row
+    from ag_attention._sweep.grid import Spec
+    from ag_attention._sweep.summary import plot_figure
+
+    specs = [Spec((4, 4, 4), (2, 2), 3), Spec((3, 1), (3,), 1), Spec((2, 2), (2,), 2, heads=2)]
+    made = plot_figure([compute_row(s, 2**31 - 1, 0) for s in specs], title="three rows")
+    assert not isinstance(made, str), made
+    return made[0]
+
+
+KINDS = {
+    "point spectrum": _spectrum,
+    "point per-head, one head": _heads(1, 2, 1),
+    "point per-head, 3 layers x 4 heads": _heads(3, 8, 4),
+    "reproduce figure1": _figure1,
+    "reproduce figure3": _figure3,
+    "reproduce training": _training,
+    "reproduce icl": _icl,
+    "reproduce landscape": _landscape,
+    "reproduce open questions": _open_questions,
+    "sweep summary": _sweep,
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_figure_kind_is_readable_and_written_as_png_pdf_and_svg(kind: str, tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = KINDS[kind]()
+    try:
+        assert figure_defects(fig) == []
+        paths = [write_figure(fig, tmp_path / f"figure.{fmt}") for fmt in FORMATS]
+    finally:
+        plt.close(fig)  # a pyplot figure (reproduce's); nothing for the others
+    width, height = png_pixels(paths[0])
+    assert width >= MIN_PNG_PIXELS[0] and height >= MIN_PNG_PIXELS[1], (width, height)
+    assert_vector_files(*paths[1:])
+
+
+def test_the_spectrums_index_axes_have_integer_ticks_and_each_rtol_line_an_entry() -> None:
+    """The audit: the right panel had ticks at 1.2, 1.4... and two unlabelled dashed lines."""
+    fig = _spectrum()
+    fig.canvas.draw()
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+        assert ticks and all(re.fullmatch(r"\d+", t) for t in ticks), ticks
+    labels = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    assert [x for x in labels if x.startswith("rtol")] == ["rtol 0.001 x $s_1(A)$", "rtol 0.001 x $s_1(V)$"]
