@@ -15,6 +15,7 @@ figure that fails loses nothing.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -195,13 +196,14 @@ def heads_figure(table: HeadsTable) -> Any:
         ax.set_yticks(range(0, rows, step), [str(i) for i in range(0, rows, step)], fontsize=10)
         ax.set_xlabel("layer (from 0)", fontsize=11)
         ax.set_ylabel("head (from 0)", fontsize=11)
-        ax.set_title(wrap(title, fig.get_figwidth() / 2 - 1.2, 11), fontsize=11)
+        ax.set_title(wrap(title, fig.get_figwidth() / 2 - 0.8, 11), fontsize=11)
         bar = fig.colorbar(im, ax=ax)
         bar.set_label(wrap(title + " (log scale)", fig.get_figheight() - 1.6, 9), fontsize=9)
         bar.ax.tick_params(labelsize=9)
         bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))  # 0.667, not 6.667 x 10^-1
-        narrow = high < 10 * low  # a narrow range has minor ticks only: labelled, with a digit more
-        bar.ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _, n=narrow: f"{v:.4g}" if n else ""))
+        # a range within a decade has minor ticks only: labelled, with the digits that tell them apart
+        digits = 2 + max(1, math.ceil(-math.log10((high - low) / high))) if high < 10 * low else 0
+        bar.ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _, n=digits: f"{v:.{n}g}" if n else ""))
     legend = [("x", "dead"), ("o", "critical by its ranks"), (".", f"below rtol {table.rtol:g}"), ("+", "proportional")]
     handles = [Line2D([], [], ls="none", marker=m, color="red", ms=9, mew=2, mfc="none") for m, _ in legend]
     fig.legend(handles, [text for _, text in legend], loc="outside lower center", ncols=4, fontsize=9)
