@@ -181,3 +181,102 @@ def old_counting_primes(seed: int) -> tuple[int, int]:
 def small_primes(lo: int, hi: int) -> list[int]:
     """The primes in ``[lo, hi)`` (a small range), by trial division."""
     return [q for q in range(max(lo, 2), hi) if all(q % d for d in range(2, int(q**0.5) + 1))]
+
+
+# ------------------------------------------------------------------ figures fit for papers and talks (issue 47, 6)
+#: the smallest figure the package draws, inches, and the smallest PNG it writes, pixels
+MIN_FIGURE_INCHES = (4.0, 3.0)
+MIN_PNG_PIXELS = (400, 300)
+
+
+def figure_defects(fig) -> list[str]:
+    """What keeps ``fig`` (a matplotlib Figure) from a paper or a talk, as sentences (``[]``: none).
+
+    Draws it on its Agg canvas, recording every text artist actually drawn (tick labels of ticks outside the view
+    are not), then checks: the size is at least :data:`MIN_FIGURE_INCHES`; every drawn text's window extent lies
+    within the canvas (nothing clipped: titles, labels, colour-bar labels, legends, notes); every axes has an x and
+    a y label (3-D: a z label too; colour bars and pie-like axes without ticks aside); and every line with a
+    dashed or dotted style has an entry of the same style and colour in a legend of the figure.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgba
+    from matplotlib.text import Text
+
+    problems: list[str] = []
+    w, h = fig.get_size_inches()
+    if w < MIN_FIGURE_INCHES[0] - 1e-9 or h < MIN_FIGURE_INCHES[1] - 1e-9:
+        problems.append(f"size {w:.2f} x {h:.2f} in, below {MIN_FIGURE_INCHES[0]} x {MIN_FIGURE_INCHES[1]}")
+    drawn: list[Text] = []
+    draw = Text.draw
+
+    def spy(self, renderer):  # the real drawing, noting which texts it draws
+        drawn.append(self)
+        return draw(self, renderer)
+
+    if not hasattr(fig.canvas, "get_renderer"):  # a pyplot figure closed already: drawn on a canvas of its own
+        FigureCanvasAgg(fig)
+    Text.draw = spy
+    try:
+        fig.canvas.draw()
+    finally:
+        Text.draw = draw
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.canvas.get_width_height()
+    for text in drawn:
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
+            problems.append(
+                f"text {text.get_text()[:60]!r} at ({box.x0:.0f}, {box.y0:.0f})-({box.x1:.0f}, {box.y1:.0f}) "
+                f"outside the {width} x {height} canvas"
+            )
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>" or not ax.get_visible():
+            continue
+        for name in ("x", "y", "z") if hasattr(ax, "get_zlabel") else ("x", "y"):
+            labels = [t for t in getattr(ax, f"get_{name}ticklabels")() if t.get_text()]
+            shown = any(t.get_visible() for t in labels)  # a shared axis without its tick labels needs no label
+            if shown and not getattr(ax, f"get_{name}label")().strip():
+                problems.append(f"axes {ax.get_title()[:40]!r}: no {name} label")
+    legends = [a.get_legend() for a in fig.axes if a.get_legend() is not None] + list(fig.legends)
+    entries = {
+        (str(handle.get_linestyle()), to_rgba(handle.get_color()))
+        for legend in legends
+        for handle in legend.legend_handles
+        if hasattr(handle, "get_linestyle") and hasattr(handle, "get_color")
+    }
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            style = line.get_linestyle()
+            if style in ("-", "None", "none", "", " ") or not line.get_visible():
+                continue
+            if (str(style), to_rgba(line.get_color())) not in entries:
+                problems.append(
+                    f"axes {ax.get_title()[:40]!r}: a {style} line of colour {line.get_color()} ({line.get_label()!r}) "
+                    "has no legend entry"
+                )
+    return problems
+
+
+def png_pixels(path) -> tuple[int, int]:
+    """The width and height of a PNG file (its IHDR chunk)."""
+    data = Path(path).read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", path
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def assert_vector_files(*paths) -> None:
+    """Each path exists, is not empty, and parses: an SVG as XML with an ``svg`` root, a PDF from ``%PDF-`` to its
+    ``%%EOF``."""
+    import xml.etree.ElementTree as ET
+
+    for path in map(Path, paths):
+        data = path.read_bytes()
+        assert data, f"{path} is empty"
+        if path.suffix == ".svg":
+            assert ET.fromstring(data).tag.endswith("svg"), path
+        elif path.suffix == ".pdf":
+            assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF"), path
+        else:
+            raise AssertionError(f"{path}: not a vector format")

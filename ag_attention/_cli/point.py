@@ -268,7 +268,8 @@ def _add_work_options(p: argparse.ArgumentParser) -> None:
         "--plot",
         default=None,
         metavar="FILE",
-        help="draw the Jacobian's singular values (and for one layer those of A and V) into FILE "
-        "(.png, .pdf or .svg); computes the float64 spectrum if it was not. FILE is checked before "
-        "the work, the report printed before the figure is drawn (a figure that fails: exit 2)",
+        help="draw the Jacobian's singular values (and for one layer those of A and V) into FILE, in the "
+        "format of its suffix: .png (150 dpi) or the vector formats .pdf and .svg (for papers: sharp at "
+        "any size); computes the float64 spectrum if it was not. FILE is checked before the work, the "
+        "report printed before the figure is drawn (a figure that fails: exit 2)",
     )

@@ -103,6 +103,7 @@ from .report import FIGURE_FORMATS, Check, Report, Table, output_directory, pypl
 from .sources import Source
 
 __all__ = [
+    "icl_figure",
     "WORK",
     "SADDLES",
     "Setting",
@@ -150,9 +151,10 @@ SADDLES = (
 # ---------------------------------------------------------------------------------------------- the report
 
 
-def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
-    """Loss curves of one setting (log steps), the predicted critical values ``L_m`` dashed, detected plateaus as
-    dots; left merged heads, right separate rank-one heads (one line style per number of heads)."""
+def icl_figure(runs: list[Run], setting: Setting) -> Any:
+    """Loss curves of one setting (log steps), the predicted critical values ``L_m`` dashed (one legend entry),
+    detected plateaus as dots; left merged heads, right separate rank-one heads (one line style per number of
+    heads). A pyplot figure: the caller closes it (:func:`_figure` saves it as PNG, PDF and SVG)."""
     plt = pyplot()
     predictions = plateau_predictions(eigenvalues(setting.D), setting.N)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
@@ -160,7 +162,7 @@ def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
     styles = ["-", "--", ":", "-."]
     for ax, regime in zip(axes, ("merged", "separate")):
         for m, L in enumerate(predictions):
-            ax.axhline(float(L), color="0.6", ls="--", lw=0.8)
+            ax.axhline(float(L), color="0.6", ls="--", lw=0.8, label=None if m else "predicted critical values $L_m$")
             ax.text(
                 1.0, float(L), f" $L_{m}$", transform=ax.get_yaxis_transform(), va="center", fontsize=8, color="0.35"
             )
@@ -200,10 +202,16 @@ def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
         fontsize=10,
     )
     fig.tight_layout()
+    return fig
+
+
+def _figure(runs: list[Run], setting: Setting, path: Path) -> list[Path]:
+    """:func:`icl_figure` saved as PNG, PDF and SVG (atomically); the paths written."""
+    fig = icl_figure(runs, setting)
     try:
         return save_figure(fig, path)
     finally:
-        plt.close(fig)
+        pyplot().close(fig)
 
 
 #: an observed plateau agrees with its prediction when its training loss lies within this many standard errors

@@ -37,6 +37,7 @@ __all__ = [
     "data_table",
     "data_checks",
     "data_figure",
+    "draw_data_figure",
 ]
 
 SMALLEST = (2, 1, 2)
@@ -282,7 +283,9 @@ def data_checks(report: Report, sets: list[DataSet], ed_data: int | None, sample
     ]
 
 
-def data_figure(sets: list[DataSet], path: Path) -> list[Path]:
+def draw_data_figure(sets: list[DataSet]) -> Any:
+    """The data sets' histograms (real critical points, minima) and where gradient descent ends, three panels: a
+    pyplot figure (the caller closes it; :func:`data_figure` saves it)."""
     plt = pyplot()
     ok = [s for s in sets if not s.error]
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
@@ -322,7 +325,13 @@ def data_figure(sets: list[DataSet], path: Path) -> list[Path]:
         "How many real critical points and minima, and where gradient descent ends."
     )
     fig.tight_layout()
+    return fig
+
+
+def data_figure(sets: list[DataSet], path: Path) -> list[Path]:
+    """:func:`draw_data_figure` of ``sets`` saved as PNG, PDF and SVG (atomically); the paths written."""
+    fig = draw_data_figure(sets)
     try:
         return save_figure(fig, path)
     finally:
-        plt.close(fig)
+        pyplot().close(fig)

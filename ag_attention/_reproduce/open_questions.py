@@ -220,7 +220,8 @@ def _comparison_panel(ax: Any, c: dict[str, Any], networks: list[_Network], mark
         for n in networks
         if shown[n]
     ]
-    ax.plot([0, top], [0, top], ls=(0, (4, 3)), color="0.45", lw=1, label="_computed = predicted")
+    diagonal = ax.plot([0, top], [0, top], ls=(0, (4, 3)), color="0.45", lw=1, label="computed = predicted")
+    handles += diagonal
     ax.set_xlabel("predicted dimension")
     ax.set_ylabel("computed dimension")
     ax.set_title(_PANEL_TITLES.get(c["key"], c["statement"]), fontsize=9)

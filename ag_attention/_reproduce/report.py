@@ -28,7 +28,8 @@ from typing import Any
 
 from .._algebra import msolve_version
 from .._errors import AgAttentionError, ComputationError, InvalidArgumentError, OutputError
-from .._files import atomic_open, atomic_write, output_error, reserve
+from .._figures import FORMATS, write_figures
+from .._files import atomic_write, output_error, reserve
 from .._m2 import get_backend
 from .._provenance import provenance
 from .._results import to_frame
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 #: every figure is written in these formats, side by side
-FIGURE_FORMATS = ("png", "pdf", "svg")
+FIGURE_FORMATS = FORMATS  # PNG, then the vector formats PDF and SVG
 
 
 def _fmt(v: Any) -> str:
@@ -501,16 +502,11 @@ def pyplot() -> Any:
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> list[Path]:
-    """Save ``fig`` as ``path`` with each suffix of :data:`FIGURE_FORMATS` (PNG first); the paths written."""
+    """Save ``fig`` as ``path`` with each suffix of :data:`FIGURE_FORMATS` (PNG first, then the vector formats PDF
+    and SVG), atomically (:func:`ag_attention._figures.write_figure`); the paths written."""
     base = Path(path)
     try:
         base.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise output_error(base.parent, exc, "create the directory") from None
-    written = []
-    for ext in FIGURE_FORMATS:
-        target = base.with_suffix("." + ext)
-        with atomic_open(target, "wb") as fh:  # never through a planted link; a full disk is an OutputError
-            fig.savefig(fh, format=ext)
-        written.append(target)
-    return written
+    return write_figures(fig, base, FIGURE_FORMATS)

@@ -36,7 +36,7 @@ from .._point import CRITICAL_RATIO, RANK_TOLERANCE, TEACHERS, TrainingRun, trai
 from .._sweep import OKABE_ITO, integer_ticks
 from .report import FIGURE_FORMATS, Check, Report, Table, pyplot, save_figure, written
 
-__all__ = ["Plan", "QUICK", "FULL", "reproduce_training"]
+__all__ = ["Plan", "QUICK", "FULL", "reproduce_training", "training_figure"]
 
 
 @dataclass(frozen=True)
@@ -204,9 +204,9 @@ def _findings(runs: list[TrainingRun]) -> list[str]:
     return out
 
 
-def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
-    """The trajectories of the first one-layer architecture's runs with the most data, four panels, saved as PNG,
-    PDF and SVG.
+def training_figure(runs: list[TrainingRun]) -> Any:
+    """The trajectories of the first one-layer architecture's runs with the most data, four panels: a pyplot
+    figure (the caller closes it; :func:`_figure` saves it as PNG, PDF and SVG).
 
     Each teacher has an Okabe-Ito colour, a line style and a marker (at each run's end); its legend entry
     counts the runs drawn, and a teacher without runs has none.  Each run's line has the gid
@@ -275,10 +275,16 @@ def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
     else:
         fig.suptitle("No one-layer run to draw.")
     fig.tight_layout()
+    return fig
+
+
+def _figure(runs: list[TrainingRun], path: Path) -> list[Path]:
+    """:func:`training_figure` of ``runs`` saved as PNG, PDF and SVG (atomically); the paths written."""
+    fig = training_figure(runs)
     try:
         return save_figure(fig, path)
     finally:
-        plt.close(fig)
+        pyplot().close(fig)
 
 
 def reproduce_training(

@@ -46,7 +46,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "and [product] ranges: the docs page 'Sweep grid files', docs/grid.md) on all local cores or a "
         "Dask cluster, "
         "streaming rows to DIR (crash-safe, resumable), then DIR/results.parquet, summary.md, "
-        "summary.json and dimension-vs-formula.png/.svg.",
+        "summary.json and dimension-vs-formula.png/.pdf/.svg.",
     )
     p.add_argument("grid", help="grid file (TOML)")
     p.add_argument("--out", required=True, help="output directory")

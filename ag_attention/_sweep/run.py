@@ -221,7 +221,7 @@ def sweep(
         Seconds to wait for the Dask scheduler, for its workers, and through
         a loss of every worker or of the connection (then ComputationError).
     plots:
-        Write dimension-vs-formula.png and .svg (needs matplotlib; skipped
+        Write dimension-vs-formula.png, .pdf and .svg (needs matplotlib; skipped
         with a note in the summary otherwise).
     chunk_size:
         Architectures per task (default: about 8 tasks per worker, at most 16

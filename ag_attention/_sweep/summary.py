@@ -26,7 +26,7 @@ and, per variant, the rows grouped by which hypotheses fail (``by_failed``),
 which shows where each hypothesis is needed.  :func:`write_summary` writes
 ``summary.md``, ``summary.json`` and, with matplotlib, the plot of every row's
 computed dimension against the formula (or, where there is none, against its
-proven upper bound), ``dimension-vs-formula.png`` and ``.svg``: one marker per
+proven upper bound), ``dimension-vs-formula.png``, ``.pdf`` and ``.svg``: one marker per
 variant, legend entries counting the rows they stand for, a small seeded
 jitter so that equal points stay visible, and a note (also in summary.md)
 saying which rows are left out and why (:func:`plot_figure`).
@@ -42,7 +42,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_open, atomic_write
+from .._figures import integer_ticks, write_figure
+from .._files import atomic_write
 from .._models import cor38
 from .._progress import Steps, bar
 
@@ -78,7 +79,7 @@ COUNTS = (
     "effective_eligible",
     "effective_agrees",
 )
-PLOT_FILES = ("dimension-vs-formula.png", "dimension-vs-formula.svg")
+PLOT_FILES = ("dimension-vs-formula.png", "dimension-vs-formula.pdf", "dimension-vs-formula.svg")
 
 
 def variant(row: Mapping[str, Any]) -> str:
@@ -297,25 +298,6 @@ _STATUS = (
 )
 
 
-def integer_ticks(ax: Any, axes: str = "xy") -> None:
-    """Ticks at integers only on the named axes of ``ax`` (``"x"``, ``"y"`` or both): axes that count.
-
-    ``MaxNLocator(integer=True)`` falls back to fractional ticks where its view holds fewer than two integers
-    (every dot at 12, jittered by 0.3), so such a view is first widened to hold three.  Call it after plotting.
-    """
-    import math
-
-    from matplotlib.ticker import MaxNLocator
-
-    for name in axes:
-        get, set_ = getattr(ax, f"get_{name}lim"), getattr(ax, f"set_{name}lim")
-        lo, hi = get()
-        if math.floor(hi) - math.ceil(lo) < 1:
-            middle = round((lo + hi) / 2)
-            set_(min(lo, middle - 1.5), max(hi, middle + 1.5))
-        getattr(ax, f"{name}axis").set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
-
-
 def family(row: Mapping[str, Any]) -> str:
     """The plot's marker of a row: ``"lightning"``, ``"lightning, 2 heads, causal"``, ``"normalized, skip"``..."""
     parts = ["normalized" if row["normalized"] else "lightning"]
@@ -518,7 +500,7 @@ def _legends(
 
 
 def plot(rows: Iterable[Mapping[str, Any]], out: Path, title: str = "") -> list[str] | str:
-    """Write :func:`plot_figure` of ``rows`` to ``out``/dimension-vs-formula.png and .svg, atomically.
+    """Write :func:`plot_figure` of ``rows`` to ``out``/dimension-vs-formula.png, .pdf and .svg, atomically.
 
     Returns the files written, or a note why there is no plot (no matplotlib, nothing to plot).
     """
@@ -534,8 +516,7 @@ def _save(fig: Any, out: Path, steps: Steps | None = None) -> list[str]:
     for name in PLOT_FILES:
         ext = name.rsplit(".", 1)[-1]
         steps.begin(f"writing {name}")
-        with atomic_open(out / name, "wb") as fh:  # never through a link planted at the name
-            fig.savefig(fh, format=ext, dpi=150 if ext == "png" else None)
+        write_figure(fig, out / name, ext)  # atomically, never through a link planted at the name
         written.append(name)
         steps.end()
     return written

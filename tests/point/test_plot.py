@@ -9,7 +9,7 @@ import pytest
 from ag_attention import Network, point_geometry
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._point.plot import check_plot_path, plot_point
-from tests.helpers import run_cli
+from tests.helpers import MIN_PNG_PIXELS, assert_vector_files, png_pixels, run_cli
 
 
 def test_plot_point_draws_a_report_and_needs_a_spectrum(tmp_path):
@@ -88,3 +88,17 @@ def test_a_plot_that_fails_after_the_work_loses_nothing(tmp_path, monkeypatch, c
     r = run_cli("point", str(tmp_path / "big.npz"), "-t", "2", "--plot", str(tmp_path / "big.png"))
     assert r.returncode == 2 and "Geometry at the point" in r.stdout and "no float64 spectrum to draw" in r.stderr
     assert "this scale overflows float64" in r.stderr and not (tmp_path / "big.png").exists()
+
+
+def test_the_one_head_figure_is_readable_and_written_in_every_format(tmp_path, capsys):
+    """The audit: `point --per-head --plot` of one head was 150 x 120 px, its title and colour-bar label clipped.
+    Now at least 4 x 3 inches (tests/test_figures.py checks every text inside the canvas), in the suffix's format."""
+    from ag_attention._cli import main
+
+    path = _student(tmp_path)
+    for name in ("heads.png", "heads.pdf", "heads.svg"):
+        assert main(["point", str(path), "--per-head", "--plot", str(tmp_path / name)]) == 0, capsys.readouterr().err
+        assert f"heads x layers figure written to {tmp_path / name}" in capsys.readouterr().err
+    width, height = png_pixels(tmp_path / "heads.png")
+    assert width >= 2 * MIN_PNG_PIXELS[0] and height >= MIN_PNG_PIXELS[1], (width, height)  # two panels
+    assert_vector_files(tmp_path / "heads.pdf", tmp_path / "heads.svg")

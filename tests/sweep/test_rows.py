@@ -63,6 +63,7 @@ def test_parquet_schema_and_metadata(local_run):
     pytest.importorskip("matplotlib")
     assert (local_run.out / "dimension-vs-formula.png").stat().st_size > 0
     assert (local_run.out / "dimension-vs-formula.svg").stat().st_size > 0
+    assert (local_run.out / "dimension-vs-formula.pdf").read_bytes().startswith(b"%PDF-")
 
 
 def test_integer_columns_have_integer_dtypes(local_run):

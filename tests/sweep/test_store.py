@@ -117,6 +117,7 @@ def test_planted_links_are_never_written_through(tmp_path, capsys):
         "summary.md",
         "summary.json",
         "dimension-vs-formula.png",
+        "dimension-vs-formula.pdf",
         "dimension-vs-formula.svg",
     ]
     _plant(out, names, victims)

@@ -20,7 +20,7 @@ from ag_attention._sweep.summary import (
     variant,
     write_summary,
 )
-from tests.helpers import Terminal
+from tests.helpers import Terminal, assert_vector_files
 
 P = 2**31 - 1
 
@@ -108,8 +108,13 @@ def test_markdown(rows):
 
 def test_plot_and_its_absence(rows, tmp_path):
     pytest.importorskip("matplotlib")
-    assert plot(rows, tmp_path, title="t") == ["dimension-vs-formula.png", "dimension-vs-formula.svg"]
+    assert plot(rows, tmp_path, title="t") == [
+        "dimension-vs-formula.png",
+        "dimension-vs-formula.pdf",
+        "dimension-vs-formula.svg",
+    ]
     assert (tmp_path / "dimension-vs-formula.png").read_bytes()[:4] == b"\x89PNG"
+    assert_vector_files(tmp_path / "dimension-vs-formula.pdf", tmp_path / "dimension-vs-formula.svg")
     failed = {**rows[0], "dimension": None, "error": "InsufficientMemoryError: too large"}
     assert plot([failed], tmp_path) == (
         "no plot: no row has a dimension (left out: 1 row without a dimension (its computation failed))"
@@ -211,7 +216,7 @@ def test_the_summary_says_what_the_plot_shows(many, tmp_path):
     assert sum(v for k, v in sidecar["legend"].items() if not k.startswith(("certified", "not certified"))) == 300
     md = (tmp_path / "summary.md").read_text()
     assert "shows 300 of 301 rows" in md and "left out: 1 row without a dimension (its computation failed)" in md
-    assert s["plots"] == ["dimension-vs-formula.png", "dimension-vs-formula.svg"]
+    assert s["plots"] == ["dimension-vs-formula.png", "dimension-vs-formula.pdf", "dimension-vs-formula.svg"]
 
 
 def test_the_summary_shows_its_progress_on_a_terminal(many, tmp_path, monkeypatch):
