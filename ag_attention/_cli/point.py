@@ -7,6 +7,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
+from .. import _clock
 from .._argtypes import integer, positive_float, seconds
 from .._errors import AgAttentionError, InvalidArgumentError
 from .._point import (
@@ -20,7 +21,7 @@ from .._point import (
 )
 from .._point import plot as point_plot  # looked up when used: tests replace plot_point
 from .._positions import Rotary
-from .common import ESTIMATE_FROM_PARAMETERS, EXIT_USAGE, add_output, emit
+from .common import ESTIMATE_FROM_PARAMETERS, EXIT_M2, EXIT_USAGE, add_output, emit
 
 __all__ = ["add_parsers", "cmd_point"]
 
@@ -70,15 +71,19 @@ def cmd_point(args: argparse.Namespace) -> int:
             + ("" if args.timeout is None else f"; --timeout {args.timeout:g} s"),
             file=sys.stderr,
         )
-    g = point_geometry(
-        net,
-        seed=args.seed,
-        samples=args.samples,
-        rtol=args.rtol,
-        numerical=True if plot is not None else None,
-        timeout=args.timeout,
-    )
+    with _clock.interruptible():  # Ctrl-C (or SIGTERM) as a deadline: the steps that finished are printed
+        g = point_geometry(
+            net,
+            seed=args.seed,
+            samples=args.samples,
+            rtol=args.rtol,
+            numerical=True if plot is not None else None,
+            timeout=args.timeout,
+        )
     emit(args, g, allow_nan=False)  # first: a figure that fails never loses the result
+    if not g.final:  # a partial result: printed, then said, exit 3
+        print(f"ag-attention: point: NOT FINISHED: {g.stopped}", file=sys.stderr)
+        return EXIT_M2
     return 0 if plot is None else _plot_after(lambda: point_plot.plot_point(g, plot), plot, "report", "spectrum plot")
 
 
@@ -253,7 +258,8 @@ def _add_work_options(p: argparse.ArgumentParser) -> None:
         "--timeout",
         type=seconds("--timeout"),
         default=None,
-        help="seconds for the whole computation (default: none); stops inside the ranks, exit 3. The "
+        help="seconds for the whole computation (default: none); stops inside the ranks and prints what the "
+        "finished steps found (final: false, NOT FINISHED naming the step), exit 3; so does Ctrl-C. The "
         "estimated time and memory are printed first for networks of 1,024 parameters or more",
     )
     p.add_argument(

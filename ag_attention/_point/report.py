@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._checks import check_int, check_seconds
+from .._errors import ComputationTimeoutError
 from .._numeric import NearStrata, check_rtol, numerical_dimension
 from .._provenance import provenance
 from .._resources import Deadline
@@ -84,6 +85,13 @@ class PointGeometry(ResultMixin):
     float_unavailable: dict[str, str] = field(default_factory=dict)  # "numerical" / "strata" -> why not computed
     grouped: GroupedGeometry | None = None  # a grouped-query checkpoint in its own parametrization (grouped.py)
     heads: HeadsTable | None = None  # every head's ranks, spectra and verdicts (heads.py)
+    #: "" when every step ran; else what the deadline or Ctrl-C stopped and what is missing (a partial result)
+    stopped: str = ""
+
+    @property
+    def final(self) -> bool:
+        """Every step ran (no deadline or Ctrl-C stopped it): False for a partial result (see ``stopped``)."""
+        return not self.stopped
 
     # ------------------------------------------------------------------ what it says
     @property
@@ -187,6 +195,8 @@ class PointGeometry(ResultMixin):
             "rtol": self.rtol,
             "jacobian_singular_values": None if self.numerical is None else list(self.numerical.singular_values),
             "numerical_rank": None if self.numerical is None else self.numerical.rank_at_rtol,
+            "final": self.final,
+            "stopped": self.stopped or None,
             "seed": self.seed,
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
@@ -267,8 +277,10 @@ def point_geometry(
     tolerance of the float64 verdicts (the numerical rank, and for one layer
     "near-singular" and "near-critical"); the exact verdicts do not depend on it.
     ``timeout``: seconds for the whole call (None: no limit), checked between
-    steps and inside each large rank; past it
-    :class:`~ag_attention.ComputationTimeoutError` is raised.  A float64 part
+    steps and inside each large rank; past it (or at Ctrl-C, inside a
+    computation that takes Ctrl-C as a deadline) the result is partial:
+    ``final`` False, ``stopped`` naming the step and what is missing, every
+    verdict of the steps that finished kept.  A float64 part
     that cannot be trusted at the weights' scale is not computed, and one
     that contradicts a proven exact verdict is set aside: ``float_unavailable``
     says why (the exact verdicts hold at every scale).
@@ -284,10 +296,18 @@ def point_geometry(
     t0 = time.perf_counter()
     arch = net.architecture
     notes: list[str] = list(net.notes)  # how a checkpoint was mapped
-    local, generic, certified, cert, early = _model_ranks(net, seed, samples, deadline, notes, rtol)
+    try:
+        local, generic, certified, cert, early = _model_ranks(net, seed, samples, deadline, notes, rtol)
+    except ComputationTimeoutError as exc:  # a partial result: nothing but what the network is
+        missing = "the local rank, the generic dimension, the layers and the float64 parts were not computed"
+        return _partial(net, seed, t0, notes, rtol, f"{exc}: {missing}")
     one = one_layer_point(net, generic) if plain_one_layer(net) and generic is not None else None
-    deadline.check("each layer alone")
-    layers = layers_at_point(net, seed, deep=arch.depth > 1, deadline=deadline)
+    try:
+        deadline.check("each layer alone")
+        layers = layers_at_point(net, seed, deep=arch.depth > 1, deadline=deadline)
+    except ComputationTimeoutError as exc:  # the network's verdicts stand; each layer's and the float64 parts not
+        missing = "each layer alone and the float64 parts were not computed"
+        return _partial(net, seed, t0, notes, rtol, f"{exc}: {missing}", (local, generic, certified, cert), one)
     if local is not None and arch.depth > 1 and not local.exact and all(ly.local is not None for ly in layers):
         local = sharpen(net, local, layers, seed, notes)
     want_numeric = _want_numeric(net, local, numerical, notes)
@@ -315,6 +335,35 @@ def point_geometry(
         unavailable,
         grouped,
         network_head_table(net, rtol),
+    )
+
+
+def _partial(
+    net: Network,
+    seed: int,
+    t0: float,
+    notes: list[str],
+    rtol: float,
+    stopped: str,
+    ranks: tuple[LocalRank | None, int | None, bool, str] = (None, None, False, ""),
+    one: OneLayerPoint | None = None,
+) -> PointGeometry:
+    """What :func:`point_geometry` found before its deadline or Ctrl-C (``stopped`` says what is missing)."""
+    local, generic, certified, cert = ranks
+    return PointGeometry(
+        net,
+        local,
+        generic,
+        certified,
+        cert,
+        (),
+        one,
+        None,
+        seed,
+        time.perf_counter() - t0,
+        tuple(notes),
+        rtol=rtol,
+        stopped=stopped,
     )
 
 

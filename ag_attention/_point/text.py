@@ -188,7 +188,10 @@ def _float64(g: PointGeometry) -> list[str]:
 
 def point_text(g: PointGeometry) -> str:
     """The report as text (``str(g)``), its sections in order, every line printable."""
-    lines = _head(g) + _local_rank(g) + _verdicts(g) + _layers(g)
+    lines = _head(g)
+    if g.stopped:  # a partial result: said before any verdict
+        lines.append(f"  NOT FINISHED     stopped: {g.stopped}")
+    lines += _local_rank(g) + _verdicts(g) + _layers(g)
     lines += g.heads.lines() if g.heads is not None else []
     lines += _one_layer(g) + _float64(g)
     lines += [f"  note             {x}" for x in g.notes]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pytest
 
@@ -34,9 +37,16 @@ def test_the_estimate_names_its_parts_and_memory():
     assert text.startswith("estimated ") and "within a factor 2" in text and "GFLOP/s" in text
 
 
-def test_a_time_limit_stops_the_work_with_its_step():
-    with pytest.raises(ComputationTimeoutError, match="time limit of .* reached during"):
-        point_geometry(float_network(), timeout=1e-6)
+def test_a_time_limit_stops_the_work_with_its_step_and_a_partial_result():
+    g = point_geometry(float_network(), timeout=1e-6)
+    assert not g.final and re.match(r"time limit of .* reached during .*: the local rank, .* not computed", g.stopped)
+    assert g.local is None and g.generic_dimension is None and g.layers == () and g.critical is None
+    assert "NOT FINISHED     stopped: time limit of" in str(g)
+    d = g.to_dict()
+    assert d["final"] is False and d["stopped"] == g.stopped and d["critical"] is None
+    json.dumps(d)
+    full = point_geometry(float_network())
+    assert full.final and full.stopped == "" and full.to_dict()["stopped"] is None
 
 
 def test_the_cli_prints_the_estimate_first_and_honours_timeout(tmp_path):
