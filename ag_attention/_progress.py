@@ -1,10 +1,13 @@
-"""Progress of long work, on standard error, with tqdm (terminal and notebook).
+"""Progress of long work, on standard error: k of N done, the time elapsed, an estimate of the time left.
 
-A bar appears only once its work has run for :data:`DELAY` seconds (tqdm's
-``delay``), only where standard error is a terminal or in a notebook (tqdm's
-``disable=None``), and never inside :func:`quiet` (the CLI's ``--quiet`` and
-every ``--json`` run): short calls and piped output stay clean, and standard
-output is never touched.
+Where standard error is a terminal (or in a notebook) it is a tqdm bar, shown
+once its work has run for :data:`DELAY` seconds.  Elsewhere (a log file, CI,
+``make reproduce > log``) it is a plain line (:class:`Lines`:
+``Macaulay2: 3/7 jobs finished, 04:10 elapsed, about 05:30 left``) at most
+every :func:`interval` seconds (10, or ``AG_ATTENTION_PROGRESS_INTERVAL``),
+the first one after that long, and one more at the end.  Nothing shows inside
+:func:`quiet` (the CLI's ``--quiet`` and every ``--json`` run) or with
+``AG_ATTENTION_QUIET=1``; standard output is never touched.
 
 >>> with quiet():
 ...     with bar(total=3, desc="ranks") as b:
@@ -24,17 +27,40 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from tqdm import autonotebook
+from tqdm import std as tqdm_std
 from tqdm.auto import tqdm
+
+from ._errors import InvalidArgumentError
 
 T = TypeVar("T")
 
-__all__ = ["bar", "track", "Steps", "elapsed", "quiet", "is_quiet", "DELAY"]
+__all__ = [
+    "bar",
+    "track",
+    "Steps",
+    "elapsed",
+    "quiet",
+    "is_quiet",
+    "interval",
+    "Lines",
+    "on_terminal",
+    "ticking",
+    "DELAY",
+    "INTERVAL",
+]
 
 #: seconds of work before a bar shows
 DELAY = 2.0
+
+#: seconds between two progress lines off a terminal (``AG_ATTENTION_PROGRESS_INTERVAL`` overrides it)
+INTERVAL = 10.0
+
+#: tqdm draws in a notebook's widget (standard error is no terminal there, but a bar is wanted)
+_NOTEBOOK = autonotebook.tqdm is not tqdm_std.tqdm
 
 _QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("ag_attention_quiet", default=False)
 
@@ -50,8 +76,129 @@ def quiet(on: bool = True) -> Iterator[None]:
 
 
 def is_quiet() -> bool:
-    """Whether bars are silenced here."""
-    return _QUIET.get()
+    """Whether progress is silenced here: inside :func:`quiet`, or everywhere with ``AG_ATTENTION_QUIET`` set
+    (to anything but ``0``)."""
+    return _QUIET.get() or os.environ.get("AG_ATTENTION_QUIET", "0") not in ("", "0")
+
+
+def interval() -> float:
+    """Seconds between two progress lines off a terminal: ``AG_ATTENTION_PROGRESS_INTERVAL``, else
+    :data:`INTERVAL`; a value that is not a number of seconds >= 0 is refused by name."""
+    env = os.environ.get("AG_ATTENTION_PROGRESS_INTERVAL", "")
+    if not env:
+        return INTERVAL
+    try:
+        value = float(env)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1e7:
+        raise InvalidArgumentError(
+            f"AG_ATTENTION_PROGRESS_INTERVAL={env!r}: must be a number of seconds between two progress lines, >= 0"
+        )
+    return value
+
+
+def _clock_text(seconds: float) -> str:
+    return str(tqdm_std.tqdm.format_interval(seconds))
+
+
+class Lines:
+    """Progress off a terminal: one plain line on ``stream`` (standard error) at most every ``every`` seconds
+    (:func:`interval`; the first after that long), and one at the end when a line was shown or the work took that
+    long; with ``each``, also a line as each one finishes (few long jobs); ``verb``: what the count did.  It
+    answers what the code calls on a tqdm bar (``update``, ``total``, ``n``, ``set_postfix_str``, ``refresh``,
+    ``close``); ``clock`` is injectable.
+
+    >>> import io
+    >>> t = iter([0.0, 5.0, 12.0, 30.0, 30.0])
+    >>> out = io.StringIO()
+    >>> with Lines(total=4, desc="Macaulay2", unit="job", every=10, clock=lambda: next(t), stream=out) as b:
+    ...     b.update(1)  # 5 s: too soon
+    ...     b.update(1)  # 12 s
+    ...     b.update(2)  # 30 s
+    >>> print(out.getvalue(), end="")
+    Macaulay2: 2/4 jobs finished, 00:12 elapsed, about 00:12 left
+    Macaulay2: 4/4 jobs finished, 00:30 elapsed
+    """
+
+    def __init__(
+        self,
+        total: int | None = None,
+        desc: str = "",
+        unit: str = "it",
+        *,
+        every: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        stream: Any = None,
+        limit: float | None = None,
+        each: bool = False,
+        verb: str = "finished",
+    ) -> None:
+        self.total, self.desc, self.unit, self.n, self.each, self.verb = total, desc, unit, 0, each, verb
+        self.every = interval() if every is None else every
+        self.clock, self.stream, self.limit = clock, stream, limit
+        self.start = self._shown_at = clock()
+        self.postfix = ""
+        self._shown: tuple[int, int | None] | None = None  # (n, total) of the last line
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def line(self, now: float) -> str:
+        """The line for now: k/N finished, elapsed, about how long is left (a timer only: the time and the limit)."""
+        spent = now - self.start
+        if self.unit == "s" and self.total is None:  # a job waited on (:func:`elapsed`)
+            text = f"{self.desc}: {_clock_text(spent)} elapsed"
+            return text + ("" if self.limit is None else f" of at most {self.limit:.0f} s")
+        units = self.unit if self.unit.endswith("s") or self.unit == "it" else self.unit + "s"
+        count = f"{self.n:,}" if self.total is None else f"{self.n:,}/{self.total:,}"
+        text = f"{self.desc}: {count} {units} {self.verb}, {_clock_text(spent)} elapsed"
+        if self.total is not None and 0 < self.n < self.total:
+            text += f", about {_clock_text(spent * (self.total - self.n) / self.n)} left"
+        return text + (f" ({self.postfix})" if self.postfix else "")
+
+    def _show(self, now: float) -> None:
+        print(self.line(now), file=self.stream or sys.stderr, flush=True)
+        self._shown_at, self._shown = now, (self.n, self.total)
+
+    def refresh(self, *args: Any, **kwargs: Any) -> None:
+        """A line if the last one (or the start) is :attr:`every` seconds old and not all are finished."""
+        with self._lock:
+            now = self.clock()
+            finished = self.total is not None and self.n >= self.total
+            if not self._closed and not finished and now - self._shown_at >= self.every:
+                self._show(now)
+
+    def update(self, n: int = 1) -> None:
+        """``n`` more finished (a line if one is due, or with :attr:`each`)."""
+        with self._lock:
+            self.n += n
+            if self.each and not self._closed:
+                self._show(self.clock())
+                return
+        self.refresh()
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        """What is under way (the line's end)."""
+        self.postfix = s
+        if refresh:
+            self.refresh()
+
+    def close(self) -> None:
+        """The last line: when a line was shown and the count moved since, or when the work took :attr:`every`."""
+        with self._lock:
+            if self._closed:
+                return
+            now = self.clock()
+            moved = self._shown is not None and self._shown != (self.n, self.total)
+            if moved or (self._shown is None and now - self.start >= self.every):
+                self._show(now)
+            self._closed = True
+
+    def __enter__(self) -> Lines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _size() -> dict[str, Any]:
@@ -66,8 +213,26 @@ def _size() -> dict[str, Any]:
     return {"dynamic_ncols": True}
 
 
-def bar(total: int | None = None, desc: str = "", unit: str = "it", **kwargs: Any) -> Any:
-    """A tqdm bar on standard error; silent under :func:`quiet`, shown after :data:`DELAY` seconds."""
+def on_terminal() -> bool:
+    """Whether progress is a bar (standard error is a terminal, or a notebook's), not :class:`Lines`."""
+    try:
+        return _NOTEBOOK or bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # no standard error, or a closed one
+        return False
+
+
+def bar(
+    total: int | None = None,
+    desc: str = "",
+    unit: str = "it",
+    each: bool = False,
+    verb: str = "finished",
+    **kwargs: Any,
+) -> Any:
+    """Progress on standard error: a tqdm bar on a terminal (after :data:`DELAY` seconds), else :class:`Lines`
+    (``each``: a line also as each one finishes; ``verb``: ``k/N jobs finished``); nothing under :func:`quiet`."""
+    if not is_quiet() and not on_terminal():
+        return Lines(total, desc, unit, each=each, verb=verb)
     return tqdm(
         total=total,
         desc=desc,
@@ -123,22 +288,38 @@ class Steps:
 @contextlib.contextmanager
 def elapsed(desc: str, interval: float = 0.5, limit: float | None = None) -> Iterator[None]:
     """A bar without a total showing the elapsed time of a job we wait on (Macaulay2, msolve), and its time
-    limit when it has one (``msolve length test (local): 00:12 of at most 30 s``)."""
-    stop = threading.Event()
+    limit when it has one (``msolve length test (local): 00:12 of at most 30 s``; off a terminal the same as a
+    line, :class:`Lines`)."""
     start = time.monotonic()
     suffix = "" if limit is None else f" of at most {limit:.0f} s"
-    with bar(desc=desc, unit="s", bar_format="{desc}: {elapsed}" + suffix) as b:
-
-        def tick() -> None:
-            while not stop.wait(interval):
-                if time.monotonic() - start >= DELAY:  # refresh() ignores tqdm's delay
-                    b.refresh()
-
-        t = threading.Thread(target=tick, daemon=True)
-        t.start()
+    b = (
+        Lines(desc=desc, unit="s", limit=limit)
+        if not is_quiet() and not on_terminal()
+        else bar(desc=desc, unit="s", bar_format="{desc}: {elapsed}" + suffix)
+    )
+    with b, ticking(b, interval):
         try:
             yield
         finally:
-            stop.set()
-            t.join()
             b.set_postfix_str(f"{time.monotonic() - start:.1f} s", refresh=False)
+
+
+@contextlib.contextmanager
+def ticking(b: Any, every: float = 0.5) -> Iterator[None]:
+    """``b`` (a bar or :class:`Lines`) redrawn every ``every`` seconds while the block runs, so that its elapsed
+    time (and a line off a terminal) goes on while nothing finishes: a wait on jobs."""
+    stop = threading.Event()
+    start = time.monotonic()
+
+    def tick() -> None:
+        while not stop.wait(every):
+            if time.monotonic() - start >= DELAY:  # refresh() ignores tqdm's delay
+                b.refresh()
+
+    t = threading.Thread(target=tick, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join()

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from .._errors import AgAttentionError, ComputationTimeoutError, InvalidArgumentError, M2Error, MSolveError, OutputError
-from .._progress import quiet
+from .._progress import interval, quiet
 from .._version import __version__
 from . import algebra, landscape, m2, point, reproduce
 from .common import EXIT_FAILED, EXIT_M2, EXIT_OUTPUT, EXIT_USAGE, Parser, with_provenance
@@ -84,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"ag-attention: error: {problem}: nothing could be printed (nothing was computed)", file=sys.stderr)
         return EXIT_OUTPUT
     try:
+        interval()  # a bad AG_ATTENTION_PROGRESS_INTERVAL: refused (exit 2) before any work
         with quiet(args.quiet or args.json):
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below

@@ -154,7 +154,9 @@ def add_output(p: argparse.ArgumentParser, compact: bool = True) -> None:
     g.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")
     if compact:
         g.add_argument("--compact", action="store_true", help="with --json: one line")
-    g.add_argument("--quiet", "-q", action="store_true", help="no progress bars (they show on a terminal after 2 s)")
+    g.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress (a bar on a terminal after 2 s, else a line every 10 s)"
+    )
 
 
 def add_m2_options(p: argparse.ArgumentParser, timeout_help: str = "seconds per Macaulay2 job (default 300)") -> None:

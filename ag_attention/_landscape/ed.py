@@ -273,6 +273,12 @@ def _known_bounds(run: _Run) -> None:
     run.prediction = segre_ed_degree(d, e, a).to_dict() if generic else None
 
 
+def _expected(run: _Run) -> int | None:
+    """The monodromy's predicted count (its progress bar's total): the Segre prediction times the fiber."""
+    value = (run.prediction or {}).get("value")
+    return None if not value else int(value) * run.fiber
+
+
 def _monodromy(
     run: _Run, beside: Beside, method: str, counted: bool, workers: Any, scheduler: Any, save: Any, resume: Any
 ) -> MonodromyCount | None:
@@ -301,6 +307,7 @@ def _monodromy(
             scheduler=scheduler,
             save=save,
             resume=resume,
+            expected=_expected(run),
         )
     except AgAttentionError as exc:
         if method == "monodromy":

@@ -17,7 +17,14 @@ from .._numeric import default_workers
 from .formula import ed_upper_bound, segre_ed_degree
 from .system import check_layer
 
-__all__ = ["landscape_estimate", "paths_per_second", "certify_seconds", "choose_workers", "AUTO_SECONDS"]
+__all__ = [
+    "landscape_estimate",
+    "paths_per_second",
+    "certify_seconds",
+    "choose_workers",
+    "predicted_solutions",
+    "AUTO_SECONDS",
+]
 
 #: with ``workers=None`` a problem estimated to take longer than this (in one process) runs on a local Dask cluster
 #: of one process per core: below it, the cluster's start (about 5 s) and the latency of its tasks cost more than
@@ -51,6 +58,12 @@ def _expected(arch: Architecture) -> tuple[int, int, int | None]:
     n = (d * a + a * (d - a) if a < d else d * d) + e * d + 1
     segre = segre_ed_degree(d, e, a).value
     return n, f.fiber, None if segre is None else segre * f.fiber
+
+
+def predicted_solutions(arch: Architecture) -> int | None:
+    """The solutions a generic form's square system is predicted to have (the Segre prediction times the fiber, a
+    conjecture; None without one): the monodromy's progress bar counts towards it."""
+    return _expected(arch)[2]
 
 
 def choose_workers(

@@ -39,6 +39,7 @@ from .._numeric import certify as _certify
 from .._numeric import executors
 from .._numeric import homotopy as _homotopy
 from .._numeric import monodromy as _monodromy
+from .estimate import predicted_solutions
 from .generic_start import from_generic, monodromy_state, store
 from .square import SquareSystem, square_system
 
@@ -174,6 +175,7 @@ def monodromy_ed(
     save: Any = None,
     resume: Any = None,
     deadline: float | None = None,
+    expected: int | None = None,
 ) -> MonodromyCount:
     """The ED problem of ``G`` (exact, on the reduced coordinates) solved by monodromy over a random complex target
     (from ``seed``), every solution certified there (module docstring).
@@ -183,7 +185,8 @@ def monodromy_ed(
     the workers); solutions the certification did not reach are ``unchecked``.  ``known``: a count known otherwise
     (solutions in the weights, or a function returning it once known: msolve's, running beside it) at which the
     monodromy stops.  ``workers`` / ``scheduler``: where paths and certifications run
-    (:func:`ag_attention._numeric.executors.executor`); ``save`` / ``resume``: the monodromy's state file."""
+    (:func:`ag_attention._numeric.executors.executor`); ``save`` / ``resume``: the monodromy's state file;
+    ``expected``: the predicted count, its progress bar's total."""
     with _homotopy.one_blas_thread():
         return _monodromy_ed(
             arch,
@@ -197,6 +200,7 @@ def monodromy_ed(
             scheduler,
             save,
             resume,
+            expected,
         )
 
 
@@ -212,6 +216,7 @@ def _monodromy_ed(
     scheduler: str | None,
     save: Any,
     resume: Any,
+    expected: int | None,
 ) -> MonodromyCount:
     S = square_system(arch, G)
     state = monodromy_state(S, seed, resume)
@@ -231,6 +236,7 @@ def _monodromy_ed(
             max_solutions=max_solutions,
             save=save,
             desc=f"monodromy {arch.describe()}",
+            expected=expected,
         )
         t1 = time.perf_counter()
         cert = _certify.certify_solutions(
@@ -388,6 +394,7 @@ def _homotopy_solutions(
                 known=known_now if use_known else None,
                 save=save,
                 desc=f"monodromy {arch.describe()}, a generic form",
+                expected=predicted_solutions(arch),
             )
             stored = store(start) or stored
             t1 = time.perf_counter()
@@ -405,6 +412,7 @@ def _homotopy_solutions(
                 options=final_options,
                 chart=mono.charts,
                 real=True,
+                desc=f"homotopy {arch.describe()} to the data",
             )
             seconds_hom += time.perf_counter() - t1
             # paths that had not arrived when its limit came: what they would have found is not known

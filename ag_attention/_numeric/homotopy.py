@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _clock
+from .. import _clock, _progress
 from .polylines import CONVERGED, Ends, Polylines, join_ends, track_job
 from .tracker import (
     DEFAULT_OPTIONS,
@@ -161,8 +161,10 @@ def parameter_homotopy(
     seed: int = 0,
     chart: np.ndarray | None = None,
     real: bool = False,
+    desc: str = "homotopy",
 ) -> TrackResult:
-    """The solutions ``z`` over ``pa`` (in the charts ``chart``) carried to ``pb`` (then refined by Newton there).
+    """The solutions ``z`` over ``pa`` (in the charts ``chart``) carried to ``pb`` (then refined by Newton there),
+    on a progress bar named ``desc`` (paths ended of all, the time left).
 
     ``real``: the target ``pb`` is real and every point is first moved to a real chart (and stays in real charts),
     so the system has real coefficients at the end, where the realness of solutions can be proven.
@@ -183,7 +185,25 @@ def parameter_homotopy(
         chart = np.atleast_2d(np.asarray(chart, dtype=complex))
         if real:
             z, chart = system.adapt(z, chart, np.ones(z.shape[0], dtype=bool))
-    res = _refine(system, track(system, z, pa, pb, options, deadline, chart), pb)
+    with _progress.bar(total=z.shape[0], desc=desc, unit="path") as b:
+        return _routes(system, z, pa, pb, options, deadline, retries, seed, chart, b)
+
+
+def _routes(
+    system: Any,
+    z: np.ndarray,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    options: TrackerOptions,
+    deadline: float | None,
+    retries: int,
+    seed: int,
+    chart: np.ndarray | None,
+    b: Any,
+) -> TrackResult:
+    """:func:`parameter_homotopy` once the charts are set: the direct route, then the retries (its docstring)."""
+    nc = _charts(system)
+    res = _refine(system, track(system, z, pa, pb, options, deadline, chart, b.update), pb)
     if res.ok.all() or retries == 0:
         return res
     rng = np.random.default_rng(seed)
@@ -197,13 +217,12 @@ def parameter_homotopy(
         if len(ends) >= z.shape[0] or (deadline is not None and _clock.now() > deadline):
             break
         q = random_parameter(rng, pa)
-        mid = track(system, z, pa, q, options, deadline, chart)
+        b.total += z.shape[0]
+        mid = track(system, z, pa, q, options, deadline, chart, b.update)
         ok = np.flatnonzero(mid.ok)
-        end = _refine(
-            system,
-            track(system, mid.z[ok], q, pb, options, deadline, None if not nc or mid.chart is None else mid.chart[ok]),
-            pb,
-        )
+        b.total += ok.size
+        mid_chart = None if not nc or mid.chart is None else mid.chart[ok]
+        end = _refine(system, track(system, mid.z[ok], q, pb, options, deadline, mid_chart, b.update), pb)
         steps[ok] += mid.steps[ok] + end.steps
         good = np.flatnonzero(end.ok)
         keys = _invariants(system, end.z[good], None if not nc or end.chart is None else end.chart[good])

@@ -372,11 +372,13 @@ class Monodromy:
         save: str | Path | None = None,
         save_every: float = 60.0,
         desc: str = "monodromy",
+        expected: int | None = None,
     ) -> MonodromyResult:
         """Advance until the stopping rule or a limit (module docstring); the result (its state stays here, so a
         later ``run`` continues).  ``deadline``: ``_clock.now()`` to stop at, or a function of the number of
         solutions found giving it; ``known``: a count known otherwise (or a function returning it, None while
-        unknown); ``save``: the checkpoint file."""
+        unknown); ``save``: the checkpoint file; ``expected``: a predicted count, the progress bar's total until
+        one is known (solutions found of it, the time left)."""
         t0 = time.perf_counter()
         self._run_start = t0
         stop = "time limit"
@@ -397,7 +399,7 @@ class Monodromy:
         if self.round_mark is None:
             self.round_mark = len(self.found)
         try:
-            stop = self._advance(ex, over, known_now, max_solutions, save, save_every, desc, t0)
+            stop = self._advance(ex, over, known_now, max_solutions, save, save_every, (desc, expected), t0)
         except KeyboardInterrupt:
             stop = "interrupted"
         except ComputationError as exc:  # the executor lost its cluster: what was found is kept
@@ -423,14 +425,18 @@ class Monodromy:
         max_solutions: int | None,
         save: str | Path | None,
         save_every: float,
-        desc: str,
+        shown_as: tuple[str, int | None],
         t0: float,
     ) -> str:
-        """The run's loop: jobs handed out, ends taken, a round ended by the trace test; why it stopped."""
+        """The run's loop: jobs handed out, ends taken, a round ended by the trace test; why it stopped.  Its bar
+        counts the solutions found (``shown_as``: its name, and the predicted count: of the known one once known)."""
         last_save = t0
-        with _progress.bar(desc=desc, unit="path") as bar:
-            shown = self.paths
+        with _progress.bar(desc=shown_as[0], unit="solution", verb="found") as bar, _progress.ticking(bar):
+            shown = 0
             while True:
+                total = known_now() or shown_as[1]
+                if total != bar.total:
+                    bar.total = total
                 stop = self._stop(ex, known_now, max_solutions, over)
                 if stop is not None:
                     return stop
@@ -441,13 +447,12 @@ class Monodromy:
                     continue
                 for ends in ex.poll(0.05):
                     self._take(ends)
-                if self.paths != shown:
-                    bar.update(self.paths - shown)
-                    shown = self.paths
+                if len(self.found) != shown:
                     bar.set_postfix_str(
-                        f"solutions {len(self.found)}, failures {self.failures}, loops {len(self.corners)}",
-                        refresh=False,
+                        f"paths {self.paths}, failures {self.failures}, loops {len(self.corners)}", refresh=False
                     )
+                    bar.update(len(self.found) - shown)
+                    shown = len(self.found)
                 if save is not None and time.perf_counter() - last_save > min(
                     save_every, FIRST_SAVE if last_save == t0 else save_every
                 ):

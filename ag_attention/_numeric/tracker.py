@@ -376,10 +376,12 @@ def track(
     options: TrackerOptions = DEFAULT_OPTIONS,
     deadline: float | None = None,
     chart: np.ndarray | None = None,
+    done: Any = None,
 ) -> TrackResult:
     """Every path from ``z0`` (``(B, n)``, solutions over ``pa``, in the charts ``chart``) along
     ``(1 - t) pa + t pb`` (``pa``, ``pb``: ``(m,)`` or ``(B, m)``); see the module docstring.  The result's
-    ``chart`` holds each path's chart at its end (moved along the way)."""
+    ``chart`` holds each path's chart at its end (moved along the way); ``done(k)``, if given, is told of the ``k``
+    paths that ended (arrived or failed) at each step."""
     z0 = np.atleast_2d(np.asarray(z0, dtype=complex))
     B = z0.shape[0]
     paths = _Paths(system, options)
@@ -399,6 +401,8 @@ def track(
         if deadline is not None and _clock.now() > deadline:
             break
         arrived, failed, why = paths.step()
+        if done is not None and arrived.size + failed.size:
+            done(int(arrived.size + failed.size))
         if arrived.size:
             zz, tags, st, ch = paths.take(arrived)
             z[tags], ok[tags], steps[tags], reason[tags], charts[tags] = zz, True, st, "", ch

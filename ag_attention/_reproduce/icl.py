@@ -66,6 +66,7 @@ from typing import Any
 
 from .._checks import check_int
 from .._files import atomic_write
+from .._progress import bar, ticking
 from .._sweep import OKABE_ITO
 from .icl_dynamics import (
     MAX_ED_D,
@@ -360,9 +361,10 @@ def _run_checks(report: Report, setting: Setting, run: Run, agree: float) -> Non
 
 
 def _one_seed(
-    report: Report, setting: Setting, s: int, seed: int, timeout: float, rows: list[list[Any]]
+    report: Report, setting: Setting, s: int, seed: int, timeout: float, rows: list[list[Any]], progress: Any
 ) -> tuple[list[Run], list[dict[str, Any]]]:
-    """Every run of one seed: trained, its plateaus found and observed, checked; the runs and their JSON."""
+    """Every run of one seed: trained, its plateaus found and observed, checked (each then counted on
+    ``progress``); the runs and their JSON."""
     lam = eigenvalues(setting.D)
     pred = plateau_predictions(lam, setting.N)
     crit = critical_values(lam, setting.N)
@@ -385,6 +387,7 @@ def _one_seed(
         agree = forward_agreement(task, run, len(run.steps) - 1)
         runs.append(run)
         _run_checks(report, setting, run, agree)
+        progress.update(1)
         entries.append(
             {
                 "regime": regime,
@@ -444,16 +447,18 @@ def reproduce_icl(
     data: dict[str, Any] = {"work": WORK, "saddles": SADDLES, "z_bound": Z_BOUND, "settings": []}
     all_runs: list[tuple[Setting, list[Run]]] = []
     rows: list[list[Any]] = []
-    for setting in plan:
-        entry: dict[str, Any] = {"setting": setting.to_dict(), **_predictions(report, setting, seed), "runs": []}
-        runs: list[Run] = []
-        for s in setting.seeds:
-            these, entries = _one_seed(report, setting, s, seed, geometry_timeout, rows)
-            runs += these
-            entry["runs"] += entries
-        all_runs.append((setting, runs))
-        data["settings"].append(entry)
-        report.findings += _findings(setting, runs, entry["runs"])
+    total = sum(len(s.seeds) * (1 + len(s.heads_separate)) for s in plan)
+    with bar(total=total, desc="in-context learning", unit="training run") as progress, ticking(progress):
+        for setting in plan:
+            entry: dict[str, Any] = {"setting": setting.to_dict(), **_predictions(report, setting, seed), "runs": []}
+            runs: list[Run] = []
+            for s in setting.seeds:
+                these, entries = _one_seed(report, setting, s, seed, geometry_timeout, rows, progress)
+                runs += these
+                entry["runs"] += entries
+            all_runs.append((setting, runs))
+            data["settings"].append(entry)
+            report.findings += _findings(setting, runs, entry["runs"])
     report.tables.append(_plateau_table(rows))
     report.record_engines(msolve=True)
     if out is not None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from .._argtypes import integer, seconds
 from .._errors import AgAttentionError, InvalidArgumentError, M2Error, MSolveError, OutputError
-from .._progress import quiet
+from .._progress import interval, quiet
 from .._provenance import provenance
 from .run import DEFAULT_TIMEOUT, sweep
 from .store import JournalWarning
@@ -81,7 +81,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="no dimension-vs-formula plots")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object (and no progress)")
-    o.add_argument("--quiet", "-q", action="store_true", help="no progress bar (it shows on a terminal after 2 s)")
+    o.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress (a bar on a terminal after 2 s, else a line every 10 s)"
+    )
     p.set_defaults(func=cmd_sweep)
     return p
 
@@ -135,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["sweep", *(sys.argv[1:] if argv is None else argv)])  # its errors: exit 2
     try:
+        interval()  # a bad AG_ATTENTION_PROGRESS_INTERVAL: refused (exit 2) before any work
         with quiet(args.quiet or args.json):
             status = cmd_sweep(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below

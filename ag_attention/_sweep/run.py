@@ -43,7 +43,7 @@ from .._checks import check_int, check_path, check_seconds
 from .._errors import InvalidArgumentError, OutputError
 from .._exact import DEFAULT_PRIME, check_prime
 from .._m2 import close_client, connect_client, scheduler_address, wait_for_workers
-from .._progress import bar, elapsed
+from .._progress import bar, elapsed, ticking
 from .._provenance import provenance
 from .._resources import format_bytes, memory_limit
 from .._results import ResultMixin
@@ -348,7 +348,8 @@ def _execute(store: Store, todo: list[Spec], n_workers: int, client: Any, o: _Op
     computed = 0
     with elapsed("sweep: planning the tasks"):  # sorting by size: about 2 s for 800,000 networks
         chunks = _chunks(todo, n_workers, o.chunk_size)
-    with bar(total=len(todo), desc="sweep", unit="arch") as progress:
+    # redrawn while a chunk runs: elapsed time and estimate go on (off a terminal, a line every 10 s)
+    with bar(total=len(todo), desc="sweep", unit="arch") as progress, ticking(progress):
 
         def emit(rows: list[Row]) -> None:
             nonlocal computed

@@ -1,7 +1,12 @@
 """The estimate printed before a landscape computation (ag_attention._landscape.estimate)."""
 
 from ag_attention import Architecture
-from ag_attention._landscape.estimate import certify_seconds, landscape_estimate, paths_per_second
+from ag_attention._landscape.estimate import (
+    certify_seconds,
+    landscape_estimate,
+    paths_per_second,
+    predicted_solutions,
+)
 
 
 def test_the_estimate_names_the_size_the_proven_bounds_and_the_limit():
@@ -29,3 +34,11 @@ def test_by_default_a_long_problem_goes_to_a_local_cluster():
     assert choose_workers(Architecture.single_layer(4, 1, 4, tokens=2), None) == (cores if cores > 1 else 1)
     assert choose_workers(Architecture.single_layer(4, 1, 4, tokens=2), 1) == 1  # asked for: as asked
     assert choose_workers(Architecture.single_layer(4, 1, 4, tokens=2), None, "tcp://127.0.0.1:1") == 1
+
+
+def test_the_monodromy_counts_towards_the_solutions_the_estimate_names():
+    """The progress bar's total: the Segre prediction times the fiber, as in the estimate; none without one."""
+    arch = Architecture.single_layer(4, 1, 4, tokens=2)
+    n = predicted_solutions(arch)
+    assert n is not None and n % 35_964 == 0 and f"for {n:,} solutions" in landscape_estimate(arch, 30.0, 1)
+    assert predicted_solutions(Architecture.single_layer(3, 1, 1, tokens=2)) is None

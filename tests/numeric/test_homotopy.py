@@ -108,3 +108,18 @@ def test_newton_and_the_deduplicator():
     assert d.add(np.array([1.0, 2.0])) == 0
     assert d.add(np.array([1.0 + 1e-12, 2.0])) is None  # the same point
     assert d.add(np.array([1.0, 2.0 + 1e-6])) == 1 and len(d) == 2
+
+
+def test_the_paths_of_a_parameter_homotopy_are_counted(monkeypatch, capsys):
+    """Off a terminal (a line at each change here: interval 0): paths ended of all, arrived or failed."""
+    monkeypatch.setenv("AG_ATTENTION_PROGRESS_INTERVAL", "0")
+    pa = np.array([2.0 + 1j, 0.5 - 0.3j])
+    start = np.array(circle_solutions(*pa))
+    res = parameter_homotopy(Circle(), start, pa, np.array([2.0 + 0j, 0.0 + 0j]), desc="circle")
+    err = capsys.readouterr().err
+    assert res.ok.all() and err.splitlines()[-1].startswith("circle: 2/2 paths finished, 00:00 elapsed"), err
+    res = parameter_homotopy(
+        Circle(), start, pa, np.array([2.0 + 0j, 0.0 + 0j]), retries=0, options=TrackerOptions(max_steps=1)
+    )
+    err = capsys.readouterr().err
+    assert not res.ok.any() and err.splitlines()[-1].startswith("homotopy: 2/2 paths finished"), err

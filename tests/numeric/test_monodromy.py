@@ -92,3 +92,23 @@ def test_an_interrupt_keeps_what_was_found(tmp_path):
     r = state.run(Interrupting(S, LOOP_OPTIONS, CAREFUL), save=tmp_path / "s.npz")
     assert r.stop == "interrupted" and not r.final and r.count >= 1 and (tmp_path / "s.npz").exists()
     assert len(Monodromy.resume(S, tmp_path / "s.npz").found) == r.count
+
+
+def test_the_progress_counts_solutions_towards_the_predicted_count_or_the_known_one(monkeypatch, capsys):
+    """Off a terminal (a line at each change here: interval 0) the run counts solutions found of the prediction,
+    or of the count known otherwise once there is one."""
+    import re
+
+    monkeypatch.setenv("AG_ATTENTION_PROGRESS_INTERVAL", "0")
+    p0 = np.array([0.7 + 0.4j])
+    z0 = np.array([p0[0] ** (1 / 5)])
+    for known, expected, total in ((None, 5, 5), (5, 99, 5), (None, None, None)):
+        capsys.readouterr()
+        r = Monodromy(Roots(5), z0, p0, seed=1).run(
+            LocalExecutor(Roots(5), LOOP_OPTIONS, CAREFUL), known=known, expected=expected, desc="roots"
+        )
+        lines = capsys.readouterr().err.splitlines()
+        of = "" if total is None else f"/{total}"
+        assert r.count == 5 and len(lines) >= 2, lines
+        assert all(re.match(rf"roots: [1-5]{of} solutions found, \d\d:\d\d elapsed", line) for line in lines), lines
+        assert lines[-1].startswith(f"roots: 5{of} solutions found")

@@ -12,6 +12,7 @@ report does not depend on which job finished first.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..._errors import M2NotFoundError
 from ..._m2 import close_all, get_backend, job_slots, kill_all_jobs
-from ..._progress import bar
+from ..._progress import bar, quiet, ticking
 from ..equations34 import EQUATION_GRID, equation_checks
 from ..figure1 import render_figure1
 from ..report import FIGURE_FORMATS, Report, written
@@ -65,8 +66,16 @@ class _Timer:
         self.seconds[part] = time.perf_counter() - self._t0
 
 
+def _quietly(job: M2Job, backend: Any, timeout: float) -> M2Job:
+    """``job.run`` without its own elapsed-time bar: the jobs' progress is the one of :class:`_M2Runs`."""
+    with quiet():
+        return job.run(backend, timeout)
+
+
 class _M2Runs:
-    """The Macaulay2 jobs of a run, under way in worker threads (the largest first)."""
+    """The Macaulay2 jobs of a run, under way in worker threads (the largest first), on one progress bar: k of n
+    jobs finished, the time elapsed and left, redrawn while they run (off a terminal: a line as each one finishes,
+    and every 10 s)."""
 
     def __init__(self, opts: Options) -> None:
 
@@ -80,9 +89,13 @@ class _M2Runs:
         ]
         self.slots = job_slots(backend.memory_limit()[0])
         self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="ag-attention-m2")
+        self._progress = contextlib.ExitStack()
+        b = self._progress.enter_context(bar(total=len(self.jobs), desc="Macaulay2", unit="job", each=True))
+        self._progress.enter_context(ticking(b))
         self.futures: dict[int, Future[M2Job]] = {}
         for i in sorted(range(len(self.jobs)), key=lambda i: -self.jobs[i].size.coordinates):
-            self.futures[i] = self._pool.submit(self.jobs[i].run, backend, opts.m2_timeout)
+            self.futures[i] = self._pool.submit(_quietly, self.jobs[i], backend, opts.m2_timeout)
+            self.futures[i].add_done_callback(lambda f: None if f.cancelled() else b.update(1))
 
     def collect(self, report: Report, opts: Options, say: Callable[[str], None]) -> dict[Size, M2Outcome]:
         """Wait for every job, in grid order, and add its checks."""
@@ -94,12 +107,14 @@ class _M2Runs:
             if outcome is not None:
                 implicit[job.size] = outcome
         self._pool.shutdown()
+        self._progress.close()
         return implicit
 
     def abandon(self) -> None:
         """After an interruption: cancel the jobs not started, kill those under way (and every session)."""
 
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._progress.close()
         kill_all_jobs()
         close_all()
 

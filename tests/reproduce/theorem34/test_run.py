@@ -175,3 +175,17 @@ def test_an_interruption_kills_the_macaulay2_jobs_under_way(m2_local, monkeypatc
         )
     assert started.is_set() and pool.pids
     assert [pid for pid in pool.pids if group_members(pid)] == []  # checked at once: nothing left running
+
+
+@pytest.mark.m2
+def test_the_macaulay2_jobs_say_how_many_have_finished(m2_local, capsys):
+    """Off a terminal (a log) a line as each Macaulay2 job finishes: k/n, the time elapsed and, before the last,
+    about how long is left; on standard error only."""
+    import re
+
+    opts = t34.Options(m2_grid=(t34.Size(2, 1, 1), t34.Size(2, 1, 2)), point_grid=(), equation_grid=(), picture=False)
+    assert t34.reproduce_theorem_34(opts).passed
+    out, err = capsys.readouterr()
+    lines = re.findall(r"^Macaulay2: (\d)/2 jobs finished, \d\d:\d\d elapsed(, about \d\d:\d\d left)?$", err, re.M)
+    assert lines == [("1", lines[0][1]), ("2", "")] and lines[0][1], err
+    assert "Macaulay2" not in out
