@@ -148,7 +148,8 @@ def plot_heads(table: HeadsTable, path: str | os.PathLike[str]) -> Path:
         ranks[h.head - 1, h.layer - 1] = effective_rank(f.singular_values) / max(1, f.bound)
     twins = {(l, x) for l, a, b, _ in table.twins for x in (a, b)}
     rows, cols = scale.shape
-    fig, axes = plt.subplots(1, 2, figsize=(2.5 + 0.9 * cols, 1.8 + 0.32 * rows), squeeze=False)
+    # at least 10 x 3.2 inches: the titles of a small network's panels (a layer or two) overlapped and were cut
+    fig, axes = plt.subplots(1, 2, figsize=(max(10.0, 2.5 + 0.9 * cols), max(3.2, 1.8 + 0.32 * rows)), squeeze=False)
     panels = (
         (axes[0][0], ranks, "effective rank of A_h / d_h", "viridis"),
         (axes[0][1], scale, "output scale / layer's largest", "magma"),
