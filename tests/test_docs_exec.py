@@ -60,6 +60,17 @@ def test_cells_run_and_show_their_output(tmp_path: Path) -> None:
     assert html.count("ag-cell-output") == 4  # nothing for the cell ending in ";" and the silent exit 3
 
 
+def test_show_puts_a_figure_or_a_png_file_on_the_page(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    page = (
+        "# T\n\n```{code-cell} python\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots()\nax.plot([0, 1])\nfig.savefig('drawn.png')\nshow(fig)\nshow('drawn.png')\n```\n"
+    )
+    code, html, warnings = _build(tmp_path, page)
+    assert code == 0, warnings
+    assert html.count("data:image/png;base64,") == 2
+
+
 def test_a_failing_cell_fails_the_build(tmp_path: Path) -> None:
     code, _, message = _build(tmp_path, "# T\n\n```{code-cell} python\nraise ValueError('the tutorial rotted')\n```\n")
     assert code != 0
