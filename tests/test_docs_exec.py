@@ -104,6 +104,27 @@ def test_every_tutorial_is_in_the_toctree() -> None:
         assert "{code-cell}" in (DOCS / "tutorials" / f"{page}.md").read_text(), page
 
 
+def test_every_gallery_example_is_listed_says_what_it_proves_and_draws_or_says_stored() -> None:
+    """docs/gallery/: at least eight examples, each in the toctree and the index's table, each saying what it proves,
+    and each drawing its figure at build time (a ``{code-cell}`` calling ``show``) or showing a stored one and
+    saying so, with the command that recomputes it."""
+    index = (DOCS / "gallery" / "index.md").read_text()
+    toctree = re.search(r"```\{toctree\}(.*?)```", index, re.S)
+    assert toctree is not None
+    listed = {line.strip() for line in toctree.group(1).splitlines() if line.strip() and ":" not in line}
+    pages = {p.stem for p in (DOCS / "gallery").glob("*.md")} - {"index"}
+    assert pages == listed and len(pages) >= 8
+    assert "gallery/index" in (DOCS / "index.md").read_text()
+    for page in sorted(pages):
+        text = (DOCS / "gallery" / f"{page}.md").read_text()
+        label = re.match(r"\((gallery-[\w-]+)\)=", text)
+        assert label is not None and f"{{ref}}`{label.group(1)}`" in index, f"{page}: not in the index's table"
+        assert "**What it proves.**" in text, f"{page} does not say what it proves"
+        draws = re.search(r"```\{code-cell\} python\n(?:(?!```).)*\bshow\(", text, re.S) is not None
+        stored = "```{image}" in text and "**stored**" in text and "ag-attention reproduce" in text
+        assert draws or stored, f"{page}: no figure drawn by a cell, nor a stored one said to be stored"
+
+
 def test_every_manual_page_is_in_the_toctree_and_the_readme_links_it() -> None:
     """The manual (docs/manual/) holds what the README used to: every page is in its toctree and the README's map."""
     index = (DOCS / "manual" / "index.md").read_text()
