@@ -32,12 +32,14 @@ reproduce: setup
 # image: if the container set-up fails, the container tests build the image
 # themselves and fail, or are skipped with the reason where no engine runs.
 # PyTorch is installed where a CPU build can be had (scripts/setup-torch.sh says why not elsewhere); the
-# torch tests are then required, else skipped with the reason.
+# torch tests are then required, else skipped with the reason.  So is headless Chromium (scripts/setup-browser.sh,
+# apt as root), for the test that reads the built documentation in a browser (tests/test_docs_browser.py).
 # pytest runs on every core (PYTEST_WORKERS); --dist loadgroup keeps the tests of one xdist_group on one worker.  The
 # tests marked serial (a bound on wall-clock time) run after it, in one process with nothing beside them.  Any failure
 # fails make test; so does a pytest run that collected no tests (exit 5; in neither of the two runs).
 PYTEST_ENV = AG_ATTENTION_REQUIRE_M2=1 AG_ATTENTION_REQUIRE_M2_WHEEL=1 AG_ATTENTION_REQUIRE_MSOLVE=1 \
-	AG_ATTENTION_REQUIRE_TORCH=$$(grep -qx installed .stamps/torch 2>/dev/null && echo 1 || echo 0)
+	AG_ATTENTION_REQUIRE_TORCH=$$(grep -qx installed .stamps/torch 2>/dev/null && echo 1 || echo 0) \
+	AG_ATTENTION_REQUIRE_CHROMIUM=$$(grep -qx installed .stamps/chromium 2>/dev/null && echo 1 || echo 0)
 ifeq ($(PYTEST_WORKERS),0)
 PYTEST_RUN = $(PYTEST_ENV) $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make $@: pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
@@ -54,6 +56,7 @@ endif
 test-setup: setup
 	@bash scripts/setup-container.sh || echo "[setup] container set-up failed (above); the container tests will report why" >&2
 	@bash scripts/setup-torch.sh
+	@bash scripts/setup-browser.sh
 	@echo "[test] mypy" && $(PY) -m mypy
 	@echo "[test] ruff (format and lint)" && $(PY) -m ruff format --check -q $(RUFF_PATHS) && $(PY) -m ruff check -q $(RUFF_PATHS)
 

@@ -6,8 +6,11 @@ Built by ``make docs`` (and ``make test``) with warnings as errors::
     .venv/bin/python -m sphinx -W --keep-going -b doctest docs docs/_build/doctest
 
 Nothing here touches the network at build time: no intersphinx, no remote
-images or themes.  (The HTML pages load MathJax in the reader's browser, as
-``sphinx.ext.mathjax`` does; the build itself does not fetch it.)
+images or themes.  Nor do the pages when read: MathJax is shipped with the HTML
+(docs/_ext/ag_mathjax.py, from the locked ``sphinx-mathjax-offline``) and the
+theme (PyData) brings its own fonts and scripts; tests/test_docs_browser.py
+renders pages in headless Chromium and fails on a script of another host or
+on raw TeX.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ version = ".".join(release.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.doctest",
-    "sphinx.ext.mathjax",
+    "ag_mathjax",  # docs/_ext/ag_mathjax.py: sphinx.ext.mathjax with MathJax shipped in _static/ (offline)
     "numpydoc",
     "myst_parser",
     "ag_api",  # docs/_ext/ag_api.py: the API reference from ag_attention.__all__
@@ -104,12 +107,25 @@ ag_exec_builders = ["html"]
 ag_api_exclude: dict[str, str] = {}
 
 # ----------------------------------------------------------------- HTML
-html_theme = "alabaster"
+# The PyData theme, as NumPy, SciPy and pandas: a top bar with the sections, the page's own contents on the right,
+# code blocks that scroll sideways instead of being cut, a light and a dark mode, search.  It loads nothing from
+# another host (its fonts and scripts are in _static/).
+html_theme = "pydata_sphinx_theme"
 html_title = f"ag-attention {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["ag.css"]
 html_theme_options = {
-    "description": "Computational algebraic geometry of lightning self-attention",
-    "fixed_sidebar": False,
-    "show_relbars": True,
+    "navbar_align": "left",
+    "header_links_before_dropdown": 6,
+    "navbar_end": ["theme-switcher", "navbar-icon-links"],
+    "secondary_sidebar_items": ["page-toc"],
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+#: the front page and the pages without sub-pages use the full width (no empty section navigation)
+html_sidebars: dict[str, list[str]] = {
+    page: [] for page in ("index", "api", "cli", "grid", "m2", "training", "software", "related", "developer")
 }
 html_show_sourcelink = False

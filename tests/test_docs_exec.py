@@ -60,6 +60,17 @@ def test_cells_run_and_show_their_output(tmp_path: Path) -> None:
     assert html.count("ag-cell-output") == 4  # nothing for the cell ending in ";" and the silent exit 3
 
 
+def test_show_puts_a_figure_or_a_png_file_on_the_page(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    page = (
+        "# T\n\n```{code-cell} python\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots()\nax.plot([0, 1])\nfig.savefig('drawn.png')\nshow(fig)\nshow('drawn.png')\n```\n"
+    )
+    code, html, warnings = _build(tmp_path, page)
+    assert code == 0, warnings
+    assert html.count("data:image/png;base64,") == 2
+
+
 def test_a_failing_cell_fails_the_build(tmp_path: Path) -> None:
     code, _, message = _build(tmp_path, "# T\n\n```{code-cell} python\nraise ValueError('the tutorial rotted')\n```\n")
     assert code != 0
@@ -91,6 +102,27 @@ def test_every_tutorial_is_in_the_toctree() -> None:
     assert "tutorials/index" in (DOCS / "index.md").read_text()
     for page in pages:
         assert "{code-cell}" in (DOCS / "tutorials" / f"{page}.md").read_text(), page
+
+
+def test_every_gallery_example_is_listed_says_what_it_proves_and_draws_or_says_stored() -> None:
+    """docs/gallery/: at least eight examples, each in the toctree and the index's table, each saying what it proves,
+    and each drawing its figure at build time (a ``{code-cell}`` calling ``show``) or showing a stored one and
+    saying so, with the command that recomputes it."""
+    index = (DOCS / "gallery" / "index.md").read_text()
+    toctree = re.search(r"```\{toctree\}(.*?)```", index, re.S)
+    assert toctree is not None
+    listed = {line.strip() for line in toctree.group(1).splitlines() if line.strip() and ":" not in line}
+    pages = {p.stem for p in (DOCS / "gallery").glob("*.md")} - {"index"}
+    assert pages == listed and len(pages) >= 8
+    assert "gallery/index" in (DOCS / "index.md").read_text()
+    for page in sorted(pages):
+        text = (DOCS / "gallery" / f"{page}.md").read_text()
+        label = re.match(r"\((gallery-[\w-]+)\)=", text)
+        assert label is not None and f"{{ref}}`{label.group(1)}`" in index, f"{page}: not in the index's table"
+        assert "**What it proves.**" in text, f"{page} does not say what it proves"
+        draws = re.search(r"```\{code-cell\} python\n(?:(?!```).)*\bshow\(", text, re.S) is not None
+        stored = "```{image}" in text and "**stored**" in text and "ag-attention reproduce" in text
+        assert draws or stored, f"{page}: no figure drawn by a cell, nor a stored one said to be stored"
 
 
 def test_every_manual_page_is_in_the_toctree_and_the_readme_links_it() -> None:

@@ -62,6 +62,7 @@ NOT_A_MIRROR = {
     "tests/test_docs_exec.py": "the docs build's extensions (docs/_ext/, not a package module) and the tutorials",
     "tests/test_docs_api.py": "the pages of the manual and the mathematics against the package's names (docs/)",
     "tests/test_docs_examples.py": "the documentation's ```python blocks, run as printed (docs/)",
+    "tests/test_docs_browser.py": "the built site in headless Chromium: offline MathJax, no other host (docs/)",
     "tests/point/test_torch.py": "every checkpoint reader against the torch module it reads (with PyTorch installed)",
     "tests/point/test_transformers.py": "every checkpoint reader against the model transformers saves with "
     "save_pretrained and runs (configs, directories, shards, positions, masks; with transformers installed)",

@@ -173,7 +173,8 @@ def heads_figure(table: HeadsTable) -> Any:
         f = h.affine_A if h.affine_A is not None else h.A
         ranks[h.head - 1, h.layer - 1] = effective_rank(f.singular_values) / max(1, f.bound)
     rows, cols = scale.shape
-    fig = _figure(max(8.0, 3.0 + 0.9 * cols), max(4.2, 2.6 + 0.32 * rows))
+    # at least 10 x 4.2 inches: the titles of a small network's panels (a layer or two) overlapped and were cut
+    fig = _figure(max(10.0, 3.0 + 0.9 * cols), max(4.2, 2.6 + 0.32 * rows))
     axes = fig.subplots(1, 2, squeeze=False)
     panels = (
         (axes[0][0], ranks, "effective rank of $A_h$ / $d_h$", "viridis"),

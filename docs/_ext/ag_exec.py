@@ -10,7 +10,8 @@ itself, without a Jupyter kernel:
   afterwards); what they print to stdout or stderr is shown under the code,
   and so is the ``repr`` of a final expression, as in a notebook (not when the
   cell ends with ``;``).  ``show(fig)``
-  in the namespace shows a matplotlib figure (a PNG in the page itself);
+  in the namespace shows a matplotlib figure (a PNG in the page itself), ``show("file.png")`` a PNG file the
+  cell wrote;
 * ``bash`` cells (``{code-cell} bash``) run each line of shell through
   ``bash -e`` in the page's working directory, with the virtual environment's
   ``bin`` first on ``PATH`` (so ``ag-attention`` is this checkout's command);
@@ -94,7 +95,11 @@ class _Page:
         self.namespace: dict[str, Any] = {"__name__": "__main__", "show": self.show}
 
     def show(self, fig: Any) -> None:
-        """Show a matplotlib figure under the cell (PNG, 100 dpi) and close it."""
+        """Show a matplotlib figure under the cell (PNG, 100 dpi) and close it; or a PNG file the cell wrote (a
+        path: what the package's own ``plot(path)`` methods draw)."""
+        if isinstance(fig, (str, os.PathLike)):
+            self.figures.append(Path(self.dir, fig).read_bytes())
+            return
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100)
         self.figures.append(buf.getvalue())
