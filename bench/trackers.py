@@ -150,21 +150,27 @@ def polynomials(S, chart: np.ndarray, w: np.ndarray) -> tuple[list[str], list[st
 def ours(S, theta, C, w0, w1, options, label):  # type: ignore[no-untyped-def]
     set_threads(1)  # one core: no second thread stepping half of each batch
     with H.one_blas_thread():
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = track(S, theta, w0, w1, options, None, C)
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     ok = np.flatnonzero(res.ok)
     ends = H.Deduplicator(S.n)
     keys = S.invariants(res.z[ok], res.chart[ok])
     for k, row in enumerate(ok):
         ends.add(res.z[row], keys[k], res.chart[row])
-    show(label, theta.shape[0], len(ends), seconds, float(np.median(res.steps)))
+    show(label, theta.shape[0], len(ends), seconds, float(np.median(res.steps)), cpu)
     return seconds
 
 
-def show(label: str, paths: int, arrived: int, seconds: float, steps: float | None = None) -> None:
+def show(
+    label: str, paths: int, arrived: int, seconds: float, steps: float | None = None, cpu: float | None = None
+) -> None:
+    """One row; ``cpu``: the process's CPU seconds (one thread: the core's time, what a loaded machine does not
+    inflate by waiting), printed beside the wall clock where known."""
     per = paths / seconds if seconds > 0 else float("inf")
     more = f", median {steps:.0f} steps" if steps is not None else ""
+    if cpu is not None and cpu > 0:
+        more += f", {cpu:.2f} CPU s: {paths / cpu:.0f} paths per CPU second"
     print(f"    {label:42} {paths:>6} paths, {arrived:>6} distinct ends, {seconds:8.2f} s: {per:8.0f} paths/s{more}")
 
 
