@@ -284,6 +284,7 @@ def test_dimension_arguments_give_a_result_or_a_named_error(samples, seed, prime
     _ = max_doublings
 
 
+@pytest.mark.serial  # a bound on wall-clock time: run alone, after the parallel tests
 def test_timeout_stops_inside_the_jacobian_of_long_sequences():
     """t = 3,000: about 20 s of Jacobian (35 rows of 0.6 s, assembled row by row); timeout=1 stops it between two
     pieces, within the limit's 10 % and 5 s."""
