@@ -12,7 +12,8 @@ matplotlib Figure by one function and written by another, through :func:`write_f
   that the same figure gives the same bytes;
 * atomically, never through a symbolic link planted at the name (:func:`ag_attention._files.atomic_open`).
 
-matplotlib is optional (``pip install 'ag-attention[plot]'``); this module imports it only inside its functions.
+matplotlib is optional (``pip install matplotlib``, the extra ``plot``); this module imports it only inside its
+functions.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def to_frame(rows: list[dict[str, Any]]) -> Any:
     try:
         import pandas as pd
     except ImportError:
-        raise InvalidArgumentError("to_frame() needs pandas: pip install 'ag-attention[frames]'") from None
+        raise InvalidArgumentError("to_frame() needs pandas: pip install pandas (extra 'frames')") from None
     flat = [flatten(r) for r in rows]
     frame = pd.DataFrame(flat)
     for col in frame.columns:

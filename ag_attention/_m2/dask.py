@@ -39,9 +39,7 @@ def require(module: str) -> Any:
         return importlib.import_module(module)
     except ImportError:
         top = module.split(".")[0]
-        raise InvalidArgumentError(
-            f"sweeps need {top}: pip install 'ag-attention[sweep]' (or pip install {top})"
-        ) from None
+        raise InvalidArgumentError(f"sweeps need {top}: pip install {top} (the package's extra 'sweep')") from None
 
 
 _ADDRESS = re.compile(

@@ -333,7 +333,7 @@ class HeadsTable(ResultMixin):
         return [h.row() for h in self.heads]
 
     def to_frame(self) -> Any:
-        """The per-head table as a :class:`pandas.DataFrame`, one row per head (pandas: ``ag-attention[frames]``)."""
+        """The per-head table as a :class:`pandas.DataFrame`, one row per head (pandas: the extra ``frames``)."""
         return to_frame(self.rows())
 
     def write_csv(self, path: str | os.PathLike[str]) -> Path:

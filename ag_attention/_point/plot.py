@@ -75,7 +75,7 @@ def _figure(width: float, height: float) -> Any:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
-        raise InvalidArgumentError("--plot needs matplotlib: pip install 'ag-attention[plot]'") from None
+        raise InvalidArgumentError("--plot needs matplotlib: pip install matplotlib (extra 'plot')") from None
     fig = at_least(Figure(figsize=(width, height), layout="constrained"))
     FigureCanvasAgg(fig)
     return fig

@@ -493,7 +493,7 @@ def pyplot() -> Any:
         import matplotlib
     except ImportError:
         raise InvalidArgumentError(
-            "the pictures need matplotlib: pip install 'ag-attention[plot]' (or pip install matplotlib)"
+            "the pictures need matplotlib: pip install matplotlib (the package's extra 'plot')"
         ) from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -19,7 +19,7 @@ Example (not a doctest: it computes 4,400 networks)::
 * :mod:`~ag_attention._m2.cluster`: a local Dask cluster of subprocesses (tests, benchmarks);
 * :mod:`~ag_attention._sweep.cli`: ``ag-attention sweep`` (``python -m ag_attention._sweep``).
 
-Needs pyarrow (and distributed for ``scheduler=``): ``pip install 'ag-attention[sweep]'``;
+Needs pyarrow (and distributed for ``scheduler=``): ``pip install pyarrow distributed`` (the extra ``sweep``);
 without them only grid parsing works, and :func:`sweep` says what to install.
 """
 

@@ -395,7 +395,7 @@ def plot_figure(rows: Iterable[Mapping[str, Any]], title: str = "") -> tuple[Any
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
-        return "plots skipped: matplotlib is not installed (pip install 'ag-attention[plot]')"
+        return "plots skipped: matplotlib is not installed (pip install matplotlib: the package's extra 'plot')"
     formula, bound, left, total = _placed(rows)
     if not formula and not bound:
         return "no plot: no row has a dimension" + (f" ({left_out_note(left)})" if left else "")
