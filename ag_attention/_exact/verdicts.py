@@ -25,7 +25,19 @@ from .._errors import InvalidArgumentError
 __all__ = ["CertificateKind", "PointVerdict"]
 
 
-class CertificateKind(enum.Enum):
+class _Labelled(enum.EnumMeta):
+    """``CertificateKind(value)`` refuses what is no label (an array, a number) with the package's error before
+    Enum's own lookup, which fails on an unhashable value with an exception of its own (an array's ambiguous truth
+    value) and never reaches ``_missing_``."""
+
+    def __call__(cls, value: object, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs and not isinstance(value, (str, cls)):
+            labels = ", ".join(repr(k.value) for k in cls)  # type: ignore[var-annotated]
+            raise InvalidArgumentError(f"value={shown(value)}: must be the label of a CertificateKind, one of {labels}")
+        return super().__call__(value, *args, **kwargs)
+
+
+class CertificateKind(enum.Enum, metaclass=_Labelled):
     """The argument that decides a point (value: a short label for tables)."""
 
     VERTEX = "vertex of the cone"  # the point 0 of a closure that spans its ambient space: singular

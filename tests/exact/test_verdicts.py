@@ -1,9 +1,11 @@
 """Typed verdicts: certify answers with a CertificateKind and its numbers; text only when printed."""
 
+import pickle
+
 import numpy as np
 import pytest
 
-from ag_attention import CertificateKind, PointVerdict, certify
+from ag_attention import CertificateKind, InvalidArgumentError, PointVerdict, certify
 from ag_attention._models.orbits import orbit_representatives
 from ag_attention._reproduce.theorem34 import Size
 
@@ -63,3 +65,12 @@ def test_verdicts_are_frozen():
     v = PointVerdict(CertificateKind.IMMERSION, False, 1, 5, 5, 5)
     with pytest.raises(AttributeError):
         v.singular = True  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("value", [np.array([0.0, 0.0]), 3, None, "nope", [1]])
+def test_a_certificate_kind_of_no_label_is_the_package_error_naming_the_value(value):
+    # an unhashable array made Enum's own lookup fail with an ambiguous truth value, before _missing_ was asked
+    with pytest.raises(InvalidArgumentError, match=r"^value=.*: must be the label of a CertificateKind"):
+        CertificateKind(value)
+    assert CertificateKind("immersion") is CertificateKind.IMMERSION
+    assert pickle.loads(pickle.dumps(CertificateKind.VERTEX)) is CertificateKind.VERTEX
