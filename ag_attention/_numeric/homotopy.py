@@ -12,8 +12,9 @@ only lower a certified count, never raise it.
 * :func:`track` (:mod:`.tracker`, with :func:`newton`): every path along the segment ``p(t) = (1 - t) p_a + t p_b``,
   ``t: 0 -> 1``, with a fourth-order Runge-Kutta predictor on
   ``dz/dt = -F_z^{-1} F_p (p_b - p_a)`` and a Newton corrector at each step;
-  the step of each path adapts on its own (halved when Newton does not contract
-  to ``tolerance``, doubled after two accepted steps); all paths advance
+  the step of each path adapts on its own (from the predictor's error: at most
+  doubled after an accepted step, at most halved when Newton does not contract
+  to ``tolerance``); all paths advance
   together in numpy batches.  A path fails when its step falls below
   ``min_step``, it takes more than ``max_steps`` steps, or it leaves every
   bound (``|z| > 1e8``).  For parameters ``p_a, p_b`` away from the

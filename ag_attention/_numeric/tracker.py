@@ -2,11 +2,19 @@
 
 docs/math/landscape.md (landscape-monodromy).  A *parametric square system* ``F(z; p) = 0``
 (:class:`ParametricSystem`) is tracked along ``p(t) = (1 - t) p_a + t p_b``, ``t: 0 -> 1``, with a fourth-order
-Runge-Kutta predictor on ``dz/dt = -F_z^{-1} F_p (p_b - p_a)`` and a Newton corrector at each step; the step of
-each path adapts on its own (halved when Newton does not contract to ``tolerance``, doubled after two accepted
-steps); all paths advance together in numpy batches (:class:`_Paths`).  A path fails when its step falls below
-``min_step``, it takes more than ``max_steps`` steps, or it leaves every bound (``|z| > 1e8``).  Here too:
-:func:`newton`, the charts of a system's points, and the threads that step a batch.
+Runge-Kutta predictor on ``dz/dt = -F_z^{-1} F_p (p_b - p_a)`` whose first stage is the velocity kept from the last
+step (three Jacobians a step), and a chord Newton corrector with the last stage's inverse Jacobian, whose last
+function values give the velocity at the new point.  The step of each path adapts on its own: the next one aims the
+first correction (the predictor's error, ``O(h^5)``) at a tenth of ``max_correction``, at most doubled after an
+accepted step, at most halved after a rejected one (Newton did not contract to ``tolerance``); all paths advance
+together in numpy batches (:class:`_Paths`).  A path fails when its step falls below ``min_step``, it takes more than
+``max_steps`` steps, or it leaves every bound (``|z| > 1e8``).  Here too: :func:`newton`, the charts of a system's
+points, and the threads that step a batch.
+
+Measured (issue 45, ``python bench/trackers.py``): one Jacobian a step instead (a cubic Hermite predictor from the
+last two points, or the last step's velocity with the stale inverse) took three times the steps: the Jacobians are
+ill-conditioned (condition numbers to 1.9e6 at (4,1,4)) and a velocity from an inverse at a point 1e-3 away was off
+by a factor 100; complex64 inverses were no faster (LAPACK's cost per 21 x 21 matrix is its call, not its flops).
 """
 
 from __future__ import annotations
@@ -182,7 +190,7 @@ class _Paths:
     predictor-corrector step of all of them at a time (:meth:`step`), paths added and taken out at any time (so a
     batch stays full while single paths take long)."""
 
-    FIELDS = ("z", "pa", "pb", "chart", "t", "h", "good", "steps", "tag")
+    FIELDS = ("z", "pa", "pb", "chart", "t", "h", "steps", "tag", "v", "known")
 
     def __init__(self, system: Any, options: TrackerOptions) -> None:  # system: a ParametricSystem
         n, m, c = system.n, system.n_parameters, _charts(system)
@@ -193,9 +201,11 @@ class _Paths:
         self.chart = np.empty((0, c), dtype=complex)
         self.t = np.empty(0)
         self.h = np.empty(0)
-        self.good = np.empty(0, dtype=np.int64)
         self.steps = np.empty(0, dtype=np.int64)
         self.tag = np.empty(0, dtype=np.int64)
+        # each path's velocity dz/dt at z where known (the last step's end; not after a new chart or edge)
+        self.v = np.empty((0, n), dtype=complex)
+        self.known = np.empty(0, dtype=bool)
         self.recharts = 0
 
     def __len__(self) -> int:
@@ -215,9 +225,10 @@ class _Paths:
         self.chart = np.concatenate([self.chart, chart])
         self.t = np.concatenate([self.t, np.zeros(k)])
         self.h = np.concatenate([self.h, np.full(k, self.options.initial_step)])
-        self.good = np.concatenate([self.good, np.zeros(k, dtype=np.int64)])
         self.steps = np.concatenate([self.steps, np.zeros(k, dtype=np.int64)])
         self.tag = np.concatenate([self.tag, np.asarray(tag, dtype=np.int64)])
+        self.v = np.concatenate([self.v, np.zeros((k, self.z.shape[1]), dtype=complex)])
+        self.known = np.concatenate([self.known, np.zeros(k, dtype=bool)])
 
     def take(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Remove the paths ``idx``; their points, tags, steps and charts."""
@@ -235,50 +246,45 @@ class _Paths:
             return self._step()
 
     def _step(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        o, system = self.options, self.system
+        o = self.options
         B = min(len(self), o.batch)
         idx = np.arange(B)
-        z, t = self.z[:B], self.t[:B]
-        chart = self.chart[:B] if _charts(system) else None
-        pa, dp = self.pa[:B], self.pb[:B] - self.pa[:B]
-        hh = np.minimum(self.h[:B], 1.0 - t)
+        hh = np.minimum(self.h[:B], 1.0 - self.t[:B])
         if B >= 2 * PARALLEL_MIN and _WORKERS > 1:  # two halves at once: numpy releases the GIL in its loops
             half = B // 2
-
-            def part(sl: slice) -> tuple[np.ndarray, ...]:
-                return _predict_correct(
-                    system, z[sl], t[sl], hh[sl], pa[sl], dp[sl], None if chart is None else chart[sl]
-                )
-
             # the second half on the pool's thread, the first here; the pool's half is always waited for, also when
             # an interrupt (Ctrl-C) comes meanwhile, which then goes on (no future is left behind)
-            other = _pool().submit(part, slice(half, B))
+            other = _pool().submit(self._advance, slice(half, B), hh[half:])
             try:
-                first = part(slice(0, half))
+                first = self._advance(slice(0, half), hh[:half])
             finally:
                 second = other.result()
-            zp, tn, ok, c1, c2, c3 = (np.concatenate([first[k], second[k]]) for k in range(6))
+            zp, tn, ok, c1, c2, c3, vn = (np.concatenate([first[k], second[k]]) for k in range(7))
         else:
-            zp, tn, ok, c1, c2, c3 = _predict_correct(system, z, t, hh, pa, dp, chart)
+            zp, tn, ok, c1, c2, c3, vn = self._advance(slice(0, B), hh)
         accept = ok & (c1 < o.max_correction) & (c3 < o.tolerance) & ((c2 <= 0.5 * c1) | (c2 < o.tolerance))
         accept &= np.isfinite(zp).all(axis=1)
         a = idx[accept]
+        self.v[a] = vn[accept]  # the velocity at the new point (its last correction's), the next step's first stage
+        self.known[a] = True
         self.z[a] = zp[accept]
         self.t[a] = tn[accept]
         self.steps[:B] += 1
-        self.good[a] += 1
-        grow = a[self.good[a] >= 2]
-        self.h[grow] = np.minimum(self.h[grow] * 2, o.max_step)
-        self.good[grow] = 0
         r = idx[~accept]
-        self.h[r] *= 0.5
-        self.good[r] = 0
+        # the next step from the first correction (the predictor's error, O(h^5)): aimed at a tenth of the largest
+        # correction allowed, at most doubled after a step and at least halved after a failed one
+        with np.errstate(all="ignore"):
+            f = np.nan_to_num(0.9 * (0.1 * o.max_correction / c1) ** 0.2, nan=0.5, posinf=2.0)
+        self.h[a] = np.minimum(self.h[a] * np.clip(f[accept], 0.5, 2.0), o.max_step)
+        self.h[r] *= np.clip(f[~accept], 0.1, 0.5)
         arrived = a[self.t[a] >= 1.0 - 1e-15]
+        system = self.system
         if _charts(system) and a.size:  # points far from their chart's center move to a chart centered on them
             far = a[system.chart_quality(self.z[a], self.chart[a]) > CHART_LIMIT]
             if far.size:
                 real = np.all(self.chart[far].imag == 0, axis=1)
                 self.z[far], self.chart[far] = system.adapt(self.z[far], self.chart[far], real)
+                self.known[far] = False  # the velocity was in the old chart
                 self.recharts += far.size
         reasons = np.full(B, "", dtype=object)
         reasons[np.linalg.norm(self.z[:B], axis=1) > o.max_norm] = "diverged"
@@ -287,6 +293,22 @@ class _Paths:
         reasons[arrived] = ""
         failed = np.flatnonzero(reasons != "")
         return arrived, failed, reasons[failed]
+
+    def _advance(self, sl: slice, hh: np.ndarray) -> tuple[np.ndarray, ...]:
+        """:func:`_predict_correct` of the paths ``sl`` by ``hh``; a path's velocity, where not known, is computed
+        here first and kept (the rows ``sl`` are the caller's own: the two threads of a batch write apart)."""
+        system, t, z = self.system, self.t[sl], self.z[sl]
+        chart = self.chart[sl] if _charts(system) else None
+        pa, dp = self.pa[sl], self.pb[sl] - self.pa[sl]
+        v, known, vok = self.v[sl], self.known[sl], np.ones(t.size, dtype=bool)
+        need = np.flatnonzero(~known)
+        if need.size:  # a path's first step on its segment, or its first in a new chart
+            ch = None if chart is None else chart[need]
+            _, J, rhs = _evaluate(system, z[need], pa[need] + t[need, None] * dp[need], True, dp[need], ch)
+            vv, vok[need] = _solve(J, rhs)
+            v[need] = -np.nan_to_num(vv)
+            known[need] = vok[need]
+        return _predict_correct(system, z, t, hh, pa, dp, chart, v, vok)
 
 
 #: a batch of at least twice this many paths is stepped in two threads
@@ -334,38 +356,59 @@ def _pool() -> Any:
 
 
 def _predict_correct(
-    system: Any, z: np.ndarray, t: np.ndarray, hh: np.ndarray, pa: np.ndarray, dp: np.ndarray, chart: np.ndarray | None
+    system: Any,
+    z: np.ndarray,
+    t: np.ndarray,
+    hh: np.ndarray,
+    pa: np.ndarray,
+    dp: np.ndarray,
+    chart: np.ndarray | None,
+    v: np.ndarray,
+    vok: np.ndarray,
 ) -> tuple[np.ndarray, ...]:
-    """One predictor-corrector step of a batch: the corrected points, their ``t``, whether every linear solve
-    succeeded, and the three Newton corrections (relative to ``1 + |z|``)."""
+    """One predictor-corrector step of a batch from the points ``z`` and their velocities ``v`` (``vok``: which
+    are known): the corrected points, their ``t``, whether every linear solve succeeded, the three Newton
+    corrections (relative to ``1 + |z|``) and the velocity at each new point (the next step's first stage)."""
     with np.errstate(all="ignore"):
 
         def velocity(zz: np.ndarray, tt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             _, J, rhs = _evaluate(system, zz, pa + tt[:, None] * dp, True, dp, chart)
-            v, ok = _solve(J, rhs)
-            return -np.nan_to_num(v), ok
+            w, ok = _solve(J, rhs)
+            return -np.nan_to_num(w), ok
 
-        k1, o1 = velocity(z, t)
-        k2, o2 = velocity(z + (hh / 2)[:, None] * k1, t + hh / 2)
+        k2, o2 = velocity(z + (hh / 2)[:, None] * v, t + hh / 2)
         k3, o3 = velocity(z + (hh / 2)[:, None] * k2, t + hh / 2)
         tn = t + hh
         p = pa + tn[:, None] * dp
         # the last stage's Jacobian (at the end of the step) is inverted once: its velocity, then a chord Newton
-        # corrector with it (function values only: a fraction of the cost of a Jacobian)
+        # corrector with it (function values only: a fraction of the cost of a Jacobian), whose last function values
+        # give the velocity at the new point
         _, J4, rhs4 = _evaluate(system, z + hh[:, None] * k3, p, True, dp, chart)
         Jinv, o4 = _inverse(J4)
         Jinv = np.nan_to_num(Jinv)
         k4 = -np.matmul(Jinv, rhs4[..., None])[..., 0]
-        zp = z + (hh / 6)[:, None] * (k1 + 2 * k2 + 2 * k3 + k4)
-        ok = o1 & o2 & o3 & o4
-        scale = 1 + np.linalg.norm(zp, axis=1)
-        corrections = []
-        for _ in range(3):
-            F, _ = _evaluate(system, zp, p, False, None, chart)
-            dz = np.nan_to_num(np.matmul(Jinv, F[..., None])[..., 0])
-            zp = zp - dz
-            corrections.append(np.linalg.norm(dz, axis=1) / scale)
-        return zp, tn, ok, corrections[0], corrections[1], corrections[2]
+        zp = z + (hh / 6)[:, None] * (v + 2 * k2 + 2 * k3 + k4)
+        zp, c1, c2, c3, vn = _chord(system, zp, p, Jinv, dp, chart)
+        return zp, tn, vok & o2 & o3 & o4, c1, c2, c3, vn
+
+
+def _chord(
+    system: Any, zp: np.ndarray, p: np.ndarray, Jinv: np.ndarray, dp: np.ndarray, chart: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Three chord Newton corrections of the predicted points ``zp`` with the inverses ``Jinv``: the corrected
+    points, the corrections (relative to ``1 + |zp|``) and the velocity ``-Jinv F_p dp`` at the points of the last
+    correction (from its function values: no further evaluation)."""
+    scale = 1 + np.linalg.norm(zp, axis=1)
+    corrections = []
+    for _ in range(2):
+        F, _ = _evaluate(system, zp, p, False, None, chart)
+        dz = np.nan_to_num(np.matmul(Jinv, F[..., None])[..., 0])
+        zp = zp - dz
+        corrections.append(np.linalg.norm(dz, axis=1) / scale)
+    F, _, Fp = _evaluate(system, zp, p, False, dp, chart)
+    velocity = -np.nan_to_num(np.matmul(Jinv, Fp[..., None])[..., 0])
+    dz = np.nan_to_num(np.matmul(Jinv, F[..., None])[..., 0])
+    return zp - dz, corrections[0], corrections[1], np.linalg.norm(dz, axis=1) / scale, velocity
 
 
 def track(
