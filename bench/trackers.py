@@ -1,6 +1,7 @@
 """Path tracking side by side: this package's tracker against PHCpack's on the same homotopies; prints, asserts nothing.
 
-    python bench/trackers.py [--sizes "2,1,2;2,2,2;3,1,1"] [--phc /usr/bin/python3] [--timeout 600]
+    python bench/trackers.py [--sizes "2,1,2;2,2,2"] [--random "3,1,1;4,1,4"] [--paths 512] [--before 289e1c5]
+                             [--phc /usr/bin/python3] [--timeout 600]
 
 For each one-layer size ``(d, d', a)``: the square system of the landscape (:mod:`ag_attention._landscape.square`)
 for the generic form of full rank (seed 0), its complete solution set over a random complex target ``w_0`` (the
@@ -16,11 +17,20 @@ chart; then every solution tracked to another random complex target ``w_1``:
   random gamma, one task, the same start solutions, the polynomials written out by sympy in the common chart; each
   tracker in a process of its own (measured: a second tracker in the same process fails with STORAGE_ERROR or a
   corrupted heap);
-* **Macaulay2's MonodromySolver** (the ``passagemath-macaulay2`` wheel): named with why it did not run where it
-  cannot (this package's probe of the wheel: on a CPU without AVX-512 its binary dies at start-up).
+* **Macaulay2** where it runs: the wheel's MonodromySolver is named with why it did not run where it cannot (on a
+  CPU without AVX-512 its binary dies at start-up); Debian's Macaulay2 (``M2`` on the path) then tracks the same
+  paths with ``NumericalAlgebraicGeometry``'s ``track`` (the same start system, target and gamma as PHCpack's; its
+  CPU time by ``cpuTime``): the same work as ours and PHCpack's, unlike a monodromy solve from scratch;
+* **before**: the same paths with the package at ``--before`` (default 289e1c5, the tracker before this bench's
+  last change: four Jacobians a step, the step halved or doubled), in a process of its own from ``git archive``.
 
-Each row: paths, paths arrived (distinct ends), seconds, paths per second.  The issue's target (three times today's
-paths per second on one core) is printed beside ours.
+``--random``: sizes where the generic set is expensive to solve ((3,1,1): > 30 min) are measured on ``--paths``
+random start points instead (:meth:`~ag_attention._landscape.square.SquareSystem.random_start`: each a solution
+over its own target, at sizes ``e^U(-1, 6)``), tracked to one random complex target: ours now against before, the
+same ends (by the rescaling's invariants, relative 1e-6) counted.
+
+Each row: paths, paths arrived (distinct ends), seconds, paths per second (and per CPU second).  The issue's target
+(three times the paths per CPU second of before) is printed beside ours.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +52,7 @@ import numpy as np  # noqa: E402
 
 from ag_attention import Architecture  # noqa: E402
 from ag_attention._landscape import generic_start as N  # noqa: E402
+from ag_attention._landscape.square import square_system  # noqa: E402
 from ag_attention._numeric import executors  # noqa: E402
 from ag_attention._numeric import homotopy as H  # noqa: E402
 from ag_attention._numeric import monodromy as M  # noqa: E402
@@ -159,7 +171,7 @@ def ours(S, theta, C, w0, w1, options, label):  # type: ignore[no-untyped-def]
     for k, row in enumerate(ok):
         ends.add(res.z[row], keys[k], res.chart[row])
     show(label, theta.shape[0], len(ends), seconds, float(np.median(res.steps)), cpu)
-    return seconds
+    return res.z, res.chart, res.ok, cpu
 
 
 def show(
@@ -236,7 +248,101 @@ def phcpack(S, theta, C, w0, w1, python: str, timeout: float, rng) -> None:  # t
         show(f"PHCpack {kind} (one task)", theta.shape[0], arrived, r["seconds"])
 
 
-def macaulay2() -> None:
+BEFORE_SCRIPT = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from ag_attention import Architecture
+from ag_attention._landscape import generic_start as N
+from ag_attention._landscape.square import square_system
+from ag_attention._numeric import homotopy as H, monodromy as M
+from ag_attention._numeric.tracker import TrackerOptions, set_threads, track
+job = np.load(sys.argv[2])
+d, e, a, rank = (int(v) for v in job["size"])
+S = square_system(Architecture.single_layer(d, e, a, tokens=2), N.generic_form(d, e, rank, 0))
+options = M.LOOP_OPTIONS if bool(job["loop"]) else TrackerOptions()
+set_threads(1)
+with H.one_blas_thread():
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = track(S, job["theta"], job["w0"], job["w1"], options, None, job["C"])
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+np.savez(sys.argv[3], z=r.z, chart=r.chart, ok=r.ok, steps=r.steps, wall=wall, cpu=cpu)
+"""
+
+
+def invariants_of(S, z, charts) -> np.ndarray:  # type: ignore[no-untyped-def]
+    return np.asarray(S.invariants(z, charts))
+
+
+def same_ends(S, a, b) -> int:  # type: ignore[no-untyped-def]
+    """How many paths of two runs (``(z, chart, ok)`` each) ended at the same point (the rescaling's invariants)."""
+    ia, ib = invariants_of(S, a[0], a[1]), invariants_of(S, b[0], b[1])
+    d = np.linalg.norm(ia - ib, axis=1) / (1 + np.linalg.norm(ia, axis=1))
+    return int(np.sum((d < 1e-6) & a[2] & b[2]))
+
+
+def before(S, size, theta, C, w0, w1, loop: bool, rev: str, mine, timeout: float) -> None:  # type: ignore[no-untyped-def]
+    """The same paths with the package at ``rev`` (``git archive`` into a temporary directory, its own process)."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            archive = subprocess.run(
+                ["git", "-C", str(root), "archive", rev, "ag_attention"], capture_output=True, timeout=60, check=True
+            )
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, timeout=60, check=True)
+        except (subprocess.SubprocessError, OSError) as exc:
+            print(f"    before ({rev}): not run ({type(exc).__name__}: {exc})")
+            return
+        job, out = Path(tmp, "job.npz"), Path(tmp, "out.npz")
+        np.savez(job, size=np.array(size), theta=theta, C=C, w0=w0, w1=w1, loop=loop)
+        try:
+            p = subprocess.run(
+                [sys.executable, "-c", BEFORE_SCRIPT, tmp, str(job), str(out)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                start_new_session=True,
+                env={**os.environ, "OMP_NUM_THREADS": "1"},
+            )
+        except subprocess.TimeoutExpired:
+            print(f"    before ({rev}): not finished within {timeout:g} s")
+            return
+        if p.returncode != 0 or not out.exists():
+            print(f"    before ({rev}): failed ({(p.stderr or p.stdout).strip().splitlines()[-1:]})")
+            return
+        r = np.load(out)
+        ok = np.flatnonzero(r["ok"])
+        ends = H.Deduplicator(S.n)
+        keys = S.invariants(r["z"][ok], r["chart"][ok])
+        for k, row in enumerate(ok):
+            ends.add(r["z"][row], keys[k], r["chart"][row])
+        label = f"before ({rev}), the same options"
+        show(label, theta.shape[0], len(ends), float(r["wall"]), float(np.median(r["steps"])), float(r["cpu"]))
+        same = same_ends(S, (r["z"], r["chart"], r["ok"]), mine)
+        ratio = float(r["cpu"]) / mine[3]
+        print(f"      same ends as ours: {same} of {theta.shape[0]}; ours per CPU second: x{ratio:.2f}")
+
+
+M2_SCRIPT = """needsPackage "NumericalAlgebraicGeometry";
+R = CC[{names}];
+S = {{{start}}};
+T = {{{target}}};
+sols = {{{sols}}};
+t0 = cpuTime();
+E = track(S, T, sols, gamma => {gamma});
+seconds = cpuTime() - t0;
+print("SECONDS " | toString seconds);
+scan(E, p -> print(toString status p | " " | demark(" ", apply(coordinates p, c -> format(0, realPart c) | " " |
+    format(0, imaginaryPart c)))));
+"""
+
+
+def m2_number(z: complex) -> str:
+    return f"({z.real:+.17e}{z.imag:+.17e}*ii)"
+
+
+def macaulay2(S, theta, C, w0, w1, timeout: float, rng) -> None:  # type: ignore[no-untyped-def]
+    """The wheel's MonodromySolver where it runs (else why not); Debian's Macaulay2 tracking the same paths."""
     from ag_attention._m2.wheel import WheelBackend
 
     try:
@@ -245,22 +351,91 @@ def macaulay2() -> None:
         ok = f"{type(exc).__name__}: {exc}"
     if ok is not True:
         print(f"    Macaulay2 MonodromySolver (the wheel): not run here: {ok}")
-    else:
-        print("    Macaulay2 MonodromySolver (the wheel): available, not yet wired into this bench")
+    m2 = shutil.which("M2")
+    if m2 is None:
+        print("    Macaulay2 (Debian's) track: not run (no M2 on the path; apt-get install macaulay2)")
+        return
+    try:
+        start_system, names = polynomials(S, C[0], w0)
+        target, _ = polynomials(S, C[0], w1)
+    except Exception as exc:  # noqa: BLE001 - a bench: say why and go on
+        print(f"    Macaulay2: the polynomials could not be written ({type(exc).__name__}: {exc})")
+        return
+    gamma = complex(rng.standard_normal(), rng.standard_normal())
+
+    def m2_poly(text: str) -> str:
+        return text.rstrip(";").replace("*i)", "*ii)")
+
+    script = M2_SCRIPT.format(
+        names=", ".join(names),
+        start=", ".join(m2_poly(f) for f in start_system),
+        target=", ".join(m2_poly(f) for f in target),
+        sols=", ".join("{" + ", ".join(m2_number(v) for v in row) + "}" for row in theta),
+        gamma=m2_number(gamma),
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "track.m2")
+        path.write_text(script)
+        flags = ["-q", "--silent", "--stop", "--no-debug", "--no-readline", "--no-randomize"]
+        try:
+            p = subprocess.run(
+                [m2, *flags, str(path), "-e", "exit 0"],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                start_new_session=True,
+                env={**os.environ, "HOME": tmp},
+            )
+        except subprocess.TimeoutExpired:
+            print(f"    Macaulay2 (Debian's) track: not finished within {timeout:g} s")
+            return
+    lines = p.stdout.splitlines()
+    secs = [float(line.split()[1]) for line in lines if line.startswith("SECONDS ")]
+    if p.returncode != 0 or not secs:
+        print(f"    Macaulay2 (Debian's) track: failed ({(p.stderr or p.stdout).strip().splitlines()[-1:]})")
+        return
+    ends, regular = [], 0
+    for line in lines:
+        parts = line.split()
+        if parts and parts[0] == "Regular":
+            vals = [float(v) for v in parts[1:]]
+            ends.append([complex(vals[2 * k], vals[2 * k + 1]) for k in range(len(vals) // 2)])
+            regular += 1
+    dedup = H.Deduplicator(S.n)
+    if ends:
+        E = np.array(ends)
+        keys = S.invariants(E, C[: E.shape[0]])
+        for k in range(E.shape[0]):
+            dedup.add(E[k], keys[k], C[0])
+    show("Macaulay2 1.21 NAG track (Debian's, CPU)", theta.shape[0], len(dedup), secs[0])
+
+
+def random_rows(text: str, paths: int, rev: str, timeout: float) -> None:
+    """Ours now and before on ``paths`` random start points of each size (module docstring)."""
+    for size in text.split(";"):
+        d, e, a = (int(v) for v in size.split(","))
+        arch = Architecture.single_layer(d, e, a, tokens=2)
+        rank = e * d * d * (d + 1) // 2
+        S = square_system(arch, N.generic_form(d, e, rank, 0))
+        rng = np.random.default_rng(11)
+        theta, w0, C = (np.array(v) for v in zip(*[S.random_start(rng) for _ in range(paths)]))
+        w1 = rng.standard_normal(S.n_x) + 1j * rng.standard_normal(S.n_x)
+        print(f"  ({d},{e},{a}): {paths} random start points (their own targets) to one random complex target")
+        mine = ours(S, theta, C, w0, w1, M.LOOP_OPTIONS, "ours, the monodromy's options (1e-6)")
+        before(S, (d, e, a, rank), theta, C, w0, w1, True, rev, mine, timeout)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="2,1,2;2,2,2;3,1,1")
+    ap.add_argument("--sizes", default="2,1,2;2,2,2", help="sizes measured on their stored generic set")
+    ap.add_argument("--random", default="3,1,1;4,1,4", help="sizes measured on random start points ('' for none)")
+    ap.add_argument("--paths", type=int, default=512, help="random start points per --random size")
+    ap.add_argument("--before", default="289e1c5", help="the revision whose tracker is measured beside ours")
     ap.add_argument("--phc", default="/usr/bin/python3", help="a Python with phcpy (Debian's python3-phcpy)")
-    ap.add_argument("--timeout", type=float, default=600.0, help="seconds for PHCpack per size")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds for PHCpack and Macaulay2 per size")
     args = ap.parse_args()
-    print(
-        f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; before: about {BEFORE_PER_CORE:.0f} paths/s a core; "
-        f"target x3: {3 * BEFORE_PER_CORE:.0f}",
-        flush=True,
-    )
-    for text in args.sizes.split(";"):
+    print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; target: x3 the paths per CPU second of before")
+    for text in filter(None, args.sizes.split(";")):
         d, e, a = (int(v) for v in text.split(","))
         rng = np.random.default_rng(7)
         S, z, charts, w0 = start_set(d, e, a)
@@ -272,10 +447,17 @@ def main() -> int:
         print(
             f"  ({d},{e},{a}): {theta.shape[0]} start solutions in one chart ({int((~good).sum())} dropped)", flush=True
         )
-        ours(S, theta, C, w0, w1, M.LOOP_OPTIONS, "ours, the monodromy's options (1e-6)")
-        ours(S, theta, C, w0, w1, TrackerOptions(), "ours, the default options (1e-9)")
+        rank = e * d * d * (d + 1) // 2
+        for loop, options, label in (
+            (True, M.LOOP_OPTIONS, "ours, the monodromy's options (1e-6)"),
+            (False, TrackerOptions(), "ours, the default options (1e-9)"),
+        ):
+            mine = ours(S, theta, C, w0, w1, options, label)
+            before(S, (d, e, a, rank), theta, C, w0, w1, loop, args.before, mine, args.timeout)
         phcpack(S, theta, C, w0, w1, args.phc, args.timeout, rng)
-        macaulay2()
+        macaulay2(S, theta, C, w0, w1, args.timeout, rng)
+    if args.random:
+        random_rows(args.random, args.paths, args.before, args.timeout)
     return 0
 
 
