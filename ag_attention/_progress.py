@@ -137,7 +137,7 @@ class Lines:
         self.total, self.desc, self.unit, self.n, self.each, self.verb = total, desc, unit, 0, each, verb
         self.every = interval() if every is None else every
         self.clock, self.stream, self.limit = clock, stream, limit
-        self.start = self._shown_at = clock()
+        self.start = self._shown_at = self._moved_at = clock()
         self.postfix = ""
         self._shown: tuple[int, int | None] | None = None  # (n, total) of the last line
         self._lock = threading.Lock()
@@ -153,7 +153,13 @@ class Lines:
         count = f"{self.n:,}" if self.total is None else f"{self.n:,}/{self.total:,}"
         text = f"{self.desc}: {count} {units} {self.verb}, {_clock_text(spent)} elapsed"
         if self.total is not None and 0 < self.n < self.total:
-            text += f", about {_clock_text(spent * (self.total - self.n) / self.n)} left"
+            left, still = spent * (self.total - self.n) / self.n, now - self._moved_at
+            # the rate so far says how long is left, unless the count stood still for longer than that (the last
+            # solutions of a monodromy: the hunt takes longer than all the others did)
+            if still > max(left, self.every):
+                text += f", the last one {_clock_text(still)} ago, no estimate of the time left"
+            else:
+                text += f", about {_clock_text(left)} left"
         return text + (f" ({self.postfix})" if self.postfix else "")
 
     def _show(self, now: float) -> None:
@@ -172,6 +178,8 @@ class Lines:
         """``n`` more finished (a line if one is due, or with :attr:`each`)."""
         with self._lock:
             self.n += n
+            if n > 0:
+                self._moved_at = self.clock()
             if self.each and not self._closed:
                 self._show(self.clock())
                 return

@@ -142,6 +142,15 @@ def test_a_line_says_k_of_n_the_time_elapsed_and_the_time_left():
         "Macaulay2: 3/7 jobs finished, 04:10 elapsed, about 05:33 left",  # 250 s * 4 / 3
         "Macaulay2: 4/7 jobs finished, 06:40 elapsed, about 05:00 left (d=3, d'=2, a=2)",
     ]
+    clock.t = 1500.0  # still 4: the rate so far says 18:45 are left, the count stood still for 18:20
+    b.refresh()
+    assert out.getvalue().splitlines()[-1].endswith("25:00 elapsed, about 18:45 left (d=3, d'=2, a=2)")
+    clock.t = 2000.0  # it stood still for longer than the time left at the rate so far: no estimate then
+    b.refresh()
+    assert out.getvalue().splitlines()[-1] == (
+        "Macaulay2: 4/7 jobs finished, 33:20 elapsed, the last one 26:40 ago, no estimate of the time left "
+        "(d=3, d'=2, a=2)"
+    )
     b.total = None  # no total: a count, no estimate
     clock.t = 3700.0
     b.update(1)
