@@ -186,7 +186,7 @@ def critical(args: argparse.Namespace) -> None:
             )
 
 
-REACH = [(3, 1, 2), (3, 2, 2), (4, 1, 1), (4, 1, 2), (4, 1, 3), (4, 1, 4)]
+REACH = [(2, 6, 1), (3, 1, 2), (3, 2, 2), (4, 1, 1), (4, 1, 2), (4, 1, 3), (4, 1, 4)]
 
 
 def reach(args: argparse.Namespace) -> None:
