@@ -7,15 +7,14 @@ step (three Jacobians a step), and a chord Newton corrector with the last stage'
 function values give the velocity at the new point.  The step of each path adapts on its own: the next one aims the
 first correction (the predictor's error, ``O(h^5)``) at ``min(max_correction, tolerance^(1/3)) / 10``, at most
 doubled after an accepted step, at least halved after a rejected one (Newton did not contract to ``tolerance``); all
-paths advance
-together in numpy batches (:class:`_Paths`).  A path fails when its step falls below ``min_step``, it takes more than
-``max_steps`` steps, or it leaves every bound (``|z| > 1e8``).  Here too: :func:`newton`, the charts of a system's
-points, and the threads that step a batch.
+paths advance together in numpy batches (:class:`_Paths`).  A path fails when its step falls below ``min_step``, it
+takes more than ``max_steps`` steps, or it leaves every bound (``|z| > 1e8``).  Here too: :func:`newton`, the charts
+of a system's points, and the threads that step a batch.
 
 Measured (issue 45, ``python bench/trackers.py``): one Jacobian a step instead (a cubic Hermite predictor from the
 last two points, or the last step's velocity with the stale inverse) took three times the steps: the Jacobians are
 ill-conditioned (condition numbers to 1.9e6 at (4,1,4)) and a velocity from an inverse at a point 1e-3 away was off
-by a factor 100; complex64 inverses were no faster (LAPACK's cost per 21 x 21 matrix is its call, not its flops).
+by a factor 115; complex64 inverses were no faster (LAPACK's cost per 21 x 21 matrix is its call, not its flops).
 """
 
 from __future__ import annotations
