@@ -61,7 +61,7 @@ test-setup: setup
 	@echo "[test] ruff (format and lint)" && $(PY) -m ruff format --check -q $(RUFF_PATHS) && $(PY) -m ruff check -q $(RUFF_PATHS)
 
 # the tests that prove behaviour (those marked slow are skipped, tests/conftest.py), numeric variations: SkylakeX and
-# a seed (scripts/numeric-variations.sh --quick), the docs
+# a seed on the float-sensitive tests (scripts/numeric-variations.sh --quick: its QUICK_TESTS), the docs
 test: test-setup
 	@echo "[test] numeric tests under the SkylakeX kernel and another seed (scripts/numeric-variations.sh --quick)" && PY=$(PY) bash scripts/numeric-variations.sh --quick
 	@echo "[test] docs (Sphinx, warnings are errors; doctests)" && $(MAKE) --no-print-directory docs-build

@@ -41,6 +41,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(group))
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker sends the test ids to the controller
+def pytest_collection_finish(session):
+    """Under ``--dist loadgroup`` a test of an xdist_group must be named ``nodeid@group``: that name is all the
+    controller sees.  pytest-xdist 3.8 names it by setting ``item._nodeid``, which pytest 9 no longer reads (a
+    node's id is its ``_id``), so every group was ignored and a module's shared fixture was built once per worker
+    (twice the work): the name is given here where pytest-xdist's did not take."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    for item in session.items:
+        names = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")
+        }
+        suffix = "@" + "_".join(sorted(names))
+        node_id = getattr(item, "_id", None)
+        if names and node_id is not None and not item.nodeid.endswith(suffix):
+            setattr(item, "_id", type(node_id).parse(item.nodeid + suffix))  # noqa: B010 (pytest's, not ours)
+
+
 def _shared_fixture_home(item) -> str | None:
     """Where the broadest fixture ``item`` shares with other tests is defined (a test module or a directory), if it
     is not a function's fixture, pytest's own or this file's."""

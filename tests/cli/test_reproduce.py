@@ -13,10 +13,15 @@ from tests.cli import exit_of, run_main
 from tests.helpers import fake_m2, no_backends, run_cli
 
 
-def test_reproduce_open_questions_from_the_command_line(tmp_path, capsys):
+def test_reproduce_open_questions_from_the_command_line(tmp_path, capsys, monkeypatch):
+    # the command on one open question's quick grid (tests/reproduce/test_open_questions.py runs all four)
+    import ag_attention._reproduce.open_questions as open_questions
+
+    monkeypatch.setattr(open_questions, "VARIANTS", tuple(v for v in open_questions.VARIANTS if v.name == "skip"))
     status, out, _ = run_main(["reproduce", "open-questions", "--quick", "--out", str(tmp_path), "--quiet"], capsys)
     assert status == 0 and "Open questions" in out and "PASSED" in out
     assert (tmp_path / "report.md").exists() and (tmp_path / "open-questions.json").exists()
+    assert "finding: [skip]" in out and "[heads]" not in out  # the one open question asked
 
 
 def test_cli_exit_status_names_the_failing_case(tmp_path, capsys):

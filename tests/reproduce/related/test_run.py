@@ -17,6 +17,8 @@ def test_small_report_is_written(tmp_path, monkeypatch):
     import ag_attention._reproduce.related.families as families
     import ag_attention._reproduce.related.heads as heads
     import ag_attention._reproduce.related.invariants as related
+    import ag_attention._reproduce.related.models as models
+    import ag_attention._reproduce.related.their_code as their_code
 
     monkeypatch.setattr(related, "QUICK_MAP_SIZES", ((2, 2, 1, 2),))
     monkeypatch.setattr(related, "QUICK_FAMILY_SIZES", {"low-rank": ((2, 2, 1),), "t1-lie": ((3, 1, 3),)})
@@ -24,6 +26,10 @@ def test_small_report_is_written(tmp_path, monkeypatch):
     monkeypatch.setattr(related, "T1_VALUES", {})
     monkeypatch.setattr(heads, "QUICK_SOFTMAX_GRID", ())
     monkeypatch.setattr(heads, "heads_grid", lambda quick: Grid((Spec((2, 2), (2,), 2, 2),), source="one row"))
+    # one row of each table and one golden case (test_models.py and test_their_code.py check every quick one)
+    monkeypatch.setattr(models, "LCN_ROWS", (((2, 2), (1, 1), True),))
+    monkeypatch.setattr(models, "DLN_ROWS", (((1, 1, 1, 1, 1), (5, 4), True),))
+    monkeypatch.setattr(their_code, "QUICK_MEMBER_CASES", ((2, 1, 2),))
     report = reproduce_related(tmp_path, quick=True)
     assert report.passed, [c for c in report.checks if not c.passed]
     data = json.loads((tmp_path / "related.json").read_text())
