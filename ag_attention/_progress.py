@@ -138,6 +138,7 @@ class Lines:
         self.every = interval() if every is None else every
         self.clock, self.stream, self.limit = clock, stream, limit
         self.start = self._shown_at = self._moved_at = clock()
+        self._moved = False
         self.postfix = ""
         self._shown: tuple[int, int | None] | None = None  # (n, total) of the last line
         self._lock = threading.Lock()
@@ -162,6 +163,13 @@ class Lines:
                 text += f", about {_clock_text(left)} left"
         return text + (f" ({self.postfix})" if self.postfix else "")
 
+    def _now(self) -> float:
+        """The clock's reading, also the time of the count's last move if it moved since the last reading."""
+        now = self.clock()
+        if self._moved:
+            self._moved_at, self._moved = now, False
+        return now
+
     def _show(self, now: float) -> None:
         print(self.line(now), file=self.stream or sys.stderr, flush=True)
         self._shown_at, self._shown = now, (self.n, self.total)
@@ -169,7 +177,7 @@ class Lines:
     def refresh(self, *args: Any, **kwargs: Any) -> None:
         """A line if the last one (or the start) is :attr:`every` seconds old and not all are finished."""
         with self._lock:
-            now = self.clock()
+            now = self._now()
             finished = self.total is not None and self.n >= self.total
             if not self._closed and not finished and now - self._shown_at >= self.every:
                 self._show(now)
@@ -178,10 +186,9 @@ class Lines:
         """``n`` more finished (a line if one is due, or with :attr:`each`)."""
         with self._lock:
             self.n += n
-            if n > 0:
-                self._moved_at = self.clock()
+            self._moved |= n > 0  # when: the clock's next reading (one reading a call, as before)
             if self.each and not self._closed:
-                self._show(self.clock())
+                self._show(self._now())
                 return
         self.refresh()
 
@@ -196,7 +203,7 @@ class Lines:
         with self._lock:
             if self._closed:
                 return
-            now = self.clock()
+            now = self._now()
             moved = self._shown is not None and self._shown != (self.n, self.total)
             if moved or (self._shown is None and now - self.start >= self.every):
                 self._show(now)
