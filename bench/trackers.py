@@ -159,6 +159,28 @@ def polynomials(S, chart: np.ndarray, w: np.ndarray) -> tuple[list[str], list[st
     return out, names
 
 
+def distinct(S, z, charts) -> int:  # type: ignore[no-untyped-def]
+    """How many distinct points the rows ``z`` (in the charts ``charts``) are, by the rescaling's invariants."""
+    ends = H.Deduplicator(S.n)
+    if len(z):
+        keys = S.invariants(z, charts)
+        for k in range(len(z)):
+            ends.add(z[k], keys[k], charts[k])
+    return len(ends)
+
+
+def written(S, C, w0, w1, who: str) -> tuple[list[str], list[str], list[str]] | None:  # type: ignore[no-untyped-def]
+    """The system at ``w0`` and at ``w1`` in the chart ``C[0]`` as polynomial strings, and the names; None (said)
+    where sympy could not write them."""
+    try:
+        start_system, names = polynomials(S, C[0], w0)
+        target, _ = polynomials(S, C[0], w1)
+    except Exception as exc:  # noqa: BLE001 - a bench: say why and go on
+        print(f"    {who}: the polynomials could not be written ({type(exc).__name__}: {exc})")
+        return None
+    return start_system, target, names
+
+
 def ours(S, theta, C, w0, w1, options, label):  # type: ignore[no-untyped-def]
     set_threads(1)  # one core: no second thread stepping half of each batch
     with H.one_blas_thread():
@@ -167,12 +189,8 @@ def ours(S, theta, C, w0, w1, options, label):  # type: ignore[no-untyped-def]
         t0, c0 = time.perf_counter(), time.process_time()
         res = track(S, theta, w0, w1, options, None, C)
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    ok = np.flatnonzero(res.ok)
-    ends = H.Deduplicator(S.n)
-    keys = S.invariants(res.z[ok], res.chart[ok])
-    for k, row in enumerate(ok):
-        ends.add(res.z[row], keys[k], res.chart[row])
-    show(label, theta.shape[0], len(ends), seconds, float(np.median(res.steps)), cpu)
+    arrived = distinct(S, res.z[res.ok], res.chart[res.ok])
+    show(label, theta.shape[0], arrived, seconds, float(np.median(res.steps)), cpu)
     return res.z, res.chart, res.ok, cpu
 
 
@@ -198,12 +216,10 @@ def _big_stack() -> None:
 
 
 def phcpack(S, theta, C, w0, w1, python: str, timeout: float, rng) -> None:  # type: ignore[no-untyped-def]
-    try:
-        start_system, names = polynomials(S, C[0], w0)
-        target, _ = polynomials(S, C[0], w1)
-    except Exception as exc:  # noqa: BLE001 - a bench: say why and go on
-        print(f"    PHCpack: the polynomials could not be written ({type(exc).__name__}: {exc})")
+    system = written(S, C, w0, w1, "PHCpack")
+    if system is None:
         return
+    start_system, target, names = system
     gamma = complex(rng.standard_normal(), rng.standard_normal())
     with tempfile.TemporaryDirectory() as tmp:
         job, out, script = Path(tmp, "job.json"), Path(tmp, "out.json"), Path(tmp, "phc.py")
@@ -244,9 +260,7 @@ def phcpack(S, theta, C, w0, w1, python: str, timeout: float, rng) -> None:  # t
     for kind, r in got.items():
         ends = np.array([[complex(a, b) for a, b in s] for s in r["ends"]])
         finite = ends[np.all(np.isfinite(ends), axis=1) & (np.abs(ends).max(axis=1) < 1e8)]
-        dedup = H.Deduplicator(S.n)
-        keys = S.invariants(finite, C[: finite.shape[0]]) if finite.size else finite
-        arrived = sum(dedup.add(finite[k], keys[k], C[0]) is not None for k in range(finite.shape[0]))
+        arrived = distinct(S, finite, C[: finite.shape[0]])
         show(f"PHCpack {kind} (one task)", theta.shape[0], arrived, r["seconds"])
 
 
@@ -274,13 +288,9 @@ np.savez(sys.argv[3], z=r.z, chart=r.chart, ok=r.ok, steps=r.steps, wall=wall, c
 """
 
 
-def invariants_of(S, z, charts) -> np.ndarray:  # type: ignore[no-untyped-def]
-    return np.asarray(S.invariants(z, charts))
-
-
 def same_ends(S, a, b) -> int:  # type: ignore[no-untyped-def]
     """How many paths of two runs (``(z, chart, ok)`` each) ended at the same point (the rescaling's invariants)."""
-    ia, ib = invariants_of(S, a[0], a[1]), invariants_of(S, b[0], b[1])
+    ia, ib = np.asarray(S.invariants(a[0], a[1])), np.asarray(S.invariants(b[0], b[1]))
     d = np.linalg.norm(ia - ib, axis=1) / (1 + np.linalg.norm(ia, axis=1))
     return int(np.sum((d < 1e-6) & a[2] & b[2]))
 
@@ -315,13 +325,9 @@ def before(S, size, theta, C, w0, w1, loop: bool, rev: str, mine, timeout: float
             print(f"    before ({rev}): failed ({(p.stderr or p.stdout).strip().splitlines()[-1:]})")
             return
         r = np.load(out)
-        ok = np.flatnonzero(r["ok"])
-        ends = H.Deduplicator(S.n)
-        keys = S.invariants(r["z"][ok], r["chart"][ok])
-        for k, row in enumerate(ok):
-            ends.add(r["z"][row], keys[k], r["chart"][row])
+        arrived = distinct(S, r["z"][r["ok"]], r["chart"][r["ok"]])
         label = f"before ({rev}), the same options"
-        show(label, theta.shape[0], len(ends), float(r["wall"]), float(np.median(r["steps"])), float(r["cpu"]))
+        show(label, theta.shape[0], arrived, float(r["wall"]), float(np.median(r["steps"])), float(r["cpu"]))
         same = same_ends(S, (r["z"], r["chart"], r["ok"]), mine)
         ratio = float(r["cpu"]) / mine[3]
         print(f"      same ends as ours: {same} of {theta.shape[0]}; ours per CPU second: x{ratio:.2f}")
@@ -359,12 +365,10 @@ def macaulay2(S, theta, C, w0, w1, timeout: float, rng) -> None:  # type: ignore
     if m2 is None:
         print("    Macaulay2 (Debian's) track: not run (no M2 on the path; apt-get install macaulay2)")
         return
-    try:
-        start_system, names = polynomials(S, C[0], w0)
-        target, _ = polynomials(S, C[0], w1)
-    except Exception as exc:  # noqa: BLE001 - a bench: say why and go on
-        print(f"    Macaulay2: the polynomials could not be written ({type(exc).__name__}: {exc})")
+    system = written(S, C, w0, w1, "Macaulay2")
+    if system is None:
         return
+    start_system, target, names = system
     gamma = complex(rng.standard_normal(), rng.standard_normal())
 
     def m2_poly(text: str) -> str:
@@ -398,20 +402,14 @@ def macaulay2(S, theta, C, w0, w1, timeout: float, rng) -> None:  # type: ignore
     if p.returncode != 0 or not secs:
         print(f"    Macaulay2 (Debian's) track: failed ({(p.stderr or p.stdout).strip().splitlines()[-1:]})")
         return
-    ends, regular = [], 0
+    ends = []
     for line in lines:
         parts = line.split()
         if parts and parts[0] == "Regular":
             vals = [float(v) for v in parts[1:]]
             ends.append([complex(vals[2 * k], vals[2 * k + 1]) for k in range(len(vals) // 2)])
-            regular += 1
-    dedup = H.Deduplicator(S.n)
-    if ends:
-        E = np.array(ends)
-        keys = S.invariants(E, C[: E.shape[0]])
-        for k in range(E.shape[0]):
-            dedup.add(E[k], keys[k], C[0])
-    show("Macaulay2 1.21 NAG track (Debian's, CPU)", theta.shape[0], len(dedup), secs[0])
+    E = np.array(ends, dtype=complex).reshape(len(ends), S.n)
+    show("Macaulay2 1.21 NAG track (Debian's, CPU)", theta.shape[0], distinct(S, E, C[: len(ends)]), secs[0])
 
 
 def random_rows(text: str, paths: int, rev: str, timeout: float) -> None:
