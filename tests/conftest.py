@@ -1,4 +1,6 @@
+import atexit
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -10,6 +12,8 @@ os.environ.setdefault("HOME", "/tmp")
 # Macaulay2 results never come from a cache left by an earlier run
 _CACHE = tempfile.mkdtemp(prefix="ag-attention-test-cache-")
 os.environ["AG_ATTENTION_CACHE_DIR"] = _CACHE
+# removed when this process ends: every pytest process (and xdist worker) made one, and 587 were left in /tmp here
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 #: Cases of a parametrized test marked ``slow`` one by one (a whole test carries ``@pytest.mark.slow``): the larger
