@@ -44,6 +44,7 @@ from . import (
     certify,  # a namespace other rooms use
     executors,  # a namespace other rooms use
     homotopy,  # a namespace other rooms use
+    kernels,  # a namespace other rooms use (numba is imported only when a kernel is first needed)
     monodromy,  # a namespace other rooms use
 )
 from .certified import RankCertificate, certify_dimension
@@ -63,6 +64,7 @@ __all__ = [
     "input_scale",
     "monodromy",
     "homotopy",
+    "kernels",
     "executors",
     "certify",
     "Float64",

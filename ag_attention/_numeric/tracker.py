@@ -3,18 +3,21 @@
 docs/math/landscape.md (landscape-monodromy).  A *parametric square system* ``F(z; p) = 0``
 (:class:`ParametricSystem`) is tracked along ``p(t) = (1 - t) p_a + t p_b``, ``t: 0 -> 1``, with a fourth-order
 Runge-Kutta predictor on ``dz/dt = -F_z^{-1} F_p (p_b - p_a)`` whose first stage is the velocity kept from the last
-step (three Jacobians a step), and a chord Newton corrector with the last stage's inverse Jacobian, whose last
-function values give the velocity at the new point.  The step of each path adapts on its own: the next one aims the
-first correction (the predictor's error, ``O(h^5)``) at ``min(max_correction, tolerance^(1/3)) / 10``, at most
-doubled after an accepted step, at least halved after a rejected one (Newton did not contract to ``tolerance``); all
-paths advance together in numpy batches (:class:`_Paths`).  A path fails when its step falls below ``min_step``, it
-takes more than ``max_steps`` steps, or it leaves every bound (``|z| > 1e8``).  Here too: :func:`newton`, the charts
-of a system's points, and the threads that step a batch.
+step (three Jacobians a step), and a chord Newton corrector with the last stage's LU factors, whose last function
+values give the velocity at the new point.  The step of each path adapts on its own: the next one aims the first
+correction (the predictor's error, ``O(h^5)``) at ``min(max_correction, tolerance^(1/3)) / 10``, at most doubled
+after an accepted step, at least halved after a rejected one (Newton did not contract to ``tolerance``); all paths
+advance together in numpy batches (:class:`_Paths`), their linear algebra in compiled kernels (:mod:`.kernels`: one
+LU factorization a matrix, applied to each right-hand side).  A path fails when its step falls below ``min_step``,
+it takes more than ``max_steps`` steps, or it leaves every bound (``|z| > 1e8``).  Here too: :func:`newton`, the
+charts of a system's points, and the threads that step a batch.
 
 Measured (issue 45, ``python bench/trackers.py``): one Jacobian a step instead (a cubic Hermite predictor from the
 last two points, or the last step's velocity with the stale inverse) took three times the steps: the Jacobians are
 ill-conditioned (condition numbers to 1.9e6 at (4,1,4)) and a velocity from an inverse at a point 1e-3 away was off
-by a factor 115; complex64 inverses were no faster (LAPACK's cost per 21 x 21 matrix is its call, not its flops).
+by a factor 115; complex64 was no faster and the conditioning rules it out.  What paid: compiled evaluation of the
+landscape's systems (:mod:`ag_attention._landscape.square_kernel`) and compiled LU solves instead of LAPACK's call
+per small matrix and an explicit inverse.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from threadpoolctl import threadpool_limits
 from .. import _clock
 from .._checks import check_int
 from .._errors import InvalidArgumentError
+from . import kernels
 
 __all__ = [
     "ParametricSystem",
@@ -135,39 +139,8 @@ class TrackResult:
 
 
 def _solve(J: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``J^{-1} rhs`` for each of a batch, and which systems were solvable (finite, nonsingular)."""
-    good = np.isfinite(J).all(axis=(1, 2)) & np.isfinite(rhs).all(axis=1)
-    out = np.full(rhs.shape, np.nan, dtype=complex)
-    if good.any():
-        Jg, rg = J[good], rhs[good]
-        try:
-            out[good] = np.linalg.solve(Jg, rg[..., None])[..., 0]
-        except np.linalg.LinAlgError:  # one singular matrix fails the whole batch: solve them one by one
-            idx = np.flatnonzero(good)
-            for k, i in enumerate(idx):
-                try:
-                    out[i] = np.linalg.solve(Jg[k], rg[k])
-                except np.linalg.LinAlgError:
-                    good[i] = False
-    good &= np.isfinite(out).all(axis=1)
-    return out, good
-
-
-def _inverse(J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The inverse of each of a batch of matrices, and which were invertible (finite, nonsingular)."""
-    good = np.isfinite(J).all(axis=(1, 2))
-    out = np.full(J.shape, np.nan, dtype=complex)
-    if good.any():
-        try:
-            out[good] = np.linalg.inv(J[good])
-        except np.linalg.LinAlgError:
-            for i in np.flatnonzero(good):
-                try:
-                    out[i] = np.linalg.inv(J[i])
-                except np.linalg.LinAlgError:
-                    good[i] = False
-    good &= np.isfinite(out).all(axis=(1, 2))
-    return out, good
+    """``J^{-1} rhs`` for each of a batch, and which systems were solvable (finite, nonsingular; the others NaN)."""
+    return kernels.solve(J, rhs)
 
 
 def newton(
@@ -376,41 +349,41 @@ def _predict_correct(
 
         def velocity(zz: np.ndarray, tt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             _, J, rhs = _evaluate(system, zz, pa + tt[:, None] * dp, True, dp, chart)
-            w, ok = _solve(J, rhs)
-            return -np.nan_to_num(w), ok
+            w, ok = kernels.solve(J, rhs, 0)  # a failed solve moves nothing (the step is then rejected)
+            return -w, ok
 
         k2, o2 = velocity(z + (hh / 2)[:, None] * v, t + hh / 2)
         k3, o3 = velocity(z + (hh / 2)[:, None] * k2, t + hh / 2)
         tn = t + hh
         p = pa + tn[:, None] * dp
-        # the last stage's Jacobian (at the end of the step) is inverted once: its velocity, then a chord Newton
+        # the last stage's Jacobian (at the end of the step) is factored once: its velocity, then a chord Newton
         # corrector with it (function values only: a fraction of the cost of a Jacobian), whose last function values
         # give the velocity at the new point
         _, J4, rhs4 = _evaluate(system, z + hh[:, None] * k3, p, True, dp, chart)
-        Jinv, o4 = _inverse(J4)
-        Jinv = np.nan_to_num(Jinv)
-        k4 = -np.matmul(Jinv, rhs4[..., None])[..., 0]
+        factors = kernels.lu_factor(J4)
+        k4, o4 = kernels.lu_solve(factors, rhs4, 0)
+        k4 = -k4
         zp = z + (hh / 6)[:, None] * (v + 2 * k2 + 2 * k3 + k4)
-        zp, c1, c2, c3, vn = _chord(system, zp, p, Jinv, dp, chart)
+        zp, c1, c2, c3, vn = _chord(system, zp, p, factors, dp, chart)
         return zp, tn, vok & o2 & o3 & o4, c1, c2, c3, vn
 
 
 def _chord(
-    system: Any, zp: np.ndarray, p: np.ndarray, Jinv: np.ndarray, dp: np.ndarray, chart: np.ndarray | None
+    system: Any, zp: np.ndarray, p: np.ndarray, factors: Any, dp: np.ndarray, chart: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Three chord Newton corrections of the predicted points ``zp`` with the inverses ``Jinv``: the corrected
-    points, the corrections (relative to ``1 + |zp|``) and the velocity ``-Jinv F_p dp`` at the points of the last
-    correction (from its function values: no further evaluation)."""
+    """Three chord Newton corrections of the predicted points ``zp`` with the LU ``factors`` of their Jacobians
+    (:func:`kernels.lu_factor`): the corrected points, the corrections (relative to ``1 + |zp|``) and the velocity
+    ``-J^{-1} F_p dp`` at the points of the last correction (from its function values: no further evaluation)."""
     scale = 1 + np.linalg.norm(zp, axis=1)
     corrections = []
     for _ in range(2):
         F, _ = _evaluate(system, zp, p, False, None, chart)
-        dz = np.nan_to_num(np.matmul(Jinv, F[..., None])[..., 0])
+        dz = kernels.lu_solve(factors, F, complex("inf"))[0]  # a failed correction fails the step
         zp = zp - dz
         corrections.append(np.linalg.norm(dz, axis=1) / scale)
     F, _, Fp = _evaluate(system, zp, p, False, dp, chart)
-    velocity = -np.nan_to_num(np.matmul(Jinv, Fp[..., None])[..., 0])
-    dz = np.nan_to_num(np.matmul(Jinv, F[..., None])[..., 0])
+    velocity = -kernels.lu_solve(factors, Fp, 0)[0]
+    dz = kernels.lu_solve(factors, F, complex("inf"))[0]
     return zp - dz, corrections[0], corrections[1], np.linalg.norm(dz, axis=1) / scale, velocity
 
 
