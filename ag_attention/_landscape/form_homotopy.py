@@ -31,7 +31,13 @@ class FormHomotopy:
         for F in self.forms:
             if F.shape != (S.n_x, S.n_x):
                 raise InvalidArgumentError(f"a form must be {S.n_x} x {S.n_x}, got {F.shape}")
-        self.rows = [S.form_rows(F) for F in self.forms]
+            if not np.allclose(F, F.T, rtol=0, atol=1e-12 * max(1.0, float(np.abs(F).max()))):
+                raise InvalidArgumentError(
+                    f"a form must be symmetric; this one is not (max |F - F^T| = {float(np.abs(F - F.T).max()):.3g})"
+                )
+        # exactly symmetric (a product E^T E is so only up to its rounding): the compiled evaluation reads a row of a
+        # form as its column
+        self.forms = [(F + F.T) / 2 for F in self.forms]
 
     @classmethod
     def factors(cls, S: SquareSystem, E0: np.ndarray, E1: np.ndarray) -> FormHomotopy:
@@ -82,4 +88,4 @@ class FormHomotopy:
             dw, ds = dp[..., :n_x], np.broadcast_to(dp[..., n_x], (Bn,))
             dc = np.zeros((Bn, K), dtype=complex)
             dc[:, 1:] = np.arange(1, K)[None, :] * c[:, :-1] * ds[:, None]
-        return self.S.evaluate(theta, w, jacobian, dw, chart=chart, form=(c, dc, self.forms, self.rows))
+        return self.S.evaluate(theta, w, jacobian, dw, chart=chart, form=(c, dc, self.forms))

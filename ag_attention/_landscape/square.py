@@ -61,7 +61,7 @@ from .._architecture import Architecture
 from .._errors import InvalidArgumentError
 from .._models import Parametrization
 from .._resources import MemoryEstimate
-from . import square_balls
+from . import square_balls, square_kernel
 from .system import check_layer
 
 __all__ = ["SquareSystem", "square_system", "square_memory"]
@@ -288,70 +288,20 @@ class SquareSystem:
         if len(set(pos1.tolist()) | set(pos2.tolist())) != 2 * nt:  # pragma: no cover - the parametrization's terms
             raise AssertionError("the reduced coordinates' terms are not in distinct positions")
         Gf = np.array([[float(v) for v in row] for row in self.G])
-        # the columns of J_x: column j holds c_t u_other(t) in row i_t for every term t with u_j (x is bilinear in
-        # (A, V)); G J_x is then a batch of (B x k) (k x n_x) products over the columns, not a dense n_x x n_x one
-        cols: list[list[tuple[int, float, int]]] = [[] for _ in range(n_u)]
-        for t in range(nt):
-            cols[int(p[t])].append((int(i[t]), float(cf[t]), int(q[t])))
-            cols[int(q[t])].append((int(i[t]), float(cf[t]), int(p[t])))
-        kmax = max(1, max(len(col) for col in cols))
-        rows = np.zeros((n_u, kmax), dtype=np.int64)
-        coef = np.zeros((n_u, kmax))
-        other = np.zeros((n_u, kmax), dtype=np.int64)
-        for j, col in enumerate(cols):
-            for k, (row, cc, o) in enumerate(col):
-                rows[j, k], coef[j, k], other[j, k] = row, cc, o
-        # sum_i r_i d^2 x_i / du^2 term by term: the terms in layers whose positions (p, q) are distinct, each layer
-        # one scatter (a dense r @ Hr is n_x n_u^2 products per point, these 2 nt)
-        hpos = np.concatenate([p * n_u + q, q * n_u + p])
-        hterm = np.concatenate([np.arange(nt), np.arange(nt)])
-        layer = np.zeros(hpos.size, dtype=np.int64)
-        seen: dict[int, int] = {}
-        for k, pos in enumerate(hpos.tolist()):
-            layer[k] = seen.get(pos, 0)
-            seen[pos] = layer[k] + 1
-        layers = [(hpos[layer == L], hterm[layer == L]) for L in range(int(layer.max()) + 1)]
         self._cache.update(
             {
                 "pos1": pos1,
                 "pos2": pos2,
                 "c": cf,
-                "p": p,
-                "q": q,
+                "p": np.asarray(p, dtype=np.int64),
+                "q": np.asarray(q, dtype=np.int64),
                 "Sx": Sx,
                 "G": Gf,
                 "n_u": n_u,
-                "col_coef": coef,
-                "col_other": other,
-                "G_rows": Gf[rows],
-                "col_rows": rows,
                 "i": np.asarray(i, dtype=np.int64),
-                "H_layers": layers,
             }
         )
         return self._cache
-
-    def _r_hessian(self, r: np.ndarray) -> np.ndarray:
-        """``sum_i r_i d^2 x_i / du^2`` (``(B, n_u, n_u)``) for residuals ``r`` (``(B, n_x)``)."""
-        T = self._tables()
-        n_u = T["n_u"]
-        vals = r[:, T["i"]] * T["c"][None, :]  # (B, terms)
-        out = np.zeros((r.shape[0], n_u * n_u), dtype=complex)
-        for pos, term in T["H_layers"]:
-            out[:, pos] += vals[:, term]
-        return out.reshape(r.shape[0], n_u, n_u)
-
-    def _G_Jx(self, u: np.ndarray, G_rows: np.ndarray | None = None) -> np.ndarray:
-        """``G J_x(u)`` (``(B, n_x, n_u)``) from the columns of ``J_x`` (measured at (4,1,4): 11 ms against 24 ms for
-        the dense products, the same numbers); ``G_rows``: another form's rows per column (:meth:`form_rows`)."""
-        T = self._tables()
-        vals = T["col_coef"][None] * u[:, T["col_other"]]  # (B, n_u, k)
-        rows = T["G_rows"] if G_rows is None else G_rows
-        return np.asarray(np.matmul(vals.transpose(1, 0, 2), rows).transpose(1, 2, 0))
-
-    def form_rows(self, D: np.ndarray) -> np.ndarray:
-        """The rows of a form ``D`` (``n_x x n_x``) per column of ``J_x``, as :meth:`_G_Jx` takes them."""
-        return np.asarray(np.asarray(D)[self._tables()["col_rows"]])
 
     def _x(self, u: np.ndarray) -> np.ndarray:
         T = self._tables()
@@ -365,18 +315,20 @@ class SquareSystem:
         flat[:, T["pos2"]] = T["c"][None, :] * u[:, T["p"]]
         return flat.reshape(B, self.n_x, T["n_u"])
 
-    def _chart_maps(self, theta: np.ndarray, chart: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """``u = (A, V)``, ``J_u`` (``(B, n_u, n_A + e d)``) and the chart's second derivatives' positions."""
+    def _chart_maps(
+        self, theta: np.ndarray, chart: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """``u = (A, V)``, ``J_u`` (``(B, n_u, n_A + e d)``; None where ``A`` is free: the identity) and the chart's
+        ``R`` (None where ``A`` is free)."""
         d, e, a = self.d, self.e, self.a
         Bn = theta.shape[0]
         A, V = self.unpack(theta, chart)
         u = np.concatenate([_rows(A), _rows(V)], axis=1)
         n_u, m = d * d + e * d, self.n_A + e * d
+        if not self.charted:  # A free: the map is the identity, never formed (measured: 7 % of an evaluation)
+            return u, None, None
         Ju = np.zeros((Bn, n_u, m), dtype=complex)
         Ju[:, d * d :, self.n_A :] = np.eye(e * d)
-        if not self.charted:
-            Ju[:, : d * d, : d * d] = np.eye(d * d)
-            return u, Ju, None
         _, R = self.split_chart(chart)
         assert R is not None
         Bm = theta[:, : d * a].reshape(Bn, d, a)
@@ -401,53 +353,45 @@ class SquareSystem:
         dw: np.ndarray | None = None,
         *,
         chart: np.ndarray,
-        form: tuple[np.ndarray, np.ndarray | None, Sequence[np.ndarray], Sequence[np.ndarray]] | None = None,
+        form: tuple[np.ndarray, np.ndarray | None, Sequence[np.ndarray]] | None = None,
     ) -> Any:
         """``F`` (``(B, n)``) and its Jacobian (``(B, n, n)`` or None) at points ``theta`` (``(B, n)``) in charts
         ``chart`` (``(B, n_chart)``) for parameters ``w`` (``(B, n_x)`` or ``(n_x,)``); with ``dw``, also
         ``dF/dw . dw`` (a third array).
 
-        ``form``: ``(c, dc, F, F_rows)``, the form ``sum_k c_k F_k`` instead of ``G`` (``c`` ``(B, K)``, each
-        ``F_k`` ``n_x x n_x`` and ``F_rows`` their :meth:`form_rows`; with ``dw``, ``dc`` ``(B, K)`` moves the
-        coefficients too): :class:`FormHomotopy`."""
+        ``form``: ``(c, dc, F)``, the form ``sum_k c_k F_k`` instead of ``G`` (``c`` ``(B, K)``, each ``F_k``
+        ``n_x x n_x``; with ``dw``, ``dc`` ``(B, K)`` moves the coefficients too): :class:`FormHomotopy`.  The
+        derivatives in ``u = (A, V)`` come from the compiled :func:`square_kernel.u_space`, then go to the chart."""
         T = self._tables()
         theta = np.asarray(theta, dtype=complex)
         Bn = theta.shape[0]
-        d, e, a = self.d, self.e, self.a
-        m = self.n_A + e * d
+        d, a = self.d, self.a
+        m = self.n_A + self.e * d
         u, Ju, R = self._chart_maps(theta, chart)
         l, _ = self.split_chart(chart)
         lam = theta[:, -1]
-        x = self._x(u)
-        Jx = self._Jx(u)
         if form is None:
-            r = x @ T["G"].T - w
-        else:
-            xF = [x @ F.T for F in form[2]]
-            r = sum(form[0][:, k, None] * xF[k] for k in range(len(xF))) - w
-        g = np.matmul(r[:, None, :], Jx)[:, 0, :]  # grad in u (halved)
+            G, D = T["G"], None
+        else:  # the form of each point, and its derivative along the path
+            G = np.einsum("bk,kij->bij", form[0], np.asarray(form[2]))
+            D = None if form[1] is None or dw is None else np.einsum("bk,kij->bij", form[1], np.asarray(form[2]))
+        terms = (T["i"], T["p"], T["q"], T["c"])
+        JF = np.zeros((Bn, self.n, self.n), dtype=complex) if jacobian else None
+        # A free: the Hessian in u is the Jacobian's block, written there by the kernel
+        block = JF[:, :m, :m] if JF is not None and Ju is None else None
+        g, M, gw = square_kernel.u_space(u, w, dw, G, D, terms, jacobian, block)
         F = np.empty((Bn, self.n), dtype=complex)
-        # A free: the chart's map is the identity (Ju = I), every product with it is skipped (measured at (4,1,4):
-        # 40 % of an evaluation)
-        F[:, :m] = np.matmul(g[:, None, :], Ju)[:, 0, :] if self.charted else g
+        # A free: the chart's map is the identity (Ju = I), every product with it is skipped
+        F[:, :m] = g if Ju is None else np.matmul(g[:, None, :], Ju)[:, 0, :]
         F[:, self.n_A : m] += lam[:, None] * l
         F[:, m] = np.einsum("bj,bj->b", l, theta[:, self.n_A : m]) - 1
-        out: list[Any] = [F]
-        if jacobian:
-            Jt = np.matmul(Jx, Ju) if self.charted else Jx  # (B, n_x, m)
-            JF = np.zeros((Bn, self.n, self.n), dtype=complex)
+        out: list[Any] = [F, None]
+        if JF is not None:
+            assert M is not None
             H = JF[:, :m, :m]
-            if form is None:
-                GJ = self._G_Jx(u)  # G Jt = (G J_x) J_u
-            else:
-                GJ = sum(form[0][:, k, None, None] * self._G_Jx(u, rows) for k, rows in enumerate(form[3]))
-            if self.charted:
-                GJ = np.matmul(GJ, Ju)
-            np.matmul(Jt.transpose(0, 2, 1), GJ, out=H)
-            rH = self._r_hessian(r)
-            H += np.matmul(Ju.transpose(0, 2, 1), np.matmul(rH, Ju)) if self.charted else rH
-            if self.charted:
+            if Ju is not None:
                 assert R is not None
+                np.matmul(Ju.transpose(0, 2, 1), np.matmul(M, Ju), out=H)
                 gA = g[:, : d * d].reshape(Bn, d, d)
                 GR = np.matmul(gA, R.transpose(0, 2, 1))  # (B, d, d): sum_j gA_kj R_(l)j
                 for k in range(d):
@@ -458,17 +402,11 @@ class SquareSystem:
                             H[:, i2, i1] += GR[:, k, a + ll]
             JF[:, self.n_A : m, m] = l
             JF[:, m, self.n_A : m] = l
-            out.append(JF)
-        else:
-            out.append(None)
-        if dw is None:
+            out[1] = JF
+        if gw is None:
             return out[0], out[1]
-        dw = np.broadcast_to(dw, (Bn, self.n_x))
-        if form is not None and form[1] is not None:
-            dw = dw - sum(form[1][:, k, None] * xF[k] for k in range(len(xF)))  # dr = sum dc_k x F_k^T - dw
         Fw = np.zeros((Bn, self.n), dtype=complex)
-        dJ = np.matmul(dw[:, None, :], Jx)
-        Fw[:, :m] = -(np.matmul(dJ, Ju) if self.charted else dJ)[:, 0, :]
+        Fw[:, :m] = gw if Ju is None else np.matmul(gw[:, None, :], Ju)[:, 0, :]
         out.append(Fw)
         return tuple(out)
 
@@ -487,7 +425,7 @@ class SquareSystem:
         theta = self.pack(A, V, chart)
         theta, chart = self.adapt(theta, chart, np.array([False]))
         u, Ju, _ = self._chart_maps(theta, chart)
-        J = (self._Jx(u) @ Ju)[0]
+        J = (self._Jx(u) if Ju is None else self._Jx(u) @ Ju)[0]
         x = self._x(u)[0]
         _, sv, vh = np.linalg.svd(J.T)
         rank = int(np.sum(sv > 1e-10 * sv[0]))
@@ -591,4 +529,7 @@ def square_system(arch: Architecture, G: Any, *, w_scale: Any = None) -> SquareS
         np.array(tq, dtype=np.int64),
         np.array(tc, dtype=object),
     )
+    # its compiled evaluation ready now (read from numba's cache: 0.6 s), not inside what a route times or bounds
+    # (measured: a resumed count timed its first certification with it, 1.5 s, and kept too little time for the rest)
+    square_kernel.warm()
     return SquareSystem(d, e, a, G, scale_G, scale_x, x_terms, n_x)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture
+from ag_attention._errors import InvalidArgumentError
 from ag_attention._landscape.form_homotopy import FormHomotopy
 from ag_attention._landscape.metrics import metric
 from ag_attention._landscape.square import square_system
@@ -50,3 +51,16 @@ def test_the_form_homotopy_is_the_system_of_each_form_on_its_path(d, e, a, rank,
             - H.evaluate((z - step)[None], p, False, chart=chart)[0]
         )
         assert np.allclose(diff[0] / (2 * h), J[0][:, k], rtol=1e-6, atol=1e-7 * np.abs(J).max())
+
+
+def test_a_form_that_is_not_symmetric_is_refused():
+    arch = Architecture.single_layer(2, 1, 2, tokens=2)
+    S = square_system(arch, metric("generic", 2, 1, 2, seed=3)[0])
+    F = np.eye(S.n_x)
+    F[0, 1] = 0.5
+    with pytest.raises(InvalidArgumentError, match=r"symmetric.*0\.5"):
+        FormHomotopy(S, [F])
+    # a product E^T E, symmetric up to its rounding, is taken (and made exactly symmetric)
+    E = np.random.default_rng(0).standard_normal((3, S.n_x)) * 1e3
+    H = FormHomotopy(S, [E.T @ E])
+    assert np.array_equal(H.forms[0], H.forms[0].T)

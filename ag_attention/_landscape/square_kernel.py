@@ -1,0 +1,148 @@
+"""The square system's derivatives in the weights ``u = (A, V)``, compiled: :func:`u_space`.
+
+docs/math/landscape.md (landscape-square).  With ``x(u)`` the reduced coordinates (bilinear: ``x_i = sum_t c_t
+u_(p_t) u_(q_t)`` over the terms ``t`` of coordinate ``i = i_t``, ``p_t != q_t``), ``r = G x - w`` and ``J_x =
+dx/du``, a batch of points gets
+
+    g = J_x^T r,      M = J_x^T G J_x + sum_i r_i d^2 x_i / du^2,      g_w = J_x^T (D x - dw),
+
+the gradient of ``L/2``, its Hessian and its derivative along ``dw`` (``D``: the form's own derivative along the
+path, zero for a fixed form); :class:`~ag_attention._landscape.square.SquareSystem` takes them to its chart.  Each
+point's ``J_x`` is never formed: ``G J_x`` is ``2 n_x`` products a term and ``J_x^T (G J_x)`` ``2 n_u`` (at
+(4,1,4), 64 terms: 7,680 complex products for the Hessian against numpy's 28,800 with the padded columns it
+needed), one compiled loop over the points (numba, :func:`ag_attention._numeric.kernels.compiled`).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from .._numeric import kernels
+
+__all__ = ["u_space", "warm"]
+
+
+# long: one compiled loop over the points, each quantity of the module docstring in turn
+def _u_space(U: Any, W: Any, DW: Any, G: Any, D: Any, ti: Any, tp: Any, tq: Any, tc: Any, jac: bool, g_out: Any,
+             M_out: Any, gw_out: Any) -> None:  # fmt: skip
+    B, n_u = U.shape
+    n_x = G.shape[1]
+    nt = ti.size
+    x = np.empty(n_x, np.complex128)
+    r = np.empty(n_x, np.complex128)
+    GJ = np.empty((n_x, n_u), np.complex128)
+    JtG = np.empty((n_u, n_x), np.complex128)
+    for b in range(B):
+        Gb = G[b] if G.shape[0] > 1 else G[0]
+        u = U[b]
+        x[:] = 0
+        for t in range(nt):
+            x[ti[t]] += tc[t] * u[tp[t]] * u[tq[t]]
+        for i in range(n_x):
+            s = -W[b, i]
+            for k in range(n_x):
+                s += Gb[i, k] * x[k]
+            r[i] = s
+        g = g_out[b]
+        g[:] = 0
+        for t in range(nt):
+            ci = tc[t] * r[ti[t]]
+            g[tp[t]] += ci * u[tq[t]]
+            g[tq[t]] += ci * u[tp[t]]
+        if DW.shape[0]:
+            gw = gw_out[b]
+            gw[:] = 0
+            for t in range(nt):
+                i = ti[t]
+                dr = -DW[b, i]
+                if D.shape[0]:
+                    for k in range(n_x):
+                        dr += D[b, i, k] * x[k]
+                cd = tc[t] * dr
+                gw[tp[t]] += cd * u[tq[t]]
+                gw[tq[t]] += cd * u[tp[t]]
+        if jac:
+            # J_x^T G by rows (G symmetric: row i of G is its column i), then transposed: rows of G J_x
+            JtG[:, :] = 0
+            for t in range(nt):
+                i, p, q = ti[t], tp[t], tq[t]
+                a1 = tc[t] * u[q]
+                a2 = tc[t] * u[p]
+                for k in range(n_x):
+                    gk = Gb[i, k]
+                    JtG[p, k] += a1 * gk
+                    JtG[q, k] += a2 * gk
+            for k in range(n_x):
+                for col in range(n_u):
+                    GJ[k, col] = JtG[col, k]
+            M = M_out[b]
+            M[:, :] = 0
+            for t in range(nt):
+                i, p, q = ti[t], tp[t], tq[t]
+                a1 = tc[t] * u[q]
+                a2 = tc[t] * u[p]
+                for col in range(n_u):
+                    gg = GJ[i, col]
+                    M[p, col] += a1 * gg
+                    M[q, col] += a2 * gg
+                cr = tc[t] * r[i]
+                M[p, q] += cr
+                M[q, p] += cr
+
+
+_LOCK = threading.Lock()
+_u_space_c: list[Any] = []
+
+
+def warm() -> None:
+    """Compile the kernel and the tracker's (or read them from numba's cache: :func:`kernels.warm`)."""
+    kernels.warm()
+    with _LOCK:
+        if not _u_space_c:
+            from numba import types as T
+
+            c2, c3, i1 = T.complex128[:, ::1], T.complex128[:, :, ::1], T.int64[::1]
+            # M: the Jacobian's block where A is free (a view, any layout)
+            signature = T.void(
+                c2, c2, c2, c3, c3, i1, i1, i1, T.complex128[::1], T.boolean, c2, T.complex128[:, :, :], c2
+            )
+            _u_space_c.append(kernels.compiled(_u_space, signature))
+
+
+def u_space(
+    u: np.ndarray,
+    w: np.ndarray,
+    dw: np.ndarray | None,
+    G: np.ndarray,
+    D: np.ndarray | None,
+    terms: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    jacobian: bool,
+    M_out: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """``g``, ``M`` (None without ``jacobian``) and ``g_w`` (None without ``dw``) of the module docstring at the
+    points ``u`` (``(B, n_u)``) for targets ``w`` and directions ``dw`` (``(B, n_x)`` or ``(n_x,)``), the form
+    ``G`` (symmetric: a row is read as its column; ``(n_x, n_x)`` or one per point ``(B, n_x, n_x)``) and its
+    derivative ``D`` (one per point, or None); ``terms``: ``(i, p, q, c)`` of ``x``; ``M_out``: where ``M`` goes
+    (a ``(B, n_u, n_u)`` complex view, e.g. the block of a Jacobian: no copy)."""
+    B, n_u = u.shape
+    n_x = G.shape[-1]
+    c128 = np.complex128
+
+    def arr(x: Any, shape: tuple[int, ...]) -> np.ndarray:  # C-contiguous and writeable, as the kernel is compiled
+        return np.require(np.broadcast_to(np.asarray(x, dtype=c128), shape), c128, ("C", "W"))
+
+    U, W, Gs = arr(u, (B, n_u)), arr(w, (B, n_x)), arr(G, G.shape).reshape(-1, n_x, n_x)
+    DW = arr(dw, (B, n_x)) if dw is not None else np.empty((0, n_x), c128)
+    Ds = arr(D, (B, n_x, n_x)) if D is not None and dw is not None else np.empty((0, n_x, n_x), c128)
+    g = np.empty((B, n_u), dtype=c128)
+    M = M_out if jacobian and M_out is not None else np.empty((B if jacobian else 0, n_u, n_u), dtype=c128)
+    gw = np.empty((B if dw is not None else 0, n_u), dtype=c128)
+    if B:
+        if not _u_space_c:
+            warm()
+        i, p, q, c = terms
+        _u_space_c[0](U, W, DW, Gs, Ds, i, p, q, arr(c, c.shape), bool(jacobian), g, M, gw)
+    return g, (M if jacobian else None), (gw if dw is not None else None)
