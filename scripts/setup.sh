@@ -86,6 +86,10 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMPS/venv" 2>/dev/null)" != "$ven
   "$VENV/bin/python" -m pip install -q --require-hashes --no-deps --only-binary :all: -r requirements/macaulay2.txt
   echo "$venv_key" > "$STAMPS/venv"
 fi
+# The path tracker's compiled kernels (numba): compiled once a machine into numba's cache (__pycache__ beside the
+# modules), so that no command's deadline pays the compilation (measured: 12 s cold, 0.6 s from the cache)
+log "the path tracker's kernels (numba: compiled once, then read from its cache)"
+"$VENV/bin/python" -c 'from ag_attention._landscape import square_kernel; square_kernel.warm()'
 
 # ---------------------------------------------------------------- Macaulay2
 wheel_m2=$("$VENV/bin/python" -c 'from ag_attention._m2.wheel import wheel_binary; print(wheel_binary("M2") or "")')
