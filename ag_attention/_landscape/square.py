@@ -297,6 +297,8 @@ class SquareSystem:
                 "q": np.asarray(q, dtype=np.int64),
                 "Sx": Sx,
                 "G": Gf,
+                "G_complex": Gf.astype(complex),  # the compiled evaluation's (no conversion a call)
+                "c_complex": cf.astype(complex),
                 "n_u": n_u,
                 "i": np.asarray(i, dtype=np.int64),
             }
@@ -371,11 +373,11 @@ class SquareSystem:
         l, _ = self.split_chart(chart)
         lam = theta[:, -1]
         if form is None:
-            G, D = T["G"], None
+            G, D = T["G_complex"], None
         else:  # the form of each point, and its derivative along the path
             G = np.einsum("bk,kij->bij", form[0], np.asarray(form[2]))
             D = None if form[1] is None or dw is None else np.einsum("bk,kij->bij", form[1], np.asarray(form[2]))
-        terms = (T["i"], T["p"], T["q"], T["c"])
+        terms = (T["i"], T["p"], T["q"], T["c_complex"])
         JF = np.zeros((Bn, self.n, self.n), dtype=complex) if jacobian else None
         # A free: the Hessian in u is the Jacobian's block, written there by the kernel
         block = JF[:, :m, :m] if JF is not None and Ju is None else None

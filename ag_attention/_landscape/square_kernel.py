@@ -37,12 +37,13 @@ def _u_space(U: Any, W: Any, DW: Any, G: Any, D: Any, ti: Any, tp: Any, tq: Any,
     JtG = np.empty((n_u, n_x), np.complex128)
     for b in range(B):
         Gb = G[b] if G.shape[0] > 1 else G[0]
+        wb = W[b] if W.shape[0] > 1 else W[0]
         u = U[b]
         x[:] = 0
         for t in range(nt):
             x[ti[t]] += tc[t] * u[tp[t]] * u[tq[t]]
         for i in range(n_x):
-            s = -W[b, i]
+            s = -wb[i]
             for k in range(n_x):
                 s += Gb[i, k] * x[k]
             r[i] = s
@@ -53,11 +54,12 @@ def _u_space(U: Any, W: Any, DW: Any, G: Any, D: Any, ti: Any, tp: Any, tq: Any,
             g[tp[t]] += ci * u[tq[t]]
             g[tq[t]] += ci * u[tp[t]]
         if DW.shape[0]:
+            dwb = DW[b] if DW.shape[0] > 1 else DW[0]
             gw = gw_out[b]
             gw[:] = 0
             for t in range(nt):
                 i = ti[t]
-                dr = -DW[b, i]
+                dr = -dwb[i]
                 if D.shape[0]:
                     for k in range(n_x):
                         dr += D[b, i, k] * x[k]
@@ -131,12 +133,15 @@ def u_space(
     n_x = G.shape[-1]
     c128 = np.complex128
 
-    def arr(x: Any, shape: tuple[int, ...]) -> np.ndarray:  # C-contiguous and writeable, as the kernel is compiled
-        return np.require(np.broadcast_to(np.asarray(x, dtype=c128), shape), c128, ("C", "W"))
+    def arr(x: Any) -> np.ndarray:  # complex, C-contiguous and writeable, as the kernel is compiled
+        return np.require(x, c128, ("C", "W"))
 
-    U, W, Gs = arr(u, (B, n_u)), arr(w, (B, n_x)), arr(G, G.shape).reshape(-1, n_x, n_x)
-    DW = arr(dw, (B, n_x)) if dw is not None else np.empty((0, n_x), c128)
-    Ds = arr(D, (B, n_x, n_x)) if D is not None and dw is not None else np.empty((0, n_x, n_x), c128)
+    def rows(x: Any) -> np.ndarray:  # one row for every point (not copied B times), or one per point
+        return arr(np.asarray(x).reshape(-1, n_x))
+
+    U, W, Gs = arr(u), rows(w), arr(G).reshape(-1, n_x, n_x)
+    DW = rows(dw) if dw is not None else np.empty((0, n_x), c128)
+    Ds = arr(D) if D is not None and dw is not None else np.empty((0, n_x, n_x), c128)
     g = np.empty((B, n_u), dtype=c128)
     M = M_out if jacobian and M_out is not None else np.empty((B if jacobian else 0, n_u, n_u), dtype=c128)
     gw = np.empty((B if dw is not None else 0, n_u), dtype=c128)
@@ -144,5 +149,5 @@ def u_space(
         if not _u_space_c:
             warm()
         i, p, q, c = terms
-        _u_space_c[0](U, W, DW, Gs, Ds, i, p, q, arr(c, c.shape), bool(jacobian), g, M, gw)
+        _u_space_c[0](U, W, DW, Gs, Ds, i, p, q, arr(c), bool(jacobian), g, M, gw)
     return g, (M if jacobian else None), (gw if dw is not None else None)
