@@ -50,6 +50,7 @@ from .._errors import AgAttentionError, ComputationError, InvalidArgumentError
 from .._numeric import check_state_paths
 from .._point import to_fraction
 from .._resources import require_memory
+from . import square_kernel
 from .beside import Beside
 from .critical_balls import _certified_point, _distinct_functions, _first_of_each, _match, _point
 from .critical_msolve import (
@@ -182,6 +183,9 @@ def critical_points(
     prime_seed = fresh_seed() if prime_seed is None else check_int(prime_seed, "prime_seed", minimum=0)
     X, Y = _data(inputs, targets, t, d, e, denominator)
     require_memory(square_memory(d, e, a), f"critical_points of {arch.describe()}", "use a smaller layer")
+    # the tracker's compiled kernels ready before the clock starts (read from numba's cache: 0.6 s; compiled once
+    # a machine, by make setup or the first run: that is no part of the computation its time limit bounds)
+    square_kernel.warm()
     t0 = time.perf_counter()
     end = _clock.now() + timeout
     G, w, c = _gram(X, Y, d, e, arch.causal)

@@ -17,6 +17,7 @@ from .._algebra import count_solutions
 from .._checks import check_int
 from .._errors import AgAttentionError, ComputationError, ComputationTimeoutError, InvalidArgumentError
 from .._exact import DEFAULT_PRIME, evaluate, interval, signature
+from .._numeric import kernels
 from .._provenance import provenance
 from .._results import ResultMixin
 from .critical import Route, _count_mod, _real_boxes, hessian_class
@@ -261,9 +262,9 @@ def model_critical_points(
     lam = _regularization(regularization, model.m)
     if lam is not None and gauge_:
         raise InvalidArgumentError("gauge: not with regularization (the regularized loss has no symmetry to fix)")
-    remove = parse_exclusions(
-        model, exclude if exclude is not None else ("none" if lam is not None else "ramification")
-    )
+    kinds = exclude if exclude is not None else ("none" if lam is not None else "ramification")
+    remove = parse_exclusions(model, kinds)
+    kernels.warm()  # compiled (or read from numba's cache) before the clock starts: as ed.py
     t0 = time.perf_counter()
     end = _clock.now() + timeout
     rng = random.Random(seed)

@@ -142,12 +142,30 @@ def u_space(
     U, W, Gs = arr(u), rows(w), arr(G).reshape(-1, n_x, n_x)
     DW = rows(dw) if dw is not None else np.empty((0, n_x), c128)
     Ds = arr(D) if D is not None and dw is not None else np.empty((0, n_x, n_x), c128)
-    g = np.empty((B, n_u), dtype=c128)
     M = M_out if jacobian and M_out is not None else np.empty((B if jacobian else 0, n_u, n_u), dtype=c128)
+    i, p, q = (np.require(v, np.int64, ("C", "W")) for v in terms[:3])
+    c = arr(terms[3])
+    # the kernel reads without bounds checks: every shape is checked here (one row, or one per point)
+    bad = [
+        f"{name} {x.shape}"
+        for name, x, ok in (
+            ("w", W, W.shape[0] in (1, B)),
+            ("dw", DW, DW.shape[0] in (0, 1, B)),
+            ("G", Gs, Gs.shape[0] in (1, B) and G.ndim in (2, 3)),
+            ("D", Ds, Ds.shape[0] in (0, B) and Ds.shape[1:] == (n_x, n_x)),
+            ("M_out", M, M.shape == ((B if jacobian else 0), n_u, n_u)),
+            ("terms", c, i.shape == p.shape == q.shape == c.shape and i.ndim == 1),
+        )
+        if not ok
+    ]
+    if i.size and (i.min() < 0 or i.max() >= n_x or min(p.min(), q.min()) < 0 or max(p.max(), q.max()) >= n_u):
+        bad.append("terms (an index out of range)")
+    if bad:
+        raise ValueError(f"u_space: {B} points of {n_u} weights and {n_x} coordinates; wrong shapes: {', '.join(bad)}")
+    g = np.empty((B, n_u), dtype=c128)
     gw = np.empty((B if dw is not None else 0, n_u), dtype=c128)
     if B:
         if not _u_space_c:
             warm()
-        i, p, q, c = terms
-        _u_space_c[0](U, W, DW, Gs, Ds, i, p, q, arr(c), bool(jacobian), g, M, gw)
+        _u_space_c[0](U, W, DW, Gs, Ds, i, p, q, c, bool(jacobian), g, M, gw)
     return g, (M if jacobian else None), (gw if dw is not None else None)

@@ -131,6 +131,8 @@ def lu_factor(J: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The LU factors of each of a batch ``J`` (``(B, n, n)`` complex), their pivots and which were good (module
     docstring)."""
     J = np.require(J, complex, ("C", "W"))
+    if J.ndim != 3 or J.shape[1] != J.shape[2]:  # the kernels read without bounds checks: shapes are checked here
+        raise ValueError(f"lu_factor: a batch of square matrices (B, n, n) is needed, got the shape {J.shape}")
     B, n = J.shape[0], J.shape[-1]
     LU = np.empty_like(J)
     piv = np.empty((B, n), dtype=np.int64)
@@ -149,6 +151,8 @@ def lu_solve(
     good (a good factor and a finite solution; the others ``fill``, NaN unless asked)."""
     LU, piv, good = factors
     R = np.require(R, complex, ("C", "W"))
+    if R.shape != LU.shape[:2] or piv.shape != LU.shape[:2] or good.shape != LU.shape[:1]:
+        raise ValueError(f"lu_solve: right-hand sides of the shape {LU.shape[:2]} are needed, got {R.shape}")
     out = np.empty_like(R)
     ok = good.copy()
     if R.shape[0]:

@@ -60,7 +60,10 @@ def test_a_form_that_is_not_symmetric_is_refused():
     F[0, 1] = 0.5
     with pytest.raises(InvalidArgumentError, match=r"symmetric.*0\.5"):
         FormHomotopy(S, [F])
-    # a product E^T E, symmetric up to its rounding, is taken (and made exactly symmetric)
-    E = np.random.default_rng(0).standard_normal((3, S.n_x)) * 1e3
-    H = FormHomotopy(S, [E.T @ E])
-    assert np.array_equal(H.forms[0], H.forms[0].T)
+    # a form symmetric up to a rounding (as a computed E^T E may be) is taken, and made exactly symmetric: the
+    # compiled evaluation reads a row of it as its column
+    E = np.random.default_rng(0).standard_normal((3, S.n_x))
+    F = E.T @ E
+    F[0, 1] += 1e-15
+    H = FormHomotopy(S, [F])
+    assert not np.array_equal(F, F.T) and np.array_equal(H.forms[0], H.forms[0].T)

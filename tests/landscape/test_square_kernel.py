@@ -39,7 +39,8 @@ def test_against_dense_products_with_one_form_and_one_per_point(d, e, a, rng):
     for scale in (1e-3, 1.0, 1e3):  # Gaussian points at several scales
         u = (rng.standard_normal((B, n_u)) + 1j * rng.standard_normal((B, n_u))) * scale
         w = rng.standard_normal((B, n_x)) + 1j * rng.standard_normal((B, n_x))
-        dw = rng.standard_normal(n_x) + 0j
+        # one direction for every point (a homotopy's segment), or one per point (the tracker's paths)
+        dw = rng.standard_normal(n_x) + 0j if scale != 1.0 else rng.standard_normal((B, n_x)) + 0j
         # one form for every point, then a symmetric form and its derivative per point
         Gs = rng.standard_normal((B, n_x, n_x)) + 1j * rng.standard_normal((B, n_x, n_x))
         Gs = Gs + Gs.transpose(0, 2, 1)
@@ -52,8 +53,25 @@ def test_against_dense_products_with_one_form_and_one_per_point(d, e, a, rng):
             for b in range(B):
                 Gb = form if form.ndim == 2 else form[b]
                 Db = None if deriv is None else deriv[b]
-                eg, eM, egw = _dense(terms, n_x, n_u, u[b], w[b], dw, Gb, Db)
+                eg, eM, egw = _dense(terms, n_x, n_u, u[b], w[b], dw if dw.ndim == 1 else dw[b], Gb, Db)
                 for got, want in ((g[b], eg), (M[b], eM), (gw[b], egw)):
                     assert np.allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
                 assert np.allclose(M[b], M[b].T, rtol=1e-12, atol=1e-12 * np.abs(M[b]).max())  # a Hessian
     assert [v.shape for v in u_space(u[:0], w[:0], dw, G, None, terms, True)] == [(0, n_u), (0, n_u, n_u), (0, n_u)]
+
+
+def test_wrong_shapes_are_refused_before_the_compiled_loop(rng):
+    S = square_system(Architecture.single_layer(2, 1, 2, tokens=2), metric("generic", 2, 1, 2, seed=1)[0])
+    terms = tuple(np.asarray(v) for v in S.x_terms[:3]) + (np.array([float(v) for v in S.x_terms[3]]),)
+    G = np.eye(S.n_x)
+    u = rng.standard_normal((5, 6)) + 0j
+    with pytest.raises(ValueError, match=r"wrong shapes: w \(2, 6\)"):
+        u_space(u, np.ones((2, S.n_x)), None, G, None, terms, True)  # 2 targets for 5 points
+    with pytest.raises(ValueError, match="index out of range"):
+        u_space(u[:, :4], np.ones(S.n_x), None, G, None, terms, True)  # 4 weights where the terms read 6
+    # read-only term arrays (a system unpickled from read-only buffers) are taken as they are
+    ro = tuple(np.array(v) for v in terms)
+    for v in ro:
+        v.flags.writeable = False
+    assert np.array_equal(u_space(u, np.ones(S.n_x), None, G, None, ro, False)[0],
+                          u_space(u, np.ones(S.n_x), None, G, None, terms, False)[0])  # fmt: skip

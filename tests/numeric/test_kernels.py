@@ -61,3 +61,19 @@ def test_empty_batches_and_read_only_views():
     assert good.all() and np.array_equal(x, np.broadcast_to([1.0, 2.0, 3.0], (4, 3)))
     x, good = solve(np.zeros((0, 3, 3), complex), np.zeros((0, 3), complex))
     assert x.shape == (0, 3) and good.shape == (0,)
+
+
+def test_a_zero_on_the_diagonal_needs_the_pivoting():
+    J = np.array([[[0, 1, 0], [1, 0, 0], [0, 0, 1e-300]], [[1e-20, 1, 0], [1, 1, 0], [0, 0, 1]]], dtype=complex)
+    R = np.array([[2, 3, 1e-300], [1, 2, 5]], dtype=complex)
+    x, good = solve(J, R)
+    # without the row exchange the first elimination divides by 0 (or by 1e-20: x lost to rounding)
+    assert good.all() and np.allclose(x, [[3, 2, 1], [1, 1, 5]], rtol=1e-15)
+
+
+def test_shapes_are_checked_before_the_compiled_loops():
+    with pytest.raises(ValueError, match=r"\(B, n, n\).*\(2, 3, 4\)"):
+        lu_factor(np.zeros((2, 3, 4), complex))
+    factors = lu_factor(np.broadcast_to(np.eye(3, dtype=complex), (2, 3, 3)))
+    with pytest.raises(ValueError, match=r"\(2, 3\) are needed, got \(4, 3\)"):
+        lu_solve(factors, np.ones((4, 3)))

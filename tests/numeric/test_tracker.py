@@ -46,3 +46,27 @@ def test_a_smooth_path_takes_few_steps_with_the_velocity_it_keeps():
     assert res.ok.all() and both.ok.all()
     assert res.steps.max() <= 10 and both.steps.max() <= 10, (res.steps, both.steps)
     assert np.allclose(sorted(map(tuple, both.z), key=lambda s: (s[0].real, s[0].imag)), circle_solutions(*pb))
+
+
+class _BrokenValues:
+    """``F = z - p`` (two unknowns), whose values alone (the corrector's calls, without the Jacobian) are NaN once
+    ``|z_0| > 1``: a system that breaks off where the predictor does not look."""
+
+    n, n_parameters = 2, 2
+
+    def evaluate(self, z, p, jacobian=True, dp=None):
+        z = np.asarray(z, complex)
+        F = z - np.broadcast_to(p, z.shape)
+        if not jacobian:
+            F = np.where(np.abs(z[:, :1]) > 1, np.nan, F)
+        J = np.broadcast_to(np.eye(2, dtype=complex), (z.shape[0], 2, 2)).copy() if jacobian else None
+        return (F, J) if dp is None else (F, J, -np.broadcast_to(dp, z.shape))
+
+
+def test_a_correction_that_fails_fails_its_step():
+    # a NaN value in the corrector is no correction of zero: the path cannot get past |z_0| = 1 (it was accepted at
+    # z = (5, 5) with corrections never applied when failed solves counted as zero)
+    r = track(_BrokenValues(), np.zeros((1, 2), complex), np.zeros(2, complex), np.full(2, 5.0 + 0j))
+    assert not r.ok[0] and r.reason[0] == "step too small" and abs(r.z[0, 0]) <= 1
+    r = track(_BrokenValues(), np.zeros((1, 2), complex), np.zeros(2, complex), np.full(2, 0.5 + 0j))
+    assert r.ok[0] and np.allclose(r.z[0], 0.5)  # below the break the same system is tracked to its end
