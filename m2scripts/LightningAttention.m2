@@ -1041,26 +1041,6 @@ TEST ///
 ///
 
 TEST ///
-  -- ED degrees published with other people's code: coreysharris/EDD-M2 (commit 8d9b973, its TEST blocks: the
-  -- twisted cubic 7, the Veronese surface 13) and arXiv 2512.21016 (GiacGraz/ed-degree-metric-dependence: the
-  -- symmetric 3 x 3 determinant, 13 critical points for a generic metric, 3 for Bombieri-Weyl); the twisted
-  -- cubic with the weights binomial(3, i): 3 (Draisma et al. 2016)
-  kk = ZZ/32003; setRandomSeed 1;
-  R = kk[x_0..x_3];
-  I = minors(2, matrix{{x_0, x_1, x_2}, {x_1, x_2, x_3}});
-  u = random(kk^4, kk^1);
-  assert(edDegree(I, id_(kk^4), u) == 7)
-  assert(edDegree(I, diagonalMatrix(kk, {1, 3, 3, 1}), u) == 3)
-  S = kk[s_0..s_5];
-  M = matrix{{s_0, s_1, s_2}, {s_1, s_3, s_4}, {s_2, s_4, s_5}};
-  v = random(kk^6, kk^1);
-  G = random(kk^6, kk^6); G = G + transpose G;
-  assert(edDegree(ideal det M, G, v) == 13)
-  assert(edDegree(ideal det M, diagonalMatrix(kk, {1, 2, 2, 1, 2, 1}), v) == 3)
-  assert(edDegree(minors(2, M), id_(kk^6), v) == 13)
-///
-
-TEST ///
   setRandomSeed 0
   P = lightningParametrization(2, 1)
   assert(numgens P#"coordinateRing" == 6)
@@ -1202,9 +1182,10 @@ TEST ///
 
 TEST ///
   -- lowDegreeEquations by interpolation against the kernel (closureIdeal) and the truncated
-  -- elimination, over the same ZZ/32003, on sizes whose generators all have degree <= k
+  -- elimination, over the same ZZ/32003, on sizes whose generators all have degree <= k (and on
+  -- {2, 3, 2, 4}: ag-attention's tests/m2/test_jobs.py, a slow test)
   kk = ZZ/32003
-  for deak in {{2, 1, 2, 4}, {2, 1, 1, 2}, {2, 2, 2, 4}, {2, 2, 1, 4}, {3, 1, 1, 3}, {2, 3, 2, 4}} do (
+  for deak in {{2, 1, 2, 4}, {2, 1, 1, 2}, {2, 2, 2, 4}, {2, 2, 1, 4}, {3, 1, 1, 3}} do (
       I := lowDegreeEquations(deak#0, deak#1, deak#3, AttentionRank => deak#2);
       assert(char ring I == 32003 and numgens ring I == deak#0 * deak#1 * binomial(deak#0 + 1, 2));
       P := lightningParametrization(deak#0, deak#1, AttentionRank => deak#2, CoefficientRing => kk);
@@ -1216,15 +1197,16 @@ TEST ///
 
 TEST ///
   -- the counts of ag-attention's Python low_degree_equations (reduced coordinates, t >= 2):
-  -- (3,2,3), max_degree=3: {1: 0, 2: 45, 3: 80}; (3,1,3), max_degree=4: {1: 0, 2: 0, 3: 20, 4: 90}
-  I = lowDegreeEquations(3, 2, 3)
-  assert(tally apply(I_*, f -> first degree f) === tally join(45 : 2, 80 : 3))
+  -- (3,2,3), max_degree=3: {1: 0, 2: 45, 3: 80}; (3,1,3), max_degree=4: {1: 0, 2: 0, 3: 20, 4: 90};
+  -- here up to degree 2 and 3 (the next degrees: ag-attention's tests/m2/test_jobs.py, a slow test)
+  I = lowDegreeEquations(3, 2, 2)
+  assert(tally apply(I_*, f -> first degree f) === tally toList(45 : 2))
   S = ring I
   -- the names of coordinate_names(3, 2), in its order
   assert(numgens S == 36 and toString S_0 == "q11z11" and toString S_7 == "q12z12" and toString S_35 == "q32z33")
   assert(S_"q12z13" == S_8)
-  J = lowDegreeEquations(3, 1, 4, AttentionRank => 3)
-  assert(tally apply(J_*, f -> first degree f) === tally join(20 : 3, 90 : 4))
+  J = lowDegreeEquations(3, 1, 3, AttentionRank => 3)
+  assert(tally apply(J_*, f -> first degree f) === tally toList(20 : 3))
 ///
 
 TEST ///

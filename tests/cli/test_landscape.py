@@ -88,6 +88,40 @@ def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
 
 
 def test_cli_a_saved_count_resumes(tmp_path):
+    """--save keeps the monodromy's state at its limit, --resume continues it with the solutions found (a resumed
+    count run to the end: the slow test below, and tests/numeric/test_monodromy_state.py's in the library); a state
+    saved for another problem is refused."""
+    state = tmp_path / "m.npz"
+    r, _ = _elapsed_cli(
+        "ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save", str(state), "--json"
+    )
+    first = json.loads(r.stdout)
+    assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
+    r, _ = _elapsed_cli(
+        "ed-degree",
+        "--widths",
+        "2,2",
+        "--method",
+        "monodromy",
+        "--timeout",
+        "3",
+        "--resume",
+        str(state),
+        "--save",
+        str(state),
+        "--json",
+    )
+    d = json.loads(r.stdout)
+    assert d["monodromy"]["resumed"] and d["monodromy"]["found"] >= first["monodromy"]["found"] > 0
+    assert (r.returncode, d["ed_degree"]) == ((0, 284) if d["final"] else (3, None)), r.stderr
+    r, _ = _elapsed_cli(
+        "ed-degree", "--widths", "2,2", "--metric", "euclidean", "--method", "monodromy", "--resume", str(state)
+    )
+    assert r.returncode == 2 and "saved for another problem" in r.stderr
+
+
+@pytest.mark.slow
+def test_cli_a_saved_count_resumes_to_the_end(tmp_path):
     state = tmp_path / "m.npz"
     r, _ = _elapsed_cli(
         "ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save", str(state), "--json"

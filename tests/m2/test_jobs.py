@@ -84,6 +84,30 @@ def test_package_check_passes(m2_local):
     assert job.payload == {"ok": True}
 
 
+@pytest.mark.slow
+@pytest.mark.m2
+def test_the_package_checks_at_their_larger_sizes(m2_local):
+    """The sizes the package's TEST blocks leave out (check takes seconds, these a minute), the same assertions:
+    lowDegreeEquations against the kernel at (d, d', a, k) = (2, 3, 2, 4) (the TEST: five smaller sizes), and the
+    counts of Python's low_degree_equations at the next degree, (3, 2, 3) to 3 and (3, 1, 3) to 4 (the TEST: one
+    degree fewer; tests/algebra/test_interpolation.py: Python's)."""
+    body = (
+        "kk = ZZ/32003;\n"
+        "I = lowDegreeEquations(2, 3, 4, AttentionRank => 2);\n"
+        "P = lightningParametrization(2, 3, AttentionRank => 2, CoefficientRing => kk);\n"
+        "K = sub(closureIdeal P, vars ring I);\n"
+        "agrees = I == K and numgens I == numgens K and sub(lowDegreeEquations(P, 4), vars ring I) == I;\n"
+        "degs = J -> apply(J_*, f -> first degree f);\n"
+        'result = hashTable {"kernel" => agrees, "323" => degs lowDegreeEquations(3, 2, 3), '
+        '"314" => degs lowDegreeEquations(3, 1, 4, AttentionRank => 3)};'
+    )
+    job = run_json(
+        body, schema={"kernel": bool, "323": [int], "314": [int]}, backend=m2_local, timeout=600, cache=False
+    )
+    counts = {key: {k: job.payload[key].count(k) for k in set(job.payload[key])} for key in ("323", "314")}
+    assert job.payload["kernel"] and counts == {"323": {2: 45, 3: 80}, "314": {3: 20, 4: 90}}
+
+
 @pytest.mark.m2
 def test_loading_the_package_keeps_core_weights(m2_local):
     """needsPackage "LightningAttention" must not shadow Core's option Weights (weighted rings)."""

@@ -68,6 +68,16 @@ def _moments(n: int, base: int, draws: int = DRAWS) -> list[int]:
     return sorted({1, 2, n, *drawn})
 
 
+def _full_run(monkeypatch, fn):
+    """The run with no limit (its readings are counted): one for both modes, which it never reaches."""
+    return _run(monkeypatch, fn, None, "deadline")
+
+
+def _limits(n: int, base: int, draws: int = DRAWS) -> list[tuple[str, int]]:
+    """Each mode (a deadline, an interrupt) at each of the moments of a run of ``n`` readings."""
+    return [(mode, k) for mode in ("deadline", "interrupt") for k in _moments(n, base, draws)]
+
+
 def _check_landscape(result, full, mode):
     text = str(result)
     assert text and "None" not in text.splitlines()[0]
@@ -87,23 +97,22 @@ def _layer_data(d, e, t, n, base):
     return rng.standard_normal((n, t, d)), rng.standard_normal((n, t, e))
 
 
-@pytest.mark.parametrize("mode", ["deadline", "interrupt"])
 @pytest.mark.parametrize(
     "method, samples, base, draws",
     # auto: msolve's jobs beside the homotopy (each run waits for them to be stopped: one random moment)
     [("homotopy", 6, 450, DRAWS), ("auto", 5, 461, 1)],
     ids=["homotopy", "msolve-beside"],
 )
-def test_critical_points_stop_well_formed_at_any_moment(monkeypatch, mode, method, samples, base, draws):
+def test_critical_points_stop_well_formed_at_any_moment(monkeypatch, method, samples, base, draws):
     X, Y = _layer_data(2, 1, 2, samples, 50 if method == "homotopy" else 46)
     arch = Architecture.single_layer(2, 1, 2, tokens=2)
 
     def run():
         return critical_points(arch, X, Y, method=method, seed=seed(), timeout=240)
 
-    n, full = _run(monkeypatch, run, None, mode)
+    n, full = _full_run(monkeypatch, run)
     assert full.final
-    for k in _moments(n, base, draws=draws):
+    for mode, k in _limits(n, base, draws=draws):
         _, r = _run(monkeypatch, run, k, mode)
         _check_landscape(r, full, mode)
 
@@ -115,9 +124,8 @@ LIMITED = [
 ]
 
 
-@pytest.mark.parametrize("mode", ["deadline", "interrupt"])
 @pytest.mark.parametrize("size", LIMITED)
-def test_layers_stop_well_formed_within_a_short_limit(monkeypatch, size, mode):
+def test_layers_stop_well_formed_within_a_short_limit(monkeypatch, size):
     # a limit of a few seconds: the monodromy cannot finish; (4,4) crashed when no path to the data had finished
     # (issue 45); the readings of one such run are where the limit is then moved
     d, e, a = size
@@ -127,39 +135,37 @@ def test_layers_stop_well_formed_within_a_short_limit(monkeypatch, size, mode):
     def run():
         return critical_points(arch, X, Y, method="homotopy", seed=seed(), timeout=3)
 
-    n, r = _run(monkeypatch, run, None, mode)
-    for k in _moments(n, 470 + d + e + a):
+    n, r = _full_run(monkeypatch, run)
+    for mode, k in _limits(n, 470 + d + e + a):
         _, r = _run(monkeypatch, run, k, mode)
         assert r.status or r.final
         str(r)
         json.dumps(r.to_dict())
 
 
-@pytest.mark.parametrize("mode", ["deadline", "interrupt"])
-def test_ed_degree_by_monodromy_stops_well_formed(monkeypatch, mode):
+def test_ed_degree_by_monodromy_stops_well_formed(monkeypatch):
     arch = Architecture.single_layer(2, 1, 2, tokens=2)
 
     def run():
         return ed_degree(arch, metric="generic", method="monodromy", seed=seed(), timeout=240, cache=False)
 
-    n, full = _run(monkeypatch, run, None, mode)
+    n, full = _full_run(monkeypatch, run)
     assert full.final
-    for k in _moments(n, 480):
+    for mode, k in _limits(n, 480):
         _, r = _run(monkeypatch, run, k, mode)
         str(r)
         json.dumps(r.to_dict())
         assert r.final or r.lower_bound is None or r.lower_bound <= full.ed_degree
 
 
-@pytest.mark.parametrize("mode", ["deadline", "interrupt"])
-def test_a_polynomial_models_critical_points_stop_well_formed(monkeypatch, mode):
+def test_a_polynomial_models_critical_points_stop_well_formed(monkeypatch):
     model = polynomial_model(["s", "t"], ["s*t", "s^2 - t", "t^2 + s"])
 
     def run():
         return model_critical_points(model, target=[1, 2, 3], seed=seed(), timeout=240)
 
-    n, full = _run(monkeypatch, run, None, mode)
-    for k in _moments(n, 490):
+    n, full = _full_run(monkeypatch, run)
+    for mode, k in _limits(n, 490):
         _, r = _run(monkeypatch, run, k, mode)
         str(r)
         json.dumps(r.to_dict())
@@ -169,8 +175,7 @@ def test_a_polynomial_models_critical_points_stop_well_formed(monkeypatch, mode)
 
 
 @pytest.mark.parametrize("normalized", [False, True], ids=["lightning", "softmax"])
-@pytest.mark.parametrize("mode", ["deadline", "interrupt"])
-def test_the_point_engine_stops_with_its_own_error_or_a_result(monkeypatch, mode, normalized):
+def test_the_point_engine_stops_with_its_own_error_or_a_result(monkeypatch, normalized):
     arch = Architecture((3, 3, 2), (2, 2), tokens=3, normalized=normalized)
     rng = generator(500)
     net = Network.from_weights(
@@ -187,9 +192,9 @@ def test_the_point_engine_stops_with_its_own_error_or_a_result(monkeypatch, mode
         with _clock.interruptible():
             return point_geometry(net, seed=seed(), timeout=120)
 
-    n, full = _run(monkeypatch, run, None, mode)
+    n, full = _full_run(monkeypatch, run)
     assert full.final
-    for k in _moments(n, 500):
+    for mode, k in _limits(n, 500):
         _, r = _run(monkeypatch, run, k, mode)
         assert isinstance(r, PointGeometry)
         if not r.final:

@@ -119,19 +119,25 @@ def test_deep_networks_are_measured_not_bounded():
     assert "underflows float64" in jacobian_range(small)
 
 
-def test_cli_point_at_extreme_scales_exits_0_with_valid_json(tmp_path):
+def test_cli_point_at_extreme_scales_exits_0_with_valid_json(tmp_path, capsys):
+    """``point`` run in this process (main: its exit status and output, no interpreter start-up per call)."""
+    from ag_attention._cli import main
+
+    def point(*args):
+        status = main(["point", *args])
+        out, err = capsys.readouterr()
+        return status, out, err
+
     for x, qkv in ((1e200, False), (1e308, False), (1e-150, True)):
         path = tmp_path / "w.npz"
         np.savez(path, **_one_layer(x, qkv))
-        r = run_cli("point", str(path), "-t", "2", "--json")
-        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
-        d = _strict(r.stdout)
+        status, out, err = point(str(path), "-t", "2", "--json")
+        assert status == 0 and "Traceback" not in err, err
+        d = _strict(out)
         assert d["exact"] and d["critical"] is False and "numerical" in d["float_unavailable"]
-        text = run_cli("point", str(path), "-t", "2")
-        assert (
-            text.returncode == 0 and "float64          unavailable: the Jacobian's spectrum: this scale" in text.stdout
-        )
+        status, out, err = point(str(path), "-t", "2")
+        assert status == 0 and "float64          unavailable: the Jacobian's spectrum: this scale" in out, err
     deep = tmp_path / "deep.npz"
     np.savez(deep, **{f"layers.{l}.heads.0.{n}": np.array([[1e50, 0], [1e50, 1e50]]) for l in range(2) for n in "QKV"})
-    r = run_cli("point", str(deep), "-t", "2", "--json")  # LinAlgError ("SVD did not converge") before
-    assert r.returncode == 0 and _strict(r.stdout)["local_rank"] == 10 and "Traceback" not in r.stderr
+    status, out, err = point(str(deep), "-t", "2", "--json")  # LinAlgError ("SVD did not converge") before
+    assert status == 0 and _strict(out)["local_rank"] == 10 and "Traceback" not in err

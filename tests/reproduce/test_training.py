@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers import run_cli
 
 
-def test_the_quick_reproduction_passes_and_writes_its_files(tmp_path):
-    r = run_cli("reproduce", "training", "--quick", "--out", str(tmp_path), "--json")
-    assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
-    assert d["passed"] and d["meta"]["runs"] == 21
+def _passes_and_writes_its_files(d, out, runs):
+    assert d["passed"] and d["meta"]["runs"] == runs and d["meta"]["plan"] == "quick"
     names = {c["claim"] for c in d["checks"]}
     assert any(n.startswith("gradient descent with backtracking never increases") for n in names)
     assert any(n.startswith("critical teacher, enough data") for n in names)
     (table,) = [t for t in d["tables"] if t["title"] == "Where the runs end"]
-    assert sum(row[3] for row in table["rows"]) == 21
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
+    assert sum(row[3] for row in table["rows"]) == runs
+    assert sorted(p.name for p in out.iterdir()) == [
         "report.json",
         "report.md",
         "runs.json",
@@ -25,8 +24,30 @@ def test_the_quick_reproduction_passes_and_writes_its_files(tmp_path):
         "training.png",
         "training.svg",
     ]
-    runs = json.loads((tmp_path / "runs.json").read_text())
-    assert len(runs) == 21 and {r["end"] for r in runs} <= {"smooth", "singular", "critical"}
+    written = json.loads((out / "runs.json").read_text())
+    assert len(written) == runs and {r["end"] for r in written} <= {"smooth", "singular", "critical"}
+
+
+@pytest.mark.slow
+def test_the_quick_reproduction_passes_and_writes_its_files(tmp_path):
+    r = run_cli("reproduce", "training", "--quick", "--out", str(tmp_path), "--json")
+    assert r.returncode == 0, r.stderr
+    _passes_and_writes_its_files(json.loads(r.stdout), tmp_path, 21)
+
+
+def test_the_quick_reproductions_first_seed_passes_through_the_command_line(tmp_path, monkeypatch, capsys):
+    """``reproduce training --quick`` run in this process on the quick plan's first seed (9 of its 21 runs, the
+    same sizes and steps): real training, every check passing, every file written (the slow test above: all 21)."""
+    from ag_attention._cli import main
+    from ag_attention._reproduce import training as module
+
+    first = module.Plan(tuple((arch, sizes, seeds[:1], steps) for arch, sizes, seeds, steps in module.QUICK.runs), 250)
+    assert first.record_every == module.QUICK.record_every
+    monkeypatch.setattr(module, "QUICK", first)
+    status = main(["reproduce", "training", "--quick", "--out", str(tmp_path), "--json"])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    _passes_and_writes_its_files(json.loads(out.out), tmp_path, 9)
 
 
 def test_a_check_fails_when_its_claim_is_false(monkeypatch):
