@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["now", "wall", "interrupted", "interrupt", "on_interrupt", "interruptible", "PAST"]
+__all__ = ["now", "after", "wall", "interrupted", "interrupt", "on_interrupt", "interruptible", "PAST"]
 
 #: how far the clock moves at an interruption: past every deadline a run can have (time limits are at most 1e7 s)
 PAST = 1e9
@@ -44,6 +44,17 @@ _on_interrupt: list[Callable[[], None]] = []
 def now() -> float:
     """Seconds on the package's clock (``time.monotonic()``, moved past every deadline after an interruption)."""
     return time.monotonic() + _offset
+
+
+def after(seconds: float) -> float:
+    """The deadline ``seconds`` from now; one that has passed if the run was interrupted already (a deadline taken
+    after a Ctrl-C must not start a new run of the full time: measured, a Ctrl-C during the set-up before a
+    command's deadline was taken ran the command for minutes).
+
+    >>> after(60.0) > now()
+    True
+    """
+    return now() if _interrupted else now() + seconds
 
 
 def wall(deadline: float | None) -> float | None:

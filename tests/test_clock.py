@@ -18,6 +18,7 @@ def test_the_clock_is_monotonic_time_until_an_interruption():
     wall = _clock.wall(end)
     assert wall is not None and 3590 < wall - time.time() <= 3600
     assert _clock.wall(None) is None and not _clock.interrupted()
+    assert 59 < _clock.after(60) - _clock.now() <= 60
 
 
 @pytest.fixture
@@ -37,6 +38,8 @@ def test_the_first_ctrl_c_is_a_deadline_the_second_raises(python_sigint):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)  # the handler runs between bytecodes
         assert _clock.interrupted() and _clock.now() > end
+        # a deadline taken after the Ctrl-C (a command still setting up) has passed too: no fresh run of its time
+        assert _clock.after(3600) <= _clock.now()
         assert _clock.wall(end) is not None and _clock.wall(end) < time.time()
         with pytest.raises(ComputationInterruptedError, match="interrupted .Ctrl-C. during a step") as info:
             deadline.check("a step")

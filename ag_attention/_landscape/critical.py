@@ -187,7 +187,7 @@ def critical_points(
     # a machine, by make setup or the first run: that is no part of the computation its time limit bounds)
     square_kernel.warm()
     t0 = time.perf_counter()
-    end = _clock.now() + timeout
+    end = _clock.after(timeout)
     G, w, c = _gram(X, Y, d, e, arch.causal)
     routes: list[Route] = []
     notes: list[str] = []

@@ -166,7 +166,7 @@ def ed_degree(
     # the tracker's compiled kernels ready before the clock starts (read from numba's cache: 0.6 s; compiled once
     # a machine, by make setup or the first run: that is no part of the computation its time limit bounds)
     square_kernel.warm()
-    run = _Run(arch, metric, samples, seed, backend, timeout, _clock.now() + timeout, (d, e, a, t), notes)
+    run = _Run(arch, metric, samples, seed, backend, timeout, _clock.after(timeout), (d, e, a, t), notes)
     _known_bounds(run)
     counted = method in ("count", "auto")
     if counted:

@@ -266,7 +266,7 @@ def model_critical_points(
     remove = parse_exclusions(model, kinds)
     kernels.warm()  # compiled (or read from numba's cache) before the clock starts: as ed.py
     t0 = time.perf_counter()
-    end = _clock.now() + timeout
+    end = _clock.after(timeout)
     rng = random.Random(seed)
     label = f"critical points of {model.name}"
     routes: list[Route] = []

@@ -327,7 +327,7 @@ def model_ed_degree(
     # a machine, by make setup or the first run: that is no part of the computation its time limit bounds)
     kernels.warm()
     run = _Routes(
-        model, metric, gauge_, draw, seed, method, timeout, _clock.now() + timeout, backend, cache, notes=notes
+        model, metric, gauge_, draw, seed, method, timeout, _clock.after(timeout), backend, cache, notes=notes
     )
     _run_routes(run)
     if len(set(run.values.values())) > 1:

@@ -177,7 +177,7 @@ def parameter_homotopy(
     retried alone would land on an end that another path already holds).  Row ``i`` of the result is then one of
     the distinct ends found (no longer the end of start ``i``), the rows without one marked failed.
     """
-    deadline = None if timeout is None else _clock.now() + timeout
+    deadline = None if timeout is None else _clock.after(timeout)
     pa = np.asarray(pa, dtype=complex)
     pb = np.asarray(pb, dtype=complex)
     z = np.atleast_2d(np.asarray(z, dtype=complex))

@@ -578,7 +578,7 @@ def monodromy_solve(
     """All solutions over ``p0`` of the component through ``z0`` (module docstring), in this process
     (``workers=1``), on a local Dask cluster of ``workers`` processes, or on the cluster at ``scheduler``.
     ``timeout``: seconds, after which what was found is returned (``stop = "time limit"``)."""
-    deadline = None if timeout is None else _clock.now() + timeout
+    deadline = None if timeout is None else _clock.after(timeout)
     if resume is not None:
         state = Monodromy.resume(system, resume, fingerprint=fingerprint)
     else:
