@@ -133,8 +133,10 @@ class Lines:
         limit: float | None = None,
         each: bool = False,
         verb: str = "finished",
+        initial: int = 0,
     ) -> None:
-        self.total, self.desc, self.unit, self.n, self.each, self.verb = total, desc, unit, 0, each, verb
+        self.total, self.desc, self.unit, self.n, self.each, self.verb = total, desc, unit, initial, each, verb
+        self.initial = initial  # finished before this run (a resumed one): no part of its rate
         self.every = interval() if every is None else every
         self.clock, self.stream, self.limit = clock, stream, limit
         self.start = self._shown_at = self._moved_at = clock()
@@ -153,8 +155,8 @@ class Lines:
         units = self.unit if self.unit.endswith("s") or self.unit == "it" else self.unit + "s"
         count = f"{self.n:,}" if self.total is None else f"{self.n:,}/{self.total:,}"
         text = f"{self.desc}: {count} {units} {self.verb}, {_clock_text(spent)} elapsed"
-        if self.total is not None and 0 < self.n < self.total:
-            left, still = spent * (self.total - self.n) / self.n, now - self._moved_at
+        if self.total is not None and self.initial < self.n < self.total:
+            left, still = spent * (self.total - self.n) / (self.n - self.initial), now - self._moved_at
             # the rate so far says how long is left, unless the count stood still for longer than that (the last
             # solutions of a monodromy: the hunt takes longer than all the others did)
             if still > max(left, self.every):
@@ -245,9 +247,10 @@ def bar(
     **kwargs: Any,
 ) -> Any:
     """Progress on standard error: a tqdm bar on a terminal (after :data:`DELAY` seconds), else :class:`Lines`
-    (``each``: a line also as each one finishes; ``verb``: ``k/N jobs finished``); nothing under :func:`quiet`."""
+    (``each``: a line also as each one finishes; ``verb``: ``k/N jobs finished``; ``initial``: the count done
+    before, a resumed run's, which the rate leaves out); nothing under :func:`quiet`."""
     if not is_quiet() and not on_terminal():
-        return Lines(total, desc, unit, each=each, verb=verb)
+        return Lines(total, desc, unit, each=each, verb=verb, initial=int(kwargs.get("initial", 0)))
     return tqdm(
         total=total,
         desc=desc,

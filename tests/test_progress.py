@@ -157,6 +157,19 @@ def test_a_line_says_k_of_n_the_time_elapsed_and_the_time_left():
     assert out.getvalue().splitlines()[-1] == "Macaulay2: 5 jobs finished, 1:01:40 elapsed (d=3, d'=2, a=2)"
 
 
+def test_a_resumed_count_takes_its_rate_from_this_run_alone():
+    # 35,865 found before (a saved monodromy), 11 more in 50 s: 88 left at that rate is 6:40, not the 0:00 that the
+    # resumed count's apparent rate (35,876 in 50 s) gave
+    b, clock, out = _lines(total=35964, desc="monodromy", unit="solution", every=10, verb="found", initial=35865)
+    clock.t = 50.0
+    b.update(11)
+    assert out.getvalue().splitlines() == ["monodromy: 35,876/35,964 solutions found, 00:50 elapsed, about 06:40 left"]
+    b, clock, out = _lines(total=10, unit="job", every=10, initial=4)
+    clock.t = 30.0
+    b.refresh()  # nothing new yet: no rate, no estimate
+    assert out.getvalue().splitlines() == [": 4/10 jobs finished, 00:30 elapsed"]
+
+
 def test_lines_come_at_most_every_interval_the_first_after_it_and_one_at_the_end():
     b, clock, out = _lines(total=100, desc="sweep", unit="arch", every=10)
     for t in range(1, 10):  # 9 s: nothing yet

@@ -431,8 +431,13 @@ class Monodromy:
         """The run's loop: jobs handed out, ends taken, a round ended by the trace test; why it stopped.  Its bar
         counts the solutions found (``shown_as``: its name, and the predicted count: of the known one once known)."""
         last_save = t0
-        with _progress.bar(desc=shown_as[0], unit="solution", verb="found") as bar, _progress.ticking(bar):
-            shown = 0
+        # a resumed run's solutions are counted from the start, its rate from this run's own
+        start = len(self.found)
+        with (
+            _progress.bar(desc=shown_as[0], unit="solution", verb="found", initial=start) as bar,
+            _progress.ticking(bar),
+        ):
+            shown = start
             while True:
                 total = known_now() or shown_as[1]
                 if total != bar.total:
