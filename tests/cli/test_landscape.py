@@ -87,67 +87,33 @@ def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
     assert d["lower_bound"] >= 108 and d["upper_bound"] == 272547 and d["monodromy"]["final"] is False
 
 
+def _save_then_resume(tmp_path, timeout: str):
+    """A count stopped at 2 s with --save, then resumed for ``timeout`` seconds; the first and the resumed output,
+    and the resumed run; then a state saved for another problem is refused."""
+    state = tmp_path / "m.npz"
+    common = ("ed-degree", "--widths", "2,2", "--method", "monodromy")
+    r, _ = _elapsed_cli(*common, "--timeout", "2", "--save", str(state), "--json")
+    first = json.loads(r.stdout)
+    assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
+    r, _ = _elapsed_cli(*common, "--timeout", timeout, "--resume", str(state), "--save", str(state), "--json")
+    other, _ = _elapsed_cli(*common, "--metric", "euclidean", "--resume", str(state))
+    assert other.returncode == 2 and "saved for another problem" in other.stderr
+    return first, json.loads(r.stdout), r
+
+
 def test_cli_a_saved_count_resumes(tmp_path):
     """--save keeps the monodromy's state at its limit, --resume continues it with the solutions found (a resumed
     count run to the end: the slow test below, and tests/numeric/test_monodromy_state.py's in the library); a state
     saved for another problem is refused."""
-    state = tmp_path / "m.npz"
-    r, _ = _elapsed_cli(
-        "ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save", str(state), "--json"
-    )
-    first = json.loads(r.stdout)
-    assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
-    r, _ = _elapsed_cli(
-        "ed-degree",
-        "--widths",
-        "2,2",
-        "--method",
-        "monodromy",
-        "--timeout",
-        "3",
-        "--resume",
-        str(state),
-        "--save",
-        str(state),
-        "--json",
-    )
-    d = json.loads(r.stdout)
+    first, d, r = _save_then_resume(tmp_path, "3")
     assert d["monodromy"]["resumed"] and d["monodromy"]["found"] >= first["monodromy"]["found"] > 0
     assert (r.returncode, d["ed_degree"]) == ((0, 284) if d["final"] else (3, None)), r.stderr
-    r, _ = _elapsed_cli(
-        "ed-degree", "--widths", "2,2", "--metric", "euclidean", "--method", "monodromy", "--resume", str(state)
-    )
-    assert r.returncode == 2 and "saved for another problem" in r.stderr
 
 
 @pytest.mark.slow
 def test_cli_a_saved_count_resumes_to_the_end(tmp_path):
-    state = tmp_path / "m.npz"
-    r, _ = _elapsed_cli(
-        "ed-degree", "--widths", "2,2", "--method", "monodromy", "--timeout", "2", "--save", str(state), "--json"
-    )
-    first = json.loads(r.stdout)
-    assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
-    r, _ = _elapsed_cli(
-        "ed-degree",
-        "--widths",
-        "2,2",
-        "--method",
-        "monodromy",
-        "--timeout",
-        "120",
-        "--resume",
-        str(state),
-        "--save",
-        str(state),
-        "--json",
-    )
-    d = json.loads(r.stdout)
+    _, d, r = _save_then_resume(tmp_path, "120")
     assert r.returncode == 0 and d["final"] and d["ed_degree"] == 284 and d["monodromy"]["resumed"]
-    r, _ = _elapsed_cli(
-        "ed-degree", "--widths", "2,2", "--metric", "euclidean", "--method", "monodromy", "--resume", str(state)
-    )
-    assert r.returncode == 2 and "saved for another problem" in r.stderr
 
 
 @pytest.mark.parametrize(
