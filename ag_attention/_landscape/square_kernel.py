@@ -26,31 +26,47 @@ __all__ = ["u_space", "warm"]
 
 
 # long: one compiled loop over the points, each quantity of the module docstring in turn
-def _u_space(U: Any, W: Any, DW: Any, G: Any, D: Any, ti: Any, tp: Any, tq: Any, tc: Any, jac: bool, g_out: Any,
-             M_out: Any, gw_out: Any) -> None:  # fmt: skip
+def _u_space(U: Any, W: Any, DW: Any, Gr: Any, Gi: Any, D: Any, ti: Any, tp: Any, tq: Any, tc: Any, jac: bool,
+             g_out: Any, M_out: Any, gw_out: Any) -> None:  # fmt: skip
+    # G and the long rows (x, r, J_x^T G, G J_x, M) are held as real and imaginary parts apart: the loops along a
+    # row are then plain real multiply-adds, which the compiler vectorizes (complex numbers side by side it did
+    # not: measured at (4,1,4), the Jacobian 10.3 -> 5.8 us a point); the products are the same, term by term
     B, n_u = U.shape
-    n_x = G.shape[1]
+    n_x = Gr.shape[1]
     nt = ti.size
-    x = np.empty(n_x, np.complex128)
-    r = np.empty(n_x, np.complex128)
-    GJ = np.empty((n_x, n_u), np.complex128)
-    JtG = np.empty((n_u, n_x), np.complex128)
+    xr = np.empty(n_x)
+    xi = np.empty(n_x)
+    rr = np.empty(n_x)
+    ri = np.empty(n_x)
+    Ar = np.empty((n_u, n_x))  # J_x^T G
+    Ai = np.empty((n_u, n_x))
+    Tr = np.empty((n_x, n_u))  # G J_x
+    Ti = np.empty((n_x, n_u))
+    Mr = np.empty((n_u, n_u))
+    Mi = np.empty((n_u, n_u))
     for b in range(B):
-        Gb = G[b] if G.shape[0] > 1 else G[0]
+        gb = b if Gr.shape[0] > 1 else 0
         wb = W[b] if W.shape[0] > 1 else W[0]
         u = U[b]
-        x[:] = 0
+        xr[:] = 0.0
+        xi[:] = 0.0
         for t in range(nt):
-            x[ti[t]] += tc[t] * u[tp[t]] * u[tq[t]]
+            v = tc[t] * u[tp[t]] * u[tq[t]]
+            xr[ti[t]] += v.real
+            xi[ti[t]] += v.imag
         for i in range(n_x):
-            s = -wb[i]
-            for k in range(n_x):
-                s += Gb[i, k] * x[k]
-            r[i] = s
+            rr[i] = -wb[i].real
+            ri[i] = -wb[i].imag
+        for k in range(n_x):  # r += x_k G[:, k], G's column k read as its row k (G symmetric)
+            a, c = xr[k], xi[k]
+            for i in range(n_x):
+                gr, gi = Gr[gb, k, i], Gi[gb, k, i]
+                rr[i] += a * gr - c * gi
+                ri[i] += a * gi + c * gr
         g = g_out[b]
         g[:] = 0
         for t in range(nt):
-            ci = tc[t] * r[ti[t]]
+            ci = tc[t] * complex(rr[ti[t]], ri[ti[t]])
             g[tp[t]] += ci * u[tq[t]]
             g[tq[t]] += ci * u[tp[t]]
         if DW.shape[0]:
@@ -62,37 +78,47 @@ def _u_space(U: Any, W: Any, DW: Any, G: Any, D: Any, ti: Any, tp: Any, tq: Any,
                 dr = -dwb[i]
                 if D.shape[0]:
                     for k in range(n_x):
-                        dr += D[b, i, k] * x[k]
+                        dr += D[b, i, k] * complex(xr[k], xi[k])
                 cd = tc[t] * dr
                 gw[tp[t]] += cd * u[tq[t]]
                 gw[tq[t]] += cd * u[tp[t]]
         if jac:
             # J_x^T G by rows (G symmetric: row i of G is its column i), then transposed: rows of G J_x
-            JtG[:, :] = 0
+            Ar[:, :] = 0.0
+            Ai[:, :] = 0.0
             for t in range(nt):
                 i, p, q = ti[t], tp[t], tq[t]
-                a1 = tc[t] * u[q]
-                a2 = tc[t] * u[p]
+                a1, a2 = tc[t] * u[q], tc[t] * u[p]
+                for k in range(n_x):  # one loop a row written: the compiler vectorizes each
+                    Ar[p, k] += a1.real * Gr[gb, i, k] - a1.imag * Gi[gb, i, k]
+                    Ai[p, k] += a1.real * Gi[gb, i, k] + a1.imag * Gr[gb, i, k]
                 for k in range(n_x):
-                    gk = Gb[i, k]
-                    JtG[p, k] += a1 * gk
-                    JtG[q, k] += a2 * gk
+                    Ar[q, k] += a2.real * Gr[gb, i, k] - a2.imag * Gi[gb, i, k]
+                    Ai[q, k] += a2.real * Gi[gb, i, k] + a2.imag * Gr[gb, i, k]
             for k in range(n_x):
                 for col in range(n_u):
-                    GJ[k, col] = JtG[col, k]
-            M = M_out[b]
-            M[:, :] = 0
+                    Tr[k, col] = Ar[col, k]
+                    Ti[k, col] = Ai[col, k]
+            Mr[:, :] = 0.0
+            Mi[:, :] = 0.0
             for t in range(nt):
                 i, p, q = ti[t], tp[t], tq[t]
-                a1 = tc[t] * u[q]
-                a2 = tc[t] * u[p]
+                a1, a2 = tc[t] * u[q], tc[t] * u[p]
                 for col in range(n_u):
-                    gg = GJ[i, col]
-                    M[p, col] += a1 * gg
-                    M[q, col] += a2 * gg
-                cr = tc[t] * r[i]
-                M[p, q] += cr
-                M[q, p] += cr
+                    Mr[p, col] += a1.real * Tr[i, col] - a1.imag * Ti[i, col]
+                    Mi[p, col] += a1.real * Ti[i, col] + a1.imag * Tr[i, col]
+                for col in range(n_u):
+                    Mr[q, col] += a2.real * Tr[i, col] - a2.imag * Ti[i, col]
+                    Mi[q, col] += a2.real * Ti[i, col] + a2.imag * Tr[i, col]
+                cr = tc[t] * complex(rr[i], ri[i])
+                Mr[p, q] += cr.real
+                Mi[p, q] += cr.imag
+                Mr[q, p] += cr.real
+                Mi[q, p] += cr.imag
+            M = M_out[b]
+            for row in range(n_u):
+                for col in range(n_u):
+                    M[row, col] = complex(Mr[row, col], Mi[row, col])
 
 
 _LOCK = threading.Lock()
@@ -106,10 +132,10 @@ def warm() -> None:
         if not _u_space_c:
             from numba import types as T
 
-            c2, c3, i1 = T.complex128[:, ::1], T.complex128[:, :, ::1], T.int64[::1]
+            c2, c3, i1, f3 = T.complex128[:, ::1], T.complex128[:, :, ::1], T.int64[::1], T.float64[:, :, ::1]
             # M: the Jacobian's block where A is free (a view, any layout)
             signature = T.void(
-                c2, c2, c2, c3, c3, i1, i1, i1, T.complex128[::1], T.boolean, c2, T.complex128[:, :, :], c2
+                c2, c2, c2, f3, f3, c3, i1, i1, i1, T.complex128[::1], T.boolean, c2, T.complex128[:, :, :], c2
             )
             _u_space_c.append(kernels.compiled(_u_space, signature))
 
@@ -167,5 +193,6 @@ def u_space(
     if B:
         if not _u_space_c:
             warm()
-        _u_space_c[0](U, W, DW, Gs, Ds, i, p, q, c, bool(jacobian), g, M, gw)
+        Gr, Gi = np.ascontiguousarray(Gs.real), np.ascontiguousarray(Gs.imag)
+        _u_space_c[0](U, W, DW, Gr, Gi, Ds, i, p, q, c, bool(jacobian), g, M, gw)
     return g, (M if jacobian else None), (gw if dw is not None else None)
