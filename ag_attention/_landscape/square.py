@@ -298,7 +298,7 @@ class SquareSystem:
                 "Sx": Sx,
                 "G": Gf,
                 "G_complex": Gf.astype(complex),  # the compiled evaluation's (no conversion a call)
-                "c_complex": cf.astype(complex),
+                "terms": square_kernel.Terms.of(i, p, q, cf),  # the compiled evaluation's (checked once)
                 "n_u": n_u,
                 "i": np.asarray(i, dtype=np.int64),
             }
@@ -359,72 +359,16 @@ class SquareSystem:
         ``dF/dw . dw`` (a third array).
 
         ``form``: ``(c, dc, F)``, the form ``sum_k c_k F_k`` instead of ``G`` (``c`` ``(B, K)``, each ``F_k``
-        ``n_x x n_x``; with ``dw``, ``dc`` ``(B, K)`` moves the coefficients too): :class:`FormHomotopy`.  The
-        derivatives in ``u = (A, V)`` come from the compiled :func:`square_kernel.u_space`, then go to the chart."""
+        ``n_x x n_x``; with ``dw``, ``dc`` ``(B, K)`` moves the coefficients too): :class:`FormHomotopy`.  Computed
+        by the compiled :func:`square_kernel.system` (the derivatives in ``u = (A, V)``, then the chart's map)."""
         T = self._tables()
-        theta = np.asarray(theta, dtype=complex)
-        Bn = theta.shape[0]
-        d = self.d
-        m = self.n_A + self.e * d
-        u, JA, R = self._chart_maps(theta, chart)
-        l, _ = self.split_chart(chart)
-        lam = theta[:, -1]
         if form is None:
             G, D = T["G_complex"], None
         else:  # the form of each point, and its derivative along the path
             G = np.einsum("bk,kij->bij", form[0], np.asarray(form[2]))
             D = None if form[1] is None or dw is None else np.einsum("bk,kij->bij", form[1], np.asarray(form[2]))
-        terms = (T["i"], T["p"], T["q"], T["c_complex"])
-        JF = np.zeros((Bn, self.n, self.n), dtype=complex) if jacobian else None
-        # A free: the Hessian in u is the Jacobian's block, written there by the kernel
-        block = JF[:, :m, :m] if JF is not None and JA is None else None
-        g, M, gw = square_kernel.u_space(u, w, dw, G, D, terms, jacobian, block)
-        F = np.empty((Bn, self.n), dtype=complex)
-        F[:, :m] = self._to_chart(g, JA)
-        F[:, self.n_A : m] += lam[:, None] * l
-        F[:, m] = np.einsum("bj,bj->b", l, theta[:, self.n_A : m]) - 1
-        out: list[Any] = [F, None]
-        if JF is not None:
-            assert M is not None
-            if JA is not None:
-                assert R is not None
-                self._hessian_to_chart(M, JA, g, R, JF[:, :m, :m])
-            JF[:, self.n_A : m, m] = l
-            JF[:, m, self.n_A : m] = l
-            out[1] = JF
-        if gw is None:
-            return out[0], out[1]
-        Fw = np.zeros((Bn, self.n), dtype=complex)
-        Fw[:, :m] = self._to_chart(gw, JA)
-        out.append(Fw)
-        return tuple(out)
-
-    def _to_chart(self, g: np.ndarray, JA: np.ndarray | None) -> np.ndarray:
-        """A gradient in ``u = (A, V)`` in the chart's unknowns (``J_u^T g``; the map of ``V`` is the identity)."""
-        if JA is None:
-            return g
-        dd = self.d * self.d
-        return np.concatenate([np.matmul(g[:, None, :dd], JA)[:, 0, :], g[:, dd:]], axis=1)
-
-    def _hessian_to_chart(self, M: np.ndarray, JA: np.ndarray, g: np.ndarray, R: np.ndarray, H: np.ndarray) -> None:
-        """``H = J_u^T M J_u`` plus the chart's second derivatives against ``g``, block by block (``J_u`` is
-        ``J_A`` on ``A`` and the identity on ``V``: measured at (3,1,1), the dense products took 16 % of an
-        evaluation)."""
-        d, a, nA, dd = self.d, self.a, self.n_A, self.d * self.d
-        Bn = M.shape[0]
-        JAt = JA.transpose(0, 2, 1)
-        np.matmul(JAt, np.matmul(M[:, :dd, :dd], JA), out=H[:, :nA, :nA])
-        np.matmul(JAt, M[:, :dd, dd:], out=H[:, :nA, nA:])
-        np.matmul(M[:, dd:, :dd], JA, out=H[:, nA:, :nA])
-        H[:, nA:, nA:] = M[:, dd:, dd:]
-        gA = g[:, :dd].reshape(Bn, d, d)
-        GR = np.matmul(gA, R.transpose(0, 2, 1))  # (B, d, d): sum_j gA_kj R_(l)j
-        for k in range(d):
-            for c in range(a):
-                for ll in range(d - a):
-                    i1, i2 = k * a + c, d * a + c * (d - a) + ll
-                    H[:, i1, i2] += GR[:, k, a + ll]
-                    H[:, i2, i1] += GR[:, k, a + ll]
+        F, JF, Fw = square_kernel.system(theta, chart, (self.d, self.e, self.a), w, dw, G, D, T["terms"], jacobian)
+        return (F, JF) if dw is None else (F, JF, Fw)
 
     def seed(self, rng: np.random.Generator, size: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A start triple ``(theta0, w0, chart0)``: a random complex point, a parameter ``w0`` (this system's scale)

@@ -16,13 +16,14 @@ needed), one compiled loop over the points (numba, :func:`ag_attention._numeric.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._numeric import kernels
 
-__all__ = ["u_space", "warm"]
+__all__ = ["Terms", "u_space", "system", "warm"]
 
 
 # long: one compiled loop over the points, each quantity of the module docstring in turn
@@ -121,8 +122,36 @@ def _u_space(U: Any, W: Any, DW: Any, Gr: Any, Gi: Any, D: Any, ti: Any, tp: Any
                     M[row, col] = complex(Mr[row, col], Mi[row, col])
 
 
+@dataclass(frozen=True)
+class Terms:
+    """The terms ``(i, p, q, c)`` of ``x`` as the kernel reads them (int64 and complex, C-contiguous), checked
+    once (:meth:`of`): a system's evaluation pays no check of them a call."""
+
+    i: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+    c: np.ndarray
+    x_needed: int  # the coordinates and weights the indices reach (1 + the largest)
+    u_needed: int
+
+    @classmethod
+    def of(cls, i: Any, p: Any, q: Any, c: Any) -> Terms:
+        ii, pp, qq = (np.array(v, dtype=np.int64, order="C") for v in (i, p, q))
+        cc = np.array(c, dtype=np.complex128, order="C")
+        if not (ii.shape == pp.shape == qq.shape == cc.shape and ii.ndim == 1):
+            raise ValueError(f"terms: four vectors of one length expected, got {[v.shape for v in (ii, pp, qq, cc)]}")
+        if ii.size and min(ii.min(), pp.min(), qq.min()) < 0:
+            raise ValueError("terms: a negative index")
+        if np.any(pp == qq):
+            raise ValueError("terms: a term with p = q (x is bilinear in distinct weights)")
+        top = (int(ii.max()) + 1, int(max(pp.max(), qq.max())) + 1) if ii.size else (0, 0)
+        return cls(ii, pp, qq, cc, *top)
+
+
 _LOCK = threading.Lock()
 _u_space_c: list[Any] = []
+_u_of_c: list[Any] = []
+_to_system_c: list[Any] = []
 
 
 def warm() -> None:
@@ -138,6 +167,9 @@ def warm() -> None:
                 c2, c2, c2, f3, f3, c3, i1, i1, i1, T.complex128[::1], T.boolean, c2, T.complex128[:, :, :], c2
             )
             _u_space_c.append(kernels.compiled(_u_space, signature))
+            _u_of_c.append(kernels.compiled(_u_of, T.void(c2, c2, T.int64, T.int64, T.int64, c2, c3)))
+            signature = T.void(c2, c2, c3, c2, c3, c2, T.int64, T.int64, T.int64, T.boolean, c2, c3, c2)
+            _to_system_c.append(kernels.compiled(_to_system, signature))
 
 
 def u_space(
@@ -146,14 +178,15 @@ def u_space(
     dw: np.ndarray | None,
     G: np.ndarray,
     D: np.ndarray | None,
-    terms: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    terms: Terms | tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     jacobian: bool,
     M_out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """``g``, ``M`` (None without ``jacobian``) and ``g_w`` (None without ``dw``) of the module docstring at the
     points ``u`` (``(B, n_u)``) for targets ``w`` and directions ``dw`` (``(B, n_x)`` or ``(n_x,)``), the form
     ``G`` (symmetric: a row is read as its column; ``(n_x, n_x)`` or one per point ``(B, n_x, n_x)``) and its
-    derivative ``D`` (one per point, or None); ``terms``: ``(i, p, q, c)`` of ``x``; ``M_out``: where ``M`` goes
+    derivative ``D`` (one per point, or None); ``terms``: ``(i, p, q, c)`` of ``x`` (or :class:`Terms`: checked
+    once); ``M_out``: where ``M`` goes
     (a ``(B, n_u, n_u)`` complex view, e.g. the block of a Jacobian: no copy)."""
     B, n_u = u.shape
     n_x = G.shape[-1]
@@ -169,8 +202,7 @@ def u_space(
     DW = rows(dw) if dw is not None else np.empty((0, n_x), c128)
     Ds = arr(D) if D is not None and dw is not None else np.empty((0, n_x, n_x), c128)
     M = M_out if jacobian and M_out is not None else np.empty((B if jacobian else 0, n_u, n_u), dtype=c128)
-    i, p, q = (np.require(v, np.int64, ("C", "W")) for v in terms[:3])
-    c = arr(terms[3])
+    t = terms if isinstance(terms, Terms) else Terms.of(*terms)
     # the kernel reads without bounds checks: every shape is checked here (one row, or one per point)
     bad = [
         f"{name} {x.shape}"
@@ -180,11 +212,10 @@ def u_space(
             ("G", Gs, Gs.shape[0] in (1, B) and G.ndim in (2, 3)),
             ("D", Ds, Ds.shape[0] in (0, B) and Ds.shape[1:] == (n_x, n_x)),
             ("M_out", M, M.shape == ((B if jacobian else 0), n_u, n_u)),
-            ("terms", c, i.shape == p.shape == q.shape == c.shape and i.ndim == 1),
         )
         if not ok
     ]
-    if i.size and (i.min() < 0 or i.max() >= n_x or min(p.min(), q.min()) < 0 or max(p.max(), q.max()) >= n_u):
+    if t.x_needed > n_x or t.u_needed > n_u:
         bad.append("terms (an index out of range)")
     if bad:
         raise ValueError(f"u_space: {B} points of {n_u} weights and {n_x} coordinates; wrong shapes: {', '.join(bad)}")
@@ -194,5 +225,174 @@ def u_space(
         if not _u_space_c:
             warm()
         Gr, Gi = np.ascontiguousarray(Gs.real), np.ascontiguousarray(Gs.imag)
-        _u_space_c[0](U, W, DW, Gr, Gi, Ds, i, p, q, c, bool(jacobian), g, M, gw)
+        _u_space_c[0](U, W, DW, Gr, Gi, Ds, t.i, t.p, t.q, t.c, bool(jacobian), g, M, gw)
     return g, (M if jacobian else None), (gw if dw is not None else None)
+
+
+def _u_of(theta: Any, chart: Any, d: int, e: int, a: int, U: Any, CRs: Any) -> None:
+    # u = (A, V) of each point in its chart: A = B (C R), C R = R_:a + K R_a: (a < d; C R kept in CRs), or A
+    # itself (free)
+    B = theta.shape[0]
+    dd, ed = d * d, e * d
+    charted = a < d
+    nA = d * a + a * (d - a) if charted else dd
+    for b in range(B):
+        th = theta[b]
+        if charted:
+            CR = CRs[b]
+            for c in range(a):
+                for j in range(d):
+                    s = chart[b, ed + c * d + j]
+                    for k in range(d - a):
+                        s += th[d * a + c * (d - a) + k] * chart[b, ed + (a + k) * d + j]
+                    CR[c, j] = s
+            for k in range(d):
+                for j in range(d):
+                    s = 0j
+                    for c in range(a):
+                        s += th[k * a + c] * CR[c, j]
+                    U[b, k * d + j] = s
+        else:
+            for k in range(dd):
+                U[b, k] = th[k]
+        for k in range(ed):
+            U[b, dd + k] = th[nA + k]
+
+
+# long: the chart's map of one batch, each block of the module docstring's system in turn
+def _to_system(theta: Any, chart: Any, CRs: Any, g: Any, M: Any, gw: Any, d: int, e: int, a: int, jac: bool,
+               F: Any, JF: Any, Fw: Any) -> None:  # fmt: skip
+    # from g, M and gw at u (the kernel above, at _u_of's points): the system in the chart's unknowns
+    # theta = (B, K, V, lambda) (A = B (C R)) or (A, V, lambda) where A is free (a = d): F = J_u^T g + lambda (0, l),
+    # l.V - 1, and its Jacobian J_u^T M J_u + the chart's second derivatives against g, bordered by (0, l); where A
+    # is free, M is already the Jacobian's block (written there) and only the border is written here
+    B = theta.shape[0]
+    dd, ed = d * d, e * d
+    charted = a < d
+    nA = d * a + a * (d - a) if charted else dd
+    m = nA + ed
+    n_u = dd + ed
+    JA = np.zeros((dd, nA), np.complex128)  # dA / d(B, K), A row-major
+    MJ = np.empty((n_u, nA), np.complex128)  # M's columns of A times J_A
+    for b in range(B):
+        th, l = theta[b], chart[b]
+        lam = th[nA + ed]
+        if charted:
+            CR = CRs[b]
+            JA[:, :] = 0
+            for k in range(d):
+                for c in range(a):
+                    for j in range(d):
+                        JA[k * d + j, k * a + c] = CR[c, j]
+            for c in range(a):
+                for ll in range(d - a):
+                    col = d * a + c * (d - a) + ll
+                    for k in range(d):
+                        for j in range(d):
+                            JA[k * d + j, col] = th[k * a + c] * chart[b, ed + (a + ll) * d + j]
+            for col in range(nA):
+                s = 0j
+                t = 0j
+                for r in range(dd):
+                    s += JA[r, col] * g[b, r]
+                    if Fw.shape[0]:
+                        t += JA[r, col] * gw[b, r]
+                F[b, col] = s
+                if Fw.shape[0]:
+                    Fw[b, col] = t
+        else:
+            for col in range(dd):
+                F[b, col] = g[b, col]
+                if Fw.shape[0]:
+                    Fw[b, col] = gw[b, col]
+        sv = -1.0 + 0j
+        for k in range(ed):
+            F[b, nA + k] = g[b, dd + k] + lam * l[k]
+            sv += l[k] * th[nA + k]
+            if Fw.shape[0]:
+                Fw[b, nA + k] = gw[b, dd + k]
+        F[b, m] = sv
+        if Fw.shape[0]:
+            Fw[b, m] = 0
+        if not jac:
+            continue
+        H = JF[b]
+        if charted:
+            Mb = M[b]
+            for r in range(n_u):  # M J_A: M's columns of A mapped
+                for col in range(nA):
+                    s = 0j
+                    for k in range(dd):
+                        s += Mb[r, k] * JA[k, col]
+                    MJ[r, col] = s
+            for i in range(nA):  # J_A^T M J_A, J_A^T M_AV and its transpose
+                for col in range(nA):
+                    s = 0j
+                    for k in range(dd):
+                        s += JA[k, i] * MJ[k, col]
+                    H[i, col] = s
+                for col in range(ed):
+                    s = 0j
+                    for k in range(dd):
+                        s += JA[k, i] * Mb[k, dd + col]
+                    H[i, nA + col] = s
+                    H[nA + col, i] = MJ[dd + col, i]
+            for i in range(ed):
+                for col in range(ed):
+                    H[nA + i, nA + col] = Mb[dd + i, dd + col]
+            for k in range(d):  # the chart's second derivatives: d^2 A / dB_kc dK_cl = e_k R_(a+l)
+                for c in range(a):
+                    for ll in range(d - a):
+                        s = 0j
+                        for j in range(d):
+                            s += g[b, k * d + j] * chart[b, ed + (a + ll) * d + j]
+                        i1, i2 = k * a + c, d * a + c * (d - a) + ll
+                        H[i1, i2] += s
+                        H[i2, i1] += s
+        for col in range(m + 1):
+            H[m, col] = 0
+            H[col, m] = 0
+        for k in range(ed):
+            H[nA + k, m] = l[k]
+            H[m, nA + k] = l[k]
+
+
+def system(
+    theta: np.ndarray,
+    chart: np.ndarray,
+    shape: tuple[int, int, int],
+    w: np.ndarray,
+    dw: np.ndarray | None,
+    G: np.ndarray,
+    D: np.ndarray | None,
+    terms: Terms | tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    jacobian: bool,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The square system of a layer of ``shape = (d, e, a)`` at the points ``theta`` (``(B, n)``) in their charts
+    ``chart`` (``(B, n_chart)``): ``F`` (``(B, n)``), its Jacobian (``(B, n, n)``; None without ``jacobian``) and
+    ``dF/dw . dw`` (None without ``dw``); ``w``, ``dw``, ``G``, ``D`` and ``terms`` as for :func:`u_space`
+    (:class:`~ag_attention._landscape.square.SquareSystem` is the reference: its chart's unknowns and order)."""
+    d, e, a = shape
+    c128 = np.complex128
+    dd, ed = d * d, e * d
+    nA = d * a + a * (d - a) if a < d else dd
+    m = nA + ed
+    th, ch = np.require(theta, c128, ("C", "W")), np.require(chart, c128, ("C", "W"))
+    B = th.shape[0]
+    if th.shape != (B, m + 1) or ch.shape != (B, ed + (dd if a < d else 0)):
+        raise ValueError(f"system: points of {m + 1} unknowns in their charts expected, got {th.shape}, {ch.shape}")
+    if not _u_space_c:
+        warm()
+    U = np.empty((B, dd + ed), dtype=c128)
+    CRs = np.empty((B if a < d else 0, a, d), dtype=c128)
+    _u_of_c[0](th, ch, d, e, a, U, CRs)
+    JF = np.empty((B if jacobian else 0, m + 1, m + 1), dtype=c128)  # every entry written below
+    block = JF[:, :m, :m] if jacobian and a == d else None  # A free: M is the Jacobian's block, written there
+    g, M, gw = u_space(U, w, dw, G, D, terms, jacobian, block)
+    F = np.empty((B, m + 1), dtype=c128)
+    Fw = np.empty((B if dw is not None else 0, m + 1), dtype=c128)
+    Ms = M if M is not None and block is None else np.empty((0, dd + ed, dd + ed), dtype=c128)
+    gws = gw if gw is not None else np.empty((0, dd + ed), dtype=c128)
+    if B:
+        _to_system_c[0](th, ch, CRs, g, Ms, gws, d, e, a, bool(jacobian), F, JF, Fw)
+    return F, (JF if jacobian else None), (Fw if dw is not None else None)

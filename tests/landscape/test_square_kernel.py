@@ -7,7 +7,7 @@ import pytest
 from ag_attention import Architecture
 from ag_attention._landscape.metrics import metric
 from ag_attention._landscape.square import square_system
-from ag_attention._landscape.square_kernel import u_space
+from ag_attention._landscape.square_kernel import Terms, system, u_space
 
 
 def _dense(terms, n_x, n_u, u, w, dw, G, D):
@@ -75,3 +75,23 @@ def test_wrong_shapes_are_refused_before_the_compiled_loop(rng):
         v.flags.writeable = False
     assert np.array_equal(u_space(u, np.ones(S.n_x), None, G, None, ro, False)[0],
                           u_space(u, np.ones(S.n_x), None, G, None, terms, False)[0])  # fmt: skip
+
+
+def test_the_system_and_the_terms_refuse_wrong_shapes_before_the_compiled_loops(rng):
+    S = square_system(Architecture.single_layer(3, 1, 1, tokens=2), metric("generic", 3, 1, 2, seed=1)[0])
+    terms = Terms.of(*S.x_terms[:3], [float(v) for v in S.x_terms[3]])
+    theta = rng.standard_normal((4, S.n)) + 0j
+    chart = np.array([S.random_chart(rng) for _ in range(4)])
+    G, w = np.eye(S.n_x), np.ones(S.n_x)
+    F, J, Fw = system(theta, chart, (3, 1, 1), w, w, G, None, terms, True)
+    assert F.shape == Fw.shape == (4, S.n) and J.shape == (4, S.n, S.n)
+    with pytest.raises(ValueError, match="points of 9 unknowns"):
+        system(theta[:, :-1], chart, (3, 1, 1), w, None, G, None, terms, True)  # one unknown short
+    with pytest.raises(ValueError, match="points of 9 unknowns"):
+        system(theta, chart[:, :3], (3, 1, 1), w, None, G, None, terms, True)  # the chart without its R
+    with pytest.raises(ValueError, match="p = q"):
+        Terms.of([0], [1], [1], [1.0])
+    with pytest.raises(ValueError, match="negative"):
+        Terms.of([0], [-1], [1], [1.0])
+    with pytest.raises(ValueError, match="one length"):
+        Terms.of([0, 1], [0], [1], [1.0])
