@@ -45,7 +45,8 @@ _solve_batch_c: Any = None
 
 def warm() -> None:
     """Compile the kernels (once a process; a process that finds them in numba's cache reads them: measured
-    0.2 s, against 6 s to compile on a cold machine; with the square kernels, 14 s and 0.5 s).  ``make setup`` runs it once; the tracker on first use."""
+    0.2 s, against 6 s to compile on a cold machine; with the landscape's square kernels, 0.5 s against 14 s).
+    ``make setup`` runs it once; the tracker on first use."""
     global _factor_one_c, _solve_one_c, _factor_batch_c, _solve_batch_c
     with _LOCK:
         if _READY:
