@@ -15,9 +15,11 @@ charts of a system's points, and the threads that step a batch.
 Measured (issue 45, ``python bench/trackers.py``): one Jacobian a step instead (a cubic Hermite predictor from the
 last two points, or the last step's velocity with the stale inverse) took three times the steps: the Jacobians are
 ill-conditioned (condition numbers to 1.9e6 at (4,1,4)) and a velocity from an inverse at a point 1e-3 away was off
-by a factor 115; complex64 was no faster and the conditioning rules it out.  What paid: compiled evaluation of the
-landscape's systems (:mod:`ag_attention._landscape.square_kernel`) and compiled LU solves instead of LAPACK's call
-per small matrix and an explicit inverse.
+by a factor 115; complex64 was no faster and the conditioning rules it out; a third-order Runge-Kutta predictor (two
+Jacobians a step) took twice the steps.  What paid: compiled evaluation of the landscape's systems, their chart maps
+included, with real and imaginary parts apart so that the loops vectorize
+(:mod:`ag_attention._landscape.square_kernel`), and compiled LU solves instead of LAPACK's call per small matrix and
+an explicit inverse.
 """
 
 from __future__ import annotations
