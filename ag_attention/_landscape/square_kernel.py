@@ -130,7 +130,8 @@ def _u_space(U: Any, W: Any, DW: Any, Gr: Any, Gi: Any, D: Any, ti: Any, tp: Any
 @dataclass(frozen=True)
 class Terms:
     """The terms ``(i, p, q, c)`` of ``x`` as the kernel reads them (int64 and complex, C-contiguous), checked
-    once (:meth:`of`): a system's evaluation pays no check of them a call."""
+    once (:meth:`of`): a system's evaluation pays no check of them a call.  The arrays are copies made by :meth:`of`
+    and never written (the kernel reads them without bounds checks)."""
 
     i: np.ndarray
     p: np.ndarray
@@ -191,8 +192,7 @@ def u_space(
     points ``u`` (``(B, n_u)``) for targets ``w`` and directions ``dw`` (``(B, n_x)`` or ``(n_x,)``), the form
     ``G`` (symmetric: a row is read as its column; ``(n_x, n_x)`` or one per point ``(B, n_x, n_x)``) and its
     derivative ``D`` (one per point, or None); ``terms``: ``(i, p, q, c)`` of ``x`` (or :class:`Terms`: checked
-    once); ``M_out``: where ``M`` goes
-    (a ``(B, n_u, n_u)`` complex view, e.g. the block of a Jacobian: no copy)."""
+    once); ``M_out``: where ``M`` goes (a ``(B, n_u, n_u)`` complex view, e.g. the block of a Jacobian: no copy)."""
     B, n_u = u.shape
     n_x = G.shape[-1]
     c128 = np.complex128
