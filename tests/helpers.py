@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import io
 import os
 import stat
@@ -16,6 +18,28 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 #: files the tests read (golden values, recorded Macaulay2 output)
 DATA = ROOT / "tests" / "data"
+
+
+class lazy_import:  # noqa: N801 (it stands for a module)
+    """A module imported at its first attribute (``sympy = lazy_import("sympy")``): a test module that needs a heavy
+    library (sympy, matplotlib, Dask's distributed: about 0.5 s each) does not import it while pytest collects, in
+    every pytest-xdist worker, only in the worker that runs a test using it."""
+
+    def __init__(self, name: str):
+        self.module_name = name
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("_"):  # pytest's questions while it collects (__test__, pytestmark, ...): not the module's
+            raise AttributeError(attr)
+        return getattr(importlib.import_module(self.module_name), attr)
+
+
+def skip_unless_installed(*names: str, reason: str | None = None) -> None:
+    """``pytest.importorskip`` for a test module's libraries, at the module's top, without importing them: found is
+    enough while pytest collects (each worker of pytest-xdist collects every module); the tests import them."""
+    for name in names:
+        if importlib.util.find_spec(name) is None:
+            pytest.skip(reason or f"could not import {name!r}", allow_module_level=True)
 
 
 def _test_seed() -> int:

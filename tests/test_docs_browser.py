@@ -14,6 +14,7 @@ set-up installed Chromium, scripts/setup-browser.sh): then a failure.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -33,8 +34,10 @@ BUILT = DOCS / "_build" / "html"
 #: the front page, the API reference and a page of mathematics (Theorem 3.4: \mathcal M \subset \mathbb R^N)
 PAGES = ("index.html", "api.html", "math/geometry.html")
 
-pytest.importorskip("sphinx")
-pytest.importorskip("pydata_sphinx_theme")
+# (found, not imported: pydata_sphinx_theme takes half a second, in every pytest-xdist worker while it collects)
+for _name in ("sphinx", "pydata_sphinx_theme"):
+    if importlib.util.find_spec(_name) is None:
+        pytest.skip(f"could not import {_name!r}", allow_module_level=True)
 
 
 def _chromium() -> str:

@@ -4,32 +4,39 @@ written as PNG, PDF and SVG."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
-pytest.importorskip("matplotlib")
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from ag_attention import Architecture, Network, OutputError, point_geometry  # noqa: E402
-from ag_attention._figures import FORMATS, MIN_INCHES, at_least, integer_ticks, wrap, write_figure  # noqa: E402
-from tests.helpers import (  # noqa: E402
+from ag_attention import Architecture, Network, OutputError, point_geometry
+from ag_attention._figures import FORMATS, MIN_INCHES, at_least, integer_ticks, wrap, write_figure
+from tests.helpers import (
     MIN_PNG_PIXELS,
     assert_vector_files,
     figure_defects,
     generator,
+    lazy_import,
     png_pixels,
     seed,
 )
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+if importlib.util.find_spec("matplotlib") is None:
+    pytest.skip("could not import 'matplotlib'", allow_module_level=True)
+# imported by the first test that draws (not while pytest collects)
+agg = lazy_import("matplotlib.backends.backend_agg")
+mpl_figure = lazy_import("matplotlib.figure")
+
 
 def _small() -> Figure:
-    fig = Figure(figsize=(2, 1.5), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = mpl_figure.Figure(figsize=(2, 1.5), layout="constrained")
+    agg.FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.plot([1, 2, 3], [1, 4, 9], ls="--", label="squares")
     ax.legend()
@@ -41,7 +48,7 @@ def _small() -> Figure:
 def test_at_least_enlarges_and_never_shrinks() -> None:
     fig = at_least(_small())
     assert tuple(fig.get_size_inches()) == MIN_INCHES
-    big = Figure(figsize=(9, 2))
+    big = mpl_figure.Figure(figsize=(9, 2))
     assert tuple(at_least(big).get_size_inches()) == (9, MIN_INCHES[1])
 
 
@@ -87,8 +94,8 @@ def test_write_figure_writes_each_format_atomically_and_refuses_others(tmp_path:
 
 def test_the_checks_can_fail() -> None:
     """figure_defects finds a small figure, a clipped title, an unlabelled axis and a dashed line not in a legend."""
-    fig = Figure(figsize=(3, 2))
-    FigureCanvasAgg(fig)
+    fig = mpl_figure.Figure(figsize=(3, 2))
+    agg.FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1], ls=":")
     ax.set_title("a title far too long to fit the width of a figure three inches wide, clipped at both ends")

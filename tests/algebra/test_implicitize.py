@@ -4,7 +4,6 @@ import json
 
 import flint
 import pytest
-import sympy
 
 from ag_attention import Architecture
 from ag_attention._algebra.implicitize import TERMS_OF, check_field, implicitize, parametrization_call
@@ -12,7 +11,9 @@ from ag_attention._errors import InvalidArgumentError, M2OutputError
 from ag_attention._m2.cache import ResultCache
 from ag_attention._m2.jobs import run_json
 from ag_attention._models.parametrization import Parametrization
-from tests.helpers import ok_m2
+from tests.helpers import lazy_import, ok_m2
+
+sympy = lazy_import("sympy")
 
 SIZES = [
     (Architecture((2, 1), (2,), tokens=2), "reduced", "AV"),

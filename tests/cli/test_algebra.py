@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ag_attention._cli import main
-from tests.cli import exit_of
+from tests.cli import exit_of, run_in_process
 from tests.helpers import ROOT, run_cli
 
 
@@ -158,8 +158,10 @@ def test_cli_dim_normalized_json_is_certified():
     assert d["certified"] is True and d["dimension"] == d["lower_bound"] == d["upper_bound"] == 24
 
 
-def test_cli_normalized_and_fibers():
-    p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--tokens", "3", "--normalized", "--json")
+def test_cli_normalized_and_fibers(capsys):
+    # dim in this process (test_cli_dim_normalized_json_is_certified runs the same command in a new one), fibers in a
+    # new one
+    p = run_in_process(capsys, "dim", "--widths", "4,3", "--ranks", "2", "--tokens", "3", "--normalized", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["dimension"] == 24 and d["numerical"] is False and d["certified"] is True and d["singular_value_gap"] > 8
@@ -168,12 +170,12 @@ def test_cli_normalized_and_fibers():
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert (d["fiber_dimension"], d["symmetry_dimension"], d["explained"]) == (14, 14, True)
-    p = run_cli("dim", "--widths", "4,3", "--ranks", "2", "--normalized", "--prime", "101")
+    p = run_in_process(capsys, "dim", "--widths", "4,3", "--ranks", "2", "--normalized", "--prime", "101")
     assert p.returncode == 2 and "float64" in p.stderr
 
 
-def test_cli_dim_json_and_summary():
-    p = run_cli("dim", "--widths", "4,4,4", "--ranks", "2,2", "--tokens", "3", "--seed", "5", "--json")
+def test_cli_dim_json_and_summary(capsys):
+    p = run_in_process(capsys, "dim", "--widths", "4,4,4", "--ranks", "2,2", "--tokens", "3", "--seed", "5", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     for key in (
@@ -190,7 +192,7 @@ def test_cli_dim_json_and_summary():
         assert key in d, key
     assert (d["dimension"], d["parameters"], d["fiber_dimension"], d["expected"]) == (38, 64, 26, 38)
     assert d["formula_applies"] is True and d["seed"] == 5 and d["prime"] == 2**31 - 1 and d["certified"] is True
-    p = run_cli("dim", "--widths", "3,1", "--ranks", "3", "--tokens", "1")
+    p = run_in_process(capsys, "dim", "--widths", "3,1", "--ranks", "3", "--tokens", "1")
     assert p.returncode == 0 and "dimension        8" in p.stdout and "does not apply" in p.stdout
 
 

@@ -3,8 +3,7 @@ its provenance."""
 
 import pytest
 
-from tests.cli import run_main
-from tests.helpers import run_cli
+from tests.cli import run_in_process, run_main
 
 
 def test_the_cli_time_limit_is_the_jobs_time_limit():
@@ -63,20 +62,18 @@ def test_every_json_output_says_where_it_came_from(argv, engine, capsys, request
         (["--widths", "4,4", "--ranks", "2", "--tokens", "two"], "--tokens"),
     ],
 )
-def test_cli_bad_arguments_exit_2_naming_the_value(args, named):
-    p = run_cli("dim", *args)
+def test_cli_bad_arguments_exit_2_naming_the_value(args, named, capsys):
+    p = run_in_process(capsys, "dim", *args)
     assert p.returncode == 2 and named in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
-def test_biases_and_rotary_positions_on_the_command_line():
+def test_biases_and_rotary_positions_on_the_command_line(capsys):
     """--bias and --rope describe affine and rotary attention for every command that takes an architecture: dim
     certifies Prop. rotary; bad letters, a bad base, --rotary-dims alone, and the landscape's one plain layer are
     refused naming the value (exit 2)."""
     import json
 
-    from tests.helpers import run_cli
-
-    r = run_cli("dim", "--widths", "4,3", "--ranks", "4", "--rope", "10000", "--bias", "qkvo", "--json")
+    r = run_in_process(capsys, "dim", "--widths", "4,3", "--ranks", "4", "--rope", "10000", "--bias", "qkvo", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["dimension"] == 53 and d["certified"] and d["architecture"]["bias"] == "qkvo"
@@ -87,7 +84,7 @@ def test_biases_and_rotary_positions_on_the_command_line():
         (["--rotary-dims", "2"], "--rotary-dims=2: only with --rope"),
         (["--rope", "10000", "--rotary-dims", "3"], "positions.dims"),
     ):
-        bad = run_cli("dim", "--widths", "4,3", "--ranks", "4", *args)
+        bad = run_in_process(capsys, "dim", "--widths", "4,3", "--ranks", "4", *args)
         assert bad.returncode == 2 and named in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
-    ed = run_cli("ed-degree", "--widths", "2,1", "--ranks", "2", "--bias", "q")
+    ed = run_in_process(capsys, "ed-degree", "--widths", "2,1", "--ranks", "2", "--bias", "q")
     assert ed.returncode == 2 and "no biases, no rotary positions" in ed.stderr

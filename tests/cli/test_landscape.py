@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import run_main
-from tests.helpers import run_cli
+from tests.cli import run_in_process, run_main
 
 
 def _landscape_data(tmp_path):
@@ -50,18 +49,28 @@ def test_cli_critical_points_of_a_data_file_and_where_weights_sit(tmp_path, caps
     )
 
 
-def _elapsed_cli(*args):
-    """``run_cli(*args)`` and its wall time."""
+def _elapsed_cli(capsys, *args):
+    """The command ``args`` run in this process (:func:`tests.cli.run_in_process`) and its wall time."""
     t0 = time.monotonic()
-    r = run_cli(*args)
+    r = run_in_process(capsys, *args)
     return r, time.monotonic() - t0
 
 
-def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
+def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds(capsys):
     # (3,1,2) generic is not decided in 8 s: the first line says so, with what is proven; within 8 * 1.1 + 5 s
-    # (and the interpreter's start)
     r, seconds = _elapsed_cli(
-        "ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy", "--timeout", "8", "--workers", "1"
+        capsys,
+        "ed-degree",
+        "--widths",
+        "3,1",
+        "--ranks",
+        "2",
+        "--method",
+        "monodromy",
+        "--timeout",
+        "8",
+        "--workers",
+        "1",
     )
     first = r.stdout.splitlines()[0]
     assert r.returncode == 3 and first.startswith("ED degree of widths 3,1 ranks 2 t=2 (generic): NOT DECIDED (")
@@ -69,6 +78,7 @@ def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
     assert "prime 0" not in r.stdout and "a square system of 12 unknowns" in r.stderr  # the estimate, first
     assert seconds < 8 * 1.1 + 5 + 5, seconds
     r, _ = _elapsed_cli(
+        capsys,
         "ed-degree",
         "--widths",
         "3,1",
@@ -87,32 +97,32 @@ def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds():
     assert d["lower_bound"] >= 108 and d["upper_bound"] == 272547 and d["monodromy"]["final"] is False
 
 
-def _save_then_resume(tmp_path, timeout: str):
+def _save_then_resume(tmp_path, capsys, timeout: str):
     """A count stopped at 2 s with --save, then resumed for ``timeout`` seconds; the first and the resumed output,
     and the resumed run; then a state saved for another problem is refused."""
     state = tmp_path / "m.npz"
     common = ("ed-degree", "--widths", "2,2", "--method", "monodromy")
-    r, _ = _elapsed_cli(*common, "--timeout", "2", "--save", str(state), "--json")
+    r, _ = _elapsed_cli(capsys, *common, "--timeout", "2", "--save", str(state), "--json")
     first = json.loads(r.stdout)
     assert state.exists() and first["monodromy"]["checkpoint"] == str(state)
-    r, _ = _elapsed_cli(*common, "--timeout", timeout, "--resume", str(state), "--save", str(state), "--json")
-    other, _ = _elapsed_cli(*common, "--metric", "euclidean", "--resume", str(state))
+    r, _ = _elapsed_cli(capsys, *common, "--timeout", timeout, "--resume", str(state), "--save", str(state), "--json")
+    other, _ = _elapsed_cli(capsys, *common, "--metric", "euclidean", "--resume", str(state))
     assert other.returncode == 2 and "saved for another problem" in other.stderr
     return first, json.loads(r.stdout), r
 
 
-def test_cli_a_saved_count_resumes(tmp_path):
+def test_cli_a_saved_count_resumes(tmp_path, capsys):
     """--save keeps the monodromy's state at its limit, --resume continues it with the solutions found (a resumed
     count run to the end: the slow test below, and tests/numeric/test_monodromy_state.py's in the library); a state
     saved for another problem is refused."""
-    first, d, r = _save_then_resume(tmp_path, "3")
+    first, d, r = _save_then_resume(tmp_path, capsys, "3")
     assert d["monodromy"]["resumed"] and d["monodromy"]["found"] >= first["monodromy"]["found"] > 0
     assert (r.returncode, d["ed_degree"]) == ((0, 284) if d["final"] else (3, None)), r.stderr
 
 
 @pytest.mark.slow
-def test_cli_a_saved_count_resumes_to_the_end(tmp_path):
-    _, d, r = _save_then_resume(tmp_path, "120")
+def test_cli_a_saved_count_resumes_to_the_end(tmp_path, capsys):
+    _, d, r = _save_then_resume(tmp_path, capsys, "120")
     assert r.returncode == 0 and d["final"] and d["ed_degree"] == 284 and d["monodromy"]["resumed"]
 
 

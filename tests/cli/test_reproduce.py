@@ -9,8 +9,8 @@ from ag_attention._cli import finish_report, main
 from ag_attention._m2 import runner
 from ag_attention._reproduce.registry import REPRODUCTIONS
 from ag_attention._reproduce.report import Check, Report
-from tests.cli import exit_of, run_main
-from tests.helpers import fake_m2, no_backends, run_cli
+from tests.cli import exit_of, run_in_process, run_main
+from tests.helpers import fake_m2, no_backends
 
 
 def test_reproduce_open_questions_from_the_command_line(tmp_path, capsys, monkeypatch):
@@ -54,23 +54,23 @@ def test_cli_reproduce_with_a_timing_out_item_writes_the_report_and_exits_3(tmp_
 
 
 @pytest.mark.parametrize("what", ["training", "theorem-3.4", "landscape"])
-def test_reproduce_what_help_describes_that_result(what):
+def test_reproduce_what_help_describes_that_result(what, capsys):
     # `reproduce training --help` printed the generic reproduce help
-    r = run_cli("reproduce", what, "--help")
+    r = run_in_process(capsys, "reproduce", what, "--help")
     assert r.returncode == 0 and f"usage: ag-attention reproduce {what}" in r.stdout
     assert f"default results/{what}" in r.stdout and "Options that apply" in r.stdout
     assert "{theorem-3.4," not in r.stdout  # (the generic help's list of reproductions)
 
 
-def test_reproduce_help_lists_the_reproductions():
-    generic = run_cli("reproduce", "--help")
+def test_reproduce_help_lists_the_reproductions(capsys):
+    generic = run_in_process(capsys, "reproduce", "--help")
     assert generic.returncode == 0 and "{theorem-3.4," in generic.stdout
 
 
-def test_reproduce_lists_every_file_it_wrote(tmp_path):
+def test_reproduce_lists_every_file_it_wrote(tmp_path, capsys):
     # the "written to" line named report.md, report.json and the figures it knew of, and omitted other files
     out = tmp_path / "fig3"
-    r = run_cli("reproduce", "figure-3", "--quick", "--out", str(out))
+    r = run_in_process(capsys, "reproduce", "figure-3", "--quick", "--out", str(out))
     assert r.returncode == 0, r.stderr
     line = next(x for x in r.stdout.splitlines() if x.startswith("written to "))
     listed = set(line.split(": ", 1)[1].split(", "))

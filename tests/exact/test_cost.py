@@ -14,7 +14,7 @@ from ag_attention._exact.cost import (
 )
 from ag_attention._exact.dimension import BLAS_FROM_PARAMETERS, default_prime, dimension
 from ag_attention._exact.modular_lu import BLAS_PRIMES
-from tests.helpers import run_cli
+from tests.cli import run_in_process
 
 
 def test_rank_cost_grows_with_the_work_and_the_route_matters():
@@ -57,12 +57,12 @@ def test_long_sequences_are_estimated_from_a_timed_row_and_said():
     assert text.startswith("estimated ") and "Jacobian of 5 samples x 7 rows at t = 3,000 in 35 pieces" in text
 
 
-def test_dim_of_a_deep_network_says_its_estimate_first_off_a_terminal():
+def test_dim_of_a_deep_network_says_its_estimate_first_off_a_terminal(capsys):
     """Issue 30, T1: `dim` with many layers printed nothing off a terminal for minutes; now one estimate line
     on stderr before the work (here 130 layers: 1,040 parameters)."""
     widths = ",".join(["2"] * 131)
     ranks = ",".join(["1"] * 130)
-    r = run_cli("dim", "--widths", widths, "--ranks", ranks, "--tokens", "2")
+    r = run_in_process(capsys, "dim", "--widths", widths, "--ranks", ranks, "--tokens", "2")
     assert r.returncode == 0, r.stderr
     assert r.stderr.startswith("ag-attention: dim: 130 layers, 1,040 parameters: estimated ")
     assert "dimension        264" in r.stdout

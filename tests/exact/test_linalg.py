@@ -7,11 +7,12 @@ from pathlib import Path
 import flint
 import numpy as np
 import pytest
-import sympy
 
 from ag_attention._exact import linalg
 from ag_attention._exact.field import DEFAULT_PRIME
-from tests.helpers import ROOT
+from tests.helpers import ROOT, lazy_import
+
+sympy = lazy_import("sympy")
 
 PACKAGE = ROOT / "ag_attention"
 

@@ -5,13 +5,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-import sympy
 
 from ag_attention import Architecture
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._exact import linalg
 from ag_attention._landscape.system import critical_system, polynomial_text
 from ag_attention._models.coordinates import reduced_coordinates, reduced_count
+from tests.helpers import lazy_import
+
+sympy = lazy_import("sympy")
 
 
 def _point(d, e, a, rng):

@@ -1,5 +1,6 @@
 """A throw-away Dask cluster of subprocesses (ag_attention._m2.cluster): it starts, serves, and leaves nothing."""
 
+import importlib.util
 import re
 import sys
 import time
@@ -8,9 +9,12 @@ from pathlib import Path
 import pytest
 
 from ag_attention._m2.cluster import LocalDaskCluster, dask_command
-from tests.helpers import processes_matching
+from tests.helpers import lazy_import, processes_matching
 
-distributed = pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")
+if importlib.util.find_spec("distributed") is None:
+    pytest.skip("sweeps need distributed: pip install 'ag-attention[sweep]'", allow_module_level=True)
+# imported by the test that uses it, not while pytest collects (half a second in every worker)
+distributed = lazy_import("distributed")
 
 
 def test_dask_command_is_this_pythons():

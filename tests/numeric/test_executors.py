@@ -16,8 +16,9 @@ from ag_attention._numeric.certify import certify_solutions
 from ag_attention._numeric.executors import DaskExecutor, LocalExecutor, executor
 from ag_attention._numeric.homotopy import CAREFUL
 from ag_attention._numeric.monodromy import LOOP_OPTIONS, monodromy_solve
+from tests.helpers import skip_unless_installed
 
-pytest.importorskip("distributed")
+skip_unless_installed("distributed")
 
 
 def _system():

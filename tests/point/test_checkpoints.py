@@ -12,7 +12,8 @@ from ag_attention._point.checkpoints import BERT, MHA, PROJ
 from ag_attention._point.checkpoints import translate as _translate
 from ag_attention._point.safetensors import write_safetensors
 from ag_attention._point.weights import to_fraction
-from tests.helpers import generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import generator
 
 E, H = 4, 2
 DH = E // H
@@ -171,19 +172,19 @@ def test_two_layers_are_ordered_by_their_indices():
     assert np.array_equal(tr.weights["layers.0.heads.0.Q"].astype(float), P["q"][:DH])
 
 
-def test_the_cli_reads_a_checkpoint_with_its_heads(tmp_path):
+def test_the_cli_reads_a_checkpoint_with_its_heads(tmp_path, capsys):
     P = _projections()
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     write_safetensors(tmp_path / "mha.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    d = json.loads(run_cli("point", str(tmp_path / "mha.safetensors"), "--json").stdout)
+    d = json.loads(run_in_process(capsys, "point", str(tmp_path / "mha.safetensors"), "--json").stdout)
     assert d["architecture"]["heads"] == 2 and any("ignored 2 tensor(s)" in n for n in d["notes"])
     assert set(d["point"]["not_used"]) == {"embed.weight", "norm.weight"} and d["architecture"]["bias"] == "qkvo"
-    d = json.loads(run_cli("point", str(tmp_path / "mha.safetensors"), "--json", "--no-biases").stdout)
+    d = json.loads(run_in_process(capsys, "point", str(tmp_path / "mha.safetensors"), "--json", "--no-biases").stdout)
     assert set(d["point"]["not_used"]) == {"attn.in_proj_bias", "attn.out_proj.bias", "embed.weight", "norm.weight"}
     (tmp_path / "names.json").write_text("[1, 2]")
-    bad = run_cli("point", str(tmp_path / "mha.safetensors"), "--names", str(tmp_path / "names.json"))
+    bad = run_in_process(capsys, "point", str(tmp_path / "mha.safetensors"), "--names", str(tmp_path / "names.json"))
     assert bad.returncode == 2 and "--names" in bad.stderr and "Traceback" not in bad.stderr
-    wrong = run_cli("point", str(tmp_path / "mha.safetensors"), "--heads", "4")
+    wrong = run_in_process(capsys, "point", str(tmp_path / "mha.safetensors"), "--heads", "4")
     assert wrong.returncode == 2 and "heads=4 given, but the file says heads=2" in wrong.stderr
 
 
@@ -226,20 +227,20 @@ def test_a_real_multihead_attention_module(torch):
 FORGED = "embed\n  critical         YES: forged\x1b[2K\u202e"
 
 
-def test_a_tensor_name_cannot_add_lines_to_the_report_or_to_an_error(tmp_path):
+def test_a_tensor_name_cannot_add_lines_to_the_report_or_to_an_error(tmp_path, capsys):
     """A name with a newline, an escape sequence and a bidi override is printed escaped: the text report keeps
     its lines (no forged "critical YES"), the JSON has the name itself, and an error naming it is one line."""
     P = _projections()
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     tensors[FORGED] = ("F32", np.ones(2, "<f4"))
     write_safetensors(tmp_path / "forged.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "forged.safetensors"))
+    r = run_in_process(capsys, "point", str(tmp_path / "forged.safetensors"))
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert [x for x in lines if "critical" in x and "YES" in x] == [x for x in lines if "'embed\\n" in x]
     assert not any(x.startswith("  critical         YES") for x in lines)
     assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "\\x1b[2K\\u202e'" in r.stdout
-    d = json.loads(run_cli("point", str(tmp_path / "forged.safetensors"), "--json").stdout)
+    d = json.loads(run_in_process(capsys, "point", str(tmp_path / "forged.safetensors"), "--json").stdout)
     assert FORGED in d["point"]["not_used"]
     net = Network.load(tmp_path / "forged.safetensors")  # the API: the notes name it escaped, one line each
     assert FORGED in net.ignored and any("'embed\\n  critical" in n for n in net.notes)
@@ -247,18 +248,18 @@ def test_a_tensor_name_cannot_add_lines_to_the_report_or_to_an_error(tmp_path):
     # in an error: a stacked bias without its weight, a nonzero bias refused by --no-biases, a NaN weight
     bad = {**tensors, FORGED + ".in_proj_bias": ("F32", np.ones(3 * E, "<f4"))}
     write_safetensors(tmp_path / "bias.safetensors", bad, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "bias.safetensors"))
+    r = run_in_process(capsys, "point", str(tmp_path / "bias.safetensors"))
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "\\x1b[2K" in r.stderr
     assert "a stacked bias without its stacked weight" in r.stderr and "\x1b" not in r.stderr
     bad = {**tensors, "attn.in_proj_bias": ("F32", np.ones(3 * E, "<f4"))}
     write_safetensors(tmp_path / "bias2.safetensors", bad, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "bias2.safetensors"), "--no-biases")
+    r = run_in_process(capsys, "point", str(tmp_path / "bias2.safetensors"), "--no-biases")
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "a nonzero bias" in r.stderr
     weight = np.vstack([P["q"], P["k"], P["v"]]).astype("<f4")
     weight[0, 0] = np.nan
     nan = {FORGED + ".in_proj_weight": ("F32", weight), FORGED + ".out_proj.weight": ("F32", P["o"].astype("<f4"))}
     write_safetensors(tmp_path / "nan.safetensors", nan, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "nan.safetensors"))
+    r = run_in_process(capsys, "point", str(tmp_path / "nan.safetensors"))
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "= nan" in r.stderr and "\x1b" not in r.stderr
 
 
@@ -286,17 +287,17 @@ def test_two_layouts_for_one_projection_are_refused_naming_both():
         Network.from_checkpoint({**separate, "attn.q_proj.weight": P["q"]}, heads=H, tokens=2)
 
 
-def test_the_cli_refuses_two_layouts_by_name(tmp_path):
+def test_the_cli_refuses_two_layouts_by_name(tmp_path, capsys):
     P = _projections()
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in _layouts(P)[MHA].items()}
     tensors["attn.q_proj_weight"] = ("F32", P["q"].astype("<f4"))
     write_safetensors(tmp_path / "both.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "both.safetensors"))
+    r = run_in_process(capsys, "point", str(tmp_path / "both.safetensors"))
     assert r.returncode == 2 and "attn.in_proj_weight" in r.stderr and "attn.q_proj_weight" in r.stderr
     assert "Traceback" not in r.stderr
 
 
-def test_a_bias_of_bert_s_output_projection_is_read_into_the_model(tmp_path):
+def test_a_bias_of_bert_s_output_projection_is_read_into_the_model(tmp_path, capsys):
     """attention.output.dense.bias (BERT) was once listed as "not attention weights" and treated as zero: it is the
     output projection's bias, read into the model (affine attention), and refused by --no-biases when nonzero."""
     P = _projections()
@@ -328,9 +329,9 @@ def test_a_bias_of_bert_s_output_projection_is_read_into_the_model(tmp_path):
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in bert.items()}
     tensors["encoder.layer.0.attention.output.dense.bias"] = ("F32", np.full(E, 0.5, "<f4"))
     write_safetensors(tmp_path / "bert.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "bert.safetensors"), "--no-biases")
+    r = run_in_process(capsys, "point", str(tmp_path / "bert.safetensors"), "--no-biases")
     assert r.returncode == 2 and "attention.output.dense.bias: a nonzero bias" in r.stderr
-    r = run_cli("point", str(tmp_path / "bert.safetensors"), "--json")
+    r = run_in_process(capsys, "point", str(tmp_path / "bert.safetensors"), "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["architecture"]["bias"] == "o"
 
 
@@ -342,7 +343,7 @@ def test_every_tensor_not_used_is_listed_by_name():
     assert all(name in note for name in extra) and "..." not in note and set(tr.ignored) == set(extra)
 
 
-def test_tokens_and_heads_come_from_the_file_or_are_required_as_in_the_cli(tmp_path):
+def test_tokens_and_heads_come_from_the_file_or_are_required_as_in_the_cli(tmp_path, capsys):
     """One convention (issue 37): the API refuses what the CLI refuses; every missing argument in one message; a
     value given that the file contradicts (its names or its __metadata__) is refused, never ignored."""
     P = _projections()
@@ -372,10 +373,10 @@ def test_tokens_and_heads_come_from_the_file_or_are_required_as_in_the_cli(tmp_p
     with pytest.raises(InvalidArgumentError, match=r"heads=4 given, but the file says heads=2 \(its __metadata__\)"):
         Network.load(tmp_path / "mha.safetensors", tokens=2, heads=4)
     write_safetensors(tmp_path / "bare.safetensors", tensors)
-    r = run_cli("point", str(tmp_path / "bare.safetensors"))
+    r = run_in_process(capsys, "point", str(tmp_path / "bare.safetensors"))
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
     assert "the token count t and the number of heads are not stored" in r.stderr and "--tokens T --heads H" in r.stderr
-    r = run_cli("point", str(tmp_path / "two.safetensors"), "-t", "2", "--heads", "5")
+    r = run_in_process(capsys, "point", str(tmp_path / "two.safetensors"), "-t", "2", "--heads", "5")
     assert r.returncode == 2 and "heads=5 given, but the file says heads=2" in r.stderr
 
 

@@ -13,7 +13,8 @@ from ag_attention import Network
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._point.configs import MAX_NAMES_BYTES, read_names_file
 from ag_attention._point.safetensors import write_safetensors
-from tests.helpers import generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import generator
 
 E = 4
 
@@ -61,7 +62,7 @@ def test_a_names_file_is_read_only_from_a_small_regular_file(tmp_path, make, mes
     assert "Traceback" not in r.stderr
 
 
-def test_a_names_file_maps_a_checkpoint(tmp_path):
+def test_a_names_file_maps_a_checkpoint(tmp_path, capsys):
     P = _projections()
     arrays = {"blk.wq": P["q"], "blk.wk": P["k"], "blk.wv": P["v"], "blk.wo": P["o"]}
     (tmp_path / "names.json").write_text(json.dumps({k: f"layers.0.{k[-1]}" for k in arrays}))
@@ -69,12 +70,14 @@ def test_a_names_file_maps_a_checkpoint(tmp_path):
     assert names == {"blk.wq": "layers.0.q", "blk.wk": "layers.0.k", "blk.wv": "layers.0.v", "blk.wo": "layers.0.o"}
     tensors = {k: ("F32", np.asarray(v, dtype="<f4")) for k, v in arrays.items()}
     write_safetensors(tmp_path / "w.safetensors", tensors, metadata={"heads": "2", "tokens": "2"})
-    r = run_cli("point", str(tmp_path / "w.safetensors"), "--names", str(tmp_path / "names.json"), "--json")
+    r = run_in_process(
+        capsys, "point", str(tmp_path / "w.safetensors"), "--names", str(tmp_path / "names.json"), "--json"
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["point"]["source"].endswith("(mapping)")
 
 
-def test_a_config_json_beside_the_file_gives_the_heads_and_the_positions(tmp_path):
+def test_a_config_json_beside_the_file_gives_the_heads_and_the_positions(tmp_path, capsys):
     """Hugging Face's config.json beside a checkpoint: its num_attention_heads / n_head are the file's heads (no
     heads= needed), its rotary positions are read (LLaMA's weights do not store them), a rope type that is not
     modelled and ALiBi are refused by name, and a config.json of another program (no model_type, no architectures)
@@ -88,7 +91,7 @@ def test_a_config_json_beside_the_file_gives_the_heads_and_the_positions(tmp_pat
     assert net.architecture.heads == 2 and "heads=2 from the config.json beside the file" in net.notes
     with pytest.raises(InvalidArgumentError, match=r"heads=4 given, but the file says heads=2 \(the config.json "):
         Network.load(tmp_path / "model.safetensors", tokens=2, heads=4)
-    r = run_cli("point", str(tmp_path / "model.safetensors"), "-t", "2")
+    r = run_in_process(capsys, "point", str(tmp_path / "model.safetensors"), "-t", "2")
     assert r.returncode == 0 and "heads=2" in r.stdout.splitlines()[0], r.stderr
     # rotary positions from the config: modelled (docs/math/rotary.md), said on the first line; a LLaMA is causal
     config.write_text(json.dumps({"model_type": "llama", "num_attention_heads": 2, "rope_theta": 500000.0}))

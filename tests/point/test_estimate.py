@@ -10,6 +10,7 @@ import pytest
 
 from ag_attention import Architecture, ComputationTimeoutError, InvalidArgumentError, Network, point_geometry
 from ag_attention._point.estimate import estimate_point, matrix_product_rate
+from tests.cli import run_in_process
 from tests.helpers import generator, run_cli
 
 
@@ -113,7 +114,7 @@ def _softmax_gpt2(tmp_path, width=8, heads=2, layers=2):
     return tmp_path
 
 
-def test_a_softmax_point_is_estimated_decided_and_kept_to_its_deadline(tmp_path):
+def test_a_softmax_point_is_estimated_decided_and_kept_to_its_deadline(tmp_path, capsys):
     """Issue 44's full point, smaller: the estimate is printed first (softmax too); the float64 rank at the point,
     its inputs scaled out of the near-uniform softmax of small weights, reaches the proven symmetry bound there, so
     dim M is that bound and the point not critical, said as a measurement; a deadline too short for the SVD stops
@@ -126,7 +127,7 @@ def test_a_softmax_point_is_estimated_decided_and_kept_to_its_deadline(tmp_path)
     assert g.critical is None and g.critical_numerical is False and g.numerical.scale > 1
     assert g.generic_dimension == g.numerical.rank and g.generic_certificate.startswith("numerical")
     assert "no (numerical: the float64 rank at the point" in str(g)
-    r = run_cli("point", str(path), "-t", "3", "--timeout", "0.5")
+    r = run_in_process(capsys, "point", str(path), "-t", "3", "--timeout", "0.5")
     assert r.returncode == 3 and "estimated " in r.stderr and "not started" in r.stderr
     from ag_attention._resources import Deadline
 

@@ -6,7 +6,8 @@ import pytest
 
 from ag_attention import Network, point_geometry
 from ag_attention._point.grouped import grouped_geometry
-from tests.helpers import generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import generator
 
 
 def _checkpoint(E, h, kv, seed=0, integers=False):
@@ -78,13 +79,13 @@ def test_a_gqa_point_is_critical_in_the_ambient_model_and_judged_in_its_own():
     assert (g.local_lower, g.local_upper, g.critical) == (30, 30, True)
 
 
-def test_the_cli_reports_the_gqa_model(tmp_path):
+def test_the_cli_reports_the_gqa_model(tmp_path, capsys):
     from ag_attention._point.safetensors import write_safetensors
 
     W = _checkpoint(4, 2, 1, integers=True)
     tensors = {f"model.layers.0.self_attn.{r}_proj.weight": ("F32", W[r].astype("<f4")) for r in "qkvo"}
     write_safetensors(tmp_path / "gqa.safetensors", tensors, metadata={"tokens": "2", "heads": "2"})
-    r = run_cli("point", str(tmp_path / "gqa.safetensors"), "--as", "lightning")
+    r = run_in_process(capsys, "point", str(tmp_path / "gqa.safetensors"), "--as", "lightning")
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
     assert (

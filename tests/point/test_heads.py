@@ -9,7 +9,8 @@ from ag_attention._point.grouped import GroupedLayer
 from ag_attention._point.head_readers import load_head_table
 from ag_attention._point.heads import head_table
 from ag_attention._point.safetensors import write_safetensors
-from tests.helpers import generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import generator
 
 E, H = 8, 4
 D = E // H
@@ -107,13 +108,15 @@ def test_scaling_queries_by_c_and_keys_by_1_over_c_leaves_a_unchanged(c):
             assert ha.A.singular_values == hb.A.singular_values
 
 
-def test_point_per_head_on_the_command_line(tmp_path):
+def test_point_per_head_on_the_command_line(tmp_path, capsys):
     path = _gpt2(tmp_path, dead=[(1, 0)])
-    r = run_cli("point", str(path), "--per-head", "--json")
+    r = run_in_process(capsys, "point", str(path), "--per-head", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["dead"] == [[1, 0]] and d["normalized"] and len(d["heads"]) == 2 * H  # from 0, as planted
-    r = run_cli("point", str(path), "--per-head", "--as", "lightning", "--plot", str(tmp_path / "heads.png"))
+    r = run_in_process(
+        capsys, "point", str(path), "--per-head", "--as", "lightning", "--plot", str(tmp_path / "heads.png")
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("Heads at the point: 8 heads in 2 layers, lightning attention")
     assert (tmp_path / "heads.png").stat().st_size > 0 and "heads x layers figure written" in r.stderr
@@ -138,15 +141,15 @@ def test_a_rank_deficient_v_is_critical_in_the_checkpoint_s_own_factors(tmp_path
     assert report.heads is not None and not report.heads.heads[2].critical
 
 
-def test_the_table_as_csv_and_frame(tmp_path):
+def test_the_table_as_csv_and_frame(tmp_path, capsys):
     pd = pytest.importorskip("pandas")
     path = _gpt2(tmp_path, dead=[(1, 0)])
-    r = run_cli("point", str(path), "--per-head", "--csv", str(tmp_path / "heads.csv"))
+    r = run_in_process(capsys, "point", str(path), "--per-head", "--csv", str(tmp_path / "heads.csv"))
     assert r.returncode == 0 and "written to" in r.stderr
     frame = pd.read_csv(tmp_path / "heads.csv")
     assert len(frame) == 2 * H and list(frame["layer"]) == [0] * H + [1] * H and list(frame["head"][:H]) == [0, 1, 2, 3]
     assert frame.loc[(frame["layer"] == 1) & (frame["head"] == 0), "dead"].item() == "V_h = 0"
     table = load_head_table(path)
     assert table.to_frame().shape == (2 * H, len(table.rows()[0]))
-    bad = run_cli("point", str(path), "--csv", str(tmp_path / "x.csv"))
+    bad = run_in_process(capsys, "point", str(path), "--csv", str(tmp_path / "x.csv"))
     assert bad.returncode == 2 and "--per-head" in bad.stderr

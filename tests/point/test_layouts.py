@@ -15,7 +15,8 @@ from ag_attention._point import checkpoints
 from ag_attention._point.checkpoints import GPT2, MHA, PROJ, QKV_PROJ, WQKV, recognize
 from ag_attention._point.layouts import LAYOUTS, Layout, layer_heads
 from ag_attention._point.safetensors import write_safetensors
-from tests.helpers import generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import generator
 
 E, H = 4, 2
 DH = E // H
@@ -222,13 +223,13 @@ def test_rotary_embeddings_are_refused_saying_why(extra, named):
     assert net.architecture.positions is not None and list(extra)[0] in net.ignored
 
 
-def test_rotary_metadata_is_refused_and_the_projections_note_what_is_not_stored(tmp_path):
+def test_rotary_metadata_is_refused_and_the_projections_note_what_is_not_stored(tmp_path, capsys):
     sd = {f"model.layers.0.self_attn.{r}_proj.weight": ("F32", w.astype("<f4")) for r, w in _weights().items()}
     write_safetensors(tmp_path / "rope.safetensors", sd, metadata={"tokens": "2", "heads": "2", "rope_theta": "1e4"})
-    r = run_cli("point", str(tmp_path / "rope.safetensors"))
+    r = run_in_process(capsys, "point", str(tmp_path / "rope.safetensors"))
     assert r.returncode == 2 and "metadata rope_theta = 1e4: rotary position embeddings" in r.stderr
     assert "--rope-theta BASE" in r.stderr
-    r = run_cli("point", str(tmp_path / "rope.safetensors"), "--rope-theta", "10000", "--json")
+    r = run_in_process(capsys, "point", str(tmp_path / "rope.safetensors"), "--rope-theta", "10000", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["architecture"]["positions"]["base"] == "10000"
     write_safetensors(tmp_path / "plain.safetensors", sd, metadata={"tokens": "2", "heads": "2"})

@@ -9,7 +9,8 @@ import pytest
 from ag_attention import Network, point_geometry
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._point.plot import check_plot_path, plot_point
-from tests.helpers import MIN_PNG_PIXELS, assert_vector_files, png_pixels, run_cli
+from tests.cli import run_in_process
+from tests.helpers import MIN_PNG_PIXELS, assert_vector_files, png_pixels
 
 
 def test_plot_point_draws_a_report_and_needs_a_spectrum(tmp_path):
@@ -26,18 +27,18 @@ def test_plot_point_draws_a_report_and_needs_a_spectrum(tmp_path):
         check_plot_path(tmp_path / "x.jpeg")
 
 
-def test_cli_point_plot_writes_the_spectrum_and_refuses_bad_names(tmp_path):
+def test_cli_point_plot_writes_the_spectrum_and_refuses_bad_names(tmp_path, capsys):
     path = tmp_path / "w.npz"
     np.savez(path, **{"layers.0.heads.0.A": np.diag([0.41, 3.2e-5]), "layers.0.heads.0.V": np.eye(2)})
-    r = run_cli("point", str(path), "-t", "2", "--plot", str(tmp_path / "s.png"), "--json")
+    r = run_in_process(capsys, "point", str(path), "-t", "2", "--plot", str(tmp_path / "s.png"), "--json")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "spectrum plot written" in r.stderr
     assert json.loads(r.stdout)["jacobian_singular_values"]
-    r = run_cli("point", str(path), "-t", "2", "--plot", str(tmp_path / "s.txt"))
+    r = run_in_process(capsys, "point", str(path), "-t", "2", "--plot", str(tmp_path / "s.txt"))
     assert r.returncode == 2 and "s.txt" in r.stderr and not (tmp_path / "s.txt").exists()
     (tmp_path / "target").write_text("keep")
     (tmp_path / "link.svg").symlink_to(tmp_path / "target")
-    r = run_cli("point", str(path), "-t", "2", "--plot", str(tmp_path / "link.svg"))
+    r = run_in_process(capsys, "point", str(path), "-t", "2", "--plot", str(tmp_path / "link.svg"))
     assert (tmp_path / "target").read_text() == "keep"  # never written through the link, nor replaced silently
     assert r.returncode == 2 and "a symbolic link is there" in r.stderr
 
@@ -57,14 +58,14 @@ def _student(tmp_path):
         ("link.svg", "a symbolic link is there"),
     ],
 )
-def test_cli_point_checks_the_plot_path_before_the_work(tmp_path, name, message):
+def test_cli_point_checks_the_plot_path_before_the_work(tmp_path, name, message, capsys):
     """`point --plot nodir/x.png` computed everything, then failed with a traceback and lost the result: the
     path is checked first (exit 2, nothing computed)."""
     (tmp_path / "file.txt").write_text("x")
     (tmp_path / "adir.png").mkdir()
     (tmp_path / "target").write_text("keep")
     (tmp_path / "link.svg").symlink_to(tmp_path / "target")
-    r = run_cli("point", str(_student(tmp_path)), "-t", "2", "--plot", str(tmp_path / name))
+    r = run_in_process(capsys, "point", str(_student(tmp_path)), "-t", "2", "--plot", str(tmp_path / name))
     assert r.returncode == 2 and re.search(message, r.stderr) and "Traceback" not in r.stderr
     assert r.stdout == "" and (tmp_path / "target").read_text() == "keep"
 
@@ -83,9 +84,10 @@ def test_a_plot_that_fails_after_the_work_loses_nothing(tmp_path, monkeypatch, c
     out, err = capsys.readouterr()
     assert status == 2 and json.loads(out)["local_rank"] == 7
     assert "--plot" in err and "RuntimeError: Agg cannot draw here" in err and "the report above is complete" in err
-    # no spectrum at this scale: the report, then why there is no figure
+    # no spectrum at this scale: the report, then why there is no figure (matplotlib as it is)
+    monkeypatch.undo()
     np.savez(tmp_path / "big.npz", **{"layers.0.heads.0.A": np.eye(2) * 1e200, "layers.0.heads.0.V": np.eye(2)})
-    r = run_cli("point", str(tmp_path / "big.npz"), "-t", "2", "--plot", str(tmp_path / "big.png"))
+    r = run_in_process(capsys, "point", str(tmp_path / "big.npz"), "-t", "2", "--plot", str(tmp_path / "big.png"))
     assert r.returncode == 2 and "Geometry at the point" in r.stdout and "no float64 spectrum to draw" in r.stderr
     assert "this scale overflows float64" in r.stderr and not (tmp_path / "big.png").exists()
 

@@ -8,25 +8,26 @@ import numpy as np
 import pytest
 
 from ag_attention import Architecture, InvalidArgumentError, Network, point_geometry
-from tests.helpers import deep_weights, generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import deep_weights, generator
 
 KEYS = {"architecture", "local_rank", "generic_dimension", "critical", "fiber_dimension", "exact", "provenance"}
 ONE_LAYER_KEYS = {"rank_A", "rank_V", "singular", "boundary", "preimages"}
 
 
-def test_cli_point_rtol_sets_the_float64_verdicts_and_a_bad_one_exits_2(tmp_path):
+def test_cli_point_rtol_sets_the_float64_verdicts_and_a_bad_one_exits_2(tmp_path, capsys):
     A = np.diag([0.41, 3.2e-5]) @ np.array([[0.6, 0.8], [-0.8, 0.6]])  # singular values 0.41, 3.2e-5
     V = np.array([[0.89, 0.0], [0.0, 1.1e-5]])
     path = tmp_path / "student.npz"
     np.savez(path, **{"layers.0.heads.0.A": A, "layers.0.heads.0.V": V})
-    loose = json.loads(run_cli("point", str(path), "--tokens", "2", "--json").stdout)
-    tight = json.loads(run_cli("point", str(path), "-t", "2", "--rtol", "1e-6", "--json").stdout)
+    loose = json.loads(run_in_process(capsys, "point", str(path), "--tokens", "2", "--json").stdout)
+    tight = json.loads(run_in_process(capsys, "point", str(path), "-t", "2", "--rtol", "1e-6", "--json").stdout)
     assert loose["near_singular"] is True and tight["near_singular"] is False
     assert loose["singular"] is tight["singular"] is False and loose["rtol"] == 1e-3 and tight["rtol"] == 1e-6
     assert loose["numerical_rank"] == tight["numerical_rank"] == 7 and len(loose["jacobian_singular_values"]) == 8
-    bad = run_cli("point", str(path), "-t", "2", "--rtol", "3")
+    bad = run_in_process(capsys, "point", str(path), "-t", "2", "--rtol", "3")
     assert bad.returncode == 2 and "rtol=3.0" in bad.stderr and "Traceback" not in bad.stderr
-    zero = run_cli("point", str(path), "-t", "2", "--samples", "0")  # was a ZeroDivisionError traceback
+    zero = run_in_process(capsys, "point", str(path), "-t", "2", "--samples", "0")  # was a ZeroDivisionError traceback
     assert (
         zero.returncode == 2 and "--samples must be at least 1, got 0" in zero.stderr and "Traceback" not in zero.stderr
     )
@@ -77,9 +78,9 @@ def _save(tmp_path, arrays, name="w.npz"):
     return path
 
 
-def test_cli_point_prints_the_documented_json(tmp_path):
+def test_cli_point_prints_the_documented_json(tmp_path, capsys):
     path = _save(tmp_path, {k: np.asarray(v, dtype=np.float64) for k, v in deep_weights(True).items()}, "w.safetensors")
-    r = run_cli("point", str(path), "-t", "2", "--json")
+    r = run_in_process(capsys, "point", str(path), "-t", "2", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert KEYS <= set(d) and d["local_rank"] == 22 and d["critical"] is True and d["critical_layers"] == [2]
@@ -90,7 +91,7 @@ def test_cli_point_prints_the_documented_json(tmp_path):
             "layers.0.heads.0.V": np.outer([2, 5], [1, -1, 2]).astype(float),
         },
     )
-    r = run_cli("point", str(one), "-t", "2", "--json")
+    r = run_in_process(capsys, "point", str(one), "-t", "2", "--json")
     d = json.loads(r.stdout)
     assert KEYS | ONE_LAYER_KEYS <= set(d) and (d["singular"], d["boundary"], d["local_rank"]) == (True, True, 12)
 
@@ -104,16 +105,16 @@ def test_cli_point_prints_the_documented_json(tmp_path):
         (lambda w: {**w, "layers.0.heads.0.V": np.full((3, 3), np.nan)}, "layers.0.heads.0.V[0, 0] = nan"),
     ],
 )
-def test_cli_point_refuses_a_bad_file_by_name(tmp_path, change, named):
+def test_cli_point_refuses_a_bad_file_by_name(tmp_path, change, named, capsys):
     path = _save(tmp_path, change({k: np.asarray(v, dtype=np.float64) for k, v in deep_weights(False).items()}))
-    r = run_cli("point", str(path), "-t", "2")
+    r = run_in_process(capsys, "point", str(path), "-t", "2")
     assert r.returncode == 2 and named in r.stderr and "Traceback" not in r.stderr
 
 
-def test_cli_point_asks_for_the_token_count_the_file_does_not_store(tmp_path):
+def test_cli_point_asks_for_the_token_count_the_file_does_not_store(tmp_path, capsys):
     # the geometry depends on t (a two-layer net: 37 at t = 1, 49 at t = 2): never a silent default
     path = _save(tmp_path, {"layers.0.heads.0.A": np.diag([1.0, 2.0]), "layers.0.heads.0.V": np.ones((1, 2))})
-    r = run_cli("point", str(path))
+    r = run_in_process(capsys, "point", str(path))
     assert r.returncode == 2 and "token count t is not stored" in r.stderr and "--tokens" in r.stderr
     from ag_attention import Network
 
@@ -122,13 +123,13 @@ def test_cli_point_asks_for_the_token_count_the_file_does_not_store(tmp_path):
     assert Network.load(path, tokens=2).architecture.tokens == 2
 
 
-def test_cli_point_refuses_a_rank_above_the_bound_and_odd_options(tmp_path):
+def test_cli_point_refuses_a_rank_above_the_bound_and_odd_options(tmp_path, capsys):
     path = _save(tmp_path, {"layers.0.heads.0.A": np.diag([1.0, 2.0, 3.0]), "layers.0.heads.0.V": np.ones((1, 3))})
-    r = run_cli("point", str(path), "-t", "2", "--rank", "2")
+    r = run_in_process(capsys, "point", str(path), "-t", "2", "--rank", "2")
     assert r.returncode == 2 and "layers.0.heads.0.A has rank 3, above the bound rank=2" in r.stderr
-    r = run_cli("point", str(path), "--temperature", "2")
+    r = run_in_process(capsys, "point", str(path), "--temperature", "2")
     assert r.returncode == 2 and "--temperature" in r.stderr
-    r = run_cli("point", str(tmp_path / "nothing.npz"))
+    r = run_in_process(capsys, "point", str(tmp_path / "nothing.npz"))
     assert r.returncode == 2 and "nothing.npz" in r.stderr
 
 

@@ -10,7 +10,8 @@ import pytest
 from ag_attention import Network, point_geometry
 from ag_attention._errors import InvalidArgumentError
 from ag_attention._point.safetensors import fp8_table, read_safetensors, write_safetensors
-from tests.helpers import generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import generator
 
 BIG = 2**31
 
@@ -73,7 +74,7 @@ def test_float128_keeps_its_precision(tmp_path):
     assert point_geometry(net).to_dict()["rank_V"] == 3
 
 
-def test_the_token_count_comes_from_the_metadata(tmp_path):
+def test_the_token_count_comes_from_the_metadata(tmp_path, capsys):
     rng = generator(4)
     w = {f"layers.0.heads.0.{n}": ("F32", rng.standard_normal((2, 2)).astype("<f4")) for n in ("A", "V")}
     write_safetensors(tmp_path / "w.safetensors", w, metadata={"tokens": "3"})
@@ -81,7 +82,7 @@ def test_the_token_count_comes_from_the_metadata(tmp_path):
     assert Network.load(tmp_path / "w.safetensors", tokens=3).architecture.tokens == 3
     with pytest.raises(InvalidArgumentError, match="tokens=2 given, but the file says tokens=3"):
         Network.load(tmp_path / "w.safetensors", tokens=2)
-    d = json.loads(run_cli("point", str(tmp_path / "w.safetensors"), "--json").stdout)
+    d = json.loads(run_in_process(capsys, "point", str(tmp_path / "w.safetensors"), "--json").stdout)
     assert d["architecture"]["tokens"] == 3
 
 
@@ -116,16 +117,16 @@ def _header_file(path, header: dict, body: bytes = b"") -> None:
         (lambda p: _header_file(p, {"__metadata__": {"tokens": 3}}), "__metadata__"),
     ],
 )
-def test_bad_safetensors_files_are_refused_by_name(tmp_path, make, message):
+def test_bad_safetensors_files_are_refused_by_name(tmp_path, make, message, capsys):
     path = tmp_path / "bad.safetensors"
     make(path)
     with pytest.raises(InvalidArgumentError, match=message):
         Network.load(path)
-    r = run_cli("point", str(path), "-t", "2")
+    r = run_in_process(capsys, "point", str(path), "-t", "2")
     assert r.returncode == 2 and "bad.safetensors" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_truncated_npz_and_a_renamed_npy_are_refused_by_name(tmp_path):
+def test_a_truncated_npz_and_a_renamed_npy_are_refused_by_name(tmp_path, capsys):
     np.savez(tmp_path / "w.npz", **{"layers.0.heads.0.A": np.eye(2), "layers.0.heads.0.V": np.ones((1, 2))})
     data = (tmp_path / "w.npz").read_bytes()
     (tmp_path / "cut.npz").write_bytes(data[: len(data) // 2])
@@ -134,7 +135,7 @@ def test_a_truncated_npz_and_a_renamed_npy_are_refused_by_name(tmp_path):
     for name, message in (("cut.npz", "not a readable .npz"), ("renamed.npz", "a .npy array")):
         with pytest.raises(InvalidArgumentError, match=message):
             Network.load(tmp_path / name)
-        r = run_cli("point", str(tmp_path / name), "-t", "2")
+        r = run_in_process(capsys, "point", str(tmp_path / name), "-t", "2")
         assert r.returncode == 2 and name in r.stderr and "Traceback" not in r.stderr
 
 
@@ -188,12 +189,12 @@ _BYTES = np.eye(2, dtype="<f4").tobytes() + np.arange(4, dtype="<f4").tobytes()
         "nan",
     ],
 )
-def test_headers_the_reference_library_refuses_are_refused_by_name(tmp_path, text, body, message):
+def test_headers_the_reference_library_refuses_are_refused_by_name(tmp_path, text, body, message, capsys):
     path = tmp_path / "bad.safetensors"
     _raw_header_file(path, text, body)
     with pytest.raises(InvalidArgumentError, match=message):
         read_safetensors(path, BIG)
-    r = run_cli("point", str(path), "-t", "2")
+    r = run_in_process(capsys, "point", str(path), "-t", "2")
     assert r.returncode == 2 and "bad.safetensors" in r.stderr and "Traceback" not in r.stderr
     assert re.search(message, r.stderr) and "RecursionError" not in r.stderr
 

@@ -11,7 +11,8 @@ import pytest
 
 from ag_attention import InvalidArgumentError, Network, point_geometry
 from ag_attention._point.head_readers import load_head_table
-from tests.helpers import generator, run_cli
+from tests.cli import run_in_process
+from tests.helpers import generator
 from tests.point import hf_checkpoints as hf
 
 pytestmark = pytest.mark.torch
@@ -113,12 +114,12 @@ def test_sharded_checkpoints_and_the_same_file(saved, tmp_path):
     assert all(np.array_equal(a[n], b[n]) for a, b in zip(again.weights[0], net.weights[0]) for n in a)
 
 
-def test_the_causal_mask_follows_the_model_and_the_options(saved):
+def test_the_causal_mask_follows_the_model_and_the_options(saved, capsys):
     directory, _ = saved["gpt2"]
     assert Network.load(directory, tokens=T).architecture.causal
     dropped = Network.load(directory, tokens=T, causal=False)
     assert not dropped.architecture.causal and "dropped the decoder's causal mask (--no-causal)" in dropped.model
-    r = run_cli("point", str(directory), "-t", "3", "--no-causal", "--as", "lightning", "--json")
+    r = run_in_process(capsys, "point", str(directory), "-t", "3", "--no-causal", "--as", "lightning", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["architecture"]["causal"] is False
     bert, _ = saved["bert"]
@@ -126,13 +127,13 @@ def test_the_causal_mask_follows_the_model_and_the_options(saved):
     assert Network.load(bert, tokens=T, causal=True).architecture.causal
 
 
-def test_t5_and_a_changed_config_are_refused_by_name(saved, tmp_path):
+def test_t5_and_a_changed_config_are_refused_by_name(saved, tmp_path, capsys):
     """T5's relative attention bias is refused by name with the reason; a config that contradicts the weights
     (key/value heads, head size) is refused naming both."""
     directory, _ = saved["t5"]
     with pytest.raises(InvalidArgumentError, match="relative_attention_num_buckets = 8: T5's relative_attention_bias"):
         Network.load(directory, tokens=T)
-    r = run_cli("point", str(directory), "-t", str(T))
+    r = run_in_process(capsys, "point", str(directory), "-t", str(T))
     assert r.returncode == 2 and "relative_attention_bias" in r.stderr and "Traceback" not in r.stderr
     directory, _ = saved["llama_gqa"]
     config = json.loads((directory / "config.json").read_text())

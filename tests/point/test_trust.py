@@ -11,7 +11,7 @@ import pytest
 from ag_attention import Network, point_geometry
 from ag_attention._point.onelayer import critical_distance
 from ag_attention._point.trust import jacobian_range
-from tests.helpers import run_cli
+from tests.cli import run_in_process
 
 
 def _strict(text: str) -> dict:
@@ -66,7 +66,7 @@ def test_the_distance_to_the_critical_set_is_enclosed_at_any_scale():
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 62, reason="this platform's long double is a float64")
-def test_a_distance_past_float64_is_null_in_json_with_its_reason(tmp_path):
+def test_a_distance_past_float64_is_null_in_json_with_its_reason(tmp_path, capsys):
     x = np.longdouble(10) ** 400
     w = {
         "layers.0.heads.0.A": np.array([[x, 0], [0, x]], dtype=np.longdouble),
@@ -79,7 +79,7 @@ def test_a_distance_past_float64_is_null_in_json_with_its_reason(tmp_path):
     assert "beyond its range" in d["float_unavailable"]["one_layer.distance_to_critical[1]"]
     assert "beyond float64's range" in str(g) and g.exact and g.critical is False
     np.savez(tmp_path / "w.npz", **w)
-    r = run_cli("point", str(tmp_path / "w.npz"), "-t", "2", "--json")
+    r = run_in_process(capsys, "point", str(tmp_path / "w.npz"), "-t", "2", "--json")
     assert r.returncode == 0 and "Traceback" not in r.stderr and _strict(r.stdout)["critical"] is False
     assert text
 

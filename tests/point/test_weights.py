@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ag_attention import InvalidArgumentError, Network
-from tests.helpers import run_cli
+from tests.cli import run_in_process
 
 GOOD = {
     "layers.0.heads.0.Q": [[1, 0, 2], [0, 1, 1]],
@@ -219,7 +219,7 @@ def _npy_header(shape, descr="<f8") -> bytes:
     return buf.getvalue()
 
 
-def test_an_npz_member_is_checked_by_its_npy_header_before_any_allocation(tmp_path):
+def test_an_npz_member_is_checked_by_its_npy_header_before_any_allocation(tmp_path, capsys):
     """A 218-byte archive whose .npy header declares 10^12 float64 entries made NumPy allocate 7.28 TiB (a
     traceback): the header is read from the member's stream and refused against the member's size."""
     huge = tmp_path / "huge.npz"
@@ -231,7 +231,7 @@ def test_an_npz_member_is_checked_by_its_npy_header_before_any_allocation(tmp_pa
         r"1000000\) of float64, 8,000,000,000,000 bytes, but holds 0",
     ):
         Network.load(huge)
-    r = run_cli("point", str(huge), "-t", "2")
+    r = run_in_process(capsys, "point", str(huge), "-t", "2")
     assert r.returncode == 2 and "member layers.0.heads.0.V.npy declares" in r.stderr and "Traceback" not in r.stderr
     short = tmp_path / "short.npz"
     _npz_with(short, {"layers.0.heads.0.V.npy": _npy_header((2, 2)) + b"\0" * 10})

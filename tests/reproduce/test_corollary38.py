@@ -3,10 +3,11 @@
 import json
 
 from ag_attention._reproduce.corollary38 import GRID, reproduce_corollary_38
+from tests.cli import run_in_process
 from tests.helpers import run_cli
 
 
-def test_cli_reproduce_corollary_38_and_bad_out(tmp_path):
+def test_cli_reproduce_corollary_38_and_bad_out(tmp_path, capsys):
     p = run_cli("reproduce", "corollary-3.8", "--quick", "--out", str(tmp_path / "c38"), "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
@@ -14,7 +15,7 @@ def test_cli_reproduce_corollary_38_and_bad_out(tmp_path):
     assert all({"claim", "case", "method", "expected", "observed", "passed"} <= set(c) for c in d["checks"])
     assert (tmp_path / "c38" / "report.md").read_text().count("|") > 20
     (tmp_path / "file").write_text("")
-    p = run_cli("reproduce", "corollary-3.8", "--quick", "--out", str(tmp_path / "file"))
+    p = run_in_process(capsys, "reproduce", "corollary-3.8", "--quick", "--out", str(tmp_path / "file"))
     assert p.returncode == 2 and "--out" in p.stderr and "Traceback" not in p.stderr
 
 

@@ -5,13 +5,13 @@ import re
 import subprocess
 import sys
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.text import Text
 
 from ag_attention._reproduce.figure1 import draw_figure1, render_figure1, verify_slice
 from ag_attention._reproduce.report import FIGURE_FORMATS
-from tests.helpers import ROOT
+from tests.helpers import ROOT, lazy_import
+
+plt = lazy_import("matplotlib.pyplot")
 
 
 def test_figure1_checks_survive_python_O():
@@ -55,7 +55,7 @@ def _outside_math(text):
 def _math_as_text(fig):
     """Texts of ``fig`` that type math as plain text (``sqrt(``, ``u v^T``, ``c4``, ``q1``) outside ``$...$``."""
     fig.canvas.draw()
-    texts = [t.get_text() for t in fig.findobj(Text)]
+    texts = [t.get_text() for t in fig.findobj(lazy_import("matplotlib.text").Text)]
     return [t for t in texts if re.search(r"\^|_|sqrt|\b[cq]\d", _outside_math(t))]
 
 

@@ -3,11 +3,11 @@
 import json
 import re
 
-import matplotlib.pyplot as plt
-
 from ag_attention._reproduce.figure3 import draw_figure3, reproduce_figure_3
 from ag_attention._reproduce.report import FIGURE_FORMATS
-from tests.helpers import seed
+from tests.helpers import lazy_import, seed
+
+plt = lazy_import("matplotlib.pyplot")
 
 
 def test_figure3_quick(tmp_path):

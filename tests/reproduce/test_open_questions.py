@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("pyarrow")
-pytest.importorskip("matplotlib")
+from tests.helpers import skip_unless_installed
+
+skip_unless_installed("pyarrow", "matplotlib")
 
 from ag_attention import Architecture, dimension  # noqa: E402
 from ag_attention._reproduce.open_questions import (  # noqa: E402

@@ -13,8 +13,10 @@ import time
 
 import pytest
 
-pytest.importorskip("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
-pytest.importorskip("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")
+from tests.helpers import skip_unless_installed
+
+skip_unless_installed("pyarrow", reason="sweeps need pyarrow: pip install 'ag-attention[sweep]'")
+skip_unless_installed("distributed", reason="sweeps need distributed: pip install 'ag-attention[sweep]'")
 
 from ag_attention._errors import ComputationError, InvalidArgumentError  # noqa: E402
 from ag_attention._m2.cluster import LocalDaskCluster  # noqa: E402
