@@ -266,7 +266,9 @@ def certify_solutions(
     wall = None if deadline is None else _clock.wall(deadline)
     got: list[Certified | None | str] = []
     if executor is not None and getattr(executor, "kind", "") == "Dask" and len(candidates) > 1:
-        got = executor.map_certify(system, candidates, parameter, float_parameter, real_system, charts, keep, wall)
+        got = executor.map_certify(
+            system, candidates, parameter, float_parameter, real_system, charts, keep, wall, desc
+        )
     else:
         charted = _charted(system)
         try:

@@ -12,6 +12,7 @@ from ag_attention._errors import InvalidArgumentError
 from ag_attention._landscape.metrics import metric
 from ag_attention._landscape.square import square_system
 from ag_attention._m2.cluster import LocalDaskCluster
+from ag_attention._numeric import executors
 from ag_attention._numeric.certify import certify_solutions
 from ag_attention._numeric.executors import DaskExecutor, LocalExecutor, executor
 from ag_attention._numeric.homotopy import CAREFUL
@@ -65,6 +66,22 @@ def test_a_dask_cluster_finds_and_certifies_the_same_set_as_one_process(cluster)
         S, one.solutions, list(p0), float_parameter=p0, real_system=False, keep=S.off_critical_locus, charts=one.charts
     )
     assert (there.count, there.failed, there.unchecked) == (here.count, here.failed, here.unchecked) == (14, 0, 0)
+
+
+def test_certification_in_small_chunks_keeps_the_candidates_order_and_shows_its_progress(cluster, monkeypatch, capsys):
+    # chunks of 3 candidates come back in any order (5 tasks on 2 workers); each result lands at its candidates
+    S, z0, p0, c0 = _system()
+    r = monodromy_solve(S, z0, p0, seed=0, chart0=c0, workers=1)
+    monkeypatch.setattr(executors, "CERTIFY_CHUNK", 3)
+    monkeypatch.setenv("AG_ATTENTION_QUIET", "0")
+    monkeypatch.setenv("AG_ATTENTION_PROGRESS_INTERVAL", "0")  # a line at once, not every 10 s
+    kw = dict(float_parameter=p0, real_system=False, keep=S.off_critical_locus, charts=r.charts)
+    with executor(S, LOOP_OPTIONS, CAREFUL, scheduler=cluster) as ex:
+        there = certify_solutions(S, r.solutions, list(p0), desc="certify in chunks", executor=ex, **kw)
+    here = certify_solutions(S, r.solutions, list(p0), **kw)
+    assert there.count == here.count == 14
+    assert np.array_equal([c.center for c in there.solutions], [c.center for c in here.solutions])
+    assert "certify in chunks: 14/14" in capsys.readouterr().err
 
 
 def test_a_local_cluster_is_started_and_stopped_for_workers(cluster):
