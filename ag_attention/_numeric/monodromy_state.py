@@ -41,6 +41,7 @@ def write_state(state: Any, path: str | Path, queued: list[tuple[int, int]]) -> 
         "history": state.history,
         "trace": state.trace,
         "traced_at": state.traced_at,
+        "trace_pencils": state.trace_pencils,
         "round_mark": state.round_mark,
         "quiet": state.quiet,
         "seconds": state.seconds + (0.0 if state._run_start is None else time.perf_counter() - state._run_start),
@@ -91,6 +92,8 @@ def read_state(cls: Any, system: Any, path: str | Path, fingerprint: str = "") -
     state.history = history
     state.trace = meta["trace"]
     state.traced_at, state.round_mark, state.quiet = int(meta["traced_at"]), meta["round_mark"], int(meta["quiet"])
+    pencils = meta.get("trace_pencils", 1)  # (a file of the rule of one pencil)
+    state.trace_pencils = pencils if isinstance(pencils, int) and not isinstance(pencils, bool) else 0
     state.seconds = float(meta["seconds"])
     state._run_start = None
     state.resumed = True

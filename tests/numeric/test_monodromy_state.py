@@ -11,7 +11,7 @@ from ag_attention._landscape.metrics import metric
 from ag_attention._landscape.square import square_system
 from ag_attention._numeric.executors import LocalExecutor
 from ag_attention._numeric.homotopy import CAREFUL
-from ag_attention._numeric.monodromy import LOOP_OPTIONS, Monodromy
+from ag_attention._numeric.monodromy import LOOP_OPTIONS, TRACE_PENCILS, TRACE_TOLERANCE, Monodromy
 from ag_attention._numeric.monodromy_state import FORMAT, read_state
 
 
@@ -168,3 +168,28 @@ def test_a_failed_save_loses_no_result(tmp_path, monkeypatch):
     monkeypatch.setattr(state_module, "write_state", original)
     again = run.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL), save=tmp_path / "s.npz")
     assert again.save_error is None and (tmp_path / "s.npz").is_file()
+
+
+def test_a_state_that_passed_the_trace_test_on_one_pencil_is_tested_again(tmp_path):
+    """A file of the rule of one pencil (no trace_pencils in it; measured at (4,1,4): one pencil passed at 6.2e-9,
+    two more gave 5.8e-8 and 6.8e-8) is not taken as decided: its resumed run tests the trace on TRACE_PENCILS
+    pencils before it stops."""
+    arch = Architecture.single_layer(2, 1, 2, tokens=2)
+    G, _ = metric("generic", 2, 1, 2, seed=0)
+    S = square_system(arch, G)
+    z0, p0, c0 = S.seed(np.random.default_rng(0))
+    fp, path = S.fingerprint(0), tmp_path / "s.npz"
+    run = Monodromy(S, z0, p0, seed=0, chart0=c0, fingerprint=fp)
+    done = run.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL), save=path)
+    assert (done.count, done.stop, run.trace_pencils) == (14, "trace test", TRACE_PENCILS) and TRACE_PENCILS >= 2
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["trace_pencils"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(path, **arrays)
+    old = Monodromy.resume(S, path, fingerprint=fp)
+    assert old.trace_pencils == 1 and old.trace < TRACE_TOLERANCE
+    again = old.run(LocalExecutor(S, LOOP_OPTIONS, CAREFUL))
+    assert (again.count, again.stop, old.trace_pencils) == (14, "trace test", TRACE_PENCILS)
+    assert again.paths > done.paths  # the two pencils' paths: tracked again, not read from the file
