@@ -62,6 +62,7 @@ __all__ = [
     "parameter_homotopy",
     "newton",
     "Deduplicator",
+    "collisions",
     "random_parameter",
     "CAREFUL",
     "Ends",
@@ -260,3 +261,33 @@ def _refine(system: Any, res: TrackResult, pb: np.ndarray) -> TrackResult:
         res.ok[bad] = False
         res.reason[bad] = "not converged at the target"
     return res
+
+
+def collisions(
+    system: Any, seed: int, z: np.ndarray, charts: np.ndarray | None, done: np.ndarray, N: int, K: int
+) -> np.ndarray:
+    """Rows of ``z`` (``K`` blocks of ``N`` ends, one block a parameter; ``done``: the rows to compare) whose end
+    another path of the same parameter also reached (a path jumped: both are retracked), by ``system``'s
+    invariants within :class:`Deduplicator`'s tolerance (``seed``: its hash's)."""
+    bad: list[int] = []
+    for k in range(K):
+        rows = np.arange(k * N, (k + 1) * N)
+        rows = rows[done[rows]]
+        if rows.size < 2:
+            continue
+        keys = _invariants(system, z[rows], None if charts is None else charts[rows])
+        seen = Deduplicator(keys.shape[1], seed=seed)
+        first: dict[int, int] = {}
+        for r, key in zip(rows, keys):
+            index = seen.add(key)
+            if index is None:  # within tolerance of an earlier end: find which, mark both
+                scale = 1 + np.max(np.abs(key))
+                for idx, other in first.items():
+                    if np.max(np.abs(seen.key_list[idx] - key)) <= seen.tol * max(
+                        scale, 1 + np.max(np.abs(seen.key_list[idx]))
+                    ):
+                        bad.extend([other, int(r)])
+                        break
+            else:
+                first[index] = int(r)
+    return np.array(sorted(set(bad)), dtype=np.int64)

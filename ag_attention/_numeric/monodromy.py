@@ -44,7 +44,7 @@ from .. import _clock, _progress
 from .._checks import check_int
 from .._errors import ComputationError, InvalidArgumentError, OutputError
 from .executors import executor
-from .homotopy import CAREFUL, Deduplicator, random_parameter
+from .homotopy import CAREFUL, Deduplicator, collisions, random_parameter
 from .monodromy_state import FORMAT, read_state, write_state
 from .polylines import CONVERGED, Ends
 from .tracker import TrackerOptions, _charts, _invariants, _linear, newton
@@ -314,37 +314,12 @@ class Monodromy:
             done = np.zeros(K * N, dtype=bool)
             done[todo[ok]] = True
             done[np.setdiff1d(np.arange(K * N), todo)] = True
-            todo = np.union1d(todo[~ok], self._collisions(out_z, out_c, done, N, K))
+            todo = np.union1d(todo[~ok], collisions(self.system, self.seed, out_z, out_c, done, N, K))
             if not todo.size:
                 break
         if todo.size:
             return None
         return [(out_z[k * N : (k + 1) * N], None if out_c is None else out_c[k * N : (k + 1) * N]) for k in range(K)]
-
-    def _collisions(self, z: np.ndarray, charts: np.ndarray | None, done: np.ndarray, N: int, K: int) -> np.ndarray:
-        """Rows whose end another path of the same parameter also reached (a path jumped: both are retracked)."""
-        bad: list[int] = []
-        for k in range(K):
-            rows = np.arange(k * N, (k + 1) * N)
-            rows = rows[done[rows]]
-            if rows.size < 2:
-                continue
-            keys = _invariants(self.system, z[rows], None if charts is None else charts[rows])
-            seen = Deduplicator(keys.shape[1], seed=self.seed)
-            first: dict[int, int] = {}
-            for r, key in zip(rows, keys):
-                index = seen.add(key)
-                if index is None:  # within tolerance of an earlier end: find which, mark both
-                    scale = 1 + np.max(np.abs(key))
-                    for idx, other in first.items():
-                        if np.max(np.abs(seen.key_list[idx] - key)) <= seen.tol * max(
-                            scale, 1 + np.max(np.abs(seen.key_list[idx]))
-                        ):
-                            bad.extend([other, int(r)])
-                            break
-                else:
-                    first[index] = int(r)
-        return np.array(sorted(set(bad)), dtype=np.int64)
 
     def _traced(self) -> bool:
         """The trace test passed on the solutions found now, on :data:`TRACE_PENCILS` pencils."""
