@@ -58,40 +58,14 @@ def _elapsed_cli(capsys, *args):
 
 def test_cli_ed_degree_at_its_limit_says_not_decided_with_proven_bounds(capsys):
     # (3,1,2) generic is not decided in 8 s: the first line says so, with what is proven; within 8 * 1.1 + 5 s
-    r, seconds = _elapsed_cli(
-        capsys,
-        "ed-degree",
-        "--widths",
-        "3,1",
-        "--ranks",
-        "2",
-        "--method",
-        "monodromy",
-        "--timeout",
-        "8",
-        "--workers",
-        "1",
-    )
+    argv = ("ed-degree", "--widths", "3,1", "--ranks", "2", "--method", "monodromy", "--workers", "1")
+    r, seconds = _elapsed_cli(capsys, *argv, "--timeout", "8")
     first = r.stdout.splitlines()[0]
     assert r.returncode == 3 and first.startswith("ED degree of widths 3,1 ranks 2 t=2 (generic): NOT DECIDED (")
     assert ">= " in first and "(proven lower bound)" in first and "<= 272,547 (proven upper bound)" in first
     assert "prime 0" not in r.stdout and "a square system of 12 unknowns" in r.stderr  # the estimate, first
     assert seconds < 8 * 1.1 + 5 + 5, seconds
-    r, _ = _elapsed_cli(
-        capsys,
-        "ed-degree",
-        "--widths",
-        "3,1",
-        "--ranks",
-        "2",
-        "--method",
-        "monodromy",
-        "--timeout",
-        "5",
-        "--workers",
-        "1",
-        "--json",
-    )
+    r, _ = _elapsed_cli(capsys, *argv, "--timeout", "5", "--json")
     d = json.loads(r.stdout)
     assert r.returncode == 3 and d["final"] is False and d["ed_degree"] is None and d["prime"] is None
     assert d["lower_bound"] >= 108 and d["upper_bound"] == 272547 and d["monodromy"]["final"] is False
