@@ -12,9 +12,11 @@ each equation ``dL/dA_i`` (multidegree ``(1,2,0)``) becomes a product of a rando
 (:func:`ag_attention._landscape.formula.ed_upper_bound`: 34 at (2,1,2), 1,947 at (3,1,3), 167,172 at (4,1,4)).  The
 homotopy ``(1 - t) gamma S + t F`` (random ``gamma``) is tracked by the package's tracker from ``t = 0`` to 1: with
 probability one every isolated regular solution of ``F`` ends one path, so the distinct regular ends (Newton-refined,
-told apart by the rescaling's invariants) are the solution set, up to the paths that failed (said by reason; a
-path to a singular end or to infinity fails).  Beside a state: how many of its solutions the paths reached, and
-the ends it lacks (written to ``--out``).  Measured: (2,1,2) and (3,1,3) give their decided counts, 14 and 543.
+told apart by the rescaling's invariants) are the solution set, up to the paths that failed (said by reason; a path
+to a singular end or to infinity fails). A second pass tracks again, carefully (smaller steps, Newton to 1e-9), the
+paths that failed short of infinity and those that share their end with another (one of them jumped). Beside a
+state: how many of its solutions the paths reached, and the ends it lacks (written to ``--out``). Measured: (2,1,2)
+and (3,1,3) give their decided counts, 14 and 543.
 """
 
 from __future__ import annotations
@@ -156,39 +158,88 @@ def main() -> int:
     return 0
 
 
-def track_all(S: SquareSystem, H: LinearProduct, z0: np.ndarray, known: np.ndarray | None, args: Any) -> None:
-    order = np.random.default_rng(args.seed).permutation(len(z0))[: args.paths]
-    options = T.TrackerOptions(tolerance=1e-6, max_norm=1e6)
-    ends = Deduplicator(S.n_A * S.e * S.d, seed=1)
-    seen = Deduplicator(S.n_A * S.e * S.d, seed=2)
-    for key in [] if known is None else known:
-        seen.add(key)
-    reached, new, reasons, t0 = 0, [], {}, time.perf_counter()  # type: ignore[var-annotated]
+#: the first pass (as the monodromy's loops), and the second, for the paths that failed short of infinity or jumped
+FIRST = T.TrackerOptions(tolerance=1e-6, max_norm=1e6)
+CAREFUL = T.TrackerOptions(initial_step=0.005, max_step=0.02, max_steps=40000, max_correction=1e-3, max_norm=1e6)
+
+
+def track_rows(S: SquareSystem, H: LinearProduct, z0: np.ndarray, rows: np.ndarray, options: Any, args: Any,
+               what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The paths ``rows``: each one's refined end (NaN where it failed), its reason and its invariants."""
+    z = np.full((rows.size, S.n), np.nan, dtype=complex)
+    reason = np.full(rows.size, "", dtype=object)
+    t0 = time.perf_counter()
     with T.one_blas_thread():
-        for start in range(0, order.size, args.chunk):
-            rows = order[start : start + args.chunk]
-            r = T.track(H, z0[rows], np.zeros(1, dtype=complex), np.ones(1, dtype=complex), options)
-            for why in r.reason[~r.ok]:
-                reasons[why] = reasons.get(why, 0) + 1
+        for start in range(0, rows.size, args.chunk):
+            part = slice(start, start + args.chunk)
+            r = T.track(H, z0[rows[part]], np.zeros(1, dtype=complex), np.ones(1, dtype=complex), options)
             ok = np.flatnonzero(r.ok)
-            z, last = T.newton(S, r.z[ok], H.w, iterations=3, chart=H.charts(ok.size))
-            z = z[last < 1e-10]
-            for point, key in zip(z, S.invariants(z, H.charts(len(z)))):
-                if ends.add(key) is not None and known is not None:
-                    if seen.add(key) is None:
-                        reached += 1
-                    else:
-                        new.append(point)
-            print(
-                f"  {start + rows.size} of {order.size} paths ({time.perf_counter() - t0:.0f} s): "
-                f"{len(ends)} distinct regular ends; failed: {reasons or 'none'}"
-                + ("" if known is None else f"; {reached} of the state's {len(known)}, {len(new)} not in it"),
-                flush=True,
-            )
-    if known is not None and new:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        np.savez(args.out, z=np.array(new), chart=H.l, w=H.w)
-        print(f"  the {len(new)} ends not in the state: {args.out} (z in the chart l, target w)")
+            zz, last = T.newton(S, r.z[ok], H.w, iterations=3, chart=H.charts(ok.size))
+            converged = np.zeros(r.ok.size, dtype=bool)
+            converged[ok] = last < 1e-10
+            block = np.full((r.ok.size, S.n), np.nan, dtype=complex)
+            block[ok] = np.where(converged[ok, None], zz, np.nan)
+            z[part] = block
+            reason[part] = np.where(r.ok, np.where(converged, "", "not converged at the end"), r.reason)
+            print(f"  {what}: {min(start + args.chunk, rows.size)} of {rows.size} paths "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)  # fmt: skip
+    keys = np.full((rows.size, S.n_A * S.e * S.d), np.nan, dtype=complex)
+    arrived = reason == ""
+    keys[arrived] = S.invariants(z[arrived], H.charts(int(arrived.sum())))
+    return z, reason, keys
+
+
+def distinct(keys: np.ndarray) -> tuple[Deduplicator, np.ndarray]:
+    """The distinct ends and each path's (-1 where it failed)."""
+    ends = Deduplicator(keys.shape[1], seed=1)
+    index = np.full(len(keys), -1, dtype=np.int64)
+    for k, key in enumerate(keys):
+        if not np.isnan(key[0]):
+            i = ends.add(key)
+            index[k] = i if i is not None else nearest_index(ends, key)
+    return ends, index
+
+
+def nearest_index(ends: Deduplicator, key: np.ndarray) -> int:
+    return int(np.argmin(np.abs(np.array(ends.key_list) - key).max(axis=1)))
+
+
+def track_all(S: SquareSystem, H: LinearProduct, z0: np.ndarray, known: np.ndarray | None, args: Any) -> None:
+    """Both passes: every path, then again, carefully, those that failed short of infinity and those that share
+    their end with another (a path jumped: with probability one each regular solution ends one path)."""
+    rows = np.random.default_rng(args.seed).permutation(len(z0))[: args.paths]
+    z, reason, keys = track_rows(S, H, z0, rows, FIRST, args, "first pass")
+    report("first pass", S, H, z, reason, keys, known, args)
+    _, index = distinct(keys)
+    shared = np.flatnonzero(np.isin(index, np.flatnonzero(np.bincount(index[index >= 0]) > 1)))
+    again = np.union1d(np.flatnonzero((reason != "") & (reason != "diverged")), shared)
+    if again.size:
+        z2, reason2, keys2 = track_rows(S, H, z0, rows[again], CAREFUL, args, "careful pass")
+        z[again], reason[again], keys[again] = z2, reason2, keys2
+        what = f"after the careful pass of {again.size} ({shared.size} shared an end)"
+        report(what, S, H, z, reason, keys, known, args)
+
+
+def report(what: str, S: SquareSystem, H: LinearProduct, z: np.ndarray, reason: np.ndarray, keys: np.ndarray,
+           known: np.ndarray | None, args: Any) -> None:  # fmt: skip
+    """One pass's distinct ends, failures, and beside a state: its solutions reached and the ends not in it (saved to
+    ``args.out``)."""
+    ends, index = distinct(keys)
+    shared = int((np.bincount(index[index >= 0]) > 1).sum()) if (index >= 0).any() else 0
+    failed = {str(r): int((reason == r).sum()) for r in sorted(set(reason.tolist()) - {""})}
+    line = f"  {what}: {len(ends)} distinct regular ends ({shared} reached twice or more); failed: {failed or 'none'}"
+    if known is not None:
+        seen = Deduplicator(keys.shape[1], seed=2)
+        for key in known:
+            seen.add(key)
+        first = {int(i): k for k, i in reversed(list(enumerate(index))) if i >= 0}
+        new = [k for i, k in first.items() if seen.add(ends.key_list[i]) is not None]
+        line += f"; {len(ends) - len(new)} of the state's {len(known)}, {len(new)} not in it"
+        if new:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            np.savez(args.out, z=z[new], chart=H.l, w=H.w)
+            line += f" (written to {args.out}: z in the chart l, target w)"
+    print(line, flush=True)
 
 
 if __name__ == "__main__":
