@@ -6,7 +6,19 @@ import tempfile
 
 import pytest
 
-from tests.helpers import ROOT, SLOW_TESTS_ASKED, generator
+# Under pytest-xdist (make test: one worker per core) BLAS and OpenMP run one thread a worker, in the worker and in
+# every process it starts (unless the variable is set: scripts/numeric-variations.sh sets the threads it tests, 2 in
+# make test's).  Two workers of two OpenBLAS threads each on 2 cores wait on each other: tests/exact/test_modular_lu.py,
+# tests/point/test_estimate.py, test_factors.py and tests/test_resources.py took 42 s and 50 s, 28 s and 30 s on one
+# thread a worker (-n 2, 2 busy cores); a 26,214 x 125 Gram matrix 1.2 s against 0.03 s.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=int(os.environ["OPENBLAS_NUM_THREADS"]), user_api="blas")
+
+from tests.helpers import ROOT, SLOW_TESTS_ASKED, generator  # noqa: E402
 
 os.environ.setdefault("HOME", "/tmp")
 # Macaulay2 results never come from a cache left by an earlier run

@@ -10,6 +10,7 @@ rules, :meth:`ag_attention._m2.ResultCache.trusted_file`) or started, and stored
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from .system import check_layer
 __all__ = [
     "GenericStart",
     "generic_start",
+    "generic_system",
     "store",
     "from_generic",
     "monodromy_state",
@@ -103,11 +105,19 @@ class GenericStart:
     path: str | None = None  # the file it came from
 
 
+@functools.lru_cache(maxsize=8)
+def generic_system(d: int, e: int, a: int, rank: int, seed: int) -> SquareSystem:
+    """The square system of :func:`generic_form` (exact; its float tables filled as they are used), built once a
+    process: every data set of one size and form rank starts from it (at (4,4) its exact form and system take 1.3 s
+    a call; ``tests/numeric/test_limits.py`` calls it 11 times)."""
+    return square_system(Architecture.single_layer(d, e, a, tokens=2), generic_form(d, e, rank, seed))
+
+
 def generic_start(arch: Architecture, rank: int, seed: int, resume: Any) -> GenericStart:
     """The monodromy state of the generic form of ``rank``: from ``resume``, else from the result cache (a state
     that cannot be read there is solved again, with a warning in the log), else new."""
     d, e, a, _ = check_layer(arch)
-    S0 = square_system(Architecture.single_layer(d, e, a, tokens=2), generic_form(d, e, rank, seed))
+    S0 = generic_system(d, e, a, rank, seed)
     fp = S0.fingerprint(seed)
     name = f"{fp}.landscape-{d}{e}{a}-rank{rank}-seed{seed}.npz"  # (in the cache's subdirectory named by fp[:2])
     if resume is not None:

@@ -180,7 +180,9 @@ def ranks_at_point(
 
     The local rank is bounded above by the architecture's proven upper bound
     on ``dim M`` (:func:`ag_attention._models.formulas.prove`, from sizes
-    alone).  When its proven lower bound reaches that bound, ``dim M`` is that
+    alone).  When its proven lower bound reaches that bound, or the point's
+    own symmetry bound ``P - rank T(theta)`` (also an upper bound on ``dim M``:
+    the tangents' rank is lowest at special points), ``dim M`` is that
     number, proven, without a rank at a random point; otherwise
     :func:`ag_attention.dimension` decides it (with the primes of
     :func:`~ag_attention._point.geometry.primes_for`), and its upper bound
@@ -201,6 +203,18 @@ def ranks_at_point(
                 f"dim M = {bound}: the local rank at the point, {local.lower} (proven lower "
                 f"bound), reaches the proven upper bound {bound} ({proven.bound.name}: "
                 f"{proven.bound.detail})"
+            ),
+        )
+    symmetry = arch.parameter_count - local.symmetry_rank
+    if local.lower >= symmetry:  # the point's own symmetry bound also bounds dim M (docs/math/point.md)
+        return (
+            local,
+            local.lower,
+            True,
+            (
+                f"dim M = {local.lower}: the local rank at the point, {local.lower} (proven lower bound), reaches "
+                f"the symmetry bound there, P - rank T(theta) = {symmetry}, which bounds dim M (the tangents' rank "
+                "is lowest at special points)"
             ),
         )
     deadline.check(f"{what}: dimension at a random point")

@@ -6,7 +6,14 @@ from fractions import Fraction
 import numpy as np
 
 from ag_attention import Architecture
-from ag_attention._landscape.generic_start import data_factor, form_rank, generic_factor, generic_form
+from ag_attention._landscape.generic_start import (
+    data_factor,
+    form_rank,
+    generic_factor,
+    generic_form,
+    generic_start,
+    generic_system,
+)
 from ag_attention._landscape.square import square_system
 
 
@@ -32,3 +39,13 @@ def test_a_data_factor_gives_the_form_back_and_lies_nearest_the_generic_one(rng)
     for _ in range(20):
         Q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
         assert np.linalg.norm(E - E0) <= np.linalg.norm(Q @ E - E0) + 1e-12
+
+
+def test_the_generic_system_is_built_once_a_process_and_is_that_of_the_generic_form():
+    """Every data set of one size and form rank starts from the same system (built once): the generic form's."""
+    S0 = generic_system(2, 1, 2, 4, 3)
+    assert generic_system(2, 1, 2, 4, 3) is S0 and generic_system(2, 1, 2, 4, 4) is not S0
+    fresh = square_system(Architecture.single_layer(2, 1, 2, tokens=2), generic_form(2, 1, 4, seed=3))
+    assert (S0.G == fresh.G).all() and S0.scale_G == fresh.scale_G and S0.fingerprint(3) == fresh.fingerprint(3)
+    start = generic_start(Architecture.single_layer(2, 1, 2, tokens=2), 4, 3, None)
+    assert start.system is S0

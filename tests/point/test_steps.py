@@ -34,3 +34,26 @@ def test_a_layer_alone_is_a_one_layer_network_at_the_same_weights():
     assert sub.source == f"layer 2 of {net.source}" and sub.weights[0] is net.weights[1]
     shallow = layers_at_point(net, 0, deep=False, deadline=Deadline(None))
     assert [ly.local for ly in shallow] == [None, None] and shallow[1].rank_deficient
+
+
+def test_a_point_at_its_own_symmetry_bound_needs_no_rank_at_a_random_point(monkeypatch):
+    """Biases: the sizes alone prove no bound the rank reaches; the rank at the point meets the point's own
+    symmetry bound P - rank T(theta), which bounds dim M too: dim M is that rank, proven, with no random point."""
+    import ag_attention._point.steps as steps
+    from ag_attention import Architecture, dimension
+    from tests.helpers import generator
+
+    arch = Architecture((4, 4), (2,), tokens=3, heads=2, causal=True, bias="qkv")
+    rng = generator(11)
+    w = {f"layers.{b.layer - 1}.heads.{b.head}.{b.name}": rng.integers(-5, 6, (b.rows, b.cols)) for b in arch.blocks}
+    net = Network.from_weights(w, tokens=3, causal=True)
+    want = dimension(arch).dimension
+
+    def no_random_rank(*args, **kwargs):
+        raise AssertionError("a rank at a random point was taken")
+
+    monkeypatch.setattr(steps, "dimension", no_random_rank)
+    g = point_geometry(net)
+    assert g.exact and g.generic_certified and g.local_rank == g.generic_dimension == want == 70
+    assert "reaches the symmetry bound there, P - rank T(theta) = 70" in g.generic_certificate
+    assert g.critical is False
