@@ -38,3 +38,44 @@ def test_a_cluster_serves_its_workers_and_leaves_nothing_behind():
         time.sleep(0.1)
     assert processes_matching(address) == []
     cluster.stop()  # stopping twice is harmless
+
+
+def test_a_cluster_whose_parent_is_killed_stops_too(tmp_path):
+    # the parent killed outright (no exit, no handler): the kernel's parent-death signal stops the scheduler and
+    # `dask worker`, which closes its nannies' workers (a killed parent's cluster ran on for 80 minutes before)
+    import os
+    import signal
+    import subprocess
+
+    script = (
+        "import sys, time\n"
+        "from ag_attention._m2.cluster import LocalDaskCluster\n"
+        "c = LocalDaskCluster(workers=2, threads=1, timeout=60)\n"
+        "address = c.start()\n"
+        "print(address, *c.process_groups, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        address, *groups = parent.stdout.readline().split()
+        assert address.startswith("tcp://127.0.0.1:") and len(groups) == 2
+        assert processes_matching(f"worker {address}")
+    finally:
+        parent.kill()
+        parent.wait(timeout=30)
+
+    def alive(group):
+        try:
+            os.killpg(int(group), 0)
+            return True
+        except ProcessLookupError:
+            return False
+
+    deadline = time.monotonic() + 60
+    while any(alive(g) for g in groups) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [g for g in groups if alive(g)]
+    for g in left:  # not to leave them running when the test fails
+        os.killpg(int(g), signal.SIGKILL)
+    assert left == [], f"process groups still running 60 s after their parent was killed: {left}"
