@@ -20,7 +20,6 @@ rather than waiting for ever.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import shutil
@@ -34,19 +33,12 @@ from types import TracebackType
 
 from .._errors import ComputationError
 from .dask import require
+from .process import stop_with_parent
 
 __all__ = ["LocalDaskCluster", "dask_command", "DEATH_TIMEOUT"]
 
 #: seconds a worker waits for a scheduler it lost before it stops
 DEATH_TIMEOUT = 30
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _stop_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """In the child: SIGTERM when the parent (the thread that started it) dies, which ``dask`` handles by closing."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def dask_command() -> list[str]:
@@ -80,7 +72,7 @@ class LocalDaskCluster:
                 env=env,
                 cwd=self._dir,
                 start_new_session=True,
-                preexec_fn=_stop_with_parent,
+                preexec_fn=stop_with_parent,
             )
         self._procs.append(proc)
         return proc

@@ -35,6 +35,7 @@ __all__ = [
     "stat_fields",
     "terminate_with_cleanup",
     "die_with_parent",
+    "stop_with_parent",
     "limit_address_space",
     "spawn",
     "kill_all_jobs",
@@ -176,12 +177,22 @@ def _wait_group_gone(pgid: int, seconds: float = 10.0) -> list[int]:
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """In the child: SIGKILL when the parent dies (Linux), so a killed Python leaves no M2 behind."""
+def _parent_death_signal(sig: int) -> None:  # pragma: no cover - runs in the child between fork and exec
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
     except (OSError, AttributeError):
         pass
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """In the child: SIGKILL when the parent dies (Linux), so a killed Python leaves no M2 behind."""
+    _parent_death_signal(signal.SIGKILL)
+
+
+def stop_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """In the child: SIGTERM when the parent dies (Linux), for a child that closes its own children on SIGTERM
+    (``dask scheduler``, ``dask worker``)."""
+    _parent_death_signal(signal.SIGTERM)
 
 
 def limit_address_space(limit: int) -> None:  # pragma: no cover - runs in the child between fork and exec
