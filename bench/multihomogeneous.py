@@ -217,8 +217,7 @@ def track_all(S: SquareSystem, H: LinearProduct, z0: np.ndarray, known: np.ndarr
     their end with another (a path jumped: with probability one each regular solution ends one path)."""
     rows = np.random.default_rng(args.seed).permutation(len(z0))[: args.paths]
     z, reason, keys = track_rows(S, H, z0, rows, FIRST, args, "first pass")
-    report("first pass", S, H, z, reason, keys, known, args)
-    _, index = distinct(keys)
+    index = report("first pass", S, H, z, reason, keys, known, args)
     shared = np.flatnonzero(np.isin(index, np.flatnonzero(np.bincount(index[index >= 0]) > 1)))
     again = np.union1d(np.flatnonzero((reason != "") & (reason != "diverged")), shared)
     if again.size:
@@ -229,9 +228,9 @@ def track_all(S: SquareSystem, H: LinearProduct, z0: np.ndarray, known: np.ndarr
 
 
 def report(what: str, S: SquareSystem, H: LinearProduct, z: np.ndarray, reason: np.ndarray, keys: np.ndarray,
-           known: np.ndarray | None, args: Any) -> None:  # fmt: skip
+           known: np.ndarray | None, args: Any) -> np.ndarray:  # fmt: skip
     """One pass's distinct ends, failures, and beside a state: its solutions reached and the ends not in it (saved to
-    ``args.out``)."""
+    ``args.out``); each path's end (its index among the distinct ends, -1 where it failed)."""
     ends, index = distinct(keys)
     shared = int((np.bincount(index[index >= 0]) > 1).sum()) if (index >= 0).any() else 0
     failed = {str(r): int((reason == r).sum()) for r in sorted(set(reason.tolist()) - {""})}
@@ -250,6 +249,7 @@ def report(what: str, S: SquareSystem, H: LinearProduct, z: np.ndarray, reason: 
             if args.add:
                 line += "; " + add_to_state(S, args, z[new], H.l)
     print(line, flush=True)
+    return index
 
 
 def add_to_state(S: SquareSystem, args: Any, z: np.ndarray, chart: np.ndarray) -> str:
